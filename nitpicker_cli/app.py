@@ -1,0 +1,58 @@
+"""The object every command receives: the plugin manager, verbosity and the resolved configuration."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import click
+
+from nitpicker_core.config import Config, load_config
+from nitpicker_core.plugins import NitpickerPluginManager
+
+
+@dataclass
+class App:
+    pm: NitpickerPluginManager
+    verbose: bool = False
+    silent: bool = False
+    _config: Config | None = field(default=None, repr=False)
+
+    def config(self, flags: Mapping[str, Any] | None = None) -> Config:
+        """Load the config file once, apply this run's flags, configure the plugins, report unknown keys."""
+        if self._config is None:
+            base = load_config(self.pm)
+            for warning in base.warnings:
+                self.warn(warning)
+            self._config = base.override(flags or {})
+            self.pm.configure_plugins(self._config)
+        return self._config
+
+    def close(self) -> None:
+        if self._config is not None:
+            self.pm.unconfigure_plugins(self._config)
+
+    def warn(self, message: str) -> None:
+        if not self.silent:
+            click.echo(f"nitpicker: warning: {message}", err=True)
+
+    def info(self, message: str) -> None:
+        if not self.silent:
+            click.echo(message, err=True)
+
+
+def get_app() -> App:
+    ctx = click.get_current_context()
+    app = ctx.find_object(App)
+    if app is None:  # pragma: no cover - only when a command is invoked outside the nitpicker group
+        raise click.UsageError("this command must run under `nitpicker`")
+    return app
+
+
+def emit_json(data: Any, pretty: bool = False) -> None:
+    import json
+
+    text = json.dumps(data, ensure_ascii=False, indent=2 if pretty else None, default=str)
+    sys.stdout.write(text + "\n")

@@ -1,0 +1,1 @@
+"""Built-in subcommands; each module is a plugin implementing ``register_commands``."""

@@ -1,0 +1,31 @@
+"""`nitpicker log ARCHIVE`: the commits (crawl generations) of an archive, newest first."""
+
+from __future__ import annotations
+
+import click
+
+from nitpicker_cli.app import emit_json, get_app
+from nitpicker_core import hookimpl
+from nitpicker_core.archive import open_archive
+
+
+@hookimpl
+def register_commands(cli: click.Group) -> None:
+    @cli.command("log")
+    @click.argument("archive", type=click.Path(path_type=str))
+    @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of one line per commit.")
+    def log(archive: str, as_json: bool) -> None:
+        """List the commits of ARCHIVE: id, parent, kind, status, start time, page count; HEAD marked."""
+        get_app().config()
+        with open_archive(archive) as reader:
+            commits = reader.commits()
+            head = reader.head()
+        if as_json:
+            emit_json(commits, pretty=True)
+            return
+        for c in commits:
+            mark = "HEAD " if c["id"] == head else "     "
+            pages = (c.get("stats") or {}).get("pages", "?")
+            parent = c["parent_id"] if c["parent_id"] is not None else "-"
+            click.echo(f"{mark}{c['id']:>4}  parent {parent!s:>4}  {c['kind']:<8} {c['status']:<11} "
+                       f"{c['started_at']}  pages {pages}")

@@ -1,0 +1,78 @@
+"""Entry point of the ``nitpicker`` command: builds the click group from plugins and maps errors to exits."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import traceback
+
+import click
+
+from nitpicker_cli.app import App
+from nitpicker_core import __version__
+from nitpicker_core.errors import NitpickerError
+from nitpicker_core.plugins import NitpickerPluginManager, make_plugin_manager
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 110}
+
+
+def build_cli(pm: NitpickerPluginManager) -> click.Group:
+    @click.group(context_settings=CONTEXT)
+    @click.version_option(__version__, "--version", prog_name="nitpicker")
+    @click.option("-v", "--verbose", is_flag=True, help="Say more, and show tracebacks on errors.")
+    @click.option("-s", "--silent", is_flag=True, help="Print nothing but results and errors.")
+    @click.pass_context
+    def cli(ctx: click.Context, verbose: bool, silent: bool) -> None:
+        """Audit whole websites: crawl into a .nitpicker archive, analyze, query, view, report."""
+        app = ctx.ensure_object(App)
+        app.verbose, app.silent = verbose, silent
+        logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING if not silent else logging.ERROR,
+                            format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+        ctx.call_on_close(app.close)
+
+    pm.hook.register_commands(cli=cli, pm=pm)
+    return cli
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; every error becomes one line on stderr and exit 1, unless ``--verbose``."""
+    args = sys.argv[1:] if argv is None else argv
+    verbose = "-v" in args or "--verbose" in args
+    try:
+        pm = make_plugin_manager()
+        cli = build_cli(pm)
+        result = cli.main(args, prog_name="nitpicker", standalone_mode=False, obj=App(pm))
+        return result if isinstance(result, int) else 0
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("nitpicker: aborted", err=True)
+        return 130
+    except click.ClickException as exc:
+        message = exc.format_message()
+        if isinstance(exc, click.UsageError) and exc.ctx is not None:
+            message += f" (see `{exc.ctx.command_path} --help`)"
+        click.echo(f"nitpicker: error: {message}", err=True)
+        return 1
+    except NitpickerError as exc:
+        if verbose:
+            traceback.print_exc()
+        click.echo(f"nitpicker: error: {exc}", err=True)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        click.echo("nitpicker: interrupted", err=True)
+        return 130
+    except Exception as exc:
+        if verbose:
+            traceback.print_exc()
+        click.echo(f"nitpicker: internal error: {type(exc).__name__}: {exc} (run with --verbose for details)",
+                   err=True)
+        return 1
+
+
+def run() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    run()

@@ -1,0 +1,45 @@
+"""nitpicker's public API for plugins: import everything a plugin needs from here, nothing deeper."""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _dist_version
+
+from nitpicker_core.errors import ArchiveError, NitpickerError, NotConfigured, UsageError
+from nitpicker_core.hookspecs import hookimpl, hookspec
+from nitpicker_core.records import (
+    Anchor,
+    CrawlContext,
+    CrawlErrorRecord,
+    Image,
+    JsonLd,
+    PageError,
+    Resource,
+    ScrapeResult,
+    Tag,
+)
+from nitpicker_core.types import (
+    Analyzer,
+    Cell,
+    Column,
+    Destination,
+    MenuLink,
+    PageInput,
+    PageReport,
+    Query,
+    Setting,
+    Sheet,
+    Violation,
+)
+
+try:
+    __version__ = _dist_version("nitpicker")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "0.0.0"
+
+__all__ = [
+    "Analyzer", "Anchor", "ArchiveError", "Cell", "Column", "CrawlContext", "CrawlErrorRecord",
+    "Destination", "Image", "JsonLd", "MenuLink", "NitpickerError", "NotConfigured", "PageError",
+    "PageInput", "PageReport", "Query", "Resource", "ScrapeResult", "Setting", "Sheet", "Tag",
+    "UsageError", "Violation", "__version__", "hookimpl", "hookspec",
+]

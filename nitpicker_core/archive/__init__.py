@@ -1,0 +1,11 @@
+"""The archive: one SQLite database in a tar, written by one locked writer, read by many read-only readers."""
+
+from .files import cache_root
+from .lock import live_pid
+from .models import FORMAT_VERSION
+from .reader import ArchiveReader, open_archive
+from .writer import ArchiveWriter, stub_path
+
+__all__ = [
+    "FORMAT_VERSION", "ArchiveReader", "ArchiveWriter", "cache_root", "live_pid", "open_archive", "stub_path",
+]

@@ -1,0 +1,26 @@
+"""Content hashes of logical rows: canonical JSON of what a row says, never of ids or timestamps."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+
+def canonical_json(value: Any) -> str:
+    """JSON with sorted keys and no whitespace, so equal content always gives equal text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def content_hash(payload: dict[str, Any]) -> str:
+    """The state hash of a page or resource payload (URL strings inside, never row ids)."""
+    return sha256_text(canonical_json(payload))
+
+
+def to_json(value: Any) -> str:
+    """JSON for storage columns; canonical too, so stored text is stable across runs."""
+    return canonical_json(value)

@@ -1,0 +1,110 @@
+"""Advisory lock on a working directory: atomic mkdir plus a pid file; a dead holder's lock is taken over once."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+import uuid
+from pathlib import Path
+
+from nitpicker_core.errors import ArchiveLocked
+
+LOCK_DIR = "lock"
+PID_FILE = "pid"
+# A lock dir without a readable pid may be a holder between mkdir and writing its pid; give it this long.
+PIDLESS_GRACE_SECONDS = 5.0
+
+
+def pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists, owned by someone else
+    return True
+
+
+def read_pid(lock_dir: Path) -> int | None:
+    try:
+        return int((lock_dir / PID_FILE).read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def live_pid(stub: Path) -> int | None:
+    """The pid of the live process holding ``stub``'s lock, or None."""
+    pid = read_pid(stub / LOCK_DIR)
+    return pid if pid is not None and pid_alive(pid) else None
+
+
+class StubLock:
+    """The lock of one stub directory; ``name`` is what messages call the archive."""
+
+    def __init__(self, stub: Path, name: str) -> None:
+        self.stub = stub
+        self.name = name
+        self.path = stub / LOCK_DIR
+        self.held = False
+
+    def acquire(self) -> None:
+        if self._try_mkdir():
+            return
+        pid = read_pid(self.path)
+        if pid is not None and pid_alive(pid):
+            raise self._locked(pid)
+        if pid is None and not self._old_enough():
+            raise ArchiveLocked(f"{self.name} is being locked by another process right now", None)
+        self._take_over(pid)
+
+    def release(self) -> None:
+        if not self.held:
+            return
+        self.held = False
+        # Only remove the lock if it is still ours (a takeover elsewhere must not be undone).
+        if read_pid(self.path) == os.getpid():
+            shutil.rmtree(self.path, ignore_errors=True)
+
+    def _try_mkdir(self) -> bool:
+        try:
+            os.mkdir(self.path)
+        except FileExistsError:
+            return False
+        tmp = self.path / f"{PID_FILE}.{os.getpid()}.tmp"
+        tmp.write_text(f"{os.getpid()}\n")
+        os.replace(tmp, self.path / PID_FILE)  # readers never see a half-written pid
+        self.held = True
+        return True
+
+    def _old_enough(self) -> bool:
+        try:
+            return time.time() - self.path.stat().st_mtime > PIDLESS_GRACE_SECONDS
+        except FileNotFoundError:
+            return True
+
+    def _take_over(self, stale_pid: int | None) -> None:
+        aside = self.stub / f"{LOCK_DIR}.stale-{uuid.uuid4().hex[:12]}"
+        try:
+            os.rename(self.path, aside)
+        except FileNotFoundError:
+            aside = None  # someone else moved it first; fall through to one mkdir attempt
+        if aside is not None:
+            moved_pid = read_pid(aside)
+            if moved_pid != stale_pid and moved_pid is not None and pid_alive(moved_pid):
+                # We raced with another takeover and moved its fresh lock: put it back and yield.
+                try:
+                    os.rename(aside, self.path)
+                except OSError:
+                    pass
+                raise self._locked(moved_pid)
+            shutil.rmtree(aside, ignore_errors=True)
+        if self._try_mkdir():
+            return
+        raise self._locked(read_pid(self.path))
+
+    def _locked(self, pid: int | None) -> ArchiveLocked:
+        who = f"process {pid}" if pid is not None else "another process"
+        return ArchiveLocked(f"{self.name} is being written by {who}", pid)

@@ -1,0 +1,252 @@
+"""Writing pages, placeholders, resources and crawl records into one commit (the crawler's hot path)."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from nitpicker_core.records import CrawlErrorRecord, Resource, ScrapeResult
+
+from .hashing import to_json
+from .models import PAGE_STATE_COLUMNS
+from .prepare import REDIRECT_AT, PreparedPage, placeholder, prepare_page, prepare_resource
+from .store import ROW_CHUNK, Store, utc_now
+
+_STATE_INSERT = (
+    f"INSERT OR IGNORE INTO page_state ({', '.join(PAGE_STATE_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * len(PAGE_STATE_COLUMNS))})"
+)
+_PAGE_UPSERT = (
+    'INSERT INTO commit_page (commit_id, url_id, state_id, first_seen_at, last_crawled_at, "order") '
+    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (commit_id, url_id) DO UPDATE SET "
+    "state_id = excluded.state_id, last_crawled_at = excluded.last_crawled_at, "
+    '"order" = COALESCE(commit_page."order", excluded."order")'
+)
+_PLACEHOLDER_INSERT = (
+    'INSERT OR IGNORE INTO commit_page (commit_id, url_id, state_id, first_seen_at, last_crawled_at, "order") '
+    "VALUES (?, ?, ?, ?, NULL, NULL)"
+)
+ZLIB_LEVEL = 6
+
+
+class PagesMixin(Store):
+    _members: dict[int, set[int]]
+    _next_order: dict[int, int]
+
+    # --- public API -----------------------------------------------------------------------------------
+
+    def put_page(self, commit_id: int, result: ScrapeResult, crawled_at: str | None = None) -> None:
+        self.put_pages(commit_id, [result], crawled_at)
+
+    def put_pages(self, commit_id: int, results: Iterable[ScrapeResult], crawled_at: str | None = None) -> None:
+        """Store many pages in one transaction; later entries for the same URL win."""
+        at = crawled_at or utc_now()
+        batch = list(results)
+        with self._db.atomic():
+            for start in range(0, len(batch), ROW_CHUNK):
+                self._put_chunk(commit_id, batch[start:start + ROW_CHUNK], at)
+        self._touch()
+
+    def put_placeholder(self, commit_id: int, url: str, is_external: bool = False) -> None:
+        with self._db.atomic():
+            self._placeholders(commit_id, {url: is_external}, utc_now())
+        self._touch()
+
+    def put_skipped(self, commit_id: int, url: str, reason: str, is_external: bool = False) -> None:
+        result = ScrapeResult(
+            url=url, scraped=True, is_skipped=True, skip_reason=reason, is_external=is_external,
+            is_target=False, anchors=[], images=[],
+        )
+        self.put_pages(commit_id, [result])
+
+    def put_resource(self, commit_id: int, resource: Resource, referrer_url: str | None) -> None:
+        self.put_resources(commit_id, [(resource, referrer_url)])
+
+    def put_resources(self, commit_id: int, items: Iterable[tuple[Resource, str | None]]) -> None:
+        pairs = list(items)
+        prepared = [(r, *prepare_resource(r)) for r, _ in pairs]
+        with self._db.atomic():
+            ids = self._url_ids([r.url for r, _ in pairs] + [ref for _, ref in pairs if ref])
+            self._conn.executemany(
+                "INSERT OR IGNORE INTO resource_state (hash, url_id, status, status_text, content_type, "
+                "content_length, compression, cdn, headers, is_external) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                [(h, ids[r.url], *values) for r, h, values in prepared],
+            )
+            state_ids = self._lookup("SELECT hash, id FROM resource_state WHERE hash IN ({marks})",
+                                     {h for _, h, _ in prepared})
+            self._conn.executemany(
+                "INSERT INTO commit_resource (commit_id, url_id, state_id) VALUES (?, ?, ?) "
+                "ON CONFLICT (commit_id, url_id) DO UPDATE SET state_id = excluded.state_id",
+                [(commit_id, ids[r.url], state_ids[h]) for r, h, _ in prepared],
+            )
+            self._conn.executemany(
+                "INSERT OR IGNORE INTO commit_resource_referrer (commit_id, resource_url_id, page_url_id) "
+                "VALUES (?, ?, ?)",
+                [(commit_id, ids[r.url], ids[ref]) for r, ref in pairs if ref],
+            )
+        self._touch()
+
+    def put_crawl_error(self, commit_id: int, error: CrawlErrorRecord, at: str | None = None) -> None:
+        with self._db.atomic():
+            self._conn.execute(
+                "INSERT INTO crawl_error (commit_id, url_id, kind, message, phase, at) VALUES (?,?,?,?,?,?)",
+                (commit_id, self._url_id(error.url), error.kind, error.message, error.phase or "",
+                 at or utc_now()),
+            )
+        self._touch()
+
+    def add_inventory_run(self, commit_id: int, sha256: str, counts: dict[str, Any], at: str | None = None) -> None:
+        with self._db.atomic():
+            self._conn.execute(
+                "INSERT INTO inventory_run (commit_id, sha256, counts, at) VALUES (?, ?, ?, ?)",
+                (commit_id, sha256, to_json(counts), at or utc_now()),
+            )
+        self._touch()
+
+    # --- internals ------------------------------------------------------------------------------------
+
+    def _members_of(self, commit_id: int) -> set[int]:
+        members = self._members.get(commit_id)
+        if members is None:
+            rows = self._conn.execute("SELECT url_id FROM commit_page WHERE commit_id = ?", (commit_id,))
+            members = self._members[commit_id] = {r[0] for r in rows}
+        return members
+
+    def _order_start(self, commit_id: int, count: int) -> int:
+        start = self._next_order.get(commit_id)
+        if start is None:
+            row = self._conn.execute(
+                'SELECT COALESCE(MAX("order"), 0) + 1 FROM commit_page WHERE commit_id = ?', (commit_id,)
+            ).fetchone()
+            start = row[0]
+        self._next_order[commit_id] = start + count
+        return start
+
+    def _previous(self, commit_id: int, url: str, table: str) -> list[tuple[Any, ...]]:
+        """The anchors or images of ``url``'s current state in this commit (for a degraded scrape)."""
+        if table == "anchor":
+            sql = ("SELECT t.url, a.fragment, a.text FROM anchor a JOIN url t ON t.id = a.target_url_id "
+                   "WHERE a.state_id = ? ORDER BY a.ordinal")
+        else:
+            sql = ("SELECT src, current_src, alt, width, height, natural_width, natural_height, is_lazy, "
+                   "viewport_width, markup FROM image WHERE state_id = ? ORDER BY ordinal")
+        row = self._conn.execute(
+            "SELECT cp.state_id FROM commit_page cp JOIN url u ON u.id = cp.url_id "
+            "WHERE cp.commit_id = ? AND u.url = ?", (commit_id, url),
+        ).fetchone()
+        return [tuple(r) for r in self._conn.execute(sql, (row[0],))] if row else []
+
+    def _prepare_all(self, commit_id: int, results: Sequence[ScrapeResult]) -> list[PreparedPage]:
+        latest: dict[str, PreparedPage] = {}
+        out = []
+        for result in results:
+            anchors = images = None
+            if result.anchors is None:
+                prev = latest.get(result.url)
+                anchors = prev.anchors if prev else self._previous(commit_id, result.url, "anchor")
+            if result.images is None:
+                prev = latest.get(result.url)
+                images = prev.images if prev else self._previous(commit_id, result.url, "image")
+            prepared = latest[result.url] = prepare_page(result, anchors, images)
+            out.append(prepared)
+        return out
+
+    def _put_chunk(self, commit_id: int, results: Sequence[ScrapeResult], at: str) -> None:
+        prepared = self._prepare_all(commit_id, results)
+        state_ids = self._store_states(prepared)
+        ids = self._url_cache
+        first = self._order_start(commit_id, len(prepared))
+        self._conn.executemany(_PAGE_UPSERT, [
+            (commit_id, ids[p.url], state_ids[p.hash], at, at, first + n) for n, p in enumerate(prepared)
+        ])
+        # What a page referenced lives in page_resource (shared between commits); the per-commit
+        # referrer table is filled by put_resource only, so an unchanged commit stays small.
+        members = self._members_of(commit_id)
+        members.update(ids[p.url] for p in prepared)
+        wanted: dict[str, bool] = {}
+        for p in prepared:
+            for target, _, _ in p.anchors:
+                if target not in wanted and ids[target] not in members:
+                    wanted[target] = bool(self.is_external(target)) if self.is_external else False
+        if wanted:
+            self._placeholders(commit_id, wanted, at)
+
+    def _placeholders(self, commit_id: int, urls: dict[str, bool], at: str) -> None:
+        members = self._members_of(commit_id)
+        ids = self._url_ids(urls)
+        todo = [placeholder(u, ext) for u, ext in urls.items() if ids[u] not in members]
+        if not todo:
+            return
+        state_ids = self._store_states(todo)
+        self._conn.executemany(_PLACEHOLDER_INSERT, [
+            (commit_id, ids[p.url], state_ids[p.hash], at) for p in todo
+        ])
+        members.update(ids[p.url] for p in todo)
+
+    def _store_states(self, prepared: Sequence[PreparedPage]) -> dict[str, int]:
+        """Insert the states whose hash is new (with their children and blobs); return hash → id."""
+        unique = {p.hash: p for p in prepared}
+        state_ids = self._lookup("SELECT hash, id FROM page_state WHERE hash IN ({marks})", unique)
+        new = [p for h, p in unique.items() if h not in state_ids]
+        urls = {p.url for p in prepared}
+        for p in prepared:  # every anchor target needs an id, also for states that already exist
+            urls.update(a[0] for a in p.anchors)
+            urls.update(p.resources)
+            if p.redirect_dest:
+                urls.add(p.redirect_dest)
+        ids = self._url_ids(urls)
+        if not new:
+            return state_ids
+        self._store_blobs(new)
+        rows = []
+        for p in new:
+            fields = list(p.fields)
+            fields[REDIRECT_AT] = ids[p.redirect_dest] if p.redirect_dest else None
+            rows.append((p.hash, ids[p.url], *fields))
+        self._conn.executemany(_STATE_INSERT, rows)
+        state_ids.update(self._lookup("SELECT hash, id FROM page_state WHERE hash IN ({marks})",
+                                      [p.hash for p in new]))
+        self._store_children(new, state_ids, ids)
+        return state_ids
+
+    def _store_blobs(self, new: Sequence[PreparedPage]) -> None:
+        bodies = {p.html_sha256: p.html for p in new if p.html_sha256 is not None}
+        if not bodies:
+            return
+        have = self._lookup("SELECT sha256, 1 FROM blob WHERE sha256 IN ({marks})", bodies)
+        rows = []
+        for sha, html in bodies.items():
+            if sha not in have and html is not None:
+                raw = html.encode("utf-8")
+                rows.append((sha, "zlib", len(raw), zlib.compress(raw, ZLIB_LEVEL)))
+        self._conn.executemany("INSERT OR IGNORE INTO blob (sha256, codec, size, data) VALUES (?, ?, ?, ?)", rows)
+
+    def _store_children(self, new: Sequence[PreparedPage], state_ids: dict[str, int], ids: dict[str, int]) -> None:
+        conn = self._conn
+        conn.executemany(
+            "INSERT INTO anchor (state_id, ordinal, target_url_id, fragment, text) VALUES (?, ?, ?, ?, ?)",
+            [(state_ids[p.hash], n, ids[t], frag, text) for p in new for n, (t, frag, text) in enumerate(p.anchors)],
+        )
+        conn.executemany(
+            "INSERT INTO image (state_id, ordinal, src, current_src, alt, width, height, natural_width, "
+            "natural_height, is_lazy, viewport_width, markup) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            [(state_ids[p.hash], n, *img) for p in new for n, img in enumerate(p.images)],
+        )
+        conn.executemany(
+            "INSERT INTO page_resource (state_id, resource_url_id) VALUES (?, ?)",
+            [(state_ids[p.hash], ids[r]) for p in new for r in p.resources],
+        )
+        conn.executemany(
+            "INSERT INTO jsonld (state_id, ordinal, kind, raw, parsed, types, error) VALUES (?,?,?,?,?,?,?)",
+            [(state_ids[p.hash], n, *j) for p in new for n, j in enumerate(p.jsonld)],
+        )
+        conn.executemany(
+            "INSERT INTO tag (state_id, ordinal, provider, category, external_id, version, confidence) "
+            "VALUES (?,?,?,?,?,?,?)",
+            [(state_ids[p.hash], n, *t) for p in new for n, t in enumerate(p.tags)],
+        )
+        conn.executemany(
+            "INSERT INTO page_error (state_id, ordinal, step, message) VALUES (?, ?, ?, ?)",
+            [(state_ids[p.hash], n, *e) for p in new for n, e in enumerate(p.errors)],
+        )

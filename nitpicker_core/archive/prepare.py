@@ -1,0 +1,123 @@
+"""Turn a ScrapeResult into storage tuples plus the content hash of its logical state."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from nitpicker_core.records import BOOLEAN_METADATA, METADATA_FIELDS, Resource, ScrapeResult
+
+from .hashing import canonical_json, content_hash
+
+_META_SET = frozenset(METADATA_FIELDS)
+
+
+@dataclass(slots=True)
+class PreparedPage:
+    url: str
+    hash: str
+    # page_state values from status through html_sha256 and the metadata (see models.PAGE_STATE_COLUMNS);
+    # position REDIRECT_AT holds the redirect destination URL until it is swapped for its id.
+    fields: tuple[Any, ...]
+    redirect_dest: str | None
+    html: str | None
+    html_sha256: str | None
+    anchors: list[tuple[str, str, str]] = field(default_factory=list)
+    images: list[tuple[Any, ...]] = field(default_factory=list)
+    resources: list[str] = field(default_factory=list)
+    jsonld: list[tuple[Any, ...]] = field(default_factory=list)
+    tags: list[tuple[Any, ...]] = field(default_factory=list)
+    errors: list[tuple[str, str]] = field(default_factory=list)
+
+
+REDIRECT_AT = 5
+
+
+def normalize_content_type(value: str | None) -> str | None:
+    if value is None:
+        return None
+    value = value.split(";", 1)[0].strip().lower()
+    return value or None
+
+
+def _meta_value(name: str, value: Any) -> Any:
+    if value is None:
+        return None
+    if name in BOOLEAN_METADATA:
+        return 1 if value else 0
+    return value if isinstance(value, str) else canonical_json(value)
+
+
+def redirect_dest(result: ScrapeResult) -> str | None:
+    chain = result.redirect_chain
+    if not chain:
+        return None
+    last = chain[-1]
+    while isinstance(last, list | tuple) and last:  # tolerate nested hops: flatten to the final one
+        last = last[-1]
+    return last if isinstance(last, str) and last != result.url else None
+
+
+def prepare_page(
+    result: ScrapeResult,
+    anchors: list[tuple[str, str, str]] | None = None,
+    images: list[tuple[Any, ...]] | None = None,
+) -> PreparedPage:
+    """``anchors``/``images`` override the result's own lists (a degraded scrape inherits them)."""
+    if anchors is None:
+        anchors = [(a.href, a.fragment or "", a.text or "") for a in result.anchors or ()]
+    if images is None:
+        images = [
+            (i.src, i.current_src or "", i.alt, i.width, i.height, i.natural_width, i.natural_height,
+             1 if i.is_lazy else 0, i.viewport_width or 0, i.markup or "")
+            for i in result.images or ()
+        ]
+    extra = dict(result.extra)
+    for key, value in result.metadata.items():
+        if key not in _META_SET:
+            extra.setdefault(key, value)  # unknown metadata is kept, in the JSON column
+    meta = tuple(_meta_value(n, result.metadata.get(n)) for n in METADATA_FIELDS)
+    html_sha = hashlib.sha256(result.html.encode("utf-8")).hexdigest() if result.html is not None else None
+    dest = redirect_dest(result)
+    ctype = normalize_content_type(result.content_type)
+    headers = canonical_json(result.headers or {})
+    extra_json = canonical_json(extra)
+    fields = (
+        result.status, result.status_text or "", ctype, result.content_length, headers, dest,
+        int(bool(result.scraped)), int(bool(result.is_target)), int(bool(result.is_external)),
+        int(bool(result.is_skipped)), result.skip_reason or "", extra_json, html_sha, *meta,
+    )
+    jsonld = [
+        (j.kind, j.raw, None if j.parsed is None else canonical_json(j.parsed), canonical_json(list(j.types)),
+         j.error or "")
+        for j in result.jsonld
+    ]
+    tags = [(t.provider, t.category, t.external_id, t.version, t.confidence) for t in result.tags]
+    errors = [(e.step, e.message) for e in result.errors]
+    resources = list(result.resources)
+    payload = {
+        "url": result.url, "fields": fields, "anchors": anchors, "images": images,
+        "resources": resources, "jsonld": jsonld, "tags": tags, "errors": errors,
+    }
+    return PreparedPage(
+        url=result.url, hash=content_hash(payload), fields=fields, redirect_dest=dest, html=result.html,
+        html_sha256=html_sha, anchors=anchors, images=images, resources=resources, jsonld=jsonld,
+        tags=tags, errors=errors,
+    )
+
+
+def placeholder(url: str, is_external: bool) -> PreparedPage:
+    """A URL known only as a link target: not scraped, not a target, no children."""
+    result = ScrapeResult(url=url, is_external=is_external, is_target=False, scraped=False, anchors=[], images=[])
+    return prepare_page(result)
+
+
+def prepare_resource(resource: Resource) -> tuple[str, tuple[Any, ...]]:
+    """The content hash and the resource_state values after (hash, url_id)."""
+    values = (
+        resource.status, resource.status_text or "", normalize_content_type(resource.content_type),
+        resource.content_length, resource.compression or "", resource.cdn or "",
+        canonical_json(resource.headers or {}), int(bool(resource.is_external)),
+    )
+    return content_hash({"url": resource.url, "fields": values}), values

@@ -1,0 +1,253 @@
+"""ArchiveWriter: the one process that writes a stub, its commits, and the atomic tar of the result."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.metadata
+import json
+import sqlite3
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import peewee as pw
+
+from nitpicker_core.errors import ArchiveError
+
+from . import files
+from .analysis import AnalysisMixin
+from .hashing import to_json
+from .lock import StubLock
+from .models import FORMAT_VERSION, create_schema
+from .pages import PagesMixin
+from .store import utc_now
+
+STUB_SUFFIX = ".stub"
+PRAGMAS = {
+    "journal_mode": "wal", "synchronous": "normal", "busy_timeout": 10_000, "foreign_keys": 1,
+    "cache_size": -64 * 1024,
+}
+STATUSES = ("running", "interrupted", "complete")
+_HEAD = object()
+
+
+def stub_path(target: Path) -> Path:
+    return target.with_name(target.name + STUB_SUFFIX)
+
+
+def created_by() -> str:
+    try:
+        version = importlib.metadata.version("nitpicker")
+    except importlib.metadata.PackageNotFoundError:
+        version = "0.0.0"
+    return f"nitpicker {version}"
+
+
+class ArchiveWriter(PagesMixin, AnalysisMixin):
+    """Use ``ArchiveWriter.open(target)``; every method runs in its own transaction."""
+
+    def __init__(self, target: Path, stub: Path, lock: StubLock, db: pw.SqliteDatabase,
+                 is_external: Callable[[str], bool] | None) -> None:
+        self.target = target
+        self.stub = stub
+        self._lock = lock
+        self._db = db
+        self.is_external = is_external
+        self._url_cache: dict[str, int] = {}
+        self._members: dict[int, set[int]] = {}
+        self._next_order: dict[int, int] = {}
+        self._dirty = False
+        self.closed = False
+
+    @classmethod
+    def open(cls, target: Path | str, *, is_external: Callable[[str], bool] | None = None) -> ArchiveWriter:
+        target = Path(target).absolute()
+        name = target.name
+        if target.is_dir():
+            raise ArchiveError(f"{name} is a directory, not an archive file")
+        if not target.parent.is_dir():
+            raise ArchiveError(f"cannot write {name}: directory {target.parent.name or target.parent} does not exist")
+        stub = stub_path(target)
+        made_stub = not stub.exists()
+        stub.mkdir(exist_ok=True)
+        lock = StubLock(stub, name)
+        try:
+            lock.acquire()
+        except BaseException:
+            if made_stub:
+                with contextlib.suppress(OSError):
+                    stub.rmdir()
+            raise
+        db_path = stub / files.DB_NAME
+        had_db = db_path.exists()
+        try:
+            if not had_db and target.exists():
+                files.extract_db(target, stub, name)
+            db = cls._connect(db_path, name, fresh=not had_db and not target.exists())
+        except BaseException:
+            if not had_db:
+                for leftover in stub.glob(files.DB_NAME + "*"):
+                    leftover.unlink(missing_ok=True)
+            lock.release()
+            if made_stub:
+                with contextlib.suppress(OSError):
+                    stub.rmdir()
+            raise
+        return cls(target, stub, lock, db, is_external)
+
+    @staticmethod
+    def _connect(db_path: Path, name: str, *, fresh: bool) -> pw.SqliteDatabase:
+        db = pw.SqliteDatabase(str(db_path), pragmas=PRAGMAS, lock_type="IMMEDIATE")
+        try:
+            db.connect()
+            if fresh:
+                with db.atomic():
+                    create_schema(db)
+                    now = utc_now()
+                    info = {"format_version": FORMAT_VERSION, "created_by": created_by(), "created_at": now,
+                            "roots": [], "options": {}}
+                    db.connection().executemany(
+                        "INSERT INTO info (key, value) VALUES (?, ?)", [(k, to_json(v)) for k, v in info.items()]
+                    )
+            else:
+                row = db.execute_sql("SELECT value FROM info WHERE key = 'format_version'").fetchone()
+                files.check_version(row[0] if row else None, name)
+        except sqlite3.DatabaseError as exc:
+            db.close()
+            detail = "no info table" if "no such table" in str(exc) else "archive.db is not an SQLite database"
+            raise ArchiveError(f"{name} is not a nitpicker archive ({detail})") from None
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    # --- info and commits -----------------------------------------------------------------------------
+
+    def info(self) -> dict[str, Any]:
+        return {k: json.loads(v) for k, v in self._conn.execute("SELECT key, value FROM info")}
+
+    def set_info(self, key: str, value: Any) -> None:
+        with self._db.atomic():
+            self._conn.execute("INSERT OR REPLACE INTO info (key, value) VALUES (?, ?)", (key, to_json(value)))
+        self._touch()
+
+    def head(self) -> int | None:
+        row = self._conn.execute("SELECT commit_id FROM ref WHERE name = 'HEAD'").fetchone()
+        return row[0] if row else None
+
+    def begin_commit(self, kind: str = "crawl", options: Mapping[str, Any] | None = None,
+                     environment: Mapping[str, Any] | None = None, parent: Any = _HEAD) -> int:
+        parent_id = self.head() if parent is _HEAD else parent
+        with self._db.atomic():
+            cur = self._conn.execute(
+                "INSERT INTO commits (parent_id, kind, status, started_at, options, stats, environment) "
+                "VALUES (?, ?, 'running', ?, ?, '{}', ?)",
+                (parent_id, kind, utc_now(), to_json(dict(options or {})), to_json(dict(environment or {}))),
+            )
+        self._touch()
+        return int(cur.lastrowid)
+
+    def commit_status(self, commit_id: int) -> str:
+        row = self._conn.execute("SELECT status FROM commits WHERE id = ?", (commit_id,)).fetchone()
+        if row is None:
+            raise ArchiveError(f"{self.target.name} has no commit {commit_id}")
+        return row[0]
+
+    def latest_commit(self, status: str | None = None) -> int | None:
+        sql, params = "SELECT id FROM commits", ()
+        if status is not None:
+            sql, params = sql + " WHERE status = ?", (status,)
+        row = self._conn.execute(sql + " ORDER BY id DESC LIMIT 1", params).fetchone()
+        return row[0] if row else None
+
+    def resume_commit(self, commit_id: int) -> int:
+        """Continue ``commit_id`` (interrupted, running after a crash, or complete for --append)."""
+        self.commit_status(commit_id)
+        with self._db.atomic():
+            self._conn.execute("UPDATE commits SET status = 'running', finished_at = NULL WHERE id = ?", (commit_id,))
+        self._touch()
+        return commit_id
+
+    def finish_commit(self, commit_id: int, status: str = "complete", stats: Mapping[str, Any] | None = None) -> None:
+        if status not in ("complete", "interrupted"):
+            raise ValueError(f"finish_commit status must be complete or interrupted, not {status!r}")
+        self.commit_status(commit_id)
+        with self._db.atomic():
+            self._conn.execute(
+                "UPDATE commits SET status = ?, finished_at = ?, stats = ? WHERE id = ?",
+                (status, utc_now(), to_json(dict(stats or {})), commit_id),
+            )
+            if status == "complete":
+                head = self.head()
+                # HEAD is the newest complete commit: it never moves back to an older one.
+                if head is None or commit_id > head:
+                    self._conn.execute(
+                        "INSERT INTO ref (name, commit_id) VALUES ('HEAD', ?) "
+                        "ON CONFLICT (name) DO UPDATE SET commit_id = excluded.commit_id", (commit_id,),
+                    )
+        self._touch()
+
+    # --- file level -----------------------------------------------------------------------------------
+
+    def write(self) -> Path:
+        """Checkpoint and tar the database over the target atomically; returns the target."""
+        busy, _, _ = self._db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if busy:
+            # A reader pins the WAL: tar a consistent snapshot instead of a main file missing pages.
+            snapshot = self.stub / "snapshot.db"
+            snapshot.unlink(missing_ok=True)
+            dest = sqlite3.connect(snapshot)
+            try:
+                self._conn.backup(dest)
+            finally:
+                dest.close()
+            try:
+                files.write_tar(snapshot, self.target)
+            finally:
+                snapshot.unlink(missing_ok=True)
+        else:
+            files.write_tar(self.stub / files.DB_NAME, self.target)
+        self._dirty = False
+        return self.target
+
+    def gc(self, vacuum: bool = False) -> dict[str, int]:
+        """Delete page/resource states, their children and blobs that no commit reaches."""
+        counts = {}
+        with self._db.atomic():
+            conn = self._conn
+            counts["page_states"] = conn.execute(
+                "DELETE FROM page_state WHERE id NOT IN (SELECT state_id FROM commit_page)").rowcount
+            counts["resource_states"] = conn.execute(
+                "DELETE FROM resource_state WHERE id NOT IN (SELECT state_id FROM commit_resource)").rowcount
+            counts["blobs"] = conn.execute(
+                "DELETE FROM blob WHERE sha256 NOT IN "
+                "(SELECT html_sha256 FROM page_state WHERE html_sha256 IS NOT NULL)").rowcount
+        if vacuum:
+            self._db.execute_sql("VACUUM")
+        self._touch()
+        return counts
+
+    def close(self, remove_stub: bool | None = None) -> None:
+        """Close and unlock. By default the stub goes only when everything is written and complete."""
+        if self.closed:
+            return
+        if remove_stub is None:
+            last = self.latest_commit()
+            remove_stub = (not self._dirty and self.target.exists()
+                           and (last is None or self.commit_status(last) == "complete"))
+        self._db.close()
+        self.closed = True
+        if remove_stub:
+            for path in self.stub.glob(files.DB_NAME + "*"):
+                path.unlink(missing_ok=True)
+        self._lock.release()
+        if remove_stub:
+            (self.stub / "snapshot.db").unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                self.stub.rmdir()  # fails harmlessly if another writer took the stub meanwhile
+
+    def __enter__(self) -> ArchiveWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

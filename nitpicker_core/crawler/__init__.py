@@ -1,0 +1,1 @@
+"""The crawler: queue, scope, robots.txt, preflight fetching and error classification."""

@@ -1,0 +1,224 @@
+"""The one classifier of network errors, blocked-status detection and the DNS burn list."""
+
+from __future__ import annotations
+
+import errno
+import re
+import socket
+import ssl
+import threading
+from collections.abc import Mapping
+
+__all__ = [
+    "KINDS", "PERMANENT_KINDS", "DnsBurnList", "classify", "is_blocked_status",
+]
+
+KINDS = (
+    "dns", "dns-transient", "connection-refused", "connection-reset", "connection-timeout", "timeout", "tls",
+    "parse-error", "client-blocked", "local-network", "redirect-loop", "unknown",
+)
+# Retrying these gives the same answer, so --retry-failed skips them and crawls converge
+PERMANENT_KINDS = frozenset({"dns", "tls", "client-blocked", "parse-error", "connection-refused", "redirect-loop"})
+
+_CHROMIUM = {
+    "NAME_NOT_RESOLVED": "dns",
+    "NAME_RESOLUTION_FAILED": "dns-transient",
+    "DNS_TIMED_OUT": "dns-transient",
+    "DNS_SERVER_FAILED": "dns-transient",
+    "DNS_MALFORMED_RESPONSE": "dns-transient",
+    "DNS_SEARCH_EMPTY": "dns-transient",
+    "CONNECTION_REFUSED": "connection-refused",
+    "CONNECTION_RESET": "connection-reset",
+    "CONNECTION_CLOSED": "connection-reset",
+    "CONNECTION_ABORTED": "connection-reset",
+    "EMPTY_RESPONSE": "connection-reset",
+    "SOCKET_NOT_CONNECTED": "connection-reset",
+    "CONNECTION_TIMED_OUT": "connection-timeout",
+    "TIMED_OUT": "timeout",
+    "INVALID_RESPONSE": "parse-error",
+    "INVALID_HTTP_RESPONSE": "parse-error",
+    "RESPONSE_HEADERS_TOO_BIG": "parse-error",
+    "CONTENT_DECODING_FAILED": "parse-error",
+    "INVALID_CHUNKED_ENCODING": "parse-error",
+    "CONTENT_LENGTH_MISMATCH": "parse-error",
+    "INVALID_URL": "parse-error",
+    "INVALID_REDIRECT": "parse-error",
+    "TOO_MANY_REDIRECTS": "redirect-loop",
+    "BLOCKED_BY_CLIENT": "client-blocked",
+    "BLOCKED_BY_ADMINISTRATOR": "client-blocked",
+    "BLOCKED_BY_RESPONSE": "client-blocked",
+    "BLOCKED_BY_ORB": "client-blocked",
+    "UNSAFE_PORT": "client-blocked",
+    "UNSAFE_REDIRECT": "client-blocked",
+    "ADDRESS_UNREACHABLE": "local-network",
+    "ADDRESS_INVALID": "local-network",
+    "INTERNET_DISCONNECTED": "local-network",
+    "NETWORK_CHANGED": "local-network",
+    "NETWORK_ACCESS_DENIED": "local-network",
+    "PROXY_CONNECTION_FAILED": "local-network",
+}
+_CHROMIUM_PREFIXES = (("CERT_", "tls"), ("SSL_", "tls"), ("BAD_SSL_", "tls"), ("RESPONSE_HEADERS_", "parse-error"))
+_NET_ERR_RE = re.compile(r"\bERR_([A-Z0-9_]+)")
+
+# Plain-text patterns from Python, OpenSSL, curl-like and Playwright messages; first match wins
+_TEXT_RULES: tuple[tuple[str, str], ...] = (
+    (r"temporary failure in name resolution|eai_again|servfail", "dns-transient"),
+    (r"name or service not known|nodename nor servname|no address associated|getaddrinfo failed"
+     r"|name does not resolve|failed to resolve|nxdomain|could not resolve host", "dns"),
+    (r"too many redirects|redirect loop|exceeded \d+ redirects", "redirect-loop"),
+    (r"certificate|ssl|tls|handshake", "tls"),
+    (r"connection refused|econnrefused", "connection-refused"),
+    (r"connect(ion)? ?timeout|connect timed out|connection to .* timed out|etimedout", "connection-timeout"),
+    (r"connection reset|econnreset|connection aborted|remote ?disconnected|remote end closed|broken pipe"
+     r"|connection closed|epipe|empty reply", "connection-reset"),
+    (r"network is unreachable|no route to host|enetunreach|ehostunreach|network is down", "local-network"),
+    (r"timed? ?out|timeout", "timeout"),
+    (r"badstatusline|invalid chunk|chunkedencodingerror|line too long|header|parse|decode|protocol error"
+     r"|invalid url|invalidurl|invalid schema|missing schema|locationparseerror", "parse-error"),
+)
+
+_ERRNO_KINDS = {
+    errno.ECONNREFUSED: "connection-refused",
+    errno.ECONNRESET: "connection-reset",
+    errno.ECONNABORTED: "connection-reset",
+    errno.EPIPE: "connection-reset",
+    errno.ETIMEDOUT: "connection-timeout",
+    errno.ENETUNREACH: "local-network",
+    errno.EHOSTUNREACH: "local-network",
+    errno.ENETDOWN: "local-network",
+}
+_GAI_PERMANENT = {getattr(socket, n) for n in ("EAI_NONAME", "EAI_NODATA") if hasattr(socket, n)}
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    """The exception and everything it wraps (causes, contexts, urllib3 ``reason``, args)."""
+    seen: list[BaseException] = []
+    todo: list[BaseException] = [exc]
+    while todo and len(seen) < 20:
+        current = todo.pop(0)
+        if any(current is s for s in seen):
+            continue
+        seen.append(current)
+        linked = [current.__cause__, current.__context__, getattr(current, "reason", None)]
+        linked += [a for a in current.args if isinstance(a, BaseException)]
+        todo += [x for x in linked if isinstance(x, BaseException)]
+    return seen
+
+
+def _by_type(exc: BaseException) -> str | None:
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    if "TooManyRedirects" in names:
+        return "redirect-loop"
+    if names & {"ConnectTimeout", "ConnectTimeoutError"}:
+        return "connection-timeout"
+    if isinstance(exc, socket.gaierror):
+        return "dns" if exc.errno in _GAI_PERMANENT else "dns-transient"
+    if isinstance(exc, ssl.SSLError | ssl.CertificateError) or names & {"SSLError", "CertificateError"}:
+        return "tls"
+    if isinstance(exc, ConnectionRefusedError):
+        return "connection-refused"
+    if isinstance(exc, ConnectionResetError | ConnectionAbortedError | BrokenPipeError):
+        return "connection-reset"
+    if names & {"RemoteDisconnected", "IncompleteRead"}:
+        return "connection-reset"
+    if names & {"BadStatusLine", "LineTooLong", "InvalidChunkLength", "ChunkedEncodingError",
+                "ContentDecodingError", "InvalidURL", "InvalidSchema", "MissingSchema", "LocationParseError",
+                "InvalidHeader", "HeaderParsingError"}:
+        return "parse-error"
+    if isinstance(exc, OSError) and exc.errno in _ERRNO_KINDS:
+        return _ERRNO_KINDS[exc.errno]
+    return None
+
+
+def _by_text(message: str) -> str | None:
+    net = _NET_ERR_RE.search(message)
+    if net:
+        code = net.group(1)
+        if code in _CHROMIUM:
+            return _CHROMIUM[code]
+        for prefix, kind in _CHROMIUM_PREFIXES:
+            if code.startswith(prefix):
+                return kind
+    lowered = message.lower()
+    for pattern, kind in _TEXT_RULES:
+        if re.search(pattern, lowered):
+            return kind
+    return None
+
+
+def classify(error: BaseException | str) -> str:
+    """The kind of a network failure, from a requests/urllib3/socket exception or a Chromium message."""
+    if isinstance(error, str):
+        return _by_text(error) or "unknown"
+    chain = _chain(error)
+    # The innermost cause is the most specific (a gaierror inside a NameResolutionError inside…)
+    for exc in reversed(chain):
+        kind = _by_type(exc)
+        if kind:
+            return kind
+    # Timeouts are checked after the specific types: urllib3 wraps connect timeouts in generic ones
+    names = {cls.__name__ for exc in chain for cls in type(exc).__mro__}
+    if names & {"ReadTimeout", "ReadTimeoutError", "TimeoutError", "timeout", "Timeout"}:
+        return "timeout"
+    for exc in chain:
+        kind = _by_text(f"{type(exc).__name__}: {exc}")
+        if kind:
+            return kind
+    return "unknown"
+
+
+_BOT_WALL_BODY = re.compile(
+    r"just a moment\.\.\.|cf-chl|challenge-platform|attention required! \| cloudflare|cf-browser-verification"
+    r"|px-captcha|_incapsula_resource|incapsula incident|sucuri website firewall|ddos-guard"
+    r"|captcha-delivery\.com|/_sec/cp_challenge|access denied.*akamai|please enable js and disable any ad blocker",
+    re.I | re.S,
+)
+_BOT_WALL_HEADERS = ("cf-mitigated", "x-datadome", "x-amzn-waf-action", "x-sucuri-block", "x-px-blocked")
+
+
+def is_blocked_status(status: int | None, headers: Mapping[str, str] | None = None,
+                      body_snippet: str | bytes = "") -> bool:
+    """True when the answer means "a bot wall or auth stopped us", not "the page is broken"."""
+    if status in (401, 403, 429, 999):
+        return True
+    lowered = {k.lower(): v for k, v in (headers or {}).items()}
+    if any(h in lowered for h in _BOT_WALL_HEADERS):
+        return True
+    if isinstance(body_snippet, bytes):
+        body_snippet = body_snippet[:65536].decode("utf-8", "replace")
+    # Challenge pages come as 503 (Cloudflare, DDoS-Guard) or even 200 with a JS interstitial
+    return status in (200, 202, 503) and bool(_BOT_WALL_BODY.search(body_snippet[:65536]))
+
+
+class DnsBurnList:
+    """Hosts whose DNS lookup definitely failed and which never answered during this crawl.
+
+    A host that answered once is never burned afterwards (its failure must be something else), and
+    transient resolver failures (``dns-transient``) never burn anything.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._burned: set[str] = set()
+        self._answered: set[str] = set()
+
+    def mark_answered(self, host: str) -> None:
+        with self._lock:
+            self._answered.add(host.lower())
+            self._burned.discard(host.lower())
+
+    def record_failure(self, host: str, kind: str) -> bool:
+        """Remember a failure; True when the host is burned now."""
+        host = host.lower()
+        with self._lock:
+            if kind == "dns" and host not in self._answered:
+                self._burned.add(host)
+            return host in self._burned
+
+    def is_burned(self, host: str) -> bool:
+        with self._lock:
+            return host.lower() in self._burned
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._burned)

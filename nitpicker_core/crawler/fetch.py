@@ -1,0 +1,295 @@
+"""HEAD preflight (with GET fallbacks) over requests, per-host throttling and title extraction."""
+
+from __future__ import annotations
+
+import codecs
+import html
+import re
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+from urllib.parse import urldefrag, urljoin, urlsplit
+
+import requests
+from requests.adapters import HTTPAdapter
+
+from nitpicker_core.crawler.errors import PERMANENT_KINDS, DnsBurnList, classify
+from nitpicker_core.urls import looks_like_html, normalize, split_credentials
+
+__all__ = [
+    "BODY_LIMIT", "DEFAULT_TIMEOUTS", "FetchResult", "Fetcher", "HostThrottle", "extract_title",
+    "normalize_content_type", "parse_retry_after",
+]
+
+DEFAULT_TIMEOUTS = (10.0, 30.0, 60.0)
+BODY_LIMIT = 16 * 1024
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+# Failures a proxy or WAF produces when it mishandles HEAD; the same URL often answers a GET
+MIDDLEBOX_KINDS = frozenset({"timeout", "connection-reset", "parse-error"})
+_HTML_TYPES = (None, "text/html", "application/xhtml+xml")
+HIDDEN_HEADERS = frozenset({"set-cookie", "set-cookie2", "cookie", "authorization", "proxy-authorization"})
+
+
+@dataclass
+class FetchResult:
+    """What a preflight learned about one URL; ``error_kind`` is set (and ``status`` None) on failure."""
+
+    url: str
+    final_url: str
+    status: int | None = None
+    status_text: str = ""
+    content_type: str | None = None
+    content_length: int | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    redirect_chain: list[str] = field(default_factory=list)
+    error_kind: str | None = None
+    error_message: str = ""
+    needs_browser: bool = False
+    method: str = "HEAD"
+    body: bytes = b""
+    title: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.error_kind is None
+
+
+class RedirectLoopError(requests.TooManyRedirects):
+    """The redirects came back to a URL already visited twice, or went on too long."""
+
+
+def normalize_content_type(value: str | None) -> str | None:
+    """``Text/HTML; charset=UTF-8`` → ``text/html``; None for a missing or empty header."""
+    kind = (value or "").split(";", 1)[0].strip().lower()
+    return kind or None
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta seconds or an HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value).timestamp()
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when - (time.time() if now is None else now))
+
+
+class HostThrottle:
+    """Per-host earliest-start times: ``Retry-After`` and ``Crawl-delay`` slow only their own host."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep):
+        self._clock = clock
+        self._sleep = sleep
+        self._lock = threading.Lock()
+        self._not_before: dict[str, float] = {}
+        self._interval: dict[str, float] = {}
+        self._last: dict[str, float] = {}
+
+    def defer(self, host: str, seconds: float) -> None:
+        """No request to ``host`` before ``seconds`` from now."""
+        with self._lock:
+            until = self._clock() + max(0.0, seconds)
+            self._not_before[host] = max(self._not_before.get(host, 0.0), until)
+
+    def set_interval(self, host: str, seconds: float) -> None:
+        """At least ``seconds`` between the starts of two requests to ``host``."""
+        with self._lock:
+            self._interval[host] = max(0.0, seconds)
+
+    def delay_for(self, host: str) -> float:
+        with self._lock:
+            return max(0.0, self._slot(host) - self._clock())
+
+    def _slot(self, host: str) -> float:
+        last = self._last.get(host)
+        spaced = last + self._interval.get(host, 0.0) if last is not None else 0.0
+        return max(self._clock(), self._not_before.get(host, 0.0), spaced)
+
+    def wait(self, host: str) -> float:
+        """Take the next slot for ``host`` and sleep until it; returns the seconds slept."""
+        with self._lock:
+            slot = self._slot(host)
+            self._last[host] = slot  # reserved under the lock so parallel workers queue up
+            delay = slot - self._clock()
+        if delay > 0:
+            self._sleep(delay)
+        return max(0.0, delay)
+
+
+def _host_key(url: str) -> str:
+    return urlsplit(url).netloc.rpartition("@")[2].lower()
+
+
+class Fetcher:
+    """Preflight requests: HEAD first, GET when the server or a middlebox mishandles HEAD."""
+
+    def __init__(
+        self,
+        user_agent: str,
+        *,
+        session: requests.Session | None = None,
+        timeouts: Sequence[float] = DEFAULT_TIMEOUTS,
+        retries: int = 3,
+        retry_wait: float = 3.0,
+        max_redirects: int = 20,
+        max_retry_after: float = 120.0,
+        throttle: HostThrottle | None = None,
+        dns_burn: DnsBurnList | None = None,
+        accept_language: str = "ja,en;q=0.9",
+        pool_size: int = 10,
+    ) -> None:
+        self.user_agent = user_agent
+        self.timeouts = tuple(timeouts)
+        self.retries = max(1, retries)
+        self.retry_wait = retry_wait
+        self.max_redirects = max_redirects
+        self.max_retry_after = max_retry_after
+        self.throttle = throttle or HostThrottle()
+        self.dns_burn = dns_burn or DnsBurnList()
+        self._session = session or requests.Session()
+        adapter = HTTPAdapter(pool_connections=pool_size, pool_maxsize=pool_size, max_retries=0)
+        self._session.mount("http://", adapter)
+        self._session.mount("https://", adapter)
+        self._headers = {
+            "User-Agent": user_agent,
+            "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+            "Accept-Language": accept_language,
+            "Cache-Control": "no-cache",
+            "Pragma": "no-cache",
+        }
+
+    def close(self) -> None:
+        self._session.close()
+
+    def fetch(self, url: str, *, auth: tuple[str, str] | None = None, method: str = "HEAD") -> FetchResult:
+        """Preflight ``url``; ``method="GET"`` also keeps the first 16 KiB of the body and its title."""
+        bare, embedded = split_credentials(url)
+        bare = urldefrag(bare)[0]
+        auth = auth or embedded
+        host = urlsplit(bare).hostname or ""
+        if self.dns_burn.is_burned(host):
+            return FetchResult(bare, bare, error_kind="dns", error_message=f"DNS lookup of {host} failed earlier")
+        method = method.upper()
+        attempt = 0
+        middlebox = False
+        while True:
+            timeout = self.timeouts[min(attempt, len(self.timeouts) - 1)]
+            try:
+                response, chain, final = self._follow(method, bare, timeout, auth)
+            except (requests.RequestException, OSError) as exc:
+                kind = classify(exc)
+                attempt += 1
+                self.dns_burn.record_failure(host, kind)
+                if method == "HEAD" and kind in MIDDLEBOX_KINDS:
+                    method, middlebox = "GET", True  # the one GET retry, right away
+                    continue
+                needs_browser = middlebox and looks_like_html(bare)
+                if needs_browser or kind in PERMANENT_KINDS or attempt >= self.retries:
+                    message = f"{type(exc).__name__}: {exc}"
+                    return FetchResult(bare, bare, error_kind=kind, error_message=message,
+                                       needs_browser=needs_browser, method=method)
+                time.sleep(self.retry_wait * 2 ** (attempt - 1))
+                continue
+            self.dns_burn.mark_answered(host)
+            status = response.status_code
+            retry_after = parse_retry_after(response.headers.get("retry-after")) if status in (429, 503) else None
+            if retry_after is not None:
+                self.throttle.defer(_host_key(final), min(retry_after, self.max_retry_after))
+            if method == "HEAD" and status in (405, 501, 503):
+                response.close()
+                method = "GET"  # the server does not do HEAD (or not now): ask again with GET
+                continue
+            if retry_after is not None and retry_after <= self.max_retry_after and attempt + 1 < self.retries:
+                response.close()
+                attempt += 1
+                continue
+            return self._result(bare, final, chain, response, method)
+
+    def _follow(
+        self, method: str, url: str, timeout: float, auth: tuple[str, str] | None
+    ) -> tuple[requests.Response, list[str], str]:
+        chain: list[str] = []
+        visits: Counter[str] = Counter()
+        origin = _host_key(url)
+        current = url
+        while True:
+            key = normalize(current)
+            visits[key] += 1
+            # A URL may come back once (set-a-cookie-and-return), a third visit is a loop
+            if visits[key] > 2 or len(chain) > self.max_redirects:
+                raise RedirectLoopError(f"redirect loop at {current} after {len(chain)} redirects")
+            self.throttle.wait(_host_key(current))
+            response = self._session.request(
+                method, current, headers=self._headers, timeout=(timeout, timeout), allow_redirects=False,
+                stream=True, auth=auth if _host_key(current) == origin else None,  # never leak to other hosts
+            )
+            location = response.headers.get("location")
+            if response.status_code not in REDIRECT_STATUSES or not location:
+                return response, chain, current
+            response.close()
+            following = urldefrag(urljoin(current, location.strip()))[0]
+            if normalize(following) != key:  # a self-redirect is not an edge
+                chain.append(following)
+            current = following
+
+    def _result(
+        self, url: str, final: str, chain: list[str], response: requests.Response, method: str
+    ) -> FetchResult:
+        try:
+            body = _read_prefix(response) if method == "GET" else b""
+        finally:
+            response.close()
+        headers = {k.lower(): v for k, v in response.headers.items() if k.lower() not in HIDDEN_HEADERS}
+        length = headers.get("content-length", "")
+        content_type = normalize_content_type(headers.get("content-type"))
+        declared = response.encoding if "charset=" in headers.get("content-type", "").lower() else None
+        return FetchResult(
+            url=url, final_url=final, status=response.status_code, status_text=response.reason or "",
+            content_type=content_type, content_length=int(length) if length.isdigit() else None,
+            headers=headers, redirect_chain=chain, method=method, body=body,
+            title=extract_title(body, declared) if body and content_type in _HTML_TYPES else "",
+        )
+
+
+def _read_prefix(response: requests.Response, limit: int = BODY_LIMIT) -> bytes:
+    data = bytearray()
+    try:
+        for chunk in response.iter_content(4096):
+            data += chunk
+            if len(data) >= limit:
+                break
+    except (requests.RequestException, OSError):
+        pass  # the status is known; a body cut short still gives what arrived
+    return bytes(data[:limit])
+
+
+_TITLE_RE = re.compile(r"<title\b[^>]*>(.*?)(?:</title\s*>|$)", re.I | re.S)
+_CHARSET_RE = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)""", re.I)
+
+
+def extract_title(html_prefix: str | bytes, encoding: str | None = None) -> str:
+    """The ``<title>`` text of a document prefix, unescaped and with whitespace collapsed ("" if none).
+
+    Bytes are decoded with ``encoding``, else the ``<meta charset>`` they declare, else UTF-8.
+    """
+    if isinstance(html_prefix, bytes):
+        declared = _CHARSET_RE.search(html_prefix[:4096])
+        codec = encoding or (declared.group(1).decode("ascii") if declared else "utf-8")
+        try:
+            codecs.lookup(codec)
+        except LookupError:
+            codec = "utf-8"
+        html_prefix = html_prefix.decode(codec, "replace")
+    # Titles inside <svg> are not the document title, so look in the head part only when we can
+    head = re.split(r"<body\b", html_prefix, maxsplit=1, flags=re.I)[0]
+    found = _TITLE_RE.search(head) or _TITLE_RE.search(html_prefix)
+    if not found:
+        return ""
+    return " ".join(html.unescape(found.group(1)).split())

@@ -1,0 +1,298 @@
+"""Every hook nitpicker calls: the contract between the core and its plugins, built-ins included.
+
+Hooks are called with keyword arguments only; an implementation may accept any subset of them, so a
+hook grows by adding arguments, never by renaming. Named contributions (settings, analyzers, sheets,
+destinations, queries, blueprints) go through a ``register`` callback: the host validates them,
+rejects duplicates, records which plugin registered what and orders them by their ``order``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    import click
+
+    from nitpicker_core.config import Config
+    from nitpicker_core.records import CrawlContext, CrawlErrorRecord, Resource, ScrapeResult
+    from nitpicker_core.types import MenuLink, PageReport
+
+PROJECT = "nitpicker"
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+# -------------------------------------------------------------------------------------------------
+# Lifecycle and settings
+# -------------------------------------------------------------------------------------------------
+
+
+@hookspec
+def register_settings(register: Callable[..., None]) -> None:
+    """Declare this plugin's settings once; the core derives config-file keys and CLI flags from them.
+
+    :param register: call ``register(key, type="str", default=None, help="")`` once per setting; the
+        key becomes ``plugins.<plugin>.<key>`` in the config file and ``--<plugin>-<key>`` on the CLI.
+
+    Runs in: the main process, when the plugin manager is built. Called: once per process.
+    """
+
+
+@hookspec(historic=True)
+def configure(config: Config) -> None:
+    """Inspect the resolved configuration; raise ``NotConfigured(reason)`` to switch this plugin off.
+
+    :param config: the merged configuration (file, then CLI flags); ``config.settings_for(plugin)``
+        gives this plugin's settings with defaults filled in.
+
+    Runs in: every process (analyze workers call it in their initializer). Called: once per run.
+    historic: plugins registered later still receive the call. Each implementation is called on its
+    own, so one plugin declining does not stop the others from being configured.
+    """
+
+
+@hookspec
+def unconfigure(config: Config) -> None:
+    """Release what ``configure`` acquired, before the process exits.
+
+    :param config: the same configuration ``configure`` received.
+
+    Runs in: every process that called ``configure``. Called: once, at exit.
+    """
+
+
+# -------------------------------------------------------------------------------------------------
+# Crawl: scrape events, in the order the crawler fires them
+# -------------------------------------------------------------------------------------------------
+
+
+@hookspec
+def crawl_started(crawl: CrawlContext) -> None:
+    """A crawl is starting; roots, options and the output path are on ``crawl``.
+
+    :param crawl: the crawl context; the built-in archive writer opens the archive here and sets
+        ``crawl.archive`` and ``crawl.commit``.
+
+    Runs in: the crawler (main process). Called: once per crawl, before any URL is fetched.
+    """
+
+
+@hookspec(firstresult=True)
+def crawl_should_skip(url: str, crawl: CrawlContext) -> str | None:
+    """Return a skip reason for ``url`` (robots, scope, excludes, keywords), or None to let others decide.
+
+    :param url: the normalised absolute URL about to be fetched.
+    :param crawl: the crawl context.
+
+    Runs in: the crawler. Called: once per URL taken from the queue.
+    firstresult: the first non-None reason wins; the URL is recorded as skipped with it.
+    """
+
+
+@hookspec
+def crawl_before_navigate(page: Any, url: str, crawl: CrawlContext) -> None:
+    """Adjust the Playwright page (headers, routing, viewport) before it loads ``url``.
+
+    :param page: the Playwright ``Page`` that is about to navigate.
+    :param url: the URL it will load.
+    :param crawl: the crawl context.
+
+    Runs in: the crawler, on its event loop; an implementation may return an awaitable, which the
+    crawler awaits. Called: once per rendered URL.
+    """
+
+
+@hookspec(firstresult=True)
+def crawl_scrape(url: str, page: Any, crawl: CrawlContext) -> ScrapeResult | None:
+    """Scrape ``url`` and return a ScrapeResult (or an awaitable of one).
+
+    :param url: the URL to render.
+    :param page: the Playwright ``Page`` to render it in.
+    :param crawl: the crawl context.
+
+    Runs in: the crawler. Called: once per URL that needs the browser.
+    firstresult: the built-in Playwright scrape is a ``trylast`` implementation; wrap it with
+    ``@hookimpl(wrapper=True)`` to time, retry or take screenshots instead of copying it.
+    """
+
+
+@hookspec
+def crawl_page_scraped(result: ScrapeResult, crawl: CrawlContext) -> None:
+    """A URL (page or not, internal or external) was fetched; the built-in archive writer stores it.
+
+    :param result: everything learned about the URL.
+    :param crawl: the crawl context.
+
+    Runs in: the crawler's single writer task. Called: once per fetched URL.
+    """
+
+
+@hookspec
+def crawl_page_skipped(url: str, reason: str, crawl: CrawlContext) -> None:
+    """A URL was skipped, with the reason ``crawl_should_skip`` returned.
+
+    :param url: the skipped URL.
+    :param reason: the skip reason (``blocked by robots.txt``, ``excluded``, …).
+    :param crawl: the crawl context.
+
+    Runs in: the crawler's writer task. Called: once per skipped URL.
+    """
+
+
+@hookspec
+def crawl_resource_received(resource: Resource, referrer_url: str, crawl: CrawlContext) -> None:
+    """A sub-resource response (CSS, JS, image, font, XHR) was seen while ``referrer_url`` rendered.
+
+    :param resource: the response as a Resource record.
+    :param referrer_url: the page that requested it.
+    :param crawl: the crawl context.
+
+    Runs in: the crawler's writer task. Called: once per response per page.
+    """
+
+
+@hookspec
+def crawl_error(url: str, error: CrawlErrorRecord, crawl: CrawlContext) -> None:
+    """Fetching or scraping ``url`` failed hard; ``error.kind`` is the classified error kind.
+
+    :param url: the URL that failed.
+    :param error: kind, message and phase of the failure.
+    :param crawl: the crawl context.
+
+    Runs in: the crawler's writer task. Called: once per failed URL (after retries).
+    """
+
+
+@hookspec
+def crawl_finished(crawl: CrawlContext, stats: dict[str, Any]) -> None:
+    """The crawl ended, completed or interrupted, and every archive write was drained.
+
+    :param crawl: the crawl context.
+    :param stats: counts and ``status`` (``complete`` or ``interrupted``).
+
+    Runs in: the crawler. Called: once per crawl; the archive writer closes the commit here.
+    """
+
+
+# -------------------------------------------------------------------------------------------------
+# Analyze
+# -------------------------------------------------------------------------------------------------
+
+
+@hookspec
+def register_analyzers(register: Callable[..., None]) -> None:
+    """Register Analyzer objects (name, label, columns, concurrency, each_page / each_url).
+
+    :param register: call ``register(analyzer)`` with an ``nitpicker_core.Analyzer`` instance.
+
+    Runs in: the main process and in every analyze worker (workers rebuild analyzers by name).
+    Called: once per process.
+    """
+
+
+@hookspec
+def analyze_started(run: Any) -> None:
+    """An analyze run started; ``run.analyzers`` are the selected names, ``run.commit`` the commit.
+
+    :param run: the AnalyzeRun.
+
+    Runs in: the main process. Called: once per analyze run.
+    """
+
+
+@hookspec
+def analyze_page_reported(url: str, analyzer: str, report: PageReport, run: Any) -> None:
+    """One analyzer's report for one URL arrived; observe progress or stream results elsewhere.
+
+    :param url: the analyzed URL.
+    :param analyzer: the analyzer's name.
+    :param report: its cells and violations.
+    :param run: the AnalyzeRun.
+
+    Runs in: the main process. Called: once per analyzer per URL.
+    """
+
+
+@hookspec
+def analyze_finished(run: Any, summary: dict[str, Any]) -> None:
+    """The analyze run finished; ``summary`` holds counts and per-analyzer errors.
+
+    :param run: the AnalyzeRun.
+    :param summary: ``{"pages": n, "violations": n, "errors": {analyzer: n}}``.
+
+    Runs in: the main process. Called: once per analyze run.
+    """
+
+
+# -------------------------------------------------------------------------------------------------
+# Reports
+# -------------------------------------------------------------------------------------------------
+
+
+@hookspec
+def register_sheets(register: Callable[..., None]) -> None:
+    """Register report sheets (name, columns, a row generator over one archive commit, order).
+
+    :param register: call ``register(sheet)`` with an ``nitpicker_core.Sheet``.
+
+    Runs in: the main process. Called: once per report run.
+    """
+
+
+@hookspec
+def register_report_destinations(register: Callable[..., None]) -> None:
+    """Register report destinations (Google Sheets, XLSX, CSV, …) that receive rendered sheets.
+
+    :param register: call ``register(destination)`` with an ``nitpicker_core.Destination``.
+
+    Runs in: the main process. Called: once per report run.
+    """
+
+
+# -------------------------------------------------------------------------------------------------
+# Query, viewer and CLI
+# -------------------------------------------------------------------------------------------------
+
+
+@hookspec
+def register_queries(register: Callable[..., None]) -> None:
+    """Register named, parameterised archive queries; the CLI, MCP tools and viewer API use them.
+
+    :param register: call ``register(query)`` with an ``nitpicker_core.Query``.
+
+    Runs in: whichever process reads archives (CLI, MCP server, viewer). Called: once per process.
+    """
+
+
+@hookspec
+def register_viewer_blueprints(register: Callable[..., None]) -> None:
+    """Register Flask blueprints for the viewer; the core pages are registered the same way.
+
+    :param register: call ``register(blueprint, url_prefix=None)``.
+
+    Runs in: the viewer. Called: once, when the app is built.
+    """
+
+
+@hookspec
+def viewer_menu_links(request: Any) -> list[MenuLink] | None:
+    """Return links for the viewer's navigation menu.
+
+    :param request: the current Flask request.
+
+    Runs in: the viewer. Called: once per rendered HTML page.
+    """
+
+
+@hookspec
+def register_commands(cli: click.Group, pm: pluggy.PluginManager) -> None:
+    """Add click commands or groups to the ``nitpicker`` CLI; every built-in subcommand does this.
+
+    :param cli: the root click group.
+    :param pm: the plugin manager, for commands that derive flags from plugin settings.
+
+    Runs in: the CLI process. Called: once, before arguments are parsed.
+    """

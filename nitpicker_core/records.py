@@ -1,0 +1,150 @@
+"""Records the crawler produces and the archive stores: plain dataclasses, picklable, no live objects."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# The flattened metadata columns of a page, in the order they appear in tables and reports.
+# URL-valued ones are made absolute by the crawler against <base href> and the page URL.
+METADATA_FIELDS: tuple[str, ...] = (
+    "title", "description", "keywords", "lang", "dir", "charset", "base_href", "viewport",
+    "theme_color", "robots", "noindex", "nofollow", "noarchive", "noimageindex", "googlebot",
+    "canonical", "amphtml", "manifest", "icon", "apple_touch_icon",
+    "og_type", "og_title", "og_site_name", "og_description", "og_url", "og_image", "og_locale",
+    "twitter_card", "twitter_site", "twitter_creator", "twitter_title", "twitter_description",
+    "twitter_image", "author", "generator", "publisher", "google_site_verification",
+    "msvalidate", "yandex_verification",
+)
+BOOLEAN_METADATA: frozenset[str] = frozenset({"noindex", "nofollow", "noarchive", "noimageindex"})
+
+
+@dataclass
+class Anchor:
+    """One ``<a>``/``<area>`` on a page; duplicates are kept, in document order."""
+
+    href: str
+    text: str = ""
+    fragment: str = ""
+
+
+@dataclass
+class Image:
+    """One ``<img>`` as seen with one device preset."""
+
+    src: str
+    current_src: str = ""
+    alt: str | None = None
+    width: float | None = None
+    height: float | None = None
+    natural_width: int | None = None
+    natural_height: int | None = None
+    is_lazy: bool = False
+    viewport_width: int = 0
+    markup: str = ""
+
+
+@dataclass
+class JsonLd:
+    """One JSON-LD or speculation-rules script of a page."""
+
+    raw: str
+    kind: str = "jsonld"  # or "speculationrules"
+    parsed: Any = None
+    types: list[str] = field(default_factory=list)
+    error: str = ""
+
+
+@dataclass
+class Tag:
+    """A technology found on a page (GTM container, GA4 property, generator, framework, …)."""
+
+    provider: str
+    category: str = ""
+    external_id: str = ""
+    version: str = ""
+    confidence: int = 100
+
+
+@dataclass
+class PageError:
+    """A partial failure of one scrape step (a device preset, the image capture, …)."""
+
+    step: str
+    message: str
+
+
+@dataclass
+class Resource:
+    """A sub-resource response seen on the network while a page rendered."""
+
+    url: str
+    status: int | None = None
+    status_text: str = ""
+    content_type: str | None = None
+    content_length: int | None = None
+    compression: str = ""
+    cdn: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+    is_external: bool = False
+
+
+@dataclass
+class ScrapeResult:
+    """Everything the crawler learned about one URL (page or not, internal or external).
+
+    ``redirect_chain`` follows the contract of DESIGN §3: empty without a redirect, otherwise the hops
+    after ``url`` with the final destination last. ``html`` is the rendered DOM (None when not rendered).
+    """
+
+    url: str
+    status: int | None = None
+    status_text: str = ""
+    content_type: str | None = None
+    content_length: int | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    redirect_chain: list[str] = field(default_factory=list)
+    is_external: bool = False
+    is_target: bool = True
+    scraped: bool = True
+    is_skipped: bool = False
+    skip_reason: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+    html: str | None = None
+    anchors: list[Anchor] | None = None
+    images: list[Image] | None = None
+    resources: list[str] = field(default_factory=list)
+    jsonld: list[JsonLd] = field(default_factory=list)
+    tags: list[Tag] = field(default_factory=list)
+    errors: list[PageError] = field(default_factory=list)
+
+
+@dataclass
+class CrawlErrorRecord:
+    """A hard failure on one URL, with the classified error kind."""
+
+    url: str
+    kind: str
+    message: str
+    phase: str = ""
+
+
+@dataclass
+class CrawlContext:
+    """The state of one crawl that every scrape hook receives as ``crawl``.
+
+    The crawler fills ``output``, ``roots`` and ``options``; the archive writer plugin sets ``archive``
+    and ``commit`` in ``crawl_started``. ``state`` is free space for plugins, keyed by plugin name.
+    """
+
+    output: Path
+    roots: list[str]
+    options: dict[str, Any] = field(default_factory=dict)
+    kind: str = "crawl"
+    resume: bool = False
+    archive: Any = None
+    commit: int | None = None
+    environment: dict[str, Any] = field(default_factory=dict)
+    state: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,171 @@
+"""Plain, picklable data types shared by the crawler, analyzers, queries, reports and plugins."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+SETTING_TYPES: dict[str, type] = {"str": str, "int": int, "float": float, "bool": bool, "list": list}
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One plugin setting, declared once; the core derives the config key and the CLI flag from it.
+
+    ``plugin`` is the plugin's entry-point name (``search``), ``key`` the setting name (``keywords``):
+    the config key is ``plugins.search.keywords`` and the flag ``--search-keywords``.
+    """
+
+    plugin: str
+    key: str
+    type: str = "str"
+    default: Any = None
+    help: str = ""
+
+    def __post_init__(self) -> None:
+        if self.type not in SETTING_TYPES:
+            raise ValueError(f"setting {self.plugin}.{self.key}: unknown type {self.type!r}")
+
+    @property
+    def config_key(self) -> str:
+        return f"plugins.{self.plugin}.{self.key}"
+
+    @property
+    def flag(self) -> str:
+        return f"--{self.plugin}-{self.key}".replace("_", "-")
+
+    @property
+    def dest(self) -> str:
+        return f"{self.plugin}_{self.key}".replace("-", "_")
+
+
+@dataclass(frozen=True)
+class Column:
+    """A table column an analyzer fills for every page."""
+
+    key: str
+    label: str
+
+
+@dataclass
+class Violation:
+    """One finding of an analyzer on one page."""
+
+    rule: str
+    message: str
+    severity: str = "error"
+    location: str = ""
+    url: str = ""
+    analyzer: str = ""
+
+
+@dataclass
+class Cell:
+    """One table cell: a value and an optional note (a tooltip in reports)."""
+
+    value: Any
+    note: str = ""
+
+
+@dataclass
+class PageReport:
+    """What an analyzer returns for one page or URL: table cells by column key, and violations."""
+
+    cells: dict[str, Any] = field(default_factory=dict)
+    violations: list[Violation] = field(default_factory=list)
+
+
+@dataclass
+class PageInput:
+    """One page handed to ``Analyzer.each_page`` inside a worker: plain data plus a lazily parsed tree."""
+
+    url: str
+    html: str
+    metadata: Mapping[str, Any]
+    settings: Mapping[str, Any]
+
+    @cached_property
+    def document(self) -> Any:
+        """The HTML parsed once with lxml (``lxml.html.HtmlElement``); shared by every analyzer."""
+        import lxml.html
+
+        if not self.html.strip():
+            return lxml.html.fromstring("<html></html>")
+        return lxml.html.document_fromstring(self.html)
+
+
+class Analyzer:
+    """Base class for analyzers registered through ``register_analyzers``.
+
+    Subclasses set ``name`` (unique, used by ``--plugin``), ``label``, ``columns`` and ``concurrency``
+    (worker processes for ``each_page``; ``None`` means one per CPU) and implement ``each_page`` (runs
+    in a long-lived worker process) and/or ``each_url`` (runs in the main process). ``setup`` and
+    ``teardown`` run once per worker. ``version`` is recorded with the results so a later diff can tell
+    "the site changed" from "the analyzer changed".
+    """
+
+    name: str = ""
+    label: str = ""
+    version: str = "0"
+    columns: tuple[Column, ...] = ()
+    concurrency: int | None = None
+    order: int = 100
+
+    def setup(self, settings: Mapping[str, Any]) -> None:
+        """Acquire per-worker resources (a browser, a parser). Called once per worker."""
+
+    def teardown(self) -> None:
+        """Release what ``setup`` acquired."""
+
+    each_page: Callable[[PageInput], PageReport | None] | None = None
+    each_url: Callable[[str, bool, Mapping[str, Any]], PageReport | None] | None = None
+
+
+@dataclass(frozen=True)
+class Query:
+    """A named, parameterised read of one archive commit.
+
+    ``params`` is a JSON Schema ``properties`` mapping (type, default, enum, description); names in
+    ``required`` must be given. ``func(archive, commit, **params)`` returns JSON-serialisable data.
+    """
+
+    name: str
+    description: str
+    func: Callable[..., Any]
+    params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    required: tuple[str, ...] = ()
+    order: int = 100
+
+    def schema(self) -> dict[str, Any]:
+        return {"type": "object", "properties": dict(self.params), "required": list(self.required)}
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """A report sheet: a name, its columns and a row generator over one archive commit."""
+
+    name: str
+    columns: tuple[str, ...]
+    rows: Callable[..., Any]
+    order: int = 100
+
+
+@dataclass(frozen=True)
+class Destination:
+    """A report destination (Google Sheets, XLSX, CSV, …) that receives rendered sheets."""
+
+    name: str
+    write: Callable[..., Any]
+    description: str = ""
+    order: int = 100
+
+
+@dataclass(frozen=True)
+class MenuLink:
+    """A link in the viewer's navigation menu."""
+
+    href: str
+    label: str
+    order: int = 100

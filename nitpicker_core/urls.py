@@ -1,0 +1,280 @@
+"""URL rules of the crawler: normalisation, scope, exclusions and flag-value splitting."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from urllib.parse import quote, unquote, unquote_plus, urljoin, urlsplit, urlunsplit
+
+from wcmatch import glob
+
+__all__ = [
+    "DEFAULT_EXCLUDE_URLS", "Excludes", "Scope", "ScopeEntry", "fragment_of", "looks_like_html", "normalize",
+    "split_credentials", "split_top_level_commas",
+]
+
+DEFAULT_PORTS = {"http": 80, "https": 443}
+HTML_EXTENSIONS = frozenset(
+    {"html", "htm", "xhtml", "xht", "shtml", "shtm", "php", "php3", "php4", "php5", "phtml", "asp", "aspx",
+     "jsp", "jspx", "do", "action", "cgi", "pl", "cfm", "html5"}
+)
+DEFAULT_EXCLUDE_URLS = (
+    "https://social-plugins.line.me", "https://access.line.me", "https://lineit.line.me", "https://line.me",
+    "https://plus.google.com", "https://twitter.com", "https://x.com", "https://www.facebook.com/share.php",
+    "https://www.facebook.com/share/", "https://www.facebook.com/sharer/",
+    "https://www.facebook.com/share_channel/", "https://www.google.com",
+)
+_DROPPED_PARAMS = frozenset({"phpsessid"})
+# Characters left alone when re-quoting: everything RFC 3986 allows, plus "%" so escapes survive
+_PATH_SAFE = "/%:@!$&'()*+,;=-._~"
+_QUERY_SAFE = _PATH_SAFE + "?"
+_SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+
+
+def _host_port(scheme: str, netloc_host: str | None, port: int | None) -> str:
+    host = (netloc_host or "").lower().rstrip(".")
+    if host and not host.isascii():
+        try:
+            host = host.encode("idna").decode("ascii")
+        except UnicodeError:
+            pass  # keep the Unicode form rather than fail on a odd label
+    if ":" in host:
+        host = f"[{host}]"  # IPv6 literal
+    if port is None or DEFAULT_PORTS.get(scheme) == port:
+        return host
+    return f"{host}:{port}"
+
+
+def _clean_path(path: str) -> str:
+    path = re.sub(r"/{2,}", "/", path)
+    trailing = path.endswith("/") or path.endswith("/.") or path.endswith("/..")
+    path = posixpath.normpath(path) if path else "/"
+    if path.startswith("//"):  # normpath keeps a leading double slash (POSIX rule)
+        path = "/" + path.lstrip("/")
+    if trailing and path != "/":
+        path += "/"
+    return quote(path, safe=_PATH_SAFE)
+
+
+def _clean_query(query: str) -> str:
+    pieces = [p for p in query.split("&") if p]
+    kept = [p for p in pieces if unquote_plus(p.split("=", 1)[0]).lower() not in _DROPPED_PARAMS]
+    # Sort by key only: a stable sort keeps the order of repeated keys, which servers may rely on
+    kept.sort(key=lambda p: unquote_plus(p.split("=", 1)[0]))
+    return "&".join(quote(p, safe=_QUERY_SAFE) for p in kept)
+
+
+def normalize(url: str, base: str | None = None, *, disable_queries: bool = False) -> str:
+    """The canonical form used as the identity of a URL.
+
+    Absolute (joined to ``base``), no fragment, no credentials, lower-case scheme and host, no default
+    port, repeated slashes and dot segments collapsed, ``PHPSESSID`` dropped, query parameters sorted by
+    key (all dropped with ``disable_queries``). An empty path becomes ``/`` so ``http://h`` and
+    ``http://h/`` are one URL. Non-HTTP URLs (``mailto:``, ``data:``…) come back stripped, otherwise as is.
+    """
+    url = url.strip()
+    if base:
+        url = urljoin(base, url)
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme not in DEFAULT_PORTS:
+        return url
+    try:
+        port = parts.port
+    except ValueError:
+        port = None  # a nonsense port is left out rather than crash the crawl
+    netloc = _host_port(scheme, parts.hostname, port)
+    query = "" if disable_queries else _clean_query(parts.query)
+    return urlunsplit((scheme, netloc, _clean_path(parts.path), query, ""))
+
+
+def split_credentials(url: str) -> tuple[str, tuple[str, str] | None]:
+    """The URL without ``user:pass@`` and the decoded credentials (None when there are none)."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url, None
+    userinfo, _, hostport = parts.netloc.rpartition("@")
+    user, _, password = userinfo.partition(":")
+    return urlunsplit(parts._replace(netloc=hostport)), (unquote(user), unquote(password))
+
+
+def fragment_of(url: str) -> str:
+    """The fragment without ``#``; empty when there is none."""
+    return urlsplit(url.strip()).fragment
+
+
+def looks_like_html(url: str) -> bool:
+    """True when the path suggests a page: no extension, a trailing slash or a page extension."""
+    path = urlsplit(url).path
+    last = path.rsplit("/", 1)[-1]
+    if not last or "." not in last:
+        return True
+    return last.rsplit(".", 1)[1].lower() in HTML_EXTENSIONS
+
+
+def split_top_level_commas(value: str) -> list[str]:
+    """Split a flag value at commas outside ``{}``, ``[]`` and ``()``: ``/a/*.{html,php},/b/*`` is two."""
+    items: list[str] = []
+    depth = 0
+    current: list[str] = []
+    for char in value:
+        if char in "{[(":
+            depth += 1
+        elif char in "}])" and depth:
+            depth -= 1
+        if char == "," and depth == 0:
+            items.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    items.append("".join(current))
+    return [item.strip() for item in items if item.strip()]
+
+
+@dataclass(frozen=True)
+class ScopeEntry:
+    """One scope root: hostname, port (None for the scheme's default) and path segments."""
+
+    host: str
+    port: int | None
+    segments: tuple[str, ...]
+    url: str
+    credentials: tuple[str, str] | None = None
+
+    def covers(self, host: str, port: int | None, segments: tuple[str, ...]) -> bool:
+        return host == self.host and port == self.port and segments[: len(self.segments)] == self.segments
+
+
+def _locate(url: str) -> tuple[str, int | None, tuple[str, ...]]:
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if port is not None and DEFAULT_PORTS.get(scheme) == port:
+        port = None  # http://h:80 and https://h:443 are both plain "h"
+    host = (parts.hostname or "").lower().rstrip(".")
+    segments = tuple(s for s in unquote(re.sub(r"/{2,}", "/", parts.path)).split("/") if s)
+    return host, port, segments
+
+
+class Scope:
+    """Which URLs are internal: same host and port as an entry whose path is a segment prefix.
+
+    ``https://h/`` covers the whole host, ``https://h/blog/`` that subtree only, and a file-like start
+    URL ``https://h/a/b`` covers ``/a/b`` and below but not its siblings (``/a/c``). The scheme is
+    ignored (http and https of a host are one site). Extra values may be URLs or bare ``host[:port]``.
+    """
+
+    def __init__(self, roots: list[str], extra: list[str] | None = None) -> None:
+        self.entries: list[ScopeEntry] = []
+        for value in [*roots, *(extra or [])]:
+            self.add(value)
+
+    def add(self, value: str) -> ScopeEntry:
+        value = value.strip()
+        if not _SCHEME_RE.match(value):
+            value = "http://" + value
+        bare, credentials = split_credentials(value)
+        host, port, segments = _locate(bare)
+        entry = ScopeEntry(host, port, segments, normalize(bare), credentials)
+        self.entries.append(entry)
+        return entry
+
+    def match(self, url: str) -> ScopeEntry | None:
+        """The deepest entry covering ``url``, or None when the URL is external."""
+        located = _locate(url)
+        best: ScopeEntry | None = None
+        for entry in self.entries:
+            if entry.covers(*located) and (best is None or len(entry.segments) > len(best.segments)):
+                best = entry
+        return best
+
+    def is_internal(self, url: str) -> bool:
+        return self.match(url) is not None
+
+    def same_host(self, url: str) -> bool:
+        """True when some entry has this host and port, whatever its path (in-site but maybe out of scope)."""
+        host, port, _ = _locate(url)
+        return any(e.host == host and e.port == port for e in self.entries)
+
+    def credentials_for(self, url: str) -> tuple[str, str] | None:
+        """Basic-auth credentials of the deepest covering entry that has some."""
+        located = _locate(url)
+        covering = [e for e in self.entries if e.covers(*located) and e.credentials]
+        return max(covering, key=lambda e: len(e.segments)).credentials if covering else None
+
+
+_GLOB_FLAGS = glob.GLOBSTAR | glob.BRACE | glob.EXTGLOB | glob.DOTGLOB | glob.FORCEUNIX
+
+
+def _without_scheme(url: str) -> str:
+    rest = _SCHEME_RE.sub("", url.strip(), count=1)
+    authority, sep, tail = rest.partition("/")
+    return authority.lower() + sep + tail
+
+
+@dataclass(frozen=True)
+class KeywordHit:
+    """An ``--exclude-keyword`` pattern and the text it matched."""
+
+    pattern: str
+    text: str
+
+
+class Excludes:
+    """``--exclude`` path globs, ``--exclude-url`` prefixes and ``--exclude-keyword`` regexes."""
+
+    def __init__(
+        self,
+        globs: list[str] | None = None,
+        url_prefixes: list[str] | None = None,
+        keywords: list[str] | None = None,
+        *,
+        default_urls: bool = True,
+    ) -> None:
+        self.globs = list(globs or [])
+        self.url_prefixes = [*(DEFAULT_EXCLUDE_URLS if default_urls else ()), *(url_prefixes or [])]
+        self.keywords = list(keywords or [])
+        self._prefixes = [_without_scheme(p) for p in self.url_prefixes]
+        self._regexes = [_compile_keyword(k) for k in self.keywords]
+
+    def matches_glob(self, url: str) -> bool:
+        if not self.globs:
+            return False
+        path = urlsplit(url).path or "/"
+        # Users write globs decoded (/日本語/*) or encoded; try both forms of the path
+        return any(glob.globmatch(p, self.globs, flags=_GLOB_FLAGS) for p in {path, unquote(path)})
+
+    def matches_url(self, url: str) -> bool:
+        target = _without_scheme(url)
+        for prefix in self._prefixes:
+            if not target.startswith(prefix):
+                continue
+            # A bare-host prefix must end at the host: https://line.me is not https://line.meetup.com
+            if "/" in prefix or len(target) == len(prefix) or target[len(prefix)] in "/?#:":
+                return True
+        return False
+
+    def is_excluded(self, url: str) -> bool:
+        return self.matches_glob(url) or self.matches_url(url)
+
+    def keyword_hit(self, html: str) -> KeywordHit | None:
+        """The first keyword found in ``html``, or None."""
+        for source, regex in zip(self.keywords, self._regexes, strict=True):
+            found = regex.search(html)
+            if found:
+                return KeywordHit(source, found.group(0))
+        return None
+
+
+def _compile_keyword(keyword: str) -> re.Pattern[str]:
+    # /pattern/flags is accepted as a JavaScript-style regex literal, as users of the original wrote
+    literal = re.fullmatch(r"/(.+)/([a-z]*)", keyword, flags=re.S)
+    source, flags = (literal.group(1), re.I if "i" in literal.group(2) else 0) if literal else (keyword, 0)
+    try:
+        return re.compile(source, flags)
+    except re.error:
+        return re.compile(re.escape(keyword))

@@ -1,0 +1,71 @@
+"""The built-in archive writer: an ordinary implementation of the scrape events that fills the archive."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from nitpicker_core import (
+    CrawlContext,
+    CrawlErrorRecord,
+    Resource,
+    ScrapeResult,
+    __version__,
+    hookimpl,
+)
+from nitpicker_core.archive import ArchiveWriter
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+@hookimpl(tryfirst=True)
+def crawl_started(crawl: CrawlContext) -> None:
+    writer = ArchiveWriter.open(crawl.output)
+    try:
+        environment = {"nitpicker": __version__, **crawl.environment}
+        commit = writer.latest_commit() if crawl.resume else None
+        if commit is not None and writer.commit_status(commit) != "complete":
+            writer.resume_commit(commit)
+        else:
+            commit = writer.begin_commit(kind=crawl.kind, options=crawl.options, environment=environment)
+        writer.set_info("roots", crawl.roots)
+        writer.set_info("options", crawl.options)
+    except BaseException:
+        writer.close(remove_stub=False)
+        raise
+    crawl.archive, crawl.commit = writer, commit
+
+
+@hookimpl
+def crawl_page_scraped(result: ScrapeResult, crawl: CrawlContext) -> None:
+    crawl.archive.put_page(crawl.commit, result, crawled_at=_now())
+
+
+@hookimpl
+def crawl_page_skipped(url: str, reason: str, crawl: CrawlContext) -> None:
+    crawl.archive.put_skipped(crawl.commit, url, reason)
+
+
+@hookimpl
+def crawl_resource_received(resource: Resource, referrer_url: str, crawl: CrawlContext) -> None:
+    crawl.archive.put_resource(crawl.commit, resource, referrer_url)
+
+
+@hookimpl
+def crawl_error(url: str, error: CrawlErrorRecord, crawl: CrawlContext) -> None:
+    crawl.archive.put_crawl_error(crawl.commit, error)
+
+
+@hookimpl(trylast=True)
+def crawl_finished(crawl: CrawlContext, stats: dict[str, Any]) -> None:
+    """Close the commit, write the archive file, and drop the working directory once it is safe."""
+    writer = crawl.archive
+    if writer is None:
+        return
+    status = stats.get("status", "complete")
+    writer.finish_commit(crawl.commit, status, stats)
+    writer.write()
+    writer.close(remove_stub=status == "complete")
+    crawl.archive = None

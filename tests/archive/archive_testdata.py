@@ -1,0 +1,48 @@
+"""Synthetic pages and file snapshots shared by the archive tests."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from pathlib import Path
+
+from nitpicker_core.records import Anchor, Image, JsonLd, PageError, ScrapeResult, Tag
+
+_WORDS = [f"{a}{b}" for a in ("ka", "lo", "mi", "ne", "po", "ru", "si", "ta", "ve", "zo", "qu", "ix")
+          for b in ("ban", "cor", "dit", "fel", "gam", "hun", "jor", "kel", "lum", "mar", "nex", "pol")]
+
+
+def prose(seed: int, words: int) -> str:
+    rng = random.Random(seed)
+    return " ".join(rng.choice(_WORDS) for _ in range(words))
+
+
+def page(i: int, n_pages: int = 200, *, variant: str = "") -> ScrapeResult:
+    """Page i of a synthetic site: a few KB of HTML, links to neighbours, an image, JSON-LD, a tag."""
+    url = f"https://example.org/p/{i}"
+    links = [Anchor(f"https://example.org/p/{(i + k) % n_pages}", f"link {k}") for k in range(1, 6)]
+    links.append(Anchor("https://external.example/", "out"))
+    body = "".join(f"<p class=\"c{k}\">{prose(i * 100 + k, 60)}{variant}</p>\n" for k in range(10))
+    return ScrapeResult(
+        url=url, status=200, status_text="OK", content_type="text/html; charset=UTF-8", content_length=len(body),
+        headers={"server": "test", "content-type": "text/html"},
+        metadata={"title": f"Page {i}", "description": f"About {i}", "lang": "en", "noindex": False,
+                  "canonical": url, "hreflang": [{"en": url}]},
+        html=f"<html><head><title>Page {i}</title></head><body>{body}</body></html>",
+        anchors=links, images=[Image(f"https://example.org/img/{i}.png", alt=f"img {i}", width=100, height=50)],
+        resources=["https://example.org/site.css", "https://example.org/app.js"],
+        jsonld=[JsonLd('{"@type":"WebPage"}', parsed={"@type": "WebPage"}, types=["WebPage"])],
+        tags=[Tag("gtm", "analytics", "GTM-1234")], errors=[PageError("mobile", "timeout")] if i % 50 == 0 else [],
+    )
+
+
+def snapshot(*dirs: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
+    """sha256 of every file under ``dirs`` (by path), to prove nothing was written."""
+    out = {}
+    for root in dirs:
+        if not root.exists():
+            continue
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and not path.name.endswith(skip):
+                out[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out

@@ -1,0 +1,110 @@
+"""The error classifier, blocked-status detection and the DNS burn list."""
+
+from __future__ import annotations
+
+import socket
+import ssl
+
+import pytest
+import requests
+
+from nitpicker_core.crawler.errors import PERMANENT_KINDS, DnsBurnList, classify, is_blocked_status
+
+
+@pytest.mark.parametrize(
+    ("message", "kind"),
+    [
+        ("net::ERR_NAME_NOT_RESOLVED at https://nope.invalid/", "dns"),
+        ("net::ERR_NAME_RESOLUTION_FAILED", "dns-transient"),
+        ("page.goto: net::ERR_CONNECTION_REFUSED at http://localhost:1/", "connection-refused"),
+        ("net::ERR_CONNECTION_RESET", "connection-reset"),
+        ("net::ERR_EMPTY_RESPONSE", "connection-reset"),
+        ("net::ERR_CONNECTION_TIMED_OUT", "connection-timeout"),
+        ("net::ERR_TIMED_OUT", "timeout"),
+        ("net::ERR_CERT_AUTHORITY_INVALID", "tls"),
+        ("net::ERR_CERT_DATE_INVALID", "tls"),
+        ("net::ERR_SSL_PROTOCOL_ERROR", "tls"),
+        ("net::ERR_INVALID_HTTP_RESPONSE", "parse-error"),
+        ("net::ERR_BLOCKED_BY_CLIENT", "client-blocked"),
+        ("net::ERR_ADDRESS_UNREACHABLE", "local-network"),
+        ("net::ERR_INTERNET_DISCONNECTED", "local-network"),
+        ("net::ERR_TOO_MANY_REDIRECTS", "redirect-loop"),
+        ("Timeout 30000ms exceeded.", "timeout"),
+        ("[Errno -2] Name or service not known", "dns"),
+        ("[Errno -3] Temporary failure in name resolution", "dns-transient"),
+        ("[Errno 101] Network is unreachable", "local-network"),
+        ("something odd happened", "unknown"),
+    ],
+)
+def test_classify_messages(message: str, kind: str) -> None:
+    assert classify(message) == kind
+
+
+def _wrapped(inner: BaseException, outer: type[Exception] = requests.ConnectionError) -> Exception:
+    try:
+        try:
+            raise inner
+        except BaseException as exc:
+            raise outer("wrapped") from exc
+    except Exception as exc:  # noqa: BLE001
+        return exc
+
+
+def test_classify_exception_chains() -> None:
+    assert classify(_wrapped(socket.gaierror(socket.EAI_NONAME, "Name or service not known"))) == "dns"
+    assert classify(_wrapped(socket.gaierror(socket.EAI_AGAIN, "Temporary failure"))) == "dns-transient"
+    assert classify(_wrapped(ConnectionRefusedError(111, "Connection refused"))) == "connection-refused"
+    assert classify(_wrapped(ConnectionResetError(104, "reset"))) == "connection-reset"
+    assert classify(_wrapped(ssl.SSLCertVerificationError("certificate verify failed"))) == "tls"
+    assert classify(requests.ConnectTimeout("connect timed out")) == "connection-timeout"
+    assert classify(requests.ReadTimeout("read timed out")) == "timeout"
+    assert classify(requests.TooManyRedirects("Exceeded 30 redirects.")) == "redirect-loop"
+    assert classify(requests.exceptions.ChunkedEncodingError("broken")) == "parse-error"
+    assert classify(ValueError("no idea")) == "unknown"
+
+
+def test_classify_real_requests_failures(external: str) -> None:
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with pytest.raises(requests.ConnectionError) as refused:
+        requests.get(f"http://127.0.0.1:{port}/", timeout=2)
+    assert classify(refused.value) == "connection-refused"
+    with pytest.raises(requests.Timeout) as slow:
+        requests.get(f"{external}/slow/?seconds=2", timeout=0.2)
+    assert classify(slow.value) == "timeout"
+    with pytest.raises(requests.ConnectionError) as dns:
+        requests.get("http://does-not-exist.invalid/", timeout=2)
+    assert classify(dns.value) in ("dns", "dns-transient")
+
+
+def test_permanent_kinds() -> None:
+    assert {"dns", "tls", "connection-refused", "parse-error", "client-blocked"} <= PERMANENT_KINDS
+    assert not {"dns-transient", "timeout", "connection-reset", "unknown"} & PERMANENT_KINDS
+
+
+def test_is_blocked_status() -> None:
+    for status in (401, 403, 429, 999):
+        assert is_blocked_status(status, {}, "")
+    assert not is_blocked_status(404, {}, "")
+    assert not is_blocked_status(500, {"Server": "nginx"}, "<h1>Internal error</h1>")
+    assert not is_blocked_status(200, {}, "<title>Welcome</title>")
+    assert is_blocked_status(503, {"Server": "cloudflare"}, "<title>Just a moment...</title>")
+    assert is_blocked_status(403, {"cf-mitigated": "challenge"}, b"")
+    assert is_blocked_status(503, {"CF-Mitigated": "challenge"}, "")
+    assert is_blocked_status(200, {}, b"<script src='/cdn-cgi/challenge-platform/h/b/orchestrate'>")
+    assert is_blocked_status(202, {"x-amzn-waf-action": "challenge"}, "")
+
+
+def test_dns_burn_list() -> None:
+    burn = DnsBurnList()
+    assert not burn.record_failure("flaky.example", "dns-transient")
+    assert not burn.is_burned("flaky.example")
+    assert burn.record_failure("Gone.Example", "dns")
+    assert burn.is_burned("gone.example") and len(burn) == 1
+    burn.mark_answered("alive.example")
+    assert not burn.record_failure("alive.example", "dns")
+    assert not burn.is_burned("alive.example")
+    burn.mark_answered("gone.example")  # it answered after all: never burned again
+    assert not burn.is_burned("gone.example")
+    assert not burn.record_failure("gone.example", "dns")

@@ -1,0 +1,62 @@
+"""The CLI shell: version, help on every command, one-line errors, exit codes, --verbose tracebacks."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from nitpicker_cli.main import build_cli
+from nitpicker_core import __version__
+from nitpicker_core.plugins import make_plugin_manager
+
+COMMANDS = sorted(build_cli(make_plugin_manager()).commands)
+
+
+def test_version(cli):
+    result = cli("--version")
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"nitpicker, version {__version__}"
+
+
+def test_every_builtin_command_is_there():
+    assert {"analyze", "log", "pipeline", "plugins", "query"} <= set(COMMANDS)
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_on_every_command(cli, command):
+    result = cli(command, "--help")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"Usage: nitpicker {command}")
+
+
+def test_unknown_command_is_one_line_exit_1(cli):
+    result = cli("frobnicate")
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        "nitpicker: error: No such command 'frobnicate'. (see `nitpicker --help`)"]
+
+
+def test_missing_archive_is_one_line_and_traceback_only_with_verbose(cli, tmp_path):
+    result = cli("log", "missing.nitpicker", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == ["nitpicker: error: no such archive: missing.nitpicker"]
+    verbose = cli("--verbose", "log", "missing.nitpicker", cwd=tmp_path)
+    assert verbose.returncode == 1
+    assert "Traceback (most recent call last)" in verbose.stderr
+    assert verbose.stderr.strip().splitlines()[-1] == "nitpicker: error: no such archive: missing.nitpicker"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_pipeline_refuses_until_the_crawler_lands(cli):
+    result = cli("pipeline", "http://127.0.0.1:9/")
+    assert result.returncode == 1
+    assert re.fullmatch(r"nitpicker: error: the pipeline needs the crawler.*\n", result.stderr)
+
+
+def test_silent_hides_config_warnings_verbose_does_not(cli, tmp_path):
+    (tmp_path / "nitpicker.toml").write_text("colour = 'blue'\n")
+    loud = cli("plugins", cwd=tmp_path)
+    assert "nitpicker: warning: nitpicker.toml: unknown key 'colour'" in loud.stderr
+    quiet = cli("--silent", "plugins", cwd=tmp_path)
+    assert quiet.returncode == 0 and quiet.stderr == ""

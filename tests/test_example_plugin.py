@@ -1,0 +1,77 @@
+"""The third-party path: pip-install tests/example_plugin and use its analyzer, query and command."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from archives import SITE, build_archive
+from conftest import BUILTIN_PLUGINS, ROOT
+
+from nitpicker_core.archive import open_archive
+
+ENV = {"NITPICKER_LOAD_PLUGINS": ",".join([*BUILTIN_PLUGINS, "word-count"])}
+
+
+@pytest.fixture(scope="module")
+def installed():
+    """Install the example distribution into this very environment, as a user would, and remove it after."""
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    # --no-build-isolation: build with this environment's setuptools (bin/setup upgrades it), no download
+    done = subprocess.run([*pip, "install", "--no-build-isolation", "--no-deps", str(ROOT / "tests" / "example_plugin")],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    yield
+    subprocess.run([*pip, "uninstall", "-y", "nitpicker-example"], check=True, capture_output=True, timeout=120)
+
+
+def test_plugins_lists_the_example_with_its_hooks(installed, cli):
+    plugins = {p["name"]: p for p in json.loads(cli("plugins", env=ENV).stdout)}
+    assert plugins["word-count"] == {
+        "name": "word-count", "module": "nitpicker_example", "distribution": "nitpicker-example",
+        "version": "0.3.0", "status": "enabled",
+        "hooks": ["register_analyzers", "register_commands", "register_queries", "register_settings"]}
+
+
+def test_installed_but_not_allowed_stays_out(installed, cli):
+    plugins = {p["name"]: p for p in json.loads(cli("plugins").stdout)}  # conftest's built-ins-only list
+    assert plugins["word-count"]["status"] == "disabled: not in NITPICKER_LOAD_PLUGINS"
+    assert cli("word-stats", "x").returncode == 1
+
+
+def test_analyzer_query_and_command_work_through_the_normal_commands(installed, cli, tmp_path):
+    archive = build_archive(tmp_path / "site.nitpicker")
+    analyzed = cli("analyze", str(archive), "--plugin", "word-count", "--word-count-min-words", "12", env=ENV)
+    assert analyzed.returncode == 0, analyzed.stderr
+    summary = json.loads(analyzed.stdout)
+    assert summary["errors"] == {"word-count": 0} and summary["pages"] == 4
+
+    counts = cli("query", str(archive), "word-counts", env=ENV)
+    assert counts.returncode == 0, counts.stderr
+    words = {item["url"]: item["words"] for item in json.loads(counts.stdout)["items"]}
+    assert words == {SITE + "/": 19, SITE + "/about": 12, SITE + "/blog/": 3, SITE + "/missing": 7}
+    filtered = json.loads(cli("query", str(archive), "word-counts", "--min-words", "10", env=ENV).stdout)
+    assert filtered["total"] == 2
+
+    thin = cli("query", str(archive), "word-counts", "--min-words", "lots", env=ENV)
+    assert thin.returncode == 1
+    assert thin.stderr.strip() == "nitpicker: error: parameter 'min_words' must be integer, got 'lots'"
+
+    stats = cli("word-stats", str(archive), env=ENV)
+    assert stats.returncode == 0 and stats.stdout.strip() == "4 pages, 41 words, 10.2 words per page"
+
+    with open_archive(archive) as reader:
+        thin_pages = sorted(v["url"] for v in reader.violations(analyzer="word-count"))
+        runs = reader.execute("SELECT analyzer, version, settings FROM analyzer_run")
+    assert thin_pages == [SITE + "/blog/", SITE + "/missing"]  # 3 and 7 words < 12
+    assert [(r[0], r[1], json.loads(r[2])) for r in runs] == [("word-count", "0.3.0", {"min_words": 12})]
+
+
+def test_config_file_sets_the_plugin_setting(installed, cli, tmp_path):
+    archive = build_archive(tmp_path / "site.nitpicker")
+    (tmp_path / "nitpicker.toml").write_text("[plugins.word-count]\nmin_words = 5\n")
+    assert cli("analyze", "site.nitpicker", "--all", cwd=tmp_path, env=ENV).returncode == 0
+    with open_archive(archive) as reader:
+        assert [v["url"] for v in reader.violations(analyzer="word-count")] == [SITE + "/blog/"]
