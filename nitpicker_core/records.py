@@ -119,6 +119,8 @@ class ScrapeResult:
     jsonld: list[JsonLd] = field(default_factory=list)
     tags: list[Tag] = field(default_factory=list)
     errors: list[PageError] = field(default_factory=list)
+    # Responses seen on the network while rendering; the crawler hands each to crawl_resource_received.
+    received: list[Resource] = field(default_factory=list)
 
 
 @dataclass

@@ -1,0 +1,63 @@
+// Runs inside the rendered page: returns metadata, anchors and embedded scripts as plain JSON.
+() => {
+  const meta = (sel) => { const el = document.querySelector(sel); return el ? (el.getAttribute("content") ?? "") : null; };
+  const link = (rel) => { const el = document.querySelector(`link[rel~="${rel}" i][href]`); return el ? el.href : null; };
+  const byName = (name) => meta(`meta[name="${name}" i]`);
+  const byProp = (prop) => meta(`meta[property="${prop}" i]`) ?? meta(`meta[name="${prop}" i]`);
+  const abs = (value) => { if (!value) return value; try { return new URL(value, document.baseURI).href; } catch { return value; } };
+  const robots = byName("robots");
+  const flags = (robots || "").toLowerCase().split(",").map((s) => s.trim());
+  const charsetEl = document.querySelector("meta[charset]");
+  const httpEquiv = meta('meta[http-equiv="content-type" i]');
+  const m = {
+    title: document.title ?? "",
+    description: byName("description") ?? "",
+    keywords: byName("keywords") ?? "",
+    lang: document.documentElement.getAttribute("lang") ?? "",
+    dir: document.documentElement.getAttribute("dir") ?? "",
+    charset: charsetEl ? charsetEl.getAttribute("charset") : (httpEquiv && /charset=([^;]+)/i.test(httpEquiv) ? RegExp.$1.trim() : document.characterSet),
+    base_href: document.querySelector("base[href]") ? document.baseURI : "",
+    viewport: byName("viewport"),
+    theme_color: byName("theme-color"),
+    robots: robots,
+    noindex: flags.includes("noindex") || flags.includes("none"),
+    nofollow: flags.includes("nofollow") || flags.includes("none"),
+    noarchive: flags.includes("noarchive"),
+    noimageindex: flags.includes("noimageindex"),
+    googlebot: byName("googlebot"),
+    canonical: link("canonical"),
+    amphtml: link("amphtml"),
+    manifest: link("manifest"),
+    icon: link("icon"),
+    apple_touch_icon: link("apple-touch-icon"),
+    og_type: byProp("og:type"), og_title: byProp("og:title") ?? "", og_site_name: byProp("og:site_name"),
+    og_description: byProp("og:description") ?? "", og_url: abs(byProp("og:url")), og_image: abs(byProp("og:image")),
+    og_locale: byProp("og:locale"),
+    twitter_card: byName("twitter:card"), twitter_site: byName("twitter:site"), twitter_creator: byName("twitter:creator"),
+    twitter_title: byName("twitter:title"), twitter_description: byName("twitter:description"),
+    twitter_image: abs(byName("twitter:image")),
+    author: byName("author"), generator: byName("generator"), publisher: byName("publisher") ?? link("publisher"),
+    google_site_verification: byName("google-site-verification"), msvalidate: byName("msvalidate.01"),
+    yandex_verification: byName("yandex-verification"),
+  };
+  const extra = {
+    alternate: link("alternate"),
+    hreflang: [...document.querySelectorAll('link[rel~="alternate" i][hreflang][href]')].map((el) => ({ hreflang: el.getAttribute("hreflang"), href: el.href })),
+    referrer: byName("referrer"),
+    apple: Object.fromEntries([...document.querySelectorAll('meta[name^="apple-" i]')].map((el) => [el.getAttribute("name"), el.getAttribute("content")])),
+    msapplication: Object.fromEntries([...document.querySelectorAll('meta[name^="msapplication-" i]')].map((el) => [el.getAttribute("name"), el.getAttribute("content")])),
+    other_og: Object.fromEntries([...document.querySelectorAll('meta[property^="og:" i]')].map((el) => [el.getAttribute("property"), el.getAttribute("content")])),
+  };
+  const anchors = [];
+  for (const el of document.querySelectorAll("a[href], area[href]")) {
+    const href = el.href;
+    if (typeof href !== "string" || !/^https?:/i.test(href)) continue;
+    let text = (el.getAttribute("aria-label") || el.textContent || "").replace(/\s+/g, " ").trim();
+    if (!text) { const img = el.querySelector("img[alt]"); text = img ? img.getAttribute("alt").trim() : (el.getAttribute("alt") || el.getAttribute("title") || ""); }
+    anchors.push({ href, text });
+  }
+  const scripts = [...document.querySelectorAll('script[type="application/ld+json" i], script[type="speculationrules" i]')]
+    .map((el) => ({ kind: el.type.toLowerCase() === "speculationrules" ? "speculationrules" : "jsonld", raw: el.textContent || "" }));
+  const refresh = meta('meta[http-equiv="refresh" i]');
+  return { metadata: m, extra, anchors, scripts, refresh };
+}
