@@ -106,6 +106,20 @@ class PagesMixin(Store):
 
     # --- internals ------------------------------------------------------------------------------------
 
+    def commit_urls(self, commit_id: int) -> dict[str, bool]:
+        """URLs of the commit that were fetched (or skipped), each with whether it was rendered."""
+        rows = self._conn.execute(
+            "SELECT u.url, s.html_sha256 IS NOT NULL FROM commit_page c JOIN page_state s ON s.id = c.state_id "
+            "JOIN url u ON u.id = c.url_id WHERE c.commit_id = ? AND s.scraped = 1", (commit_id,))
+        return {url: bool(rendered) for url, rendered in rows}
+
+    def pending_urls(self, commit_id: int) -> list[str]:
+        """URLs the commit knows of but never fetched (link targets), in the order they were found."""
+        rows = self._conn.execute(
+            "SELECT u.url FROM commit_page c JOIN page_state s ON s.id = c.state_id JOIN url u ON u.id = c.url_id "
+            "WHERE c.commit_id = ? AND s.scraped = 0 ORDER BY c.first_seen_at, u.id", (commit_id,))
+        return [url for (url,) in rows]
+
     def _members_of(self, commit_id: int) -> set[int]:
         members = self._members.get(commit_id)
         if members is None:

@@ -1,0 +1,369 @@
+"""The crawl loop: queue → rules → preflight → browser → scrape hooks → archive, with bounded parallelism."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nitpicker_core.crawler import rules
+from nitpicker_core.crawler.errors import PERMANENT_KINDS, DnsBurnList, is_blocked_status
+from nitpicker_core.crawler.events import EventSink
+from nitpicker_core.crawler.fetch import Fetcher, FetchResult, HostThrottle
+from nitpicker_core.crawler.options import CrawlOptions
+from nitpicker_core.crawler.pagination import PaginationPredictor
+from nitpicker_core.crawler.queue import QueueItem, UrlQueue
+from nitpicker_core.records import CrawlContext, CrawlErrorRecord, Resource, ScrapeResult
+from nitpicker_core.urls import looks_like_html, normalize, split_credentials
+
+log = logging.getLogger(__name__)
+HTML_TYPES = (None, "text/html", "application/xhtml+xml")
+
+
+@dataclass
+class CrawlStats:
+    status: str = "complete"
+    pages: int = 0
+    rendered: int = 0
+    skipped: int = 0
+    internal_errors: int = 0
+    external_errors: int = 0
+    browser_restarts: int = 0
+    seconds: float = 0.0
+    errors_by_kind: dict[str, int] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+class Crawler:
+    """One crawl into one archive commit. ``run()`` returns the stats; the archive is written at the end."""
+
+    def __init__(self, pm: Any, options: CrawlOptions, output: Path, *, resume: bool = False,
+                 list_urls: list[str] | None = None, kind: str = "crawl",
+                 progress: Any = None, browser_factory: Any = None) -> None:
+        self.pm, self.options, self.output = pm, options, output
+        self.list_urls = list_urls
+        self.progress = progress
+        self.stats = CrawlStats()
+        self.queue = UrlQueue(disable_queries=options.disable_queries)
+        self.predictor = PaginationPredictor(max(1, options.parallels))
+        self.dns = DnsBurnList()
+        self.fetcher = Fetcher(options.user_agent, retries=max(1, options.retry), throttle=HostThrottle(),
+                               dns_burn=self.dns, pool_size=max(10, options.parallels * 2))
+        storage = options.for_storage()
+        self.crawl = CrawlContext(output=output, roots=storage["roots"], options=storage, kind=kind, resume=resume)
+        self.crawl.options.update(options.scrape_options())
+        self.crawl.state["roots_with_credentials"] = list(options.roots)
+        self.crawl.state["headers"] = dict(options.headers)
+        self._claimed: dict[str, str] = {}  # rendered destination → the URL that rendered it
+        self._captured: dict[str, Resource] = {}  # 2xx non-HTML sub-resources seen while rendering
+        self._stopping = False
+        self._browser_factory = browser_factory
+        self.sink: EventSink | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------------------
+    async def run(self) -> CrawlStats:
+        started = time.monotonic()
+        self.pm.hook.crawl_started(crawl=self.crawl)
+        self.sink = EventSink(self.pm, self.crawl)
+        self.scope = self.crawl.state[rules.STATE]["scope"]
+        self._seed()
+        from nitpicker_core.crawler.browser import BrowserHost
+
+        host = (self._browser_factory or BrowserHost)()
+        self._install_signals()
+        try:
+            await host.start()
+            workers = [asyncio.create_task(self._worker(host, i)) for i in range(max(1, self.options.parallels))]
+            await asyncio.gather(*workers)
+        except asyncio.CancelledError:
+            self._stopping = True
+        finally:
+            self._remove_signals()
+            self.stats.browser_restarts = getattr(host, "restarts", 0)
+            await host.close()
+            self.fetcher.close()
+            self.stats.seconds = round(time.monotonic() - started, 3)
+            if self._stopping or not self.queue.idle:
+                self.stats.status = "interrupted"
+            self._finish()
+        return self.stats
+
+    def _finish(self) -> None:
+        assert self.sink is not None
+        self.sink.drain()
+        try:
+            self.sink.close()
+        finally:
+            self.pm.hook.crawl_finished(crawl=self.crawl, stats=self.stats.as_dict())
+
+    def _seed(self) -> None:
+        done = self.crawl.archive.commit_urls(self.crawl.commit) if self.crawl.resume else {}
+        for url, rendered in done.items():
+            self.queue.add_done(url, rendered=rendered)
+        seeds = self.list_urls if self.list_urls is not None else self.options.roots
+        items = []
+        for raw in seeds:
+            url = normalize(split_credentials(raw)[0], disable_queries=self.options.disable_queries)
+            items.append(QueueItem(url, external=not self.scope.is_internal(url),
+                                   metadata_only=False))
+        self.queue.add(items)
+        if self.crawl.resume:
+            for url in self.crawl.archive.pending_urls(self.crawl.commit):
+                self.queue.add([QueueItem(url, external=not self.scope.is_internal(url))])
+
+    def _install_signals(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._presses = 0
+
+        def on_signal() -> None:
+            self._presses += 1
+            self._stopping = True
+            if self._presses >= 2:  # second Ctrl-C: abandon in-flight pages now, still leave a stub
+                for task in asyncio.all_tasks(loop):
+                    if task.get_name().startswith("nitpicker-page"):
+                        task.cancel()
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.add_signal_handler(sig, on_signal)
+            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
+                pass
+
+    def _remove_signals(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.remove_signal_handler(sig)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass
+
+    # -- workers ---------------------------------------------------------------------------------------
+    async def _worker(self, host: Any, index: int) -> None:
+        while not self._stopping:
+            item = self.queue.pop()
+            if item is None:
+                if self.queue.counts().in_progress == 0:
+                    return
+                await asyncio.sleep(0.05)
+                continue
+            if self.options.interval:
+                await asyncio.sleep(self.options.interval / 1000)
+            task = asyncio.create_task(self._process(host, item), name=f"nitpicker-page-{index}")
+            try:
+                rendered = await task
+            except asyncio.CancelledError:
+                self.queue.requeue(item.url)
+                if not self._stopping:
+                    raise
+                return
+            except Exception as exc:  # a bug in one URL's handling must not end the crawl
+                log.debug("processing %s failed", item.url, exc_info=True)
+                self._error(item, "unknown", f"{type(exc).__name__}: {exc}", "crawler")
+                rendered = False
+            self.queue.finish(item.url, rendered=rendered)
+            if self.progress:
+                self.progress(self.queue.counts())
+            if self.options.single:
+                self._stopping = self._stopping or self.queue.counts().internal_done >= 1 and item.url in self._roots()
+
+    def _roots(self) -> set[str]:
+        return {normalize(split_credentials(r)[0]) for r in self.options.roots}
+
+    async def _process(self, host: Any, item: QueueItem) -> bool:
+        """Handle one URL; True when the browser rendered it."""
+        url = item.url
+        reason = self.pm.hook.crawl_should_skip(url=url, crawl=self.crawl)
+        if reason:
+            if not item.predicted:
+                self.sink.emit("crawl_page_skipped", url=url, reason=reason)
+                self.stats.skipped += 1
+            else:
+                self.queue.discard(url)
+            return False
+        if item.external and not self.options.fetch_external:
+            self._record(ScrapeResult(url=url, is_external=True, is_target=False, scraped=False))
+            return False
+        captured = self._captured.get(url)
+        if captured is not None:  # already seen as a 2xx sub-resource: build the record, fetch nothing
+            self._record(self._from_resource(item, captured))
+            return False
+        auth = self.scope.credentials_for(url) if not item.external else None
+        pre = await asyncio.to_thread(self.fetcher.fetch, url, auth=auth)
+        if not pre.ok and not pre.needs_browser:
+            return self._failed(item, pre)
+        if item.predicted and (pre.status or 0) >= 400:
+            self.queue.discard(url)
+            return False
+        final = normalize(pre.final_url) if pre.ok else url
+        if pre.ok and final != url and final in self._claimed:
+            self._record(self._redirect_only(item, pre, final))
+            return False
+        html_like = pre.content_type in HTML_TYPES if pre.ok else looks_like_html(url)
+        metadata_only = item.external or item.metadata_only or (not self.options.recursive and not self._is_root(url))
+        if metadata_only or not html_like:
+            if pre.ok and final in self._claimed and final != url:
+                self._record(self._redirect_only(item, pre, final))
+            else:
+                self._record(await self._light(item, pre, html_like))
+            return False
+        return await self._render(host, item, pre)
+
+    def _is_root(self, url: str) -> bool:
+        return url in self._roots() or self.list_urls is not None
+
+    # -- the browser path ------------------------------------------------------------------------------
+    async def _render(self, host: Any, item: QueueItem, pre: FetchResult) -> bool:
+        url = item.url
+        page = await host.new_page(self.options.user_agent, http_credentials=self._credentials(url))
+        try:
+            for result in self.pm.hook.crawl_before_navigate(page=page, url=url, crawl=self.crawl):
+                if asyncio.iscoroutine(result):
+                    await result
+            scraped = self.pm.hook.crawl_scrape(url=url, page=page, crawl=self.crawl)
+            if asyncio.iscoroutine(scraped):
+                scraped = await asyncio.wait_for(scraped, timeout=self.options.page_timeout * 3)
+        except (TimeoutError, asyncio.TimeoutError):
+            self._error(item, "timeout", f"rendering {url} took longer than {self.options.page_timeout * 3:.0f} s",
+                        "render")
+            return False
+        except Exception as exc:
+            from nitpicker_core.crawler.errors import classify
+
+            self._error(item, classify(exc), str(exc).splitlines()[0] if str(exc) else type(exc).__name__, "render")
+            return False
+        finally:
+            await host.close_page(page)
+        if scraped is None:
+            self._error(item, "unknown", "no plugin scraped this URL", "render")
+            return False
+        return self._store_rendered(item, scraped)
+
+    def _store_rendered(self, item: QueueItem, result: ScrapeResult) -> bool:
+        url = item.url
+        final = normalize(result.redirect_chain[-1]) if result.redirect_chain else url
+        for resource in result.received:
+            self.sink.emit("crawl_resource_received", resource=resource, referrer_url=final)
+            if resource.status and 200 <= resource.status < 300 and resource.content_type not in HTML_TYPES:
+                self._captured.setdefault(normalize(resource.url), resource)
+        if final != url:
+            # the source keeps only the edge; the destination is rendered once, by whoever reached it first
+            self._record(ScrapeResult(url=url, status=result.extra.get("first_status", 301), redirect_chain=list(
+                result.redirect_chain), is_external=item.external, is_target=False, anchors=[], images=[]))
+            if final in self._claimed:
+                return False
+            self.queue.add_done(final, rendered=True)
+        self._claimed[final] = url
+        html = result.html or ""
+        reason = rules.keyword_skip_reason(final, html, self.crawl) if html else None
+        if reason:
+            self.sink.emit("crawl_page_skipped", url=final, reason=reason)
+            self.stats.skipped += 1
+            return True
+        destination = ScrapeResult(**{**result.__dict__, "url": final, "redirect_chain": [],
+                                      "is_external": not self.scope.is_internal(final), "is_target": True})
+        self._record(destination)
+        self.stats.rendered += 1
+        self._follow(final, destination)
+        return True
+
+    def _follow(self, page_url: str, result: ScrapeResult) -> None:
+        """Queue what a rendered page links to: in-scope pages fully, everything else as a metadata check."""
+        found = []
+        for anchor in result.anchors or []:
+            try:
+                target = normalize(anchor.href, disable_queries=self.options.disable_queries)
+            except ValueError:
+                continue
+            if not target.startswith(("http://", "https://")):
+                continue
+            internal = self.scope.is_internal(target)
+            found.append(QueueItem(target, external=not internal,
+                                   metadata_only=not internal or not self.options.recursive,
+                                   referrer=page_url))
+        fresh = self.queue.add(found)
+        predictions = []
+        for item in fresh:
+            if item.external:
+                continue
+            for guess in self.predictor.observe(item.url):
+                predictions.append(QueueItem(normalize(guess.url), predicted=True, referrer=page_url,
+                                             metadata_only=not self.options.recursive))
+        if predictions:
+            self.queue.add(predictions)
+
+    # -- the no-browser paths ----------------------------------------------------------------------------
+    async def _light(self, item: QueueItem, pre: FetchResult, html_like: bool) -> ScrapeResult:
+        """A metadata-only record: status, type, headers, redirects, and the title of HTML (from 16 KiB)."""
+        title = ""
+        if pre.ok and html_like and pre.method != "GET":
+            got = await asyncio.to_thread(self.fetcher.fetch, item.url, method="GET",
+                                          auth=self.scope.credentials_for(item.url) if not item.external else None)
+            title = got.title if got.ok else ""
+        elif pre.ok:
+            title = pre.title
+        result = self._from_fetch(item, pre)
+        result.metadata = {"title": title} if html_like else {}
+        result.is_target = not item.external and not html_like
+        if pre.ok and normalize(pre.final_url) != item.url:
+            return self._redirect_only(item, pre, normalize(pre.final_url), keep=result)
+        return result
+
+    def _from_fetch(self, item: QueueItem, pre: FetchResult) -> ScrapeResult:
+        if pre.status is not None and item.external and pre.status >= 400:
+            self.stats.external_errors += 1
+        return ScrapeResult(url=item.url, status=pre.status, status_text=pre.status_text,
+                            content_type=pre.content_type, content_length=pre.content_length,
+                            headers=dict(pre.headers), redirect_chain=list(pre.redirect_chain),
+                            is_external=item.external, is_target=not item.external,
+                            extra={"blocked": True} if is_blocked_status(pre.status, pre.headers) else {})
+
+    def _redirect_only(self, item: QueueItem, pre: FetchResult, final: str,
+                       keep: ScrapeResult | None = None) -> ScrapeResult:
+        """The source of a redirect: only the edge. The destination gets its own record once."""
+        if keep is not None and final not in self._claimed and final not in self.queue:
+            dest = ScrapeResult(**{**keep.__dict__, "url": final, "redirect_chain": []})
+            self.queue.add_done(final)
+            self._record(dest)
+        return ScrapeResult(url=item.url, status=pre.redirect_status if hasattr(pre, "redirect_status") else 301,
+                            redirect_chain=list(pre.redirect_chain), is_external=item.external, is_target=False,
+                            anchors=[], images=[])
+
+    def _from_resource(self, item: QueueItem, res: Resource) -> ScrapeResult:
+        return ScrapeResult(url=item.url, status=res.status, status_text=res.status_text,
+                            content_type=res.content_type, content_length=res.content_length,
+                            headers=dict(res.headers), is_external=item.external, is_target=not item.external)
+
+    def _failed(self, item: QueueItem, pre: FetchResult) -> bool:
+        if item.predicted:
+            self.queue.discard(item.url)
+            return False
+        self._error(item, pre.error_kind or "unknown", pre.error_message, "preflight")
+        return False
+
+    def _error(self, item: QueueItem, kind: str, message: str, phase: str) -> None:
+        if item.predicted:
+            self.queue.discard(item.url)
+            return
+        if item.external:
+            self.stats.external_errors += 1
+        else:
+            self.stats.internal_errors += 1
+        self.stats.errors_by_kind[kind] = self.stats.errors_by_kind.get(kind, 0) + 1
+        record = CrawlErrorRecord(url=item.url, kind=kind, message=message, phase=phase)
+        self.sink.emit("crawl_error", url=item.url, error=record)
+        self._record(ScrapeResult(url=item.url, is_external=item.external, is_target=not item.external,
+                                  extra={"error_kind": kind, "permanent": kind in PERMANENT_KINDS}))
+
+    def _record(self, result: ScrapeResult) -> None:
+        self.stats.pages += 1
+        self.sink.emit("crawl_page_scraped", result=result)
+
+    def _credentials(self, url: str) -> dict[str, str] | None:
+        creds = self.scope.credentials_for(url)
+        return {"username": creds[0], "password": creds[1]} if creds else None

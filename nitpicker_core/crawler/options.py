@@ -1,0 +1,62 @@
+"""Crawl options: one dataclass the CLI fills and the archive records with the commit."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from nitpicker_core.urls import split_credentials
+
+DEFAULT_PRESETS = ("desktop-compact", "mobile-small")
+
+
+@dataclass
+class CrawlOptions:
+    """Everything that shapes a crawl. Credentials never appear here: see ``roots_for_storage``."""
+
+    roots: list[str]
+    interval: int = 0  # milliseconds between requests, per worker
+    parallels: int = 4
+    retry: int = 3
+    recursive: bool = True
+    fetch_external: bool = True
+    scope: list[str] = field(default_factory=list)
+    excludes: list[str] = field(default_factory=list)
+    exclude_keywords: list[str] = field(default_factory=list)
+    exclude_urls: list[str] = field(default_factory=list)
+    disable_queries: bool = False
+    max_excluded_depth: int = 0
+    from_list: bool = False
+    user_agent: str = ""
+    ignore_robots: bool = False
+    image: bool = True
+    image_file_size_threshold: int = 0
+    image_presets: list[str] = field(default_factory=lambda: list(DEFAULT_PRESETS))
+    headers: dict[str, str] = field(default_factory=dict)
+    single: bool = False
+    retry_failed: bool = False
+    strict: bool = False
+    page_timeout: float = 60.0
+
+    def for_storage(self) -> dict[str, Any]:
+        """The options as recorded in the archive: no credentials, no header values."""
+        data = asdict(self)
+        data["roots"] = [split_credentials(r)[0] for r in self.roots]
+        data["scope"] = [split_credentials(s)[0] for s in self.scope]
+        data["headers"] = sorted(self.headers)  # names only: values are often tokens
+        return data
+
+    def scrape_options(self) -> dict[str, Any]:
+        """What the scrape plugin reads from ``crawl.options``."""
+        return {"user_agent": self.user_agent, "image": self.image, "image_presets": list(self.image_presets),
+                "timeouts": {"navigation": self.page_timeout, "dom": 5.0, "idle": 5.0, "preset": 30.0}}
+
+
+def default_output(root: str, now: datetime | None = None) -> Path:
+    """``<host>-<YYYYMMDDHHMMSSmmm>.nitpicker`` in the working directory."""
+    now = now or datetime.now()
+    host = urlsplit(split_credentials(root)[0]).hostname or "site"
+    return Path(f"{host}-{now:%Y%m%d%H%M%S}{now.microsecond // 1000:03d}.nitpicker")
