@@ -3,15 +3,9 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-import tomllib
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
-BUILTIN_PLUGINS = sorted(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"]["nitpicker"])
+from support import BUILTIN_PLUGINS, run_cli
 
 # Set at import time so subprocesses (the CLI, analyzer workers) inherit the same allow list.
 os.environ["NITPICKER_LOAD_PLUGINS"] = ",".join(BUILTIN_PLUGINS)
@@ -32,14 +26,6 @@ def bare_pm():
     from nitpicker_core.plugins import make_plugin_manager
 
     return make_plugin_manager(load=False)
-
-
-def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
-            input: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """Run the real `nitpicker` console entry point in a subprocess."""
-    full_env = dict(os.environ, **(env or {}))
-    return subprocess.run([sys.executable, "-m", "nitpicker_cli.main", *args], cwd=cwd, env=full_env,
-                          capture_output=True, text=True, input=input, timeout=timeout)
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 from archives import SITE, build_archive
-from conftest import BUILTIN_PLUGINS, ROOT
+from support import BUILTIN_PLUGINS, ROOT
 
 from nitpicker_core.archive import open_archive
 

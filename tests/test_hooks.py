@@ -122,7 +122,7 @@ def test_hook_crawl_started(pm, tmp_path):
         crawl.archive.close(remove_stub=True)
 
 
-def test_hook_crawl_should_skip(pm):
+def test_hook_crawl_should_skip(pm, tmp_path):
     class Robots:
         @hookimpl(tryfirst=True)
         def crawl_should_skip(self, url, crawl):
@@ -136,9 +136,10 @@ def test_hook_crawl_should_skip(pm):
     pm.add_plugin(Excludes(), "excludes")
     pm.add_plugin(Robots(), "robots")
     ask = pm.hook.crawl_should_skip
-    assert ask(url=SITE + "/private/x.pdf", crawl=None) == "blocked by robots.txt"  # first result wins
-    assert ask(url=SITE + "/a.pdf", crawl=None) == "excluded"
-    assert ask(url=SITE + "/a.html", crawl=None) is None
+    crawl = _crawl(tmp_path)  # the built-in rules have nothing to say before crawl_started
+    assert ask(url=SITE + "/private/x.pdf", crawl=crawl) == "blocked by robots.txt"  # first result wins
+    assert ask(url=SITE + "/a.pdf", crawl=crawl) == "excluded"
+    assert ask(url=SITE + "/a.html", crawl=crawl) is None
 
 
 def test_hook_crawl_before_navigate(bare_pm):

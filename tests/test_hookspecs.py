@@ -6,7 +6,7 @@ import inspect
 import re
 
 import pytest
-from conftest import ROOT
+from support import ROOT
 
 from nitpicker_core import hookspecs
 

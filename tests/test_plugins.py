@@ -6,7 +6,7 @@ import json
 import os
 
 import pytest
-from conftest import BUILTIN_PLUGINS, ROOT
+from support import BUILTIN_PLUGINS, ROOT
 from plugin_dists import make_dist
 
 from nitpicker_core import NotConfigured, hookimpl

@@ -54,6 +54,10 @@ class StubLock:
         if self._try_mkdir():
             return
         pid = read_pid(self.path)
+        deadline = time.monotonic() + 1.0
+        while pid is None and not self._old_enough() and time.monotonic() < deadline:
+            time.sleep(0.01)  # the holder is between its mkdir and its pid file: wait to name it
+            pid = read_pid(self.path)
         if pid is not None and pid_alive(pid):
             raise self._locked(pid)
         if pid is None and not self._old_enough():

@@ -228,7 +228,7 @@ class Crawler:
             scraped = self.pm.hook.crawl_scrape(url=url, page=page, crawl=self.crawl)
             if asyncio.iscoroutine(scraped):
                 scraped = await asyncio.wait_for(scraped, timeout=self.options.page_timeout * 3)
-        except (TimeoutError, asyncio.TimeoutError):
+        except TimeoutError:
             self._error(item, "timeout", f"rendering {url} took longer than {self.options.page_timeout * 3:.0f} s",
                         "render")
             return False

@@ -30,10 +30,10 @@ RACER = textwrap.dedent("""
     except ArchiveLocked as exc:
         print("locked", exc.pid, exc, flush=True)
         sys.exit(0)
-    print("won", os.getpid(), flush=True)
     c = w.begin_commit()
     from nitpicker_core.records import ScrapeResult
     w.put_page(c, ScrapeResult(url="https://example.org/live", metadata={"title": "live"}))
+    print("won", os.getpid(), flush=True)  # only after the writes, so readers see a quiet database
     deadline = time.time() + hold
     while time.time() < deadline and not (target.parent / "release").exists():
         time.sleep(0.01)

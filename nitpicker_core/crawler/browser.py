@@ -1,0 +1,271 @@
+"""Find and launch Chromium, and own one browser per crawl: isolated pages, crash restarts, reaping."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import shlex
+import signal
+import uuid
+from pathlib import Path
+from typing import Any
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import async_playwright
+
+from nitpicker_core.errors import NitpickerError
+
+DEBIAN_CHROMIUM = "/usr/bin/chromium"
+NOT_FOUND = "no Chromium found: install Debian's chromium (apt-get install chromium) or set NITPICKER_BROWSER"
+DEFAULT_VIEWPORT = {"width": 1280, "height": 960}
+CLOSE_TIMEOUT = 10.0
+# An unknown switch Chromium ignores; it marks the browser process so close() can find and reap it
+MARKER_SWITCH = "--nitpicker-host"
+
+__all__ = ["BrowserHost", "find_browser", "launch"]
+
+
+def _playwright_registry() -> tuple[Path, dict[str, str]] | None:
+    """Playwright's browser directory and the pinned revision of each browser, read from its package."""
+    try:
+        import playwright
+    except ImportError:
+        return None
+    package = Path(playwright.__file__).parent / "driver" / "package"
+    try:
+        pins = json.loads((package / "browsers.json").read_text())["browsers"]
+    except (OSError, ValueError, KeyError):
+        return None
+    env = os.environ.get("PLAYWRIGHT_BROWSERS_PATH")
+    if env == "0":
+        root = package / ".local-browsers"
+    elif env:
+        root = Path(env)
+    else:
+        root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ms-playwright"
+    return root, {pin["name"]: str(pin["revision"]) for pin in pins if "name" in pin}
+
+
+def _playwright_chromium() -> tuple[str, str] | None:
+    """(path, kind) of Playwright's own Chromium: the headless shell it launches by default, or the full one."""
+    registry = _playwright_registry()
+    if registry is None:
+        return None
+    root, revisions = registry
+    # Same layout Playwright's registry uses; the glob covers the x64 and arm64 platform folders
+    wanted = (("chromium-headless-shell", "chromium_headless_shell", "chrome-headless-shell", "shell"),
+              ("chromium", "chromium", "chrome", "full"))
+    for name, folder, binary, kind in wanted:
+        revision = revisions.get(name)
+        if revision:
+            for candidate in sorted((root / f"{folder}-{revision}").glob(f"*/{binary}")):
+                if os.access(candidate, os.X_OK):
+                    return str(candidate), kind
+    return None
+
+
+def find_browser() -> str | None:
+    """The Chromium to use: $NITPICKER_BROWSER, Playwright's own Chromium, then Debian's; None if none exists."""
+    env = os.environ.get("NITPICKER_BROWSER")
+    if env:
+        # An explicit choice that does not exist is an error, not a reason to pick another browser
+        return env if os.access(env, os.X_OK) else None
+    own = _playwright_chromium()
+    if own:
+        return own[0]
+    return DEBIAN_CHROMIUM if os.access(DEBIAN_CHROMIUM, os.X_OK) else None
+
+
+def browser_args(extra_args: list[str] | None = None) -> list[str]:
+    """$NITPICKER_BROWSER_ARGS (shell-split) followed by ``extra_args``."""
+    return [*shlex.split(os.environ.get("NITPICKER_BROWSER_ARGS", "")), *(extra_args or [])]
+
+
+async def launch(playwright: Any, *, extra_args: list[str] | None = None) -> Any:
+    """Launch headless Chromium with ``find_browser()``'s executable; NitpickerError when there is none."""
+    executable = find_browser()
+    if executable is None:
+        env = os.environ.get("NITPICKER_BROWSER")
+        raise NitpickerError(f"NITPICKER_BROWSER={env} does not exist or is not executable" if env else NOT_FOUND)
+    kwargs: dict[str, Any] = {"headless": True, "args": browser_args(extra_args)}
+    own = _playwright_chromium()
+    if own and own[0] == executable and not os.environ.get("NITPICKER_BROWSER"):
+        if own[1] == "full":  # only the full build is installed: headless needs the "chromium" channel
+            kwargs["channel"] = "chromium"
+    else:
+        kwargs["executable_path"] = executable
+    return await playwright.chromium.launch(**kwargs)
+
+
+def _proc_table() -> dict[int, tuple[int, str]]:
+    """pid → (parent pid, cmdline) for every live, non-zombie process."""
+    table: dict[int, tuple[int, str]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as handle:
+                stat = handle.read().decode(errors="replace")
+            with open(f"/proc/{entry.name}/cmdline", "rb") as handle:
+                cmdline = handle.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2:].split()
+        if fields and fields[0] != "Z":
+            table[int(entry.name)] = (int(fields[1]), cmdline)
+    return table
+
+
+def _kill_marked(marker: str) -> int:
+    """SIGKILL the browser process carrying ``marker`` and its descendants; returns how many were killed."""
+    table = _proc_table()
+    roots = {pid for pid, (_, cmdline) in table.items() if marker in cmdline}
+    doomed = set(roots)
+    grew = True
+    while grew:
+        children = {pid for pid, (ppid, _) in table.items() if ppid in doomed} - doomed
+        grew = bool(children)
+        doomed |= children
+    for pid in doomed:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    return len(doomed)
+
+
+class BrowserHost:
+    """One Chromium for a crawl; every page gets its own context, a crashed browser is relaunched on demand."""
+
+    def __init__(self, *, extra_args: list[str] | None = None) -> None:
+        self.extra_args = list(extra_args or [])
+        self.restarts = 0
+        self._playwright: Any = None
+        self._browser: Any = None
+        self._marker = ""
+        self._dead_markers: list[str] = []
+        self._contexts: set[Any] = set()
+        self._lock = asyncio.Lock()
+        self._dead = False
+
+    @property
+    def browser(self) -> Any:
+        return self._browser
+
+    @property
+    def browser_pid(self) -> int | None:
+        """The pid of the current browser process (found by its marker switch), if it is alive."""
+        if not self._marker:
+            return None
+        pids = [pid for pid, (_, cmdline) in _proc_table().items() if self._marker in cmdline]
+        return min(pids) if pids else None
+
+    async def start(self) -> None:
+        """Start Playwright's driver and the browser; a failure leaves nothing running."""
+        async with self._lock:
+            try:
+                await self._ensure_browser()
+            except BaseException:
+                await self._shutdown()
+                raise
+
+    async def _ensure_browser(self) -> Any:
+        if self._browser is not None and not self._dead and self._browser.is_connected():
+            return self._browser
+        if self._playwright is None:
+            self._playwright = await async_playwright().start()
+        if self._browser is not None:  # it crashed or lost its pipe: drop what belonged to it
+            self.restarts += 1
+            self._contexts.clear()
+            old, self._browser = self._browser, None
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(old.close(), CLOSE_TIMEOUT)
+            self._reap_dead()
+        self._marker = f"{MARKER_SWITCH}={uuid.uuid4().hex}"
+        self._dead = False
+        browser = await launch(self._playwright, extra_args=[*self.extra_args, self._marker])
+        browser.on("disconnected", self._on_disconnected)
+        self._browser = browser
+        return browser
+
+    def _on_disconnected(self, browser: Any) -> None:
+        if browser is self._browser:  # the next new_page() relaunches
+            self._dead = True
+
+    def _reap_dead(self) -> None:
+        if self._marker:
+            self._dead_markers.append(self._marker)
+        for marker in self._dead_markers:
+            _kill_marked(marker)
+        self._dead_markers.clear()
+
+    async def new_page(
+        self,
+        user_agent: str | None = None,
+        extra_headers: dict[str, str] | None = None,
+        http_credentials: dict[str, str] | None = None,
+        viewport: dict[str, int] | None = None,
+    ) -> Any:
+        """A page in a fresh context of its own; the browser is relaunched first if it died."""
+        options: dict[str, Any] = {"viewport": viewport or dict(DEFAULT_VIEWPORT)}
+        if user_agent:
+            options["user_agent"] = user_agent
+        if extra_headers:
+            options["extra_http_headers"] = extra_headers
+        if http_credentials:
+            options["http_credentials"] = http_credentials
+        for attempt in range(2):
+            async with self._lock:
+                browser = await self._ensure_browser()
+            try:
+                context = await browser.new_context(**options)
+            except PlaywrightError:
+                # The browser may have died before its "disconnected" event arrived: relaunch once
+                if attempt:
+                    raise
+                if browser is self._browser:
+                    self._dead = True
+                continue
+            self._contexts.add(context)
+            context.on("close", lambda _ctx, c=context: self._contexts.discard(c))
+            try:
+                return await context.new_page()
+            except BaseException:
+                await self._close_context(context)
+                raise
+        raise NitpickerError("the browser keeps crashing")  # pragma: no cover - loop always returns
+
+    async def _close_context(self, context: Any) -> None:
+        self._contexts.discard(context)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(context.close(), CLOSE_TIMEOUT)
+
+    async def close_page(self, page: Any) -> None:
+        """Close the page together with its context; never raises."""
+        await self._close_context(page.context)
+
+    async def close(self) -> None:
+        """Close every context, the browser and the driver, then kill whatever of the browser survived."""
+        async with self._lock:
+            await self._shutdown()
+
+    async def _shutdown(self) -> None:
+        for context in list(self._contexts):
+            await self._close_context(context)
+        if self._browser is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._browser.close(), CLOSE_TIMEOUT)
+        if self._playwright is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._playwright.stop(), CLOSE_TIMEOUT)
+        self._browser = self._playwright = None
+        # A hung or half-dead browser can outlive close(); its marker still finds it
+        self._reap_dead()
+        self._marker = ""
+
+    async def __aenter__(self) -> BrowserHost:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        await self.close()
