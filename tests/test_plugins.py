@@ -6,8 +6,8 @@ import json
 import os
 
 import pytest
-from support import BUILTIN_PLUGINS, ROOT
 from plugin_dists import make_dist
+from support import BUILTIN_PLUGINS, ROOT
 
 from nitpicker_core import NotConfigured, hookimpl
 from nitpicker_core.config import load_config

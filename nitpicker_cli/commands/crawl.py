@@ -51,7 +51,7 @@ def crawl_options(f: Any) -> Any:
         click.option("--interval", type=click.IntRange(0), default=0, show_default=True, help="Milliseconds to wait before each request, per worker."),
         click.option("--parallels", type=click.IntRange(1, 64), default=4, show_default=True, help="Pages rendered at the same time."),
         click.option("--retry", type=click.IntRange(1, 10), default=3, show_default=True, help="Attempts per URL."),
-        click.option("--single", is_flag=True, help="Only the first URL: no link is followed."),
+        click.option("--single", is_flag=True, help="Render only the given URL; its links are checked (metadata only), not crawled."),
         click.option("--no-recursive", "no_recursive", is_flag=True, help="Do not follow internal links; check them (metadata only)."),
         click.option("--no-fetch-external", "no_fetch_external", is_flag=True, help="Record external links without requesting them."),
         click.option("--scope", multiple=True, help="More hosts or URLs counted as internal (comma-separated, repeatable)."),
@@ -84,7 +84,7 @@ def build_options(urls: tuple[str, ...], kw: dict[str, Any]) -> Any:
         raise UsageError("give at least one URL (or --list / --list-file)")
     return CrawlOptions(
         roots=roots, interval=kw["interval"], parallels=kw["parallels"], retry=kw["retry"],
-        recursive=not kw["no_recursive"] and not kw["single"], fetch_external=not kw["no_fetch_external"],
+        recursive=not kw["no_recursive"] and not kw["single"] and not listed, fetch_external=not kw["no_fetch_external"],
         scope=_split(kw["scope"]), excludes=_split(kw["exclude"]), exclude_keywords=list(kw["exclude_keyword"]),
         exclude_urls=_split(kw["exclude_url"]), disable_queries=kw["disable_queries"],
         max_excluded_depth=kw["max_excluded_depth"], from_list=bool(listed),

@@ -112,6 +112,7 @@ class Crawler:
             url = normalize(split_credentials(raw)[0], disable_queries=self.options.disable_queries)
             items.append(QueueItem(url, external=not self.scope.is_internal(url),
                                    metadata_only=False))
+        self._seeds = {item.url for item in items}
         self.queue.add(items)
         if self.crawl.resume:
             for url in self.crawl.archive.pending_urls(self.crawl.commit):
@@ -169,11 +170,6 @@ class Crawler:
             self.queue.finish(item.url, rendered=rendered)
             if self.progress:
                 self.progress(self.queue.counts())
-            if self.options.single:
-                self._stopping = self._stopping or self.queue.counts().internal_done >= 1 and item.url in self._roots()
-
-    def _roots(self) -> set[str]:
-        return {normalize(split_credentials(r)[0]) for r in self.options.roots}
 
     async def _process(self, host: Any, item: QueueItem) -> bool:
         """Handle one URL; True when the browser rendered it."""
@@ -215,7 +211,7 @@ class Crawler:
         return await self._render(host, item, pre)
 
     def _is_root(self, url: str) -> bool:
-        return url in self._roots() or self.list_urls is not None
+        return url in self._seeds
 
     # -- the browser path ------------------------------------------------------------------------------
     async def _render(self, host: Any, item: QueueItem, pre: FetchResult) -> bool:
@@ -242,9 +238,9 @@ class Crawler:
         if scraped is None:
             self._error(item, "unknown", "no plugin scraped this URL", "render")
             return False
-        return self._store_rendered(item, scraped)
+        return self._store_rendered(item, scraped, pre)
 
-    def _store_rendered(self, item: QueueItem, result: ScrapeResult) -> bool:
+    def _store_rendered(self, item: QueueItem, result: ScrapeResult, pre: FetchResult) -> bool:
         url = item.url
         final = normalize(result.redirect_chain[-1]) if result.redirect_chain else url
         for resource in result.received:
@@ -253,8 +249,10 @@ class Crawler:
                 self._captured.setdefault(normalize(resource.url), resource)
         if final != url:
             # the source keeps only the edge; the destination is rendered once, by whoever reached it first
-            self._record(ScrapeResult(url=url, status=result.extra.get("first_status", 301), redirect_chain=list(
-                result.redirect_chain), is_external=item.external, is_target=False, anchors=[], images=[]))
+            status = pre.redirect_status if pre.ok and pre.redirect_chain else result.extra.get("redirect_status")
+            self._record(ScrapeResult(url=url, status=status, redirect_chain=list(result.redirect_chain),
+                                      is_external=item.external, is_target=False, anchors=[], images=[]))
+            self._record_hops(result.redirect_chain)
             if final in self._claimed:
                 return False
             self.queue.add_done(final, rendered=True)
@@ -325,14 +323,33 @@ class Crawler:
 
     def _redirect_only(self, item: QueueItem, pre: FetchResult, final: str,
                        keep: ScrapeResult | None = None) -> ScrapeResult:
-        """The source of a redirect: only the edge. The destination gets its own record once."""
-        if keep is not None and final not in self._claimed and final not in self.queue:
-            dest = ScrapeResult(**{**keep.__dict__, "url": final, "redirect_chain": []})
-            self.queue.add_done(final)
-            self._record(dest)
-        return ScrapeResult(url=item.url, status=pre.redirect_status if hasattr(pre, "redirect_status") else 301,
-                            redirect_chain=list(pre.redirect_chain), is_external=item.external, is_target=False,
-                            anchors=[], images=[])
+        """The source of a redirect keeps only the edge; the destination gets its own record, once.
+
+        An in-scope destination is queued to be rendered rather than filled from this lighter result, so
+        a metadata-only check (say, an external link that redirects back in) never stands in for a page.
+        """
+        if final not in self.queue:
+            internal = self.scope.is_internal(final)
+            if internal and self.options.recursive and not self.options.single:
+                self.queue.add([QueueItem(final, referrer=item.url)])
+            elif keep is not None:
+                dest = ScrapeResult(**{**keep.__dict__, "url": final, "redirect_chain": [],
+                                       "is_external": not internal,
+                                       "is_target": internal and not keep.metadata.get("title")})
+                self.queue.add_done(final)
+                self._record(dest)
+        self._record_hops(pre.redirect_chain)
+        return ScrapeResult(url=item.url, status=pre.redirect_status, redirect_chain=list(pre.redirect_chain),
+                            is_external=item.external, is_target=False, anchors=[], images=[])
+
+    def _record_hops(self, chain: list[str]) -> None:
+        """Intermediate hops of a chain point at the final destination too (flattened), each recorded once."""
+        for i, hop in enumerate(chain[:-1]):
+            hop = normalize(hop)
+            if hop not in self.queue:
+                self.queue.add_done(hop)
+                self._record(ScrapeResult(url=hop, redirect_chain=list(chain[i + 1:]), is_target=False,
+                                          is_external=not self.scope.is_internal(hop), anchors=[], images=[]))
 
     def _from_resource(self, item: QueueItem, res: Resource) -> ScrapeResult:
         return ScrapeResult(url=item.url, status=res.status, status_text=res.status_text,

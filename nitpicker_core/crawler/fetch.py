@@ -51,6 +51,7 @@ class FetchResult:
     method: str = "HEAD"
     body: bytes = b""
     title: str = ""
+    redirect_status: int | None = None  # status of the first hop when the URL redirected (301, 302, …)
 
     @property
     def ok(self) -> bool:
@@ -182,7 +183,7 @@ class Fetcher:
         while True:
             timeout = self.timeouts[min(attempt, len(self.timeouts) - 1)]
             try:
-                response, chain, final = self._follow(method, bare, timeout, auth)
+                response, chain, final, first_status = self._follow(method, bare, timeout, auth)
             except (requests.RequestException, OSError) as exc:
                 kind = classify(exc)
                 attempt += 1
@@ -210,12 +211,15 @@ class Fetcher:
                 response.close()
                 attempt += 1
                 continue
-            return self._result(bare, final, chain, response, method)
+            result = self._result(bare, final, chain, response, method)
+            result.redirect_status = first_status if chain else None
+            return result
 
     def _follow(
         self, method: str, url: str, timeout: float, auth: tuple[str, str] | None
-    ) -> tuple[requests.Response, list[str], str]:
+    ) -> tuple[requests.Response, list[str], str, int | None]:
         chain: list[str] = []
+        first_status: int | None = None
         visits: Counter[str] = Counter()
         origin = _host_key(url)
         current = url
@@ -232,8 +236,10 @@ class Fetcher:
             )
             location = response.headers.get("location")
             if response.status_code not in REDIRECT_STATUSES or not location:
-                return response, chain, current
+                return response, chain, current, first_status
             response.close()
+            if first_status is None:
+                first_status = response.status_code
             following = urldefrag(urljoin(current, location.strip()))[0]
             if normalize(following) != key:  # a self-redirect is not an edge
                 chain.append(following)

@@ -1,0 +1,194 @@
+"""The built-in Playwright scrape: render one URL and return everything learned as a ScrapeResult."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable
+from typing import Any, TypeVar
+
+from nitpicker_core import PageError, ScrapeResult, hookimpl
+
+from . import images, tags
+from .extract import EXTRACT_JS, anchors_from, jsonld_from, metadata_from, parse_refresh
+from .network import (
+    chain_edges,
+    clean_headers,
+    content_length,
+    guess_cdn,
+    normalise_content_type,
+    request_urls,
+    strip_fragment,
+    to_resource,
+)
+
+__all__ = ["crawl_scrape", "scrape"]
+
+T = TypeVar("T")
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+DEFAULT_TIMEOUTS = {"navigation": 60.0, "dom": 5.0, "idle": 5.0, "preset": 30.0}
+DEFAULT_PRESETS = ["desktop-compact", "mobile-small"]
+MAX_CLIENT_REDIRECTS = 5
+MAX_REFRESH_DELAY = 5.0  # a longer meta refresh is a "reload later" page, not a redirect
+MAX_CONSOLE_ERRORS = 50
+
+
+async def _bounded(awaitable: Awaitable[T], seconds: float, default: T) -> T:
+    """The awaitable's result, or ``default`` when it overruns or fails (a wait must never fail the page)."""
+    try:
+        return await asyncio.wait_for(awaitable, seconds)
+    except Exception:  # noqa: BLE001 - timeouts and closed targets alike mean "go on without it"
+        return default
+
+
+class _Recorder:
+    """Listens to one page: sub-resource responses, main-frame documents, console errors, dialogs."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.resources: dict[str, Any] = {}
+        self.documents: list[Any] = []
+        self.errors: list[PageError] = []
+        self._handlers = {"response": self._on_response, "console": self._on_console,
+                          "pageerror": self._on_pageerror, "dialog": self._on_dialog}
+
+    def __enter__(self) -> _Recorder:
+        for event, handler in self._handlers.items():
+            self.page.on(event, handler)
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        for event, handler in self._handlers.items():
+            with contextlib.suppress(Exception):
+                self.page.remove_listener(event, handler)
+
+    def _on_response(self, response: Any) -> None:
+        url = response.url
+        if url.startswith("data:"):
+            return
+        request = response.request
+        if request.is_navigation_request() and response.frame is self.page.main_frame:
+            self.documents.append(response)  # the page itself, its redirect hops and client redirects
+            return
+        key = strip_fragment(url)
+        if key not in self.resources:
+            self.resources[key] = to_resource(response)
+
+    def _error(self, message: str) -> None:
+        if len(self.errors) < MAX_CONSOLE_ERRORS:
+            self.errors.append(PageError(step="console", message=message))
+
+    def _on_console(self, message: Any) -> None:
+        if message.type == "error":
+            self._error(message.text)
+
+    def _on_pageerror(self, error: Any) -> None:
+        self._error(str(error))
+
+    def _on_dialog(self, dialog: Any) -> None:
+        # alert()/confirm() would block the page's scripts until someone answers
+        task = asyncio.ensure_future(dialog.dismiss())
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+
+
+async def _fill_response(result: ScrapeResult, response: Any) -> None:
+    """Status, headers and type of the final document response."""
+    result.status = response.status
+    result.status_text = response.status_text or ""
+    headers = clean_headers(await _bounded(response.all_headers(), 5.0, response.headers))
+    result.headers = headers
+    result.content_type = normalise_content_type(headers.get("content-type"))
+    result.content_length = content_length(headers)
+
+
+async def _follow_client_redirects(page: Any, url: str, recorder: _Recorder, response: Any,
+                                   timeouts: dict[str, float], chain: list[str]) -> tuple[Any, dict[str, Any]]:
+    """Settle the page, following JS / meta-refresh redirects as edges; returns final response and extract."""
+    dom, idle = timeouts["dom"], timeouts["idle"]
+    extracted: dict[str, Any] = {}
+    for _ in range(MAX_CLIENT_REDIRECTS + 1):
+        await _bounded(page.wait_for_load_state("networkidle", timeout=idle * 1000), idle + 1, None)
+        reached = strip_fragment(response.url)
+        if strip_fragment(page.url) != reached:
+            # The page navigated by itself (script or an immediate meta refresh): record where it went
+            await _bounded(page.wait_for_load_state("domcontentloaded", timeout=dom * 1000), dom + 1, None)
+            landed = recorder.documents[-1] if recorder.documents else None
+            if landed is None or landed is response:
+                break
+            chain += chain_edges(chain[-1] if chain else url, request_urls(landed))
+            response = landed
+            continue
+        extracted = await _bounded(page.evaluate(EXTRACT_JS), dom, {})
+        refresh = parse_refresh(extracted.get("refresh"), page.url)
+        if refresh is None or refresh[0] > MAX_REFRESH_DELAY or strip_fragment(refresh[1]) == reached:
+            break
+        # A short meta refresh the browser has not acted on yet: go there ourselves
+        landed = await page.goto(refresh[1], wait_until="domcontentloaded", timeout=timeouts["navigation"] * 1000)
+        if landed is None:
+            break
+        chain += chain_edges(chain[-1] if chain else url, request_urls(landed))
+        response, extracted = landed, {}
+    return response, extracted
+
+
+async def scrape(url: str, page: Any, options: dict[str, Any], *, full: bool = True) -> ScrapeResult:
+    """Render ``url`` in ``page``; ``full=False`` stops after the title (the light scrape of external pages).
+
+    Navigation failures (DNS, refused, timeout before the DOM) raise Playwright's error for the crawler to
+    classify; everything after the DOM is bounded and degrades into ``result.errors`` instead.
+    """
+    timeouts = {**DEFAULT_TIMEOUTS, **(options.get("timeouts") or {})}
+    result = ScrapeResult(url=url)
+    with _Recorder(page) as recorder:
+        response = await page.goto(url, wait_until="domcontentloaded", timeout=timeouts["navigation"] * 1000)
+        if response is None:  # same-document navigation: nothing new was loaded
+            return result
+        result.redirect_chain = chain_edges(url, request_urls(response))
+        await _fill_response(result, response)
+        if result.content_type not in HTML_TYPES:
+            result.scraped = False  # not a page: status, type and length are all there is
+            return result
+        if not full:
+            result.html = await _bounded(page.content(), timeouts["dom"], None)
+            result.metadata = {"title": await _bounded(page.title(), timeouts["dom"], "")}
+            return result
+        final, extracted = await _follow_client_redirects(page, url, recorder, response, timeouts,
+                                                          result.redirect_chain)
+        if final is not response:
+            await _fill_response(result, final)
+            result.extra["client_redirect"] = True
+        result.html = await _bounded(page.content(), timeouts["dom"], None)
+        if not extracted:
+            extracted = await _bounded(page.evaluate(EXTRACT_JS), timeouts["dom"], {})
+        if not extracted:
+            result.errors.append(PageError(step="extract", message="the page did not answer in time"))
+        _apply_extract(result, extracted)
+        probe = await _bounded(page.evaluate(tags.PROBE_JS), timeouts["dom"], {})
+        result.tags = tags.detect(result.html or "", probe, result.headers, guess_cdn(result.headers))
+        if options.get("image", True):
+            found, errors = await images.capture(page, list(options.get("image_presets") or DEFAULT_PRESETS),
+                                                 preset_timeout=timeouts["preset"])
+            result.images = found
+            result.errors += errors
+        result.received = list(recorder.resources.values())
+        result.resources = list(recorder.resources)
+        result.errors = recorder.errors + result.errors
+    return result
+
+
+def _apply_extract(result: ScrapeResult, extracted: dict[str, Any]) -> None:
+    if not extracted:
+        return
+    result.metadata = metadata_from(extracted.get("metadata") or {})
+    result.extra.update(extracted.get("extra") or {})
+    if extracted.get("refresh"):
+        result.extra["refresh"] = extracted["refresh"]
+    result.anchors = anchors_from(extracted.get("anchors") or [])
+    result.jsonld = jsonld_from(extracted.get("scripts") or [])
+
+
+@hookimpl(trylast=True)
+def crawl_scrape(url: str, page: Any, crawl: Any) -> Awaitable[ScrapeResult]:
+    """The default scrape; the crawler marks light (title-only) URLs in ``crawl.state["light"]``."""
+    light = (crawl.state.get("light") or {}).get(url, False)
+    return scrape(url, page, crawl.options, full=not light)

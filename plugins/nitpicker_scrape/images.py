@@ -1,0 +1,89 @@
+"""Images per device preset: resize the viewport, scroll so lazy images load, wait (bounded), collect."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from nitpicker_core import Image, PageError
+
+from .extract import IMAGES_JS
+
+# name → (viewport width, device pixel ratio). DPR is fixed per browser context, so it is informative only.
+PRESETS: dict[str, tuple[int, int]] = {
+    "desktop-compact": (1280, 1), "mobile-small": (320, 2), "desktop": (1400, 1), "tablet": (768, 1),
+    "mobile": (375, 2), "desktop-hd": (1920, 1), "mobile-large": (414, 3),
+}
+MAX_SCROLL_STEPS = 200
+SCROLL_STEP_MS = 60
+
+# Step through the page one viewport at a time so IntersectionObserver-based loaders fire, then the end
+SCROLL_JS = """async ([maxSteps, stepMs]) => {
+  const height = () => Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0);
+  for (let i = 0, y = 0; i < maxSteps && y < height(); i++, y += window.innerHeight) {
+    window.scrollTo(0, y);
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+  window.scrollTo(0, height());
+}"""
+
+WAIT_IMAGES_JS = """async (ms) => {
+  const pending = [...document.images].filter((img) => !img.complete);
+  const settle = (img) => new Promise((r) => { img.addEventListener("load", r, {once: true}); img.addEventListener("error", r, {once: true}); });
+  await Promise.race([Promise.all(pending.map(settle)), new Promise((r) => setTimeout(r, ms))]);
+  return pending.filter((img) => !img.complete).length;
+}"""
+
+
+def viewport_for(width: int) -> dict[str, int]:
+    """Height = width × 0.75 for desktops, × 1.5 for narrower screens (the original's presets)."""
+    return {"width": width, "height": int(width * 0.75) if width > 1000 else int(width * 1.5)}
+
+
+def _image(raw: dict[str, Any], width: int) -> Image:
+    def number(key: str) -> float | None:
+        value = raw.get(key)
+        return float(value) if isinstance(value, int | float) else None
+
+    natural_w, natural_h = raw.get("natural_width"), raw.get("natural_height")
+    return Image(
+        src=str(raw.get("src") or ""), current_src=str(raw.get("current_src") or ""), alt=raw.get("alt"),
+        width=number("width"), height=number("height"),
+        # 0 means "not loaded (yet)": unknown, not a zero-sized picture
+        natural_width=int(natural_w) if natural_w else None, natural_height=int(natural_h) if natural_h else None,
+        is_lazy=bool(raw.get("is_lazy")), viewport_width=width, markup=str(raw.get("markup") or ""),
+    )
+
+
+async def capture_preset(page: Any, name: str, image_wait: float) -> list[Image]:
+    """Every ``<img>`` of the page as seen with preset ``name``."""
+    if name not in PRESETS:
+        raise ValueError(f"unknown device preset {name!r} (known: {', '.join(PRESETS)})")
+    width, _dpr = PRESETS[name]
+    await page.set_viewport_size(viewport_for(width))
+    await page.evaluate(SCROLL_JS, [MAX_SCROLL_STEPS, SCROLL_STEP_MS])
+    await page.evaluate(WAIT_IMAGES_JS, int(image_wait * 1000))
+    raw = await page.evaluate(IMAGES_JS)
+    await page.evaluate("() => window.scrollTo(0, 0)")
+    return [_image(item, width) for item in raw or []]
+
+
+async def capture(page: Any, presets: list[str], *, preset_timeout: float,
+                  image_wait: float = 3.0) -> tuple[list[Image], list[PageError]]:
+    """Images of every preset; a preset that fails or overruns becomes a PageError, the others still count."""
+    images: list[Image] = []
+    errors: list[PageError] = []
+    for name in presets:
+        try:
+            images += await asyncio.wait_for(capture_preset(page, name, min(image_wait, preset_timeout / 2)),
+                                             preset_timeout)
+        except TimeoutError:
+            errors.append(PageError(step=f"images:{name}", message=f"timed out after {preset_timeout:g} s"))
+        except Exception as exc:  # noqa: BLE001 - any failure of one preset is recorded, not fatal
+            errors.append(PageError(step=f"images:{name}", message=_one_line(exc)))
+    return images, errors
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
