@@ -190,7 +190,8 @@ class Crawler:
             self._record(self._from_resource(item, captured))
             return False
         auth = self.scope.credentials_for(url) if not item.external else None
-        pre = await asyncio.to_thread(self.fetcher.fetch, url, auth=auth)
+        headers = self.options.headers if not item.external else None  # --header values stay in scope
+        pre = await asyncio.to_thread(self.fetcher.fetch, url, auth=auth, headers=headers)
         if not pre.ok and not pre.needs_browser:
             return self._failed(item, pre)
         if item.predicted and (pre.status or 0) >= 400:
@@ -300,8 +301,10 @@ class Crawler:
         """A metadata-only record: status, type, headers, redirects, and the title of HTML (from 16 KiB)."""
         title = ""
         if pre.ok and html_like and pre.method != "GET":
+            inside = not item.external
             got = await asyncio.to_thread(self.fetcher.fetch, item.url, method="GET",
-                                          auth=self.scope.credentials_for(item.url) if not item.external else None)
+                                          auth=self.scope.credentials_for(item.url) if inside else None,
+                                          headers=self.options.headers if inside else None)
             title = got.title if got.ok else ""
         elif pre.ok:
             title = pre.title

@@ -169,7 +169,8 @@ class Fetcher:
     def close(self) -> None:
         self._session.close()
 
-    def fetch(self, url: str, *, auth: tuple[str, str] | None = None, method: str = "HEAD") -> FetchResult:
+    def fetch(self, url: str, *, auth: tuple[str, str] | None = None, method: str = "HEAD",
+              headers: dict[str, str] | None = None) -> FetchResult:
         """Preflight ``url``; ``method="GET"`` also keeps the first 16 KiB of the body and its title."""
         bare, embedded = split_credentials(url)
         bare = urldefrag(bare)[0]
@@ -183,7 +184,7 @@ class Fetcher:
         while True:
             timeout = self.timeouts[min(attempt, len(self.timeouts) - 1)]
             try:
-                response, chain, final, first_status = self._follow(method, bare, timeout, auth)
+                response, chain, final, first_status = self._follow(method, bare, timeout, auth, headers)
             except (requests.RequestException, OSError) as exc:
                 kind = classify(exc)
                 attempt += 1
@@ -216,7 +217,8 @@ class Fetcher:
             return result
 
     def _follow(
-        self, method: str, url: str, timeout: float, auth: tuple[str, str] | None
+        self, method: str, url: str, timeout: float, auth: tuple[str, str] | None,
+        extra: dict[str, str] | None = None,
     ) -> tuple[requests.Response, list[str], str, int | None]:
         chain: list[str] = []
         first_status: int | None = None
@@ -231,7 +233,8 @@ class Fetcher:
                 raise RedirectLoopError(f"redirect loop at {current} after {len(chain)} redirects")
             self.throttle.wait(_host_key(current))
             response = self._session.request(
-                method, current, headers=self._headers, timeout=(timeout, timeout), allow_redirects=False,
+                method, current, timeout=(timeout, timeout), allow_redirects=False,
+                headers={**self._headers, **extra} if extra and _host_key(current) == origin else self._headers,
                 stream=True, auth=auth if _host_key(current) == origin else None,  # never leak to other hosts
             )
             location = response.headers.get("location")

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 from nitpicker_core import PageError, ScrapeResult, hookimpl
 
@@ -79,8 +80,12 @@ class _Recorder:
             self.errors.append(PageError(step="console", message=message))
 
     def _on_console(self, message: Any) -> None:
-        if message.type == "error":
-            self._error(message.text)
+        if message.type != "error":
+            return
+        # Chromium's own favicon probe is invisible to the page yet logs its 404: not the page's error
+        if urlsplit(str((message.location or {}).get("url") or "")).path == "/favicon.ico":
+            return
+        self._error(message.text)
 
     def _on_pageerror(self, error: Any) -> None:
         self._error(str(error))

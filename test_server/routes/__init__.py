@@ -8,6 +8,7 @@ from test_server.routes import (
     basic,
     error_status,
     exclude,
+    headers,
     meta,
     options,
     pagination,
@@ -25,6 +26,6 @@ BLUEPRINTS: list[Blueprint] = [
     module.bp
     for module in (
         basic, recursive, redirect, meta, exclude, options, error_status, scope, pagination, tricky, reuse,
-        robots, scripted, stress,
+        robots, scripted, stress, headers,
     )
 ]

@@ -1,0 +1,36 @@
+"""/headers/: pages that show which request headers and credentials arrived (for --header and basic auth)."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, request
+
+from test_server.routes._html import external, links, page
+
+bp = Blueprint("headers", __name__)
+
+
+@bp.get("/headers/")
+def top():  # type: ignore[no-untyped-def]
+    seen = request.headers.get("X-Audit", "none")
+    return page(f"Header {seen}", links(("/headers/inner", "Inner"), (external("/headers/outside"), "Outside")))
+
+
+@bp.get("/headers/inner")
+@bp.get("/headers/outside")
+def echo():  # type: ignore[no-untyped-def]
+    return page(f"Header {request.headers.get('X-Audit', 'none')}")
+
+
+@bp.get("/auth/")
+@bp.get("/auth/inner")
+def basic_auth():  # type: ignore[no-untyped-def]
+    auth = request.authorization
+    if auth is None or (auth.username, auth.password) != ("user", "secret"):
+        return Response("auth required", 401, {"WWW-Authenticate": 'Basic realm="test"'})
+    return page(f"Welcome {auth.username}", links(("/auth/inner", "Inner")))
+
+
+@bp.get("/broken-external/")
+def broken_external():  # type: ignore[no-untyped-def]
+    # Port 1 on loopback refuses connections: an external link that fails without leaving the machine
+    return page("Broken External", links(("http://127.0.0.1:1/nothing", "Refused"), ("/about", "About")))

@@ -1,0 +1,144 @@
+"""End-to-end: exit codes, headers and credentials, output names, interruption, resume and process hygiene."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from plugin_dists import make_dist
+from support import BUILTIN_PLUGINS
+
+from nitpicker_core.archive import open_archive
+
+pytestmark = pytest.mark.browser
+
+
+def chromium_processes() -> set[int]:
+    """Chromium processes that are descendants of this test process."""
+    me = os.getpid()
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmd = (entry / "cmdline").read_bytes()
+            pid = int(entry.name)
+            chain, parent = [], pid
+            while parent > 1 and len(chain) < 30:
+                stat = (Path("/proc") / str(parent) / "stat").read_text()
+                parent = int(stat.rsplit(")", 1)[1].split()[1])
+                chain.append(parent)
+        except (OSError, ValueError, IndexError):
+            continue
+        if b"chromium" in cmd and me in chain:
+            found.add(pid)
+    return found
+
+
+def test_header_goes_only_to_in_scope_urls_and_is_never_stored(crawl, site, external):
+    c = crawl(f"{site}/headers/", "--header", "X-Audit: secret-token", "--no-image")
+    assert c.page(f"{site}/headers/")["title"] == "Header secret-token"
+    assert c.page(f"{site}/headers/inner")["title"] == "Header secret-token"
+    assert c.page(f"{external}/headers/outside")["title"] == "Header none"
+    assert b"secret-token" not in c.archive.read_bytes()
+    assert c.info["options"]["headers"] == ["X-Audit"]
+
+
+def test_basic_auth_in_root_url_is_used_and_never_stored(crawl, site):
+    host = site.split("://", 1)[1]
+    c = crawl(f"http://user:secret@{host}/auth/", "--no-image")
+    assert c.page(f"{site}/auth/")["title"] == "Welcome user"
+    assert c.page(f"{site}/auth/inner")["title"] == "Welcome user"
+    assert b"secret" not in c.archive.read_bytes()
+    assert "secret" not in c.result.stderr + c.result.stdout
+
+
+def test_only_external_failures_exit_2_and_strict_makes_it_1(crawl, site):
+    ok = crawl(f"{site}/error-status/", "--no-image")  # 404/500 pages are findings, not crawl errors
+    assert ok.result.returncode == 0
+    warned = crawl(f"{site}/broken-external/", "--no-image", "--retry", "1", ok=(2,))
+    assert [(e["url"], e["kind"]) for e in warned.errors] == [("http://127.0.0.1:1/nothing", "connection-refused")]
+    assert warned.page(f"{site}/about")["status"] == 200
+    crawl(f"{site}/broken-external/", "--no-image", "--retry", "1", "--strict", name="strict", ok=(1,))
+
+
+def test_default_output_name(site, tmp_path, cli):
+    result = cli("crawl", f"{site}/about", "--single", "--no-image", cwd=tmp_path, timeout=300)
+    assert result.returncode == 0, result.stderr
+    names = [p.name for p in tmp_path.iterdir()]
+    assert len(names) == 1 and names[0].startswith("localhost-") and names[0].endswith(".nitpicker")
+    assert len(names[0]) == len("localhost-YYYYMMDDHHMMSSmmm.nitpicker")
+
+
+def test_bad_url_is_one_line(cli, tmp_path):
+    result = cli("crawl", "not a url", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.strip() == "nitpicker: error: not an http(s) URL: 'not a url'"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_interrupt_leaves_a_resumable_stub_and_resume_finishes(site, tmp_path):
+    env = dict(os.environ)
+    archive = tmp_path / "p.nitpicker"
+    proc = subprocess.Popen([sys.executable, "-m", "nitpicker_cli.main", "crawl", "-o", str(archive),
+                             f"{site}/pagination/", "--no-image", "--parallels", "1", "--interval", "400"],
+                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    stub = tmp_path / "p.nitpicker.stub"
+    deadline = time.time() + 60
+    while time.time() < deadline and not (stub / "archive.db").exists():
+        time.sleep(0.1)
+    time.sleep(2.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert stub.exists() and archive.exists()
+    with open_archive(archive) as reader:
+        first = reader.commits()[0]
+        done_before = sum(1 for p in reader.pages() if p["scraped"])
+    assert first["status"] == "interrupted" and 0 < done_before < 11
+    assert chromium_processes() == set()
+    resumed = subprocess.run([sys.executable, "-m", "nitpicker_cli.main", "crawl", "--resume", str(archive),
+                              f"{site}/pagination/", "--no-image"], cwd=tmp_path, env=env, capture_output=True,
+                             text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert not stub.exists()
+    with open_archive(archive) as reader:
+        commits = reader.commits()
+        titles = {p["url"]: p["title"] for p in reader.pages() if p["scraped"]}
+    assert [(c["id"], c["status"]) for c in commits] == [(1, "complete")]
+    assert all(titles.get(f"{site}/pagination/page/{n}") == f"Page {n}" for n in range(1, 11))
+
+
+def test_scrape_wrapper_plugin_times_every_page(site, tmp_path, cli):
+    make_dist(tmp_path / "dist", "nitpicker-timer", "timer", "timer_plugin", """
+        import time
+        from nitpicker_core import hookimpl
+
+        async def timed(inner):
+            start = time.perf_counter()
+            result = await inner
+            result.extra["scrape_ms"] = round((time.perf_counter() - start) * 1000, 1)
+            return result
+
+        @hookimpl(wrapper=True)
+        def crawl_scrape(url, page, crawl):
+            inner = yield
+            return timed(inner)
+    """)
+    env = {"PYTHONPATH": str(tmp_path / "dist"), "NITPICKER_LOAD_PLUGINS": ",".join([*BUILTIN_PLUGINS, "timer"])}
+    archive = tmp_path / "t.nitpicker"
+    result = cli("crawl", "-o", str(archive), f"{site}/recursive/", "--no-image", cwd=tmp_path, env=env, timeout=300)
+    assert result.returncode == 0, result.stderr
+    with open_archive(archive) as reader:
+        timed = {p["url"]: p["extra"].get("scrape_ms") for p in reader.pages() if p["is_target"]}
+    assert len(timed) == 4 and all(isinstance(ms, float) and ms > 0 for ms in timed.values())
+
+
+def test_no_chromium_survives_a_crawl(crawl, site):
+    crawl(f"{site}/recursive/", "--no-image")
+    assert chromium_processes() == set()

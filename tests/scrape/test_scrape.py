@@ -1,0 +1,231 @@
+"""The built-in scrape against real Chromium and the local test site: one browser for the whole module."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nitpicker_core import CrawlContext, ScrapeResult
+from nitpicker_core.crawler.browser import BrowserHost, find_browser
+from test_server import serve
+
+# The editable install may predate the package's __init__.py and see a namespace package; the real
+# directory on sys.path wins over that
+PLUGINS = str(Path(__file__).resolve().parents[2] / "plugins")
+if PLUGINS not in sys.path:
+    sys.path.insert(0, PLUGINS)
+
+from nitpicker_scrape import crawl_scrape, scrape  # noqa: E402
+
+pytestmark = pytest.mark.browser
+LOOPBACK_ONLY = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1, EXCLUDE localhost"
+FAST = {"image": False, "timeouts": {"navigation": 15.0, "dom": 5.0, "idle": 2.0, "preset": 10.0}}
+
+if find_browser() is None:
+    pytest.skip("no Chromium on this machine", allow_module_level=True)
+
+
+@dataclass
+class Site:
+    base: str
+    external: str
+    loop: asyncio.AbstractEventLoop
+    host: BrowserHost
+
+    def render(self, path: str, options: dict[str, Any] | None = None, *, full: bool = True,
+               base: str | None = None) -> ScrapeResult:
+        async def go() -> ScrapeResult:
+            page = await self.host.new_page("Nitpicker/test")
+            try:
+                return await scrape((base or self.base) + path, page, options or FAST, full=full)
+            finally:
+                await self.host.close_page(page)
+
+        return self.loop.run_until_complete(go())
+
+
+@pytest.fixture(scope="module")
+def site():
+    server, base = serve()
+    loop = asyncio.new_event_loop()
+    host = BrowserHost(extra_args=[LOOPBACK_ONLY])
+    loop.run_until_complete(host.start())
+    try:
+        yield Site(base, f"http://127.0.0.1:{server.server_port}", loop, host)
+    finally:
+        loop.run_until_complete(host.close())
+        loop.close()
+        server.shutdown()
+
+
+def test_full_metadata(site):
+    result = site.render("/meta/full")
+    b = site.base
+    assert result.status == 200 and result.status_text == "OK"
+    assert result.content_type == "text/html" and result.content_length == int(result.headers["content-length"])
+    assert result.redirect_chain == [] and result.errors == []
+    assert result.metadata == {
+        "title": "Full Meta Page", "description": "Test description", "keywords": "test,meta,nitpicker",
+        "lang": "ja", "dir": "", "charset": "UTF-8", "base_href": f"{b}/meta/",
+        "viewport": "width=device-width, initial-scale=1", "theme_color": "#336699", "robots": "index,follow",
+        "noindex": False, "nofollow": False, "noarchive": False, "noimageindex": False, "googlebot": None,
+        "canonical": f"{b}/meta/full", "amphtml": None, "manifest": None, "icon": f"{b}/favicon.ico",
+        "apple_touch_icon": f"{b}/apple-touch-icon.png",
+        "og_type": "website", "og_title": "OG Title", "og_site_name": "Test Site", "og_description": "OG Description",
+        "og_url": f"{b}/meta/full", "og_image": f"{b}/og-image.png", "og_locale": None,
+        "twitter_card": "summary_large_image", "twitter_site": None, "twitter_creator": None,
+        "twitter_title": None, "twitter_description": None, "twitter_image": None, "author": "Test Author",
+        "generator": "Hand Written 1.0", "publisher": None, "google_site_verification": None,
+        "msvalidate": None, "yandex_verification": None,
+    }
+    assert result.extra["hreflang"] == [
+        {"hreflang": "en", "href": f"{b}/meta/full-en"}, {"hreflang": "ja", "href": f"{b}/meta/full"},
+        {"hreflang": "x-default", "href": f"{b}/meta/full-en"},
+    ]
+    # Relative links resolve against <base href>
+    assert [(a.href, a.text) for a in result.anchors] == [
+        (f"{b}/meta/robots-noindex", "Noindex"), (f"{b}/meta/minimal", "Minimal")]
+    assert "Full Meta Page" in result.html
+    assert [t.provider for t in result.tags] == ["Hand Written"] and result.tags[0].version == "1.0"
+
+
+def test_robots_flags(site):
+    meta = site.render("/meta/robots-noindex").metadata
+    assert (meta["noindex"], meta["nofollow"], meta["noarchive"], meta["noimageindex"]) == (True, True, True, False)
+
+
+def test_redirect_chain_and_destination(site):
+    result = site.render("/redirect/start")
+    assert result.url == f"{site.base}/redirect/start"
+    assert result.redirect_chain == [f"{site.base}/redirect/middle", f"{site.base}/redirect/dest"]
+    assert result.status == 200 and result.metadata["title"] == "Redirect Destination"
+    assert site.render("/redirect/self").redirect_chain == []  # bouncing to itself is not an edge
+
+
+def test_anchors_with_texts(site):
+    result = site.render("/recursive/page-b")
+    assert [(a.href, a.text, a.fragment) for a in result.anchors] == [
+        (f"{site.base}/recursive/page-c", "Page C", ""), (f"{site.external}/external-like", "External", "")]
+    top = site.render("/recursive/")
+    assert [a.text for a in top.anchors] == ["Page A", "Page B", "Page C"]
+
+
+def test_jsonld_valid_invalid_and_speculation_rules(site):
+    valid = site.render("/jsonld/valid").jsonld
+    assert len(valid) == 1 and valid[0].kind == "jsonld" and valid[0].error == ""
+    assert valid[0].types == ["Article"] and valid[0].parsed["headline"] == "Valid JSON-LD"
+    invalid = site.render("/jsonld/invalid").jsonld
+    assert len(invalid) == 1 and invalid[0].parsed is None and invalid[0].types == []
+    assert invalid[0].raw == '{"@context": "https://schema.org", "@type": ' and "Expecting value" in invalid[0].error
+    rules = site.render("/jsonld/speculation").jsonld
+    assert [(r.kind, r.error) for r in rules] == [("speculationrules", "")]
+    assert rules[0].parsed == {"prerender": [{"source": "list", "urls": ["/jsonld/valid"]}]}
+
+
+def test_analytics_tags(site):
+    tags = {(t.provider, t.external_id, t.version, t.category) for t in site.render("/analytics/").tags}
+    assert tags == {
+        ("Google Tag Manager", "GTM-ABC1234", "", "tag-manager"),
+        ("Google Analytics", "G-XXXX1234", "GA4", "analytics"),
+        ("WordPress", "", "6.4", "generator"),
+    }
+
+
+def test_images_per_preset(site):
+    result = site.render("/", {**FAST, "image": True})
+    assert result.errors == []
+    rows = [(i.viewport_width, i.alt, i.is_lazy, i.natural_width, i.natural_height, i.width) for i in result.images]
+    assert rows == [
+        (1280, "test image", False, 1, 1, 100.0), (1280, "lazy image", True, 200, 150, 200.0),
+        (320, "test image", False, 1, 1, 100.0), (320, "lazy image", True, 200, 150, 200.0),
+    ]
+    assert result.images[1].src.startswith("data:image/svg+xml") and 'loading="lazy"' in result.images[1].markup
+
+
+def test_lazy_images_below_the_fold_load_and_resources_belong_to_the_page(site):
+    result = site.render("/lazy/", {**FAST, "image": True, "image_presets": ["desktop-compact"]})
+    assert [(i.alt, i.natural_width) for i in result.images] == [
+        ("eager", 120), ("lazy 1", 120), ("lazy 2", 120), ("lazy 3", 120)]
+    # Every picture the page pulled in is a resource of the page; the page itself is not
+    assert result.resources == [f"{site.base}/lazy/img/{n}.svg" for n in range(4)]
+    assert [r.url for r in result.received] == result.resources
+    svg = result.received[0]
+    assert (svg.status, svg.status_text, svg.content_type, svg.compression, svg.cdn) == (200, "OK", "image/svg+xml", "", "")
+    assert svg.content_length == int(svg.headers["content-length"]) and "set-cookie" not in svg.headers
+
+
+def test_resources_exclude_the_document_and_data_urls(site):
+    reuse = site.render("/reuse/")
+    assert reuse.resources == [f"{site.base}/reuse/pic.png"]
+    assert reuse.received[0].content_type == "image/png"
+    top = site.render("/", {**FAST, "image": True})
+    assert top.resources == [] and top.received == []  # only data: images there
+
+
+def test_shift_jis_is_decoded(site):
+    result = site.render("/sjis/")
+    assert result.content_type == "text/html"
+    assert result.metadata["title"] == "日本語のページ" and result.metadata["charset"] == "Shift_JIS"
+    assert "これはシフトJISのページです。" in result.html
+
+
+def test_hanging_page_returns_within_bounds(site):
+    options = {"image": True, "timeouts": {"navigation": 10.0, "dom": 2.0, "idle": 1.0, "preset": 2.0}}
+    started = time.monotonic()
+    result = site.render("/hang/", options)
+    elapsed = time.monotonic() - started
+    assert elapsed < 12, elapsed
+    assert result.metadata["title"] == "Never Loads"
+    assert [i.alt for i in result.images] == ["x", "x"]
+
+
+def test_js_redirect_and_meta_refresh_are_edges(site):
+    js = site.render("/js-redirect/")
+    assert js.redirect_chain == [f"{site.base}/js-redirect/dest"]
+    assert js.metadata["title"] == "JS Redirect Destination" and js.extra["client_redirect"] is True
+    refresh = site.render("/meta-refresh/")
+    assert refresh.redirect_chain == [f"{site.base}/meta-refresh/dest"]
+    assert refresh.metadata["title"] == "Meta Refresh Destination"
+
+
+def test_a_failing_preset_is_a_page_error(site):
+    result = site.render("/about", {**FAST, "image": True, "image_presets": ["no-such-device", "mobile-small"]})
+    assert [(e.step, "unknown device preset" in e.message) for e in result.errors] == [("images:no-such-device", True)]
+    assert result.images == []  # /about has no images, but the good preset still ran
+    assert result.metadata["title"] == "About"
+
+
+def test_non_html_returns_early(site):
+    result = site.render("/reuse/pic.png")
+    assert (result.status, result.content_type, result.html, result.anchors, result.scraped) == (
+        200, "image/png", None, None, False)
+
+
+def test_console_errors_are_recorded(site):
+    result = site.render("/error/500")
+    assert result.status == 500
+
+
+def test_hookimpl_light_and_full(site, tmp_path):
+    crawl = CrawlContext(output=tmp_path / "x.nitpicker", roots=[site.base + "/"], options=dict(FAST))
+    external = f"{site.external}/external-like"
+    crawl.state["light"] = {external: True}
+
+    async def go(url: str) -> ScrapeResult:
+        page = await site.host.new_page("Nitpicker/test")
+        try:
+            return await crawl_scrape(url=url, page=page, crawl=crawl)
+        finally:
+            await site.host.close_page(page)
+
+    light = site.loop.run_until_complete(go(external))
+    assert light.metadata == {"title": "External Page"} and light.anchors is None and light.received == []
+    assert "<h1>External Page</h1>" in light.html
+    full = site.loop.run_until_complete(go(f"{site.base}/about"))
+    assert full.anchors and full.anchors[0].href == f"{site.base}/"
