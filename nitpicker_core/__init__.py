@@ -8,6 +8,7 @@ from importlib.metadata import version as _dist_version
 from nitpicker_core.errors import ArchiveError, NitpickerError, NotConfigured, UsageError
 from nitpicker_core.hookspecs import hookimpl, hookspec
 from nitpicker_core.records import (
+    METADATA_FIELDS,
     Anchor,
     CrawlContext,
     CrawlErrorRecord,
@@ -38,7 +39,7 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0.0.0"
 
 __all__ = [
-    "Analyzer", "Anchor", "ArchiveError", "Cell", "Column", "CrawlContext", "CrawlErrorRecord",
+    "METADATA_FIELDS", "Analyzer", "Anchor", "ArchiveError", "Cell", "Column", "CrawlContext", "CrawlErrorRecord",
     "Destination", "Image", "JsonLd", "MenuLink", "NitpickerError", "NotConfigured", "PageError",
     "PageInput", "PageReport", "Query", "Resource", "ScrapeResult", "Setting", "Sheet", "Tag",
     "UsageError", "Violation", "__version__", "hookimpl", "hookspec",

@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import shlex
+import shutil
 import signal
 import uuid
 from pathlib import Path
@@ -70,8 +71,9 @@ def find_browser() -> str | None:
     """The Chromium to use: $NITPICKER_BROWSER, Playwright's own Chromium, then Debian's; None if none exists."""
     env = os.environ.get("NITPICKER_BROWSER")
     if env:
-        # An explicit choice that does not exist is an error, not a reason to pick another browser
-        return env if os.access(env, os.X_OK) else None
+        # An explicit choice that does not exist is an error, not a reason to pick another browser;
+        # a bare name is looked up on PATH
+        return shutil.which(env)
     own = _playwright_chromium()
     if own:
         return own[0]

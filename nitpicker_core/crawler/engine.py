@@ -17,7 +17,7 @@ from nitpicker_core.crawler.fetch import Fetcher, FetchResult, HostThrottle
 from nitpicker_core.crawler.options import CrawlOptions
 from nitpicker_core.crawler.pagination import PaginationPredictor
 from nitpicker_core.crawler.queue import QueueItem, UrlQueue
-from nitpicker_core.records import CrawlContext, CrawlErrorRecord, Resource, ScrapeResult
+from nitpicker_core.records import Anchor, CrawlContext, CrawlErrorRecord, Resource, ScrapeResult
 from nitpicker_core.urls import looks_like_html, normalize, split_credentials
 
 log = logging.getLogger(__name__)
@@ -265,11 +265,25 @@ class Crawler:
             self.stats.skipped += 1
             return True
         destination = ScrapeResult(**{**result.__dict__, "url": final, "redirect_chain": [],
-                                      "is_external": not self.scope.is_internal(final), "is_target": True})
+                                      "is_external": not self.scope.is_internal(final), "is_target": True,
+                                      "anchors": self._stored_anchors(result.anchors)})
         self._record(destination)
         self.stats.rendered += 1
         self._follow(final, destination)
         return True
+
+    def _stored_anchors(self, anchors: list[Anchor] | None) -> list[Anchor] | None:
+        """Anchors as stored: the same URL rules as the queue (no credentials, PHPSESSID, --disable-queries)."""
+        if anchors is None:
+            return None
+        kept = []
+        for anchor in anchors:
+            try:
+                href = normalize(anchor.href, disable_queries=self.options.disable_queries)
+            except ValueError:
+                continue
+            kept.append(Anchor(href=href, text=anchor.text, fragment=anchor.fragment))
+        return kept
 
     def _follow(self, page_url: str, result: ScrapeResult) -> None:
         """Queue what a rendered page links to: in-scope pages fully, everything else as a metadata check."""

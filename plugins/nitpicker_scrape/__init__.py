@@ -88,7 +88,9 @@ class _Recorder:
         self._error(message.text)
 
     def _on_pageerror(self, error: Any) -> None:
-        self._error(str(error))
+        name = getattr(error, "name", "") or ""
+        message = getattr(error, "message", "") or str(error)
+        self._error(f"{name}: {message}" if name else message)
 
     def _on_dialog(self, dialog: Any) -> None:
         # alert()/confirm() would block the page's scripts until someone answers
@@ -104,6 +106,15 @@ async def _fill_response(result: ScrapeResult, response: Any) -> None:
     result.headers = headers
     result.content_type = normalise_content_type(headers.get("content-type"))
     result.content_length = content_length(headers)
+
+
+async def _first_status(response: Any) -> int | None:
+    """Status the original URL answered with (the first hop of an HTTP redirect chain)."""
+    request = response.request
+    while request.redirected_from is not None:
+        request = request.redirected_from
+    first = await _bounded(request.response(), 5.0, None)
+    return first.status if first is not None else None
 
 
 async def _follow_client_redirects(page: Any, url: str, recorder: _Recorder, response: Any,
@@ -128,7 +139,13 @@ async def _follow_client_redirects(page: Any, url: str, recorder: _Recorder, res
         if refresh is None or refresh[0] > MAX_REFRESH_DELAY or strip_fragment(refresh[1]) == reached:
             break
         # A short meta refresh the browser has not acted on yet: go there ourselves
-        landed = await page.goto(refresh[1], wait_until="domcontentloaded", timeout=timeouts["navigation"] * 1000)
+        try:
+            landed = await page.goto(refresh[1], wait_until="domcontentloaded",
+                                     timeout=timeouts["navigation"] * 1000)
+        except Exception as exc:  # noqa: BLE001 - the edge exists even when its target is broken
+            chain += chain_edges(chain[-1] if chain else url, [strip_fragment(refresh[1])])
+            recorder.errors.append(PageError(step="refresh", message=str(exc).splitlines()[0] if str(exc) else ""))
+            break
         if landed is None:
             break
         chain += chain_edges(chain[-1] if chain else url, request_urls(landed))
@@ -150,9 +167,10 @@ async def scrape(url: str, page: Any, options: dict[str, Any], *, full: bool = T
             return result
         result.redirect_chain = chain_edges(url, request_urls(response))
         await _fill_response(result, response)
+        if result.redirect_chain:
+            result.extra["redirect_status"] = await _first_status(response)
         if result.content_type not in HTML_TYPES:
-            result.scraped = False  # not a page: status, type and length are all there is
-            return result
+            return result  # not a page: status, type and length are all there is
         if not full:
             result.html = await _bounded(page.content(), timeouts["dom"], None)
             result.metadata = {"title": await _bounded(page.title(), timeouts["dom"], "")}
@@ -160,6 +178,8 @@ async def scrape(url: str, page: Any, options: dict[str, Any], *, full: bool = T
         final, extracted = await _follow_client_redirects(page, url, recorder, response, timeouts,
                                                           result.redirect_chain)
         if final is not response:
+            # The source answered (usually 200) and then moved on by itself
+            result.extra.setdefault("redirect_status", result.status)
             await _fill_response(result, final)
             result.extra["client_redirect"] = True
         result.html = await _bounded(page.content(), timeouts["dom"], None)

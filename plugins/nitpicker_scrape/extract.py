@@ -8,22 +8,11 @@ from importlib.resources import files
 from typing import Any
 from urllib.parse import urljoin
 
-from nitpicker_core import Anchor, JsonLd
+from nitpicker_core import METADATA_FIELDS, Anchor, JsonLd
 
 EXTRACT_JS = (files(__package__) / "extract.js").read_text(encoding="utf-8")
 IMAGES_JS = (files(__package__) / "images.js").read_text(encoding="utf-8")
 
-# The metadata columns, in table order (mirrors nitpicker_core.records.METADATA_FIELDS, which plugins
-# may not import): missing keys become None so every page has the same columns
-METADATA_FIELDS: tuple[str, ...] = (
-    "title", "description", "keywords", "lang", "dir", "charset", "base_href", "viewport",
-    "theme_color", "robots", "noindex", "nofollow", "noarchive", "noimageindex", "googlebot",
-    "canonical", "amphtml", "manifest", "icon", "apple_touch_icon",
-    "og_type", "og_title", "og_site_name", "og_description", "og_url", "og_image", "og_locale",
-    "twitter_card", "twitter_site", "twitter_creator", "twitter_title", "twitter_description",
-    "twitter_image", "author", "generator", "publisher", "google_site_verification",
-    "msvalidate", "yandex_verification",
-)
 BOOLEAN_FIELDS = frozenset({"noindex", "nofollow", "noarchive", "noimageindex"})
 SCHEMA_PREFIXES = ("https://schema.org/", "http://schema.org/", "schema:")
 REFRESH = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*(?:[;,]\s*(?:url\s*=\s*)?['\"]?([^'\"]*)['\"]?)?\s*$", re.IGNORECASE)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 from flask import Blueprint, Response, request
 
 from test_server.routes._html import external, links, page
@@ -9,16 +11,21 @@ from test_server.routes._html import external, links, page
 bp = Blueprint("headers", __name__)
 
 
+def _seen() -> str:
+    # a digest, not the value: the page itself must not carry the secret into the archive
+    value = request.headers.get("X-Audit")
+    return hashlib.sha256(value.encode()).hexdigest()[:12] if value else "none"
+
+
 @bp.get("/headers/")
 def top():  # type: ignore[no-untyped-def]
-    seen = request.headers.get("X-Audit", "none")
-    return page(f"Header {seen}", links(("/headers/inner", "Inner"), (external("/headers/outside"), "Outside")))
+    return page(f"Header {_seen()}", links(("/headers/inner", "Inner"), (external("/headers/outside"), "Outside")))
 
 
 @bp.get("/headers/inner")
 @bp.get("/headers/outside")
 def echo():  # type: ignore[no-untyped-def]
-    return page(f"Header {request.headers.get('X-Audit', 'none')}")
+    return page(f"Header {_seen()}")
 
 
 @bp.get("/auth/")

@@ -3,25 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
+from nitpicker_scrape import crawl_scrape, scrape
 
 from nitpicker_core import CrawlContext, ScrapeResult
 from nitpicker_core.crawler.browser import BrowserHost, find_browser
 from test_server import serve
-
-# The editable install may predate the package's __init__.py and see a namespace package; the real
-# directory on sys.path wins over that
-PLUGINS = str(Path(__file__).resolve().parents[2] / "plugins")
-if PLUGINS not in sys.path:
-    sys.path.insert(0, PLUGINS)
-
-from nitpicker_scrape import crawl_scrape, scrape  # noqa: E402
 
 pytestmark = pytest.mark.browser
 LOOPBACK_ONLY = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1, EXCLUDE localhost"
@@ -105,6 +96,7 @@ def test_redirect_chain_and_destination(site):
     assert result.url == f"{site.base}/redirect/start"
     assert result.redirect_chain == [f"{site.base}/redirect/middle", f"{site.base}/redirect/dest"]
     assert result.status == 200 and result.metadata["title"] == "Redirect Destination"
+    assert result.extra["redirect_status"] == 301
     assert site.render("/redirect/self").redirect_chain == []  # bouncing to itself is not an edge
 
 
@@ -189,9 +181,28 @@ def test_js_redirect_and_meta_refresh_are_edges(site):
     js = site.render("/js-redirect/")
     assert js.redirect_chain == [f"{site.base}/js-redirect/dest"]
     assert js.metadata["title"] == "JS Redirect Destination" and js.extra["client_redirect"] is True
+    assert (js.status, js.extra["redirect_status"]) == (200, 200)
     refresh = site.render("/meta-refresh/")
     assert refresh.redirect_chain == [f"{site.base}/meta-refresh/dest"]
     assert refresh.metadata["title"] == "Meta Refresh Destination"
+
+
+def test_delayed_meta_refresh_is_followed_without_waiting(site):
+    html = '<title>Later</title><meta http-equiv="refresh" content="3; URL=\'/redirect/start\'">'
+
+    async def go() -> ScrapeResult:
+        page = await site.host.new_page("Nitpicker/test")
+        await page.route("**/later", lambda route: route.fulfill(body=html, content_type="text/html"))
+        try:
+            return await scrape(f"{site.base}/later", page, FAST)
+        finally:
+            await site.host.close_page(page)
+
+    started = time.monotonic()
+    result = site.loop.run_until_complete(go())
+    assert time.monotonic() - started < 3  # did not sit out the delay
+    assert result.redirect_chain == [f"{site.base}/redirect/{hop}" for hop in ("start", "middle", "dest")]
+    assert result.metadata["title"] == "Redirect Destination"
 
 
 def test_a_failing_preset_is_a_page_error(site):
@@ -204,12 +215,25 @@ def test_a_failing_preset_is_a_page_error(site):
 def test_non_html_returns_early(site):
     result = site.render("/reuse/pic.png")
     assert (result.status, result.content_type, result.html, result.anchors, result.scraped) == (
-        200, "image/png", None, None, False)
+        200, "image/png", None, None, True)
 
 
-def test_console_errors_are_recorded(site):
-    result = site.render("/error/500")
-    assert result.status == 500
+def test_console_errors_and_dialogs(site):
+    html = ("<title>Noisy</title><script>console.error('broken widget'); alert('hi'); console.log('fine');"
+            "setTimeout(() => { throw new Error('late failure'); }, 0);</script><p>after the dialog</p>")
+
+    async def go() -> ScrapeResult:
+        page = await site.host.new_page("Nitpicker/test")
+        await page.route("**/noisy", lambda route: route.fulfill(body=html, content_type="text/html"))
+        try:
+            return await scrape(f"{site.base}/noisy", page, FAST)
+        finally:
+            await site.host.close_page(page)
+
+    result = site.loop.run_until_complete(go())
+    assert result.metadata["title"] == "Noisy" and "after the dialog" in result.html  # alert() did not block
+    assert [(e.step, e.message) for e in result.errors] == [
+        ("console", "broken widget"), ("console", "Error: late failure")]
 
 
 def test_hookimpl_light_and_full(site, tmp_path):
@@ -229,3 +253,29 @@ def test_hookimpl_light_and_full(site, tmp_path):
     assert "<h1>External Page</h1>" in light.html
     full = site.loop.run_until_complete(go(f"{site.base}/about"))
     assert full.anchors and full.anchors[0].href == f"{site.base}/"
+
+
+def test_response_helpers():
+    from nitpicker_scrape.extract import parse_refresh
+    from nitpicker_scrape.network import (
+        chain_edges,
+        clean_headers,
+        compression,
+        guess_cdn,
+        normalise_content_type,
+    )
+    from nitpicker_scrape.tags import generator_tag
+
+    assert normalise_content_type(" Text/HTML ; charset=UTF-8") == "text/html"
+    assert normalise_content_type("") is None
+    assert compression({"content-encoding": "gzip, br"}) == "br" and compression({}) == ""
+    assert guess_cdn({"cf-ray": "8a-NRT"}) == "Cloudflare"
+    assert guess_cdn({"x-amz-cf-id": "x", "x-amz-request-id": "y"}) == "Amazon CloudFront"
+    assert guess_cdn({"x-amz-request-id": "y", "server": "AmazonS3"}) == "Amazon S3"
+    assert guess_cdn({"server": "nginx"}) == ""
+    assert clean_headers({"Set-Cookie": "a=1", "Authorization": "x", "X-A": "1"}) == {"x-a": "1"}
+    assert chain_edges("http://h/a", ["http://h/a", "http://h/a", "http://h/b#x"]) == ["http://h/b"]
+    assert parse_refresh("0;URL='/next'", "http://h/dir/") == (0.0, "http://h/next")
+    assert parse_refresh("30", "http://h/") is None
+    tag = generator_tag("Drupal 10 (https://www.drupal.org)")
+    assert (tag.provider, tag.version) == ("Drupal", "10")
