@@ -139,14 +139,21 @@ class CrawlContext:
 
     The crawler fills ``output``, ``roots`` and ``options``; the archive writer plugin sets ``archive``
     and ``commit`` in ``crawl_started``. ``state`` is free space for plugins, keyed by plugin name.
+    ``mode`` says how this crawl relates to the archive's history: ``new`` (a new commit), ``update``
+    (a new commit re-crawling the same scope), ``resume`` (finish the interrupted commit), ``append``,
+    ``inventory`` and ``retry-failed`` (continue the newest commit).
     """
 
     output: Path
     roots: list[str]
     options: dict[str, Any] = field(default_factory=dict)
     kind: str = "crawl"
-    resume: bool = False
+    mode: str = "new"
     archive: Any = None
     commit: int | None = None
     environment: dict[str, Any] = field(default_factory=dict)
     state: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def resume(self) -> bool:
+        return self.mode == "resume"

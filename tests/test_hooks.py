@@ -240,7 +240,7 @@ def test_hook_crawl_finished(pm, tmp_path):
     assert crawl.output.exists() and stub.exists()  # interrupted: the stub stays, resumable
     with open_archive(crawl.output) as reader:
         assert reader.head() is None and reader.commits()[0]["status"] == "interrupted"
-    resumed = CrawlContext(output=crawl.output, roots=crawl.roots, resume=True)
+    resumed = CrawlContext(output=crawl.output, roots=crawl.roots, mode="resume")
     pm.hook.crawl_started(crawl=resumed)
     assert resumed.commit == crawl.commit
     pm.hook.crawl_finished(crawl=resumed, stats={"status": "complete", "pages": 1})

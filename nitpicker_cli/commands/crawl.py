@@ -62,7 +62,11 @@ def crawl_options(f: Any) -> Any:
         click.option("--max-excluded-depth", type=click.IntRange(0), default=0, help="Reserved: depth of excluded paths to still check."),
         click.option("--list", "list_urls", multiple=True, help="Crawl only these URLs (comma-separated, repeatable)."),
         click.option("--list-file", type=click.Path(path_type=Path), help="Crawl only the URLs in this file (one per line)."),
-        click.option("--resume", "resume", type=click.Path(path_type=Path), help="Finish an interrupted crawl of this archive (same commit)."),
+        click.option("--resume", type=click.Path(path_type=Path), metavar="ARCHIVE", help="Finish the interrupted crawl of ARCHIVE (same commit)."),
+        click.option("--append", type=click.Path(path_type=Path), metavar="ARCHIVE", help="Add the given URLs as more roots of ARCHIVE's newest crawl (same commit)."),
+        click.option("--update", type=click.Path(path_type=Path), metavar="ARCHIVE", help="Crawl ARCHIVE's scope again into a new commit."),
+        click.option("--retry-failed", type=click.Path(path_type=Path), metavar="ARCHIVE", help="Fetch again the URLs of ARCHIVE that failed, except permanent failures."),
+        click.option("--inventory", type=click.Path(path_type=Path), metavar="FILE", help="Seed the URLs listed in FILE into the archive given with -o (logged as an inventory run)."),
         click.option("--user-agent", default=None, help="User agent (default: Nitpicker/<version>)."),
         click.option("--ignore-robots", is_flag=True, help="Do not honour robots.txt."),
         click.option("--no-image", "no_image", is_flag=True, help="Do not capture images per device preset."),
@@ -94,6 +98,53 @@ def build_options(urls: tuple[str, ...], kw: dict[str, Any]) -> Any:
     ), ([_check_url(u) for u in listed] if listed else None)
 
 
+CONTINUE_MODES = ("resume", "append", "update", "retry_failed")
+
+
+def _mode(kw: dict[str, Any]) -> tuple[str, Path | None]:
+    given = [m for m in (*CONTINUE_MODES, "inventory") if kw.get(m)]
+    if len(given) > 1:
+        raise UsageError("use only one of --" + ", --".join(m.replace("_", "-") for m in given))
+    if not given:
+        return "new", kw["output"]
+    mode = given[0]
+    if mode == "inventory":
+        if not kw["output"]:
+            raise UsageError("--inventory needs the archive to seed, given with -o/--output")
+        return mode, kw["output"]
+    return mode.replace("_", "-"), kw[mode]
+
+
+def _continued_options(archive: Path, mode: str, urls: tuple[str, ...], kw: dict[str, Any]) -> tuple[Any, Any]:
+    """The stored options of the archive's crawl, with this run's roots, parallelism and headers."""
+    from dataclasses import fields
+
+    from nitpicker_core.archive import open_archive
+    from nitpicker_core.crawler.options import CrawlOptions
+
+    with open_archive(archive) as reader:
+        stored = reader.info().get("options") or {}
+    known = {f.name for f in fields(CrawlOptions)}
+    values = {k: v for k, v in stored.items() if k in known and k != "headers"}
+    given = [_check_url(u) for u in urls]
+    if mode == "append":
+        if not given:
+            raise UsageError("--append needs the URLs to add")
+        values["roots"] = [*values.get("roots", []), *given]
+    elif given:
+        values["roots"] = given  # e.g. to give basic-auth credentials again: they are never stored
+    if not values.get("roots"):
+        raise UsageError(f"{archive.name} records no roots to crawl from")
+    values.update(parallels=kw["parallels"], interval=kw["interval"], headers=_headers(kw["headers"]))
+    options = CrawlOptions(**values)
+    list_urls = None
+    if mode == "inventory":
+        list_urls = [_check_url(u) for u in _read_list(kw["inventory"])]
+        if not list_urls:
+            raise UsageError(f"{kw['inventory'].name} lists no URL")
+    return options, list_urls
+
+
 def exit_code(stats: Any, strict: bool) -> int:
     if stats.internal_errors:
         return 1
@@ -108,19 +159,30 @@ def register_commands(cli: click.Group, pm: Any) -> None:
     @click.argument("urls", nargs=-1)
     @crawl_options
     def crawl(urls: tuple[str, ...], **kw: Any) -> None:
-        """Render URL and every page it leads to in Chromium, into a .nitpicker archive."""
+        """Render URL and every page it leads to in Chromium, into a .nitpicker archive.
+
+        Continue an archive with --resume (finish an interrupted crawl), --append (more roots, same
+        commit), --update (the same scope again, as a new commit), --retry-failed or --inventory FILE.
+        """
         from nitpicker_cli.progress import Progress
         from nitpicker_core.crawler.engine import Crawler
         from nitpicker_core.crawler.options import default_output
 
         app = get_app()
         app.config()
-        options, list_urls = build_options(urls, kw)
-        output = kw["resume"] or kw["output"] or default_output(options.roots[0])
+        mode, output = _mode(kw)
+        inventory = None
+        if mode == "new":
+            options, list_urls = build_options(urls, kw)
+            output = output or default_output(options.roots[0])
+        else:
+            options, list_urls = _continued_options(output, mode, urls, kw)
+            if mode == "inventory":
+                inventory = kw["inventory"].read_bytes()
         if output.suffix != ".nitpicker":
             output = output.with_name(output.name + ".nitpicker")
         progress = Progress(options.parallels, silent=app.silent)
-        crawler = Crawler(app.pm, options, output, resume=bool(kw["resume"]), list_urls=list_urls,
+        crawler = Crawler(app.pm, options, output, mode=mode, list_urls=list_urls, inventory=inventory,
                           progress=progress.update)
         with progress:
             stats = asyncio.run(crawler.run())

@@ -33,6 +33,19 @@ class PreparedPage:
 
 REDIRECT_AT = 5
 
+# Headers that change on every response without the content changing: they are stored with a state but
+# left out of its hash, so an unchanged page hashes the same in every crawl (history independence).
+VOLATILE_HEADERS = frozenset({
+    "date", "age", "expires", "x-request-id", "x-amzn-requestid", "x-amz-request-id", "x-amz-cf-id",
+    "x-amz-id-2", "cf-ray", "server-timing", "x-runtime", "x-response-time", "x-served-by", "x-timer",
+    "x-cache", "x-cache-hits", "via", "report-to", "nel", "keep-alive", "x-varnish", "x-trace-id",
+    "traceparent", "x-cloud-trace-context", "x-b3-traceid",
+})
+
+
+def stable_headers(headers: dict[str, str] | None) -> dict[str, str]:
+    return {k: v for k, v in (headers or {}).items() if k.lower() not in VOLATILE_HEADERS}
+
 
 def normalize_content_type(value: str | None) -> str | None:
     if value is None:
@@ -96,8 +109,9 @@ def prepare_page(
     tags = [(t.provider, t.category, t.external_id, t.version, t.confidence) for t in result.tags]
     errors = [(e.step, e.message) for e in result.errors]
     resources = list(result.resources)
+    hashed_fields = (*fields[:4], canonical_json(stable_headers(result.headers)), *fields[5:])
     payload = {
-        "url": result.url, "fields": fields, "anchors": anchors, "images": images,
+        "url": result.url, "fields": hashed_fields, "anchors": anchors, "images": images,
         "resources": resources, "jsonld": jsonld, "tags": tags, "errors": errors,
     }
     return PreparedPage(
@@ -120,4 +134,5 @@ def prepare_resource(resource: Resource) -> tuple[str, tuple[Any, ...]]:
         resource.content_length, resource.compression or "", resource.cdn or "",
         canonical_json(resource.headers or {}), int(bool(resource.is_external)),
     )
-    return content_hash({"url": resource.url, "fields": values}), values
+    hashed = (*values[:6], canonical_json(stable_headers(resource.headers)), *values[7:])
+    return content_hash({"url": resource.url, "fields": hashed}), values

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import shutil
 import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from nitpicker_core.archive import stub_path
 from nitpicker_core.crawler import rules
 from nitpicker_core.crawler.errors import PERMANENT_KINDS, DnsBurnList, is_blocked_status
 from nitpicker_core.crawler.events import EventSink
@@ -43,11 +46,12 @@ class CrawlStats:
 class Crawler:
     """One crawl into one archive commit. ``run()`` returns the stats; the archive is written at the end."""
 
-    def __init__(self, pm: Any, options: CrawlOptions, output: Path, *, resume: bool = False,
-                 list_urls: list[str] | None = None, kind: str = "crawl",
+    def __init__(self, pm: Any, options: CrawlOptions, output: Path, *, mode: str = "new",
+                 list_urls: list[str] | None = None, kind: str = "crawl", inventory: bytes | None = None,
                  progress: Any = None, browser_factory: Any = None) -> None:
         self.pm, self.options, self.output = pm, options, output
         self.list_urls = list_urls
+        self.inventory = inventory
         self.progress = progress
         self.stats = CrawlStats()
         self.queue = UrlQueue(disable_queries=options.disable_queries)
@@ -56,7 +60,7 @@ class Crawler:
         self.fetcher = Fetcher(options.user_agent, retries=max(1, options.retry), throttle=HostThrottle(),
                                dns_burn=self.dns, pool_size=max(10, options.parallels * 2))
         storage = options.for_storage()
-        self.crawl = CrawlContext(output=output, roots=storage["roots"], options=storage, kind=kind, resume=resume)
+        self.crawl = CrawlContext(output=output, roots=storage["roots"], options=storage, kind=kind, mode=mode)
         self.crawl.options.update(options.scrape_options())
         self.crawl.state["roots_with_credentials"] = list(options.roots)
         self.crawl.state["headers"] = dict(options.headers)
@@ -68,17 +72,27 @@ class Crawler:
 
     # -- lifecycle -------------------------------------------------------------------------------------
     async def run(self) -> CrawlStats:
-        started = time.monotonic()
-        self.pm.hook.crawl_started(crawl=self.crawl)
-        self.sink = EventSink(self.pm, self.crawl)
-        self.scope = self.crawl.state[rules.STATE]["scope"]
-        self._seed()
         from nitpicker_core.crawler.browser import BrowserHost
 
+        started = time.monotonic()
+        self._stub_existed = stub_path(self.output).exists()
+        try:
+            self.pm.hook.crawl_started(crawl=self.crawl)
+        except BaseException:
+            self._abandon()
+            raise
+        self.sink = EventSink(self.pm, self.crawl)
         host = (self._browser_factory or BrowserHost)()
+        try:
+            self.scope = self.crawl.state[rules.STATE]["scope"]
+            self._seed()
+            await host.start()
+        except BaseException:
+            await host.close()
+            self._abandon()
+            raise
         self._install_signals()
         try:
-            await host.start()
             workers = [asyncio.create_task(self._worker(host, i)) for i in range(max(1, self.options.parallels))]
             await asyncio.gather(*workers)
         except asyncio.CancelledError:
@@ -87,7 +101,6 @@ class Crawler:
             self._remove_signals()
             self.stats.browser_restarts = getattr(host, "restarts", 0)
             await host.close()
-            self.fetcher.close()
             self.stats.seconds = round(time.monotonic() - started, 3)
             if self._stopping or not self.queue.idle:
                 self.stats.status = "interrupted"
@@ -97,26 +110,63 @@ class Crawler:
     def _finish(self) -> None:
         assert self.sink is not None
         self.sink.drain()
+        self.fetcher.close()
         try:
             self.sink.close()
-        finally:
+        except BaseException:
+            if self.crawl.mode in ("append", "inventory"):  # a failed ingestion leaves the archive as it was
+                self._abandon()
+                raise
+            self.stats.status = "interrupted"
             self.pm.hook.crawl_finished(crawl=self.crawl, stats=self.stats.as_dict())
+            raise
+        self.pm.hook.crawl_finished(crawl=self.crawl, stats=self.stats.as_dict())
+
+    def _abandon(self) -> None:
+        """Nothing of this run is kept: close without writing; drop the working directory it created."""
+        self.fetcher.close()
+        if self.sink is not None:
+            with contextlib.suppress(BaseException):
+                self.sink.close()
+        writer = self.crawl.archive
+        if writer is not None:
+            writer.close(remove_stub=False)
+            self.crawl.archive = None
+        if not self._stub_existed:
+            shutil.rmtree(stub_path(self.output), ignore_errors=True)
 
     def _seed(self) -> None:
-        done = self.crawl.archive.commit_urls(self.crawl.commit) if self.crawl.resume else {}
+        """Fill the queue for this mode: what the commit already holds is done, the rest is to do."""
+        archive, commit, mode = self.crawl.archive, self.crawl.commit, self.crawl.mode
+        done = archive.commit_urls(commit) if mode != "new" and mode != "update" else {}
+        if mode == "append":  # former external pages now in scope are crawled again, fully
+            done = {url: r for url, r in done.items() if r or not self.scope.is_internal(url)}
+        retry: list[str] = []
+        if mode == "retry-failed":  # permanent kinds stay failed, so repeated retries converge
+            retry = [url for url, kind in archive.failed_urls(commit).items() if kind not in PERMANENT_KINDS]
+            done = {url: r for url, r in done.items() if url not in set(retry)}
         for url, rendered in done.items():
             self.queue.add_done(url, rendered=rendered)
         seeds = self.list_urls if self.list_urls is not None else self.options.roots
+        for listed in self.list_urls or ():  # a listed URL is a root: it and what lies below it are in scope
+            self.scope.add(listed)
+        if mode == "retry-failed":
+            seeds = retry
         items = []
         for raw in seeds:
             url = normalize(split_credentials(raw)[0], disable_queries=self.options.disable_queries)
-            items.append(QueueItem(url, external=not self.scope.is_internal(url),
-                                   metadata_only=False))
+            items.append(QueueItem(url, external=not self.scope.is_internal(url)))
         self._seeds = {item.url for item in items}
-        self.queue.add(items)
-        if self.crawl.resume:
-            for url in self.crawl.archive.pending_urls(self.crawl.commit):
-                self.queue.add([QueueItem(url, external=not self.scope.is_internal(url))])
+        fresh = self.queue.add(items)
+        if mode in ("resume", "append"):
+            for url in archive.pending_urls(commit):
+                self.queue.add([QueueItem(url, external=not self.scope.is_internal(url),
+                                          metadata_only=not self.scope.is_internal(url))])
+        if mode == "inventory" and self.inventory is not None:
+            import hashlib
+
+            counts = {"listed": len(items), "new": len(fresh), "known": len(items) - len(fresh)}
+            self.sink.call(archive.add_inventory_run, commit, hashlib.sha256(self.inventory).hexdigest(), counts)
 
     def _install_signals(self) -> None:
         loop = asyncio.get_running_loop()

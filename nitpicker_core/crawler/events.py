@@ -30,6 +30,10 @@ class EventSink:
             raise RuntimeError(f"archive writes failed: {self.error}") from self.error
         self._queue.put((hook, kwargs))
 
+    def call(self, func: Any, *args: Any) -> None:
+        """Run ``func(*args)`` on the writer thread, in order with the hook events."""
+        self._queue.put((func, args))
+
     def _run(self) -> None:
         while True:
             item = self._queue.get()
@@ -37,8 +41,11 @@ class EventSink:
                 if item is _STOP:
                     return
                 if self.error is None:
-                    hook, kwargs = item
-                    getattr(self.pm.hook, hook)(crawl=self.crawl, **kwargs)
+                    target, args = item
+                    if callable(target):
+                        target(*args)
+                    else:
+                        getattr(self.pm.hook, target)(crawl=self.crawl, **args)
             except BaseException as exc:  # noqa: BLE001 - remembered and re-raised by close()
                 log.debug("archive write failed", exc_info=True)
                 self.error = exc

@@ -8,6 +8,7 @@ from typing import Any
 from nitpicker_core import (
     CrawlContext,
     CrawlErrorRecord,
+    NitpickerError,
     Resource,
     ScrapeResult,
     __version__,
@@ -25,9 +26,15 @@ def crawl_started(crawl: CrawlContext) -> None:
     writer = ArchiveWriter.open(crawl.output)
     try:
         environment = {"nitpicker": __version__, **crawl.environment}
-        commit = writer.latest_commit() if crawl.resume else None
-        if commit is not None and writer.commit_status(commit) != "complete":
-            writer.resume_commit(commit)
+        latest = writer.latest_commit()
+        if crawl.mode == "resume":
+            if latest is None or writer.commit_status(latest) == "complete":
+                raise NitpickerError(f"{crawl.output.name} has no interrupted crawl to resume")
+            commit = writer.resume_commit(latest)
+        elif crawl.mode in ("append", "inventory", "retry-failed"):
+            if latest is None:
+                raise NitpickerError(f"{crawl.output.name} has no crawl to continue")
+            commit = writer.resume_commit(latest)
         else:
             commit = writer.begin_commit(kind=crawl.kind, options=crawl.options, environment=environment)
         writer.set_info("roots", crawl.roots)

@@ -1,0 +1,90 @@
+"""End-to-end: --update makes a new commit, --append/--inventory/--retry-failed continue the newest one."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from nitpicker_core.archive import open_archive
+
+pytestmark = pytest.mark.browser
+
+
+def _state(archive):
+    with open_archive(archive) as reader:
+        return reader.commits(), {p["url"]: p for p in reader.pages()}, reader
+
+
+def test_update_makes_a_new_commit_sharing_unchanged_pages(crawl, site, cli, tmp_path):
+    c = crawl(f"{site}/recursive/", "--no-image")
+    size = c.archive.stat().st_size
+    result = cli("crawl", "--update", str(c.archive), "--no-image", cwd=tmp_path, timeout=300)
+    assert result.returncode == 0, result.stderr
+    with open_archive(c.archive) as reader:
+        commits = reader.commits()
+        assert [(x["id"], x["parent_id"], x["status"]) for x in commits] == [(2, 1, "complete"), (1, None, "complete")]
+        assert reader.head() == 2
+        changes = reader.diff(1, 2)
+        hashes = reader.row_hashes(2)
+        assert hashes == reader.row_hashes(1)
+    assert changes["added"] == [] and changes["removed"] == [] and changes["modified"] == []
+    assert c.archive.stat().st_size < size * 1.05  # unchanged pages are shared, not copied
+
+
+def test_append_widens_scope_in_the_same_commit(crawl, site, cli, tmp_path):
+    c = crawl(f"{site}/scope/blog/", "--no-image")
+    assert c.page(f"{site}/scope/docs/")["is_external"]
+    result = cli("crawl", "--append", str(c.archive), f"{site}/scope/docs/", "--no-image", cwd=tmp_path, timeout=300)
+    assert result.returncode == 0, result.stderr
+    with open_archive(c.archive) as reader:
+        assert [(x["id"], x["status"]) for x in reader.commits()] == [(1, "complete")]
+        docs = reader.page(f"{site}/scope/docs/")
+        api = reader.page(f"{site}/scope/docs/api")
+        roots = reader.info()["options"]["roots"]
+    assert docs["is_target"] and not docs["is_external"]  # re-promoted: now in scope, rendered
+    assert api["title"] == "API Docs" and roots == [f"{site}/scope/blog/", f"{site}/scope/docs/"]
+
+
+def test_inventory_seeds_urls_and_logs_the_run(crawl, site, cli, tmp_path):
+    c = crawl(f"{site}/about", "--single", "--no-image")
+    listing = tmp_path / "inventory.txt"
+    listing.write_text(f"# pages the client listed\n{site}/recursive/page-c\n{site}/about\n")
+    result = cli("crawl", "--inventory", str(listing), "-o", str(c.archive), "--no-image", cwd=tmp_path, timeout=300)
+    assert result.returncode == 0, result.stderr
+    with open_archive(c.archive) as reader:
+        runs = reader.inventory_runs()
+        page_c = reader.page(f"{site}/recursive/page-c")
+    assert page_c["title"] == "Page C" and page_c["is_target"]
+    assert len(runs) == 1 and runs[0]["sha256"] == hashlib.sha256(listing.read_bytes()).hexdigest()
+    assert json.loads(runs[0]["counts"]) if isinstance(runs[0]["counts"], str) else runs[0]["counts"]
+    assert str(listing) not in json.dumps(runs) and "inventory.txt" not in json.dumps(runs)
+
+
+def test_failed_inventory_leaves_the_archive_exactly_as_it_was(crawl, site, cli, tmp_path):
+    c = crawl(f"{site}/about", "--single", "--no-image")
+    before = c.archive.read_bytes()
+    listing = tmp_path / "bad.txt"
+    listing.write_text("not a url\n")
+    result = cli("crawl", "--inventory", str(listing), "-o", str(c.archive), cwd=tmp_path)
+    assert result.returncode == 1 and result.stderr.strip() == "nitpicker: error: not an http(s) URL: 'not a url'"
+    assert c.archive.read_bytes() == before and not (tmp_path / "site.nitpicker.stub").exists()
+
+
+def test_retry_failed_skips_permanent_failures(crawl, site, cli, tmp_path):
+    c = crawl(f"{site}/broken-external/", "--no-image", "--retry", "1", ok=(2,))
+    assert [e["kind"] for e in c.errors] == ["connection-refused"]
+    result = cli("crawl", "--retry-failed", str(c.archive), "--no-image", cwd=tmp_path, timeout=300)
+    assert result.returncode == 0, result.stderr  # refused is permanent: nothing retried, nothing new failed
+    with open_archive(c.archive) as reader:
+        assert len(reader.crawl_errors()) == 1 and [x["id"] for x in reader.commits()] == [1]
+
+
+def test_resume_of_a_complete_crawl_is_refused(crawl, site, cli, tmp_path):
+    c = crawl(f"{site}/about", "--single", "--no-image")
+    before = c.archive.read_bytes()
+    result = cli("crawl", "--resume", str(c.archive), cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.strip() == "nitpicker: error: site.nitpicker has no interrupted crawl to resume"
+    assert c.archive.read_bytes() == before and not (tmp_path / "site.nitpicker.stub").exists()
