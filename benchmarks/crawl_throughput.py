@@ -23,6 +23,7 @@ import contextlib
 import json
 import logging
 import os
+import resource
 import shlex
 import subprocess
 import sys
@@ -188,6 +189,8 @@ class Run:
     peak_rss: int = 0
     peak_pss: int = 0
     peak_procs: int = 0
+    cpu: float = 0.0  # user + system seconds of the whole (reaped) process tree
+    load: tuple[float, float] = (0.0, 0.0)  # 1-minute load average before and after
     exit_code: int = 0
     requests: Counter[tuple[str, str]] = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
@@ -197,17 +200,27 @@ class Run:
         return self.pages / self.wall if self.wall else 0.0
 
 
-def measure(cmd: list[str], log: Path, site: Any) -> tuple[float, int, TreeSampler, Counter[tuple[str, str]]]:
+def measure(cmd: list[str], log: Path, site: Any, run: Run) -> None:
     site.reset_counts()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    load = os.getloadavg()[0]
     with log.open("wb") as sink:
         start = time.monotonic()
         proc = subprocess.Popen(cmd, stdout=sink, stderr=subprocess.STDOUT, cwd=ROOT)
         sampler = TreeSampler(proc.pid)
         sampler.start()
         code = proc.wait()
-        wall = time.monotonic() - start
+        run.wall = time.monotonic() - start
         sampler.stop()
-    return wall, code, sampler, site.reset_counts()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    run.cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    run.load = (load, os.getloadavg()[0])
+    run.exit_code, run.requests = code, site.reset_counts()
+    run.peak_rss, run.peak_pss, run.peak_procs = sampler.peak_rss, sampler.peak_pss, sampler.peak_procs
+    stray = site.reset_stray()
+    if stray:
+        run.notes.append(f"{sum(stray.values())} requests for URLs the site never links to, e.g. "
+                         f"{sorted(stray)[:8]}")
 
 
 def run_baseline(root: str, k: int, work: Path, site: Any) -> Run:
@@ -215,8 +228,7 @@ def run_baseline(root: str, k: int, work: Path, site: Any) -> Run:
     cmd = [sys.executable, str(Path(__file__).resolve()), "--baseline-only", "--url", root,
            "--parallels", str(k), "--out", str(out)]
     run = Run("a baseline", k)
-    run.wall, run.exit_code, sampler, run.requests = measure(cmd, work / f"baseline-{k}.log", site)
-    run.peak_rss, run.peak_pss, run.peak_procs = sampler.peak_rss, sampler.peak_pss, sampler.peak_procs
+    measure(cmd, work / f"baseline-{k}.log", site, run)
     if run.exit_code or not out.exists():
         run.notes.append(f"baseline failed (exit {run.exit_code}): {(work / f'baseline-{k}.log').read_text()[-800:]}")
         return run
@@ -239,8 +251,7 @@ def run_nitpicker(root: str, k: int, images: bool, work: Path, site: Any) -> Run
         cmd.append("--no-image")
     run = Run("c images" if images else "b no-image", k)
     log = work / f"{name}.log"
-    run.wall, run.exit_code, sampler, run.requests = measure(cmd, log, site)
-    run.peak_rss, run.peak_pss, run.peak_procs = sampler.peak_rss, sampler.peak_pss, sampler.peak_procs
+    measure(cmd, log, site, run)
     tail = log.read_text(errors="replace").strip().splitlines()
     if tail:
         run.notes.append(f"exit {run.exit_code}; last line: {tail[-1][:300]}")
@@ -297,7 +308,7 @@ def mib(n: int) -> str:
 
 def print_table(runs: list[Run], baselines: dict[int, Run]) -> None:
     head = (f"{'run':<12}{'K':>3}{'pages':>7}{'wall s':>9}{'crawl s':>9}{'pages/s':>9}{'vs a':>7}"
-            f"{'peak RSS MiB':>14}{'peak PSS MiB':>14}{'procs':>7}{'exit':>6}")
+            f"{'peak RSS MiB':>14}{'peak PSS MiB':>14}{'procs':>7}{'cpu s':>8}{'load':>11}{'exit':>6}")
     print(head)
     print("-" * len(head))
     for run in runs:
@@ -305,7 +316,8 @@ def print_table(runs: list[Run], baselines: dict[int, Run]) -> None:
         ratio = run.rate / base.rate if base and base.rate else 0.0
         inner = f"{run.inner:.1f}" if run.inner is not None else "-"
         print(f"{run.label:<12}{run.parallels:>3}{run.pages:>7}{run.wall:>9.1f}{inner:>9}{run.rate:>9.2f}"
-              f"{ratio:>7.2f}{mib(run.peak_rss):>14}{mib(run.peak_pss):>14}{run.peak_procs:>7}{run.exit_code:>6}")
+              f"{ratio:>7.2f}{mib(run.peak_rss):>14}{mib(run.peak_pss):>14}{run.peak_procs:>7}{run.cpu:>8.1f}"
+              f"{run.load[0]:>5.1f}→{run.load[1]:<5.1f}{run.exit_code:>6}")
 
 
 def print_requests(runs: list[Run]) -> None:

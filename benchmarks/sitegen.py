@@ -69,6 +69,7 @@ class Site:
                      for k in range(IMAGE_POOL)}
         self.svgs = {k: _svg(k) for k in range(IMAGE_POOL)}
         self.requests: Counter[tuple[str, str]] = Counter()
+        self.stray: Counter[str] = Counter()  # 404s for paths no page links to (guessed URLs)
         self._lock = threading.Lock()
 
     # -- structure ---------------------------------------------------------------------------------------
@@ -137,16 +138,28 @@ class Site:
             counts, self.requests = self.requests, Counter()
         return counts
 
-    def _count(self, method: str, kind: str) -> None:
+    def reset_stray(self) -> Counter[str]:
+        with self._lock:
+            stray, self.stray = self.stray, Counter()
+        return stray
+
+    def _count(self, method: str, kind: str, path: str) -> None:
         with self._lock:
             self.requests[(method, kind)] += 1
+            if kind in ("404-other", "external-404") or (kind == "missing" and not self._linked_missing(path)):
+                self.stray[f"{method} {path}"] += 1
+
+    @staticmethod
+    def _linked_missing(path: str) -> bool:
+        tail = path[len("/missing/"):]
+        return tail.isdigit() and int(tail) < MISSING_POOL
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         method = environ.get("REQUEST_METHOD", "GET")
         path = environ.get("PATH_INFO", "/")
         host = (environ.get("HTTP_HOST") or "").split(":")[0]
         kind, status, ctype, body, cache = self._route(path, host)
-        self._count(method, kind)
+        self._count(method, kind, path)
         headers = [("Content-Type", ctype), ("Content-Length", str(len(body)))]
         if cache:
             headers.append(("Cache-Control", "public, max-age=3600"))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from nitpicker_cli.main import build_cli
@@ -20,7 +18,7 @@ def test_version(cli):
 
 
 def test_every_builtin_command_is_there():
-    assert {"analyze", "log", "pipeline", "plugins", "query"} <= set(COMMANDS)
+    assert {"analyze", "crawl", "log", "pipeline", "plugins", "query"} <= set(COMMANDS)
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -48,10 +46,11 @@ def test_missing_archive_is_one_line_and_traceback_only_with_verbose(cli, tmp_pa
     assert list(tmp_path.iterdir()) == []
 
 
-def test_pipeline_refuses_until_the_crawler_lands(cli):
-    result = cli("pipeline", "http://127.0.0.1:9/")
+def test_pipeline_rejects_a_bad_url_in_one_line(cli, tmp_path):
+    result = cli("pipeline", "ftp://example.test/", cwd=tmp_path)
     assert result.returncode == 1
-    assert re.fullmatch(r"nitpicker: error: the pipeline needs the crawler.*\n", result.stderr)
+    assert result.stderr.strip().splitlines()[-1] == "nitpicker: error: not an http(s) URL: 'ftp://example.test/'"
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_silent_hides_config_warnings_verbose_does_not(cli, tmp_path):

@@ -59,7 +59,22 @@ def crawl_options(f: Any) -> Any:
         click.option("--exclude-keyword", multiple=True, help="Skip pages whose HTML matches this regex (repeatable)."),
         click.option("--exclude-url", multiple=True, help="Skip URLs starting with this prefix (comma-separated, repeatable)."),
         click.option("--disable-queries", is_flag=True, help="Strip query strings from every URL."),
-        click.option("--max-excluded-depth", type=click.IntRange(0), default=0, help="Reserved: depth of excluded paths to still check."),
+        click.option("--max-excluded-depth", type=click.IntRange(0), default=0, help="Also crawl same-host pages outside the scope, this many links deep (default 0: only check them)."),
+        click.option("--user-agent", default=None, help="User agent (default: Nitpicker/<version>)."),
+        click.option("--ignore-robots", is_flag=True, help="Do not honour robots.txt."),
+        click.option("--no-image", "no_image", is_flag=True, help="Do not capture images per device preset."),
+        click.option("--image-file-size-threshold", type=click.IntRange(0), default=0, help="Images larger than this many bytes are flagged."),
+        click.option("--header", "headers", multiple=True, help="NAME:VALUE sent to in-scope URLs only; never stored (repeatable)."),
+        click.option("--strict", is_flag=True, help="Exit 1 instead of 2 when only external links failed."),
+    ]
+    for opt in reversed(opts):
+        f = opt(f)
+    return f
+
+
+def continue_options(f: Any) -> Any:
+    """Options of `crawl` only: URL lists and the ways to continue an existing archive."""
+    opts = [
         click.option("--list", "list_urls", multiple=True, help="Crawl only these URLs (comma-separated, repeatable)."),
         click.option("--list-file", type=click.Path(path_type=Path), help="Crawl only the URLs in this file (one per line)."),
         click.option("--resume", type=click.Path(path_type=Path), metavar="ARCHIVE", help="Finish the interrupted crawl of ARCHIVE (same commit)."),
@@ -67,12 +82,6 @@ def crawl_options(f: Any) -> Any:
         click.option("--update", type=click.Path(path_type=Path), metavar="ARCHIVE", help="Crawl ARCHIVE's scope again into a new commit."),
         click.option("--retry-failed", type=click.Path(path_type=Path), metavar="ARCHIVE", help="Fetch again the URLs of ARCHIVE that failed, except permanent failures."),
         click.option("--inventory", type=click.Path(path_type=Path), metavar="FILE", help="Seed the URLs listed in FILE into the archive given with -o (logged as an inventory run)."),
-        click.option("--user-agent", default=None, help="User agent (default: Nitpicker/<version>)."),
-        click.option("--ignore-robots", is_flag=True, help="Do not honour robots.txt."),
-        click.option("--no-image", "no_image", is_flag=True, help="Do not capture images per device preset."),
-        click.option("--image-file-size-threshold", type=click.IntRange(0), default=0, help="Images larger than this many bytes are flagged."),
-        click.option("--header", "headers", multiple=True, help="NAME:VALUE sent to in-scope URLs only; never stored (repeatable)."),
-        click.option("--strict", is_flag=True, help="Exit 1 instead of 2 when only external links failed."),
     ]
     for opt in reversed(opts):
         f = opt(f)
@@ -158,6 +167,7 @@ def register_commands(cli: click.Group, pm: Any) -> None:
     @cli.command("crawl")
     @click.argument("urls", nargs=-1)
     @crawl_options
+    @continue_options
     def crawl(urls: tuple[str, ...], **kw: Any) -> None:
         """Render URL and every page it leads to in Chromium, into a .nitpicker archive.
 

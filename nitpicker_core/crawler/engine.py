@@ -64,6 +64,7 @@ class Crawler:
         self.crawl.options.update(options.scrape_options())
         self.crawl.state["roots_with_credentials"] = list(options.roots)
         self.crawl.state["headers"] = dict(options.headers)
+        self._outside_depth: dict[str, int] = {}  # out-of-scope pages crawled under --max-excluded-depth
         self._claimed: dict[str, str] = {}  # rendered destination → the URL that rendered it
         self._captured: dict[str, Resource] = {}  # 2xx non-HTML sub-resources seen while rendering
         self._stopping = False
@@ -314,6 +315,7 @@ class Crawler:
             self.sink.emit("crawl_page_skipped", url=final, reason=reason)
             self.stats.skipped += 1
             return True
+        self._flag_large_images(result)
         destination = ScrapeResult(**{**result.__dict__, "url": final, "redirect_chain": [],
                                       "is_external": not self.scope.is_internal(final), "is_target": True,
                                       "anchors": self._stored_anchors(result.anchors)})
@@ -321,6 +323,23 @@ class Crawler:
         self.stats.rendered += 1
         self._follow(final, destination)
         return True
+
+    def _flag_large_images(self, result: ScrapeResult) -> None:
+        """--image-file-size-threshold: images whose response is larger are listed in the page's extra."""
+        limit = self.options.image_file_size_threshold
+        if not limit:
+            return
+        sizes = {normalize(r.url): r.content_length for r in result.received if r.content_length}
+        large = {}
+        for image in result.images or []:
+            try:
+                size = sizes.get(normalize(image.current_src or image.src))
+            except ValueError:
+                continue
+            if size and size > limit:
+                large[image.current_src or image.src] = size
+        if large:
+            result.extra["large_images"] = [{"src": src, "bytes": n} for src, n in sorted(large.items())]
 
     def _stored_anchors(self, anchors: list[Anchor] | None) -> list[Anchor] | None:
         """Anchors as stored: the same URL rules as the queue (no credentials, PHPSESSID, --disable-queries)."""
@@ -338,6 +357,7 @@ class Crawler:
     def _follow(self, page_url: str, result: ScrapeResult) -> None:
         """Queue what a rendered page links to: in-scope pages fully, everything else as a metadata check."""
         found = []
+        parent_depth = self._outside_depth.get(page_url, 0)
         for anchor in result.anchors or []:
             try:
                 target = normalize(anchor.href, disable_queries=self.options.disable_queries)
@@ -346,6 +366,10 @@ class Crawler:
             if not target.startswith(("http://", "https://")):
                 continue
             internal = self.scope.is_internal(target)
+            if not internal and self.scope.same_host(target) and parent_depth < self.options.max_excluded_depth:
+                # --max-excluded-depth: same-host pages outside the scope are crawled this many links deep
+                self._outside_depth.setdefault(target, parent_depth + 1)
+                internal = True
             found.append(QueueItem(target, external=not internal,
                                    metadata_only=not internal or not self.options.recursive,
                                    referrer=page_url))

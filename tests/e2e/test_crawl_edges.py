@@ -96,3 +96,10 @@ def test_images_per_preset(crawl, site):
     assert widths == [320, 1280]
     lazy = [i for i in images if i["alt"] == "lazy 3"]
     assert len(lazy) == 2 and all(i["is_lazy"] and i["natural_width"] == 120 for i in lazy)
+
+
+def test_image_file_size_threshold_flags_large_images(crawl, site):
+    c = crawl(f"{site}/reuse/", "--single", "--image-file-size-threshold", "10")
+    assert c.page(f"{site}/reuse/")["extra"]["large_images"] == [{"src": f"{site}/reuse/pic.png", "bytes": 70}]
+    quiet = crawl(f"{site}/reuse/", "--single", "--image-file-size-threshold", "100000", name="quiet")
+    assert "large_images" not in quiet.page(f"{site}/reuse/")["extra"]

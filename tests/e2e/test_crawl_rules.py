@@ -95,3 +95,12 @@ def test_list_mode_crawls_only_the_list(crawl, site):
     c = crawl("--list", f"{site}/recursive/page-a,{site}/about", "--no-image")
     assert c.page(f"{site}/recursive/page-a")["is_target"] and c.page(f"{site}/about")["is_target"]
     assert not c.page(f"{site}/recursive/page-b")["is_target"]  # linked: checked, not crawled
+
+
+def test_max_excluded_depth_crawls_out_of_scope_pages_that_deep(crawl, site):
+    c = crawl(f"{site}/scope/blog/", "--max-excluded-depth", "1", "--no-image")
+    docs = c.page(f"{site}/scope/docs/")
+    assert docs["is_target"] and docs["is_external"] and docs["title"] == "Docs Top"  # rendered, still outside
+    assert [a["href"] for a in c.anchors[f"{site}/scope/docs/"]] == [f"{site}/scope/docs/api"]
+    api = c.page(f"{site}/scope/docs/api")  # two links away: checked only
+    assert api["status"] == 200 and not api["is_target"] and c.anchors[f"{site}/scope/docs/api"] == []
