@@ -59,3 +59,25 @@ def test_silent_hides_config_warnings_verbose_does_not(cli, tmp_path):
     assert "nitpicker: warning: nitpicker.toml: unknown key 'colour'" in loud.stderr
     quiet = cli("--silent", "plugins", cwd=tmp_path)
     assert quiet.returncode == 0 and quiet.stderr == ""
+
+
+def test_log_and_diff_between_two_commits(cli, tmp_path):
+    from archives import SITE, build_archive, demo_pages
+
+    archive = build_archive(tmp_path / "site.nitpicker")
+    changed = demo_pages()
+    changed[1].metadata["title"] = "About us"
+    changed[1].html = changed[1].html.replace("About", "About us")
+    build_archive(archive, changed[:-1])  # a second crawl: /about changed, the external page is gone
+    log = cli("log", str(archive))
+    assert [line.split()[:2] for line in log.stdout.splitlines()] == [["HEAD", "2"], ["1", "parent"]]
+    result = cli("diff", str(archive))
+    assert result.returncode == 0, result.stderr
+    import json
+
+    data = json.loads(result.stdout)
+    assert (data["base"], data["commit"]) == (1, 2)
+    # the external page was not fetched again: it is still linked, so it stays, as a bare link target
+    assert sorted(data["modified"]) == [SITE + "/about", "https://elsewhere.test/"] and data["removed"] == []
+    fields = json.loads(cli("diff", str(archive), "1", "2", "--url", SITE + "/about").stdout)["fields"]
+    assert fields["title"] == ["About", "About us"]

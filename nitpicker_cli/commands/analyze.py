@@ -12,6 +12,7 @@ from nitpicker_cli.app import emit_json, get_app
 from nitpicker_cli.options import plugin_setting_options, setting_flags
 from nitpicker_core import hookimpl
 from nitpicker_core.analyze import analyzer_registry, run_analyze
+from nitpicker_core.archive import open_archive
 from nitpicker_core.errors import UsageError
 
 
@@ -44,6 +45,7 @@ def register_commands(cli: click.Group, pm: Any) -> None:
         """Run analyzers over ARCHIVE and store tables, violations and errors with the commit."""
         app = get_app()
         config = app.config(setting_flags(kwargs, app.pm))
+        open_archive(archive).close()  # a missing or broken archive is reported before anything else
         registry = analyzer_registry(app.pm)
         if not len(registry):
             raise UsageError("no analyzer is enabled (see `nitpicker plugins`)")

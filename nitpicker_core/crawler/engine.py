@@ -25,6 +25,7 @@ from nitpicker_core.urls import looks_like_html, normalize, split_credentials
 
 log = logging.getLogger(__name__)
 HTML_TYPES = (None, "text/html", "application/xhtml+xml")
+STOP_GRACE_SECONDS = 15.0
 
 
 @dataclass
@@ -173,13 +174,18 @@ class Crawler:
         loop = asyncio.get_running_loop()
         self._presses = 0
 
+        def abandon_in_flight() -> None:
+            for task in asyncio.all_tasks(loop):
+                if task.get_name().startswith("nitpicker-page"):
+                    task.cancel()
+
         def on_signal() -> None:
             self._presses += 1
             self._stopping = True
             if self._presses >= 2:  # second Ctrl-C: abandon in-flight pages now, still leave a stub
-                for task in asyncio.all_tasks(loop):
-                    if task.get_name().startswith("nitpicker-page"):
-                        task.cancel()
+                abandon_in_flight()
+            else:  # pages in flight may finish, but only for so long
+                loop.call_later(STOP_GRACE_SECONDS, abandon_in_flight)
 
         for sig in (signal.SIGINT, signal.SIGTERM):
             try:
