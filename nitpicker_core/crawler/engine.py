@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from nitpicker_core.archive import stub_path
 from nitpicker_core.crawler import rules
@@ -242,6 +243,9 @@ class Crawler:
         if item.external and not self.options.fetch_external:
             self._record(ScrapeResult(url=url, is_external=True, is_target=False, scraped=False))
             return False
+        delay = self.crawl.state[rules.STATE]["robots"].crawl_delay(url)
+        if delay:  # robots.txt Crawl-delay: spaces requests to this host only
+            self.fetcher.throttle.set_interval(urlsplit(url).netloc.lower(), delay)
         captured = self._captured.get(url)
         if captured is not None:  # already seen as a 2xx sub-resource: build the record, fetch nothing
             self._record(self._from_resource(item, captured))

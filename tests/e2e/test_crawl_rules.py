@@ -104,3 +104,15 @@ def test_max_excluded_depth_crawls_out_of_scope_pages_that_deep(crawl, site):
     assert [a["href"] for a in c.anchors[f"{site}/scope/docs/"]] == [f"{site}/scope/docs/api"]
     api = c.page(f"{site}/scope/docs/api")  # two links away: checked only
     assert api["status"] == 200 and not api["is_target"] and c.anchors[f"{site}/scope/docs/api"] == []
+
+
+def test_robots_crawl_delay_spaces_requests_to_the_host(crawl, site):
+    from nitpicker_core.archive import open_archive
+
+    slow = crawl(f"{site}/recursive/", "--user-agent", "SlowBot", "--no-image", "--parallels", "4")
+    with open_archive(slow.archive) as reader:
+        seconds = reader.commits()[0]["stats"]["seconds"]
+    # robots.txt gives SlowBot "Crawl-delay: 2": the four pages' preflights start at least 2 s apart
+    assert seconds >= 6
+    assert slow.page(f"{site}/recursive/page-c")["title"] == "Page C"
+    assert slow.info["options"]["user_agent"] == "SlowBot"
