@@ -66,6 +66,7 @@ class Crawler:
         self.crawl.options.update(options.scrape_options())
         self.crawl.state["roots_with_credentials"] = list(options.roots)
         self.crawl.state["headers"] = dict(options.headers)
+        self._linked: set[str] = set()  # URLs some page really links to (a prediction of one is no guess)
         self._outside_depth: dict[str, int] = {}  # out-of-scope pages crawled under --max-excluded-depth
         self._claimed: dict[str, str] = {}  # rendered destination → the URL that rendered it
         self._captured: dict[str, Resource] = {}  # 2xx non-HTML sub-resources seen while rendering
@@ -234,7 +235,7 @@ class Crawler:
         url = item.url
         reason = self.pm.hook.crawl_should_skip(url=url, crawl=self.crawl)
         if reason:
-            if not item.predicted:
+            if not self._is_guess(item):
                 self.sink.emit("crawl_page_skipped", url=url, reason=reason)
                 self.stats.skipped += 1
             else:
@@ -255,7 +256,7 @@ class Crawler:
         pre = await asyncio.to_thread(self.fetcher.fetch, url, auth=auth, headers=headers)
         if not pre.ok and not pre.needs_browser:
             return self._failed(item, pre)
-        if item.predicted and (pre.status or 0) >= 400:
+        if self._is_guess(item) and (pre.status or 0) >= 400:
             self.queue.discard(url)
             return False
         final = normalize(pre.final_url) if pre.ok else url
@@ -383,6 +384,7 @@ class Crawler:
             found.append(QueueItem(target, external=not internal,
                                    metadata_only=not internal or not self.options.recursive,
                                    referrer=page_url))
+        self._linked.update(item.url for item in found)
         fresh = self.queue.add(found)
         predictions = []
         for item in fresh:
@@ -458,14 +460,18 @@ class Crawler:
                             headers=dict(res.headers), is_external=item.external, is_target=not item.external)
 
     def _failed(self, item: QueueItem, pre: FetchResult) -> bool:
-        if item.predicted:
+        if self._is_guess(item):
             self.queue.discard(item.url)
             return False
         self._error(item, pre.error_kind or "unknown", pre.error_message, "preflight")
         return False
 
+    def _is_guess(self, item: QueueItem) -> bool:
+        """A predicted URL that no page links to: if it fails, it is forgotten without trace."""
+        return item.predicted and item.url not in self._linked
+
     def _error(self, item: QueueItem, kind: str, message: str, phase: str) -> None:
-        if item.predicted:
+        if self._is_guess(item):
             self.queue.discard(item.url)
             return
         if item.external:

@@ -116,3 +116,11 @@ def test_robots_crawl_delay_spaces_requests_to_the_host(crawl, site):
     assert seconds >= 6
     assert slow.page(f"{site}/recursive/page-c")["title"] == "Page C"
     assert slow.info["options"]["user_agent"] == "SlowBot"
+
+
+def test_a_predicted_url_that_is_also_linked_keeps_its_404(crawl, site):
+    c = crawl(f"{site}/pagination/linked/", "--parallels", "1", "--no-image")
+    assert c.page(f"{site}/pagination/linked/item/2")["title"] == "Item 2"
+    broken = c.page(f"{site}/pagination/linked/item/3")  # predicted first (404), then really linked
+    assert broken["status"] == 404 and broken["scraped"]
+    assert f"{site}/pagination/linked/item/4" not in c.pages  # pure guesses that failed leave no trace
