@@ -21,6 +21,7 @@ from nitpicker_core.crawler.fetch import Fetcher, FetchResult, HostThrottle
 from nitpicker_core.crawler.options import CrawlOptions
 from nitpicker_core.crawler.pagination import PaginationPredictor
 from nitpicker_core.crawler.queue import QueueItem, UrlQueue
+from nitpicker_core.crawler.slots import PageSlots
 from nitpicker_core.records import Anchor, CrawlContext, CrawlErrorRecord, Resource, ScrapeResult
 from nitpicker_core.urls import looks_like_html, normalize, split_credentials
 
@@ -87,6 +88,7 @@ class Crawler:
             raise
         self.sink = EventSink(self.pm, self.crawl)
         host = (self._browser_factory or BrowserHost)()
+        self.slots = PageSlots(host, self.options.user_agent)
         try:
             self.scope = self.crawl.state[rules.STATE]["scope"]
             self._seed()
@@ -97,13 +99,14 @@ class Crawler:
             raise
         self._install_signals()
         try:
-            workers = [asyncio.create_task(self._worker(host, i)) for i in range(max(1, self.options.parallels))]
+            workers = [asyncio.create_task(self._worker(i)) for i in range(max(1, self.options.parallels))]
             await asyncio.gather(*workers)
         except asyncio.CancelledError:
             self._stopping = True
         finally:
             self._remove_signals()
             self.stats.browser_restarts = getattr(host, "restarts", 0)
+            await self.slots.close()
             await host.close()
             self.stats.seconds = round(time.monotonic() - started, 3)
             if self._stopping or not self.queue.idle:
@@ -204,7 +207,7 @@ class Crawler:
                 pass
 
     # -- workers ---------------------------------------------------------------------------------------
-    async def _worker(self, host: Any, index: int) -> None:
+    async def _worker(self, index: int) -> None:
         while not self._stopping:
             item = self.queue.pop()
             if item is None:
@@ -214,7 +217,7 @@ class Crawler:
                 continue
             if self.options.interval:
                 await asyncio.sleep(self.options.interval / 1000)
-            task = asyncio.create_task(self._process(host, item), name=f"nitpicker-page-{index}")
+            task = asyncio.create_task(self._process(index, item), name=f"nitpicker-page-{index}")
             try:
                 rendered = await task
             except asyncio.CancelledError:
@@ -230,7 +233,7 @@ class Crawler:
             if self.progress:
                 self.progress(self.queue.counts())
 
-    async def _process(self, host: Any, item: QueueItem) -> bool:
+    async def _process(self, worker: int, item: QueueItem) -> bool:
         """Handle one URL; True when the browser rendered it."""
         url = item.url
         reason = self.pm.hook.crawl_should_skip(url=url, crawl=self.crawl)
@@ -271,15 +274,16 @@ class Crawler:
             else:
                 self._record(await self._light(item, pre, html_like))
             return False
-        return await self._render(host, item, pre)
+        return await self._render(worker, item, pre)
 
     def _is_root(self, url: str) -> bool:
         return url in self._seeds
 
     # -- the browser path ------------------------------------------------------------------------------
-    async def _render(self, host: Any, item: QueueItem, pre: FetchResult) -> bool:
+    async def _render(self, worker: int, item: QueueItem, pre: FetchResult) -> bool:
         url = item.url
-        page = await host.new_page(self.options.user_agent, http_credentials=self._credentials(url))
+        page = await self.slots.acquire(worker, self._credentials(url))
+        healthy = False
         try:
             for result in self.pm.hook.crawl_before_navigate(page=page, url=url, crawl=self.crawl):
                 if asyncio.iscoroutine(result):
@@ -287,6 +291,7 @@ class Crawler:
             scraped = self.pm.hook.crawl_scrape(url=url, page=page, crawl=self.crawl)
             if asyncio.iscoroutine(scraped):
                 scraped = await asyncio.wait_for(scraped, timeout=self.options.page_timeout * 3)
+            healthy = True
         except TimeoutError:
             self._error(item, "timeout", f"rendering {url} took longer than {self.options.page_timeout * 3:.0f} s",
                         "render")
@@ -297,7 +302,7 @@ class Crawler:
             self._error(item, classify(exc), str(exc).splitlines()[0] if str(exc) else type(exc).__name__, "render")
             return False
         finally:
-            await host.close_page(page)
+            await self.slots.release(worker, healthy)
         if scraped is None:
             self._error(item, "unknown", "no plugin scraped this URL", "render")
             return False

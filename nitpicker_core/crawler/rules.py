@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import weakref
 from typing import Any
 
 from nitpicker_core.crawler.robots import RobotsCache
@@ -11,6 +12,7 @@ from nitpicker_core.records import CrawlContext
 from nitpicker_core.urls import Excludes, Scope
 
 STATE = "crawl-rules"
+_ROUTED: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
 @hookimpl
@@ -62,4 +64,7 @@ async def crawl_before_navigate(page: Any, url: str, crawl: CrawlContext) -> Non
         else:
             await route.continue_()
 
+    if page in _ROUTED:  # a reused page keeps its route; adding another would stack them
+        return
+    _ROUTED.add(page)
     await page.route("**/*", add_headers)

@@ -1,0 +1,68 @@
+"""One reusable browser page per crawl worker: a warm renderer and HTTP cache, cookies cleared between URLs."""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Any
+
+from nitpicker_core.crawler.browser import DEFAULT_VIEWPORT
+
+MAX_USES = 50  # a fresh context now and then bounds what one renderer can accumulate
+
+
+@dataclass
+class _Slot:
+    page: Any
+    credentials: tuple[str, str] | None
+    generation: int
+    uses: int = 0
+
+
+class PageSlots:
+    """Leases each worker the same page for its successive URLs, as a person browsing would.
+
+    A new context per URL starts a renderer process and re-downloads every stylesheet and script; a page
+    per worker avoids both. Between URLs the cookies are cleared and the viewport is reset; after a failure,
+    a browser restart, a change of credentials or ``MAX_USES`` URLs the worker gets a fresh context.
+    """
+
+    def __init__(self, host: Any, user_agent: str) -> None:
+        self.host, self.user_agent = host, user_agent
+        self._slots: dict[int, _Slot] = {}
+
+    async def acquire(self, worker: int, credentials: dict[str, str] | None) -> Any:
+        key = (credentials["username"], credentials["password"]) if credentials else None
+        slot = self._slots.get(worker)
+        generation = getattr(self.host, "restarts", 0)
+        if slot is not None and (slot.credentials != key or slot.generation != generation
+                                 or slot.uses >= MAX_USES or slot.page.is_closed()):
+            await self._drop(worker)
+            slot = None
+        if slot is not None:
+            try:
+                await slot.page.context.clear_cookies()
+                await slot.page.set_viewport_size(dict(DEFAULT_VIEWPORT))
+            except Exception:  # the page died between URLs: start over with a fresh one
+                await self._drop(worker)
+                slot = None
+        if slot is None:
+            page = await self.host.new_page(self.user_agent, http_credentials=credentials)
+            slot = self._slots[worker] = _Slot(page, key, getattr(self.host, "restarts", 0))
+        slot.uses += 1
+        return slot.page
+
+    async def release(self, worker: int, healthy: bool) -> None:
+        """Keep the page for the worker's next URL, or close it when the URL failed or hung."""
+        if not healthy:
+            await self._drop(worker)
+
+    async def _drop(self, worker: int) -> None:
+        slot = self._slots.pop(worker, None)
+        if slot is not None:
+            with contextlib.suppress(Exception):
+                await self.host.close_page(slot.page)
+
+    async def close(self) -> None:
+        for worker in list(self._slots):
+            await self._drop(worker)
