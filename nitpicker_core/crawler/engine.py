@@ -61,6 +61,7 @@ class Crawler:
         self.predictor = PaginationPredictor(max(1, options.parallels))
         self.dns = DnsBurnList()
         self.fetcher = Fetcher(options.user_agent, retries=max(1, options.retry), throttle=HostThrottle(),
+                               timeouts=options.preflight_timeouts,
                                dns_burn=self.dns, pool_size=max(10, options.parallels * 2))
         storage = options.for_storage()
         self.crawl = CrawlContext(output=output, roots=storage["roots"], options=storage, kind=kind, mode=mode)
@@ -268,8 +269,10 @@ class Crawler:
             return False
         html_like = pre.content_type in HTML_TYPES if pre.ok else looks_like_html(url)
         metadata_only = item.external or item.metadata_only or (not self.options.recursive and not self._is_root(url))
+        if not pre.ok:  # HEAD and GET died like behind a middlebox: the browser gets one try
+            return await self._render(worker, item, pre, light=metadata_only)
         if metadata_only or not html_like:
-            if pre.ok and final in self._claimed and final != url:
+            if final in self._claimed and final != url:
                 self._record(self._redirect_only(item, pre, final))
             else:
                 self._record(await self._light(item, pre, html_like))
@@ -280,9 +283,12 @@ class Crawler:
         return url in self._seeds
 
     # -- the browser path ------------------------------------------------------------------------------
-    async def _render(self, worker: int, item: QueueItem, pre: FetchResult) -> bool:
+    async def _render(self, worker: int, item: QueueItem, pre: FetchResult, light: bool = False) -> bool:
+        """Render in the browser; ``light`` (a metadata-only URL) keeps only status, headers and title."""
         url = item.url
-        page = await self.slots.acquire(worker, self._credentials(url))
+        if light:
+            self.crawl.state.setdefault("light", {})[url] = True
+        page = await self.slots.acquire(worker, None if item.external else self._credentials(url))
         healthy = False
         try:
             for result in self.pm.hook.crawl_before_navigate(page=page, url=url, crawl=self.crawl):
@@ -303,8 +309,15 @@ class Crawler:
             return False
         finally:
             await self.slots.release(worker, healthy)
+            if light:
+                self.crawl.state["light"].pop(url, None)
         if scraped is None:
             self._error(item, "unknown", "no plugin scraped this URL", "render")
+            return False
+        if light:
+            scraped.html, scraped.anchors, scraped.images, scraped.received = None, [], [], []
+            scraped.is_external, scraped.is_target = item.external, False
+            self._record(scraped)
             return False
         return self._store_rendered(item, scraped, pre)
 

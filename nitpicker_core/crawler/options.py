@@ -40,6 +40,7 @@ class CrawlOptions:
     retry_failed: bool = False
     strict: bool = False
     page_timeout: float = 60.0
+    preflight_timeouts: tuple[float, ...] = (10.0, 30.0, 60.0)  # per attempt, escalating
 
     def for_storage(self) -> dict[str, Any]:
         """The options as recorded in the archive: no credentials, no header values."""

@@ -41,3 +41,13 @@ def basic_auth():  # type: ignore[no-untyped-def]
 def broken_external():  # type: ignore[no-untyped-def]
     # Port 1 on loopback refuses connections: an external link that fails without leaving the machine
     return page("Broken External", links(("http://127.0.0.1:1/nothing", "Refused"), ("/about", "About")))
+
+
+@bp.route("/middlebox/", methods=["GET", "HEAD"])
+def middlebox():  # type: ignore[no-untyped-def]
+    # Like a bot wall in front of a site: only a real browser navigation (Sec-Fetch-Mode) is answered in time
+    if request.headers.get("Sec-Fetch-Mode") != "navigate":
+        import time
+
+        time.sleep(3)
+    return page("Behind A Middlebox")
