@@ -144,3 +144,31 @@ def test_scrape_wrapper_plugin_times_every_page(site, tmp_path, cli):
 def test_no_chromium_survives_a_crawl(crawl, site):
     crawl(f"{site}/recursive/", "--no-image")
     assert chromium_processes() == set()
+
+
+def test_unreachable_root_fails_cleanly_without_orphans(crawl):
+    c = crawl("http://127.0.0.1:1/", "--no-image", "--retry", "1", ok=(1,))
+    assert [(e["url"], e["kind"]) for e in c.errors] == [("http://127.0.0.1:1/", "connection-refused")]
+    assert chromium_processes() == set()
+
+
+def test_second_ctrl_c_exits_at_once_and_stays_resumable(site, tmp_path):
+    archive = tmp_path / "q.nitpicker"
+    proc = subprocess.Popen([sys.executable, "-m", "nitpicker_cli.main", "crawl", "-o", str(archive),
+                             f"{site}/hang/", "--no-image", "--parallels", "1"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    stub = tmp_path / "q.nitpicker.stub"
+    deadline = time.time() + 60
+    while time.time() < deadline and not (stub / "archive.db").exists():
+        time.sleep(0.1)
+    time.sleep(1.0)  # the hanging page is in flight now
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    started = time.time()
+    proc.communicate(timeout=60)
+    assert time.time() - started < 15  # not the page's own timeouts
+    assert proc.returncode == 130
+    with open_archive(archive) as reader:
+        assert reader.commits()[0]["status"] == "interrupted"
+    assert stub.exists() and chromium_processes() == set()
