@@ -30,6 +30,17 @@ class App:
             self.pm.configure_plugins(self._config)
         return self._config
 
+    def adopt_verbosity(self, verbose: bool, silent: bool) -> None:
+        """``--verbose``/``--silent`` given after a subcommand mean the same as before it."""
+        import logging
+
+        self.verbose = self.verbose or verbose
+        self.silent = self.silent or silent
+        if verbose:
+            logging.getLogger().setLevel(logging.DEBUG)
+        elif silent:
+            logging.getLogger().setLevel(logging.ERROR)
+
     def close(self) -> None:
         if self._config is not None:
             self.pm.unconfigure_plugins(self._config)

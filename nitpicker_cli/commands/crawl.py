@@ -66,6 +66,8 @@ def crawl_options(f: Any) -> Any:
         click.option("--image-file-size-threshold", type=click.IntRange(0), default=0, help="Images larger than this many bytes are flagged."),
         click.option("--header", "headers", multiple=True, help="NAME:VALUE sent to in-scope URLs only; never stored (repeatable)."),
         click.option("--strict", is_flag=True, help="Exit 1 instead of 2 when only external links failed."),
+        click.option("-v", "--verbose", "verbose_here", is_flag=True, help="Same as `nitpicker --verbose`."),
+        click.option("-s", "--silent", "silent_here", is_flag=True, help="Same as `nitpicker --silent`."),
     ]
     for opt in reversed(opts):
         f = opt(f)
@@ -179,6 +181,7 @@ def register_commands(cli: click.Group, pm: Any) -> None:
         from nitpicker_core.crawler.options import default_output
 
         app = get_app()
+        app.adopt_verbosity(kw.pop("verbose_here"), kw.pop("silent_here"))
         app.config()
         mode, output = _mode(kw)
         inventory = None

@@ -51,6 +51,7 @@ def register_commands(cli: click.Group, pm: Any) -> None:
         from nitpicker_core.crawler.options import default_output
 
         app = get_app()
+        app.adopt_verbosity(kw.pop("verbose_here"), kw.pop("silent_here"))
         config = app.config(setting_flags(kw, app.pm))
         with contextlib.ExitStack() as stack:
             target = url or stack.enter_context(demo_site())

@@ -172,3 +172,16 @@ def test_second_ctrl_c_exits_at_once_and_stays_resumable(site, tmp_path):
     with open_archive(archive) as reader:
         assert reader.commits()[0]["status"] == "interrupted"
     assert stub.exists() and chromium_processes() == set()
+
+
+def test_list_file_interval_and_silent(crawl, site, tmp_path):
+    listing = tmp_path / "urls.txt"
+    listing.write_text(f"{site}/recursive/page-a\n\n# a comment\n{site}/recursive/page-c\n")
+    c = crawl("--list-file", str(listing), "--interval", "700", "--parallels", "1", "--no-image", "--silent")
+    assert c.result.stderr == ""  # --silent: no progress, no summary
+    assert c.page(f"{site}/recursive/page-a")["is_target"] and c.page(f"{site}/recursive/page-c")["is_target"]
+    assert not c.page(f"{site}/recursive/page-b")["is_target"]  # linked from page-a: checked only
+    with open_archive(c.archive) as reader:
+        stats = reader.commits()[0]["stats"]
+        assert reader.info()["options"]["from_list"] is True
+    assert stats["pages"] == 3 and stats["seconds"] >= 3 * 0.7  # one 700 ms pause before each URL
