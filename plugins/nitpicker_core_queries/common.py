@@ -1,0 +1,39 @@
+"""Shared pieces of the built-in queries: commit-scoped page SQL, paging and sorting parameters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nitpicker_core import UsageError
+
+# Every page row of one commit: bind the commit id as the first parameter.
+PAGES_OF_COMMIT = (
+    "commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id"
+)
+
+PAGING: dict[str, dict[str, Any]] = {
+    "limit": {"type": "integer", "default": 100, "minimum": 1, "maximum": 10000, "description": "rows per page"},
+    "offset": {"type": "integer", "default": 0, "minimum": 0, "description": "rows to skip"},
+}
+
+
+def sorting(columns: dict[str, str], default: str) -> dict[str, dict[str, Any]]:
+    """``sort`` (one of ``columns``' keys) and ``order`` parameters for a list query."""
+    return {
+        "sort": {"type": "string", "enum": sorted(columns), "default": default, "description": "column to sort by"},
+        "order": {"type": "string", "enum": ["asc", "desc"], "default": "asc", "description": "sort direction"},
+    }
+
+
+def order_by(columns: dict[str, str], sort: str, order: str, tiebreak: str = "u.url") -> str:
+    """An ORDER BY clause from validated parameters; ``columns`` maps names to SQL expressions."""
+    if sort not in columns:
+        raise UsageError(f"cannot sort by {sort!r}")
+    direction = "DESC" if order == "desc" else "ASC"
+    return f" ORDER BY {columns[sort]} {direction}, {tiebreak} ASC"
+
+
+def page_of(items: list[Any], total: int, limit: int, offset: int) -> dict[str, Any]:
+    """The shape of every paginated list: the items plus enough to fetch the next page."""
+    return {"total": total, "limit": limit, "offset": offset, "items": items,
+            "next_offset": offset + limit if offset + limit < total else None}
