@@ -65,5 +65,5 @@ def get_app() -> App:
 def emit_json(data: Any, pretty: bool = False) -> None:
     import json
 
-    text = json.dumps(data, ensure_ascii=False, indent=2 if pretty else None, default=str)
+    text = json.dumps(data, ensure_ascii=False, indent=2 if pretty else None, default=str, sort_keys=True)
     sys.stdout.write(text + "\n")

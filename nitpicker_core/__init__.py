@@ -7,6 +7,7 @@ from importlib.metadata import version as _dist_version
 
 from nitpicker_core.errors import ArchiveError, NitpickerError, NotConfigured, UsageError
 from nitpicker_core.hookspecs import hookimpl, hookspec
+from nitpicker_core.query import describe, query_registry, run_query, validate_params
 from nitpicker_core.records import (
     METADATA_FIELDS,
     Anchor,
@@ -42,5 +43,6 @@ __all__ = [
     "METADATA_FIELDS", "Analyzer", "Anchor", "ArchiveError", "Cell", "Column", "CrawlContext", "CrawlErrorRecord",
     "Destination", "Image", "JsonLd", "MenuLink", "NitpickerError", "NotConfigured", "PageError",
     "PageInput", "PageReport", "Query", "Resource", "ScrapeResult", "Setting", "Sheet", "Tag",
-    "UsageError", "Violation", "__version__", "hookimpl", "hookspec",
+    "UsageError", "Violation", "__version__", "describe", "hookimpl", "hookspec", "query_registry",
+    "run_query", "validate_params",
 ]
