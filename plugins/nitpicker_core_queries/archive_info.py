@@ -48,7 +48,7 @@ QUERIES = [
     Query(
         "diff", "URLs added, removed and modified between a base commit (default: the parent) and the commit.",
         _diff,
-        {"base": {"type": "integer", "description": "commit id to compare against (default: parent)"},
+        {"base": {"type": "integer", "default": None, "description": "commit id to compare against (default: parent)"},
          "limit": {"type": "integer", "default": 1000, "minimum": 1, "description": "URLs per list"}},
         order=3),
 ]

@@ -1,0 +1,34 @@
+"""`nitpicker mcp`: an MCP server over stdio with one tool per registered query.
+
+Tools are built from the query registry at startup, so a query a plugin registers becomes a tool with no
+other change. The protocol owns stdout; logs go to stderr.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from nitpicker_core import hookimpl, query_registry
+
+
+@hookimpl
+def register_commands(cli: click.Group, pm: Any) -> None:
+    @cli.command("mcp")
+    @click.option("--max-result-bytes", type=click.IntRange(min=4096), default=1_000_000, show_default=True,
+                  help="Most bytes of JSON one tool call returns; bigger results are cut and say so.")
+    @click.pass_context
+    def mcp(ctx: click.Context, max_result_bytes: int) -> None:
+        """Serve every query as an MCP tool over stdio, for MCP clients (AI assistants, IDEs).
+
+        Register `nitpicker mcp` as a stdio server in the client. Each tool takes `archive` (the path of a
+        .nitpicker file or a live working directory) and optionally `commit`, plus the query's parameters.
+        """
+        from .server import serve
+        from .tools import Toolbox
+
+        app = ctx.find_root().obj
+        if callable(getattr(app, "config", None)):
+            app.config()  # loads the config file and lets plugins configure (or decline) themselves
+        serve(Toolbox(query_registry(pm), max_bytes=max_result_bytes))
