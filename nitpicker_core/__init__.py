@@ -5,6 +5,10 @@ from __future__ import annotations
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _dist_version
 
+from nitpicker_core.content_types import CATEGORIES
+from nitpicker_core.content_types import classify as classify_content_type
+from nitpicker_core.content_types import sql_case as content_type_sql_case
+from nitpicker_core.content_types import sql_filter as content_type_sql_filter
 from nitpicker_core.errors import ArchiveError, NitpickerError, NotConfigured, UsageError
 from nitpicker_core.hookspecs import hookimpl, hookspec
 from nitpicker_core.query import describe, query_registry, run_query, validate_params
@@ -40,9 +44,10 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0.0.0"
 
 __all__ = [
-    "METADATA_FIELDS", "Analyzer", "Anchor", "ArchiveError", "Cell", "Column", "CrawlContext", "CrawlErrorRecord",
-    "Destination", "Image", "JsonLd", "MenuLink", "NitpickerError", "NotConfigured", "PageError",
+    "CATEGORIES", "METADATA_FIELDS", "Analyzer", "Anchor", "ArchiveError", "Cell", "Column", "CrawlContext",
+    "CrawlErrorRecord", "Destination", "Image", "JsonLd", "MenuLink", "NitpickerError", "NotConfigured", "PageError",
     "PageInput", "PageReport", "Query", "Resource", "ScrapeResult", "Setting", "Sheet", "Tag",
-    "UsageError", "Violation", "__version__", "describe", "hookimpl", "hookspec", "query_registry",
+    "UsageError", "Violation", "__version__", "classify_content_type", "content_type_sql_case",
+    "content_type_sql_filter", "describe", "hookimpl", "hookspec", "query_registry",
     "run_query", "validate_params",
 ]

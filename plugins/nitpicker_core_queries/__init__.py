@@ -6,9 +6,9 @@ from typing import Any
 
 from nitpicker_core import hookimpl
 
-from . import archive_info
+from . import archive_info, findings, links, pages, resources, tags
 
-MODULES = (archive_info,)
+MODULES = (archive_info, pages, links, resources, findings, tags)
 
 
 @hookimpl
