@@ -1,0 +1,123 @@
+"""Content-type categories: one ordered rule table, from which the Python and SQL classifiers derive."""
+
+from __future__ import annotations
+
+# The 18 categories, in display order.
+CATEGORIES: tuple[str, ...] = (
+    "html", "pdf", "csv", "word", "excel", "powerpoint", "image", "css", "javascript", "json", "xml",
+    "font", "audio", "video", "archive", "text", "other", "unknown",
+)
+
+# (kind, pattern, category), first match wins. Kinds: "exact" (whole type), "prefix" (type starts with
+# the pattern) and "suffix" (type ends with the pattern). NULL/empty is "unknown"; no match is "other".
+RULES: tuple[tuple[str, str, str], ...] = (
+    ("exact", "text/html", "html"),
+    ("exact", "application/xhtml+xml", "html"),
+    ("exact", "application/pdf", "pdf"),
+    ("exact", "text/csv", "csv"),
+    ("exact", "application/csv", "csv"),
+    ("exact", "text/tab-separated-values", "csv"),
+    ("exact", "application/msword", "word"),
+    ("prefix", "application/vnd.openxmlformats-officedocument.wordprocessingml.", "word"),
+    ("prefix", "application/vnd.ms-word.", "word"),
+    ("exact", "application/vnd.oasis.opendocument.text", "word"),
+    ("exact", "application/rtf", "word"),
+    ("exact", "application/vnd.ms-excel", "excel"),
+    ("prefix", "application/vnd.openxmlformats-officedocument.spreadsheetml.", "excel"),
+    ("prefix", "application/vnd.ms-excel.", "excel"),
+    ("exact", "application/vnd.oasis.opendocument.spreadsheet", "excel"),
+    ("exact", "application/vnd.ms-powerpoint", "powerpoint"),
+    ("prefix", "application/vnd.openxmlformats-officedocument.presentationml.", "powerpoint"),
+    ("prefix", "application/vnd.ms-powerpoint.", "powerpoint"),
+    ("exact", "application/vnd.oasis.opendocument.presentation", "powerpoint"),
+    ("prefix", "image/", "image"),
+    ("exact", "text/css", "css"),
+    ("exact", "text/javascript", "javascript"),
+    ("exact", "application/javascript", "javascript"),
+    ("exact", "application/x-javascript", "javascript"),
+    ("exact", "application/ecmascript", "javascript"),
+    ("exact", "text/ecmascript", "javascript"),
+    ("exact", "module/javascript", "javascript"),
+    ("exact", "application/json", "json"),
+    ("exact", "text/json", "json"),
+    ("suffix", "+json", "json"),
+    ("exact", "application/xml", "xml"),
+    ("exact", "text/xml", "xml"),
+    ("suffix", "+xml", "xml"),
+    ("prefix", "font/", "font"),
+    ("exact", "application/font-woff", "font"),
+    ("exact", "application/font-woff2", "font"),
+    ("exact", "application/x-font-ttf", "font"),
+    ("exact", "application/x-font-otf", "font"),
+    ("exact", "application/vnd.ms-fontobject", "font"),
+    ("prefix", "audio/", "audio"),
+    ("prefix", "video/", "video"),
+    ("exact", "application/zip", "archive"),
+    ("exact", "application/gzip", "archive"),
+    ("exact", "application/x-gzip", "archive"),
+    ("exact", "application/x-tar", "archive"),
+    ("exact", "application/x-bzip2", "archive"),
+    ("exact", "application/x-xz", "archive"),
+    ("exact", "application/x-7z-compressed", "archive"),
+    ("exact", "application/x-rar-compressed", "archive"),
+    ("exact", "application/vnd.rar", "archive"),
+    ("exact", "application/zstd", "archive"),
+    ("prefix", "text/", "text"),
+)
+
+_KINDS = ("exact", "prefix", "suffix")
+assert all(kind in _KINDS and category in CATEGORIES for kind, _, category in RULES)
+
+
+def normalize(content_type: str | None) -> str:
+    """``Text/HTML; charset=UTF-8`` → ``text/html``; None → ``""``."""
+    if not content_type:
+        return ""
+    return content_type.split(";", 1)[0].strip().lower()
+
+
+def _matches(kind: str, pattern: str, value: str) -> bool:
+    if kind == "exact":
+        return value == pattern
+    if kind == "prefix":
+        return value.startswith(pattern)
+    return value.endswith(pattern)
+
+
+def classify(content_type: str | None) -> str:
+    """The category of a content type (normalised first)."""
+    value = normalize(content_type)
+    if not value:
+        return "unknown"
+    for kind, pattern, category in RULES:
+        if _matches(kind, pattern, value):
+            return category
+    return "other"
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _sql_condition(kind: str, pattern: str, column: str) -> str:
+    # substr/length compare bytes-exactly, unlike LIKE (case-insensitive, with wildcards).
+    if kind == "exact":
+        return f"{column} = {_quote(pattern)}"
+    size = len(pattern)
+    if kind == "prefix":
+        return f"substr({column}, 1, {size}) = {_quote(pattern)}"
+    return f"(length({column}) >= {size} AND substr({column}, -{size}) = {_quote(pattern)})"
+
+
+def sql_case(column: str) -> str:
+    """An SQL CASE expression giving the category of ``column`` (an already normalised content type)."""
+    whens = "".join(f" WHEN {_sql_condition(kind, pattern, column)} THEN {_quote(category)}"
+                    for kind, pattern, category in RULES)
+    return f"(CASE WHEN {column} IS NULL OR {column} = '' THEN 'unknown'{whens} ELSE 'other' END)"
+
+
+def sql_filter(column: str, category: str) -> tuple[str, list[str]]:
+    """A WHERE condition (and its parameters) selecting rows of ``column`` in ``category``."""
+    if category not in CATEGORIES:
+        raise ValueError(f"unknown content-type category {category!r}")
+    return f"{sql_case(column)} = ?", [category]

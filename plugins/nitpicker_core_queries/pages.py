@@ -1,0 +1,216 @@
+"""Page queries: the summary, the filtered page list, one page's detail and its rendered HTML."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from nitpicker_core import (
+    CATEGORIES,
+    METADATA_FIELDS,
+    Query,
+    UsageError,
+    content_type_sql_case,
+    content_type_sql_filter,
+)
+
+from .common import PAGES_OF_COMMIT, PAGING, order_by, page_of, sorting
+
+# "Page" semantics. Strict: rendered HTML. Loose (user-facing lists): strict plus rows without a content
+# type that are not redirects, i.e. fetch failures and skipped URLs.
+STRICT = "ps.content_type = 'text/html'"
+LOOSE = ("(ps.content_type = 'text/html' OR ((ps.content_type IS NULL OR ps.content_type = '') "
+         "AND ps.redirect_dest_url_id IS NULL))")
+CATEGORY = content_type_sql_case("ps.content_type")
+# Error kind of a failed fetch: the state's own record first, else the commit's crawl_error row.
+ERRORS_OF_COMMIT = "(SELECT url_id, MIN(kind) AS kind FROM crawl_error WHERE commit_id = ? GROUP BY url_id)"
+ERROR_KIND = "COALESCE(json_extract(ps.extra, '$.error_kind'), ce.kind)"
+
+TEXT_FIELDS = tuple(f for f in METADATA_FIELDS if f not in {"noindex", "nofollow", "noarchive", "noimageindex"})
+FILL_FIELDS = ("title", "description", "keywords", "lang", "charset", "viewport", "canonical", "robots",
+               "og_type", "og_title", "og_description", "og_url", "og_image", "twitter_card")
+
+PAGE_COLUMNS = (
+    "SELECT u.url, ps.status, ps.content_type, " + CATEGORY + " AS category, ps.title, ps.description, "
+    "ps.lang, ps.is_external, ps.is_skipped, ps.skip_reason, d.url AS redirect_dest, "
+    + ERROR_KIND + ' AS error_kind, ps.content_length, cp."order" AS crawl_order '
+    "FROM " + PAGES_OF_COMMIT + " LEFT JOIN url d ON d.id = ps.redirect_dest_url_id "
+    "LEFT JOIN " + ERRORS_OF_COMMIT + " ce ON ce.url_id = cp.url_id WHERE cp.commit_id = ?"
+)
+PAGE_SORTS = {"url": "u.url", "status": "ps.status", "title": "ps.title", "content_type": "ps.content_type",
+              "size": "ps.content_length", "crawl_order": 'cp."order"'}
+BOOLS = ("is_external", "is_skipped")
+
+
+def paged(archive: Any, sql: str, params: list[Any], order: str, limit: int, offset: int,
+          shape: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Run ``sql`` for one page of rows (``order`` appended) plus its total, in the common list shape."""
+    total = archive.execute(f"SELECT COUNT(*) FROM ({sql})", params)[0][0]
+    rows = [dict(r) for r in archive.execute(f"{sql}{order} LIMIT ? OFFSET ?", [*params, limit, offset])]
+    return page_of([shape(r) for r in rows] if shape else rows, total, limit, offset)
+
+
+def flags(row: dict[str, Any], names: tuple[str, ...] = BOOLS) -> dict[str, Any]:
+    for name in names:
+        if row.get(name) is not None:
+            row[name] = bool(row[name])
+    return row
+
+
+def _summary(archive: Any, commit: int) -> dict[str, Any]:
+    base = f"FROM {PAGES_OF_COMMIT} WHERE cp.commit_id = ?"
+    counts = {"internal": {"urls": 0, "pages": 0, "pages_loose": 0}, "external": {"urls": 0, "pages": 0,
+                                                                                   "pages_loose": 0}}
+    for r in archive.execute(f"SELECT ps.is_external, COUNT(*), SUM({STRICT}), SUM({LOOSE}) {base} "
+                             "GROUP BY ps.is_external", [commit]):
+        counts["external" if r[0] else "internal"] = {"urls": r[1], "pages": r[2], "pages_loose": r[3]}
+    status: dict[str, Any] = {"total": 0, "by_code": [], "redirect_hops": 0, "skipped": 0, "failed": 0,
+                              "failed_by_kind": []}
+    bucket = ("CASE WHEN ps.is_skipped THEN 'skipped' WHEN ps.status IS NOT NULL THEN 'code' "
+              "WHEN ps.redirect_dest_url_id IS NOT NULL THEN 'redirect_hops' ELSE 'failed' END")
+    sql = (f"SELECT {bucket} AS bucket, ps.status, COALESCE({ERROR_KIND}, 'unknown') AS kind, COUNT(*) AS n "
+           f"FROM {PAGES_OF_COMMIT} LEFT JOIN {ERRORS_OF_COMMIT} ce ON ce.url_id = cp.url_id "
+           "WHERE cp.commit_id = ? GROUP BY 1, 2, 3 ORDER BY 1, 2, 3")
+    by_code: dict[int, int] = {}
+    for r in archive.execute(sql, [commit, commit]):
+        status["total"] += r["n"]
+        if r["bucket"] == "code":
+            by_code[r["status"]] = by_code.get(r["status"], 0) + r["n"]
+        else:
+            status[r["bucket"]] += r["n"]
+            if r["bucket"] == "failed":
+                status["failed_by_kind"].append({"kind": r["kind"], "count": r["n"]})
+    status["by_code"] = [{"status": code, "count": n} for code, n in sorted(by_code.items())]
+    categories = {c: {"category": c, "count": 0, "internal": 0, "external": 0} for c in CATEGORIES}
+    for r in archive.execute(f"SELECT {CATEGORY} AS c, COUNT(*), SUM(ps.is_external = 0), SUM(ps.is_external) "
+                             f"{base} GROUP BY 1", [commit]):
+        categories[r[0]].update(count=r[1], internal=r[2], external=r[3])
+    sums = ", ".join(f"SUM(ps.{f} IS NOT NULL AND ps.{f} != '')" for f in FILL_FIELDS)
+    row = archive.execute(f"SELECT COUNT(*), {sums} {base} AND ps.is_external = 0 AND {STRICT}", [commit])[0]
+    total = row[0]
+    fill = [{"field": f, "filled": row[i + 1] or 0, "total": total,
+             "rate": round((row[i + 1] or 0) / total, 4) if total else None} for i, f in enumerate(FILL_FIELDS)]
+    return {"commit": commit, "counts": counts, "status": status, "content_types": list(categories.values()),
+            "metadata_fill": fill}
+
+
+def _pages(archive: Any, commit: int, limit: int, offset: int, sort: str, order: str, status: int | None = None,
+           missing: str | None = None, url: str | None = None, category: str | None = None,
+           external: bool | None = None, tag: str | None = None, jsonld_type: str | None = None,
+           strict: bool = False) -> dict[str, Any]:
+    sql, params = PAGE_COLUMNS, [commit, commit]
+    if category is not None:
+        where, args = content_type_sql_filter("ps.content_type", category)
+        sql, params = f"{sql} AND {where}", [*params, *args]
+    else:
+        sql += f" AND {STRICT if strict else LOOSE}"
+    if status is not None:
+        sql, params = sql + " AND ps.status = ?", [*params, status]
+    if missing is not None:
+        sql += f" AND (ps.{missing} IS NULL OR ps.{missing} = '')"
+    if url:
+        glob = any(ch in url for ch in "*?[")
+        sql, params = sql + (" AND u.url GLOB ?" if glob else " AND instr(u.url, ?) > 0"), [*params, url]
+    if external is not None:
+        sql, params = sql + " AND ps.is_external = ?", [*params, int(external)]
+    if tag:
+        sql += " AND EXISTS (SELECT 1 FROM tag t WHERE t.state_id = ps.id AND t.provider = ? COLLATE NOCASE)"
+        params.append(tag)
+    if jsonld_type:
+        sql += (" AND EXISTS (SELECT 1 FROM jsonld j, json_each(CASE WHEN json_valid(j.types) THEN j.types "
+                "ELSE '[]' END) e WHERE j.state_id = ps.id AND e.value = ? COLLATE NOCASE)")
+        params.append(jsonld_type)
+    return paged(archive, sql, params, order_by(PAGE_SORTS, sort, order), limit, offset, flags)
+
+
+def _state(archive: Any, commit: int, url: str) -> dict[str, Any]:
+    rows = archive.execute("SELECT cp.url_id, cp.state_id FROM commit_page cp JOIN url u ON u.id = cp.url_id "
+                           "WHERE cp.commit_id = ? AND u.url = ?", [commit, url])
+    if not rows:
+        raise UsageError(f"no URL {url!r} in commit {commit}")
+    return dict(rows[0])
+
+
+def _inbound(archive: Any, commit: int, url_id: int, limit: int) -> dict[str, Any]:
+    # Anchors aimed at the URL itself or at any URL of this commit that redirects to it.
+    targets = ("WITH targets(url_id) AS (SELECT ? UNION SELECT r.url_id FROM page_state r CROSS JOIN commit_page rc "
+               "ON rc.commit_id = ? AND rc.url_id = r.url_id AND rc.state_id = r.id "
+               "WHERE r.redirect_dest_url_id = ?) ")
+    sql = (targets + "SELECT su.url AS source, COUNT(*) AS anchors, json_group_array(DISTINCT a.text) AS texts, "
+           "json_group_array(DISTINCT tu.url) AS hrefs FROM targets t CROSS JOIN anchor a ON a.target_url_id = t.url_id "
+           "CROSS JOIN commit_page sc ON sc.state_id = a.state_id AND sc.commit_id = ? JOIN url su ON su.id = sc.url_id "
+           "JOIN url tu ON tu.id = a.target_url_id GROUP BY su.url")
+    params = [url_id, commit, url_id, commit]
+    total = archive.execute(f"SELECT COUNT(*) FROM ({sql})", params)[0][0]
+    rows = archive.execute(f"{sql} ORDER BY su.url LIMIT ?", [*params, limit])
+    items = [{"source": r["source"], "anchors": r["anchors"], "texts": json.loads(r["texts"]),
+              "hrefs": json.loads(r["hrefs"])} for r in rows]
+    return {"total": total, "items": items}
+
+
+def _page_detail(archive: Any, commit: int, url: str, inbound_limit: int) -> dict[str, Any]:
+    ids = _state(archive, commit, url)
+    page = archive.page(url, commit)
+    page["category"] = archive.execute(f"SELECT {CATEGORY} FROM page_state ps WHERE ps.id = ?",
+                                       [ids["state_id"]])[0][0]
+    outbound = archive.execute(
+        "SELECT a.ordinal, tu.url AS href, a.fragment, a.text, tps.status, d.url AS redirect_dest "
+        "FROM anchor a JOIN url tu ON tu.id = a.target_url_id "
+        "LEFT JOIN commit_page tc ON tc.commit_id = ? AND tc.url_id = a.target_url_id "
+        "LEFT JOIN page_state tps ON tps.id = tc.state_id LEFT JOIN url d ON d.id = tps.redirect_dest_url_id "
+        "WHERE a.state_id = ? ORDER BY a.ordinal", [commit, ids["state_id"]])
+    sources = archive.execute(
+        "SELECT u.url, ps.status FROM page_state ps CROSS JOIN commit_page cp ON cp.commit_id = ? "
+        "AND cp.url_id = ps.url_id AND cp.state_id = ps.id JOIN url u ON u.id = ps.url_id "
+        "WHERE ps.redirect_dest_url_id = ? ORDER BY u.url", [commit, ids["url_id"]])
+    crawl_errors = archive.execute("SELECT kind, message, phase, at FROM crawl_error WHERE commit_id = ? "
+                                   "AND url_id = ? ORDER BY id", [commit, ids["url_id"]])
+    counts = archive.execute("SELECT (SELECT COUNT(*) FROM image WHERE state_id = :s), "
+                             "(SELECT COUNT(*) FROM page_resource WHERE state_id = :s)", {"s": ids["state_id"]})[0]
+    return {
+        "url": url, "page": page, "skip_reason": page.get("skip_reason", ""),
+        "outbound": [dict(r) for r in outbound], "inbound": _inbound(archive, commit, ids["url_id"], inbound_limit),
+        "redirect_sources": [dict(r) for r in sources], "crawl_errors": [dict(r) for r in crawl_errors],
+        "page_errors": archive.page_errors(url, commit), "images": counts[0], "resources": counts[1],
+    }
+
+
+def _page_html(archive: Any, commit: int, url: str, max_chars: int) -> dict[str, Any]:
+    _state(archive, commit, url)
+    html = archive.html(url, commit)
+    if html is None:
+        return {"url": url, "html": None, "length": 0, "truncated": False}
+    return {"url": url, "html": html[:max_chars], "length": len(html), "truncated": len(html) > max_chars}
+
+
+URL_PARAM = {"url": {"type": "string", "description": "the page's URL exactly as crawled"}}
+
+QUERIES = [
+    Query("summary", "Counts of internal/external URLs and pages, status distribution (hard failures broken "
+          "down by error kind), content types by category and metadata fill rates of internal HTML pages.",
+          _summary, order=10),
+    Query(
+        "pages", "Pages of the commit. Default: HTML pages plus rows without a content type that are not "
+        "redirects (failures, skipped URLs); `strict` keeps only text/html; a `category` replaces both.",
+        _pages,
+        {**PAGING, **sorting(PAGE_SORTS, "url"),
+         "status": {"type": "integer", "description": "HTTP status code"},
+         "missing": {"type": "string", "enum": list(TEXT_FIELDS), "description": "metadata field that is empty"},
+         "url": {"type": "string", "description": "case-sensitive substring of the URL; a pattern with * ? or "
+                 "[ is a GLOB over the whole URL"},
+         "category": {"type": "string", "enum": list(CATEGORIES), "description": "content-type category"},
+         "external": {"type": "boolean", "description": "only external (true) or internal (false) URLs"},
+         "tag": {"type": "string", "description": "tag provider name (e.g. Google Analytics)"},
+         "jsonld_type": {"type": "string", "description": "JSON-LD @type (e.g. Article)"},
+         "strict": {"type": "boolean", "default": False, "description": "only text/html pages"}},
+        order=11),
+    Query("page-detail", "One URL: metadata, outbound links as written, inbound links resolved through "
+          "redirects (grouped by referring page), redirect sources, skip reason, errors and counts.",
+          _page_detail, {**URL_PARAM, "inbound_limit": {"type": "integer", "default": 1000, "minimum": 1,
+                                                        "description": "referring pages to list"}},
+          required=("url",), order=12),
+    Query("page-html", "The rendered HTML of one page, truncated to `max_chars`.", _page_html,
+          {**URL_PARAM, "max_chars": {"type": "integer", "default": 100000, "minimum": 1,
+                                      "description": "characters to return"}}, required=("url",), order=13),
+]

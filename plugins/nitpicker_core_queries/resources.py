@@ -1,0 +1,185 @@
+"""Queries about sub-resources and images: the resource list, who referenced what, unused files, images."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nitpicker_core import Query, UsageError
+
+from .common import PAGING, order_by, page_of, sorting
+
+# One resource of a commit with the number of distinct pages that referenced it in that commit.
+_RESOURCE_ROWS = (
+    "SELECT u.url, rs.status, rs.content_type, rs.content_length, rs.compression, rs.cdn, "
+    "rs.is_external, (SELECT COUNT(*) FROM commit_resource_referrer r WHERE r.commit_id = cr.commit_id "
+    "AND r.resource_url_id = cr.url_id) AS referrers "
+    "FROM commit_resource cr JOIN url u ON u.id = cr.url_id JOIN resource_state rs ON rs.id = cr.state_id "
+    "WHERE cr.commit_id = ?"
+)
+_RESOURCE_COLUMNS = {
+    "url": "u.url", "status": "rs.status", "content_type": "rs.content_type",
+    "content_length": "rs.content_length", "compression": "rs.compression", "cdn": "rs.cdn",
+    "referrers": "referrers",
+}
+
+# No referrer row in the commit and no anchor of a page of the commit pointing at the URL.
+_UNUSED = (
+    " AND NOT EXISTS (SELECT 1 FROM commit_resource_referrer r WHERE r.commit_id = cr.commit_id "
+    "AND r.resource_url_id = cr.url_id) "
+    "AND NOT EXISTS (SELECT 1 FROM anchor a JOIN commit_page cp ON cp.state_id = a.state_id "
+    "AND cp.commit_id = cr.commit_id WHERE a.target_url_id = cr.url_id)"
+)
+
+
+def _rows(rows: list[Any]) -> list[dict[str, Any]]:
+    out = [dict(r) for r in rows]
+    for row in out:
+        if "is_external" in row:
+            row["is_external"] = bool(row["is_external"])
+    return out
+
+
+def _listed(archive: Any, sql: str, params: list[Any], clause: str, limit: int,
+            offset: int) -> dict[str, Any]:
+    """Run ``sql`` (already filtered) for one page of rows plus the total row count."""
+    total = archive.execute(f"SELECT COUNT(*) FROM ({sql})", params)[0][0]
+    rows = archive.execute(sql + clause + " LIMIT ? OFFSET ?", [*params, limit, offset])
+    return page_of(_rows(rows), total, limit, offset)
+
+
+def _resources(archive: Any, commit: int, url: str | None = None, status: int | None = None,
+               content_type: str | None = None, external: bool | None = None, sort: str = "url",
+               order: str = "asc", limit: int = 100, offset: int = 0) -> dict[str, Any]:
+    sql, params = _RESOURCE_ROWS, [commit]
+    if url:
+        sql, params = sql + " AND instr(u.url, ?) > 0", [*params, url]
+    if status is not None:
+        sql, params = sql + " AND rs.status = ?", [*params, status]
+    if content_type:
+        sql, params = sql + " AND rs.content_type LIKE ? ESCAPE '\\'", [*params, _prefix(content_type)]
+    if external is not None:
+        sql, params = sql + " AND rs.is_external = ?", [*params, int(external)]
+    return _listed(archive, sql, params, order_by(_RESOURCE_COLUMNS, sort, order), limit, offset)
+
+
+def _prefix(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return escaped + "%"
+
+
+def _resource_referrers(archive: Any, commit: int, url: str, limit: int = 100,
+                        offset: int = 0) -> dict[str, Any]:
+    found = archive.execute(_RESOURCE_ROWS + " AND u.url = ?", [commit, url])
+    if not found:
+        raise UsageError(f"no resource {url} in commit {commit}")
+    sql = (
+        "SELECT pu.url, ps.status, ps.title, ps.content_type FROM commit_resource_referrer r "
+        "JOIN url pu ON pu.id = r.page_url_id "
+        "LEFT JOIN commit_page cp ON cp.commit_id = r.commit_id AND cp.url_id = r.page_url_id "
+        "LEFT JOIN page_state ps ON ps.id = cp.state_id "
+        "WHERE r.commit_id = ? AND r.resource_url_id = (SELECT id FROM url WHERE url = ?)"
+    )
+    result = _listed(archive, sql, [commit, url], " ORDER BY pu.url", limit, offset)
+    return {"resource": _rows(found)[0], **result}
+
+
+def _unused_resources(archive: Any, commit: int, sort: str = "url", order: str = "asc", limit: int = 100,
+                      offset: int = 0) -> dict[str, Any]:
+    return _listed(archive, _RESOURCE_ROWS + _UNUSED, [commit], order_by(_RESOURCE_COLUMNS, sort, order),
+                   limit, offset)
+
+
+# Images of internal pages; `oversized` compares the natural with the displayed size, or finds the image
+# among the page's `large_images` (what --image-file-size-threshold flagged at crawl time).
+_OVERSIZED = (
+    "((i.width > 0 AND i.natural_width > 2 * i.width) OR (i.height > 0 AND i.natural_height > 2 * i.height) "
+    "OR (instr(ps.extra, 'large_images') > 0 AND EXISTS (SELECT 1 "
+    "FROM json_each(ps.extra, '$.large_images') l "
+    "WHERE json_extract(l.value, '$.src') IN (i.current_src, i.src))))"
+)
+# No width or height attribute in the markup (or, without markup, no rendered size).
+_MISSING_SIZE = (
+    "(CASE WHEN i.markup != '' "
+    "THEN instr(lower(i.markup), ' width=') = 0 OR instr(lower(i.markup), ' height=') = 0 "
+    "ELSE i.width IS NULL OR i.height IS NULL END)"
+)
+_IMAGE_ROWS = (
+    "SELECT u.url AS page, i.src, i.current_src, i.alt, i.width, i.height, i.natural_width, "
+    f"i.natural_height, i.is_lazy, i.viewport_width, {_MISSING_SIZE} AS missing_size, "
+    f"{_OVERSIZED} AS oversized "
+    "FROM commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id "
+    "JOIN image i ON i.state_id = cp.state_id WHERE cp.commit_id = ? AND ps.is_external = 0"
+)
+_IMAGE_COLUMNS = {
+    "page": "u.url", "src": "i.src", "alt": "i.alt", "width": "i.width", "height": "i.height",
+    "natural_width": "i.natural_width", "natural_height": "i.natural_height",
+    "viewport_width": "i.viewport_width",
+}
+
+
+def _images(archive: Any, commit: int, url: str | None = None, missing_alt: bool = False,
+            missing_size: bool = False, oversized: bool = False, lazy: bool | None = None,
+            viewport_width: int | None = None, sort: str = "page", order: str = "asc", limit: int = 100,
+            offset: int = 0) -> dict[str, Any]:
+    sql, params = _IMAGE_ROWS, [commit]
+    if url:
+        sql, params = sql + " AND instr(u.url, ?) > 0", [*params, url]
+    if missing_alt:
+        sql += " AND i.alt IS NULL"
+    if missing_size:
+        sql += f" AND {_MISSING_SIZE}"
+    if oversized:
+        sql += f" AND {_OVERSIZED}"
+    if lazy is not None:
+        sql, params = sql + " AND i.is_lazy = ?", [*params, int(lazy)]
+    if viewport_width is not None:
+        sql, params = sql + " AND i.viewport_width = ?", [*params, viewport_width]
+    clause = order_by(_IMAGE_COLUMNS, sort, order, tiebreak="u.url, i.viewport_width, i.ordinal")
+    result = _listed(archive, sql, params, clause, limit, offset)
+    for row in result["items"]:
+        for key in ("is_lazy", "missing_size", "oversized"):
+            row[key] = bool(row[key])
+    return result
+
+
+_FILTER = {"url": {"type": "string", "description": "only URLs containing this text"}}
+
+QUERIES = [
+    Query(
+        "resources",
+        "Sub-resources the pages loaded (images, scripts, styles, fonts, …) with status, content type, size, "
+        "compression, CDN and the number of pages that referenced each.",
+        _resources,
+        {**_FILTER,
+         "status": {"type": "integer", "description": "only this HTTP status"},
+         "content_type": {"type": "string", "description": "only content types starting with this (image/)"},
+         "external": {"type": "boolean", "description": "only external (true) or internal (false) resources"},
+         **sorting(_RESOURCE_COLUMNS, "url"), **PAGING},
+        order=40),
+    Query(
+        "resource-referrers", "The pages that referenced one resource in the commit.", _resource_referrers,
+        {"url": {"type": "string", "description": "the resource URL, exactly as listed by `resources`"},
+         **PAGING},
+        required=("url",), order=41),
+    Query(
+        "unused-resources",
+        "Resources of the commit that no page of the commit referenced while rendering and that no anchor "
+        "of the commit links to (for example left over after the pages using them changed).",
+        _unused_resources, {**sorting(_RESOURCE_COLUMNS, "url"), **PAGING}, order=42),
+    Query(
+        "images",
+        "Images of internal pages, one row per page, image and device viewport. Filters: missing alt (no alt "
+        "attribute; alt=\"\" marks a decorative image and is not missing), missing size (no width/height "
+        "attribute), oversized (natural size over twice the displayed size, or over "
+        "--image-file-size-threshold).",
+        _images,
+        {"url": {"type": "string", "description": "only pages whose URL contains this text"},
+         "missing_alt": {"type": "boolean", "default": False, "description": "only images without alt"},
+         "missing_size": {"type": "boolean", "default": False,
+                          "description": "only images without width/height attributes"},
+         "oversized": {"type": "boolean", "default": False, "description": "only oversized images"},
+         "lazy": {"type": "boolean", "description": "only lazy (true) or eager (false) images"},
+         "viewport_width": {"type": "integer", "description": "only this device viewport width"},
+         **sorting(_IMAGE_COLUMNS, "page"), **PAGING},
+        order=43),
+]
