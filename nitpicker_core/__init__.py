@@ -5,7 +5,7 @@ from __future__ import annotations
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _dist_version
 
-from nitpicker_core.content_types import CATEGORIES
+from nitpicker_core.content_types import CATEGORIES, normalize_content_type
 from nitpicker_core.content_types import classify as classify_content_type
 from nitpicker_core.content_types import sql_case as content_type_sql_case
 from nitpicker_core.content_types import sql_filter as content_type_sql_filter
@@ -44,7 +44,7 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0.0.0"
 
 __all__ = [
-    "CATEGORIES", "METADATA_FIELDS", "Analyzer", "Anchor", "ArchiveError", "Cell", "Column", "CrawlContext",
+    "CATEGORIES", "METADATA_FIELDS", "normalize_content_type", "Analyzer", "Anchor", "ArchiveError", "Cell", "Column", "CrawlContext",
     "CrawlErrorRecord", "Destination", "Image", "JsonLd", "MenuLink", "NitpickerError", "NotConfigured", "PageError",
     "PageInput", "PageReport", "Query", "Resource", "ScrapeResult", "Setting", "Sheet", "Tag",
     "UsageError", "Violation", "__version__", "classify_content_type", "content_type_sql_case",

@@ -76,6 +76,11 @@ def normalize(content_type: str | None) -> str:
     return content_type.split(";", 1)[0].strip().lower()
 
 
+def normalize_content_type(value: str | None) -> str | None:
+    """The form the archive stores: ``text/html`` for ``Text/HTML; charset=UTF-8``, None when missing."""
+    return normalize(value) or None
+
+
 def _matches(kind: str, pattern: str, value: str) -> bool:
     if kind == "exact":
         return value == pattern

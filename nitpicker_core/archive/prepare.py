@@ -6,6 +6,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from nitpicker_core.content_types import normalize_content_type
 from nitpicker_core.records import BOOLEAN_METADATA, METADATA_FIELDS, Resource, ScrapeResult
 
 from .hashing import canonical_json, content_hash
@@ -45,13 +46,6 @@ VOLATILE_HEADERS = frozenset({
 
 def stable_headers(headers: dict[str, str] | None) -> dict[str, str]:
     return {k: v for k, v in (headers or {}).items() if k.lower() not in VOLATILE_HEADERS}
-
-
-def normalize_content_type(value: str | None) -> str | None:
-    if value is None:
-        return None
-    value = value.split(";", 1)[0].strip().lower()
-    return value or None
 
 
 def _meta_value(name: str, value: Any) -> Any:

@@ -16,6 +16,7 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 import requests
 from requests.adapters import HTTPAdapter
 
+from nitpicker_core.content_types import normalize_content_type
 from nitpicker_core.crawler.errors import PERMANENT_KINDS, DnsBurnList, classify
 from nitpicker_core.urls import looks_like_html, normalize, split_credentials
 
@@ -60,12 +61,6 @@ class FetchResult:
 
 class RedirectLoopError(requests.TooManyRedirects):
     """The redirects came back to a URL already visited twice, or went on too long."""
-
-
-def normalize_content_type(value: str | None) -> str | None:
-    """``Text/HTML; charset=UTF-8`` → ``text/html``; None for a missing or empty header."""
-    kind = (value or "").split(";", 1)[0].strip().lower()
-    return kind or None
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:

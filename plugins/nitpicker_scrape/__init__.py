@@ -17,7 +17,7 @@ from .network import (
     clean_headers,
     content_length,
     guess_cdn,
-    normalise_content_type,
+    normalize_content_type,
     request_urls,
     strip_fragment,
     to_resource,
@@ -104,7 +104,7 @@ async def _fill_response(result: ScrapeResult, response: Any) -> None:
     result.status_text = response.status_text or ""
     headers = clean_headers(await _bounded(response.all_headers(), 5.0, response.headers))
     result.headers = headers
-    result.content_type = normalise_content_type(headers.get("content-type"))
+    result.content_type = normalize_content_type(headers.get("content-type"))
     result.content_length = content_length(headers)
 
 

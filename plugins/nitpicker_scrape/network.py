@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nitpicker_core import Resource
+from nitpicker_core import Resource, normalize_content_type
 
 # Never stored: they carry sessions and credentials
 HIDDEN_HEADERS = frozenset({"set-cookie", "set-cookie2", "cookie", "authorization", "proxy-authorization"})
@@ -51,13 +51,6 @@ def clean_headers(headers: Mapping[str, str]) -> dict[str, str]:
     return {name.lower(): value for name, value in headers.items() if name.lower() not in HIDDEN_HEADERS}
 
 
-def normalise_content_type(value: str | None) -> str | None:
-    """``Text/HTML; charset=UTF-8`` → ``text/html``; None when missing or empty."""
-    if not value:
-        return None
-    kind = value.split(";", 1)[0].strip().lower()
-    return kind or None
-
 
 def content_length(headers: Mapping[str, str]) -> int | None:
     try:
@@ -88,7 +81,7 @@ def to_resource(response: Any) -> Resource:
         url=strip_fragment(response.url),
         status=response.status,
         status_text=response.status_text or "",
-        content_type=normalise_content_type(headers.get("content-type")),
+        content_type=normalize_content_type(headers.get("content-type")),
         content_length=content_length(headers),
         compression=compression(headers),
         cdn=guess_cdn(headers),

@@ -262,12 +262,12 @@ def test_response_helpers():
         clean_headers,
         compression,
         guess_cdn,
-        normalise_content_type,
+        normalize_content_type,
     )
     from nitpicker_scrape.tags import generator_tag
 
-    assert normalise_content_type(" Text/HTML ; charset=UTF-8") == "text/html"
-    assert normalise_content_type("") is None
+    assert normalize_content_type(" Text/HTML ; charset=UTF-8") == "text/html"
+    assert normalize_content_type("") is None
     assert compression({"content-encoding": "gzip, br"}) == "br" and compression({}) == ""
     assert guess_cdn({"cf-ray": "8a-NRT"}) == "Cloudflare"
     assert guess_cdn({"x-amz-cf-id": "x", "x-amz-request-id": "y"}) == "Amazon CloudFront"
