@@ -206,7 +206,7 @@ class CrawlError(_Base):
     at = pw.TextField()
 
     class Meta:
-        indexes = ((("commit", "kind"), False),)
+        indexes = ((("commit", "kind"), False), (("commit", "url_id"), False))
 
 
 class InventoryRun(_Base):
