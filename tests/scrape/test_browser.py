@@ -18,8 +18,8 @@ from test_server import serve
 pytestmark = pytest.mark.browser
 LOOPBACK_ONLY = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1, EXCLUDE localhost"
 
-if find_browser() is None:
-    pytest.skip("no Chromium on this machine", allow_module_level=True)
+# No skipping: bin/test installs Chromium, so a missing browser is a failure worth seeing
+assert find_browser() is not None, "no Chromium found (bin/setup installs Debian's chromium)"
 
 
 def chromium_pids() -> set[int]:
