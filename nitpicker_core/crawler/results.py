@@ -1,0 +1,222 @@
+"""How a crawl's outcomes become records: rendered pages and the links they lead to, light checks, failures."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from nitpicker_core.crawler import rules
+from nitpicker_core.crawler.errors import PERMANENT_KINDS, is_blocked_status
+from nitpicker_core.crawler.fetch import FetchResult
+from nitpicker_core.crawler.queue import QueueItem
+from nitpicker_core.records import Anchor, CrawlErrorRecord, Resource, ScrapeResult
+from nitpicker_core.urls import normalize
+
+HTML_TYPES = (None, "text/html", "application/xhtml+xml")
+
+
+class ResultsMixin:
+    """The part of the Crawler that records what each URL turned out to be (see engine.Crawler)."""
+
+    # set by Crawler.__init__ / run()
+    options: Any
+    queue: Any
+    scope: Any
+    sink: Any
+    stats: Any
+    fetcher: Any
+    predictor: Any
+    crawl: Any
+    _claimed: dict[str, str]
+    _captured: dict[str, Resource]
+    _linked: set[str]
+    _outside_depth: dict[str, int]
+
+    def _store_rendered(self, item: QueueItem, result: ScrapeResult, pre: FetchResult) -> bool:
+        url = item.url
+        final = normalize(result.redirect_chain[-1]) if result.redirect_chain else url
+        for resource in result.received:
+            self.sink.emit("crawl_resource_received", resource=resource, referrer_url=final)
+            if resource.status and 200 <= resource.status < 300 and resource.content_type not in HTML_TYPES:
+                self._captured.setdefault(normalize(resource.url), resource)
+        if final != url:
+            # the source keeps only the edge; the destination is rendered once, by whoever reached it first
+            status = pre.redirect_status if pre.ok and pre.redirect_chain else result.extra.get("redirect_status")
+            self._record(ScrapeResult(url=url, status=status, redirect_chain=list(result.redirect_chain),
+                                      is_external=item.external, is_target=False, anchors=[], images=[]))
+            self._record_hops(result.redirect_chain)
+            if final in self._claimed:
+                return False
+            self.queue.add_done(final, rendered=True)
+        self._claimed[final] = url
+        html = result.html or ""
+        reason = rules.keyword_skip_reason(final, html, self.crawl) if html else None
+        if reason:
+            self.sink.emit("crawl_page_skipped", url=final, reason=reason)
+            self.stats.skipped += 1
+            return True
+        self._flag_large_images(result)
+        destination = ScrapeResult(**{**result.__dict__, "url": final, "redirect_chain": [],
+                                      "is_external": not self.scope.is_internal(final), "is_target": True,
+                                      "anchors": self._stored_anchors(result.anchors)})
+        self._record(destination)
+        self.stats.rendered += 1
+        self._follow(final, destination)
+        return True
+
+    def _flag_large_images(self, result: ScrapeResult) -> None:
+        """--image-file-size-threshold: images whose response is larger are listed in the page's extra."""
+        limit = self.options.image_file_size_threshold
+        if not limit:
+            return
+        sizes = {normalize(r.url): r.content_length for r in result.received if r.content_length}
+        large = {}
+        for image in result.images or []:
+            try:
+                size = sizes.get(normalize(image.current_src or image.src))
+            except ValueError:
+                continue
+            if size and size > limit:
+                large[image.current_src or image.src] = size
+        if large:
+            result.extra["large_images"] = [{"src": src, "bytes": n} for src, n in sorted(large.items())]
+
+    def _stored_anchors(self, anchors: list[Anchor] | None) -> list[Anchor] | None:
+        """Anchors as stored: the same URL rules as the queue (no credentials, PHPSESSID, --disable-queries)."""
+        if anchors is None:
+            return None
+        kept = []
+        for anchor in anchors:
+            try:
+                href = normalize(anchor.href, disable_queries=self.options.disable_queries)
+            except ValueError:
+                continue
+            kept.append(Anchor(href=href, text=anchor.text, fragment=anchor.fragment))
+        return kept
+
+    def _follow(self, page_url: str, result: ScrapeResult) -> None:
+        """Queue what a rendered page links to: in-scope pages fully, everything else as a metadata check."""
+        found = []
+        parent_depth = self._outside_depth.get(page_url, 0)
+        for anchor in result.anchors or []:
+            try:
+                target = normalize(anchor.href, disable_queries=self.options.disable_queries)
+            except ValueError:
+                continue
+            if not target.startswith(("http://", "https://")):
+                continue
+            internal = self.scope.is_internal(target)
+            if not internal and self.scope.same_host(target) and parent_depth < self.options.max_excluded_depth:
+                # --max-excluded-depth: same-host pages outside the scope are crawled this many links deep
+                self._outside_depth.setdefault(target, parent_depth + 1)
+                internal = True
+            found.append(QueueItem(target, external=not internal,
+                                   metadata_only=not internal or not self.options.recursive,
+                                   referrer=page_url))
+        self._linked.update(item.url for item in found)
+        fresh = self.queue.add(found)
+        predictions = []
+        for item in fresh:
+            if item.external:
+                continue
+            for guess in self.predictor.observe(item.url):
+                predictions.append(QueueItem(normalize(guess.url), predicted=True, referrer=page_url,
+                                             metadata_only=not self.options.recursive))
+        if predictions:
+            self.queue.add(predictions)
+
+    # -- the no-browser paths ----------------------------------------------------------------------------
+    async def _light(self, item: QueueItem, pre: FetchResult, html_like: bool) -> ScrapeResult:
+        """A metadata-only record: status, type, headers, redirects, and the title of HTML (from 16 KiB)."""
+        title = ""
+        if pre.ok and html_like and pre.method != "GET":
+            inside = not item.external
+            got = await asyncio.to_thread(self.fetcher.fetch, item.url, method="GET",
+                                          auth=self.scope.credentials_for(item.url) if inside else None,
+                                          headers=self.options.headers if inside else None)
+            title = got.title if got.ok else ""
+        elif pre.ok:
+            title = pre.title
+        result = self._from_fetch(item, pre)
+        result.metadata = {"title": title} if html_like else {}
+        result.is_target = not item.external and not html_like
+        if pre.ok and normalize(pre.final_url) != item.url:
+            return self._redirect_only(item, pre, normalize(pre.final_url), keep=result)
+        return result
+
+    def _from_fetch(self, item: QueueItem, pre: FetchResult) -> ScrapeResult:
+        if pre.status is not None and item.external and pre.status >= 400:
+            self.stats.external_errors += 1
+        return ScrapeResult(url=item.url, status=pre.status, status_text=pre.status_text,
+                            content_type=pre.content_type, content_length=pre.content_length,
+                            headers=dict(pre.headers), redirect_chain=list(pre.redirect_chain),
+                            is_external=item.external, is_target=not item.external,
+                            extra={"blocked": True} if is_blocked_status(pre.status, pre.headers) else {})
+
+    def _redirect_only(self, item: QueueItem, pre: FetchResult, final: str,
+                       keep: ScrapeResult | None = None) -> ScrapeResult:
+        """The source of a redirect keeps only the edge; the destination gets its own record, once.
+
+        An in-scope destination is queued to be rendered rather than filled from this lighter result, so
+        a metadata-only check (say, an external link that redirects back in) never stands in for a page.
+        """
+        if final not in self.queue:
+            internal = self.scope.is_internal(final)
+            if internal and self.options.recursive and not self.options.single:
+                self.queue.add([QueueItem(final, referrer=item.url)])
+            elif keep is not None:
+                dest = ScrapeResult(**{**keep.__dict__, "url": final, "redirect_chain": [],
+                                       "is_external": not internal,
+                                       "is_target": internal and not keep.metadata.get("title")})
+                self.queue.add_done(final)
+                self._record(dest)
+        self._record_hops(pre.redirect_chain)
+        return ScrapeResult(url=item.url, status=pre.redirect_status, redirect_chain=list(pre.redirect_chain),
+                            is_external=item.external, is_target=False, anchors=[], images=[])
+
+    def _record_hops(self, chain: list[str]) -> None:
+        """Intermediate hops of a chain point at the final destination too (flattened), each recorded once."""
+        for i, hop in enumerate(chain[:-1]):
+            hop = normalize(hop)
+            if hop not in self.queue:
+                self.queue.add_done(hop)
+                self._record(ScrapeResult(url=hop, redirect_chain=list(chain[i + 1:]), is_target=False,
+                                          is_external=not self.scope.is_internal(hop), anchors=[], images=[]))
+
+    def _from_resource(self, item: QueueItem, res: Resource) -> ScrapeResult:
+        return ScrapeResult(url=item.url, status=res.status, status_text=res.status_text,
+                            content_type=res.content_type, content_length=res.content_length,
+                            headers=dict(res.headers), is_external=item.external, is_target=not item.external)
+
+    def _failed(self, item: QueueItem, pre: FetchResult) -> bool:
+        if self._is_guess(item):
+            self.queue.discard(item.url)
+            return False
+        self._error(item, pre.error_kind or "unknown", pre.error_message, "preflight")
+        return False
+
+    def _is_guess(self, item: QueueItem) -> bool:
+        """A predicted URL that no page links to: if it fails, it is forgotten without trace."""
+        return item.predicted and item.url not in self._linked
+
+    def _error(self, item: QueueItem, kind: str, message: str, phase: str) -> None:
+        if self._is_guess(item):
+            self.queue.discard(item.url)
+            return
+        if item.external:
+            self.stats.external_errors += 1
+        else:
+            self.stats.internal_errors += 1
+        self.stats.errors_by_kind[kind] = self.stats.errors_by_kind.get(kind, 0) + 1
+        record = CrawlErrorRecord(url=item.url, kind=kind, message=message, phase=phase)
+        self.sink.emit("crawl_error", url=item.url, error=record)
+        self._record(ScrapeResult(url=item.url, is_external=item.external, is_target=not item.external,
+                                  extra={"error_kind": kind, "permanent": kind in PERMANENT_KINDS}))
+
+    def _record(self, result: ScrapeResult) -> None:
+        self.stats.pages += 1
+        self.sink.emit("crawl_page_scraped", result=result)
+
+    def _credentials(self, url: str) -> dict[str, str] | None:
+        creds = self.scope.credentials_for(url)
+        return {"username": creds[0], "password": creds[1]} if creds else None
