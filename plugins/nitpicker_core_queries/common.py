@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from nitpicker_core import UsageError
@@ -37,3 +38,18 @@ def page_of(items: list[Any], total: int, limit: int, offset: int) -> dict[str, 
     """The shape of every paginated list: the items plus enough to fetch the next page."""
     return {"total": total, "limit": limit, "offset": offset, "items": items,
             "next_offset": offset + limit if offset + limit < total else None}
+
+
+def paged(archive: Any, sql: str, params: list[Any], order: str, limit: int, offset: int,
+          shape: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Run ``sql`` for one page of rows (``order`` appended) plus its total, in the common list shape."""
+    total = archive.execute(f"SELECT COUNT(*) FROM ({sql})", params)[0][0]
+    rows = [dict(r) for r in archive.execute(f"{sql}{order} LIMIT ? OFFSET ?", [*params, limit, offset])]
+    return page_of([shape(r) for r in rows] if shape else rows, total, limit, offset)
+
+
+def external_flag(row: dict[str, Any]) -> dict[str, Any]:
+    """``is_external`` as a boolean (SQLite hands back 0/1)."""
+    if "is_external" in row:
+        row["is_external"] = bool(row["is_external"])
+    return row

@@ -7,18 +7,11 @@ from typing import Any
 
 from nitpicker_core import Query
 
-from .common import PAGES_OF_COMMIT, PAGING, order_by, page_of, sorting
+from .common import PAGES_OF_COMMIT, PAGING, order_by, paged, sorting
 
 # Internal HTML pages (strict: the content type is text/html) of the commit bound as the first parameter.
 _HTML_PAGES = (f"FROM {PAGES_OF_COMMIT} WHERE cp.commit_id = ? AND ps.is_external = 0 "
                "AND ps.content_type = 'text/html'")
-
-
-def _count_and_page(archive: Any, sql: str, params: list[Any], clause: str, limit: int,
-                    offset: int) -> dict[str, Any]:
-    total = archive.execute(f"SELECT COUNT(*) FROM ({sql})", params)[0][0]
-    rows = archive.execute(sql + clause + " LIMIT ? OFFSET ?", [*params, limit, offset])
-    return page_of([dict(r) for r in rows], total, limit, offset)
 
 
 _VIOLATION_COLUMNS = {"url": "u.url", "analyzer": "v.analyzer", "severity": "v.severity", "rule": "v.rule"}
@@ -37,11 +30,11 @@ def _violations(archive: Any, commit: int, analyzer: str | None = None, severity
     if group_by_rule:
         sql = (f"SELECT v.analyzer, v.rule, v.severity, COUNT(*) AS count, COUNT(DISTINCT v.url_id) AS pages "
                f"{source} GROUP BY v.analyzer, v.rule, v.severity")
-        return _count_and_page(archive, sql, params, " ORDER BY count DESC, v.analyzer, v.rule, v.severity",
+        return paged(archive, sql, params, " ORDER BY count DESC, v.analyzer, v.rule, v.severity",
                                limit, offset)
     sql = f"SELECT u.url, v.analyzer, v.severity, v.rule, v.message, v.location {source}"
     clause = order_by(_VIOLATION_COLUMNS, sort, order, tiebreak="u.url, v.id")
-    return _count_and_page(archive, sql, params, clause, limit, offset)
+    return paged(archive, sql, params, clause, limit, offset)
 
 
 def _duplicates(archive: Any, commit: int, field: str = "title", limit: int = 100,
@@ -52,7 +45,7 @@ def _duplicates(archive: Any, commit: int, field: str = "title", limit: int = 10
         f"AND ps.is_target = 1 AND ps.status = 200 AND trim(coalesce({column}, '')) != '' "
         f"GROUP BY {column} HAVING COUNT(*) > 1"
     )
-    result = _count_and_page(archive, sql, [commit], " ORDER BY count DESC, value", limit, offset)
+    result = paged(archive, sql, [commit], " ORDER BY count DESC, value", limit, offset)
     for row in result["items"]:
         row["urls"] = sorted(json.loads(row["urls"]))
     return {"field": field, **result}
@@ -79,7 +72,7 @@ def _mismatches(archive: Any, commit: int, kind: str | None = None, url: str | N
     if url:
         sql, params = sql + " AND instr(m.url, ?) > 0", [*params, url]
     clause = order_by({"url": "m.url", "kind": "m.kind"}, sort, order, tiebreak="m.url, m.kind")
-    return _count_and_page(archive, sql, params, clause, limit, offset)
+    return paged(archive, sql, params, clause, limit, offset)
 
 
 _SECURITY_HEADERS = {
@@ -103,7 +96,7 @@ def _headers(archive: Any, commit: int, missing: str | None = None, url: str | N
         source += f" AND NOT {_HAS[missing]}"
     flags = ", ".join(f"{has} AS {key}" for key, has in _HAS.items())
     sql = f"SELECT u.url, ps.status, {flags} {source}"
-    result = _count_and_page(archive, sql, params, " ORDER BY u.url", limit, offset)
+    result = paged(archive, sql, params, " ORDER BY u.url", limit, offset)
     for row in result["items"]:
         for key in _SECURITY_HEADERS:
             row[key] = bool(row[key])
@@ -142,7 +135,7 @@ def _error_kinds(archive: Any, commit: int, examples: int = 5) -> dict[str, Any]
 
 def _inventory_runs(archive: Any, commit: int, limit: int = 100, offset: int = 0) -> dict[str, Any]:
     sql = "SELECT id, sha256, counts, at FROM inventory_run WHERE commit_id = ?"
-    result = _count_and_page(archive, sql, [commit], " ORDER BY id", limit, offset)
+    result = paged(archive, sql, [commit], " ORDER BY id", limit, offset)
     for row in result["items"]:
         row["counts"] = json.loads(row["counts"] or "{}")
     return result

@@ -7,8 +7,8 @@ from typing import Any
 
 from nitpicker_core import Query
 
-from .common import PAGES_OF_COMMIT, PAGING, order_by, page_of, sorting
-from .pages import ERRORS_OF_COMMIT, LOOSE, STRICT, flags, paged
+from .common import PAGES_OF_COMMIT, PAGING, order_by, page_of, paged, sorting
+from .pages import ERRORS_OF_COMMIT, LOOSE, STRICT, flags
 
 # A URL row of the commit that redirects, joined so only rows of the commit count.
 _REDIRECTS = ("page_state r CROSS JOIN commit_page rc ON rc.commit_id = ? AND rc.url_id = r.url_id "

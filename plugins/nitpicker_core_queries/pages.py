@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
 from nitpicker_core import (
@@ -15,7 +14,7 @@ from nitpicker_core import (
     content_type_sql_filter,
 )
 
-from .common import PAGES_OF_COMMIT, PAGING, order_by, page_of, sorting
+from .common import PAGES_OF_COMMIT, PAGING, order_by, paged, sorting
 
 # "Page" semantics. Strict: rendered HTML. Loose (user-facing lists): strict plus rows without a content
 # type that are not redirects, i.e. fetch failures and skipped URLs.
@@ -41,14 +40,6 @@ PAGE_COLUMNS = (
 PAGE_SORTS = {"url": "u.url", "status": "ps.status", "title": "ps.title", "content_type": "ps.content_type",
               "size": "ps.content_length", "crawl_order": 'cp."order"'}
 BOOLS = ("is_external", "is_skipped")
-
-
-def paged(archive: Any, sql: str, params: list[Any], order: str, limit: int, offset: int,
-          shape: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> dict[str, Any]:
-    """Run ``sql`` for one page of rows (``order`` appended) plus its total, in the common list shape."""
-    total = archive.execute(f"SELECT COUNT(*) FROM ({sql})", params)[0][0]
-    rows = [dict(r) for r in archive.execute(f"{sql}{order} LIMIT ? OFFSET ?", [*params, limit, offset])]
-    return page_of([shape(r) for r in rows] if shape else rows, total, limit, offset)
 
 
 def flags(row: dict[str, Any], names: tuple[str, ...] = BOOLS) -> dict[str, Any]:

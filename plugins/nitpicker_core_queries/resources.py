@@ -6,7 +6,7 @@ from typing import Any
 
 from nitpicker_core import Query, UsageError
 
-from .common import PAGING, order_by, page_of, sorting
+from .common import PAGING, external_flag, order_by, paged, sorting
 
 # One resource of a commit with the number of distinct pages that referenced it in that commit.
 _RESOURCE_ROWS = (
@@ -31,22 +31,6 @@ _UNUSED = (
 )
 
 
-def _rows(rows: list[Any]) -> list[dict[str, Any]]:
-    out = [dict(r) for r in rows]
-    for row in out:
-        if "is_external" in row:
-            row["is_external"] = bool(row["is_external"])
-    return out
-
-
-def _listed(archive: Any, sql: str, params: list[Any], clause: str, limit: int,
-            offset: int) -> dict[str, Any]:
-    """Run ``sql`` (already filtered) for one page of rows plus the total row count."""
-    total = archive.execute(f"SELECT COUNT(*) FROM ({sql})", params)[0][0]
-    rows = archive.execute(sql + clause + " LIMIT ? OFFSET ?", [*params, limit, offset])
-    return page_of(_rows(rows), total, limit, offset)
-
-
 def _resources(archive: Any, commit: int, url: str | None = None, status: int | None = None,
                content_type: str | None = None, external: bool | None = None, sort: str = "url",
                order: str = "asc", limit: int = 100, offset: int = 0) -> dict[str, Any]:
@@ -59,7 +43,7 @@ def _resources(archive: Any, commit: int, url: str | None = None, status: int | 
         sql, params = sql + " AND rs.content_type LIKE ? ESCAPE '\\'", [*params, _prefix(content_type)]
     if external is not None:
         sql, params = sql + " AND rs.is_external = ?", [*params, int(external)]
-    return _listed(archive, sql, params, order_by(_RESOURCE_COLUMNS, sort, order), limit, offset)
+    return paged(archive, sql, params, order_by(_RESOURCE_COLUMNS, sort, order), limit, offset, external_flag)
 
 
 def _prefix(text: str) -> str:
@@ -79,14 +63,14 @@ def _resource_referrers(archive: Any, commit: int, url: str, limit: int = 100,
         "LEFT JOIN page_state ps ON ps.id = cp.state_id "
         "WHERE r.commit_id = ? AND r.resource_url_id = (SELECT id FROM url WHERE url = ?)"
     )
-    result = _listed(archive, sql, [commit, url], " ORDER BY pu.url", limit, offset)
-    return {"resource": _rows(found)[0], **result}
+    result = paged(archive, sql, [commit, url], " ORDER BY pu.url", limit, offset, external_flag)
+    return {"resource": external_flag(dict(found[0])), **result}
 
 
 def _unused_resources(archive: Any, commit: int, sort: str = "url", order: str = "asc", limit: int = 100,
                       offset: int = 0) -> dict[str, Any]:
-    return _listed(archive, _RESOURCE_ROWS + _UNUSED, [commit], order_by(_RESOURCE_COLUMNS, sort, order),
-                   limit, offset)
+    return paged(archive, _RESOURCE_ROWS + _UNUSED, [commit], order_by(_RESOURCE_COLUMNS, sort, order),
+                 limit, offset, external_flag)
 
 
 # Images of internal pages; `oversized` compares the natural with the displayed size, or finds the image
@@ -135,7 +119,7 @@ def _images(archive: Any, commit: int, url: str | None = None, missing_alt: bool
     if viewport_width is not None:
         sql, params = sql + " AND i.viewport_width = ?", [*params, viewport_width]
     clause = order_by(_IMAGE_COLUMNS, sort, order, tiebreak="u.url, i.viewport_width, i.ordinal")
-    result = _listed(archive, sql, params, clause, limit, offset)
+    result = paged(archive, sql, params, clause, limit, offset, external_flag)
     for row in result["items"]:
         for key in ("is_lazy", "missing_size", "oversized"):
             row[key] = bool(row[key])

@@ -7,20 +7,9 @@ from typing import Any
 
 from nitpicker_core import Query, UsageError
 
-from .common import PAGES_OF_COMMIT, PAGING, order_by, page_of, sorting
+from .common import PAGES_OF_COMMIT, PAGING, external_flag, order_by, paged, sorting
 
 _PAGE_COLUMNS = {"url": "u.url", "title": "ps.title", "status": "ps.status"}
-
-
-def _count_and_page(archive: Any, sql: str, params: list[Any], clause: str, limit: int,
-                    offset: int) -> dict[str, Any]:
-    total = archive.execute(f"SELECT COUNT(*) FROM ({sql})", params)[0][0]
-    rows = archive.execute(sql + clause + " LIMIT ? OFFSET ?", [*params, limit, offset])
-    items = [dict(r) for r in rows]
-    for item in items:
-        if "is_external" in item:
-            item["is_external"] = bool(item["is_external"])
-    return page_of(items, total, limit, offset)
 
 
 def _pages_by_tag(archive: Any, commit: int, provider: str, external_id: str | None = None,
@@ -34,7 +23,7 @@ def _pages_by_tag(archive: Any, commit: int, provider: str, external_id: str | N
     if external_id:
         sql, params = sql + " AND t.external_id = ?", [*params, external_id]
     clause = order_by(_PAGE_COLUMNS, sort, order, tiebreak="u.url, t.ordinal")
-    return _count_and_page(archive, sql, params, clause, limit, offset)
+    return paged(archive, sql, params, clause, limit, offset, external_flag)
 
 
 def _tag_counts(archive: Any, commit: int, category: str | None = None, limit: int = 100,
@@ -51,8 +40,8 @@ def _tag_counts(archive: Any, commit: int, category: str | None = None, limit: i
         f"group_concat(DISTINCT nullif(t.version, '')) AS versions {source} "
         "GROUP BY t.provider, t.category, t.external_id"
     )
-    result = _count_and_page(archive, sql, params, " ORDER BY pages DESC, t.provider, t.external_id",
-                             limit, offset)
+    result = paged(archive, sql, params, " ORDER BY pages DESC, t.provider, t.external_id",
+                   limit, offset, external_flag)
     for item in result["items"]:
         item["versions"] = sorted(item["versions"].split(",")) if item["versions"] else []
     return {"providers": [dict(r) for r in providers], **result}
@@ -70,7 +59,7 @@ def _pages_by_jsonld_type(archive: Any, commit: int, type: str, sort: str = "url
         "GROUP BY cp.url_id"
     )
     clause = order_by(_PAGE_COLUMNS, sort, order)
-    return _count_and_page(archive, sql, [commit, type], clause, limit, offset)
+    return paged(archive, sql, [commit, type], clause, limit, offset, external_flag)
 
 
 def _jsonld_counts(archive: Any, commit: int) -> dict[str, Any]:
