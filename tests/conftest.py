@@ -10,6 +10,19 @@ from support import BUILTIN_PLUGINS, run_cli
 # Set at import time so subprocesses (the CLI, analyzer workers) inherit the same allow list.
 os.environ["NITPICKER_LOAD_PLUGINS"] = ",".join(BUILTIN_PLUGINS)
 os.environ.pop("NITPICKER_DISABLE_PLUGINS", None)
+# Chromium resolves nothing but loopback in tests (recipes §1): no stray DNS traffic from the browser.
+os.environ.setdefault("NITPICKER_BROWSER_ARGS",
+                      "--host-resolver-rules='MAP * ~NOTFOUND , EXCLUDE 127.0.0.1, EXCLUDE localhost'")
+
+
+@pytest.fixture(scope="session")
+def site():
+    """The test site on 127.0.0.1: ``http://localhost:PORT`` is internal, ``http://127.0.0.1:PORT`` external."""
+    from test_server import serve
+
+    server, base = serve()
+    yield base
+    server.shutdown()
 
 
 @pytest.fixture

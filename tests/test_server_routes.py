@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import requests
 
-ROOT = str(Path(__file__).resolve().parents[1])
-if ROOT not in sys.path:  # test_server lives at the repo root and is never installed
-    sys.path.insert(0, ROOT)
-
-from test_server import serve  # noqa: E402
+from test_server import serve
 
 
 @pytest.fixture(scope="module")

@@ -2,24 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 from support import run_cli
-
-# Chromium resolves nothing but loopback in tests (recipes §1): no stray DNS traffic from the browser.
-os.environ.setdefault("NITPICKER_BROWSER_ARGS",
-                      "--host-resolver-rules='MAP * ~NOTFOUND , EXCLUDE 127.0.0.1, EXCLUDE localhost'")
-
-
-@pytest.fixture(scope="session")
-def site():
-    from test_server import serve
-
-    server, base = serve()
-    yield base
-    server.shutdown()
 
 
 @pytest.fixture(scope="session")

@@ -2,26 +2,18 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 from support import run_cli
-
-os.environ.setdefault("NITPICKER_BROWSER_ARGS",
-                      "--host-resolver-rules='MAP * ~NOTFOUND , EXCLUDE 127.0.0.1, EXCLUDE localhost'")
 
 ROOTS = ("/", "/recursive/", "/redirect/", "/error-status/", "/meta/", "/jsonld/", "/analytics/", "/reuse/",
          "/lazy/", "/clobber/", "/broken-external/", "/options/", "/query/", "/scope/admin/", "/exclude/")
 
 
 @pytest.fixture(scope="session")
-def qsite():
-    from test_server import serve
-
-    server, base = serve()
-    yield base
-    server.shutdown()
+def qsite(site):
+    return site
 
 
 @pytest.fixture(scope="session")
