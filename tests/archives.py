@@ -38,12 +38,17 @@ def demo_pages() -> list[ScrapeResult]:
     return results
 
 
-def build_archive(path: Path, pages: list[ScrapeResult] | None = None, pm=None) -> Path:
-    """Fire crawl_started → crawl_page_scraped* → crawl_finished on the built-in archive writer."""
+def build_archive(path: Path, pages: list[ScrapeResult] | None = None, pm=None, also=None) -> Path:
+    """Fire crawl_started → crawl_page_scraped* → crawl_finished on the built-in archive writer.
+
+    ``also(pm, crawl)`` fires further events (resources, errors, …) before the crawl finishes.
+    """
     pm = pm or make_plugin_manager()
     crawl = CrawlContext(output=path, roots=[SITE + "/"], options={"parallels": 1})
     pm.hook.crawl_started(crawl=crawl)
     for result in pages if pages is not None else demo_pages():
         pm.hook.crawl_page_scraped(result=result, crawl=crawl)
+    if also is not None:
+        also(pm, crawl)
     pm.hook.crawl_finished(crawl=crawl, stats={"status": "complete", "pages": 5})
     return path

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from archives import SITE, build_archive
 
-from nitpicker_core import CrawlContext, CrawlErrorRecord, ScrapeResult
+from nitpicker_core import CrawlErrorRecord, ScrapeResult
 
-SITE = "http://site.test"
 SECURE = {"content-security-policy": "default-src 'self'", "x-frame-options": "DENY",
           "x-content-type-options": "nosniff", "strict-transport-security": "max-age=63072000"}
 
@@ -20,11 +20,6 @@ def _page(path: str, title: str, description: str = "", status: int = 200, **ext
 @pytest.fixture(scope="module")
 def made(tmp_path_factory):
     """A small archive built through the scrape hooks: duplicates, headers and an inventory run."""
-    from nitpicker_core.plugins import make_plugin_manager
-
-    pm = make_plugin_manager()
-    crawl = CrawlContext(output=tmp_path_factory.mktemp("made") / "made.nitpicker", roots=[SITE + "/"])
-    pm.hook.crawl_started(crawl=crawl)
     pages = [
         _page("/", "Home", "Same words", headers=SECURE),
         _page("/a", "Same", "Same words", headers={"x-frame-options": "SAMEORIGIN"},
@@ -35,14 +30,14 @@ def made(tmp_path_factory):
         ScrapeResult(url="http://else.test/", status=200, content_type="text/html", is_external=True,
                      is_target=False, metadata={"title": "Same"}),
     ]
-    for page in pages:
-        pm.hook.crawl_page_scraped(crawl=crawl, result=page)
-    for kind, path in (("timeout", "/slow"), ("timeout", "/slower"), ("timeout", "/slow"), ("dns", "/x")):
-        error = CrawlErrorRecord(url=SITE + path, kind=kind, message=f"{kind} at {path}", phase="preflight")
-        pm.hook.crawl_error(crawl=crawl, url=error.url, error=error)
-    crawl.archive.add_inventory_run(crawl.commit, "ab" * 32, {"listed": 3, "new": 1})
-    pm.hook.crawl_finished(crawl=crawl, stats={"status": "complete"})
-    return crawl.output
+
+    def errors_and_inventory(pm, crawl):
+        for kind, path in (("timeout", "/slow"), ("timeout", "/slower"), ("timeout", "/slow"), ("dns", "/x")):
+            error = CrawlErrorRecord(url=SITE + path, kind=kind, message=f"{kind} at {path}", phase="preflight")
+            pm.hook.crawl_error(crawl=crawl, url=error.url, error=error)
+        crawl.archive.add_inventory_run(crawl.commit, "ab" * 32, {"listed": 3, "new": 1})
+
+    return build_archive(tmp_path_factory.mktemp("made") / "made.nitpicker", pages, also=errors_and_inventory)
 
 
 def test_violations_grouped_by_rule(query):

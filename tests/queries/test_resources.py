@@ -3,20 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from archives import SITE, build_archive
 
-from nitpicker_core import CrawlContext, Image, Resource, ScrapeResult
-
-SITE = "http://site.test"
+from nitpicker_core import Image, Resource, ScrapeResult
 
 
 @pytest.fixture(scope="module")
 def made(tmp_path_factory):
     """A small archive built through the scrape hooks: images the crawl of test_server cannot produce."""
-    from nitpicker_core.plugins import make_plugin_manager
-
-    pm = make_plugin_manager()
-    crawl = CrawlContext(output=tmp_path_factory.mktemp("made") / "made.nitpicker", roots=[SITE + "/"])
-    pm.hook.crawl_started(crawl=crawl)
     images = [
         Image("/a.png", SITE + "/a.png", None, 100, 50, 100, 50, viewport_width=1280,
               markup='<img src="/a.png">'),
@@ -25,17 +19,18 @@ def made(tmp_path_factory):
         Image("/c.png", SITE + "/c.png", "c", 100, 50, 100, 50, viewport_width=1280,
               markup='<img src="/c.png" alt="c" width="100" height="50">'),
     ]
-    pm.hook.crawl_page_scraped(crawl=crawl, result=ScrapeResult(
+    home = ScrapeResult(
         url=SITE + "/", status=200, content_type="text/html", metadata={"title": "Home"}, images=images,
-        html="<html></html>", extra={"large_images": [{"src": SITE + "/c.png", "bytes": 900000}]}))
-    for path, referrer in (("/a.png", SITE + "/"), ("/old.css", None), ("/cdn.js", SITE + "/")):
-        kind = "text/css" if path.endswith("css") else "image/png"
-        resource = Resource(SITE + path, 200, content_type=kind,
-                            content_length=10, compression="gzip", cdn="cloudflare" if "cdn" in path else "",
-                            is_external="cdn" in path)
-        pm.hook.crawl_resource_received(crawl=crawl, resource=resource, referrer_url=referrer)
-    pm.hook.crawl_finished(crawl=crawl, stats={"status": "complete"})
-    return crawl.output
+        html="<html></html>", extra={"large_images": [{"src": SITE + "/c.png", "bytes": 900000}]})
+
+    def resources(pm, crawl):
+        for path, referrer in (("/a.png", SITE + "/"), ("/old.css", None), ("/cdn.js", SITE + "/")):
+            kind = "text/css" if path.endswith("css") else "image/png"
+            resource = Resource(SITE + path, 200, content_type=kind, content_length=10, compression="gzip",
+                                cdn="cloudflare" if "cdn" in path else "", is_external="cdn" in path)
+            pm.hook.crawl_resource_received(crawl=crawl, resource=resource, referrer_url=referrer)
+
+    return build_archive(tmp_path_factory.mktemp("made") / "made.nitpicker", [home], also=resources)
 
 
 def test_resources_list_filters_and_sorts(query, qsite):
