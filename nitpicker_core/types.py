@@ -59,6 +59,8 @@ class Violation:
     location: str = ""
     url: str = ""
     analyzer: str = ""
+    snippet: str = ""
+    help_url: str = ""
 
 
 @dataclass

@@ -48,15 +48,16 @@ class AnalysisMixin(Store):
                     cell_rows.append((commit_id, ids[url], analyzer, column, to_json(value), note or ""))
                 for v in violations:
                     violation_rows.append(
-                        (commit_id, ids[url], analyzer, v.severity, v.rule, v.message, v.location or "")
+                        (commit_id, ids[url], analyzer, v.severity, v.rule, v.message, v.location or "",
+                         v.snippet or "", v.help_url or "")
                     )
             self._conn.executemany(
                 'INSERT INTO analysis_cell (commit_id, url_id, analyzer, "column", value, note) '
                 "VALUES (?, ?, ?, ?, ?, ?)", cell_rows,
             )
             self._conn.executemany(
-                "INSERT INTO violation (commit_id, url_id, analyzer, severity, rule, message, location) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)", violation_rows,
+                "INSERT INTO violation (commit_id, url_id, analyzer, severity, rule, message, location, snippet, "
+                "help_url) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", violation_rows,
             )
             self._conn.executemany(
                 "INSERT OR IGNORE INTO analyzer_done (commit_id, analyzer, url_id) VALUES (?, ?, ?)",

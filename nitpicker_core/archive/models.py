@@ -237,6 +237,8 @@ class Violation(_Base):
     rule = pw.TextField()
     message = pw.TextField()
     location = pw.TextField(default="")
+    snippet = pw.TextField(default="")
+    help_url = pw.TextField(default="")
 
     class Meta:
         indexes = ((("commit", "analyzer"), False), (("commit", "url_id"), False))

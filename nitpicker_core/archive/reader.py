@@ -235,7 +235,8 @@ class ArchiveReader:
         return self._by_analyzer(sql, commit, analyzer, "c", ("value",))
 
     def violations(self, commit: int | str | None = None, analyzer: str | None = None) -> list[dict[str, Any]]:
-        sql = ("SELECT u.url, v.analyzer, v.severity, v.rule, v.message, v.location FROM violation v "
+        sql = ("SELECT u.url, v.analyzer, v.severity, v.rule, v.message, v.location, v.snippet, v.help_url "
+               "FROM violation v "
                "JOIN url u ON u.id = v.url_id WHERE v.commit_id = ?")
         return self._by_analyzer(sql, commit, analyzer, "v", ())
 
