@@ -1,0 +1,112 @@
+"""Finding a page's main content: a user selector, then `main`, `[role=main]`, `article`, densest block."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lxml.cssselect import CSSSelector
+
+# Subtrees that never count as content: page chrome and non-rendered text.
+BOILERPLATE = frozenset({"nav", "header", "footer", "aside", "script", "style", "template", "noscript"})
+NON_TEXT = frozenset({"script", "style", "template", "noscript"})
+BLOCKS = frozenset({"body", "div", "section", "td"})
+SHARE = 0.6  # the densest block is the smallest block holding at least this share of the page's text
+
+_MAIN = CSSSelector("main")
+_ROLE_MAIN = CSSSelector('[role="main"]')
+_ARTICLE = CSSSelector("article")
+
+
+def compile_selector(selector: str | None) -> CSSSelector | None:
+    """The user's selector compiled once; a broken one raises ``ValueError`` with the reason."""
+    if not selector:
+        return None
+    try:
+        return CSSSelector(selector)
+    except Exception as exc:  # cssselect raises several unrelated error types for bad input
+        raise ValueError(f"invalid CSS selector {selector!r}: {exc}") from None
+
+
+def visible_text_length(element: Any) -> int:
+    """Non-whitespace characters of the text under ``element``, outside script, style and templates."""
+    return sum(len("".join(text.split())) for text in visible_texts(element))
+
+
+def visible_texts(element: Any, skip: frozenset[str] = NON_TEXT) -> list[str]:
+    """Text pieces under ``element`` in document order, leaving out the subtrees whose tag is in ``skip``."""
+    texts: list[str] = []
+    stack: list[tuple[Any, bool]] = [(element, False)]
+    while stack:
+        node, tail_only = stack.pop()
+        if tail_only:
+            if node.tail:
+                texts.append(node.tail)
+            continue
+        if node is not element:
+            stack.append((node, True))  # the tail comes after the subtree
+        if not isinstance(node.tag, str) or node.tag in skip:
+            continue
+        if node.text:
+            texts.append(node.text)
+        stack.extend((child, False) for child in reversed(node))
+    return texts
+
+
+def locate(document: Any, custom: CSSSelector | None) -> tuple[Any, str]:
+    """The main content element and the method that found it (``selector``, ``main``, ``role=main``,
+    ``article``, ``densest-block``)."""
+    if custom is not None:
+        found = custom(document)
+        if found:
+            return found[0], "selector"
+    for selector, method in ((_MAIN, "main"), (_ROLE_MAIN, "role=main")):
+        found = selector(document)
+        if found:
+            return found[0], method
+    articles = _ARTICLE(document)
+    if articles:
+        # several articles (a listing page): the one with the most text, the first on a tie
+        best = max(enumerate(articles), key=lambda item: (visible_text_length(item[1]), -item[0]))
+        return best[1], "article"
+    return densest_block(document), "densest-block"
+
+
+def densest_block(document: Any) -> Any:
+    """The deepest body/div/section/td holding at least 60% of the page's non-link text.
+
+    Text in nav, header, footer, aside, script, style, noscript and template, and link text, does not
+    count. A page without such text gives its body.
+    """
+    body = document.find("body")
+    if body is None:
+        return document
+    order: list[Any] = []
+    own: dict[Any, int] = {}
+    stack: list[tuple[Any, bool]] = [(body, False)]
+    while stack:  # pre-order walk, keeping the subtrees that count
+        node, in_link = stack.pop()
+        if not isinstance(node.tag, str) or node.tag in BOILERPLATE:
+            continue
+        in_link = in_link or node.tag == "a"
+        order.append(node)
+        count = 0 if in_link else len("".join((node.text or "").split()))
+        for child in node:
+            if child.tail and not in_link:
+                count += len("".join(child.tail.split()))
+        own[node] = count
+        stack.extend((child, in_link) for child in reversed(node))
+    total = dict(own)
+    for node in reversed(order):  # children come after their parent in pre-order: sum bottom-up
+        parent = node.getparent()
+        if node is not body and parent in total:
+            total[parent] += total[node]
+    threshold = SHARE * total[body]
+    if total[body] == 0:
+        return body
+    best, best_depth = body, 0
+    depth: dict[Any, int] = {body: 0}
+    for node in order[1:]:
+        depth[node] = depth[node.getparent()] + 1
+        if node.tag in BLOCKS and total[node] >= threshold and depth[node] > best_depth:
+            best, best_depth = node, depth[node]
+    return best

@@ -1,0 +1,274 @@
+"""The `markup` analyzer: every rule on literal HTML, then its exact findings on a real crawl of /analyze/markup/."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from nitpicker_markup import RULES, Markup
+from nitpicker_markup.parse import NESTING_CODES
+from support import run_cli
+
+from nitpicker_core import PageInput
+from nitpicker_core.archive import open_archive
+
+DOC = '<!DOCTYPE html>\n<html lang="en"><head><title>t</title></head><body>\n{}\n</body></html>'
+
+
+def analyze(body: str, raw: bool = False, **settings):
+    analyzer = Markup()
+    analyzer.setup({"disable": [], **settings})
+    html = body if raw else DOC.format(body)
+    return analyzer.each_page(PageInput("http://localhost/", html, {}, settings))
+
+
+def found(body: str, raw: bool = False, **settings) -> list[tuple[str, str]]:
+    return [(v.rule, v.location) for v in analyze(body, raw, **settings).violations]
+
+
+# --- each rule on literal HTML ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("body", "expected"), [
+    ('<div id="a"></div><p id="a"></p><span id="a"></span>',
+     [("duplicate-id", "html > body > p"), ("duplicate-id", "html > body > span")]),
+    ('<img src="a.png"><img src="b.png" alt=" "><img src="c.png" alt="C"><input type="image" src="d.png">',
+     [("img-alt-missing", "html > body > img:nth-of-type(1)"), ("img-alt-empty", "html > body > img:nth-of-type(2)"),
+      ("img-alt-missing", "html > body > input")]),
+    ("<h1>a</h1><h2>b</h2><h4>c</h4><h2>d</h2><h3>e</h3><h6>f</h6>",
+     [("heading-skip", "html > body > h4"), ("heading-skip", "html > body > h6")]),
+    ("<h1>a</h1><h1>b</h1><section><h1>c</h1></section>",
+     [("multiple-h1", "html > body > h1:nth-of-type(2)"), ("multiple-h1", "html > body > section > h1")]),
+    ('<a href="/1"> </a><a href="/2" title="T"></a><a href="/3" aria-label="L"></a><a href="/4"><img alt="I"></a>'
+     '<a name="anchor"></a><a href="/5"><img src="x.png" alt=""></a><a href="/6"><span>text</span></a>',
+     [("empty-link", "html > body > a:nth-of-type(1)"), ("empty-link", "html > body > a:nth-of-type(6)"),
+      ("img-alt-empty", "html > body > a:nth-of-type(6) > img")]),
+    ('<button></button><button aria-labelledby="x"></button><button>OK</button>'
+     '<input type="button"><input type="button" value="Go"><input type="submit">',
+     [("empty-button", "html > body > button:nth-of-type(1)"), ("empty-button", "html > body > input:nth-of-type(1)")]),
+    ('<center>c</center><font color="red">f</font><marquee>m</marquee><strike>s</strike><tt>t</tt>',
+     [("obsolete-element", "html > body > center"), ("obsolete-element", "html > body > font"),
+      ("obsolete-element", "html > body > marquee"), ("obsolete-element", "html > body > strike"),
+      ("obsolete-element", "html > body > tt")]),
+    ('<table border="1" width="50%"><tr valign="top"><td nowrap>x</td></tr></table><img src="a" alt="" width="5">'
+     '<div align="left" bgcolor="red"></div><br clear="all">',
+     [("obsolete-attribute", "html > body > table"), ("obsolete-attribute", "html > body > table"),
+      ("obsolete-attribute", "html > body > table > tr"),
+      ("obsolete-attribute", "html > body > table > tr > td"), ("img-alt-empty", "html > body > img"),
+      ("obsolete-attribute", "html > body > div"), ("obsolete-attribute", "html > body > div"),
+      ("obsolete-attribute", "html > body > br")]),
+    ('<label for="nope">a</label><label for="d">b</label><div id="d"></div><label>c</label>'
+     '<label for="i">ok</label><input id="i"><label>ok <select></select></label>'
+     '<label>hidden <input type="hidden"></label>',
+     [("label-without-control", "html > body > label:nth-of-type(1)"),
+      ("label-without-control", "html > body > label:nth-of-type(2)"),
+      ("label-without-control", "html > body > label:nth-of-type(3)"),
+      ("label-without-control", "html > body > label:nth-of-type(6)")]),
+])
+def test_structural_rules(body, expected):
+    assert found(body) == expected
+
+
+def test_missing_and_empty_lang():
+    assert found("<html><body><p>x</p></body></html>", raw=True) == [
+        ("parse-error", "1:6"), ("html-lang", "html")]
+    assert found('<!DOCTYPE html><html lang=" "><body></body></html>', raw=True) == [("html-lang", "html")]
+
+
+def test_parse_errors_carry_line_column_message_and_snippet():
+    report = analyze('<p>one</i></p>\n<table><tr><td>x</td></tr><p>y</p></table>\n<b a="1" a="2">z</b>')
+    assert [(v.rule, v.location, v.message, v.snippet, v.severity) for v in report.violations] == [
+        ("invalid-nesting", "3:10", "Unexpected end tag (i). Ignored. (unexpected-end-tag)", "<p>one</i></p>", "error"),
+        ("invalid-nesting", "4:29", "Unexpected start tag (p) in table context caused voodoo mode. "
+         "(unexpected-start-tag-implies-table-voodoo)", "<table><tr><td>x</td></tr><p>y</p></table>", "error"),
+        ("invalid-nesting", "4:34", "Unexpected end tag (p) in table context caused voodoo mode. "
+         "(unexpected-end-tag-implies-table-voodoo)", "<table><tr><td>x</td></tr><p>y</p></table>", "error"),
+        ("parse-error", "5:11", "Dropped duplicate attribute on tag. (duplicate-attribute)", '<b a="1" a="2">z</b>',
+         "error"),
+    ]
+    assert report.cells["parse_errors"] == 4
+    assert report.cells["violations"].value == 4
+    assert report.cells["violations"].note == "invalid-nesting: 3\nparse-error: 1"
+
+
+def test_nesting_codes_are_tree_construction_errors():
+    assert {"unexpected-end-tag", "adoption-agency-1.3", "unexpected-start-tag-implies-end-tag",
+            "expected-one-end-tag-but-got-another"} <= NESTING_CODES
+    assert not {"duplicate-attribute", "expected-doctype-but-got-start-tag", "eof-in-comment",
+                "named-entity-without-semicolon"} & NESTING_CODES
+
+
+def test_clean_page_has_nothing():
+    report = analyze('<h1>Title</h1><p id="x">Text <a href="/">home</a></p><img src="a" alt="A">')
+    assert report.violations == []
+    assert report.cells["parse_errors"] == 0
+    assert (report.cells["violations"].value, report.cells["violations"].note) == (0, "")
+
+
+def test_locations_are_selectors_that_find_the_element():
+    import lxml.html
+
+    body = ('<div id="wrap"><ul><li><a href="/a"></a></li><li><a href="/b"></a></li></ul></div>'
+            '<div id="w2"><img src="a"></div><div id="w2"><img src="b"></div>')
+    report = analyze(body)
+    assert [v.location for v in report.violations] == [
+        "#wrap > ul > li:nth-of-type(1) > a", "#wrap > ul > li:nth-of-type(2) > a",
+        "html > body > div:nth-of-type(2) > img", "html > body > div:nth-of-type(3)",
+        "html > body > div:nth-of-type(3) > img"]
+    document = lxml.html.document_fromstring(DOC.format(body))
+    for violation in report.violations:
+        (element,) = document.cssselect(violation.location)
+        assert violation.snippet.startswith(f"<{element.tag}")
+        assert violation.snippet == "<" + element.tag + "".join(f' {k}="{v}"' for k, v in element.attrib.items()) + ">"
+
+
+# --- settings --------------------------------------------------------------------------------------------
+
+def test_disabled_rules_are_not_reported_but_parse_errors_still_counted():
+    body = '<p>one</i></p><img src="a"><h1>a</h1><h1>b</h1>'
+    assert found(body) == [("invalid-nesting", "3:10"), ("img-alt-missing", "html > body > img"),
+                           ("multiple-h1", "html > body > h1:nth-of-type(2)")]
+    report = analyze(body, disable=["invalid-nesting", "multiple-h1"])
+    assert [v.rule for v in report.violations] == ["img-alt-missing"]
+    assert report.cells["parse_errors"] == 1
+
+
+def test_large_pages_skip_the_parser_with_a_note():
+    body = '<p>one</i></p><img src="a">'
+    report = analyze(body, max_size=100)
+    assert [(v.rule, v.severity, v.location) for v in report.violations] == [
+        ("parse-skipped", "info", ""), ("img-alt-missing", "error", "html > body > img")]
+    size = len(DOC.format(body))
+    assert report.violations[0].message.startswith(f"{size} characters exceed max_size 100:")
+    assert report.cells["parse_errors"] == 0
+    assert [v.rule for v in analyze(body, max_size=100, disable=["parse-skipped"]).violations] == ["img-alt-missing"]
+
+
+def test_unknown_rule_is_a_usage_error():
+    from nitpicker_core import UsageError
+
+    with pytest.raises(UsageError, match="unknown rule nope"):
+        analyze("", disable=["nope"])
+
+
+def test_every_rule_has_a_known_severity():
+    assert {severity for severity, _ in RULES.values()} == {"error", "warning", "info"}
+
+
+# --- a real crawl of /analyze/markup/ --------------------------------------------------------------------
+
+STRUCTURE = [
+    ("error", "duplicate-id", "html > body > div:nth-of-type(2)", 'id "dup" is already used by an earlier element',
+     '<div id="dup">'),
+    ("error", "img-alt-missing", "html > body > img:nth-of-type(1)", "<img> has no alt attribute",
+     '<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">'),
+    ("warning", "img-alt-empty", "html > body > img:nth-of-type(2)", "empty alt: the image is treated as decorative",
+     '<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" alt="">'),
+    ("warning", "heading-skip", "html > body > h3", "h3 follows h1, skipping h2", "<h3>"),
+    ("warning", "multiple-h1", "html > body > h1:nth-of-type(2)", "h1 number 2 of 2; a page should have one", "<h1>"),
+    ("error", "empty-link", "html > body > a:nth-of-type(1)", "the link has no text, aria-label, title or image alt",
+     '<a href="/analyze/markup/">'),
+    ("error", "empty-button", "html > body > button:nth-of-type(1)",
+     "the button has no text, aria-label, title or image alt", '<button type="button">'),
+    ("warning", "obsolete-element", "html > body > center", "<center> is obsolete", "<center>"),
+    ("warning", "obsolete-attribute", "html > body > p", "the align attribute on <p> is obsolete", '<p align="center">'),
+    ("warning", "label-without-control", "html > body > label:nth-of-type(1)",
+     'the label points to id "missing", which does not exist', '<label for="missing">'),
+]
+PARSE = [
+    ("error", "parse-error", "1:14", "Unexpected start tag (html). Expected DOCTYPE. (expected-doctype-but-got-start-tag)",
+     '<html lang=""><head><meta charset='),
+    ("error", "invalid-nesting", "4:32", "Unexpected end tag (p). Ignored. (unexpected-end-tag)",
+     '<p id="host">Text<div></div></p>'),
+    ("error", "invalid-nesting", "5:46",
+     "Unexpected start tag (a) implies end tag (a). (unexpected-start-tag-implies-end-tag)",
+     '<a id="outer" href="/analyze/markup/">Outer<a></a></a>'),
+    ("error", "invalid-nesting", "5:54", "Unexpected end tag (a). Ignored. (unexpected-end-tag)",
+     '<a id="outer" href="/analyze/markup/">Outer<a></a></a>'),
+    ("error", "html-lang", "html", "the <html> element has no lang attribute", '<html lang="">'),
+]
+
+
+@pytest.fixture(scope="module")
+def crawled(site, tmp_path_factory) -> Path:
+    """/analyze/markup/ crawled in Chromium (3 pages), not analyzed yet."""
+    workdir = tmp_path_factory.mktemp("markup")
+    archive = workdir / "markup.nitpicker"
+    result = run_cli("crawl", "-o", str(archive), f"{site}/analyze/markup/", "--parallels", "2", cwd=workdir,
+                     timeout=300)
+    assert result.returncode == 0, result.stderr
+    return archive
+
+
+def analyzed(crawled: Path, name: str, *flags: str) -> Path:
+    """A copy of the crawl analyzed by `nitpicker analyze --plugin markup FLAGS`."""
+    archive = crawled.with_name(f"{name}.nitpicker")
+    shutil.copyfile(crawled, archive)
+    result = run_cli("analyze", str(archive), "--plugin", "markup", *flags, cwd=archive.parent, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return archive
+
+
+@pytest.fixture(scope="module")
+def archive(crawled) -> Path:
+    return analyzed(crawled, "default")
+
+
+def violations(archive: Path, site: str) -> dict[str, list[tuple[str, ...]]]:
+    with open_archive(archive) as reader:
+        rows = reader.violations(analyzer="markup")
+    by_page: dict[str, list[tuple[str, ...]]] = {}
+    for row in rows:
+        by_page.setdefault(row["url"].removeprefix(site), []).append(
+            (row["severity"], row["rule"], row["location"], row["message"], row["snippet"]))
+    return by_page
+
+
+@pytest.mark.browser
+def test_crawl_findings_are_exact(archive, site):
+    assert violations(archive, site) == {"/analyze/markup/structure": STRUCTURE, "/analyze/markup/parse": PARSE}
+
+
+@pytest.mark.browser
+def test_crawl_cells(archive, site):
+    with open_archive(archive) as reader:
+        cells = {(row["url"].removeprefix(site), row["column"]): (row["value"], row["note"])
+                 for row in reader.analysis(analyzer="markup")}
+    assert cells == {
+        ("/analyze/markup/", "parse_errors"): (0, ""),
+        ("/analyze/markup/", "violations"): (0, ""),
+        ("/analyze/markup/structure", "parse_errors"): (0, ""),
+        ("/analyze/markup/structure", "violations"): (10, "\n".join(
+            f"{rule}: 1" for rule in sorted(row[1] for row in STRUCTURE))),
+        ("/analyze/markup/parse", "parse_errors"): (4, ""),
+        ("/analyze/markup/parse", "violations"): (5, "html-lang: 1\ninvalid-nesting: 3\nparse-error: 1"),
+    }
+
+
+@pytest.mark.browser
+def test_crawl_violations_query_groups_by_rule(archive):
+    result = run_cli("query", str(archive), "violations", "--analyzer", "markup", "--group-by-rule", "true")
+    assert result.returncode == 0, result.stderr
+    counts = {(row["rule"], row["severity"]): (row["count"], row["pages"]) for row in json.loads(result.stdout)["items"]}
+    assert counts == {**{(rule, severity): (1, 1) for severity, rule, *_ in STRUCTURE + PARSE},
+                      ("invalid-nesting", "error"): (3, 1)}
+
+
+@pytest.mark.browser
+def test_crawl_with_rules_disabled(crawled, site):
+    archive = analyzed(crawled, "disabled", "--markup-disable", "html-lang,invalid-nesting")
+    assert violations(archive, site) == {
+        "/analyze/markup/structure": STRUCTURE,
+        "/analyze/markup/parse": [PARSE[0]],
+    }
+    with open_archive(archive) as reader:
+        (run,) = [r for r in reader.analyzer_runs() if r["analyzer"] == "markup"]
+    assert run["settings"]["disable"] == ["html-lang", "invalid-nesting"]
+
+
+def test_unknown_rule_on_the_cli_is_one_line(tmp_path):
+    result = run_cli("analyze", str(tmp_path / "none.nitpicker"), "--plugin", "markup", "--markup-disable", "nope")
+    assert result.returncode == 1
+    assert result.stderr.startswith("nitpicker: error: markup disable (--markup-disable): unknown rule nope (known: ")
+    assert len(result.stderr.strip().splitlines()) == 1
