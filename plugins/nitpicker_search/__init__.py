@@ -1,0 +1,92 @@
+"""The `search` analyzer: counts keywords (plain or /regex/flags) in the visible text of a scope per page."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from nitpicker_core import Analyzer, Cell, Column, PageInput, PageReport, UsageError, hookimpl
+
+from .keywords import Keyword, parse_keywords, visible_text
+
+PLUGIN = "search"
+DEFAULT_SCOPE = "body"
+TOTAL = Column("total", "Search total")
+
+
+def parse_settings(settings: Mapping[str, Any]) -> tuple[list[Keyword], str, Any]:
+    """(keywords, scope, compiled selector) from the settings; bad input is a one-line UsageError."""
+    from lxml.cssselect import CSSSelector, SelectorError
+
+    try:
+        keywords = parse_keywords(list(settings.get("keywords") or ()))
+    except ValueError as exc:
+        raise UsageError(f"search: {exc}") from None
+    scope = (settings.get("scope") or DEFAULT_SCOPE).strip() or DEFAULT_SCOPE
+    try:
+        selector = CSSSelector(scope)
+    except (SelectorError, ValueError) as exc:
+        raise UsageError(f"search: invalid scope selector {scope!r}: {exc}") from None
+    return keywords, scope, selector
+
+
+class SearchAnalyzer(Analyzer):
+    """Its columns depend on the settings: ``configure`` (in every process) sets them before they are read."""
+
+    name = "search"
+    label = "Keyword search"
+    version = "1.0.0"
+    order = 50
+
+    def __init__(self) -> None:
+        self.keywords: list[Keyword] = []
+        self.scope = DEFAULT_SCOPE
+        self.selector: Any = None
+
+    @property  # type: ignore[override]
+    def columns(self) -> tuple[Column, ...]:
+        if not self.keywords:
+            return ()
+        return (*(Column(k.key, k.label) for k in self.keywords), TOTAL)
+
+    def setup(self, settings: Mapping[str, Any]) -> None:
+        self.keywords, self.scope, self.selector = parse_settings(settings)
+
+    def each_page(self, page: PageInput) -> PageReport:
+        if self.selector is None:  # called without setup (e.g. from a test)
+            self.setup(page.settings)
+        if not self.keywords:
+            return PageReport()
+        matched = self.selector(page.document)
+        if not matched:
+            note = f"scope {self.scope!r} not found"
+            cells: dict[str, Any] = {k.key: Cell(None, note) for k in self.keywords}
+            cells[TOTAL.key] = Cell(None, note)
+            return PageReport(cells)
+        # a match inside another match is already part of that one's text
+        chosen = set(matched)
+        roots = [el for el in matched if not any(a in chosen for a in el.iterancestors())]
+        text = "\n".join(visible_text(el) for el in roots)
+        counts = {k.key: k.count(text) for k in self.keywords}
+        return PageReport({**counts, TOTAL.key: sum(counts.values())})
+
+
+_ANALYZER = SearchAnalyzer()
+
+
+@hookimpl
+def register_settings(register: Any) -> None:
+    register("keywords", type="list", default=[],
+             help="keywords to count: plain text (case-insensitive) or /regex/flags (flags i, m, s, x)")
+    register("scope", type="str", default=DEFAULT_SCOPE,
+             help="CSS selector of the part of the page searched (visible text only, attributes not counted)")
+
+
+@hookimpl
+def configure(config: Any) -> None:
+    _ANALYZER.setup(config.settings_for(PLUGIN))  # invalid regex or selector: fail before the run
+
+
+@hookimpl
+def register_analyzers(register: Any) -> None:
+    register(_ANALYZER)
