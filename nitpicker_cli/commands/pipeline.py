@@ -1,34 +1,169 @@
-"""`nitpicker pipeline [URL]`: crawl → analyze (→ report) as stages of one run; no URL crawls the demo site."""
+"""`nitpicker pipeline [URL]`: crawl → analyze (→ report) as stages of one journaled, resumable run."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import click
 
 from nitpicker_cli.app import emit_json, get_app
-from nitpicker_cli.commands.crawl import build_options, crawl_options, exit_code
+from nitpicker_cli.commands.crawl import build_options, crawl_options
 from nitpicker_cli.options import plugin_setting_options, setting_flags
-from nitpicker_core import NitpickerError, hookimpl
+from nitpicker_core import NitpickerError, UsageError, hookimpl
+from nitpicker_core.urls import split_credentials
+
+# Parameters that are about this invocation, not about what the run produces: never part of the declaration.
+_RUNTIME = {"resume", "journal_dir", "heartbeat", "dashboard", "verbose_here", "silent_here", "headers"}
+_PATHS = {"output", "xlsx", "csv_dir", "credentials"}
+_REPORT_FLAGS = ("sheet", "xlsx", "csv_dir")
 
 
 @contextlib.contextmanager
-def demo_site() -> Iterator[str]:
+def demo_site(port: int = 0) -> Iterator[str]:
     """Serve the bundled demo site (the test site) on 127.0.0.1 for the length of the run."""
     try:
         from test_server import serve
     except ImportError:
         raise NitpickerError("the demo site lives in the source tree: run `bin/nitpicker-run` from a checkout, "
                              "or give a URL") from None
-    server, base = serve()
+    try:
+        server, base = serve(port=port)
+    except OSError:  # the port a resumed run used is taken now
+        server, base = serve()
     try:
         yield f"{base}/recursive/"
     finally:
         server.shutdown()
+
+
+def pipeline_options(f: Any) -> Any:
+    opts = [
+        click.option("--plugin", "plugins", multiple=True, metavar="NAME", help="Analyzer to run (default: all)."),
+        click.option("--no-analyze", is_flag=True, help="Stop after the crawl."),
+        click.option("--sheet", metavar="URL", help="Report to this Google spreadsheet."),
+        click.option("--xlsx", type=click.Path(path_type=Path), metavar="FILE", help="Report to an XLSX file."),
+        click.option("--csv", "csv_dir", type=click.Path(path_type=Path), metavar="DIR",
+                     help="Report as CSV files in DIR."),
+        click.option("--credentials", type=click.Path(path_type=Path), metavar="FILE",
+                     help="Google credentials for --sheet (default: ./credentials.json)."),
+        click.option("--only", multiple=True, metavar="SHEET", help="Report only this sheet (repeatable)."),
+        click.option("--dedupe-resources", is_flag=True, help="Group the Resources sheet by URL/status/type."),
+        click.option("--fail-on", multiple=True, metavar="CHECK",
+                     help="Stop the run when CHECK holds after analyze, e.g. violations>0, broken-links>10, "
+                          "violations:markup>=5, analyzer-errors>0, crawl-errors>0 (repeatable)."),
+        click.option("--journal-dir", type=click.Path(path_type=Path), metavar="DIR",
+                     help="Where run journals go (default: ARCHIVE.runs/ next to the archive)."),
+        click.option("--resume", metavar="RUN",
+                     help="Resume a run: its journal file, its id, or an archive (its latest run)."),
+        click.option("--heartbeat", type=click.FloatRange(0.1), default=5.0, show_default=True,
+                     help="Seconds between progress events in the journal."),
+        click.option("--dashboard", is_flag=True, help="Also serve the monitoring dashboard during the run."),
+    ]
+    for opt in reversed(opts):
+        f = opt(f)
+    return f
+
+
+def _plain(key: str, value: Any) -> Any:
+    if key in _PATHS and value is not None:
+        return str(Path(value).absolute())
+    if key == "url" and value:
+        return split_credentials(value)[0]  # basic auth is used, never stored: give the URL again on resume
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _params(kw: dict[str, Any], settings: dict[str, Any], url: str | None) -> dict[str, Any]:
+    """The invocation as plain data for the journal (no credentials, no header values)."""
+    data = {k: _plain(k, v) for k, v in kw.items() if k not in _RUNTIME}
+    data["url"] = _plain("url", url)
+    data["settings"] = {k: _plain(k, v) for k, v in settings.items() if v is not None}
+    data["header_names"] = sorted({h.partition(":")[0].strip() for h in kw.get("headers") or ()})
+    return data
+
+
+def _merge_resumed(stored: dict[str, Any], kw: dict[str, Any], settings: dict[str, Any], url: str | None) -> tuple:
+    """The stored invocation, overridden by what was given on the command line this time."""
+    ctx = click.get_current_context()
+    explicit = {name for name in ctx.params
+                if ctx.get_parameter_source(name) in (click.core.ParameterSource.COMMANDLINE,
+                                                       click.core.ParameterSource.ENVIRONMENT)}
+    if explicit & set(_REPORT_FLAGS):  # a destination given now replaces the stored one
+        explicit |= set(_REPORT_FLAGS)
+    merged = dict(kw)
+    for key, value in stored.items():
+        if key in merged and key not in explicit and key not in _RUNTIME:
+            merged[key] = (Path(value) if key in _PATHS and value else
+                           tuple(value) if isinstance(value, list) else value)
+    new_settings = {**(stored.get("settings") or {}), **{k: v for k, v in settings.items() if v is not None}}
+    return merged, new_settings, url or stored.get("url")
+
+
+def _report(kw: dict[str, Any]) -> dict[str, Any] | None:
+    """The report stage's declaration from --sheet / --xlsx / --csv (None without any of them)."""
+    from nitpicker_core.report import destination_from_flags
+
+    if not any(kw.get(flag) for flag in _REPORT_FLAGS):
+        return None
+
+    def absolute(value: Any) -> str | None:
+        return str(Path(value).absolute()) if value else None
+
+    destination, options = destination_from_flags(
+        sheet=kw.get("sheet"), xlsx=absolute(kw.get("xlsx")), csv=absolute(kw.get("csv_dir")),
+        credentials=absolute(kw.get("credentials")), dedupe_resources=bool(kw.get("dedupe_resources")))
+    local = absolute(kw.get("xlsx") or kw.get("csv_dir"))
+    if local:
+        target = Path(local).name
+    else:  # the spreadsheet id, never the credentials
+        parts = urlsplit(kw["sheet"]).path.split("/")
+        target = parts[parts.index("d") + 1] if "d" in parts[:-1] else kw["sheet"]
+    return {"destination": destination, "options": options, "sheets": list(kw.get("only") or ()),
+            "target": target, "local_target": local}
+
+
+def _declaration(url: str, archive: Path, kw: dict[str, Any], options: Any, params: dict[str, Any],
+                 demo: bool) -> dict[str, Any]:
+    from nitpicker_core.pipeline import verdict
+
+    for check in kw.get("fail_on") or ():
+        verdict.parse(check)  # a bad threshold is a usage error before anything runs
+    report = _report(kw)
+    stages = ["crawl"] + ([] if kw.get("no_analyze") else ["analyze"]) + (["report"] if report else [])
+    return {"url": split_credentials(url)[0], "demo": demo, "archive": str(archive.absolute()), "stages": stages,
+            "crawl": options.for_storage(), "analyze": {"plugins": list(kw.get("plugins") or ())},
+            "report": report, "fail_on": list(kw.get("fail_on") or ()), "params": params}
+
+
+def _summary(result: dict[str, Any], decl: dict[str, Any], journal: Path) -> dict[str, Any]:
+    """The run's JSON summary: one entry per stage (crawl stats, analyze summary, report), plus the run."""
+    stages = result["stages"]
+    out: dict[str, Any] = {"archive": Path(decl["archive"]).name, "run": result["run"], "journal": journal.name,
+                           "stages": {k: v.get("state") for k, v in stages.items()}}
+    failed = next((n for n, s in stages.items() if s.get("state") == "failed"), None)
+    for name in ("crawl", "analyze", "report"):
+        stage = stages.get(name)
+        if stage is None:
+            why = ("--no-analyze" if name == "analyze" and "analyze" not in decl["stages"] else
+                   "no report destination" if name == "report" and "report" not in decl["stages"] else
+                   f"{failed} failed" if failed else "stopped by --fail-on")
+            out[name] = {"skipped": why}
+        elif stage.get("state") == "failed":
+            out[name] = {k: stage[k] for k in ("reason", "class", "message")}
+        elif name == "crawl":
+            out[name] = {k: v for k, v in stage.items() if k not in ("state", "declaration", "mode", "seconds")}
+        elif name == "analyze":
+            out[name] = stage.get("summary") or {"skipped": stage.get("skipped")}
+        else:
+            out[name] = {"destination": stage.get("destination"), "target": stage.get("target"),
+                         "result": stage.get("result")}
+    if "verdict" in result:
+        out["verdict"] = result["verdict"]
+    return out
 
 
 @hookimpl
@@ -36,38 +171,76 @@ def register_commands(cli: click.Group, pm: Any) -> None:
     @cli.command("pipeline")
     @click.argument("url", required=False)
     @crawl_options
-    @click.option("--plugin", "plugins", multiple=True, metavar="NAME", help="Analyzer to run (default: all).")
-    @click.option("--no-analyze", is_flag=True, help="Stop after the crawl.")
+    @pipeline_options
     @plugin_setting_options(pm)
-    def pipeline(url: str | None, plugins: tuple[str, ...], no_analyze: bool, **kw: Any) -> None:
-        """Crawl URL (default: the bundled demo site), then run the analyzers over the new commit.
+    def pipeline(url: str | None, **kw: Any) -> None:
+        """Crawl URL (default: the bundled demo site), analyze the new commit, report it when asked to.
 
-        Prints a JSON summary of both stages. The exit code is the crawl's (0, 1, or 2 when only
-        external links failed).
+        Every run is journaled (JSON lines in ARCHIVE.runs/ or --journal-dir); `--resume RUN` reuses each
+        stage output that is still valid and reruns the rest. Prints a JSON summary. Exit code: the
+        crawl's (0, 1, or 2 when only external links failed), 1 when a stage failed or a --fail-on check
+        holds, 130 when interrupted.
         """
         from nitpicker_cli.progress import Progress
-        from nitpicker_core.analyze import analyzer_registry, run_analyze
-        from nitpicker_core.crawler.engine import Crawler
         from nitpicker_core.crawler.options import default_output
+        from nitpicker_core.pipeline import (
+            Context,
+            Journal,
+            Pipeline,
+            find_journal,
+            new_run_id,
+            replay,
+            runs_dir_for,
+        )
 
         app = get_app()
-        app.adopt_verbosity(kw.pop("verbose_here"), kw.pop("silent_here"))
-        config = app.config(setting_flags(kw, app.pm))
+        app.adopt_verbosity(kw["verbose_here"], kw["silent_here"])
+        settings = setting_flags(kw, app.pm)
+        previous = journal_path = None
+        if kw["resume"]:
+            dirs = [d for d in (kw["journal_dir"], kw["output"] and runs_dir_for(Path(kw["output"])), Path("."))
+                    if d]
+            journal_path = find_journal(kw["resume"], [Path(d) for d in dirs])
+            previous = replay(journal_path)
+            if not previous.declaration.get("params"):
+                raise UsageError(f"{journal_path.name} does not start with a run declaration")
+            kw, settings, url = _merge_resumed(previous.declaration["params"], kw, settings, url)
+        config = app.config(settings)
         with contextlib.ExitStack() as stack:
-            target = url or stack.enter_context(demo_site())
-            options, list_urls = build_options((target,), {**kw, "list_urls": (), "list_file": None})
-            output = kw["output"] or default_output(target)
-            app.info(f"pipeline: crawl {target} → {output}")
+            demo = url is None
+            if demo:  # a resumed demo run asks for the port it had, so its crawl declaration still matches
+                before = previous.declaration.get("url") if previous and previous.declaration.get("demo") else None
+                url = stack.enter_context(demo_site((urlsplit(before).port if before else 0) or 0))
+            options, _ = build_options((url,), {**kw, "list_urls": (), "list_file": None})
+            output = Path(kw["output"] or default_output(url))
+            if output.suffix != ".nitpicker":
+                output = output.with_name(output.name + ".nitpicker")
+            params = _params(kw, settings, None if demo else url)
+            params["output"] = str(output.absolute())
+            decl = _declaration(url, output, kw, options, params, demo)
+            if journal_path is None:
+                run_id = new_run_id()
+                journal_path = Path(kw["journal_dir"] or runs_dir_for(output)) / f"{run_id}.jsonl"
+            journal = Journal(journal_path, journal_path.stem)
+            if kw["dashboard"]:
+                from nitpicker_cli.commands.dashboard import start_dashboard
+
+                server, address = start_dashboard([journal_path.parent], "127.0.0.1", 8766, 30.0)
+                stack.callback(server.shutdown)
+                app.info(f"dashboard: {address}")
             progress = stack.enter_context(Progress(options.parallels, silent=app.silent))
-            stats = asyncio.run(Crawler(app.pm, options, output, list_urls=list_urls, progress=progress.update).run())
-        summary: dict[str, Any] = {"archive": str(output), "crawl": stats.as_dict(), "analyze": None}
-        names = list(plugins) or analyzer_registry(app.pm).names()
-        if no_analyze or stats.status != "complete":
-            summary["analyze"] = {"skipped": "--no-analyze" if no_analyze else f"crawl {stats.status}"}
-        elif not names:
-            summary["analyze"] = {"skipped": "no analyzer is enabled (see `nitpicker plugins`)"}
-        else:
-            app.info(f"pipeline: analyze with {', '.join(names)}")
-            summary["analyze"] = run_analyze(app.pm, config, output, names)
-        emit_json(summary, pretty=True)
-        sys.exit(exit_code(stats, options.strict))
+            ctx = Context(app.pm, config, decl, options, on_crawl_progress=progress.update, previous=previous,
+                          silent=app.silent)
+            runner = Pipeline(ctx, journal, heartbeat=kw["heartbeat"])
+            runner.start(resumed=previous is not None)
+            app.info(f"pipeline: run {journal.run_id}: {' → '.join(decl['stages'])} of {decl['url']} → {output.name}")
+            code, result = runner.run()
+        emit_json(_summary(result, decl, journal_path), pretty=True)
+        for name, stage in result["stages"].items():
+            if stage.get("state") == "failed":
+                click.echo(f"nitpicker: error: {name} failed ({stage['reason']}, {stage['class']}): "
+                           f"{stage['message']}", err=True)
+        if result.get("verdict") and not result["verdict"]["passed"]:
+            failed = ", ".join(c["check"] for c in result["verdict"]["checks"] if c["failed"])
+            click.echo(f"nitpicker: quality gate failed: {failed}", err=True)
+        sys.exit(code)

@@ -32,17 +32,22 @@ def register_analyzers(register):
 def test_pipeline_without_url_crawls_and_analyzes_the_demo_site(cli, tmp_path):
     make_dist(tmp_path / "dist", "nitpicker-links", "links", "links_plugin", COUNTER)
     env = {"PYTHONPATH": f"{ROOT}:{tmp_path / 'dist'}", "NITPICKER_LOAD_PLUGINS": ",".join([*BUILTIN_PLUGINS, "links"])}
-    result = cli("pipeline", "-o", "demo.nitpicker", "--no-image", cwd=tmp_path, env=env, timeout=300)
+    result = cli("pipeline", "-o", "demo.nitpicker", "--no-image", "--plugin", "link-count", cwd=tmp_path, env=env,
+                 timeout=300)
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert summary["crawl"]["status"] == "complete" and summary["crawl"]["rendered"] == 4
     assert summary["analyze"] == {"pages": 4, "violations": 0, "errors": {"link-count": 0}}
+    assert summary["stages"] == {"crawl": "done", "analyze": "done"}
+    assert (tmp_path / "demo.nitpicker.runs" / summary["journal"]).is_file()
     with open_archive(tmp_path / "demo.nitpicker") as reader:
         cells = {row["url"].rsplit("/", 1)[1]: row["value"] for row in reader.analysis(analyzer="link-count")}
     assert cells == {"": 3, "page-a": 2, "page-b": 2, "page-c": 0}
 
 
 def test_pipeline_without_analyzers_says_so(cli, site, tmp_path):
-    result = cli("pipeline", f"{site}/about", "--single", "--no-image", "-o", "a.nitpicker", cwd=tmp_path, timeout=300)
+    no_analyzers = {"NITPICKER_LOAD_PLUGINS": "archive-writer,scrape,crawl-rules,core-queries,cmd-pipeline"}
+    result = cli("pipeline", f"{site}/about", "--single", "--no-image", "-o", "a.nitpicker", cwd=tmp_path,
+                 env=no_analyzers, timeout=300)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["analyze"] == {"skipped": "no analyzer is enabled (see `nitpicker plugins`)"}

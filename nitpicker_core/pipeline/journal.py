@@ -1,0 +1,112 @@
+"""The append-only run journal: one JSON object per line, written as events happen, never rewritten."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from nitpicker_core.errors import ArchiveError, NitpickerError, UsageError
+
+RUNS_SUFFIX = ".runs"
+RETRYABLE = ("network", "timeout", "interrupted")
+HARD = ("usage", "archive", "internal")
+
+
+def runs_dir_for(archive: Path) -> Path:
+    """Where the journals of an archive's runs live by default: ``X.nitpicker.runs/`` next to it."""
+    return archive.with_name(archive.name + RUNS_SUFFIX)
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    """Sortable by start time, unique enough for concurrent runs: ``20261130T154000Z-3f9a``."""
+    now = now or datetime.now(UTC)
+    return f"{now:%Y%m%dT%H%M%S}Z-{secrets.token_hex(2)}"
+
+
+def classify(exc: BaseException) -> tuple[str, str]:
+    """(reason, class) of a failure: retryable ones may succeed when run again, hard ones need a person."""
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted", "retryable"
+    if isinstance(exc, UsageError):
+        return "usage", "hard"
+    if isinstance(exc, ArchiveError):
+        return "archive", "hard"
+    if isinstance(exc, TimeoutError) or "Timeout" in type(exc).__name__:
+        return "timeout", "retryable"
+    if isinstance(exc, (ConnectionError, socket.gaierror)) or type(exc).__module__.startswith("requests"):
+        return "network", "retryable"
+    if isinstance(exc, NitpickerError):
+        return "usage", "hard"
+    return "internal", "hard"
+
+
+def failure_class(reason: str) -> str:
+    return "retryable" if reason in RETRYABLE else "hard"
+
+
+class Journal:
+    """Appends events to ``<dir>/<run-id>.jsonl``; safe to call from the heartbeat thread and the run."""
+
+    def __init__(self, path: Path, run_id: str) -> None:
+        self.path, self.run_id = path, run_id
+        self._lock = threading.Lock()
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+    def append(self, event: str, **fields: Any) -> dict[str, Any]:
+        now = time.time()
+        record = {"event": event, "run": self.run_id, "ts": round(now, 3),
+                  "at": datetime.fromtimestamp(now, UTC).isoformat(timespec="milliseconds"), **fields}
+        line = json.dumps(record, ensure_ascii=False, sort_keys=True, default=str) + "\n"
+        with self._lock, self.path.open("a", encoding="utf-8") as handle:
+            handle.write(line)  # one write per line: a reader never sees half of two events interleaved
+            handle.flush()
+            os.fsync(handle.fileno())
+        return record
+
+
+def read_events(path: Path) -> list[dict[str, Any]]:
+    """Every complete event of a journal; a torn last line (the writer was killed mid-write) is ignored."""
+    return list(iter_lines(path.read_text(encoding="utf-8")))
+
+
+def iter_lines(text: str) -> Iterator[dict[str, Any]]:
+    for line in text.split("\n"):
+        if not line.strip():
+            continue
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(event, dict) and "event" in event:
+            yield event
+
+
+def journals_in(directory: Path) -> list[Path]:
+    """Journals directly in ``directory`` and in any ``*.nitpicker.runs/`` directory inside it."""
+    found = list(directory.glob("*.jsonl")) + list(directory.glob(f"*{RUNS_SUFFIX}/*.jsonl"))
+    return sorted(found, key=lambda p: p.name)
+
+
+def find_journal(ref: str, directories: list[Path]) -> Path:
+    """A journal from a path to one, an archive (its latest run) or a run id looked up in ``directories``."""
+    path = Path(ref)
+    if path.suffix == ".jsonl" and path.is_file():
+        return path
+    if path.suffix == ".nitpicker" or runs_dir_for(path).is_dir():
+        runs = sorted(runs_dir_for(path).glob("*.jsonl"), key=lambda p: p.name)
+        if not runs:
+            raise UsageError(f"{path.name} has no pipeline run to resume")
+        return runs[-1]
+    for directory in directories:
+        for candidate in journals_in(directory):
+            if candidate.stem == ref:
+                return candidate
+    raise UsageError(f"no pipeline run {ref!r} (give a journal file, an archive, or --journal-dir)")

@@ -1,0 +1,250 @@
+"""The three stages: what each consumes and produces, how it runs, and how an earlier output is checked."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nitpicker_core.hookspecs import hookimpl
+
+
+class StageFailed(Exception):
+    """A stage ended without valid outputs, for a classified reason (see ``journal.classify``)."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+def digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+@dataclass
+class Context:
+    """One run: the plugin manager and config, the declaration, live progress and the outputs so far."""
+
+    pm: Any
+    config: Any
+    declaration: dict[str, Any]
+    crawl_options: Any  # CrawlOptions with the secrets (credentials, header values) the journal never holds
+    outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    progress: dict[str, Any] = field(default_factory=dict)
+    on_crawl_progress: Any = None
+    previous: Any = None  # RunState of the journal being resumed
+    silent: bool = False
+
+    @property
+    def archive(self) -> Path:
+        return Path(self.declaration["archive"])
+
+
+def commit_statuses(archive: Path) -> dict[int, str] | None:
+    """Commit id → status of the archive's working directory (a live or killed crawl) or of the file."""
+    from nitpicker_core.archive import open_archive, stub_path
+
+    stub = stub_path(archive)
+    source = stub if (stub / "archive.db").is_file() else archive if archive.is_file() else None
+    if source is None:
+        return None
+    try:
+        with open_archive(source) as reader:
+            return {c["id"]: c["status"] for c in reader.commits()}
+    except Exception:  # an unreadable leftover is no reason to stop: the stage simply runs again
+        return None
+
+
+class _Observer:
+    """Feeds the run's live progress: a crawl hook (registered for the stage) and the engine's callback."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    @hookimpl
+    def crawl_started(self, crawl: Any) -> None:
+        self.ctx.progress["commit"] = crawl.commit
+
+    def analyze_progress(self, *args: Any) -> None:
+        """The engine's progress callback: (analyzer, done, total, violations)."""
+        if len(args) < 4:
+            return
+        name, done, total, violations = args[:4]
+        p = self.ctx.progress
+        p.setdefault("by_analyzer", {})[name] = {"done": done, "total": total, "violations": violations}
+        p["pages"] = sum(a["done"] for a in p["by_analyzer"].values())
+        p["total"] = sum(a["total"] for a in p["by_analyzer"].values())
+        p["violations"] = sum(a["violations"] for a in p["by_analyzer"].values())
+
+
+class Stage:
+    name = ""
+    inputs: tuple[str, ...] = ()
+    outputs: tuple[str, ...] = ()
+
+    def check(self, ctx: Context, outputs: dict[str, Any]) -> str | None:
+        """None when ``outputs`` (from an earlier run) exist, are valid and match the declaration."""
+        raise NotImplementedError
+
+    def run(self, ctx: Context) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def observe(self, ctx: Context) -> Any:
+        observer = _Observer(ctx)
+        ctx.pm.register(observer, name=f"pipeline-observer-{self.name}")
+        return observer
+
+
+def crawl_declaration(decl: dict[str, Any]) -> dict[str, Any]:
+    # speed knobs do not change what the crawl records
+    return {k: v for k, v in decl["crawl"].items() if k not in ("parallels", "interval", "strict")}
+
+
+class CrawlStage(Stage):
+    name = "crawl"
+    outputs = ("commit",)
+
+    def check(self, ctx: Context, outputs: dict[str, Any]) -> str | None:
+        if outputs.get("declaration") != digest(crawl_declaration(ctx.declaration)):
+            return "crawl options changed"
+        statuses = commit_statuses(ctx.archive)
+        if statuses is None:
+            return f"{ctx.archive.name} is missing"
+        status = statuses.get(outputs.get("commit", -1))
+        if status != "complete":
+            return f"commit {outputs.get('commit')} is {status or 'missing'} in {ctx.archive.name}"
+        return None
+
+    def _mode(self, ctx: Context) -> str:
+        """Finish the interrupted commit this run left behind; otherwise crawl a new one."""
+        prev = ctx.previous.stages.get("crawl") if ctx.previous else None
+        if not prev or prev.get("state") in ("pending", "skipped"):
+            return "new"
+        statuses = commit_statuses(ctx.archive) or {}
+        latest = max(statuses, default=None)
+        return "resume" if latest is not None and statuses[latest] != "complete" else "new"
+
+    def run(self, ctx: Context) -> dict[str, Any]:
+        from nitpicker_core.crawler.engine import Crawler
+
+        mode = self._mode(ctx)
+        ctx.progress["mode"] = mode
+
+        def progress(counts: Any) -> None:
+            ctx.progress.update(internal_done=counts.internal_done, internal_rendered=counts.internal_rendered,
+                                internal_found=counts.internal_found, external_done=counts.external_done,
+                                external_found=counts.external_found, remaining=counts.remaining,
+                                percent=counts.percent)
+            if ctx.on_crawl_progress:
+                ctx.on_crawl_progress(counts)
+
+        observer = self.observe(ctx)
+        try:
+            crawler = Crawler(ctx.pm, ctx.crawl_options, ctx.archive, mode=mode, progress=progress)
+            stats = asyncio.run(crawler.run())
+        finally:
+            ctx.pm.unregister(observer)
+        if stats.status == "interrupted":
+            raise StageFailed("interrupted", "the crawl was interrupted; resume the run to finish it")
+        if stats.rendered == 0 and stats.internal_errors:
+            kinds = ", ".join(sorted(stats.errors_by_kind)) or "error"
+            reason = "timeout" if "timeout" in kinds else "network"
+            raise StageFailed(reason, f"no page could be rendered ({kinds})")
+        return {"commit": ctx.progress.get("commit"), "mode": mode,
+                "declaration": digest(crawl_declaration(ctx.declaration)), **stats.as_dict()}
+
+
+def wanted_analyzers(ctx: Context) -> dict[str, dict[str, Any]]:
+    """name → the version and settings its results must have been produced with."""
+    from nitpicker_core.analyze import analyzer_registry
+
+    registry = analyzer_registry(ctx.pm)
+    names = ctx.declaration["analyze"].get("plugins") or registry.names()
+    wanted = {}
+    for name in names:
+        analyzer = registry[name]
+        settings = ctx.config.settings_for(registry.plugin_of(name))
+        wanted[name] = {"version": str(analyzer.version), "settings": json.loads(json.dumps(settings, default=str))}
+    return wanted
+
+
+def stale_analyzers(ctx: Context, commit: int) -> dict[str, str]:
+    """Analyzers without a finished run on ``commit`` with the wanted version and settings, and why."""
+    from nitpicker_core.archive import open_archive
+
+    with open_archive(ctx.archive) as reader:
+        runs = {r["analyzer"]: r for r in reader.analyzer_runs(commit)}
+    stale = {}
+    for name, want in wanted_analyzers(ctx).items():
+        run = runs.get(name)
+        if run is None or not str(run["status"]).startswith("complete"):
+            stale[name] = f"{name}: no finished analysis of commit {commit}"
+        elif str(run["version"]) != want["version"]:
+            stale[name] = f"{name}: version {run['version']} → {want['version']}"
+        elif (run["settings"] or {}) != want["settings"]:
+            stale[name] = f"{name}: settings changed"
+    return stale
+
+
+class AnalyzeStage(Stage):
+    name = "analyze"
+    inputs = ("commit",)
+    outputs = ("analysis",)
+
+    def check(self, ctx: Context, outputs: dict[str, Any]) -> str | None:
+        commit = ctx.outputs["crawl"]["commit"]
+        if outputs.get("commit") != commit:
+            return f"analysis is of commit {outputs.get('commit')}, the crawl made {commit}"
+        stale = stale_analyzers(ctx, commit)
+        return "; ".join(stale.values()) or None
+
+    def run(self, ctx: Context) -> dict[str, Any]:
+        from nitpicker_core.analyze import run_analyze
+
+        commit = ctx.outputs["crawl"]["commit"]
+        wanted = wanted_analyzers(ctx)
+        if not wanted:
+            return {"commit": commit, "analyzers": {}, "skipped": "no analyzer is enabled (see `nitpicker plugins`)"}
+        names = list(stale_analyzers(ctx, commit)) or list(wanted)
+        summary = run_analyze(ctx.pm, ctx.config, ctx.archive, names, commit,
+                              progress=_Observer(ctx).analyze_progress)
+        return {"commit": commit, "analyzers": wanted, "ran": names, "summary": summary,
+                "pages": summary.get("pages"), "violations": summary.get("violations")}
+
+
+class ReportStage(Stage):
+    name = "report"
+    inputs = ("commit", "analysis")
+    outputs = ("report",)
+
+    def _key(self, ctx: Context) -> str:
+        analysis = ctx.outputs.get("analyze") or {}
+        return digest([ctx.declaration["report"], ctx.outputs["crawl"]["commit"], analysis.get("analyzers")])
+
+    def check(self, ctx: Context, outputs: dict[str, Any]) -> str | None:
+        if outputs.get("key") != self._key(ctx):
+            return "the report was made from another commit, analysis or destination"
+        target = outputs.get("local_target")
+        if target and not Path(target).exists():
+            return f"{Path(target).name} is missing"
+        return None
+
+    def run(self, ctx: Context) -> dict[str, Any]:
+        from nitpicker_core.archive import open_archive
+        from nitpicker_core.report import run_report
+
+        report = ctx.declaration["report"]
+        commit = ctx.outputs["crawl"]["commit"]
+        ctx.progress["destination"] = report["destination"]
+        with open_archive(ctx.archive) as reader:
+            result = run_report(ctx.pm, reader, report["destination"], {**report["options"], "silent": ctx.silent},
+                                report.get("sheets") or None, commit)
+        return {"commit": commit, "destination": report["destination"], "target": report.get("target"),
+                "local_target": report.get("local_target"), "key": self._key(ctx),
+                "result": json.loads(json.dumps(result, default=str))}
+
+
+STAGE_TYPES: dict[str, type[Stage]] = {"crawl": CrawlStage, "analyze": AnalyzeStage, "report": ReportStage}

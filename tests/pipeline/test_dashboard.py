@@ -1,0 +1,169 @@
+"""The monitoring dashboard: the snapshot endpoint over hand-written journals, and the page in Chromium."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import pytest
+
+from nitpicker_dashboard import create_app, free_port, serve_in_thread
+
+DONE, LIVE, HUNG, NET, HARD = (f"20261130T10000{i}Z-{name}" for i, name in
+                               enumerate(["done", "live", "hung", "net0", "hard"]))
+
+
+def decl(url: str) -> dict:
+    return {"url": url, "archive": "/home/someone/audits/site.nitpicker", "stages": ["crawl", "analyze"]}
+
+
+def write(path, *evs, ts: float, partial: str = "") -> None:
+    with path.open("a") as handle:
+        for i, ev in enumerate(evs):
+            at = ts + i * 0.001
+            handle.write(json.dumps({"run": path.stem, "ts": at, "at": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(at)),
+                                     **ev}) + "\n")
+        handle.write(partial)
+
+
+def started(n: int) -> dict:
+    return {"event": "run_started", "declaration": decl(f"http://site{n}.test/")}
+
+
+CRAWLING = {"event": "heartbeat", "stage": "crawl",
+            "progress": {"internal_done": 3, "internal_rendered": 2, "internal_found": 9, "external_done": 0,
+                         "external_found": 1}}
+
+
+@pytest.fixture
+def runs(tmp_path):
+    now = time.time()
+    runs_dir = tmp_path / "site.nitpicker.runs"
+    runs_dir.mkdir()
+    write(runs_dir / f"{DONE}.jsonl", started(0), {"event": "stage_started", "stage": "crawl"},
+          {"event": "stage_finished", "stage": "crawl", "outputs": {"commit": 1, "pages": 10, "rendered": 8,
+                                                                     "internal_errors": 0}},
+          {"event": "stage_started", "stage": "analyze"},
+          {"event": "stage_finished", "stage": "analyze", "outputs": {"commit": 1, "pages": 8, "violations": 3}},
+          {"event": "run_finished", "state": "complete", "exit_code": 0}, ts=now - 3600)
+    write(runs_dir / f"{LIVE}.jsonl", started(1), {"event": "stage_started", "stage": "crawl"}, CRAWLING, ts=now)
+    write(runs_dir / f"{HUNG}.jsonl", started(2), {"event": "stage_started", "stage": "crawl"}, CRAWLING,
+          ts=now - 120)
+    write(tmp_path / f"{NET}.jsonl", started(3), {"event": "stage_started", "stage": "crawl"},
+          {"event": "stage_failed", "stage": "crawl", "reason": "network", "class": "retryable",
+           "message": "no page could be rendered (refused) for /home/someone/audits/site.nitpicker"},
+          {"event": "run_finished", "state": "failed", "exit_code": 1}, ts=now - 60)
+    write(tmp_path / f"{HARD}.jsonl", started(4), {"event": "stage_started", "stage": "crawl"},
+          {"event": "stage_failed", "stage": "crawl", "reason": "archive", "class": "hard",
+           "message": "site.nitpicker is locked by pid 12"},
+          {"event": "run_finished", "state": "failed", "exit_code": 1}, ts=now - 60)
+    return tmp_path
+
+
+def snapshot(client) -> dict:
+    response = client.get("/api/snapshot")
+    assert response.status_code == 200 and response.headers["Cache-Control"] == "no-store"
+    return response.get_json()
+
+
+def test_snapshot_has_every_run_with_its_state(runs):
+    client = create_app([runs], stale_after=30).test_client()
+    data = snapshot(client)
+    assert data["totals"] == {"running": 1, "hung": 1, "complete": 1, "failed": 2, "stopped": 0, "interrupted": 0}
+    assert [r["id"] for r in data["runs"]] == [LIVE, HARD, NET, HUNG, DONE]  # newest first
+    by_id = {r["id"]: r for r in data["runs"]}
+    assert {k: r["state"] for k, r in by_id.items()} == {DONE: "complete", LIVE: "running", HUNG: "hung",
+                                                          NET: "failed", HARD: "failed"}
+    assert by_id[DONE]["archive"] == "site.nitpicker" and by_id[DONE]["url"] == "http://site0.test/"
+    assert by_id[DONE]["counts"] == {"pages": 10, "rendered": 8, "found": 10, "crawl_errors": 0, "analyzed": 8,
+                                     "violations": 3}
+    assert [(s["name"], s["state"]) for s in by_id[DONE]["stages"]] == [("crawl", "done"), ("analyze", "done")]
+    live = by_id[LIVE]
+    assert [(s["name"], s["state"]) for s in live["stages"]] == [("crawl", "running"), ("analyze", "pending")]
+    assert live["stages"][0]["progress"] == CRAWLING["progress"]
+    assert live["counts"]["pages"] == 3 and live["counts"]["found"] == 9 and live["heartbeat_age"] < 30
+    assert by_id[HUNG]["heartbeat_age"] >= 119
+    assert by_id[NET]["failure"] == {"reason": "network", "class": "retryable",
+                                     "message": "no page could be rendered (refused) for site.nitpicker"}
+    assert by_id[HARD]["failure"]["class"] == "hard" and by_id[HARD]["exit_code"] == 1
+    assert "/home/" not in json.dumps(data)
+
+
+def test_snapshot_follows_appended_events_and_keeps_its_boot_id(runs):
+    app = create_app([runs], stale_after=30)
+    client = app.test_client()
+    first = snapshot(client)
+    live = runs / "site.nitpicker.runs" / f"{LIVE}.jsonl"
+    write(live, {"event": "stage_finished", "stage": "crawl", "outputs": {"commit": 1, "pages": 9, "rendered": 7}},
+          ts=time.time(), partial='{"event": "stage_sta')  # a line still being written is not read yet
+    second = snapshot(client)
+    assert second["boot_id"] == first["boot_id"]
+    run = next(r for r in second["runs"] if r["id"] == LIVE)
+    assert [(s["name"], s["state"]) for s in run["stages"]] == [("crawl", "done"), ("analyze", "pending")]
+    assert run["counts"]["pages"] == 9 and run["state"] == "running"
+    with live.open("a") as handle:
+        handle.write(f'rted", "stage": "analyze", "run": "{LIVE}", "ts": {time.time()}}}\n')
+    run = next(r for r in snapshot(client)["runs"] if r["id"] == LIVE)
+    assert run["stages"][1]["state"] == "running"
+    (runs / f"{HARD}.jsonl").unlink()
+    assert HARD not in [r["id"] for r in snapshot(client)["runs"]]
+    assert snapshot(create_app([runs]).test_client())["boot_id"] != first["boot_id"]  # a restarted server
+
+
+def test_free_port_skips_a_taken_port():
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        port = taken.getsockname()[1]
+        assert free_port("127.0.0.1", port) != port
+
+
+@pytest.mark.browser
+def test_the_page_renders_runs_and_redraws_only_what_changed(runs):
+    from playwright.sync_api import sync_playwright
+
+    from nitpicker_core.crawler.browser import browser_args, find_browser
+
+    server = serve_in_thread(create_app([runs], stale_after=30, poll_ms=200), "127.0.0.1", 0)
+    url = f"http://127.0.0.1:{server.server_port}/"
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=find_browser(), args=browser_args())
+            page = browser.new_page()
+            page.goto(url)
+            page.wait_for_selector(f'[data-run="{DONE}"]')
+            states = page.eval_on_selector_all("section.run", "els => els.map(e => [e.dataset.run, e.dataset.state])")
+            assert states == [[LIVE, "running"], [HARD, "failed"], [NET, "failed"], [HUNG, "hung"], [DONE, "complete"]]
+            assert page.text_content("#totals") == ("5 runs: 1 running, 1 hung, 1 complete, 2 failed, 0 stopped, "
+                                                    "0 interrupted")
+            net = page.locator(f'[data-run="{NET}"] li[data-stage="crawl"]')
+            hard = page.locator(f'[data-run="{HARD}"] li[data-stage="crawl"]')
+            assert net.get_attribute("class") == "stage failure-retryable"
+            assert hard.get_attribute("class") == "stage failure-hard"
+            style = "e => getComputedStyle(e).borderTopStyle"
+            assert (net.evaluate(style), hard.evaluate(style)) == ("dashed", "solid")
+            assert "failed: network (retryable)" in net.text_content()
+            assert page.text_content(f'[data-run="{LIVE}"] li[data-stage="crawl"] .progress') == \
+                "3(2) / 9 URLs, +0/1 ext"
+
+            live = runs / "site.nitpicker.runs" / f"{LIVE}.jsonl"
+            write(live, {"event": "stage_finished", "stage": "crawl", "outputs": {"commit": 1, "pages": 9,
+                                                                                 "rendered": 7}},
+                  {"event": "stage_started", "stage": "analyze"},
+                  {"event": "stage_finished", "stage": "analyze", "outputs": {"pages": 7, "violations": 2}},
+                  {"event": "run_finished", "state": "complete", "exit_code": 0}, ts=time.time())
+            page.wait_for_function(f'document.querySelector(\'[data-run="{LIVE}"]\').dataset.state === "complete"')
+            redraws = page.eval_on_selector_all("section.run", "els => els.map(e => [e.dataset.run, e.dataset.redraws])")
+            assert dict(redraws)[DONE] == "1" and int(dict(redraws)[LIVE]) >= 2
+            assert "7 pages, 2 violations" in page.text_content(f'[data-run="{LIVE}"] li[data-stage="analyze"]')
+            browser.close()
+    finally:
+        server.shutdown()
+
+
+def test_dashboard_command_rejects_a_missing_directory(cli, tmp_path):
+    result = cli("dashboard", "nowhere", "--no-open", cwd=tmp_path, env={"NITPICKER_LOAD_PLUGINS": "cmd-dashboard"})
+    assert result.returncode == 1 and result.stderr == "nitpicker: error: not a directory: nowhere\n"
+    assert os.environ.get("NITPICKER_LOAD_PLUGINS")  # the conftest allow list is untouched
