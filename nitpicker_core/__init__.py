@@ -38,13 +38,25 @@ from nitpicker_core.types import (
     Violation,
 )
 
+_BROWSER_NAMES = ("BrowserHost", "browser_args", "find_browser")
+
+
+def __getattr__(name: str) -> object:
+    # The Chromium launcher pulls in Playwright (~60 ms); only browser-based plugins pay for it.
+    if name in _BROWSER_NAMES:
+        from nitpicker_core.crawler import browser
+
+        return getattr(browser, name)
+    raise AttributeError(f"module 'nitpicker_core' has no attribute {name!r}")
+
+
 try:
     __version__ = _dist_version("nitpicker")
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0.0.0"
 
 __all__ = [
-    "CATEGORIES", "METADATA_FIELDS", "normalize_content_type", "Analyzer", "Anchor", "ArchiveError", "Cell", "Column", "CrawlContext",
+    "BrowserHost", "browser_args", "find_browser", "CATEGORIES", "METADATA_FIELDS", "normalize_content_type", "Analyzer", "Anchor", "ArchiveError", "Cell", "Column", "CrawlContext",
     "CrawlErrorRecord", "Destination", "Image", "JsonLd", "MenuLink", "NitpickerError", "NotConfigured", "PageError",
     "PageInput", "PageReport", "Query", "Resource", "ScrapeResult", "Setting", "Sheet", "Tag",
     "UsageError", "Violation", "__version__", "classify_content_type", "content_type_sql_case",

@@ -1,0 +1,41 @@
+"""Built-in analyzer `lighthouse`: the Lighthouse CLI run against each page's live URL in Chromium."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nitpicker_core import UsageError, hookimpl
+
+from .analyzer import CATEGORIES, LighthouseAnalyzer
+from .runner import find_chromium, find_lighthouse
+
+PRESETS = ("", "desktop", "perf", "experimental")
+
+
+@hookimpl
+def register_settings(register: Any) -> None:
+    register("binary", default="", help="the lighthouse executable; empty: lighthouse on PATH, "
+             "else the one bin/install-lighthouse installs")
+    register("categories", type="list", default=list(CATEGORIES),
+             help="categories to audit: performance, accessibility, best-practices, seo")
+    register("preset", default="", help="Lighthouse preset: desktop, perf or experimental; empty: mobile")
+    register("locale", default="", help="language of Lighthouse's audit titles, e.g. ja; empty: English")
+    register("timeout", type="float", default=150.0, help="seconds allowed for one page's audit")
+
+
+@hookimpl
+def configure(config: Any) -> None:
+    settings = config.settings_for("lighthouse")
+    # NotConfigured: `nitpicker plugins` lists lighthouse as unavailable with the reason
+    find_lighthouse(settings.get("binary") or "")
+    find_chromium()
+    unknown = [c for c in settings.get("categories") or [] if c not in CATEGORIES]
+    if unknown:
+        raise UsageError(f"lighthouse: unknown categories {', '.join(unknown)} (known: {', '.join(CATEGORIES)})")
+    if (settings.get("preset") or "") not in PRESETS:
+        raise UsageError(f"lighthouse: preset must be one of {', '.join(PRESETS[1:])}, not {settings['preset']!r}")
+
+
+@hookimpl
+def register_analyzers(register: Any) -> None:
+    register(LighthouseAnalyzer())

@@ -1,0 +1,123 @@
+"""Find the lighthouse CLI and Chromium, run one audit, and leave no Chromium behind whatever happens."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import nitpicker_core
+from nitpicker_core import NotConfigured
+
+PINNED = "12.2.3"  # 12.3–13.4 ship locks npm ci refuses, 13 needs Node 22 (bin/install-lighthouse)
+NODE_PREFIX_ENV = "NITPICKER_NODE_PREFIX"
+MISSING = f"lighthouse binary not found; install it with: npm i -g lighthouse@{PINNED} (or run bin/install-lighthouse)"
+# chrome-launcher starts Chromium in a session of its own; this switch marks it so it can always be reaped
+MARKER = "--nitpicker-lighthouse"
+
+
+def _browser_module() -> Any:
+    """The crawler's Chromium finder (NITPICKER_BROWSER, Playwright's build, Debian's) and its args."""
+    return nitpicker_core
+
+
+def node_prefix() -> Path:
+    """Where bin/install-lighthouse installs it: $NITPICKER_NODE_PREFIX, else <venv>/lighthouse."""
+    return Path(os.environ.get(NODE_PREFIX_ENV) or Path(sys.prefix) / "lighthouse")
+
+
+def find_lighthouse(setting: str = "") -> str:
+    """The lighthouse executable: the ``binary`` setting, else ``lighthouse`` on PATH, else the local install.
+
+    Raises NotConfigured (the plugin shows as unavailable) when there is none, or no node to run it.
+    """
+    if setting:
+        found = shutil.which(setting)
+        if found is None:
+            raise NotConfigured("setting plugins.lighthouse.binary does not name an executable; " + MISSING)
+    else:
+        local = node_prefix() / "node_modules" / ".bin" / "lighthouse"
+        found = shutil.which("lighthouse") or (str(local) if os.access(local, os.X_OK) else None)
+        if found is None:
+            raise NotConfigured(MISSING)
+    if shutil.which("node") is None:
+        raise NotConfigured("node not found on PATH; lighthouse needs Node.js >= 18")
+    return found
+
+
+def find_chromium() -> str:
+    found = _browser_module().find_browser()
+    if found is None:
+        raise NotConfigured("no Chromium found for lighthouse (install chromium or set NITPICKER_BROWSER)")
+    return str(found)
+
+
+def chrome_flags(marker: str) -> str:
+    """``--chrome-flags`` as one string. Lighthouse parses it with yargs-parser, which takes a quoted
+    ``'--a=b c'`` as the value of the switch before it, so only the value is quoted: ``--a="b c"``."""
+    args = ["--headless=new", "--no-sandbox", *_browser_module().browser_args(), marker]
+    parts = []
+    for arg in args:
+        key, eq, value = arg.partition("=")
+        if eq and any(c.isspace() or c in "'\"" for c in value):
+            value = value.replace("\\", "\\\\").replace('"', '\\"')
+            parts.append(f'{key}="{value}"')
+        else:
+            parts.append(shlex.quote(arg))
+    return " ".join(parts)
+
+
+def run_lighthouse(binary: str, chromium: str, url: str, extra: list[str], timeout: float) -> dict[str, Any]:
+    """Audit ``url``; the parsed JSON report (RuntimeError when lighthouse fails or times out)."""
+    marker = f"{MARKER}={uuid.uuid4().hex}"
+    command = [binary, url, "--output=json", "--output-path=stdout", "--quiet", "--disable-full-page-screenshot",
+               f"--chrome-flags={chrome_flags(marker)}", *extra]
+    env = dict(os.environ, CHROME_PATH=chromium)
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout,
+                              start_new_session=True)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"lighthouse did not finish within {timeout:g} s") from None
+    finally:
+        _reap(marker)
+    if done.returncode != 0:
+        lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
+        raise RuntimeError(f"lighthouse exited with status {done.returncode}: {lines[-1][:300] if lines else ''}")
+    report = json.loads(done.stdout)
+    problem = report.get("runtimeError")
+    if problem:
+        raise RuntimeError(f"lighthouse: {problem.get('code')}: {problem.get('message', '')}".strip())
+    return report
+
+
+def _reap(marker: str) -> None:
+    """SIGKILL the Chromium carrying ``marker`` and all its descendants (normally already gone)."""
+    table: dict[int, tuple[int, str]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as handle:
+                stat = handle.read().decode(errors="replace")
+            with open(f"/proc/{entry.name}/cmdline", "rb") as handle:
+                cmdline = handle.read().decode(errors="replace")
+        except OSError:
+            continue
+        table[int(entry.name)] = (int(stat[stat.rfind(")") + 2:].split()[1]), cmdline)
+    doomed = {pid for pid, (_, cmdline) in table.items() if marker in cmdline}
+    while True:
+        children = {pid for pid, (ppid, _) in table.items() if ppid in doomed} - doomed
+        if not children:
+            break
+        doomed |= children
+    for pid in doomed:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
