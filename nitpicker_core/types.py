@@ -105,7 +105,13 @@ class Analyzer:
     (worker processes for ``each_page``; ``None`` means one per CPU) and implement ``each_page`` (runs
     in a long-lived worker process) and/or ``each_url`` (runs in the main process). ``setup`` and
     ``teardown`` run once per worker. ``version`` is recorded with the results so a later diff can tell
-    "the site changed" from "the analyzer changed".
+    "the site changed" from "the analyzer changed"; results are cached by (page HTML, name, version,
+    settings), so bump ``version`` whenever the findings for the same HTML and settings change.
+
+    ``timeout`` bounds one ``each_page`` call in seconds (``nitpicker analyze --timeout`` overrides it):
+    a worker that does not answer in time is killed with whatever it started and replaced, and the page
+    gets the error "timed out after N s". ``pages_per_worker`` recycles a worker after that many pages
+    (``None``: never), which bounds what a leaking analyzer can hold.
     """
 
     name: str = ""
@@ -114,6 +120,10 @@ class Analyzer:
     columns: tuple[Column, ...] = ()
     concurrency: int | None = None
     order: int = 100
+    timeout: float = 60.0
+    #: run when no analyzer is named; costly ones (lighthouse) say False and run only when asked for
+    default: bool = True
+    pages_per_worker: int | None = 1000
 
     def setup(self, settings: Mapping[str, Any]) -> None:
         """Acquire per-worker resources (a browser, a parser). Called once per worker."""
@@ -146,12 +156,31 @@ class Query:
 
 @dataclass(frozen=True)
 class Sheet:
-    """A report sheet: a name, its columns and a row generator over one archive commit."""
+    """A report sheet: a name, its columns and a row generator over one archive commit.
+
+    ``rows(reader, commit)`` yields one list per row in column order; a value may be a ``Cell`` to carry
+    a note. With ``uses_report`` the call is ``rows(reader, commit, report)``, where ``report`` runs
+    registered queries (``report.query(name, **params)``, ``report.stream(name, **params)``) and holds
+    the run's ``options``. ``extra_columns(reader, commit, report)`` returns columns appended at render
+    time (analyzer columns). The rest is presentation, honoured by every destination that can:
+    ``freeze`` (rows, columns kept in view), ``widths`` (column → pixels), ``links`` (columns whose
+    values are URLs) and ``formats``: conditional formats as plain mappings
+    ``{"columns": (...), "when": "eq|ne|lt|gt|lte|gte|between|not_between|blank", "values": (...)}`` or
+    ``{"columns": (...), "when": "text", "starts": (...), "ends": (...), "contains": (...)}`` (case-insensitive,
+    any of them); a matching cell is highlighted as an error.
+    """
 
     name: str
     columns: tuple[str, ...]
     rows: Callable[..., Any]
     order: int = 100
+    description: str = ""
+    uses_report: bool = False
+    extra_columns: Callable[..., Any] | None = None
+    freeze: tuple[int, int] = (1, 0)
+    widths: Mapping[str, int] = field(default_factory=dict)
+    links: tuple[str, ...] = ()
+    formats: tuple[Mapping[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -72,6 +72,6 @@ def test_analyzer_query_and_command_work_through_the_normal_commands(installed, 
 def test_config_file_sets_the_plugin_setting(installed, cli, tmp_path):
     archive = build_archive(tmp_path / "site.nitpicker")
     (tmp_path / "nitpicker.toml").write_text("[plugins.word-count]\nmin_words = 5\n")
-    assert cli("analyze", "site.nitpicker", "--all", cwd=tmp_path, env=ENV).returncode == 0
+    assert cli("analyze", "site.nitpicker", "--plugin", "word-count", cwd=tmp_path, env=ENV).returncode == 0
     with open_archive(archive) as reader:
         assert [v["url"] for v in reader.violations(analyzer="word-count")] == [SITE + "/blog/"]

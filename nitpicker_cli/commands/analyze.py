@@ -3,26 +3,34 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from nitpicker_cli.app import emit_json, get_app
-from nitpicker_cli.options import plugin_setting_options, setting_flags
+from nitpicker_cli.options import setting_flags, setting_option
 from nitpicker_core import hookimpl
-from nitpicker_core.analyze import analyzer_registry, run_analyze
+from nitpicker_core.analyze import analyze as run_analyzers
+from nitpicker_core.analyze import analyzer_registry, default_names
 from nitpicker_core.archive import open_archive
+from nitpicker_core.config import collect_settings
 from nitpicker_core.errors import UsageError
+from nitpicker_core.types import Setting
 
 
-def choose_interactively(names: list[str], labels: dict[str, str]) -> list[str]:
-    for i, name in enumerate(names, 1):
-        click.echo(f"  {i}. {name} — {labels.get(name, '')}", err=True)
-    answer = click.prompt("Analyzers to run (numbers, comma-separated; empty for all)", default="",
-                          show_default=False, err=True)
+def choose_interactively(registry: Any, defaults: list[str]) -> list[str]:
+    names = registry.names()
+    for i, analyzer in enumerate(registry, 1):
+        marker = "" if analyzer.name in defaults else " (only when chosen)"
+        click.echo(f"  {i}. {analyzer.name} — {analyzer.label}{marker}", err=True)
+    answer = click.prompt("Analyzers to run (numbers, comma-separated; empty for the default ones)",
+                          default="", show_default=False, err=True)
     if not answer.strip():
-        return names
+        return defaults
     chosen = []
     for part in answer.split(","):
         part = part.strip()
@@ -32,25 +40,110 @@ def choose_interactively(names: list[str], labels: dict[str, str]) -> list[str]:
     return chosen
 
 
+def _list_option(setting: Setting) -> Callable[[Any], Any]:
+    help_text = (setting.help or f"setting {setting.config_key}") + "; repeatable, or comma-separated"
+    if setting.default is not None:
+        help_text += f" (default: {setting.default!r})"
+    return click.option(setting.flag, setting.dest, multiple=True, help=help_text, metavar="VALUE")
+
+
+def setting_options(pm: Any) -> Callable[[Any], Any]:
+    """A flag per declared setting; list settings repeat (``--search-keywords a --search-keywords b``)."""
+    settings = list(collect_settings(pm))
+
+    def decorate(func: Any) -> Any:
+        for setting in reversed(settings):
+            func = (_list_option(setting) if setting.type == "list" else setting_option(setting))(func)
+        return func
+
+    return decorate
+
+
+def list_flags(flags: dict[str, Any]) -> dict[str, Any]:
+    """Repeated list flags → one list (each occurrence may hold commas); none given → None (not set)."""
+    out = {}
+    for key, value in flags.items():
+        if isinstance(value, tuple):
+            parts = [part.strip() for item in value for part in item.split(",") if part.strip()]
+            value = parts if value else None
+        out[key] = value
+    return out
+
+
+class AnalyzeProgress:
+    """One rich progress bar per analyzer on stderr (done/total, violations); nothing when not a TTY."""
+
+    def __init__(self, silent: bool) -> None:
+        console = Console(stderr=True)
+        self.enabled = not silent and console.is_terminal
+        self._progress = Progress(TextColumn("{task.description:<14}"), BarColumn(), MofNCompleteColumn(),
+                                  TextColumn("{task.fields[violations]} violations"), TimeElapsedColumn(),
+                                  console=console, transient=False) if self.enabled else None
+        self._tasks: dict[str, Any] = {}
+
+    def __enter__(self) -> AnalyzeProgress:
+        if self._progress is not None:
+            self._progress.start()
+        return self
+
+    def update(self, name: str, done: int, total: int, violations: int) -> None:
+        if self._progress is None:
+            return
+        if name not in self._tasks:
+            self._tasks[name] = self._progress.add_task(name, total=total, violations=0)
+        self._progress.update(self._tasks[name], completed=done, total=total, violations=violations)
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+
+def summary_lines(analyzers: dict[str, dict[str, Any]]) -> list[str]:
+    lines = []
+    for name, s in analyzers.items():
+        urls = f" + {s['urls']} URLs" if s["urls"] else ""
+        lines.append(f"{name}: {s['pages']} pages{urls}, {s['cached']} cached, {s['violations']} violations, "
+                     f"{s['errors']} errors ({s['timeouts']} timeouts)")
+    return lines
+
+
 @hookimpl
 def register_commands(cli: click.Group, pm: Any) -> None:
     @cli.command("analyze")
     @click.argument("archive", type=click.Path(path_type=Path))
-    @click.option("--all", "all_", is_flag=True, help="Run every analyzer.")
+    @click.option("--all", "all_", is_flag=True, help="Run every analyzer, lighthouse and other opt-in ones included.")
     @click.option("--plugin", "plugins", multiple=True, metavar="NAME",
-                  help="Run this analyzer (repeatable). Without --all/--plugin: ask on a TTY, else run all.")
+                  help="Run this analyzer (repeatable). Without --all/--plugin: ask on a TTY, else run the default ones (all but opt-in analyzers such as lighthouse).")
     @click.option("--commit", default=None, help="Commit id to analyze (default: HEAD).")
-    @plugin_setting_options(pm)
-    def analyze(archive: Path, all_: bool, plugins: tuple[str, ...], commit: str | None, **kwargs: Any) -> None:
-        """Run analyzers over ARCHIVE and store tables, violations and errors with the commit."""
+    @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+                  help="Time limit of one each_page call for every analyzer (default: each analyzer's own, 60 s).")
+    @click.option("--no-cache", is_flag=True,
+                  help="Recompute every page instead of reusing results stored for the same HTML, analyzer "
+                       "version and settings.")
+    @setting_options(pm)
+    def analyze(archive: Path, all_: bool, plugins: tuple[str, ...], commit: str | None, timeout: float | None,
+                no_cache: bool, **kwargs: Any) -> None:
+        """Run analyzers over ARCHIVE and store tables, violations and errors with the commit.
+
+        Prints a JSON summary; exits 1 when an analyzer failed on every page it was given.
+        """
         app = get_app()
-        config = app.config(setting_flags(kwargs, app.pm))
+        config = app.config(list_flags(setting_flags(kwargs, app.pm)))
         open_archive(archive).close()  # a missing or broken archive is reported before anything else
         registry = analyzer_registry(app.pm)
         if not len(registry):
             raise UsageError("no analyzer is enabled (see `nitpicker plugins`)")
-        names = list(plugins)
-        if not names and not all_ and sys.stdin.isatty():
-            names = choose_interactively(registry.names(), {a.name: a.label for a in registry})
-        summary = run_analyze(app.pm, config, archive, names or None, commit)
+        names = list(plugins) or (registry.names() if all_ else [])
+        if not names and sys.stdin.isatty():
+            names = choose_interactively(registry, default_names(registry))
+        with AnalyzeProgress(app.silent) as progress:
+            run = run_analyzers(app.pm, config, archive, names or None, commit, progress.update, timeout,
+                                use_cache=not no_cache)
+        summary = run.summary()
+        for line in summary_lines(summary["analyzers"]):
+            app.info(line)
         emit_json(summary)
+        failed = [name for name, s in run.summaries.items() if s.failed_everywhere]
+        if failed:
+            app.warn(f"{', '.join(failed)} failed on every page")
+            sys.exit(1)

@@ -1,8 +1,15 @@
-"""Runs selected analyzers over one commit: each_page in worker pools, each_url in this process."""
+"""Runs selected analyzers over one commit: each_page in worker pools, each_url in this process.
+
+Per analyzer and page: a page already done in an earlier run of the same analyzer version and settings on
+this commit is skipped; a page whose HTML (by sha256) was analyzed before with the same version and settings
+— on any commit — gets the cached result copied; only the rest reaches ``each_page``.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,11 +17,22 @@ from typing import Any
 
 from nitpicker_core.analyze import pool
 from nitpicker_core.archive import ArchiveWriter, open_archive
+from nitpicker_core.archive.analysis import settings_hash
 from nitpicker_core.errors import UsageError
 from nitpicker_core.registry import Registry, collect
 from nitpicker_core.types import Analyzer, PageReport
 
 log = logging.getLogger(__name__)
+
+FLUSH_EVERY = 200  # page results written per transaction
+# progress(analyzer, done, total, violations)
+ProgressCallback = Callable[[str, int, int, int], None]
+
+_ANALYZABLE = (
+    "FROM commit_page cp JOIN page_state ps ON ps.id = cp.state_id "
+    "WHERE cp.commit_id = ? AND ps.is_target = 1 AND ps.is_external = 0 AND ps.content_type = 'text/html' "
+    "AND ps.html_sha256 IS NOT NULL"
+)
 
 
 def analyzer_registry(pm: Any) -> Registry[Analyzer]:
@@ -26,41 +44,71 @@ def analyzer_registry(pm: Any) -> Registry[Analyzer]:
 
 
 @dataclass
+class AnalyzerSummary:
+    """One analyzer's share of a run (``pages``: given to each_page; ``urls``: each_url-only rows)."""
+
+    pages: int = 0
+    urls: int = 0
+    cached: int = 0
+    violations: int = 0
+    errors: int = 0
+    timeouts: int = 0
+    mode: str = "none"  # how each_page ran: "pool", "serial", or "none" (no page needed it)
+
+    @property
+    def failed_everywhere(self) -> bool:
+        given = self.pages + self.urls
+        return given > 0 and self.errors >= given
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"pages": self.pages, "urls": self.urls, "cached": self.cached, "violations": self.violations,
+                "errors": self.errors, "timeouts": self.timeouts, "mode": self.mode}
+
+
+@dataclass
 class AnalyzeRun:
-    """What the analyze hooks receive as ``run``."""
+    """What the analyze hooks receive as ``run``; ``summaries`` holds the per-analyzer figures."""
 
     archive: Path
     commit: int
     analyzers: list[str]
     stats: dict[str, Any] = field(default_factory=lambda: {"pages": 0, "violations": 0, "errors": {}})
+    summaries: dict[str, AnalyzerSummary] = field(default_factory=dict)
+
+    def summary(self) -> dict[str, Any]:
+        """``stats`` plus ``analyzers``: {name: {pages, urls, cached, violations, errors, timeouts, mode}}."""
+        return {**self.stats, "analyzers": {name: s.as_dict() for name, s in self.summaries.items()}}
 
 
-def _analyzable(reader: Any, commit: int, skip: set[str]) -> Iterator[dict[str, Any]]:
-    """Internal target pages of type text/html, minus the URLs this analyzer already finished."""
-    for page in reader.pages(commit):
-        if page["url"] in skip or page.get("is_external") or not page.get("is_target"):
-            continue
-        if (page.get("content_type") or "") == "text/html":
-            yield page
-
-
-def _page_tasks(reader: Any, commit: int, skip: set[str]) -> Iterator[pool.Task]:
-    for page in _analyzable(reader, commit, skip):
-        url = page["url"]
-        html = reader.html(url, commit)
-        if html is None:
-            continue
-        metadata = {k: v for k, v in page.items() if not isinstance(v, bytes)}
-        yield url, html, metadata
+def default_names(registry: Registry[Analyzer]) -> list[str]:
+    """The analyzers a run without names uses: every one except those that say ``default = False``."""
+    return [analyzer.name for analyzer in registry if analyzer.default]
 
 
 def run_analyze(pm: Any, config: Any, archive: Path, names: list[str] | None = None,
-                commit: Any = None, progress: Callable[[str, str], None] | None = None) -> dict[str, Any]:
-    """Analyze ``commit`` (HEAD by default) of ``archive`` with ``names`` (default: every analyzer)."""
+                commit: Any = None, progress: ProgressCallback | None = None,
+                timeout: float | None = None, use_cache: bool = True) -> dict[str, Any]:
+    """Analyze ``commit`` (HEAD by default) of ``archive`` with ``names`` (default: every analyzer).
+
+    Returns ``{"pages", "violations", "errors": {analyzer: count}}``; ``analyze`` returns the whole run.
+    """
+    return analyze(pm, config, archive, names, commit, progress, timeout, use_cache).stats
+
+
+def analyze(pm: Any, config: Any, archive: Path, names: list[str] | None = None, commit: Any = None,
+            progress: ProgressCallback | None = None, timeout: float | None = None,
+            use_cache: bool = True) -> AnalyzeRun:
+    """Like ``run_analyze`` but returns the AnalyzeRun (with per-analyzer summaries).
+
+    ``use_cache=False`` recomputes every page (earlier results of the commit are replaced; fresh results
+    still go into the cache for later runs).
+    """
     registry = analyzer_registry(pm)
-    selected = names or registry.names()
+    selected = names or default_names(registry)
     for name in selected:
         registry[name]  # unknown names fail before anything is written
+    if timeout is not None and timeout <= 0:
+        raise UsageError(f"timeout must be a positive number of seconds, got {timeout:g}")
     writer = ArchiveWriter.open(Path(archive))
     ok = False
     try:
@@ -69,76 +117,189 @@ def run_analyze(pm: Any, config: Any, archive: Path, names: list[str] | None = N
             run = AnalyzeRun(Path(archive), resolved, list(selected))
             pm.hook.analyze_started(run=run)
             for name in selected:
-                _run_one(pm, config, registry, name, reader, writer, run, progress)
+                _AnalyzerJob(pm, config, registry, name, reader, writer, run, progress, timeout, use_cache).run()
         pm.hook.analyze_finished(run=run, summary=run.stats)
         writer.write()
         ok = True
-        return run.stats
+        return run
     finally:
         writer.close(remove_stub=ok)
 
 
-def _run_one(pm: Any, config: Any, registry: Registry[Analyzer], name: str, reader: Any, writer: Any,
-             run: AnalyzeRun, progress: Callable[[str, str], None] | None) -> None:
-    analyzer = registry[name]
-    plugin = registry.plugin_of(name)
-    settings = config.settings_for(plugin)
-    commit = run.commit
-    writer.begin_analysis(commit, name, analyzer.version, settings)
-    done = writer.done_urls(commit, name)
-    errors = 0
+class _AnalyzerJob:
+    """One analyzer over one commit."""
 
-    def record(url: str, report: PageReport | None, error: str | None) -> None:
-        nonlocal errors
+    def __init__(self, pm: Any, config: Any, registry: Registry[Analyzer], name: str, reader: Any, writer: Any,
+                 run: AnalyzeRun, progress: ProgressCallback | None, timeout: float | None,
+                 use_cache: bool = True) -> None:
+        self.pm, self.config, self.name, self.reader, self.writer, self.run_ = pm, config, name, reader, writer, run
+        self.analyzer = registry[name]
+        self.plugin = registry.plugin_of(name)
+        self.settings = config.settings_for(self.plugin)
+        self.timeout = float(timeout or getattr(self.analyzer, "timeout", None) or pool.DEFAULT_TIMEOUT)
+        self.key = (name, str(self.analyzer.version), settings_hash(self.settings))
+        self.commit = run.commit
+        self.progress = progress
+        self.use_cache = use_cache
+        self.summary = run.summaries.setdefault(name, AnalyzerSummary())
+        self.done_count = 0
+        self.total = 0
+        self.violations = 0
+        self._results: list[tuple[str, Any, Any]] = []
+        self._cache: list[tuple[str, PageReport]] = []
+
+    # bookkeeping
+
+    def _tick(self) -> None:
+        self.done_count += 1
+        if self.progress:
+            self.progress(self.name, self.done_count, self.total, self.violations)
+
+    def _flush(self) -> None:
+        self.writer.put_cached_reports(self.key, self._cache)
+        self.writer.put_analyses(self.commit, self.name, self._results)
+        self._cache, self._results = [], []
+
+    def record(self, url: str, report: PageReport | None, error: str | None) -> None:
         if error is not None:
-            errors += 1
-            writer.put_analyzer_error(commit, name, url, error)
-            return
-        assert report is not None
-        for violation in report.violations:
-            violation.analyzer, violation.url = name, violation.url or url
-        writer.put_analysis(commit, name, url, report.cells, report.violations)
-        run.stats["violations"] += len(report.violations)
-        pm.hook.analyze_page_reported(url=url, analyzer=name, report=report, run=run)
-        if progress:
-            progress(name, url)
+            self.summary.errors += 1
+            self.writer.put_analyzer_error(self.commit, self.name, url, error)
+        else:
+            assert report is not None
+            for violation in report.violations:
+                violation.analyzer, violation.url = self.name, violation.url or url
+            self._results.append((url, report.cells, report.violations))
+            self.violations += len(report.violations)
+            self.run_.stats["violations"] += len(report.violations)
+            self.pm.hook.analyze_page_reported(url=url, analyzer=self.name, report=report, run=self.run_)
+            if len(self._results) >= FLUSH_EVERY:
+                self._flush()
+        self._tick()
 
-    def url_report(url: str, is_external: bool) -> tuple[PageReport | None, str | None]:
-        report, error = pool.safe_call(analyzer.each_url, url, is_external, settings)
+    def url_report(self, url: str, is_external: bool) -> tuple[PageReport | None, str | None]:
+        report, error = pool.safe_call(self.analyzer.each_url, url, is_external, self.settings)
         return (report or PageReport() if error is None else None), error
 
-    handled: set[str] = set()
-    if analyzer.each_page is not None:
-        for url, report, error in _page_outcomes(pm, config, analyzer, name, plugin, settings, reader, commit, done):
-            handled.add(url)
-            if report is not None and analyzer.each_url is not None:
-                # one row per analyzer and URL: merge each_url's findings into the page's report
-                extra, error = url_report(url, False)
-                if extra is not None:
-                    report.cells.update(extra.cells)
-                    report.violations.extend(extra.violations)
-            record(url, report, error)
-            run.stats["pages"] += 1
-    if analyzer.each_url is not None:
-        for page in reader.pages(commit):
-            url = page["url"]
-            if url in done or url in handled or page.get("is_skipped"):
-                continue
-            record(url, *url_report(url, bool(page.get("is_external"))))
-    run.stats["errors"][name] = errors
-    writer.finish_analysis(commit, name, "complete" if errors == 0 else "complete-with-errors")
+    def page_done(self, url: str, sha: str | None, report: PageReport | None, error: str | None,
+                  cache: bool) -> None:
+        """A page's each_page outcome: cache it, merge each_url's findings, record it."""
+        if report is not None and cache and sha is not None:
+            # cached before each_url's findings are merged in: those depend on the URL, not the HTML
+            self._cache.append((sha, PageReport(dict(report.cells), list(report.violations))))
+        if report is not None and self.analyzer.each_url is not None:
+            extra, error = self.url_report(url, False)
+            if extra is not None:
+                report.cells.update(extra.cells)
+                report.violations.extend(extra.violations)
+            else:
+                report = None
+        self.record(url, report if error is None else None, error)
+
+    # the run
+
+    def run(self) -> None:
+        analyzer, name = self.analyzer, self.name
+        kept = self.writer.begin_analysis(self.commit, name, analyzer.version, self.settings,
+                                          keep=self.use_cache)
+        done = self.writer.done_urls(self.commit, name) if kept else set()
+        pages = 0
+        if analyzer.each_page is not None:
+            pages = self.reader.execute("SELECT COUNT(*) " + _ANALYZABLE, (self.commit,))[0][0]
+        self.total = pages
+        if analyzer.each_url is not None:
+            self.total = self.reader.execute(
+                "SELECT COUNT(*) FROM commit_page cp JOIN page_state ps ON ps.id = cp.state_id "
+                "WHERE cp.commit_id = ? AND ps.is_skipped = 0", (self.commit,))[0][0]
+        handled: set[str] = set()
+        if analyzer.each_page is not None:
+            self._each_page(done, handled)
+        if analyzer.each_url is not None:
+            for page in self.reader.pages(self.commit):
+                url = page["url"]
+                if url in handled or page.get("is_skipped"):
+                    continue
+                self.summary.urls += 1
+                if url in done:
+                    self.summary.cached += 1
+                    self._tick()
+                    continue
+                self.record(url, *self.url_report(url, bool(page.get("is_external"))))
+        self._flush()
+        self.summary.violations = self.writer.violation_count(self.commit, name)
+        self.run_.stats["pages"] += self.summary.pages
+        self.run_.stats["errors"][name] = self.summary.errors
+        self.writer.finish_analysis(self.commit, name, "complete" if self.summary.errors == 0 else "complete-with-errors")
+
+    def _each_page(self, done: set[str], handled: set[str]) -> None:
+        shas: dict[str, str] = {}
+
+        def misses() -> Iterator[pool.Task]:
+            """Pages each_page must see; done and cached pages are settled here, on the way."""
+            for page in self.reader.pages(self.commit):
+                if page.get("is_external") or not page.get("is_target") or page.get("content_type") != "text/html":
+                    continue
+                sha = page.get("html_sha256")
+                if sha is None:
+                    continue
+                url = page["url"]
+                handled.add(url)
+                self.summary.pages += 1
+                if url in done:
+                    self.summary.cached += 1
+                    self._tick()
+                    continue
+                cached = self.writer.cached_report(sha, self.key) if self.use_cache else None
+                if cached is not None:
+                    self.summary.cached += 1
+                    self.page_done(url, sha, cached, None, cache=False)
+                    continue
+                shas[url] = sha
+                yield pool.Task(url, sha, {k: v for k, v in page.items() if not isinstance(v, bytes)})
+
+        tasks = misses()
+        first = next(tasks, None)
+        if first is None:
+            return
+        # closing(): workers stop now, not whenever the generator is collected, if this loop is interrupted
+        with contextlib.closing(self._outcomes(first, tasks)) as outcomes:
+            for outcome in outcomes:
+                if outcome.timed_out:
+                    self.summary.timeouts += 1
+                self.page_done(outcome.url, shas.pop(outcome.url, None), outcome.report, outcome.error, cache=True)
+
+    def _outcomes(self, first: pool.Task, tasks: Iterator[pool.Task]) -> Iterator[pool.Outcome]:
+        """each_page over every task: in a worker pool when the plugin is loadable by name, else serially."""
+        def serial(items: Any) -> Iterator[pool.Outcome]:
+            return pool.run_serial(self.analyzer, self.settings, items, self.reader.html_by_sha256, self.timeout)
+
+        info = self.pm.infos.get(self.plugin)
+        if info is None or not info.distribution:
+            log.info("analyzer %s is not loadable by name; running it in this process", self.name)
+            self.summary.mode = "serial"
+            yield from serial(_chain(first, tasks))
+            return
+        spec = pool.WorkerSpec(
+            tuple(self.pm.enabled_names()), self.name, self.plugin, dict(self.config.values), str(self.writer.stub),
+            {k: v for k, v in os.environ.items() if k.startswith("NITPICKER_")},
+        )
+        size = pool.pool_size(self.analyzer, self.total)
+        pages_per_worker = getattr(self.analyzer, "pages_per_worker", pool.DEFAULT_PAGES_PER_WORKER)
+        workers = pool.WorkerPool(spec, size, self.timeout, pages_per_worker)
+        remaining = _chain(first, tasks)
+        try:
+            self.summary.mode = "pool"
+            workers.start()
+            yield from workers.run(remaining)
+        except pool.PoolUnavailable as exc:
+            log.warning("analyzer %s: no worker process could run (%s); running it in this process",
+                        self.name, exc)
+            self.summary.mode = "serial"
+            workers.close()
+            yield from serial(_chain(exc.task, remaining) if exc.task is not None else remaining)
+        finally:
+            workers.close()
 
 
-def _page_outcomes(pm: Any, config: Any, analyzer: Analyzer, name: str, plugin: str, settings: dict[str, Any],
-                   reader: Any, commit: int, done: set[str]) -> Iterator[pool.Outcome]:
-    """each_page over every analyzable page: in a worker pool when the plugin is loadable by name."""
-    count = sum(1 for _ in _analyzable(reader, commit, done))
-    if count == 0:
-        return iter(())
-    tasks = _page_tasks(reader, commit, done)
-    info = pm.infos.get(plugin)
-    if info is not None and info.distribution:
-        size = pool.pool_size(analyzer, count)
-        return pool.run_in_pool(size, (pm.enabled_names(), name, plugin, dict(config.values)), tasks)
-    log.info("analyzer %s is not loadable by name; running it in this process", name)
-    return pool.run_serial(analyzer, settings, tasks)
+def _chain(first: pool.Task, rest: Iterator[pool.Task]) -> Iterator[pool.Task]:
+    yield first
+    yield from rest

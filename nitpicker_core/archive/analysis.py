@@ -1,29 +1,75 @@
-"""Analyzer results per commit: cells, violations, errors, runs and the done-set that makes re-runs resumable."""
+"""Analyzer results per commit: cells, violations, errors, runs, the done-set that makes re-runs resumable,
+and the results cache keyed by (HTML sha256, analyzer, analyzer version, settings hash) across commits."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from nitpicker_core.types import Cell, Violation
+from nitpicker_core.types import Cell, PageReport, Violation
 
-from .hashing import to_json
+from .hashing import canonical_json, sha256_text, to_json
+from .models import AnalysisCache
 from .store import Store, utc_now
 
 AnalysisItem = tuple[str, Mapping[str, Any], Iterable[Violation]]
+CacheKey = tuple[str, str, str]  # analyzer, version, settings hash
+_VIOLATION_FIELDS = ("severity", "rule", "message", "location", "snippet", "help_url")
+
+
+def settings_hash(settings: Mapping[str, Any]) -> str:
+    """sha256 of the canonical JSON of an analyzer's settings: part of the results cache key."""
+    return sha256_text(canonical_json(dict(settings)))
+
+
+def _cell_rows(cells: Mapping[str, Any]) -> list[list[Any]]:
+    rows = []
+    for column, cell in cells.items():
+        value, note = (cell.value, cell.note) if isinstance(cell, Cell) else (cell, "")
+        rows.append([column, value, note or ""])
+    return rows
 
 
 class AnalysisMixin(Store):
-    def begin_analysis(self, commit_id: int, analyzer: str, version: str, settings: Mapping[str, Any]) -> None:
+    def _ensure_analysis_schema(self) -> None:
+        """Archives written before the cache existed get its table and column when analyzers first run."""
+        conn = self._conn
+        columns = {r[1] for r in conn.execute("PRAGMA table_info(analyzer_run)")}
+        if "settings_hash" not in columns:
+            conn.execute("ALTER TABLE analyzer_run ADD COLUMN settings_hash TEXT NOT NULL DEFAULT ''")
+        with self._db.bind_ctx([AnalysisCache]):
+            self._db.create_tables([AnalysisCache], safe=True)
+
+    def begin_analysis(self, commit_id: int, analyzer: str, version: str, settings: Mapping[str, Any],
+                       keep: bool = True) -> bool:
+        """Record a run of ``analyzer`` on ``commit_id``; returns True when earlier results were kept.
+
+        Results of an earlier run on the same commit stay (and its done-set resumes) only when that run
+        had the same version and settings and ``keep`` is true; otherwise they are dropped first.
+        """
+        digest = settings_hash(settings)
         with self._db.atomic():
+            self._ensure_analysis_schema()
+            before = self._conn.execute(
+                "SELECT version, settings_hash FROM analyzer_run WHERE commit_id = ? AND analyzer = ?",
+                (commit_id, analyzer),
+            ).fetchone()
+            kept = keep and before is not None and (before[0], before[1]) == (str(version), digest)
+            if not kept:
+                for table in ("analysis_cell", "violation", "analyzer_error", "analyzer_done"):
+                    self._conn.execute(f"DELETE FROM {table} WHERE commit_id = ? AND analyzer = ?",
+                                       (commit_id, analyzer))
             self._conn.execute(
-                "INSERT INTO analyzer_run (commit_id, analyzer, version, settings, started_at, finished_at, status) "
-                "VALUES (?, ?, ?, ?, ?, NULL, 'running') ON CONFLICT (commit_id, analyzer) DO UPDATE SET "
-                "version = excluded.version, settings = excluded.settings, started_at = excluded.started_at, "
-                "finished_at = NULL, status = 'running'",
-                (commit_id, analyzer, str(version), to_json(dict(settings)), utc_now()),
+                "INSERT INTO analyzer_run (commit_id, analyzer, version, settings, settings_hash, started_at, "
+                "finished_at, status) VALUES (?, ?, ?, ?, ?, ?, NULL, 'running') "
+                "ON CONFLICT (commit_id, analyzer) DO UPDATE SET version = excluded.version, "
+                "settings = excluded.settings, settings_hash = excluded.settings_hash, "
+                "started_at = excluded.started_at, finished_at = NULL, status = 'running'",
+                (commit_id, analyzer, str(version), to_json(dict(settings)), digest, utc_now()),
             )
         self._touch()
+        return kept
 
     def put_analysis(
         self, commit_id: int, analyzer: str, url: str, cells: Mapping[str, Any], violations: Iterable[Violation] = ()
@@ -33,6 +79,8 @@ class AnalysisMixin(Store):
     def put_analyses(self, commit_id: int, analyzer: str, items: Iterable[AnalysisItem]) -> None:
         """Replace ``analyzer``'s cells, violations and error of each URL, and mark the URL done."""
         batch = [(url, dict(cells), list(violations)) for url, cells, violations in items]
+        if not batch:
+            return
         with self._db.atomic():
             ids = self._url_ids(url for url, _, _ in batch)
             keys = [(commit_id, ids[url], analyzer) for url, _, _ in batch]
@@ -43,9 +91,8 @@ class AnalysisMixin(Store):
             cell_rows = []
             violation_rows = []
             for url, cells, violations in batch:
-                for column, cell in cells.items():
-                    value, note = (cell.value, cell.note) if isinstance(cell, Cell) else (cell, "")
-                    cell_rows.append((commit_id, ids[url], analyzer, column, to_json(value), note or ""))
+                for column, value, note in _cell_rows(cells):
+                    cell_rows.append((commit_id, ids[url], analyzer, column, to_json(value), note))
                 for v in violations:
                     violation_rows.append(
                         (commit_id, ids[url], analyzer, v.severity, v.rule, v.message, v.location or "",
@@ -66,8 +113,14 @@ class AnalysisMixin(Store):
         self._touch()
 
     def put_analyzer_error(self, commit_id: int, analyzer: str, url: str | None, message: str) -> None:
+        """Record an error; a URL's error replaces that URL's earlier error for the analyzer (retries)."""
         with self._db.atomic():
             url_id = self._url_id(url) if url is not None else None
+            if url_id is not None:
+                self._conn.execute(
+                    "DELETE FROM analyzer_error WHERE commit_id = ? AND url_id = ? AND analyzer = ?",
+                    (commit_id, url_id, analyzer),
+                )
             self._conn.execute(
                 "INSERT INTO analyzer_error (commit_id, url_id, analyzer, message) VALUES (?, ?, ?, ?)",
                 (commit_id, url_id, analyzer, message),
@@ -88,3 +141,49 @@ class AnalysisMixin(Store):
             (commit_id, analyzer),
         )
         return {r[0] for r in rows}
+
+    def violation_count(self, commit_id: int, analyzer: str) -> int:
+        row = self._conn.execute("SELECT COUNT(*) FROM violation WHERE commit_id = ? AND analyzer = ?",
+                                 (commit_id, analyzer)).fetchone()
+        return int(row[0])
+
+    # --- results cache --------------------------------------------------------------------------------
+
+    def cached_report(self, html_sha256: str, key: CacheKey) -> PageReport | None:
+        """The stored each_page result for this HTML and (analyzer, version, settings hash), if any."""
+        row = self._conn.execute(
+            "SELECT cells, violations FROM analysis_cache WHERE html_sha256 = ? AND analyzer = ? AND version = ? "
+            "AND settings_hash = ?", (html_sha256, *key),
+        ).fetchone()
+        if row is None:
+            return None
+        cells = {column: Cell(value, note) if note else value for column, value, note in json.loads(row[0])}
+        violations = [Violation(**{f: v.get(f, "") for f in _VIOLATION_FIELDS}) for v in json.loads(row[1])]
+        return PageReport(cells, violations)
+
+    def put_cached_reports(self, key: CacheKey, items: Iterable[tuple[str, PageReport]]) -> None:
+        """Store each_page results by HTML sha256 (before any each_url findings are merged in)."""
+        now = utc_now()
+        rows = [
+            (sha, *key, to_json(_cell_rows(report.cells)),
+             to_json([{f: getattr(v, f) or "" for f in _VIOLATION_FIELDS} for v in report.violations]), now)
+            for sha, report in items
+        ]
+        if not rows:
+            return
+        with self._db.atomic():
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO analysis_cache (html_sha256, analyzer, version, settings_hash, cells, "
+                "violations, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)", rows,
+            )
+        self._touch()
+
+    def gc_analysis_cache(self) -> int:
+        """Delete cached results whose HTML no page state holds any more; returns the rows deleted."""
+        with self._db.atomic():
+            self._ensure_analysis_schema()
+            deleted = self._conn.execute(
+                "DELETE FROM analysis_cache WHERE html_sha256 NOT IN "
+                "(SELECT html_sha256 FROM page_state WHERE html_sha256 IS NOT NULL)").rowcount
+        self._touch()
+        return int(deleted)

@@ -159,10 +159,10 @@ class CrawlStage(Stage):
 
 def wanted_analyzers(ctx: Context) -> dict[str, dict[str, Any]]:
     """name → the version and settings its results must have been produced with."""
-    from nitpicker_core.analyze import analyzer_registry
+    from nitpicker_core.analyze import analyzer_registry, default_names
 
     registry = analyzer_registry(ctx.pm)
-    names = ctx.declaration["analyze"].get("plugins") or registry.names()
+    names = ctx.declaration["analyze"].get("plugins") or default_names(registry)
     wanted = {}
     for name in names:
         analyzer = registry[name]

@@ -64,6 +64,7 @@ class LighthouseAnalyzer(Analyzer):
     version = f"1.0+lighthouse.{PINNED}"
     columns = tuple(Column(key, label) for key, label in CATEGORIES.items())
     concurrency = 1  # parallel runs skew each other's performance timings
+    default = False  # 10–25 s a page: runs only when named (--plugin lighthouse) or with --all
     timeout = 180.0  # the engine's bound; the CLI's own (setting ``timeout``) is shorter
     order = 60
 
