@@ -405,6 +405,8 @@ def main() -> None:
     parser.add_argument("--commits", type=int, default=2, help="crawls in a generated archive (the second "
                         "changes a few percent of the site, so diff has work)")
     parser.add_argument("--regenerate", action="store_true", help="generate even if the archive exists")
+    parser.add_argument("--build-aggregates", action="store_true",
+                        help="recompute the stored aggregates of every complete commit first (older archives)")
     parser.add_argument("--runs", type=int, default=20, help="timed warm runs per query")
     parser.add_argument("--budget", type=float, default=20.0, help="seconds of warm runs per query at most")
     parser.add_argument("--timeout", type=float, default=120.0,
@@ -427,9 +429,38 @@ def main() -> None:
     os.environ["NITPICKER_TAR_CACHE_DIR"] = str(warm_cache)
     try:
         ensure_archive(archive, args.pages, args.anchors_per_page, args.commits, args.regenerate)
+        if args.build_aggregates:
+            build_aggregates(archive)
         measure(archive, args)
     finally:
         shutil.rmtree(warm_cache, ignore_errors=True)
+
+
+def aggregate_report(reader: Any) -> str:
+    """What the stored per-commit aggregates cost when the commits completed (or that there are none)."""
+    try:
+        rows = reader.execute("SELECT commit_id, seconds, totals FROM agg_commit ORDER BY commit_id")
+    except Exception:  # an archive written before aggregates existed
+        rows = []
+    if not rows:
+        return "no stored aggregates: every query computes on demand (rebuild with --build-aggregates)"
+    parts = []
+    for commit, seconds, totals in rows:
+        data = json.loads(totals)
+        steps = sorted(data.get("build_steps", {}).items(), key=lambda kv: -kv[1])[:3]
+        parts.append(f"commit {commit}: {seconds:.1f} s wall, {data.get('build_cpu_seconds', 0):.1f} s CPU "
+                     f"(slowest steps: {', '.join(f'{k} {v:.1f} s' for k, v in steps)})")
+    return "aggregates built at commit finish: " + "; ".join(parts)
+
+
+def build_aggregates(archive: Path) -> None:
+    """Recompute the stored aggregates of every complete commit (an archive from older code)."""
+    from nitpicker_core.archive import ArchiveWriter
+
+    with ArchiveWriter.open(archive) as writer:
+        for commit in [c for (c,) in writer._conn.execute("SELECT id FROM commits WHERE status = 'complete'")]:
+            print(f"building aggregates of commit {commit} … {writer.build_aggregates(commit):.1f} s", flush=True)
+        writer.write()
 
 
 def measure(archive: Path, args: argparse.Namespace) -> None:
@@ -442,6 +473,7 @@ def measure(archive: Path, args: argparse.Namespace) -> None:
     t = time.perf_counter()
     reader = open_archive(archive)
     print(f"this process: open_archive {time.perf_counter() - t:.2f} s")
+    print(aggregate_report(reader))
     results: list[dict[str, Any]] = []
     try:
         pool = samples(reader)

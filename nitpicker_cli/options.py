@@ -1,4 +1,9 @@
-"""Click options derived from plugin settings: one declaration gives the config key and the flag."""
+"""Click options derived from plugin settings: one declaration gives the config key and the flag.
+
+``setting_options(pm)`` adds a flag per declared setting to a command (``analyze`` and ``pipeline`` use
+it); ``setting_flags`` pops them back out of the command's keyword arguments and ``list_flags`` turns
+the repeated list flags into lists, ready for ``App.config``.
+"""
 
 from __future__ import annotations
 
@@ -13,21 +18,31 @@ from nitpicker_core.types import Setting
 _CLICK_TYPES: dict[str, Any] = {"str": str, "int": int, "float": float, "list": str}
 
 
-def setting_option(setting: Setting) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    help_text = setting.help or f"setting {setting.config_key}"
+def _help(setting: Setting, suffix: str = "") -> str:
+    help_text = (setting.help or f"setting {setting.config_key}") + suffix
     if setting.default is not None:
         help_text += f" (default: {setting.default!r})"
+    return help_text
+
+
+def setting_option(setting: Setting) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The flag of one setting: ``--x/--no-x`` for a bool, repeatable for a list, typed otherwise."""
     if setting.type == "bool":
         negative = setting.flag.replace("--", "--no-", 1)
-        return click.option(f"{setting.flag}/{negative}", setting.dest, default=None, help=help_text)
+        return click.option(f"{setting.flag}/{negative}", setting.dest, default=None, help=_help(setting))
     if setting.type == "list":
-        help_text += "; comma-separated"
+        return click.option(setting.flag, setting.dest, multiple=True, metavar="VALUE",
+                            help=_help(setting, "; repeatable, or comma-separated"))
     return click.option(setting.flag, setting.dest, type=_CLICK_TYPES[setting.type], default=None,
-                        help=help_text, metavar=setting.type.upper())
+                        help=_help(setting), metavar=setting.type.upper())
 
 
-def plugin_setting_options(pm: Any, plugins: Iterable[str] | None = None) -> Callable[[Any], Any]:
-    """Decorate a command with a flag for every declared setting (of ``plugins``, or of all plugins)."""
+def setting_options(pm: Any, plugins: Iterable[str] | None = None) -> Callable[[Any], Any]:
+    """Decorate a command with a flag for every declared setting (of ``plugins``, or of all plugins).
+
+    List settings repeat (``--search-keywords a --search-keywords b``), and each occurrence may hold
+    commas; read them back with ``list_flags(setting_flags(kwargs, pm))``.
+    """
     settings = list(collect_settings(pm))
     if plugins is not None:
         wanted = set(plugins)
@@ -41,7 +56,21 @@ def plugin_setting_options(pm: Any, plugins: Iterable[str] | None = None) -> Cal
     return decorate
 
 
+plugin_setting_options = setting_options  # the earlier name
+
+
 def setting_flags(kwargs: dict[str, Any], pm: Any) -> dict[str, Any]:
     """Pop the setting flags out of a command's kwargs, so the command keeps only its own."""
     dests = {s.dest for s in collect_settings(pm)}
     return {key: kwargs.pop(key) for key in list(kwargs) if key in dests}
+
+
+def list_flags(flags: dict[str, Any]) -> dict[str, Any]:
+    """Repeated list flags → one list (each occurrence may hold commas); none given → None (not set)."""
+    out = {}
+    for key, value in flags.items():
+        if isinstance(value, tuple):
+            parts = [part.strip() for item in value for part in item.split(",") if part.strip()]
+            value = parts if value else None
+        out[key] = value
+    return out

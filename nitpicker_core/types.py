@@ -112,6 +112,12 @@ class Analyzer:
     a worker that does not answer in time is killed with whatever it started and replaced, and the page
     gets the error "timed out after N s". ``pages_per_worker`` recycles a worker after that many pages
     (``None``: never), which bounds what a leaking analyzer can hold.
+
+    ``check(settings)`` validates the analyzer's settings and raises ``UsageError`` (one line, no absolute
+    paths) when they cannot work. The engine calls it in the main process, only for the analyzers a run
+    uses, before anything is written, so a bad setting fails the run once instead of on every page, and a
+    bad ``[plugins.<name>]`` value in the config file does not stop commands that do not analyze (do not
+    validate in ``configure``, which every command runs).
     """
 
     name: str = ""
@@ -124,6 +130,9 @@ class Analyzer:
     #: run when no analyzer is named; costly ones (lighthouse) say False and run only when asked for
     default: bool = True
     pages_per_worker: int | None = 1000
+
+    def check(self, settings: Mapping[str, Any]) -> None:
+        """Raise ``UsageError`` when ``settings`` cannot work. Main process, before an analyze run."""
 
     def setup(self, settings: Mapping[str, Any]) -> None:
         """Acquire per-worker resources (a browser, a parser). Called once per worker."""

@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
+import copy
+import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
-from flask import Blueprint, Flask, current_app, render_template
+from flask import Blueprint, Flask, current_app, jsonify, render_template, render_template_string, request
+from werkzeug.exceptions import HTTPException
 
-from nitpicker_core.archive import open_archive
-from nitpicker_core.query import query_registry
+from nitpicker_core.archive import live_pid, open_archive, stub_path
+from nitpicker_core.errors import NitpickerError
+from nitpicker_core.query import query_registry, run_query
 from nitpicker_core.registry import Registry, collect
 from nitpicker_core.types import MenuLink
+from nitpicker_viewer import i18n
+
+PAGE_SIZES = (25, 50, 100, 200, 500)
+CELL_LIST_LIMIT = 50  # URLs shown in one table cell (a duplicate group can hold thousands)
+CACHE_ENTRIES = 256  # query answers kept for a finished archive; each is one page of rows at most
+UNCACHED = frozenset({"page-html"})  # large and only ever read by the sandboxed frame
 
 
 def _blueprint_registry(pm: Any) -> Registry[tuple[Blueprint, str | None]]:
@@ -25,17 +37,76 @@ def create_app(archive: str | Path, pm: Any) -> Flask:
     app = Flask(__name__)
     reader = open_archive(archive)
     app.extensions["nitpicker"] = {"pm": pm, "reader": reader, "queries": query_registry(pm),
-                                   "name": Path(archive).name}
+                                   "name": Path(archive).name, "lock": threading.Lock(), "cache": OrderedDict(),
+                                   "immutable": reader.path.is_file() and reader.live_pid is None}
     for blueprint, prefix in _blueprint_registry(pm):
         app.register_blueprint(blueprint, url_prefix=prefix)
-    app.teardown_appcontext(lambda exc: None)
-    app.config["NITPICKER_CLOSE"] = reader.close
+    app.jinja_env.globals.update(t=i18n.translate, lang=i18n.current_language, languages=i18n.LANGUAGES,
+                                page_sizes=PAGE_SIZES, page_href=page_href, cell_list_limit=CELL_LIST_LIMIT)
+    app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(NitpickerError, _usage_error)
+    app.after_request(_security_headers)
+    app.config["NITPICKER_CLOSE"] = lambda: _close(app)
     return app
+
+
+def _close(app: Flask) -> None:
+    """Close the archive, giving a query still running in a server thread a moment to finish first."""
+    state = app.extensions["nitpicker"]
+    got = state["lock"].acquire(timeout=2)
+    try:
+        state["reader"].close()
+        state["cache"].clear()
+    finally:
+        if got:
+            state["lock"].release()
 
 
 def viewer_state() -> dict[str, Any]:
     """What blueprints use: the plugin manager, the open archive reader and the query registry."""
     return current_app.extensions["nitpicker"]
+
+
+def query(name: str, **params: Any) -> Any:
+    """Run one registered query on the open archive (HEAD unless ``?commit=`` is in the URL).
+
+    The SQLite connection is shared by the server's threads, so queries run one at a time. A finished
+    archive never changes while it is open, so its answers are kept (a bounded LRU) and a page seen
+    before comes back at once; a live crawl's answers are never kept.
+    """
+    state = viewer_state()
+    params = {key: str(value) for key, value in params.items() if value is not None and value != ""}
+    commit = request.args.get("commit") or None
+    key = (name, commit, tuple(sorted(params.items())))
+    cache: OrderedDict[Any, Any] = state["cache"]
+    with state["lock"]:
+        if key in cache:
+            cache.move_to_end(key)
+            return copy.deepcopy(cache[key])
+        result = run_query(state["queries"], state["reader"], name, params, commit)
+        if state["immutable"] and name not in UNCACHED:
+            cache[key] = copy.deepcopy(result)
+            if len(cache) > CACHE_ENTRIES:
+                cache.popitem(last=False)
+        return result
+
+
+def has_query(name: str) -> bool:
+    return name in viewer_state()["queries"]
+
+
+def page_href(url: str) -> str:
+    """The page view's link for ``url`` (cheaper than url_for when a view lists thousands of URLs)."""
+    commit = request.args.get("commit")
+    suffix = f"&commit={quote(commit, safe='')}" if commit else ""
+    return f"{request.script_root}/page?url={quote(url, safe='')}{suffix}"
+
+
+def live_status() -> int | None:
+    """The live writer's pid when the archive is a stub a crawl is still writing, else None."""
+    reader = viewer_state()["reader"]
+    stub = reader.path if reader.path.is_dir() else stub_path(reader.path)
+    return live_pid(stub) if stub.is_dir() else None
 
 
 def menu_links(request: Any) -> list[MenuLink]:
@@ -44,7 +115,44 @@ def menu_links(request: Any) -> list[MenuLink]:
     return sorted(links, key=lambda link: (link.order, link.label))
 
 
-def render(template: str, **context: Any) -> str:
-    from flask import request
+def _chrome() -> dict[str, Any]:
+    return {"menu": menu_links(request), "archive": viewer_state()["name"], "live_pid": live_status()}
 
-    return render_template(template, menu=menu_links(request), archive=viewer_state()["name"], **context)
+
+def render(template: str, **context: Any) -> str:
+    """Render one of the viewer's templates (or a plugin blueprint's) inside the viewer's page chrome."""
+    return render_template(template, **_chrome(), **context)
+
+
+def render_source(source: str, **context: Any) -> str:
+    """Render template text; ``{% extends "base.html" %}`` gives a plugin's page the menu, footer and themes."""
+    return render_template_string(source, **_chrome(), **context)
+
+
+def _wants_json() -> bool:
+    return request.path.startswith("/api/")
+
+
+def _http_error(exc: HTTPException) -> Any:
+    if _wants_json():
+        return jsonify({"error": exc.description or exc.name, "status": exc.code}), exc.code
+    return render("error.html", code=exc.code, message=exc.description or exc.name), exc.code or 500
+
+
+def _usage_error(exc: NitpickerError) -> Any:
+    # NitpickerError texts never carry absolute paths (the archive is named by its file name only)
+    status = 404 if "unknown query" in str(exc) or str(exc).startswith("no ") else 400
+    if _wants_json():
+        return jsonify({"error": str(exc), "status": status}), status
+    return render("error.html", code=status, message=str(exc)), status
+
+
+def _security_headers(response: Any) -> Any:
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "no-referrer")
+    if "Content-Security-Policy" not in response.headers:
+        # the viewer's own pages: same-origin scripts and styles only, never inline script
+        response.headers["Content-Security-Policy"] = (
+            "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-src 'self'; object-src 'none'; base-uri 'none'; "
+            "form-action 'self'; frame-ancestors 'self'")
+    return response

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,14 +11,13 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from nitpicker_cli.app import emit_json, get_app
-from nitpicker_cli.options import setting_flags, setting_option
+from nitpicker_cli.options import list_flags, setting_flags, setting_options
 from nitpicker_core import hookimpl
 from nitpicker_core.analyze import analyze as run_analyzers
 from nitpicker_core.analyze import analyzer_registry, default_names
+from nitpicker_core.analyze.engine import check_settings
 from nitpicker_core.archive import open_archive
-from nitpicker_core.config import collect_settings
 from nitpicker_core.errors import UsageError
-from nitpicker_core.types import Setting
 
 
 def choose_interactively(registry: Any, defaults: list[str]) -> list[str]:
@@ -38,36 +36,6 @@ def choose_interactively(registry: Any, defaults: list[str]) -> list[str]:
             raise UsageError(f"not a number from the list: {part!r}")
         chosen.append(names[int(part) - 1])
     return chosen
-
-
-def _list_option(setting: Setting) -> Callable[[Any], Any]:
-    help_text = (setting.help or f"setting {setting.config_key}") + "; repeatable, or comma-separated"
-    if setting.default is not None:
-        help_text += f" (default: {setting.default!r})"
-    return click.option(setting.flag, setting.dest, multiple=True, help=help_text, metavar="VALUE")
-
-
-def setting_options(pm: Any) -> Callable[[Any], Any]:
-    """A flag per declared setting; list settings repeat (``--search-keywords a --search-keywords b``)."""
-    settings = list(collect_settings(pm))
-
-    def decorate(func: Any) -> Any:
-        for setting in reversed(settings):
-            func = (_list_option(setting) if setting.type == "list" else setting_option(setting))(func)
-        return func
-
-    return decorate
-
-
-def list_flags(flags: dict[str, Any]) -> dict[str, Any]:
-    """Repeated list flags → one list (each occurrence may hold commas); none given → None (not set)."""
-    out = {}
-    for key, value in flags.items():
-        if isinstance(value, tuple):
-            parts = [part.strip() for item in value for part in item.split(",") if part.strip()]
-            value = parts if value else None
-        out[key] = value
-    return out
 
 
 class AnalyzeProgress:
@@ -129,12 +97,15 @@ def register_commands(cli: click.Group, pm: Any) -> None:
         """
         app = get_app()
         config = app.config(list_flags(setting_flags(kwargs, app.pm)))
-        open_archive(archive).close()  # a missing or broken archive is reported before anything else
         registry = analyzer_registry(app.pm)
+        names = list(plugins) or (registry.names() if all_ else [])
+        interactive = not names and sys.stdin.isatty() and len(registry) > 0
+        if not interactive and len(registry):  # unknown names, bad settings: before looking at the archive
+            names = check_settings(app.pm, config, names or None)
+        open_archive(archive).close()  # a missing or broken archive is reported before anything else
         if not len(registry):
             raise UsageError("no analyzer is enabled (see `nitpicker plugins`)")
-        names = list(plugins) or (registry.names() if all_ else [])
-        if not names and sys.stdin.isatty():
+        if interactive:
             names = choose_interactively(registry, default_names(registry))
         with AnalyzeProgress(app.silent) as progress:
             run = run_analyzers(app.pm, config, archive, names or None, commit, progress.update, timeout,

@@ -12,9 +12,11 @@ from urllib.parse import urlsplit
 import click
 
 from nitpicker_cli.app import emit_json, get_app
+from nitpicker_cli.commands.analyze import summary_lines
 from nitpicker_cli.commands.crawl import build_options, crawl_options
-from nitpicker_cli.options import plugin_setting_options, setting_flags
+from nitpicker_cli.options import list_flags, setting_flags, setting_options
 from nitpicker_core import NitpickerError, UsageError, hookimpl
+from nitpicker_core.analyze.engine import check_settings
 from nitpicker_core.urls import split_credentials
 
 # Parameters that are about this invocation, not about what the run produces: never part of the declaration.
@@ -172,7 +174,7 @@ def register_commands(cli: click.Group, pm: Any) -> None:
     @click.argument("url", required=False)
     @crawl_options
     @pipeline_options
-    @plugin_setting_options(pm)
+    @setting_options(pm)
     def pipeline(url: str | None, **kw: Any) -> None:
         """Crawl URL (default: the bundled demo site), analyze the new commit, report it when asked to.
 
@@ -195,7 +197,7 @@ def register_commands(cli: click.Group, pm: Any) -> None:
 
         app = get_app()
         app.adopt_verbosity(kw["verbose_here"], kw["silent_here"])
-        settings = setting_flags(kw, app.pm)
+        settings = list_flags(setting_flags(kw, app.pm))
         previous = journal_path = None
         if kw["resume"]:
             dirs = [d for d in (kw["journal_dir"], kw["output"] and runs_dir_for(Path(kw["output"])), Path("."))
@@ -206,6 +208,8 @@ def register_commands(cli: click.Group, pm: Any) -> None:
                 raise UsageError(f"{journal_path.name} does not start with a run declaration")
             kw, settings, url = _merge_resumed(previous.declaration["params"], kw, settings, url)
         config = app.config(settings)
+        if not kw["no_analyze"]:  # unknown analyzers and bad settings are refused before the crawl
+            check_settings(app.pm, config, list(kw["plugins"] or ()) or None)
         with contextlib.ExitStack() as stack:
             demo = url is None
             if demo:  # a resumed demo run asks for the port it had, so its crawl declaration still matches
@@ -235,7 +239,13 @@ def register_commands(cli: click.Group, pm: Any) -> None:
             runner.start(resumed=previous is not None)
             app.info(f"pipeline: run {journal.run_id}: {' → '.join(decl['stages'])} of {decl['url']} → {output.name}")
             code, result = runner.run()
+        analysis = result["stages"].get("analyze") or {}
+        if analysis.get("state") == "done":  # a reused analysis was summarized by the run that made it
+            for line in summary_lines((analysis.get("summary") or {}).get("analyzers") or {}):
+                app.info(line)
         emit_json(_summary(result, decl, journal_path), pretty=True)
+        if analysis.get("failed"):
+            app.warn(f"{', '.join(analysis['failed'])} failed on every page")
         for name, stage in result["stages"].items():
             if stage.get("state") == "failed":
                 click.echo(f"nitpicker: error: {name} failed ({stage['reason']}, {stage['class']}): "

@@ -85,6 +85,21 @@ def default_names(registry: Registry[Analyzer]) -> list[str]:
     return [analyzer.name for analyzer in registry if analyzer.default]
 
 
+def check_settings(pm: Any, config: Any, names: list[str] | None = None) -> list[str]:
+    """The analyzers a run of ``names`` uses (default: the default ones), each one's settings checked.
+
+    Unknown names and bad settings (``Analyzer.check``) raise ``UsageError``; nothing is written.
+    """
+    registry = analyzer_registry(pm)
+    selected = list(names or default_names(registry))
+    for name in selected:
+        analyzer = registry[name]  # an unknown name fails here, naming the known ones
+        check = getattr(analyzer, "check", None)
+        if check is not None:
+            check(config.settings_for(registry.plugin_of(name)))
+    return selected
+
+
 def run_analyze(pm: Any, config: Any, archive: Path, names: list[str] | None = None,
                 commit: Any = None, progress: ProgressCallback | None = None,
                 timeout: float | None = None, use_cache: bool = True) -> dict[str, Any]:
@@ -104,9 +119,7 @@ def analyze(pm: Any, config: Any, archive: Path, names: list[str] | None = None,
     still go into the cache for later runs).
     """
     registry = analyzer_registry(pm)
-    selected = names or default_names(registry)
-    for name in selected:
-        registry[name]  # unknown names fail before anything is written
+    selected = check_settings(pm, config, names)  # unknown names, bad settings: before anything is written
     if timeout is not None and timeout <= 0:
         raise UsageError(f"timeout must be a positive number of seconds, got {timeout:g}")
     writer = ArchiveWriter.open(Path(archive))

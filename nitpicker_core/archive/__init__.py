@@ -1,5 +1,6 @@
 """The archive: one SQLite database in a tar, written by one locked writer, read by many read-only readers."""
 
+from . import aggregates, digest
 from .files import cache_root
 from .lock import live_pid
 from .models import FORMAT_VERSION
@@ -7,5 +8,5 @@ from .reader import ArchiveReader, open_archive
 from .writer import ArchiveWriter, stub_path
 
 __all__ = [
-    "FORMAT_VERSION", "ArchiveReader", "ArchiveWriter", "cache_root", "live_pid", "open_archive", "stub_path",
+    "FORMAT_VERSION", "ArchiveReader", "aggregates", "digest", "ArchiveWriter", "cache_root", "live_pid", "open_archive", "stub_path",
 ]

@@ -262,6 +262,8 @@ class AnalyzerRun(_Base):
     started_at = pw.TextField()
     finished_at = pw.TextField(null=True)
     status = pw.TextField()
+    # sha256 of the canonical settings JSON: with analyzer and version, the key of analysis_cache
+    settings_hash = pw.TextField(default="")
 
     class Meta:
         indexes = ((("commit", "analyzer"), True),)
@@ -277,10 +279,26 @@ class AnalyzerDone(_Base):
         without_rowid = True
 
 
+class AnalysisCache(_Base):
+    """each_page results by (HTML content sha256, analyzer, analyzer version, settings hash), across commits."""
+
+    html_sha256 = pw.TextField()
+    analyzer = pw.TextField()
+    version = pw.TextField()
+    settings_hash = pw.TextField()
+    cells = pw.TextField(default="[]")  # JSON [[column, value, note], ...]
+    violations = pw.TextField(default="[]")  # JSON [{severity, rule, message, location, snippet, help_url}, ...]
+    created_at = pw.TextField()
+
+    class Meta:
+        primary_key = pw.CompositeKey("html_sha256", "analyzer", "version", "settings_hash")
+        without_rowid = True
+
+
 MODELS: tuple[type[pw.Model], ...] = (
     Info, Ref, Commit, Url, Blob, PageState, Anchor, Image, PageResource, JsonLd, Tag, PageError,
     CommitPage, ResourceState, CommitResource, CommitResourceReferrer, CrawlError, InventoryRun,
-    AnalysisCell, Violation, AnalyzerError, AnalyzerRun, AnalyzerDone,
+    AnalysisCell, Violation, AnalyzerError, AnalyzerRun, AnalyzerDone, AnalysisCache,
 )
 
 

@@ -44,12 +44,14 @@ class PagesMixin(Store):
         at = crawled_at or utc_now()
         batch = list(results)
         with self._db.atomic():
+            self._changing(commit_id)
             for start in range(0, len(batch), ROW_CHUNK):
                 self._put_chunk(commit_id, batch[start:start + ROW_CHUNK], at)
         self._touch()
 
     def put_placeholder(self, commit_id: int, url: str, is_external: bool = False) -> None:
         with self._db.atomic():
+            self._changing(commit_id)
             self._placeholders(commit_id, {url: is_external}, utc_now())
         self._touch()
 
@@ -67,6 +69,7 @@ class PagesMixin(Store):
         pairs = list(items)
         prepared = [(r, *prepare_resource(r)) for r, _ in pairs]
         with self._db.atomic():
+            self._changing(commit_id)
             ids = self._url_ids([r.url for r, _ in pairs] + [ref for _, ref in pairs if ref])
             self._conn.executemany(
                 "INSERT OR IGNORE INTO resource_state (hash, url_id, status, status_text, content_type, "
@@ -89,6 +92,7 @@ class PagesMixin(Store):
 
     def put_crawl_error(self, commit_id: int, error: CrawlErrorRecord, at: str | None = None) -> None:
         with self._db.atomic():
+            self._changing(commit_id)
             self._conn.execute(
                 "INSERT INTO crawl_error (commit_id, url_id, kind, message, phase, at) VALUES (?,?,?,?,?,?)",
                 (commit_id, self._url_id(error.url), error.kind, error.message, error.phase or "",

@@ -209,6 +209,14 @@ class ArchiveReader:
         data = zlib.decompress(row[1]) if row[0] == "zlib" else bytes(row[1])
         return data.decode("utf-8")
 
+    def html_by_sha256(self, sha256: str) -> str | None:
+        """A stored HTML body by its content hash (what analyzer workers read: no URL or commit needed)."""
+        row = self._conn.execute("SELECT codec, data FROM blob WHERE sha256 = ?", (sha256,)).fetchone()
+        if row is None:
+            return None
+        data = zlib.decompress(row[1]) if row[0] == "zlib" else bytes(row[1])
+        return data.decode("utf-8")
+
     def row_hashes(self, commit: int | str | None = None) -> dict[str, str]:
         rows = self._conn.execute(
             "SELECT u.url, ps.hash FROM commit_page cp JOIN url u ON u.id = cp.url_id "

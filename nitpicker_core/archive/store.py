@@ -9,6 +9,8 @@ from typing import Any
 
 import peewee as pw
 
+from . import aggregates
+
 # Keep bound variables per statement well under SQLite's portable limit of 32766.
 IN_CHUNK = 900
 ROW_CHUNK = 2000
@@ -29,6 +31,7 @@ class Store:
     _db: pw.SqliteDatabase
     _url_cache: dict[str, int]
     _dirty: bool
+    _unaggregated: set[int]
     is_external: Callable[[str], bool] | None
 
     @property
@@ -59,6 +62,12 @@ class Store:
 
     def _url_id(self, url: str) -> int:
         return self._url_ids((url,))[url]
+
+    def _changing(self, commit_id: int) -> None:
+        """Drop ``commit_id``'s stored aggregates before its content changes (once per commit and build)."""
+        if commit_id not in self._unaggregated:
+            aggregates.changing(self._conn, commit_id)
+            self._unaggregated.add(commit_id)
 
     def _touch(self) -> None:
         self._dirty = True

@@ -14,7 +14,7 @@ import peewee as pw
 
 from nitpicker_core.errors import ArchiveError
 
-from . import files
+from . import aggregates, files
 from .analysis import AnalysisMixin
 from .hashing import to_json
 from .lock import StubLock
@@ -57,6 +57,8 @@ class ArchiveWriter(PagesMixin, AnalysisMixin):
         self._members: dict[int, set[int]] = {}
         self._next_order: dict[int, int] = {}
         self._dirty = False
+        self._unaggregated: set[int] = set()
+        self.aggregate_seconds: dict[int, float] = {}
         self.closed = False
 
     @classmethod
@@ -103,6 +105,7 @@ class ArchiveWriter(PagesMixin, AnalysisMixin):
             if fresh:
                 with db.atomic():
                     create_schema(db)
+                    aggregates.create_tables(db.connection())
                     now = utc_now()
                     info = {"format_version": FORMAT_VERSION, "created_by": created_by(), "created_at": now,
                             "roots": [], "options": {}}
@@ -112,6 +115,8 @@ class ArchiveWriter(PagesMixin, AnalysisMixin):
             else:
                 row = db.execute_sql("SELECT value FROM info WHERE key = 'format_version'").fetchone()
                 files.check_version(row[0] if row else None, name)
+                with db.atomic():  # archives written before aggregates existed gain their (empty) tables
+                    aggregates.create_tables(db.connection())
         except sqlite3.DatabaseError as exc:
             db.close()
             detail = "no info table" if "no such table" in str(exc) else "archive.db is not an SQLite database"
@@ -165,6 +170,7 @@ class ArchiveWriter(PagesMixin, AnalysisMixin):
         self.commit_status(commit_id)
         with self._db.atomic():
             self._conn.execute("UPDATE commits SET status = 'running', finished_at = NULL WHERE id = ?", (commit_id,))
+            self._changing(commit_id)
         self._touch()
         return commit_id
 
@@ -185,7 +191,19 @@ class ArchiveWriter(PagesMixin, AnalysisMixin):
                         "INSERT INTO ref (name, commit_id) VALUES ('HEAD', ?) "
                         "ON CONFLICT (name) DO UPDATE SET commit_id = excluded.commit_id", (commit_id,),
                     )
+        if status == "complete":
+            self.build_aggregates(commit_id)
         self._touch()
+
+    def build_aggregates(self, commit_id: int) -> float:
+        """Compute and store the commit's link aggregates (done when a commit completes); returns seconds."""
+        self.commit_status(commit_id)
+        with self._db.atomic():
+            seconds = aggregates.build(self._conn, commit_id, utc_now())
+        self._unaggregated.discard(commit_id)
+        self.aggregate_seconds[commit_id] = seconds
+        self._touch()
+        return seconds
 
     # --- file level -----------------------------------------------------------------------------------
 

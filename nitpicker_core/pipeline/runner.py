@@ -50,6 +50,11 @@ class Heartbeat:
                 log.warning("cannot write a heartbeat to the journal", exc_info=True)
 
 
+def analyze_exit_code(outputs: dict[str, Any], code: int) -> int:
+    """``nitpicker analyze``'s rule on top of the crawl's code: 1 when an analyzer failed on every page."""
+    return 1 if outputs.get("failed") else code
+
+
 def crawl_exit_code(outputs: dict[str, Any], strict: bool) -> int:
     """The crawl's rules: 1 for in-scope errors, 2 when only external links failed (1 with --strict)."""
     if outputs.get("internal_errors"):
@@ -87,6 +92,8 @@ class Pipeline:
                     summary["stages"][name] = {"state": "reused", **reused}
                     if name == "crawl":
                         code = crawl_exit_code(reused, bool(decl["crawl"].get("strict")))
+                    elif name == "analyze":
+                        code = analyze_exit_code(reused, code)
                     continue
                 rerun_from = rerun_from or name
                 ctx.progress = {}
@@ -118,6 +125,8 @@ class Pipeline:
                 summary["stages"][name] = {"state": "done", **outputs}
                 if name == "crawl":
                     code = crawl_exit_code(outputs, bool(decl["crawl"].get("strict")))
+                elif name == "analyze":
+                    code = analyze_exit_code(outputs, code)
             if "report" not in decl["stages"]:
                 stopped = self._verdict(summary)
                 if stopped is not None:

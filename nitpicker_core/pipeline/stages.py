@@ -202,16 +202,23 @@ class AnalyzeStage(Stage):
         return "; ".join(stale.values()) or None
 
     def run(self, ctx: Context) -> dict[str, Any]:
-        from nitpicker_core.analyze import run_analyze
+        """The engine's run over the crawled commit: the stale analyzers only (all of them when none is).
+
+        ``summary`` is the engine's (``pages``, ``violations``, ``errors`` and per analyzer ``analyzers``:
+        pages, urls, cached, violations, errors, timeouts, mode); ``failed`` names the analyzers that
+        failed on every page they were given (the run then exits 1, as ``nitpicker analyze`` does).
+        """
+        from nitpicker_core.analyze import analyze
 
         commit = ctx.outputs["crawl"]["commit"]
         wanted = wanted_analyzers(ctx)
         if not wanted:
             return {"commit": commit, "analyzers": {}, "skipped": "no analyzer is enabled (see `nitpicker plugins`)"}
         names = list(stale_analyzers(ctx, commit)) or list(wanted)
-        summary = run_analyze(ctx.pm, ctx.config, ctx.archive, names, commit,
-                              progress=_Observer(ctx).analyze_progress)
-        return {"commit": commit, "analyzers": wanted, "ran": names, "summary": summary,
+        run = analyze(ctx.pm, ctx.config, ctx.archive, names, commit, progress=_Observer(ctx).analyze_progress)
+        summary = run.summary()
+        failed = [name for name, s in run.summaries.items() if s.failed_everywhere]
+        return {"commit": commit, "analyzers": wanted, "ran": names, "summary": summary, "failed": failed,
                 "pages": summary.get("pages"), "violations": summary.get("violations")}
 
 

@@ -6,9 +6,9 @@ from typing import Any
 
 from flask import Blueprint, jsonify, request
 
-from nitpicker_core import MenuLink, NitpickerError, hookimpl
-from nitpicker_core.query import describe, run_query
-from nitpicker_viewer.app import viewer_state
+from nitpicker_core import MenuLink, hookimpl
+from nitpicker_core.query import describe
+from nitpicker_viewer.app import query, viewer_state
 
 api = Blueprint("api", __name__)
 
@@ -20,14 +20,9 @@ def index() -> Any:
 
 @api.get("/api/<name>")
 def call(name: str) -> Any:
-    state = viewer_state()
-    params = {k: v for k, v in request.args.items() if k != "commit"}
-    try:
-        data = run_query(state["queries"], state["reader"], name, params, request.args.get("commit"))
-    except NitpickerError as exc:
-        status = 404 if "unknown query" in str(exc) else 400
-        return jsonify({"error": str(exc)}), status
-    return jsonify(data)
+    # Errors (unknown query, bad parameter, unknown commit) become JSON through the app's error handlers.
+    params = {key: value for key, value in request.args.items() if key != "commit"}
+    return jsonify(query(name, **params))
 
 
 @hookimpl
@@ -37,4 +32,4 @@ def register_viewer_blueprints(register: Any) -> None:
 
 @hookimpl
 def viewer_menu_links(request: Any) -> list[MenuLink]:
-    return [MenuLink("/api/", "API", order=900)]
+    return [MenuLink("/api/", "view.api", order=900)]

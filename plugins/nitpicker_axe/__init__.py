@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from nitpicker_core import UsageError, hookimpl
+from nitpicker_core import hookimpl
 
-from .analyzer import SOURCES, AxeAnalyzer
-from .axe_core import load_locale
+from .analyzer import AxeAnalyzer
 
 
 @hookimpl
@@ -19,15 +18,6 @@ def register_settings(register: Any) -> None:
              "live: load the URL from the site as a visitor would")
     register("tags", type="list", default=[], help="run only rules with these axe tags, e.g. wcag2a,wcag2aa")
     register("timeout", type="float", default=30.0, help="seconds allowed to load one page and to run axe")
-
-
-@hookimpl
-def configure(config: Any) -> None:
-    # Bad values fail the command once, up front, instead of once per page inside the workers.
-    settings = config.settings_for("axe")
-    if (settings.get("source") or "archive") not in SOURCES:
-        raise UsageError(f"axe: source must be one of {', '.join(SOURCES)}, not {settings['source']!r}")
-    load_locale(settings.get("lang") or "", settings.get("locale_dir") or "")
 
 
 @hookimpl

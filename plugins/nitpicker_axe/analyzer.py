@@ -12,7 +12,7 @@ from typing import Any
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 import nitpicker_core
-from nitpicker_core import Analyzer, Cell, Column, PageInput, PageReport, Violation
+from nitpicker_core import Analyzer, Cell, Column, PageInput, PageReport, UsageError, Violation
 
 from .axe_core import axe_source, axe_version, load_locale
 
@@ -83,6 +83,12 @@ class AxeAnalyzer(Analyzer):
         self._host: Any = None
         self._page: Any = None
         self._html, self._served = "", False
+
+    def check(self, settings: Mapping[str, Any]) -> None:
+        # Bad values fail the run once, up front, instead of once per page inside the workers.
+        if (settings.get("source") or "archive") not in SOURCES:
+            raise UsageError(f"axe: source must be one of {', '.join(SOURCES)}, not {settings['source']!r}")
+        load_locale(settings.get("lang") or "", settings.get("locale_dir") or "")
 
     def setup(self, settings: Mapping[str, Any]) -> None:
         self.source = settings.get("source") or "archive"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from nitpicker_core import Query
+from nitpicker_core.archive import aggregates, digest
 
 from .common import PAGING
 
@@ -26,13 +27,14 @@ def _commits(archive: Any, commit: int, limit: int, offset: int) -> dict[str, An
 
 def _diff(archive: Any, commit: int, base: int | None, limit: int) -> dict[str, Any]:
     if base is None:
-        parent = next((c["parent_id"] for c in archive.commits() if c["id"] == commit), None)
-        if parent is None:
+        changes = aggregates.value(archive, commit, "diff_parent")
+        if changes["base"] is None:
             return {"base": None, "commit": commit, "added": [], "removed": [], "modified": [],
                     "note": "this commit has no parent to compare with"}
-        base = parent
-    base = archive.resolve(base)
-    changes = archive.diff(base, commit)
+        base = changes["base"]
+    else:
+        base = archive.resolve(base)
+        changes = digest.diff_urls(archive.execute, base, commit)
     result: dict[str, Any] = {"base": base, "commit": commit}
     for key in ("added", "removed", "modified"):
         urls = sorted(changes[key])

@@ -6,11 +6,10 @@ from collections.abc import Callable
 from typing import Any
 
 from nitpicker_core import UsageError
+from nitpicker_core.archive import digest
 
 # Every page row of one commit: bind the commit id as the first parameter.
-PAGES_OF_COMMIT = (
-    "commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id"
-)
+PAGES_OF_COMMIT = digest.PAGES_OF_COMMIT
 
 PAGING: dict[str, dict[str, Any]] = {
     "limit": {"type": "integer", "default": 100, "minimum": 1, "maximum": 10000, "description": "rows per page"},
@@ -41,9 +40,10 @@ def page_of(items: list[Any], total: int, limit: int, offset: int) -> dict[str, 
 
 
 def paged(archive: Any, sql: str, params: list[Any], order: str, limit: int, offset: int,
-          shape: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> dict[str, Any]:
-    """Run ``sql`` for one page of rows (``order`` appended) plus its total, in the common list shape."""
-    total = archive.execute(f"SELECT COUNT(*) FROM ({sql})", params)[0][0]
+          shape: Callable[[dict[str, Any]], dict[str, Any]] | None = None, total: int | None = None) -> dict[str, Any]:
+    """Run ``sql`` for one page of rows (``order`` appended) plus its total (unless known), in the list shape."""
+    if total is None:
+        total = archive.execute(f"SELECT COUNT(*) FROM ({sql})", params)[0][0]
     rows = [dict(r) for r in archive.execute(f"{sql}{order} LIMIT ? OFFSET ?", [*params, limit, offset])]
     return page_of([shape(r) for r in rows] if shape else rows, total, limit, offset)
 

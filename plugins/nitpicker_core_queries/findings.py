@@ -6,12 +6,14 @@ import json
 from typing import Any
 
 from nitpicker_core import Query
+from nitpicker_core.archive import aggregates, digest
 
-from .common import PAGES_OF_COMMIT, PAGING, order_by, paged, sorting
+from .common import PAGING, order_by, page_of, paged, sorting
 
-# Internal HTML pages (strict: the content type is text/html) of the commit bound as the first parameter.
-_HTML_PAGES = (f"FROM {PAGES_OF_COMMIT} WHERE cp.commit_id = ? AND ps.is_external = 0 "
-               "AND ps.content_type = 'text/html'")
+# Internal HTML pages (strict: the content type is text/html) of the commit bound as the first parameter,
+# driven by the URL index, so URL-sorted lists stream and LIMIT stops early.
+_HTML_PAGES_BY_URL = ("FROM url u CROSS JOIN commit_page cp ON cp.url_id = u.id CROSS JOIN page_state ps "
+                      f"ON ps.id = cp.state_id WHERE cp.commit_id = ? AND ps.is_external = 0 AND {digest.STRICT}")
 
 
 _VIOLATION_COLUMNS = {"url": "u.url", "analyzer": "v.analyzer", "severity": "v.severity", "rule": "v.rule"}
@@ -32,105 +34,68 @@ def _violations(archive: Any, commit: int, analyzer: str | None = None, severity
                f"{source} GROUP BY v.analyzer, v.rule, v.severity")
         return paged(archive, sql, params, " ORDER BY count DESC, v.analyzer, v.rule, v.severity",
                                limit, offset)
-    sql = f"SELECT u.url, v.analyzer, v.severity, v.rule, v.message, v.location {source}"
+    total = archive.execute(f"SELECT COUNT(*) {source}", params)[0][0]
+    if sort == "url":  # driven by the URL index: a page of rows stops after `limit`, no sort of every row
+        source = f"FROM url u CROSS JOIN violation v ON v.url_id = u.id WHERE {where}"
+    sql = f"SELECT u.url, v.analyzer, v.severity, v.rule, v.message, v.location, v.snippet, v.help_url {source}"
     clause = order_by(_VIOLATION_COLUMNS, sort, order, tiebreak="u.url, v.id")
-    return paged(archive, sql, params, clause, limit, offset)
+    return paged(archive, sql, params, clause, limit, offset, total=total)
 
 
 def _duplicates(archive: Any, commit: int, field: str = "title", limit: int = 100,
                 offset: int = 0) -> dict[str, Any]:
-    column = {"title": "ps.title", "description": "ps.description"}[field]
-    sql = (
-        f"SELECT {column} AS value, COUNT(*) AS count, json_group_array(u.url) AS urls {_HTML_PAGES} "
-        f"AND ps.is_target = 1 AND ps.status = 200 AND trim(coalesce({column}, '')) != '' "
-        f"GROUP BY {column} HAVING COUNT(*) > 1"
-    )
-    result = paged(archive, sql, [commit], " ORDER BY count DESC, value", limit, offset)
-    for row in result["items"]:
-        row["urls"] = sorted(json.loads(row["urls"]))
-    return {"field": field, **result}
+    groups = aggregates.value(archive, commit, "duplicates")[field]
+    return {"field": field, **page_of(groups[offset:offset + limit], len(groups), limit, offset)}
 
 
-# One row per mismatch kind: the page's own value next to the one its metadata declares.
-_MISMATCHES = " UNION ALL ".join(
-    f"SELECT u.url, '{kind}' AS kind, {own} AS page_value, {declared} AS declared_value {_HTML_PAGES} "
-    f"AND trim(coalesce({declared}, '')) != '' AND trim({declared}) != trim(coalesce({own}, ''))"
-    for kind, own, declared in (
-        ("canonical", "u.url", "ps.canonical"),
-        ("og_title", "ps.title", "ps.og_title"),
-        ("og_description", "ps.description", "ps.og_description"),
-    )
-)
-_MISMATCH_KINDS = ("canonical", "og_title", "og_description")
+_MISMATCH_KINDS = digest.MISMATCH_KINDS
 
 
 def _mismatches(archive: Any, commit: int, kind: str | None = None, url: str | None = None,
                 sort: str = "url", order: str = "asc", limit: int = 100, offset: int = 0) -> dict[str, Any]:
-    sql, params = f"SELECT * FROM ({_MISMATCHES}) m WHERE 1", [commit] * len(_MISMATCH_KINDS)
+    sql, params = f"SELECT * FROM ({digest.MISMATCHES}) m WHERE 1", [commit]
+    total = aggregates.value(archive, commit, "list_totals")["mismatches"] if not kind and not url else None
     if kind:
         sql, params = sql + " AND m.kind = ?", [*params, kind]
     if url:
         sql, params = sql + " AND instr(m.url, ?) > 0", [*params, url]
     clause = order_by({"url": "m.url", "kind": "m.kind"}, sort, order, tiebreak="m.url, m.kind")
-    return paged(archive, sql, params, clause, limit, offset)
+    return paged(archive, sql, params, clause, limit, offset, total=total)
 
 
-_SECURITY_HEADERS = {
-    "csp": "content-security-policy",
-    "x_frame_options": "x-frame-options",
-    "x_content_type_options": "x-content-type-options",
-    "hsts": "strict-transport-security",
-}
-_HAS = {key: f"(json_extract(ps.headers, '$.\"{header}\"') IS NOT NULL)"
-        for key, header in _SECURITY_HEADERS.items()}
+_SECURITY_HEADERS = digest.SECURITY_HEADERS
+_HAS = digest.HAS_HEADER
 
 
 def _headers(archive: Any, commit: int, missing: str | None = None, url: str | None = None,
              limit: int = 100, offset: int = 0) -> dict[str, Any]:
-    source, params = _HTML_PAGES, [commit]
+    source, params = _HTML_PAGES_BY_URL, [commit]
+    total = None
     if url:
         source, params = source + " AND instr(u.url, ?) > 0", [*params, url]
-    sums = ", ".join(f"coalesce(SUM({has}), 0) AS {key}" for key, has in _HAS.items())
-    totals = dict(archive.execute(f"SELECT COUNT(*) AS pages, {sums} {source}", params)[0])
+        sums = ", ".join(f"coalesce(SUM({has}), 0) AS {key}" for key, has in _HAS.items())
+        totals = dict(archive.execute(f"SELECT COUNT(*) AS pages, {sums} {source}", params)[0])
+    else:
+        totals = aggregates.value(archive, commit, "list_totals")["headers"]
+        total = totals["pages"]
     if missing:
         source += f" AND NOT {_HAS[missing]}"
+        total = totals["pages"] - totals[missing]
     flags = ", ".join(f"{has} AS {key}" for key, has in _HAS.items())
     sql = f"SELECT u.url, ps.status, {flags} {source}"
-    result = paged(archive, sql, params, " ORDER BY u.url", limit, offset)
+    result = paged(archive, sql, params, " ORDER BY u.url", limit, offset, total=total)
     for row in result["items"]:
         for key in _SECURITY_HEADERS:
             row[key] = bool(row[key])
     return {"headers": _SECURITY_HEADERS, "totals": totals, **result}
 
 
-# Failed URLs by kind: crawl_error events of the commit plus pages whose current state is a failure.
-_ERRORS = (
-    "WITH e(url_id, kind, message) AS ("
-    " SELECT url_id, kind, message FROM crawl_error WHERE commit_id = ?1"
-    " UNION SELECT cp.url_id, json_extract(ps.extra, '$.error_kind'), NULL FROM commit_page cp"
-    " JOIN page_state ps ON ps.id = cp.state_id WHERE cp.commit_id = ?1 AND instr(ps.extra, 'error_kind') > 0"
-    " AND json_extract(ps.extra, '$.error_kind') IS NOT NULL), "
-    "f(url_id, kind, message) AS (SELECT url_id, kind, MAX(message) FROM e GROUP BY url_id, kind) "
-)
-
-
 def _error_kinds(archive: Any, commit: int, examples: int = 5) -> dict[str, Any]:
-    rows = archive.execute(
-        _ERRORS + "SELECT f.kind, COUNT(*) AS count, "
-        "SUM(coalesce(ps.is_external, 0) = 0) AS internal, SUM(coalesce(ps.is_external, 0) = 1) AS external, "
-        "(SELECT COUNT(*) FROM crawl_error c WHERE c.commit_id = ?1 AND c.kind = f.kind) AS events "
-        "FROM f LEFT JOIN commit_page cp ON cp.commit_id = ?1 AND cp.url_id = f.url_id "
-        "LEFT JOIN page_state ps ON ps.id = cp.state_id GROUP BY f.kind ORDER BY count DESC, f.kind",
-        [commit])
-    samples = archive.execute(
-        _ERRORS + "SELECT kind, url, message FROM (SELECT f.kind, u.url, f.message, "
-        "ROW_NUMBER() OVER (PARTITION BY f.kind ORDER BY u.url) AS n FROM f JOIN url u ON u.id = f.url_id) "
-        "WHERE n <= ?2 ORDER BY kind, url", [commit, examples])
-    items = [dict(r) for r in rows]
-    for item in items:
-        item["examples"] = [{"url": s["url"], "message": s["message"]}
-                            for s in samples if s["kind"] == item["kind"]]
-    return {"total": sum(i["count"] for i in items), "items": items}
+    # The digest keeps the first 100 example URLs per kind (the parameter's maximum), in URL order.
+    result = aggregates.value(archive, commit, "error_kinds")
+    for item in result["items"]:
+        item["examples"] = item["examples"][:examples]
+    return result
 
 
 def _inventory_runs(archive: Any, commit: int, limit: int = 100, offset: int = 0) -> dict[str, Any]:
@@ -146,8 +111,9 @@ _URL_FILTER = {"url": {"type": "string", "description": "only URLs containing th
 QUERIES = [
     Query(
         "violations",
-        "Analyzer findings of the commit, one row per violation; with group_by_rule, counts per analyzer, "
-        "rule and severity (violations and distinct pages), most frequent first.",
+        "Analyzer findings of the commit, one row per violation (with the offending markup snippet and a help "
+        "URL where the analyzer gives them); with group_by_rule, counts per analyzer, rule and severity "
+        "(violations and distinct pages), most frequent first.",
         _violations,
         {"analyzer": {"type": "string", "description": "only this analyzer"},
          "severity": {"type": "string", "description": "only this severity (error, warning, …)"},
@@ -187,7 +153,7 @@ QUERIES = [
         "Failed URLs of the commit counted by error kind (DNS, refused, timeout, redirect loop, …), internal "
         "and external, with the number of recorded error events and example URLs.",
         _error_kinds,
-        {"examples": {"type": "integer", "default": 5, "minimum": 0, "maximum": 100,
+        {"examples": {"type": "integer", "default": 5, "minimum": 0, "maximum": digest.ERROR_EXAMPLES,
                       "description": "example URLs per kind"}},
         order=54),
     Query("inventory-runs", "Inventory files ingested into the commit, with their counts.", _inventory_runs,

@@ -6,66 +6,69 @@ import json
 from typing import Any
 
 from nitpicker_core import Query
+from nitpicker_core.archive import aggregates
 
 from .common import PAGES_OF_COMMIT, PAGING, order_by, page_of, paged, sorting
-from .pages import ERRORS_OF_COMMIT, LOOSE, STRICT, flags
-
-# A URL row of the commit that redirects, joined so only rows of the commit count.
-_REDIRECTS = ("page_state r CROSS JOIN commit_page rc ON rc.commit_id = ? AND rc.url_id = r.url_id "
-              "AND rc.state_id = r.id")
-# Resolved edges between pages: an anchor's target followed through its redirect_dest, counted.
-_EDGES = (
-    "SELECT sc.url_id AS src, COALESCE(tps.redirect_dest_url_id, a.target_url_id) AS dst, COUNT(*) AS anchors "
-    "FROM commit_page sc JOIN page_state sps ON sps.id = sc.state_id JOIN anchor a ON a.state_id = sc.state_id "
-    "LEFT JOIN commit_page tc ON tc.commit_id = sc.commit_id AND tc.url_id = a.target_url_id "
-    "LEFT JOIN page_state tps ON tps.id = tc.state_id "
-    "WHERE sc.commit_id = ? AND sps.is_external = 0 GROUP BY 1, 2"
-)
+from .pages import flags
 
 
 def _roots(archive: Any, commit: int) -> list[str]:
     """The crawl's root URLs plus where they redirect to (a redirecting root still roots its target)."""
     roots = archive.info().get("roots") or []
     rows = archive.execute(
-        "SELECT d.url FROM url u JOIN commit_page cp ON cp.url_id = u.id AND cp.commit_id = ? "
-        "JOIN page_state ps ON ps.id = cp.state_id JOIN url d ON d.id = ps.redirect_dest_url_id "
+        "SELECT d.url FROM url u CROSS JOIN commit_page cp ON cp.url_id = u.id AND cp.commit_id = ? "
+        "CROSS JOIN page_state ps ON ps.id = cp.state_id JOIN url d ON d.id = ps.redirect_dest_url_id "
         "WHERE u.url IN (SELECT value FROM json_each(?))", [commit, json.dumps(roots)])
     return sorted({*roots, *(r[0] for r in rows)})
 
 
+def _direction(order: str) -> str:
+    return "DESC" if order == "desc" else "ASC"
+
+
 def _broken_links(archive: Any, commit: int, limit: int, offset: int, sort: str, order: str) -> dict[str, Any]:
-    sql = (
-        "WITH d404 AS (SELECT cp.url_id, ps.status FROM commit_page cp JOIN page_state ps ON ps.id = cp.state_id "
-        "WHERE cp.commit_id = ? AND ps.status = 404 AND ps.redirect_dest_url_id IS NULL), "
-        "dead(via_id, dest_id, status) AS (SELECT url_id, url_id, status FROM d404 UNION ALL "
-        f"SELECT r.url_id, d.url_id, d.status FROM d404 d CROSS JOIN {_REDIRECTS} WHERE r.redirect_dest_url_id = d.url_id) "
-        "SELECT su.url AS source, tu.url AS href, a.fragment, a.text, du.url AS url, dead.status "
-        "FROM dead CROSS JOIN anchor a ON a.target_url_id = dead.via_id "
-        "CROSS JOIN commit_page sc ON sc.commit_id = ? AND sc.state_id = a.state_id JOIN url su ON su.id = sc.url_id "
-        "JOIN url tu ON tu.id = a.target_url_id JOIN url du ON du.id = dead.dest_id"
-    )
-    order_sql = order_by(_BROKEN_SORTS, sort, order, "source, a.ordinal")
-    return paged(archive, sql, [commit, commit, commit], order_sql, limit, offset)
+    columns = ("SELECT su.url AS source, tu.url AS href, a.fragment, a.text, du.url AS url, b.status ")
+    totals = aggregates.stored(archive, commit)
+    if totals is None:
+        sql = (f"{columns}FROM ({aggregates.broken(commit)}) b JOIN anchor a ON a.id = b.anchor_id "
+               "JOIN url su ON su.id = b.src_id JOIN url tu ON tu.id = a.target_url_id JOIN url du ON du.id = b.dest_id")
+        return paged(archive, sql, [], order_by(_BROKEN_SORTS, sort, order, "source, a.ordinal"), limit, offset)
+    # Stored rows stream in (source URL, anchor ordinal) order through the primary key.
+    sql = (f"{columns}FROM agg_broken b CROSS JOIN agg_url s ON s.commit_id = b.commit_id AND s.rank = b.src_rank "
+           "CROSS JOIN url su ON su.id = s.url_id CROSS JOIN anchor a ON a.id = b.anchor_id "
+           "CROSS JOIN url tu ON tu.id = a.target_url_id CROSS JOIN url du ON du.id = b.dest_url_id "
+           "WHERE b.commit_id = ?")
+    if sort == "source":
+        clause = f" ORDER BY b.src_rank {_direction(order)}, b.ordinal"
+    else:
+        clause = order_by(_BROKEN_SORTS, sort, order, "b.src_rank, b.ordinal")
+    return paged(archive, sql, [commit], clause, limit, offset, total=totals["broken"])
 
 
 _BROKEN_SORTS = {"source": "source", "href": "href", "url": "url"}
+# The destination's current state and error kind (its own record first, else the commit's crawl_error).
+_EXTERNAL_COLUMNS = (
+    "SELECT du.url AS url, ps.status, COALESCE(json_extract(ps.extra, '$.error_kind'), "
+    "(SELECT MIN(ce.kind || '') FROM crawl_error ce WHERE ce.commit_id = ?1 AND ce.url_id = du.id)) AS error_kind, "
+    "ps.is_external, e.referrers, e.anchors "
+)
+_EXTERNAL_STATE = ("LEFT JOIN commit_page dc ON dc.commit_id = ?1 AND dc.url_id = du.id "
+                   "LEFT JOIN page_state ps ON ps.id = dc.state_id")
 
 
 def _external_links(archive: Any, commit: int, limit: int, offset: int, sort: str, order: str) -> dict[str, Any]:
-    # Anchors whose written target is external, grouped by where that target finally led.
-    sql = (
-        "WITH ext(via_id, dest_id) AS (SELECT cp.url_id, COALESCE(ps.redirect_dest_url_id, cp.url_id) "
-        "FROM commit_page cp JOIN page_state ps ON ps.id = cp.state_id WHERE cp.commit_id = ? AND ps.is_external = 1) "
-        "SELECT du.url AS url, ps.status, COALESCE(json_extract(ps.extra, '$.error_kind'), ce.kind) AS error_kind, "
-        "ps.is_external, COUNT(DISTINCT sc.url_id) AS referrers, COUNT(*) AS anchors "
-        "FROM ext CROSS JOIN anchor a ON a.target_url_id = ext.via_id "
-        "CROSS JOIN commit_page sc ON sc.commit_id = ? AND sc.state_id = a.state_id JOIN url du ON du.id = ext.dest_id "
-        "LEFT JOIN commit_page dc ON dc.commit_id = ? AND dc.url_id = ext.dest_id "
-        f"LEFT JOIN page_state ps ON ps.id = dc.state_id LEFT JOIN {ERRORS_OF_COMMIT} ce ON ce.url_id = ext.dest_id "
-        "GROUP BY ext.dest_id"
-    )
-    order_sql = order_by(_EXTERNAL_SORTS, sort, order, "url")
-    return paged(archive, sql, [commit] * 4, order_sql, limit, offset, flags)
+    totals = aggregates.stored(archive, commit)
+    if totals is None:
+        sql = (f"{_EXTERNAL_COLUMNS}FROM ({aggregates.external(commit)}) e JOIN url du ON du.id = e.dest_id "
+               f"{_EXTERNAL_STATE}")
+        return paged(archive, sql, [commit], order_by(_EXTERNAL_SORTS, sort, order, "url"), limit, offset, flags)
+    sql = (f"{_EXTERNAL_COLUMNS}FROM agg_external e CROSS JOIN url du ON du.id = e.dest_url_id {_EXTERNAL_STATE} "
+           "WHERE e.commit_id = ?1")
+    if sort == "url":
+        clause = f" ORDER BY e.rank {_direction(order)}"
+    else:
+        clause = order_by(_EXTERNAL_SORTS, sort, order, "e.rank")
+    return paged(archive, sql, [commit], clause, limit, offset, flags, total=totals["external"])
 
 
 _EXTERNAL_SORTS = {"url": "url", "status": "status", "referrers": "referrers", "anchors": "anchors"}
@@ -73,52 +76,52 @@ _EXTERNAL_SORTS = {"url": "url", "status": "status", "referrers": "referrers", "
 
 def _isolated_pages(archive: Any, commit: int, limit: int, offset: int, sort: str, order: str,
                     include_roots: bool) -> dict[str, Any]:
-    # Internal HTML pages no anchor of another page reaches, directly or through a URL redirecting to them.
-    sql = (
-        "SELECT u.url, ps.status, ps.title, u.url IN (SELECT value FROM json_each(?)) AS root "
-        f"FROM {PAGES_OF_COMMIT} WHERE cp.commit_id = ? AND ps.is_external = 0 AND {STRICT} "
-        "AND NOT EXISTS (SELECT 1 FROM anchor a CROSS JOIN commit_page sc ON sc.commit_id = ? AND sc.state_id = a.state_id "
-        "WHERE a.target_url_id = cp.url_id AND sc.url_id != cp.url_id) "
-        f"AND NOT EXISTS (SELECT 1 FROM {_REDIRECTS} CROSS JOIN anchor a ON a.target_url_id = r.url_id "
-        "CROSS JOIN commit_page sc ON sc.commit_id = ? AND sc.state_id = a.state_id "
-        "WHERE r.redirect_dest_url_id = cp.url_id AND sc.url_id != cp.url_id)"
-    )
+    columns = "SELECT u.url, ps.status, ps.title, u.url IN (SELECT value FROM json_each(?1)) AS root "
+    roots = json.dumps(_roots(archive, commit))
+    totals = aggregates.stored(archive, commit)
+    total = None
+    if totals is None:
+        sql = (f"{columns}FROM {PAGES_OF_COMMIT} WHERE cp.commit_id = ?2 "
+               f"AND cp.url_id IN ({aggregates.isolated(commit)})")
+        ranked = "u.url"
+    else:
+        sql = (f"{columns}FROM agg_url n CROSS JOIN url u ON u.id = n.url_id "
+               "CROSS JOIN commit_page cp ON cp.commit_id = n.commit_id AND cp.url_id = n.url_id "
+               "CROSS JOIN page_state ps ON ps.id = cp.state_id WHERE n.commit_id = ?2 AND n.isolated = 1")
+        ranked = "n.rank"
+        total = totals["isolated"]
+        if not include_roots:
+            total -= archive.execute(
+                "SELECT COUNT(*) FROM url u CROSS JOIN agg_url n ON n.commit_id = ? AND n.url_id = u.id "
+                "WHERE u.url IN (SELECT value FROM json_each(?)) AND n.isolated = 1", [commit, roots])[0][0]
     if not include_roots:
         sql += " AND NOT root"
-    params = [json.dumps(_roots(archive, commit)), commit, commit, commit, commit]
-    return paged(archive, sql, params, order_by(_ISOLATED_SORTS, sort, order), limit, offset,
-                 lambda r: flags(r, ("root",)))
+    params = [roots, commit]
+    if sort == "url":
+        clause = f" ORDER BY {ranked} {_direction(order)}"
+    else:
+        clause = order_by(_ISOLATED_SORTS, sort, order, ranked)
+    return paged(archive, sql, params, clause, limit, offset, lambda r: flags(r, ("root",)), total)
 
 
 _ISOLATED_SORTS = {"url": "u.url", "status": "ps.status", "title": "ps.title", "root": "root"}
 
 
 def _components(archive: Any, commit: int) -> list[list[str]]:
-    """Weakly connected components of internal HTML pages through resolved anchors (union-find)."""
-    nodes = {r[0]: r[1] for r in archive.execute(
-        f"SELECT cp.url_id, u.url FROM {PAGES_OF_COMMIT} WHERE cp.commit_id = ? AND ps.is_external = 0 AND {STRICT}",
-        [commit])}
-    parent = {n: n for n in nodes}
-
-    def find(n: int) -> int:
-        while parent[n] != n:
-            parent[n] = parent[parent[n]]
-            n = parent[n]
-        return n
-
-    for src, dst, _ in archive.execute(_EDGES, [commit]):
-        if src in nodes and dst in nodes:
-            a, b = find(src), find(dst)
-            if a != b:
-                parent[max(a, b)] = min(a, b)
+    """Weakly connected components of internal HTML pages through resolved anchors, computed now."""
+    urls = {r[0]: r[1] for r in archive.execute(
+        f"SELECT n.url_id, u.url FROM ({aggregates.nodes(commit)}) n JOIN url u ON u.id = n.url_id")}
+    edges = ((src, dst) for src, dst, _ in archive.execute(aggregates.edges(commit)))
     groups: dict[int, list[str]] = {}
-    for n, url in nodes.items():
-        groups.setdefault(find(n), []).append(url)
+    for node, root in aggregates.components(list(urls), edges).items():
+        groups.setdefault(root, []).append(urls[node])
     return [sorted(g) for g in groups.values()]
 
 
 def _isolated_clusters(archive: Any, commit: int, limit: int, offset: int, singletons: bool,
                        rooted: bool) -> dict[str, Any]:
+    if aggregates.stored(archive, commit) is not None:
+        return _stored_clusters(archive, commit, limit, offset, singletons, rooted)
     roots = set(_roots(archive, commit))
     found = []
     for urls in _components(archive, commit):
@@ -133,22 +136,65 @@ def _isolated_clusters(archive: Any, commit: int, limit: int, offset: int, singl
     return result
 
 
+def _stored_clusters(archive: Any, commit: int, limit: int, offset: int, singletons: bool,
+                     rooted: bool) -> dict[str, Any]:
+    # A component is named by its smallest rank, i.e. its first URL, so (size DESC, comp) is the sort order.
+    root_rows = archive.execute(
+        "SELECT n.comp, u.url, c.size FROM url u CROSS JOIN agg_url n ON n.commit_id = ?1 AND n.url_id = u.id "
+        "JOIN agg_cluster c ON c.commit_id = ?1 AND c.comp = n.comp "
+        "WHERE u.url IN (SELECT value FROM json_each(?2)) AND n.comp IS NOT NULL",
+        [commit, json.dumps(_roots(archive, commit))])
+    where, params = "c.commit_id = ?", [commit]
+    if not singletons:
+        where += " AND c.size > 1"
+    if not rooted:
+        where += " AND c.comp NOT IN (SELECT value FROM json_each(?))"
+        params.append(json.dumps(sorted({r[0] for r in root_rows})))
+    total = archive.execute(f"SELECT COUNT(*) FROM agg_cluster c WHERE {where}", params)[0][0]
+    singles = archive.execute("SELECT COUNT(*) FROM agg_cluster WHERE commit_id = ? AND size = 1", [commit])[0][0]
+    singles -= len({r[0] for r in root_rows if r[2] == 1})
+    listed = [(r[0], r[1]) for r in archive.execute(
+        f"SELECT c.comp, c.size FROM agg_cluster c WHERE {where} ORDER BY c.size DESC, c.comp LIMIT ? OFFSET ?",
+        [*params, limit, offset])]
+    members: dict[int, list[str]] = {comp: [] for comp, _ in listed}
+    for comp, url in archive.execute(
+            "SELECT n.comp, u.url FROM agg_url n INDEXED BY agg_url_comp CROSS JOIN url u ON u.id = n.url_id "
+            "WHERE n.commit_id = ? AND n.comp IN (SELECT value FROM json_each(?)) ORDER BY n.comp, n.rank",
+            [commit, json.dumps(list(members))]):
+        members[comp].append(url)
+    items = [{"size": size, "singleton": size == 1, "roots": sorted(r[1] for r in root_rows if r[0] == comp),
+              "urls": members[comp]} for comp, size in listed]
+    result = page_of(items, total, limit, offset)
+    result["singleton_total"] = singles
+    return result
+
+
 def _link_graph(archive: Any, commit: int, limit: int, offset: int, sort: str, order: str,
                 all_nodes: bool) -> dict[str, Any]:
-    internal = f"ps.is_external = 0 AND {LOOSE}"
-    sql = (
-        f"SELECT su.url AS source, du.url AS target, e.anchors FROM ({_EDGES}) e "
-        "JOIN url su ON su.id = e.src JOIN url du ON du.id = e.dst "
-        "JOIN commit_page dc ON dc.commit_id = ? AND dc.url_id = e.dst JOIN page_state ps ON ps.id = dc.state_id "
-        f"WHERE e.src != e.dst AND {internal}"
-    )
-    result = paged(archive, sql, [commit, commit], order_by(_GRAPH_SORTS, sort, order, "source, target"),
-                   limit, offset)
+    totals = aggregates.stored(archive, commit)
+    if totals is None:
+        sql = (f"SELECT su.url AS source, du.url AS target, e.anchors FROM ({aggregates.graph_edges(commit)}) e "
+               "JOIN url su ON su.id = e.src JOIN url du ON du.id = e.dst")
+        result = paged(archive, sql, [], order_by(_GRAPH_SORTS, sort, order, "source, target"), limit, offset)
+    else:
+        sql = ("SELECT su.url AS source, du.url AS target, e.anchors FROM agg_edge e "
+               "CROSS JOIN agg_url s ON s.commit_id = e.commit_id AND s.rank = e.src_rank "
+               "CROSS JOIN url su ON su.id = s.url_id "
+               "CROSS JOIN agg_url d ON d.commit_id = e.commit_id AND d.rank = e.dst_rank "
+               "CROSS JOIN url du ON du.id = d.url_id WHERE e.commit_id = ?")
+        # Edges are stored in (source, target) URL order; other sorts sort every edge.
+        ranked = {"source": "e.src_rank", "target": "e.dst_rank", "anchors": "e.anchors"}
+        clause = f" ORDER BY {ranked[sort]} {_direction(order)}, e.src_rank, e.dst_rank"
+        result = paged(archive, sql, [commit], clause, limit, offset, total=totals["graph_edges"])
+    internal = f"ps.is_external = 0 AND {aggregates.LOOSE}"
     node_sql = f"SELECT u.url, ps.status, ps.title FROM {PAGES_OF_COMMIT} WHERE cp.commit_id = ? AND {internal}"
     params: list[Any] = [commit]
     if not all_nodes:
         ends = {url for e in result["items"] for url in (e["source"], e["target"])}
-        node_sql, params = node_sql + " AND u.url IN (SELECT value FROM json_each(?))", [commit, json.dumps(sorted(ends))]
+        node_sql = ("SELECT u.url, ps.status, ps.title FROM url u CROSS JOIN commit_page cp ON cp.commit_id = ? "
+                    "AND cp.url_id = u.id CROSS JOIN page_state ps ON ps.id = cp.state_id "
+                    f"WHERE {internal} AND u.url IN (SELECT value FROM json_each(?))")
+        params = [commit, json.dumps(sorted(ends))]
     result["nodes"] = [dict(r) for r in archive.execute(node_sql + " ORDER BY u.url", params)]
     return result
 

@@ -10,33 +10,28 @@ from nitpicker_core import (
     METADATA_FIELDS,
     Query,
     UsageError,
-    content_type_sql_case,
     content_type_sql_filter,
 )
+from nitpicker_core.archive import aggregates, digest
 
 from .common import PAGES_OF_COMMIT, PAGING, order_by, paged, sorting
 
-# "Page" semantics. Strict: rendered HTML. Loose (user-facing lists): strict plus rows without a content
-# type that are not redirects, i.e. fetch failures and skipped URLs.
-STRICT = "ps.content_type = 'text/html'"
-LOOSE = ("(ps.content_type = 'text/html' OR ((ps.content_type IS NULL OR ps.content_type = '') "
-         "AND ps.redirect_dest_url_id IS NULL))")
-CATEGORY = content_type_sql_case("ps.content_type")
-# Error kind of a failed fetch: the state's own record first, else the commit's crawl_error row.
-ERRORS_OF_COMMIT = "(SELECT url_id, MIN(kind) AS kind FROM crawl_error WHERE commit_id = ? GROUP BY url_id)"
-ERROR_KIND = "COALESCE(json_extract(ps.extra, '$.error_kind'), ce.kind)"
-
+# "Page" semantics (strict: rendered HTML; loose: plus failures and skipped URLs), defined with the digests.
+STRICT = digest.STRICT
+LOOSE = digest.LOOSE
+CATEGORY = digest.CATEGORY
 TEXT_FIELDS = tuple(f for f in METADATA_FIELDS if f not in {"noindex", "nofollow", "noarchive", "noimageindex"})
-FILL_FIELDS = ("title", "description", "keywords", "lang", "charset", "viewport", "canonical", "robots",
-               "og_type", "og_title", "og_description", "og_url", "og_image", "twitter_card")
 
-PAGE_COLUMNS = (
+_PAGE_SELECT = (
     "SELECT u.url, ps.status, ps.content_type, " + CATEGORY + " AS category, ps.title, ps.description, "
     "ps.lang, ps.is_external, ps.is_skipped, ps.skip_reason, d.url AS redirect_dest, "
-    + ERROR_KIND + ' AS error_kind, ps.content_length, cp."order" AS crawl_order '
-    "FROM " + PAGES_OF_COMMIT + " LEFT JOIN url d ON d.id = ps.redirect_dest_url_id "
-    "LEFT JOIN " + ERRORS_OF_COMMIT + " ce ON ce.url_id = cp.url_id WHERE cp.commit_id = ?"
+    + digest.ERROR_KIND + ' AS error_kind, ps.content_length, cp."order" AS crawl_order '
 )
+_PAGE_JOINS = "LEFT JOIN url d ON d.id = ps.redirect_dest_url_id WHERE cp.commit_id = ?"
+PAGE_COLUMNS = _PAGE_SELECT + "FROM " + PAGES_OF_COMMIT + " " + _PAGE_JOINS
+# The same rows driven by the URL index, so a URL-sorted page streams and LIMIT stops early.
+_PAGE_COLUMNS_BY_URL = (_PAGE_SELECT + "FROM url u CROSS JOIN commit_page cp ON cp.url_id = u.id "
+                        "CROSS JOIN page_state ps ON ps.id = cp.state_id " + _PAGE_JOINS)
 PAGE_SORTS = {"url": "u.url", "status": "ps.status", "title": "ps.title", "content_type": "ps.content_type",
               "size": "ps.content_length", "crawl_order": 'cp."order"'}
 BOOLS = ("is_external", "is_skipped")
@@ -50,47 +45,16 @@ def flags(row: dict[str, Any], names: tuple[str, ...] = BOOLS) -> dict[str, Any]
 
 
 def _summary(archive: Any, commit: int) -> dict[str, Any]:
-    base = f"FROM {PAGES_OF_COMMIT} WHERE cp.commit_id = ?"
-    counts = {"internal": {"urls": 0, "pages": 0, "pages_loose": 0}, "external": {"urls": 0, "pages": 0,
-                                                                                   "pages_loose": 0}}
-    for r in archive.execute(f"SELECT ps.is_external, COUNT(*), SUM({STRICT}), SUM({LOOSE}) {base} "
-                             "GROUP BY ps.is_external", [commit]):
-        counts["external" if r[0] else "internal"] = {"urls": r[1], "pages": r[2], "pages_loose": r[3]}
-    status: dict[str, Any] = {"total": 0, "by_code": [], "redirect_hops": 0, "skipped": 0, "failed": 0,
-                              "failed_by_kind": []}
-    bucket = ("CASE WHEN ps.is_skipped THEN 'skipped' WHEN ps.status IS NOT NULL THEN 'code' "
-              "WHEN ps.redirect_dest_url_id IS NOT NULL THEN 'redirect_hops' ELSE 'failed' END")
-    sql = (f"SELECT {bucket} AS bucket, ps.status, COALESCE({ERROR_KIND}, 'unknown') AS kind, COUNT(*) AS n "
-           f"FROM {PAGES_OF_COMMIT} LEFT JOIN {ERRORS_OF_COMMIT} ce ON ce.url_id = cp.url_id "
-           "WHERE cp.commit_id = ? GROUP BY 1, 2, 3 ORDER BY 1, 2, 3")
-    by_code: dict[int, int] = {}
-    for r in archive.execute(sql, [commit, commit]):
-        status["total"] += r["n"]
-        if r["bucket"] == "code":
-            by_code[r["status"]] = by_code.get(r["status"], 0) + r["n"]
-        else:
-            status[r["bucket"]] += r["n"]
-            if r["bucket"] == "failed":
-                status["failed_by_kind"].append({"kind": r["kind"], "count": r["n"]})
-    status["by_code"] = [{"status": code, "count": n} for code, n in sorted(by_code.items())]
-    categories = {c: {"category": c, "count": 0, "internal": 0, "external": 0} for c in CATEGORIES}
-    for r in archive.execute(f"SELECT {CATEGORY} AS c, COUNT(*), SUM(ps.is_external = 0), SUM(ps.is_external) "
-                             f"{base} GROUP BY 1", [commit]):
-        categories[r[0]].update(count=r[1], internal=r[2], external=r[3])
-    sums = ", ".join(f"SUM(ps.{f} IS NOT NULL AND ps.{f} != '')" for f in FILL_FIELDS)
-    row = archive.execute(f"SELECT COUNT(*), {sums} {base} AND ps.is_external = 0 AND {STRICT}", [commit])[0]
-    total = row[0]
-    fill = [{"field": f, "filled": row[i + 1] or 0, "total": total,
-             "rate": round((row[i + 1] or 0) / total, 4) if total else None} for i, f in enumerate(FILL_FIELDS)]
-    return {"commit": commit, "counts": counts, "status": status, "content_types": list(categories.values()),
-            "metadata_fill": fill}
+    return aggregates.value(archive, commit, "summary")
 
 
 def _pages(archive: Any, commit: int, limit: int, offset: int, sort: str, order: str, status: int | None = None,
            missing: str | None = None, url: str | None = None, category: str | None = None,
            external: bool | None = None, tag: str | None = None, jsonld_type: str | None = None,
            strict: bool = False) -> dict[str, Any]:
-    sql, params = PAGE_COLUMNS, [commit, commit]
+    unfiltered = category is None and not strict and all(
+        v is None for v in (status, missing, url, external, tag, jsonld_type))
+    sql, params = (_PAGE_COLUMNS_BY_URL if sort == "url" else PAGE_COLUMNS), [commit]
     if category is not None:
         where, args = content_type_sql_filter("ps.content_type", category)
         sql, params = f"{sql} AND {where}", [*params, *args]
@@ -112,7 +76,8 @@ def _pages(archive: Any, commit: int, limit: int, offset: int, sort: str, order:
         sql += (" AND EXISTS (SELECT 1 FROM jsonld j, json_each(CASE WHEN json_valid(j.types) THEN j.types "
                 "ELSE '[]' END) e WHERE j.state_id = ps.id AND e.value = ? COLLATE NOCASE)")
         params.append(jsonld_type)
-    return paged(archive, sql, params, order_by(PAGE_SORTS, sort, order), limit, offset, flags)
+    total = aggregates.value(archive, commit, "list_totals")["pages"] if unfiltered else None
+    return paged(archive, sql, params, order_by(PAGE_SORTS, sort, order), limit, offset, flags, total)
 
 
 def _state(archive: Any, commit: int, url: str) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from nitpicker_core import Query, UsageError
+from nitpicker_core.archive import aggregates
 
 from .common import PAGING, external_flag, order_by, paged, sorting
 
@@ -87,12 +88,20 @@ _MISSING_SIZE = (
     "THEN instr(lower(i.markup), ' width=') = 0 OR instr(lower(i.markup), ' height=') = 0 "
     "ELSE i.width IS NULL OR i.height IS NULL END)"
 )
-_IMAGE_ROWS = (
+_IMAGE_SELECT = (
     "SELECT u.url AS page, i.src, i.current_src, i.alt, i.width, i.height, i.natural_width, "
     f"i.natural_height, i.is_lazy, i.viewport_width, {_MISSING_SIZE} AS missing_size, "
     f"{_OVERSIZED} AS oversized "
-    "FROM commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id "
+)
+_IMAGE_ROWS = (
+    _IMAGE_SELECT + "FROM commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id "
     "JOIN image i ON i.state_id = cp.state_id WHERE cp.commit_id = ? AND ps.is_external = 0"
+)
+# The same rows driven by the URL index, so page-sorted lists stream and LIMIT stops early.
+_IMAGE_ROWS_BY_URL = (
+    _IMAGE_SELECT + "FROM url u CROSS JOIN commit_page cp ON cp.url_id = u.id CROSS JOIN page_state ps "
+    "ON ps.id = cp.state_id CROSS JOIN image i ON i.state_id = cp.state_id "
+    "WHERE cp.commit_id = ? AND ps.is_external = 0"
 )
 _IMAGE_COLUMNS = {
     "page": "u.url", "src": "i.src", "alt": "i.alt", "width": "i.width", "height": "i.height",
@@ -105,7 +114,9 @@ def _images(archive: Any, commit: int, url: str | None = None, missing_alt: bool
             missing_size: bool = False, oversized: bool = False, lazy: bool | None = None,
             viewport_width: int | None = None, sort: str = "page", order: str = "asc", limit: int = 100,
             offset: int = 0) -> dict[str, Any]:
-    sql, params = _IMAGE_ROWS, [commit]
+    unfiltered = not (url or missing_alt or missing_size or oversized) and lazy is None and viewport_width is None
+    total = aggregates.value(archive, commit, "list_totals")["images"] if unfiltered else None
+    sql, params = (_IMAGE_ROWS_BY_URL if sort == "page" else _IMAGE_ROWS), [commit]
     if url:
         sql, params = sql + " AND instr(u.url, ?) > 0", [*params, url]
     if missing_alt:
@@ -119,7 +130,7 @@ def _images(archive: Any, commit: int, url: str | None = None, missing_alt: bool
     if viewport_width is not None:
         sql, params = sql + " AND i.viewport_width = ?", [*params, viewport_width]
     clause = order_by(_IMAGE_COLUMNS, sort, order, tiebreak="u.url, i.viewport_width, i.ordinal")
-    result = paged(archive, sql, params, clause, limit, offset, external_flag)
+    result = paged(archive, sql, params, clause, limit, offset, external_flag, total)
     for row in result["items"]:
         for key in ("is_lazy", "missing_size", "oversized"):
             row[key] = bool(row[key])

@@ -6,76 +6,69 @@ import json
 from typing import Any
 
 from nitpicker_core import Query, UsageError
+from nitpicker_core.archive import aggregates
 
-from .common import PAGES_OF_COMMIT, PAGING, external_flag, order_by, paged, sorting
+from .common import PAGES_OF_COMMIT, PAGING, external_flag, order_by, page_of, paged, sorting
 
 _PAGE_COLUMNS = {"url": "u.url", "title": "ps.title", "status": "ps.status"}
 
 
 def _pages_by_tag(archive: Any, commit: int, provider: str, external_id: str | None = None,
                   sort: str = "url", order: str = "asc", limit: int = 100, offset: int = 0) -> dict[str, Any]:
+    pages = (PAGES_OF_COMMIT if sort != "url" else
+             "url u CROSS JOIN commit_page cp ON cp.url_id = u.id CROSS JOIN page_state ps ON ps.id = cp.state_id")
     sql = (
         "SELECT u.url, ps.status, ps.title, ps.is_external, t.provider, t.category, t.external_id, "
-        f"t.version, t.confidence FROM {PAGES_OF_COMMIT} JOIN tag t ON t.state_id = cp.state_id "
+        f"t.version, t.confidence FROM {pages} JOIN tag t ON t.state_id = cp.state_id "
         "WHERE cp.commit_id = ? AND t.provider = ? COLLATE NOCASE"
     )
     params: list[Any] = [commit, provider]
     if external_id:
         sql, params = sql + " AND t.external_id = ?", [*params, external_id]
+    wanted = _nocase(provider)
+    total = sum(rows for name, tag_id, rows in aggregates.value(archive, commit, "tag_rows")
+                if _nocase(name) == wanted and (not external_id or tag_id == external_id))
     clause = order_by(_PAGE_COLUMNS, sort, order, tiebreak="u.url, t.ordinal")
-    return paged(archive, sql, params, clause, limit, offset, external_flag)
+    return paged(archive, sql, params, clause, limit, offset, external_flag, total)
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _nocase(text: str) -> str:
+    """SQLite's NOCASE collation: ASCII letters only."""
+    return text.translate(_ASCII_LOWER)
 
 
 def _tag_counts(archive: Any, commit: int, category: str | None = None, limit: int = 100,
                 offset: int = 0) -> dict[str, Any]:
-    source = "FROM commit_page cp JOIN tag t ON t.state_id = cp.state_id WHERE cp.commit_id = ?"
-    params: list[Any] = [commit]
+    counts = aggregates.value(archive, commit, "tag_counts")
+    providers, items = counts["providers"], counts["items"]
     if category:
-        source, params = source + " AND t.category = ?", [*params, category]
-    providers = archive.execute(
-        f"SELECT t.provider, t.category, COUNT(DISTINCT cp.url_id) AS pages {source} "
-        "GROUP BY t.provider, t.category ORDER BY pages DESC, t.provider", params)
-    sql = (
-        "SELECT t.provider, t.category, t.external_id, COUNT(DISTINCT cp.url_id) AS pages, "
-        f"group_concat(DISTINCT nullif(t.version, '')) AS versions {source} "
-        "GROUP BY t.provider, t.category, t.external_id"
-    )
-    result = paged(archive, sql, params, " ORDER BY pages DESC, t.provider, t.external_id",
-                   limit, offset, external_flag)
-    for item in result["items"]:
-        item["versions"] = sorted(item["versions"].split(",")) if item["versions"] else []
-    return {"providers": [dict(r) for r in providers], **result}
+        providers = [p for p in providers if p["category"] == category]
+        items = [i for i in items if i["category"] == category]
+    return {"providers": providers, **page_of(items[offset:offset + limit], len(items), limit, offset)}
 
 
-# The JSON-LD scripts of the commit's pages; `types` holds the normalised @type values as a JSON array.
-_JSONLD = f"FROM {PAGES_OF_COMMIT} JOIN jsonld j ON j.state_id = cp.state_id WHERE cp.commit_id = ?"
 
 
 def _pages_by_jsonld_type(archive: Any, commit: int, type: str, sort: str = "url", order: str = "asc",
                           limit: int = 100, offset: int = 0) -> dict[str, Any]:
-    sql = (
-        f"SELECT u.url, ps.status, ps.title, ps.is_external, COUNT(*) AS scripts {_JSONLD} "
-        "AND j.types != '[]' AND EXISTS (SELECT 1 FROM json_each(j.types) je WHERE je.value = ?) "
-        "GROUP BY cp.url_id"
-    )
+    pages = (PAGES_OF_COMMIT if sort != "url" else
+             "url u CROSS JOIN commit_page cp ON cp.url_id = u.id CROSS JOIN page_state ps ON ps.id = cp.state_id")
+    # A page appears once, with the number of its scripts whose @type includes the type.
+    scripts = ("(SELECT COUNT(*) FROM jsonld j WHERE j.state_id = cp.state_id AND j.types != '[]' "
+               "AND EXISTS (SELECT 1 FROM json_each(j.types) je WHERE je.value = ?1))")
+    sql = (f"SELECT u.url, ps.status, ps.title, ps.is_external, {scripts} AS scripts FROM {pages} "
+           f"WHERE cp.commit_id = ?2 AND {scripts} > 0")
+    counts = aggregates.value(archive, commit, "jsonld_counts")["types"]
+    total = next((t["pages"] for t in counts if t["type"] == type), 0)
     clause = order_by(_PAGE_COLUMNS, sort, order)
-    return paged(archive, sql, [commit, type], clause, limit, offset, external_flag)
+    return paged(archive, sql, [type, commit], clause, limit, offset, external_flag, total)
 
 
 def _jsonld_counts(archive: Any, commit: int) -> dict[str, Any]:
-    types = archive.execute(
-        "SELECT je.value AS type, COUNT(*) AS scripts, COUNT(DISTINCT cp.url_id) AS pages "
-        "FROM commit_page cp JOIN jsonld j ON j.state_id = cp.state_id JOIN json_each(j.types) je "
-        "WHERE cp.commit_id = ? AND j.types != '[]' GROUP BY je.value ORDER BY pages DESC, type", [commit])
-    kinds = archive.execute(
-        "SELECT j.kind, COUNT(*) AS scripts, COUNT(DISTINCT cp.url_id) AS pages, "
-        "SUM(j.error != '') AS errors FROM commit_page cp JOIN jsonld j ON j.state_id = cp.state_id "
-        "WHERE cp.commit_id = ? GROUP BY j.kind ORDER BY j.kind", [commit])
-    errors = archive.execute(
-        "SELECT COUNT(*) AS scripts, COUNT(DISTINCT cp.url_id) AS pages FROM commit_page cp "
-        "JOIN jsonld j ON j.state_id = cp.state_id WHERE cp.commit_id = ? AND j.error != ''", [commit])[0]
-    return {"types": [dict(r) for r in types], "kinds": [dict(r) for r in kinds],
-            "parse_errors": errors["scripts"], "pages_with_parse_errors": errors["pages"]}
+    return aggregates.value(archive, commit, "jsonld_counts")
 
 
 def _page_jsonld(archive: Any, commit: int, url: str) -> dict[str, Any]:

@@ -31,6 +31,12 @@ class MainContents(Analyzer):
     )
     order = 50
 
+    def check(self, settings: Mapping[str, Any]) -> None:
+        try:  # a broken selector fails once, in the main process, instead of on every page
+            compile_selector(settings.get("selector") or None)
+        except ValueError as exc:
+            raise UsageError(f"--main-content-selector: {exc}") from None
+
     def setup(self, settings: Mapping[str, Any]) -> None:
         self.selector_text = settings.get("selector") or None
         self.selector = compile_selector(self.selector_text)
@@ -98,14 +104,6 @@ def register_settings(register: Any) -> None:
     register("selector", type="str", default=None,
              help="CSS selector of the main content; when it matches nothing: main, [role=main], article, "
                   "then the densest text block")
-
-
-@hookimpl
-def configure(config: Any) -> None:
-    try:  # a broken selector fails once, in the main process, instead of on every page
-        compile_selector(config.settings_for("main-content").get("selector"))
-    except ValueError as exc:
-        raise UsageError(f"--main-content-selector: {exc}") from None
 
 
 @hookimpl

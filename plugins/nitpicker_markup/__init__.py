@@ -38,6 +38,9 @@ class Markup(Analyzer):
     columns = (Column("parse_errors", "Parse errors"), Column("violations", "Markup violations"))
     order = 20
 
+    def check(self, settings: Mapping[str, Any]) -> None:
+        check_disabled(settings.get("disable"))  # in the main process, so a typo fails before any page
+
     def setup(self, settings: Mapping[str, Any]) -> None:
         self.disabled = check_disabled(settings.get("disable"))
         self.max_size = int(settings.get("max_size") or DEFAULT_MAX_SIZE)
@@ -89,12 +92,6 @@ def register_settings(register: Any) -> None:
              help=f"markup rule ids to switch off (known: {', '.join(RULES)})")
     register("max_size", type="int", default=DEFAULT_MAX_SIZE,
              help="pages longer than this many characters skip the html5lib parse-error pass")
-
-
-@hookimpl
-def configure(config: Any) -> None:
-    # Checked here, in the main process, so a typo fails before any page is analyzed.
-    check_disabled(config.settings_for("markup").get("disable"))
 
 
 @hookimpl

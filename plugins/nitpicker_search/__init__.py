@@ -31,7 +31,11 @@ def parse_settings(settings: Mapping[str, Any]) -> tuple[list[Keyword], str, Any
 
 
 class SearchAnalyzer(Analyzer):
-    """Its columns depend on the settings: ``configure`` (in every process) sets them before they are read."""
+    """Its columns depend on the settings: ``configure`` (in every process) sets them before they are read.
+
+    Bad settings leave it without columns there (other commands must not fail over them); ``check``, which
+    the engine calls before an analyze run, reports them.
+    """
 
     name = "search"
     label = "Keyword search"
@@ -48,6 +52,9 @@ class SearchAnalyzer(Analyzer):
         if not self.keywords:
             return ()
         return (*(Column(k.key, k.label) for k in self.keywords), TOTAL)
+
+    def check(self, settings: Mapping[str, Any]) -> None:
+        parse_settings(settings)
 
     def setup(self, settings: Mapping[str, Any]) -> None:
         self.keywords, self.scope, self.selector = parse_settings(settings)
@@ -84,7 +91,10 @@ def register_settings(register: Any) -> None:
 
 @hookimpl
 def configure(config: Any) -> None:
-    _ANALYZER.setup(config.settings_for(PLUGIN))  # invalid regex or selector: fail before the run
+    try:  # the columns, for every command that shows them; bad settings fail in check, when analyzing
+        _ANALYZER.setup(config.settings_for(PLUGIN))
+    except UsageError:
+        _ANALYZER.keywords, _ANALYZER.scope, _ANALYZER.selector = [], DEFAULT_SCOPE, None
 
 
 @hookimpl

@@ -46,6 +46,9 @@ class TextAnalyzer(Analyzer):
     def __init__(self) -> None:
         self.checker: Checker | None = None
 
+    def check(self, settings: Mapping[str, Any]) -> None:
+        options_from(settings)  # the engine calls this before the run: a bad setting fails once, not per page
+
     def setup(self, settings: Mapping[str, Any]) -> None:
         from janome.tokenizer import Tokenizer  # its dictionary takes a while to load: once per worker
 
@@ -84,11 +87,6 @@ def register_settings(register: Any) -> None:
     register("dictionary", type="list", default=[],
              help="forbidden terms: 'forbidden=preferred' items, or paths of UTF-8 files with one such "
                   "line each")
-
-
-@hookimpl
-def configure(config: Any) -> None:
-    options_from(config.settings_for(PLUGIN))  # fail before the run, not once per page
 
 
 @hookimpl

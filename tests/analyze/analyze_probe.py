@@ -22,10 +22,12 @@ class Probe(Analyzer):
     concurrency = 2
     timeout = 30
 
-    def setup(self, settings):
-        self.settings = settings
+    def check(self, settings):
         if settings.get("usage_error"):
             raise UsageError("probe: these settings make no sense")
+
+    def setup(self, settings):
+        self.settings = settings
         if settings.get("fail_in_workers") and multiprocessing.parent_process() is not None:
             raise RuntimeError("no workers today")
         log(settings, f"setup {os.getpid()}")

@@ -285,4 +285,6 @@ def test_cli_repeatable_list_settings_summary_and_exit_codes(dist, cli, tmp_path
 
     refused = cli("analyze", str(archive), "--plugin", "probe", "--probe-usage-error", env=env)
     assert refused.returncode == 1 and refused.stdout == ""
-    assert refused.stderr.splitlines()[-1] == "nitpicker: error: probe: these settings make no sense"
+    assert refused.stderr.splitlines() == ["nitpicker: error: probe: these settings make no sense"]
+    with open_archive(archive) as reader:  # refused before anything was written: the first run is intact
+        assert [r["settings"]["usage_error"] for r in reader.analyzer_runs() if r["analyzer"] == "probe"] == [False]

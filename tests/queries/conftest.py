@@ -37,7 +37,8 @@ def crawled(qsite, tmp_path_factory) -> Path:
 
         def each_page(self, page):
             headings = len(page.document.findall(".//h1"))
-            found = [Violation("no-h1", "the page has no h1", "warning")] if headings == 0 else []
+            found = [Violation("no-h1", "the page has no h1", "warning", "body", snippet="<body>",
+                               help_url="https://rules.test/no-h1")] if headings == 0 else []
             if not page.metadata.get("lang"):
                 found.append(Violation("html-lang", "<html> has no lang attribute", "error", "html"))
             return PageReport({"headings": headings}, found)

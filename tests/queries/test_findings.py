@@ -56,7 +56,9 @@ def test_violations_rows(query, qsite):
     urls = [r["url"] for r in rows["items"]]
     assert urls == sorted(urls) and rows["total"] == len(urls)
     assert qsite + "/meta/full" in urls and qsite + "/" not in urls and qsite + "/about" not in urls
-    assert rows["items"][0]["message"] == "the page has no h1"
+    assert {k: rows["items"][0][k] for k in ("message", "location", "snippet", "help_url")} == {
+        "message": "the page has no h1", "location": "body", "snippet": "<body>",
+        "help_url": "https://rules.test/no-h1"}
     one = query("violations", "--url", "/meta/full")
     assert [(r["url"], r["rule"]) for r in one["items"]] == [(qsite + "/meta/full", "no-h1")]
     assert query("violations", "--severity", "error")["total"] == 0

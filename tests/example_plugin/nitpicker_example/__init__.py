@@ -73,3 +73,32 @@ def register_commands(cli: click.Group) -> None:
         total = sum(item["words"] for item in counts)
         average = total / len(counts) if counts else 0
         click.echo(f"{len(counts)} pages, {total} words, {average:.1f} words per page")
+
+
+WORD_COUNTS_PAGE = """{% extends "base.html" %}{% block content %}
+<table class="data"><caption>{{ data.total }} pages</caption>
+<thead><tr><th scope="col">URL</th><th scope="col">Words</th></tr></thead>
+<tbody>{% for row in data["items"] %}<tr><td class="url">{{ row.url }}</td><td>{{ row.words }}</td></tr>{% endfor %}</tbody>
+</table>{% endblock %}"""
+
+
+@hookimpl
+def register_viewer_blueprints(register: Any) -> None:
+    from flask import Blueprint
+
+    from nitpicker_viewer.app import query, render_source
+
+    blueprint = Blueprint("word_counts", __name__)
+
+    @blueprint.get("/word-counts")
+    def word_counts() -> str:
+        return render_source(WORD_COUNTS_PAGE, title="Word counts", data=query("word-counts"))
+
+    register(blueprint)
+
+
+@hookimpl
+def viewer_menu_links(request: Any) -> list[Any]:
+    from nitpicker_core import MenuLink
+
+    return [MenuLink("/word-counts", "Word counts", order=500)]

@@ -1,0 +1,165 @@
+"""Viewer latency: every HTML view of a synthetic archive served over real HTTP, warm, with the process's RSS.
+
+Targets (issue 6): every view's HTML in <= 300 ms warm, the viewer process under 500 MB. For each view it
+prints the first request (the viewer's answer cache is empty, SQLite's page cache is warm from the views
+before), the repeated requests (warm: a finished archive's query answers are kept by the viewer) and the
+viewer's own part of a first request (templates and HTTP; the rest is the registered queries' time).
+
+    python benchmarks/viewer_latency.py                       # 100,000 pages in /tmp/vbench (made if missing)
+    python benchmarks/viewer_latency.py --archive /tmp/qbench/100k.nitpicker --runs 10
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+WORK = Path("/tmp/vbench")
+WARM_TARGET_MS = 300.0
+RSS_TARGET_MB = 500.0
+
+VIEWS = ("/", "/pages", "/pages?page=500&pageSize=100", "/pages?missing=description&sort=title",
+         "/pages?category=image&external=1", "/pages?url=*page-1234*", "/broken-links", "/external-links",
+         "/external-links?sort=referrers&order=desc", "/isolated", "/isolated/clusters", "/graph", "/graph/edges", "/resources",
+         "/resources?sort=referrers&order=desc", "/images", "/images?missing_alt=1", "/violations",
+         "/violations?severity=error", "/violations/rules", "/duplicates", "/duplicates?field=description",
+         "/mismatches", "/commits", "/diff")
+
+
+def rss_mb() -> tuple[float, float]:
+    """(current, peak) resident set size of this process in MB, from /proc."""
+    fields = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines() if ":" in line)
+    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+
+
+QUERY_MS = [0.0]  # time spent inside registered queries during the current request
+
+
+def count_query_time() -> None:
+    """Wrap the viewer's run_query so each request's query time can be told apart from the viewer's own."""
+    import nitpicker_viewer.app as viewer_app
+
+    original = viewer_app.run_query
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            QUERY_MS[0] += (time.perf_counter() - started) * 1000
+
+    viewer_app.run_query = timed
+
+
+def fetch(url: str) -> tuple[float, float, int, int]:
+    """(total ms, of which in queries ms, status, bytes) of one GET."""
+    QUERY_MS[0] = 0.0
+    started = time.perf_counter()
+    try:
+        with urllib.request.urlopen(url, timeout=600) as response:
+            body = response.read()
+            status = response.status
+    except urllib.error.HTTPError as exc:
+        body, status = exc.read(), exc.code
+    return (time.perf_counter() - started) * 1000, QUERY_MS[0], status, len(body)
+
+
+def ensure_archive(path: Path, pages: int) -> None:
+    if path.exists():
+        print(f"reusing {path} ({path.stat().st_size / 1e6:.0f} MB)")
+        return
+    import synth_archive
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    print(f"generating {path}: {pages:,} URLs …", flush=True)
+    stats = synth_archive.generate(path, pages, 30, 2, log=print)
+    print(synth_archive.report(stats))
+
+
+def samples(base: str) -> list[str]:
+    """Views that need one URL: a page detail, its rendered HTML and a resource's referrers."""
+    def first(path: str, key: str) -> str:
+        with urllib.request.urlopen(base + path, timeout=600) as response:
+            return json.loads(response.read())["items"][0][key]
+
+    page = first("/api/pages?limit=1&offset=5000&external=false&strict=true", "url")
+    resource = first("/api/resources?limit=1&sort=referrers&order=desc", "url")
+    return [f"/page?url={quote(page, safe='')}", f"/page/html?url={quote(page, safe='')}",
+            f"/resource?url={quote(resource, safe='')}"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--archive", type=Path, default=WORK / "100k.nitpicker")
+    parser.add_argument("--pages", type=int, default=100_000, help="pages of a generated archive")
+    parser.add_argument("--runs", type=int, default=5, help="timed warm requests per view")
+    parser.add_argument("--json", type=Path, help="write the results here too")
+    parser.add_argument("--only", help="comma-separated substrings: measure only the views containing one")
+    args = parser.parse_args()
+
+    ensure_archive(args.archive, args.pages)
+    WORK.mkdir(parents=True, exist_ok=True)
+    cache = Path(tempfile.mkdtemp(prefix="viewer-cache-", dir=WORK))
+    os.environ["NITPICKER_TAR_CACHE_DIR"] = str(cache)
+    os.environ.pop("NITPICKER_LOAD_PLUGINS", None)
+    from werkzeug.serving import make_server
+
+    from nitpicker_core.plugins import make_plugin_manager
+    from nitpicker_viewer.app import create_app
+
+    try:
+        started = time.perf_counter()
+        app = create_app(args.archive, make_plugin_manager())
+        print(f"create_app (unpack + open): {time.perf_counter() - started:.2f} s; RSS {rss_mb()[0]:.0f} MB")
+        count_query_time()
+        logging.getLogger("werkzeug").setLevel(logging.ERROR)
+        server = make_server("127.0.0.1", 0, app, threaded=True)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        base = f"http://127.0.0.1:{server.port}"
+        results = []
+        views = (*VIEWS, *samples(base)) if not args.only else tuple(v for v in (*VIEWS, *samples(base))
+                                                                      if any(o in v for o in args.only.split(",")))
+        for view in views:
+            cold, first_query, status, size = fetch(base + view)
+            first = cold
+            runs = [fetch(base + view) for _ in range(args.runs)]
+            warm = [r[0] for r in runs]
+            own = first - first_query
+            results.append({"view": view, "status": status, "bytes": size, "cold_ms": round(cold, 1),
+                            "warm_median_ms": round(statistics.median(warm), 1), "warm_max_ms": round(max(warm), 1),
+                            "viewer_own_first_ms": round(own, 1)})
+            mark = "" if max(warm) <= WARM_TARGET_MS and status == 200 else "  <-- over target"
+            print(f"  {view[:60]:<60} {status} first {cold:7.0f} ms (viewer's own part {own:5.1f} ms)  warm median "
+                  f"{statistics.median(warm):6.1f} ms  max {max(warm):6.1f} ms{mark}", flush=True)
+        current, peak = rss_mb()
+        slowest = max(results, key=lambda r: r["warm_max_ms"])
+        print(f"\n{len(results)} views; slowest warm: {slowest['view']} {slowest['warm_max_ms']} ms "
+              f"(target <= {WARM_TARGET_MS:.0f} ms); RSS now {current:.0f} MB, peak {peak:.0f} MB "
+              f"(target < {RSS_TARGET_MB:.0f} MB)")
+        if args.json:
+            args.json.write_text(json.dumps({"archive": str(args.archive), "views": results,
+                                             "rss_mb": round(current), "peak_rss_mb": round(peak)}, indent=1))
+        server.shutdown()
+        app.config["NITPICKER_CLOSE"]()
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

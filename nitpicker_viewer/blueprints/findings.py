@@ -1,0 +1,72 @@
+"""Finding views: analyzer violations (rows or counts per rule), duplicate titles/descriptions, mismatches."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint
+
+from nitpicker_core import MenuLink, hookimpl
+from nitpicker_viewer.app import render
+from nitpicker_viewer.tables import Col, Filter, paged_table
+
+findings = Blueprint("findings", __name__, template_folder="../templates")
+
+SEVERITIES = (("", "any"), ("error", "severity.error"), ("warning", "severity.warning"), ("info", "severity.info"))
+
+
+def _violation_filters() -> tuple[Filter, ...]:
+    return (Filter("analyzer", "col.analyzer"), Filter("severity", "col.severity", "select", SEVERITIES),
+            Filter("rule", "col.rule"), Filter("url", "filter.url_contains"))
+
+
+@findings.get("/violations")
+def violations() -> str:
+    table = paged_table("violations", "view.violations", "violations", (
+        Col("url", "col.url", "url", "page"), Col("analyzer", "col.analyzer", "analyzer"),
+        Col("severity", "col.severity", "severity"), Col("rule", "col.rule", "rule"),
+        Col("message", "col.message"), Col("location", "col.location")),
+        filters=_violation_filters(), default_sort="url")
+    return render("table_view.html", title="view.violations", table=table, tabs="findings")
+
+
+@findings.get("/violations/rules")
+def rules() -> str:
+    table = paged_table("rules", "violations.by_rule", "violations", (
+        Col("analyzer", "col.analyzer"), Col("rule", "col.rule"), Col("severity", "col.severity"),
+        Col("count", "col.count", None, "num"), Col("pages", "col.pages", None, "num")),
+        filters=_violation_filters()[:3], params={"group_by_rule": "true"}, sortable=False)
+    return render("table_view.html", title="view.violations", table=table, tabs="findings")
+
+
+@findings.get("/duplicates")
+def duplicates() -> str:
+    table = paged_table("duplicates", "view.duplicates", "duplicates", (
+        Col("value", "col.value"), Col("count", "col.count", None, "num"), Col("urls", "col.urls", None, "pages")),
+        filters=(Filter("field", "filter.field", "select", (("title", "field.title"),
+                                                           ("description", "field.description"))),),
+        sortable=False)
+    return render("table_view.html", title="view.duplicates", table=table)
+
+
+@findings.get("/mismatches")
+def mismatches() -> str:
+    table = paged_table("mismatches", "view.mismatches", "mismatches", (
+        Col("url", "col.url", "url", "page"), Col("kind", "col.kind", "kind"),
+        Col("page_value", "col.page_value"), Col("declared_value", "col.declared_value")),
+        filters=(Filter("kind", "col.kind", "select", (("", "any"), ("canonical", "mismatch.canonical"),
+                                                       ("og_title", "mismatch.og_title"),
+                                                       ("og_description", "mismatch.og_description"))),
+                 Filter("url", "filter.url_contains")), default_sort="url")
+    return render("table_view.html", title="view.mismatches", table=table)
+
+
+@hookimpl
+def register_viewer_blueprints(register: Any) -> None:
+    register(findings)
+
+
+@hookimpl
+def viewer_menu_links(request: Any) -> list[MenuLink]:
+    return [MenuLink("/violations", "view.violations", order=40), MenuLink("/duplicates", "view.duplicates", order=41),
+            MenuLink("/mismatches", "view.mismatches", order=42)]

@@ -1,0 +1,82 @@
+"""Link views: broken links, external links, isolated pages and clusters, and the interactive link graph."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint
+
+from nitpicker_core import MenuLink, hookimpl
+from nitpicker_viewer.app import render
+from nitpicker_viewer.tables import Col, Filter, paged_table
+
+links = Blueprint("links", __name__, template_folder="../templates")
+
+GRAPH_EDGE_LIMIT = 3000  # edges drawn; the nodes are their endpoints (a few thousand stay usable)
+
+
+@links.get("/broken-links")
+def broken() -> str:
+    table = paged_table("broken", "view.broken_links", "broken-links", (
+        Col("source", "col.source", "source", "page"), Col("href", "col.href", "href", "url"),
+        Col("url", "col.resolved", "url", "page"), Col("status", "col.status", None, "status"),
+        Col("text", "col.text")), default_sort="source")
+    return render("table_view.html", title="view.broken_links", table=table)
+
+
+@links.get("/external-links")
+def external() -> str:
+    table = paged_table("external", "view.external_links", "external-links", (
+        Col("url", "col.destination", "url", "page"), Col("status", "col.status", "status", "status"),
+        Col("error_kind", "col.error_kind"), Col("referrers", "col.referrers", "referrers", "num"),
+        Col("anchors", "col.anchors", "anchors", "num")), default_sort="url")
+    return render("table_view.html", title="view.external_links", table=table,
+                  note="external.note")
+
+
+@links.get("/isolated")
+def isolated() -> str:
+    table = paged_table("isolated", "view.isolated_pages", "isolated-pages", (
+        Col("url", "col.url", "url", "page"), Col("title", "col.title", "title"),
+        Col("status", "col.status", "status", "status"), Col("root", "col.root", "root", "bool")),
+        filters=(Filter("include_roots", "filter.include_roots", "select",
+                        (("", "filter.default"), ("true", "yes"), ("false", "no"))),), default_sort="url")
+    return render("table_view.html", title="view.isolated_pages", table=table, tabs="isolated")
+
+
+@links.get("/isolated/clusters")
+def clusters() -> str:
+    table = paged_table("clusters", "view.isolated_clusters", "isolated-clusters", (
+        Col("size", "col.size_pages", None, "num"), Col("roots", "col.roots", None, "pages"),
+        Col("urls", "col.urls", None, "pages")),
+        filters=(Filter("singletons", "filter.singletons", "check"),
+                 Filter("rooted", "filter.rooted", "check")), sortable=False)
+    return render("table_view.html", title="view.isolated_clusters", table=table, tabs="isolated",
+                  note_text=("clusters.singletons", table.extra.get("singleton_total", 0)))
+
+
+@links.get("/graph")
+def graph() -> str:
+    # No query here: the picture loads its data from /api/link-graph, so the page answers at once and
+    # announces loading while a large archive's graph is computed.
+    return render("graph.html", title="view.graph", limit=GRAPH_EDGE_LIMIT, tabs="graph")
+
+
+@links.get("/graph/edges")
+def edges() -> str:
+    table = paged_table("edges", "graph.edges", "link-graph", (
+        Col("source", "col.source", "source", "page"), Col("target", "col.target", "target", "page"),
+        Col("anchors", "col.anchors", "anchors", "num")), default_sort="source")
+    return render("table_view.html", title="graph.edges", table=table, tabs="graph")
+
+
+@hookimpl
+def register_viewer_blueprints(register: Any) -> None:
+    register(links)
+
+
+@hookimpl
+def viewer_menu_links(request: Any) -> list[MenuLink]:
+    return [MenuLink("/broken-links", "view.broken_links", order=20),
+            MenuLink("/external-links", "view.external_links", order=21),
+            MenuLink("/isolated", "view.isolated", order=22), MenuLink("/graph", "view.graph", order=23)]

@@ -1,0 +1,91 @@
+"""`/pages`, `/page?url=` and `/page/html?url=`: the page list, one page's detail and its sandboxed HTML."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, abort, request
+
+from nitpicker_core import MenuLink, hookimpl
+from nitpicker_core.content_types import CATEGORIES
+from nitpicker_viewer.app import has_query, query, render
+from nitpicker_viewer.tables import Col, Filter, paged_table
+
+pages = Blueprint("pages", __name__, template_folder="../templates")
+
+METADATA_FIELDS = ("title", "description", "keywords", "lang", "canonical", "viewport", "robots", "og_title",
+                   "og_description", "og_image", "twitter_card")
+# The crawled page's HTML is untrusted: an opaque origin with no script, no network, no forms, no plugins.
+SANDBOX_CSP = "sandbox; default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+
+PAGE_COLUMNS = (
+    Col("url", "col.url", "url", "page"), Col("status", "col.status", "status", "status"),
+    Col("content_type", "col.content_type", "content_type"), Col("title", "col.title", "title"),
+    Col("content_length", "col.size", "size", "num"), Col("crawl_order", "col.crawl_order", "crawl_order", "num"),
+    Col("error_kind", "col.error_kind"),
+)
+
+
+def page_filters() -> tuple[Filter, ...]:
+    return (
+        Filter("status", "col.status", "number"),
+        Filter("category", "filter.category", "select",
+               (("", "any"), *((c, "category." + c) for c in CATEGORIES))),
+        Filter("missing", "filter.missing", "select", (("", "any"), *((f, "field." + f) for f in METADATA_FIELDS))),
+        Filter("url", "filter.url_pattern"),
+        Filter("external", "filter.include_external", "check"),
+    )
+
+
+@pages.get("/pages")
+def index() -> str:
+    # Internal pages unless "include external" is ticked: then the query's filter is left out entirely.
+    filters = page_filters()
+    params = {} if request.args.get("external") else {"external": "false"}
+    table = paged_table("pages", "view.pages", "pages", PAGE_COLUMNS, filters=filters[:-1], params=params,
+                        default_sort="url")
+    table.filters = filters
+    return render("pages.html", title="view.pages", table=table)
+
+
+def _page_rows(name: str, url: str, **params: Any) -> list[dict[str, Any]]:
+    """Rows of a list query filtered by URL substring, kept only where the page is exactly ``url``."""
+    rows = query(name, url=url, limit=1000, **params)["items"]
+    return [row for row in rows if row.get("page", row.get("url")) == url]
+
+
+@pages.get("/page")
+def detail() -> str:
+    url = request.args.get("url", "")
+    if not url:
+        abort(400, "give ?url=")
+    data = query("page-detail", url=url)
+    jsonld = query("page-jsonld", url=url)["items"] if has_query("page-jsonld") else []
+    images = _page_rows("images", url) if data.get("images") else []
+    violations = _page_rows("violations", url)
+    return render("page.html", title="view.page", url=url, d=data, page=data.get("page") or {},
+                  jsonld=jsonld, images=images, violations=violations, fields=METADATA_FIELDS)
+
+
+@pages.get("/page/html")
+def html() -> Response:
+    """The rendered HTML as its own document, for the sandboxed iframe of the page view only."""
+    url = request.args.get("url", "")
+    if not url:
+        abort(400, "give ?url=")
+    data = query("page-html", url=url, max_chars=2_000_000)
+    body = data.get("html") or ""
+    response = Response(body, content_type="text/html; charset=utf-8")
+    response.headers["Content-Security-Policy"] = SANDBOX_CSP
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@hookimpl
+def register_viewer_blueprints(register: Any) -> None:
+    register(pages)
+
+
+@hookimpl
+def viewer_menu_links(request: Any) -> list[MenuLink]:
+    return [MenuLink("/pages", "view.pages", order=10)]

@@ -1,0 +1,121 @@
+// Progressive enhancement for the viewer's pages: theme switch, resizable columns, opt-in infinite scroll.
+"use strict";
+(function () {
+  const store = {
+    get(key) { try { return localStorage.getItem(key); } catch (e) { return null; } },
+    set(key, value) { try { localStorage.setItem(key, value); } catch (e) { /* storage off */ } },
+  };
+  const announce = (text) => { const a = document.getElementById("announcer"); if (a) a.textContent = text; };
+
+  // --- theme -------------------------------------------------------------------------------------------
+  function setupTheme() {
+    const button = document.getElementById("theme-toggle");
+    if (!button) return;
+    const show = () => {
+      const dark = document.documentElement.dataset.theme === "dark";
+      button.setAttribute("aria-pressed", dark ? "true" : "false");
+      button.textContent = dark ? button.dataset.labelLight : button.dataset.labelDark;
+    };
+    button.addEventListener("click", () => {
+      const next = document.documentElement.dataset.theme === "dark" ? "light" : "dark";
+      document.documentElement.dataset.theme = next;
+      store.set("nitpicker-theme", next);
+      show();
+    });
+    show();
+  }
+
+  // --- column widths: drag the handle, or focus it and use the arrow keys -------------------------------
+  function setupResize(table) {
+    const key = "nitpicker-widths:" + location.pathname + ":" + table.id;
+    let widths = {};
+    try { widths = JSON.parse(store.get(key) || "{}"); } catch (e) { widths = {}; }
+    const label = document.body.dataset.resizeLabel || "Resize column";
+    table.querySelectorAll("thead th").forEach((th) => {
+      const col = th.dataset.col || th.cellIndex;
+      if (widths[col]) th.style.width = widths[col] + "px";
+      const handle = document.createElement("span");
+      handle.className = "col-resize";
+      handle.tabIndex = 0;
+      handle.setAttribute("role", "separator");
+      handle.setAttribute("aria-orientation", "vertical");
+      handle.setAttribute("aria-label", label.replace("{column}", th.textContent.trim()));
+      const save = (width) => {
+        width = Math.max(48, Math.round(width));
+        th.style.width = width + "px";
+        table.classList.add("fixed");
+        handle.setAttribute("aria-valuenow", String(width));
+        widths[col] = width;
+        store.set(key, JSON.stringify(widths));
+      };
+      handle.setAttribute("aria-valuenow", String(Math.round(th.getBoundingClientRect().width)));
+      handle.setAttribute("aria-valuemin", "48");
+      handle.addEventListener("keydown", (e) => {
+        const step = e.shiftKey ? 50 : 10;
+        if (e.key === "ArrowRight") save(th.getBoundingClientRect().width + step);
+        else if (e.key === "ArrowLeft") save(th.getBoundingClientRect().width - step);
+        else return;
+        e.preventDefault();
+      });
+      handle.addEventListener("pointerdown", (e) => {
+        e.preventDefault();
+        const startX = e.clientX, startW = th.getBoundingClientRect().width;
+        const move = (m) => save(startW + m.clientX - startX);
+        const up = () => { window.removeEventListener("pointermove", move); window.removeEventListener("pointerup", up); };
+        window.addEventListener("pointermove", move);
+        window.addEventListener("pointerup", up);
+      });
+      handle.addEventListener("click", (e) => e.preventDefault());
+      th.appendChild(handle);
+    });
+    if (Object.keys(widths).length) table.classList.add("fixed");
+  }
+
+  // --- infinite scroll (opt-in, remembered): fetch the next page's HTML and append its rows -------------
+  function setupInfinite(block) {
+    const toggle = block.querySelector(".infinite-toggle");
+    const pager = block.querySelector(".pager");
+    const tbody = block.querySelector("table.data tbody");
+    if (!toggle || !pager || !tbody) return;
+    toggle.hidden = false;
+    block.querySelector("label[for='" + toggle.id + "']").hidden = false;
+    toggle.checked = store.get("nitpicker-infinite") === "on";
+    let next = pager.dataset.next || null, loading = false, observer = null;
+    const sentinel = document.createElement("div");
+    sentinel.className = "sentinel";
+    block.appendChild(sentinel);
+    const load = () => {
+      if (!next || loading) return;
+      loading = true;
+      block.setAttribute("aria-busy", "true");
+      announce(document.body.dataset.loadingLabel || "Loading");
+      fetch(next).then((r) => r.text()).then((html) => {
+        const doc = new DOMParser().parseFromString(html, "text/html");
+        const other = doc.querySelector("[data-table-id='" + block.dataset.tableId + "']");
+        const rows = other ? other.querySelectorAll("table.data tbody tr") : [];
+        rows.forEach((row) => { if (!row.querySelector("td.empty")) tbody.appendChild(document.importNode(row, true)); });
+        const otherPager = other && other.querySelector(".pager");
+        next = otherPager ? otherPager.dataset.next || null : null;
+        block.dataset.loadedRows = String(tbody.rows.length);
+        announce((document.body.dataset.loadedLabel || "{rows} rows").replace("{rows}", tbody.rows.length));
+      }).finally(() => { loading = false; block.removeAttribute("aria-busy"); });
+    };
+    const apply = () => {
+      store.set("nitpicker-infinite", toggle.checked ? "on" : "off");
+      block.classList.toggle("infinite", toggle.checked);
+      if (observer) { observer.disconnect(); observer = null; }
+      if (toggle.checked && "IntersectionObserver" in window) {
+        observer = new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) load(); });
+        observer.observe(sentinel);
+      }
+    };
+    toggle.addEventListener("change", apply);
+    apply();
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    setupTheme();
+    document.querySelectorAll("table.data[id]").forEach(setupResize);
+    document.querySelectorAll(".table-block[data-table-id]").forEach(setupInfinite);
+  });
+})();

@@ -1,0 +1,115 @@
+"""Paged, sortable, filterable tables over one registered query; page, size, sort and filters live in the URL."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import request, url_for
+
+from nitpicker_viewer.app import PAGE_SIZES, query
+
+DEFAULT_PAGE_SIZE = 50
+
+
+@dataclass(frozen=True)
+class Col:
+    """One column: ``key`` in the query's rows, ``label`` a message key, ``sort`` the query's sort name."""
+
+    key: str
+    label: str
+    sort: str | None = None
+    kind: str = "text"  # text | page (link to the page view) | resource | num | bool | list | status
+
+
+@dataclass(frozen=True)
+class Filter:
+    """One filter field of a table's form; its value goes to the query as parameter ``param``."""
+
+    name: str
+    label: str
+    kind: str = "text"  # text | number | select | check
+    options: Sequence[tuple[str, str]] = ()  # (value, message key or text) for selects; "" means any
+    param: str | None = None
+
+    def value(self) -> str:
+        return request.args.get(self.name, "")
+
+
+@dataclass
+class Table:
+    id: str
+    caption: str
+    columns: Sequence[Col]
+    rows: list[dict[str, Any]]
+    total: int
+    page: int
+    page_size: int
+    sort: str | None
+    order: str
+    filters: Sequence[Filter] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.page_size))
+
+    @property
+    def first_row(self) -> int:
+        return 0 if not self.rows else (self.page - 1) * self.page_size + 1
+
+    @property
+    def last_row(self) -> int:
+        return (self.page - 1) * self.page_size + len(self.rows)
+
+    def url(self, **changes: Any) -> str:
+        """This view's URL with ``changes`` applied to the current query string (None removes a key)."""
+        args = {key: value for key, value in request.args.items()}
+        for key, value in changes.items():
+            if value is None:
+                args.pop(key, None)
+            else:
+                args[key] = str(value)
+        return url_for(request.endpoint or "", **(request.view_args or {}), **args)
+
+    def page_url(self, page: int) -> str:
+        return self.url(page=page if page > 1 else None)
+
+    def sort_url(self, col: Col) -> str:
+        order = "desc" if self.sort == col.sort and self.order == "asc" else "asc"
+        return self.url(sort=col.sort, order=order, page=None)
+
+    def aria_sort(self, col: Col) -> str | None:
+        if col.sort is None or col.sort != self.sort:
+            return None
+        return "ascending" if self.order == "asc" else "descending"
+
+
+def _int_arg(name: str, default: int, lowest: int, highest: int) -> int:
+    try:
+        value = int(request.args.get(name, default))
+    except ValueError:
+        return default
+    return min(max(value, lowest), highest)
+
+
+def paged_table(table_id: str, caption: str, name: str, columns: Sequence[Col], *,
+                filters: Sequence[Filter] = (), params: Mapping[str, Any] | None = None,
+                sortable: bool = True, default_sort: str | None = None) -> Table:
+    """Run query ``name`` for the page the URL asks for and wrap the rows for the ``table`` macro."""
+    page = _int_arg("page", 1, 1, 10**9)
+    size = _int_arg("pageSize", DEFAULT_PAGE_SIZE, 1, max(PAGE_SIZES))
+    sorts = {col.sort for col in columns if col.sort}
+    sort = request.args.get("sort") if request.args.get("sort") in sorts else default_sort
+    order = "desc" if request.args.get("order") == "desc" else "asc"
+    given: dict[str, Any] = dict(params or {})
+    for flt in filters:
+        value = flt.value()
+        if value != "":
+            given[flt.param or flt.name] = "true" if flt.kind == "check" else value
+    if sortable and sort:
+        given.update(sort=sort, order=order)
+    data = query(name, limit=size, offset=(page - 1) * size, **given)
+    return Table(table_id, caption, columns, data["items"], data["total"], page, size,
+                 sort if sortable else None, order, filters, extra=data)

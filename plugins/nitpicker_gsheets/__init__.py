@@ -1,0 +1,166 @@
+"""Google Sheets report destination (gspread): one worksheet per sheet, rows streamed in chunks."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from nitpicker_core import Cell, Destination, NitpickerError, Sheet, hookimpl
+
+from .api import call, client, spreadsheet_id
+from .auth import load_credentials
+
+CHUNK = 2500  # rows per appendCells request
+CELL_CHARS = 49_999  # the API refuses cells over 50,000 characters
+NOTE_CHARS = 5_000
+ERROR_FORMAT = {"backgroundColor": {"red": 0.9, "green": 0.0, "blue": 0.0},
+                "textFormat": {"foregroundColor": {"red": 1.0, "green": 1.0, "blue": 1.0}}}
+_NUMBER = {"eq": "NUMBER_EQ", "ne": "NUMBER_NOT_EQ", "lt": "NUMBER_LESS", "gt": "NUMBER_GREATER",
+           "lte": "NUMBER_LESS_THAN_EQ", "gte": "NUMBER_GREATER_THAN_EQ", "between": "NUMBER_BETWEEN",
+           "not_between": "NUMBER_NOT_BETWEEN"}
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+def cell_data(value: Any, link: bool = False) -> dict[str, Any]:
+    """One CellData: typed value (text stays text even when it starts with "="), hyperlink, note."""
+    note = ""
+    if isinstance(value, Cell):
+        value, note = value.value, value.note
+    data: dict[str, Any] = {}
+    if isinstance(value, bool):
+        data["userEnteredValue"] = {"boolValue": value}
+    elif isinstance(value, int | float):
+        data["userEnteredValue"] = {"numberValue": value}
+    elif value is not None:
+        text = str(value)[:CELL_CHARS]
+        if link and text and len(text) * 2 + 20 <= CELL_CHARS:
+            data["userEnteredValue"] = {"formulaValue": f"=HYPERLINK({_quote(text)}, {_quote(text)})"}
+        else:
+            data["userEnteredValue"] = {"stringValue": text}
+    if note:
+        data["note"] = note[:NOTE_CHARS]
+    return data
+
+
+def _letter(index: int) -> str:
+    name = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        name = chr(65 + rest) + name
+    return name
+
+
+def _condition(fmt: dict[str, Any], first: str) -> dict[str, Any]:
+    when = fmt["when"]
+    values = list(fmt.get("values", ()))
+    if when == "blank":
+        return {"type": "BLANK"}
+    if when == "text":
+        tests = [f"LEFT(LOWER({first}),{len(s)})={_quote(s.lower())}" for s in fmt.get("starts", ())]
+        tests += [f"RIGHT(LOWER({first}),{len(s)})={_quote(s.lower())}" for s in fmt.get("ends", ())]
+        tests += [f"ISNUMBER(SEARCH({_quote(s)},{first}))" for s in fmt.get("contains", ())]
+        return {"type": "CUSTOM_FORMULA", "values": [{"userEnteredValue": f"=OR({','.join(tests)})"}]}
+    if when in ("eq", "ne") and values and isinstance(values[0], str):
+        return {"type": "TEXT_EQ" if when == "eq" else "CUSTOM_FORMULA",
+                "values": [{"userEnteredValue": values[0] if when == "eq" else f"={first}<>{_quote(values[0])}"}]}
+    return {"type": _NUMBER[when], "values": [{"userEnteredValue": str(v)} for v in values]}
+
+
+def setup_requests(sheet: Sheet, sheet_id: int) -> list[dict[str, Any]]:
+    """Header row (bold), column widths and conditional formats of a freshly added worksheet."""
+    header = [{"userEnteredValue": {"stringValue": c}, "userEnteredFormat": {"textFormat": {"bold": True}}}
+              for c in sheet.columns]
+    requests: list[dict[str, Any]] = [{"appendCells": {
+        "sheetId": sheet_id, "rows": [{"values": header}],
+        "fields": "userEnteredValue,userEnteredFormat.textFormat.bold"}}]
+    for i, column in enumerate(sheet.columns):
+        if column in sheet.widths:
+            requests.append({"updateDimensionProperties": {
+                "range": {"sheetId": sheet_id, "dimension": "COLUMNS", "startIndex": i, "endIndex": i + 1},
+                "properties": {"pixelSize": sheet.widths[column]}, "fields": "pixelSize"}})
+    for fmt in sheet.formats:
+        for column in fmt["columns"]:
+            if column not in sheet.columns:
+                continue
+            i = sheet.columns.index(column)
+            rule = {"ranges": [{"sheetId": sheet_id, "startRowIndex": 1, "startColumnIndex": i, "endColumnIndex": i + 1}],
+                    "booleanRule": {"condition": _condition(fmt, f"{_letter(i)}2"), "format": ERROR_FORMAT}}
+            requests.append({"addConditionalFormatRule": {"rule": rule, "index": 0}})
+    return requests
+
+
+class _Progress:
+    def __init__(self, total: int, silent: bool) -> None:
+        self.total, self.silent, self.live = total, silent, sys.stderr.isatty()
+
+    def update(self, k: int, name: str, rows: int, done: bool = False) -> None:
+        if self.silent or (not done and not self.live):
+            return
+        text = f"google-sheets: [{k}/{self.total}] {name}: {rows:,} rows" + ("" if done else "…")
+        print(("\r" if self.live else "") + text, end="\n" if done else "", file=sys.stderr, flush=True)
+
+
+def _write_sheet(sh: Any, sheet: Sheet, rows: Iterable[list[Any]], show: Any) -> int:
+    existing = {ws.title: ws.id for ws in call(sh.worksheets)}
+    temp = f"{sheet.name} (writing)"
+    if temp in existing:  # left over from an interrupted run
+        call(sh.batch_update, {"requests": [{"deleteSheet": {"sheetId": existing[temp]}}]})
+    replacing = sheet.name in existing
+    frozen_rows, frozen_cols = sheet.freeze
+    grid = {"rowCount": 2, "columnCount": max(1, len(sheet.columns)), "frozenRowCount": frozen_rows,
+            "frozenColumnCount": min(frozen_cols, max(0, len(sheet.columns) - 1))}
+    reply = call(sh.batch_update, {"requests": [{"addSheet": {"properties": {
+        "title": temp if replacing else sheet.name, "gridProperties": grid}}}]})
+    sheet_id = reply["replies"][0]["addSheet"]["properties"]["sheetId"]
+    call(sh.batch_update, {"requests": setup_requests(sheet, sheet_id)})
+    links = [c in sheet.links for c in sheet.columns]
+    count, chunk = 0, []
+    for row in rows:
+        chunk.append({"values": [cell_data(v, links[i] if i < len(links) else False) for i, v in enumerate(row)]})
+        count += 1
+        if len(chunk) >= CHUNK:
+            call(sh.batch_update, {"requests": [{"appendCells": {"sheetId": sheet_id, "rows": chunk,
+                                                                 "fields": "userEnteredValue,note"}}]})
+            chunk = []
+            show(count)
+    if chunk:
+        call(sh.batch_update, {"requests": [{"appendCells": {"sheetId": sheet_id, "rows": chunk,
+                                                             "fields": "userEnteredValue,note"}}]})
+    if replacing:  # swap only now, so an interrupted run leaves the previous worksheet intact
+        call(sh.batch_update, {"requests": [
+            {"deleteSheet": {"sheetId": existing[sheet.name]}},
+            {"updateSheetProperties": {"properties": {"sheetId": sheet_id, "title": sheet.name}, "fields": "title"}},
+        ]})
+    return count
+
+
+def write_gsheets(sheets: Iterable[tuple[Sheet, Iterable[list[Any]]]], options: dict[str, Any]) -> dict[str, Any]:
+    import gspread
+
+    key = spreadsheet_id(options.get("sheet_url") or options.get("url") or options.get("spreadsheet") or "")
+    creds = load_credentials(Path(options.get("credentials") or "credentials.json"),
+                             interactive=bool(options.get("interactive")))
+    gc = client(creds)
+    try:
+        sh = call(gc.open_by_key, key)
+    except gspread.exceptions.SpreadsheetNotFound:
+        raise NitpickerError("spreadsheet not found, or not shared with these credentials") from None
+    todo = list(sheets)  # sheets only: each one's rows stay a lazy stream
+    progress = _Progress(len(todo), bool(options.get("silent")))
+    written: dict[str, int] = {}
+    for k, (sheet, rows) in enumerate(todo, 1):
+        count = _write_sheet(sh, sheet, rows, lambda n, k=k, name=sheet.name: progress.update(k, name, n))
+        progress.update(k, sheet.name, count, done=True)
+        written[sheet.name] = count
+    return {"destination": "google-sheets", "spreadsheet": key, "sheets": written}
+
+
+@hookimpl
+def register_report_destinations(register: Any) -> None:
+    register(Destination("google-sheets", write_gsheets, "a Google spreadsheet (--sheet URL, --credentials FILE)"))

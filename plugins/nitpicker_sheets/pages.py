@@ -1,0 +1,157 @@
+"""Page List and Links: one row per page, streamed from the `report-pages` query in URL order."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlsplit
+
+from nitpicker_core import Cell, Sheet
+
+from .cells import PATH_COLUMNS, counted, flag, listed, path_cells, text_rule
+
+PAGE_LIST_COLUMNS = (
+    "Title", "Full Title", "URL", "Protocol", "Domain", *PATH_COLUMNS, "Status Code", "Redirect From",
+    "Language", "Internal Links", "Internal Bad Links", "External Links", "External Bad Links",
+    "Internal Referrers", "description", "keywords", "noindex", "nofollow", "noarchive", "canonical",
+    "alternate", "twitter:card", "og:site_name", "og:url", "og:title", "og:description", "og:type", "og:image",
+)
+LINKS_COLUMNS = ("URL", "Page Title", "Status Code", "Status Text", "Content Type", "Redirect From", "Referrers",
+                 "Headers", "Remarks")
+STATUS_RULE = {"columns": ("Status Code",), "when": "not_between", "values": (200, 399)}
+PAGE_FORMATS = (
+    {"columns": ("Internal Bad Links", "External Bad Links"), "when": "ne", "values": (0,)},
+    {"columns": ("Language",), "when": "blank"},
+    {"columns": ("Internal Referrers",), "when": "lt", "values": (2,)},
+    text_rule(PATH_COLUMNS, starts=("/_",), ends=("_",), contains=("_copy", "-copy", "copy_", "copy-", "dummy")),
+    text_rule(("Title",), starts=("401", "403", "404", "500", "501", "502", "503"),
+              contains=(" 401", " 403", " 404", " 500", " 501", " 502", " 503")),
+    {"columns": ("Protocol",), "when": "eq", "values": ("http:",)},
+    STATUS_RULE,
+)
+_SEPARATORS = " \t|｜-–—:・/"
+_SPACE = re.compile(r"\s+")
+
+
+class IndexTitles:
+    """Titles of the directory-index pages above the current URL (pages arrive in URL order).
+
+    A stack of (directory, title): only ancestors of the current page are kept, so memory follows the
+    depth of the site, not its size, and nothing outlives the report run.
+    """
+
+    def __init__(self) -> None:
+        self._stack: list[tuple[str, str]] = []
+
+    def short(self, url: str, title: str) -> str:
+        parts = urlsplit(url)
+        path = parts.path or "/"
+        base = f"{parts.scheme}://{parts.netloc}"
+        directory = base + path[: path.rfind("/") + 1]
+        is_index = path.endswith("/") or path.rsplit("/", 1)[-1].startswith("index.")
+        self._stack = [(d, t) for d, t in self._stack if directory.startswith(d)]
+        nearest = next((t for d, t in reversed(self._stack) if not (is_index and d == directory)), "")
+        if is_index and title:
+            self._stack = [(d, t) for d, t in self._stack if d != directory] + [(directory, title)]
+        if nearest and nearest in title and nearest != title:
+            shortened = title.replace(nearest, "").strip(_SEPARATORS)
+            return shortened or title
+        return title
+
+
+def _title_cell(short: str, full: str) -> Cell:
+    return Cell(short, f"Full title:\n{full}" if short != full else "")
+
+
+def _bad_note(bad: list[Any] | None, external: bool) -> str:
+    lines = []
+    for ext, text, status, status_text, href, dest in bad or []:
+        if bool(ext) != external:
+            continue
+        where = f"{href} => {dest}" if dest else href
+        code = f"{status} {status_text or ''}".strip() if status is not None else "failed"
+        lines.append(f"{_SPACE.sub(' ', text or '').strip() or '__NO_TEXT_CONTENT__'} ({code} {where})")
+    return listed(lines, len(lines))
+
+
+def _analysis_values(item: dict[str, Any], keys: list[tuple[str, str]]) -> list[Any]:
+    found = {(a, c): (value, note) for a, c, value, note in item.get("cells") or []}
+    out: list[Any] = []
+    for key in keys:
+        if key not in found:
+            out.append(None)  # not analyzed: an empty cell, never a made-up FALSE
+            continue
+        value, note = found[key]
+        if isinstance(value, list | dict):
+            value = json.dumps(value, ensure_ascii=False)
+        out.append(Cell(value, note) if note else value)
+    return out
+
+
+def analysis_keys(reader: Any, commit: int, report: Any) -> list[tuple[tuple[str, str], str]]:
+    """(analyzer, column key) → header label, in analyzer order then declared column order."""
+    present = [(i["analyzer"], i["column"]) for i in report.query("report-analysis-columns")["items"]]
+    labels = report.column_labels()
+    declared = list(labels)
+    present.sort(key=lambda k: (k[0], declared.index(k) if k in labels else len(declared), k[1]))
+    names = [labels.get(k, k[1]) for k in present]
+    return [(k, name if names.count(name) == 1 else f"{k[0]}: {name}") for k, name in zip(present, names, strict=True)]
+
+
+def _page_list_extra(reader: Any, commit: int, report: Any) -> tuple[str, ...]:
+    return tuple(label for _, label in analysis_keys(reader, commit, report))
+
+
+def page_list_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]:
+    keys = [k for k, _ in analysis_keys(reader, commit, report)]
+    titles = IndexTitles()
+    for p in report.stream("report-pages", scope="targets"):
+        url, full = p["url"], _SPACE.sub(" ", p["title"] or "").strip()
+        parts = urlsplit(url)
+        links = p["links"] or {}
+        yield [
+            _title_cell(titles.short(url, full), full), full, url, f"{parts.scheme}:", parts.hostname or "",
+            *path_cells(url), p["status"], counted(p["redirect_from"], p["redirect_from_urls"]),
+            p["lang"] or "", links.get("internal", 0),
+            Cell(links.get("internal_bad", 0), _bad_note(links.get("bad"), False)),
+            links.get("external", 0), Cell(links.get("external_bad", 0), _bad_note(links.get("bad"), True)),
+            counted(p["referrers"], p["referrer_urls"]), p["description"], p["keywords"], flag(p["noindex"]),
+            flag(p["nofollow"]), flag(p["noarchive"]), p["canonical"], p["alternate"], p["twitter_card"],
+            p["og_site_name"], p["og_url"], p["og_title"], p["og_description"], p["og_type"], p["og_image"],
+            *_analysis_values(p, keys),
+        ]
+
+
+def _remarks(p: dict[str, Any]) -> str:
+    remarks = []
+    if p["is_skipped"]:
+        remarks.append(p["skip_reason"] or "skipped")
+    if p["error_kind"]:
+        remarks.append(f"error: {p['error_kind']}")
+    if p["is_external"]:
+        remarks.append("external")
+    return "; ".join(remarks)
+
+
+def links_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]:
+    for p in report.stream("report-pages", scope="rows"):
+        headers = p["headers"] or {}
+        yield [
+            p["url"], p["title"] or "", p["status"], p["status_text"] or "", p["content_type"] or "",
+            counted(p["redirect_from"], p["redirect_from_urls"]), counted(p["referrers"], p["referrer_urls"]),
+            Cell(len(headers), json.dumps(headers, indent=2, sort_keys=True, ensure_ascii=False)) if headers else 0,
+            _remarks(p),
+        ]
+
+
+SHEETS = (
+    Sheet("Page List", PAGE_LIST_COLUMNS, page_list_rows, order=10, uses_report=True,
+          description="internal HTML pages in scope, with metadata, link counts and analyzer columns",
+          extra_columns=_page_list_extra, freeze=(1, 1), links=("URL", "og:url"), formats=PAGE_FORMATS,
+          widths={"Title": 260, "Full Title": 260, "URL": 320, "description": 260, **dict.fromkeys(PATH_COLUMNS, 110)}),
+    Sheet("Links", LINKS_COLUMNS, links_rows, order=20, uses_report=True,
+          description="every URL of the crawl (redirect sources excluded) with status, referrers and headers",
+          freeze=(1, 2), links=("URL",), formats=(STATUS_RULE,), widths={"URL": 360, "Page Title": 260}),
+)

@@ -1,0 +1,205 @@
+"""Keyset-paginated queries the report sheets stream from: one call reads one batch after a URL."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from nitpicker_core import Query
+
+PAGES = "commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id"
+SCOPES = {
+    # Page List: internal rendered HTML pages inside the crawl's scope.
+    "targets": "ps.is_external = 0 AND ps.content_type = 'text/html' AND ps.is_target = 1",
+    # Links: every URL row except redirect sources (their destination has its own row).
+    "rows": "ps.redirect_dest_url_id IS NULL",
+    "html": "ps.is_external = 0 AND ps.content_type = 'text/html'",
+}
+NOTE_ITEMS = 30  # URLs listed in a note; the count cell always has the full number
+
+# The status a link finally gets: a redirecting target's destination answers for it.
+_RESOLVED = (
+    "FROM anchor a LEFT JOIN commit_page tc ON tc.commit_id = :c AND tc.url_id = a.target_url_id "
+    "LEFT JOIN page_state tps ON tps.id = tc.state_id "
+    "LEFT JOIN commit_page dc ON dc.commit_id = :c AND dc.url_id = tps.redirect_dest_url_id "
+    "LEFT JOIN page_state dps ON dps.id = dc.state_id JOIN url tu ON tu.id = a.target_url_id "
+    "LEFT JOIN url du ON du.id = tps.redirect_dest_url_id"
+)
+_R = "(CASE WHEN tps.redirect_dest_url_id IS NOT NULL THEN dps.{0} ELSE tps.{0} END)"
+# Bad: the (resolved) URL was fetched and failed or answered 4xx/5xx; skipped or uncrawled URLs are not.
+_BAD = (f"(tc.url_id IS NOT NULL AND NOT COALESCE({_R.format('is_skipped')}, 0) "
+        f"AND ({_R.format('status')} IS NULL OR {_R.format('status')} >= 400))")
+_LINKS = (
+    "(SELECT json_object('internal', COALESCE(SUM(NOT x.ext), 0), 'external', COALESCE(SUM(x.ext), 0), "
+    "'internal_bad', COALESCE(SUM(NOT x.ext AND x.bad), 0), 'external_bad', COALESCE(SUM(x.ext AND x.bad), 0), "
+    "'bad', json_group_array(json_array(x.ext, x.text, x.status, x.status_text, x.href, x.dest)) "
+    "FILTER (WHERE x.bad)) FROM ("
+    f"SELECT COALESCE(tps.is_external, 0) AS ext, a.text, {_R.format('status')} AS status, "
+    f"{_R.format('status_text')} AS status_text, tu.url AS href, du.url AS dest, {_BAD} AS bad "
+    f"{_RESOLVED} WHERE a.state_id = ps.id) x)"
+)
+# URLs of this commit that redirect to the page.
+_SOURCES = ("page_state r CROSS JOIN commit_page rc ON rc.commit_id = :c AND rc.state_id = r.id "
+            "AND rc.url_id = r.url_id WHERE r.redirect_dest_url_id = k.url_id")
+_REDIRECT_FROM = (
+    f"(SELECT COUNT(*) FROM {_SOURCES}) AS redirect_from, "
+    f"(SELECT json_group_array(url) FROM (SELECT ru.url FROM {_SOURCES.replace(' WHERE', ' JOIN url ru ON ru.id = r.url_id WHERE')} "
+    f"ORDER BY ru.url LIMIT {NOTE_ITEMS})) AS redirect_from_urls"
+)
+# Anchors of this commit's pages aimed at the page or at a URL redirecting to it (CROSS JOIN fixes the
+# join order: from the few target ids through the target index, never a scan of all anchors).
+_INBOUND = (
+    f"FROM (SELECT k.url_id AS id UNION ALL SELECT r.url_id FROM {_SOURCES}) t "
+    "CROSS JOIN anchor a ON a.target_url_id = t.id "
+    "CROSS JOIN commit_page sc ON sc.commit_id = :c AND sc.state_id = a.state_id"
+)
+_REFERRERS = (
+    f"(SELECT COUNT(*) {_INBOUND}) AS referrers, "
+    f"(SELECT json_group_array(url) FROM (SELECT DISTINCT su.url {_INBOUND} CROSS JOIN url su ON su.id = sc.url_id "
+    f"ORDER BY su.url LIMIT {NOTE_ITEMS})) AS referrer_urls"
+)
+_CELLS = (
+    "(SELECT json_group_array(json_array(c.analyzer, c.\"column\", json(c.value), c.note)) "
+    "FROM analysis_cell c WHERE c.commit_id = :c AND c.url_id = k.url_id) AS cells"
+)
+_META = ("title", "description", "keywords", "lang", "noindex", "nofollow", "noarchive", "canonical",
+         "twitter_card", "og_site_name", "og_url", "og_title", "og_description", "og_type", "og_image")
+
+
+def _keys(archive: Any, commit: int, scope: str, after: str, limit: int, extra: str = "") -> list[Any]:
+    """The next ``limit`` page rows of ``scope`` after the URL ``after``, in URL order."""
+    # CROSS JOIN keeps the url index as the outer loop: a range scan in URL order that stops after `limit`.
+    sql = (f"SELECT u.url, cp.url_id, cp.state_id FROM url u CROSS JOIN commit_page cp ON cp.commit_id = ? "
+           f"AND cp.url_id = u.id JOIN page_state ps ON ps.id = cp.state_id WHERE u.url > ? AND {SCOPES[scope]}"
+           f"{extra} ORDER BY u.url LIMIT ?")
+    return archive.execute(sql, [commit, after, limit])
+
+
+def _batch(keys: list[Any], items: list[dict[str, Any]], limit: int) -> dict[str, Any]:
+    return {"items": items, "next_after": keys[-1][0] if len(keys) == limit else None}
+
+
+def _page_rows(archive: Any, commit: int, scope: str = "targets", after: str = "", limit: int = 500) -> dict[str, Any]:
+    keys = _keys(archive, commit, scope, after, limit)
+    if not keys:
+        return _batch(keys, [], limit)
+    meta = ", ".join(f"ps.{f}" for f in _META)
+    sql = (
+        f"WITH k(url, url_id, state_id) AS (SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(:keys)), "
+        # the batch's crawl errors in one pass (archives without a (commit, url) index scan them once, not per page)
+        f"e(url_id, kind) AS (SELECT url_id, MIN(kind) FROM crawl_error WHERE commit_id = :c "
+        f"AND url_id IN (SELECT url_id FROM k) GROUP BY url_id) "
+        f"SELECT k.url, ps.status, ps.status_text, ps.content_type, ps.content_length, ps.headers, ps.is_external, "
+        f"ps.is_skipped, ps.skip_reason, json_extract(ps.extra, '$.alternate') AS alternate, "
+        f"COALESCE(json_extract(ps.extra, '$.error_kind'), e.kind) AS error_kind, {meta}, {_LINKS} AS links, "
+        f"{_REDIRECT_FROM}, {_REFERRERS}, {_CELLS} "
+        f"FROM k JOIN page_state ps ON ps.id = k.state_id LEFT JOIN e ON e.url_id = k.url_id ORDER BY k.url"
+    )
+    rows = archive.execute(sql, {"c": commit, "keys": json.dumps([list(k) for k in keys])})
+    items = []
+    for row in rows:
+        item = dict(row)
+        for key in ("links", "redirect_from_urls", "referrer_urls", "cells", "headers"):
+            item[key] = json.loads(item[key]) if item[key] else None
+        items.append(item)
+    return _batch(keys, items, limit)
+
+
+def _referrers(archive: Any, commit: int, after: str = "", limit: int = 500) -> dict[str, Any]:
+    keys = _keys(archive, commit, "rows", after, limit)
+    sql = (
+        "WITH k(url, url_id, state_id) AS (SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(:keys)), "
+        f"t(page_id, via_id) AS (SELECT url_id, url_id FROM k UNION ALL SELECT k.url_id, r.url_id FROM k CROSS JOIN {_SOURCES}) "
+        "SELECT k.url AS page, CASE WHEN t.via_id != t.page_id THEN vu.url END AS through, su.url AS source, "
+        "a.fragment, a.text, ps.status, ps.status_text, ps.content_type "
+        "FROM t JOIN k ON k.url_id = t.page_id JOIN page_state ps ON ps.id = k.state_id "
+        "CROSS JOIN anchor a ON a.target_url_id = t.via_id "
+        "CROSS JOIN commit_page sc ON sc.commit_id = :c AND sc.state_id = a.state_id "
+        "JOIN url su ON su.id = sc.url_id JOIN url vu ON vu.id = t.via_id ORDER BY k.url, su.url, a.ordinal"
+    )
+    rows = archive.execute(sql, {"c": commit, "keys": json.dumps([list(k) for k in keys])}) if keys else []
+    return _batch(keys, [dict(r) for r in rows], limit)
+
+
+def _link_texts(archive: Any, commit: int, after: str = "", limit: int = 500) -> dict[str, Any]:
+    keys = _keys(archive, commit, "html", after, limit)
+    sql = (
+        "WITH k(url, url_id, state_id) AS (SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(:keys)) "
+        "SELECT k.url AS source, a.text, COALESCE(du.url, tu.url) AS target, "
+        f"{_R.format('title')} AS title FROM k CROSS JOIN {_RESOLVED.removeprefix('FROM ')} "
+        f"WHERE a.state_id = k.state_id AND trim(a.text) != '' AND {_R.format('title')} IS NOT NULL "
+        f"AND {_R.format('content_type')} = 'text/html' AND NOT {_R.format('is_external')} "
+        f"AND instr(lower({_R.format('title')}), lower(trim(a.text))) = 0 "
+        f"AND instr(lower(a.text), lower(trim({_R.format('title')}))) = 0 ORDER BY k.url, a.ordinal"
+    )
+    rows = archive.execute(sql, {"c": commit, "keys": json.dumps([list(k) for k in keys])}) if keys else []
+    return _batch(keys, [dict(r) for r in rows], limit)
+
+
+def _resource_rows(archive: Any, commit: int, after: str = "", limit: int = 500) -> dict[str, Any]:
+    sql = (
+        "SELECT k.url, rs.status, rs.status_text, rs.content_type, rs.content_length, "
+        "(SELECT COUNT(*) FROM commit_resource_referrer r WHERE r.commit_id = :c AND r.resource_url_id = k.url_id) "
+        "AS referrers, (SELECT json_group_array(url) FROM (SELECT pu.url FROM commit_resource_referrer r "
+        "JOIN url pu ON pu.id = r.page_url_id WHERE r.commit_id = :c AND r.resource_url_id = k.url_id "
+        f"ORDER BY pu.url LIMIT {NOTE_ITEMS})) AS referrer_urls "
+        "FROM (SELECT u.url, cr.url_id, cr.state_id FROM commit_resource cr JOIN url u ON u.id = cr.url_id "
+        "WHERE cr.commit_id = :c AND u.url > :after ORDER BY u.url LIMIT :limit) k "
+        "JOIN resource_state rs ON rs.id = k.state_id ORDER BY k.url"
+    )
+    rows = archive.execute(sql, {"c": commit, "after": after, "limit": limit})
+    items = [{**dict(r), "referrer_urls": json.loads(r["referrer_urls"] or "[]")} for r in rows]
+    return {"items": items, "next_after": items[-1]["url"] if len(items) == limit else None}
+
+
+def _resource_referrers(archive: Any, commit: int, after: str = "", limit: int = 500) -> dict[str, Any]:
+    exists = " AND EXISTS (SELECT 1 FROM commit_resource_referrer r WHERE r.commit_id = cp.commit_id AND r.page_url_id = cp.url_id)"
+    keys = _keys(archive, commit, "rows", after, limit, exists)
+    sql = (
+        "WITH k(url, url_id) AS (SELECT value ->> 0, value ->> 1 FROM json_each(:keys)) "
+        "SELECT k.url AS page, ru.url AS resource, rs.status, rs.status_text, rs.content_type, rs.content_length "
+        "FROM k CROSS JOIN commit_resource_referrer r ON r.commit_id = :c AND r.page_url_id = k.url_id "
+        "JOIN url ru ON ru.id = r.resource_url_id "
+        "LEFT JOIN commit_resource cr ON cr.commit_id = :c AND cr.url_id = r.resource_url_id "
+        "LEFT JOIN resource_state rs ON rs.id = cr.state_id ORDER BY k.url, ru.url"
+    )
+    rows = archive.execute(sql, {"c": commit, "keys": json.dumps([list(k)[:2] for k in keys])}) if keys else []
+    return _batch(keys, [dict(r) for r in rows], limit)
+
+
+_AFTER = {"after": {"type": "string", "default": "", "description": "continue after this URL (keyset paging)"}}
+
+
+def _limit(what: str) -> dict[str, Any]:
+    return {"limit": {"type": "integer", "default": 500, "minimum": 1, "maximum": 5000, "description": what}}
+
+
+QUERIES = [
+    Query("report-pages", "Page rows for reports, in URL order, keyset-paginated (`after`, `next_after`): "
+          "metadata, link counts with the bad links, redirect sources, inbound anchors and analyzer cells. "
+          "scope: targets (internal HTML in scope), rows (every URL but redirect sources), html.",
+          _page_rows, {"scope": {"type": "string", "enum": sorted(SCOPES), "default": "targets",
+                                 "description": "which rows"}, **_AFTER, **_limit("pages per call")},
+          order=90),
+    Query("report-referrers", "One row per (page, anchor of this commit pointing at it, through a redirect "
+          "or not), pages in URL order, keyset-paginated by page.", _referrers,
+          {**_AFTER, **_limit("pages per call")}, order=91),
+    Query("report-link-texts", "Anchors of internal HTML pages whose text and the title of the internal HTML "
+          "page they lead to (redirects followed) do not contain one another, keyset-paginated by source page.",
+          _link_texts, {**_AFTER, **_limit("source pages per call")}, order=92),
+    Query("report-resources", "Resources with status, content type, size and referring pages (count and the "
+          "first URLs), in URL order, keyset-paginated.", _resource_rows,
+          {**_AFTER, **_limit("resources per call")}, order=93),
+    Query("report-resource-referrers", "One row per (page, resource it loaded), pages in URL order, "
+          "keyset-paginated by page.", _resource_referrers, {**_AFTER, **_limit("pages per call")}, order=94),
+]
+
+
+def _analysis_columns(archive: Any, commit: int) -> dict[str, Any]:
+    rows = archive.execute('SELECT DISTINCT analyzer, "column" FROM analysis_cell WHERE commit_id = ? '
+                           'ORDER BY analyzer, "column"', [commit])
+    return {"items": [{"analyzer": r[0], "column": r[1]} for r in rows]}
+
+
+QUERIES.append(Query("report-analysis-columns", "The analyzer table columns that have cells in the commit.",
+                     _analysis_columns, order=95))
