@@ -57,6 +57,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("/tmp/rbench/report.xlsx"))
     parser.add_argument("--pages", type=int, default=100_000, help="pages to generate when ARCHIVE is missing")
     parser.add_argument("--batch", type=int, default=None, help="rows per query call (default: the report's)")
+    parser.add_argument("--skip", action="append", default=[], metavar="SHEET",
+                        help="leave this sheet out (e.g. one whose query an older archive cannot answer)")
     args = parser.parse_args()
     if not args.archive.exists():
         args.archive.parent.mkdir(parents=True, exist_ok=True)
@@ -72,7 +74,8 @@ def main() -> None:
         commit = reader.resolve(None)
         options = {"path": str(args.out), "silent": True, "batch": args.batch}
         report = ReportContext(pm, reader, commit, options)
-        sheets = render_sheets(select_sheets(pm, None), reader, commit, report)
+        chosen = [s for s in select_sheets(pm, None) if s.name not in args.skip]
+        sheets = render_sheets(chosen, reader, commit, report)
         write = destination_registry(pm)["xlsx"].write
         before_save = time.perf_counter()
         write(timed(sheets, stats), options)

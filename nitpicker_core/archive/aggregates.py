@@ -1,7 +1,7 @@
-"""Per-commit link aggregates: resolved edges, components, isolated pages, broken and external links.
+"""Per-commit aggregates: resolved edges, components, isolated pages, broken and external links, digests.
 
 Computed once when a commit completes and stored with it, so the link queries answer from indexes instead
-of grouping millions of anchors per call. The SQL below is the single definition of what each aggregate
+of grouping millions of anchors per call (and the whole-commit digests of ``digest.py`` from one row). The SQL below is the single definition of what each aggregate
 means: the queries run the same statements on demand for a commit without stored aggregates (older
 archives, interrupted or running commits), and the build stores their rows. Any write into a commit drops
 its aggregates; finishing it as complete builds them again.

@@ -98,7 +98,12 @@
         next = otherPager ? otherPager.dataset.next || null : null;
         block.dataset.loadedRows = String(tbody.rows.length);
         announce((document.body.dataset.loadedLabel || "{rows} rows").replace("{rows}", tbody.rows.length));
-      }).finally(() => { loading = false; block.removeAttribute("aria-busy"); });
+      }).finally(() => {
+        loading = false;
+        block.removeAttribute("aria-busy");
+        // observing again reports the sentinel at once if it is still in view (a tall window): keep filling
+        if (observer && next) { observer.unobserve(sentinel); observer.observe(sentinel); }
+      });
     };
     const apply = () => {
       store.set("nitpicker-infinite", toggle.checked ? "on" : "off");

@@ -52,19 +52,27 @@ def _prefix(text: str) -> str:
     return escaped + "%"
 
 
+_STREAM_FROM = 2000  # referrers
+
+
 def _resource_referrers(archive: Any, commit: int, url: str, limit: int = 100,
                         offset: int = 0) -> dict[str, Any]:
     found = archive.execute(_RESOURCE_ROWS + " AND u.url = ?", [commit, url])
     if not found:
         raise UsageError(f"no resource {url} in commit {commit}")
+    resource_id = archive.execute("SELECT id FROM url WHERE url = ?", [url])[0][0]
+    total = archive.execute("SELECT COUNT(*) FROM commit_resource_referrer WHERE commit_id = ? "
+                            "AND resource_url_id = ?", [commit, resource_id])[0][0]
+    # A widely used resource streams its referrers through the URL index (LIMIT stops early); a rarely
+    # used one sorts its few referrers rather than walking every URL.
+    pages = ("url pu CROSS JOIN commit_resource_referrer r ON r.page_url_id = pu.id" if total > _STREAM_FROM
+             else "commit_resource_referrer r CROSS JOIN url pu ON pu.id = r.page_url_id")
     sql = (
-        "SELECT pu.url, ps.status, ps.title, ps.content_type FROM commit_resource_referrer r "
-        "JOIN url pu ON pu.id = r.page_url_id "
+        f"SELECT pu.url, ps.status, ps.title, ps.content_type FROM {pages} "
         "LEFT JOIN commit_page cp ON cp.commit_id = r.commit_id AND cp.url_id = r.page_url_id "
-        "LEFT JOIN page_state ps ON ps.id = cp.state_id "
-        "WHERE r.commit_id = ? AND r.resource_url_id = (SELECT id FROM url WHERE url = ?)"
+        "LEFT JOIN page_state ps ON ps.id = cp.state_id WHERE r.commit_id = ? AND r.resource_url_id = ?"
     )
-    result = paged(archive, sql, [commit, url], " ORDER BY pu.url", limit, offset, external_flag)
+    result = paged(archive, sql, [commit, resource_id], " ORDER BY pu.url", limit, offset, external_flag, total)
     return {"resource": external_flag(dict(found[0])), **result}
 
 

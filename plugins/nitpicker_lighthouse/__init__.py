@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from nitpicker_core import UsageError, hookimpl
+from nitpicker_core import hookimpl
 
 from .analyzer import CATEGORIES, LighthouseAnalyzer
 from .runner import find_chromium, find_lighthouse
-
-PRESETS = ("", "desktop", "perf", "experimental")
 
 
 @hookimpl
@@ -29,11 +27,6 @@ def configure(config: Any) -> None:
     # NotConfigured: `nitpicker plugins` lists lighthouse as unavailable with the reason
     find_lighthouse(settings.get("binary") or "")
     find_chromium()
-    unknown = [c for c in settings.get("categories") or [] if c not in CATEGORIES]
-    if unknown:
-        raise UsageError(f"lighthouse: unknown categories {', '.join(unknown)} (known: {', '.join(CATEGORIES)})")
-    if (settings.get("preset") or "") not in PRESETS:
-        raise UsageError(f"lighthouse: preset must be one of {', '.join(PRESETS[1:])}, not {settings['preset']!r}")
 
 
 @hookimpl

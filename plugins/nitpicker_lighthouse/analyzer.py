@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from nitpicker_core import Analyzer, Cell, Column, PageInput, PageReport, Violation
+from nitpicker_core import Analyzer, Cell, Column, PageInput, PageReport, UsageError, Violation
 
 from .runner import PINNED, find_chromium, find_lighthouse, run_lighthouse
 
@@ -58,6 +58,8 @@ def failed_audits(report: Mapping[str, Any], url: str) -> list[Violation]:
     return violations
 
 
+PRESETS = ("", "desktop", "perf", "experimental")
+
 class LighthouseAnalyzer(Analyzer):
     name = "lighthouse"
     label = "Lighthouse: performance, accessibility, best practices, SEO (live URL)"
@@ -67,6 +69,14 @@ class LighthouseAnalyzer(Analyzer):
     default = False  # 10–25 s a page: runs only when named (--plugin lighthouse) or with --all
     timeout = 180.0  # the engine's bound; the CLI's own (setting ``timeout``) is shorter
     order = 60
+
+    def check(self, settings: Mapping[str, Any]) -> None:
+        # here, not in configure: a bad value stops a run that uses lighthouse, not every command
+        unknown = [c for c in settings.get("categories") or [] if c not in CATEGORIES]
+        if unknown:
+            raise UsageError(f"lighthouse: unknown categories {', '.join(unknown)} (known: {', '.join(CATEGORIES)})")
+        if (settings.get("preset") or "") not in PRESETS:
+            raise UsageError(f"lighthouse: preset must be one of {', '.join(PRESETS[1:])}, not {settings['preset']!r}")
 
     def setup(self, settings: Mapping[str, Any]) -> None:
         self.binary = find_lighthouse(settings.get("binary") or "")

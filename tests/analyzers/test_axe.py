@@ -137,7 +137,7 @@ def test_axe_is_listed_with_its_settings(cli):
     result = cli("plugins")
     plugin = next(p for p in json.loads(result.stdout) if p["name"] == "axe")
     assert plugin["status"] == "enabled"
-    assert plugin["hooks"] == ["configure", "register_analyzers", "register_settings"]
+    assert plugin["hooks"] == ["register_analyzers", "register_settings"]
 
 
 def test_lang_tags_map_to_axe_core_locale_files(tmp_path):

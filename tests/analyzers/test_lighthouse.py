@@ -172,3 +172,15 @@ def test_chrome_flags_keep_spaced_values_in_one_switch(monkeypatch):
 
     monkeypatch.setenv("NITPICKER_BROWSER_ARGS", "--host-resolver-rules='MAP * ~NOTFOUND' --lang=ja")
     assert chrome_flags("--mark=1") == '--headless=new --no-sandbox --host-resolver-rules="MAP * ~NOTFOUND" --lang=ja --mark=1'
+
+
+def test_bad_settings_stop_only_a_run_that_uses_lighthouse():
+    from nitpicker_lighthouse.analyzer import LighthouseAnalyzer
+
+    from nitpicker_core import UsageError
+
+    with pytest.raises(UsageError, match=r"^lighthouse: preset must be one of desktop, perf, experimental, not 'tv'$"):
+        LighthouseAnalyzer().check({"preset": "tv", "categories": ["seo"]})
+    with pytest.raises(UsageError, match=r"^lighthouse: unknown categories speed \(known: "):
+        LighthouseAnalyzer().check({"preset": "", "categories": ["seo", "speed"]})
+    LighthouseAnalyzer().check({"preset": "desktop", "categories": ["seo"]})

@@ -74,15 +74,18 @@ def test_custom_selector_first_and_a_warning_when_it_misses():
          "no element matches '#absent'; the main content was found by main")]
 
 
-def test_invalid_selector_is_a_usage_error():
+def test_invalid_selector_is_a_usage_error_when_the_analyzer_is_used():
+    from nitpicker_main_contents import MainContents
+
     from nitpicker_core import UsageError
     from nitpicker_core.config import load_config
     from nitpicker_core.plugins import make_plugin_manager
 
     pm = make_plugin_manager()
     config = load_config(pm, data={"plugins": {"main-content": {"selector": "div[["}}})
+    pm.configure_plugins(config)  # a bad setting does not stop commands that do not analyze
     with pytest.raises(UsageError, match=r"^--main-content-selector: invalid CSS selector 'div\[\['"):
-        pm.configure_plugins(config)
+        MainContents().check({"selector": "div[["})
 
 
 # --- what is counted ---------------------------------------------------------------------------------------

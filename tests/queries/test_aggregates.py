@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 from archives import SITE, build_archive
 
-from nitpicker_core import Anchor, ScrapeResult
+from nitpicker_core import Anchor, Resource, ScrapeResult
 from nitpicker_core.archive import ArchiveWriter, aggregates, open_archive
 from nitpicker_core.plugins import make_plugin_manager
 from nitpicker_core.query import query_registry, run_query
@@ -206,3 +206,20 @@ def test_archive_without_aggregate_tables_answers_on_demand(tricky, registry, mo
         writer.build_aggregates(1)
         writer.write()
     assert_same(registry, tricky, monkeypatch)
+
+
+def test_resource_referrers_streamed_or_sorted_agree(tmp_path, registry, monkeypatch):
+    import nitpicker_core_queries.resources as resources
+
+    style = SITE + "/style.css"
+    pages = [_page(f"/p{n}", ["/"]) for n in (3, 1, 4, 15, 9, 2, 6)]
+    archive = build_archive(tmp_path / "res.nitpicker", pages, also=lambda pm, crawl: [
+        pm.hook.crawl_resource_received(resource=Resource(style, 200, content_type="text/css"),
+                                        referrer_url=p.url, crawl=crawl) for p in pages])
+    variants = [{"url": style}, {"url": style, "limit": 2, "offset": 3}, {"url": style, "limit": 3, "offset": 5}]
+    with open_archive(archive) as reader:
+        sorted_ = [run_query(registry, reader, "resource-referrers", p) for p in variants]
+        monkeypatch.setattr(resources, "_STREAM_FROM", 0)
+        streamed = [run_query(registry, reader, "resource-referrers", p) for p in variants]
+    assert streamed == sorted_
+    assert [i["url"] for i in sorted_[0]["items"]] == sorted(p.url for p in pages) and sorted_[0]["total"] == 7
