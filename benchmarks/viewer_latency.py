@@ -39,7 +39,7 @@ VIEWS = ("/", "/pages", "/pages?page=500&pageSize=100", "/pages?missing=descript
          "/external-links?sort=referrers&order=desc", "/isolated", "/isolated/clusters", "/graph", "/graph/edges", "/resources",
          "/resources?sort=referrers&order=desc", "/images", "/images?missing_alt=1", "/violations",
          "/violations?severity=error", "/violations/rules", "/duplicates", "/duplicates?field=description",
-         "/mismatches", "/commits", "/diff")
+         "/mismatches", "/commits", "/diff", "/api/link-graph?limit=3000&sort=anchors&order=desc")
 
 
 def rss_mb() -> tuple[float, float]:

@@ -32,7 +32,8 @@ def test_plugins_lists_the_example_with_its_hooks(installed, cli):
     assert plugins["word-count"] == {
         "name": "word-count", "module": "nitpicker_example", "distribution": "nitpicker-example",
         "version": "0.3.0", "status": "enabled",
-        "hooks": ["register_analyzers", "register_commands", "register_queries", "register_settings"]}
+        "hooks": ["register_analyzers", "register_commands", "register_queries", "register_settings",
+                  "register_viewer_blueprints", "viewer_menu_links"]}
 
 
 def test_installed_but_not_allowed_stays_out(installed, cli):

@@ -344,9 +344,9 @@ def test_hook_register_sheets(pm, archive, tmp_path):
 
     pm.add_plugin(P(), "titles")
     with open_archive(archive) as reader:
-        written = run_report(pm, reader, "csv", {"output_dir": tmp_path / "out"})
+        written = run_report(pm, reader, "csv", {"output_dir": tmp_path / "out"}, sheets=["Titles"])
     assert written == ["titles.csv"]
-    rows = list(csv.reader((tmp_path / "out" / "titles.csv").open()))
+    rows = list(csv.reader((tmp_path / "out" / "titles.csv").open(encoding="utf-8-sig")))
     assert rows[0] == ["URL", "Status", "Title"] and [SITE + "/about", "200", "About"] in rows
 
 
@@ -425,7 +425,7 @@ def test_hook_viewer_menu_links(pm, archive):
     pm.add_plugin(P(), "menu")
     app = create_app(archive, pm)
     html = app.test_client().get("/").get_data(as_text=True)
-    assert html.index(">Home<") < html.index(">Audit report<") < html.index(">API<")
+    assert html.index(">Summary<") < html.index(">Mismatches<") < html.index(">Audit report<") < html.index(">Commits<")
     app.config["NITPICKER_CLOSE"]()
 
 

@@ -21,7 +21,7 @@ from nitpicker_core import Cell, Destination, Sheet, UsageError, hookimpl
 
 MAX_ROWS = 1_048_576  # Excel's row limit: longer sheets continue in "Name (2)", "Name (3)", …
 MAX_TEXT = 32_767
-NOTE_LIMIT = 20_000  # openpyxl keeps comments in memory until a worksheet closes: notes stop after this many
+NOTE_LIMIT = 2_000  # openpyxl holds comments until the workbook is saved (~14 KB each while saving): cap per worksheet
 NOTE_CHARS = 5_000
 LINK_CHARS = 255  # HYPERLINK() takes at most 255 characters in Excel
 ERROR_FILL = PatternFill(bgColor="E60000", fill_type="solid")

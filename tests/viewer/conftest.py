@@ -71,8 +71,3 @@ def served(viewer_app):
     yield f"http://127.0.0.1:{server.server_port}"
     server.shutdown()
     server.server_close()
-
-
-@pytest.fixture(scope="session")
-def site_base(site):
-    return site
