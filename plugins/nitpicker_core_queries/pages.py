@@ -105,7 +105,17 @@ def _inbound(archive: Any, commit: int, url_id: int, limit: int) -> dict[str, An
     return {"total": total, "items": items}
 
 
-def _page_detail(archive: Any, commit: int, url: str, inbound_limit: int) -> dict[str, Any]:
+# The sub-resources a page state loaded, with what this commit stored about each (no row: status None).
+_PAGE_RESOURCES = (
+    "SELECT u.url, rs.status, rs.content_type, rs.content_length, rs.compression, rs.cdn, rs.is_external "
+    "FROM page_resource p JOIN url u ON u.id = p.resource_url_id "
+    "LEFT JOIN commit_resource cr ON cr.commit_id = ? AND cr.url_id = p.resource_url_id "
+    "LEFT JOIN resource_state rs ON rs.id = cr.state_id WHERE p.state_id = ? ORDER BY u.url, p.id LIMIT ?"
+)
+
+
+def _page_detail(archive: Any, commit: int, url: str, inbound_limit: int,
+                 resource_limit: int = 200) -> dict[str, Any]:
     ids = _state(archive, commit, url)
     page = archive.page(url, commit)
     page["category"] = archive.execute(f"SELECT {CATEGORY} FROM page_state ps WHERE ps.id = ?",
@@ -124,11 +134,16 @@ def _page_detail(archive: Any, commit: int, url: str, inbound_limit: int) -> dic
                                    "AND url_id = ? ORDER BY id", [commit, ids["url_id"]])
     counts = archive.execute("SELECT (SELECT COUNT(*) FROM image WHERE state_id = :s), "
                              "(SELECT COUNT(*) FROM page_resource WHERE state_id = :s)", {"s": ids["state_id"]})[0]
+    resources = archive.execute(_PAGE_RESOURCES, [commit, ids["state_id"], resource_limit])
+    tags = archive.execute("SELECT provider, category, external_id, version, confidence FROM tag "
+                           "WHERE state_id = ? ORDER BY ordinal", [ids["state_id"]])
     return {
         "url": url, "page": page, "skip_reason": page.get("skip_reason", ""),
         "outbound": [dict(r) for r in outbound], "inbound": _inbound(archive, commit, ids["url_id"], inbound_limit),
         "redirect_sources": [dict(r) for r in sources], "crawl_errors": [dict(r) for r in crawl_errors],
-        "page_errors": archive.page_errors(url, commit), "images": counts[0], "resources": counts[1],
+        "page_errors": archive.page_errors(url, commit), "images": counts[0],
+        "resources": {"total": counts[1], "items": [flags(dict(r), ("is_external",)) for r in resources]},
+        "tags": [dict(r) for r in tags],
     }
 
 
@@ -162,9 +177,15 @@ QUERIES = [
          "strict": {"type": "boolean", "default": False, "description": "only text/html pages"}},
         order=11),
     Query("page-detail", "One URL: metadata, outbound links as written, inbound links resolved through "
-          "redirects (grouped by referring page), redirect sources, skip reason, errors and counts.",
-          _page_detail, {**URL_PARAM, "inbound_limit": {"type": "integer", "default": 1000, "minimum": 1,
-                                                        "description": "referring pages to list"}},
+          "redirects (grouped by referring page), redirect sources, skip reason, errors, the image count, "
+          "the sub-resources the page loaded (with status, type and size as stored in the commit) and its "
+          "technology tags.",
+          _page_detail, {**URL_PARAM,
+                         "inbound_limit": {"type": "integer", "default": 1000, "minimum": 1,
+                                           "description": "referring pages to list"},
+                         "resource_limit": {"type": "integer", "default": 200, "minimum": 1,
+                                            "description": "sub-resources to list (sorted by URL; "
+                                            "`resources.total` counts them all)"}},
           required=("url",), order=12),
     Query("page-html", "The rendered HTML of one page, truncated to `max_chars`.", _page_html,
           {**URL_PARAM, "max_chars": {"type": "integer", "default": 100000, "minimum": 1,

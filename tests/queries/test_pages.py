@@ -102,3 +102,28 @@ def test_page_html(query, qsite):
     cut = query("page-html", "--url", qsite + "/about", "--max-chars", "20")
     assert cut["truncated"] is True and len(cut["html"]) == 20 and cut["length"] == full["length"]
     assert query("page-html", "--url", qsite + "/redirect/start")["html"] is None
+
+
+def test_page_detail_lists_resources_and_tags(query, qsite):
+    reuse = query("page-detail", "--url", qsite + "/reuse/")
+    assert reuse["resources"] == {"total": 1, "items": [
+        {"url": qsite + "/reuse/pic.png", "status": 200, "content_type": "image/png", "content_length": 70,
+         "compression": "", "cdn": "", "is_external": False}]}
+    assert reuse["tags"] == []
+    analytics = query("page-detail", "--url", qsite + "/analytics/")
+    assert analytics["resources"] == {"total": 0, "items": []}
+    assert analytics["tags"] == [
+        {"provider": "Google Tag Manager", "category": "tag-manager", "external_id": "GTM-ABC1234", "version": "",
+         "confidence": 100},
+        {"provider": "Google Analytics", "category": "analytics", "external_id": "G-XXXX1234", "version": "GA4",
+         "confidence": 100},
+        {"provider": "WordPress", "category": "generator", "external_id": "", "version": "6.4", "confidence": 100}]
+    assert query("page-detail", "--url", qsite + "/reuse/", "--resource-limit", "1")["resources"] == reuse["resources"]
+    # Sorted by URL; the limit cuts the list, the total still counts every resource of the page.
+    svg = {"status": 200, "content_type": "image/svg+xml", "content_length": 101, "compression": "", "cdn": "",
+           "is_external": False}
+    lazy = query("page-detail", "--url", qsite + "/lazy/")["resources"]
+    assert lazy == {"total": 4, "items": [{"url": qsite + f"/lazy/img/{n}.svg", **svg} for n in range(4)]}
+    cut = query("page-detail", "--url", qsite + "/lazy/", "--resource-limit", "2")["resources"]
+    assert cut == {"total": 4, "items": lazy["items"][:2]}
+    assert query("page-detail", "--url", qsite + "/", "--resource-limit", "0", ok=False).returncode == 1

@@ -209,3 +209,25 @@ def test_a_finished_archive_from_build_archive_renders_every_view(tmp_path, pm):
         assert json.loads(client.get("/api/summary").data)["counts"]["internal"]["urls"] == 4
     finally:
         app.config["NITPICKER_CLOSE"]()
+
+
+def test_page_detail_lists_the_pages_resources_and_tags(client, site):
+    def rows(html: str, section: str) -> list[list[str]]:
+        body = re.search(rf'<section aria-labelledby="{section}">.*?<tbody>(.*?)</tbody>', html, re.S).group(1)
+        return [[re.sub(r"<[^>]+>", "", cell) for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+                for row in re.findall(r"<tr>(.*?)</tr>", body, re.S)]
+
+    lazy = client.get("/page?url=" + quote(site + "/lazy/", safe="")).get_data(as_text=True)
+    assert '<h2 id="resources">Resources (4)</h2>' in lazy and "<caption" in lazy
+    assert rows(lazy, "resources") == [
+        [f"{site}/lazy/img/{n}.svg", "200", "image/svg+xml", "101", "", "", "No"] for n in range(4)]
+    assert f'href="/resource?url={site}/lazy/img/0.svg"' in lazy
+    assert rows(lazy, "tags") == [["Nothing to show."]] and '<h2 id="tags">Tags (0)</h2>' in lazy
+    analytics = client.get("/page?url=" + quote(site + "/analytics/", safe="")).get_data(as_text=True)
+    assert rows(analytics, "tags") == [["Google Tag Manager", "tag-manager", "GTM-ABC1234", "", "100"],
+                                       ["Google Analytics", "analytics", "G-XXXX1234", "GA4", "100"],
+                                       ["WordPress", "generator", "", "6.4", "100"]]
+    assert '<h2 id="tags">Tags (3)</h2>' in analytics and '<h2 id="resources">Resources (0)</h2>' in analytics
+    japanese = client.get("/page?url=" + quote(site + "/analytics/", safe=""),
+                          headers={"Accept-Language": "ja"}).get_data(as_text=True)
+    assert '<th scope="col">提供元</th>' in japanese and '<h2 id="tags">タグ (3)</h2>' in japanese
