@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from nitpicker_core.config import collect_settings
+from nitpicker_core.errors import UsageError
 from nitpicker_core.types import Setting
 
 _CLICK_TYPES: dict[str, Any] = {"str": str, "int": int, "float": float, "list": str}
@@ -74,3 +75,21 @@ def list_flags(flags: dict[str, Any]) -> dict[str, Any]:
             value = parts if value else None
         out[key] = value
     return out
+
+
+def choose_from_menu(entries: list[tuple[str, str]], question: str, defaults: list[str],
+                     empty: str = "the default ones") -> list[str]:
+    """A numbered menu on stderr: ``entries`` are (name, description); an empty answer gives ``defaults``."""
+    for i, (name, description) in enumerate(entries, 1):
+        click.echo(f"  {i}. {name} — {description}", err=True)
+    answer = click.prompt(f"{question} (numbers, comma-separated; empty for {empty})", default="",
+                          show_default=False, err=True)
+    if not answer.strip():
+        return defaults
+    chosen = []
+    for part in answer.split(","):
+        part = part.strip()
+        if not part.isdigit() or not 1 <= int(part) <= len(entries):
+            raise UsageError(f"not a number from the list: {part!r}")
+        chosen.append(entries[int(part) - 1][0])
+    return chosen

@@ -38,7 +38,7 @@ from nitpicker_core.types import (
     Violation,
 )
 
-_BROWSER_NAMES = ("BrowserHost", "browser_args", "find_browser")
+_BROWSER_NAMES = ("BrowserHost", "browser_args", "find_browser", "kill_marked")
 
 
 def __getattr__(name: str) -> object:
@@ -56,7 +56,7 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0.0.0"
 
 __all__ = [
-    "BrowserHost", "browser_args", "find_browser", "CATEGORIES", "METADATA_FIELDS", "normalize_content_type", "Analyzer", "Anchor", "ArchiveError", "Cell", "Column", "CrawlContext",
+    "BrowserHost", "browser_args", "find_browser", "kill_marked", "CATEGORIES", "METADATA_FIELDS", "normalize_content_type", "Analyzer", "Anchor", "ArchiveError", "Cell", "Column", "CrawlContext",
     "CrawlErrorRecord", "Destination", "Image", "JsonLd", "MenuLink", "NitpickerError", "NotConfigured", "PageError",
     "PageInput", "PageReport", "Query", "Resource", "ScrapeResult", "Setting", "Sheet", "Tag",
     "UsageError", "Violation", "__version__", "classify_content_type", "content_type_sql_case",

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from nitpicker_cli.app import emit_json, get_app
-from nitpicker_cli.options import list_flags, setting_flags, setting_options
+from nitpicker_cli.options import choose_from_menu, list_flags, setting_flags, setting_options
 from nitpicker_core import hookimpl
 from nitpicker_core.analyze import analyze as run_analyzers
 from nitpicker_core.analyze import analyzer_registry, default_names
@@ -21,21 +21,8 @@ from nitpicker_core.errors import UsageError
 
 
 def choose_interactively(registry: Any, defaults: list[str]) -> list[str]:
-    names = registry.names()
-    for i, analyzer in enumerate(registry, 1):
-        marker = "" if analyzer.name in defaults else " (only when chosen)"
-        click.echo(f"  {i}. {analyzer.name} — {analyzer.label}{marker}", err=True)
-    answer = click.prompt("Analyzers to run (numbers, comma-separated; empty for the default ones)",
-                          default="", show_default=False, err=True)
-    if not answer.strip():
-        return defaults
-    chosen = []
-    for part in answer.split(","):
-        part = part.strip()
-        if not part.isdigit() or not 1 <= int(part) <= len(names):
-            raise UsageError(f"not a number from the list: {part!r}")
-        chosen.append(names[int(part) - 1])
-    return chosen
+    entries = [(a.name, a.label + ("" if a.name in defaults else " (only when chosen)")) for a in registry]
+    return choose_from_menu(entries, "Analyzers to run", defaults)
 
 
 class AnalyzeProgress:

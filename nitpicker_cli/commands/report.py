@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from nitpicker_cli.app import emit_json, get_app
+from nitpicker_cli.options import choose_from_menu
 from nitpicker_core import hookimpl
 from nitpicker_core.archive import open_archive
 from nitpicker_core.errors import UsageError
@@ -15,20 +16,8 @@ from nitpicker_core.report import destination_from_flags, run_report, select_she
 
 
 def choose_interactively(names: list[str], descriptions: dict[str, str]) -> list[str]:
-    """Ask which sheets to write (numbers, comma-separated; empty for all)."""
-    for i, name in enumerate(names, 1):
-        click.echo(f"  {i}. {name} — {descriptions.get(name, '')}", err=True)
-    answer = click.prompt("Sheets to write (numbers, comma-separated; empty for all)", default="",
-                          show_default=False, err=True)
-    if not answer.strip():
-        return names
-    chosen = []
-    for part in answer.split(","):
-        part = part.strip()
-        if not part.isdigit() or not 1 <= int(part) <= len(names):
-            raise UsageError(f"not a number from the list: {part!r}")
-        chosen.append(names[int(part) - 1])
-    return chosen
+    """Ask which sheets to write; an empty answer writes them all."""
+    return choose_from_menu([(n, descriptions.get(n, "")) for n in names], "Sheets to write", names, "all")
 
 
 @hookimpl

@@ -120,7 +120,7 @@ def _proc_table() -> dict[int, tuple[int, str]]:
     return table
 
 
-def _kill_marked(marker: str) -> int:
+def kill_marked(marker: str) -> int:
     """SIGKILL the browser process carrying ``marker`` and its descendants; returns how many were killed."""
     table = _proc_table()
     roots = {pid for pid, (_, cmdline) in table.items() if marker in cmdline}
@@ -198,7 +198,7 @@ class BrowserHost:
         if self._marker:
             self._dead_markers.append(self._marker)
         for marker in self._dead_markers:
-            _kill_marked(marker)
+            kill_marked(marker)
         self._dead_markers.clear()
 
     async def new_page(

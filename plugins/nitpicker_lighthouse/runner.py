@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
 import uuid
@@ -87,7 +85,7 @@ def run_lighthouse(binary: str, chromium: str, url: str, extra: list[str], timeo
     except subprocess.TimeoutExpired:
         raise RuntimeError(f"lighthouse did not finish within {timeout:g} s") from None
     finally:
-        _reap(marker)
+        nitpicker_core.kill_marked(marker)  # Chromium that lighthouse left behind, with its children
     if done.returncode != 0:
         lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
         raise RuntimeError(f"lighthouse exited with status {done.returncode}: {lines[-1][:300] if lines else ''}")
@@ -96,28 +94,3 @@ def run_lighthouse(binary: str, chromium: str, url: str, extra: list[str], timeo
     if problem:
         raise RuntimeError(f"lighthouse: {problem.get('code')}: {problem.get('message', '')}".strip())
     return report
-
-
-def _reap(marker: str) -> None:
-    """SIGKILL the Chromium carrying ``marker`` and all its descendants (normally already gone)."""
-    table: dict[int, tuple[int, str]] = {}
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", "rb") as handle:
-                stat = handle.read().decode(errors="replace")
-            with open(f"/proc/{entry.name}/cmdline", "rb") as handle:
-                cmdline = handle.read().decode(errors="replace")
-        except OSError:
-            continue
-        table[int(entry.name)] = (int(stat[stat.rfind(")") + 2:].split()[1]), cmdline)
-    doomed = {pid for pid, (_, cmdline) in table.items() if marker in cmdline}
-    while True:
-        children = {pid for pid, (ppid, _) in table.items() if ppid in doomed} - doomed
-        if not children:
-            break
-        doomed |= children
-    for pid in doomed:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
