@@ -229,7 +229,7 @@ class ArchiveWriter(PagesMixin, AnalysisMixin):
         return self.target
 
     def gc(self, vacuum: bool = False) -> dict[str, int]:
-        """Delete page/resource states, their children and blobs that no commit reaches."""
+        """Delete page/resource states, their children, blobs and cached analyzer results no commit reaches."""
         counts = {}
         with self._db.atomic():
             conn = self._conn
@@ -240,6 +240,8 @@ class ArchiveWriter(PagesMixin, AnalysisMixin):
             counts["blobs"] = conn.execute(
                 "DELETE FROM blob WHERE sha256 NOT IN "
                 "(SELECT html_sha256 FROM page_state WHERE html_sha256 IS NOT NULL)").rowcount
+        # cached analyzer results of HTML that no page state holds any more can never be reused
+        counts["analysis_cache"] = self.gc_analysis_cache()
         if vacuum:
             self._db.execute_sql("VACUUM")
         self._touch()

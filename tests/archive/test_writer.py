@@ -11,7 +11,7 @@ from archive_testdata import page
 from nitpicker_core.archive import ArchiveWriter, open_archive, stub_path
 from nitpicker_core.errors import ArchiveError
 from nitpicker_core.records import Anchor, CrawlErrorRecord, Resource, ScrapeResult
-from nitpicker_core.types import Cell, Violation
+from nitpicker_core.types import Cell, PageReport, Violation
 
 
 def build(target: Path, pages: list[ScrapeResult], *, status: str = "complete") -> int:
@@ -225,8 +225,15 @@ def test_gc_removes_unreachable_states_and_blobs(tmp_path: Path) -> None:
     c = w.begin_commit()
     w.put_page(c, page(1, 3, variant="old"))
     w.put_page(c, page(1, 3, variant="new"))  # re-pointing leaves the old state unreferenced
+    old_html, new_html = w._conn.execute(
+        "SELECT html_sha256 FROM page_state WHERE url_id = (SELECT id FROM url WHERE url = ?) ORDER BY id",
+        ("https://example.org/p/1",)).fetchall()
+    key = ("words", "1", "settings-hash")
+    w.put_cached_reports(key, [(old_html[0], PageReport({"words": 3})), (new_html[0], PageReport({"words": 4}))])
     counts = w.gc()
-    assert counts["page_states"] == 1 and counts["blobs"] == 1
+    assert counts == {"page_states": 1, "resource_states": 0, "blobs": 1, "analysis_cache": 1}
+    assert w.cached_report(old_html[0], key) is None
+    assert w.cached_report(new_html[0], key).cells == {"words": 4}
     w.finish_commit(c)
     w.write()
     w.close()
