@@ -18,3 +18,11 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = No
     full_env = dict(os.environ, **(env or {}))
     return subprocess.run([sys.executable, "-m", "nitpicker_cli.main", *args], cwd=cwd, env=full_env,
                           capture_output=True, text=True, input=input, timeout=timeout)
+
+
+def crawl_subtree(url: str, workdir: Path, *flags: str) -> Path:
+    """Crawl ``url`` and what is below it into ``workdir/crawl.nitpicker`` with the real CLI (2 workers)."""
+    archive = workdir / "crawl.nitpicker"
+    result = run_cli("crawl", "-o", str(archive), "--parallels", "2", *flags, url, cwd=workdir, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return archive

@@ -9,7 +9,7 @@ import uuid
 from collections import defaultdict
 
 import pytest
-from support import run_cli
+from support import crawl_subtree, run_cli
 
 from nitpicker_core import PageInput
 from nitpicker_core.archive import open_archive
@@ -29,12 +29,7 @@ EXPECTED = {
 @pytest.fixture(scope="module")
 def crawled(site, tmp_path_factory):
     """The /analyze/a11y/ subtree crawled once for the module; each test analyzes its own copy."""
-    folder = tmp_path_factory.mktemp("a11y")
-    archive = folder / "a11y.nitpicker"
-    result = run_cli("crawl", "-o", str(archive), "--no-image", "--parallels", "2", f"{site}/analyze/a11y/",
-                     cwd=folder, timeout=300)
-    assert result.returncode == 0, result.stderr
-    return archive
+    return crawl_subtree(f"{site}/analyze/a11y/", tmp_path_factory.mktemp("a11y"), "--no-image")
 
 
 def analyze(crawled, tmp_path, *flags: str):

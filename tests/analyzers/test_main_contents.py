@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from nitpicker_main_contents import MainContents
-from support import run_cli
+from support import crawl_subtree, run_cli
 
 from nitpicker_core import Cell, PageInput
 from nitpicker_core.archive import open_archive
@@ -137,12 +137,7 @@ EXPECTED = {
 @pytest.fixture(scope="module")
 def crawled(site, tmp_path_factory) -> Path:
     """/analyze/main/ crawled in Chromium (5 pages), not analyzed yet."""
-    workdir = tmp_path_factory.mktemp("main")
-    archive = workdir / "main.nitpicker"
-    result = run_cli("crawl", "-o", str(archive), f"{site}/analyze/main/", "--parallels", "2", cwd=workdir,
-                     timeout=300)
-    assert result.returncode == 0, result.stderr
-    return archive
+    return crawl_subtree(f"{site}/analyze/main/", tmp_path_factory.mktemp("main"))
 
 
 def analyzed(crawled: Path, name: str, *flags: str) -> Path:

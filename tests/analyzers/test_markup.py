@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from nitpicker_markup import RULES, Markup
 from nitpicker_markup.parse import NESTING_CODES
-from support import run_cli
+from support import crawl_subtree, run_cli
 
 from nitpicker_core import PageInput
 from nitpicker_core.archive import open_archive
@@ -193,12 +193,7 @@ PARSE = [
 @pytest.fixture(scope="module")
 def crawled(site, tmp_path_factory) -> Path:
     """/analyze/markup/ crawled in Chromium (3 pages), not analyzed yet."""
-    workdir = tmp_path_factory.mktemp("markup")
-    archive = workdir / "markup.nitpicker"
-    result = run_cli("crawl", "-o", str(archive), f"{site}/analyze/markup/", "--parallels", "2", cwd=workdir,
-                     timeout=300)
-    assert result.returncode == 0, result.stderr
-    return archive
+    return crawl_subtree(f"{site}/analyze/markup/", tmp_path_factory.mktemp("markup"))
 
 
 def analyzed(crawled: Path, name: str, *flags: str) -> Path:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from nitpicker_search import SearchAnalyzer, parse_settings
 from nitpicker_search.keywords import parse_keyword, parse_keywords, visible_text
-from support import run_cli
+from support import crawl_subtree, run_cli
 
 from nitpicker_core import Column, PageInput, UsageError
 from nitpicker_core.analyze import analyzer_registry
@@ -23,12 +23,7 @@ TOP, A, B = "/analyze/search/", "/analyze/search/page-a", "/analyze/search/page-
 
 @pytest.fixture(scope="module")
 def crawled(site: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    workdir = tmp_path_factory.mktemp("search")
-    archive = workdir / "crawl.nitpicker"
-    result = run_cli("crawl", "-o", str(archive), f"{site}{TOP}", "--parallels", "2", cwd=workdir,
-                     timeout=300)
-    assert result.returncode == 0, result.stderr
-    return archive
+    return crawl_subtree(f"{site}{TOP}", tmp_path_factory.mktemp("search"))
 
 
 def analyze(crawled: Path, workdir: Path, *args: str, config: str = "") -> tuple[Any, Path]:

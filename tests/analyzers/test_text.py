@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from nitpicker_text import TextAnalyzer, options_from
 from nitpicker_text.rules import RULES
-from support import run_cli
+from support import crawl_subtree, run_cli
 
 from nitpicker_core import PageInput, UsageError
 from nitpicker_core.archive import open_archive
@@ -62,12 +62,7 @@ CELLS = {
 # -- the crawled fixture pages, through the real CLI ---------------------------------------------------
 @pytest.fixture(scope="module")
 def crawled(site: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    workdir = tmp_path_factory.mktemp("text")
-    archive = workdir / "crawl.nitpicker"
-    result = run_cli("crawl", "-o", str(archive), f"{site}/analyze/text/", "--parallels", "2", cwd=workdir,
-                     timeout=300)
-    assert result.returncode == 0, result.stderr
-    return archive
+    return crawl_subtree(f"{site}/analyze/text/", tmp_path_factory.mktemp("text"))
 
 
 def analyze(crawled: Path, workdir: Path, *args: str, config: str = "") -> tuple[Any, Path]:
