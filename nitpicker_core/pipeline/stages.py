@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import hashlib
 import json
@@ -80,17 +81,20 @@ class _Observer:
         p["violations"] = sum(a["violations"] for a in p["by_analyzer"].values())
 
 
-class Stage:
+class Stage(abc.ABC):
+    """One step of a run: what it consumes and produces, how to tell its earlier outputs are still valid."""
+
     name = ""
     inputs: tuple[str, ...] = ()
     outputs: tuple[str, ...] = ()
 
+    @abc.abstractmethod
     def check(self, ctx: Context, outputs: dict[str, Any]) -> str | None:
         """None when ``outputs`` (from an earlier run) exist, are valid and match the declaration."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def run(self, ctx: Context) -> dict[str, Any]:
-        raise NotImplementedError
+        """Produce the stage's outputs."""
 
     def observe(self, ctx: Context) -> Any:
         observer = _Observer(ctx)

@@ -45,6 +45,7 @@ def test_lighthouse_is_unavailable_without_a_binary(cli, tmp_path):
     # PATH with node but no lighthouse, and an empty install folder
     env = {"PATH": str(Path(node).parent), "NITPICKER_NODE_PREFIX": str(empty)}
     if shutil.which("lighthouse", path=env["PATH"]):
+        # a global npm install puts lighthouse beside node; PATH cannot then hide it without hiding node
         pytest.skip("a lighthouse next to node on PATH")
     assert status(cli, tmp_path, env) == MISSING
 
