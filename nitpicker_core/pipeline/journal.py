@@ -11,13 +11,14 @@ import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from nitpicker_core.errors import ArchiveError, NitpickerError, UsageError
 
 RUNS_SUFFIX = ".runs"
 RETRYABLE = ("network", "timeout", "interrupted")
 HARD = ("usage", "archive", "internal")
+TORN_WINDOW = 1 << 20  # how far back a torn line is measured; an event is far smaller
 
 
 def runs_dir_for(archive: Path) -> Path:
@@ -60,16 +61,37 @@ class Journal:
         self._lock = threading.Lock()
         path.parent.mkdir(parents=True, exist_ok=True)
 
-    def append(self, event: str, **fields: Any) -> dict[str, Any]:
+    def _line(self, event: str, fields: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
         now = time.time()
         record = {"event": event, "run": self.run_id, "ts": round(now, 3),
                   "at": datetime.fromtimestamp(now, UTC).isoformat(timespec="milliseconds"), **fields}
-        line = json.dumps(record, ensure_ascii=False, sort_keys=True, default=str) + "\n"
-        with self._lock, self.path.open("a", encoding="utf-8") as handle:
+        return record, (json.dumps(record, ensure_ascii=False, sort_keys=True, default=str) + "\n").encode()
+
+    def append(self, event: str, **fields: Any) -> dict[str, Any]:
+        record, line = self._line(event, fields)
+        with self._lock, self.path.open("a+b") as handle:
+            torn = torn_tail(handle)
+            if torn:  # a writer killed mid-line: end its fragment so this event gets a line of its own
+                _, note = self._line("journal_torn", {"torn_bytes": torn})
+                line = b"\n" + note + line
             handle.write(line)  # one write per line: a reader never sees half of two events interleaved
             handle.flush()
             os.fsync(handle.fileno())
         return record
+
+
+def torn_tail(handle: BinaryIO) -> int:
+    """Bytes after the last newline of an open journal: 0 unless its last line was cut off mid-write."""
+    end = handle.seek(0, os.SEEK_END)
+    if end == 0:
+        return 0
+    handle.seek(end - 1)
+    if handle.read(1) == b"\n":
+        return 0
+    start = max(0, end - TORN_WINDOW)
+    handle.seek(start)
+    tail = handle.read(end - start)
+    return len(tail) - tail.rfind(b"\n") - 1
 
 
 def read_events(path: Path) -> list[dict[str, Any]]:

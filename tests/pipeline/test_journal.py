@@ -69,3 +69,19 @@ def test_fail_on_checks_parse():
 def test_messages_lose_their_directories():
     assert scrub("cannot read /home/u/audits/x.nitpicker: no") == "cannot read x.nitpicker: no"
     assert scrub("see /tmp/run/ and http://host/a/b") == "see  and http://host/a/b"
+
+
+def test_an_event_after_a_torn_line_starts_on_a_fresh_line(tmp_path):
+    path = tmp_path / "r1.jsonl"
+    Journal(path, "r1").append("run_started", declaration={"stages": ["crawl"], "url": "http://a.test/"})
+    with path.open("a") as handle:
+        handle.write('{"event": "heartbeat", "stage": "cr')  # the writer was killed mid-line
+    resumed = Journal(path, "r1")  # the next process, resuming the run
+    resumed.append("run_resumed", declaration={"stages": ["crawl"], "url": "http://a.test/"})
+    resumed.append("stage_started", stage="crawl")
+    assert [e["event"] for e in read_events(path)] == ["run_started", "journal_torn", "run_resumed", "stage_started"]
+    torn = read_events(path)[1]
+    assert torn["torn_bytes"] == len('{"event": "heartbeat", "stage": "cr')
+    assert path.read_text().endswith("\n") and path.read_text().count("\n") == 5
+    run = replay(path)
+    assert run.resumes == 1 and run.state == "running" and run.stages["crawl"]["state"] == "running"
