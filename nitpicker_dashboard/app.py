@@ -10,14 +10,15 @@ from typing import Any
 
 from flask import Flask, jsonify, render_template
 
-from nitpicker_core.pipeline.state import Monitor
+from nitpicker_core.pipeline.state import STALE_AFTER, STALL_AFTER, Monitor
 
 
-def create_app(directories: list[Path], stale_after: float = 30.0, poll_ms: int = 1500) -> Flask:
+def create_app(directories: list[Path], stale_after: float = STALE_AFTER, poll_ms: int = 1500,
+               stall_after: float = STALL_AFTER) -> Flask:
     """One Monitor for the app's lifetime, so journals are replayed incrementally between polls."""
     app = Flask(__name__)
     app.json.sort_keys = True  # type: ignore[attr-defined]
-    monitor = Monitor(directories, stale_after)
+    monitor = Monitor(directories, stale_after, stall_after)
     lock = threading.Lock()
     app.extensions["nitpicker_monitor"] = monitor
 

@@ -9,13 +9,15 @@ import click
 
 from nitpicker_cli.app import get_app
 from nitpicker_core import UsageError, hookimpl
+from nitpicker_core.pipeline.state import STALE_AFTER, STALL_AFTER
 
 
-def start_dashboard(directories: list[Path], host: str, port: int, stale_after: float) -> tuple[Any, str]:
+def start_dashboard(directories: list[Path], host: str, port: int, stale_after: float = STALE_AFTER,
+                    stall_after: float = STALL_AFTER) -> tuple[Any, str]:
     """Serve the dashboard over ``directories`` in a daemon thread; returns the server and its URL."""
     from nitpicker_dashboard import create_app, free_port, serve_in_thread
 
-    app = create_app(directories, stale_after=stale_after)
+    app = create_app(directories, stale_after=stale_after, stall_after=stall_after)
     bound = free_port(host, port)
     server = serve_in_thread(app, host, bound)
     return server, f"http://{host}:{bound}/"
@@ -28,10 +30,14 @@ def register_commands(cli: click.Group, pm: Any) -> None:
     @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default).")
     @click.option("--port", type=click.IntRange(0, 65535), default=8766, show_default=True,
                   help="Preferred port; the next free one is used when it is taken (0: any).")
-    @click.option("--stale-after", type=click.FloatRange(1), default=30.0, show_default=True,
+    @click.option("--stale-after", type=click.FloatRange(1), default=STALE_AFTER, show_default=True,
                   help="Seconds without a journal event after which a running run shows as hung.")
+    @click.option("--stall-after", type=click.FloatRange(1), default=STALL_AFTER, show_default=True,
+                  help="Seconds a running stage's counts may stand still, heartbeats or not, before the run "
+                       "shows as hung.")
     @click.option("--no-open", is_flag=True, help="Do not open a browser.")
-    def dashboard(directories: tuple[Path, ...], host: str, port: int, stale_after: float, no_open: bool) -> None:
+    def dashboard(directories: tuple[Path, ...], host: str, port: int, stale_after: float, stall_after: float,
+                  no_open: bool) -> None:
         """Show every pipeline run journaled in DIR (default: the working directory), live.
 
         Journals are found directly in each DIR and in its `*.nitpicker.runs/` directories. The page
@@ -46,7 +52,7 @@ def register_commands(cli: click.Group, pm: Any) -> None:
         for d in dirs:
             if not d.is_dir():
                 raise UsageError(f"not a directory: {d.name or d}")
-        server, url = start_dashboard(dirs, host, port, stale_after)
+        server, url = start_dashboard(dirs, host, port, stale_after, stall_after)
         click.echo(f"dashboard: {url} (Ctrl-C to stop)", err=True)
         if not no_open:
             webbrowser.open(url)

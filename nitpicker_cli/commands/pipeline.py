@@ -229,7 +229,7 @@ def register_commands(cli: click.Group, pm: Any) -> None:
             if kw["dashboard"]:
                 from nitpicker_cli.commands.dashboard import start_dashboard
 
-                server, address = start_dashboard([journal_path.parent], "127.0.0.1", 8766, 30.0)
+                server, address = start_dashboard([journal_path.parent], "127.0.0.1", 8766)
                 stack.callback(server.shutdown)
                 app.info(f"dashboard: {address}")
             progress = stack.enter_context(Progress(options.parallels, silent=app.silent))

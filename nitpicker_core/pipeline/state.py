@@ -12,6 +12,10 @@ from typing import Any
 from nitpicker_core.pipeline.journal import failure_class, iter_lines, journals_in
 
 STAGES = ("crawl", "analyze", "report")
+STALE_AFTER = 30.0
+# The crawler may spend 60 s on one navigation after up to 100 s of preflight retries: counts that have not
+# moved for longer than that, while heartbeats keep coming, mean the stage is stuck, not slow.
+STALL_AFTER = 300.0
 _ABS_PATH = re.compile(r"(?<![\w.:/])/(?:[^\s/'\"]+/)+([^\s/'\"]*)")
 
 
@@ -51,6 +55,9 @@ class RunState:
             self.state, self.finished_at, self.exit_code, self.verdict = "running", None, None, None
             self.started_at = self.started_at or ev.get("at")
             self.resumes += kind == "run_resumed"
+            for stage in self.stages.values():  # a stage the killed process left running: its clock restarts
+                if stage["state"] == "running":
+                    stage["progress_ts"] = float(ev.get("ts") or 0)
             for name in self.declaration.get("stages", []):
                 self.stage(name)
             return
@@ -66,13 +73,20 @@ class RunState:
         stage = self.stage(name)
         if kind == "stage_started":
             stage.update(state="running", started_at=ev.get("at"), finished_at=None, failure=None, progress={},
-                         mode=ev.get("mode"))
+                         outputs=None, mode=ev.get("mode"), progress_ts=float(ev.get("ts") or 0))
         elif kind == "heartbeat":
-            stage["progress"] = ev.get("progress") or {}
-        elif kind == "stage_finished":
-            stage.update(state="done", finished_at=ev.get("at"), outputs=ev.get("outputs"), failure=None)
+            if stage["state"] != "running":  # a beat taken just before the stage ended, written just after
+                return
+            progress = ev.get("progress") or {}
+            if counters(progress) != counters(stage["progress"]):
+                stage["progress_ts"] = float(ev.get("ts") or 0)
+            stage["progress"] = progress
+        elif kind == "stage_finished":  # a finished stage shows what it produced, not its last heartbeat
+            stage.update(state="done", finished_at=ev.get("at"), outputs=ev.get("outputs"), failure=None,
+                         progress={})
         elif kind == "stage_reused":
-            stage.update(state="reused", finished_at=ev.get("at"), outputs=ev.get("outputs"), failure=None)
+            stage.update(state="reused", finished_at=ev.get("at"), outputs=ev.get("outputs"), failure=None,
+                         progress={})
         elif kind == "stage_skipped":
             stage.update(state="skipped", finished_at=ev.get("at"), note=ev.get("reason"))
         elif kind == "stage_failed":
@@ -83,12 +97,21 @@ class RunState:
         elif kind == "stage_mismatch":
             stage["notes"] = [*stage["notes"][-9:], scrub(str(ev.get("reason", "")))]
 
-    def view(self, now: float, stale_after: float) -> dict[str, Any]:
-        """The run as the dashboard shows it; "running" with a stale heartbeat becomes "hung"."""
-        state = self.state
+    def view(self, now: float, stale_after: float, stall_after: float = STALL_AFTER) -> dict[str, Any]:
+        """The run as the dashboard shows it; "running" becomes "hung" when its journal has been silent for
+        ``stale_after`` seconds (a dead or frozen process) or its running stage's counts have not moved for
+        ``stall_after`` seconds while heartbeats continue (a live process stuck on something)."""
+        state, hung = self.state, None
         age = round(now - self.last_ts, 1) if self.last_ts else None
+        running = next((s for s in self.stages.values() if s["state"] == "running"), None) \
+            if state == "running" else None
+        progress_age = None
+        if running is not None and running.get("progress_ts") and counters(running["progress"]):
+            progress_age = round(now - running["progress_ts"], 1)  # a stage without counts cannot stall
         if state == "running" and age is not None and age > stale_after:
-            state = "hung"
+            state, hung = "hung", {"reason": "silent", "stage": running["name"] if running else None}
+        elif running is not None and progress_age is not None and progress_age > stall_after:
+            state, hung = "hung", {"reason": "stalled", "stage": running["name"]}
         decl = self.declaration
         stages = [dict(self.stage(n)) for n in decl.get("stages", STAGES) if n in self.stages or n in STAGES]
         failure = next((s["failure"] for s in stages if s.get("failure")), None)
@@ -96,20 +119,32 @@ class RunState:
             "id": self.run_id, "state": state, "url": decl.get("url"),
             "archive": Path(decl["archive"]).name if decl.get("archive") else None,
             "started_at": self.started_at, "finished_at": self.finished_at, "exit_code": self.exit_code,
-            "heartbeat_age": age, "resumes": self.resumes, "stages": stages, "verdict": self.verdict,
+            "heartbeat_age": age, "progress_age": progress_age, "hung": hung, "resumes": self.resumes, "stages": stages, "verdict": self.verdict,
             "failure": failure, "counts": derived_counts(self.stages),
         }
 
 
+def counters(progress: Any, prefix: str = "") -> dict[str, float]:
+    """The numbers in a stage's progress, flattened: what must move for the stage to count as moving."""
+    if isinstance(progress, dict):
+        found: dict[str, float] = {}
+        for key, value in progress.items():
+            found.update(counters(value, f"{prefix}{key}."))
+        return found
+    if isinstance(progress, (int, float)) and not isinstance(progress, bool):
+        return {prefix.rstrip("."): float(progress)}
+    return {}
+
+
 def derived_counts(stages: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Headline numbers from stage outputs, falling back to the live progress of a running stage."""
+    """Headline numbers: a finished stage's outputs, else the last progress of a running or failed one."""
     crawl, analyze = stages.get("crawl") or {}, stages.get("analyze") or {}
     c_out, c_live = crawl.get("outputs") or {}, crawl.get("progress") or {}
     a_out, a_live = analyze.get("outputs") or {}, analyze.get("progress") or {}
     return {
         "pages": c_out.get("pages", c_live.get("internal_done")),
         "rendered": c_out.get("rendered", c_live.get("internal_rendered")),
-        "found": c_live.get("internal_found", c_out.get("pages")),
+        "found": c_out.get("pages", c_live.get("internal_found")),
         "crawl_errors": c_out.get("internal_errors"),
         "analyzed": a_out.get("pages", a_live.get("pages")),
         "violations": a_out.get("violations", a_live.get("violations")),
@@ -150,9 +185,10 @@ def replay(path: Path) -> RunState:
 class Monitor:
     """Every run journal found under some directories, kept up to date poll by poll."""
 
-    def __init__(self, directories: list[Path], stale_after: float = 30.0) -> None:
+    def __init__(self, directories: list[Path], stale_after: float = STALE_AFTER,
+                 stall_after: float = STALL_AFTER) -> None:
         self.directories = directories
-        self.stale_after = stale_after
+        self.stale_after, self.stall_after = stale_after, stall_after
         self.boot_id = f"{os.getpid()}-{time.time_ns()}"
         self._tails: dict[Path, JournalTail] = {}
 
@@ -165,10 +201,11 @@ class Monitor:
                 self._tails.setdefault(path, JournalTail(path))
         for gone in set(self._tails) - seen:
             del self._tails[gone]
-        runs = [tail.poll().view(now, self.stale_after) for tail in self._tails.values()]
+        runs = [tail.poll().view(now, self.stale_after, self.stall_after) for tail in self._tails.values()]
         runs.sort(key=lambda r: (r["started_at"] or "", r["id"]), reverse=True)
         totals = {s: 0 for s in ("running", "hung", "complete", "failed", "stopped", "interrupted")}
         for run in runs:
             totals[run["state"]] = totals.get(run["state"], 0) + 1
         return {"boot_id": self.boot_id, "generated_at": round(now, 3), "stale_after": self.stale_after,
+                "stall_after": self.stall_after,
                 "directories": [d.name or str(d) for d in self.directories], "totals": totals, "runs": runs}

@@ -19,7 +19,21 @@
     return node;
   }
 
+  function resultText(stage) {
+    const o = stage.outputs || {};
+    if (stage.name === "crawl" && o.pages !== undefined) {
+      const errors = o.internal_errors ? `, ${o.internal_errors} errors` : "";
+      return `${o.pages} URLs, ${o.rendered} rendered${errors} (commit ${o.commit})`;
+    }
+    if (stage.name === "analyze" && o.pages !== undefined) return `${o.pages} pages, ${o.violations} violations`;
+    if (stage.name === "analyze" && o.skipped) return o.skipped;
+    if (stage.name === "report" && o.destination) return `→ ${o.target || o.destination}`;
+    return "";
+  }
+
   function progressText(stage) {
+    // a finished stage shows what it produced; a running or failed one how far it got
+    if (stage.state === "done" || stage.state === "reused") return resultText(stage);
     const p = stage.progress || {};
     if (stage.name === "crawl" && p.internal_found !== undefined) {
       return `${p.internal_done}(${p.internal_rendered}) / ${p.internal_found} URLs, +${p.external_done}/${p.external_found} ext`;
@@ -27,10 +41,6 @@
     if (stage.name === "analyze" && p.pages !== undefined) {
       return `${p.pages} pages, ${p.violations} violations`;
     }
-    const o = stage.outputs || {};
-    if (stage.name === "crawl" && o.pages !== undefined) return `${o.pages} URLs, ${o.rendered} rendered (commit ${o.commit})`;
-    if (stage.name === "analyze" && o.pages !== undefined) return `${o.pages} pages, ${o.violations} violations`;
-    if (stage.name === "report" && o.destination) return `→ ${o.target || o.destination}`;
     return "";
   }
 
@@ -47,7 +57,11 @@
   }
 
   function ageText(run) {
-    return run.heartbeat_age === null ? "no event yet" : `last event ${Math.round(run.heartbeat_age)} s ago`;
+    const age = run.heartbeat_age === null ? "no event yet" : `last event ${Math.round(run.heartbeat_age)} s ago`;
+    if (run.hung && run.hung.reason === "stalled") {
+      return `${age}; ${run.hung.stage} has made no progress for ${Math.round(run.progress_age)} s`;
+    }
+    return age;
   }
 
   function drawRun(card, run) {
@@ -64,10 +78,11 @@
     const verdict = run.verdict ? el("p", {class: "verdict " + (run.verdict.passed ? "state-complete" : "state-failed")},
       (run.verdict.passed ? "quality gate passed: " : "quality gate failed: ") +
       run.verdict.checks.map((k) => `${k.check} (${k.value})`).join(", ")) : null;
-    card.replaceChildren(
+    // replaceChildren would draw a null as the text "null": absent parts are left out
+    card.replaceChildren(...[
       el("h2", null, el("span", {class: `badge state-${run.state}`}, run.state), " ", run.url || run.id),
       el("p", {class: "muted"}, run.id), meta, counts, verdict,
-      el("ul", {class: "stages"}, ...run.stages.map(stageItem)));
+      el("ul", {class: "stages"}, ...run.stages.map(stageItem))].filter((part) => part !== null));
     card.dataset.state = run.state;
     card.dataset.redraws = String(Number(card.dataset.redraws || 0) + 1);
   }
@@ -89,8 +104,8 @@
     }
     let previous = null;
     for (const run of snapshot.runs) {
-      // the age grows on every poll: it is updated in place, not a reason to redraw the run
-      const json = JSON.stringify({...run, heartbeat_age: null});
+      // the ages grow on every poll: they are updated in place, not a reason to redraw the run
+      const json = JSON.stringify({...run, heartbeat_age: null, progress_age: null});
       let card = runsEl.querySelector(`[data-run="${CSS.escape(run.id)}"]`);
       if (!card) card = el("section", {class: "run", "data-run": run.id, "aria-label": `run ${run.id}`});
       if (seen.get(run.id) !== json) { drawRun(card, run); seen.set(run.id, json); }

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
+import urllib.request
 
 import pytest
 
+from nitpicker_core.pipeline import read_events
 from nitpicker_dashboard import create_app, free_port, serve_in_thread
 
 DONE, LIVE, HUNG, NET, HARD = (f"20261130T10000{i}Z-{name}" for i, name in
@@ -111,6 +114,80 @@ def test_snapshot_follows_appended_events_and_keeps_its_boot_id(runs):
     assert snapshot(create_app([runs]).test_client())["boot_id"] != first["boot_id"]  # a restarted server
 
 
+@contextlib.contextmanager
+def served(directory, **options):
+    """The dashboard on a real port; yields a function that GETs /api/snapshot over HTTP."""
+    server = serve_in_thread(create_app([directory], **options), "127.0.0.1", 0)
+
+    def fetch() -> dict:
+        url = f"http://127.0.0.1:{server.server_port}/api/snapshot"
+        with urllib.request.urlopen(url, timeout=30) as response:
+            assert response.headers["Cache-Control"] == "no-store"
+            return json.load(response)
+
+    try:
+        yield fetch
+    finally:
+        server.shutdown()
+
+
+def wait_for(fetch, run_id: str, predicate, what: str, deadline: float = 60) -> dict:
+    end = time.monotonic() + deadline
+    while True:
+        run = next((r for r in fetch()["runs"] if r["id"] == run_id), None)
+        if run is not None and predicate(run):
+            return run
+        if time.monotonic() > end:
+            pytest.fail(f"{what} never happened; last view: {run}")
+        time.sleep(0.05)
+
+
+def test_a_stage_whose_progress_stopped_is_hung_while_its_heartbeats_continue(tmp_path):
+    from nitpicker_core.pipeline import Context, Journal
+    from nitpicker_core.pipeline.runner import Heartbeat
+
+    journal = Journal(tmp_path / "frozen.nitpicker.runs" / "20261130T120000Z-frzn.jsonl", "20261130T120000Z-frzn")
+    ctx = Context(pm=None, config=None, declaration=decl("http://frozen.test/"), crawl_options=None)
+    journal.append("run_started", declaration=ctx.declaration)
+    journal.append("stage_started", stage="crawl")
+    ctx.progress = dict(CRAWLING["progress"])  # the site froze: the counts stay where they are
+    with served(tmp_path, stale_after=30, stall_after=2) as fetch, Heartbeat(journal, ctx, 0.1) as beat:
+        beat.stage = "crawl"
+        run = wait_for(fetch, journal.run_id, lambda r: r["state"] == "hung", "a hung verdict")
+        assert run["heartbeat_age"] < 30  # the process is alive and journaling: this is no stale heartbeat
+        assert run["hung"] == {"reason": "stalled", "stage": "crawl"} and run["progress_age"] >= 2
+        assert run["stages"][0]["state"] == "running"
+        beats = [e for e in read_events(journal.path) if e["event"] == "heartbeat"]
+        assert len(beats) >= 2 and all(b["progress"] == CRAWLING["progress"] for b in beats)
+        done = 3
+        while True:  # the site answers again: each beat carries new counts, and the run is running again
+            ctx.progress = {**ctx.progress, "internal_done": done}
+            run = next(r for r in fetch()["runs"] if r["id"] == journal.run_id)
+            if run["state"] == "running":
+                break
+            done += 1
+            assert done < 2000, f"the run never came back from hung: {run}"
+            time.sleep(0.05)
+        assert run["hung"] is None and run["progress_age"] < 2
+        assert fetch()["stall_after"] == 2
+
+
+def test_a_finished_stage_shows_its_result_not_its_last_heartbeat(runs):
+    live = runs / "site.nitpicker.runs" / f"{LIVE}.jsonl"
+    with served(runs, stale_after=30) as fetch:
+        before = next(r for r in fetch()["runs"] if r["id"] == LIVE)
+        assert before["stages"][0]["progress"] == CRAWLING["progress"] and before["counts"]["found"] == 9
+        outputs = {"commit": 1, "pages": 12, "rendered": 11, "internal_errors": 0}
+        write(live, {"event": "stage_finished", "stage": "crawl", "outputs": outputs},
+              CRAWLING,  # a heartbeat taken just before the stage ended, written just after
+              ts=time.time())
+        run = next(r for r in fetch()["runs"] if r["id"] == LIVE)
+    crawl = run["stages"][0]
+    assert crawl["state"] == "done" and crawl["outputs"] == outputs and crawl["progress"] == {}
+    assert run["counts"] == {"pages": 12, "rendered": 11, "found": 12, "crawl_errors": 0, "analyzed": None,
+                             "violations": None}
+
+
 def test_free_port_skips_a_taken_port():
     import socket
 
@@ -158,6 +235,43 @@ def test_the_page_renders_runs_and_redraws_only_what_changed(runs):
             redraws = page.eval_on_selector_all("section.run", "els => els.map(e => [e.dataset.run, e.dataset.redraws])")
             assert dict(redraws)[DONE] == "1" and int(dict(redraws)[LIVE]) >= 2
             assert "7 pages, 2 violations" in page.text_content(f'[data-run="{LIVE}"] li[data-stage="analyze"]')
+            browser.close()
+    finally:
+        server.shutdown()
+
+
+@pytest.mark.browser
+def test_cards_show_each_finished_stage_result_and_never_a_null(runs):
+    from playwright.sync_api import sync_playwright
+
+    from nitpicker_core.crawler.browser import browser_args, find_browser
+
+    server = serve_in_thread(create_app([runs], stale_after=30, poll_ms=200), "127.0.0.1", 0)
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=find_browser(), args=browser_args())
+            page = browser.new_page()
+            page.goto(f"http://127.0.0.1:{server.server_port}/")
+            page.wait_for_selector(f'[data-run="{DONE}"]')
+            texts = page.eval_on_selector_all("section.run", "els => els.map(e => [e.dataset.run, e.textContent])")
+            assert len(texts) == 5 and not [run for run, text in texts if "null" in text or "undefined" in text]
+            assert page.text_content(f'[data-run="{DONE}"] li[data-stage="crawl"] .progress') == \
+                "10 URLs, 8 rendered (commit 1)"
+
+            live = runs / "site.nitpicker.runs" / f"{LIVE}.jsonl"
+            write(live, {"event": "stage_finished", "stage": "crawl", "outputs": {"commit": 1, "pages": 9,
+                                                                                 "rendered": 7}},
+                  ts=time.time())
+            page.wait_for_function(
+                f'document.querySelector(\'[data-run="{LIVE}"] li[data-stage="crawl"]\').dataset.state === "done"')
+            assert page.text_content(f'[data-run="{LIVE}"] li[data-stage="crawl"] .progress') == \
+                "9 URLs, 7 rendered (commit 1)"
+            write(live, {"event": "verdict", "passed": False, "checks": [{"check": "violations>0", "value": 2,
+                                                                           "failed": True}]},
+                  {"event": "run_finished", "state": "stopped", "exit_code": 1}, ts=time.time())
+            page.wait_for_function(f'document.querySelector(\'[data-run="{LIVE}"]\').dataset.state === "stopped"')
+            assert page.text_content(f'[data-run="{LIVE}"] .verdict') == "quality gate failed: violations>0 (2)"
+            assert "null" not in page.text_content(f'[data-run="{LIVE}"]')
             browser.close()
     finally:
         server.shutdown()
