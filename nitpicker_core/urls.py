@@ -5,13 +5,13 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass
-from urllib.parse import quote, unquote, unquote_plus, urljoin, urlsplit, urlunsplit
+from urllib.parse import SplitResult, quote, unquote, unquote_plus, urljoin, urlsplit, urlunsplit
 
 from wcmatch import glob
 
 __all__ = [
     "DEFAULT_EXCLUDE_URLS", "Excludes", "Scope", "ScopeEntry", "fragment_of", "looks_like_html", "normalize",
-    "split_credentials", "split_top_level_commas",
+    "port_of", "split_credentials", "split_top_level_commas",
 ]
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -46,6 +46,18 @@ def _host_port(scheme: str, netloc_host: str | None, port: int | None) -> str:
     return f"{host}:{port}"
 
 
+def port_of(parts: SplitResult) -> int | None:
+    """The port of split URL parts (None when absent); ValueError when it is no port at all.
+
+    The message names the port as written and never the URL, which may carry credentials.
+    """
+    try:
+        return parts.port
+    except ValueError:
+        written = parts.netloc.rpartition("@")[2].rpartition("]")[2].partition(":")[2]
+        raise ValueError(f"invalid port {written!r} (a port is a number from 0 to 65535)") from None
+
+
 def _clean_path(path: str) -> str:
     path = re.sub(r"/{2,}", "/", path)
     trailing = path.endswith("/") or path.endswith("/.") or path.endswith("/..")
@@ -72,6 +84,8 @@ def normalize(url: str, base: str | None = None, *, disable_queries: bool = Fals
     port, repeated slashes and dot segments collapsed, ``PHPSESSID`` dropped, query parameters sorted by
     key (all dropped with ``disable_queries``). An empty path becomes ``/`` so ``http://h`` and
     ``http://h/`` are one URL. Non-HTTP URLs (``mailto:``, ``data:``…) come back stripped, otherwise as is.
+    Raises ValueError for an HTTP URL no request can go to: a port out of 0–65535 or not a number, a broken
+    IPv6 literal.
     """
     url = url.strip()
     if base:
@@ -80,10 +94,8 @@ def normalize(url: str, base: str | None = None, *, disable_queries: bool = Fals
     scheme = parts.scheme.lower()
     if scheme not in DEFAULT_PORTS:
         return url
-    try:
-        port = parts.port
-    except ValueError:
-        port = None  # a nonsense port is left out rather than crash the crawl
+    # A nonsense port is refused: leaving it out would make http://h:99999/ mean http://h/, another server
+    port = port_of(parts)
     netloc = _host_port(scheme, parts.hostname, port)
     query = "" if disable_queries else _clean_query(parts.query)
     return urlunsplit((scheme, netloc, _clean_path(parts.path), query, ""))
@@ -152,7 +164,7 @@ def _locate(url: str) -> tuple[str, int | None, tuple[str, ...]]:
     try:
         port = parts.port
     except ValueError:
-        port = None
+        port = -1  # no URL with an invalid port is in any scope (and Scope.add refuses such an entry)
     if port is not None and DEFAULT_PORTS.get(scheme) == port:
         port = None  # http://h:80 and https://h:443 are both plain "h"
     host = (parts.hostname or "").lower().rstrip(".")

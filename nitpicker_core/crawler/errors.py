@@ -15,10 +15,15 @@ __all__ = [
 
 KINDS = (
     "dns", "dns-transient", "connection-refused", "connection-reset", "connection-timeout", "timeout", "tls",
-    "parse-error", "client-blocked", "local-network", "redirect-loop", "unknown",
+    "parse-error", "client-blocked", "local-network", "redirect-loop", "redirect-chain-too-long", "invalid-url",
+    "unknown",
 )
-# Retrying these gives the same answer, so --retry-failed skips them and crawls converge
-PERMANENT_KINDS = frozenset({"dns", "tls", "client-blocked", "parse-error", "connection-refused", "redirect-loop"})
+# Retrying these gives the same answer, so --retry-failed skips them and crawls converge. A chain that is
+# merely too long is left out: it ends somewhere, and sites shorten chains (and Chromium's ERR_TOO_MANY_REDIRECTS,
+# which cannot tell a loop from a long chain, lands there too, so a wrong guess costs one more request).
+# An invalid URL (a port out of range) is never requested, so asking again cannot change it.
+PERMANENT_KINDS = frozenset({"dns", "tls", "client-blocked", "parse-error", "connection-refused", "redirect-loop",
+                             "invalid-url"})
 
 _CHROMIUM = {
     "NAME_NOT_RESOLVED": "dns",
@@ -43,7 +48,7 @@ _CHROMIUM = {
     "CONTENT_LENGTH_MISMATCH": "parse-error",
     "INVALID_URL": "parse-error",
     "INVALID_REDIRECT": "parse-error",
-    "TOO_MANY_REDIRECTS": "redirect-loop",
+    "TOO_MANY_REDIRECTS": "redirect-chain-too-long",  # a count limit: a loop and a long chain look alike
     "BLOCKED_BY_CLIENT": "client-blocked",
     "BLOCKED_BY_ADMINISTRATOR": "client-blocked",
     "BLOCKED_BY_RESPONSE": "client-blocked",
@@ -65,7 +70,9 @@ _TEXT_RULES: tuple[tuple[str, str], ...] = (
     (r"temporary failure in name resolution|eai_again|servfail", "dns-transient"),
     (r"name or service not known|nodename nor servname|no address associated|getaddrinfo failed"
      r"|name does not resolve|failed to resolve|nxdomain|could not resolve host", "dns"),
-    (r"too many redirects|redirect loop|exceeded \d+ redirects", "redirect-loop"),
+    # the preflight tells a loop (a URL seen again) from a chain over its hop limit; counters only count
+    (r"redirect loop", "redirect-loop"),
+    (r"redirect chain too long|too many redirects|exceeded \d+ redirects", "redirect-chain-too-long"),
     (r"certificate|ssl|tls|handshake", "tls"),
     (r"connection refused|econnrefused", "connection-refused"),
     (r"connect(ion)? ?timeout|connect timed out|connection to .* timed out|etimedout", "connection-timeout"),
@@ -108,7 +115,8 @@ def _chain(exc: BaseException) -> list[BaseException]:
 def _by_type(exc: BaseException) -> str | None:
     names = {cls.__name__ for cls in type(exc).__mro__}
     if "TooManyRedirects" in names:
-        return "redirect-loop"
+        # the preflight's RedirectLoopError says which it was; requests' own limit only counts hops
+        return "redirect-loop" if "redirect loop" in str(exc).lower() else "redirect-chain-too-long"
     if names & {"ConnectTimeout", "ConnectTimeoutError"}:
         return "connection-timeout"
     if isinstance(exc, socket.gaierror):

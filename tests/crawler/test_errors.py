@@ -8,7 +8,7 @@ import ssl
 import pytest
 import requests
 
-from nitpicker_core.crawler.errors import PERMANENT_KINDS, DnsBurnList, classify, is_blocked_status
+from nitpicker_core.crawler.errors import KINDS, PERMANENT_KINDS, DnsBurnList, classify, is_blocked_status
 
 
 @pytest.mark.parametrize(
@@ -28,7 +28,10 @@ from nitpicker_core.crawler.errors import PERMANENT_KINDS, DnsBurnList, classify
         ("net::ERR_BLOCKED_BY_CLIENT", "client-blocked"),
         ("net::ERR_ADDRESS_UNREACHABLE", "local-network"),
         ("net::ERR_INTERNET_DISCONNECTED", "local-network"),
-        ("net::ERR_TOO_MANY_REDIRECTS", "redirect-loop"),
+        # Chromium stops at 20 redirects whether they loop or not: what it saw is a chain too long
+        ("net::ERR_TOO_MANY_REDIRECTS", "redirect-chain-too-long"),
+        ("RedirectLoopError: redirect chain too long: 21 redirects from http://h/a", "redirect-chain-too-long"),
+        ("RedirectLoopError: redirect loop at http://h/a after 4 redirects", "redirect-loop"),
         ("Timeout 30000ms exceeded.", "timeout"),
         ("[Errno -2] Name or service not known", "dns"),
         ("[Errno -3] Temporary failure in name resolution", "dns-transient"),
@@ -58,7 +61,11 @@ def test_classify_exception_chains() -> None:
     assert classify(_wrapped(ssl.SSLCertVerificationError("certificate verify failed"))) == "tls"
     assert classify(requests.ConnectTimeout("connect timed out")) == "connection-timeout"
     assert classify(requests.ReadTimeout("read timed out")) == "timeout"
-    assert classify(requests.TooManyRedirects("Exceeded 30 redirects.")) == "redirect-loop"
+    assert classify(requests.TooManyRedirects("Exceeded 30 redirects.")) == "redirect-chain-too-long"
+    assert classify(requests.TooManyRedirects("redirect chain too long: 21 redirects")) == "redirect-chain-too-long"
+    assert classify(requests.TooManyRedirects("redirect loop at http://h/a after 4 redirects")) == "redirect-loop"
+    assert classify(_wrapped(requests.TooManyRedirects("Redirect chain too long"), RuntimeError)) == (
+        "redirect-chain-too-long")
     assert classify(requests.exceptions.ChunkedEncodingError("broken")) == "parse-error"
     assert classify(ValueError("no idea")) == "unknown"
 
@@ -79,8 +86,12 @@ def test_classify_real_requests_failures(external: str) -> None:
 
 
 def test_permanent_kinds() -> None:
-    assert {"dns", "tls", "connection-refused", "parse-error", "client-blocked"} <= PERMANENT_KINDS
-    assert not {"dns-transient", "timeout", "connection-reset", "unknown"} & PERMANENT_KINDS
+    assert {"dns", "tls", "connection-refused", "parse-error", "client-blocked", "redirect-loop",
+            "invalid-url"} <= PERMANENT_KINDS
+    # a site may shorten a long chain any day, so --retry-failed asks again
+    assert not {"dns-transient", "timeout", "connection-reset", "unknown", "redirect-chain-too-long"} & PERMANENT_KINDS
+    assert PERMANENT_KINDS <= set(KINDS)
+    assert {"redirect-chain-too-long", "invalid-url"} <= set(KINDS)
 
 
 def test_is_blocked_status() -> None:

@@ -139,3 +139,29 @@ def test_excludes_keywords() -> None:
     hit = ex.keyword_hit("Top SECRET")
     assert hit is not None and hit.text == "SECRET"
     assert ex.keyword_hit("<p>clean</p>") is None
+
+
+@pytest.mark.parametrize("port", ["99999", "65536", "-1", "abc", "8o", "１２"])
+def test_normalize_refuses_an_invalid_port(port: str) -> None:
+    # Dropping the port would turn http://h:99999/x into http://h/x, a different server (port 80)
+    with pytest.raises(ValueError, match="invalid port"):
+        normalize(f"http://example.com:{port}/x")
+    with pytest.raises(ValueError, match="invalid port"):
+        normalize("/x", f"https://user:pw@example.com:{port}/")
+
+
+def test_invalid_port_message_never_carries_credentials() -> None:
+    with pytest.raises(ValueError) as refused:
+        normalize("https://user:secret@example.com:99999/x")
+    assert "secret" not in str(refused.value) and "'99999'" in str(refused.value)
+
+
+@pytest.mark.parametrize(("raw", "expected"), [
+    ("http://example.com:65535/x", "http://example.com:65535/x"),
+    ("http://example.com:0/x", "http://example.com:0/x"),
+    ("http://example.com:/x", "http://example.com/x"),  # an empty port is the default one
+    ("http://example.com:0080/x", "http://example.com/x"),
+    ("http://[::1]:443/x", "http://[::1]:443/x"),
+])
+def test_normalize_keeps_valid_ports(raw: str, expected: str) -> None:
+    assert normalize(raw) == expected
