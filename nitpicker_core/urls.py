@@ -30,6 +30,7 @@ _DROPPED_PARAMS = frozenset({"phpsessid"})
 _PATH_SAFE = "/%:@!$&'()*+,;=-._~"
 _QUERY_SAFE = _PATH_SAFE + "?"
 _SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+_USERINFO_RE = re.compile(r"^(\s*[a-zA-Z][a-zA-Z0-9+.-]*://)([^/?#]*@)")
 
 
 def _host_port(scheme: str, netloc_host: str | None, port: int | None) -> str:
@@ -103,7 +104,14 @@ def normalize(url: str, base: str | None = None, *, disable_queries: bool = Fals
 
 def split_credentials(url: str) -> tuple[str, tuple[str, str] | None]:
     """The URL without ``user:pass@`` and the decoded credentials (None when there are none)."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # a broken IPv6 literal: the credentials still come out, for error messages to show
+        found = _USERINFO_RE.match(url)
+        if not found:
+            return url, None
+        user, _, password = found.group(2).rpartition("@")[0].partition(":")
+        return found.group(1) + url[found.end(2):], (unquote(user), unquote(password))
     if "@" not in parts.netloc:
         return url, None
     userinfo, _, hostport = parts.netloc.rpartition("@")

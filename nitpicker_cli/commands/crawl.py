@@ -39,7 +39,14 @@ def _read_list(path: Path) -> list[str]:
 def _check_url(url: str) -> str:
     from urllib.parse import urlsplit
 
-    parts = urlsplit(url)
+    from nitpicker_core.urls import normalize, split_credentials
+
+    try:
+        parts = urlsplit(url)
+        if parts.scheme in ("http", "https") and parts.hostname:
+            normalize(url)  # a bad port or IPv6 literal: refused here, or the crawl would go elsewhere
+    except ValueError as exc:  # the message names what is wrong, never the credentials
+        raise UsageError(f"not a valid URL: {split_credentials(url)[0]!r}: {exc}") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UsageError(f"not an http(s) URL: {url!r}")
     return url

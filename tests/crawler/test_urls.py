@@ -165,3 +165,8 @@ def test_invalid_port_message_never_carries_credentials() -> None:
 ])
 def test_normalize_keeps_valid_ports(raw: str, expected: str) -> None:
     assert normalize(raw) == expected
+
+
+def test_split_credentials_of_a_broken_url_still_takes_them_out() -> None:
+    assert split_credentials("http://us:p%40@[::1/x") == ("http://[::1/x", ("us", "p@"))
+    assert split_credentials("http://[::1/x") == ("http://[::1/x", None)

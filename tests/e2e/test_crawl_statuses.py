@@ -1,0 +1,122 @@
+"""End-to-end: answers the browser will not render are recorded as the server sent them; long chains; bad ports."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ROOT = "/hostile-status/"
+
+
+@pytest.fixture(scope="module")
+def statuses(site, tmp_path_factory):
+    """One crawl of the hostile-status pages, shared by the tests that only read it."""
+    from support import run_cli
+
+    from tests.e2e.conftest import Crawled
+
+    work = tmp_path_factory.mktemp("statuses")
+    archive = work / "statuses.nitpicker"
+    result = run_cli("crawl", "-o", str(archive), "--parallels", "2", "--no-image", f"{site}{ROOT}",
+                     cwd=work, timeout=300)
+    return Crawled(result, archive)
+
+
+def test_unrenderable_answers_are_not_crawl_failures(statuses):
+    # 401/403/429 are blocked, 204/304/attachments are answers: none of them is a hard failure (exit 0)
+    assert statuses.result.returncode == 0, statuses.result.stderr
+    assert statuses.errors == []
+
+
+@pytest.mark.parametrize(("path", "status", "text"), [
+    ("challenge", 401, "UNAUTHORIZED"), ("forbidden", 403, "FORBIDDEN"), ("too-many", 429, "TOO MANY REQUESTS"),
+])
+def test_blocked_statuses_are_recorded_with_their_status(statuses, site, path, status, text):
+    page = statuses.page(f"{site}{ROOT}{path}")
+    assert (page["status"], page["status_text"]) == (status, text)
+    assert page["extra"].get("blocked") is True
+    assert "error_kind" not in page["extra"]
+    assert page["content_type"] == "text/html"
+
+
+def test_auth_challenge_keeps_its_header(statuses, site):
+    page = statuses.page(f"{site}{ROOT}challenge")
+    assert page["headers"]["www-authenticate"] == 'Basic realm="hostile"'
+    assert page["is_target"] and not page["is_external"]
+
+
+@pytest.mark.parametrize(("path", "status"), [("no-content", 204), ("not-modified", 304)])
+def test_bodyless_statuses_are_recorded(statuses, site, path, status):
+    page = statuses.page(f"{site}{ROOT}{path}")
+    assert page["status"] == status
+    assert "error_kind" not in page["extra"] and not page["extra"].get("blocked")
+
+
+def test_attachment_keeps_status_type_and_disposition(statuses, site):
+    page = statuses.page(f"{site}{ROOT}attachment")
+    assert (page["status"], page["content_type"]) == (200, "text/html")
+    assert page["headers"]["content-disposition"] == 'attachment; filename="report.html"'
+    assert "error_kind" not in page["extra"]
+
+
+def test_a_normal_page_beside_them_is_rendered(statuses, site):
+    page = statuses.page(f"{site}{ROOT}normal")
+    assert (page["status"], page["title"]) == (200, "Hostile Normal")
+    assert not page["extra"].get("blocked")
+
+
+def test_wrong_credentials_record_the_servers_401(crawl, site):
+    # The preflight sends the credentials and is told 401; Chromium gives up with a net error instead of a status
+    host = site.removeprefix("http://")
+    c = crawl(f"http://user:wrong@{host}{ROOT}challenge", "--no-image")
+    page = c.page(f"{site}{ROOT}challenge")
+    assert (page["status"], page["extra"].get("blocked")) == (401, True)
+    assert c.errors == []
+
+
+def test_a_bodyless_root_is_recorded_not_failed(crawl, site):
+    c = crawl(f"{site}{ROOT}no-content", "--no-image")
+    assert c.page(f"{site}{ROOT}no-content")["status"] == 204
+    assert c.errors == []
+
+
+def test_thirty_hops_are_a_long_chain_not_a_loop(crawl, site):
+    c = crawl(f"{site}{ROOT}hops/", "--no-image", ok=(1,))
+    kinds = {e["url"]: e["kind"] for e in c.errors}
+    assert kinds == {f"{site}{ROOT}hops/chain/30": "redirect-chain-too-long",
+                     f"{site}{ROOT}hops/loop-a": "redirect-loop"}
+    long_chain = c.page(f"{site}{ROOT}hops/chain/30")
+    assert long_chain["extra"] == {"error_kind": "redirect-chain-too-long", "permanent": False}
+    assert c.page(f"{site}{ROOT}hops/chain/0")["title"] == "End Of The Chain"  # three hops reach it
+
+
+def test_retry_failed_retries_a_long_chain_but_not_a_loop(crawl, site, tmp_path):
+    from support import run_cli
+
+    from nitpicker_core.archive import open_archive
+
+    first = crawl(f"{site}{ROOT}hops/", "--no-image", ok=(1,))
+    again = run_cli("crawl", "--retry-failed", str(first.archive), "--no-image", cwd=tmp_path, timeout=300)
+    assert again.returncode == 1, again.stderr
+    with open_archive(first.archive) as reader:
+        retried = [e["url"] for e in reader.crawl_errors()]
+    # the long chain failed again in the retry run (a second error row); the loop was not asked again
+    assert retried.count(f"{site}{ROOT}hops/chain/30") == 2
+    assert retried.count(f"{site}{ROOT}hops/loop-a") == 1
+
+
+@pytest.mark.parametrize("port", ["99999", "65536", "-1", "abc"])
+def test_a_root_with_an_invalid_port_is_refused_in_one_line(cli, tmp_path, port):
+    result = cli("crawl", f"http://user:secret@localhost:{port}/", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.strip() == (f"nitpicker: error: not a valid URL: 'http://localhost:{port}/': "
+                                     f"invalid port '{port}' (a port is a number from 0 to 65535)")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_listed_url_with_an_invalid_port_is_refused(cli, tmp_path, site):
+    result = cli("crawl", "--list", f"{site}/about,http://localhost:99999/x", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.strip().startswith("nitpicker: error: not a valid URL: 'http://localhost:99999/x'")
+    assert list(tmp_path.iterdir()) == []
