@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import signal
 import sys
+import threading
 import traceback
 
 import click
@@ -34,9 +36,16 @@ def build_cli(pm: NitpickerPluginManager) -> click.Group:
     return cli
 
 
+def _sigterm_interrupts() -> None:
+    """SIGTERM ends any command the way Ctrl-C does (cleanly, exit 130); commands may own both later."""
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; every error becomes one line on stderr and exit 1, unless ``--verbose``."""
     args = sys.argv[1:] if argv is None else argv
+    _sigterm_interrupts()
     verbose = "-v" in args or "--verbose" in args
     try:
         pm = make_plugin_manager()

@@ -10,6 +10,7 @@ import shlex
 import shutil
 import signal
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -136,6 +137,30 @@ def kill_marked(marker: str) -> int:
     return len(doomed)
 
 
+@contextlib.contextmanager
+def _own_session() -> Iterator[None]:
+    """Start Playwright's driver (and so the Chromium it launches) in a session of its own.
+
+    A Ctrl-C in a terminal signals the whole foreground process group; were the driver and Chromium in
+    it, they would die under the pages in flight while nitpicker is still stopping in order (pages
+    recorded as TargetClosedError failures, "Connection closed while reading from the driver"). In their
+    own session only nitpicker gets the signal, and it closes them itself; if nitpicker dies, the driver
+    sees its pipe close and takes its browser down, and ``kill_marked`` reaps what is left.
+    """
+    spawn = asyncio.create_subprocess_exec
+
+    async def in_new_session(*args: Any, **kwargs: Any) -> Any:
+        if os.name == "posix":
+            kwargs.setdefault("start_new_session", True)
+        return await spawn(*args, **kwargs)
+
+    asyncio.create_subprocess_exec = in_new_session  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        asyncio.create_subprocess_exec = spawn  # type: ignore[assignment]
+
+
 class BrowserHost:
     """One Chromium for a crawl; every page gets its own context, a crashed browser is relaunched on demand."""
 
@@ -175,7 +200,8 @@ class BrowserHost:
         if self._browser is not None and not self._dead and self._browser.is_connected():
             return self._browser
         if self._playwright is None:
-            self._playwright = await async_playwright().start()
+            with _own_session():
+                self._playwright = await async_playwright().start()
         if self._browser is not None:  # it crashed or lost its pipe: drop what belonged to it
             self.restarts += 1
             self._contexts.clear()

@@ -4,10 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -84,38 +80,6 @@ def test_bad_url_is_one_line(cli, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_interrupt_leaves_a_resumable_stub_and_resume_finishes(site, tmp_path):
-    env = dict(os.environ)
-    archive = tmp_path / "p.nitpicker"
-    proc = subprocess.Popen([sys.executable, "-m", "nitpicker_cli.main", "crawl", "-o", str(archive),
-                             f"{site}/pagination/", "--no-image", "--parallels", "1", "--interval", "400"],
-                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    stub = tmp_path / "p.nitpicker.stub"
-    deadline = time.time() + 60
-    while time.time() < deadline and not (stub / "archive.db").exists():
-        time.sleep(0.1)
-    time.sleep(2.5)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130, err
-    assert stub.exists() and archive.exists()
-    with open_archive(archive) as reader:
-        first = reader.commits()[0]
-        done_before = sum(1 for p in reader.pages() if p["scraped"])
-    assert first["status"] == "interrupted" and 0 < done_before < 11
-    assert chromium_processes() == set()
-    resumed = subprocess.run([sys.executable, "-m", "nitpicker_cli.main", "crawl", "--resume", str(archive),
-                              f"{site}/pagination/", "--no-image"], cwd=tmp_path, env=env, capture_output=True,
-                             text=True, timeout=300)
-    assert resumed.returncode == 0, resumed.stderr
-    assert not stub.exists()
-    with open_archive(archive) as reader:
-        commits = reader.commits()
-        titles = {p["url"]: p["title"] for p in reader.pages() if p["scraped"]}
-    assert [(c["id"], c["status"]) for c in commits] == [(1, "complete")]
-    assert all(titles.get(f"{site}/pagination/page/{n}") == f"Page {n}" for n in range(1, 11))
-
-
 def test_scrape_wrapper_plugin_times_every_page(site, tmp_path, cli):
     make_dist(tmp_path / "dist", "nitpicker-timer", "timer", "timer_plugin", """
         import time
@@ -150,28 +114,6 @@ def test_unreachable_root_fails_cleanly_without_orphans(crawl):
     c = crawl("http://127.0.0.1:1/", "--no-image", "--retry", "1", ok=(1,))
     assert [(e["url"], e["kind"]) for e in c.errors] == [("http://127.0.0.1:1/", "connection-refused")]
     assert chromium_processes() == set()
-
-
-def test_second_ctrl_c_exits_at_once_and_stays_resumable(site, tmp_path):
-    archive = tmp_path / "q.nitpicker"
-    proc = subprocess.Popen([sys.executable, "-m", "nitpicker_cli.main", "crawl", "-o", str(archive),
-                             f"{site}/hang/", "--no-image", "--parallels", "1"],
-                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    stub = tmp_path / "q.nitpicker.stub"
-    deadline = time.time() + 60
-    while time.time() < deadline and not (stub / "archive.db").exists():
-        time.sleep(0.1)
-    time.sleep(1.0)  # the hanging page is in flight now
-    proc.send_signal(signal.SIGINT)
-    time.sleep(0.3)
-    proc.send_signal(signal.SIGINT)
-    started = time.time()
-    proc.communicate(timeout=60)
-    assert time.time() - started < 15  # not the page's own timeouts
-    assert proc.returncode == 130
-    with open_archive(archive) as reader:
-        assert reader.commits()[0]["status"] == "interrupted"
-    assert stub.exists() and chromium_processes() == set()
 
 
 def test_list_file_interval_and_silent(crawl, site, tmp_path):
