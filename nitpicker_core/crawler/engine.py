@@ -236,7 +236,11 @@ class Crawler(ResultsMixin):
 
     async def _process(self, worker: int, item: QueueItem) -> bool:
         """Handle one URL; True when the browser rendered it."""
+        from nitpicker_core.crawler.results import unrenderable
+
         url = item.url
+        if self._refuse_invalid(item):  # a link no request can go to (a port out of range): never fetched
+            return False
         reason = self.pm.hook.crawl_should_skip(url=url, crawl=self.crawl)
         if reason:
             if not self._is_guess(item):
@@ -257,7 +261,11 @@ class Crawler(ResultsMixin):
             return False
         auth = self.scope.credentials_for(url) if not item.external else None
         headers = self.options.headers if not item.external else None  # --header values stay in scope
-        pre = await asyncio.to_thread(self.fetcher.fetch, url, auth=auth, headers=headers)
+        try:
+            pre = await asyncio.to_thread(self.fetcher.fetch, url, auth=auth, headers=headers)
+        except ValueError as exc:  # it redirects to a URL no request can go to (a port out of range…)
+            self._error(item, "invalid-url", f"redirects to an invalid URL: {exc}", "preflight")
+            return False
         if not pre.ok and not pre.needs_browser:
             return self._failed(item, pre)
         if self._is_guess(item) and (pre.status or 0) >= 400:
@@ -277,6 +285,9 @@ class Crawler(ResultsMixin):
             else:
                 self._record(await self._light(item, pre, html_like))
             return False
+        if unrenderable(pre, auth is not None):  # a 204, a download, a challenge: the answer is the record
+            self._record(await self._answered(item, pre, html_like))
+            return False
         return await self._render(worker, item, pre)
 
     def _is_root(self, url: str) -> bool:
@@ -285,6 +296,8 @@ class Crawler(ResultsMixin):
     # -- the browser path ------------------------------------------------------------------------------
     async def _render(self, worker: int, item: QueueItem, pre: FetchResult, light: bool = False) -> bool:
         """Render in the browser; ``light`` (a metadata-only URL) keeps only status, headers and title."""
+        from nitpicker_core.crawler.results import mark_blocked
+
         url = item.url
         if light:
             self.crawl.state.setdefault("light", {})[url] = True
@@ -304,8 +317,15 @@ class Crawler(ResultsMixin):
             return False
         except Exception as exc:
             from nitpicker_core.crawler.errors import classify
+            from nitpicker_core.crawler.results import declined_by_browser
 
-            self._error(item, classify(exc), str(exc).splitlines()[0] if str(exc) else type(exc).__name__, "render")
+            message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            if not self._stopping and declined_by_browser(pre, message):
+                # The server answered the preflight and the browser would not show it: that answer is the
+                # fact to record, and what the browser said a page error on it, not a crawl failure
+                self._record(await self._answered(item, pre, pre.content_type in HTML_TYPES, browser_said=message))
+                return False
+            self._error(item, classify(exc), message, "render")
             return False
         finally:
             await self.slots.release(worker, healthy)
@@ -317,6 +337,7 @@ class Crawler(ResultsMixin):
         if light:
             scraped.html, scraped.anchors, scraped.images, scraped.received = None, [], [], []
             scraped.is_external, scraped.is_target = item.external, False
+            mark_blocked(scraped)
             self._record(scraped)
             return False
         return self._store_rendered(item, scraped, pre)

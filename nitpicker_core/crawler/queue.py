@@ -61,7 +61,10 @@ class UrlQueue:
         self._rendered: set[str] = set()
 
     def key(self, url: str) -> str:
-        return normalize(url, disable_queries=self.disable_queries)
+        try:
+            return normalize(url, disable_queries=self.disable_queries)
+        except ValueError:  # a link no request can go to (a bad port) is its own key: recorded, never fetched
+            return url
 
     def add(self, items: Iterable[QueueItem | str]) -> list[QueueItem]:
         """Queue a batch of found URLs in the order found; returns the ones that were new.

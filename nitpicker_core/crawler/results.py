@@ -3,16 +3,50 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 from nitpicker_core.crawler import rules
-from nitpicker_core.crawler.errors import PERMANENT_KINDS, is_blocked_status
+from nitpicker_core.crawler.errors import PERMANENT_KINDS, classify, is_blocked_status
 from nitpicker_core.crawler.fetch import FetchResult
 from nitpicker_core.crawler.queue import QueueItem
-from nitpicker_core.records import Anchor, CrawlErrorRecord, Resource, ScrapeResult
+from nitpicker_core.records import Anchor, CrawlErrorRecord, PageError, Resource, ScrapeResult
 from nitpicker_core.urls import normalize
 
 HTML_TYPES = (None, "text/html", "application/xhtml+xml")
+BODYLESS_STATUSES = frozenset({204, 205, 304})
+# Chromium's words for "the server answered, and I will not show it" (a 204, a download, a challenge
+# without credentials…), as opposed to network failures, which classify() gives a kind of their own
+_DECLINED_RE = re.compile(r"net::ERR_[A-Z0-9_]+|Download is starting")
+
+
+def unrenderable(pre: FetchResult, has_credentials: bool) -> str | None:
+    """Why Chromium would not show the answer the preflight got (None when it would).
+
+    Such a URL is recorded from the preflight without the browser: the status is a fact the server sent,
+    and a browser that aborts, downloads or gives up on the challenge would only turn it into a net error.
+    A challenge *with* credentials still goes to the browser, which speaks Digest and NTLM where the
+    preflight speaks Basic only.
+    """
+    if pre.status in BODYLESS_STATUSES:
+        return f"a {pre.status} answer has no body to render"
+    if pre.headers.get("content-disposition", "").strip().lower().startswith("attachment"):
+        return "sent as an attachment, which a browser downloads"
+    if pre.status == 401 and "www-authenticate" in pre.headers and not has_credentials:
+        return "an authentication challenge, and no credentials for this URL"
+    return None
+
+
+def mark_blocked(result: ScrapeResult) -> None:
+    """``extra.blocked`` on an answer meaning "a bot wall or auth stopped us" (401, 403, 429, challenges)."""
+    if is_blocked_status(result.status, result.headers, (result.html or "")[:65536]):
+        result.extra["blocked"] = True
+
+
+def declined_by_browser(pre: FetchResult, message: str) -> bool:
+    """True when navigation failed on an answer the preflight did get, rather than on the network."""
+    return pre.ok and pre.status is not None and classify(message) == "unknown" \
+        and bool(_DECLINED_RE.search(message))
 
 
 class ResultsMixin:
@@ -59,6 +93,7 @@ class ResultsMixin:
         destination = ScrapeResult(**{**result.__dict__, "url": final, "redirect_chain": [],
                                       "is_external": not self.scope.is_internal(final), "is_target": True,
                                       "anchors": self._stored_anchors(result.anchors)})
+        mark_blocked(destination)
         self._record(destination)
         self.stats.rendered += 1
         self._follow(final, destination)
@@ -89,8 +124,8 @@ class ResultsMixin:
         for anchor in anchors:
             try:
                 href = normalize(anchor.href, disable_queries=self.options.disable_queries)
-            except ValueError:
-                continue
+            except ValueError:  # no request can go there (a bad port): the link is kept as written
+                href = anchor.href.strip()
             kept.append(Anchor(href=href, text=anchor.text, fragment=anchor.fragment))
         return kept
 
@@ -101,7 +136,10 @@ class ResultsMixin:
         for anchor in result.anchors or []:
             try:
                 target = normalize(anchor.href, disable_queries=self.options.disable_queries)
-            except ValueError:
+            except ValueError:  # queued as written, to be recorded as an invalid link and never fetched
+                target = anchor.href.strip()
+                if target.lower().startswith(("http://", "https://")):
+                    found.append(QueueItem(target, external=True, metadata_only=True, referrer=page_url))
                 continue
             if not target.startswith(("http://", "https://")):
                 continue
@@ -143,6 +181,40 @@ class ResultsMixin:
         if pre.ok and normalize(pre.final_url) != item.url:
             return self._redirect_only(item, pre, normalize(pre.final_url), keep=result)
         return result
+
+    async def _answered(self, item: QueueItem, pre: FetchResult, html_like: bool,
+                        browser_said: str = "") -> ScrapeResult:
+        """The preflight's answer as the record of a URL the browser did not render: status, type, headers.
+
+        ``browser_said`` is the browser's refusal when it was tried and failed; it becomes a page error, so
+        the record says both what the server sent and what a visitor's browser made of it.
+        """
+        title = pre.title
+        if html_like and pre.method != "GET" and pre.status not in BODYLESS_STATUSES:
+            inside = not item.external
+            got = await asyncio.to_thread(self.fetcher.fetch, item.url, method="GET",
+                                          auth=self.scope.credentials_for(item.url) if inside else None,
+                                          headers=self.options.headers if inside else None)
+            title = got.title if got.ok else ""
+        result = self._from_fetch(item, pre)
+        result.metadata = {"title": title} if html_like else {}
+        reason = unrenderable(pre, bool(self.scope.credentials_for(item.url)) and not item.external)
+        if reason:
+            result.extra["unrendered"] = reason
+        if browser_said:
+            result.errors.append(PageError(step="navigate", message=f"the browser did not show it: {browser_said}"))
+        if normalize(pre.final_url) != item.url:
+            return self._redirect_only(item, pre, normalize(pre.final_url), keep=result)
+        return result
+
+    def _refuse_invalid(self, item: QueueItem) -> bool:
+        """Record a URL no request can go to (a port out of range…) as an ``invalid-url`` error; never fetch it."""
+        try:
+            normalize(item.url)
+        except ValueError as exc:
+            self._error(item, "invalid-url", str(exc), "link")
+            return True
+        return False
 
     def _from_fetch(self, item: QueueItem, pre: FetchResult) -> ScrapeResult:
         if pre.status is not None and item.external and pre.status >= 400:

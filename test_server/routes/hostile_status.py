@@ -92,3 +92,18 @@ def bad_ports():  # type: ignore[no-untyped-def]
     # Ports no URL may carry; a crawler that drops them would contact localhost:80 instead
     hrefs = [(f"http://localhost:{port}/x", f"Port {port}") for port in BAD_PORTS]
     return page("Bad Ports", links(*hrefs, ("/hostile-status/normal", "Normal")))
+
+
+class _RawLocation(Response):
+    """A redirect whose Location goes out as written (werkzeug parses it, and refuses a bad port)."""
+
+    def get_wsgi_headers(self, environ):  # type: ignore[no-untyped-def]
+        raw = self.headers.pop("Location")
+        headers = super().get_wsgi_headers(environ)
+        headers["Location"] = raw
+        return headers
+
+
+@bp.get("/bad-ports/redirect")
+def bad_port_redirect():  # type: ignore[no-untyped-def]
+    return _RawLocation("", status=302, headers={"Location": f"http://localhost:{BAD_PORTS[0]}/x"})

@@ -43,6 +43,7 @@ def test_blocked_statuses_are_recorded_with_their_status(statuses, site, path, s
 def test_auth_challenge_keeps_its_header(statuses, site):
     page = statuses.page(f"{site}{ROOT}challenge")
     assert page["headers"]["www-authenticate"] == 'Basic realm="hostile"'
+    assert page["title"] == "Login Required"  # from the body the server sent with its challenge
     assert page["is_target"] and not page["is_external"]
 
 
@@ -79,6 +80,28 @@ def test_a_bodyless_root_is_recorded_not_failed(crawl, site):
     c = crawl(f"{site}{ROOT}no-content", "--no-image")
     assert c.page(f"{site}{ROOT}no-content")["status"] == 204
     assert c.errors == []
+
+
+def test_links_with_bad_ports_are_invalid_links_never_requested(crawl, site):
+    from test_server.routes.hostile_status import BAD_PORTS
+
+    c = crawl(f"{site}{ROOT}bad-ports/", "--no-image", ok=(2,))  # only links to no site failed
+    targets = [f"http://localhost:{port}/x" for port in BAD_PORTS]
+    hrefs = [a["href"] for a in c.anchors[f"{site}{ROOT}bad-ports/"]]
+    assert hrefs == [*targets, f"{site}{ROOT}normal"]  # kept as written
+    assert {e["url"]: (e["kind"], e["phase"]) for e in c.errors} == {t: ("invalid-url", "link") for t in targets}
+    for target in targets:
+        page = c.page(target)
+        assert page["extra"] == {"error_kind": "invalid-url", "permanent": True} and page["status"] is None
+    # dropping the port would have sent these to port 80, where nothing listens here: a refused error
+    assert "http://localhost/x" not in c.pages
+
+
+def test_a_redirect_to_a_bad_port_is_not_followed(crawl, site):
+    c = crawl(f"{site}{ROOT}bad-ports/redirect", "--no-image", ok=(1,))
+    assert [(e["url"], e["kind"]) for e in c.errors] == [(f"{site}{ROOT}bad-ports/redirect", "invalid-url")]
+    assert "invalid port '99999'" in c.errors[0]["message"]
+    assert "http://localhost/x" not in c.pages
 
 
 def test_thirty_hops_are_a_long_chain_not_a_loop(crawl, site):
