@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
+import signal
 import sqlite3
 import tarfile
 import tempfile
@@ -26,6 +28,16 @@ COPY_CHUNK = 1024 * 1024
 # How many times this process extracted an archive.db; tests use it to prove the cache is hit.
 extraction_count = 0
 
+# Test-only: set to a point's name (after-finish, during-write) to make the writing process SIGKILL itself
+# there, so tests can prove every state a kill leaves behind is recovered. Never set it otherwise.
+TEST_KILL_ENV = "NITPICKER_TEST_KILL_AT"
+
+
+def kill_point_for_tests(point: str) -> None:
+    """SIGKILL this process at ``point`` when the test-only environment variable names it."""
+    if os.environ.get(TEST_KILL_ENV) == point:
+        os.kill(os.getpid(), signal.SIGKILL)
+
 
 def _add_member(tar: tarfile.TarFile, db_path: Path) -> None:
     info = tarfile.TarInfo(DB_NAME)
@@ -35,6 +47,27 @@ def _add_member(tar: tarfile.TarFile, db_path: Path) -> None:
     info.mode = 0o644
     with db_path.open("rb") as fh:
         tar.addfile(info, fh)
+
+
+def _temp_pattern(target: Path) -> re.Pattern[str]:
+    # mkstemp's random part never holds a dot, so another target's temp files (".NAME.more.XXXX.tmp") never match
+    return re.compile(rf"\.{re.escape(target.name)}\.[^.]+\.tmp")
+
+
+def remove_leftover_temps(target: Path) -> list[Path]:
+    """Delete the temp files a dead writer of ``target`` left; call only while holding ``target``'s stub lock."""
+    pattern = _temp_pattern(target)
+    removed = []
+    try:
+        entries = list(os.scandir(target.parent))
+    except OSError:
+        return removed
+    for entry in entries:
+        if pattern.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+            path = Path(entry.path)
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
 
 
 def write_tar(db_path: Path, target: Path) -> None:
@@ -47,6 +80,7 @@ def write_tar(db_path: Path, target: Path) -> None:
                 _add_member(tar, db_path)
             raw.flush()
             os.fsync(raw.fileno())
+        kill_point_for_tests("during-write")
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import importlib.metadata
 import json
+import os
 import sqlite3
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -12,7 +13,7 @@ from typing import Any
 
 import peewee as pw
 
-from nitpicker_core.errors import ArchiveError
+from nitpicker_core.errors import ArchiveError, NitpickerError
 
 from . import aggregates, files
 from .analysis import AnalysisMixin
@@ -29,6 +30,33 @@ PRAGMAS = {
 }
 STATUSES = ("running", "interrupted", "complete")
 _HEAD = object()
+# info key counting finished changes (commits and analyzer runs finished); the stub's WRITTEN_FILE holds the
+# count the target file was last written with, so a writer opening a stub knows whether the file is behind.
+FINISHED_KEY = "finished_changes"
+WRITTEN_FILE = "written"
+# Stats of a commit that describe one run each and add up over the runs into it (--resume, --append).
+RUN_TOTALS = ("seconds", "browser_restarts")
+# The whole commit's counts, from its rows; the meanings are the crawler's (see crawler/results.py):
+# pages = URLs recorded (skipped ones apart), rendered = pages with rendered HTML, internal errors = failed
+# in-scope URLs, external errors = failed external URLs and external URLs answering 400 or more.
+_STATS_SQL = """
+SELECT COALESCE(SUM(recorded AND NOT is_skipped), 0), COALESCE(SUM(html AND NOT is_skipped), 0),
+       COALESCE(SUM(is_skipped), 0), COALESCE(SUM(kind IS NOT NULL AND NOT is_external), 0),
+       COALESCE(SUM(is_external AND (kind IS NOT NULL OR COALESCE(status, 0) >= 400)), 0)
+FROM (SELECT cp.last_crawled_at IS NOT NULL AS recorded, s.is_skipped, s.html_sha256 IS NOT NULL AS html,
+             s.is_external, s.status, json_extract(s.extra, '$.error_kind') AS kind
+      FROM commit_page cp JOIN page_state s ON s.id = cp.state_id WHERE cp.commit_id = ?)
+"""
+_KINDS_SQL = (
+    "SELECT json_extract(s.extra, '$.error_kind') AS kind, COUNT(*) FROM commit_page cp "
+    "JOIN page_state s ON s.id = cp.state_id WHERE cp.commit_id = ? AND kind IS NOT NULL GROUP BY kind ORDER BY kind"
+)
+
+
+class NothingToResume(NitpickerError):
+    """``--resume`` found the crawl complete: its file, left unwritten by a killed run, is written now."""
+
+    exit_code = 0
 
 
 def stub_path(target: Path) -> Path:
@@ -60,6 +88,8 @@ class ArchiveWriter(PagesMixin, AnalysisMixin):
         self._unaggregated: set[int] = set()
         self.aggregate_seconds: dict[int, float] = {}
         self.closed = False
+        # True when open() found finished work a dead writer never wrote, and wrote the file for it
+        self.recovered = False
 
     @classmethod
     def open(cls, target: Path | str, *, is_external: Callable[[str], bool] | None = None) -> ArchiveWriter:
@@ -95,7 +125,18 @@ class ArchiveWriter(PagesMixin, AnalysisMixin):
                 with contextlib.suppress(OSError):
                     stub.rmdir()
             raise
-        return cls(target, stub, lock, db, is_external)
+        writer = cls(target, stub, lock, db, is_external)
+        try:
+            # Holding the lock, whatever temp file of this target exists belongs to a writer that died.
+            files.remove_leftover_temps(target)
+            if had_db:
+                writer._recover()
+            else:  # just extracted (or new): the working copy holds exactly what the file holds
+                writer._mark_written(writer._finished_changes())
+        except BaseException:
+            writer.close(remove_stub=False)
+            raise
+        return writer
 
     @staticmethod
     def _connect(db_path: Path, name: str, *, fresh: bool) -> pw.SqliteDatabase:
@@ -125,6 +166,52 @@ class ArchiveWriter(PagesMixin, AnalysisMixin):
             db.close()
             raise
         return db
+
+    # --- recovery -------------------------------------------------------------------------------------
+
+    def _finished_changes(self) -> int:
+        row = self._conn.execute("SELECT value FROM info WHERE key = ?", (FINISHED_KEY,)).fetchone()
+        return int(json.loads(row[0])) if row else 0
+
+    def _count_finished(self) -> None:
+        """Inside the transaction that finishes something: one more change the file must receive."""
+        self._conn.execute(
+            "INSERT INTO info (key, value) VALUES (?, '1') "
+            "ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1", (FINISHED_KEY,),
+        )
+
+    def _written_mark(self) -> int:
+        try:
+            return int((self.stub / WRITTEN_FILE).read_text().strip())
+        except (OSError, ValueError):
+            return 0
+
+    def _mark_written(self, finished: int) -> None:
+        # Written only after the file's rename: a kill before it makes the next writer write again (harmless).
+        tmp = self.stub / f"{WRITTEN_FILE}.{os.getpid()}.tmp"
+        tmp.write_text(f"{finished}\n")
+        os.replace(tmp, self.stub / WRITTEN_FILE)
+
+    def unwritten(self) -> bool:
+        """Whether the working directory holds finished work (a finished commit or analysis) the file lacks."""
+        if self._finished_changes() > self._written_mark():
+            return True
+        if self.target.exists():
+            return False
+        # a stub of a nitpicker that did not count changes yet: any finished commit belongs in a file
+        return self._conn.execute("SELECT 1 FROM commits WHERE status != 'running' LIMIT 1").fetchone() is not None
+
+    def _recover(self) -> None:
+        """Finish what a killed writer left: aggregates of complete commits, then the file itself."""
+        if not self.unwritten():
+            return
+        missing = [r[0] for r in self._conn.execute(
+            "SELECT id FROM commits WHERE status = 'complete' AND id NOT IN (SELECT commit_id FROM agg_commit) "
+            "ORDER BY id")]
+        for commit_id in missing:
+            self.build_aggregates(commit_id)
+        self.write()
+        self.recovered = True
 
     # --- info and commits -----------------------------------------------------------------------------
 
@@ -174,15 +261,39 @@ class ArchiveWriter(PagesMixin, AnalysisMixin):
         self._touch()
         return commit_id
 
+    def commit_stats(self, commit_id: int) -> dict[str, Any]:
+        """The whole commit's counts, from its rows (every run into it): pages, rendered, skipped, errors."""
+        self.commit_status(commit_id)
+        pages, rendered, skipped, internal, external = self._conn.execute(_STATS_SQL, (commit_id,)).fetchone()
+        kinds = {kind: n for kind, n in self._conn.execute(_KINDS_SQL, (commit_id,))}
+        return {"pages": pages, "rendered": rendered, "skipped": skipped, "internal_errors": internal,
+                "external_errors": external, "errors_by_kind": kinds}
+
+    def _merged_stats(self, commit_id: int, status: str, run: Mapping[str, Any]) -> dict[str, Any]:
+        """This run's fields, run totals added to the earlier runs', and the whole commit's counts."""
+        row = self._conn.execute("SELECT stats FROM commits WHERE id = ?", (commit_id,)).fetchone()
+        before = json.loads(row[0]) if row and row[0] else {}
+        merged = {**before, **run}
+        for key in RUN_TOTALS:
+            if key in run and key in before:
+                merged[key] = round(float(before[key]) + float(run[key]), 3)
+        # a commit finished before runs were counted had exactly one
+        merged["runs"] = int(before.get("runs", 1 if before else 0)) + 1
+        merged["status"] = status
+        merged.update(self.commit_stats(commit_id))
+        return merged
+
     def finish_commit(self, commit_id: int, status: str = "complete", stats: Mapping[str, Any] | None = None) -> None:
+        """Close this run into the commit; its stats become the whole commit's (see ``commit_stats``)."""
         if status not in ("complete", "interrupted"):
             raise ValueError(f"finish_commit status must be complete or interrupted, not {status!r}")
         self.commit_status(commit_id)
         with self._db.atomic():
             self._conn.execute(
                 "UPDATE commits SET status = ?, finished_at = ?, stats = ? WHERE id = ?",
-                (status, utc_now(), to_json(dict(stats or {})), commit_id),
+                (status, utc_now(), to_json(self._merged_stats(commit_id, status, dict(stats or {}))), commit_id),
             )
+            self._count_finished()
             if status == "complete":
                 head = self.head()
                 # HEAD is the newest complete commit: it never moves back to an older one.
@@ -191,9 +302,10 @@ class ArchiveWriter(PagesMixin, AnalysisMixin):
                         "INSERT INTO ref (name, commit_id) VALUES ('HEAD', ?) "
                         "ON CONFLICT (name) DO UPDATE SET commit_id = excluded.commit_id", (commit_id,),
                     )
+        self._touch()
+        files.kill_point_for_tests("after-finish")
         if status == "complete":
             self.build_aggregates(commit_id)
-        self._touch()
 
     def build_aggregates(self, commit_id: int) -> float:
         """Compute and store the commit's link aggregates (done when a commit completes); returns seconds."""
@@ -207,8 +319,14 @@ class ArchiveWriter(PagesMixin, AnalysisMixin):
 
     # --- file level -----------------------------------------------------------------------------------
 
+    def finish_analysis(self, commit_id: int, analyzer: str, status: str = "complete") -> None:
+        with self._db.atomic():  # the analyzer run's own transaction nests in this one
+            super().finish_analysis(commit_id, analyzer, status)
+            self._count_finished()
+
     def write(self) -> Path:
         """Checkpoint and tar the database over the target atomically; returns the target."""
+        finished = self._finished_changes()
         busy, _, _ = self._db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         if busy:
             # A reader pins the WAL: tar a consistent snapshot instead of a main file missing pages.
@@ -225,6 +343,7 @@ class ArchiveWriter(PagesMixin, AnalysisMixin):
                 snapshot.unlink(missing_ok=True)
         else:
             files.write_tar(self.stub / files.DB_NAME, self.target)
+        self._mark_written(finished)
         self._dirty = False
         return self.target
 
@@ -263,6 +382,7 @@ class ArchiveWriter(PagesMixin, AnalysisMixin):
         self._lock.release()
         if remove_stub:
             (self.stub / "snapshot.db").unlink(missing_ok=True)
+            (self.stub / WRITTEN_FILE).unlink(missing_ok=True)
             with contextlib.suppress(OSError):
                 self.stub.rmdir()  # fails harmlessly if another writer took the stub meanwhile
 

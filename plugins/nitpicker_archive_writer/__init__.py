@@ -15,6 +15,7 @@ from nitpicker_core import (
     hookimpl,
 )
 from nitpicker_core.archive import ArchiveWriter
+from nitpicker_core.archive.writer import NothingToResume
 
 
 def _now() -> str:
@@ -28,6 +29,11 @@ def crawl_started(crawl: CrawlContext) -> None:
         environment = {"nitpicker": __version__, **crawl.environment}
         latest = writer.latest_commit()
         if crawl.mode == "resume":
+            if latest is not None and writer.recovered and writer.commit_status(latest) == "complete":
+                # killed after the crawl completed but before its file was written: opening wrote it
+                writer.close()
+                raise NothingToResume(f"{crawl.output.name}: nothing left to crawl; the complete crawl "
+                                      "a killed run left unwritten is written now")
             if latest is None or writer.commit_status(latest) == "complete":
                 raise NitpickerError(f"{crawl.output.name} has no interrupted crawl to resume")
             commit = writer.resume_commit(latest)
@@ -40,7 +46,7 @@ def crawl_started(crawl: CrawlContext) -> None:
         writer.set_info("roots", crawl.roots)
         writer.set_info("options", crawl.options)
     except BaseException:
-        writer.close(remove_stub=False)
+        writer.close(remove_stub=False)  # a no-op when already closed
         raise
     crawl.archive, crawl.commit = writer, commit
 
