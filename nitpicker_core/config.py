@@ -14,7 +14,10 @@ from nitpicker_core.registry import Registry, collect
 from nitpicker_core.types import SETTING_TYPES, Setting
 
 CONFIG_FILES = ("nitpicker.toml", ".nitpickerrc.json", "pyproject.toml")
-TOP_LEVEL_KEYS = frozenset({"plugins"})
+TOP_LEVEL_KEYS = frozenset({"plugins", "crawl"})
+# The [crawl] table: crawl options a site's config file may fix; the CLI flag of the same name wins.
+# key → smallest allowed value (both are whole numbers; "max-pages" is accepted for "max_pages").
+CRAWL_KEYS: dict[str, int] = {"max_pages": 1, "max_depth": 0}
 
 
 def find_config_file(start: Path | None = None) -> tuple[Path, dict[str, Any]] | None:
@@ -78,6 +81,7 @@ class Config:
     values: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
     warnings: list[str] = field(default_factory=list)
+    crawl: dict[str, int] = field(default_factory=dict)  # the file's [crawl] table, checked (CRAWL_KEYS)
 
     def get(self, plugin: str, key: str) -> Any:
         return self.values.get(f"plugins.{plugin}.{key}", self.settings[f"{plugin}.{key}"].default)
@@ -92,7 +96,7 @@ class Config:
         for setting in self.settings:
             if flags.get(setting.dest) is not None:
                 values[setting.config_key] = coerce(setting, flags[setting.dest])
-        return Config(self.settings, values, self.path, list(self.warnings))
+        return Config(self.settings, values, self.path, list(self.warnings), dict(self.crawl))
 
 
 def collect_settings(pm: Any) -> Registry[Setting]:
@@ -115,6 +119,7 @@ def load_config(pm: Any, start: Path | None = None, data: Mapping[str, Any] | No
     for key in data:
         if key not in TOP_LEVEL_KEYS:
             config.warnings.append(f"{where}: unknown key {key!r}")
+    config.crawl = _crawl_table(data.get("crawl", {}), where, config.warnings)
     plugins = data.get("plugins", {})
     if not isinstance(plugins, dict):
         raise UsageError(f"{where}: 'plugins' must be a table")
@@ -131,6 +136,22 @@ def load_config(pm: Any, start: Path | None = None, data: Mapping[str, Any] | No
                 continue
             config.values[f"plugins.{name}"] = coerce(settings[name], value)
     return config
+
+
+def _crawl_table(table: Any, where: str, warnings: list[str]) -> dict[str, int]:
+    if not isinstance(table, dict):
+        raise UsageError(f"{where}: 'crawl' must be a table")
+    values = {}
+    for key, value in table.items():
+        name = key.replace("-", "_")
+        if name not in CRAWL_KEYS:
+            warnings.append(f"{where}: unknown key 'crawl.{key}'")
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < CRAWL_KEYS[name]:
+            raise UsageError(f"{where}: crawl.{key} must be a whole number of at least {CRAWL_KEYS[name]}, "
+                             f"got {value!r}")
+        values[name] = value
+    return values
 
 
 def settings_of(settings: Iterable[Setting], plugins: Iterable[str]) -> list[Setting]:

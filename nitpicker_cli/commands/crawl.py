@@ -67,6 +67,8 @@ def crawl_options(f: Any) -> Any:
         click.option("--exclude-url", multiple=True, help="Skip URLs starting with this prefix (comma-separated, repeatable)."),
         click.option("--disable-queries", is_flag=True, help="Strip query strings from every URL."),
         click.option("--max-excluded-depth", type=click.IntRange(0), default=0, help="Also crawl same-host pages outside the scope, this many links deep (default 0: only check them)."),
+        click.option("--max-pages", type=click.IntRange(1), default=None, metavar="N", help="Crawl at most N internal URLs in this commit, resumed ones included; the rest are recorded as skipped (default: no limit, or crawl.max_pages in the config file)."),
+        click.option("--max-depth", type=click.IntRange(0), default=None, metavar="N", help="Crawl internal pages at most N links from a root (roots are 0); deeper ones are recorded as skipped (default: no limit, or crawl.max_depth in the config file)."),
         click.option("--user-agent", default=None, help="User agent (default: Nitpicker/<version>)."),
         click.option("--ignore-robots", is_flag=True, help="Do not honour robots.txt."),
         click.option("--no-image", "no_image", is_flag=True, help="Do not capture images per device preset."),
@@ -100,6 +102,11 @@ def continue_options(f: Any) -> Any:
 def build_options(urls: tuple[str, ...], kw: dict[str, Any]) -> Any:
     from nitpicker_core.crawler.options import CrawlOptions
 
+    def _limits(kw: dict[str, Any]) -> dict[str, Any]:
+        # the flag wins; without it, the config file's [crawl] table; without that, no limit
+        file = get_app().config().crawl
+        return {key: kw.get(key) if kw.get(key) is not None else file.get(key) for key in ("max_pages", "max_depth")}
+
     listed = _split(kw["list_urls"]) + (_read_list(kw["list_file"]) if kw.get("list_file") else [])
     roots = [_check_url(u) for u in (list(urls) or listed)]
     if not roots:
@@ -110,6 +117,7 @@ def build_options(urls: tuple[str, ...], kw: dict[str, Any]) -> Any:
         scope=_split(kw["scope"]), excludes=_split(kw["exclude"]), exclude_keywords=list(kw["exclude_keyword"]),
         exclude_urls=_split(kw["exclude_url"]), disable_queries=kw["disable_queries"],
         max_excluded_depth=kw["max_excluded_depth"], from_list=bool(listed),
+        **_limits(kw),
         user_agent=kw["user_agent"] or f"Nitpicker/{__version__}", ignore_robots=kw["ignore_robots"],
         image=not kw["no_image"], image_file_size_threshold=kw["image_file_size_threshold"],
         headers=_headers(kw["headers"]), single=kw["single"], strict=kw["strict"],
@@ -163,6 +171,11 @@ def _continued_options(archive: Path, mode: str, urls: tuple[str, ...], kw: dict
     return options, list_urls
 
 
+def _say(message: str) -> None:
+    """Stop messages are shown even with --silent: they say how to get the rest of the crawl."""
+    click.echo(f"nitpicker: {message}", err=True)
+
+
 def exit_code(stats: Any, strict: bool) -> int:
     if stats.internal_errors:
         return 1
@@ -186,30 +199,32 @@ def register_commands(cli: click.Group, pm: Any) -> None:
         from nitpicker_cli.progress import Progress
         from nitpicker_core.crawler.engine import Crawler
         from nitpicker_core.crawler.options import default_output
+        from nitpicker_core.crawler.stopping import StopSignals
 
         app = get_app()
         app.adopt_verbosity(kw.pop("verbose_here"), kw.pop("silent_here"))
-        app.config()
-        mode, output = _mode(kw)
-        inventory = None
-        if mode == "new":
-            options, list_urls = build_options(urls, kw)
-            output = output or default_output(options.roots[0])
-        else:
-            options, list_urls = _continued_options(output, mode, urls, kw)
-            if mode == "inventory":
-                inventory = kw["inventory"].read_bytes()
-        if output.suffix != ".nitpicker":
-            output = output.with_name(output.name + ".nitpicker")
-        progress = Progress(options.parallels, silent=app.silent)
-        crawler = Crawler(app.pm, options, output, mode=mode, list_urls=list_urls, inventory=inventory,
-                          progress=progress.update)
-        with progress:
-            stats = asyncio.run(crawler.run())
+        with StopSignals() as stop:  # from here on a signal stops the crawl cleanly, whatever phase it is in
+            app.config()
+            mode, output = _mode(kw)
+            inventory = None
+            if mode == "new":
+                options, list_urls = build_options(urls, kw)
+                output = output or default_output(options.roots[0])
+            else:
+                options, list_urls = _continued_options(output, mode, urls, kw)
+                if mode == "inventory":
+                    inventory = kw["inventory"].read_bytes()
+            if output.suffix != ".nitpicker":
+                output = output.with_name(output.name + ".nitpicker")
+            progress = Progress(options.parallels, silent=app.silent)
+            crawler = Crawler(app.pm, options, output, mode=mode, list_urls=list_urls, inventory=inventory,
+                              progress=progress.update, stop=stop, stop_message=_say)
+            with progress:
+                stats = asyncio.run(crawler.run())
         app.info(f"{stats.status}: {stats.pages} URLs ({stats.rendered} rendered, {stats.skipped} skipped, "
                  f"{stats.internal_errors} internal / {stats.external_errors} external errors) → {output}")
-        code = exit_code(stats, options.strict)
         if stats.status == "interrupted":
-            code = 130 if code == 0 else code
-        sys.exit(code)
-
+            # a stopped crawl is not a failed one: what it found so far is in the archive, the rest pending
+            _say(f"interrupted; resume with: {crawler.resume_command}")
+            sys.exit(130)
+        sys.exit(exit_code(stats, options.strict))

@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import logging
 import shutil
-import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,16 +17,18 @@ from nitpicker_core.crawler import rules
 from nitpicker_core.crawler.errors import PERMANENT_KINDS, DnsBurnList
 from nitpicker_core.crawler.events import EventSink
 from nitpicker_core.crawler.fetch import Fetcher, FetchResult, HostThrottle
+from nitpicker_core.crawler.limits import ArchivedDepths, Limits, record_held
 from nitpicker_core.crawler.options import CrawlOptions
 from nitpicker_core.crawler.pagination import PaginationPredictor
 from nitpicker_core.crawler.queue import QueueItem, UrlQueue
 from nitpicker_core.crawler.results import HTML_TYPES, ResultsMixin
 from nitpicker_core.crawler.slots import PageSlots
+from nitpicker_core.crawler.stopping import PageAbandoned, StopSignals, resume_hint
 from nitpicker_core.records import CrawlContext, Resource, ScrapeResult
 from nitpicker_core.urls import looks_like_html, normalize, split_credentials
 
 log = logging.getLogger(__name__)
-STOP_GRACE_SECONDS = 15.0
+STOP_GRACE_SECONDS = 5.0  # in-flight pages after the first stop request; then they go back to pending
 
 
 @dataclass
@@ -51,20 +52,28 @@ class Crawler(ResultsMixin):
 
     def __init__(self, pm: Any, options: CrawlOptions, output: Path, *, mode: str = "new",
                  list_urls: list[str] | None = None, kind: str = "crawl", inventory: bytes | None = None,
-                 progress: Any = None, browser_factory: Any = None) -> None:
+                 progress: Any = None, browser_factory: Any = None, stop: StopSignals | None = None,
+                 stop_message: Any = None) -> None:
         self.pm, self.options, self.output = pm, options, output
         self.list_urls = list_urls
         self.inventory = inventory
         self.progress = progress
         self.stats = CrawlStats()
-        self.queue = UrlQueue(disable_queries=options.disable_queries)
-        self.predictor = PaginationPredictor(max(1, options.parallels))
         self.dns = DnsBurnList()
         self.fetcher = Fetcher(options.user_agent, retries=max(1, options.retry), throttle=HostThrottle(),
                                timeouts=options.preflight_timeouts,
                                dns_burn=self.dns, pool_size=max(10, options.parallels * 2))
         storage = options.for_storage()
         self.crawl = CrawlContext(output=output, roots=storage["roots"], options=storage, kind=kind, mode=mode)
+        limits = Limits(options.max_pages, options.max_depth)
+        self.queue = UrlQueue(
+            disable_queries=options.disable_queries, limits=limits, on_hold=record_held(self),
+            is_internal=lambda url: self.scope.is_internal(url),  # self.scope is set by run() before seeding
+            depth_of=None if options.max_depth is None else ArchivedDepths(
+                self.crawl, list_urls or options.roots, options.max_depth, disable_queries=options.disable_queries))
+        self.predictor = PaginationPredictor(max(1, options.parallels))
+        # the limits and what they left out go into the commit's stats (a live dict the queue keeps current)
+        vars(self.stats)["limits"] = self.queue.limit_stats()
         self.crawl.options.update(options.scrape_options())
         self.crawl.state["roots_with_credentials"] = list(options.roots)
         self.crawl.state["headers"] = dict(options.headers)
@@ -73,6 +82,11 @@ class Crawler(ResultsMixin):
         self._claimed: dict[str, str] = {}  # rendered destination → the URL that rendered it
         self._captured: dict[str, Resource] = {}  # 2xx non-HTML sub-resources seen while rendering
         self._stopping = False
+        self._stop = stop
+        self.stop_message = stop_message  # called with a line to show when a stop is requested
+        self.stop_grace = STOP_GRACE_SECONDS
+        self._grace: asyncio.TimerHandle | None = None
+        self._host: Any = None
         self._browser_factory = browser_factory
         self.sink: EventSink | None = None
 
@@ -81,38 +95,57 @@ class Crawler(ResultsMixin):
         from nitpicker_core.crawler.browser import BrowserHost
 
         started = time.monotonic()
+        # Signals are ours from here on, before the archive or the browser exist: a stop requested
+        # while either is being set up still ends in a written, resumable archive
+        owned = self._stop is None
+        stop = self._stop if self._stop is not None else StopSignals().install()
+        self._stop = stop
+        stop.attach_loop(asyncio.get_running_loop())
+        stop.on_first(self._request_stop)
         self._stub_existed = stub_path(self.output).exists()
         try:
             self.pm.hook.crawl_started(crawl=self.crawl)
         except BaseException:
             self._abandon()
+            if owned:
+                stop.remove()
             raise
         self.sink = EventSink(self.pm, self.crawl)
         host = (self._browser_factory or BrowserHost)()
+        self._host = host
+        stop.on_second(self._kill_browser)
         self.slots = PageSlots(host, self.options.user_agent)
         try:
             self.scope = self.crawl.state[rules.STATE]["scope"]
             self._seed()
-            await host.start()
+            if not self._stopping:
+                await host.start()
         except BaseException:
             await host.close()
             self._abandon()
+            if owned:
+                stop.remove()
             raise
-        self._install_signals()
         try:
             workers = [asyncio.create_task(self._worker(i)) for i in range(max(1, self.options.parallels))]
             await asyncio.gather(*workers)
         except asyncio.CancelledError:
             self._stopping = True
         finally:
-            self._remove_signals()
+            if self._grace is not None:
+                self._grace.cancel()
             self.stats.browser_restarts = getattr(host, "restarts", 0)
             await self.slots.close()
             await host.close()
             self.stats.seconds = round(time.monotonic() - started, 3)
             if self._stopping or not self.queue.idle:
                 self.stats.status = "interrupted"
-            self._finish()
+            try:
+                self._finish()
+            finally:
+                stop.attach_loop(None)
+                if owned:
+                    stop.remove()
         return self.stats
 
     def _finish(self) -> None:
@@ -128,7 +161,21 @@ class Crawler(ResultsMixin):
             self.stats.status = "interrupted"
             self.pm.hook.crawl_finished(crawl=self.crawl, stats=self.stats.as_dict())
             raise
+        self._whole_commit_stats()
         self.pm.hook.crawl_finished(crawl=self.crawl, stats=self.stats.as_dict())
+
+    def _whole_commit_stats(self) -> None:
+        """Counts of the whole commit, earlier runs into it included (--resume, --append), from its rows.
+
+        The in-memory counters see only this run; the exit code and the summary must describe the commit.
+        """
+        counts = getattr(self.crawl.archive, "commit_stats", None)
+        if counts is None or self.crawl.commit is None:
+            return
+        whole = counts(self.crawl.commit)
+        for key in ("pages", "rendered", "skipped", "internal_errors", "external_errors", "errors_by_kind"):
+            if key in whole:
+                setattr(self.stats, key, whole[key])
 
     def _abandon(self) -> None:
         """Nothing of this run is kept: close without writing; drop the working directory it created."""
@@ -176,36 +223,47 @@ class Crawler(ResultsMixin):
             counts = {"listed": len(items), "new": len(fresh), "known": len(items) - len(fresh)}
             self.sink.call(archive.add_inventory_run, commit, hashlib.sha256(self.inventory).hexdigest(), counts)
 
-    def _install_signals(self) -> None:
+    def _request_stop(self) -> None:
+        """First stop request: take no new URLs; pages in flight get a short grace, then go back to pending."""
+        if self._stopping:
+            return
+        self._stopping = True
+        if self.stop_message:
+            self.stop_message(f"stopping: {self.queue.counts().in_progress} page(s) in flight get "
+                              f"{self.stop_grace:.0f} s, then the archive is written (press Ctrl-C again to "
+                              "quit at once; --resume goes on from here either way)")
         loop = asyncio.get_running_loop()
-        self._presses = 0
+        self._grace = loop.call_later(self.stop_grace, self._abandon_in_flight)
 
-        def abandon_in_flight() -> None:
-            for task in asyncio.all_tasks(loop):
-                if task.get_name().startswith("nitpicker-page"):
-                    task.cancel()
+    def _abandon_in_flight(self) -> None:
+        """Grace is over: cut the network under the preflights and cancel every page still in flight."""
+        self._abort_network()
+        for task in asyncio.all_tasks():
+            if task.get_name().startswith("nitpicker-page"):
+                task.cancel()
 
-        def on_signal() -> None:
-            self._presses += 1
-            self._stopping = True
-            if self._presses >= 2:  # second Ctrl-C: abandon in-flight pages now, still leave a stub
-                abandon_in_flight()
-            else:  # pages in flight may finish, but only for so long
-                loop.call_later(STOP_GRACE_SECONDS, abandon_in_flight)
+    def _abort_network(self) -> None:
+        for owner in (self.fetcher, (self.crawl.state.get(rules.STATE) or {}).get("robots")):
+            abort = getattr(owner, "abort", None)
+            if abort is not None:
+                with contextlib.suppress(Exception):
+                    abort()
 
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            try:
-                loop.add_signal_handler(sig, on_signal)
-            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
-                pass
+    def _kill_browser(self) -> None:
+        """Second stop request: the process ends now, so its Chromium must not outlive it."""
+        from nitpicker_core.crawler.browser import kill_marked
 
-    def _remove_signals(self) -> None:
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            try:
-                loop.remove_signal_handler(sig)
-            except (NotImplementedError, RuntimeError, ValueError):
-                pass
+        marker = getattr(self._host, "_marker", "")
+        if marker:
+            kill_marked(marker)
+        if self.stop_message:
+            self.stop_message("stopped at once; the crawl is resumable: " + self.resume_command)
+
+    @property
+    def resume_command(self) -> str:
+        secrets = bool(self.options.headers) or any("@" in root.split("://", 1)[-1].split("/", 1)[0]
+                                                    for root in self.options.roots)
+        return resume_hint(self.output, needs_secrets=secrets)
 
     # -- workers ---------------------------------------------------------------------------------------
     async def _worker(self, index: int) -> None:
@@ -221,12 +279,16 @@ class Crawler(ResultsMixin):
             task = asyncio.create_task(self._process(index, item), name=f"nitpicker-page-{index}")
             try:
                 rendered = await task
-            except asyncio.CancelledError:
+            except (asyncio.CancelledError, PageAbandoned):
+                # stopped while in flight: back to pending, never recorded as a failure
                 self.queue.requeue(item.url)
                 if not self._stopping:
                     raise
                 return
             except Exception as exc:  # a bug in one URL's handling must not end the crawl
+                if self._stopping:
+                    self.queue.requeue(item.url)
+                    return
                 log.debug("processing %s failed", item.url, exc_info=True)
                 self._error(item, "unknown", f"{type(exc).__name__}: {exc}", "crawler")
                 rendered = False
@@ -241,7 +303,8 @@ class Crawler(ResultsMixin):
         url = item.url
         if self._refuse_invalid(item):  # a link no request can go to (a port out of range): never fetched
             return False
-        reason = self.pm.hook.crawl_should_skip(url=url, crawl=self.crawl)
+        # off the event loop: a rule may fetch (robots.txt), and a slow site must not freeze the crawl
+        reason = await asyncio.to_thread(self._skip_reason, url)
         if reason:
             if not self._is_guess(item):
                 self.sink.emit("crawl_page_skipped", url=url, reason=reason)
@@ -252,9 +315,6 @@ class Crawler(ResultsMixin):
         if item.external and not self.options.fetch_external:
             self._record(ScrapeResult(url=url, is_external=True, is_target=False, scraped=False))
             return False
-        delay = self.crawl.state[rules.STATE]["robots"].crawl_delay(url)
-        if delay:  # robots.txt Crawl-delay: spaces requests to this host only
-            self.fetcher.throttle.set_interval(urlsplit(url).netloc.lower(), delay)
         captured = self._captured.get(url)
         if captured is not None:  # already seen as a 2xx sub-resource: build the record, fetch nothing
             self._record(self._from_resource(item, captured))
@@ -289,6 +349,15 @@ class Crawler(ResultsMixin):
             self._record(await self._answered(item, pre, html_like))
             return False
         return await self._render(worker, item, pre)
+
+    def _skip_reason(self, url: str) -> str | None:
+        """Why ``url`` is skipped (plugins decide), and robots.txt's Crawl-delay for its host noted."""
+        reason = self.pm.hook.crawl_should_skip(url=url, crawl=self.crawl)
+        if not reason:
+            delay = self.crawl.state[rules.STATE]["robots"].crawl_delay(url)
+            if delay:  # robots.txt Crawl-delay: spaces requests to this host only
+                self.fetcher.throttle.set_interval(urlsplit(url).netloc.lower(), delay)
+        return reason
 
     def _is_root(self, url: str) -> bool:
         return url in self._seeds

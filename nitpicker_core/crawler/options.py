@@ -29,6 +29,8 @@ class CrawlOptions:
     exclude_urls: list[str] = field(default_factory=list)
     disable_queries: bool = False
     max_excluded_depth: int = 0
+    max_pages: int | None = None  # internal URLs per commit, resumed ones included; None: no limit
+    max_depth: int | None = None  # links from a root (roots are 0); None: no limit
     from_list: bool = False
     user_agent: str = ""
     ignore_robots: bool = False

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
-__all__ = ["PaginationPredictor", "Prediction", "detect_step", "predict"]
+__all__ = ["MAX_STEP", "PaginationPredictor", "Prediction", "detect_step", "plausible", "predict"]
+
+MAX_STEP = 1000  # the largest step a pagination sequence is believed to take (offsets of 1000 per page)
 
 
 @dataclass(frozen=True)
 class Prediction:
-    """A guessed URL; ``predicted`` is always True so the queue can keep it from predicting again."""
+    """A guessed URL, ``steps`` past ``after`` (a URL a page really links to); ``predicted`` is always True."""
 
     url: str
+    after: str = ""
+    steps: int = 1
     predicted: bool = True
 
 
@@ -68,41 +73,56 @@ def predict(previous: str, current: str, count: int) -> list[str]:
     step = detect_step(previous, current)
     if step is None or count <= 0:
         return []
-    (scheme, host), segments, query = _tokens(current)
-    urls = []
-    for n in range(1, count + 1):
-        value = str(step.value + step.step * n).zfill(step.width)
-        segs, params = list(segments), list(query)
-        if step.where == "path":
-            segs[step.index] = value
-        else:
-            params[step.index] = (params[step.index][0], "=", value)
-        query_text = "&".join("".join(param) for param in params)
-        urls.append(urlunsplit((scheme, host, "/".join(segs), query_text, "")))
-    return urls
+    return [_with_value(current, step, step.value + step.step * n) for n in range(1, count + 1)]
+
+
+def _with_value(url: str, step: _Step, value: int) -> str:
+    (scheme, host), segments, query = _tokens(url)
+    text = str(value).zfill(step.width)
+    if step.where == "path":
+        segments[step.index] = text
+    else:
+        query[step.index] = (query[step.index][0], "=", text)
+    return urlunsplit((scheme, host, "/".join(segments), "&".join("".join(param) for param in query), ""))
+
+
+def plausible(previous_value: int, step: _Step) -> bool:
+    """A step a site's pagination takes: at most MAX_STEP, and no bigger than where it starts from.
+
+    1→2, 10→20 and offsets 0→50 are; 3→50 (a "last page" link after "3") or 2024→2030 are not.
+    """
+    return step.step <= MAX_STEP and (previous_value == 0 or step.step <= previous_value)
 
 
 class PaginationPredictor:
-    """Watches the URLs the crawler queues, in order, and predicts the next pages of a sequence.
+    """Predicts the next pages of a sequence from what one page links to, never from guesses.
 
-    A predicted URL fed back with ``predicted=True`` never triggers a prediction and does not become
-    the "previous" URL, so guesses never cascade.
+    The pairs are a page and the first new URL it links to (page 2 linking "next" to page 3) and two new
+    URLs a page links to one after the other (a list page linking pages 1, 2): URLs found on different pages
+    never pair, since parallel workers interleave them at random. The caller feeds only pages that some
+    page links to (a page reached only by a guess is not fed), so a guess is at most ``count`` steps past
+    a URL the site links to, and guesses never cascade.
     """
 
     def __init__(self, count: int) -> None:
         self.count = count
-        self._previous: str | None = None
         self._issued: set[str] = set()
         self._lock = threading.Lock()
 
-    def observe(self, url: str, *, predicted: bool = False) -> list[Prediction]:
-        """Feed the next queued URL; returns new predictions (never one already issued)."""
-        if predicted:
-            return []
+    def observe_page(self, page_url: str, links: Sequence[str]) -> list[Prediction]:
+        """Feed a page reached by links and the new in-scope URLs it links to, in order; returns new guesses."""
+        chain = [page_url, *links]
+        fresh: list[Prediction] = []
         with self._lock:
-            previous, self._previous = self._previous, url
-            if previous is None:
-                return []
-            fresh = [u for u in predict(previous, url, self.count) if u not in self._issued]
-            self._issued.update(fresh)
-        return [Prediction(u) for u in fresh]
+            for previous, current in zip(chain, chain[1:], strict=False):
+                step = detect_step(previous, current)
+                if step is None or not plausible(step.value - step.step, step):
+                    continue
+                for n in range(1, self.count + 1):
+                    # current is a URL a page links to, so a guess is never more than count steps past one
+                    value = step.value + step.step * n
+                    url = _with_value(current, step, value)
+                    if url not in self._issued:
+                        self._issued.add(url)
+                        fresh.append(Prediction(url, after=current, steps=n))
+        return fresh

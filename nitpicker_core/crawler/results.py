@@ -10,6 +10,7 @@ from nitpicker_core.crawler import rules
 from nitpicker_core.crawler.errors import PERMANENT_KINDS, classify, is_blocked_status
 from nitpicker_core.crawler.fetch import FetchResult
 from nitpicker_core.crawler.queue import QueueItem
+from nitpicker_core.crawler.stopping import PageAbandoned
 from nitpicker_core.records import Anchor, CrawlErrorRecord, PageError, Resource, ScrapeResult
 from nitpicker_core.urls import normalize
 
@@ -65,6 +66,7 @@ class ResultsMixin:
     _captured: dict[str, Resource]
     _linked: set[str]
     _outside_depth: dict[str, int]
+    _stopping: bool
 
     def _store_rendered(self, item: QueueItem, result: ScrapeResult, pre: FetchResult) -> bool:
         url = item.url
@@ -133,6 +135,10 @@ class ResultsMixin:
         """Queue what a rendered page links to: in-scope pages fully, everything else as a metadata check."""
         found = []
         parent_depth = self._outside_depth.get(page_url, 0)
+        depth = self.queue.depth(page_url)  # links from a root (--max-depth)
+        if depth is None:  # a redirect's destination, recorded on the way, sits at its source's depth
+            depth = self.queue.depth(self._claimed.get(page_url, page_url)) or 0
+        below = depth + 1
         for anchor in result.anchors or []:
             try:
                 target = normalize(anchor.href, disable_queries=self.options.disable_queries)
@@ -150,16 +156,16 @@ class ResultsMixin:
                 internal = True
             found.append(QueueItem(target, external=not internal,
                                    metadata_only=not internal or not self.options.recursive,
-                                   referrer=page_url))
+                                   referrer=page_url, depth=below))
         self._linked.update(item.url for item in found)
         fresh = self.queue.add(found)
-        predictions = []
-        for item in fresh:
-            if item.external:
-                continue
-            for guess in self.predictor.observe(item.url):
-                predictions.append(QueueItem(normalize(guess.url), predicted=True, referrer=page_url,
-                                             metadata_only=not self.options.recursive))
+        if self.queue.guessed(page_url):
+            return  # a page reached only by a guess: its links are followed, but never guessed from
+        links = [item.url for item in fresh if not item.external]
+        predictions = [QueueItem(normalize(guess.url), predicted=True, referrer=page_url,
+                                 depth=below + guess.steps,  # as if each page linked the next
+                                 metadata_only=not self.options.recursive)
+                       for guess in self.predictor.observe_page(page_url, links)]
         if predictions:
             self.queue.add(predictions)
 
@@ -272,6 +278,8 @@ class ResultsMixin:
         return item.predicted and item.url not in self._linked
 
     def _error(self, item: QueueItem, kind: str, message: str, phase: str) -> None:
+        if self._stopping:  # cut short by the stop (aborted fetch, closed page): pending, not failed
+            raise PageAbandoned(item.url)
         if self._is_guess(item):
             self.queue.discard(item.url)
             return

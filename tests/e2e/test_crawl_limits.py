@@ -1,0 +1,61 @@
+"""Crawls that always end: --max-pages, --max-depth (flags and config file) and pagination guesses
+that stay within what the site links to, against the calendar trap (/cal/YYYY/MM, without end)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+MONTH = re.compile(r"/cal/(\d+)/(\d\d)$")
+
+
+def _months(crawled, *, fetched: bool) -> dict[str, tuple[int, int]]:
+    """Calendar pages of the archive as (year, month): fetched (scraped, not skipped) or every one known."""
+    found = {}
+    for url, page in crawled.pages.items():
+        match = MONTH.search(url)
+        if match and (not fetched or (page["scraped"] and not page["is_skipped"])):
+            found[url] = (int(match[1]), int(match[2]))
+    return found
+
+
+def _internal_fetched(crawled) -> list[str]:
+    return [u for u, p in crawled.pages.items() if p["scraped"] and not p["is_skipped"] and not p["is_external"]]
+
+
+def _index(months: tuple[int, int]) -> int:
+    return months[0] * 12 + months[1] - 1
+
+
+def test_max_pages_ends_the_calendar_trap(crawl, site):
+    crawled = crawl("--max-pages", "20", "--no-image", f"{site}/cal/")
+    fetched = _internal_fetched(crawled)
+    assert 10 <= len(fetched) <= 20, fetched
+    stats = _commit_stats(crawled)
+    assert stats["status"] == "complete"
+    assert stats["limits"]["max_pages"] == 20 and stats["limits"]["not_crawled_max_pages"] >= 1
+    skipped = [p for p in crawled.pages.values() if p["is_skipped"]]
+    assert skipped, "the URLs left out are in the archive, with the reason"
+    assert crawled.info["options"]["max_pages"] == 20
+
+
+def test_guesses_never_run_past_the_linked_months(crawl, site):
+    # Followed link by link, the calendar is one run of months around the start; a guess may look at most
+    # --parallels months past a month some page reached by links points to. Before the fix the guesser
+    # paired unrelated URLs and guesses of guesses and jumped decades (e.g. 2049/06 → 2053/07, 3302/07).
+    count = 4
+    crawled = crawl("--max-pages", "80", "--no-image", "--parallels", str(count), f"{site}/cal/")
+    fetched = sorted(_index(m) for m in _months(crawled, fetched=True).values())
+    assert len(fetched) >= 40, fetched
+    gaps = [(divmod(a, 12), divmod(b, 12)) for a, b in zip(fetched, fetched[1:], strict=False) if b - a > count + 1]
+    assert not gaps, f"guessed months far from any linked one: {gaps[:5]}"
+    assert fetched[-1] - fetched[0] <= len(fetched) + count, (divmod(fetched[0], 12), divmod(fetched[-1], 12))
+
+
+def _commit_stats(crawled) -> dict:
+    from nitpicker_core.archive import open_archive
+
+    with open_archive(crawled.archive) as reader:
+        commit = next(c for c in reader.commits() if c["id"] == crawled.commit)
+    stats = commit["stats"]
+    return json.loads(stats) if isinstance(stats, str) else stats
