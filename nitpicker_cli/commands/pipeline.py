@@ -157,7 +157,7 @@ def _summary(result: dict[str, Any], decl: dict[str, Any], journal: Path) -> dic
         elif stage.get("state") == "failed":
             out[name] = {k: stage[k] for k in ("reason", "class", "message")}
         elif name == "crawl":
-            out[name] = {k: v for k, v in stage.items() if k not in ("state", "declaration", "mode", "seconds")}
+            out[name] = {k: v for k, v in stage.items() if k not in ("state", "declaration", "mode", "seconds", "identity")}
         elif name == "analyze":
             out[name] = stage.get("summary") or {"skipped": stage.get("skipped")}
         else:

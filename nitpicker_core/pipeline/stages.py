@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from nitpicker_core.hookspecs import hookimpl
+from nitpicker_core.pipeline.provenance import archive_commits, changed_file, fingerprint
 
 
 class StageFailed(Exception):
@@ -46,17 +47,8 @@ class Context:
 
 def commit_statuses(archive: Path) -> dict[int, str] | None:
     """Commit id → status of the archive's working directory (a live or killed crawl) or of the file."""
-    from nitpicker_core.archive import open_archive, stub_path
-
-    stub = stub_path(archive)
-    source = stub if (stub / "archive.db").is_file() else archive if archive.is_file() else None
-    if source is None:
-        return None
-    try:
-        with open_archive(source) as reader:
-            return {c["id"]: c["status"] for c in reader.commits()}
-    except Exception:  # an unreadable leftover is no reason to stop: the stage simply runs again
-        return None
+    commits = archive_commits(archive)
+    return None if commits is None else {cid: c["status"] for cid, c in commits.items()}
 
 
 class _Observer:
@@ -103,8 +95,9 @@ class Stage(abc.ABC):
 
 
 def crawl_declaration(decl: dict[str, Any]) -> dict[str, Any]:
-    # speed knobs do not change what the crawl records
-    return {k: v for k, v in decl["crawl"].items() if k not in ("parallels", "interval", "strict")}
+    # speed knobs do not change what the crawl records; an unset option (None) is the same as one that did
+    # not exist yet, so a version adding an option does not invalidate the crawls made before it
+    return {k: v for k, v in decl["crawl"].items() if k not in ("parallels", "interval", "strict") and v is not None}
 
 
 class CrawlStage(Stage):
@@ -114,12 +107,15 @@ class CrawlStage(Stage):
     def check(self, ctx: Context, outputs: dict[str, Any]) -> str | None:
         if outputs.get("declaration") != digest(crawl_declaration(ctx.declaration)):
             return "crawl options changed"
-        statuses = commit_statuses(ctx.archive)
-        if statuses is None:
+        commits = archive_commits(ctx.archive)
+        if commits is None:
             return f"{ctx.archive.name} is missing"
-        status = statuses.get(outputs.get("commit", -1))
-        if status != "complete":
-            return f"commit {outputs.get('commit')} is {status or 'missing'} in {ctx.archive.name}"
+        commit = commits.get(outputs.get("commit", -1)) or {}
+        if commit.get("status") != "complete":
+            return f"commit {outputs.get('commit')} is {commit.get('status') or 'missing'} in {ctx.archive.name}"
+        if commit.get("identity") != outputs.get("identity"):
+            return (f"commit {outputs.get('commit')} of {ctx.archive.name} is not the one this run crawled "
+                    "(the archive was made again)")
         return None
 
     def _mode(self, ctx: Context) -> str:
@@ -157,7 +153,9 @@ class CrawlStage(Stage):
             kinds = ", ".join(sorted(stats.errors_by_kind)) or "error"
             reason = "timeout" if "timeout" in kinds else "network"
             raise StageFailed(reason, f"no page could be rendered ({kinds})")
-        return {"commit": ctx.progress.get("commit"), "mode": mode,
+        commit = ctx.progress.get("commit")
+        identity = ((archive_commits(ctx.archive) or {}).get(commit) or {}).get("identity")
+        return {"commit": commit, "mode": mode, "identity": identity,
                 "declaration": digest(crawl_declaration(ctx.declaration)), **stats.as_dict()}
 
 
@@ -232,16 +230,21 @@ class ReportStage(Stage):
     outputs = ("report",)
 
     def _key(self, ctx: Context) -> str:
-        analysis = ctx.outputs.get("analyze") or {}
-        return digest([ctx.declaration["report"], ctx.outputs["crawl"]["commit"], analysis.get("analyzers")])
+        # the commit's identity, not its number: a re-made archive has a commit 1 of its own
+        analysis, crawl = ctx.outputs.get("analyze") or {}, ctx.outputs["crawl"]
+        return digest([ctx.declaration["report"], crawl["commit"], crawl.get("identity"), analysis.get("analyzers")])
 
     def check(self, ctx: Context, outputs: dict[str, Any]) -> str | None:
         if outputs.get("key") != self._key(ctx):
             return "the report was made from another commit, analysis or destination"
         target = outputs.get("local_target")
-        if target and not Path(target).exists():
+        if not target:  # a remote sheet: nothing here to look at
+            return None
+        if not Path(target).exists():
             return f"{Path(target).name} is missing"
-        return None
+        if not outputs.get("files"):
+            return f"{Path(target).name} has no recorded fingerprint"
+        return changed_file(Path(target), outputs["files"])
 
     def run(self, ctx: Context) -> dict[str, Any]:
         from nitpicker_core.archive import open_archive
@@ -253,9 +256,11 @@ class ReportStage(Stage):
         with open_archive(ctx.archive) as reader:
             result = run_report(ctx.pm, reader, report["destination"], {**report["options"], "silent": ctx.silent},
                                 report.get("sheets") or None, commit)
+        local = report.get("local_target")
+        plain = json.loads(json.dumps(result, default=str))
         return {"commit": commit, "destination": report["destination"], "target": report.get("target"),
-                "local_target": report.get("local_target"), "key": self._key(ctx),
-                "result": json.loads(json.dumps(result, default=str))}
+                "local_target": local, "key": self._key(ctx), "result": plain,
+                "files": fingerprint(Path(local), plain) if local else None}
 
 
 STAGE_TYPES: dict[str, type[Stage]] = {"crawl": CrawlStage, "analyze": AnalyzeStage, "report": ReportStage}

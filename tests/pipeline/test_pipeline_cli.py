@@ -215,3 +215,56 @@ def test_credentials_and_header_values_never_reach_the_journal(site, pipe_env, t
     declaration = events(journal_of(tmp_path / "c.nitpicker"))[0]["declaration"]
     assert declaration["url"] == f"{site}/pipeline-site/" and declaration["params"]["header_names"] == ["X-Token"]
     assert declaration["stages"] == ["crawl"]
+
+
+def test_a_report_file_replaced_or_cut_short_is_written_again(first, pipe_env):
+    import openpyxl
+
+    work, archive, _, _ = first
+    out = work / "checked"
+    assert resume(work, "--csv", str(out), "--only", "Pipe Pages", env=pipe_env)["stages"]["report"] == "done"
+    good = (out / "pipe-pages.csv").read_bytes()
+    (out / "pipe-pages.csv").write_bytes(b"garbage!")  # 8 bytes where the report was
+    before = len(events(journal_of(archive)))
+    assert resume(work, env=pipe_env)["stages"]["report"] == "done"
+    assert [e["reason"] for e in new_events(archive, before) if e["event"] == "stage_mismatch"] == \
+        ["pipe-pages.csv is not the file the report wrote"]
+    assert (out / "pipe-pages.csv").read_bytes() == good
+    assert resume(work, env=pipe_env)["stages"]["report"] == "reused"
+
+    assert resume(work, "--xlsx", "checked.xlsx", "--only", "Pipe Pages", env=pipe_env)["stages"]["report"] == "done"
+    book = work / "checked.xlsx"
+    book.write_bytes(book.read_bytes()[: book.stat().st_size // 2])  # a copy cut short
+    before = len(events(journal_of(archive)))
+    assert resume(work, env=pipe_env)["stages"]["report"] == "done"
+    assert [e["reason"] for e in new_events(archive, before) if e["event"] == "stage_mismatch"] == \
+        ["checked.xlsx is not the file the report wrote"]
+    assert len(list(openpyxl.load_workbook(book)["Pipe Pages"].iter_rows(values_only=True))) == len(PAGES) + 1
+
+
+def test_a_recrawled_archive_does_not_reuse_the_report_of_the_old_one(site, pipe_env, tmp_path):
+    url = f"{site}/pipeline-site/"
+    result = run_cli("pipeline", url, "-o", "re.nitpicker", "--no-image", "--no-analyze", "--single", "--csv", "out",
+                     "--only", "Pipe Pages", cwd=tmp_path, env=pipe_env, timeout=300)
+    assert result.returncode == 0, result.stderr
+    archive = tmp_path / "re.nitpicker"
+    old = sorted((tmp_path / "out" / "pipe-pages.csv").read_text(encoding="utf-8-sig").splitlines())
+    archive.unlink()  # the archive is made again, by another crawl of the whole site: its commit is 1 again
+    result = run_cli("crawl", url, "-o", "re.nitpicker", "--no-image", cwd=tmp_path, env=pipe_env, timeout=300)
+    assert result.returncode == 0, result.stderr
+    with open_archive(archive) as reader:
+        assert [c["id"] for c in reader.commits()] == [1] and len(list(reader.pages(1))) == len(PAGES)
+    before = len(events(journal_of(archive)))
+    result = run_cli("pipeline", "--resume", "re.nitpicker", cwd=tmp_path, env=pipe_env, timeout=300)
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["stages"] == {"crawl": "done", "report": "done"}
+    evs = new_events(archive, before)
+    assert [(e["stage"], e["reason"]) for e in evs if e["event"] == "stage_mismatch"] == [
+        ("crawl", "commit 1 of re.nitpicker is not the one this run crawled (the archive was made again)"),
+        ("report", "crawl ran again")]
+    # the run's own crawl (--single) is commit 2 of the new archive, and the report is made from it
+    assert summary["crawl"]["commit"] == 2
+    report = next(e for e in evs if e["event"] == "stage_finished" and e["stage"] == "report")
+    assert report["outputs"]["commit"] == 2
+    assert sorted((tmp_path / "out" / "pipe-pages.csv").read_text(encoding="utf-8-sig").splitlines()) == old
