@@ -1,4 +1,8 @@
-"""HEAD preflight (with GET fallbacks) over requests, per-host throttling and title extraction."""
+"""HEAD preflight (with GET fallbacks) over requests, per-host throttling and title extraction.
+
+Every attempt has a total deadline (connect + headers + body, over all its redirect hops) and
+``Fetcher.abort()`` cuts whatever is in flight: see ``deadline``.
+"""
 
 from __future__ import annotations
 
@@ -11,21 +15,22 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
+from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
 import requests
-from requests.adapters import HTTPAdapter
 
 from nitpicker_core.content_types import normalize_content_type
+from nitpicker_core.crawler.deadline import DeadlineAdapter, DeadlineExceeded, Exchange, FetchAborted, Guard
 from nitpicker_core.crawler.errors import PERMANENT_KINDS, DnsBurnList, classify
 from nitpicker_core.urls import looks_like_html, normalize, split_credentials
 
 __all__ = [
-    "BODY_LIMIT", "DEFAULT_TIMEOUTS", "FetchResult", "Fetcher", "HostThrottle", "extract_title",
-    "normalize_content_type", "parse_retry_after",
+    "BODY_LIMIT", "DEFAULT_TIMEOUTS", "DeadlineExceeded", "FetchAborted", "FetchResult", "Fetcher", "HostThrottle",
+    "RedirectChainTooLongError", "RedirectLoopError", "extract_title", "normalize_content_type", "parse_retry_after",
 ]
 
-DEFAULT_TIMEOUTS = (10.0, 30.0, 60.0)
+DEFAULT_TIMEOUTS = (10.0, 30.0, 60.0)  # the total deadline of the 1st, 2nd, 3rd… attempt at a URL
 BODY_LIMIT = 16 * 1024
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 # Failures a proxy or WAF produces when it mishandles HEAD; the same URL often answers a GET
@@ -60,7 +65,14 @@ class FetchResult:
 
 
 class RedirectLoopError(requests.TooManyRedirects):
-    """The redirects came back to a URL already visited twice, or went on too long."""
+    """The redirects came back to a URL already visited twice."""
+
+
+class RedirectChainTooLongError(requests.RequestException):
+    """More redirects than allowed, every one to a new URL: the chain may end, so it is no loop.
+
+    Not a ``TooManyRedirects``: that name is what classifies as ``redirect-loop``.
+    """
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
@@ -80,9 +92,10 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
 class HostThrottle:
     """Per-host earliest-start times: ``Retry-After`` and ``Crawl-delay`` slow only their own host."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep):
+    def __init__(self, clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] | None = None):
         self._clock = clock
-        self._sleep = sleep
+        self._released = threading.Event()
+        self._sleep = sleep or self._released.wait  # release() wakes the default sleep
         self._lock = threading.Lock()
         self._not_before: dict[str, float] = {}
         self._interval: dict[str, float] = {}
@@ -108,8 +121,14 @@ class HostThrottle:
         spaced = last + self._interval.get(host, 0.0) if last is not None else 0.0
         return max(self._clock(), self._not_before.get(host, 0.0), spaced)
 
+    def release(self) -> None:
+        """Wake every waiter now and never sleep again: the crawl is stopping."""
+        self._released.set()
+
     def wait(self, host: str) -> float:
         """Take the next slot for ``host`` and sleep until it; returns the seconds slept."""
+        if self._released.is_set():
+            return 0.0
         with self._lock:
             slot = self._slot(host)
             self._last[host] = slot  # reserved under the lock so parallel workers queue up
@@ -150,9 +169,8 @@ class Fetcher:
         self.throttle = throttle or HostThrottle()
         self.dns_burn = dns_burn or DnsBurnList()
         self._session = session or requests.Session()
-        adapter = HTTPAdapter(pool_connections=pool_size, pool_maxsize=pool_size, max_retries=0)
-        self._session.mount("http://", adapter)
-        self._session.mount("https://", adapter)
+        DeadlineAdapter.mount_on(self._session, pool_size)
+        self._guard = Guard()
         self._headers = {
             "User-Agent": user_agent,
             "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
@@ -164,9 +182,21 @@ class Fetcher:
     def close(self) -> None:
         self._session.close()
 
+    def abort(self) -> None:
+        """Cut every request in flight now and make later ``fetch()`` calls raise ``FetchAborted``.
+
+        For a crawl that is stopping: no worker thread waits on the network, a retry pause or a
+        ``Retry-After`` any more, so the process can exit at once.
+        """
+        self._guard.abort()
+        self.throttle.release()
+
     def fetch(self, url: str, *, auth: tuple[str, str] | None = None, method: str = "HEAD",
               headers: dict[str, str] | None = None) -> FetchResult:
-        """Preflight ``url``; ``method="GET"`` also keeps the first 16 KiB of the body and its title."""
+        """Preflight ``url``; ``method="GET"`` also keeps the first 16 KiB of the body and its title.
+
+        Raises ``FetchAborted`` once ``abort()`` was called; every other failure is in the result.
+        """
         bare, embedded = split_credentials(url)
         bare = urldefrag(bare)[0]
         auth = auth or embedded
@@ -179,7 +209,7 @@ class Fetcher:
         while True:
             timeout = self.timeouts[min(attempt, len(self.timeouts) - 1)]
             try:
-                response, chain, final, first_status = self._follow(method, bare, timeout, auth, headers)
+                response, body, chain, final, first_status = self._follow(method, bare, timeout, auth, headers)
             except (requests.RequestException, OSError) as exc:
                 kind = classify(exc)
                 attempt += 1
@@ -192,7 +222,7 @@ class Fetcher:
                     message = f"{type(exc).__name__}: {exc}"
                     return FetchResult(bare, bare, error_kind=kind, error_message=message,
                                        needs_browser=needs_browser, method=method)
-                time.sleep(self.retry_wait * 2 ** (attempt - 1))
+                self._guard.sleep(self.retry_wait * 2 ** (attempt - 1))
                 continue
             self.dns_burn.mark_answered(host)
             status = response.status_code
@@ -200,42 +230,52 @@ class Fetcher:
             if retry_after is not None:
                 self.throttle.defer(_host_key(final), min(retry_after, self.max_retry_after))
             if method == "HEAD" and status in (405, 501, 503):
-                response.close()
                 method = "GET"  # the server does not do HEAD (or not now): ask again with GET
                 continue
             if retry_after is not None and retry_after <= self.max_retry_after and attempt + 1 < self.retries:
-                response.close()
                 attempt += 1
                 continue
-            result = self._result(bare, final, chain, response, method)
+            result = self._result(bare, final, chain, response, body, method)
             result.redirect_status = first_status if chain else None
             return result
 
     def _follow(
         self, method: str, url: str, timeout: float, auth: tuple[str, str] | None,
         extra: dict[str, str] | None = None,
-    ) -> tuple[requests.Response, list[str], str, int | None]:
+    ) -> tuple[requests.Response, bytes, list[str], str, int | None]:
+        """Follow redirects by hand; ``timeout`` is the network time of all hops together."""
         chain: list[str] = []
         first_status: int | None = None
         visits: Counter[str] = Counter()
         origin = _host_key(url)
         current = url
+        left = timeout
         while True:
             key = normalize(current)
             visits[key] += 1
             # A URL may come back once (set-a-cookie-and-return), a third visit is a loop
-            if visits[key] > 2 or len(chain) > self.max_redirects:
+            if visits[key] > 2:
                 raise RedirectLoopError(f"redirect loop at {current} after {len(chain)} redirects")
-            self.throttle.wait(_host_key(current))
-            response = self._session.request(
-                method, current, timeout=(timeout, timeout), allow_redirects=False,
-                headers={**self._headers, **extra} if extra and _host_key(current) == origin else self._headers,
-                stream=True, auth=auth if _host_key(current) == origin else None,  # never leak to other hosts
-            )
+            if len(chain) > self.max_redirects:
+                raise RedirectChainTooLongError(
+                    f"redirect chain too long: more than {self.max_redirects} redirects, all to new URLs, "
+                    f"the last to {current}")
+            self.throttle.wait(_host_key(current))  # waiting for our turn is not the server's time
+            self._guard.check()
+            same_host = _host_key(current) == origin
+            request = {
+                "method": method, "url": current, "timeout": (min(timeout, left), min(timeout, left)),
+                "allow_redirects": False, "stream": True,
+                "headers": {**self._headers, **extra} if extra and same_host else self._headers,
+                "auth": auth if same_host else None,  # never leak credentials to other hosts
+            }
+            started = time.monotonic()
+            response, body = self._guard.run(
+                lambda exchange, request=request: self._exchange(exchange, request), left, deadline=timeout)
+            left -= time.monotonic() - started
             location = response.headers.get("location")
             if response.status_code not in REDIRECT_STATUSES or not location:
-                return response, chain, current, first_status
-            response.close()
+                return response, body, chain, current, first_status
             if first_status is None:
                 first_status = response.status_code
             following = urldefrag(urljoin(current, location.strip()))[0]
@@ -243,13 +283,24 @@ class Fetcher:
                 chain.append(following)
             current = following
 
-    def _result(
-        self, url: str, final: str, chain: list[str], response: requests.Response, method: str
-    ) -> FetchResult:
+    def _exchange(self, exchange: Exchange[tuple[requests.Response, bytes]],
+                  request: dict[str, Any]) -> tuple[requests.Response, bytes]:
+        """One request and, for a GET that does not redirect, the start of its body (in a daemon thread)."""
+        response = self._session.request(**request)
         try:
-            body = _read_prefix(response) if method == "GET" else b""
+            data = bytearray()
+            redirect = response.status_code in REDIRECT_STATUSES and response.headers.get("location")
+            if request["method"] == "GET" and not redirect:
+                # The status and headers are in: a body the deadline cuts short still gives what arrived
+                exchange.fallback = lambda: (response, bytes(data[:BODY_LIMIT]))
+                _read_prefix(response, data)
+            return response, bytes(data[:BODY_LIMIT])
         finally:
             response.close()
+
+    def _result(
+        self, url: str, final: str, chain: list[str], response: requests.Response, body: bytes, method: str
+    ) -> FetchResult:
         headers = {k.lower(): v for k, v in response.headers.items() if k.lower() not in HIDDEN_HEADERS}
         length = headers.get("content-length", "")
         content_type = normalize_content_type(headers.get("content-type"))
@@ -262,8 +313,8 @@ class Fetcher:
         )
 
 
-def _read_prefix(response: requests.Response, limit: int = BODY_LIMIT) -> bytes:
-    data = bytearray()
+def _read_prefix(response: requests.Response, data: bytearray, limit: int = BODY_LIMIT) -> None:
+    """Append the body's first ``limit`` bytes to ``data``; reading stops there (memory stays bounded)."""
     try:
         for chunk in response.iter_content(4096):
             data += chunk
@@ -271,7 +322,6 @@ def _read_prefix(response: requests.Response, limit: int = BODY_LIMIT) -> bytes:
                 break
     except (requests.RequestException, OSError):
         pass  # the status is known; a body cut short still gives what arrived
-    return bytes(data[:limit])
 
 
 _TITLE_RE = re.compile(r"<title\b[^>]*>(.*?)(?:</title\s*>|$)", re.I | re.S)

@@ -51,8 +51,24 @@ def test_redirect_loop_is_an_error(site: str, fetcher: Fetcher) -> None:
     started = time.monotonic()
     result = fetcher.fetch(f"{site}/redirect/loop-a")
     assert result.error_kind == "redirect-loop" and result.status is None
-    assert "loop" in result.error_message
+    assert "redirect loop" in result.error_message and "too long" not in result.error_message
     assert time.monotonic() - started < 2
+
+
+def test_long_chain_is_not_a_loop(site: str, fetcher: Fetcher) -> None:
+    # 30 distinct URLs in a row: too long to follow, but nothing came back, so no loop
+    result = fetcher.fetch(f"{site}/hostile/hops/0")
+    assert result.status is None and result.error_kind is not None
+    assert result.error_message.startswith("RedirectChainTooLongError: redirect chain too long")
+    assert "loop" not in result.error_message
+    twenty = fetcher.fetch(f"{site}/hostile/hops/10")  # exactly max_redirects hops still arrive
+    assert twenty.status == 200 and len(twenty.redirect_chain) == 20
+    assert twenty.final_url == f"{site}/hostile/hops/30"
+
+
+def test_long_chain_has_its_own_kind(site: str, fetcher: Fetcher) -> None:
+    result = fetcher.fetch(f"{site}/hostile/hops/0")
+    assert result.error_kind == "redirect-chain-too-long"
 
 
 def test_diverging_head_and_get(site: str, fetcher: Fetcher) -> None:
