@@ -87,11 +87,12 @@ def _with_value(url: str, step: _Step, value: int) -> str:
 
 
 def plausible(previous_value: int, step: _Step) -> bool:
-    """A step a site's pagination takes: at most MAX_STEP, and no bigger than where it starts from.
+    """A step a site's pagination takes: at most MAX_STEP, and the numbers are multiples of it.
 
-    1→2, 10→20 and offsets 0→50 are; 3→50 (a "last page" link after "3") or 2024→2030 are not.
+    Page numbers step by 1 and offsets by the page size (0 → 50 → 100), so 1→2, 10→20 and 0→50 are
+    plausible; 3→50 (a "last page" link after "3") and 2024→2030 (a year six ahead) are not.
     """
-    return step.step <= MAX_STEP and (previous_value == 0 or step.step <= previous_value)
+    return step.step <= MAX_STEP and previous_value % step.step == 0
 
 
 class PaginationPredictor:

@@ -59,3 +59,30 @@ def _commit_stats(crawled) -> dict:
         commit = next(c for c in reader.commits() if c["id"] == crawled.commit)
     stats = commit["stats"]
     return json.loads(stats) if isinstance(stats, str) else stats
+
+
+def _depth_outcome(crawled) -> tuple[list[str], dict[str, str]]:
+    """Calendar months fetched, and the ones skipped with their reason."""
+    months = sorted(u.split("/cal/")[1] for u in _months(crawled, fetched=True))
+    skipped = {u.split("/cal/")[1]: p["skip_reason"] for u, p in crawled.pages.items()
+               if p["is_skipped"] and MONTH.search(u)}
+    return months, skipped
+
+
+def test_max_depth_ends_the_calendar_trap(crawl, site):
+    # /cal/ is depth 0, 2024/01 depth 1, its neighbours 2, theirs 3; no guess is deeper than the limit
+    crawled = crawl("--max-depth", "3", "--no-image", f"{site}/cal/")
+    months, skipped = _depth_outcome(crawled)
+    assert months == ["2023/11", "2023/12", "2024/01", "2024/02", "2024/03"]
+    assert skipped == {"2023/10": "deeper than --max-depth 3", "2024/04": "deeper than --max-depth 3"}
+    assert _commit_stats(crawled)["limits"]["not_crawled_max_depth"] == 2
+    assert crawled.info["options"]["max_depth"] == 3
+
+
+def test_limits_from_the_config_file_and_the_flag_wins(crawl, site, tmp_path):
+    (tmp_path / "nitpicker.toml").write_text("[crawl]\nmax_depth = 1\nmax_pages = 1000\n")
+    from_file = crawl("--no-image", f"{site}/cal/", name="file")
+    assert _depth_outcome(from_file)[0] == ["2024/01"]
+    assert from_file.info["options"]["max_pages"] == 1000
+    flag = crawl("--max-depth", "2", "--no-image", f"{site}/cal/", name="flag")
+    assert _depth_outcome(flag)[0] == ["2023/12", "2024/01", "2024/02"]
