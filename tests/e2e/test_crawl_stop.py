@@ -16,6 +16,7 @@ import pytest
 from support import RunningCli, run_cli, server_hits, wait_until
 
 from nitpicker_core.archive import open_archive
+from test_server.hostile import TrickleServer
 
 pytestmark = pytest.mark.browser
 PAGES = 6
@@ -127,18 +128,40 @@ def test_a_signal_before_the_crawl_loop_still_ends_in_a_resumable_archive(site, 
     resume_and_check(site, archive, tmp_path)
 
 
-def test_sigterm_while_the_site_withholds_headers_exits_in_time(site, tmp_path):
-    """The preflight of a URL whose server sends headers one byte at a time must not hold the exit."""
-    hostile = pytest.importorskip("test_server.hostile")
-    with hostile.slow_header_server() as url:
+def test_exit_code_and_stats_describe_the_whole_commit_after_resume(site, tmp_path):
+    """A failure before the interruption still fails the resumed crawl, and the stats count both runs."""
+    archive = tmp_path / "f.nitpicker"
+    before = server_hits(site, "/stopping/img/1.png")
+    running = RunningCli("crawl", "-o", str(archive), f"{site}/stopping/flawed/", "--no-image", "--parallels", "1",
+                         "--retry", "1", cwd=tmp_path)
+    wait_until(lambda: server_hits(site, "/stopping/img/1.png") > before or running.proc.poll() is not None,
+               "page 1 in flight, after the loop failed")
+    running.signal(signal.SIGINT)
+    assert running.wait(timeout=120) == 130, running.stderr
+    with open_archive(archive) as reader:
+        assert [e["kind"] for e in reader.crawl_errors()] == ["redirect-loop"]
+    resumed = run_cli("crawl", "--resume", str(archive), "--no-image", "--retry", "1", cwd=tmp_path, timeout=600)
+    assert resumed.returncode == 1, resumed.stderr  # an uninterrupted crawl of this site exits 1 too
+    assert "1 internal / 0 external errors" in resumed.stderr
+    with open_archive(archive) as reader:
+        stats = reader.commits()[0]["stats"]
+        scraped = {p["url"] for p in reader.pages() if p["scraped"]}
+    rendered = sum(f"{site}/stopping/flawed/p/{n}" in scraped for n in range(1, PAGES + 1))
+    assert stats["internal_errors"] == 1 and stats["errors_by_kind"] == {"redirect-loop": 1}
+    assert stats["runs"] == 2 and rendered == PAGES
+
+
+def test_sigterm_while_the_site_withholds_headers_exits_in_time(tmp_path):
+    """robots.txt and the preflight of a server sending headers one byte at a time must not hold the exit."""
+    with TrickleServer(interval=0.5) as server:
         archive = tmp_path / "h.nitpicker"
-        running = RunningCli("crawl", "-o", str(archive), url, "--no-image", cwd=tmp_path)
-        wait_until(lambda: (tmp_path / "h.nitpicker.stub").exists(), "the crawl to start")
-        wait_until(lambda: hostile.connections(url) > 0, "the preflight to connect")
+        running = RunningCli("crawl", "-o", str(archive), f"{server.url}/", "--no-image", cwd=tmp_path)
+        assert server.wait_for("connected", timeout=120), running.stderr
         sent = time.monotonic()
         running.signal(signal.SIGTERM)
         assert running.wait(timeout=120) == 130, running.stderr
         assert time.monotonic() - sent < 20
+        assert server.wait_for("closed", timeout=30)  # nothing left talking to it
     with open_archive(archive) as reader:
         assert reader.commits()[0]["status"] == "interrupted"
         assert list(reader.crawl_errors()) == []
