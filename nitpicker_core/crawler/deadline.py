@@ -46,7 +46,7 @@ class Exchange(Generic[T]):
     """One exchange run by a daemon thread; knows its sockets so the caller can cut them."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # re-entrant: abort() may run in a signal handler on this thread
         self._sockets: list[socket.socket] = []
         self.wake = threading.Event()
         self.reason: str | None = None  # "deadline" or "aborted" once cut
@@ -98,7 +98,7 @@ class Guard:
 
     def __init__(self) -> None:
         self._aborted = threading.Event()
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # re-entrant: abort() may run in a signal handler on this thread
         self._live: set[Exchange[Any]] = set()
 
     @property

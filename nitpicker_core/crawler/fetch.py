@@ -68,10 +68,10 @@ class RedirectLoopError(requests.TooManyRedirects):
     """The redirects came back to a URL already visited twice."""
 
 
-class RedirectChainTooLongError(requests.RequestException):
+class RedirectChainTooLongError(requests.TooManyRedirects):
     """More redirects than allowed, every one to a new URL: the chain may end, so it is no loop.
 
-    Not a ``TooManyRedirects``: that name is what classifies as ``redirect-loop``.
+    Its message says "redirect chain too long", which is what ``classify`` tells apart from a loop.
     """
 
 

@@ -44,6 +44,8 @@ def test_unreachable_or_missing_robots_allows_all() -> None:
     robots = RobotsCache("Nitpicker/0.1.0", timeout=2)
     assert robots.allowed(f"http://127.0.0.1:{port}/private/page")
     assert robots.crawl_delay(f"http://127.0.0.1:{port}/") is None
+    # Not a rule, so the page's own fetch records what really happens there; asked again later
+    assert robots.failure(f"http://127.0.0.1:{port}/") == "connection-refused"
 
 
 def test_disabled_fetches_nothing(site: str, counts) -> None:  # type: ignore[no-untyped-def]
@@ -60,5 +62,6 @@ def test_non_200_robots_allows_all() -> None:
         robots = RobotsCache("Nitpicker/0.1.0", timeout=2)
         assert robots.allowed(f"{base}/private/page")
         assert robots.fetched_origins() == [base]
+        assert robots.failure(f"{base}/") is None  # "no robots.txt" is an answer, not a failure
     finally:
         server.shutdown()
