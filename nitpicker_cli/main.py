@@ -64,6 +64,9 @@ def main(argv: list[str] | None = None) -> int:
         click.echo(f"nitpicker: error: {message}", err=True)
         return 1
     except NitpickerError as exc:
+        if exc.exit_code == 0:  # an outcome that ends the command early but is no failure (nothing to resume)
+            click.echo(f"nitpicker: {exc}", err=True)
+            return 0
         if verbose:
             traceback.print_exc()
         click.echo(f"nitpicker: error: {exc}", err=True)
