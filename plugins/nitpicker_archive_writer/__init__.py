@@ -32,8 +32,8 @@ def crawl_started(crawl: CrawlContext) -> None:
             if latest is not None and writer.recovered and writer.commit_status(latest) == "complete":
                 # killed after the crawl completed but before its file was written: opening wrote it
                 writer.close()
-                raise NothingToResume(f"{crawl.output.name}: nothing left to crawl; the complete crawl "
-                                      "a killed run left unwritten is written now")
+                raise NothingToResume(f"{crawl.output.name}: nothing left to crawl; the crawl was complete "
+                                      "and its file, left unwritten by a killed run, is written now")
             if latest is None or writer.commit_status(latest) == "complete":
                 raise NitpickerError(f"{crawl.output.name} has no interrupted crawl to resume")
             commit = writer.resume_commit(latest)
