@@ -12,11 +12,21 @@ MONTH = re.compile(r"/cal/(\d+)/(\d\d)$")
 def _months(crawled, *, fetched: bool) -> dict[str, tuple[int, int]]:
     """Calendar pages of the archive as (year, month): fetched (scraped, not skipped) or every one known."""
     found = {}
-    for url, page in crawled.pages.items():
+    for url, page in _pages_of(crawled).items():
         match = MONTH.search(url)
         if match and (not fetched or (page["scraped"] and not page["is_skipped"])):
             found[url] = (int(match[1]), int(match[2]))
     return found
+
+
+def _pages_of(crawled) -> dict[str, dict]:
+    """Pages by URL of a finished crawl (the ``crawl`` fixture's result) or of an archive path."""
+    if hasattr(crawled, "pages"):
+        return crawled.pages
+    from nitpicker_core.archive import open_archive
+
+    with open_archive(crawled) as reader:
+        return {page["url"]: page for page in reader.pages()}
 
 
 def _internal_fetched(crawled) -> list[str]:
@@ -64,7 +74,7 @@ def _commit_stats(crawled) -> dict:
 def _depth_outcome(crawled) -> tuple[list[str], dict[str, str]]:
     """Calendar months fetched, and the ones skipped with their reason."""
     months = sorted(u.split("/cal/")[1] for u in _months(crawled, fetched=True))
-    skipped = {u.split("/cal/")[1]: p["skip_reason"] for u, p in crawled.pages.items()
+    skipped = {u.split("/cal/")[1]: p["skip_reason"] for u, p in _pages_of(crawled).items()
                if p["is_skipped"] and MONTH.search(u)}
     return months, skipped
 
@@ -86,3 +96,37 @@ def test_limits_from_the_config_file_and_the_flag_wins(crawl, site, tmp_path):
     assert from_file.info["options"]["max_pages"] == 1000
     flag = crawl("--max-depth", "2", "--no-image", f"{site}/cal/", name="flag")
     assert _depth_outcome(flag)[0] == ["2023/12", "2024/01", "2024/02"]
+
+
+def test_depth_survives_a_kill_and_resume(crawl, site, tmp_path):
+    # Killed mid-crawl, the pending months come back from the archive without a depth; the resumed crawl
+    # works their depth out from the commit's own links and stops exactly where an uninterrupted one does.
+    import signal
+    import sqlite3
+
+    from support import RunningCli, run_cli, wait_until
+
+    archive = tmp_path / "killed.nitpicker"
+    db = tmp_path / "killed.nitpicker.stub" / "archive.db"
+
+    def crawled_pages() -> int:
+        if not db.exists():
+            return 0
+        try:
+            with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30) as conn:
+                return int(conn.execute("SELECT COUNT(*) FROM commit_page WHERE last_crawled_at IS NOT NULL")
+                           .fetchone()[0])
+        except sqlite3.Error:  # created but not initialised yet
+            return 0
+
+    running = RunningCli("crawl", "-o", str(archive), "--max-depth", "4", "--no-image", "--parallels", "2",
+                         "--interval", "1000", f"{site}/cal/", cwd=tmp_path)
+    wait_until(lambda: crawled_pages() >= 3 or running.proc.poll() is not None, "3 pages crawled", timeout=300)
+    assert running.proc.poll() is None, "the crawl ended before it could be killed"
+    running.signal(signal.SIGKILL)
+    running.wait(timeout=120)
+    resumed = run_cli("crawl", "--resume", str(archive), "--no-image", cwd=tmp_path, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    months, skipped = _depth_outcome(archive)
+    assert months == ["2023/10", "2023/11", "2023/12", "2024/01", "2024/02", "2024/03", "2024/04"]
+    assert skipped == {"2023/09": "deeper than --max-depth 4", "2024/05": "deeper than --max-depth 4"}
