@@ -28,7 +28,7 @@ COPY_CHUNK = 1024 * 1024
 # How many times this process extracted an archive.db; tests use it to prove the cache is hit.
 extraction_count = 0
 
-# Test-only: set to a point's name (after-finish, during-write) to make the writing process SIGKILL itself
+# Test-only: set to a point's name (after-finish, after-analysis, during-write) to make the writing process SIGKILL itself
 # there, so tests can prove every state a kill leaves behind is recovered. Never set it otherwise.
 TEST_KILL_ENV = "NITPICKER_TEST_KILL_AT"
 

@@ -323,6 +323,7 @@ class ArchiveWriter(PagesMixin, AnalysisMixin):
         with self._db.atomic():  # the analyzer run's own transaction nests in this one
             super().finish_analysis(commit_id, analyzer, status)
             self._count_finished()
+        files.kill_point_for_tests("after-analysis")
 
     def write(self) -> Path:
         """Checkpoint and tar the database over the target atomically; returns the target."""

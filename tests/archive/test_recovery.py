@@ -147,6 +147,36 @@ def test_an_interrupted_finish_killed_before_its_write_is_written_then_resumable
     assert w.recovered
 
 
+_ANALYZER = """
+import sys
+from pathlib import Path
+from nitpicker_core.archive import ArchiveWriter
+from nitpicker_core.types import Violation
+
+w = ArchiveWriter.open(Path(sys.argv[1]))
+w.begin_analysis(1, "demo", "1", {})
+w.put_analysis(1, "demo", "https://example.org/p/1", {"words": 3}, [Violation("short", "too short")])
+w.finish_analysis(1, "demo")
+w.write()
+w.close()
+"""
+
+
+def test_analysis_killed_after_its_finish_is_written_by_the_next_writer(tmp_path: Path) -> None:
+    target = tmp_path / "site.nitpicker"
+    assert run_writer(target) == 0
+    env = dict(os.environ, NITPICKER_TEST_KILL_AT="after-analysis")
+    done = subprocess.run([sys.executable, "-c", _ANALYZER, str(target)], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    with open_archive(target) as r:
+        assert r.violations() == []  # finished, but only in the working directory
+    ArchiveWriter.open(target).close()
+    with open_archive(target) as r:
+        assert [v["rule"] for v in r.violations()] == ["short"]
+    assert not stub_path(target).exists()
+
+
 # -- whole-commit stats ------------------------------------------------------------------------------------
 
 
