@@ -10,7 +10,7 @@ import threading
 from collections.abc import Mapping
 
 __all__ = [
-    "KINDS", "PERMANENT_KINDS", "DnsBurnList", "classify", "is_blocked_status",
+    "KINDS", "PERMANENT_KINDS", "SETTLED_KINDS", "DnsBurnList", "classify", "is_blocked_status",
 ]
 
 KINDS = (
@@ -24,6 +24,9 @@ KINDS = (
 # An invalid URL (a port out of range) is never requested, so asking again cannot change it.
 PERMANENT_KINDS = frozenset({"dns", "tls", "client-blocked", "parse-error", "connection-refused", "redirect-loop",
                              "invalid-url"})
+# Within one crawl these give the same answer however often they are asked, so a fetch does not retry them;
+# a long chain is settled for this run yet worth asking again in a later one (--retry-failed)
+SETTLED_KINDS = PERMANENT_KINDS | {"redirect-chain-too-long"}
 
 _CHROMIUM = {
     "NAME_NOT_RESOLVED": "dns",

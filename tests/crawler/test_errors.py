@@ -8,7 +8,14 @@ import ssl
 import pytest
 import requests
 
-from nitpicker_core.crawler.errors import KINDS, PERMANENT_KINDS, DnsBurnList, classify, is_blocked_status
+from nitpicker_core.crawler.errors import (
+    KINDS,
+    PERMANENT_KINDS,
+    SETTLED_KINDS,
+    DnsBurnList,
+    classify,
+    is_blocked_status,
+)
 
 
 @pytest.mark.parametrize(
@@ -92,6 +99,7 @@ def test_permanent_kinds() -> None:
     assert not {"dns-transient", "timeout", "connection-reset", "unknown", "redirect-chain-too-long"} & PERMANENT_KINDS
     assert PERMANENT_KINDS <= set(KINDS)
     assert {"redirect-chain-too-long", "invalid-url"} <= set(KINDS)
+    assert SETTLED_KINDS == PERMANENT_KINDS | {"redirect-chain-too-long"}  # not retried within one crawl
 
 
 def test_is_blocked_status() -> None:
