@@ -97,6 +97,20 @@ def test_links_with_bad_ports_are_invalid_links_never_requested(crawl, site):
     assert "http://localhost/x" not in c.pages
 
 
+def test_an_archive_holding_invalid_links_can_be_continued(crawl, site, cli, tmp_path):
+    # the archive's URLs seed the queue of --append/--resume: an invalid one must not break it
+    from nitpicker_core.archive import open_archive
+
+    c = crawl(f"{site}{ROOT}bad-ports/", "--no-image", ok=(2,))
+    result = cli("crawl", "--append", str(c.archive), f"{site}{ROOT}normal", "--no-image", cwd=tmp_path, timeout=300)
+    assert result.returncode in (0, 2), result.stderr
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+    with open_archive(c.archive) as reader:
+        kinds = [e["kind"] for e in reader.crawl_errors()]
+        assert reader.page(f"{site}{ROOT}normal")["title"] == "Hostile Normal"
+    assert kinds == ["invalid-url"] * 4  # recorded once, not asked again
+
+
 def test_a_redirect_to_a_bad_port_is_not_followed(crawl, site):
     c = crawl(f"{site}{ROOT}bad-ports/redirect", "--no-image", ok=(1,))
     assert [(e["url"], e["kind"]) for e in c.errors] == [(f"{site}{ROOT}bad-ports/redirect", "invalid-url")]
