@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import importlib.metadata
 import json
-import os
 import sqlite3
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -15,12 +14,13 @@ import peewee as pw
 
 from nitpicker_core.errors import ArchiveError, NitpickerError
 
-from . import aggregates, files
+from . import aggregates, counts, files
 from .analysis import AnalysisMixin
 from .hashing import to_json
 from .lock import StubLock
 from .models import FORMAT_VERSION, create_schema
 from .pages import PagesMixin
+from .recovery import WRITTEN_FILE, RecoveryMixin
 from .store import utc_now
 
 STUB_SUFFIX = ".stub"
@@ -30,27 +30,6 @@ PRAGMAS = {
 }
 STATUSES = ("running", "interrupted", "complete")
 _HEAD = object()
-# info key counting finished changes (commits and analyzer runs finished); the stub's WRITTEN_FILE holds the
-# count the target file was last written with, so a writer opening a stub knows whether the file is behind.
-FINISHED_KEY = "finished_changes"
-WRITTEN_FILE = "written"
-# Stats of a commit that describe one run each and add up over the runs into it (--resume, --append).
-RUN_TOTALS = ("seconds", "browser_restarts")
-# The whole commit's counts, from its rows; the meanings are the crawler's (see crawler/results.py):
-# pages = URLs recorded (skipped ones apart), rendered = pages with rendered HTML, internal errors = failed
-# in-scope URLs, external errors = failed external URLs and external URLs answering 400 or more.
-_STATS_SQL = """
-SELECT COALESCE(SUM(recorded AND NOT is_skipped), 0), COALESCE(SUM(html AND NOT is_skipped), 0),
-       COALESCE(SUM(is_skipped), 0), COALESCE(SUM(kind IS NOT NULL AND NOT is_external), 0),
-       COALESCE(SUM(is_external AND (kind IS NOT NULL OR COALESCE(status, 0) >= 400)), 0)
-FROM (SELECT cp.last_crawled_at IS NOT NULL AS recorded, s.is_skipped, s.html_sha256 IS NOT NULL AS html,
-             s.is_external, s.status, json_extract(s.extra, '$.error_kind') AS kind
-      FROM commit_page cp JOIN page_state s ON s.id = cp.state_id WHERE cp.commit_id = ?)
-"""
-_KINDS_SQL = (
-    "SELECT json_extract(s.extra, '$.error_kind') AS kind, COUNT(*) FROM commit_page cp "
-    "JOIN page_state s ON s.id = cp.state_id WHERE cp.commit_id = ? AND kind IS NOT NULL GROUP BY kind ORDER BY kind"
-)
 
 
 class NothingToResume(NitpickerError):
@@ -71,7 +50,7 @@ def created_by() -> str:
     return f"nitpicker {version}"
 
 
-class ArchiveWriter(PagesMixin, AnalysisMixin):
+class ArchiveWriter(PagesMixin, AnalysisMixin, RecoveryMixin):
     """Use ``ArchiveWriter.open(target)``; every method runs in its own transaction."""
 
     def __init__(self, target: Path, stub: Path, lock: StubLock, db: pw.SqliteDatabase,
@@ -169,46 +148,11 @@ class ArchiveWriter(PagesMixin, AnalysisMixin):
 
     # --- recovery -------------------------------------------------------------------------------------
 
-    def _finished_changes(self) -> int:
-        row = self._conn.execute("SELECT value FROM info WHERE key = ?", (FINISHED_KEY,)).fetchone()
-        return int(json.loads(row[0])) if row else 0
-
-    def _count_finished(self) -> None:
-        """Inside the transaction that finishes something: one more change the file must receive."""
-        self._conn.execute(
-            "INSERT INTO info (key, value) VALUES (?, '1') "
-            "ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1", (FINISHED_KEY,),
-        )
-
-    def _written_mark(self) -> int:
-        try:
-            return int((self.stub / WRITTEN_FILE).read_text().strip())
-        except (OSError, ValueError):
-            return 0
-
-    def _mark_written(self, finished: int) -> None:
-        # Written only after the file's rename: a kill before it makes the next writer write again (harmless).
-        tmp = self.stub / f"{WRITTEN_FILE}.{os.getpid()}.tmp"
-        tmp.write_text(f"{finished}\n")
-        os.replace(tmp, self.stub / WRITTEN_FILE)
-
-    def unwritten(self) -> bool:
-        """Whether the working directory holds finished work (a finished commit or analysis) the file lacks."""
-        if self._finished_changes() > self._written_mark():
-            return True
-        if self.target.exists():
-            return False
-        # a stub of a nitpicker that did not count changes yet: any finished commit belongs in a file
-        return self._conn.execute("SELECT 1 FROM commits WHERE status != 'running' LIMIT 1").fetchone() is not None
-
     def _recover(self) -> None:
         """Finish what a killed writer left: aggregates of complete commits, then the file itself."""
         if not self.unwritten():
             return
-        missing = [r[0] for r in self._conn.execute(
-            "SELECT id FROM commits WHERE status = 'complete' AND id NOT IN (SELECT commit_id FROM agg_commit) "
-            "ORDER BY id")]
-        for commit_id in missing:
+        for commit_id in self._unaggregated_complete():
             self.build_aggregates(commit_id)
         self.write()
         self.recovered = True
@@ -264,24 +208,12 @@ class ArchiveWriter(PagesMixin, AnalysisMixin):
     def commit_stats(self, commit_id: int) -> dict[str, Any]:
         """The whole commit's counts, from its rows (every run into it): pages, rendered, skipped, errors."""
         self.commit_status(commit_id)
-        pages, rendered, skipped, internal, external = self._conn.execute(_STATS_SQL, (commit_id,)).fetchone()
-        kinds = {kind: n for kind, n in self._conn.execute(_KINDS_SQL, (commit_id,))}
-        return {"pages": pages, "rendered": rendered, "skipped": skipped, "internal_errors": internal,
-                "external_errors": external, "errors_by_kind": kinds}
+        return counts.commit_counts(self._conn, commit_id)
 
     def _merged_stats(self, commit_id: int, status: str, run: Mapping[str, Any]) -> dict[str, Any]:
-        """This run's fields, run totals added to the earlier runs', and the whole commit's counts."""
         row = self._conn.execute("SELECT stats FROM commits WHERE id = ?", (commit_id,)).fetchone()
         before = json.loads(row[0]) if row and row[0] else {}
-        merged = {**before, **run}
-        for key in RUN_TOTALS:
-            if key in run and key in before:
-                merged[key] = round(float(before[key]) + float(run[key]), 3)
-        # a commit finished before runs were counted had exactly one
-        merged["runs"] = int(before.get("runs", 1 if before else 0)) + 1
-        merged["status"] = status
-        merged.update(self.commit_stats(commit_id))
-        return merged
+        return counts.merge(before, run, status, self.commit_stats(commit_id))
 
     def finish_commit(self, commit_id: int, status: str = "complete", stats: Mapping[str, Any] | None = None) -> None:
         """Close this run into the commit; its stats become the whole commit's (see ``commit_stats``)."""
