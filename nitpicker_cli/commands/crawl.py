@@ -162,6 +162,8 @@ def _continued_options(archive: Path, mode: str, urls: tuple[str, ...], kw: dict
     if not values.get("roots"):
         raise UsageError(f"{archive.name} records no roots to crawl from")
     values.update(parallels=kw["parallels"], interval=kw["interval"], headers=_headers(kw["headers"]))
+    # limits given now apply to this run into the archive (say, a wider --max-pages to go on)
+    values.update({k: kw[k] for k in ("max_pages", "max_depth") if kw.get(k) is not None})
     options = CrawlOptions(**values)
     list_urls = None
     if mode == "inventory":
@@ -169,6 +171,24 @@ def _continued_options(archive: Path, mode: str, urls: tuple[str, ...], kw: dict
         if not list_urls:
             raise UsageError(f"{kw['inventory'].name} lists no URL")
     return options, list_urls
+
+
+def _left_counts(stats: Any) -> dict[str, int]:
+    limits = getattr(stats, "limits", None) or {}
+    return {flag: int(limits.get(key) or 0) for flag, key in (("--max-pages", "not_crawled_max_pages"),
+                                                               ("--max-depth", "not_crawled_max_depth"))}
+
+
+def _limited(stats: Any) -> str:
+    return " (limited)" if any(_left_counts(stats).values()) else ""
+
+
+def _left_out(stats: Any) -> str:
+    """What --max-pages / --max-depth left out, said plainly so a limited crawl is never mistaken for a whole one."""
+    limits = getattr(stats, "limits", None) or {}
+    parts = [f"{n} found URLs not crawled ({flag} {limits.get(flag[2:].replace('-', '_'))})"
+             for flag, n in _left_counts(stats).items() if n]
+    return "; " + "; ".join(parts) if parts else ""
 
 
 def _say(message: str) -> None:
@@ -221,8 +241,9 @@ def register_commands(cli: click.Group, pm: Any) -> None:
                               progress=progress.update, stop=stop, stop_message=_say)
             with progress:
                 stats = asyncio.run(crawler.run())
-        app.info(f"{stats.status}: {stats.pages} URLs ({stats.rendered} rendered, {stats.skipped} skipped, "
-                 f"{stats.internal_errors} internal / {stats.external_errors} external errors) → {output}")
+        app.info(f"{stats.status}{_limited(stats)}: {stats.pages} URLs ({stats.rendered} rendered, "
+                 f"{stats.skipped} skipped, {stats.internal_errors} internal / {stats.external_errors} external "
+                 f"errors) → {output}{_left_out(stats)}")
         if stats.status == "interrupted":
             # a stopped crawl is not a failed one: what it found so far is in the archive, the rest pending
             _say(f"interrupted; resume with: {crawler.resume_command}")

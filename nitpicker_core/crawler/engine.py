@@ -42,6 +42,7 @@ class CrawlStats:
     browser_restarts: int = 0
     seconds: float = 0.0
     errors_by_kind: dict[str, int] = field(default_factory=dict)
+    limits: dict[str, Any] = field(default_factory=dict)  # --max-pages/--max-depth and what they left out
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -73,7 +74,7 @@ class Crawler(ResultsMixin):
                 self.crawl, list_urls or options.roots, options.max_depth, disable_queries=options.disable_queries))
         self.predictor = PaginationPredictor(max(1, options.parallels))
         # the limits and what they left out go into the commit's stats (a live dict the queue keeps current)
-        vars(self.stats)["limits"] = self.queue.limit_stats()
+        self.stats.limits = self.queue.limit_stats()
         self.crawl.options.update(options.scrape_options())
         self.crawl.state["roots_with_credentials"] = list(options.roots)
         self.crawl.state["headers"] = dict(options.headers)
@@ -138,7 +139,7 @@ class Crawler(ResultsMixin):
             await self.slots.close()
             await host.close()
             self.stats.seconds = round(time.monotonic() - started, 3)
-            if self._stopping or not self.queue.idle:
+            if self._stopping or not self.queue.idle():
                 self.stats.status = "interrupted"
             try:
                 self._finish()

@@ -31,8 +31,10 @@ def crawl_should_skip(url: str, crawl: CrawlContext) -> str | None:
     rules = crawl.state.get(STATE)
     if rules is None:
         return None
-    if not rules["robots"].allowed(url):
-        return "blocked by robots.txt"
+    robots = rules["robots"]
+    if not robots.allowed(url):
+        failure = robots.failure(url)  # a 5xx robots.txt disallows everything until it answers (RFC 9309)
+        return f"blocked by robots.txt (it answered {failure})" if failure else "blocked by robots.txt"
     if rules["excludes"].is_excluded(url):
         return "excluded"
     return None

@@ -47,6 +47,26 @@ def test_max_pages_ends_the_calendar_trap(crawl, site):
     skipped = [p for p in crawled.pages.values() if p["is_skipped"]]
     assert skipped, "the URLs left out are in the archive, with the reason"
     assert crawled.info["options"]["max_pages"] == 20
+    left = stats["limits"]["not_crawled_max_pages"]
+    assert "complete (limited): " in crawled.result.stderr  # a limited crawl is never mistaken for a whole one
+    assert f"{left} found URLs not crawled (--max-pages 20)" in crawled.result.stderr
+
+
+def test_a_wider_max_pages_given_with_update_applies(crawl, site, tmp_path):
+    from support import run_cli
+
+    from nitpicker_core.archive import open_archive
+
+    first = crawl("--max-pages", "5", "--no-image", f"{site}/cal/", name="widen")
+    assert len(_internal_fetched(first)) <= 5
+    # the limited crawl is complete: an --update with a wider limit crawls further into a new commit
+    wider = run_cli("crawl", "--update", str(first.archive), "--max-pages", "12", "--no-image", cwd=tmp_path,
+                    timeout=300)
+    assert wider.returncode == 0, wider.stderr
+    with open_archive(first.archive) as reader:
+        stats = reader.commits()[0]["stats"]
+        fetched = [p for p in reader.pages() if p["scraped"] and not p["is_skipped"] and not p["is_external"]]
+    assert stats["limits"]["max_pages"] == 12 and 5 < len(fetched) <= 12
 
 
 def test_guesses_never_run_past_the_linked_months(crawl, site):
