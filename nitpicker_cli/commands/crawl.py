@@ -52,6 +52,13 @@ def _check_url(url: str) -> str:
     return url
 
 
+def _check_scope(values: list[str]) -> list[str]:
+    """--scope takes URLs or bare host[:port]; each must make a valid URL (a bad port is refused here)."""
+    for value in values:
+        _check_url(value if "://" in value else f"http://{value}")
+    return values
+
+
 def crawl_options(f: Any) -> Any:
     opts = [
         click.option("-o", "--output", type=click.Path(path_type=Path), help="Archive to write (default: <host>-<timestamp>.nitpicker)."),
@@ -114,7 +121,7 @@ def build_options(urls: tuple[str, ...], kw: dict[str, Any]) -> Any:
     return CrawlOptions(
         roots=roots, interval=kw["interval"], parallels=kw["parallels"], retry=kw["retry"],
         recursive=not kw["no_recursive"] and not kw["single"] and not listed, fetch_external=not kw["no_fetch_external"],
-        scope=_split(kw["scope"]), excludes=_split(kw["exclude"]), exclude_keywords=list(kw["exclude_keyword"]),
+        scope=_check_scope(_split(kw["scope"])), excludes=_split(kw["exclude"]), exclude_keywords=list(kw["exclude_keyword"]),
         exclude_urls=_split(kw["exclude_url"]), disable_queries=kw["disable_queries"],
         max_excluded_depth=kw["max_excluded_depth"], from_list=bool(listed),
         **_limits(kw),

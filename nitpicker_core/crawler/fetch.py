@@ -22,7 +22,7 @@ import requests
 
 from nitpicker_core.content_types import normalize_content_type
 from nitpicker_core.crawler.deadline import DeadlineAdapter, DeadlineExceeded, Exchange, FetchAborted, Guard
-from nitpicker_core.crawler.errors import PERMANENT_KINDS, DnsBurnList, classify
+from nitpicker_core.crawler.errors import SETTLED_KINDS, DnsBurnList, classify
 from nitpicker_core.urls import looks_like_html, normalize, split_credentials
 
 __all__ = [
@@ -218,7 +218,7 @@ class Fetcher:
                     method, middlebox = "GET", True  # the one GET retry, right away
                     continue
                 needs_browser = middlebox and looks_like_html(bare)
-                if needs_browser or kind in PERMANENT_KINDS or attempt >= self.retries:
+                if needs_browser or kind in SETTLED_KINDS or attempt >= self.retries:  # asking again gives the same
                     message = f"{type(exc).__name__}: {exc}"
                     return FetchResult(bare, bare, error_kind=kind, error_message=message,
                                        needs_browser=needs_browser, method=method)

@@ -73,6 +73,13 @@ def test_default_output_name(site, tmp_path, cli):
     assert len(names[0]) == len("localhost-YYYYMMDDHHMMSSmmm.nitpicker")
 
 
+def test_bad_scope_port_is_one_line(cli, tmp_path, site):
+    result = cli("crawl", f"{site}/about", "--scope", "localhost:99999", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.strip().startswith("nitpicker: error: not a valid URL: 'http://localhost:99999'")
+    assert len(result.stderr.strip().splitlines()) == 1 and list(tmp_path.iterdir()) == []
+
+
 def test_bad_url_is_one_line(cli, tmp_path):
     result = cli("crawl", "not a url", cwd=tmp_path)
     assert result.returncode == 1
