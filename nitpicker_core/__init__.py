@@ -17,6 +17,7 @@ from nitpicker_core.records import (
     Anchor,
     CrawlContext,
     CrawlErrorRecord,
+    Heading,
     Image,
     JsonLd,
     PageError,
@@ -57,7 +58,7 @@ except PackageNotFoundError:  # running from a source tree that was never instal
 
 __all__ = [
     "BrowserHost", "browser_args", "find_browser", "kill_marked", "CATEGORIES", "METADATA_FIELDS", "normalize_content_type", "Analyzer", "Anchor", "ArchiveError", "Cell", "Column", "CrawlContext",
-    "CrawlErrorRecord", "Destination", "Image", "JsonLd", "MenuLink", "NitpickerError", "NotConfigured", "PageError",
+    "CrawlErrorRecord", "Destination", "Heading", "Image", "JsonLd", "MenuLink", "NitpickerError", "NotConfigured", "PageError",
     "PageInput", "PageReport", "Query", "Resource", "ScrapeResult", "Setting", "Sheet", "Tag",
     "UsageError", "Violation", "__version__", "classify_content_type", "content_type_sql_case",
     "content_type_sql_filter", "describe", "hookimpl", "hookspec", "query_registry",

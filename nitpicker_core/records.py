@@ -27,6 +27,19 @@ class Anchor:
     href: str
     text: str = ""
     fragment: str = ""
+    # The href attribute exactly as written (relative, with its fragment); None when not known.
+    raw_href: str | None = None
+    # 1-based position of the start tag in the HTML the server sent; None for anchors made by script.
+    line: int | None = None
+    col: int | None = None
+
+
+@dataclass
+class Heading:
+    """One ``<h1>``–``<h6>`` of the rendered page, in document order."""
+
+    level: int
+    text: str = ""
 
 
 @dataclass
@@ -95,7 +108,9 @@ class ScrapeResult:
     """Everything the crawler learned about one URL (page or not, internal or external).
 
     ``redirect_chain`` follows the contract of DESIGN §3: empty without a redirect, otherwise the hops
-    after ``url`` with the final destination last. ``html`` is the rendered DOM (None when not rendered).
+    after ``url`` with the final destination last. ``html`` is the rendered DOM (None when not rendered);
+    ``source`` is the HTML the server sent for the final document (None when not kept). ``headings`` and
+    ``anchors`` are None when the page could not be read (a degraded scrape keeps the previous ones).
     """
 
     url: str
@@ -113,7 +128,9 @@ class ScrapeResult:
     metadata: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
     html: str | None = None
+    source: str | None = None
     anchors: list[Anchor] | None = None
+    headings: list[Heading] | None = None
     images: list[Image] | None = None
     resources: list[str] = field(default_factory=list)
     jsonld: list[JsonLd] = field(default_factory=list)

@@ -6,7 +6,8 @@ import peewee as pw
 
 from nitpicker_core.records import BOOLEAN_METADATA, METADATA_FIELDS
 
-FORMAT_VERSION = 1
+# 2: page_state.source_sha256, anchor.raw_href/line/col and the heading table (a writer upgrades 1 on open)
+FORMAT_VERSION = 2
 
 
 class _Base(pw.Model):
@@ -75,12 +76,15 @@ class PageState(_Base):
 for _name in METADATA_FIELDS:
     _field = pw.IntegerField(null=True) if _name in BOOLEAN_METADATA else pw.TextField(null=True)
     PageState._meta.add_field(_name, _field)
+# The HTML the server sent, in the blob table beside the rendered html_sha256 (format 2); added last, as
+# ALTER TABLE ADD COLUMN puts it there in an upgraded archive too.
+PageState._meta.add_field("source_sha256", pw.TextField(null=True))
 
 # Column order of page_state as the writer inserts it (everything but id).
 PAGE_STATE_COLUMNS: tuple[str, ...] = (
     "hash", "url_id", "status", "status_text", "content_type", "content_length", "headers",
     "redirect_dest_url_id", "scraped", "is_target", "is_external", "is_skipped", "skip_reason",
-    "extra", "html_sha256", *METADATA_FIELDS,
+    "extra", "html_sha256", *METADATA_FIELDS, "source_sha256",
 )
 
 
@@ -94,6 +98,16 @@ class Anchor(_Base):
     ordinal = pw.IntegerField()
     target_url_id = pw.IntegerField(index=True)
     fragment = pw.TextField(default="")
+    text = pw.TextField(default="")
+    raw_href = pw.TextField(null=True)  # as written in the page (format 2)
+    line = pw.IntegerField(null=True)  # of the start tag in the HTML the server sent, 1-based
+    col = pw.IntegerField(null=True)
+
+
+class Heading(_Base):
+    state = _state_fk()
+    ordinal = pw.IntegerField()
+    level = pw.IntegerField()
     text = pw.TextField(default="")
 
 
@@ -296,7 +310,7 @@ class AnalysisCache(_Base):
 
 
 MODELS: tuple[type[pw.Model], ...] = (
-    Info, Ref, Commit, Url, Blob, PageState, Anchor, Image, PageResource, JsonLd, Tag, PageError,
+    Info, Ref, Commit, Url, Blob, PageState, Anchor, Heading, Image, PageResource, JsonLd, Tag, PageError,
     CommitPage, ResourceState, CommitResource, CommitResourceReferrer, CrawlError, InventoryRun,
     AnalysisCell, Violation, AnalyzerError, AnalyzerRun, AnalyzerDone, AnalysisCache,
 )
@@ -306,3 +320,30 @@ def create_schema(db: pw.SqliteDatabase) -> None:
     """Create every table and index on ``db`` without leaving the models bound to it."""
     with db.bind_ctx(MODELS):
         db.create_tables(MODELS)
+
+
+# Columns each format added to existing tables, nullable, so older rows simply read NULL.
+ADDED_COLUMNS: dict[int, tuple[tuple[str, str, str], ...]] = {
+    2: (("page_state", "source_sha256", "TEXT"), ("anchor", "raw_href", "TEXT"), ("anchor", "line", "INTEGER"),
+        ("anchor", "col", "INTEGER")),
+}
+
+
+def upgrade_schema(db: pw.SqliteDatabase) -> bool:
+    """Bring an older archive to FORMAT_VERSION in place (the writer only); True when anything changed."""
+    conn = db.connection()
+    changed = False
+    for version in sorted(ADDED_COLUMNS):
+        for table, column, sql_type in ADDED_COLUMNS[version]:
+            have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+            if column not in have:
+                conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {sql_type}")
+                changed = True
+    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if any(m._meta.table_name not in tables for m in MODELS):
+        with db.bind_ctx(MODELS):
+            db.create_tables(MODELS, safe=True)  # new tables (heading) and their indexes
+        changed = True
+    bumped = conn.execute("UPDATE info SET value = ? WHERE key = 'format_version' AND CAST(value AS INTEGER) < ?",
+                          (str(FORMAT_VERSION), FORMAT_VERSION)).rowcount
+    return changed or bumped > 0

@@ -150,10 +150,12 @@ class PagesMixin(Store):
         return start
 
     def _previous(self, commit_id: int, url: str, table: str) -> list[tuple[Any, ...]]:
-        """The anchors or images of ``url``'s current state in this commit (for a degraded scrape)."""
+        """The anchors, images or headings of ``url``'s current state in this commit (for a degraded scrape)."""
         if table == "anchor":
-            sql = ("SELECT t.url, a.fragment, a.text FROM anchor a JOIN url t ON t.id = a.target_url_id "
-                   "WHERE a.state_id = ? ORDER BY a.ordinal")
+            sql = ("SELECT t.url, a.fragment, a.text, a.raw_href, a.line, a.col FROM anchor a "
+                   "JOIN url t ON t.id = a.target_url_id WHERE a.state_id = ? ORDER BY a.ordinal")
+        elif table == "heading":
+            sql = "SELECT level, text FROM heading WHERE state_id = ? ORDER BY ordinal"
         else:
             sql = ("SELECT src, current_src, alt, width, height, natural_width, natural_height, is_lazy, "
                    "viewport_width, markup FROM image WHERE state_id = ? ORDER BY ordinal")
@@ -167,14 +169,15 @@ class PagesMixin(Store):
         latest: dict[str, PreparedPage] = {}
         out = []
         for result in results:
-            anchors = images = None
+            anchors = images = headings = None
+            prev = latest.get(result.url)
             if result.anchors is None:
-                prev = latest.get(result.url)
                 anchors = prev.anchors if prev else self._previous(commit_id, result.url, "anchor")
+                if result.headings is None:  # the page could not be read: it keeps what it had
+                    headings = prev.headings if prev else self._previous(commit_id, result.url, "heading")
             if result.images is None:
-                prev = latest.get(result.url)
                 images = prev.images if prev else self._previous(commit_id, result.url, "image")
-            prepared = latest[result.url] = prepare_page(result, anchors, images)
+            prepared = latest[result.url] = prepare_page(result, anchors, images, headings)
             out.append(prepared)
         return out
 
@@ -192,7 +195,7 @@ class PagesMixin(Store):
         members.update(ids[p.url] for p in prepared)
         wanted: dict[str, bool] = {}
         for p in prepared:
-            for target, _, _ in p.anchors:
+            for target, *_ in p.anchors:
                 if target not in wanted and ids[target] not in members:
                     wanted[target] = bool(self.is_external(target)) if self.is_external else False
         if wanted:
@@ -237,7 +240,9 @@ class PagesMixin(Store):
         return state_ids
 
     def _store_blobs(self, new: Sequence[PreparedPage]) -> None:
+        # The rendered and the sent HTML share one content-addressed table: equal bodies are stored once
         bodies = {p.html_sha256: p.html for p in new if p.html_sha256 is not None}
+        bodies.update({p.source_sha256: p.source for p in new if p.source_sha256 is not None})
         if not bodies:
             return
         have = self._lookup("SELECT sha256, 1 FROM blob WHERE sha256 IN ({marks})", bodies)
@@ -251,8 +256,13 @@ class PagesMixin(Store):
     def _store_children(self, new: Sequence[PreparedPage], state_ids: dict[str, int], ids: dict[str, int]) -> None:
         conn = self._conn
         conn.executemany(
-            "INSERT INTO anchor (state_id, ordinal, target_url_id, fragment, text) VALUES (?, ?, ?, ?, ?)",
-            [(state_ids[p.hash], n, ids[t], frag, text) for p in new for n, (t, frag, text) in enumerate(p.anchors)],
+            "INSERT INTO anchor (state_id, ordinal, target_url_id, fragment, text, raw_href, line, col) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(state_ids[p.hash], n, ids[t], *rest) for p in new for n, (t, *rest) in enumerate(p.anchors)],
+        )
+        conn.executemany(
+            "INSERT INTO heading (state_id, ordinal, level, text) VALUES (?, ?, ?, ?)",
+            [(state_ids[p.hash], n, level, text) for p in new for n, (level, text) in enumerate(p.headings)],
         )
         conn.executemany(
             "INSERT INTO image (state_id, ordinal, src, current_src, alt, width, height, natural_width, "

@@ -24,7 +24,11 @@ class PreparedPage:
     redirect_dest: str | None
     html: str | None
     html_sha256: str | None
-    anchors: list[tuple[str, str, str]] = field(default_factory=list)
+    source: str | None = None
+    source_sha256: str | None = None
+    # (target URL, fragment, text, raw href, line, col)
+    anchors: list[tuple[Any, ...]] = field(default_factory=list)
+    headings: list[tuple[int, str]] = field(default_factory=list)
     images: list[tuple[Any, ...]] = field(default_factory=list)
     resources: list[str] = field(default_factory=list)
     jsonld: list[tuple[Any, ...]] = field(default_factory=list)
@@ -66,14 +70,26 @@ def redirect_dest(result: ScrapeResult) -> str | None:
     return last if isinstance(last, str) and last != result.url else None
 
 
+def _sha256(text: str | None) -> str | None:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest() if text is not None else None
+
+
+def _hashed_anchor(anchor: tuple[Any, ...]) -> tuple[Any, ...]:
+    # Without what format 2 added, an anchor hashes as it always did: unchanged pages keep their state hash
+    return anchor[:3] if anchor[3:] == (None, None, None) else anchor
+
+
 def prepare_page(
     result: ScrapeResult,
-    anchors: list[tuple[str, str, str]] | None = None,
+    anchors: list[tuple[Any, ...]] | None = None,
     images: list[tuple[Any, ...]] | None = None,
+    headings: list[tuple[int, str]] | None = None,
 ) -> PreparedPage:
-    """``anchors``/``images`` override the result's own lists (a degraded scrape inherits them)."""
+    """``anchors``/``images``/``headings`` override the result's own lists (a degraded scrape inherits them)."""
     if anchors is None:
-        anchors = [(a.href, a.fragment or "", a.text or "") for a in result.anchors or ()]
+        anchors = [(a.href, a.fragment or "", a.text or "", a.raw_href, a.line, a.col) for a in result.anchors or ()]
+    if headings is None:
+        headings = [(int(h.level), h.text or "") for h in result.headings or ()]
     if images is None:
         images = [
             (i.src, i.current_src or "", i.alt, i.width, i.height, i.natural_width, i.natural_height,
@@ -85,7 +101,8 @@ def prepare_page(
         if key not in _META_SET:
             extra.setdefault(key, value)  # unknown metadata is kept, in the JSON column
     meta = tuple(_meta_value(n, result.metadata.get(n)) for n in METADATA_FIELDS)
-    html_sha = hashlib.sha256(result.html.encode("utf-8")).hexdigest() if result.html is not None else None
+    html_sha = _sha256(result.html)
+    source_sha = _sha256(result.source)
     dest = redirect_dest(result)
     ctype = normalize_content_type(result.content_type)
     headers = canonical_json(result.headers or {})
@@ -93,7 +110,7 @@ def prepare_page(
     fields = (
         result.status, result.status_text or "", ctype, result.content_length, headers, dest,
         int(bool(result.scraped)), int(bool(result.is_target)), int(bool(result.is_external)),
-        int(bool(result.is_skipped)), result.skip_reason or "", extra_json, html_sha, *meta,
+        int(bool(result.is_skipped)), result.skip_reason or "", extra_json, html_sha, *meta, source_sha,
     )
     jsonld = [
         (j.kind, j.raw, None if j.parsed is None else canonical_json(j.parsed), canonical_json(list(j.types)),
@@ -103,15 +120,20 @@ def prepare_page(
     tags = [(t.provider, t.category, t.external_id, t.version, t.confidence) for t in result.tags]
     errors = [(e.step, e.message) for e in result.errors]
     resources = list(result.resources)
-    hashed_fields = (*fields[:4], canonical_json(stable_headers(result.headers)), *fields[5:])
-    payload = {
-        "url": result.url, "fields": hashed_fields, "anchors": anchors, "images": images,
-        "resources": resources, "jsonld": jsonld, "tags": tags, "errors": errors,
+    hashed_fields = (*fields[:4], canonical_json(stable_headers(result.headers)), *fields[5:-1])
+    payload: dict[str, Any] = {
+        "url": result.url, "fields": hashed_fields, "anchors": [_hashed_anchor(a) for a in anchors],
+        "images": images, "resources": resources, "jsonld": jsonld, "tags": tags, "errors": errors,
     }
+    # Added by format 2, hashed only when present, so a state without them keeps the hash it had in format 1
+    if source_sha is not None:
+        payload["source_sha256"] = source_sha
+    if headings:
+        payload["headings"] = headings
     return PreparedPage(
         url=result.url, hash=content_hash(payload), fields=fields, redirect_dest=dest, html=result.html,
-        html_sha256=html_sha, anchors=anchors, images=images, resources=resources, jsonld=jsonld,
-        tags=tags, errors=errors,
+        html_sha256=html_sha, source=result.source, source_sha256=source_sha, anchors=anchors, images=images,
+        headings=headings, resources=resources, jsonld=jsonld, tags=tags, errors=errors,
     )
 
 

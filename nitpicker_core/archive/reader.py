@@ -55,6 +55,7 @@ class ArchiveReader:
             self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
             self._conn.row_factory = sqlite3.Row
             self.format_version = self._check()
+            self._columns = self._schema()
         except BaseException:
             self._release()
             raise
@@ -82,6 +83,22 @@ class ArchiveReader:
             detail = "no info table" if "no such table" in str(exc) else "archive.db is not an SQLite database"
             raise ArchiveError(f"{self.name} is not a nitpicker archive ({detail})") from None
         return files.check_version(row[0] if row else None, self.name)
+
+    def _schema(self) -> dict[str, set[str]]:
+        """Columns of the tables whose shape changed between formats (an older archive lacks some)."""
+        out = {}
+        for table in ("page_state", "anchor", "heading"):
+            out[table] = {row[1] for row in self._conn.execute(f"PRAGMA table_info({table})")}
+        return out
+
+    def has_column(self, table: str, column: str) -> bool:
+        """Whether this archive's ``table`` has ``column`` (older formats lack what newer ones added)."""
+        return column in self._columns.get(table, set())
+
+    @property
+    def has_headings(self) -> bool:
+        """Whether headings were kept (format 2 on); an older archive has no heading table."""
+        return bool(self._columns.get("heading"))
 
     def _release(self) -> None:
         if self._cache_key is not None:
@@ -167,8 +184,20 @@ class ArchiveReader:
         return row[0] if row else None
 
     def anchors(self, url: str, commit: int | str | None = None) -> list[dict[str, Any]]:
-        return self._children(url, commit, "SELECT a.ordinal, t.url AS href, a.fragment, a.text FROM anchor a "
-                                           "JOIN url t ON t.id = a.target_url_id WHERE a.state_id = ? ORDER BY a.ordinal")
+        """Anchors in order: href (absolute, normalised), fragment, text, and raw_href, line, col (None when
+        the archive is older than format 2 or the position is not known)."""
+        extra = ("a.raw_href, a.line, a.col" if self.has_column("anchor", "raw_href")
+                 else "NULL AS raw_href, NULL AS line, NULL AS col")
+        return self._children(url, commit, f"SELECT a.ordinal, t.url AS href, a.fragment, a.text, {extra} "
+                                           "FROM anchor a JOIN url t ON t.id = a.target_url_id "
+                                           "WHERE a.state_id = ? ORDER BY a.ordinal")
+
+    def headings(self, url: str, commit: int | str | None = None) -> list[dict[str, Any]]:
+        """The page's h1–h6 in document order (ordinal, level, text); [] in archives older than format 2."""
+        if not self.has_headings:
+            return []
+        return self._children(url, commit, "SELECT ordinal, level, text FROM heading WHERE state_id = ? "
+                                           "ORDER BY ordinal")
 
     def images(self, url: str, commit: int | str | None = None) -> list[dict[str, Any]]:
         return self._children(url, commit, "SELECT * FROM image WHERE state_id = ? ORDER BY ordinal")
@@ -208,6 +237,12 @@ class ArchiveReader:
             return None
         data = zlib.decompress(row[1]) if row[0] == "zlib" else bytes(row[1])
         return data.decode("utf-8")
+
+    def source(self, url: str, commit: int | str | None = None) -> str | None:
+        """The HTML the server sent for ``url`` (None when not kept: older archives, non-HTML, too large)."""
+        page = self.page(url, commit)
+        sha = page.get("source_sha256") if page else None
+        return self.html_by_sha256(sha) if sha else None
 
     def html_by_sha256(self, sha256: str) -> str | None:
         """A stored HTML body by its content hash (what analyzer workers read: no URL or commit needed)."""
@@ -324,4 +359,5 @@ def _page(row: sqlite3.Row) -> dict[str, Any]:
     for key in _FLAGS:
         if page.get(key) is not None:
             page[key] = bool(page[key])
+    page.setdefault("source_sha256", None)  # an archive older than format 2 did not keep the sent HTML
     return _decode(page, _JSON_COLUMNS)

@@ -18,7 +18,7 @@ from . import aggregates, counts, files
 from .analysis import AnalysisMixin
 from .hashing import to_json
 from .lock import StubLock
-from .models import FORMAT_VERSION, create_schema
+from .models import FORMAT_VERSION, create_schema, upgrade_schema
 from .pages import PagesMixin
 from .recovery import WRITTEN_FILE, RecoveryMixin
 from .store import utc_now
@@ -137,6 +137,7 @@ class ArchiveWriter(PagesMixin, AnalysisMixin, RecoveryMixin):
                 files.check_version(row[0] if row else None, name)
                 with db.atomic():  # archives written before aggregates existed gain their (empty) tables
                     aggregates.create_tables(db.connection())
+                    upgrade_schema(db)  # an older format gains its new columns and tables; readers never migrate
         except sqlite3.DatabaseError as exc:
             db.close()
             detail = "no info table" if "no such table" in str(exc) else "archive.db is not an SQLite database"
@@ -291,7 +292,8 @@ class ArchiveWriter(PagesMixin, AnalysisMixin, RecoveryMixin):
                 "DELETE FROM resource_state WHERE id NOT IN (SELECT state_id FROM commit_resource)").rowcount
             counts["blobs"] = conn.execute(
                 "DELETE FROM blob WHERE sha256 NOT IN "
-                "(SELECT html_sha256 FROM page_state WHERE html_sha256 IS NOT NULL)").rowcount
+                "(SELECT html_sha256 FROM page_state WHERE html_sha256 IS NOT NULL "
+                "UNION SELECT source_sha256 FROM page_state WHERE source_sha256 IS NOT NULL)").rowcount
         # cached analyzer results of HTML that no page state holds any more can never be reused
         counts["analysis_cache"] = self.gc_analysis_cache()
         if vacuum:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import random
+import sqlite3
+import tarfile
+import tempfile
 from pathlib import Path
 
 from nitpicker_core.records import Anchor, Image, JsonLd, PageError, ScrapeResult, Tag
@@ -46,3 +49,26 @@ def snapshot(*dirs: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
             if path.is_file() and not path.name.endswith(skip):
                 out[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
     return out
+
+
+def downgrade_to_format1(target: Path) -> None:
+    """Rewrite ``target`` in place as format 1 wrote it: no sent HTML, no raw href/position, no headings.
+
+    The result's schema is the one format 1's writer created (checked against it once, by hand, with the
+    format-1 code); the data is what a format-1 crawl would have stored for the same pages.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        with tarfile.open(target) as tar:
+            tar.extract("archive.db", tmp, filter="data")
+        db = Path(tmp) / "archive.db"
+        conn = sqlite3.connect(db)
+        with conn:
+            conn.execute("DROP TABLE heading")
+            for table, column in (("page_state", "source_sha256"), ("anchor", "raw_href"), ("anchor", "line"),
+                                  ("anchor", "col")):
+                conn.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+            conn.execute("UPDATE info SET value = '1' WHERE key = 'format_version'")
+        conn.execute("VACUUM")
+        conn.close()
+        with tarfile.open(target, "w", format=tarfile.PAX_FORMAT) as tar:
+            tar.add(db, "archive.db")

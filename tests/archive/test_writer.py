@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from archive_testdata import page
 
-from nitpicker_core.archive import ArchiveWriter, open_archive, stub_path
+from nitpicker_core.archive import FORMAT_VERSION, ArchiveWriter, open_archive, stub_path
 from nitpicker_core.errors import ArchiveError
 from nitpicker_core.records import Anchor, CrawlErrorRecord, Resource, ScrapeResult
 from nitpicker_core.types import Cell, PageReport, Violation
@@ -30,9 +30,9 @@ def test_round_trip(tmp_path: Path) -> None:
     build(target, pages)
     assert not stub_path(target).exists()  # written and complete: the working directory is gone
     with open_archive(target) as r:
-        assert r.format_version == 1
+        assert r.format_version == FORMAT_VERSION == 2
         info = r.info()
-        assert info["created_by"].startswith("nitpicker ") and info["format_version"] == 1
+        assert info["created_by"].startswith("nitpicker ") and info["format_version"] == 2
         assert [c["status"] for c in r.commits()] == ["complete"]
         got = r.page("https://example.org/p/3")
         assert got is not None
