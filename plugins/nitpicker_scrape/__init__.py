@@ -10,8 +10,8 @@ from urllib.parse import urlsplit
 
 from nitpicker_core import PageError, ScrapeResult, hookimpl
 
-from . import images, tags
-from .extract import EXTRACT_JS, anchors_from, jsonld_from, metadata_from, parse_refresh
+from . import images, source, tags
+from .extract import EXTRACT_JS, anchors_from, headings_from, jsonld_from, metadata_from, parse_refresh
 from .network import (
     chain_edges,
     clean_headers,
@@ -188,6 +188,7 @@ async def scrape(url: str, page: Any, options: dict[str, Any], *, full: bool = T
         if not extracted:
             result.errors.append(PageError(step="extract", message="the page did not answer in time"))
         _apply_extract(result, extracted)
+        await _keep_source(result, final, extracted.get("encoding"), timeouts["dom"])
         probe = await _bounded(page.evaluate(tags.PROBE_JS), timeouts["dom"], {})
         result.tags = tags.detect(result.html or "", probe, result.headers, guess_cdn(result.headers))
         if options.get("image", True):
@@ -201,6 +202,25 @@ async def scrape(url: str, page: Any, options: dict[str, Any], *, full: bool = T
     return result
 
 
+async def _keep_source(result: ScrapeResult, response: Any, encoding: str | None, seconds: float) -> None:
+    """Keep the body of the final document response (the HTML the server sent) and place anchors in it."""
+    limit = source.MAX_SOURCE_BYTES
+    if result.content_length is not None and result.content_length > limit:
+        body = None
+        reason = f"the server sent {result.content_length} bytes, over the {limit}-byte limit"
+    else:
+        body = await _bounded(response.body(), seconds, None)
+        reason = "the browser did not hand over the body" if body is None else ""
+        if body is not None and len(body) > limit:
+            body, reason = None, f"the server sent {len(body)} bytes, over the {limit}-byte limit"
+    if body is None:
+        result.extra["source_omitted"] = reason  # said, never silent: analyzers fall back to the rendered DOM
+        return
+    result.source = source.decode(body, encoding)
+    if result.anchors:
+        source.place_anchors(result.source, result.anchors)
+
+
 def _apply_extract(result: ScrapeResult, extracted: dict[str, Any]) -> None:
     if not extracted:
         return
@@ -209,6 +229,7 @@ def _apply_extract(result: ScrapeResult, extracted: dict[str, Any]) -> None:
     if extracted.get("refresh"):
         result.extra["refresh"] = extracted["refresh"]
     result.anchors = anchors_from(extracted.get("anchors") or [])
+    result.headings = headings_from(extracted.get("headings") or [])
     result.jsonld = jsonld_from(extracted.get("scripts") or [])
 
 

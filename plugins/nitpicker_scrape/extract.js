@@ -1,4 +1,4 @@
-// Runs inside the rendered page: returns metadata, anchors and embedded scripts as plain JSON.
+// Runs inside the rendered page: returns metadata, anchors, headings and embedded scripts as plain JSON.
 () => {
   const meta = (sel) => { const el = document.querySelector(sel); return el ? (el.getAttribute("content") ?? "") : null; };
   const link = (rel) => { const el = document.querySelector(`link[rel~="${rel}" i][href]`); return el ? el.href : null; };
@@ -54,10 +54,12 @@
     if (typeof href !== "string" || !/^https?:/i.test(href)) continue;
     let text = (el.getAttribute("aria-label") || el.textContent || "").replace(/\s+/g, " ").trim();
     if (!text) { const img = el.querySelector("img[alt]"); text = img ? img.getAttribute("alt").trim() : (el.getAttribute("alt") || el.getAttribute("title") || ""); }
-    anchors.push({ href, text });
+    anchors.push({ href, text, raw: el.getAttribute("href") });
   }
+  const headings = [...document.querySelectorAll("h1, h2, h3, h4, h5, h6")]
+    .map((el) => ({ level: Number(el.tagName[1]), text: (el.textContent || "").replace(/\s+/g, " ").trim() }));
   const scripts = [...document.querySelectorAll('script[type="application/ld+json" i], script[type="speculationrules" i]')]
     .map((el) => ({ kind: el.type.toLowerCase() === "speculationrules" ? "speculationrules" : "jsonld", raw: el.textContent || "" }));
   const refresh = meta('meta[http-equiv="refresh" i]');
-  return { metadata: m, extra, anchors, scripts, refresh };
+  return { metadata: m, extra, anchors, headings, scripts, refresh, encoding: document.characterSet };
 }

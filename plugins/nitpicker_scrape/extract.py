@@ -1,4 +1,4 @@
-"""Shape what extract.js returns into records: metadata columns, anchors, JSON-LD and meta refresh."""
+"""Shape what extract.js returns into records: metadata columns, anchors, headings, JSON-LD and meta refresh."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from importlib.resources import files
 from typing import Any
 from urllib.parse import urljoin
 
-from nitpicker_core import METADATA_FIELDS, Anchor, JsonLd
+from nitpicker_core import METADATA_FIELDS, Anchor, Heading, JsonLd
 
 EXTRACT_JS = (files(__package__) / "extract.js").read_text(encoding="utf-8")
 IMAGES_JS = (files(__package__) / "images.js").read_text(encoding="utf-8")
@@ -27,13 +27,25 @@ def metadata_from(raw: dict[str, Any]) -> dict[str, Any]:
 
 
 def anchors_from(raw: list[dict[str, Any]]) -> list[Anchor]:
-    """Anchors in document order, the fragment split off the href."""
+    """Anchors in document order, the fragment split off the href, the attribute kept as written."""
     anchors: list[Anchor] = []
     for item in raw:
         href, _, fragment = str(item.get("href") or "").partition("#")
         if href:
-            anchors.append(Anchor(href=href, text=str(item.get("text") or ""), fragment=fragment))
+            written = item.get("raw")
+            anchors.append(Anchor(href=href, text=str(item.get("text") or ""), fragment=fragment,
+                                  raw_href=str(written) if written is not None else None))
     return anchors
+
+
+def headings_from(raw: list[dict[str, Any]]) -> list[Heading]:
+    """h1–h6 in document order; anything that is not one is dropped."""
+    headings = []
+    for item in raw:
+        level = item.get("level")
+        if isinstance(level, int) and 1 <= level <= 6:
+            headings.append(Heading(level=level, text=str(item.get("text") or "")))
+    return headings
 
 
 def _types_of(node: Any) -> list[str]:

@@ -279,3 +279,38 @@ def test_response_helpers():
     assert parse_refresh("30", "http://h/") is None
     tag = generator_tag("Drupal 10 (https://www.drupal.org)")
     assert (tag.provider, tag.version) == ("Drupal", "10")
+
+
+def test_sent_html_hrefs_as_written_positions_and_headings(site):
+    from test_server.routes.keeps_more import DOC, DOC_HEADINGS, DOC_POSITIONS
+
+    result = site.render("/keeps/")
+    assert result.source == DOC  # the body the server sent, not the rendered DOM
+    made = '<a href="made-by-script.html">scripted</a>'
+    assert made in result.html and made not in DOC
+    assert [(a.raw_href, a.line, a.col) for a in result.anchors] == DOC_POSITIONS
+    first = result.anchors[0]
+    assert (first.href, first.fragment) == (f"{site.base}/keeps/whatsnew/changelog.html", "id1")
+    assert [(h.level, h.text) for h in result.headings] == DOC_HEADINGS
+    assert "source_omitted" not in result.extra
+
+
+def test_sent_html_is_decoded_as_the_browser_decoded_it(site):
+    result = site.render("/keeps/latin1")
+    assert "<h1>Caf\xe9 cr\xe8me</h1>" in result.source and "\ufffd" not in result.source
+    assert [(a.raw_href, a.line, a.col) for a in result.anchors] == [("guide.html", 4, 1)]
+    assert [(h.level, h.text) for h in result.headings] == [(1, "Caf\xe9 cr\xe8me")]
+
+
+def test_sent_html_over_the_limit_is_left_out_and_said(site, monkeypatch):
+    import nitpicker_scrape.source
+
+    monkeypatch.setattr(nitpicker_scrape.source, "MAX_SOURCE_BYTES", 4000)
+    result = site.render("/keeps/big")
+    assert result.source is None and "over the 4000-byte limit" in result.extra["source_omitted"]
+    assert result.html and [(a.raw_href, a.line) for a in result.anchors] == [("guide.html", None)]
+
+
+def test_light_scrape_keeps_no_sent_html(site):
+    result = site.render("/keeps/", full=False)
+    assert result.source is None and result.headings is None
