@@ -6,9 +6,9 @@ from typing import Any
 
 from nitpicker_core import hookimpl
 
-from . import archive_info, findings, links, pages, resources, tags
+from . import archive_info, findings, headings, links, pages, resources, tags
 
-MODULES = (archive_info, pages, links, resources, findings, tags)
+MODULES = (archive_info, pages, links, resources, findings, tags, headings)
 
 
 @hookimpl

@@ -158,3 +158,32 @@ def test_writer_upgrades_format_1_on_open(format1: Path) -> None:
         # pages unchanged since the format-1 crawl keep their states: nothing shows as modified
         assert r.diff(1, 2)["modified"] == []
         assert r.headings("https://example.org/p/1") == []
+        # pages crawled before headings were kept are neither missing an h1 nor fine: they are counted apart
+        from nitpicker_core import query_registry, run_query
+        from nitpicker_core.plugins import make_plugin_manager
+
+        found = run_query(query_registry(make_plugin_manager()), r, "h1-problems", {}, commit=2)
+        assert found["items"] == [] and found["not_recorded"] == 2
+
+
+def test_headings_queries_read_format_2_and_refuse_format_1(tmp_path: Path, format1: Path) -> None:
+    from nitpicker_core import UsageError, query_registry, run_query
+    from nitpicker_core.plugins import make_plugin_manager
+
+    registry = query_registry(make_plugin_manager())
+    target = tmp_path / "new.nitpicker"
+    two = rich("https://example.org/two/")
+    two.headings = [Heading(1, "A"), Heading(2, "b"), Heading(1, "C")]
+    none = rich("https://example.org/none/")
+    none.headings = [Heading(2, "only")]
+    write(target, rich(), two, none)
+    with open_archive(target) as r:
+        assert [h["text"] for h in run_query(registry, r, "headings", {"url": URL})["items"]] == [
+            "Guide", "Install", "Use"]
+        assert run_query(registry, r, "headings", {"level": 1})["total"] == 3
+        found = run_query(registry, r, "h1-problems", {})
+        assert [(p["url"], p["problem"], p["h1_count"], p["h1"]) for p in found["items"]] == [
+            ("https://example.org/none/", "missing", 0, []), ("https://example.org/two/", "multiple", 2, ["A", "C"])]
+        assert found["not_recorded"] == 0
+    with open_archive(format1) as r, pytest.raises(UsageError, match="before headings were kept"):
+        run_query(registry, r, "h1-problems", {})
