@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 from typing import Any
 
@@ -128,7 +129,7 @@ class ResultsMixin:
                 href = normalize(anchor.href, disable_queries=self.options.disable_queries)
             except ValueError:  # no request can go there (a bad port): the link is kept as written
                 href = anchor.href.strip()
-            kept.append(Anchor(href=href, text=anchor.text, fragment=anchor.fragment))
+            kept.append(dataclasses.replace(anchor, href=href))  # raw_href, line, col travel with it
         return kept
 
     def _follow(self, page_url: str, result: ScrapeResult) -> None:
