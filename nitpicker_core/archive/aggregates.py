@@ -19,7 +19,7 @@ from . import digest
 
 # Set NITPICKER_AGGREGATES=0 to make readers ignore stored aggregates (tests compare both paths with it).
 ENV_SWITCH = "NITPICKER_AGGREGATES"
-AGGREGATE_VERSION = 3
+AGGREGATE_VERSION = 4
 
 # "Page" semantics. Strict: rendered HTML. Loose (user-facing lists): strict plus rows without a content
 # type that are not redirects, i.e. fetch failures and skipped URLs.

@@ -25,6 +25,19 @@ CATEGORY = content_type_sql_case("ps.content_type")
 # ``|| ''`` keeps SQLite from answering MIN through the (commit_id, kind) index, a scan per row.
 ERROR_KIND = ("COALESCE(json_extract(ps.extra, '$.error_kind'), (SELECT MIN(ce.kind || '') FROM crawl_error ce "
               "WHERE ce.commit_id = cp.commit_id AND ce.url_id = cp.url_id))")
+# What became of a URL row: answered (a status), redirect (a hop without one), skipped by a rule, failed (an
+# error was recorded) or not_checked (never requested: --no-fetch-external, a crawl cut short).
+OUTCOMES = ("answered", "redirect", "skipped", "failed", "not_checked")
+
+
+def outcome_sql(error_kind: str = ERROR_KIND) -> str:
+    """The outcome of the state ``ps`` whose error kind is the SQL expression ``error_kind``."""
+    return ("(CASE WHEN ps.is_skipped THEN 'skipped' WHEN ps.status IS NOT NULL THEN 'answered' "
+            f"WHEN ps.redirect_dest_url_id IS NOT NULL THEN 'redirect' WHEN {error_kind} IS NOT NULL THEN 'failed' "
+            "ELSE 'not_checked' END)")
+
+
+OUTCOME = outcome_sql()
 # For whole-commit passes: every URL's error kind grouped once (commit bound as a parameter).
 ERRORS_OF_COMMIT = "(SELECT url_id, MIN(kind) AS kind FROM crawl_error WHERE commit_id = ? GROUP BY url_id)"
 FILL_FIELDS = ("title", "description", "keywords", "lang", "charset", "viewport", "canonical", "robots",
@@ -59,8 +72,24 @@ IMAGES_OF_COMMIT = ("FROM commit_page cp JOIN page_state ps ON ps.id = cp.state_
                     "ON i.state_id = cp.state_id WHERE cp.commit_id = ? AND ps.is_external = 0")
 
 
+def anchor_columns(run: Run) -> frozenset[str]:
+    """The anchor table's columns: archives written before ``raw_href``/``line``/``col`` lack them."""
+    return frozenset(r[0] for r in run("SELECT name FROM pragma_table_info('anchor')", []))
+
+
+def written_href(columns: frozenset[str], anchor: str = "a", target: str = "tu") -> str:
+    """SQL: the href exactly as written in the page, else (older archives) the absolute target + fragment."""
+    fallback = (f"({target}.url || CASE WHEN {anchor}.fragment != '' THEN '#' || {anchor}.fragment ELSE '' END)")
+    return f"COALESCE({anchor}.raw_href, {fallback})" if "raw_href" in columns else fallback
+
+
+def position(columns: frozenset[str], anchor: str = "a") -> str:
+    """SQL: ``line, col`` of the anchor's start tag in the server's HTML (NULLs where not recorded)."""
+    return f"{anchor}.line AS line, {anchor}.col AS col" if "line" in columns else "NULL AS line, NULL AS col"
+
+
 def summary(run: Run, commit: int) -> dict[str, Any]:
-    """Counts, status distribution (failures by kind), content-type categories and metadata fill rates."""
+    """Counts, status distribution (failures by kind, URLs never requested), content types and metadata fill."""
     base = f"FROM {PAGES_OF_COMMIT} WHERE cp.commit_id = ?"
     counts = {"internal": {"urls": 0, "pages": 0, "pages_loose": 0},
               "external": {"urls": 0, "pages": 0, "pages_loose": 0}}
@@ -68,11 +97,14 @@ def summary(run: Run, commit: int) -> dict[str, Any]:
                  [commit]):
         counts["external" if r[0] else "internal"] = {"urls": r[1], "pages": r[2], "pages_loose": r[3]}
     status: dict[str, Any] = {"total": 0, "by_code": [], "redirect_hops": 0, "skipped": 0, "failed": 0,
-                              "failed_by_kind": []}
+                              "failed_by_kind": [], "not_checked": 0}
+    # A row without a status is a failure only when an error was recorded for it; otherwise it was never
+    # requested (--no-fetch-external, a crawl cut short, a link target outside every rule): not checked.
+    kind = "COALESCE(json_extract(ps.extra, '$.error_kind'), ce.kind)"
     bucket = ("CASE WHEN ps.is_skipped THEN 'skipped' WHEN ps.status IS NOT NULL THEN 'code' "
-              "WHEN ps.redirect_dest_url_id IS NOT NULL THEN 'redirect_hops' ELSE 'failed' END")
-    sql = (f"SELECT {bucket} AS bucket, ps.status, "
-           "COALESCE(json_extract(ps.extra, '$.error_kind'), ce.kind, 'unknown') AS kind, COUNT(*) AS n "
+              f"WHEN ps.redirect_dest_url_id IS NOT NULL THEN 'redirect_hops' WHEN {kind} IS NOT NULL THEN 'failed' "
+              "ELSE 'not_checked' END")
+    sql = (f"SELECT {bucket} AS bucket, ps.status, {kind} AS kind, COUNT(*) AS n "
            f"FROM {PAGES_OF_COMMIT} LEFT JOIN {ERRORS_OF_COMMIT} ce ON ce.url_id = cp.url_id "
            "WHERE cp.commit_id = ? GROUP BY 1, 2, 3 ORDER BY 1, 2, 3")
     by_code: dict[int, int] = {}

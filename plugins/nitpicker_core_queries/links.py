@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from nitpicker_core import Query
-from nitpicker_core.archive import aggregates
+from nitpicker_core.archive import aggregates, digest
 
 from .common import PAGES_OF_COMMIT, PAGING, order_by, page_of, paged, sorting
 from .pages import flags
@@ -26,13 +26,69 @@ def _direction(order: str) -> str:
     return "DESC" if order == "desc" else "ASC"
 
 
-def _broken_links(archive: Any, commit: int, limit: int, offset: int, sort: str, order: str) -> dict[str, Any]:
-    columns = ("SELECT su.url AS source, tu.url AS href, a.fragment, a.text, du.url AS url, b.status ")
+def _broken_rows(archive: Any, commit: int) -> tuple[str, list[Any]]:
+    """(src_id, anchor_id, ordinal, dest_id, status) per broken anchor: stored rows, else the definition."""
+    if aggregates.stored(archive, commit) is None:
+        return f"({aggregates.broken(commit)})", []
+    return ("(SELECT s.url_id AS src_id, b.anchor_id, b.ordinal, b.dest_url_id AS dest_id, b.status "
+            "FROM agg_broken b CROSS JOIN agg_url s ON s.commit_id = b.commit_id AND s.rank = b.src_rank "
+            "WHERE b.commit_id = ?)", [commit])
+
+
+def _broken_links(archive: Any, commit: int, limit: int, offset: int, sort: str | None, order: str,
+                  group: str = "target", per_group: int = 20) -> dict[str, Any]:
+    if group == "anchor":
+        return _broken_anchors(archive, commit, limit, offset, sort or "source", order)
+    rows, params = _broken_rows(archive, commit)
+    key, name, other, columns = (("b.dest_id", "url", "targets", _TARGET_SORTS) if group == "target"
+                                 else ("b.src_id", "source", "sources", _SOURCE_SORTS))
+    sql = (f"SELECT {key} AS id, gu.url AS {name}, MIN(b.status) AS status, COUNT(DISTINCT b.src_id) AS pages, "
+           f"COUNT(DISTINCT b.dest_id) AS targets, COUNT(*) AS anchors FROM {rows} b "
+           f"JOIN url gu ON gu.id = {key} GROUP BY {key}")
+    clause = order_by(columns, sort or name, order, tiebreak=name)
+    result = paged(archive, sql, params, clause, limit, offset)
+    members = _broken_members(archive, commit, rows, params, key, [r["id"] for r in result["items"]])
+    for item in result["items"]:
+        found = members.get(item.pop("id"), [])
+        del item[other if group == "target" else "pages"]
+        if group == "target":
+            item["sources"] = list(dict.fromkeys(m["source"] for m in found))[:per_group]
+        else:
+            del item["status"]
+            item["urls"] = list(dict.fromkeys(m["url"] for m in found))[:per_group]
+        item["links"] = found[:per_group]
+    return {"group": group, **result}
+
+
+def _broken_members(archive: Any, commit: int, rows: str, params: list[Any], key: str,
+                    ids: list[int]) -> dict[int, list[dict[str, Any]]]:
+    """The broken anchors of the listed groups, in (source URL, document) order, with the href as written."""
+    columns = digest.anchor_columns(archive.execute)
+    found: dict[int, list[dict[str, Any]]] = {}
+    if not ids:
+        return found
+    sql = (f"SELECT {key} AS id, su.url AS source, {digest.written_href(columns)} AS href, "
+           f"{digest.position(columns)}, a.text, du.url AS url, b.status FROM {rows} b "
+           "JOIN anchor a ON a.id = b.anchor_id JOIN url su ON su.id = b.src_id "
+           "JOIN url tu ON tu.id = a.target_url_id JOIN url du ON du.id = b.dest_id "
+           f"WHERE {key} IN (SELECT value FROM json_each(?)) ORDER BY {key}, su.url, b.ordinal")
+    for r in archive.execute(sql, [*params, json.dumps(ids)]):
+        item = dict(r)
+        found.setdefault(item.pop("id"), []).append(item)
+    return found
+
+
+def _broken_anchors(archive: Any, commit: int, limit: int, offset: int, sort: str, order: str) -> dict[str, Any]:
+    """One row per broken anchor (group=anchor)."""
+    written = digest.written_href(digest.anchor_columns(archive.execute))
+    columns = (f"SELECT su.url AS source, {written} AS href, tu.url AS target, a.fragment, "
+               f"{digest.position(digest.anchor_columns(archive.execute))}, a.text, du.url AS url, b.status ")
     totals = aggregates.stored(archive, commit)
     if totals is None:
         sql = (f"{columns}FROM ({aggregates.broken(commit)}) b JOIN anchor a ON a.id = b.anchor_id "
                "JOIN url su ON su.id = b.src_id JOIN url tu ON tu.id = a.target_url_id JOIN url du ON du.id = b.dest_id")
-        return paged(archive, sql, [], order_by(_BROKEN_SORTS, sort, order, "source, a.ordinal"), limit, offset)
+        result = paged(archive, sql, [], order_by(_BROKEN_SORTS, sort, order, "source, a.ordinal"), limit, offset)
+        return {"group": "anchor", **result}
     # Stored rows stream in (source URL, anchor ordinal) order through the primary key.
     sql = (f"{columns}FROM agg_broken b CROSS JOIN agg_url s ON s.commit_id = b.commit_id AND s.rank = b.src_rank "
            "CROSS JOIN url su ON su.id = s.url_id CROSS JOIN anchor a ON a.id = b.anchor_id "
@@ -42,15 +98,19 @@ def _broken_links(archive: Any, commit: int, limit: int, offset: int, sort: str,
         clause = f" ORDER BY b.src_rank {_direction(order)}, b.ordinal"
     else:
         clause = order_by(_BROKEN_SORTS, sort, order, "b.src_rank, b.ordinal")
-    return paged(archive, sql, [commit], clause, limit, offset, total=totals["broken"])
+    return {"group": "anchor", **paged(archive, sql, [commit], clause, limit, offset, total=totals["broken"])}
 
 
 _BROKEN_SORTS = {"source": "source", "href": "href", "url": "url"}
+_TARGET_SORTS = {"url": "url", "pages": "pages", "anchors": "anchors"}
+_SOURCE_SORTS = {"source": "source", "targets": "targets", "anchors": "anchors"}
 # The destination's current state and error kind (its own record first, else the commit's crawl_error).
+_EXTERNAL_ERROR = ("COALESCE(json_extract(ps.extra, '$.error_kind'), "
+                   "(SELECT MIN(ce.kind || '') FROM crawl_error ce WHERE ce.commit_id = ?1 AND ce.url_id = du.id))")
+# `outcome` tells a destination never requested (--no-fetch-external) from one that failed.
 _EXTERNAL_COLUMNS = (
-    "SELECT du.url AS url, ps.status, COALESCE(json_extract(ps.extra, '$.error_kind'), "
-    "(SELECT MIN(ce.kind || '') FROM crawl_error ce WHERE ce.commit_id = ?1 AND ce.url_id = du.id)) AS error_kind, "
-    "ps.is_external, e.referrers, e.anchors "
+    f"SELECT du.url AS url, ps.status, {_EXTERNAL_ERROR} AS error_kind, "
+    f"{digest.outcome_sql(_EXTERNAL_ERROR)} AS outcome, ps.is_external, e.referrers, e.anchors "
 )
 _EXTERNAL_STATE = ("LEFT JOIN commit_page dc ON dc.commit_id = ?1 AND dc.url_id = du.id "
                    "LEFT JOIN page_state ps ON ps.id = dc.state_id")
@@ -202,11 +262,25 @@ def _link_graph(archive: Any, commit: int, limit: int, offset: int, sort: str, o
 _GRAPH_SORTS = {"source": "source", "target": "target", "anchors": "e.anchors"}
 
 QUERIES = [
-    Query("broken-links", "One row per anchor whose destination, followed through redirects, answered 404: "
-          "source page, href as written, resolved URL, status and anchor text.", _broken_links,
-          {**PAGING, **sorting(_BROKEN_SORTS, "source")}, order=20),
+    Query("broken-links", "Links whose destination, followed through redirects, answered 404. group=target "
+          "(default): one row per broken URL with its status, the number of referring pages and anchors, the "
+          "referring pages and the anchors (`links`); group=source: one row per page with its broken targets "
+          "and anchors; group=anchor: one row per anchor. Every anchor carries the href exactly as written "
+          "(relative, with its fragment; older archives: the absolute URL and fragment) and its line and col "
+          "in the server's HTML where recorded.", _broken_links,
+          {**PAGING,
+           "group": {"type": "string", "enum": ["target", "source", "anchor"], "default": "target",
+                     "description": "one row per broken target, per source page or per anchor"},
+           "sort": {"type": "string", "enum": sorted({*_BROKEN_SORTS, *_TARGET_SORTS, *_SOURCE_SORTS}),
+                    "default": None, "description": "column to sort by (target: url, pages, anchors; source: "
+                    "source, targets, anchors; anchor: source, href, url); default: the group's URL"},
+           "order": {"type": "string", "enum": ["asc", "desc"], "default": "asc", "description": "sort direction"},
+           "per_group": {"type": "integer", "default": 20, "minimum": 1, "maximum": 1000,
+                         "description": "anchors (and pages) listed in each group; the counts cover them all"}},
+          order=20),
     Query("external-links", "Links to external URLs grouped by resolved destination, with its status, error "
-          "kind and the number of distinct referring pages.", _external_links,
+          "kind, outcome (answered, failed, skipped or not_checked: never requested, as with "
+          "--no-fetch-external) and the number of distinct referring pages.", _external_links,
           {**PAGING, **sorting(_EXTERNAL_SORTS, "url")}, order=21),
     Query("isolated-pages", "Internal HTML pages that no anchor of another page reaches (redirects followed). "
           "Roots are entry points: they are listed with root=true unless include_roots is false.",

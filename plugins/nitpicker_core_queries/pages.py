@@ -25,7 +25,8 @@ TEXT_FIELDS = tuple(f for f in METADATA_FIELDS if f not in {"noindex", "nofollow
 _PAGE_SELECT = (
     "SELECT u.url, ps.status, ps.content_type, " + CATEGORY + " AS category, ps.title, ps.description, "
     "ps.lang, ps.is_external, ps.is_skipped, ps.skip_reason, d.url AS redirect_dest, "
-    + digest.ERROR_KIND + ' AS error_kind, ps.content_length, cp."order" AS crawl_order '
+    + digest.ERROR_KIND + ' AS error_kind, ' + digest.OUTCOME + ' AS outcome, ps.content_length, '
+    'cp."order" AS crawl_order '
 )
 _PAGE_JOINS = "LEFT JOIN url d ON d.id = ps.redirect_dest_url_id WHERE cp.commit_id = ?"
 PAGE_COLUMNS = _PAGE_SELECT + "FROM " + PAGES_OF_COMMIT + " " + _PAGE_JOINS
@@ -51,9 +52,9 @@ def _summary(archive: Any, commit: int) -> dict[str, Any]:
 def _pages(archive: Any, commit: int, limit: int, offset: int, sort: str, order: str, status: int | None = None,
            missing: str | None = None, url: str | None = None, category: str | None = None,
            external: bool | None = None, tag: str | None = None, jsonld_type: str | None = None,
-           strict: bool = False) -> dict[str, Any]:
+           strict: bool = False, outcome: str | None = None) -> dict[str, Any]:
     unfiltered = category is None and not strict and all(
-        v is None for v in (status, missing, url, external, tag, jsonld_type))
+        v is None for v in (status, missing, url, external, tag, jsonld_type, outcome))
     sql, params = (_PAGE_COLUMNS_BY_URL if sort == "url" else PAGE_COLUMNS), [commit]
     if category is not None:
         where, args = content_type_sql_filter("ps.content_type", category)
@@ -69,6 +70,8 @@ def _pages(archive: Any, commit: int, limit: int, offset: int, sort: str, order:
         sql, params = sql + (" AND u.url GLOB ?" if glob else " AND instr(u.url, ?) > 0"), [*params, url]
     if external is not None:
         sql, params = sql + " AND ps.is_external = ?", [*params, int(external)]
+    if outcome:
+        sql, params = sql + f" AND {digest.OUTCOME} = ?", [*params, outcome]
     if tag:
         sql += " AND EXISTS (SELECT 1 FROM tag t WHERE t.state_id = ps.id AND t.provider = ? COLLATE NOCASE)"
         params.append(tag)
@@ -89,20 +92,23 @@ def _state(archive: Any, commit: int, url: str) -> dict[str, Any]:
 
 
 def _inbound(archive: Any, commit: int, url_id: int, limit: int) -> dict[str, Any]:
-    # Anchors aimed at the URL itself or at any URL of this commit that redirects to it.
+    # Anchors of other pages aimed at the URL itself or at any URL of this commit that redirects to it; the
+    # page's own anchors to itself (in-page #fragments) are not referrers: they are counted as self_links.
     targets = ("WITH targets(url_id) AS (SELECT ? UNION SELECT r.url_id FROM page_state r CROSS JOIN commit_page rc "
                "ON rc.commit_id = ? AND rc.url_id = r.url_id AND rc.state_id = r.id "
                "WHERE r.redirect_dest_url_id = ?) ")
+    anchors = ("FROM targets t CROSS JOIN anchor a ON a.target_url_id = t.url_id "
+               "CROSS JOIN commit_page sc ON sc.state_id = a.state_id AND sc.commit_id = ? ")
     sql = (targets + "SELECT su.url AS source, COUNT(*) AS anchors, json_group_array(DISTINCT a.text) AS texts, "
-           "json_group_array(DISTINCT tu.url) AS hrefs FROM targets t CROSS JOIN anchor a ON a.target_url_id = t.url_id "
-           "CROSS JOIN commit_page sc ON sc.state_id = a.state_id AND sc.commit_id = ? JOIN url su ON su.id = sc.url_id "
-           "JOIN url tu ON tu.id = a.target_url_id GROUP BY su.url")
-    params = [url_id, commit, url_id, commit]
+           f"json_group_array(DISTINCT tu.url) AS hrefs {anchors}JOIN url su ON su.id = sc.url_id "
+           "JOIN url tu ON tu.id = a.target_url_id WHERE sc.url_id != ? GROUP BY su.url")
+    params = [url_id, commit, url_id, commit, url_id]
     total = archive.execute(f"SELECT COUNT(*) FROM ({sql})", params)[0][0]
     rows = archive.execute(f"{sql} ORDER BY su.url LIMIT ?", [*params, limit])
     items = [{"source": r["source"], "anchors": r["anchors"], "texts": json.loads(r["texts"]),
               "hrefs": json.loads(r["hrefs"])} for r in rows]
-    return {"total": total, "items": items}
+    self_links = archive.execute(f"{targets}SELECT COUNT(*) {anchors}WHERE sc.url_id = ?", params)[0][0]
+    return {"total": total, "items": items, "self_links": self_links}
 
 
 # The sub-resources a page state loaded, with what this commit stored about each (no row: status None).
@@ -120,8 +126,10 @@ def _page_detail(archive: Any, commit: int, url: str, inbound_limit: int,
     page = archive.page(url, commit)
     page["category"] = archive.execute(f"SELECT {CATEGORY} FROM page_state ps WHERE ps.id = ?",
                                        [ids["state_id"]])[0][0]
+    columns = digest.anchor_columns(archive.execute)
     outbound = archive.execute(
-        "SELECT a.ordinal, tu.url AS href, a.fragment, a.text, tps.status, d.url AS redirect_dest "
+        f"SELECT a.ordinal, tu.url AS href, {digest.written_href(columns)} AS written, {digest.position(columns)}, "
+        "a.fragment, a.text, tps.status, d.url AS redirect_dest "
         "FROM anchor a JOIN url tu ON tu.id = a.target_url_id "
         "LEFT JOIN commit_page tc ON tc.commit_id = ? AND tc.url_id = a.target_url_id "
         "LEFT JOIN page_state tps ON tps.id = tc.state_id LEFT JOIN url d ON d.id = tps.redirect_dest_url_id "
@@ -159,11 +167,13 @@ URL_PARAM = {"url": {"type": "string", "description": "the page's URL exactly as
 
 QUERIES = [
     Query("summary", "Counts of internal/external URLs and pages, status distribution (hard failures broken "
-          "down by error kind), content types by category and metadata fill rates of internal HTML pages.",
+          "down by error kind; URLs never requested counted apart as not_checked), content types by category "
+          "and metadata fill rates of internal HTML pages.",
           _summary, order=10),
     Query(
         "pages", "Pages of the commit. Default: HTML pages plus rows without a content type that are not "
-        "redirects (failures, skipped URLs); `strict` keeps only text/html; a `category` replaces both.",
+        "redirects (failures, skipped URLs and URLs never requested); `strict` keeps only text/html; a "
+        "`category` replaces both. Each row says its `outcome` (answered, redirect, skipped, failed, not_checked).",
         _pages,
         {**PAGING, **sorting(PAGE_SORTS, "url"),
          "status": {"type": "integer", "description": "HTTP status code"},
@@ -174,10 +184,15 @@ QUERIES = [
          "external": {"type": "boolean", "description": "only external (true) or internal (false) URLs"},
          "tag": {"type": "string", "description": "tag provider name (e.g. Google Analytics)"},
          "jsonld_type": {"type": "string", "description": "JSON-LD @type (e.g. Article)"},
-         "strict": {"type": "boolean", "default": False, "description": "only text/html pages"}},
+         "strict": {"type": "boolean", "default": False, "description": "only text/html pages"},
+         "outcome": {"type": "string", "enum": list(digest.OUTCOMES),
+                     "description": "what became of the URL: answered, redirect, skipped, failed (an error was "
+                     "recorded) or not_checked (never requested, e.g. with --no-fetch-external)"}},
         order=11),
-    Query("page-detail", "One URL: metadata, outbound links as written, inbound links resolved through "
-          "redirects (grouped by referring page), redirect sources, skip reason, errors, the image count, "
+    Query("page-detail", "One URL: metadata, outbound links (`written`: the href exactly as in the page, with line and col "
+          "where recorded; `href`: the absolute URL it names), inbound links of other pages resolved "
+          "through redirects (grouped by referring page; the page's links to itself counted apart as "
+          "`inbound.self_links`), redirect sources, skip reason, errors, the image count, "
           "the sub-resources the page loaded (with status, type and size as stored in the commit) and its "
           "technology tags.",
           _page_detail, {**URL_PARAM,

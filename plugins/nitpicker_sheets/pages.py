@@ -15,11 +15,11 @@ from .cells import PATH_COLUMNS, counted, flag, listed, path_cells, text_rule
 PAGE_LIST_COLUMNS = (
     "Title", "Full Title", "URL", "Protocol", "Domain", *PATH_COLUMNS, "Status Code", "Redirect From",
     "Language", "Internal Links", "Internal Bad Links", "External Links", "External Bad Links",
-    "Internal Referrers", "description", "keywords", "noindex", "nofollow", "noarchive", "canonical",
+    "Internal Referrers", "Self Links", "description", "keywords", "noindex", "nofollow", "noarchive", "canonical",
     "alternate", "twitter:card", "og:site_name", "og:url", "og:title", "og:description", "og:type", "og:image",
 )
 LINKS_COLUMNS = ("URL", "Page Title", "Status Code", "Status Text", "Content Type", "Redirect From", "Referrers",
-                 "Headers", "Remarks")
+                 "Self Links", "Headers", "Remarks")
 STATUS_RULE = {"columns": ("Status Code",), "when": "not_between", "values": (200, 399)}
 PAGE_FORMATS = (
     {"columns": ("Internal Bad Links", "External Bad Links"), "when": "ne", "values": (0,)},
@@ -66,12 +66,15 @@ def _title_cell(short: str, full: str) -> Cell:
 
 
 def _bad_note(bad: list[Any] | None, external: bool) -> str:
+    """One line per bad link: text (status or error, the href as written => where it led, line:col)."""
     lines = []
-    for ext, text, status, status_text, href, dest in bad or []:
+    for ext, text, status, status_text, href, dest, line, col, error in bad or []:
         if bool(ext) != external:
             continue
-        where = f"{href} => {dest}" if dest else href
-        code = f"{status} {status_text or ''}".strip() if status is not None else "failed"
+        where = f"{href} => {dest}" if dest and dest != href.split("#", 1)[0] else href
+        if line is not None:
+            where += f" at {line}:{col}" if col is not None else f" at line {line}"
+        code = f"{status} {status_text or ''}".strip() if status is not None else f"failed: {error or 'unknown'}"
         lines.append(f"{_SPACE.sub(' ', text or '').strip() or '__NO_TEXT_CONTENT__'} ({code} {where})")
     return listed(lines, len(lines))
 
@@ -117,7 +120,7 @@ def page_list_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]
             p["lang"] or "", links.get("internal", 0),
             Cell(links.get("internal_bad", 0), _bad_note(links.get("bad"), False)),
             links.get("external", 0), Cell(links.get("external_bad", 0), _bad_note(links.get("bad"), True)),
-            counted(p["referrers"], p["referrer_urls"]), p["description"], p["keywords"], flag(p["noindex"]),
+            counted(p["referrers"], p["referrer_urls"]), p["self_links"], p["description"], p["keywords"], flag(p["noindex"]),
             flag(p["nofollow"]), flag(p["noarchive"]), p["canonical"], p["alternate"], p["twitter_card"],
             p["og_site_name"], p["og_url"], p["og_title"], p["og_description"], p["og_type"], p["og_image"],
             *_analysis_values(p, keys),
@@ -141,7 +144,7 @@ def links_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]:
         yield [
             p["url"], p["title"] or "", p["status"], p["status_text"] or "", p["content_type"] or "",
             counted(p["redirect_from"], p["redirect_from_urls"]), counted(p["referrers"], p["referrer_urls"]),
-            Cell(len(headers), json.dumps(headers, indent=2, sort_keys=True, ensure_ascii=False)) if headers else 0,
+            p["self_links"], Cell(len(headers), json.dumps(headers, indent=2, sort_keys=True, ensure_ascii=False)) if headers else 0,
             _remarks(p),
         ]
 

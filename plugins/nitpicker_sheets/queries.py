@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from nitpicker_core import Query
+from nitpicker_core.archive import digest
 
 PAGES = "commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id"
 SCOPES = {
@@ -26,18 +27,30 @@ _RESOLVED = (
     "LEFT JOIN url du ON du.id = tps.redirect_dest_url_id"
 )
 _R = "(CASE WHEN tps.redirect_dest_url_id IS NOT NULL THEN dps.{0} ELSE tps.{0} END)"
-# Bad: the (resolved) URL was fetched and failed or answered 4xx/5xx; skipped or uncrawled URLs are not.
+# The error recorded for the (resolved) URL: its state's own record first, else the commit's crawl_error.
+_ERROR = (f"COALESCE(json_extract({_R.format('extra')}, '$.error_kind'), (SELECT MIN(ce.kind) FROM crawl_error ce "
+          "WHERE ce.commit_id = :c AND ce.url_id = COALESCE(tps.redirect_dest_url_id, a.target_url_id)))")
+# Bad: the (resolved) URL answered 4xx/5xx, or was requested and failed (an error was recorded). Skipped
+# URLs and URLs never requested (--no-fetch-external, a crawl cut short) are not checked, so never bad.
 _BAD = (f"(tc.url_id IS NOT NULL AND NOT COALESCE({_R.format('is_skipped')}, 0) "
-        f"AND ({_R.format('status')} IS NULL OR {_R.format('status')} >= 400))")
-_LINKS = (
-    "(SELECT json_object('internal', COALESCE(SUM(NOT x.ext), 0), 'external', COALESCE(SUM(x.ext), 0), "
-    "'internal_bad', COALESCE(SUM(NOT x.ext AND x.bad), 0), 'external_bad', COALESCE(SUM(x.ext AND x.bad), 0), "
-    "'bad', json_group_array(json_array(x.ext, x.text, x.status, x.status_text, x.href, x.dest)) "
-    "FILTER (WHERE x.bad)) FROM ("
-    f"SELECT COALESCE(tps.is_external, 0) AS ext, a.text, {_R.format('status')} AS status, "
-    f"{_R.format('status_text')} AS status_text, tu.url AS href, du.url AS dest, {_BAD} AS bad "
-    f"{_RESOLVED} WHERE a.state_id = ps.id) x)"
-)
+        f"AND ({_R.format('status')} >= 400 OR ({_R.format('status')} IS NULL AND {_ERROR} IS NOT NULL)))")
+
+
+def _links(columns: frozenset[str]) -> str:
+    """Per page: link counts and the bad links (href as written, where it leads, position, error kind)."""
+    return (
+        "(SELECT json_object('internal', COALESCE(SUM(NOT x.ext), 0), 'external', COALESCE(SUM(x.ext), 0), "
+        "'internal_bad', COALESCE(SUM(NOT x.ext AND x.bad), 0), 'external_bad', COALESCE(SUM(x.ext AND x.bad), 0), "
+        "'bad', json_group_array(json_array(x.ext, x.text, x.status, x.status_text, x.href, x.dest, x.line, x.col, "
+        "x.error)) FILTER (WHERE x.bad)) FROM ("
+        f"SELECT COALESCE(tps.is_external, 0) AS ext, a.text, {_R.format('status')} AS status, "
+        f"{_R.format('status_text')} AS status_text, {digest.written_href(columns)} AS href, "
+        f"COALESCE(du.url, tu.url) AS dest, {digest.position(columns)}, {_BAD} AS bad, "
+        f"CASE WHEN {_R.format('status')} IS NULL THEN {_ERROR} END AS error "
+        f"{_RESOLVED} WHERE a.state_id = ps.id) x)"
+    )
+
+
 # URLs of this commit that redirect to the page.
 _SOURCES = ("page_state r CROSS JOIN commit_page rc ON rc.commit_id = :c AND rc.state_id = r.id "
             "AND rc.url_id = r.url_id WHERE r.redirect_dest_url_id = k.url_id")
@@ -53,10 +66,13 @@ _INBOUND = (
     "CROSS JOIN anchor a ON a.target_url_id = t.id "
     "CROSS JOIN commit_page sc ON sc.commit_id = :c AND sc.state_id = a.state_id"
 )
+# Referrers are anchors of other pages; a page's anchors to itself (in-page #fragments, a link to its own
+# URL or through a redirect back to it) are counted apart as self_links.
 _REFERRERS = (
-    f"(SELECT COUNT(*) {_INBOUND}) AS referrers, "
+    f"(SELECT COUNT(*) {_INBOUND} WHERE sc.url_id != k.url_id) AS referrers, "
     f"(SELECT json_group_array(url) FROM (SELECT DISTINCT su.url {_INBOUND} CROSS JOIN url su ON su.id = sc.url_id "
-    f"ORDER BY su.url LIMIT {NOTE_ITEMS})) AS referrer_urls"
+    f"WHERE sc.url_id != k.url_id ORDER BY su.url LIMIT {NOTE_ITEMS})) AS referrer_urls, "
+    f"(SELECT COUNT(*) {_INBOUND} WHERE sc.url_id = k.url_id) AS self_links"
 )
 _CELLS = (
     "(SELECT json_group_array(json_array(c.analyzer, c.\"column\", json(c.value), c.note)) "
@@ -91,7 +107,8 @@ def _page_rows(archive: Any, commit: int, scope: str = "targets", after: str = "
         f"AND url_id IN (SELECT url_id FROM k) GROUP BY url_id) "
         f"SELECT k.url, ps.status, ps.status_text, ps.content_type, ps.content_length, ps.headers, ps.is_external, "
         f"ps.is_skipped, ps.skip_reason, json_extract(ps.extra, '$.alternate') AS alternate, "
-        f"COALESCE(json_extract(ps.extra, '$.error_kind'), e.kind) AS error_kind, {meta}, {_LINKS} AS links, "
+        f"COALESCE(json_extract(ps.extra, '$.error_kind'), e.kind) AS error_kind, {meta}, "
+        f"{_links(digest.anchor_columns(archive.execute))} AS links, "
         f"{_REDIRECT_FROM}, {_REFERRERS}, {_CELLS} "
         f"FROM k JOIN page_state ps ON ps.id = k.state_id LEFT JOIN e ON e.url_id = k.url_id ORDER BY k.url"
     )
@@ -176,7 +193,8 @@ def _limit(what: str) -> dict[str, Any]:
 
 QUERIES = [
     Query("report-pages", "Page rows for reports, in URL order, keyset-paginated (`after`, `next_after`): "
-          "metadata, link counts with the bad links, redirect sources, inbound anchors and analyzer cells. "
+          "metadata, link counts with the bad links (href as written), redirect sources, inbound anchors of other "
+          "pages (`referrers`) and the page's links to itself (`self_links`), and analyzer cells. "
           "scope: targets (internal HTML in scope), rows (every URL but redirect sources), html.",
           _page_rows, {"scope": {"type": "string", "enum": sorted(SCOPES), "default": "targets",
                                  "description": "which rows"}, **_AFTER, **_limit("pages per call")},
