@@ -7,7 +7,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from nitpicker_core.errors import UsageError
+
 SETTING_TYPES: dict[str, type] = {"str": str, "int": int, "float": float, "bool": bool, "list": list}
+#: What an analyzer may read: the HTML the server sent, or the DOM serialised after the page's scripts ran.
+HTML_KINDS = ("source", "rendered")
 
 
 @dataclass(frozen=True)
@@ -73,10 +77,17 @@ class Cell:
 
 @dataclass
 class PageReport:
-    """What an analyzer returns for one page or URL: table cells by column key, and violations."""
+    """What an analyzer returns for one page or URL: table cells by column key, and violations.
+
+    ``skipped`` names the checks the analyzer did not make on this page, each with the reason
+    (``{"parse-error, invalid-nesting": "1,234,567 characters exceed max_size 1000000"}``). The engine
+    stores each one as an ``info`` finding with the rule ``skipped`` and counts the page as skipped in the
+    run's summary, so a check that could not run is never mistaken for a clean result.
+    """
 
     cells: dict[str, Any] = field(default_factory=dict)
     violations: list[Violation] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -87,6 +98,10 @@ class PageInput:
     html: str
     metadata: Mapping[str, Any]
     settings: Mapping[str, Any]
+    #: which HTML ``html`` is: ``"source"`` (what the server sent) or ``"rendered"`` (the DOM after scripts).
+    #: An analyzer that reads ``source`` gets the rendered HTML of a page whose archive did not keep the
+    #: server's HTML (archives written before it was kept); this says which one it got.
+    html_kind: str = "rendered"
 
     @cached_property
     def document(self) -> Any:
@@ -105,8 +120,8 @@ class Analyzer:
     (worker processes for ``each_page``; ``None`` means one per CPU) and implement ``each_page`` (runs
     in a long-lived worker process) and/or ``each_url`` (runs in the main process). ``setup`` and
     ``teardown`` run once per worker. ``version`` is recorded with the results so a later diff can tell
-    "the site changed" from "the analyzer changed"; results are cached by (page HTML, name, version,
-    settings), so bump ``version`` whenever the findings for the same HTML and settings change.
+    "the site changed" from "the analyzer changed"; results are cached by (the HTML read, which HTML it is,
+    name, version, settings), so bump ``version`` whenever the findings for the same HTML and settings change.
 
     ``timeout`` bounds one ``each_page`` call in seconds (``nitpicker analyze --timeout`` overrides it):
     a worker that does not answer in time is killed with whatever it started and replaced, and the page
@@ -118,6 +133,12 @@ class Analyzer:
     uses, before anything is written, so a bad setting fails the run once instead of on every page, and a
     bad ``[plugins.<name>]`` value in the config file does not stop commands that do not analyze (do not
     validate in ``configure``, which every command runs).
+
+    ``reads`` says which HTML ``each_page`` gets as ``page.html``: ``"rendered"`` (the default: the DOM
+    serialised after the page's scripts ran, what a visitor sees) or ``"source"`` (the HTML the server
+    sent, what an HTML validator judges). A page whose archive lacks the server's HTML gets the rendered
+    HTML instead, and ``page.html_kind`` says so. An analyzer that declares a setting named ``reads`` lets
+    users choose (``--markup-reads rendered``); ``reading(settings)`` is the choice a run uses.
     """
 
     name: str = ""
@@ -130,6 +151,14 @@ class Analyzer:
     #: run when no analyzer is named; costly ones (lighthouse) say False and run only when asked for
     default: bool = True
     pages_per_worker: int | None = 1000
+    reads: str = "rendered"
+
+    def reading(self, settings: Mapping[str, Any]) -> str:
+        """The HTML a run with ``settings`` reads: the ``reads`` setting when set, else ``reads``."""
+        kind = settings.get("reads") or self.reads
+        if kind not in HTML_KINDS:
+            raise UsageError(f"{self.name}: reads must be one of {', '.join(HTML_KINDS)}, not {kind!r}")
+        return str(kind)
 
     def check(self, settings: Mapping[str, Any]) -> None:
         """Raise ``UsageError`` when ``settings`` cannot work. Main process, before an analyze run."""

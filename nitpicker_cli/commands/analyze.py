@@ -57,8 +57,12 @@ def summary_lines(analyzers: dict[str, dict[str, Any]]) -> list[str]:
     lines = []
     for name, s in analyzers.items():
         urls = f" + {s['urls']} URLs" if s["urls"] else ""
+        # pages with a check left out (too large, too slow) and pages read rendered for want of the sent HTML
+        skipped = f", {s['skipped']} skipped (see its 'skipped' findings)" if s.get("skipped") else ""
+        missing = (f"; {s['source_missing']} pages read as rendered: the archive did not keep the HTML the "
+                   "server sent" if s.get("source_missing") else "")
         lines.append(f"{name}: {s['pages']} pages{urls}, {s['cached']} cached, {s['violations']} violations, "
-                     f"{s['errors']} errors ({s['timeouts']} timeouts)")
+                     f"{s['errors']} errors ({s['timeouts']} timeouts){skipped}{missing}")
     return lines
 
 

@@ -2,7 +2,9 @@
 
 Per analyzer and page: a page already done in an earlier run of the same analyzer version and settings on
 this commit is skipped; a page whose HTML (by sha256) was analyzed before with the same version and settings
-— on any commit — gets the cached result copied; only the rest reaches ``each_page``.
+— on any commit — gets the cached result copied; only the rest reaches ``each_page``. The HTML is the one the
+analyzer reads (``Analyzer.reads``): the server's when it asks for ``source`` and the archive kept it, else
+the rendered DOM, and the page says which (``PageInput.html_kind``).
 """
 
 from __future__ import annotations
@@ -17,10 +19,10 @@ from typing import Any
 
 from nitpicker_core.analyze import pool
 from nitpicker_core.archive import ArchiveWriter, open_archive
-from nitpicker_core.archive.analysis import settings_hash
+from nitpicker_core.archive.analysis import cache_key
 from nitpicker_core.errors import UsageError
 from nitpicker_core.registry import Registry, collect
-from nitpicker_core.types import Analyzer, PageReport
+from nitpicker_core.types import Analyzer, PageReport, Violation
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +47,12 @@ def analyzer_registry(pm: Any) -> Registry[Analyzer]:
 
 @dataclass
 class AnalyzerSummary:
-    """One analyzer's share of a run (``pages``: given to each_page; ``urls``: each_url-only rows)."""
+    """One analyzer's share of a run (``pages``: given to each_page; ``urls``: each_url-only rows).
+
+    ``skipped``: pages on which the analyzer left a check out (``PageReport.skipped``), cached ones included;
+    ``reads``: the HTML it read; ``source_missing``: pages it wanted the server's HTML of but got the
+    rendered one, because the archive did not keep it (archives written before it was kept).
+    """
 
     pages: int = 0
     urls: int = 0
@@ -54,6 +61,9 @@ class AnalyzerSummary:
     errors: int = 0
     timeouts: int = 0
     mode: str = "none"  # how each_page ran: "pool", "serial", or "none" (no page needed it)
+    skipped: int = 0
+    reads: str = "rendered"
+    source_missing: int = 0
 
     @property
     def failed_everywhere(self) -> bool:
@@ -62,7 +72,8 @@ class AnalyzerSummary:
 
     def as_dict(self) -> dict[str, Any]:
         return {"pages": self.pages, "urls": self.urls, "cached": self.cached, "violations": self.violations,
-                "errors": self.errors, "timeouts": self.timeouts, "mode": self.mode}
+                "errors": self.errors, "timeouts": self.timeouts, "mode": self.mode, "skipped": self.skipped,
+                "reads": self.reads, "source_missing": self.source_missing}
 
 
 @dataclass
@@ -76,7 +87,8 @@ class AnalyzeRun:
     summaries: dict[str, AnalyzerSummary] = field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
-        """``stats`` plus ``analyzers``: {name: {pages, urls, cached, violations, errors, timeouts, mode}}."""
+        """``stats`` plus ``analyzers``: {name: {pages, urls, cached, violations, errors, timeouts, mode, skipped,
+        reads, source_missing}}."""
         return {**self.stats, "analyzers": {name: s.as_dict() for name, s in self.summaries.items()}}
 
 
@@ -88,16 +100,25 @@ def default_names(registry: Registry[Analyzer]) -> list[str]:
 def check_settings(pm: Any, config: Any, names: list[str] | None = None) -> list[str]:
     """The analyzers a run of ``names`` uses (default: the default ones), each one's settings checked.
 
-    Unknown names and bad settings (``Analyzer.check``) raise ``UsageError``; nothing is written.
+    Unknown names, bad settings (``Analyzer.check``) and a bad ``reads`` raise ``UsageError``; nothing is
+    written.
     """
     registry = analyzer_registry(pm)
     selected = list(names or default_names(registry))
     for name in selected:
         analyzer = registry[name]  # an unknown name fails here, naming the known ones
+        settings = config.settings_for(registry.plugin_of(name))
+        _reading(analyzer, settings)
         check = getattr(analyzer, "check", None)
         if check is not None:
-            check(config.settings_for(registry.plugin_of(name)))
+            check(settings)
     return selected
+
+
+def _reading(analyzer: Analyzer, settings: Any) -> str:
+    """``analyzer.reading(settings)``; analyzers not derived from ``Analyzer`` read the rendered DOM."""
+    reading = getattr(analyzer, "reading", None)
+    return reading(settings) if reading is not None else Analyzer.reading(analyzer, settings)
 
 
 def run_analyze(pm: Any, config: Any, archive: Path, names: list[str] | None = None,
@@ -150,16 +171,19 @@ class _AnalyzerJob:
         self.plugin = registry.plugin_of(name)
         self.settings = config.settings_for(self.plugin)
         self.timeout = float(timeout or getattr(self.analyzer, "timeout", None) or pool.DEFAULT_TIMEOUT)
-        self.key = (name, str(self.analyzer.version), settings_hash(self.settings))
+        self.reads = _reading(self.analyzer, self.settings)
+        self.keys = {kind: cache_key(name, str(self.analyzer.version), self.settings, kind)
+                     for kind in ("source", "rendered")}
         self.commit = run.commit
         self.progress = progress
         self.use_cache = use_cache
         self.summary = run.summaries.setdefault(name, AnalyzerSummary())
+        self.summary.reads = self.reads
         self.done_count = 0
         self.total = 0
         self.violations = 0
         self._results: list[tuple[str, Any, Any]] = []
-        self._cache: list[tuple[str, PageReport]] = []
+        self._cache: dict[str, list[tuple[str, PageReport]]] = {}  # html kind -> [(sha, report)]
 
     # bookkeeping
 
@@ -169,9 +193,10 @@ class _AnalyzerJob:
             self.progress(self.name, self.done_count, self.total, self.violations)
 
     def _flush(self) -> None:
-        self.writer.put_cached_reports(self.key, self._cache)
+        for kind, items in self._cache.items():
+            self.writer.put_cached_reports(self.keys[kind], items)
         self.writer.put_analyses(self.commit, self.name, self._results)
-        self._cache, self._results = [], []
+        self._cache, self._results = {}, []
 
     def record(self, url: str, report: PageReport | None, error: str | None) -> None:
         if error is not None:
@@ -179,6 +204,9 @@ class _AnalyzerJob:
             self.writer.put_analyzer_error(self.commit, self.name, url, error)
         else:
             assert report is not None
+            if report.skipped:  # a check left out is a stored finding (counted in the summary), never silent
+                report.violations.extend(Violation("skipped", f"{what} not checked: {why}", "info")
+                                         for what, why in report.skipped.items())
             for violation in report.violations:
                 violation.analyzer, violation.url = self.name, violation.url or url
             self._results.append((url, report.cells, report.violations))
@@ -193,12 +221,15 @@ class _AnalyzerJob:
         report, error = pool.safe_call(self.analyzer.each_url, url, is_external, self.settings)
         return (report or PageReport() if error is None else None), error
 
-    def page_done(self, url: str, sha: str | None, report: PageReport | None, error: str | None,
+    def page_done(self, url: str, read: tuple[str, str] | None, report: PageReport | None, error: str | None,
                   cache: bool) -> None:
-        """A page's each_page outcome: cache it, merge each_url's findings, record it."""
-        if report is not None and cache and sha is not None:
+        """A page's each_page outcome: cache it under the (sha256, kind) of the HTML read, merge each_url's
+        findings, record it."""
+        if report is not None and cache and read is not None:
             # cached before each_url's findings are merged in: those depend on the URL, not the HTML
-            self._cache.append((sha, PageReport(dict(report.cells), list(report.violations))))
+            sha, kind = read
+            self._cache.setdefault(kind, []).append(
+                (sha, PageReport(dict(report.cells), list(report.violations), dict(report.skipped))))
         if report is not None and self.analyzer.each_url is not None:
             extra, error = self.url_report(url, False)
             if extra is not None:
@@ -239,12 +270,23 @@ class _AnalyzerJob:
                 self.record(url, *self.url_report(url, bool(page.get("is_external"))))
         self._flush()
         self.summary.violations = self.writer.violation_count(self.commit, name)
+        self.summary.skipped = self.writer.skipped_count(self.commit, name)  # pages done earlier included
         self.run_.stats["pages"] += self.summary.pages
         self.run_.stats["errors"][name] = self.summary.errors
         self.writer.finish_analysis(self.commit, name, "complete" if self.summary.errors == 0 else "complete-with-errors")
 
+    def _html_to_read(self, page: dict[str, Any]) -> tuple[str, str]:
+        """(sha256, kind) of the HTML this analyzer reads of ``page``: the server's when it reads ``source``
+        and the archive kept it (the column is missing in older archives), else the rendered DOM."""
+        if self.reads == "source":
+            source = page.get("source_sha256")
+            if source:
+                return source, "source"
+            self.summary.source_missing += 1
+        return page["html_sha256"], "rendered"
+
     def _each_page(self, done: set[str], handled: set[str]) -> None:
-        shas: dict[str, str] = {}
+        read: dict[str, tuple[str, str]] = {}
 
         def misses() -> Iterator[pool.Task]:
             """Pages each_page must see; done and cached pages are settled here, on the way."""
@@ -257,17 +299,18 @@ class _AnalyzerJob:
                 url = page["url"]
                 handled.add(url)
                 self.summary.pages += 1
+                sha, kind = self._html_to_read(page)
                 if url in done:
                     self.summary.cached += 1
                     self._tick()
                     continue
-                cached = self.writer.cached_report(sha, self.key) if self.use_cache else None
+                cached = self.writer.cached_report(sha, self.keys[kind]) if self.use_cache else None
                 if cached is not None:
                     self.summary.cached += 1
-                    self.page_done(url, sha, cached, None, cache=False)
+                    self.page_done(url, (sha, kind), cached, None, cache=False)
                     continue
-                shas[url] = sha
-                yield pool.Task(url, sha, {k: v for k, v in page.items() if not isinstance(v, bytes)})
+                read[url] = (sha, kind)
+                yield pool.Task(url, sha, {k: v for k, v in page.items() if not isinstance(v, bytes)}, kind)
 
         tasks = misses()
         first = next(tasks, None)
@@ -278,7 +321,7 @@ class _AnalyzerJob:
             for outcome in outcomes:
                 if outcome.timed_out:
                     self.summary.timeouts += 1
-                self.page_done(outcome.url, shas.pop(outcome.url, None), outcome.report, outcome.error, cache=True)
+                self.page_done(outcome.url, read.pop(outcome.url, None), outcome.report, outcome.error, cache=True)
 
     def _outcomes(self, first: pool.Task, tasks: Iterator[pool.Task]) -> Iterator[pool.Outcome]:
         """each_page over every task: in a worker pool when the plugin is loadable by name, else serially."""

@@ -4,7 +4,8 @@
 3.11 when a worker is replaced (recipes §9), so this module runs its own small manager: N processes from a
 forkserver (or spawn) context, each with one duplex pipe. A worker rebuilds the plugin manager from plugin
 names, opens the archive stub read-only once, runs ``setup`` once and then takes one page at a time: only
-``(url, html sha256, metadata)`` goes down the pipe, the worker reads the HTML itself. A worker that does not
+``(url, html sha256, metadata, html kind)`` goes down the pipe, the worker reads the HTML itself (by the
+sha256 of whichever HTML the analyzer reads: the server's or the rendered one). A worker that does not
 answer within the analyzer's timeout is killed with everything it started (a browser, say) and replaced.
 """
 
@@ -35,9 +36,12 @@ STOP_GRACE = 20.0  # teardown time before a worker is killed at shutdown
 
 
 class Task(NamedTuple):
+    """One page for each_page: the sha256 of the HTML to read, and which HTML that is (``source``/``rendered``)."""
+
     url: str
     html_sha256: str
     metadata: dict[str, Any]
+    html_kind: str = "rendered"
 
 
 class Outcome(NamedTuple):
@@ -87,11 +91,11 @@ def build_analyzer(plugin_names: Iterable[str], analyzer: str, values: dict[str,
 
 
 def call_each_page(analyzer: Analyzer, settings: dict[str, Any], url: str, html: str | None,
-                   metadata: dict[str, Any]) -> Outcome:
+                   metadata: dict[str, Any], html_kind: str = "rendered") -> Outcome:
     if html is None:
-        return Outcome(url, None, "page HTML is missing from the archive")
+        return Outcome(url, None, f"page HTML ({html_kind}) is missing from the archive")
     try:
-        report = analyzer.each_page(PageInput(url, html, metadata, settings))  # type: ignore[misc]
+        report = analyzer.each_page(PageInput(url, html, metadata, settings, html_kind))  # type: ignore[misc]
         return Outcome(url, report or PageReport(), None)
     except Exception as exc:  # one page failing is this analyzer's error for that page, nothing more
         return Outcome(url, None, f"{type(exc).__name__}: {exc}".strip())
@@ -129,8 +133,8 @@ def _worker_main(spec: WorkerSpec, conn: Connection) -> None:
                 break  # the main process is gone
             if task is None:
                 break
-            url, sha, metadata = task
-            outcome = call_each_page(analyzer, settings, url, reader.html_by_sha256(sha), metadata)
+            url, sha, metadata, kind = task
+            outcome = call_each_page(analyzer, settings, url, reader.html_by_sha256(sha), metadata, kind)
             try:
                 conn.send(outcome)
             except Exception as exc:  # an unpicklable report
@@ -424,7 +428,8 @@ def run_serial(analyzer: Analyzer, settings: dict[str, Any], tasks: Iterable[Tas
         for task in tasks:
             try:
                 with time_limit(timeout):
-                    outcome = call_each_page(analyzer, settings, task.url, read_html(task.html_sha256), task.metadata)
+                    outcome = call_each_page(analyzer, settings, task.url, read_html(task.html_sha256), task.metadata,
+                                             task.html_kind)
             except _PageTimeout:
                 outcome = Outcome(task.url, None, timeout_message(timeout), timed_out=True)
             yield outcome

@@ -1,5 +1,5 @@
 """Analyzer results per commit: cells, violations, errors, runs, the done-set that makes re-runs resumable,
-and the results cache keyed by (HTML sha256, analyzer, analyzer version, settings hash) across commits."""
+and the results cache keyed by (sha256 of the HTML read, analyzer, version, settings hash) across commits."""
 
 from __future__ import annotations
 
@@ -21,6 +21,17 @@ _VIOLATION_FIELDS = ("severity", "rule", "message", "location", "snippet", "help
 def settings_hash(settings: Mapping[str, Any]) -> str:
     """sha256 of the canonical JSON of an analyzer's settings: part of the results cache key."""
     return sha256_text(canonical_json(dict(settings)))
+
+
+def cache_key(analyzer: str, version: str, settings: Mapping[str, Any], html_kind: str = "rendered") -> CacheKey:
+    """The key of ``analyzer``'s cached results for pages read as ``html_kind`` (the row's sha is that HTML's).
+
+    Results made on the server's HTML get their own key: an analyzer may say in its findings which HTML
+    it read, so a source page and a rendered page with the same bytes must not share a result. Results
+    made on rendered HTML keep the key they always had.
+    """
+    digest = settings_hash(settings)
+    return analyzer, str(version), digest if html_kind == "rendered" else f"{digest}+{html_kind}"
 
 
 def _cell_rows(cells: Mapping[str, Any]) -> list[list[Any]]:
@@ -147,10 +158,16 @@ class AnalysisMixin(Store):
                                  (commit_id, analyzer)).fetchone()
         return int(row[0])
 
+    def skipped_count(self, commit_id: int, analyzer: str) -> int:
+        """Pages on which ``analyzer`` left a check out (its ``skipped`` findings, see ``PageReport.skipped``)."""
+        row = self._conn.execute("SELECT COUNT(DISTINCT url_id) FROM violation WHERE commit_id = ? AND analyzer = ? "
+                                 "AND rule = 'skipped'", (commit_id, analyzer)).fetchone()
+        return int(row[0])
+
     # --- results cache --------------------------------------------------------------------------------
 
     def cached_report(self, html_sha256: str, key: CacheKey) -> PageReport | None:
-        """The stored each_page result for this HTML and (analyzer, version, settings hash), if any."""
+        """The stored each_page result for the HTML read (its sha256) and ``key`` (see ``cache_key``), if any."""
         row = self._conn.execute(
             "SELECT cells, violations FROM analysis_cache WHERE html_sha256 = ? AND analyzer = ? AND version = ? "
             "AND settings_hash = ?", (html_sha256, *key),
@@ -158,15 +175,21 @@ class AnalysisMixin(Store):
         if row is None:
             return None
         cells = {column: Cell(value, note) if note else value for column, value, note in json.loads(row[0])}
-        violations = [Violation(**{f: v.get(f, "") for f in _VIOLATION_FIELDS}) for v in json.loads(row[1])]
-        return PageReport(cells, violations)
+        violations, skipped = [], {}
+        for v in json.loads(row[1]):
+            if "skipped" in v:  # a check the analyzer did not make (PageReport.skipped), kept in the same list
+                skipped[v["skipped"]] = v.get("reason", "")
+            else:
+                violations.append(Violation(**{f: v.get(f, "") for f in _VIOLATION_FIELDS}))
+        return PageReport(cells, violations, skipped)
 
     def put_cached_reports(self, key: CacheKey, items: Iterable[tuple[str, PageReport]]) -> None:
-        """Store each_page results by HTML sha256 (before any each_url findings are merged in)."""
+        """Store each_page results by the sha256 of the HTML read (before each_url's findings are merged in)."""
         now = utc_now()
         rows = [
             (sha, *key, to_json(_cell_rows(report.cells)),
-             to_json([{f: getattr(v, f) or "" for f in _VIOLATION_FIELDS} for v in report.violations]), now)
+             to_json([{f: getattr(v, f) or "" for f in _VIOLATION_FIELDS} for v in report.violations]
+                     + [{"skipped": what, "reason": why} for what, why in report.skipped.items()]), now)
             for sha, report in items
         ]
         if not rows:
@@ -180,10 +203,11 @@ class AnalysisMixin(Store):
 
     def gc_analysis_cache(self) -> int:
         """Delete cached results whose HTML no page state holds any more; returns the rows deleted."""
+        kept = "SELECT html_sha256 FROM page_state WHERE html_sha256 IS NOT NULL"
+        if "source_sha256" in {r[1] for r in self._conn.execute("PRAGMA table_info(page_state)")}:
+            kept += " UNION SELECT source_sha256 FROM page_state WHERE source_sha256 IS NOT NULL"
         with self._db.atomic():
             self._ensure_analysis_schema()
-            deleted = self._conn.execute(
-                "DELETE FROM analysis_cache WHERE html_sha256 NOT IN "
-                "(SELECT html_sha256 FROM page_state WHERE html_sha256 IS NOT NULL)").rowcount
+            deleted = self._conn.execute(f"DELETE FROM analysis_cache WHERE html_sha256 NOT IN ({kept})").rowcount
         self._touch()
         return int(deleted)

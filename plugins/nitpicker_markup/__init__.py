@@ -1,4 +1,4 @@
-"""The `markup` analyzer: html5lib parse errors and structural HTML rules on each rendered page."""
+"""The `markup` analyzer: html5lib parse errors and structural HTML rules on the HTML the server sent."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 from nitpicker_core import Analyzer, Cell, Column, PageInput, PageReport, UsageError, Violation, hookimpl
 
-from .parse import ErrorCollector
+from .parse import ErrorCollector, ParseTooSlow
 from .rules import check, start_tag
 
 # rule id -> (severity, what it checks); every rule can be switched off with `disable`.
@@ -26,38 +26,56 @@ RULES: dict[str, tuple[str, str]] = {
     "obsolete-element": ("warning", "an element the HTML Living Standard lists as obsolete (center, font…)"),
     "obsolete-attribute": ("warning", "a presentational attribute the HTML Living Standard lists as obsolete"),
     "label-without-control": ("warning", "a <label> whose for= matches no labelable control, or without one"),
-    "parse-skipped": ("info", "the page is larger than max_size, so html5lib did not parse it"),
 }
-DEFAULT_MAX_SIZE = 300_000
+PARSE_RULES = "parse-error, invalid-nesting"
+# Measured on real documentation (benchmarks/markup_parse.md): html5lib parses typical pages at about 1 MB/s
+# of CPU (a 1.5 MB Sphinx-like page in 1.3 s, the 8.5 MB largest rustdoc page in 11.5 s, 224 MB peak), so
+# 5 MB costs about 5 s. Size does not predict the slow cases (a 43 KB page of unclosed <b class=…> takes
+# 31 s): those are bounded by DEFAULT_PARSE_TIMEOUT, below the analyzer's 60 s limit per page.
+DEFAULT_MAX_SIZE = 5_000_000
+DEFAULT_PARSE_TIMEOUT = 20.0
 
 
 class Markup(Analyzer):
     name = "markup"
     label = "Markup: HTML parse errors and structure"
-    version = "1.0.0"
+    version = "2.0.0"  # 2: reads the server's HTML; a page too large or too slow to parse is reported skipped
     columns = (Column("parse_errors", "Parse errors"), Column("violations", "Markup violations"))
     order = 20
+    # Validators judge the HTML the server sent: the rendered DOM holds what scripts added (an id a
+    # sidebar script repeats on every page) and none of the parse errors the browser already repaired.
+    reads = "source"
 
     def check(self, settings: Mapping[str, Any]) -> None:
         check_disabled(settings.get("disable"))  # in the main process, so a typo fails before any page
+        limits(settings)
 
     def setup(self, settings: Mapping[str, Any]) -> None:
         self.disabled = check_disabled(settings.get("disable"))
-        self.max_size = int(settings.get("max_size") or DEFAULT_MAX_SIZE)
-        self.collector = ErrorCollector()
+        self.max_size, parse_timeout = limits(settings)
+        self.collector = ErrorCollector(parse_timeout)
 
     def each_page(self, page: PageInput) -> PageReport:
+        if not hasattr(self, "collector"):  # called without setup (e.g. from a test)
+            self.setup(page.settings)
         violations: list[Violation] = []
-        parse_errors = 0
-        if len(page.html) > self.max_size:
-            if "parse-skipped" not in self.disabled:
-                violations.append(self._violation(
-                    "parse-skipped", f"{len(page.html)} characters exceed max_size {self.max_size}: "
-                    "parse errors were not checked (html5lib slows down sharply on large pages)", "", ""))
-        elif not {"parse-error", "invalid-nesting"} <= self.disabled:
-            for error in self.collector.errors(page.html):
+        skipped: dict[str, str] = {}
+        parse_errors: int | None = None  # None: the parse-error pass did not run
+        if {"parse-error", "invalid-nesting"} <= self.disabled:
+            pass
+        elif self.max_size and len(page.html) > self.max_size:
+            skipped[PARSE_RULES] = (f"{len(page.html):,} characters exceed max_size {self.max_size:,} "
+                                    "(raise --markup-max-size; 0: no limit)")
+        else:
+            try:
+                errors = list(self.collector.errors(page.html))
+                parse_errors = len(errors)
+            except ParseTooSlow as exc:
+                errors = []
+                skipped[PARSE_RULES] = (f"{exc}, stopped after {exc.tokens:,} tokens "
+                                        "(raise --markup-parse-timeout to wait longer)")
+            for error in errors:
                 rule = "invalid-nesting" if error.nesting else "parse-error"
-                parse_errors += 1
                 if rule not in self.disabled:
                     violations.append(self._violation(rule, f"{error.message} ({error.code})",
                                                       f"{error.line}:{error.column}", error.snippet))
@@ -68,17 +86,34 @@ class Markup(Analyzer):
                                                   start_tag(finding.element)))
         by_rule = Counter(v.rule for v in violations)
         note = "\n".join(f"{rule}: {count}" for rule, count in sorted(by_rule.items()))
-        return PageReport(cells={"parse_errors": parse_errors, "violations": Cell(len(violations), note)},
-                          violations=violations)
+        return PageReport(cells={"parse_errors": parse_note(parse_errors, page, skipped.get(PARSE_RULES)),
+                                 "violations": Cell(len(violations), note)},
+                          violations=violations, skipped=skipped)
 
     @staticmethod
     def _violation(rule: str, message: str, location: str, snippet: str) -> Violation:
         return Violation(rule, message, RULES[rule][0], location, snippet=snippet)
 
 
+def parse_note(count: int | None, page: PageInput, skipped: str | None) -> Any:
+    """The parse-error count, with a note when it was not made on the server's HTML or not made at all."""
+    if count is None:
+        return Cell(None, f"not checked: {skipped}" if skipped else "not checked: parse-error and "
+                    "invalid-nesting are disabled")
+    if page.html_kind == "source":
+        return count
+    if page.settings.get("reads") == "rendered":
+        return Cell(count, "in the rendered DOM (reads = rendered)")
+    return Cell(count, "in the rendered DOM: the archive did not keep the HTML the server sent")
+
+
 def check_disabled(value: Any) -> frozenset[str]:
     """The rule ids of the `disable` setting; an unknown id is a usage error naming the known ones."""
     names = [value] if isinstance(value, str) else list(value or [])
+    if "parse-skipped" in names:
+        raise UsageError("markup disable (--markup-disable): parse-skipped can no longer be switched off: a page "
+                         "too large or too slow to parse is always reported (raise --markup-max-size or "
+                         "--markup-parse-timeout instead)")
     unknown = sorted(set(names) - set(RULES))
     if unknown:
         raise UsageError(f"markup disable (--markup-disable): unknown rule {', '.join(unknown)} "
@@ -86,12 +121,32 @@ def check_disabled(value: Any) -> frozenset[str]:
     return frozenset(names)
 
 
+def limits(settings: Mapping[str, Any]) -> tuple[int, float]:
+    """(max_size, parse_timeout) from the settings; a negative or zero-second limit is a usage error."""
+    size = settings.get("max_size")
+    size = DEFAULT_MAX_SIZE if size is None else int(size)
+    seconds = settings.get("parse_timeout")
+    seconds = DEFAULT_PARSE_TIMEOUT if seconds is None else float(seconds)
+    if size < 0:
+        raise UsageError(f"markup max_size (--markup-max-size) must be 0 (no limit) or more, got {size}")
+    if seconds <= 0:
+        raise UsageError(f"markup parse_timeout (--markup-parse-timeout) must be more than 0 s, got {seconds:g}")
+    return size, seconds
+
+
 @hookimpl
 def register_settings(register: Any) -> None:
     register("disable", type="list", default=[],
              help=f"markup rule ids to switch off (known: {', '.join(RULES)})")
     register("max_size", type="int", default=DEFAULT_MAX_SIZE,
-             help="pages longer than this many characters skip the html5lib parse-error pass")
+             help="pages longer than this many characters skip the html5lib parse-error pass, reported as "
+                  "skipped (0: no limit)")
+    register("parse_timeout", type="float", default=DEFAULT_PARSE_TIMEOUT,
+             help="seconds the html5lib parse-error pass may take on one page; slower pages are reported as "
+                  "skipped")
+    register("reads", default="source",
+             help="the HTML to check: source (what the server sent, as validators do) or rendered (the DOM "
+                  "after the page's scripts ran)")
 
 
 @hookimpl

@@ -48,6 +48,20 @@ class Probe(Analyzer):
                            "html_in_metadata": "html" in page.metadata}, bad)
 
 
+class SourceProbe(Probe):
+    """Reads the HTML the server sent; says which HTML it got; leaves a check out on pages saying "big"."""
+
+    name = "source-probe"
+    reads = "source"
+
+    def each_page(self, page):
+        report = super().each_page(page)
+        report.cells["kind"] = page.html_kind
+        if "big" in page.html:
+            report.skipped = {"big-rule": "the page is too big"}
+        return report
+
+
 class Recycler(Probe):
     name = "recycler"
     concurrency = 1
@@ -92,11 +106,13 @@ def register_settings(register):
     register("words", type="list", default=[])
     register("fail_in_workers", type="bool", default=False)
     register("usage_error", type="bool", default=False)
+    register("reads", default="")
 
 
 @hookimpl
 def register_analyzers(register):
     register(Probe())
     register(Recycler())
+    register(SourceProbe())
     register(BrowserProbe())
 '''

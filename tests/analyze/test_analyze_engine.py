@@ -86,7 +86,8 @@ def test_workers_read_the_html_themselves_and_run_setup_once(probe_pm, tmp_path)
     log = tmp_path / "log"
     result = run(probe_pm, archive, log, words=["w"])
     assert result.summary()["analyzers"] == {"probe": {
-        "pages": 3, "urls": 0, "cached": 0, "violations": 1, "errors": 0, "timeouts": 0, "mode": "pool"}}
+        "pages": 3, "urls": 0, "cached": 0, "violations": 1, "errors": 0, "timeouts": 0, "mode": "pool",
+        "skipped": 0, "reads": "rendered", "source_missing": 0}}
     assert result.stats == {"pages": 3, "violations": 1, "errors": {"probe": 0}}
     found = cells(archive)
     assert {k: (v["length"], v["words"], v["html_in_metadata"]) for k, v in found.items()} == {
@@ -123,7 +124,7 @@ def test_workers_are_recycled_after_pages_per_worker_pages(probe_pm, tmp_path):
 
 
 def test_only_ids_cross_the_process_boundary(tmp_path):
-    assert pool.Task._fields == ("url", "html_sha256", "metadata")
+    assert pool.Task._fields == ("url", "html_sha256", "metadata", "html_kind")
     assert "html" not in pool.WorkerSpec.__dataclass_fields__
 
 
@@ -136,7 +137,8 @@ def test_hang_times_out_crash_and_exception_become_error_rows_and_the_run_goes_o
     result = run(probe_pm, archive, log, timeout=2)
     assert time.monotonic() - started < 60
     assert result.summaries["probe"].as_dict() == {
-        "pages": 6, "urls": 0, "cached": 0, "violations": 0, "errors": 3, "timeouts": 1, "mode": "pool"}
+        "pages": 6, "urls": 0, "cached": 0, "violations": 0, "errors": 3, "timeouts": 1, "mode": "pool",
+        "skipped": 0, "reads": "rendered", "source_missing": 0}
     assert errors(archive) == {"/hang": "timed out after 2 s", "/boom": "ValueError: boom page",
                                "/crash": "worker exited with code 3"}
     assert sorted(cells(archive)) == ["/a", "/b", "/c"]
@@ -176,7 +178,8 @@ def test_second_run_and_unchanged_pages_of_a_new_commit_come_from_the_cache(prob
     again = run(probe_pm, archive, log)  # same commit, same version and settings: nothing to compute
     assert not log.exists()  # no worker started, no each_page call
     assert again.summaries["probe"].as_dict() == {
-        "pages": 3, "urls": 0, "cached": 3, "violations": 1, "errors": 0, "timeouts": 0, "mode": "none"}
+        "pages": 3, "urls": 0, "cached": 3, "violations": 1, "errors": 0, "timeouts": 0, "mode": "none",
+        "skipped": 0, "reads": "rendered", "source_missing": 0}
     assert cells(archive) == first
 
     build_archive(archive, [page("/a", "bad"), page("/b", "changed"), page("/c", "three")])  # a new commit
@@ -216,6 +219,85 @@ def test_pool_that_cannot_start_runs_serially_with_a_warning(probe_pm, tmp_path,
             "running it in this process") in warnings
 
 
+# --- which HTML an analyzer reads, and checks it left out ------------------------------------------------
+
+
+def sent(path: str, body: str, source: str | None) -> ScrapeResult:
+    """A page whose server sent ``source`` (None: an archive that did not keep it) and rendered otherwise."""
+    result = page(path, body)
+    result.source = source
+    return result
+
+
+def test_an_analyzer_reading_source_gets_the_sent_html_or_says_it_got_the_rendered_one(probe_pm, tmp_path):
+    source_a = "<!doctype html><p>as sent by the server</p>"
+    archive = build_archive(tmp_path / "site.nitpicker", [sent("/a", "rendered a", source_a),
+                                                          sent("/b", "rendered b", None)])
+    log = tmp_path / "log"
+    result = run(probe_pm, archive, log, names=("source-probe", "probe"))
+    assert result.summaries["source-probe"].as_dict() == {
+        "pages": 2, "urls": 0, "cached": 0, "violations": 0, "errors": 0, "timeouts": 0, "mode": "pool",
+        "skipped": 0, "reads": "source", "source_missing": 1}
+    with open_archive(archive) as reader:
+        found = {(c["url"].removeprefix(SITE), c["column"]): c["value"]
+                 for c in reader.analysis(analyzer="source-probe") if c["column"] in ("kind", "length")}
+        rendered = {c["url"].removeprefix(SITE): c["value"]
+                    for c in reader.analysis(analyzer="probe") if c["column"] == "length"}
+        source_sha = reader.page(SITE + "/a")["source_sha256"]
+        cached = {(row[0], row[1]) for row in reader.execute(
+            "SELECT html_sha256, settings_hash FROM analysis_cache WHERE analyzer = 'source-probe'")}
+        rendered_b = reader.page(SITE + "/b")["html_sha256"]
+    assert found == {("/a", "kind"): "source", ("/a", "length"): len(source_a),
+                     ("/b", "kind"): "rendered", ("/b", "length"): len(html_of("/b", "rendered b"))}
+    assert rendered == {"/a": len(html_of("/a", "rendered a")), "/b": len(html_of("/b", "rendered b"))}
+    # cached by the sha of the HTML read; a result made on the server's HTML has a key of its own
+    digest = settings_hash(result_settings(archive, "source-probe"))
+    assert cached == {(source_sha, digest + "+source"), (rendered_b, digest)}
+
+    log.unlink()
+    again = run(probe_pm, archive, log, names=("source-probe",))
+    assert not log.exists() and again.summaries["source-probe"].cached == 2
+    assert again.summaries["source-probe"].source_missing == 1
+
+
+def result_settings(archive: Path, analyzer: str) -> dict:
+    with open_archive(archive) as reader:
+        (row,) = [r for r in reader.analyzer_runs() if r["analyzer"] == analyzer]
+    return row["settings"]
+
+
+def test_a_reads_setting_overrides_what_the_analyzer_reads(probe_pm, tmp_path):
+    archive = build_archive(tmp_path / "site.nitpicker", [sent("/a", "rendered a", "<p>sent</p>")])
+    log = tmp_path / "log"
+    result = run(probe_pm, archive, log, names=("source-probe",), reads="rendered")
+    assert (result.summaries["source-probe"].reads, result.summaries["source-probe"].source_missing) == ("rendered", 0)
+    with open_archive(archive) as reader:
+        kinds = [c["value"] for c in reader.analysis(analyzer="source-probe") if c["column"] == "kind"]
+    assert kinds == ["rendered"]
+    from nitpicker_core.errors import UsageError
+
+    with pytest.raises(UsageError, match="^source-probe: reads must be one of source, rendered, not 'dom'$"):
+        run(probe_pm, archive, log, names=("source-probe",), reads="dom")
+
+
+def test_a_check_left_out_is_a_stored_finding_and_counted_also_from_the_cache(probe_pm, tmp_path):
+    archive = build_archive(tmp_path / "site.nitpicker", [
+        sent("/a", "big page", "<p>big as sent</p>"), sent("/b", "small", "<p>small as sent</p>")])
+    log = tmp_path / "log"
+    first = run(probe_pm, archive, log, names=("source-probe",))
+    assert (first.summaries["source-probe"].skipped, first.summaries["source-probe"].violations) == (1, 1)
+    build_archive(archive, [sent("/a", "big page", "<p>big as sent</p>"), sent("/b", "small", "<p>still</p>")])
+    log.unlink()
+    second = run(probe_pm, archive, log, names=("source-probe",))  # a new commit: /a comes from the cache
+    assert log_lines(log, "page") == [SITE + "/b"]
+    assert (second.summaries["source-probe"].skipped, second.summaries["source-probe"].cached) == (1, 1)
+    with open_archive(archive) as reader:
+        for commit in (1, 2):
+            assert [(v["url"], v["rule"], v["severity"], v["message"])
+                    for v in reader.violations(commit, analyzer="source-probe")] == [
+                (SITE + "/a", "skipped", "info", "big-rule not checked: the page is too big")]
+
+
 class Sleeper(Analyzer):
     name = "sleeper"
 
@@ -237,7 +319,8 @@ def test_in_process_analyzers_are_time_limited_too(pm, tmp_path):
     result = analyze(pm, load_config(pm, data={}), archive, ["sleeper"], timeout=1)
     assert time.monotonic() - started < 10
     assert result.summaries["sleeper"].as_dict() == {
-        "pages": 2, "urls": 0, "cached": 0, "violations": 0, "errors": 1, "timeouts": 1, "mode": "serial"}
+        "pages": 2, "urls": 0, "cached": 0, "violations": 0, "errors": 1, "timeouts": 1, "mode": "serial",
+        "skipped": 0, "reads": "rendered", "source_missing": 0}
     with open_archive(archive) as reader:
         assert [(e["url"], e["message"]) for e in reader.analyzer_errors()] == [(SITE + "/slow", "timed out after 1 s")]
         assert [(c["url"], c["value"]) for c in reader.analysis()] == [(SITE + "/fast", True)]
@@ -270,7 +353,7 @@ def test_cli_repeatable_list_settings_summary_and_exit_codes(dist, cli, tmp_path
     assert json.loads(done.stdout) == {
         "pages": 2, "violations": 1, "errors": {"probe": 0},
         "analyzers": {"probe": {"pages": 2, "urls": 0, "cached": 0, "violations": 1, "errors": 0, "timeouts": 0,
-                                "mode": "pool"}}}
+                                "mode": "pool", "skipped": 0, "reads": "rendered", "source_missing": 0}}}
     assert "probe: 2 pages, 0 cached, 1 violations, 0 errors (0 timeouts)" in done.stderr.splitlines()
     assert {tuple(v["words"]) for v in cells(archive).values()} == {("a", "b", "c")}
 

@@ -1,4 +1,5 @@
-"""The `markup` analyzer: every rule on literal HTML, then its exact findings on a real crawl of /analyze/markup/."""
+"""The `markup` analyzer: every rule on literal HTML, then its exact findings on real crawls of /analyze/markup/
+and /analyze/source/ (the HTML the server sent against the rendered DOM, pages left unparsed)."""
 
 from __future__ import annotations
 
@@ -11,17 +12,17 @@ from nitpicker_markup import RULES, Markup
 from nitpicker_markup.parse import NESTING_CODES
 from support import crawl_subtree, run_cli
 
-from nitpicker_core import PageInput
+from nitpicker_core import Cell, PageInput, UsageError
 from nitpicker_core.archive import open_archive
 
 DOC = '<!DOCTYPE html>\n<html lang="en"><head><title>t</title></head><body>\n{}\n</body></html>'
 
 
-def analyze(body: str, raw: bool = False, **settings):
+def analyze(body: str, raw: bool = False, kind: str = "source", **settings):
     analyzer = Markup()
     analyzer.setup({"disable": [], **settings})
     html = body if raw else DOC.format(body)
-    return analyzer.each_page(PageInput("http://localhost/", html, {}, settings))
+    return analyzer.each_page(PageInput("http://localhost/", html, {}, settings, kind))
 
 
 def found(body: str, raw: bool = False, **settings) -> list[tuple[str, str]]:
@@ -134,26 +135,78 @@ def test_disabled_rules_are_not_reported_but_parse_errors_still_counted():
     assert report.cells["parse_errors"] == 1
 
 
-def test_large_pages_skip_the_parser_with_a_note():
+def test_a_page_over_max_size_is_reported_skipped_and_the_structure_still_checked():
     body = '<p>one</i></p><img src="a">'
     report = analyze(body, max_size=100)
-    assert [(v.rule, v.severity, v.location) for v in report.violations] == [
-        ("parse-skipped", "info", ""), ("img-alt-missing", "error", "html > body > img")]
+    assert [(v.rule, v.location) for v in report.violations] == [("img-alt-missing", "html > body > img")]
     size = len(DOC.format(body))
-    assert report.violations[0].message.startswith(f"{size} characters exceed max_size 100:")
-    assert report.cells["parse_errors"] == 0
-    assert [v.rule for v in analyze(body, max_size=100, disable=["parse-skipped"]).violations] == ["img-alt-missing"]
+    reason = f"{size:,} characters exceed max_size 100 (raise --markup-max-size; 0: no limit)"
+    assert report.skipped == {"parse-error, invalid-nesting": reason}
+    assert report.cells["parse_errors"] == Cell(None, f"not checked: {reason}")
+    assert analyze(body, max_size=0).skipped == {}  # 0: no limit
+    assert analyze(body, max_size=0).cells["parse_errors"] == 1
+
+
+def test_the_default_size_limit_parses_a_typical_large_page():
+    # 300,000 characters was the old limit: 32 pages of Python's documentation were left unparsed
+    body = "\n".join(f'<p id="p{n}">Paragraph {n} of <a href="/{n}">a long page</a>.</p>' for n in range(6000))
+    report = analyze(body + "<p>stray</i></p>")
+    assert len(DOC.format(body)) > 300_000 and report.skipped == {}
+    assert [v.rule for v in report.violations] == ["invalid-nesting"]
+
+
+def test_a_parse_too_slow_is_stopped_and_reported_skipped():
+    # html5lib's quadratic case: every unclosed <b> with its own attributes stays an active formatting element
+    body = "".join(f'<b class="c{n}">x<p>y' for n in range(3000)) + '<img src="a">'
+    report = analyze(body, parse_timeout=0.5)
+    (what, why), = report.skipped.items()
+    assert what == "parse-error, invalid-nesting"
+    assert why.startswith("html5lib did not finish within 0.5 s, stopped after ")
+    assert why.endswith(" tokens (raise --markup-parse-timeout to wait longer)")
+    assert [v.rule for v in report.violations if v.rule.startswith(("parse", "invalid"))] == []
+    assert "img-alt-missing" in {v.rule for v in report.violations}  # the structural rules still ran
+
+
+def test_both_parse_rules_disabled_means_not_parsed_and_not_skipped():
+    report = analyze("<p>one</i></p>", disable=["parse-error", "invalid-nesting"], max_size=10)
+    assert report.skipped == {} and report.violations == []
+    assert report.cells["parse_errors"] == Cell(None, "not checked: parse-error and invalid-nesting are disabled")
+
+
+def test_the_parse_error_count_says_when_it_was_made_on_the_rendered_dom():
+    assert analyze("<p>one</i></p>").cells["parse_errors"] == 1
+    assert analyze("<p>one</i></p>", kind="rendered").cells["parse_errors"] == Cell(
+        1, "in the rendered DOM: the archive did not keep the HTML the server sent")
+    assert analyze("<p>one</i></p>", kind="rendered", reads="rendered").cells["parse_errors"] == Cell(
+        1, "in the rendered DOM (reads = rendered)")
+
+
+def test_markup_reads_the_source_unless_told_otherwise():
+    assert Markup().reads == "source"
+    assert Markup().reading({"reads": "rendered"}) == "rendered"
+    with pytest.raises(UsageError, match="^markup: reads must be one of source, rendered, not 'dom'$"):
+        Markup().reading({"reads": "dom"})
 
 
 def test_unknown_rule_is_a_usage_error():
-    from nitpicker_core import UsageError
-
     with pytest.raises(UsageError, match="unknown rule nope"):
         analyze("", disable=["nope"])
+    with pytest.raises(UsageError, match="parse-skipped can no longer be switched off"):
+        Markup().check({"disable": ["parse-skipped"]})
+
+
+@pytest.mark.parametrize(("settings", "message"), [
+    ({"max_size": -1}, "markup max_size (--markup-max-size) must be 0 (no limit) or more, got -1"),
+    ({"parse_timeout": 0}, "markup parse_timeout (--markup-parse-timeout) must be more than 0 s, got 0"),
+])
+def test_bad_limits_are_usage_errors(settings, message):
+    with pytest.raises(UsageError) as caught:
+        Markup().check(settings)
+    assert str(caught.value) == message
 
 
 def test_every_rule_has_a_known_severity():
-    assert {severity for severity, _ in RULES.values()} == {"error", "warning", "info"}
+    assert {severity for severity, _ in RULES.values()} == {"error", "warning"}
 
 
 # --- a real crawl of /analyze/markup/ --------------------------------------------------------------------
