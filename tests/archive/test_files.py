@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from archive_testdata import page, snapshot
 
-from nitpicker_core.archive import ArchiveWriter, files, open_archive, stub_path
+from nitpicker_core.archive import FORMAT_VERSION, ArchiveWriter, files, open_archive, stub_path
 from nitpicker_core.errors import ArchiveError
 
 
@@ -137,7 +137,7 @@ def _bad_inputs(tmp_path: Path) -> dict[str, tuple[Path, str]]:
         p.unlink()
     newer_dir.rmdir()
     cases["newer"] = (tmp_path / "newer.nitpicker",
-                      "newer.nitpicker has archive format 7; this nitpicker reads up to 1 — upgrade nitpicker")
+                      f"newer.nitpicker has archive format 7; this nitpicker reads up to {FORMAT_VERSION} — upgrade nitpicker")
     return cases
 
 
