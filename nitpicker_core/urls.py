@@ -251,26 +251,43 @@ def _locate(url: str) -> tuple[str, int | None, tuple[str, ...]]:
     return host, port, segments
 
 
+def _names_a_page(segment: str) -> bool:
+    stem, dot, extension = segment.rpartition(".")
+    return bool(dot and stem) and extension.lower() in HTML_EXTENSIONS
+
+
 class Scope:
     """Which URLs are internal: same host and port as an entry whose path is a segment prefix.
 
-    ``https://h/`` covers the whole host, ``https://h/blog/`` that subtree only, and a file-like start
-    URL ``https://h/a/b`` covers ``/a/b`` and below but not its siblings (``/a/c``). The scheme is
-    ignored (http and https of a host are one site). Extra values may be URLs or bare ``host[:port]``.
+    ``https://h/`` covers the whole host, ``https://h/blog/`` that subtree only. A start URL naming a
+    page file (``https://h/docs/index.html``: a page extension, see ``HTML_EXTENSIONS``) covers its
+    directory, ``/docs/``; any other start URL ``https://h/a/b`` covers ``/a/b`` and below but not its
+    siblings (``/a/c``), since ``/python/3.11`` may well be a directory. Extra values (``--scope``) and
+    added URLs (``--list``) are taken as written. The scheme is ignored (http and https of a host are
+    one site). Extra values may be URLs or bare ``host[:port]``.
     """
 
     def __init__(self, roots: list[str], extra: list[str] | None = None) -> None:
         self.entries: list[ScopeEntry] = []
-        for value in [*roots, *(extra or [])]:
+        for value in roots:
+            self.add(value, start=True)
+        for value in extra or []:
             self.add(value)
 
-    def add(self, value: str) -> ScopeEntry:
+    def add(self, value: str, *, start: bool = False) -> ScopeEntry:
+        """Add a scope entry; ``start`` (a start URL) widens a page file to its directory."""
         value = value.strip()
         if not _SCHEME_RE.match(value):
             value = "http://" + value
         bare, credentials = split_credentials(value)
         host, port, segments = _locate(bare)
-        entry = ScopeEntry(host, port, segments, normalize(bare), credentials)
+        url = normalize(bare)
+        if start and segments and _names_a_page(segments[-1]) and not urlsplit(bare).path.endswith("/"):
+            # users start at /index.html all the time: the scope was that one file (issue 12)
+            segments = segments[:-1]
+            parts = urlsplit(url)
+            url = urlunsplit((parts.scheme, parts.netloc, parts.path.rsplit("/", 1)[0] + "/", "", ""))
+        entry = ScopeEntry(host, port, segments, url, credentials)
         self.entries.append(entry)
         return entry
 

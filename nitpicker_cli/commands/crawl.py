@@ -198,6 +198,15 @@ def _left_out(stats: Any) -> str:
     return "; " + "; ".join(parts) if parts else ""
 
 
+def _explain_scope(app: Any, stats: Any) -> None:
+    """A crawl the scope left far narrower than its start page's links says so, and how to widen it."""
+    from nitpicker_core.crawler.start_links import scope_note
+
+    note = scope_note(getattr(stats, "start_links", None), stats.rendered)
+    if note:
+        app.info(note)
+
+
 def _say(message: str) -> None:
     """Stop messages are shown even with --silent: they say how to get the rest of the crawl."""
     click.echo(f"nitpicker: {message}", err=True)
@@ -251,6 +260,7 @@ def register_commands(cli: click.Group, pm: Any) -> None:
         app.info(f"{stats.status}{_limited(stats)}: {stats.pages} URLs ({stats.rendered} rendered, "
                  f"{stats.skipped} skipped, {stats.internal_errors} internal / {stats.external_errors} external "
                  f"errors) → {output}{_left_out(stats)}")
+        _explain_scope(app, stats)
         if stats.status == "interrupted":
             # a stopped crawl is not a failed one: what it found so far is in the archive, the rest pending
             _say(f"interrupted; resume with: {crawler.resume_command}")

@@ -11,6 +11,7 @@ from nitpicker_core.crawler import rules
 from nitpicker_core.crawler.errors import PERMANENT_KINDS, classify, is_blocked_status
 from nitpicker_core.crawler.fetch import FetchResult
 from nitpicker_core.crawler.queue import QueueItem
+from nitpicker_core.crawler.start_links import StartLinks
 from nitpicker_core.crawler.stopping import PageAbandoned
 from nitpicker_core.records import Anchor, CrawlErrorRecord, PageError, Resource, ScrapeResult
 from nitpicker_core.urls import normalize
@@ -68,6 +69,14 @@ class ResultsMixin:
     _linked: set[str]
     _outside_depth: dict[str, int]
     _stopping: bool
+    _seeds: set[str]
+    _start_links_seen: StartLinks | None = None
+
+    @property
+    def _start_links(self) -> StartLinks:
+        if self._start_links_seen is None:
+            self._start_links_seen = StartLinks()
+        return self._start_links_seen
 
     def _store_rendered(self, item: QueueItem, result: ScrapeResult, pre: FetchResult) -> bool:
         url = item.url
@@ -159,6 +168,10 @@ class ResultsMixin:
                                    metadata_only=not internal or not self.options.recursive,
                                    referrer=page_url, depth=below))
         self._linked.update(item.url for item in found)
+        if page_url in self._seeds or self._claimed.get(page_url) in self._seeds:
+            # what the start page leads to on its host: the summary explains a scope that left most of it out
+            self.stats.start_links = self._start_links.observe(
+                page_url, [(item.url, not item.external) for item in found], self.scope)
         fresh = self.queue.add(found)
         if self.queue.guessed(page_url):
             return  # a page reached only by a guess: its links are followed, but never guessed from

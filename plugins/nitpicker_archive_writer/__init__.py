@@ -58,7 +58,10 @@ def crawl_page_scraped(result: ScrapeResult, crawl: CrawlContext) -> None:
 
 @hookimpl
 def crawl_page_skipped(url: str, reason: str, crawl: CrawlContext) -> None:
-    crawl.archive.put_skipped(crawl.commit, url, reason)
+    from nitpicker_core.crawler.rules import outside_scope  # only crawls need it (it imports requests)
+
+    # a skipped link to another site is external like any other (it was counted among internal pages)
+    crawl.archive.put_skipped(crawl.commit, url, reason, is_external=outside_scope(url, crawl))
 
 
 @hookimpl

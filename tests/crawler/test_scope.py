@@ -52,3 +52,30 @@ def test_extra_hosts_and_ports() -> None:
     assert not scope.is_internal("http://cdn.example/x.js")
     assert scope.same_host("http://localhost:8010/scope/admin/")
     assert not scope.same_host("http://127.0.0.1:8010/scope/admin/")
+
+
+def test_a_start_url_naming_a_file_scopes_to_its_directory() -> None:
+    # issue 12: starting at /docs/index.html crawled that one page; users start at index.html all the time
+    scope = Scope(["http://h/docs/index.html"])
+    assert scope.entries[0].url == "http://h/docs/"
+    for url in ("http://h/docs/index.html", "http://h/docs/a.html", "http://h/docs/sub/b.html", "http://h/docs/"):
+        assert scope.is_internal(url), url
+    assert not scope.is_internal("http://h/other.html")
+    assert not scope.is_internal("http://h/docsx/a.html")
+    assert Scope(["https://h/index.php?lang=en"]).is_internal("https://h/anything")
+    assert Scope(["http://h/A/Page.HTML"]).is_internal("http://h/A/other")
+
+
+def test_a_start_url_whose_last_segment_is_no_page_keeps_its_exact_scope() -> None:
+    # /python/3.11 or /socket.io may well be directories: no page extension, so nothing is widened
+    for start, sibling in (("http://h/python/3.11", "http://h/python/3.12"), ("http://h/a/socket.io", "http://h/a/x")):
+        scope = Scope([start])
+        assert scope.is_internal(start + "/x") and not scope.is_internal(sibling)
+
+
+def test_extra_scope_values_and_added_urls_are_taken_as_written() -> None:
+    # --scope and --list name exactly what the user wants in: a listed page does not bring its siblings
+    scope = Scope(["http://h/blog/"], ["http://h/docs/index.html"])
+    assert not scope.is_internal("http://h/docs/a.html")
+    scope.add("http://h/news/today.html")
+    assert not scope.is_internal("http://h/news/yesterday.html")
