@@ -29,7 +29,7 @@ def test_html_first_in_batch_order_assets_last() -> None:
 
 def test_dedup_by_normalized_url() -> None:
     queue = UrlQueue()
-    fresh = queue.add(["http://H/a#x", "http://user:pw@h/a", "http://h//a", "http://h/q?kind=alpha",
+    fresh = queue.add(["http://H/a#x", "http://user:pw@h/a", "http://h/./%61", "http://h/q?kind=alpha",
                        "http://h/q?kind=beta", "http://h/q?PHPSESSID=1&kind=alpha"])
     assert [i.url for i in fresh] == ["http://h/a", "http://h/q?kind=alpha", "http://h/q?kind=beta"]
     assert queue.add(["http://h/a"]) == []
@@ -38,6 +38,8 @@ def test_dedup_by_normalized_url() -> None:
     queue.finish("http://h/a")
     assert queue.add(["http://h/a"]) == [] and queue.state("http://h/a") == "done"
     assert "http://h/q?kind=beta" in queue and "http://h/nope" not in queue
+    # RFC 3986 keeps empty segments: /a//b is another URL, not a duplicate (issue 12)
+    assert [i.url for i in queue.add(["http://h//a"])] == ["http://h//a"]
 
 
 def test_disable_queries() -> None:
