@@ -28,6 +28,10 @@ def index() -> str:
              for row in status["by_code"]]
     if status["failed"]:
         codes.append({"label": "summary.failed", "count": status["failed"], "pct": _share(status["failed"], total)})
+    # URLs never requested (--no-fetch-external, a crawl cut short) are a category of their own, never failures.
+    not_checked = status.get("not_checked", 0)
+    if not_checked:
+        codes.append({"label": "summary.not_checked", "count": not_checked, "pct": _share(not_checked, total)})
     failures = [{"label": row["kind"], "count": row["count"], "pct": _share(row["count"], status["failed"])}
                 for row in status["failed_by_kind"]]
     type_total = sum(row["count"] for row in data["content_types"])
@@ -37,7 +41,7 @@ def index() -> str:
     fill = [{"label": "field." + row["field"], "count": row["filled"], "total": row["total"],
              "pct": round(100.0 * row["rate"], 1)} for row in data["metadata_fill"]]
     return render("summary.html", title="view.summary", counts=data["counts"], status=status, codes=codes,
-                  failures=failures, types=types, fill=fill)
+                  failures=failures, types=types, fill=fill, not_checked=not_checked)
 
 
 @home.get("/lang/<code>")

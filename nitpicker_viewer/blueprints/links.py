@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint
+from flask import Blueprint, request
 
 from nitpicker_core import MenuLink, hookimpl
 from nitpicker_viewer.app import render
@@ -15,12 +15,33 @@ links = Blueprint("links", __name__, template_folder="../templates")
 GRAPH_EDGE_LIMIT = 3000  # edges drawn; the nodes are their endpoints (a few thousand stay usable)
 
 
+GROUPS = ("target", "source", "anchor")
+# Per grouping: the columns and the default sort (each group's own URL).
+BROKEN_COLUMNS = {
+    "target": ((Col("url", "col.resolved", "url", "page"), Col("status", "col.status", None, "status"),
+                Col("pages", "col.referring_pages", "pages", "num"), Col("anchors", "col.anchors", "anchors", "num"),
+                Col("sources", "col.source", None, "pages"), Col("links", "col.written", None, "anchors")), "url"),
+    "source": ((Col("source", "col.source", "source", "page"),
+                Col("targets", "col.broken_targets", "targets", "num"), Col("anchors", "col.anchors", "anchors", "num"),
+                Col("urls", "col.resolved", None, "pages"), Col("links", "col.written", None, "anchors")), "source"),
+    "anchor": ((Col("source", "col.source", "source", "page"), Col("href", "col.written", "href", "url"),
+                Col("line", "col.line", None, "num"), Col("url", "col.resolved", "url", "page"),
+                Col("status", "col.status", None, "status"), Col("text", "col.text")), "source"),
+}
+
+
 @links.get("/broken-links")
 def broken() -> str:
-    table = paged_table("broken", "view.broken_links", "broken-links", (
-        Col("source", "col.source", "source", "page"), Col("href", "col.href", "href", "url"),
-        Col("url", "col.resolved", "url", "page"), Col("status", "col.status", None, "status"),
-        Col("text", "col.text")), default_sort="source")
+    group = request.args.get("group") if request.args.get("group") in GROUPS else "target"
+    columns, default_sort = BROKEN_COLUMNS[group]
+    table = paged_table("broken", "view.broken_links", "broken-links", columns,
+                        filters=(Filter("group", "filter.group", "select",
+                                        tuple((g, "group." + g) for g in GROUPS)),),
+                        params={"group": group}, default_sort=default_sort)
+    if group == "anchor":  # line and column in one cell
+        for row in table.rows:
+            if row.get("line") is not None:
+                row["line"] = f"{row['line']}:{row['col']}" if row.get("col") is not None else row["line"]
     return render("table_view.html", title="view.broken_links", table=table)
 
 
@@ -28,7 +49,8 @@ def broken() -> str:
 def external() -> str:
     table = paged_table("external", "view.external_links", "external-links", (
         Col("url", "col.destination", "url", "page"), Col("status", "col.status", "status", "status"),
-        Col("error_kind", "col.error_kind"), Col("referrers", "col.referrers", "referrers", "num"),
+        Col("error_kind", "col.error_kind"), Col("outcome", "col.outcome", None, "outcome"),
+        Col("referrers", "col.referrers", "referrers", "num"),
         Col("anchors", "col.anchors", "anchors", "num")), default_sort="url")
     return render("table_view.html", title="view.external_links", table=table,
                   note="external.note")

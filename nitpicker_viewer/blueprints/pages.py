@@ -22,8 +22,9 @@ PAGE_COLUMNS = (
     Col("url", "col.url", "url", "page"), Col("status", "col.status", "status", "status"),
     Col("content_type", "col.content_type", "content_type"), Col("title", "col.title", "title"),
     Col("content_length", "col.size", "size", "num"), Col("crawl_order", "col.crawl_order", "crawl_order", "num"),
-    Col("error_kind", "col.error_kind"),
+    Col("error_kind", "col.error_kind"), Col("outcome", "col.outcome", None, "outcome"),
 )
+OUTCOMES = ("answered", "redirect", "skipped", "failed", "not_checked")
 
 
 def page_filters() -> tuple[Filter, ...]:
@@ -33,6 +34,7 @@ def page_filters() -> tuple[Filter, ...]:
                (("", "any"), *((c, "category." + c) for c in CATEGORIES))),
         Filter("missing", "filter.missing", "select", (("", "any"), *((f, "field." + f) for f in METADATA_FIELDS))),
         Filter("url", "filter.url_pattern"),
+        Filter("outcome", "filter.outcome", "select", (("", "any"), *((o, "outcome." + o) for o in OUTCOMES))),
         Filter("external", "filter.include_external", "check"),
     )
 

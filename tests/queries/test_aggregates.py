@@ -14,8 +14,13 @@ from nitpicker_core.query import query_registry, run_query
 
 # Parameter variants per link query: defaults, every sort in both directions, pages past the first.
 VARIANTS: dict[str, list[dict]] = {
-    "broken-links": [{}, {"sort": "href", "order": "desc"}, {"sort": "url"}, {"order": "desc"},
-                     {"limit": 1, "offset": 1}],
+    "broken-links": [{}, {"sort": "pages", "order": "desc"}, {"sort": "anchors"}, {"order": "desc"},
+                     {"limit": 1, "offset": 1, "per_group": 1},
+                     {"group": "source"}, {"group": "source", "sort": "anchors", "order": "desc"},
+                     {"group": "source", "sort": "targets", "limit": 2, "offset": 1, "per_group": 2},
+                     {"group": "anchor"}, {"group": "anchor", "sort": "href", "order": "desc"},
+                     {"group": "anchor", "sort": "url"}, {"group": "anchor", "order": "desc"},
+                     {"group": "anchor", "limit": 1, "offset": 1}],
     "external-links": [{}, {"sort": "status", "order": "desc"}, {"sort": "referrers"},
                        {"sort": "anchors", "order": "desc"}, {"order": "desc"}, {"limit": 2, "offset": 1}],
     "isolated-pages": [{}, {"include_roots": False}, {"sort": "title"}, {"sort": "root", "order": "desc"},
@@ -29,7 +34,7 @@ VARIANTS: dict[str, list[dict]] = {
     "diff": [{}],
     "error-kinds": [{}, {"examples": 0}, {"examples": 100}],
     "pages": [{}, {"sort": "status"}, {"strict": True}, {"order": "desc", "limit": 3, "offset": 1},
-              {"external": True}],
+              {"external": True}, {"outcome": "not_checked"}, {"outcome": "answered", "sort": "status"}],
     "images": [{}, {"missing_alt": True}, {"sort": "alt", "limit": 5}],
     "headers": [{}, {"missing": "csp"}, {"url": "a"}, {"limit": 2, "offset": 1}],
     "mismatches": [{}, {"kind": "og_title"}, {"limit": 2, "offset": 1}],
@@ -69,7 +74,8 @@ def test_crawled_archive_aggregates_equal_on_demand(crawled, registry, monkeypat
 def _page(path: str, links: list[str], status: int = 200, title: str = "", **kw) -> ScrapeResult:
     return ScrapeResult(url=SITE + path, status=status, content_type="text/html", metadata={"title": title or path},
                         html="<html></html>",
-                        anchors=[Anchor(href if href.startswith("http") else SITE + href, href) for href in links],
+                        anchors=[Anchor(href if href.startswith("http") else SITE + href, href, raw_href=href)
+                                 for href in links],
                         **kw)
 
 
@@ -111,9 +117,9 @@ def tricky(tmp_path):
 
 def test_hand_built_archive_aggregates_equal_on_demand(tricky, registry, monkeypatch):
     found = assert_same(registry, tricky, monkeypatch)
-    broken = found[("broken-links", repr({}))]
+    broken = found[("broken-links", repr({"group": "anchor"}))]
     assert broken["total"] == 8
-    assert [(r["source"], r["href"], r["url"]) for r in broken["items"]] == [
+    assert [(r["source"], r["target"], r["url"]) for r in broken["items"]] == [
         (SITE + "/", SITE + "/gone", SITE + "/gone"),
         (SITE + "/", "https://ext.test/r", "https://ext.test/final"),
         (SITE + "/b", SITE + "/gone", SITE + "/gone"),
@@ -123,6 +129,19 @@ def test_hand_built_archive_aggregates_equal_on_demand(tricky, registry, monkeyp
         (SITE + "/c", "https://ext.test/r", "https://ext.test/final"),
         (SITE + "/x", SITE + "/gone2", SITE + "/gone2"),
     ]
+    by_target = found[("broken-links", repr({}))]
+    assert [(r["url"], r["pages"], r["anchors"], r["sources"]) for r in by_target["items"]] == [
+        (SITE + "/gone", 3, 5, [SITE + "/", SITE + "/b", SITE + "/c"]),
+        (SITE + "/gone2", 1, 1, [SITE + "/x"]),
+        ("https://ext.test/final", 2, 2, [SITE + "/", SITE + "/c"])]
+    # the href exactly as the page wrote it (here the relative path), in (source, document) order
+    assert [link["href"] for link in by_target["items"][0]["links"]] == [
+        "/gone", "/gone", "/gone", "/moved-gone", "/gone"]
+    assert [link["href"] for link in by_target["items"][2]["links"]] == ["https://ext.test/r"] * 2
+    by_source = found[("broken-links", repr({"group": "source"}))]
+    assert [(r["source"], r["targets"], r["anchors"]) for r in by_source["items"]] == [
+        (SITE + "/", 2, 2), (SITE + "/b", 1, 2), (SITE + "/c", 2, 3), (SITE + "/x", 1, 1)]
+    assert by_source["items"][2]["urls"] == [SITE + "/gone", "https://ext.test/final"]
     external = {r["url"]: (r["referrers"], r["anchors"], r["status"])
                 for r in found[("external-links", repr({}))]["items"]}
     assert external == {"https://ext.test/": (1, 2, 200), "https://ext.test/final": (2, 2, 404)}
@@ -152,7 +171,7 @@ def test_appended_crawl_refreshes_aggregates(tricky, registry, monkeypatch):
         assert writer.aggregate_seconds[1] >= 0
         writer.write()
     found = assert_same(registry, tricky, monkeypatch)
-    assert found[("broken-links", repr({}))]["total"] == 9
+    assert found[("broken-links", repr({"group": "anchor"}))]["total"] == 9
     clusters = found[("isolated-clusters", repr({"singletons": True}))]["items"]
     assert [c["urls"] for c in clusters] == [[SITE + p for p in ("/gone2", "/new", "/x", "/y", "/z")],
                                              [SITE + "/lone"]]
@@ -169,7 +188,7 @@ def test_writing_into_a_complete_commit_drops_its_aggregates(tricky, registry, m
     with ArchiveWriter.open(tricky) as writer:
         writer.build_aggregates(1)
         writer.write()
-    assert assert_same(registry, tricky, monkeypatch)[("broken-links", repr({}))]["total"] == 9
+    assert assert_same(registry, tricky, monkeypatch)[("broken-links", repr({"group": "anchor"}))]["total"] == 9
 
 
 def test_changing_a_parent_commit_refreshes_the_childs_diff(tricky, registry, monkeypatch):

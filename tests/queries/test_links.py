@@ -9,11 +9,42 @@ from nitpicker_core import Anchor, ScrapeResult
 
 
 def test_broken_links_only_resolved_404(query, qsite):
-    broken = query("broken-links")
+    broken = query("broken-links", "--group", "anchor")
     assert broken["total"] == 1
     row = broken["items"][0]
-    assert row == {"source": qsite + "/error-status/", "href": qsite + "/error-status/not-found", "fragment": "",
-                   "text": "Not found", "url": qsite + "/error-status/not-found", "status": 404}
+    href = row["href"]  # as written where the crawl recorded it, else the absolute URL
+    assert href in ("/error-status/not-found", "not-found", qsite + "/error-status/not-found")
+    assert row == {"source": qsite + "/error-status/", "href": href, "target": qsite + "/error-status/not-found",
+                   "fragment": "", "text": "Not found", "url": qsite + "/error-status/not-found", "status": 404,
+                   "line": row["line"], "col": row["col"]}
+    grouped = query("broken-links")
+    assert grouped["total"] == 1 and grouped["items"][0]["sources"] == [qsite + "/error-status/"]
+
+
+def test_broken_links_show_the_href_as_written_with_its_position(query, tmp_path):
+    """Anchors that recorded their written href and position show them; older rows fall back to URL#fragment."""
+    pages = [ScrapeResult(url=SITE + "/docs/page.html", status=200, content_type="text/html",
+                          metadata={"title": "Page"}, html="<html></html>", anchors=[
+                              Anchor(SITE + "/docs/gone.html", "Gone", "sec", raw_href="gone.html#sec", line=12, col=7),
+                              Anchor(SITE + "/docs/gone.html", "Old", "x")]),
+             ScrapeResult(url=SITE + "/docs/gone.html", status=404, content_type="text/html",
+                          metadata={"title": "Gone"}, html="<html></html>")]
+    archive = build_archive(tmp_path / "written.nitpicker", pages)
+    links = query("broken-links", archive=archive)["items"][0]["links"]
+    assert [(a["href"], a["line"], a["col"]) for a in links] == [
+        ("gone.html#sec", 12, 7), (SITE + "/docs/gone.html#x", None, None)]
+    anchors = query("broken-links", "--group", "anchor", archive=archive)["items"]
+    assert [(a["href"], a["target"], a["fragment"]) for a in anchors] == [
+        ("gone.html#sec", SITE + "/docs/gone.html", "sec"), (SITE + "/docs/gone.html#x", SITE + "/docs/gone.html", "x")]
+    outbound = query("page-detail", "--url", SITE + "/docs/page.html", archive=archive)["outbound"]
+    assert [(a["written"], a["href"], a["line"]) for a in outbound] == [
+        ("gone.html#sec", SITE + "/docs/gone.html", 12), (SITE + "/docs/gone.html#x", SITE + "/docs/gone.html", None)]
+
+
+def test_self_links_are_not_inbound_links(query, orphans):
+    """/lone links only to itself: no referring page, its self-link counted apart."""
+    detail = query("page-detail", "--url", SITE + "/lone", archive=orphans)
+    assert detail["inbound"] == {"total": 0, "items": [], "self_links": 1}
 
 
 def test_external_links(query, qsite):

@@ -19,7 +19,9 @@ def test_summary_counts_and_statuses(query):
     assert kinds == {"connection-refused": 1, "redirect-loop": 1}
     assert sum(kinds.values()) == status["failed"] == 2
     assert status["skipped"] == 1
-    assert sum(codes.values()) + status["redirect_hops"] + status["skipped"] + status["failed"] == status["total"]
+    assert status["not_checked"] == 0  # every URL of this crawl was requested
+    assert sum(codes.values()) + status["redirect_hops"] + status["skipped"] + status["failed"] + \
+        status["not_checked"] == status["total"]
     assert status["total"] == internal["urls"] + external["urls"]
 
 

@@ -23,7 +23,7 @@ def test_xlsx_has_every_sheet_with_header_freeze_formats_notes(report_archive, s
 
     pages = wb["Page List"]
     header = [c.value for c in pages[1]]
-    assert header[:4] == ["Title", "Full Title", "URL", "Protocol"] and header[-1] == "anchors" and len(header) == 38
+    assert header[:4] == ["Title", "Full Title", "URL", "Protocol"] and header[-1] == "anchors" and len(header) == 39
     assert pages[1][0].font.b
     assert pages.freeze_panes == "B2"
     rows = [[c.value for c in r] for r in pages.iter_rows(min_row=2)]
@@ -42,10 +42,10 @@ def test_xlsx_has_every_sheet_with_header_freeze_formats_notes(report_archive, s
 
     links = wb["Links"]
     assert [c.value for c in links[1]] == ["URL", "Page Title", "Status Code", "Status Text", "Content Type",
-                                           "Redirect From", "Referrers", "Headers", "Remarks"]
+                                           "Redirect From", "Referrers", "Self Links", "Headers", "Remarks"]
     assert links.freeze_panes == "C2" and links.max_row == 6
     assert [c.value for c in links[6]][1:5] == ["Not Found", 404, "NOT FOUND", "text/html"]
-    assert '"content-type": "text/html; charset=utf-8"' in links.cell(2, 8).comment.text.lower()
+    assert '"content-type": "text/html; charset=utf-8"' in links.cell(2, 9).comment.text.lower()
 
     referrers = wb["Referrers Relational Table"]
     values = [[c.value for c in r] for r in referrers.iter_rows(min_row=2)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 
 import pytest
@@ -14,7 +15,7 @@ BOOK = "1AbCdEfGhIjKlMnOp_q-rs"
 URL = f"https://docs.google.com/spreadsheets/d/{BOOK}/edit#gid=0"
 ALL_SHEETS = ["Summary", "Page List", "Links", "Discrepancies", "Resources", "Images", "Violations",
               "Referrers Relational Table", "Resources Relational Table"]
-ROWS = {"Summary": 26, "Page List": 4, "Links": 5, "Discrepancies": 4, "Resources": 5, "Images": 4,
+ROWS = {"Summary": 27, "Page List": 4, "Links": 5, "Discrepancies": 4, "Resources": 5, "Images": 4,
         "Violations": 2, "Referrers Relational Table": 8, "Resources Relational Table": 8}
 
 
@@ -78,7 +79,7 @@ def test_values_read_back_through_gspread(written, site):
                                                       "/report-site/missing"))
     pages = book.worksheet("Page List").get_all_values()
     assert pages[0][:5] == ["Title", "Full Title", "URL", "Protocol", "Domain"] and pages[0][-1] == "anchors"
-    assert len(pages[0]) == 38
+    assert len(pages[0]) == 39
     rows = {r[2]: dict(zip(pages[0], r, strict=False)) for r in pages[1:]}
     assert list(rows) == [home, alpha, beta, missing]
     assert rows[alpha]["Title"] == "Alpha" and rows[alpha]["Full Title"] == "Alpha | Report Home"
@@ -90,10 +91,10 @@ def test_values_read_back_through_gspread(written, site):
 
     links = book.worksheet("Links").get_all_values()
     assert links[0] == ["URL", "Page Title", "Status Code", "Status Text", "Content Type", "Redirect From",
-                        "Referrers", "Headers", "Remarks"]
+                        "Referrers", "Self Links", "Headers", "Remarks"]
     outside = site.replace("localhost", "127.0.0.1") + "/report-site/outside"
     assert [r[0] for r in links[1:]] == [outside, home, alpha, beta, missing]
-    assert links[1][2:5] == ["200", "OK", "text/html"] and links[1][8] == "external"
+    assert links[1][2:5] == ["200", "OK", "text/html"] and links[1][9] == "external"
 
     resources = book.worksheet("Resources").get_all_values()
     assert [r[0].rsplit("/", 1)[1] for r in resources[1:]] == ["app.js?v=7", "logo2.png", "logo10.png",
@@ -134,8 +135,10 @@ def test_notes_links_and_formatting_are_stored(written, site):
     store, _, _ = written
     home, alpha = site + "/report-site/", site + "/report-site/alpha"
     assert cell(store, "Page List", 2, "Redirect From")["note"] == site + "/report-site/old"
-    assert cell(store, "Page List", 1, "Internal Bad Links")["note"] == \
-        f"Gone (404 NOT FOUND {site}/report-site/missing)"
+    # the href as the page wrote it, where it led, and the anchor's line:col in the server's HTML
+    note = cell(store, "Page List", 1, "Internal Bad Links")["note"]
+    assert re.fullmatch(rf"Gone \(404 NOT FOUND /report-site/missing => {re.escape(site)}/report-site/missing "
+                        r"at \d+:\d+\)", note), note
     assert cell(store, "Page List", 2, "Title")["note"] == "Full title:\nAlpha | Report Home"
     assert cell(store, "Page List", 1, "URL")["userEnteredValue"] == {"formulaValue": f'=HYPERLINK("{home}", "{home}")'}
     assert cell(store, "Page List", 1, "Status Code")["userEnteredValue"] == {"numberValue": 200}
