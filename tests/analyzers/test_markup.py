@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from nitpicker_markup import RULES, Markup
@@ -229,6 +230,8 @@ STRUCTURE = [
     ("warning", "label-without-control", "html > body > label:nth-of-type(1)",
      'the label points to id "missing", which does not exist', '<label for="missing">'),
 ]
+# Read as rendered (--markup-reads rendered): the page's script nests elements the HTML parser never would,
+# so the serialized DOM re-parses with three nesting errors the server's HTML does not have.
 PARSE = [
     ("error", "parse-error", "1:14", "Unexpected start tag (html). Expected DOCTYPE. (expected-doctype-but-got-start-tag)",
      '<html lang=""><head><meta charset='),
@@ -241,6 +244,7 @@ PARSE = [
      '<a id="outer" href="/analyze/markup/">Outer<a></a></a>'),
     ("error", "html-lang", "html", "the <html> element has no lang attribute", '<html lang="">'),
 ]
+PARSE_SOURCE = [PARSE[0], PARSE[4]]  # the HTML the server sent (the default)
 
 
 @pytest.fixture(scope="module")
@@ -251,11 +255,16 @@ def crawled(site, tmp_path_factory) -> Path:
 
 def analyzed(crawled: Path, name: str, *flags: str) -> Path:
     """A copy of the crawl analyzed by `nitpicker analyze --plugin markup FLAGS`."""
+    return analyze_cli(crawled, name, *flags)[0]
+
+
+def analyze_cli(crawled: Path, name: str, *flags: str) -> tuple[Path, Any]:
+    """(the analyzed copy, the finished `nitpicker analyze --plugin markup FLAGS` process)."""
     archive = crawled.with_name(f"{name}.nitpicker")
     shutil.copyfile(crawled, archive)
     result = run_cli("analyze", str(archive), "--plugin", "markup", *flags, cwd=archive.parent, timeout=300)
     assert result.returncode == 0, result.stderr
-    return archive
+    return archive, result
 
 
 @pytest.fixture(scope="module")
@@ -275,7 +284,18 @@ def violations(archive: Path, site: str) -> dict[str, list[tuple[str, ...]]]:
 
 @pytest.mark.browser
 def test_crawl_findings_are_exact(archive, site):
+    assert violations(archive, site) == {"/analyze/markup/structure": STRUCTURE,
+                                         "/analyze/markup/parse": PARSE_SOURCE}
+
+
+@pytest.mark.browser
+def test_crawl_findings_on_the_rendered_dom(crawled, site):
+    archive = analyzed(crawled, "rendered", "--markup-reads", "rendered")
     assert violations(archive, site) == {"/analyze/markup/structure": STRUCTURE, "/analyze/markup/parse": PARSE}
+    with open_archive(archive) as reader:
+        notes = {row["url"].removeprefix(site): (row["value"], row["note"])
+                 for row in reader.analysis(analyzer="markup") if row["column"] == "parse_errors"}
+    assert notes["/analyze/markup/parse"] == (4, "in the rendered DOM (reads = rendered)")
 
 
 @pytest.mark.browser
@@ -289,8 +309,8 @@ def test_crawl_cells(archive, site):
         ("/analyze/markup/structure", "parse_errors"): (0, ""),
         ("/analyze/markup/structure", "violations"): (10, "\n".join(
             f"{rule}: 1" for rule in sorted(row[1] for row in STRUCTURE))),
-        ("/analyze/markup/parse", "parse_errors"): (4, ""),
-        ("/analyze/markup/parse", "violations"): (5, "html-lang: 1\ninvalid-nesting: 3\nparse-error: 1"),
+        ("/analyze/markup/parse", "parse_errors"): (1, ""),
+        ("/analyze/markup/parse", "violations"): (2, "html-lang: 1\nparse-error: 1"),
     }
 
 
@@ -299,8 +319,7 @@ def test_crawl_violations_query_groups_by_rule(archive):
     result = run_cli("query", str(archive), "violations", "--analyzer", "markup", "--group-by-rule", "true")
     assert result.returncode == 0, result.stderr
     counts = {(row["rule"], row["severity"]): (row["count"], row["pages"]) for row in json.loads(result.stdout)["items"]}
-    assert counts == {**{(rule, severity): (1, 1) for severity, rule, *_ in STRUCTURE + PARSE},
-                      ("invalid-nesting", "error"): (3, 1)}
+    assert counts == {(rule, severity): (1, 1) for severity, rule, *_ in STRUCTURE + PARSE_SOURCE}
 
 
 @pytest.mark.browser
@@ -320,3 +339,48 @@ def test_unknown_rule_on_the_cli_is_one_line(tmp_path):
     assert result.returncode == 1
     assert result.stderr.startswith("nitpicker: error: markup disable (--markup-disable): unknown rule nope (known: ")
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+# --- /analyze/source/: the HTML the server sent against the rendered DOM, a page too large to parse -------
+
+SIDEBAR = "/analyze/source/sidebar"
+STRAY_END_TAG = ("error", "invalid-nesting", "11:24", "Unexpected end tag (i). Ignored. (unexpected-end-tag)",
+                 "<p>Text with a stray</i> end tag.</p>")
+SCRIPT_DUPLICATE = ("error", "duplicate-id", "#sidebar > div", 'id "searchbox" is already used by an earlier element',
+                    '<div id="searchbox">')
+
+
+@pytest.fixture(scope="module")
+def source_crawl(site, tmp_path_factory) -> Path:
+    """/analyze/source/ crawled in Chromium (3 pages: the sidebar page's script duplicates an id)."""
+    return crawl_subtree(f"{site}/analyze/source/", tmp_path_factory.mktemp("source"))
+
+
+@pytest.mark.browser
+def test_markup_judges_the_html_the_server_sent_not_what_scripts_added(source_crawl, site):
+    # measured on Python's docs: sidebar.js repeats an id on every page, and markup reported it everywhere
+    archive, result = analyze_cli(source_crawl, "sent")
+    assert violations(archive, site) == {SIDEBAR: [STRAY_END_TAG]}
+    assert json.loads(result.stdout)["analyzers"]["markup"]["reads"] == "source"
+
+
+@pytest.mark.browser
+def test_markup_reads_the_rendered_dom_when_told(source_crawl, site):
+    archive, result = analyze_cli(source_crawl, "dom", "--markup-reads", "rendered")
+    assert violations(archive, site) == {SIDEBAR: [SCRIPT_DUPLICATE]}  # the browser dropped the stray </i>
+    assert json.loads(result.stdout)["analyzers"]["markup"]["reads"] == "rendered"
+
+
+@pytest.mark.browser
+def test_a_page_too_large_to_parse_is_counted_and_stored_as_skipped(source_crawl, site):
+    archive, result = analyze_cli(source_crawl, "small-limit", "--markup-max-size", "2000")
+    with open_archive(archive) as reader:
+        size = len(reader.source(f"{site}/analyze/source/long"))
+    assert size > 2000
+    assert violations(archive, site) == {
+        SIDEBAR: [STRAY_END_TAG],
+        "/analyze/source/long": [("info", "skipped", "", f"parse-error, invalid-nesting not checked: {size:,} "
+                                  "characters exceed max_size 2,000 (raise --markup-max-size; 0: no limit)", "")]}
+    assert json.loads(result.stdout)["analyzers"]["markup"]["skipped"] == 1
+    assert ("markup: 3 pages, 0 cached, 2 violations, 0 errors (0 timeouts), 1 skipped (see its 'skipped' findings)"
+            in result.stderr.splitlines())
