@@ -75,6 +75,10 @@ class AxeAnalyzer(Analyzer):
     concurrency = 2  # each worker holds a Chromium (about 0.5 GB)
     timeout = 90.0  # the engine's bound per page; loading and axe each get the ``timeout`` setting
     order = 10
+    # The rendered DOM: accessibility is what assistive technology meets after scripts ran, and this
+    # snapshot is replayed with every script blocked (NO_SCRIPTS), so the server's HTML would lose what
+    # they built. No `reads` setting for that reason.
+    reads = "rendered"
 
     def __init__(self) -> None:
         # recorded with the results: a new axe-core changes findings without the site changing

@@ -30,6 +30,8 @@ class MainContents(Analyzer):
         Column("tables", "Tables"),
     )
     order = 50
+    # The rendered DOM: the main content a visitor sees, with the headings, images and links scripts add.
+    reads = "rendered"
 
     def check(self, settings: Mapping[str, Any]) -> None:
         try:  # a broken selector fails once, in the main process, instead of on every page

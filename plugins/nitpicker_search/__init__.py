@@ -41,6 +41,8 @@ class SearchAnalyzer(Analyzer):
     label = "Keyword search"
     version = "1.0.0"
     order = 50
+    # The rendered DOM: keywords count in the text visitors (and rendering search engines) see.
+    reads = "rendered"
 
     def __init__(self) -> None:
         self.keywords: list[Keyword] = []

@@ -42,6 +42,8 @@ class TextAnalyzer(Analyzer):
         Column("style", "Writing style"),
     )
     order = 40
+    # The rendered DOM: proofreading is about the text a reader sees, including what scripts inserted.
+    reads = "rendered"
 
     def __init__(self) -> None:
         self.checker: Checker | None = None

@@ -16,8 +16,8 @@ from plugin_dists import make_dist
 from support import BUILTIN_PLUGINS, ROOT
 
 from nitpicker_core import Analyzer, PageReport, ScrapeResult, hookimpl
-from nitpicker_core.analyze import analyze, pool
-from nitpicker_core.archive import open_archive
+from nitpicker_core.analyze import analyze, analyzer_registry, pool
+from nitpicker_core.archive import ArchiveWriter, open_archive
 from nitpicker_core.archive.analysis import settings_hash
 from nitpicker_core.config import load_config
 from nitpicker_core.plugins import make_plugin_manager
@@ -258,6 +258,19 @@ def test_an_analyzer_reading_source_gets_the_sent_html_or_says_it_got_the_render
     again = run(probe_pm, archive, log, names=("source-probe",))
     assert not log.exists() and again.summaries["source-probe"].cached == 2
     assert again.summaries["source-probe"].source_missing == 1
+
+    writer = ArchiveWriter.open(archive)  # the cache's garbage collection keeps results of the sent HTML
+    try:
+        assert writer.gc()["analysis_cache"] == 0
+    finally:
+        writer.close()
+
+
+def test_builtin_analyzers_declare_what_they_read(pm):
+    registry = analyzer_registry(pm)
+    declared = {name: registry[name].reading({}) for name in registry.names()}
+    assert {name: declared[name] for name in ("markup", "main-contents", "text", "search", "axe")} == {
+        "markup": "source", "main-contents": "rendered", "text": "rendered", "search": "rendered", "axe": "rendered"}
 
 
 def result_settings(archive: Path, analyzer: str) -> dict:
