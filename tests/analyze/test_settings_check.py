@@ -97,6 +97,8 @@ def test_only_the_analyzers_a_run_uses_are_checked(picky_pm, tmp_path):
     ("text", {"max_sentence_length": 0}, "^text: max_sentence_length must be at least 1, got 0$"),
     ("search", {"scope": "main >"}, "^search: invalid scope selector 'main >'"),
     ("markup", {"disable": ["nope"]}, r"^markup disable \(--markup-disable\): unknown rule nope"),
+    ("markup", {"reads": "dom"}, "^markup: reads must be one of source, rendered, not 'dom'$"),
+    ("markup", {"parse_timeout": -1}, r"^markup parse_timeout \(--markup-parse-timeout\) must be more than 0 s"),
     ("main-content", {"selector": "div[["}, r"^--main-content-selector: invalid CSS selector 'div\[\['"),
     ("axe", {"source": "cache"}, "^axe: source must be one of archive, live, not 'cache'$"),
     ("axe", {"lang": "xx"}, r"^axe: no axe-core locale for lang 'xx' \(available: "),
