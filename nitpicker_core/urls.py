@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
-import string
 from dataclasses import dataclass
 from urllib.parse import SplitResult, quote, unquote, unquote_plus, urlsplit, urlunsplit
 
 from wcmatch import glob
+
+from nitpicker_core.url_syntax import join, normalize_escapes, remove_dot_segments
 
 __all__ = [
     "Excludes", "Scope", "ScopeEntry", "fragment_of", "join", "looks_like_html", "normalize", "port_of",
@@ -25,8 +26,6 @@ _PATH_SAFE = "/%:@!$&'()*+,;=-._~"
 _QUERY_SAFE = _PATH_SAFE + "?"
 _SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 _USERINFO_RE = re.compile(r"^(\s*[a-zA-Z][a-zA-Z0-9+.-]*://)([^/?#]*@)")
-_UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")  # RFC 3986 §2.3
-_HEX = frozenset(string.hexdigits)
 
 
 def _host_port(scheme: str, netloc_host: str | None, port: int | None) -> str:
@@ -55,89 +54,12 @@ def port_of(parts: SplitResult) -> int | None:
         raise ValueError(f"invalid port {written!r} (a port is a number from 0 to 65535)") from None
 
 
-def _normalize_escapes(text: str) -> str:
-    """Percent-escapes in upper case, those of unreserved characters decoded (RFC 3986 §6.2.2.1–2).
-
-    A stray ``%`` is left as written (browsers send it so); an escape right after one stays encoded when
-    decoding it would spell a new escape (``%%41b`` is not ``%Ab``), so normalising twice changes nothing.
-    """
-    out: list[str] = []
-    completes = 0  # how many more hex digits would turn the last stray "%" into an escape
-    i = 0
-    while i < len(text):
-        char = text[i]
-        if char == "%" and len(text) >= i + 3 and text[i + 1] in _HEX and text[i + 2] in _HEX:
-            decoded = chr(int(text[i + 1:i + 3], 16))
-            if decoded in _UNRESERVED and not (completes and decoded in _HEX):
-                out.append(decoded)
-                completes = completes - 1 if completes and decoded in _HEX else 0
-            else:
-                out.append("%" + text[i + 1:i + 3].upper())
-                completes = 0
-            i += 3
-            continue
-        out.append(char)
-        completes = 2 if char == "%" else completes - 1 if completes and char in _HEX else 0
-        i += 1
-    return "".join(out)
-
-
-def remove_dot_segments(path: str) -> str:
-    """RFC 3986 §5.2.4: ``.`` and ``..`` segments resolved; every other segment, empty ones too, kept."""
-    out: list[str] = []
-    while path:
-        if path.startswith("../"):
-            path = path[3:]
-        elif path.startswith(("./", "/./")):
-            path = path[2:]
-        elif path == "/.":
-            path = "/"
-        elif path.startswith("/../") or path == "/..":
-            path = "/" + path[4:]
-            if out:
-                out.pop()
-        elif path in (".", ".."):
-            path = ""
-        else:
-            end = path.find("/", 1)
-            end = len(path) if end < 0 else end
-            out.append(path[:end])
-            path = path[end:]
-    return "".join(out)
-
-
-def join(base: str, ref: str) -> str:
-    """``ref`` resolved against ``base`` as RFC 3986 §5.2 says (its non-strict reading, as browsers do).
-
-    Unlike ``urllib.parse.urljoin``, empty path segments survive: ``e//f`` against ``http://a/b/`` is
-    ``http://a/b/e//f``.
-    """
-    r, b = urlsplit(ref), urlsplit(base)
-    before_fragment = ref.partition("#")[0]
-    after_scheme = before_fragment[len(r.scheme) + 1:] if r.scheme else before_fragment
-    has_authority = after_scheme.startswith("//")
-    if r.scheme and (r.scheme.lower() != b.scheme.lower() or has_authority):
-        return urlunsplit((r.scheme, r.netloc, remove_dot_segments(r.path), r.query, r.fragment))
-    if has_authority:
-        return urlunsplit((b.scheme, r.netloc, remove_dot_segments(r.path), r.query, r.fragment))
-    if not r.path:
-        query = r.query if "?" in before_fragment else b.query
-        return urlunsplit((b.scheme, b.netloc, b.path, query, r.fragment))
-    if r.path.startswith("/"):
-        path = r.path
-    elif b.netloc and not b.path:
-        path = "/" + r.path
-    else:
-        path = b.path[: b.path.rfind("/") + 1] + r.path
-    return urlunsplit((b.scheme, b.netloc, remove_dot_segments(path), r.query, r.fragment))
-
-
 def _clean_path(path: str) -> str:
     # Only RFC 3986 §6.2.2: escapes, then dot segments. Repeated slashes are kept: /a//b is another URL
     # (https://web.archive.org/web/2006/https://www.python.org/ must not become …/https:/www…)
     if not path:
         return "/"
-    return remove_dot_segments(_normalize_escapes(quote(path, safe=_PATH_SAFE))) or "/"
+    return remove_dot_segments(normalize_escapes(quote(path, safe=_PATH_SAFE))) or "/"
 
 
 def _clean_query(query: str) -> str:
@@ -145,7 +67,7 @@ def _clean_query(query: str) -> str:
     kept = [p for p in pieces if unquote_plus(p.split("=", 1)[0]).lower() not in _DROPPED_PARAMS]
     # Sort by key only: a stable sort keeps the order of repeated keys, which servers may rely on
     kept.sort(key=lambda p: unquote_plus(p.split("=", 1)[0]))
-    return "&".join(_normalize_escapes(quote(p, safe=_QUERY_SAFE)) for p in kept)
+    return "&".join(normalize_escapes(quote(p, safe=_QUERY_SAFE)) for p in kept)
 
 
 def normalize(url: str, base: str | None = None, *, disable_queries: bool = False) -> str:
