@@ -168,8 +168,9 @@ class ResultsMixin:
                                    metadata_only=not internal or not self.options.recursive,
                                    referrer=page_url, depth=below))
         self._linked.update(item.url for item in found)
-        if page_url in self._seeds or self._claimed.get(page_url) in self._seeds:
+        if self.options.recursive and (page_url in self._seeds or self._claimed.get(page_url) in self._seeds):
             # what the start page leads to on its host: the summary explains a scope that left most of it out
+            # (--single, --no-recursive and --list crawl no links at all, whatever the scope)
             self.stats.start_links = self._start_links.observe(
                 page_url, [(item.url, not item.external) for item in found], self.scope)
         fresh = self.queue.add(found)

@@ -60,3 +60,8 @@ def test_a_scope_that_leaves_most_links_out_is_explained(crawl, site):
     assert (f"6 of the 7 pages the start page links to on localhost:{site.rsplit(':', 1)[1]} are outside the "
             f"scope ({site}/url-rules/narrow/start/)") in said, said
     assert f"--scope {site}/url-rules/narrow/" in said and "a start URL ending in /" in said
+
+
+def test_a_crawl_that_follows_no_links_says_nothing_of_the_scope(crawl, site):
+    c = crawl(f"{site}/url-rules/narrow/start/", "--no-recursive", "--no-image")
+    assert "1 rendered" in c.result.stderr and "outside the scope" not in c.result.stderr
