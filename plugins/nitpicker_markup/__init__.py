@@ -28,10 +28,10 @@ RULES: dict[str, tuple[str, str]] = {
     "label-without-control": ("warning", "a <label> whose for= matches no labelable control, or without one"),
 }
 PARSE_RULES = "parse-error, invalid-nesting"
-# Measured on real documentation (benchmarks/markup_parse.md): html5lib parses typical pages at about 1 MB/s
-# of CPU (a 1.5 MB Sphinx-like page in 1.3 s, the 8.5 MB largest rustdoc page in 11.5 s, 224 MB peak), so
-# 5 MB costs about 5 s. Size does not predict the slow cases (a 43 KB page of unclosed <b class=…> takes
-# 31 s): those are bounded by DEFAULT_PARSE_TIMEOUT, below the analyzer's 60 s limit per page.
+# Measured on real documentation (docs/analyzers.md, "How the limits were set"): html5lib parses typical
+# pages at about 1 MB/s of CPU (a 1.5 MB mdBook page in 1.3 s, the largest rustdoc page, 8.5 MB, in 11.5 s
+# with a 224 MB peak), so 5 MB costs about 5 s. Size does not predict the slow cases (a 43 KB page of
+# unclosed <b class=…> takes 31 s): DEFAULT_PARSE_TIMEOUT bounds those, below the analyzer's 60 s per page.
 DEFAULT_MAX_SIZE = 5_000_000
 DEFAULT_PARSE_TIMEOUT = 20.0
 
