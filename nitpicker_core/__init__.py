@@ -38,6 +38,7 @@ from nitpicker_core.types import (
     Sheet,
     Violation,
 )
+from nitpicker_core.urls import join as join_url
 
 _BROWSER_NAMES = ("BrowserHost", "browser_args", "find_browser", "kill_marked")
 
@@ -61,6 +62,6 @@ __all__ = [
     "CrawlErrorRecord", "Destination", "Heading", "Image", "JsonLd", "MenuLink", "NitpickerError", "NotConfigured", "PageError",
     "PageInput", "PageReport", "Query", "Resource", "ScrapeResult", "Setting", "Sheet", "Tag",
     "UsageError", "Violation", "__version__", "classify_content_type", "content_type_sql_case",
-    "content_type_sql_filter", "describe", "hookimpl", "hookspec", "query_registry",
+    "content_type_sql_filter", "describe", "hookimpl", "hookspec", "join_url", "query_registry",
     "run_query", "validate_params",
 ]

@@ -131,12 +131,14 @@ def crawl_page_scraped(result: ScrapeResult, crawl: CrawlContext) -> None:
 
 
 @hookspec
-def crawl_page_skipped(url: str, reason: str, crawl: CrawlContext) -> None:
-    """A URL was skipped, with the reason ``crawl_should_skip`` returned.
+def crawl_page_skipped(url: str, reason: str, crawl: CrawlContext, is_external: bool) -> None:
+    """A URL was skipped, with the reason ``crawl_should_skip`` (or a crawl limit) gave.
 
     :param url: the skipped URL.
     :param reason: the skip reason (``blocked by robots.txt``, ``excluded``, …).
     :param crawl: the crawl context.
+    :param is_external: whether the URL lies outside the crawl's scope (a skipped link to another site is
+        external like any other).
 
     Runs in: the crawler's writer task. Called: once per skipped URL.
     """

@@ -201,7 +201,7 @@ def test_hook_crawl_page_scraped(archive):
 def test_hook_crawl_page_skipped(pm, tmp_path):
     crawl = _crawl(tmp_path)
     pm.hook.crawl_started(crawl=crawl)
-    pm.hook.crawl_page_skipped(url=SITE + "/private/", reason="blocked by robots.txt", crawl=crawl)
+    pm.hook.crawl_page_skipped(url=SITE + "/private/", reason="blocked by robots.txt", crawl=crawl, is_external=False)
     pm.hook.crawl_finished(crawl=crawl, stats={"status": "complete"})
     with open_archive(crawl.output) as reader:
         page = reader.page(SITE + "/private/")

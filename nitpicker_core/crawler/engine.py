@@ -43,6 +43,7 @@ class CrawlStats:
     seconds: float = 0.0
     errors_by_kind: dict[str, int] = field(default_factory=dict)
     limits: dict[str, Any] = field(default_factory=dict)  # --max-pages/--max-depth and what they left out
+    start_links: dict[str, Any] = field(default_factory=dict)  # the start page's same-host links vs the scope
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -308,7 +309,7 @@ class Crawler(ResultsMixin):
         reason = await asyncio.to_thread(self._skip_reason, url)
         if reason:
             if not self._is_guess(item):
-                self.sink.emit("crawl_page_skipped", url=url, reason=reason)
+                self.sink.emit("crawl_page_skipped", url=url, reason=reason, is_external=item.external)
                 self.stats.skipped += 1
             else:
                 self.queue.discard(url)

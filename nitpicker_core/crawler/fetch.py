@@ -16,14 +16,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any
-from urllib.parse import urldefrag, urljoin, urlsplit
+from urllib.parse import urldefrag, urlsplit
 
 import requests
 
 from nitpicker_core.content_types import normalize_content_type
 from nitpicker_core.crawler.deadline import DeadlineAdapter, DeadlineExceeded, Exchange, FetchAborted, Guard
 from nitpicker_core.crawler.errors import SETTLED_KINDS, DnsBurnList, classify
-from nitpicker_core.urls import looks_like_html, normalize, split_credentials
+from nitpicker_core.urls import join, looks_like_html, normalize, split_credentials
 
 __all__ = [
     "BODY_LIMIT", "DEFAULT_TIMEOUTS", "DeadlineExceeded", "FetchAborted", "FetchResult", "Fetcher", "HostThrottle",
@@ -278,7 +278,7 @@ class Fetcher:
                 return response, body, chain, current, first_status
             if first_status is None:
                 first_status = response.status_code
-            following = urldefrag(urljoin(current, location.strip()))[0]
+            following = urldefrag(join(current, location.strip()))[0]  # RFC 3986: a // in the path stays
             if normalize(following) != key:  # a self-redirect is not an edge
                 chain.append(following)
             current = following

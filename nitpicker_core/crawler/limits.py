@@ -82,7 +82,8 @@ def record_held(crawler: Any) -> Any:
     """The queue's ``on_hold``: a URL a limit keeps from being crawled is recorded as skipped, with the reason."""
 
     def held(url: str, reason: str) -> None:
-        crawler.sink.emit("crawl_page_skipped", url=url, reason=reason)
+        # limits hold back in-scope URLs only
+        crawler.sink.emit("crawl_page_skipped", url=url, reason=reason, is_external=False)
         crawler.stats.skipped += 1
 
     return held

@@ -98,7 +98,8 @@ class ResultsMixin:
         html = result.html or ""
         reason = rules.keyword_skip_reason(final, html, self.crawl) if html else None
         if reason:
-            self.sink.emit("crawl_page_skipped", url=final, reason=reason)
+            self.sink.emit("crawl_page_skipped", url=final, reason=reason,
+                           is_external=not self.scope.is_internal(final))
             self.stats.skipped += 1
             return True
         self._flag_large_images(result)

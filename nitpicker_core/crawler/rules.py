@@ -40,12 +40,6 @@ def crawl_should_skip(url: str, crawl: CrawlContext) -> str | None:
     return None
 
 
-def outside_scope(url: str, crawl: CrawlContext) -> bool:
-    """True when the crawl's scope leaves ``url`` out: a skipped URL is stored external or internal by this."""
-    rules = crawl.state.get(STATE)
-    return rules is not None and not rules["scope"].is_internal(url)
-
-
 def keyword_skip_reason(url: str, html: str, crawl: CrawlContext) -> str | None:
     """The skip reason for a rendered page whose HTML matches an ``--exclude-keyword``, else None."""
     rules = crawl.state.get(STATE)

@@ -14,8 +14,7 @@ from nitpicker_core import (
     __version__,
     hookimpl,
 )
-from nitpicker_core.archive import ArchiveWriter
-from nitpicker_core.archive.writer import NothingToResume
+from nitpicker_core.archive import ArchiveWriter, NothingToResume
 
 
 def _now() -> str:
@@ -57,11 +56,9 @@ def crawl_page_scraped(result: ScrapeResult, crawl: CrawlContext) -> None:
 
 
 @hookimpl
-def crawl_page_skipped(url: str, reason: str, crawl: CrawlContext) -> None:
-    from nitpicker_core.crawler.rules import outside_scope  # only crawls need it (it imports requests)
-
+def crawl_page_skipped(url: str, reason: str, crawl: CrawlContext, is_external: bool) -> None:
     # a skipped link to another site is external like any other (it was counted among internal pages)
-    crawl.archive.put_skipped(crawl.commit, url, reason, is_external=outside_scope(url, crawl))
+    crawl.archive.put_skipped(crawl.commit, url, reason, is_external=is_external)
 
 
 @hookimpl

@@ -6,9 +6,8 @@ import json
 import re
 from importlib.resources import files
 from typing import Any
-from urllib.parse import urljoin
 
-from nitpicker_core import METADATA_FIELDS, Anchor, Heading, JsonLd
+from nitpicker_core import METADATA_FIELDS, Anchor, Heading, JsonLd, join_url
 
 EXTRACT_JS = (files(__package__) / "extract.js").read_text(encoding="utf-8")
 IMAGES_JS = (files(__package__) / "images.js").read_text(encoding="utf-8")
@@ -102,4 +101,4 @@ def parse_refresh(content: str | None, base: str) -> tuple[float, str] | None:
     match = REFRESH.match(content)
     if not match or not (match.group(2) or "").strip():
         return None
-    return float(match.group(1)), urljoin(base, match.group(2).strip())
+    return float(match.group(1)), join_url(base, match.group(2).strip())  # RFC 3986: a // in the path stays

@@ -40,7 +40,8 @@ def test_pipeline_without_url_crawls_and_analyzes_the_demo_site(cli, tmp_path):
     assert summary["analyze"] == {  # the engine's per-analyzer summary, as `nitpicker analyze` prints it
         "pages": 4, "violations": 0, "errors": {"link-count": 0},
         "analyzers": {"link-count": {"pages": 4, "urls": 0, "cached": 0, "violations": 0, "errors": 0,
-                                     "timeouts": 0, "mode": "pool"}}}
+                                     "timeouts": 0, "mode": "pool", "skipped": 0, "reads": "rendered",
+                                     "source_missing": 0}}}
     assert "link-count: 4 pages, 0 cached, 0 violations, 0 errors (0 timeouts)" in result.stderr.splitlines()
     assert summary["stages"] == {"crawl": "done", "analyze": "done"}
     assert (tmp_path / "demo.nitpicker.runs" / summary["journal"]).is_file()

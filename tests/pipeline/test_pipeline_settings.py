@@ -59,10 +59,11 @@ def test_repeated_list_flags_and_every_analyzers_flags(site, tmp_path):
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert summary["stages"] == {"crawl": "done", "analyze": "done"}
-    per_analyzer = {"pages": 4, "urls": 0, "cached": 0, "violations": 0, "errors": 0, "timeouts": 0, "mode": "pool"}
+    per_analyzer = {"pages": 4, "urls": 0, "cached": 0, "violations": 0, "errors": 0, "timeouts": 0, "mode": "pool",
+                    "skipped": 0, "reads": "rendered", "source_missing": 0}
     assert summary["analyze"] == {
         "pages": 12, "violations": 1, "errors": {"markup": 0, "main-contents": 0, "search": 0},
-        "analyzers": {"markup": per_analyzer, "main-contents": {**per_analyzer, "violations": 1},
+        "analyzers": {"markup": {**per_analyzer, "reads": "source"}, "main-contents": {**per_analyzer, "violations": 1},
                       "search": per_analyzer}}
     lines = result.stderr.splitlines()
     assert "main-contents: 4 pages, 0 cached, 1 violations, 0 errors (0 timeouts)" in lines
