@@ -51,7 +51,8 @@ def measure(threshold: Threshold, reader: Any, commit: int, queries: Any) -> int
         params = {"limit": 1, **({"analyzer": threshold.analyzer} if threshold.analyzer else {})}
         return int(run_query(queries, reader, "violations", params, commit)["total"])
     if threshold.metric == "broken-links":
-        return int(run_query(queries, reader, "broken-links", {"limit": 1}, commit)["total"])
+        # the gate counts anchors (as documented), not the broken URLs the query groups by default
+        return int(run_query(queries, reader, "broken-links", {"limit": 1, "group": "anchor"}, commit)["total"])
     if threshold.metric == "analyzer-errors":
         return len(reader.analyzer_errors(commit))
     kinds = run_query(queries, reader, "error-kinds", {"examples": 0}, commit)["items"]
