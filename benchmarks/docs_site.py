@@ -206,7 +206,8 @@ def run_linkinator(origin: str, k: int, work: Path, run: Run) -> None:
     try:
         links = json.loads(out.read_text())["links"]
     except (ValueError, KeyError) as exc:
-        run.notes.append(f"unreadable output ({exc}): {tail(work / f'linkinator-{run.round}.log')}")
+        # seen once: exit 13 (Node's "unsettled top-level await") with nothing written, the next run fine
+        run.notes.append(f"no usable output (exit {run.exit_code}; {exc}): {tail(work / f'linkinator-{run.round}.log')}")
         return
     errors = 0
     for link in links:
