@@ -376,10 +376,13 @@ def report(runs: list[Run], truth: files.Truth, extras: dict[str, Any]) -> int:
     summary = {
         "site_html_files": len(truth.html_files), "reachable": len(truth.reachable),
         "broken_targets": len(truth.broken), "broken_pairs": pairs(truth.broken), "orphans": len(truth.orphans),
+        # per round, in round order: one failed run of a tool must not hide what its other runs found
         "tools": {t: {"median_wall_s": round(statistics.median(w), 2),
-                      "pages": len(next(r for r in runs if r.tool == t).pages),
-                      "broken_targets": len(next(r for r in runs if r.tool == t).broken),
-                      "agrees": not any(check(r, truth) for r in runs if r.tool == t)}
+                      "pages": [len(r.pages) for r in runs if r.tool == t],
+                      "broken_targets": [len(r.broken) for r in runs if r.tool == t],
+                      "broken_pairs": [pairs(r.broken) for r in runs if r.tool == t],
+                      "exit": [r.exit_code for r in runs if r.tool == t],
+                      "agrees": [not check(r, truth) for r in runs if r.tool == t]}
                   for t, w in walls.items() if w},
         "ratios_nitpicker_over": {t: round(statistics.median(nit[r.round].wall / r.wall for r in runs if r.tool == t
                                                              and r.round in nit and r.wall), 3)
