@@ -207,6 +207,12 @@ def _explain_scope(app: Any, stats: Any) -> None:
         app.info(note)
 
 
+def _unextracted(stats: Any) -> str:
+    n = int(getattr(stats, "unextracted", 0) or 0)
+    return (f"; {n} rendered page(s) stored without title and links: they did not answer the extraction in "
+            "time (see their page errors)") if n else ""
+
+
 def _say(message: str) -> None:
     """Stop messages are shown even with --silent: they say how to get the rest of the crawl."""
     click.echo(f"nitpicker: {message}", err=True)
@@ -259,7 +265,7 @@ def register_commands(cli: click.Group, pm: Any) -> None:
                 stats = asyncio.run(crawler.run())
         app.info(f"{stats.status}{_limited(stats)}: {stats.pages} URLs ({stats.rendered} rendered, "
                  f"{stats.skipped} skipped, {stats.internal_errors} internal / {stats.external_errors} external "
-                 f"errors) → {output}{_left_out(stats)}")
+                 f"errors) → {output}{_left_out(stats)}{_unextracted(stats)}")
         _explain_scope(app, stats)
         if stats.status == "interrupted":
             # a stopped crawl is not a failed one: what it found so far is in the archive, the rest pending

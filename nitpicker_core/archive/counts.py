@@ -26,11 +26,20 @@ _KINDS_SQL = (
 )
 
 
+# Rendered pages stored without their title and links because the page did not answer the extraction: not a
+# crawl failure (the page answered), but their data is missing, so the summary must say so.
+_UNEXTRACTED_SQL = (
+    "SELECT COUNT(DISTINCT cp.state_id) FROM commit_page cp JOIN page_error e ON e.state_id = cp.state_id "
+    "WHERE cp.commit_id = ? AND e.step = 'extract'"
+)
+
+
 def commit_counts(conn: sqlite3.Connection, commit_id: int) -> dict[str, Any]:
     pages, rendered, skipped, internal, external = conn.execute(_COUNTS_SQL, (commit_id,)).fetchone()
     kinds = {kind: n for kind, n in conn.execute(_KINDS_SQL, (commit_id,))}
+    unextracted = conn.execute(_UNEXTRACTED_SQL, (commit_id,)).fetchone()[0]
     return {"pages": pages, "rendered": rendered, "skipped": skipped, "internal_errors": internal,
-            "external_errors": external, "errors_by_kind": kinds}
+            "external_errors": external, "errors_by_kind": kinds, "unextracted": unextracted}
 
 
 def merge(before: Mapping[str, Any], run: Mapping[str, Any], status: str, whole: Mapping[str, Any]) -> dict[str, Any]:

@@ -44,6 +44,7 @@ class CrawlStats:
     errors_by_kind: dict[str, int] = field(default_factory=dict)
     limits: dict[str, Any] = field(default_factory=dict)  # --max-pages/--max-depth and what they left out
     start_links: dict[str, Any] = field(default_factory=dict)  # the start page's same-host links vs the scope
+    unextracted: int = 0  # rendered pages stored without title and links (the extraction timed out)
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -175,7 +176,8 @@ class Crawler(ResultsMixin):
         if counts is None or self.crawl.commit is None:
             return
         whole = counts(self.crawl.commit)
-        for key in ("pages", "rendered", "skipped", "internal_errors", "external_errors", "errors_by_kind"):
+        for key in ("pages", "rendered", "skipped", "internal_errors", "external_errors", "errors_by_kind",
+                    "unextracted"):
             if key in whole:
                 setattr(self.stats, key, whole[key])
 

@@ -32,6 +32,7 @@ DEFAULT_PRESETS = ["desktop-compact", "mobile-small"]
 MAX_CLIENT_REDIRECTS = 5
 MAX_REFRESH_DELAY = 5.0  # a longer meta refresh is a "reload later" page, not a redirect
 MAX_CONSOLE_ERRORS = 50
+EXTRACT_PATIENCE = 6  # the last extract attempt may take this many times the DOM bound
 
 
 async def _bounded(awaitable: Awaitable[T], seconds: float, default: T) -> T:
@@ -184,7 +185,10 @@ async def scrape(url: str, page: Any, options: dict[str, Any], *, full: bool = T
             result.extra["client_redirect"] = True
         result.html = await _bounded(page.content(), timeouts["dom"], None)
         if not extracted:
-            extracted = await _bounded(page.evaluate(EXTRACT_JS), timeouts["dom"], {})
+            # A huge page (an index of tens of thousands of links) on a loaded machine can need far more than
+            # the short settle bound; an empty extract would store the page with no title and no links, so
+            # the last try gets a long bound of its own
+            extracted = await _bounded(page.evaluate(EXTRACT_JS), max(timeouts["dom"] * EXTRACT_PATIENCE, 30.0), {})
         if not extracted:
             result.errors.append(PageError(step="extract", message="the page did not answer in time"))
         _apply_extract(result, extracted)

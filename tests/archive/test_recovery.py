@@ -225,7 +225,7 @@ def test_stats_of_a_commit_built_in_two_runs_describe_the_whole_commit(tmp_path:
     w.close()
     # 20 rendered + 3 failed + 3 external checked (the placeholder of the pages' external link counts once)
     assert whole == {"pages": 26, "rendered": 20, "skipped": 2, "internal_errors": 2,
-                     "external_errors": 3, "errors_by_kind": {"dns": 1, "timeout": 2}}
+                     "external_errors": 3, "errors_by_kind": {"dns": 1, "timeout": 2}, "unextracted": 0}
     with open_archive(target) as r:
         stats = r.commits()[0]["stats"]
     assert {k: stats[k] for k in whole} == whole
@@ -240,6 +240,22 @@ def test_retried_urls_count_by_their_current_state(tmp_path: Path) -> None:
         assert w.commit_stats(c)["internal_errors"] == 1 and w.commit_stats(c)["rendered"] == 2
         w.put_page(c, page(1, 40))  # --retry-failed fetched it again, fine this time
         assert w.commit_stats(c) == {"pages": 3, "rendered": 3, "skipped": 0, "internal_errors": 0,
-                                     "external_errors": 0, "errors_by_kind": {}}
+                                     "external_errors": 0, "errors_by_kind": {}, "unextracted": 0}
         # a placeholder (a URL known only as a link target) is no recorded URL
         assert w.commit_stats(c)["pages"] == 3 and len(w.pending_urls(c)) >= 1
+
+
+def test_pages_stored_without_their_extraction_are_counted(tmp_path: Path) -> None:
+    """A page that answered but did not answer the extraction is no failure, yet its data is missing: counted."""
+    from nitpicker_core import PageError
+
+    with ArchiveWriter.open(tmp_path / "site.nitpicker") as w:
+        c = w.begin_commit()
+        _run(w, c, 0, 3, [], [], {})
+        assert w.commit_stats(c)["unextracted"] == 0
+        empty = page(7, 40)
+        empty.errors = [PageError(step="extract", message="the page did not answer in time")]
+        empty.anchors, empty.metadata = [], {}
+        w.put_page(c, empty)
+        stats = w.commit_stats(c)
+    assert stats["unextracted"] == 1 and stats["internal_errors"] == 0
