@@ -272,6 +272,12 @@ class BrowserHost:
         """Close the page together with its context; never raises."""
         await self._close_context(page.context)
 
+    def kill_now(self) -> None:
+        """SIGKILL the browser and its processes at once, without the driver (the process is about to end)."""
+        for marker in (*self._dead_markers, self._marker):
+            if marker:
+                kill_marked(marker)
+
     async def close(self) -> None:
         """Close every context, the browser and the driver, then kill whatever of the browser survived."""
         async with self._lock:

@@ -255,11 +255,9 @@ class Crawler(ResultsMixin):
 
     def _kill_browser(self) -> None:
         """Second stop request: the process ends now, so its Chromium must not outlive it."""
-        from nitpicker_core.crawler.browser import kill_marked
-
-        marker = getattr(self._host, "_marker", "")
-        if marker:
-            kill_marked(marker)
+        kill_now = getattr(self._host, "kill_now", None)  # a test's browser factory may have none
+        if kill_now is not None:
+            kill_now()
         if self.stop_message:
             self.stop_message("stopped at once; the crawl is resumable: " + self.resume_command)
 
