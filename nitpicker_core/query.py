@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -14,8 +15,79 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
+# SQLite stores integers in 64 signed bits; a bigger Python int overflows when it is bound to a statement.
+SQL_INT_MIN, SQL_INT_MAX = -(2**63), 2**63 - 1
+# The longest string parameter (a URL, a filter, a pattern): longer than any URL a server accepts, and its
+# UTF-8 stays under SQLite's GLOB/LIKE pattern limit of 50,000 bytes.
+MAX_TEXT = 8192
+_SHOWN = 60  # characters of a bad value repeated in an error message
+
+
 def query_registry(pm: Any) -> Registry[Query]:
     return collect(pm, "register_queries", Registry("query"))
+
+
+def shown(value: Any) -> str:
+    """``repr(value)``, cut to a length an error message can carry on one line."""
+    text = repr(value)
+    return text if len(text) <= _SHOWN else text[:_SHOWN - 1] + "…"
+
+
+def check_text(name: str, value: str) -> str:
+    """A string parameter a query can use: no NUL byte (C and SQLite APIs cut there), at most ``MAX_TEXT``."""
+    if "\0" in value:
+        raise UsageError(f"parameter {name!r} must not contain a NUL byte")
+    if len(value) > MAX_TEXT:
+        raise UsageError(f"parameter {name!r} is too long ({len(value)} characters; at most {MAX_TEXT})")
+    return value
+
+
+def check_glob(name: str, pattern: str) -> str:
+    """A GLOB pattern whose every ``[`` set is closed (SQLite silently matches nothing otherwise)."""
+    i = 0
+    while i < len(pattern):
+        if pattern[i] == "[":
+            j = i + 1
+            if j < len(pattern) and pattern[j] == "^":
+                j += 1
+            if j < len(pattern) and pattern[j] == "]":  # a ] first in a set is a literal ]
+                j += 1
+            end = pattern.find("]", j)
+            if end < 0:
+                raise UsageError(f"parameter {name!r}: the [ at character {i + 1} of the pattern is never closed "
+                                 "(write [[] for a literal [)")
+            i = end
+        i += 1
+    return pattern
+
+
+def check_regex(name: str, pattern: str) -> str:
+    """A Python regular expression that compiles."""
+    import re
+
+    try:
+        re.compile(pattern)
+    except (re.error, RecursionError, OverflowError) as exc:
+        raise UsageError(f"parameter {name!r} is not a valid regular expression: {exc}") from None
+    return pattern
+
+
+_FORMATS = {"glob": check_glob, "regex": check_regex}
+
+
+def check_commit(value: Any) -> int | str | None:
+    """``None``, ``"HEAD"`` or a commit id (a positive integer SQLite can hold); UsageError otherwise."""
+    if value is None:
+        return None
+    number: Any = value
+    if isinstance(value, str):
+        text = value.strip()
+        if text.upper() == "HEAD":
+            return "HEAD"
+        number = int(text) if text.isascii() and text.isdigit() and len(text) <= 20 else None
+    if isinstance(number, int) and not isinstance(number, bool) and 1 <= number <= SQL_INT_MAX:
+        return number
+    raise UsageError(f'parameter \'commit\' must be a commit id (a positive integer) or "HEAD", got {shown(value)}')
 
 
 def _coerce(name: str, schema: Mapping[str, Any], value: Any) -> Any:
@@ -34,22 +106,43 @@ def _coerce(name: str, schema: Mapping[str, Any], value: Any) -> Any:
             elif kind == "array":
                 value = [part.strip() for part in text.split(",") if part.strip()]
         except ValueError:
-            raise UsageError(f"parameter {name!r} must be {kind}, got {value!r}") from None
+            raise UsageError(f"parameter {name!r} must be {kind}, got {shown(value)}") from None
     expected = _JSON_TYPES.get(kind)
     if expected and (not isinstance(value, expected) or (kind != "boolean" and isinstance(value, bool))):
-        raise UsageError(f"parameter {name!r} must be {kind}, got {value!r}")
+        raise UsageError(f"parameter {name!r} must be {kind}, got {shown(value)}")
+    _check_value(name, schema, kind, value)
     if "enum" in schema and value not in schema["enum"]:
         choices = ", ".join(map(str, schema["enum"]))
-        raise UsageError(f"parameter {name!r} must be one of {choices}, got {value!r}")
+        raise UsageError(f"parameter {name!r} must be one of {choices}, got {shown(value)}")
     if "minimum" in schema and value < schema["minimum"]:
-        raise UsageError(f"parameter {name!r} must be at least {schema['minimum']}, got {value!r}")
+        raise UsageError(f"parameter {name!r} must be at least {schema['minimum']}, got {shown(value)}")
     if "maximum" in schema and value > schema["maximum"]:
-        raise UsageError(f"parameter {name!r} must be at most {schema['maximum']}, got {value!r}")
+        raise UsageError(f"parameter {name!r} must be at most {schema['maximum']}, got {shown(value)}")
     return value
 
 
+def _check_value(name: str, schema: Mapping[str, Any], kind: str, value: Any) -> None:
+    """What every query can rely on, whatever its schema says: SQLite-sized numbers and clean strings."""
+    if kind == "integer" and not SQL_INT_MIN <= value <= SQL_INT_MAX:
+        raise UsageError(f"parameter {name!r} is out of range (a 64-bit integer), got {shown(value)}")
+    if kind == "number" and isinstance(value, float) and not math.isfinite(value):
+        raise UsageError(f"parameter {name!r} must be a finite number, got {shown(value)}")
+    if kind == "number" and isinstance(value, int) and not SQL_INT_MIN <= value <= SQL_INT_MAX:
+        raise UsageError(f"parameter {name!r} is out of range, got {shown(value)}")
+    texts = [item for item in value if isinstance(item, str)] if kind == "array" else [value] if kind == "string" else []
+    for item in texts:
+        check_text(name, item)
+        if schema.get("format") in _FORMATS:
+            _FORMATS[schema["format"]](name, item)
+
+
 def validate_params(query: Query, given: Mapping[str, Any]) -> dict[str, Any]:
-    """Check ``given`` against the query's schema: unknown names, types, enums, required, defaults."""
+    """Check ``given`` against the query's schema: unknown names, types, enums, required, defaults.
+
+    Whatever the schema says, integers fit SQLite, numbers are finite, strings hold no NUL byte and at most
+    ``MAX_TEXT`` characters, and a string with ``"format": "glob"`` or ``"regex"`` is a valid pattern.
+    Every failure is a ``UsageError`` (one line: the CLI's error, the MCP's tool error, the viewer's 400).
+    """
     unknown = sorted(set(given) - set(query.params))
     if unknown:
         known = ", ".join(sorted(query.params)) or "none"
@@ -70,7 +163,7 @@ def run_query(registry: Registry[Query], archive: Any, name: str, given: Mapping
     """Validate the parameters and run one query against ``commit`` (HEAD by default) of ``archive``."""
     query = registry[name]
     params = validate_params(query, given)
-    resolved = archive.resolve(commit)
+    resolved = archive.resolve(check_commit(commit))
     return query.func(archive, resolved, **params)
 
 

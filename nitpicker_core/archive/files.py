@@ -1,20 +1,26 @@
-"""The .nitpicker file: atomic tar writes, validated extraction, and the shared unpack cache."""
+"""The .nitpicker file: atomic tar writes, validated extraction, and the per-user unpack cache."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
 import hashlib
+import logging
 import os
 import re
 import shutil
 import signal
 import sqlite3
+import stat
 import tarfile
 import tempfile
 import threading
 import uuid
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, BinaryIO
 
 from nitpicker_core.errors import ArchiveError
 
@@ -24,6 +30,9 @@ DB_NAME = "archive.db"
 READY_MARKER = ".ready"
 EDGE_BYTES = 64 * 1024
 COPY_CHUNK = 1024 * 1024
+MAX_PATH_CHARS = 4096  # PATH_MAX on Linux: a longer path can never name a file
+
+log = logging.getLogger(__name__)
 
 # How many times this process extracted an archive.db; tests use it to prove the cache is hit.
 extraction_count = 0
@@ -101,19 +110,89 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def _looks_like_tar_header(path: Path) -> bool:
-    with path.open("rb") as fh:
-        block = fh.read(512)
+# --- opening ------------------------------------------------------------------------------------------
+
+
+def archive_kind(path: Path) -> str:
+    """``"file"`` or ``"dir"``: what ``path`` is, found by ``stat`` alone (nothing is opened).
+
+    Anything else (a FIFO, a device, a socket) is refused before an ``open`` could block on it; a path
+    with a NUL byte or longer than any path can be is refused without touching the file system.
+    """
+    text = os.fspath(path)
+    if "\0" in text:
+        raise ArchiveError("the archive path contains a NUL byte")
+    if len(text) > MAX_PATH_CHARS:
+        raise ArchiveError(f"the archive path is too long ({len(text)} characters)")
+    name = _shown(path.name)
+    try:
+        st = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        raise ArchiveError(f"no such archive: {name}") from None
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            raise ArchiveError("the archive path is too long") from None
+        raise ArchiveError(f"cannot read {name}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(st.st_mode):
+        return "dir"
+    if stat.S_ISREG(st.st_mode):
+        return "file"
+    raise ArchiveError(f"{name} is not a regular file ({_file_type(st.st_mode)}); give a .nitpicker file "
+                       "or a working directory")
+
+
+def _shown(name: str, limit: int = 80) -> str:
+    # a file name can be 255 bytes; messages stay readable on one line
+    return name if len(name) <= limit else name[:limit - 1] + "…"
+
+
+def _file_type(mode: int) -> str:
+    for test, label in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                        (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return label
+    return "a special file"
+
+
+def open_regular(path: Path, name: str) -> BinaryIO:
+    """``path`` opened for reading, only if it is a regular file; never blocks on a FIFO put in its place.
+
+    O_NONBLOCK makes the open of a FIFO return at once (a checked path can be swapped before the open);
+    the type is then checked on the descriptor itself.
+    """
+    archive_kind(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise ArchiveError(f"cannot read {name}: {exc.strerror or exc}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise ArchiveError(f"{name} is not a regular file ({_file_type(mode)})")
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
+def _looks_like_tar_header(fh: IO[bytes]) -> bool:
+    fh.seek(0)
+    block = fh.read(512)
     return len(block) == 512 and block[257:262] == b"ustar"
 
 
-def extract_db(archive: Path, dest_dir: Path, name: str) -> Path:
-    """Extract only archive.db from ``archive`` into ``dest_dir`` and check it is a readable archive."""
+def extract_db(archive: Path | BinaryIO, dest_dir: Path, name: str) -> Path:
+    """Extract only archive.db from ``archive`` (a path or an open file) into ``dest_dir`` and check it."""
+    if isinstance(archive, Path):
+        with open_regular(archive, name) as fh:
+            return extract_db(fh, dest_dir, name)
     global extraction_count
+    archive.seek(0)
     try:
-        tar = tarfile.open(archive, mode="r:")
+        tar = tarfile.open(fileobj=archive, mode="r:")
     except tarfile.ReadError:
-        if archive.stat().st_size >= 512 and _looks_like_tar_header(archive):
+        if _looks_like_tar_header(archive):
             raise ArchiveError(f"{name} is truncated or corrupt") from None
         raise ArchiveError(f"{name} is not a nitpicker archive (not a tar file)") from None
     except OSError as exc:
@@ -193,26 +272,45 @@ def check_version(raw: str | None, name: str) -> int:
 
 
 # --- unpack cache -------------------------------------------------------------------------------------
+# One user's cache: $XDG_CACHE_HOME/nitpicker (~/.cache/nitpicker), created 0700. A root or an entry that
+# another user owns or could write to is never read: the archive is unpacked privately instead.
 
 
-def cache_root() -> Path:
+def cache_root() -> Path | None:
+    """Where unpacked archives are kept (``NITPICKER_TAR_CACHE_DIR`` overrides); None: no home to keep them in."""
     override = os.environ.get("NITPICKER_TAR_CACHE_DIR")
-    return Path(override) if override else Path(tempfile.gettempdir()) / "nitpicker-cache"
+    if override:
+        return Path(override)
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):  # the XDG spec: a relative value is invalid and ignored
+        try:
+            base = str(Path.home() / ".cache")
+        except (RuntimeError, KeyError):  # no HOME and no passwd entry
+            return None
+    return Path(base) / "nitpicker"
 
 
 def cache_disabled() -> bool:
     return os.environ.get("NITPICKER_DISABLE_TAR_CACHE", "") not in ("", "0")
 
 
-def cache_key(path: Path) -> str:
+def cache_key(archive: Path | BinaryIO) -> str:
     """Size + mtime + ctime + hashes of the first and last 64 KiB: cheap, and changes on any rewrite."""
-    st = path.stat()
+    if isinstance(archive, Path):
+        with open_regular(archive, archive.name) as fh:
+            return cache_key(fh)
+    st = os.fstat(archive.fileno())
     digest = hashlib.sha256(f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}".encode())
-    with path.open("rb") as fh:
-        digest.update(hashlib.sha256(fh.read(EDGE_BYTES)).digest())
-        fh.seek(max(0, st.st_size - EDGE_BYTES))
-        digest.update(hashlib.sha256(fh.read(EDGE_BYTES)).digest())
+    archive.seek(0)
+    digest.update(hashlib.sha256(archive.read(EDGE_BYTES)).digest())
+    archive.seek(max(0, st.st_size - EDGE_BYTES))
+    digest.update(hashlib.sha256(archive.read(EDGE_BYTES)).digest())
     return digest.hexdigest()[:32]
+
+
+def owned_privately(st: os.stat_result) -> bool:
+    """Whether only this user can change what ``st`` describes: ours, and not group- or world-writable."""
+    return st.st_uid == os.geteuid() and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
 
 
 @dataclass
@@ -222,30 +320,58 @@ class _Unpacked:
     private: bool
 
 
+@dataclass
+class _KeyLock:
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    users: int = 0
+
+
 _registry: dict[str, _Unpacked] = {}
-_registry_lock = threading.Lock()
+_registry_lock = threading.Lock()  # held only for the registry's bookkeeping, never while unpacking
+_key_locks: dict[str, _KeyLock] = {}
 
 
-def acquire_unpacked(archive: Path, name: str) -> tuple[str, Path]:
-    """Unpack (or reuse) ``archive``; returns the registry key and the directory holding archive.db."""
-    key = cache_key(archive)
+@contextlib.contextmanager
+def _unpacking(key: str) -> Iterator[None]:
+    """One unpack of the same archive at a time in this process; other archives unpack meanwhile."""
+    with _registry_lock:
+        slot = _key_locks.setdefault(key, _KeyLock())
+        slot.users += 1
+    try:
+        with slot.lock:
+            yield
+    finally:
+        with _registry_lock:
+            slot.users -= 1
+            if slot.users == 0:
+                del _key_locks[key]
+
+
+def _reuse(key: str) -> Path | None:
     with _registry_lock:
         entry = _registry.get(key)
         if entry is not None and (entry.directory / DB_NAME).exists():
             entry.refs += 1
-            return key, entry.directory
-        if cache_disabled():
-            directory = Path(tempfile.mkdtemp(prefix="nitpicker-unpack-"))
-            try:
-                extract_db(archive, directory, name)
-            except BaseException:
-                shutil.rmtree(directory, ignore_errors=True)
-                raise
-            private = True
-        else:
-            directory, private = _cached_unpack(archive, key, name), False
-        _registry[key] = _Unpacked(directory, 1, private)
-        return key, directory
+            return entry.directory
+    return None
+
+
+def acquire_unpacked(archive: Path, name: str) -> tuple[str, Path]:
+    """Unpack (or reuse) ``archive``; returns the registry key and the directory holding archive.db."""
+    with open_regular(archive, name) as fh:
+        key = cache_key(fh)
+        directory = _reuse(key)
+        if directory is not None:
+            return key, directory
+        with _unpacking(key):
+            directory = _reuse(key)  # another thread finished the same unpack while this one waited
+            if directory is not None:
+                return key, directory
+            cached = None if cache_disabled() else _cached_unpack(fh, key, name)
+            directory = cached or _private_unpack(fh, name)
+            with _registry_lock:
+                _registry[key] = _Unpacked(directory, 1, cached is None)
+    return key, directory
 
 
 def release_unpacked(key: str) -> None:
@@ -260,25 +386,85 @@ def release_unpacked(key: str) -> None:
                 shutil.rmtree(entry.directory, ignore_errors=True)
 
 
-def _cached_unpack(archive: Path, key: str, name: str) -> Path:
-    root = cache_root()
-    root.mkdir(parents=True, exist_ok=True)
-    final = root / key
-    if (final / READY_MARKER).is_file():
-        return final
-    if final.exists():
-        _move_aside(final)
-    work = Path(tempfile.mkdtemp(prefix=f"{key}.tmp-", dir=root))
+def _private_unpack(fh: BinaryIO, name: str) -> Path:
+    """An unpack only this process uses (mkdtemp is 0700), deleted when its last reader closes."""
     try:
-        extract_db(archive, work, name)
+        directory = Path(tempfile.mkdtemp(prefix="nitpicker-unpack-"))
+    except OSError as exc:
+        raise ArchiveError(f"cannot unpack {name}: {exc.strerror or exc}") from None
+    try:
+        extract_db(fh, directory, name)
+    except OSError as exc:
+        shutil.rmtree(directory, ignore_errors=True)
+        raise ArchiveError(f"cannot unpack {name}: {exc.strerror or exc}") from None
+    except BaseException:
+        shutil.rmtree(directory, ignore_errors=True)
+        raise
+    return directory
+
+
+def _trusted_root() -> Path | None:
+    """The cache root, created 0700 when missing; None when it cannot be made or is not ours alone."""
+    root = cache_root()
+    if root is None:
+        log.debug("no home directory for the unpack cache; unpacking privately")
+        return None
+    try:
+        os.makedirs(root, mode=0o700, exist_ok=True)
+        st = os.stat(root)
+    except OSError as exc:
+        log.debug("unpack cache %s cannot be created (%s); unpacking privately", root, exc.strerror or exc)
+        return None
+    if not stat.S_ISDIR(st.st_mode) or not owned_privately(st):
+        log.debug("unpack cache %s is not a directory owned by this user alone (uid %d, mode %o); "
+                  "unpacking privately", root, st.st_uid, stat.S_IMODE(st.st_mode))
+        return None
+    return root
+
+
+def _trusted_entry(entry: Path) -> bool:
+    """A finished unpack this user made: our directory, marker and database, none writable by others."""
+    try:
+        parts = [os.lstat(entry), os.lstat(entry / READY_MARKER), os.lstat(entry / DB_NAME)]
+    except OSError:
+        return False
+    kinds = (stat.S_ISDIR, stat.S_ISREG, stat.S_ISREG)  # lstat: a symlink is none of these
+    return all(kind(st.st_mode) and owned_privately(st) for kind, st in zip(kinds, parts, strict=True))
+
+
+def _cached_unpack(fh: BinaryIO, key: str, name: str) -> Path | None:
+    """The cache's unpack of the archive (made now if needed); None: the cache cannot be used."""
+    root = _trusted_root()
+    if root is None:
+        return None
+    final = root / key
+    if _trusted_entry(final):
+        return final
+    if os.path.lexists(final):
+        log.debug("unpack cache entry %s is unfinished or not ours alone; replacing it", key)
+        _move_aside(final)
+    try:
+        work = Path(tempfile.mkdtemp(prefix=f"{key}.tmp-", dir=root))
+    except OSError as exc:
+        log.debug("unpack cache %s is not writable (%s); unpacking privately", root, exc.strerror or exc)
+        return None
+    try:
+        extract_db(fh, work, name)
         (work / READY_MARKER).write_text("ok\n")
         try:
             os.rename(work, final)
         except OSError:
-            # Another process finished the same unpack first; its copy is as good as ours.
-            if not (final / READY_MARKER).is_file():
+            # Another process finished the same unpack first; its copy is as good as ours, if it is ours.
+            if not _trusted_entry(final):
                 raise
             shutil.rmtree(work, ignore_errors=True)
+    except ArchiveError:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    except OSError as exc:  # a full or read-only cache must not stop the reading
+        shutil.rmtree(work, ignore_errors=True)
+        log.debug("unpack cache %s failed (%s); unpacking privately", root, exc.strerror or exc)
+        return None
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
@@ -286,10 +472,14 @@ def _cached_unpack(archive: Path, key: str, name: str) -> Path:
 
 
 def _move_aside(directory: Path) -> None:
-    """An unpack without its ready-marker is never trusted: rename it away, then delete it."""
+    """An entry that is not trusted is never read: rename it away, then delete what can be deleted."""
     aside = directory.with_name(f"{directory.name}.stale-{uuid.uuid4().hex[:12]}")
     try:
         os.rename(directory, aside)
     except OSError:
-        return  # someone else moved it already
-    shutil.rmtree(aside, ignore_errors=True)
+        return  # someone else moved it already (or it cannot be moved: the unpack then fails over)
+    if os.path.isdir(aside) and not os.path.islink(aside):
+        shutil.rmtree(aside, ignore_errors=True)
+    else:
+        with contextlib.suppress(OSError):
+            os.unlink(aside)

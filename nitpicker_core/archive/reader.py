@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
 import tempfile
@@ -32,6 +33,21 @@ def open_archive(path: Path | str) -> ArchiveReader:
     return ArchiveReader(Path(path))
 
 
+def locate(path: Path) -> tuple[Path, str]:
+    """What to read for ``path`` and whether it is a ``"file"`` or a ``"dir"``, by ``stat`` alone.
+
+    A FIFO, a device or a socket is refused before anything could block opening it (``files.archive_kind``);
+    a missing .nitpicker whose first crawl is still running is read from its stub.
+    """
+    try:
+        return path, files.archive_kind(path)
+    except ArchiveError:
+        stub = path.with_name(path.name + STUB_SUFFIX)
+        if os.path.lexists(path) or not os.path.isdir(stub):
+            raise
+        return stub, "dir"
+
+
 class ArchiveReader:
     """Opens read-only and never writes; ``live_pid`` is the writer's pid when reading a live stub."""
 
@@ -42,11 +58,8 @@ class ArchiveReader:
         self.resolved_fallback = False
         self._cache_key: str | None = None
         self._private_dir: Path | None = None
-        if not path.exists() and path.with_name(path.name + STUB_SUFFIX).is_dir():
-            path = path.with_name(path.name + STUB_SUFFIX)  # a first crawl still running: read its stub
-        if not path.exists():
-            raise ArchiveError(f"no such archive: {self.name}")
-        if path.is_dir():
+        path, kind = locate(path)
+        if kind == "dir":
             uri = self._open_stub(path)
         else:
             self._cache_key, directory = files.acquire_unpacked(path, self.name)
@@ -153,6 +166,8 @@ class ArchiveReader:
             wanted = int(commit)
         except (TypeError, ValueError):
             raise ArchiveError(f"{self.name} has no commit {commit!r}") from None
+        if not 1 <= wanted < 2**63:  # ids are positive SQLite integers; a bigger int would overflow the binding
+            raise ArchiveError(f"{self.name} has no commit {wanted}")
         if self._conn.execute("SELECT 1 FROM commits WHERE id = ?", (wanted,)).fetchone() is None:
             raise ArchiveError(f"{self.name} has no commit {wanted}")
         return wanted

@@ -178,8 +178,9 @@ QUERIES = [
         {**PAGING, **sorting(PAGE_SORTS, "url"),
          "status": {"type": "integer", "description": "HTTP status code"},
          "missing": {"type": "string", "enum": list(TEXT_FIELDS), "description": "metadata field that is empty"},
-         "url": {"type": "string", "description": "case-sensitive substring of the URL; a pattern with * ? or "
-                 "[ is a GLOB over the whole URL"},
+         "url": {"type": "string", "format": "glob",
+                 "description": "case-sensitive substring of the URL; a pattern with * ? or [ is a GLOB over the "
+                 "whole URL (every [ set closed by ]; [[] is a literal [)"},
          "category": {"type": "string", "enum": list(CATEGORIES), "description": "content-type category"},
          "external": {"type": "boolean", "description": "only external (true) or internal (false) URLs"},
          "tag": {"type": "string", "description": "tag provider name (e.g. Google Analytics)"},

@@ -18,17 +18,21 @@ def register_commands(cli: click.Group, pm: Any) -> None:
     @cli.command("mcp")
     @click.option("--max-result-bytes", type=click.IntRange(min=4096), default=1_000_000, show_default=True,
                   help="Most bytes of JSON one tool call returns; bigger results are cut and say so.")
+    @click.option("--wait", "wait", type=click.FloatRange(min=0, max=3600), default=60.0, show_default=True,
+                  metavar="SECONDS", help="How long a call waits for an archive another call is opening or "
+                  "querying; then it answers an error (calls on other archives never wait).")
     @click.pass_context
-    def mcp(ctx: click.Context, max_result_bytes: int) -> None:
+    def mcp(ctx: click.Context, max_result_bytes: int, wait: float) -> None:
         """Serve every query as an MCP tool over stdio, for MCP clients (AI assistants, IDEs).
 
         Register `nitpicker mcp` as a stdio server in the client. Each tool takes `archive` (the path of a
         .nitpicker file or a live working directory) and optionally `commit`, plus the query's parameters.
         """
+        from .archives import ArchiveManager
         from .server import serve
         from .tools import Toolbox
 
         app = ctx.find_root().obj
         if callable(getattr(app, "config", None)):
             app.config()  # loads the config file and lets plugins configure (or decline) themselves
-        serve(Toolbox(query_registry(pm), max_bytes=max_result_bytes))
+        serve(Toolbox(query_registry(pm), ArchiveManager(wait=wait), max_bytes=max_result_bytes))

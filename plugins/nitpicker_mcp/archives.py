@@ -3,21 +3,34 @@
 A call holds a reference for its duration. An archive whose file changed on disk (a new crawl was packed,
 a live crawl finished) is reopened on the next call; the old reader is closed once no call uses it.
 Everything is closed when the server exits.
+
+Opening and querying never happen under the manager's own lock: each archive has a lock of its own, so a
+slow (or stuck) archive holds up only the calls that name it, and those give up after ``wait`` seconds.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from nitpicker_core import ArchiveError
 from nitpicker_core.archive import open_archive, stub_path
+from nitpicker_core.archive.reader import locate
 
 log = logging.getLogger(__name__)
+
+WAIT = 60.0  # seconds a call waits for an archive another call is opening or querying
+
+
+class ArchiveBusy(ArchiveError):
+    """Another call kept the archive longer than this call may wait."""
 
 
 def _stamp(path: Path) -> tuple[Any, ...] | None:
@@ -44,25 +57,59 @@ class _Entry:
     lock: threading.Lock = field(default_factory=threading.Lock)  # one query at a time per SQLite connection
 
 
+@dataclass(eq=False)
+class _Gate:
+    """The per-archive lock held while a call looks up, reopens or opens that archive."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    users: int = 0
+
+
 class ArchiveManager:
-    def __init__(self, opener: Callable[[Path], Any] = open_archive) -> None:
+    def __init__(self, opener: Callable[[Path], Any] = open_archive, wait: float = WAIT) -> None:
         self._opener = opener
+        self._wait = wait
         self._entries: dict[Path, _Entry] = {}
-        self._lock = threading.Lock()
+        self._gates: dict[Path, _Gate] = {}
+        self._lock = threading.Lock()  # guards the two dicts and the counters only; never held while waiting
 
     @contextmanager
     def use(self, given: str) -> Iterator[Any]:
         """The open reader of the archive at ``given``, opening it on first use."""
-        entry = self._acquire(given)
+        deadline = time.monotonic() + self._wait
+        entry = self._acquire(given, deadline)
         try:
-            with entry.lock:
+            if not entry.lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
+                raise ArchiveBusy(f"{entry.reader.name} is busy with another call; try again")
+            try:
                 yield entry.reader
+            finally:
+                entry.lock.release()
         finally:
             self._release(entry)
 
-    def _acquire(self, given: str) -> _Entry:
+    def _acquire(self, given: str, deadline: float) -> _Entry:
         path = Path(given).expanduser()
-        key = path.resolve()
+        locate(path)  # stat only: a FIFO, a device, a bad path fail here, before any lock
+        key = Path(os.path.realpath(path))  # the .nitpicker path names the archive even while only its stub exists
+        with self._lock:
+            gate = self._gates.setdefault(key, _Gate())
+            gate.users += 1
+        try:
+            if not gate.lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
+                raise ArchiveBusy(f"{path.name} is still being opened by another call; try again")
+            try:
+                return self._open_locked(given, path, key)
+            finally:
+                gate.lock.release()
+        finally:
+            with self._lock:
+                gate.users -= 1
+                if gate.users == 0:
+                    del self._gates[key]
+
+    def _open_locked(self, given: str, path: Path, key: Path) -> _Entry:
+        """Reuse, reopen or open the archive; the caller holds its gate, so only one call opens it."""
         stamp = _stamp(key)
         with self._lock:
             entry = self._entries.get(key)
@@ -71,19 +118,23 @@ class ArchiveManager:
                 del self._entries[key]
                 self._retire(entry)
                 entry = None
-            if entry is None:
-                entry = _Entry(given, self._opener(path), stamp)
-                self._entries[key] = entry
-                log.info("opened %s", path.name)
-            entry.refs += 1
-            entry.calls += 1
-            return entry
+            if entry is not None:
+                entry.refs += 1
+                entry.calls += 1
+                return entry
+        reader = self._opener(path)  # may take long (a first unpack); other archives are served meanwhile
+        entry = _Entry(given, reader, stamp, refs=1, calls=1)
+        with self._lock:
+            self._entries[key] = entry
+        log.info("opened %s", path.name)
+        return entry
 
     def _release(self, entry: _Entry) -> None:
         with self._lock:
             entry.refs -= 1
-            if entry.stale and entry.refs == 0:
-                entry.reader.close()
+            close = entry.stale and entry.refs == 0
+        if close:
+            entry.reader.close()
 
     def _retire(self, entry: _Entry) -> None:
         entry.stale = True
@@ -91,7 +142,10 @@ class ArchiveManager:
             entry.reader.close()
 
     def describe(self) -> list[dict[str, Any]]:
-        """The open archives, as given by the client, with their commit count and HEAD."""
+        """The open archives, as given by the client, with their commit count and HEAD.
+
+        An archive another call is querying right now is listed as ``busy``, without waiting for it.
+        """
         with self._lock:
             entries = list(self._entries.values())
             for entry in entries:
@@ -99,10 +153,17 @@ class ArchiveManager:
         out = []
         try:
             for entry in entries:
-                with entry.lock:
-                    reader = entry.reader
-                    out.append({"archive": entry.given, "name": reader.name, "commits": len(reader.commits()),
-                                "head": reader.head(), "live": reader.live_pid is not None, "calls": entry.calls})
+                reader = entry.reader
+                row = {"archive": entry.given, "name": reader.name, "live": reader.live_pid is not None,
+                       "calls": entry.calls}
+                if entry.lock.acquire(blocking=False):
+                    try:
+                        row.update(commits=len(reader.commits()), head=reader.head())
+                    finally:
+                        entry.lock.release()
+                else:
+                    row["busy"] = True
+                out.append(row)
         finally:
             for entry in entries:
                 self._release(entry)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nitpicker_core import NitpickerError, UsageError, describe, run_query, validate_params
+from nitpicker_core.query import check_commit
 
 from .archives import ArchiveManager
 
@@ -82,22 +83,11 @@ def _archive_arg(arguments: dict[str, Any]) -> str:
     value = arguments.pop("archive", None)
     if not isinstance(value, str) or not value.strip():
         raise UsageError("parameter 'archive' is required: the path of a .nitpicker archive or a working directory")
-    return value
+    return value  # its NUL bytes, length and file type are checked where it is opened (``locate``)
 
 
 def _commit_arg(arguments: dict[str, Any]) -> int | str | None:
-    value = arguments.pop("commit", None)
-    if value is None:
-        return None
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
-        return value
-    if isinstance(value, str):
-        text = value.strip()
-        if text.upper() == "HEAD":
-            return "HEAD"
-        if text.isdigit() and int(text) >= 1:
-            return int(text)
-    raise UsageError(f'parameter \'commit\' must be a commit id (a positive integer) or "HEAD", got {value!r}')
+    return check_commit(arguments.pop("commit", None))
 
 
 class Toolbox:
