@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import os
 import re
@@ -11,11 +12,23 @@ from pathlib import Path
 from typing import Any
 
 from nitpicker_core import Cell, Destination, Sheet, UsageError, hookimpl
+from nitpicker_core.writable import check_directory_destination
+
+# OWASP's CSV-injection rule: a cell starting with one of these is read as a formula by spreadsheet programs.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 
 def file_name(sheet: str) -> str:
     """``Referrers Relational Table`` → ``referrers-relational-table.csv``."""
     return re.sub(r"[^A-Za-z0-9_-]+", "-", sheet).strip("-").lower() + ".csv"
+
+
+def neutralise(text: str) -> str:
+    """Text a spreadsheet would run as a formula, prefixed with ``'`` so it shows as text; numbers stay."""
+    if text.startswith(FORMULA_STARTS) and not NUMBER.fullmatch(text):
+        return "'" + text
+    return text
 
 
 def _plain(value: Any) -> Any:
@@ -25,7 +38,21 @@ def _plain(value: Any) -> Any:
         return ""
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
-    return value
+    if isinstance(value, int | float):
+        return value
+    return neutralise(str(value))
+
+
+def _write_file(partial: Path, sheet: Sheet, rows: Iterable[list[Any]]) -> int:
+    count = 0
+    # utf-8-sig: spreadsheet programs then read non-ASCII text (Japanese titles) correctly.
+    with partial.open("w", newline="", encoding="utf-8-sig") as handle:
+        writer = csv.writer(handle)
+        writer.writerow([neutralise(str(c)) for c in sheet.columns])
+        for row in rows:
+            writer.writerow([_plain(v) for v in row])
+            count += 1
+    return count
 
 
 def write_csv(sheets: Iterable[tuple[Sheet, Iterable[list[Any]]]], options: dict[str, Any]) -> list[str]:
@@ -36,20 +63,19 @@ def write_csv(sheets: Iterable[tuple[Sheet, Iterable[list[Any]]]], options: dict
     directory = Path(out)
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"{directory.name} exists and is not a directory")
+    check_directory_destination(directory, directory.name)  # before any sheet renders
     directory.mkdir(parents=True, exist_ok=True)
     written: dict[str, int] = {}
     for sheet, rows in sheets:
         path = directory / file_name(sheet.name)
         partial = path.with_name(path.name + ".partial")
-        count = 0
-        # utf-8-sig: spreadsheet programs then read non-ASCII text (Japanese titles) correctly.
-        with partial.open("w", newline="", encoding="utf-8-sig") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(sheet.columns)
-            for row in rows:
-                writer.writerow([_plain(v) for v in row])
-                count += 1
-        os.replace(partial, path)
+        try:
+            count = _write_file(partial, sheet, rows)
+            os.replace(partial, path)
+        except BaseException:
+            with contextlib.suppress(OSError):  # a failed sheet leaves its previous file, never a half one
+                partial.unlink(missing_ok=True)
+            raise
         written[path.name] = count
         if not options.get("silent"):
             print(f"csv: {sheet.name}: {count:,} rows → {path.name}", file=sys.stderr, flush=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
@@ -17,7 +18,8 @@ from openpyxl.formatting.rule import CellIsRule, FormulaRule
 from openpyxl.styles import Font, PatternFill
 from openpyxl.utils import get_column_letter
 
-from nitpicker_core import Cell, Destination, Sheet, UsageError, hookimpl
+from nitpicker_core import Cell, Destination, NitpickerError, Sheet, UsageError, hookimpl
+from nitpicker_core.writable import check_file_destination
 
 MAX_ROWS = 1_048_576  # Excel's row limit: longer sheets continue in "Name (2)", "Name (3)", …
 MAX_TEXT = 32_767
@@ -111,14 +113,7 @@ class _Writer:
         return cell
 
 
-def write_xlsx(sheets: Iterable[tuple[Sheet, Iterable[list[Any]]]], options: dict[str, Any]) -> dict[str, Any]:
-    target = options.get("path")
-    if not target:
-        raise UsageError("the xlsx destination needs a file name (--xlsx FILE)")
-    path = Path(target)
-    if not path.parent.is_dir():
-        raise UsageError(f"no such directory for {path.name}")
-    wb = Workbook(write_only=True)
+def _fill(wb: Workbook, sheets: Iterable[tuple[Sheet, Iterable[list[Any]]]], silent: bool) -> dict[str, int]:
     written: dict[str, int] = {}
     for sheet, rows in sheets:
         part = 1
@@ -131,11 +126,45 @@ def write_xlsx(sheets: Iterable[tuple[Sheet, Iterable[list[Any]]]], options: dic
             writer.append(row)
             total += 1
         written[sheet.name] = total
-        if not options.get("silent"):
+        if not silent:
             print(f"xlsx: {sheet.name}: {total:,} rows", file=sys.stderr, flush=True)
+    return written
+
+
+def _save(wb: Workbook, path: Path, shown: str) -> None:
     partial = path.with_name(path.name + ".partial")
-    wb.save(partial)
-    os.replace(partial, path)
+    try:
+        wb.save(partial)
+        os.replace(partial, path)
+    except OSError as exc:  # the directory changed since the check (full disk, permissions taken away)
+        with contextlib.suppress(OSError):
+            partial.unlink(missing_ok=True)
+        raise NitpickerError(f"cannot write {shown}: {(exc.strerror or type(exc).__name__).lower()}") from None
+
+
+def _discard(wb: Workbook) -> None:
+    """End the XML stream of every unsaved worksheet: left open, each prints tracebacks when collected."""
+    for ws in wb.worksheets:
+        if not ws.closed:
+            with contextlib.suppress(Exception):
+                ws.close()
+
+
+def write_xlsx(sheets: Iterable[tuple[Sheet, Iterable[list[Any]]]], options: dict[str, Any]) -> dict[str, Any]:
+    target = options.get("path")
+    if not target:
+        raise UsageError("the xlsx destination needs a file name (--xlsx FILE)")
+    path = Path(target)
+    if not path.parent.is_dir():
+        raise UsageError(f"no such directory for {path.name}")
+    check_file_destination(path, path.name)  # before any sheet is rendered
+    wb = Workbook(write_only=True)
+    try:
+        written = _fill(wb, sheets, bool(options.get("silent")))
+        _save(wb, path, path.name)
+    except BaseException:
+        _discard(wb)
+        raise
     return {"destination": "xlsx", "file": path.name, "sheets": written}
 
 
