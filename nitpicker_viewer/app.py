@@ -9,7 +9,16 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from flask import Blueprint, Flask, current_app, jsonify, render_template, render_template_string, request
+from flask import (
+    Blueprint,
+    Flask,
+    abort,
+    current_app,
+    jsonify,
+    render_template,
+    render_template_string,
+    request,
+)
 from werkzeug.exceptions import HTTPException
 
 from nitpicker_core.archive import live_pid, open_archive, stub_path
@@ -17,12 +26,17 @@ from nitpicker_core.errors import NitpickerError
 from nitpicker_core.query import query_registry, run_query
 from nitpicker_core.registry import Registry, collect
 from nitpicker_core.types import MenuLink
-from nitpicker_viewer import i18n
+from nitpicker_viewer import guard, i18n
 
 PAGE_SIZES = (25, 50, 100, 200, 500)
 CELL_LIST_LIMIT = 50  # URLs shown in one table cell (a duplicate group can hold thousands)
+MAX_ARG_CHARS = 4096  # longer than any URL a browser sends in practice; longer values are refused
+MAX_COMMIT = 2**63 - 1  # SQLite's largest integer
 CACHE_ENTRIES = 256  # query answers kept for a finished archive; each is one page of rows at most
 UNCACHED = frozenset({"page-html"})  # large and only ever read by the sandboxed frame
+# the viewer's own pages: same-origin scripts and styles only, never inline script, never framed
+CSP = ("default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-src 'self'; "
+       "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 
 
 def _blueprint_registry(pm: Any) -> Registry[tuple[Blueprint, str | None]]:
@@ -32,9 +46,14 @@ def _blueprint_registry(pm: Any) -> Registry[tuple[Blueprint, str | None]]:
     return collect(pm, "register_viewer_blueprints", Registry("blueprint", lambda item: item[0].name), make)
 
 
-def create_app(archive: str | Path, pm: Any) -> Flask:
-    """Open ``archive`` read-only for the app's lifetime and mount the registered blueprints."""
+def create_app(archive: str | Path, pm: Any, host: str = "127.0.0.1") -> Flask:
+    """Open ``archive`` read-only for the app's lifetime and mount the registered blueprints.
+
+    ``host`` is the address the server binds: besides the loopback names, the only Host it answers.
+    """
     app = Flask(__name__)
+    guard.install(app, host, CSP)
+    app.before_request(check_arguments)
     reader = open_archive(archive)
     app.extensions["nitpicker"] = {"pm": pm, "reader": reader, "queries": query_registry(pm),
                                    "name": Path(archive).name, "lock": threading.Lock(), "cache": OrderedDict(),
@@ -45,9 +64,28 @@ def create_app(archive: str | Path, pm: Any) -> Flask:
                                 page_sizes=PAGE_SIZES, page_href=page_href, cell_list_limit=CELL_LIST_LIMIT)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(NitpickerError, _usage_error)
-    app.after_request(_security_headers)
     app.config["NITPICKER_CLOSE"] = lambda: _close(app)
     return app
+
+
+def check_arguments() -> None:
+    """Refuse malformed query-string arguments with a 400 before any view or query sees them.
+
+    Types and ranges of query parameters are the query layer's job; what every view shares is checked
+    here: no NUL bytes, no value longer than MAX_ARG_CHARS, and ``commit`` an id SQLite can hold or HEAD.
+    """
+    for name, value in request.args.items(multi=True):
+        shown = name if len(name) <= 40 else name[:40] + "…"
+        if "\0" in name or "\0" in value:
+            abort(400, f"parameter {shown!r} contains a NUL byte")
+        if len(name) > 100:
+            abort(400, f"parameter name {shown!r} is too long")
+        if len(value) > MAX_ARG_CHARS:
+            abort(400, f"parameter {shown!r} is too long ({len(value):,} characters; at most {MAX_ARG_CHARS:,})")
+    commit = request.args.get("commit", "")
+    if commit and commit.upper() != "HEAD" and not (commit.isascii() and commit.isdigit()
+                                                     and int(commit) <= MAX_COMMIT):
+        abort(400, "parameter 'commit' must be a commit id (a whole number) or HEAD")
 
 
 def _close(app: Flask) -> None:
@@ -145,14 +183,3 @@ def _usage_error(exc: NitpickerError) -> Any:
     if _wants_json():
         return jsonify({"error": str(exc), "status": status}), status
     return render("error.html", code=status, message=str(exc)), status
-
-
-def _security_headers(response: Any) -> Any:
-    response.headers.setdefault("X-Content-Type-Options", "nosniff")
-    response.headers.setdefault("Referrer-Policy", "no-referrer")
-    if "Content-Security-Policy" not in response.headers:
-        # the viewer's own pages: same-origin scripts and styles only, never inline script
-        response.headers["Content-Security-Policy"] = (
-            "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-src 'self'; object-src 'none'; base-uri 'none'; "
-            "form-action 'self'; frame-ancestors 'self'")
-    return response

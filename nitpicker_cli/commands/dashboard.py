@@ -14,13 +14,20 @@ from nitpicker_core.pipeline.state import STALE_AFTER, STALL_AFTER
 
 def start_dashboard(directories: list[Path], host: str, port: int, stale_after: float = STALE_AFTER,
                     stall_after: float = STALL_AFTER) -> tuple[Any, str]:
-    """Serve the dashboard over ``directories`` in a daemon thread; returns the server and its URL."""
+    """Serve the dashboard over ``directories`` in a daemon thread; returns the server and its URL.
+
+    A host this machine cannot listen on is a UsageError (one line), not a traceback.
+    """
     from nitpicker_dashboard import create_app, free_port, serve_in_thread
 
-    app = create_app(directories, stale_after=stale_after, stall_after=stall_after)
-    bound = free_port(host, port)
-    server = serve_in_thread(app, host, bound)
-    return server, f"http://{host}:{bound}/"
+    app = create_app(directories, stale_after=stale_after, stall_after=stall_after, host=host)
+    try:
+        bound = free_port(host, port)
+        server = serve_in_thread(app, host, bound)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {host}: {exc.strerror or exc}") from None
+    shown = f"[{host}]" if ":" in host else host
+    return server, f"http://{shown}:{server.server_port}/"
 
 
 @hookimpl
@@ -46,8 +53,12 @@ def register_commands(cli: click.Group, pm: Any) -> None:
         import threading
         import webbrowser
 
+        from nitpicker_viewer.guard import is_loopback
+
         app = get_app()
         app.config()
+        if not is_loopback(host):
+            app.warn(f"binding {host}: anyone who can reach this address can watch the pipeline runs")
         dirs = list(directories) or [Path(".")]
         for d in dirs:
             if not d.is_dir():

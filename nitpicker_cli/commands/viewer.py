@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import ipaddress
 import logging
 import signal
 import socket
@@ -15,17 +14,11 @@ import click
 
 from nitpicker_cli.app import get_app
 from nitpicker_core import UsageError, hookimpl
+from nitpicker_viewer.guard import is_loopback
+
+__all__ = ["bind_near", "is_loopback", "server_url"]
 
 PORT_ATTEMPTS = 50
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def bind_near(host: str, port: int, app: Any) -> Any:
@@ -88,7 +81,7 @@ def register_commands(cli: click.Group) -> None:
             app_state.warn(f"binding {host}: anyone who can reach this address can read the archive")
         if not app_state.verbose:
             logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per request only with --verbose
-        flask_app = create_app(archive, app_state.pm)
+        flask_app = create_app(archive, app_state.pm, host=host)
         close = flask_app.config["NITPICKER_CLOSE"]
         try:
             server = bind_near(host, port, flask_app)

@@ -16,7 +16,8 @@ pages = Blueprint("pages", __name__, template_folder="../templates")
 METADATA_FIELDS = ("title", "description", "keywords", "lang", "canonical", "viewport", "robots", "og_title",
                    "og_description", "og_image", "twitter_card")
 # The crawled page's HTML is untrusted: an opaque origin with no script, no network, no forms, no plugins.
-SANDBOX_CSP = "sandbox; default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+# Framed only by the viewer's own page view (frame-ancestors 'self').
+SANDBOX_CSP = "sandbox; default-src 'none'; img-src data:; style-src 'unsafe-inline'; frame-ancestors 'self'"
 
 PAGE_COLUMNS = (
     Col("url", "col.url", "url", "page"), Col("status", "col.status", "status", "status"),
