@@ -197,6 +197,12 @@ def test_free_port_skips_a_taken_port():
         assert free_port("127.0.0.1", port) != port
 
 
+def wait_for_state(page, selector: str, state: str) -> None:
+    # a function predicate: a string one is eval'd in the page, which the dashboard's CSP forbids
+    page.wait_for_function("([sel, state]) => document.querySelector(sel)?.dataset.state === state",
+                           arg=[selector, state])
+
+
 @pytest.mark.browser
 def test_the_page_renders_runs_and_redraws_only_what_changed(runs):
     from playwright.sync_api import sync_playwright
@@ -231,7 +237,7 @@ def test_the_page_renders_runs_and_redraws_only_what_changed(runs):
                   {"event": "stage_started", "stage": "analyze"},
                   {"event": "stage_finished", "stage": "analyze", "outputs": {"pages": 7, "violations": 2}},
                   {"event": "run_finished", "state": "complete", "exit_code": 0}, ts=time.time())
-            page.wait_for_function(f'document.querySelector(\'[data-run="{LIVE}"]\').dataset.state === "complete"')
+            wait_for_state(page, f'[data-run="{LIVE}"]', "complete")
             redraws = page.eval_on_selector_all("section.run", "els => els.map(e => [e.dataset.run, e.dataset.redraws])")
             assert dict(redraws)[DONE] == "1" and int(dict(redraws)[LIVE]) >= 2
             assert "7 pages, 2 violations" in page.text_content(f'[data-run="{LIVE}"] li[data-stage="analyze"]')
@@ -262,14 +268,13 @@ def test_cards_show_each_finished_stage_result_and_never_a_null(runs):
             write(live, {"event": "stage_finished", "stage": "crawl", "outputs": {"commit": 1, "pages": 9,
                                                                                  "rendered": 7}},
                   ts=time.time())
-            page.wait_for_function(
-                f'document.querySelector(\'[data-run="{LIVE}"] li[data-stage="crawl"]\').dataset.state === "done"')
+            wait_for_state(page, f'[data-run="{LIVE}"] li[data-stage="crawl"]', "done")
             assert page.text_content(f'[data-run="{LIVE}"] li[data-stage="crawl"] .progress') == \
                 "9 URLs, 7 rendered (commit 1)"
             write(live, {"event": "verdict", "passed": False, "checks": [{"check": "violations>0", "value": 2,
                                                                            "failed": True}]},
                   {"event": "run_finished", "state": "stopped", "exit_code": 1}, ts=time.time())
-            page.wait_for_function(f'document.querySelector(\'[data-run="{LIVE}"]\').dataset.state === "stopped"')
+            wait_for_state(page, f'[data-run="{LIVE}"]', "stopped")
             assert page.text_content(f'[data-run="{LIVE}"] .verdict') == "quality gate failed: violations>0 (2)"
             assert "null" not in page.text_content(f'[data-run="{LIVE}"]')
             browser.close()
