@@ -18,6 +18,7 @@ from nitpicker_core.analyze import analyzer_registry, default_names
 from nitpicker_core.analyze.engine import check_settings
 from nitpicker_core.archive import open_archive
 from nitpicker_core.errors import UsageError
+from nitpicker_core.writable import check_file_destination
 
 
 def choose_interactively(registry: Any, defaults: list[str]) -> list[str]:
@@ -93,7 +94,11 @@ def register_commands(cli: click.Group, pm: Any) -> None:
         interactive = not names and sys.stdin.isatty() and len(registry) > 0
         if not interactive and len(registry):  # unknown names, bad settings: before looking at the archive
             names = check_settings(app.pm, config, names or None)
-        open_archive(archive).close()  # a missing or broken archive is reported before anything else
+        # a missing or broken archive, a commit it lacks, a directory the result cannot be written to:
+        # each is reported before anything else, and before the working copy (the stub) is made
+        with open_archive(archive) as reader:
+            reader.resolve(commit)
+        check_file_destination(archive, archive.name)
         if not len(registry):
             raise UsageError("no analyzer is enabled (see `nitpicker plugins`)")
         if interactive:

@@ -12,6 +12,7 @@ import click
 from nitpicker_cli.app import get_app
 from nitpicker_core import UsageError, __version__, hookimpl
 from nitpicker_core.urls import split_top_level_commas
+from nitpicker_core.writable import check_file_destination
 
 
 def _split(values: tuple[str, ...]) -> list[str]:
@@ -258,6 +259,8 @@ def register_commands(cli: click.Group, pm: Any) -> None:
                     inventory = kw["inventory"].read_bytes()
             if output.suffix != ".nitpicker":
                 output = output.with_name(output.name + ".nitpicker")
+            # before the browser starts: an archive that cannot be written is one line, and nothing is made
+            check_file_destination(output, output.name)
             progress = Progress(options.parallels, silent=app.silent)
             crawler = Crawler(app.pm, options, output, mode=mode, list_urls=list_urls, inventory=inventory,
                               progress=progress.update, stop=stop, stop_message=_say)

@@ -168,6 +168,18 @@ def _summary(result: dict[str, Any], decl: dict[str, Any], journal: Path) -> dic
     return out
 
 
+def _check_destinations(archive: Path, journal: Path, kw: dict[str, Any]) -> None:
+    """Every place the run writes to (archive, journal, local report) is writable, before any stage starts."""
+    from nitpicker_core.writable import check_directory_destination, check_file_destination
+
+    check_file_destination(archive, archive.name)
+    check_directory_destination(journal.parent, journal.parent.name)
+    if kw.get("xlsx"):
+        check_file_destination(Path(kw["xlsx"]), Path(kw["xlsx"]).name)
+    elif kw.get("csv_dir"):
+        check_directory_destination(Path(kw["csv_dir"]), Path(kw["csv_dir"]).name)
+
+
 @hookimpl
 def register_commands(cli: click.Group, pm: Any) -> None:
     @cli.command("pipeline")
@@ -225,6 +237,7 @@ def register_commands(cli: click.Group, pm: Any) -> None:
             if journal_path is None:
                 run_id = new_run_id()
                 journal_path = Path(kw["journal_dir"] or runs_dir_for(output)) / f"{run_id}.jsonl"
+            _check_destinations(output, journal_path, kw)
             journal = Journal(journal_path, journal_path.stem)
             if kw["dashboard"]:
                 from nitpicker_cli.commands.dashboard import start_dashboard

@@ -13,6 +13,7 @@ from nitpicker_core import hookimpl
 from nitpicker_core.archive import open_archive
 from nitpicker_core.errors import UsageError
 from nitpicker_core.report import destination_from_flags, run_report, select_sheets
+from nitpicker_core.writable import check_directory_destination, check_file_destination
 
 
 def choose_interactively(names: list[str], descriptions: dict[str, str]) -> list[str]:
@@ -54,6 +55,10 @@ def register_commands(cli: click.Group) -> None:
             raise UsageError(f"credentials file not found: {Path(options['credentials']).name} "
                              "(give --credentials FILE)")
         chosen = select_sheets(app.pm, only)  # unknown names fail before anything is opened
+        if xlsx:  # an unwritable destination fails before any sheet is rendered, named as it was given
+            check_file_destination(Path(xlsx), xlsx)
+        elif csv_dir:
+            check_directory_destination(Path(csv_dir), csv_dir)
         names = [s.name for s in chosen] if only else None
         with open_archive(archive) as reader:
             reader.resolve(commit)

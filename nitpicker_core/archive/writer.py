@@ -13,6 +13,7 @@ from typing import Any
 import peewee as pw
 
 from nitpicker_core.errors import ArchiveError, NitpickerError
+from nitpicker_core.writable import check_file_destination
 
 from . import aggregates, counts, files
 from .analysis import AnalysisMixin
@@ -78,6 +79,8 @@ class ArchiveWriter(PagesMixin, AnalysisMixin, RecoveryMixin):
             raise ArchiveError(f"{name} is a directory, not an archive file")
         if not target.parent.is_dir():
             raise ArchiveError(f"cannot write {name}: directory {target.parent.name or target.parent} does not exist")
+        # the file is replaced by a rename in its directory: an unwritable one fails now, before a stub exists
+        check_file_destination(target, name)
         stub = stub_path(target)
         made_stub = not stub.exists()
         stub.mkdir(exist_ok=True)
