@@ -64,9 +64,12 @@ def check_glob(name: str, pattern: str) -> str:
 def check_regex(name: str, pattern: str) -> str:
     """A Python regular expression that compiles."""
     import re
+    import warnings
 
     try:
-        re.compile(pattern)
+        with warnings.catch_warnings():  # "possible nested set" and the like are not the user's concern here
+            warnings.simplefilter("ignore")
+            re.compile(pattern)
     except (re.error, RecursionError, OverflowError) as exc:
         raise UsageError(f"parameter {name!r} is not a valid regular expression: {exc}") from None
     return pattern
@@ -110,7 +113,6 @@ def _coerce(name: str, schema: Mapping[str, Any], value: Any) -> Any:
     expected = _JSON_TYPES.get(kind)
     if expected and (not isinstance(value, expected) or (kind != "boolean" and isinstance(value, bool))):
         raise UsageError(f"parameter {name!r} must be {kind}, got {shown(value)}")
-    _check_value(name, schema, kind, value)
     if "enum" in schema and value not in schema["enum"]:
         choices = ", ".join(map(str, schema["enum"]))
         raise UsageError(f"parameter {name!r} must be one of {choices}, got {shown(value)}")
@@ -118,6 +120,7 @@ def _coerce(name: str, schema: Mapping[str, Any], value: Any) -> Any:
         raise UsageError(f"parameter {name!r} must be at least {schema['minimum']}, got {shown(value)}")
     if "maximum" in schema and value > schema["maximum"]:
         raise UsageError(f"parameter {name!r} must be at most {schema['maximum']}, got {shown(value)}")
+    _check_value(name, schema, kind, value)
     return value
 
 
