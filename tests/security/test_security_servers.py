@@ -305,3 +305,26 @@ def test_malformed_arguments_to_pages_are_a_400_page(viewer, path, message):
     status, headers, body = fetch(viewer, path)
     assert status == 400 and headers["Content-Type"].startswith("text/html")
     assert message in html.unescape(body.decode())
+
+
+@pytest.mark.browser
+def test_a_rebound_name_in_chromium_reads_nothing(server):
+    # Chromium resolves evil.example to 127.0.0.1, as after DNS rebinding: the page is its own origin,
+    # so its script could read every answer, if the server gave one
+    from playwright.sync_api import sync_playwright
+
+    from nitpicker_core.crawler.browser import browser_args, find_browser
+
+    name, port, path = server
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=find_browser(),
+                                     args=[*browser_args(), "--host-resolver-rules=MAP evil.example 127.0.0.1"])
+        try:
+            page = browser.new_page()
+            response = page.goto(f"http://evil.example:{port}{path}")
+            assert response is not None and response.status == 421, name
+            assert "Misdirected" in page.content()
+            response = page.goto(f"http://localhost:{port}{path}")
+            assert response is not None and response.status == 200, name
+        finally:
+            browser.close()
