@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from nitpicker_core.config import Config
     from nitpicker_core.records import CrawlContext, CrawlErrorRecord, Resource, ScrapeResult
+    from nitpicker_core.sinks import ArchiveSink
     from nitpicker_core.types import MenuLink, PageReport
 
 PROJECT = "nitpicker"
@@ -69,25 +70,48 @@ def unconfigure(config: Config) -> None:
 # -------------------------------------------------------------------------------------------------
 
 
+@hookspec(firstresult=True)
+def crawl_open_archive(crawl: CrawlContext) -> ArchiveSink | None:
+    """Return the archive sink this crawl's commit goes into, or None to leave it to another plugin.
+
+    :param crawl: the crawl context: ``output``, ``roots``, ``options``, ``kind`` and ``mode`` (``new``,
+        ``update``, ``resume``, ``append``, ``inventory``, ``retry-failed``) say which commit to open or
+        continue. Raise ``NitpickerError`` to refuse (say, nothing to resume).
+
+    The crawler keeps the returned ``nitpicker_core.sinks.ArchiveSink`` and calls only its methods:
+    ``put_*`` on its writer thread, the rest on its event loop. With no sink the crawl is refused before
+    anything is fetched. The built-in archive writer is a ``trylast`` implementation, so a plugin that
+    returns its own sink replaces it.
+
+    Runs in: the crawler (main process). Called: once per crawl, first, before ``crawl_started``.
+    firstresult: the first sink returned is the one used.
+    """
+
+
 @hookspec
 def crawl_started(crawl: CrawlContext) -> None:
-    """A crawl is starting; roots, options and the output path are on ``crawl``.
+    """A crawl is starting; roots, options, the output path and ``crawl.commit`` are on ``crawl``.
 
-    :param crawl: the crawl context; the built-in archive writer opens the archive here and sets
-        ``crawl.archive`` and ``crawl.commit``.
+    :param crawl: the crawl context. ``crawl.state`` is free space for plugins, keyed by plugin name;
+        the core writes nothing there.
 
-    Runs in: the crawler (main process). Called: once per crawl, before any URL is fetched.
+    Runs in: the crawler (main process). Called: once per crawl, after the archive sink is open and
+    before any URL is fetched.
     """
 
 
 @hookspec(firstresult=True)
 def crawl_should_skip(url: str, crawl: CrawlContext) -> str | None:
-    """Return a skip reason for ``url`` (robots, scope, excludes, keywords), or None to let others decide.
+    """Return a skip reason for ``url``, or None to let others decide.
+
+    The crawler has already applied its own policy (robots.txt, ``--exclude``, ``--exclude-url``) and
+    asks this hook only about URLs that policy lets through.
 
     :param url: the normalised absolute URL about to be fetched.
     :param crawl: the crawl context.
 
-    Runs in: the crawler. Called: once per URL taken from the queue.
+    Runs in: the crawler, on a worker thread (an implementation may block, e.g. on a fetch). Called:
+    once per URL taken from the queue.
     firstresult: the first non-None reason wins; the URL is recorded as skipped with it.
     """
 
@@ -106,22 +130,43 @@ def crawl_before_navigate(page: Any, url: str, crawl: CrawlContext) -> None:
 
 
 @hookspec(firstresult=True)
-def crawl_scrape(url: str, page: Any, crawl: CrawlContext) -> ScrapeResult | None:
+def crawl_scrape(url: str, page: Any, crawl: CrawlContext, render: str) -> ScrapeResult | None:
     """Scrape ``url`` and return a ScrapeResult (or an awaitable of one).
 
     :param url: the URL to render.
     :param page: the Playwright ``Page`` to render it in.
     :param crawl: the crawl context.
+    :param render: ``"full"`` (everything: links, images, resources, the sent HTML) or ``"light"`` (a
+        metadata-only URL, e.g. an external link: status, headers and title are all the crawler keeps).
 
-    Runs in: the crawler. Called: once per URL that needs the browser.
-    firstresult: the built-in Playwright scrape is a ``trylast`` implementation; wrap it with
-    ``@hookimpl(wrapper=True)`` to time, retry or take screenshots instead of copying it.
+    Runs in: the crawler, on its event loop. Called: once per URL that needs the browser.
+    firstresult: the built-in Playwright scrape is a ``trylast`` implementation that returns an
+    awaitable; wrap it with ``@hookimpl(wrapper=True)`` to time, retry or take screenshots instead of
+    copying it (the wrapper receives that awaitable from ``yield`` and may return its own coroutine that
+    awaits it).
+    """
+
+
+@hookspec(firstresult=True)
+def crawl_page_filter(url: str, result: ScrapeResult, crawl: CrawlContext) -> str | None:
+    """Return a skip reason for a page already rendered (say, its HTML matches an excluded keyword).
+
+    :param url: the page's final URL (after redirects).
+    :param result: what the scrape returned: ``html``, ``metadata``, ``anchors``…
+    :param crawl: the crawl context.
+
+    A page given a reason is recorded as skipped with it, and its links are not followed. The built-in
+    ``--exclude-keyword`` check is an implementation of this hook (in the ``crawl-rules`` plugin).
+
+    Runs in: the crawler, on its event loop (keep it quick: no I/O). Called: once per rendered
+    in-scope page.
+    firstresult: the first non-None reason wins.
     """
 
 
 @hookspec
 def crawl_page_scraped(result: ScrapeResult, crawl: CrawlContext) -> None:
-    """A URL (page or not, internal or external) was fetched; the built-in archive writer stores it.
+    """A URL (page or not, internal or external) was fetched and stored in the archive sink; observe it.
 
     :param result: everything learned about the URL.
     :param crawl: the crawl context.
@@ -135,7 +180,7 @@ def crawl_page_skipped(url: str, reason: str, crawl: CrawlContext, is_external: 
     """A URL was skipped, with the reason ``crawl_should_skip`` (or a crawl limit) gave.
 
     :param url: the skipped URL.
-    :param reason: the skip reason (``blocked by robots.txt``, ``excluded``, …).
+    :param reason: the skip reason (``blocked by robots.txt``, ``excluded``, a limit, a page filter's…).
     :param crawl: the crawl context.
     :param is_external: whether the URL lies outside the crawl's scope (a skipped link to another site is
         external like any other).
@@ -175,7 +220,8 @@ def crawl_finished(crawl: CrawlContext, stats: dict[str, Any]) -> None:
     :param crawl: the crawl context.
     :param stats: counts and ``status`` (``complete`` or ``interrupted``).
 
-    Runs in: the crawler. Called: once per crawl; the archive writer closes the commit here.
+    Runs in: the crawler. Called: once per crawl, after the archive sink closed the commit and wrote it
+    (even when the crawl was interrupted; not when it was abandoned before any work).
     """
 
 

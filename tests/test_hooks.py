@@ -10,7 +10,7 @@ import time
 import click
 import flask
 import pytest
-from archives import SITE, build_archive, demo_pages
+from archives import SITE, build_archive, demo_pages, storing
 from click.testing import CliRunner
 
 from nitpicker_core import (
@@ -110,16 +110,20 @@ def _crawl(tmp_path) -> CrawlContext:
 
 
 def test_hook_crawl_started(pm, tmp_path):
+    seen = []
+
+    class Observer:
+        @hookimpl
+        def crawl_started(self, crawl):
+            seen.append((crawl.commit, (tmp_path / "c.nitpicker.stub" / "archive.db").exists()))
+
+    pm.add_plugin(Observer(), "observer")
     crawl = _crawl(tmp_path)
-    pm.hook.crawl_started(crawl=crawl)
-    try:
-        assert crawl.commit == 1 and crawl.archive is not None
-        assert (tmp_path / "c.nitpicker.stub" / "archive.db").exists()
+    with storing(pm, crawl):  # crawl_open_archive, then crawl_started, as the crawler does
+        assert seen == [(1, True)]  # the archive sink is open before crawl_started
         with open_archive(tmp_path / "c.nitpicker.stub") as reader:
             assert reader.commits()[0]["status"] == "running"
             assert reader.info()["roots"] == [SITE + "/"]
-    finally:
-        crawl.archive.close(remove_stub=True)
 
 
 def test_hook_crawl_should_skip(pm, tmp_path):
@@ -170,8 +174,8 @@ def test_hook_crawl_scrape(bare_pm):
 
     class Builtin:
         @hookimpl(trylast=True)
-        def crawl_scrape(self, url, page, crawl):
-            return ScrapeResult(url=url, status=200, html="<p>hi</p>")
+        def crawl_scrape(self, url, page, crawl, render):
+            return ScrapeResult(url=url, status=200 if render == "full" else 204, html="<p>hi</p>")
 
     class Timer:
         @hookimpl(wrapper=True)
@@ -184,7 +188,7 @@ def test_hook_crawl_scrape(bare_pm):
 
     bare_pm.add_plugin(Builtin(), "builtin")
     bare_pm.add_plugin(Timer(), "timer")
-    result = bare_pm.hook.crawl_scrape(url=SITE + "/", page=None, crawl=None)
+    result = bare_pm.hook.crawl_scrape(url=SITE + "/", page=None, crawl=None, render="full")
     assert isinstance(result, ScrapeResult) and result.status == 200
     assert result.extra["scrape_seconds"] == timings[SITE + "/"] >= 0
 
@@ -200,9 +204,9 @@ def test_hook_crawl_page_scraped(archive):
 
 def test_hook_crawl_page_skipped(pm, tmp_path):
     crawl = _crawl(tmp_path)
-    pm.hook.crawl_started(crawl=crawl)
-    pm.hook.crawl_page_skipped(url=SITE + "/private/", reason="blocked by robots.txt", crawl=crawl, is_external=False)
-    pm.hook.crawl_finished(crawl=crawl, stats={"status": "complete"})
+    with storing(pm, crawl):
+        pm.hook.crawl_page_skipped(url=SITE + "/private/", reason="blocked by robots.txt", crawl=crawl,
+                                   is_external=False)
     with open_archive(crawl.output) as reader:
         page = reader.page(SITE + "/private/")
     assert page["is_skipped"] and page["skip_reason"] == "blocked by robots.txt"
@@ -210,11 +214,10 @@ def test_hook_crawl_page_skipped(pm, tmp_path):
 
 def test_hook_crawl_resource_received(pm, tmp_path):
     crawl = _crawl(tmp_path)
-    pm.hook.crawl_started(crawl=crawl)
-    pm.hook.crawl_page_scraped(result=demo_pages()[0], crawl=crawl)
-    css = Resource(url=SITE + "/style.css", status=200, content_type="text/css", compression="gzip")
-    pm.hook.crawl_resource_received(resource=css, referrer_url=SITE + "/", crawl=crawl)
-    pm.hook.crawl_finished(crawl=crawl, stats={"status": "complete"})
+    with storing(pm, crawl):
+        pm.hook.crawl_page_scraped(result=demo_pages()[0], crawl=crawl)
+        css = Resource(url=SITE + "/style.css", status=200, content_type="text/css", compression="gzip")
+        pm.hook.crawl_resource_received(resource=css, referrer_url=SITE + "/", crawl=crawl)
     with open_archive(crawl.output) as reader:
         resources = list(reader.resources())
     assert [(r["url"], r["status"], r["compression"]) for r in resources] == [(SITE + "/style.css", 200, "gzip")]
@@ -222,31 +225,31 @@ def test_hook_crawl_resource_received(pm, tmp_path):
 
 def test_hook_crawl_error(pm, tmp_path):
     crawl = _crawl(tmp_path)
-    pm.hook.crawl_started(crawl=crawl)
-    error = CrawlErrorRecord(url="http://gone.test/", kind="dns", message="net::ERR_NAME_NOT_RESOLVED")
-    pm.hook.crawl_error(url=error.url, error=error, crawl=crawl)
-    pm.hook.crawl_finished(crawl=crawl, stats={"status": "complete"})
+    with storing(pm, crawl):
+        error = CrawlErrorRecord(url="http://gone.test/", kind="dns", message="net::ERR_NAME_NOT_RESOLVED")
+        pm.hook.crawl_error(url=error.url, error=error, crawl=crawl)
     with open_archive(crawl.output) as reader:
         rows = reader.execute("SELECT u.url, e.kind, e.message FROM crawl_error e JOIN url u ON u.id = e.url_id")
     assert [tuple(r) for r in rows] == [("http://gone.test/", "dns", "net::ERR_NAME_NOT_RESOLVED")]
 
 
 def test_hook_crawl_finished(pm, tmp_path):
+    # the archive sink closes the commit (the crawler calls finish, then fires crawl_finished for observers)
     crawl = _crawl(tmp_path)
-    pm.hook.crawl_started(crawl=crawl)
-    pm.hook.crawl_page_scraped(result=demo_pages()[1], crawl=crawl)
-    pm.hook.crawl_finished(crawl=crawl, stats={"status": "interrupted", "pages": 1})
+    sink = pm.hook.crawl_open_archive(crawl=crawl)
+    sink.put_page(demo_pages()[1])
+    sink.finish("interrupted", {"status": "interrupted", "pages": 1})
     stub = tmp_path / "c.nitpicker.stub"
     assert crawl.output.exists() and stub.exists()  # interrupted: the stub stays, resumable
     with open_archive(crawl.output) as reader:
         assert reader.head() is None and reader.commits()[0]["status"] == "interrupted"
     resumed = CrawlContext(output=crawl.output, roots=crawl.roots, mode="resume")
-    pm.hook.crawl_started(crawl=resumed)
-    assert resumed.commit == crawl.commit
-    pm.hook.crawl_finished(crawl=resumed, stats={"status": "complete", "pages": 1})
+    again = pm.hook.crawl_open_archive(crawl=resumed)
+    assert again.commit == sink.commit
+    again.finish("complete", {"status": "complete", "pages": 1})
     assert not stub.exists()
     with open_archive(crawl.output) as reader:
-        assert reader.head() == crawl.commit and reader.commits()[0]["stats"]["pages"] == 1
+        assert reader.head() == sink.commit and reader.commits()[0]["stats"]["pages"] == 1
 
 
 # -- analyze -----------------------------------------------------------------------------------------

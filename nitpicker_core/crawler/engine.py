@@ -1,4 +1,4 @@
-"""The crawl loop: queue → rules → preflight → browser → scrape hooks → archive, with bounded parallelism."""
+"""The crawl loop: queue → policy → preflight → browser → scrape hooks → archive sink, with bounded parallelism."""
 
 from __future__ import annotations
 
@@ -10,21 +10,21 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from nitpicker_core.archive import stub_path
-from nitpicker_core.crawler import rules
 from nitpicker_core.crawler.errors import PERMANENT_KINDS, DnsBurnList
 from nitpicker_core.crawler.events import EventSink
 from nitpicker_core.crawler.fetch import Fetcher, FetchResult, HostThrottle
 from nitpicker_core.crawler.limits import ArchivedDepths, Limits, record_held
 from nitpicker_core.crawler.options import CrawlOptions
 from nitpicker_core.crawler.pagination import PaginationPredictor
+from nitpicker_core.crawler.policy import CrawlPolicy
 from nitpicker_core.crawler.queue import QueueItem, UrlQueue
 from nitpicker_core.crawler.results import HTML_TYPES, ResultsMixin
 from nitpicker_core.crawler.slots import PageSlots
 from nitpicker_core.crawler.stopping import PageAbandoned, StopSignals, resume_hint
 from nitpicker_core.records import CrawlContext, Resource, ScrapeResult
+from nitpicker_core.sinks import ArchiveSink, check_sink
 from nitpicker_core.urls import looks_like_html, normalize, split_credentials
 
 log = logging.getLogger(__name__)
@@ -68,18 +68,21 @@ class Crawler(ResultsMixin):
                                dns_burn=self.dns, pool_size=max(10, options.parallels * 2))
         storage = options.for_storage()
         self.crawl = CrawlContext(output=output, roots=storage["roots"], options=storage, kind=kind, mode=mode)
+        self.policy = CrawlPolicy(options)
+        self.scope = self.policy.scope
+        self.archive: ArchiveSink | None = None  # from crawl_open_archive, when run() starts
         limits = Limits(options.max_pages, options.max_depth)
+        # a continued commit knows depths from its stored links; a fresh one only its roots'
+        graph = None if mode in ("new", "update") else (lambda: self._sink().link_graph())
         self.queue = UrlQueue(
             disable_queries=options.disable_queries, limits=limits, on_hold=record_held(self),
-            is_internal=lambda url: self.scope.is_internal(url),  # self.scope is set by run() before seeding
+            is_internal=self.scope.is_internal,
             depth_of=None if options.max_depth is None else ArchivedDepths(
-                self.crawl, list_urls or options.roots, options.max_depth, disable_queries=options.disable_queries))
+                graph, list_urls or options.roots, options.max_depth, disable_queries=options.disable_queries))
         self.predictor = PaginationPredictor(max(1, options.parallels))
         # the limits and what they left out go into the commit's stats (a live dict the queue keeps current)
         self.stats.limits = self.queue.limit_stats()
         self.crawl.options.update(options.scrape_options())
-        self.crawl.state["roots_with_credentials"] = list(options.roots)
-        self.crawl.state["headers"] = dict(options.headers)
         self._linked: set[str] = set()  # URLs some page really links to (a prediction of one is no guess)
         self._outside_depth: dict[str, int] = {}  # out-of-scope pages crawled under --max-excluded-depth
         self._claimed: dict[str, str] = {}  # rendered destination → the URL that rendered it
@@ -107,19 +110,19 @@ class Crawler(ResultsMixin):
         stop.on_first(self._request_stop)
         self._stub_existed = stub_path(self.output).exists()
         try:
+            self._open_archive()
             self.pm.hook.crawl_started(crawl=self.crawl)
         except BaseException:
             self._abandon()
             if owned:
                 stop.remove()
             raise
-        self.sink = EventSink(self.pm, self.crawl)
+        self.sink = EventSink(self.pm, self.crawl, self._sink())
         host = (self._browser_factory or BrowserHost)()
         self._host = host
         stop.on_second(self._kill_browser)
         self.slots = PageSlots(host, self.options.user_agent)
         try:
-            self.scope = self.crawl.state[rules.STATE]["scope"]
             self._seed()
             if not self._stopping:
                 await host.start()
@@ -151,6 +154,24 @@ class Crawler(ResultsMixin):
                     stop.remove()
         return self.stats
 
+    def _open_archive(self) -> None:
+        """The archive sink from ``crawl_open_archive``, kept by the crawler; none means no crawl at all."""
+        opened = self.pm.hook.crawl_open_archive(crawl=self.crawl)
+        try:
+            self.archive = check_sink(opened)
+        except BaseException:
+            abandon = getattr(opened, "abandon", None)  # a sink short of the protocol still let go of
+            if callable(abandon):
+                with contextlib.suppress(Exception):
+                    abandon()
+            raise
+        self.crawl.commit = self.archive.commit
+
+    def _sink(self) -> ArchiveSink:
+        if self.archive is None:
+            raise RuntimeError("the archive sink is not open")  # run() opens it before anything uses it
+        return self.archive
+
     def _finish(self) -> None:
         assert self.sink is not None
         self.sink.drain()
@@ -162,9 +183,11 @@ class Crawler(ResultsMixin):
                 self._abandon()
                 raise
             self.stats.status = "interrupted"
+            self._sink().finish(self.stats.status, self.stats.as_dict())
             self.pm.hook.crawl_finished(crawl=self.crawl, stats=self.stats.as_dict())
             raise
         self._whole_commit_stats()
+        self._sink().finish(self.stats.status, self.stats.as_dict())
         self.pm.hook.crawl_finished(crawl=self.crawl, stats=self.stats.as_dict())
 
     def _whole_commit_stats(self) -> None:
@@ -172,10 +195,7 @@ class Crawler(ResultsMixin):
 
         The in-memory counters see only this run; the exit code and the summary must describe the commit.
         """
-        counts = getattr(self.crawl.archive, "commit_stats", None)
-        if counts is None or self.crawl.commit is None:
-            return
-        whole = counts(self.crawl.commit)
+        whole = self._sink().commit_stats()
         for key in ("pages", "rendered", "skipped", "internal_errors", "external_errors", "errors_by_kind",
                     "unextracted"):
             if key in whole:
@@ -187,22 +207,21 @@ class Crawler(ResultsMixin):
         if self.sink is not None:
             with contextlib.suppress(BaseException):
                 self.sink.close()
-        writer = self.crawl.archive
-        if writer is not None:
-            writer.close(remove_stub=False)
-            self.crawl.archive = None
+        archive, self.archive = self.archive, None
+        if archive is not None:
+            archive.abandon()
         if not self._stub_existed:
             shutil.rmtree(stub_path(self.output), ignore_errors=True)
 
     def _seed(self) -> None:
         """Fill the queue for this mode: what the commit already holds is done, the rest is to do."""
-        archive, commit, mode = self.crawl.archive, self.crawl.commit, self.crawl.mode
-        done = archive.commit_urls(commit) if mode != "new" and mode != "update" else {}
+        archive, mode = self._sink(), self.crawl.mode
+        done = dict(archive.done_urls()) if mode != "new" and mode != "update" else {}
         if mode == "append":  # former external pages now in scope are crawled again, fully
             done = {url: r for url, r in done.items() if r or not self.scope.is_internal(url)}
         retry: list[str] = []
         if mode == "retry-failed":  # permanent kinds stay failed, so repeated retries converge
-            retry = [url for url, kind in archive.failed_urls(commit).items() if kind not in PERMANENT_KINDS]
+            retry = [url for url, kind in archive.failed_urls().items() if kind not in PERMANENT_KINDS]
             done = {url: r for url, r in done.items() if url not in set(retry)}
         for url, rendered in done.items():
             self.queue.add_done(url, rendered=rendered)
@@ -218,14 +237,14 @@ class Crawler(ResultsMixin):
         self._seeds = {item.url for item in items}
         fresh = self.queue.add(items)
         if mode in ("resume", "append"):
-            for url in archive.pending_urls(commit):
+            for url in archive.pending_urls():
                 self.queue.add([QueueItem(url, external=not self.scope.is_internal(url),
                                           metadata_only=not self.scope.is_internal(url))])
         if mode == "inventory" and self.inventory is not None:
             import hashlib
 
             counts = {"listed": len(items), "new": len(fresh), "known": len(items) - len(fresh)}
-            self.sink.call(archive.add_inventory_run, commit, hashlib.sha256(self.inventory).hexdigest(), counts)
+            self.sink.call(archive.put_inventory_run, hashlib.sha256(self.inventory).hexdigest(), counts)
 
     def _request_stop(self) -> None:
         """First stop request: take no new URLs; pages in flight get a short grace, then go back to pending."""
@@ -247,11 +266,9 @@ class Crawler(ResultsMixin):
                 task.cancel()
 
     def _abort_network(self) -> None:
-        for owner in (self.fetcher, (self.crawl.state.get(rules.STATE) or {}).get("robots")):
-            abort = getattr(owner, "abort", None)
-            if abort is not None:
-                with contextlib.suppress(Exception):
-                    abort()
+        with contextlib.suppress(Exception):
+            self.fetcher.abort()
+        self.policy.abort()
 
     def _kill_browser(self) -> None:
         """Second stop request: the process ends now, so its Chromium must not outlive it."""
@@ -353,12 +370,12 @@ class Crawler(ResultsMixin):
         return await self._render(worker, item, pre)
 
     def _skip_reason(self, url: str) -> str | None:
-        """Why ``url`` is skipped (plugins decide), and robots.txt's Crawl-delay for its host noted."""
-        reason = self.pm.hook.crawl_should_skip(url=url, crawl=self.crawl)
+        """Why ``url`` is skipped (the crawler's policy first, then plugins), and robots.txt's Crawl-delay noted."""
+        reason = self.policy.skip_reason(url) or self.pm.hook.crawl_should_skip(url=url, crawl=self.crawl)
         if not reason:
-            delay = self.crawl.state[rules.STATE]["robots"].crawl_delay(url)
+            delay = self.policy.crawl_delay(url)
             if delay:  # robots.txt Crawl-delay: spaces requests to this host only
-                self.fetcher.throttle.set_interval(urlsplit(url).netloc.lower(), delay)
+                self.fetcher.throttle.set_interval(*delay)
         return reason
 
     def _is_root(self, url: str) -> bool:
@@ -370,15 +387,15 @@ class Crawler(ResultsMixin):
         from nitpicker_core.crawler.results import mark_blocked
 
         url = item.url
-        if light:
-            self.crawl.state.setdefault("light", {})[url] = True
         page = await self.slots.acquire(worker, None if item.external else self._credentials(url))
         healthy = False
         try:
+            await self.policy.route_headers(page)
             for result in self.pm.hook.crawl_before_navigate(page=page, url=url, crawl=self.crawl):
                 if asyncio.iscoroutine(result):
                     await result
-            scraped = self.pm.hook.crawl_scrape(url=url, page=page, crawl=self.crawl)
+            scraped = self.pm.hook.crawl_scrape(url=url, page=page, crawl=self.crawl,
+                                                render="light" if light else "full")
             if asyncio.iscoroutine(scraped):
                 scraped = await asyncio.wait_for(scraped, timeout=self.options.page_timeout * 3)
             healthy = True
@@ -400,8 +417,6 @@ class Crawler(ResultsMixin):
             return False
         finally:
             await self.slots.release(worker, healthy)
-            if light:
-                self.crawl.state["light"].pop(url, None)
         if scraped is None:
             self._error(item, "unknown", "no plugin scraped this URL", "render")
             return False

@@ -1,4 +1,4 @@
-"""The single archive writer thread: scrape events are queued by browser workers and applied in order."""
+"""The single archive writer thread: scrape events are queued by browser workers, stored and announced in order."""
 
 from __future__ import annotations
 
@@ -7,19 +7,36 @@ import queue
 import threading
 from typing import Any
 
+from nitpicker_core.sinks import ArchiveSink
+
 log = logging.getLogger(__name__)
 _STOP = object()
 
 
-class EventSink:
-    """Calls the write-side scrape hooks (page scraped/skipped, resource, error) on one thread.
+def _store(archive: ArchiveSink, hook: str, kwargs: dict[str, Any]) -> None:
+    """The archive sink's call for one event; the event's hook is fired after it, for observers."""
+    if hook == "crawl_page_scraped":
+        archive.put_page(kwargs["result"])
+    elif hook == "crawl_page_skipped":
+        archive.put_skipped(kwargs["url"], kwargs["reason"], is_external=kwargs["is_external"])
+    elif hook == "crawl_resource_received":
+        archive.put_resource(kwargs["resource"], kwargs["referrer_url"])
+    elif hook == "crawl_error":
+        archive.put_crawl_error(kwargs["error"])
+    else:
+        raise ValueError(f"not a scrape event: {hook}")
 
-    SQLite has one writer; doing the writes here keeps the event loop, and so the browser pages, free.
-    The first exception stops the sink and is re-raised by ``close`` (a write failure aborts the crawl).
+
+class EventSink:
+    """Stores each scrape event (page scraped/skipped, resource, error) in the archive sink, then fires its hook.
+
+    All on one thread: SQLite has one writer, and doing the writes here keeps the event loop, and so the
+    browser pages, free. The first exception stops the sink and is re-raised by ``close`` (a write
+    failure aborts the crawl).
     """
 
-    def __init__(self, pm: Any, crawl: Any) -> None:
-        self.pm, self.crawl = pm, crawl
+    def __init__(self, pm: Any, crawl: Any, archive: ArchiveSink) -> None:
+        self.pm, self.crawl, self.archive = pm, crawl, archive
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=2000)
         self.error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="nitpicker-writer", daemon=True)
@@ -45,6 +62,7 @@ class EventSink:
                     if callable(target):
                         target(*args)
                     else:
+                        _store(self.archive, target, args)
                         getattr(self.pm.hook, target)(crawl=self.crawl, **args)
             except BaseException as exc:  # noqa: BLE001 - remembered and re-raised by close()
                 log.debug("archive write failed", exc_info=True)

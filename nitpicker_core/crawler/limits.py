@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from nitpicker_core.sinks import LinkGraph
 from nitpicker_core.urls import normalize, split_credentials
 
 __all__ = ["ArchivedDepths", "Limits", "link_depths", "record_held"]
@@ -47,12 +48,15 @@ class ArchivedDepths:
 
     ``--resume`` loads pending URLs from the archive with no depth; walking the commit's own links from the
     roots gives each its real depth, so a resumed crawl stops at the same place an uninterrupted one would.
-    A URL the stored links do not reach (rare: e.g. a redirect whose source was never stored) is taken to be
-    at the limit: it is crawled, but nothing deeper is.
+    ``graph`` gives the commit's links and redirects (the archive sink's ``link_graph``); None for a fresh
+    commit, whose only URLs queued without a depth are its roots. A URL the stored links do not reach
+    (rare: e.g. a redirect whose source was never stored) is taken to be at the limit: it is crawled, but
+    nothing deeper is.
     """
 
-    def __init__(self, crawl: Any, seeds: Iterable[str], max_depth: int, *, disable_queries: bool = False) -> None:
-        self.crawl, self.max_depth = crawl, max_depth
+    def __init__(self, graph: Callable[[], LinkGraph] | None, seeds: Iterable[str], max_depth: int, *,
+                 disable_queries: bool = False) -> None:
+        self.graph, self.max_depth = graph, max_depth
         self.seeds = [normalize(split_credentials(s)[0], disable_queries=disable_queries) for s in seeds]
         self._depths: dict[str, int] | None = None
 
@@ -63,18 +67,9 @@ class ArchivedDepths:
 
     def _load(self) -> dict[str, int]:
         roots = {seed: 0 for seed in self.seeds}
-        if self.crawl.mode in ("new", "update") or self.crawl.archive is None:
-            return roots  # a fresh commit: the only URLs queued without a depth are its roots
-        from nitpicker_core.archive import ArchiveReader, stub_path
-
-        links: dict[str, list[str]] = {}
-        redirects: dict[str, str] = {}
-        # the live working directory, read-only: the .nitpicker file may lag behind it after a kill
-        with ArchiveReader(stub_path(self.crawl.output)) as reader:
-            for page in reader.pages(self.crawl.commit, scraped=True):
-                if page.get("redirect_dest"):
-                    redirects[page["url"]] = page["redirect_dest"]
-                links[page["url"]] = [a["href"] for a in reader.anchors(page["url"], self.crawl.commit)]
+        if self.graph is None:
+            return roots
+        links, redirects = self.graph()
         return {**link_depths(self.seeds, links, redirects), **roots}
 
 

@@ -7,7 +7,6 @@ import dataclasses
 import re
 from typing import Any
 
-from nitpicker_core.crawler import rules
 from nitpicker_core.crawler.errors import PERMANENT_KINDS, classify, is_blocked_status
 from nitpicker_core.crawler.fetch import FetchResult
 from nitpicker_core.crawler.queue import QueueItem
@@ -56,6 +55,7 @@ class ResultsMixin:
     """The part of the Crawler that records what each URL turned out to be (see engine.Crawler)."""
 
     # set by Crawler.__init__ / run()
+    pm: Any
     options: Any
     queue: Any
     scope: Any
@@ -95,8 +95,8 @@ class ResultsMixin:
                 return False
             self.queue.add_done(final, rendered=True)
         self._claimed[final] = url
-        html = result.html or ""
-        reason = rules.keyword_skip_reason(final, html, self.crawl) if html else None
+        # plugins judge the rendered page (the built-in --exclude-keyword is one): skipped, links not followed
+        reason = self.pm.hook.crawl_page_filter(url=final, result=result, crawl=self.crawl)
         if reason:
             self.sink.emit("crawl_page_skipped", url=final, reason=reason,
                            is_external=not self.scope.is_internal(final))

@@ -1,7 +1,8 @@
-"""The built-in archive writer: an ordinary implementation of the scrape events that fills the archive."""
+"""The built-in archive writer: the ``crawl_open_archive`` hook that gives the crawler a ``.nitpicker`` sink."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -14,15 +15,79 @@ from nitpicker_core import (
     __version__,
     hookimpl,
 )
-from nitpicker_core.archive import ArchiveWriter, NothingToResume
+from nitpicker_core.archive import ArchiveReader, ArchiveWriter, NothingToResume, stub_path
+from nitpicker_core.sinks import LinkGraph
+
+__all__ = ["FileSink", "crawl_open_archive"]
 
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-@hookimpl(tryfirst=True)
-def crawl_started(crawl: CrawlContext) -> None:
+class FileSink:
+    """One crawl's commit in a ``.nitpicker`` archive: an ``ArchiveSink`` over the core's ArchiveWriter."""
+
+    def __init__(self, writer: ArchiveWriter, commit: int) -> None:
+        self.writer, self._commit = writer, commit
+
+    @property
+    def commit(self) -> int:
+        return self._commit
+
+    def done_urls(self) -> Mapping[str, bool]:
+        return self.writer.commit_urls(self._commit)
+
+    def failed_urls(self) -> Mapping[str, str]:
+        return self.writer.failed_urls(self._commit)
+
+    def pending_urls(self) -> Iterable[str]:
+        return self.writer.pending_urls(self._commit)
+
+    def link_graph(self) -> LinkGraph:
+        links: dict[str, list[str]] = {}
+        redirects: dict[str, str] = {}
+        # the live working directory, read-only: the .nitpicker file may lag behind it after a kill
+        with ArchiveReader(stub_path(self.writer.target)) as reader:
+            for page in reader.pages(self._commit, scraped=True):
+                if page.get("redirect_dest"):
+                    redirects[page["url"]] = page["redirect_dest"]
+                links[page["url"]] = [a["href"] for a in reader.anchors(page["url"], self._commit)]
+        return links, redirects
+
+    def put_page(self, result: ScrapeResult) -> None:
+        self.writer.put_page(self._commit, result, crawled_at=_now())
+
+    def put_skipped(self, url: str, reason: str, *, is_external: bool) -> None:
+        self.writer.put_skipped(self._commit, url, reason, is_external=is_external)
+
+    def put_resource(self, resource: Resource, referrer_url: str) -> None:
+        self.writer.put_resource(self._commit, resource, referrer_url)
+
+    def put_crawl_error(self, error: CrawlErrorRecord) -> None:
+        self.writer.put_crawl_error(self._commit, error)
+
+    def put_inventory_run(self, digest: str, counts: Mapping[str, int]) -> None:
+        self.writer.add_inventory_run(self._commit, digest, dict(counts))
+
+    def commit_stats(self) -> Mapping[str, Any]:
+        return self.writer.commit_stats(self._commit)
+
+    def finish(self, status: str, stats: Mapping[str, Any]) -> None:
+        """Close the commit, write the archive file, and drop the working directory once it is safe."""
+        if self.writer.closed:
+            return
+        self.writer.finish_commit(self._commit, status, stats)
+        self.writer.write()
+        self.writer.close(remove_stub=status == "complete")
+
+    def abandon(self) -> None:
+        self.writer.close(remove_stub=False)  # a no-op when already closed
+
+
+@hookimpl(trylast=True)
+def crawl_open_archive(crawl: CrawlContext) -> FileSink:
+    """Open (or continue) the commit ``crawl.mode`` asks for in ``crawl.output``."""
     writer = ArchiveWriter.open(crawl.output)
     try:
         environment = {"nitpicker": __version__, **crawl.environment}
@@ -47,38 +112,4 @@ def crawl_started(crawl: CrawlContext) -> None:
     except BaseException:
         writer.close(remove_stub=False)  # a no-op when already closed
         raise
-    crawl.archive, crawl.commit = writer, commit
-
-
-@hookimpl
-def crawl_page_scraped(result: ScrapeResult, crawl: CrawlContext) -> None:
-    crawl.archive.put_page(crawl.commit, result, crawled_at=_now())
-
-
-@hookimpl
-def crawl_page_skipped(url: str, reason: str, crawl: CrawlContext, is_external: bool) -> None:
-    # a skipped link to another site is external like any other (it was counted among internal pages)
-    crawl.archive.put_skipped(crawl.commit, url, reason, is_external=is_external)
-
-
-@hookimpl
-def crawl_resource_received(resource: Resource, referrer_url: str, crawl: CrawlContext) -> None:
-    crawl.archive.put_resource(crawl.commit, resource, referrer_url)
-
-
-@hookimpl
-def crawl_error(url: str, error: CrawlErrorRecord, crawl: CrawlContext) -> None:
-    crawl.archive.put_crawl_error(crawl.commit, error)
-
-
-@hookimpl(trylast=True)
-def crawl_finished(crawl: CrawlContext, stats: dict[str, Any]) -> None:
-    """Close the commit, write the archive file, and drop the working directory once it is safe."""
-    writer = crawl.archive
-    if writer is None:
-        return
-    status = stats.get("status", "complete")
-    writer.finish_commit(crawl.commit, status, stats)
-    writer.write()
-    writer.close(remove_stub=status == "complete")
-    crawl.archive = None
+    return FileSink(writer, commit)

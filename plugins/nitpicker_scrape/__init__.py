@@ -238,7 +238,6 @@ def _apply_extract(result: ScrapeResult, extracted: dict[str, Any]) -> None:
 
 
 @hookimpl(trylast=True)
-def crawl_scrape(url: str, page: Any, crawl: Any) -> Awaitable[ScrapeResult]:
-    """The default scrape; the crawler marks light (title-only) URLs in ``crawl.state["light"]``."""
-    light = (crawl.state.get("light") or {}).get(url, False)
-    return scrape(url, page, crawl.options, full=not light)
+def crawl_scrape(url: str, page: Any, crawl: Any, render: str) -> Awaitable[ScrapeResult]:
+    """The default scrape; ``render="light"`` (a metadata-only URL) stops after the title."""
+    return scrape(url, page, crawl.options, full=render != "light")

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from nitpicker_archive_writer import FileSink
 
 from nitpicker_core import UsageError
 from nitpicker_core.archive import ArchiveWriter
 from nitpicker_core.config import load_config
 from nitpicker_core.crawler.limits import ArchivedDepths, link_depths
-from nitpicker_core.records import Anchor, CrawlContext, ScrapeResult
+from nitpicker_core.records import Anchor, ScrapeResult
 
 
 def test_link_depths_are_the_fewest_links_and_redirects_cost_none() -> None:
@@ -33,17 +34,16 @@ def test_a_resumed_commit_gets_its_depths_from_its_own_links(tmp_path) -> None:
         writer.put_page(commit, _page("http://h/a/1", "http://h/a/1/x"))
         writer.finish_commit(commit, "interrupted")
         writer.resume_commit(commit)
-        crawl = CrawlContext(output=target, roots=["http://h/"], mode="resume", archive=writer, commit=commit)
-        depths = ArchivedDepths(crawl, ["http://user:pw@h/"], max_depth=3)
+        depths = ArchivedDepths(FileSink(writer, commit).link_graph, ["http://user:pw@h/"], max_depth=3)
         assert [depths(u) for u in ("http://h/", "http://h/b", "http://h/a/1", "http://h/a/1/x")] == [0, 1, 2, 3]
         assert depths("http://h/never-linked") == 3  # unknown: at the limit, so nothing deeper is crawled
     finally:
         writer.close(remove_stub=False)
 
 
-def test_a_new_commit_only_asks_for_its_roots(tmp_path) -> None:
-    crawl = CrawlContext(output=tmp_path / "x.nitpicker", roots=["http://h/"], mode="new")
-    assert ArchivedDepths(crawl, ["http://h/"], max_depth=2)("http://h/") == 0
+def test_a_new_commit_only_asks_for_its_roots() -> None:
+    depths = ArchivedDepths(None, ["http://h/"], max_depth=2)
+    assert depths("http://h/") == 0 and depths("http://h/a") == 2
 
 
 def test_the_config_file_sets_crawl_limits(tmp_path, bare_pm) -> None:

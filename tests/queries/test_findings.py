@@ -35,7 +35,7 @@ def made(tmp_path_factory):
         for kind, path in (("timeout", "/slow"), ("timeout", "/slower"), ("timeout", "/slow"), ("dns", "/x")):
             error = CrawlErrorRecord(url=SITE + path, kind=kind, message=f"{kind} at {path}", phase="preflight")
             pm.hook.crawl_error(crawl=crawl, url=error.url, error=error)
-        crawl.archive.add_inventory_run(crawl.commit, "ab" * 32, {"listed": 3, "new": 1})
+        crawl.state["build-archive"].put_inventory_run("ab" * 32, {"listed": 3, "new": 1})
 
     return build_archive(tmp_path_factory.mktemp("made") / "made.nitpicker", pages, also=errors_and_inventory)
 

@@ -239,19 +239,18 @@ def test_console_errors_and_dialogs(site):
 def test_hookimpl_light_and_full(site, tmp_path):
     crawl = CrawlContext(output=tmp_path / "x.nitpicker", roots=[site.base + "/"], options=dict(FAST))
     external = f"{site.external}/external-like"
-    crawl.state["light"] = {external: True}
 
-    async def go(url: str) -> ScrapeResult:
+    async def go(url: str, render: str) -> ScrapeResult:
         page = await site.host.new_page("Nitpicker/test")
         try:
-            return await crawl_scrape(url=url, page=page, crawl=crawl)
+            return await crawl_scrape(url=url, page=page, crawl=crawl, render=render)
         finally:
             await site.host.close_page(page)
 
-    light = site.loop.run_until_complete(go(external))
+    light = site.loop.run_until_complete(go(external, "light"))
     assert light.metadata == {"title": "External Page"} and light.anchors is None and light.received == []
     assert "<h1>External Page</h1>" in light.html
-    full = site.loop.run_until_complete(go(f"{site.base}/about"))
+    full = site.loop.run_until_complete(go(f"{site.base}/about", "full"))
     assert full.anchors and full.anchors[0].href == f"{site.base}/"
 
 

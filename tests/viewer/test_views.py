@@ -10,7 +10,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
-from archives import SITE, build_archive, demo_pages
+from archives import SITE, build_archive, demo_pages, storing
 
 from nitpicker_core.query import query_registry, run_query
 from nitpicker_viewer import i18n
@@ -178,8 +178,7 @@ def test_footer_shows_a_live_crawl_with_its_writer_pid(tmp_path, pm):
 
     target = tmp_path / "live.nitpicker"
     crawl = CrawlContext(output=target, roots=[SITE + "/"], options={"parallels": 1})
-    pm.hook.crawl_started(crawl=crawl)
-    try:
+    with storing(pm, crawl):
         for result in demo_pages()[:2]:
             pm.hook.crawl_page_scraped(result=result, crawl=crawl)
         app = create_app(target, pm)
@@ -189,8 +188,6 @@ def test_footer_shows_a_live_crawl_with_its_writer_pid(tmp_path, pm):
             assert f"Crawl in progress (writer pid {os.getpid()}): the data is live" in html
         finally:
             app.config["NITPICKER_CLOSE"]()
-    finally:
-        pm.hook.crawl_finished(crawl=crawl, stats={"status": "complete", "pages": 2})
     app = create_app(target, pm)
     try:
         assert "Crawl in progress" not in app.test_client().get("/").get_data(as_text=True)

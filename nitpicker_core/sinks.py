@@ -1,0 +1,109 @@
+"""The archive sink: the typed object a plugin hands the crawler to store one crawl's commit in.
+
+The crawler asks ``crawl_open_archive`` for a sink once, before anything is fetched, keeps it itself and
+calls exactly the methods below; no other channel (``crawl.state``, attributes on the crawl context) is
+read. The built-in archive writer returns one over a ``.nitpicker`` file; a third party may return its own
+(a database, a message queue) and receives the same calls.
+
+Threads: the ``put_*`` methods run on the crawler's single writer thread, in the order the events
+happened; every other method runs on the crawler's event-loop thread, never while a ``put_*`` call of
+the same crawl is queued (the crawler drains the writer first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from nitpicker_core.errors import NitpickerError
+
+if TYPE_CHECKING:
+    from nitpicker_core.records import CrawlErrorRecord, Resource, ScrapeResult
+
+__all__ = ["ArchiveSink", "LinkGraph", "SinkRefused", "check_sink"]
+
+#: (links, redirects): each stored page's link targets, and each redirect source's destination
+LinkGraph = tuple[dict[str, list[str]], dict[str, str]]
+
+
+class SinkRefused(NitpickerError):
+    """No plugin gave the crawler an archive sink, or the one it gave lacks part of the protocol."""
+
+
+@runtime_checkable
+class ArchiveSink(Protocol):
+    """Where one crawl's commit goes. Returned by ``crawl_open_archive``; the crawler owns it from then on."""
+
+    @property
+    def commit(self) -> int:
+        """The commit this crawl writes into (a new one, or the continued one for resume/append/…)."""
+        ...
+
+    # -- what the commit already holds (only asked for when the crawl continues a commit) ---------------
+    def done_urls(self) -> Mapping[str, bool]:
+        """URLs the commit already recorded → whether they were rendered (those are not fetched again)."""
+        ...
+
+    def failed_urls(self) -> Mapping[str, str]:
+        """URLs the commit recorded as failed → their error kind (``--retry-failed`` retries them)."""
+        ...
+
+    def pending_urls(self) -> Iterable[str]:
+        """URLs a stopped run had queued but not fetched (``--resume``, ``--append`` go on with them)."""
+        ...
+
+    def link_graph(self) -> LinkGraph:
+        """The commit's stored links and redirects, so a continued crawl keeps ``--max-depth`` exact."""
+        ...
+
+    # -- writes: the crawler's writer thread, in order ----------------------------------------------------
+    def put_page(self, result: ScrapeResult) -> None:
+        """Store what was learned about one URL (rendered, light-checked, failed or a redirect edge)."""
+        ...
+
+    def put_skipped(self, url: str, reason: str, *, is_external: bool) -> None:
+        """Store a URL that was not fetched, with the reason (robots, excludes, a limit, a filter)."""
+        ...
+
+    def put_resource(self, resource: Resource, referrer_url: str) -> None:
+        """Store a sub-resource response seen while ``referrer_url`` rendered."""
+        ...
+
+    def put_crawl_error(self, error: CrawlErrorRecord) -> None:
+        """Store a URL's hard failure (its kind, message and phase)."""
+        ...
+
+    def put_inventory_run(self, digest: str, counts: Mapping[str, int]) -> None:
+        """Record a ``--inventory`` run: the list file's sha256 and how many URLs it listed, new and known."""
+        ...
+
+    # -- the end ----------------------------------------------------------------------------------------
+    def commit_stats(self) -> Mapping[str, Any]:
+        """Counts of the whole commit, earlier runs into it included (pages, rendered, skipped, errors…)."""
+        ...
+
+    def finish(self, status: str, stats: Mapping[str, Any]) -> None:
+        """Close the commit as ``complete`` or ``interrupted`` with the run's stats, and write it out."""
+        ...
+
+    def abandon(self) -> None:
+        """Nothing of this run is kept: release the sink without writing (a failed start or ingestion)."""
+        ...
+
+
+_METHODS = ("done_urls", "failed_urls", "pending_urls", "link_graph", "put_page", "put_skipped", "put_resource",
+            "put_crawl_error", "put_inventory_run", "commit_stats", "finish", "abandon")
+
+
+def check_sink(sink: object) -> ArchiveSink:
+    """``sink`` as an ArchiveSink, or ``SinkRefused`` saying in one line who failed to provide what."""
+    if sink is None:
+        raise SinkRefused("no plugin provides an archive to crawl into (is archive-writer disabled? "
+                          "see `nitpicker plugins`)")
+    missing = [name for name in _METHODS if not callable(getattr(sink, name, None))]
+    if not hasattr(sink, "commit"):
+        missing.insert(0, "commit")
+    if missing:
+        owner = f"{type(sink).__module__}.{type(sink).__qualname__}"
+        raise SinkRefused(f"the archive sink {owner} lacks {', '.join(missing)}")
+    return sink  # type: ignore[return-value]  # checked member by member above
