@@ -173,7 +173,8 @@ def _check_destinations(archive: Path, journal: Path, kw: dict[str, Any]) -> Non
     from nitpicker_core.writable import check_directory_destination, check_file_destination
 
     check_file_destination(archive, archive.name)
-    check_directory_destination(journal.parent, journal.parent.name)
+    if not journal.is_file():  # a resumed run appends to its journal; a new one creates it
+        check_directory_destination(journal.parent, journal.parent.name)
     if kw.get("xlsx"):
         check_file_destination(Path(kw["xlsx"]), Path(kw["xlsx"]).name)
     elif kw.get("csv_dir"):
