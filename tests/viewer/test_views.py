@@ -103,7 +103,7 @@ def test_sandbox_route_serves_the_html_with_a_sandbox_policy(client, site):
     response = client.get("/page/html?url=" + quote(site + "/viewer-sandbox/", safe=""))
     assert response.status_code == 200 and response.mimetype == "text/html"
     assert response.headers["Content-Security-Policy"] == (
-        "sandbox; default-src 'none'; img-src data:; style-src 'unsafe-inline'")
+        "sandbox; default-src 'none'; img-src data:; style-src 'unsafe-inline'; frame-ancestors 'self'")
     assert response.headers["X-Content-Type-Options"] == "nosniff"
     assert "Rendered probe content" in response.get_data(as_text=True)
 
