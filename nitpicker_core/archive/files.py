@@ -410,7 +410,7 @@ def _trusted_root() -> Path | None:
         log.debug("no home directory for the unpack cache; unpacking privately")
         return None
     try:
-        os.makedirs(root, mode=0o700, exist_ok=True)
+        _make_dirs_0700(root)
         st = os.stat(root)
     except OSError as exc:
         log.debug("unpack cache %s cannot be created (%s); unpacking privately", root, exc.strerror or exc)
@@ -420,6 +420,20 @@ def _trusted_root() -> Path | None:
                   "unpacking privately", root, st.st_uid, stat.S_IMODE(st.st_mode))
         return None
     return root
+
+
+def _make_dirs_0700(path: Path) -> None:
+    """``mkdir -p`` where every directory made is 0700 (XDG: ~/.cache too); makedirs' mode is the leaf's only."""
+    missing = []
+    while not os.path.isdir(path) and path != path.parent:
+        missing.append(path)
+        path = path.parent
+    for directory in reversed(missing):
+        try:
+            os.mkdir(directory, 0o700)
+        except FileExistsError:
+            if not os.path.isdir(directory):
+                raise
 
 
 def _trusted_entry(entry: Path) -> bool:
