@@ -7,6 +7,8 @@ import signal
 import sys
 import threading
 import traceback
+from collections.abc import Callable
+from typing import Any
 
 import click
 
@@ -18,8 +20,22 @@ from nitpicker_core.plugins import NitpickerPluginManager, make_plugin_manager
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 110}
 
 
+class PluginGroup(click.Group):
+    """The ``nitpicker`` group: a command missing because its plugin is off says so."""
+
+    why_missing: Callable[[str], str | None] | None = None
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None and self.why_missing:
+            why = self.why_missing(name)
+            if why:
+                ctx.fail(f"No such command {name!r}: {why}")
+        return super().resolve_command(ctx, args)
+
+
 def build_cli(pm: NitpickerPluginManager) -> click.Group:
-    @click.group(context_settings=CONTEXT)
+    @click.group(cls=PluginGroup, context_settings=CONTEXT)
     @click.version_option(__version__, "--version", prog_name="nitpicker")
     @click.option("-v", "--verbose", is_flag=True, help="Say more, and show tracebacks on errors.")
     @click.option("-s", "--silent", is_flag=True, help="Print nothing but results and errors.")
@@ -32,8 +48,29 @@ def build_cli(pm: NitpickerPluginManager) -> click.Group:
                             format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
         ctx.call_on_close(app.close)
 
-    pm.hook.register_commands(cli=cli, pm=pm)
+    assert isinstance(cli, PluginGroup)
+    cli.why_missing = pm.why_missing
+    register_commands(pm, cli)
     return cli
+
+
+def register_commands(pm: NitpickerPluginManager, cli: click.Group) -> None:
+    """Each plugin's ``register_commands`` on its own: built-ins first, and a plugin that fails or
+    replaces a command another plugin added is unavailable and leaves no command behind."""
+    impls = list(reversed(pm.hook.register_commands.get_hookimpls()))
+    impls.sort(key=lambda impl: not pm.is_builtin(impl.plugin_name))
+    owners: dict[str, str] = {}
+    for impl in impls:
+        before = dict(cli.commands)
+        arguments = {"cli": cli, "pm": pm}
+        ok = pm.run_plugin_code(impl.plugin_name, impl.function, **{a: arguments[a] for a in impl.argnames})
+        taken = [name for name, command in before.items() if cli.commands.get(name) is not command]
+        if ok and taken:
+            pm.decline(impl.plugin_name, f"command {taken[0]!r} is taken by {owners.get(taken[0], 'nitpicker')}")
+        if not ok or taken:
+            cli.commands = before
+            continue
+        owners.update((name, impl.plugin_name) for name in cli.commands if name not in before)
 
 
 def _sigterm_interrupts() -> None:
@@ -50,6 +87,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         pm = make_plugin_manager()
         cli = build_cli(pm)
+        if not {"-s", "--silent"} & set(args):
+            for warning in pm.warnings:
+                click.echo(f"nitpicker: warning: {warning}", err=True)
         result = cli.main(args, prog_name="nitpicker", standalone_mode=False, obj=App(pm))
         return result if isinstance(result, int) else 0
     except click.exceptions.Exit as exc:

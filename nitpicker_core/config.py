@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+import reprlib
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -18,10 +20,36 @@ TOP_LEVEL_KEYS = frozenset({"plugins", "crawl"})
 # The [crawl] table: crawl options a site's config file may fix; the CLI flag of the same name wins.
 # key → smallest allowed value (both are whole numbers; "max-pages" is accepted for "max_pages").
 CRAWL_KEYS: dict[str, int] = {"max_pages": 1, "max_depth": 0}
+# int settings end up in SQLite, JSON and range(): anything a signed 64-bit integer cannot hold is refused
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+_short = reprlib.Repr()
+_short.maxstring = _short.maxother = _short.maxlong = 60
+_short.maxlevel = 3
+
+
+class SettingsError(UsageError):
+    """A setting that cannot be used, raised when a command reads the settings of ``plugin``."""
+
+    def __init__(self, message: str, plugin: str = "") -> None:
+        super().__init__(message)
+        self.plugin = plugin
+
+
+def shown(value: Any) -> str:
+    """A value as a short one-line repr for error messages (huge ints, deep nesting and long text cut)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**30:
+        digits = str(abs(value)) if value.bit_length() < 10_000 else ""
+        return ("-" if value < 0 else "") + (digits[:24] + "…" if digits else "a huge number")
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return _short.repr(value)
 
 
 def find_config_file(start: Path | None = None) -> tuple[Path, dict[str, Any]] | None:
-    """The first config file walking up from ``start`` (default: the working directory), parsed."""
+    """The first config file walking up from ``start`` (default: the working directory), parsed.
+
+    Raises ``UsageError`` (one line, the file's name) for a file that cannot be read or is no table.
+    """
     here = (start or Path.cwd()).resolve()
     for directory in (here, *here.parents):
         for name in CONFIG_FILES:
@@ -36,14 +64,22 @@ def find_config_file(start: Path | None = None) -> tuple[Path, dict[str, Any]] |
 
 def _parse(path: Path) -> dict[str, Any] | None:
     try:
-        if path.suffix == ".json":
-            data = json.loads(path.read_text(encoding="utf-8"))
-        else:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+    except RecursionError:  # both parsers recurse once per level of nesting
+        raise UsageError(f"cannot read config file {path.name}: nested too deeply") from None
     except (ValueError, OSError) as exc:
-        raise UsageError(f"cannot read config file {path.name}: {exc}") from None
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise UsageError(f"cannot read config file {path.name}: {reason}") from None
     if path.name == "pyproject.toml":
-        return data.get("tool", {}).get("nitpicker")  # a pyproject without the table is not ours
+        tool = data.get("tool", {})
+        if not isinstance(tool, dict):
+            raise UsageError(f"{path.name}: tool must be a table")
+        data = tool.get("nitpicker")
+        if data is None:
+            return None  # a pyproject without the table is not ours
+        if not isinstance(data, dict):
+            raise UsageError(f"{path.name}: tool.nitpicker must be a table")
     if not isinstance(data, dict):
         raise UsageError(f"config file {path.name} must hold a table/object at the top level")
     return data
@@ -52,8 +88,31 @@ def _parse(path: Path) -> dict[str, Any] | None:
 def coerce(setting: Setting, value: Any) -> Any:
     """Convert a file or flag value to the setting's declared type, or raise a one-line UsageError."""
     kind = SETTING_TYPES[setting.type]
-    if value is None or isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
+    converted = _convert(kind, value)
+    if converted is _BAD:
+        raise UsageError(f"{setting.config_key}: expected {setting.type}, got {shown(value)}")
+    if kind is float and converted is not None and not math.isfinite(converted):
+        raise UsageError(f"{setting.config_key}: expected float, got {shown(converted)}")
+    if kind is int and converted is not None and not INT_MIN <= converted <= INT_MAX:
+        raise UsageError(f"{setting.config_key}: expected int between -2**63 and 2**63-1, got {shown(converted)}")
+    if kind is list and converted is not None:
+        for item in converted:
+            if not isinstance(item, str):
+                raise UsageError(f"{setting.config_key}: expected list of strings, got item {shown(item)}")
+    return converted
+
+
+_BAD = object()
+
+
+def _convert(kind: type, value: Any) -> Any:
+    if value is None or isinstance(value, kind) and not (kind in (int, float) and isinstance(value, bool)):
         return value
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        try:
+            return float(value)
+        except OverflowError:
+            return _BAD
     if kind is list and isinstance(value, str):
         return [part.strip() for part in value.split(",") if part.strip()]
     if kind is bool and isinstance(value, str):
@@ -62,41 +121,70 @@ def coerce(setting: Setting, value: Any) -> Any:
             return True
         if lowered in {"0", "false", "no", "off"}:
             return False
-    elif kind in (int, float) and isinstance(value, (str, int, float)) and not isinstance(value, bool):
+    elif kind in (int, float) and isinstance(value, str):
         try:
-            return kind(value)
-        except ValueError:
+            return kind(value.strip())
+        except ValueError:  # also "inf" for an int and digits beyond Python's int-from-str limit
             pass
-    raise UsageError(f"{setting.config_key}: expected {setting.type}, got {value!r}")
+    return _BAD
 
 
 @dataclass
 class Config:
     """Resolved settings of every plugin plus where they came from.
 
-    ``warnings`` lists unknown keys found in the file; the CLI prints them, one line each.
+    ``warnings`` lists unknown keys found in the file; the CLI prints them, one line each. ``errors``
+    holds what is wrong, one line each: by plugin name, ``""`` for the whole file (unreadable, not a
+    table) and ``"crawl"`` for the ``[crawl]`` table. Loading never fails on them: reading the settings
+    of a plugin with an error (``get``, ``settings_for``, ``crawl``) raises ``SettingsError``, so only
+    the commands that use that plugin fail.
     """
 
     settings: Registry[Setting]
     values: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
     warnings: list[str] = field(default_factory=list)
-    crawl: dict[str, int] = field(default_factory=dict)  # the file's [crawl] table, checked (CRAWL_KEYS)
+    crawl_table: dict[str, int] = field(default_factory=dict)  # the file's [crawl] table, checked (CRAWL_KEYS)
+    errors: dict[str, str] = field(default_factory=dict)
+
+    def error_of(self, plugin: str) -> str | None:
+        """The one-line error that stops ``plugin``'s settings from being used, if any."""
+        return self.errors.get("") or self.errors.get(f"plugins.{plugin}")
+
+    def check(self, plugin: str) -> None:
+        """Raise ``SettingsError`` when ``plugin``'s settings cannot be used."""
+        error = self.error_of(plugin)
+        if error:
+            raise SettingsError(error, plugin)
 
     def get(self, plugin: str, key: str) -> Any:
+        self.check(plugin)
         return self.values.get(f"plugins.{plugin}.{key}", self.settings[f"{plugin}.{key}"].default)
 
     def settings_for(self, plugin: str) -> dict[str, Any]:
-        """Every setting of ``plugin`` (declared ones with defaults filled in)."""
+        """Every setting of ``plugin`` (declared ones with defaults filled in); ``SettingsError`` if bad."""
+        self.check(plugin)
         return {s.key: self.get(plugin, s.key) for s in self.settings if s.plugin == plugin}
 
+    @property
+    def crawl(self) -> dict[str, int]:
+        """The file's ``[crawl]`` table; ``SettingsError`` when the file or the table is malformed."""
+        error = self.errors.get("") or self.errors.get("crawl")
+        if error:
+            raise SettingsError(error, "crawl")
+        return self.crawl_table
+
     def override(self, flags: Mapping[str, Any]) -> Config:
-        """A copy with CLI flag values (keyed by ``Setting.dest``) applied; None means "not given"."""
+        """A copy with CLI flag values (keyed by ``Setting.dest``) applied; None means "not given".
+
+        A malformed flag raises ``UsageError`` at once: the user gave it for this very run.
+        """
         values = dict(self.values)
         for setting in self.settings:
             if flags.get(setting.dest) is not None:
                 values[setting.config_key] = coerce(setting, flags[setting.dest])
-        return Config(self.settings, values, self.path, list(self.warnings), dict(self.crawl))
+        return Config(self.settings, values, self.path, list(self.warnings), dict(self.crawl_table),
+                      dict(self.errors))
 
 
 def collect_settings(pm: Any) -> Registry[Setting]:
@@ -108,33 +196,48 @@ def collect_settings(pm: Any) -> Registry[Setting]:
 
 def load_config(pm: Any, start: Path | None = None, data: Mapping[str, Any] | None = None,
                 path: Path | None = None) -> Config:
-    """Collect declared settings and read the config file (or ``data``), reporting unknown keys."""
+    """Collect declared settings and read the config file (or ``data``), reporting unknown keys.
+
+    Malformed values never raise here: they are recorded in ``Config.errors`` (see ``Config``).
+    """
     settings = collect_settings(pm)
-    if data is None:
-        found = find_config_file(start)
-        path, data = found if found else (None, {})
     config = Config(settings, {}, path)
-    where = path.name if path else "config"
+    if data is None:
+        try:
+            found = find_config_file(start)
+        except UsageError as exc:
+            config.errors[""] = str(exc)
+            return config
+        config.path, data = found if found else (None, {})
+    where = config.path.name if config.path else "config"
     known_plugins = set(getattr(pm, "infos", {})) | {s.plugin for s in settings}
     for key in data:
         if key not in TOP_LEVEL_KEYS:
-            config.warnings.append(f"{where}: unknown key {key!r}")
-    config.crawl = _crawl_table(data.get("crawl", {}), where, config.warnings)
+            config.warnings.append(f"{where}: unknown key {shown(key)}")
+    try:
+        config.crawl_table = _crawl_table(data.get("crawl", {}), where, config.warnings)
+    except UsageError as exc:
+        config.errors["crawl"] = str(exc)
     plugins = data.get("plugins", {})
     if not isinstance(plugins, dict):
-        raise UsageError(f"{where}: 'plugins' must be a table")
+        config.errors[""] = f"{where}: 'plugins' must be a table"
+        return config
     for plugin, table in plugins.items():
         if plugin not in known_plugins:
-            config.warnings.append(f"{where}: unknown plugin {plugin!r}")
+            config.warnings.append(f"{where}: unknown plugin {shown(plugin)}")
             continue
         if not isinstance(table, dict):
-            raise UsageError(f"{where}: plugins.{plugin} must be a table")
+            config.errors[f"plugins.{plugin}"] = f"{where}: plugins.{plugin} must be a table"
+            continue
         for key, value in table.items():
             name = f"{plugin}.{key}"
             if name not in settings:
-                config.warnings.append(f"{where}: unknown key 'plugins.{name}'")
+                config.warnings.append(f"{where}: unknown key {shown('plugins.' + name)}")
                 continue
-            config.values[f"plugins.{name}"] = coerce(settings[name], value)
+            try:
+                config.values[f"plugins.{name}"] = coerce(settings[name], value)
+            except UsageError as exc:  # the first bad key of a plugin is the one reported
+                config.errors.setdefault(f"plugins.{plugin}", f"{where}: {exc}")
     return config
 
 
@@ -145,11 +248,11 @@ def _crawl_table(table: Any, where: str, warnings: list[str]) -> dict[str, int]:
     for key, value in table.items():
         name = key.replace("-", "_")
         if name not in CRAWL_KEYS:
-            warnings.append(f"{where}: unknown key 'crawl.{key}'")
+            warnings.append(f"{where}: unknown key {shown('crawl.' + key)}")
             continue
-        if isinstance(value, bool) or not isinstance(value, int) or value < CRAWL_KEYS[name]:
+        if isinstance(value, bool) or not isinstance(value, int) or not CRAWL_KEYS[name] <= value <= INT_MAX:
             raise UsageError(f"{where}: crawl.{key} must be a whole number of at least {CRAWL_KEYS[name]}, "
-                             f"got {value!r}")
+                             f"got {shown(value)}")
         values[name] = value
     return values
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -71,15 +72,27 @@ class Registry(Generic[T]):
     def plugin_of(self, name: str) -> str:
         return self._entries[name].plugin
 
+    def drop(self, plugin: str) -> None:
+        """Forget everything ``plugin`` registered (it failed half-way and is unavailable)."""
+        self._entries = {name: e for name, e in self._entries.items() if e.plugin != plugin}
+
 
 def collect(pm: pluggy.PluginManager, hook_name: str, registry: Registry[Any],
             make: Callable[..., Any] | None = None) -> Registry[Any]:
     """Call ``hook_name`` on each plugin separately, so every contribution is attributed to its plugin.
 
     ``make`` turns the arguments given to ``register`` into the item (default: the first argument).
+    A plugin whose hook fails (any exception, an invalid or duplicate name included) is unavailable with
+    the reason and what it registered is dropped; the others' contributions stay. Built-ins go first, so
+    a third party can never take a name a built-in registers.
     """
     caller = getattr(pm.hook, hook_name)
-    for impl in reversed(caller.get_hookimpls()):  # pluggy keeps LIFO; walk in registration order
+    impls = list(reversed(caller.get_hookimpls()))  # pluggy keeps LIFO; walk in registration order
+    is_builtin = getattr(pm, "is_builtin", None)
+    if is_builtin is not None:
+        impls.sort(key=lambda impl: not is_builtin(impl.plugin_name))
+    run = getattr(pm, "run_plugin_code", None)
+    for impl in impls:
         plugin = impl.plugin_name
 
         def register(*args: Any, _plugin: str = plugin, **kwargs: Any) -> None:
@@ -87,5 +100,9 @@ def collect(pm: pluggy.PluginManager, hook_name: str, registry: Registry[Any],
             item = make(_plugin, *args, **kwargs) if make else args[0]
             registry.add(item, _plugin, order)
 
-        impl.function(**{name: register for name in impl.argnames})
+        call = functools.partial(impl.function, **{name: register for name in impl.argnames})
+        if run is None:  # a bare pluggy manager: no one to tell, so failures propagate
+            call()
+        elif not run(plugin, call):
+            registry.drop(plugin)
     return registry

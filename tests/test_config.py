@@ -66,14 +66,30 @@ def test_unknown_keys_are_reported(tmp_path, kpm):
 
 
 @pytest.mark.parametrize("text,message", [
-    ('[plugins.search]\nlimit = "many"\n', "plugins.search.limit: expected int, got 'many'"),
+    ('[plugins.search]\nlimit = "many"\n', "nitpicker.toml: plugins.search.limit: expected int, got 'many'"),
     ("[plugins.search\n", "cannot read config file nitpicker.toml"),
 ])
-def test_bad_values_are_one_line_errors(tmp_path, kpm, text, message):
+def test_bad_values_are_one_line_errors_when_the_plugin_is_used(tmp_path, kpm, text, message):
     (tmp_path / "nitpicker.toml").write_text(text)
+    config = load_config(kpm, start=tmp_path)  # loading never fails: commands not using search keep working
     with pytest.raises(UsageError) as err:
-        load_config(kpm, start=tmp_path)
+        config.settings_for("search")
     assert message in str(err.value) and "\n" not in str(err.value)
+    with pytest.raises(UsageError):
+        config.override({}).get("search", "limit")
+
+
+def test_a_bad_value_stops_only_its_own_plugin(tmp_path, kpm):
+    class Other:
+        @hookimpl
+        def register_settings(self, register):
+            register("depth", type="int", default=3)
+
+    kpm.add_plugin(Other(), "other")
+    (tmp_path / "nitpicker.toml").write_text("[plugins.search]\nlimit = inf\n[plugins.other]\ndepth = 4\n")
+    config = load_config(kpm, start=tmp_path)
+    assert config.settings_for("other") == {"depth": 4}
+    assert config.errors == {"plugins.search": "nitpicker.toml: plugins.search.limit: expected int, got inf"}
 
 
 def test_setting_derives_flag_and_key(kpm):

@@ -8,6 +8,20 @@ import click
 
 from nitpicker_cli.app import emit_json, get_app
 from nitpicker_core import hookimpl
+from nitpicker_core.errors import NitpickerError
+
+
+def _collect_all(pm: Any) -> None:
+    """Ask every plugin for its contributions, so one whose ``register_*`` hook fails is listed so."""
+    from nitpicker_core.analyze import analyzer_registry
+    from nitpicker_core.query import query_registry
+    from nitpicker_core.report import destination_registry, sheet_registry
+
+    for registry in (query_registry, analyzer_registry, sheet_registry, destination_registry):
+        try:
+            registry(pm)
+        except NitpickerError:  # a failing plugin is contained in collect; this is a registry's own check
+            pass
 
 
 @hookimpl
@@ -17,6 +31,9 @@ def register_commands(cli: click.Group) -> None:
     def plugins(pretty: bool) -> None:
         """List plugins as JSON: name, version, hooks, status (enabled / disabled / unavailable: reason)."""
         app = get_app()
-        app.config()  # runs configure, so plugins that decline show up as unavailable with their reason
+        config = app.config()  # runs configure, so plugins that decline show up as unavailable with their reason
+        for error in dict.fromkeys(config.errors.values()):  # what stops the commands using these plugins
+            app.warn(error)
+        _collect_all(app.pm)
         data: list[dict[str, Any]] = [info.as_dict() for info in app.pm.plugin_infos()]
         emit_json(data, pretty)
