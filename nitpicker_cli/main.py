@@ -84,6 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     _sigterm_interrupts()
     verbose = "-v" in args or "--verbose" in args
+    if verbose:  # before plugins load, so a failing plugin's traceback is shown (the group keeps this level)
+        logging.basicConfig(level=logging.DEBUG, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     try:
         pm = make_plugin_manager()
         cli = build_cli(pm)

@@ -189,3 +189,19 @@ def test_ctrl_c_while_a_plugin_loads_still_stops_nitpicker(tmp_path):
             process.kill()
     assert process.returncode == 130, err
     assert "nitpicker: interrupted" in err and out == ""
+
+
+def test_print_in_a_plugin_never_reaches_the_mcp_stream(tmp_path):
+    env = _install(tmp_path / "dists", NOISY)
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    result = subprocess.run([sys.executable, "-m", "nitpicker_cli.main", "mcp"], capture_output=True, text=True,
+                            input="".join(json.dumps(m) + "\n" for m in messages), timeout=120,
+                            env={**os.environ, **env}, cwd=tmp_path)
+    answers = [json.loads(line) for line in result.stdout.splitlines()]  # every line is a protocol message
+    assert {a.get("id") for a in answers} >= {1, 2}, result.stderr
+    assert "PLUGIN NOISE at import" in result.stderr and "PLUGIN NOISE in queries" in result.stderr
