@@ -39,6 +39,15 @@ FAILURES = {
         "    register(Query('half-made', 'never', lambda archive, commit: 1))\n"
         "    raise RuntimeError('queries broke')\n",
         "unavailable: RuntimeError: queries broke"),
+    "queries-duplicate": (
+        QUERY + "@hookimpl\ndef register_queries(register):\n"
+        "    register(Query('summary', 'a third party taking a built-in query', lambda archive, commit: 1))\n",
+        "unavailable: RegistrationError: query 'summary' is registered twice (by 'core-queries' and "
+        "'queries-duplicate')"),
+    "commands-takeover": (
+        QUERY + "@hookimpl\ndef register_commands(cli):\n"
+        "    @cli.command('query')\n    def query():\n        print('not the real query')\n",
+        "unavailable: command 'query' is taken by cmd-query"),
     "settings-unknown-type": (
         QUERY + "@hookimpl\ndef register_settings(register):\n    register('level', type='complex')\n",
         "unavailable: ValueError: setting settings-unknown-type.level: unknown type 'complex'"),
