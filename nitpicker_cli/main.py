@@ -24,6 +24,7 @@ class PluginGroup(click.Group):
     """The ``nitpicker`` group: a command missing because its plugin is off says so."""
 
     why_missing: Callable[[str], str | None] | None = None
+    missing_commands: Callable[[], list[tuple[str, str]]] | None = None
 
     def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
         name = args[0] if args else ""
@@ -32,6 +33,14 @@ class PluginGroup(click.Group):
             if why:
                 ctx.fail(f"No such command {name!r}: {why}")
         return super().resolve_command(ctx, args)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_commands(ctx, formatter)
+        missing = [(name, why) for name, why in (self.missing_commands() if self.missing_commands else [])
+                   if name not in self.commands]
+        if missing:
+            with formatter.section("Commands not loaded"):
+                formatter.write_dl(missing)
 
 
 def build_cli(pm: NitpickerPluginManager) -> click.Group:
@@ -49,7 +58,7 @@ def build_cli(pm: NitpickerPluginManager) -> click.Group:
         ctx.call_on_close(app.close)
 
     assert isinstance(cli, PluginGroup)
-    cli.why_missing = pm.why_missing
+    cli.why_missing, cli.missing_commands = pm.why_missing, pm.missing_commands
     register_commands(pm, cli)
     return cli
 

@@ -235,6 +235,11 @@ class NitpickerPluginManager(pluggy.PluginManager):
     def enabled_names(self) -> list[str]:
         return [name for name, info in self.infos.items() if info.status == "enabled"]
 
+    def missing_commands(self) -> list[tuple[str, str]]:
+        """(command, why) for each built-in-style command plugin ``cmd-<command>`` that is not enabled."""
+        return [(name.removeprefix("cmd-"), f"plugin {name} is {info.status}") for name, info in sorted(self.infos.items())
+                if name.startswith("cmd-") and info.status != "enabled"]
+
     def why_missing(self, command: str) -> str | None:
         """Why the command ``command`` may be missing: its plugin (``cmd-<command>`` or ``<command>``) is off."""
         for name in (f"cmd-{command}", command):

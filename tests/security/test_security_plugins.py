@@ -174,6 +174,11 @@ def test_a_command_whose_plugin_is_not_loaded_says_why(cli):
     assert result.stderr.strip().splitlines()[-1] == (
         "nitpicker: error: No such command 'query': its plugin cmd-query is disabled: not in "
         "NITPICKER_LOAD_PLUGINS (see `nitpicker --help`)")
+    helped = cli("--help", env={"NITPICKER_LOAD_PLUGINS": "markup"})
+    assert helped.returncode == 0, helped.stderr
+    listed = helped.stdout.split("Commands not loaded:")[1].split()
+    assert listed[listed.index("query"):listed.index("query") + 7] == [
+        "query", "plugin", "cmd-query", "is", "disabled:", "not", "in"]
 
 
 SLOW_IMPORT = """
