@@ -283,10 +283,10 @@ def cache_root() -> Path | None:
         return Path(override)
     base = os.environ.get("XDG_CACHE_HOME", "")
     if not os.path.isabs(base):  # the XDG spec: a relative value is invalid and ignored
-        try:
-            base = str(Path.home() / ".cache")
-        except (RuntimeError, KeyError):  # no HOME and no passwd entry
+        home = os.path.expanduser("~")
+        if not os.path.isabs(home):  # no HOME and no passwd entry: "~" stays as it is
             return None
+        base = os.path.join(home, ".cache")
     return Path(base) / "nitpicker"
 
 
