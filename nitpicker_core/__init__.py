@@ -11,7 +11,7 @@ from nitpicker_core.content_types import sql_case as content_type_sql_case
 from nitpicker_core.content_types import sql_filter as content_type_sql_filter
 from nitpicker_core.errors import ArchiveError, NitpickerError, NotConfigured, UsageError
 from nitpicker_core.hookspecs import hookimpl, hookspec
-from nitpicker_core.query import describe, query_registry, run_query, validate_params
+from nitpicker_core.query import check_commit, describe, query_registry, run_query, validate_params
 from nitpicker_core.records import (
     METADATA_FIELDS,
     Anchor,
@@ -25,6 +25,7 @@ from nitpicker_core.records import (
     ScrapeResult,
     Tag,
 )
+from nitpicker_core.sinks import ArchiveSink, LinkGraph, SinkRefused
 from nitpicker_core.types import (
     Analyzer,
     Cell,
@@ -39,6 +40,7 @@ from nitpicker_core.types import (
     Violation,
 )
 from nitpicker_core.urls import join as join_url
+from nitpicker_core.writable import NotWritable, check_directory_destination, check_file_destination
 
 _BROWSER_NAMES = ("BrowserHost", "browser_args", "find_browser", "kill_marked")
 
@@ -61,7 +63,8 @@ __all__ = [
     "BrowserHost", "browser_args", "find_browser", "kill_marked", "CATEGORIES", "METADATA_FIELDS", "normalize_content_type", "Analyzer", "Anchor", "ArchiveError", "Cell", "Column", "CrawlContext",
     "CrawlErrorRecord", "Destination", "Heading", "Image", "JsonLd", "MenuLink", "NitpickerError", "NotConfigured", "PageError",
     "PageInput", "PageReport", "Query", "Resource", "ScrapeResult", "Setting", "Sheet", "Tag",
-    "UsageError", "Violation", "__version__", "classify_content_type", "content_type_sql_case",
+    "UsageError", "Violation", "ArchiveSink", "LinkGraph", "SinkRefused", "NotWritable",
+    "check_commit", "check_directory_destination", "check_file_destination", "__version__", "classify_content_type", "content_type_sql_case",
     "content_type_sql_filter", "describe", "hookimpl", "hookspec", "join_url", "query_registry",
     "run_query", "validate_params",
 ]

@@ -9,6 +9,7 @@ from typing import Any
 from nitpicker_core import (
     CrawlContext,
     CrawlErrorRecord,
+    LinkGraph,
     NitpickerError,
     Resource,
     ScrapeResult,
@@ -16,7 +17,6 @@ from nitpicker_core import (
     hookimpl,
 )
 from nitpicker_core.archive import ArchiveReader, ArchiveWriter, NothingToResume, stub_path
-from nitpicker_core.sinks import LinkGraph
 
 __all__ = ["FileSink", "crawl_open_archive"]
 

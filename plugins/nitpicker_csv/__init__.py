@@ -11,8 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from nitpicker_core import Cell, Destination, Sheet, UsageError, hookimpl
-from nitpicker_core.writable import check_directory_destination
+from nitpicker_core import Cell, Destination, Sheet, UsageError, check_directory_destination, hookimpl
 
 # OWASP's CSV-injection rule: a cell starting with one of these is read as a formula by spreadsheet programs.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

@@ -18,8 +18,15 @@ from openpyxl.formatting.rule import CellIsRule, FormulaRule
 from openpyxl.styles import Font, PatternFill
 from openpyxl.utils import get_column_letter
 
-from nitpicker_core import Cell, Destination, NitpickerError, Sheet, UsageError, hookimpl
-from nitpicker_core.writable import check_file_destination
+from nitpicker_core import (
+    Cell,
+    Destination,
+    NitpickerError,
+    Sheet,
+    UsageError,
+    check_file_destination,
+    hookimpl,
+)
 
 MAX_ROWS = 1_048_576  # Excel's row limit: longer sheets continue in "Name (2)", "Name (3)", …
 MAX_TEXT = 32_767
