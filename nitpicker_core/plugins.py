@@ -19,6 +19,7 @@ import pluggy
 
 from nitpicker_core import hookspecs
 from nitpicker_core.errors import NotConfigured, UsageError
+from nitpicker_core.essential import check_disabling
 
 log = logging.getLogger(__name__)
 GROUP = "nitpicker"
@@ -142,6 +143,7 @@ class NitpickerPluginManager(pluggy.PluginManager):
         """
         allow = _names_from_env(LOAD_ENV) if allow is None else allow
         deny = (_names_from_env(DISABLE_ENV) or set()) if deny is None else deny
+        check_disabling(deny, DISABLE_ENV)  # an essential built-in off would leave half-done work
         found = [(dist, ep) for dist in md.distributions() for ep in dist.entry_points if ep.group == GROUP]
         found.sort(key=lambda pair: (_normalised(pair[0].metadata["Name"] or "") != BUILTIN_DISTRIBUTION,
                                      _normalised(pair[0].metadata["Name"] or "")))
