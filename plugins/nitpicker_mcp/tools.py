@@ -14,8 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from nitpicker_core import NitpickerError, UsageError, describe, run_query, validate_params
-from nitpicker_core.query import check_commit
+from nitpicker_core import NitpickerError, UsageError, check_commit, describe, run_query, validate_params
 
 from .archives import ArchiveManager
 
