@@ -4,9 +4,9 @@ from . import aggregates, digest
 from .files import cache_root
 from .lock import live_pid
 from .models import FORMAT_VERSION
-from .reader import ArchiveReader, open_archive
+from .reader import ArchiveReader, locate, open_archive
 from .writer import ArchiveWriter, NothingToResume, stub_path
 
 __all__ = [
-    "FORMAT_VERSION", "ArchiveReader", "aggregates", "digest", "ArchiveWriter", "NothingToResume", "cache_root", "live_pid", "open_archive", "stub_path",
+    "FORMAT_VERSION", "ArchiveReader", "aggregates", "digest", "ArchiveWriter", "NothingToResume", "cache_root", "live_pid", "locate", "open_archive", "stub_path",
 ]

@@ -21,8 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from nitpicker_core import ArchiveError
-from nitpicker_core.archive import open_archive, stub_path
-from nitpicker_core.archive.reader import locate
+from nitpicker_core.archive import locate, open_archive, stub_path
 
 log = logging.getLogger(__name__)
 
