@@ -83,12 +83,38 @@ def nitpicker_analyze(nitpicker_pm: Any, nitpicker_config: Any, tmp_path_factory
 
 
 @pytest.fixture
+def nitpicker_analyze_archive(nitpicker_pm: Any, nitpicker_config: Any) -> Callable[..., Any]:
+    """Analyze a whole archive: ``nitpicker_analyze_archive(archive, *names, settings={plugin: {...}})``.
+
+    Returns the run's summary (``pages``, ``violations``, ``errors``, ``analyzers``); read the results with
+    ``nitpicker_query`` or ``nitpicker_core.archive.open_archive``.
+    """
+    from nitpicker_testing.runs import analyze_archive
+
+    def run(archive: Path | str, *analyzers: str, settings: Any = None) -> Any:
+        return analyze_archive(nitpicker_pm, nitpicker_config, archive, *analyzers, settings=settings)
+
+    return run
+
+
+@pytest.fixture
 def nitpicker_query(nitpicker_pm: Any) -> Callable[..., Any]:
     """Run a registered query: ``nitpicker_query(archive, name, commit=None, **params)`` → its JSON data."""
     from nitpicker_testing.runs import run_named_query
 
     def run(archive: Path | str, name: str, commit: Any = None, **params: Any) -> Any:
         return run_named_query(nitpicker_pm, archive, name, commit, **params)
+
+    return run
+
+
+@pytest.fixture
+def nitpicker_sheet(nitpicker_pm: Any) -> Callable[..., Any]:
+    """Render one report sheet: ``nitpicker_sheet(archive, name, commit=None, options=None)`` → (columns, rows)."""
+    from nitpicker_testing.runs import render_sheet
+
+    def run(archive: Path | str, name: str, commit: Any = None, options: Any = None) -> Any:
+        return render_sheet(nitpicker_pm, archive, name, commit, options)
 
     return run
 

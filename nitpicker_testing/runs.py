@@ -108,6 +108,20 @@ def analyze_html(pm: Any, config: Any, analyzer: str, html: str, workdir: Path |
     return result
 
 
+def analyze_archive(pm: Any, config: Any, archive: Path | str, *analyzers: str,
+                    settings: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """``nitpicker analyze ARCHIVE --plugin NAME…`` in this process (default: the default analyzers).
+
+    ``settings`` maps a plugin name to its settings for this run. Returns the run's summary (``pages``,
+    ``violations``, ``errors`` by analyzer and ``analyzers`` with each one's figures).
+    """
+    from nitpicker_core.analyze import analyze
+
+    for plugin, values in (settings or {}).items():
+        config = with_settings(config, plugin, values)
+    return analyze(pm, config, Path(archive), list(analyzers) or None).summary()
+
+
 def run_named_query(pm: Any, archive: Path | str, name: str, commit: Any = None, **params: Any) -> Any:
     """Run the registered query ``name`` on ``archive`` (HEAD by default) as ``nitpicker query`` does.
 
@@ -119,6 +133,25 @@ def run_named_query(pm: Any, archive: Path | str, name: str, commit: Any = None,
 
     with open_archive(archive) as reader:
         return run_query(query_registry(pm), reader, name, params, commit)
+
+
+def render_sheet(pm: Any, archive: Path | str, name: str, commit: Any = None,
+                 options: Mapping[str, Any] | None = None) -> tuple[tuple[str, ...], list[list[Any]]]:
+    """The sheet ``name`` of ``archive`` as every report destination gets it: (columns, rows).
+
+    Rows are lists in column order; a value a sheet gave as a ``Cell`` stays one (its note is the report's
+    cell note). ``options`` are the report run's options (``ReportContext.options``).
+    """
+    from nitpicker_core.archive import open_archive
+    from nitpicker_core.report import ReportContext, render_sheets, select_sheets
+
+    sheets = select_sheets(pm, [name])
+    with open_archive(archive) as reader:
+        resolved = reader.resolve(commit)
+        report = ReportContext(pm, reader, resolved, dict(options or {}))
+        for sheet, rows in render_sheets(sheets, reader, resolved, report):
+            return tuple(sheet.columns), [list(row) for row in rows]
+    raise AssertionError("select_sheets returned no sheet")  # it raises UsageError for unknown names
 
 
 @contextlib.contextmanager

@@ -1,8 +1,9 @@
-"""The third-party path: pip-install tests/example_plugin and use its analyzer, query and command."""
+"""The third-party path: pip-install tests/example_plugin and use it; run its own tests with nitpicker's fixtures."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -12,6 +13,7 @@ from support import BUILTIN_PLUGINS, ROOT
 
 from nitpicker_core.archive import open_archive
 
+EXAMPLE = ROOT / "tests" / "example_plugin"
 ENV = {"NITPICKER_LOAD_PLUGINS": ",".join([*BUILTIN_PLUGINS, "word-count"])}
 
 
@@ -31,9 +33,9 @@ def test_plugins_lists_the_example_with_its_hooks(installed, cli):
     plugins = {p["name"]: p for p in json.loads(cli("plugins", env=ENV).stdout)}
     assert plugins["word-count"] == {
         "name": "word-count", "module": "nitpicker_example", "distribution": "nitpicker-example",
-        "version": "0.3.0", "status": "enabled",
-        "hooks": ["register_analyzers", "register_commands", "register_queries", "register_settings",
-                  "register_viewer_blueprints", "viewer_menu_links"]}
+        "version": "0.4.0", "status": "enabled",
+        "hooks": ["configure", "crawl_page_filter", "register_analyzers", "register_commands", "register_queries",
+                  "register_settings", "register_sheets", "register_viewer_blueprints", "viewer_menu_links"]}
 
 
 def test_installed_but_not_allowed_stays_out(installed, cli):
@@ -76,3 +78,39 @@ def test_config_file_sets_the_plugin_setting(installed, cli, tmp_path):
     assert cli("analyze", "site.nitpicker", "--plugin", "word-count", cwd=tmp_path, env=ENV).returncode == 0
     with open_archive(archive) as reader:
         assert [v["url"] for v in reader.violations(analyzer="word-count")] == [SITE + "/blog/"]
+
+
+def test_the_crawl_filter_skips_thin_pages_in_a_real_crawl(installed, cli, site, tmp_path):
+    (tmp_path / "nitpicker.toml").write_text("[plugins.word-count]\nskip_below = 5\n")
+    crawled = cli("crawl", "-o", "thin.nitpicker", "--parallels", "2", site + "/recursive/", cwd=tmp_path, env=ENV,
+                  timeout=300)
+    assert crawled.returncode == 0, crawled.stderr
+    with open_archive(tmp_path / "thin.nitpicker") as reader:
+        pages = {p["url"].removeprefix(site): p for p in reader.pages()}
+    assert not pages["/recursive/"]["is_skipped"]  # "Page A Page B Page C": 6 words
+    for path in ("/recursive/page-a", "/recursive/page-b", "/recursive/page-c"):
+        assert pages[path]["is_skipped"], path
+        assert pages[path]["skip_reason"].endswith("words (word-count skip_below 5)"), pages[path]["skip_reason"]
+    # page-b alone links to the external host; skipped, its links are not followed
+    assert not any("external-like" in url for url in pages)
+
+
+def test_the_examples_own_tests_pass_with_the_shipped_fixtures(tmp_path):
+    """The example is a project of its own: `pytest` there finds nitpicker's fixtures through pytest11."""
+    env = dict(os.environ, NITPICKER_LOAD_PLUGINS=",".join(BUILTIN_PLUGINS))  # conftest adds word-count
+    env.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--basetemp",
+                           str(tmp_path / "t")], cwd=EXAMPLE, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1].startswith("10 passed"), done.stdout
+
+
+def test_nitpickers_own_run_leaves_the_examples_tests_to_it():
+    """From nitpicker's root the example's tests are not collected: they run once, as their own project."""
+    # two arguments: their common ancestor is tests/, so the rootdir is nitpicker's, as in a whole-suite run
+    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                           "tests/example_plugin", "tests/test_example_plugin.py"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "tests/test_example_plugin.py::test_nitpickers_own_run_leaves_the_examples_tests_to_it" in done.stdout
+    assert "test_example_views" not in done.stdout and "test_example_analyzers" not in done.stdout

@@ -1,4 +1,8 @@
-"""A third-party nitpicker plugin: counts words per page, queries the counts, adds `nitpicker word-stats`."""
+"""A third-party nitpicker plugin: word counts (analyzer, query, sheet, viewer page, command), long URLs, a crawl filter.
+
+docs/plugins.md builds this plugin step by step; its tests (tests/example_plugin/tests) use nitpicker's
+pytest fixtures.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,28 @@ from typing import Any
 
 import click
 
-from nitpicker_core import Analyzer, Column, PageInput, PageReport, Query, Violation, hookimpl
+from nitpicker_core import (
+    Analyzer,
+    Cell,
+    Column,
+    CrawlContext,
+    PageInput,
+    PageReport,
+    Query,
+    ScrapeResult,
+    Sheet,
+    Violation,
+    hookimpl,
+)
 
 WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def count_words(document: Any) -> int:
+    """Words in the body of a parsed page (``lxml.html``)."""
+    body = document.find("body")
+    # itertext, not text_content: block elements must not glue their words together
+    return len(WORD.findall(" ".join(body.itertext()))) if body is not None else 0
 
 
 class WordCount(Analyzer):
@@ -23,15 +46,28 @@ class WordCount(Analyzer):
         self.min_words = int(settings.get("min_words", 10))
 
     def each_page(self, page: PageInput) -> PageReport:
-        body = page.document.find("body")
-        # itertext, not text_content: block elements must not glue their words together
-        text = " ".join(body.itertext()) if body is not None else ""
-        words = len(WORD.findall(text))
+        words = count_words(page.document)
         violations = []
         if words < self.min_words:
             violations.append(Violation("thin-content", f"only {words} words (minimum {self.min_words})",
                                         severity="warning"))
         return PageReport(cells={"words": words}, violations=violations)
+
+
+class LongUrl(Analyzer):
+    """A per-URL check: runs in the main process for every URL of the commit, pages or not."""
+
+    name = "long-url"
+    label = "Long URLs"
+    version = "1"
+    columns = (Column("length", "URL length"),)
+
+    def each_url(self, url: str, is_external: bool, settings: Any) -> PageReport:
+        limit = int(settings.get("max_url_length", 80))
+        if is_external or len(url) <= limit:
+            return PageReport(cells={"length": len(url)})
+        return PageReport(cells={"length": Cell(len(url), f"over {limit}")},
+                          violations=[Violation("long-url", f"{len(url)} characters (limit {limit})", "warning")])
 
 
 def _word_counts(archive: Any, commit: int, min_words: int) -> dict[str, Any]:
@@ -46,11 +82,14 @@ def _word_counts(archive: Any, commit: int, min_words: int) -> dict[str, Any]:
 @hookimpl
 def register_settings(register: Any) -> None:
     register("min_words", type="int", default=10, help="pages with fewer words get a thin-content warning")
+    register("max_url_length", type="int", default=80, help="longer URLs get a long-url warning")
+    register("skip_below", type="int", default=0, help="crawl: skip rendered pages with fewer words (0: off)")
 
 
 @hookimpl
 def register_analyzers(register: Any) -> None:
     register(WordCount())
+    register(LongUrl())
 
 
 @hookimpl
@@ -58,6 +97,38 @@ def register_queries(register: Any) -> None:
     register(Query("word-counts", "Word count of every analyzed page (from the word-count analyzer).",
                    _word_counts, {"min_words": {"type": "integer", "default": 0, "minimum": 0,
                                                 "description": "only pages with at least this many words"}}))
+
+
+def _sheet_rows(reader: Any, commit: int) -> Any:
+    for item in _word_counts(reader, commit, 0)["items"]:
+        yield [item["url"], item["words"]]
+
+
+@hookimpl
+def register_sheets(register: Any) -> None:
+    register(Sheet("Word Counts", ("URL", "Words"), _sheet_rows, order=500, description="Words per page",
+                   links=("URL",), widths={"URL": 400}))
+
+
+_crawl_settings: dict[str, Any] = {}
+
+
+@hookimpl
+def configure(config: Any) -> None:
+    # read once per process; a malformed value fails only the commands that read it (config.get raises)
+    _crawl_settings["skip_below"] = config.get("word-count", "skip_below")
+
+
+@hookimpl
+def crawl_page_filter(url: str, result: ScrapeResult, crawl: CrawlContext) -> str | None:
+    """Skip a rendered page with fewer than ``skip_below`` words: it is stored as skipped, its links not followed."""
+    limit = _crawl_settings.get("skip_below", 0)
+    if not limit or not result.html:
+        return None
+    import lxml.html
+
+    words = count_words(lxml.html.document_fromstring(result.html))
+    return f"only {words} words (word-count skip_below {limit})" if words < limit else None
 
 
 @hookimpl
