@@ -64,22 +64,26 @@ def build_cli(pm: NitpickerPluginManager) -> click.Group:
 
 
 def register_commands(pm: NitpickerPluginManager, cli: click.Group) -> None:
-    """Each plugin's ``register_commands`` on its own: built-ins first, and a plugin that fails or
-    replaces a command another plugin added is unavailable and leaves no command behind."""
-    impls = list(reversed(pm.hook.register_commands.get_hookimpls()))
-    impls.sort(key=lambda impl: not pm.is_builtin(impl.plugin_name))
+    """Each plugin's ``register_commands`` on its own, through pluggy: built-ins first, and a plugin that
+    fails or replaces a command another plugin added is unavailable and leaves no command behind."""
     owners: dict[str, str] = {}
-    for impl in impls:
-        before = dict(cli.commands)
-        arguments = {"cli": cli, "pm": pm}
-        ok = pm.run_plugin_code(impl.plugin_name, impl.function, **{a: arguments[a] for a in impl.argnames})
+    before: dict[str, click.Command] = {}
+
+    def arguments(plugin: str) -> dict[str, Any]:
+        before.clear()
+        before.update(cli.commands)
+        return {"cli": cli, "pm": pm}
+
+    def settle(plugin: str, ok: bool) -> None:
         taken = [name for name, command in before.items() if cli.commands.get(name) is not command]
         if ok and taken:
-            pm.decline(impl.plugin_name, f"command {taken[0]!r} is taken by {owners.get(taken[0], 'nitpicker')}")
+            pm.decline(plugin, f"command {taken[0]!r} is taken by {owners.get(taken[0], 'nitpicker')}")
         if not ok or taken:
-            cli.commands = before
-            continue
-        owners.update((name, impl.plugin_name) for name in cli.commands if name not in before)
+            cli.commands = dict(before)
+            return
+        owners.update((name, plugin) for name in cli.commands if name not in before)
+
+    pm.call_each("register_commands", arguments, settle)
 
 
 def _sigterm_interrupts() -> None:

@@ -12,8 +12,8 @@ from typing import Any
 
 import click
 
-from nitpicker_core.config import collect_settings
 from nitpicker_core.errors import UsageError
+from nitpicker_core.registries import setting_registry
 from nitpicker_core.types import Setting
 
 _CLICK_TYPES: dict[str, Any] = {"str": str, "int": int, "float": float, "list": str}
@@ -44,7 +44,7 @@ def setting_options(pm: Any, plugins: Iterable[str] | None = None) -> Callable[[
     List settings repeat (``--search-keywords a --search-keywords b``), and each occurrence may hold
     commas; read them back with ``list_flags(setting_flags(kwargs, pm))``.
     """
-    settings = list(collect_settings(pm))
+    settings = list(setting_registry(pm))
     if plugins is not None:
         wanted = set(plugins)
         settings = [s for s in settings if s.plugin in wanted]
@@ -62,7 +62,7 @@ plugin_setting_options = setting_options  # the earlier name
 
 def setting_flags(kwargs: dict[str, Any], pm: Any) -> dict[str, Any]:
     """Pop the setting flags out of a command's kwargs, so the command keeps only its own."""
-    dests = {s.dest for s in collect_settings(pm)}
+    dests = {s.dest for s in setting_registry(pm)}
     return {key: kwargs.pop(key) for key in list(kwargs) if key in dests}
 
 

@@ -6,13 +6,14 @@ import json
 import math
 import reprlib
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from nitpicker_core.errors import UsageError
-from nitpicker_core.registry import Registry, collect
+from nitpicker_core.registries import setting_registry
+from nitpicker_core.registry import Registry
 from nitpicker_core.types import SETTING_TYPES, Setting
 
 CONFIG_FILES = ("nitpicker.toml", ".nitpickerrc.json", "pyproject.toml")
@@ -187,20 +188,13 @@ class Config:
                       dict(self.errors))
 
 
-def collect_settings(pm: Any) -> Registry[Setting]:
-    def make(plugin: str, key: str, type: str = "str", default: Any = None, help: str = "") -> Setting:
-        return Setting(plugin, key, type, default, help)
-
-    return collect(pm, "register_settings", Registry("setting", lambda s: f"{s.plugin}.{s.key}"), make)
-
-
 def load_config(pm: Any, start: Path | None = None, data: Mapping[str, Any] | None = None,
                 path: Path | None = None) -> Config:
     """Collect declared settings and read the config file (or ``data``), reporting unknown keys.
 
     Malformed values never raise here: they are recorded in ``Config.errors`` (see ``Config``).
     """
-    settings = collect_settings(pm)
+    settings = setting_registry(pm)
     config = Config(settings, {}, path)
     if data is None:
         try:
@@ -255,8 +249,3 @@ def _crawl_table(table: Any, where: str, warnings: list[str]) -> dict[str, int]:
                              f"got {shown(value)}")
         values[name] = value
     return values
-
-
-def settings_of(settings: Iterable[Setting], plugins: Iterable[str]) -> list[Setting]:
-    wanted = set(plugins)
-    return [s for s in settings if s.plugin in wanted]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import difflib
 import importlib.metadata as md
 import logging
 import os
@@ -10,15 +11,15 @@ import re
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from types import FrameType
+from types import FrameType, TracebackType
 from typing import Any
 
 import pluggy
 
 from nitpicker_core import hookspecs
-from nitpicker_core.errors import NotConfigured, UsageError
+from nitpicker_core.errors import NitpickerError, NotConfigured, UsageError
 from nitpicker_core.essential import check_disabling
 
 log = logging.getLogger(__name__)
@@ -27,6 +28,10 @@ LOAD_ENV = "NITPICKER_LOAD_PLUGINS"
 DISABLE_ENV = "NITPICKER_DISABLE_PLUGINS"
 BUILTIN_DISTRIBUTION = "nitpicker"  # entry points of this distribution are the built-in plugins
 UNKNOWN = "unknown: not installed"
+
+
+class PluginRejected(NitpickerError):
+    """A plugin the host refuses as it registers (a hook no spec knows, arguments a spec lacks)."""
 
 
 @dataclass
@@ -103,11 +108,106 @@ class NitpickerPluginManager(pluggy.PluginManager):
         self._config: Any = None
 
     def register(self, plugin: object, name: str | None = None) -> str | None:
-        """Register a plugin; once configured, a late plugin gets ``configure`` too (the hook is historic)."""
-        registered = super().register(plugin, name=name)
-        if registered is not None and self.configured:
+        """Register a plugin, refusing one with a hook no spec knows; once the plugins are configured, a
+        late plugin is configured too (``configure`` is historic)."""
+        try:
+            registered = super().register(plugin, name=name)
+        except pluggy.PluginValidationError as exc:  # an argument the spec lacks: pluggy's message is 3 lines
+            raise PluginRejected(_one_line_validation_error(exc)) from None
+        if registered is None:
+            return None
+        unknown = self._unknown_hooks(plugin)
+        if unknown:
+            self.unregister(plugin)
+            raise PluginRejected("; ".join(unknown))
+        if self.configured:
             self._configure_one(registered, self._config)
         return registered
+
+    def _unknown_hooks(self, plugin: object) -> list[str]:
+        """``unknown hook NAME (did you mean SPEC?)`` for each of ``plugin``'s hookimpls without a spec.
+
+        pluggy's ``check_pending`` finds them (only functions marked ``@hookimpl``, so a plugin's own
+        helpers named ``register_…`` are no hooks); checked after every registration, so whatever it
+        finds belongs to ``plugin``. ``@hookimpl(optionalhook=True)`` is how a plugin says it knows.
+        """
+        try:
+            self.check_pending()
+        except pluggy.PluginValidationError:
+            pass
+        else:
+            return []
+        specs = [n for n, caller in vars(self.hook).items() if not n.startswith("_") and caller.has_spec()]
+        found = []
+        for caller in self.get_hookcallers(plugin) or []:
+            if caller.has_spec() or all(i.optionalhook for i in caller.get_hookimpls() if i.plugin is plugin):
+                continue
+            close = difflib.get_close_matches(caller.name, specs, n=1)
+            found.append(f"unknown hook {caller.name}" + (f" (did you mean {close[0]}?)" if close else ""))
+        return sorted(found)
+
+    # -- calling hooks one plugin at a time --------------------------------------------------------
+    def call_one(self, hook_name: str, plugin_name: str, kwargs: Mapping[str, Any]) -> Any:
+        """Call plugin ``plugin_name``'s ``hook_name`` alone, through pluggy: tracing sees the call and every
+        wrapper of the hook wraps it. Exceptions propagate."""
+        caller = getattr(self.hook, hook_name)
+        chosen = [i for i in caller.get_hookimpls()
+                  if i.plugin_name == plugin_name or i.wrapper or i.hookwrapper]
+        if caller.is_historic():
+            # HookCaller refuses a plain call of a historic hook, and call_historic on a subset caller
+            # would add one history entry per plugin; the manager's _hookexec is the path every pluggy
+            # call (historic ones included) takes, tracing included.
+            return self._hookexec(hook_name, chosen, dict(kwargs), False)
+        others = [i.plugin for i in caller.get_hookimpls() if i not in chosen]
+        return self.subset_hook_caller(hook_name, others)(**kwargs)
+
+    def call_each(self, hook_name: str, kwargs_for: Callable[[str], Mapping[str, Any]],
+                  settle: Callable[[str, bool], None] | None = None) -> list[str]:
+        """Call ``hook_name`` once per plugin implementing it, each in ``run_plugin_code``; the names that failed.
+
+        Built-ins first, then registration order (never pluggy's LIFO). ``kwargs_for(plugin)`` gives the
+        call's arguments (per plugin, so a ``register`` callback knows who registered); ``settle(plugin, ok)``
+        runs after each call. When another plugin's wrapper was what failed, that plugin is unavailable
+        and this one is called again without it.
+        """
+        caller = getattr(self.hook, hook_name)
+        names = [i.plugin_name for i in caller.get_hookimpls() if not (i.wrapper or i.hookwrapper)]
+        names.sort(key=lambda name: not self.is_builtin(name))  # stable: registration order within each
+        failed = []
+        for name in names:
+            for _attempt in range(2):
+                if self.get_plugin(name) is None:  # declined meanwhile (its configure, another hook)
+                    break
+                ok = self.run_plugin_code(name, self.call_one, hook_name, name, kwargs_for(name))
+                if settle is not None:
+                    settle(name, ok)
+                if ok or self.get_plugin(name) is None:
+                    break
+            if self.get_plugin(name) is None:
+                failed.append(name)
+        return failed
+
+    def _culprit(self, tb: TracebackType | None, default: str) -> str:
+        """The plugin whose hook function raised: the innermost frame that is a plugin's hookimpl.
+
+        A wrapper of another plugin around ``default``'s call is blamed only when it raised itself. Code
+        shared by several plugins (instances of one class) never moves the blame away from ``default``.
+        """
+        owners: dict[Any, set[str]] = {}
+        for caller in list(vars(self.hook).values()):
+            for impl in caller.get_hookimpls() if isinstance(caller, pluggy.HookCaller) else ():
+                code = getattr(impl.function, "__code__", None)
+                if code is not None:
+                    owners.setdefault(code, set()).add(impl.plugin_name)
+        culprit = default
+        while tb is not None:
+            names = owners.get(tb.tb_frame.f_code, set())
+            if default in names:
+                culprit = default
+            elif len(names) == 1:
+                culprit = next(iter(names))
+            tb = tb.tb_next
+        return culprit
 
     # -- running plugin code ---------------------------------------------------------------------
     def run_plugin_code(self, name: str, func: Callable[..., Any], *args: Any, **kwargs: Any) -> bool:
@@ -121,13 +221,14 @@ class NitpickerPluginManager(pluggy.PluginManager):
             try:
                 func(*args, **kwargs)
                 return True
-            except NotConfigured as exc:
-                self.decline(name, str(exc) or "not configured")
+            except (NotConfigured, PluginRejected) as exc:
+                self.decline(self._culprit(exc.__traceback__, name), str(exc) or "not configured")
             except BaseException as exc:  # noqa: B036 - a plugin's SystemExit or GeneratorExit is its failure
                 if interrupts.arrived:
                     raise
-                self.decline(name, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
-                log.debug("plugin %s failed", name, exc_info=True)
+                culprit = self._culprit(exc.__traceback__, name)
+                self.decline(culprit, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+                log.debug("plugin %s failed", culprit, exc_info=True)
         return False
 
     def is_builtin(self, name: str) -> bool:
@@ -178,25 +279,27 @@ class NitpickerPluginManager(pluggy.PluginManager):
         """Register a plugin object directly (tests, embedding) and record it like an entry point."""
         module = getattr(plugin, "__name__", type(plugin).__name__)
         self.infos[name] = PluginInfo(name, module, "", version)
-        self.register(plugin, name=name)
+        self.run_plugin_code(name, lambda: self.register(plugin, name=name))
 
     # -- configure -------------------------------------------------------------------------------
     def configure_plugins(self, config: Any) -> None:
-        """Call each plugin's ``configure`` on its own; any failure there unregisters just that plugin."""
+        """Configure every plugin, each on its own: a failure in one plugin's ``configure`` makes just it
+        unavailable. Plugins are configured once per manager, by the host (the CLI's ``App``, an analyze
+        worker's initializer); plugins registered later are configured as they register."""
+        if self._config is not None:
+            raise RuntimeError("plugins are configured once per plugin manager")
         self._config = config
-        for impl in list(self.hook.configure.get_hookimpls()):
-            self._configure_one(impl.plugin_name, config)
+        for name in [i.plugin_name for i in self.hook.configure.get_hookimpls() if not (i.wrapper or i.hookwrapper)]:
+            self._configure_one(name, config)
         self.configured = True
 
     def _configure_one(self, name: str, config: Any) -> None:
-        for impl in self.hook.configure.get_hookimpls():
-            if impl.plugin_name == name:
-                self.run_plugin_code(name, self._configure_impl, name, impl.function, impl.argnames, config)
+        if self.get_plugin(name) is not None and any(i.plugin_name == name for i in self.hook.configure.get_hookimpls()):
+            self.run_plugin_code(name, self._configure_impl, name, config)
 
-    @staticmethod
-    def _configure_impl(name: str, function: Callable[..., Any], argnames: tuple[str, ...], config: Any) -> None:
+    def _configure_impl(self, name: str, config: Any) -> None:
         try:
-            function(**{arg: config for arg in argnames})
+            self.call_one("configure", name, {"config": config})
         except UsageError as exc:
             # a malformed setting of this very plugin: the plugin stays, and the commands that use it
             # fail with the setting's one line when they read its settings (Config.settings_for)
@@ -212,13 +315,16 @@ class NitpickerPluginManager(pluggy.PluginManager):
         info.status = f"unavailable: {reason}"
 
     def unconfigure_plugins(self, config: Any) -> None:
+        """Call each plugin's ``unconfigure`` on its own; a failure there is logged, never the command's."""
         if not self.configured:
             return
         self.configured = False
         for impl in list(self.hook.unconfigure.get_hookimpls()):
+            if impl.wrapper or impl.hookwrapper:
+                continue
             with _Interrupts() as interrupts, contextlib.redirect_stdout(sys.stderr):
                 try:
-                    impl.function(**{arg: config for arg in impl.argnames})
+                    self.call_one("unconfigure", impl.plugin_name, {"config": config})
                 except BaseException:  # noqa: B036 - cleaning up after the command must not fail it
                     if interrupts.arrived:
                         raise
@@ -255,9 +361,17 @@ def make_plugin_manager(load: bool = True, allow: set[str] | None = None,
                         deny: set[str] | None = None) -> NitpickerPluginManager:
     """A fresh manager with the hookspecs and, unless ``load`` is False, every allowed entry point."""
     pm = NitpickerPluginManager()
-    if load:
-        pm.load_entrypoints(allow=allow, deny=deny)
-    if os.environ.get("NITPICKER_TRACE_PLUGINS"):
+    if os.environ.get("NITPICKER_TRACE_PLUGINS"):  # before loading, so every call is traced
         pm.trace.root.setwriter(lambda msg: log.warning("%s", msg.rstrip()))
         pm.enable_tracing()
+    if load:
+        pm.load_entrypoints(allow=allow, deny=deny)
     return pm
+
+
+def _one_line_validation_error(exc: pluggy.PluginValidationError) -> str:
+    """pluggy's three-line message about a hookimpl's arguments, as one line naming the hook."""
+    text = str(exc)
+    hook = re.search(r"for hook '([^']+)'", text)
+    detail = text.splitlines()[-1] if text else type(exc).__name__
+    return f"hook {hook.group(1)}: {detail}" if hook else " ".join(text.split())

@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from nitpicker_core.errors import UsageError
-from nitpicker_core.registry import Registry, collect
+from nitpicker_core.registries import query_registry as query_registry  # re-exported
+from nitpicker_core.registry import Registry
 from nitpicker_core.types import Query
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
@@ -21,10 +22,6 @@ SQL_INT_MIN, SQL_INT_MAX = -(2**63), 2**63 - 1
 # UTF-8 stays under SQLite's GLOB/LIKE pattern limit of 50,000 bytes.
 MAX_TEXT = 8192
 _SHOWN = 60  # characters of a bad value repeated in an error message
-
-
-def query_registry(pm: Any) -> Registry[Query]:
-    return collect(pm, "register_queries", Registry("query"))
 
 
 def shown(value: Any) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -14,6 +13,8 @@ from nitpicker_core.errors import RegistrationError
 
 T = TypeVar("T")
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
+#: names users type as identifiers (``--plugin axe``, ``query NAME``, ``--to NAME``): lower-case kebab-case
+KEBAB_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 TITLE_RE = re.compile(r"^\S(.*\S)?$")  # human titles such as sheet names ("Page List")
 
 
@@ -26,24 +27,35 @@ class Entry(Generic[T]):
 
 
 class Registry(Generic[T]):
-    """Collects named contributions of one kind from every plugin that implements a register hook."""
+    """Collects named contributions of one kind from every plugin that implements a register hook.
+
+    ``expected`` (a class) makes registering anything else an error of the registering plugin.
+    """
 
     def __init__(self, kind: str, name_of: Callable[[T], str] = lambda item: item.name,  # type: ignore[attr-defined]
-                 name_re: re.Pattern[str] = NAME_RE) -> None:
+                 name_re: re.Pattern[str] = NAME_RE, expected: type | None = None) -> None:
         self.kind = kind
         self._name_of = name_of
         self._name_re = name_re
+        self._expected = expected
         self._entries: dict[str, Entry[T]] = {}
 
     def add(self, item: T, plugin: str, order: int | None = None) -> None:
+        if self._expected is not None and not isinstance(item, self._expected):
+            raise RegistrationError(f"plugin {plugin!r} registered a {self.kind} that is a {type(item).__name__}, "
+                                    f"not a nitpicker_core.{self._expected.__name__}")
         name = self._name_of(item)
         if not isinstance(name, str) or not self._name_re.match(name):
-            raise RegistrationError(f"plugin {plugin!r} registered a {self.kind} with an invalid name {name!r}")
+            rule = " (lower-case kebab-case)" if self._name_re is KEBAB_RE else ""
+            raise RegistrationError(f"plugin {plugin!r} registered a {self.kind} with an invalid name {name!r}{rule}")
         if name in self._entries:
             other = self._entries[name].plugin
             raise RegistrationError(f"{self.kind} {name!r} is registered twice (by {other!r} and {plugin!r})")
         if order is None:
             order = getattr(item, "order", 100)
+        if isinstance(order, bool) or not isinstance(order, int):
+            raise RegistrationError(f"plugin {plugin!r} registered {self.kind} {name!r} with an order that is "
+                                    f"no whole number: {order!r}")
         self._entries[name] = Entry(name, item, plugin, order)
 
     def __contains__(self, name: object) -> bool:
@@ -82,27 +94,27 @@ def collect(pm: pluggy.PluginManager, hook_name: str, registry: Registry[Any],
     """Call ``hook_name`` on each plugin separately, so every contribution is attributed to its plugin.
 
     ``make`` turns the arguments given to ``register`` into the item (default: the first argument).
-    A plugin whose hook fails (any exception, an invalid or duplicate name included) is unavailable with
-    the reason and what it registered is dropped; the others' contributions stay. Built-ins go first, so
-    a third party can never take a name a built-in registers.
+    Each call goes through pluggy (``NitpickerPluginManager.call_each``), so tracing and other plugins'
+    wrappers see it. A plugin whose hook fails (any exception, an invalid or duplicate name included) is
+    unavailable with the reason and what it registered is dropped; the others' contributions stay.
+    Built-ins go first, so a third party can never take a name a built-in registers.
     """
-    caller = getattr(pm.hook, hook_name)
-    impls = list(reversed(caller.get_hookimpls()))  # pluggy keeps LIFO; walk in registration order
-    is_builtin = getattr(pm, "is_builtin", None)
-    if is_builtin is not None:
-        impls.sort(key=lambda impl: not is_builtin(impl.plugin_name))
-    run = getattr(pm, "run_plugin_code", None)
-    for impl in impls:
-        plugin = impl.plugin_name
 
-        def register(*args: Any, _plugin: str = plugin, **kwargs: Any) -> None:
+    def arguments(plugin: str) -> dict[str, Any]:
+        def register(*args: Any, **kwargs: Any) -> None:
             order = kwargs.pop("order", None) if make is None else None
-            item = make(_plugin, *args, **kwargs) if make else args[0]
-            registry.add(item, _plugin, order)
+            item = make(plugin, *args, **kwargs) if make else args[0]
+            registry.add(item, plugin, order)
 
-        call = functools.partial(impl.function, **{name: register for name in impl.argnames})
-        if run is None:  # a bare pluggy manager: no one to tell, so failures propagate
-            call()
-        elif not run(plugin, call):
+        return {"register": register}
+
+    def settle(plugin: str, ok: bool) -> None:
+        if not ok:
             registry.drop(plugin)
+
+    call_each = getattr(pm, "call_each", None)
+    if call_each is not None:
+        call_each(hook_name, arguments, settle)
+    else:  # a bare pluggy manager: one plain call, failures propagate and nothing is attributed
+        getattr(pm.hook, hook_name)(register=arguments("")["register"])
     return registry

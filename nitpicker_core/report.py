@@ -36,7 +36,7 @@ class ReportContext:
 
     def column_labels(self) -> dict[tuple[str, str], str]:
         """(analyzer, column key) → the column's label, for the analyzers installed now."""
-        from nitpicker_core.analyze import analyzer_registry
+        from nitpicker_core.registries import analyzer_registry
 
         try:
             analyzers = list(analyzer_registry(self._pm))

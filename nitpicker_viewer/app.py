@@ -10,7 +10,6 @@ from typing import Any
 from urllib.parse import quote
 
 from flask import (
-    Blueprint,
     Flask,
     abort,
     current_app,
@@ -24,7 +23,7 @@ from werkzeug.exceptions import HTTPException
 from nitpicker_core.archive import live_pid, open_archive, stub_path
 from nitpicker_core.errors import NitpickerError
 from nitpicker_core.query import query_registry, run_query
-from nitpicker_core.registry import Registry, collect
+from nitpicker_core.registries import blueprint_registry
 from nitpicker_core.types import MenuLink
 from nitpicker_viewer import guard, i18n
 
@@ -39,13 +38,6 @@ CSP = ("default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' dat
        "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 
 
-def _blueprint_registry(pm: Any) -> Registry[tuple[Blueprint, str | None]]:
-    def make(plugin: str, blueprint: Blueprint, url_prefix: str | None = None) -> tuple[Blueprint, str | None]:
-        return blueprint, url_prefix
-
-    return collect(pm, "register_viewer_blueprints", Registry("blueprint", lambda item: item[0].name), make)
-
-
 def create_app(archive: str | Path, pm: Any, host: str = "127.0.0.1") -> Flask:
     """Open ``archive`` read-only for the app's lifetime and mount the registered blueprints.
 
@@ -58,7 +50,7 @@ def create_app(archive: str | Path, pm: Any, host: str = "127.0.0.1") -> Flask:
     app.extensions["nitpicker"] = {"pm": pm, "reader": reader, "queries": query_registry(pm),
                                    "name": Path(archive).name, "lock": threading.Lock(), "cache": OrderedDict(),
                                    "immutable": reader.path.is_file() and reader.live_pid is None}
-    for blueprint, prefix in _blueprint_registry(pm):
+    for blueprint, prefix in blueprint_registry(pm):
         app.register_blueprint(blueprint, url_prefix=prefix)
     app.jinja_env.globals.update(t=i18n.translate, lang=i18n.current_language, languages=i18n.LANGUAGES,
                                 page_sizes=PAGE_SIZES, page_href=page_href, cell_list_limit=CELL_LIST_LIMIT)

@@ -21,7 +21,8 @@ from nitpicker_core.analyze import pool
 from nitpicker_core.archive import ArchiveWriter, open_archive
 from nitpicker_core.archive.analysis import cache_key
 from nitpicker_core.errors import UsageError
-from nitpicker_core.registry import Registry, collect
+from nitpicker_core.registries import analyzer_registry
+from nitpicker_core.registry import Registry
 from nitpicker_core.types import Analyzer, PageReport, Violation
 
 log = logging.getLogger(__name__)
@@ -35,14 +36,6 @@ _ANALYZABLE = (
     "WHERE cp.commit_id = ? AND ps.is_target = 1 AND ps.is_external = 0 AND ps.content_type = 'text/html' "
     "AND ps.html_sha256 IS NOT NULL"
 )
-
-
-def analyzer_registry(pm: Any) -> Registry[Analyzer]:
-    registry: Registry[Analyzer] = collect(pm, "register_analyzers", Registry("analyzer"))
-    for analyzer in registry:
-        if analyzer.each_page is None and analyzer.each_url is None:
-            raise UsageError(f"analyzer {analyzer.name!r} has neither each_page nor each_url")
-    return registry
 
 
 @dataclass

@@ -80,12 +80,12 @@ def timeout_message(seconds: float) -> str:
 
 def build_analyzer(plugin_names: Iterable[str], analyzer: str, values: dict[str, Any]) -> tuple[Analyzer, Any]:
     """Rebuild the plugin manager from entry-point names and return (analyzer, config) in this process."""
-    from nitpicker_core.analyze.engine import analyzer_registry
-    from nitpicker_core.config import Config, collect_settings
+    from nitpicker_core.config import Config
     from nitpicker_core.plugins import make_plugin_manager
+    from nitpicker_core.registries import analyzer_registry, setting_registry
 
     pm = make_plugin_manager(allow=set(plugin_names), deny=set())
-    config = Config(collect_settings(pm), dict(values))
+    config = Config(setting_registry(pm), dict(values))
     pm.configure_plugins(config)
     return analyzer_registry(pm)[analyzer], config
 

@@ -1,0 +1,77 @@
+"""Every collector of named contributions in one place: settings, analyzers, queries, sheets, destinations,
+viewer blueprints.
+
+Each function calls one ``register_*`` hook on every plugin (``registry.collect``) and checks what comes
+back, so a plugin that registers something invalid is unavailable with the reason and every other plugin
+and command keeps working. Modules that need a registry import it from here, never from each other (the
+analyze engine and its worker pool, reports and the analyze package).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from nitpicker_core.errors import RegistrationError
+from nitpicker_core.registry import KEBAB_RE, NAME_RE, TITLE_RE, Registry, collect
+from nitpicker_core.types import SETTING_TYPES, Analyzer, Destination, Query, Setting, Sheet
+
+__all__ = ["analyzer_registry", "blueprint_registry", "destination_registry", "query_registry",
+           "setting_registry", "sheet_registry"]
+
+#: a setting key becomes part of a config key (``plugins.P.KEY``), a flag and a Python identifier
+SETTING_KEY_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
+
+
+def _setting(plugin: str, key: str, type: str = "str", default: Any = None, help: str = "") -> Setting:
+    """What ``register(key, type=..., default=..., help=...)`` in ``register_settings`` makes, checked."""
+    if not isinstance(key, str) or not SETTING_KEY_RE.match(key):
+        raise RegistrationError(f"setting {plugin}.{key!r}: a key is lower-case letters, digits, - and _")
+    setting = Setting(plugin, key, type, default, help)  # an unknown type raises ValueError here
+    kind = SETTING_TYPES[type]
+    fits = (default is None or (isinstance(default, kind) and not (kind in (int, float) and isinstance(default, bool)))
+            or (kind is float and isinstance(default, int) and not isinstance(default, bool)))
+    if not fits:
+        raise RegistrationError(f"setting {plugin}.{key}: default {default!r} is not a {type}")
+    return setting
+
+
+def setting_registry(pm: Any) -> Registry[Setting]:
+    """Every plugin's declared settings, keyed ``<plugin>.<key>``."""
+    return collect(pm, "register_settings", Registry("setting", lambda s: f"{s.plugin}.{s.key}"), _setting)
+
+
+class _AnalyzerRegistry(Registry[Analyzer]):
+    def add(self, item: Analyzer, plugin: str, order: int | None = None) -> None:
+        if isinstance(item, Analyzer) and item.each_page is None and item.each_url is None:
+            raise RegistrationError(f"analyzer {item.name!r} has neither each_page nor each_url")
+        super().add(item, plugin, order)
+
+
+def analyzer_registry(pm: Any) -> Registry[Analyzer]:
+    """Registered analyzers; one with neither ``each_page`` nor ``each_url`` makes its plugin unavailable."""
+    return collect(pm, "register_analyzers", _AnalyzerRegistry("analyzer", name_re=KEBAB_RE, expected=Analyzer))
+
+
+def query_registry(pm: Any) -> Registry[Query]:
+    return collect(pm, "register_queries", Registry("query", name_re=KEBAB_RE, expected=Query))
+
+
+def sheet_registry(pm: Any) -> Registry[Sheet]:
+    return collect(pm, "register_sheets", Registry("sheet", name_re=TITLE_RE, expected=Sheet))
+
+
+def destination_registry(pm: Any) -> Registry[Destination]:
+    return collect(pm, "register_report_destinations", Registry("destination", name_re=KEBAB_RE, expected=Destination))
+
+
+def blueprint_registry(pm: Any) -> Registry[tuple[Any, str | None]]:
+    """Viewer blueprints as ``(blueprint, url_prefix)``, keyed by the blueprint's name."""
+
+    def make(plugin: str, blueprint: Any, url_prefix: str | None = None) -> tuple[Any, str | None]:
+        if not isinstance(getattr(blueprint, "name", None), str):
+            raise RegistrationError(f"plugin {plugin!r} registered a blueprint that is a {type(blueprint).__name__}, "
+                                    "not a flask.Blueprint")
+        return blueprint, url_prefix
+
+    return collect(pm, "register_viewer_blueprints", Registry("blueprint", lambda item: item[0].name, NAME_RE), make)
