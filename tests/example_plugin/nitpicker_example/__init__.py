@@ -70,12 +70,10 @@ class LongUrl(Analyzer):
                           violations=[Violation("long-url", f"{len(url)} characters (limit {limit})", "warning")])
 
 
-def _word_counts(archive: Any, commit: int, min_words: int) -> dict[str, Any]:
-    rows = archive.execute(
-        "SELECT u.url, c.value FROM analysis_cell c JOIN url u ON u.id = c.url_id "
-        "WHERE c.commit_id = ? AND c.analyzer = 'word-count' AND c.column = 'words' ORDER BY u.url",
-        (commit,))
-    items = [{"url": r[0], "words": int(r[1])} for r in rows if int(r[1]) >= min_words]
+def word_counts(archive: Any, commit: int, min_words: int) -> dict[str, Any]:
+    """The query: every page's word count from the analyzer's stored cells, by URL."""
+    cells = archive.analysis(commit, analyzer="word-count")
+    items = [{"url": c["url"], "words": c["value"]} for c in cells if c["column"] == "words" and c["value"] >= min_words]
     return {"total": len(items), "items": items}
 
 
@@ -95,12 +93,12 @@ def register_analyzers(register: Any) -> None:
 @hookimpl
 def register_queries(register: Any) -> None:
     register(Query("word-counts", "Word count of every analyzed page (from the word-count analyzer).",
-                   _word_counts, {"min_words": {"type": "integer", "default": 0, "minimum": 0,
+                   word_counts, {"min_words": {"type": "integer", "default": 0, "minimum": 0,
                                                 "description": "only pages with at least this many words"}}))
 
 
 def _sheet_rows(reader: Any, commit: int) -> Any:
-    for item in _word_counts(reader, commit, 0)["items"]:
+    for item in word_counts(reader, commit, 0)["items"]:
         yield [item["url"], item["words"]]
 
 
@@ -140,7 +138,7 @@ def register_commands(cli: click.Group) -> None:
         from nitpicker_core.archive import open_archive
 
         with open_archive(archive) as reader:
-            counts = _word_counts(reader, reader.resolve(None), 0)["items"]
+            counts = word_counts(reader, reader.resolve(None), 0)["items"]
         total = sum(item["words"] for item in counts)
         average = total / len(counts) if counts else 0
         click.echo(f"{len(counts)} pages, {total} words, {average:.1f} words per page")
@@ -162,7 +160,7 @@ def register_viewer_blueprints(register: Any) -> None:
     blueprint = Blueprint("word_counts", __name__)
 
     @blueprint.get("/word-counts")
-    def word_counts() -> str:
+    def word_counts_page() -> str:
         return render_source(WORD_COUNTS_PAGE, title="Word counts", data=query("word-counts"))
 
     register(blueprint)
