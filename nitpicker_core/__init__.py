@@ -5,10 +5,11 @@ from __future__ import annotations
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _dist_version
 
-from nitpicker_core.content_types import CATEGORIES, normalize_content_type
+from nitpicker_core.content_types import CATEGORIES, HTML_TYPES, normalize_content_type
 from nitpicker_core.content_types import classify as classify_content_type
 from nitpicker_core.content_types import sql_case as content_type_sql_case
 from nitpicker_core.content_types import sql_filter as content_type_sql_filter
+from nitpicker_core.defaults import IMAGE_PRESETS, SCRAPE_TIMEOUTS, node_prefix
 from nitpicker_core.errors import ArchiveError, NitpickerError, NotConfigured, UsageError
 from nitpicker_core.hookspecs import hookimpl, hookspec
 from nitpicker_core.query import check_commit, describe, query_registry, run_query, validate_params
@@ -66,5 +67,5 @@ __all__ = [
     "UsageError", "Violation", "ArchiveSink", "LinkGraph", "SinkRefused", "NotWritable",
     "check_commit", "check_directory_destination", "check_file_destination", "__version__", "classify_content_type", "content_type_sql_case",
     "content_type_sql_filter", "describe", "hookimpl", "hookspec", "join_url", "query_registry",
-    "run_query", "validate_params",
+    "run_query", "validate_params", "HTML_TYPES", "IMAGE_PRESETS", "SCRAPE_TIMEOUTS", "node_prefix",
 ]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+#: The types a page's HTML comes as: what the crawler renders and analyzers read.
+HTML_TYPES: frozenset[str] = frozenset({"text/html", "application/xhtml+xml"})
+
 # The 18 categories, in display order.
 CATEGORIES: tuple[str, ...] = (
     "html", "pdf", "csv", "word", "excel", "powerpoint", "image", "css", "javascript", "json", "xml",
@@ -11,8 +14,7 @@ CATEGORIES: tuple[str, ...] = (
 # (kind, pattern, category), first match wins. Kinds: "exact" (whole type), "prefix" (type starts with
 # the pattern) and "suffix" (type ends with the pattern). NULL/empty is "unknown"; no match is "other".
 RULES: tuple[tuple[str, str, str], ...] = (
-    ("exact", "text/html", "html"),
-    ("exact", "application/xhtml+xml", "html"),
+    *(("exact", html, "html") for html in sorted(HTML_TYPES, key=len)),
     ("exact", "application/pdf", "pdf"),
     ("exact", "text/csv", "csv"),
     ("exact", "application/csv", "csv"),

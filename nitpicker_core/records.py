@@ -154,8 +154,11 @@ class CrawlErrorRecord:
 class CrawlContext:
     """The state of one crawl that every scrape hook receives as ``crawl``.
 
-    The crawler fills ``output``, ``roots`` and ``options``; the archive writer plugin sets ``archive``
-    and ``commit`` in ``crawl_started``. ``state`` is free space for plugins, keyed by plugin name.
+    The crawler fills every field: ``output``, ``roots`` and ``options`` before ``crawl_open_archive``,
+    and ``commit`` (the commit the archive sink opened) before ``crawl_started``. The sink itself stays
+    with the crawler: plugins observe pages through the ``crawl_*`` hooks, never by writing to it.
+    ``environment`` holds facts about the run the archive writer records with the commit. ``state`` is
+    free space for plugins, keyed by plugin name; the core never reads or writes it.
     ``mode`` says how this crawl relates to the archive's history: ``new`` (a new commit), ``update``
     (a new commit re-crawling the same scope), ``resume`` (finish the interrupted commit), ``append``,
     ``inventory`` and ``retry-failed`` (continue the newest commit).
@@ -166,7 +169,6 @@ class CrawlContext:
     options: dict[str, Any] = field(default_factory=dict)
     kind: str = "crawl"
     mode: str = "new"
-    archive: Any = None
     commit: int | None = None
     environment: dict[str, Any] = field(default_factory=dict)
     state: dict[str, Any] = field(default_factory=dict)

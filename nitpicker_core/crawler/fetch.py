@@ -20,9 +20,10 @@ from urllib.parse import urldefrag, urlsplit
 
 import requests
 
-from nitpicker_core.content_types import normalize_content_type
+from nitpicker_core.content_types import HTML_TYPES, normalize_content_type
 from nitpicker_core.crawler.deadline import DeadlineAdapter, DeadlineExceeded, Exchange, FetchAborted, Guard
 from nitpicker_core.crawler.errors import SETTLED_KINDS, DnsBurnList, classify
+from nitpicker_core.defaults import FETCH_TIMEOUTS
 from nitpicker_core.urls import join, looks_like_html, normalize, split_credentials
 
 __all__ = [
@@ -30,12 +31,12 @@ __all__ = [
     "RedirectChainTooLongError", "RedirectLoopError", "extract_title", "normalize_content_type", "parse_retry_after",
 ]
 
-DEFAULT_TIMEOUTS = (10.0, 30.0, 60.0)  # the total deadline of the 1st, 2nd, 3rd… attempt at a URL
+DEFAULT_TIMEOUTS = FETCH_TIMEOUTS  # the total deadline of the 1st, 2nd, 3rd… attempt at a URL
 BODY_LIMIT = 16 * 1024
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 # Failures a proxy or WAF produces when it mishandles HEAD; the same URL often answers a GET
 MIDDLEBOX_KINDS = frozenset({"timeout", "connection-reset", "parse-error"})
-_HTML_TYPES = (None, "text/html", "application/xhtml+xml")
+_HTML_TYPES = (None, *sorted(HTML_TYPES, key=len))  # None: the server said nothing, and a browser sniffs
 HIDDEN_HEADERS = frozenset({"set-cookie", "set-cookie2", "cookie", "authorization", "proxy-authorization"})
 
 

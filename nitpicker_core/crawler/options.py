@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from nitpicker_core.defaults import FETCH_TIMEOUTS, IMAGE_PRESETS, SCRAPE_TIMEOUTS
 from nitpicker_core.urls import split_credentials
-
-DEFAULT_PRESETS = ("desktop-compact", "mobile-small")
 
 
 @dataclass
@@ -36,13 +35,12 @@ class CrawlOptions:
     ignore_robots: bool = False
     image: bool = True
     image_file_size_threshold: int = 0
-    image_presets: list[str] = field(default_factory=lambda: list(DEFAULT_PRESETS))
+    image_presets: list[str] = field(default_factory=lambda: list(IMAGE_PRESETS))
     headers: dict[str, str] = field(default_factory=dict)
     single: bool = False
-    retry_failed: bool = False
     strict: bool = False
-    page_timeout: float = 60.0
-    preflight_timeouts: tuple[float, ...] = (10.0, 30.0, 60.0)  # per attempt, escalating
+    page_timeout: float = SCRAPE_TIMEOUTS["navigation"]
+    preflight_timeouts: tuple[float, ...] = FETCH_TIMEOUTS  # per attempt, escalating
 
     def for_storage(self) -> dict[str, Any]:
         """The options as recorded in the archive: no credentials, no header values."""
@@ -55,7 +53,7 @@ class CrawlOptions:
     def scrape_options(self) -> dict[str, Any]:
         """What the scrape plugin reads from ``crawl.options``."""
         return {"user_agent": self.user_agent, "image": self.image, "image_presets": list(self.image_presets),
-                "timeouts": {"navigation": self.page_timeout, "dom": 5.0, "idle": 5.0, "preset": 30.0}}
+                "timeouts": {**SCRAPE_TIMEOUTS, "navigation": self.page_timeout}}
 
 
 def default_output(root: str, now: datetime | None = None) -> Path:

@@ -7,6 +7,7 @@ import dataclasses
 import re
 from typing import Any
 
+from nitpicker_core.content_types import HTML_TYPES as PAGE_TYPES
 from nitpicker_core.crawler.errors import PERMANENT_KINDS, classify, is_blocked_status
 from nitpicker_core.crawler.fetch import FetchResult
 from nitpicker_core.crawler.queue import QueueItem
@@ -15,7 +16,7 @@ from nitpicker_core.crawler.stopping import PageAbandoned
 from nitpicker_core.records import Anchor, CrawlErrorRecord, PageError, Resource, ScrapeResult
 from nitpicker_core.urls import normalize
 
-HTML_TYPES = (None, "text/html", "application/xhtml+xml")
+HTML_TYPES = (None, *sorted(PAGE_TYPES, key=len))  # None: the server said nothing, and a browser sniffs
 BODYLESS_STATUSES = frozenset({204, 205, 304})
 # Chromium's words for "the server answered, and I will not show it" (a 204, a download, a challenge
 # without credentials…), as opposed to network failures, which classify() gives a kind of their own

@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import sys
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from nitpicker_core import UsageError
+from nitpicker_core import UsageError, node_prefix
 
 # bin/install-lighthouse puts npm packages here (axe-core for its locales, lighthouse for its CLI)
-NODE_PREFIX_ENV = "NITPICKER_NODE_PREFIX"
 INSTALL_HINT = "bin/install-lighthouse installs them (npm i -E --prefix .venv/lighthouse axe-core@{version})"
 
 
@@ -30,11 +27,6 @@ def axe_version() -> str:
     with (files("axe_playwright_python") / "axe.min.js").open("r", encoding="utf-8") as handle:
         found = re.search(r"axe v(\d[\w.-]*)", handle.read(200))
     return found.group(1) if found else "unknown"
-
-
-def node_prefix() -> Path:
-    """Where bin/install-lighthouse installs npm packages: $NITPICKER_NODE_PREFIX, else <venv>/lighthouse."""
-    return Path(os.environ.get(NODE_PREFIX_ENV) or Path(sys.prefix) / "lighthouse")
 
 
 def locale_dirs(extra: str = "") -> list[Path]:

@@ -7,29 +7,16 @@ import os
 import shlex
 import shutil
 import subprocess
-import sys
 import uuid
-from pathlib import Path
 from typing import Any
 
 import nitpicker_core
-from nitpicker_core import NotConfigured
+from nitpicker_core import NotConfigured, node_prefix
 
 PINNED = "12.2.3"  # 12.3–13.4 ship locks npm ci refuses, 13 needs Node 22 (bin/install-lighthouse)
-NODE_PREFIX_ENV = "NITPICKER_NODE_PREFIX"
 MISSING = f"lighthouse binary not found; install it with: npm i -g lighthouse@{PINNED} (or run bin/install-lighthouse)"
 # chrome-launcher starts Chromium in a session of its own; this switch marks it so it can always be reaped
 MARKER = "--nitpicker-lighthouse"
-
-
-def _browser_module() -> Any:
-    """The crawler's Chromium finder (NITPICKER_BROWSER, Playwright's build, Debian's) and its args."""
-    return nitpicker_core
-
-
-def node_prefix() -> Path:
-    """Where bin/install-lighthouse installs it: $NITPICKER_NODE_PREFIX, else <venv>/lighthouse."""
-    return Path(os.environ.get(NODE_PREFIX_ENV) or Path(sys.prefix) / "lighthouse")
 
 
 def find_lighthouse(setting: str = "") -> str:
@@ -52,7 +39,7 @@ def find_lighthouse(setting: str = "") -> str:
 
 
 def find_chromium() -> str:
-    found = _browser_module().find_browser()
+    found = nitpicker_core.find_browser()  # NITPICKER_BROWSER, Playwright's build, Debian's
     if found is None:
         raise NotConfigured("no Chromium found for lighthouse (install chromium or set NITPICKER_BROWSER)")
     return str(found)
@@ -61,7 +48,7 @@ def find_chromium() -> str:
 def chrome_flags(marker: str) -> str:
     """``--chrome-flags`` as one string. Lighthouse parses it with yargs-parser, which takes a quoted
     ``'--a=b c'`` as the value of the switch before it, so only the value is quoted: ``--a="b c"``."""
-    args = ["--headless=new", "--no-sandbox", *_browser_module().browser_args(), marker]
+    args = ["--headless=new", "--no-sandbox", *nitpicker_core.browser_args(), marker]
     parts = []
     for arg in args:
         key, eq, value = arg.partition("=")

@@ -8,7 +8,7 @@ from collections.abc import Awaitable
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from nitpicker_core import PageError, ScrapeResult, hookimpl
+from nitpicker_core import HTML_TYPES, IMAGE_PRESETS, SCRAPE_TIMEOUTS, PageError, ScrapeResult, hookimpl
 
 from . import images, source, tags
 from .extract import EXTRACT_JS, anchors_from, headings_from, jsonld_from, metadata_from, parse_refresh
@@ -26,9 +26,6 @@ from .network import (
 __all__ = ["crawl_scrape", "scrape"]
 
 T = TypeVar("T")
-HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
-DEFAULT_TIMEOUTS = {"navigation": 60.0, "dom": 5.0, "idle": 5.0, "preset": 30.0}
-DEFAULT_PRESETS = ["desktop-compact", "mobile-small"]
 MAX_CLIENT_REDIRECTS = 5
 MAX_REFRESH_DELAY = 5.0  # a longer meta refresh is a "reload later" page, not a redirect
 MAX_CONSOLE_ERRORS = 50
@@ -160,7 +157,7 @@ async def scrape(url: str, page: Any, options: dict[str, Any], *, full: bool = T
     Navigation failures (DNS, refused, timeout before the DOM) raise Playwright's error for the crawler to
     classify; everything after the DOM is bounded and degrades into ``result.errors`` instead.
     """
-    timeouts = {**DEFAULT_TIMEOUTS, **(options.get("timeouts") or {})}
+    timeouts = {**SCRAPE_TIMEOUTS, **(options.get("timeouts") or {})}
     result = ScrapeResult(url=url)
     with _Recorder(page) as recorder:
         response = await page.goto(url, wait_until="domcontentloaded", timeout=timeouts["navigation"] * 1000)
@@ -196,7 +193,7 @@ async def scrape(url: str, page: Any, options: dict[str, Any], *, full: bool = T
         probe = await _bounded(page.evaluate(tags.PROBE_JS), timeouts["dom"], {})
         result.tags = tags.detect(result.html or "", probe, result.headers, guess_cdn(result.headers))
         if options.get("image", True):
-            found, errors = await images.capture(page, list(options.get("image_presets") or DEFAULT_PRESETS),
+            found, errors = await images.capture(page, list(options.get("image_presets") or IMAGE_PRESETS),
                                                  preset_timeout=timeouts["preset"])
             result.images = found
             result.errors += errors
