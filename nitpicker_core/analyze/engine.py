@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -316,7 +316,7 @@ class _AnalyzerJob:
                     self.summary.timeouts += 1
                 self.page_done(outcome.url, read.pop(outcome.url, None), outcome.report, outcome.error, cache=True)
 
-    def _outcomes(self, first: pool.Task, tasks: Iterator[pool.Task]) -> Iterator[pool.Outcome]:
+    def _outcomes(self, first: pool.Task, tasks: Iterator[pool.Task]) -> Generator[pool.Outcome, None, None]:
         """each_page over every task: in a worker pool when the plugin is loadable by name, else serially."""
         def serial(items: Any) -> Iterator[pool.Outcome]:
             return pool.run_serial(self.analyzer, self.settings, items, self.reader.html_by_sha256, self.timeout)

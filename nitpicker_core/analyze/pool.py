@@ -199,7 +199,8 @@ class WorkerPool:
     def __init__(self, spec: WorkerSpec, size: int, timeout: float = DEFAULT_TIMEOUT,
                  pages_per_worker: int | None = DEFAULT_PAGES_PER_WORKER, start_timeout: float = START_TIMEOUT) -> None:
         methods = multiprocessing.get_all_start_methods()
-        self.ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+        # spawn or forkserver, never fork (a live browser in the parent); literal names keep the types precise
+        self.ctx = multiprocessing.get_context("forkserver") if "forkserver" in methods else multiprocessing.get_context("spawn")
         self.spec = spec
         self.size = size
         self.timeout = timeout
@@ -218,6 +219,7 @@ class WorkerPool:
                                    name=f"nitpicker-{self.spec.analyzer}")
         process.start()
         child.close()
+        assert process.pid is not None  # start() sets it
         self.pids.add(process.pid)
         worker = _Worker(process, parent, deadline=time.monotonic() + self.start_timeout, replacement=replacement)
         self.workers.append(worker)

@@ -66,7 +66,7 @@ def _temp_pattern(target: Path) -> re.Pattern[str]:
 def remove_leftover_temps(target: Path) -> list[Path]:
     """Delete the temp files a dead writer of ``target`` left; call only while holding ``target``'s stub lock."""
     pattern = _temp_pattern(target)
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(os.scandir(target.parent))
     except OSError:

@@ -90,9 +90,10 @@ class StubLock:
             return True
 
     def _take_over(self, stale_pid: int | None) -> None:
-        aside = self.stub / f"{LOCK_DIR}.stale-{uuid.uuid4().hex[:12]}"
+        target = self.stub / f"{LOCK_DIR}.stale-{uuid.uuid4().hex[:12]}"
+        aside: Path | None = target
         try:
-            os.rename(self.path, aside)
+            os.rename(self.path, target)
         except FileNotFoundError:
             aside = None  # someone else moved it first; fall through to one mkdir attempt
         if aside is not None:

@@ -135,7 +135,7 @@ class JsonLd(_Base):
     state = _state_fk()
     ordinal = pw.IntegerField()
     kind = pw.TextField()
-    raw = pw.TextField()
+    raw = pw.TextField()  # type: ignore[assignment]  # the column's name shadows peewee's Model.raw
     parsed = pw.TextField(null=True)
     types = pw.TextField(default="[]")
     error = pw.TextField(default="")

@@ -333,7 +333,7 @@ class ArchiveReader:
     def diff(self, a: int | str | None, b: int | str | None) -> dict[str, Any]:
         """URLs added, removed and modified from commit ``a`` to ``b`` (set arithmetic on state ids)."""
         ca, cb = self.resolve(a), self.resolve(b)
-        pages = self._diff_sets("commit_page", ca, cb)
+        pages: dict[str, Any] = dict(self._diff_sets("commit_page", ca, cb))
         pages["resources"] = self._diff_sets("commit_resource", ca, cb)
         return pages
 

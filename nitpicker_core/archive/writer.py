@@ -8,7 +8,7 @@ import json
 import sqlite3
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import peewee as pw
 
@@ -185,6 +185,7 @@ class ArchiveWriter(PagesMixin, AnalysisMixin, RecoveryMixin):
                 (parent_id, kind, utc_now(), to_json(dict(options or {})), to_json(dict(environment or {}))),
             )
         self._touch()
+        assert cur.lastrowid is not None  # an INSERT always sets it
         return int(cur.lastrowid)
 
     def commit_status(self, commit_id: int) -> str:
@@ -194,7 +195,7 @@ class ArchiveWriter(PagesMixin, AnalysisMixin, RecoveryMixin):
         return row[0]
 
     def latest_commit(self, status: str | None = None) -> int | None:
-        sql, params = "SELECT id FROM commits", ()
+        sql, params = "SELECT id FROM commits", cast(tuple[str, ...], ())
         if status is not None:
             sql, params = sql + " WHERE status = ?", (status,)
         row = self._conn.execute(sql + " ORDER BY id DESC LIMIT 1", params).fetchone()

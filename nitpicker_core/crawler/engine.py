@@ -244,6 +244,7 @@ class Crawler(ResultsMixin):
             import hashlib
 
             counts = {"listed": len(items), "new": len(fresh), "known": len(items) - len(fresh)}
+            assert self.sink is not None  # set when run() starts
             self.sink.call(archive.put_inventory_run, hashlib.sha256(self.inventory).hexdigest(), counts)
 
     def _request_stop(self) -> None:
@@ -326,6 +327,7 @@ class Crawler(ResultsMixin):
         reason = await asyncio.to_thread(self._skip_reason, url)
         if reason:
             if not self._is_guess(item):
+                assert self.sink is not None  # set when run() starts
                 self.sink.emit("crawl_page_skipped", url=url, reason=reason, is_external=item.external)
                 self.stats.skipped += 1
             else:

@@ -7,6 +7,7 @@ Every attempt has a total deadline (connect + headers + body, over all its redir
 from __future__ import annotations
 
 import codecs
+import functools
 import html
 import re
 import threading
@@ -272,7 +273,7 @@ class Fetcher:
             }
             started = time.monotonic()
             response, body = self._guard.run(
-                lambda exchange, request=request: self._exchange(exchange, request), left, deadline=timeout)
+                functools.partial(self._exchange, request=request), left, deadline=timeout)
             left -= time.monotonic() - started
             location = response.headers.get("location")
             if response.status_code not in REDIRECT_STATUSES or not location:

@@ -154,7 +154,7 @@ class CrawlStage(Stage):
             reason = "timeout" if "timeout" in kinds else "network"
             raise StageFailed(reason, f"no page could be rendered ({kinds})")
         commit = ctx.progress.get("commit")
-        identity = ((archive_commits(ctx.archive) or {}).get(commit) or {}).get("identity")
+        identity = ((archive_commits(ctx.archive) or {}).get(commit) or {}).get("identity") if commit else None
         return {"commit": commit, "mode": mode, "identity": identity,
                 "declaration": digest(crawl_declaration(ctx.declaration)), **stats.as_dict()}
 
