@@ -71,7 +71,8 @@ def nitpicker_analyze(nitpicker_pm: Any, nitpicker_config: Any, tmp_path_factory
     """Run one analyzer on given HTML: ``nitpicker_analyze(name, html, url=..., settings={...})``.
 
     Returns ``nitpicker_testing.runs.AnalyzerResult`` (``cells``, ``notes``, ``violations``, ``errors``,
-    ``summary``), read back from the archive the real analyze path wrote, in this process.
+    ``summary``), read back from the archive the real analyze path wrote. The analyzers of
+    ``nitpicker_plugins`` run in this process; installed plugins' in the worker pool, as in a real run.
     """
     from nitpicker_testing.runs import analyze_html
 

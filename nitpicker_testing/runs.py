@@ -82,11 +82,14 @@ def analyze_html(pm: Any, config: Any, analyzer: str, html: str, workdir: Path |
     """Run ``analyzer`` on one page with ``html`` through the real analyze path, and read back what it stored.
 
     The page is written into a fresh archive in ``workdir`` (``source`` is the server's HTML, for analyzers
-    that read it), then ``nitpicker analyze --plugin ANALYZER`` runs in this process: settings checked,
-    ``check``/``setup``/``each_page``/``each_url``/``teardown`` called, results stored and cached.
+    that read it), then ``nitpicker analyze --plugin ANALYZER`` runs: settings checked, ``check``/``setup``/
+    ``each_page``/``each_url``/``teardown`` called, results stored and cached. A plugin registered by object
+    (``plugin_manager(plugins)``) has no distribution to load by name, so its ``each_page`` runs in this
+    process; an installed one's runs in the worker pool, as in a real run.
     """
-    from nitpicker_core.analyze import analyze, analyzer_registry
+    from nitpicker_core.analyze import analyze
     from nitpicker_core.archive import open_archive
+    from nitpicker_core.registries import analyzer_registry
     from nitpicker_testing.archives import build_archive, page
 
     registry = analyzer_registry(pm)

@@ -69,7 +69,8 @@ def test_analyzer_query_and_command_work_through_the_normal_commands(installed, 
         thin_pages = sorted(v["url"] for v in reader.violations(analyzer="word-count"))
         runs = reader.execute("SELECT analyzer, version, settings FROM analyzer_run")
     assert thin_pages == [SITE + "/blog/", SITE + "/missing"]  # 3 and 7 words < 12
-    assert [(r[0], r[1], json.loads(r[2])) for r in runs] == [("word-count", "0.3.0", {"min_words": 12})]
+    assert [(r[0], r[1], json.loads(r[2])) for r in runs] == [
+        ("word-count", "0.3.0", {"min_words": 12, "max_url_length": 80, "skip_below": 0})]
 
 
 def test_config_file_sets_the_plugin_setting(installed, cli, tmp_path):
