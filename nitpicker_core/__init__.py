@@ -32,6 +32,7 @@ from nitpicker_core.types import (
     Cell,
     Column,
     Destination,
+    DestinationOption,
     MenuLink,
     PageInput,
     PageReport,
@@ -62,7 +63,7 @@ except PackageNotFoundError:  # running from a source tree that was never instal
 
 __all__ = [
     "BrowserHost", "browser_args", "find_browser", "kill_marked", "CATEGORIES", "METADATA_FIELDS", "normalize_content_type", "Analyzer", "Anchor", "ArchiveError", "Cell", "Column", "CrawlContext",
-    "CrawlErrorRecord", "Destination", "Heading", "Image", "JsonLd", "MenuLink", "NitpickerError", "NotConfigured", "PageError",
+    "CrawlErrorRecord", "Destination", "DestinationOption", "Heading", "Image", "JsonLd", "MenuLink", "NitpickerError", "NotConfigured", "PageError",
     "PageInput", "PageReport", "Query", "Resource", "ScrapeResult", "Setting", "Sheet", "Tag",
     "UsageError", "Violation", "ArchiveSink", "LinkGraph", "SinkRefused", "NotWritable",
     "check_commit", "check_directory_destination", "check_file_destination", "__version__", "classify_content_type", "content_type_sql_case",

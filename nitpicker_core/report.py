@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
-import re
+import difflib
 from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 from nitpicker_core.errors import UsageError
 from nitpicker_core.query import query_registry, run_query
 from nitpicker_core.registry import TITLE_RE, Registry, collect
-from nitpicker_core.types import Destination, Sheet
+from nitpicker_core.types import OUTPUT_TYPES, Destination, DestinationOption, Sheet
+from nitpicker_core.writable import check_directory_destination, check_file_destination
 
 DEFAULT_BATCH = 2000  # rows (or outer entities) read per query call while a sheet streams
 
@@ -93,6 +95,88 @@ def select_sheets(pm: Any, names: Iterable[str] | None) -> list[Sheet]:
     return [s for s in registry if s.name.casefold() in keys]
 
 
+def unknown_destination(pm: Any, targets: Registry[Destination], name: str) -> UsageError:
+    """The one-line error for ``--to NAME`` that names no registered destination: the closest names first."""
+    info = getattr(pm, "infos", {}).get(name)
+    if info is not None and info.status != "enabled":  # its plugin is off: say so rather than guess
+        return UsageError(f"report destination {name!r} is not available: plugin {name} is {info.status}")
+    known = targets.names()
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+    hint = f"did you mean {' or '.join(close)}? " if close else ""
+    return UsageError(f"unknown report destination {name!r} ({hint}destinations: {', '.join(known) or 'none'})")
+
+
+def check_destination_paths(destination: Destination, options: Mapping[str, Any],
+                            shown: Mapping[str, str] | None = None) -> None:
+    """Every path option is usable before any work: a ``file`` exists, an output's directory takes files.
+
+    ``shown`` maps an option key to the flag the user typed (a shorthand such as ``--credentials``).
+    """
+    for option in destination.options:
+        value = options.get(option.key)
+        if value is None or option.type not in ("file", *OUTPUT_TYPES):
+            continue
+        path = Path(value)
+        if option.type == "file" and not path.is_file():
+            flag = (shown or {}).get(option.key) or destination.flag(option.key)
+            raise UsageError(f"{option.key} file not found: {path.name} (give {flag} FILE)")
+        if option.type == "output-file":
+            check_file_destination(path, path.name)
+        elif option.type == "output-dir":
+            check_directory_destination(path, path.name or str(value))
+
+
+def prepare_destination(pm: Any, name: str, given: Mapping[str, Any], *, check_paths: bool = True,
+                        shown: Mapping[str, str] | None = None) -> tuple[Destination, dict[str, Any]]:
+    """Destination ``name`` and its options from ``given`` (option key → value; None means not given).
+
+    Defaults fill what was not given; a missing required option, an unknown key, a bad path (unless
+    ``check_paths`` is False) or a value the destination's own ``check`` refuses is one ``UsageError``,
+    raised before anything is opened or rendered.
+    """
+    targets = destination_registry(pm)
+    if name not in targets:
+        raise unknown_destination(pm, targets, name)
+    destination = targets[name]
+    declared = {o.key: o for o in destination.options}
+    options = {key: value for key, value in given.items() if value is not None}
+    for option in destination.options:
+        if options.get(option.key) is None and option.default is not None:
+            options[option.key] = option.default
+    missing = [o for o in destination.options if o.required and options.get(o.key) in (None, "")]
+    if missing:
+        flags = " and ".join(f"{destination.flag(o.key)} {_metavar(o)}" for o in missing)
+        raise UsageError(f"destination {name} needs {flags}")
+    unknown = sorted(set(given) - set(declared))
+    if unknown and destination.options:  # a destination declaring nothing takes free-form options
+        raise UsageError(f"destination {name} has no option {unknown[0]!r} (options: {', '.join(declared)})")
+    if destination.check is not None:
+        destination.check(options)
+    if check_paths:
+        check_destination_paths(destination, options, shown)
+    return destination, options
+
+
+def _metavar(option: DestinationOption) -> str:
+    return {"file": "FILE", "output-file": "FILE", "output-dir": "DIR"}.get(option.type, option.type.upper())
+
+
+def local_target(destination: Destination, options: Mapping[str, Any]) -> str | None:
+    """The file or directory the destination writes (its first output option's value), if it writes one."""
+    for option in destination.options:
+        if option.type in OUTPUT_TYPES and options.get(option.key):
+            return str(options[option.key])
+    return None
+
+
+def describe_target(destination: Destination, options: Mapping[str, Any]) -> str:
+    """Where the report goes, for a run summary: the destination's ``target``, the output's name, or its name."""
+    if destination.target is not None:
+        return str(destination.target(options))
+    local = local_target(destination, options)
+    return Path(local).name if local else destination.name
+
+
 def run_report(pm: Any, reader: Any, destination: str, options: dict[str, Any],
                sheets: list[str] | None = None, commit: Any = None) -> Any:
     """Render the selected sheets (default: all) of ``commit`` and write them to ``destination``.
@@ -102,11 +186,17 @@ def run_report(pm: Any, reader: Any, destination: str, options: dict[str, Any],
     chosen = select_sheets(pm, sheets)
     targets = destination_registry(pm)
     if destination not in targets:
-        raise UsageError(f"unknown report destination {destination!r} (destinations: {', '.join(targets.names())})")
+        raise unknown_destination(pm, targets, destination)
     target = targets[destination]
     resolved = reader.resolve(commit)
     report = ReportContext(pm, reader, resolved, options)
     return target.write(render_sheets(chosen, reader, resolved, report), options)
+
+
+#: The shorthand flags: each selects a destination and sets one of its options (``--xlsx F`` is
+#: ``--to xlsx --xlsx-file F``); ``--credentials`` goes with ``--sheet``.
+SHORTHANDS: dict[str, tuple[str, str]] = {"--sheet": ("google-sheets", "url"), "--xlsx": ("xlsx", "file"),
+                                          "--csv": ("csv", "dir")}
 
 
 def destination_from_flags(sheet: str | None = None, xlsx: str | None = None, csv: str | None = None,
@@ -115,19 +205,15 @@ def destination_from_flags(sheet: str | None = None, xlsx: str | None = None, cs
 
     ``extra`` (``dedupe_resources``, ``batch``) is copied into the options; ``None`` values are dropped.
     """
-    given = [(flag, value) for flag, value in (("--sheet", sheet), ("--xlsx", xlsx), ("--csv", csv)) if value]
+    given = [(flag, value) for flag, value in zip(SHORTHANDS, (sheet, xlsx, csv), strict=True) if value]
     if not given:
-        raise UsageError("give a destination: --sheet URL, --xlsx FILE or --csv DIR")
+        raise UsageError("give a destination: --to NAME, --sheet URL, --xlsx FILE or --csv DIR")
     if len(given) > 1:
         raise UsageError(f"give one destination, not {' and '.join(flag for flag, _ in given)}")
     options = {k: v for k, v in extra.items() if v is not None}
-    if sheet:
-        if not re.search(r"/spreadsheets/d/[a-zA-Z0-9-_]+", sheet):
-            raise UsageError("--sheet must be a Google Sheets URL (https://docs.google.com/spreadsheets/d/ID/…)")
-        options.update(sheet_url=sheet, credentials=credentials or "credentials.json")
-        return "google-sheets", options
-    if xlsx:
-        options["path"] = xlsx
-        return "xlsx", options
-    options["output_dir"] = csv
-    return "csv", options
+    flag, value = given[0]
+    name, key = SHORTHANDS[flag]
+    options[key] = value
+    if name == "google-sheets" and credentials:
+        options["credentials"] = credentials
+    return name, options

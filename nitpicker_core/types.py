@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -12,6 +13,7 @@ from nitpicker_core.errors import UsageError
 SETTING_TYPES: dict[str, type] = {"str": str, "int": int, "float": float, "bool": bool, "list": list}
 #: What an analyzer may read: the HTML the server sent, or the DOM serialised after the page's scripts ran.
 HTML_KINDS = ("source", "rendered")
+_OPTION_KEY = re.compile(r"[a-z][a-z0-9_-]*")
 
 
 @dataclass(frozen=True)
@@ -221,14 +223,69 @@ class Sheet:
     formats: tuple[Mapping[str, Any], ...] = ()
 
 
+#: What a destination option holds. The three path types are checked before any work starts: ``file`` is
+#: read (it must exist), ``output-file`` is written (its directory must take files), ``output-dir`` gets
+#: files written into it (made with its parents); ``nitpicker pipeline`` stores them as absolute paths.
+DESTINATION_OPTION_TYPES: dict[str, type] = {"str": str, "int": int, "float": float, "bool": bool,
+                                             "file": str, "output-file": str, "output-dir": str}
+OUTPUT_TYPES = ("output-file", "output-dir")
+
+
+@dataclass(frozen=True)
+class DestinationOption:
+    """One option of a report destination, declared once: the CLI derives ``--<destination>-<key>`` from it.
+
+    The value reaches ``write(sheets, options)`` as ``options[key]``; ``default`` fills it when not given.
+    """
+
+    key: str
+    type: str = "str"
+    help: str = ""
+    required: bool = False
+    default: Any = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.key, str) or not _OPTION_KEY.fullmatch(self.key):
+            raise ValueError(f"destination option {self.key!r}: a key is lower-case letters, digits, - and _")
+        if self.type not in DESTINATION_OPTION_TYPES:
+            raise ValueError(f"destination option {self.key}: unknown type {self.type!r} "
+                             f"(types: {', '.join(DESTINATION_OPTION_TYPES)})")
+
+
 @dataclass(frozen=True)
 class Destination:
-    """A report destination (Google Sheets, XLSX, CSV, …) that receives rendered sheets."""
+    """A report destination (Google Sheets, XLSX, CSV, …) that receives rendered sheets.
+
+    ``write(sheets, options)`` gets ``(sheet, rows)`` pairs and the options dict: the declared ``options``
+    by key, plus the run's own (``silent``, ``interactive``, ``dedupe_resources``, ``batch``). ``check(options)``,
+    when given, runs before any work and raises ``UsageError`` for a value it cannot use (a malformed URL);
+    ``target(options)`` names where the report goes in a run summary (default: the output path's name).
+    """
 
     name: str
     write: Callable[..., Any]
     description: str = ""
     order: int = 100
+    options: tuple[DestinationOption, ...] = ()
+    check: Callable[[dict[str, Any]], None] | None = None
+    target: Callable[[Mapping[str, Any]], str] | None = None
+
+    def __post_init__(self) -> None:
+        options = tuple(self.options)
+        if not all(isinstance(o, DestinationOption) for o in options):
+            raise ValueError(f"destination {self.name}: options must be DestinationOption objects")
+        keys = [o.key for o in options]
+        if len(set(keys)) != len(keys):
+            raise ValueError(f"destination {self.name}: an option key is declared twice")
+        object.__setattr__(self, "options", options)  # a list is accepted and kept as a tuple
+
+    def flag(self, key: str) -> str:
+        """The command-line flag of option ``key``: ``--xlsx-file``."""
+        return f"--{self.name}-{key}".replace("_", "-")
+
+    def dest(self, key: str) -> str:
+        """The click parameter name of option ``key``: ``to_xlsx_file`` (never a command's own, ``csv_dir``)."""
+        return f"to_{self.name}_{key}".replace("-", "_").replace(".", "_")
 
 
 @dataclass(frozen=True)

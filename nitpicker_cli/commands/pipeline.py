@@ -14,6 +14,15 @@ import click
 from nitpicker_cli.app import emit_json, get_app
 from nitpicker_cli.commands.analyze import summary_lines
 from nitpicker_cli.commands.crawl import build_options, crawl_options
+from nitpicker_cli.destinations import (
+    TO_HELP,
+    DestinationFlag,
+    DestinationHelp,
+    absolute_paths,
+    destination_options,
+    path_params,
+    select_destination,
+)
 from nitpicker_cli.options import list_flags, setting_flags, setting_options
 from nitpicker_core import NitpickerError, UsageError, hookimpl
 from nitpicker_core.analyze.engine import check_settings
@@ -22,7 +31,18 @@ from nitpicker_core.urls import split_credentials
 # Parameters that are about this invocation, not about what the run produces: never part of the declaration.
 _RUNTIME = {"resume", "journal_dir", "heartbeat", "dashboard", "verbose_here", "silent_here", "headers"}
 _PATHS = {"output", "xlsx", "csv_dir", "credentials"}
-_REPORT_FLAGS = ("sheet", "xlsx", "csv_dir")
+_REPORT_FLAGS = ("to", "sheet", "xlsx", "csv_dir")
+
+
+def _paths() -> set[str]:
+    """Parameters holding paths (stored absolute): the fixed ones and every destination's path options."""
+    return _PATHS | path_params()
+
+
+def _report_flags() -> set[str]:
+    """Parameters that choose the report destination: given again on resume, they replace the stored ones."""
+    return set(_REPORT_FLAGS) | {p.name for p in click.get_current_context().command.params
+                                 if isinstance(p, DestinationFlag) and p.name}
 
 
 @contextlib.contextmanager
@@ -47,7 +67,8 @@ def pipeline_options(f: Any) -> Any:
     opts = [
         click.option("--plugin", "plugins", multiple=True, metavar="NAME", help="Analyzer to run (default: all)."),
         click.option("--no-analyze", is_flag=True, help="Stop after the crawl."),
-        click.option("--sheet", metavar="URL", help="Report to this Google spreadsheet."),
+        click.option("--to", "to", metavar="NAME", help=TO_HELP),
+        click.option("--sheet", metavar="URL", help="Report to this Google spreadsheet (--to google-sheets)."),
         click.option("--xlsx", type=click.Path(path_type=Path), metavar="FILE", help="Report to an XLSX file."),
         click.option("--csv", "csv_dir", type=click.Path(path_type=Path), metavar="DIR",
                      help="Report as CSV files in DIR."),
@@ -72,7 +93,7 @@ def pipeline_options(f: Any) -> Any:
 
 
 def _plain(key: str, value: Any) -> Any:
-    if key in _PATHS and value is not None:
+    if key in _paths() and value is not None:
         return str(Path(value).absolute())
     if key == "url" and value:
         return split_credentials(value)[0]  # basic auth is used, never stored: give the URL again on resume
@@ -94,47 +115,45 @@ def _merge_resumed(stored: dict[str, Any], kw: dict[str, Any], settings: dict[st
     explicit = {name for name in ctx.params
                 if ctx.get_parameter_source(name) in (click.core.ParameterSource.COMMANDLINE,
                                                        click.core.ParameterSource.ENVIRONMENT)}
-    if explicit & set(_REPORT_FLAGS):  # a destination given now replaces the stored one
-        explicit |= set(_REPORT_FLAGS)
+    report_flags = _report_flags()
+    if explicit & report_flags:  # a destination given now replaces the stored one
+        explicit |= report_flags
     merged = dict(kw)
     for key, value in stored.items():
         if key in merged and key not in explicit and key not in _RUNTIME:
-            merged[key] = (Path(value) if key in _PATHS and value else
+            merged[key] = (Path(value) if key in _paths() and value else
                            tuple(value) if isinstance(value, list) else value)
     new_settings = {**(stored.get("settings") or {}), **{k: v for k, v in settings.items() if v is not None}}
     return merged, new_settings, url or stored.get("url")
 
 
-def _report(kw: dict[str, Any]) -> dict[str, Any] | None:
-    """The report stage's declaration from --sheet / --xlsx / --csv (None without any of them)."""
-    from nitpicker_core.report import destination_from_flags
+def _report(pm: Any, kw: dict[str, Any]) -> dict[str, Any] | None:
+    """The report stage's declaration from --to NAME or a shorthand (None without a destination).
 
-    if not any(kw.get(flag) for flag in _REPORT_FLAGS):
+    Everything but the paths is checked here, before any stage; the paths in ``_check_destinations``.
+    """
+    from nitpicker_core.report import describe_target, local_target, prepare_destination
+
+    chosen = select_destination(kw)
+    if chosen is None:
         return None
-
-    def absolute(value: Any) -> str | None:
-        return str(Path(value).absolute()) if value else None
-
-    destination, options = destination_from_flags(
-        sheet=kw.get("sheet"), xlsx=absolute(kw.get("xlsx")), csv=absolute(kw.get("csv_dir")),
-        credentials=absolute(kw.get("credentials")), dedupe_resources=bool(kw.get("dedupe_resources")))
-    local = absolute(kw.get("xlsx") or kw.get("csv_dir"))
-    if local:
-        target = Path(local).name
-    else:  # the spreadsheet id, never the credentials
-        parts = urlsplit(kw["sheet"]).path.split("/")
-        target = parts[parts.index("d") + 1] if "d" in parts[:-1] else kw["sheet"]
-    return {"destination": destination, "options": options, "sheets": list(kw.get("only") or ()),
-            "target": target, "local_target": local}
+    name, values, shown = chosen
+    destination, options = prepare_destination(pm, name, values, check_paths=False, shown=shown)
+    options = absolute_paths(destination, options)
+    if kw.get("dedupe_resources"):
+        options["dedupe_resources"] = True
+    return {"destination": name, "options": options, "sheets": list(kw.get("only") or ()),
+            "target": describe_target(destination, options), "local_target": local_target(destination, options),
+            "shown": shown}
 
 
-def _declaration(url: str, archive: Path, kw: dict[str, Any], options: Any, params: dict[str, Any],
+def _declaration(pm: Any, url: str, archive: Path, kw: dict[str, Any], options: Any, params: dict[str, Any],
                  demo: bool) -> dict[str, Any]:
     from nitpicker_core.pipeline import verdict
 
     for check in kw.get("fail_on") or ():
         verdict.parse(check)  # a bad threshold is a usage error before anything runs
-    report = _report(kw)
+    report = _report(pm, kw)
     stages = ["crawl"] + ([] if kw.get("no_analyze") else ["analyze"]) + (["report"] if report else [])
     return {"url": split_credentials(url)[0], "demo": demo, "archive": str(archive.absolute()), "stages": stages,
             "crawl": options.for_storage(), "analyze": {"plugins": list(kw.get("plugins") or ())},
@@ -168,22 +187,23 @@ def _summary(result: dict[str, Any], decl: dict[str, Any], journal: Path) -> dic
     return out
 
 
-def _check_destinations(archive: Path, journal: Path, kw: dict[str, Any]) -> None:
+def _check_destinations(pm: Any, archive: Path, journal: Path, report: dict[str, Any] | None) -> None:
     """Every place the run writes to (archive, journal, local report) is writable, before any stage starts."""
+    from nitpicker_core.report import check_destination_paths, destination_registry
     from nitpicker_core.writable import check_directory_destination, check_file_destination
 
     check_file_destination(archive, archive.name)
     if not journal.is_file():  # a resumed run appends to its journal; a new one creates it
         check_directory_destination(journal.parent, journal.parent.name)
-    if kw.get("xlsx"):
-        check_file_destination(Path(kw["xlsx"]), Path(kw["xlsx"]).name)
-    elif kw.get("csv_dir"):
-        check_directory_destination(Path(kw["csv_dir"]), Path(kw["csv_dir"]).name)
+    if report is not None:
+        destination = destination_registry(pm)[report["destination"]]
+        check_destination_paths(destination, report["options"], report.get("shown"))
 
 
 @hookimpl
 def register_commands(cli: click.Group, pm: Any) -> None:
-    @cli.command("pipeline")
+    @cli.command("pipeline", cls=DestinationHelp)
+    @destination_options(pm, "pipeline")
     @click.argument("url", required=False)
     @crawl_options
     @pipeline_options
@@ -234,11 +254,11 @@ def register_commands(cli: click.Group, pm: Any) -> None:
                 output = output.with_name(output.name + ".nitpicker")
             params = _params(kw, settings, None if demo else url)
             params["output"] = str(output.absolute())
-            decl = _declaration(url, output, kw, options, params, demo)
+            decl = _declaration(app.pm, url, output, kw, options, params, demo)
             if journal_path is None:
                 run_id = new_run_id()
                 journal_path = Path(kw["journal_dir"] or runs_dir_for(output)) / f"{run_id}.jsonl"
-            _check_destinations(output, journal_path, kw)
+            _check_destinations(app.pm, output, journal_path, decl["report"])
             journal = Journal(journal_path, journal_path.stem)
             if kw["dashboard"]:
                 from nitpicker_cli.commands.dashboard import start_dashboard

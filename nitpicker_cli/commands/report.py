@@ -1,19 +1,20 @@
-"""`nitpicker report ARCHIVE`: write the report sheets of a commit to Google Sheets, an XLSX file or CSV files."""
+"""`nitpicker report ARCHIVE --to NAME`: write the report sheets of a commit to a destination (Sheets, XLSX, CSV, …)."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
 from nitpicker_cli.app import emit_json, get_app
+from nitpicker_cli.destinations import TO_HELP, DestinationHelp, destination_options, select_destination
 from nitpicker_cli.options import choose_from_menu
 from nitpicker_core import hookimpl
 from nitpicker_core.archive import open_archive
 from nitpicker_core.errors import UsageError
-from nitpicker_core.report import destination_from_flags, run_report, select_sheets
-from nitpicker_core.writable import check_directory_destination, check_file_destination
+from nitpicker_core.report import prepare_destination, run_report, select_sheets
 
 
 def choose_interactively(names: list[str], descriptions: dict[str, str]) -> list[str]:
@@ -22,14 +23,17 @@ def choose_interactively(names: list[str], descriptions: dict[str, str]) -> list
 
 
 @hookimpl
-def register_commands(cli: click.Group) -> None:
-    @cli.command("report")
+def register_commands(cli: click.Group, pm: Any) -> None:
+    @cli.command("report", cls=DestinationHelp)
+    @destination_options(pm, "report")
     @click.argument("archive", type=click.Path(path_type=Path))
-    @click.option("--sheet", "-S", metavar="URL", help="Write to this Google spreadsheet (one worksheet per sheet).")
-    @click.option("--credentials", "-C", metavar="FILE", default="credentials.json", show_default=True,
-                  help="Google service account key, authorized-user file or OAuth client (with --sheet).")
-    @click.option("--xlsx", metavar="FILE", help="Write one .xlsx workbook.")
-    @click.option("--csv", "csv_dir", metavar="DIR", help="Write one CSV file per sheet into DIR.")
+    @click.option("--to", "to", metavar="NAME", help=TO_HELP)
+    @click.option("--sheet", "-S", metavar="URL", help="Write to this Google spreadsheet (--to google-sheets).")
+    @click.option("--credentials", "-C", metavar="FILE",
+                  help="Google service account key, authorized-user file or OAuth client, with --sheet "
+                       "(default: credentials.json).")
+    @click.option("--xlsx", metavar="FILE", help="Write one .xlsx workbook (--to xlsx).")
+    @click.option("--csv", "csv_dir", metavar="DIR", help="Write one CSV file per sheet into DIR (--to csv).")
     @click.option("--all", "all_", is_flag=True, help="Write every sheet (the default when not on a terminal).")
     @click.option("--only", multiple=True, metavar="NAME",
                   help="Write only this sheet (repeatable; case-insensitive, e.g. --only 'Page List').")
@@ -38,27 +42,25 @@ def register_commands(cli: click.Group) -> None:
                   help="Group Resources by canonical URL, status and type, with Count and Query Pattern.")
     @click.option("--limit", "-l", type=click.IntRange(min=1), default=None, metavar="N",
                   help="Rows (or pages) read per query call while streaming (default 2000).")
-    def report(archive: Path, sheet: str | None, credentials: str, xlsx: str | None, csv_dir: str | None,
-               all_: bool, only: tuple[str, ...], commit: str | None, dedupe_resources: bool,
-               limit: int | None) -> None:
+    def report(archive: Path, all_: bool, only: tuple[str, ...], commit: str | None, dedupe_resources: bool,
+               limit: int | None, **kw: Any) -> None:
         """Write the report sheets of ARCHIVE (Page List, Links, Resources, Images, Violations, …).
 
-        Give exactly one destination: --sheet URL, --xlsx FILE or --csv DIR. On a terminal without
+        Give one destination: --to NAME with that destination's options (--to xlsx --xlsx-file
+        out.xlsx), or a shorthand: --sheet URL, --xlsx FILE or --csv DIR. On a terminal without
         --all/--only you pick the sheets; otherwise every sheet is written.
         """
         app = get_app()
         app.config()
-        name, options = destination_from_flags(sheet, xlsx, csv_dir, credentials,
-                                               dedupe_resources=dedupe_resources, batch=limit)
+        chosen_destination = select_destination(kw)
+        if chosen_destination is None:
+            raise UsageError("give a destination: --to NAME, --sheet URL, --xlsx FILE or --csv DIR")
+        name, values, shown = chosen_destination
+        # a bad or unwritable destination fails before any sheet is rendered, named as it was given
+        _, options = prepare_destination(app.pm, name, values, shown=shown)
+        options.update({k: v for k, v in {"dedupe_resources": dedupe_resources, "batch": limit}.items() if v})
         options.update(silent=app.silent, interactive=sys.stdin.isatty())
-        if name == "google-sheets" and not Path(options["credentials"]).is_file():
-            raise UsageError(f"credentials file not found: {Path(options['credentials']).name} "
-                             "(give --credentials FILE)")
         chosen = select_sheets(app.pm, only)  # unknown names fail before anything is opened
-        if xlsx:  # an unwritable destination fails before any sheet is rendered, named as it was given
-            check_file_destination(Path(xlsx), xlsx)
-        elif csv_dir:
-            check_directory_destination(Path(csv_dir), csv_dir)
         names = [s.name for s in chosen] if only else None
         with open_archive(archive) as reader:
             reader.resolve(commit)

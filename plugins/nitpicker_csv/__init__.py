@@ -11,7 +11,15 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from nitpicker_core import Cell, Destination, Sheet, UsageError, check_directory_destination, hookimpl
+from nitpicker_core import (
+    Cell,
+    Destination,
+    DestinationOption,
+    Sheet,
+    UsageError,
+    check_directory_destination,
+    hookimpl,
+)
 
 # OWASP's CSV-injection rule: a cell starting with one of these is read as a formula by spreadsheet programs.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -55,10 +63,10 @@ def _write_file(partial: Path, sheet: Sheet, rows: Iterable[list[Any]]) -> int:
 
 
 def write_csv(sheets: Iterable[tuple[Sheet, Iterable[list[Any]]]], options: dict[str, Any]) -> list[str]:
-    """Write each sheet to ``options["output_dir"]``; returns the file names written, in sheet order."""
-    out = options.get("output_dir")
+    """Write each sheet into directory ``options["dir"]``; returns the file names written, in sheet order."""
+    out = options.get("dir") or options.get("output_dir")  # output_dir: the key before options were declared
     if not out:
-        raise UsageError("the csv destination needs an output directory (--csv DIR)")
+        raise UsageError("the csv destination needs an output directory (--csv-dir DIR)")
     directory = Path(out)
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"{directory.name} exists and is not a directory")
@@ -83,4 +91,6 @@ def write_csv(sheets: Iterable[tuple[Sheet, Iterable[list[Any]]]], options: dict
 
 @hookimpl
 def register_report_destinations(register: Any) -> None:
-    register(Destination("csv", write_csv, "one CSV file per sheet in a directory (--csv DIR)"))
+    register(Destination("csv", write_csv, "one CSV file per sheet in a directory (--csv DIR)", options=(
+        DestinationOption("dir", "output-dir", "Directory the CSV files go into (made if missing).", required=True),
+    )))

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from nitpicker_core import Cell, Destination, NitpickerError, Sheet, hookimpl
+from nitpicker_core import Cell, Destination, DestinationOption, NitpickerError, Sheet, hookimpl
 
 from .api import call, client, spreadsheet_id
 from .auth import load_credentials
@@ -140,10 +140,23 @@ def _write_sheet(sh: Any, sheet: Sheet, rows: Iterable[list[Any]], show: Any) ->
     return count
 
 
+def _spreadsheet(options: Mapping[str, Any]) -> str:
+    # sheet_url / spreadsheet: the keys callers of run_report used before options were declared
+    return spreadsheet_id(options.get("url") or options.get("sheet_url") or options.get("spreadsheet") or "")
+
+
+def _check(options: dict[str, Any]) -> None:
+    _spreadsheet(options)  # a malformed URL is refused before any work
+
+
+def _target(options: Mapping[str, Any]) -> str:
+    return _spreadsheet(options)  # the spreadsheet's id names it in a run summary; credentials never do
+
+
 def write_gsheets(sheets: Iterable[tuple[Sheet, Iterable[list[Any]]]], options: dict[str, Any]) -> dict[str, Any]:
     import gspread
 
-    key = spreadsheet_id(options.get("sheet_url") or options.get("url") or options.get("spreadsheet") or "")
+    key = _spreadsheet(options)
     creds = load_credentials(Path(options.get("credentials") or "credentials.json"),
                              interactive=bool(options.get("interactive")))
     gc = client(creds)
@@ -163,4 +176,12 @@ def write_gsheets(sheets: Iterable[tuple[Sheet, Iterable[list[Any]]]], options: 
 
 @hookimpl
 def register_report_destinations(register: Any) -> None:
-    register(Destination("google-sheets", write_gsheets, "a Google spreadsheet (--sheet URL, --credentials FILE)"))
+    register(Destination(
+        "google-sheets", write_gsheets, "a Google spreadsheet (--sheet URL, --credentials FILE)",
+        options=(
+            DestinationOption("url", help="The spreadsheet's URL (https://docs.google.com/spreadsheets/d/ID/…).",
+                              required=True),
+            DestinationOption("credentials", "file", "Service account key, authorized-user file or OAuth client.",
+                              default="credentials.json"),
+        ),
+        check=_check, target=_target))

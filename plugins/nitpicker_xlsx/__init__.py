@@ -21,6 +21,7 @@ from openpyxl.utils import get_column_letter
 from nitpicker_core import (
     Cell,
     Destination,
+    DestinationOption,
     NitpickerError,
     Sheet,
     UsageError,
@@ -158,9 +159,9 @@ def _discard(wb: Workbook) -> None:
 
 
 def write_xlsx(sheets: Iterable[tuple[Sheet, Iterable[list[Any]]]], options: dict[str, Any]) -> dict[str, Any]:
-    target = options.get("path")
+    target = options.get("file") or options.get("path")  # path: the key before options were declared
     if not target:
-        raise UsageError("the xlsx destination needs a file name (--xlsx FILE)")
+        raise UsageError("the xlsx destination needs a file name (--xlsx-file FILE)")
     path = Path(target)
     if not path.parent.is_dir():
         raise UsageError(f"no such directory for {path.name}")
@@ -177,4 +178,6 @@ def write_xlsx(sheets: Iterable[tuple[Sheet, Iterable[list[Any]]]], options: dic
 
 @hookimpl
 def register_report_destinations(register: Any) -> None:
-    register(Destination("xlsx", write_xlsx, "one .xlsx workbook (--xlsx FILE)"))
+    register(Destination("xlsx", write_xlsx, "one .xlsx workbook (--xlsx FILE)", options=(
+        DestinationOption("file", "output-file", "The workbook to write (replaced if it exists).", required=True),
+    )))

@@ -197,7 +197,7 @@ def test_oauth_client_with_expired_cached_token_is_refreshed(report_archive, sta
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    ((), "give a destination: --sheet URL, --xlsx FILE or --csv DIR"),
+    ((), "give a destination: --to NAME, --sheet URL, --xlsx FILE or --csv DIR"),
     (("--sheet", "https://example.com/not-a-sheet"), "--sheet must be a Google Sheets URL"),
     (("--sheet", URL, "--credentials", "nope.json"), "credentials file not found: nope.json"),
     (("--csv", "out", "--only", "Nope"), "unknown sheet 'Nope'"),
