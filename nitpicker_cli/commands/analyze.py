@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from nitpicker_cli.app import emit_json, get_app
 from nitpicker_cli.options import choose_from_menu, list_flags, setting_flags, setting_options
-from nitpicker_core import hookimpl
+from nitpicker_core import hookimpl, query_registry, run_query
 from nitpicker_core.analyze import analyze as run_analyzers
 from nitpicker_core.analyze import analyzer_registry, default_names
 from nitpicker_core.analyze.engine import check_settings
@@ -67,6 +68,31 @@ def summary_lines(analyzers: dict[str, dict[str, Any]]) -> list[str]:
     return lines
 
 
+def unavailable(pm: Any) -> dict[str, str]:
+    return {info.name: info.status for info in pm.infos.values() if info.status.startswith("unavailable")}
+
+
+def error_lines(pm: Any, archive: Path, commit: int, analyzers: list[str]) -> list[str]:
+    """Each analyzer error of ``commit`` (analyzer, URL, message, then the traceback indented), through the
+    ``analyzer-errors`` query, so the CLI shows what the query, the MCP tool and the viewer show."""
+    registry = query_registry(pm)
+    if "analyzer-errors" not in registry:
+        return ["(the analyzer-errors query is not available: its plugin is disabled)"]
+    lines = []
+    with open_archive(archive) as reader:
+        for analyzer in analyzers:
+            offset: int | None = 0
+            while offset is not None:
+                found = run_query(registry, reader, "analyzer-errors",
+                                  {"analyzer": analyzer, "limit": 1000, "offset": offset}, commit)
+                for row in found["items"]:
+                    lines.append(f"{row['analyzer']}: {row['url'] or '(no URL)'}: {row['error']}")
+                    if row["traceback"]:
+                        lines.append(textwrap.indent(row["traceback"].rstrip(), "    "))
+                offset = found["next_offset"]
+    return lines
+
+
 @hookimpl
 def register_commands(cli: click.Group, pm: Any) -> None:
     @cli.command("analyze")
@@ -80,16 +106,26 @@ def register_commands(cli: click.Group, pm: Any) -> None:
     @click.option("--no-cache", is_flag=True,
                   help="Recompute every page instead of reusing results stored for the same HTML, analyzer "
                        "version and settings.")
+    @click.option("-v", "--verbose", "verbose_here", is_flag=True,
+                  help="Same as `nitpicker --verbose`; also print each analyzer error with its traceback.")
+    @click.option("-s", "--silent", "silent_here", is_flag=True, help="Same as `nitpicker --silent`.")
     @setting_options(pm)
     def analyze(archive: Path, all_: bool, plugins: tuple[str, ...], commit: str | None, timeout: float | None,
-                no_cache: bool, **kwargs: Any) -> None:
+                no_cache: bool, verbose_here: bool, silent_here: bool, **kwargs: Any) -> None:
         """Run analyzers over ARCHIVE and store tables, violations and errors with the commit.
 
-        Prints a JSON summary; exits 1 when an analyzer failed on every page it was given.
+        Prints a JSON summary; exits 1 when an analyzer failed on every page it was given. With --verbose,
+        each analyzer error (analyzer, URL, message and traceback) is printed to stderr.
         """
         app = get_app()
+        app.adopt_verbosity(verbose_here, silent_here)
         config = app.config(list_flags(setting_flags(kwargs, app.pm)))
+        before = unavailable(app.pm)
         registry = analyzer_registry(app.pm)
+        # a plugin whose analyzer cannot work (neither each_page nor each_url, …) is left out; the others run
+        for name, status in sorted(unavailable(app.pm).items()):
+            if name not in before:
+                app.warn(f"plugin {name} is {status}")
         names = list(plugins) or (registry.names() if all_ else [])
         interactive = not names and sys.stdin.isatty() and len(registry) > 0
         if not interactive and len(registry):  # unknown names, bad settings: before looking at the archive
@@ -109,6 +145,13 @@ def register_commands(cli: click.Group, pm: Any) -> None:
         summary = run.summary()
         for line in summary_lines(summary["analyzers"]):
             app.info(line)
+        errors = sum(s.errors for s in run.summaries.values())
+        if errors and app.verbose:
+            for line in error_lines(app.pm, archive, run.commit, run.analyzers):
+                click.echo(line, err=True)
+        elif errors:
+            app.info(f"{errors} analyzer errors: see them with `nitpicker analyze --verbose` or "
+                     f"`nitpicker query {archive.name} analyzer-errors`")
         emit_json(summary)
         failed = [name for name, s in run.summaries.items() if s.failed_everywhere]
         if failed:

@@ -49,8 +49,15 @@ class AnalysisMixin(Store):
         columns = {r[1] for r in conn.execute("PRAGMA table_info(analyzer_run)")}
         if "settings_hash" not in columns:
             conn.execute("ALTER TABLE analyzer_run ADD COLUMN settings_hash TEXT NOT NULL DEFAULT ''")
+        self._ensure_error_traceback()
         with self._db.bind_ctx([AnalysisCache]):
             self._db.create_tables([AnalysisCache], safe=True)
+
+    def _ensure_error_traceback(self) -> None:
+        """An error row keeps the traceback behind its message (NULL in rows of archives written before)."""
+        columns = {r[1] for r in self._conn.execute("PRAGMA table_info(analyzer_error)")}
+        if "traceback" not in columns:
+            self._conn.execute("ALTER TABLE analyzer_error ADD COLUMN traceback TEXT")
 
     def begin_analysis(self, commit_id: int, analyzer: str, version: str, settings: Mapping[str, Any],
                        keep: bool = True) -> bool:
@@ -123,9 +130,12 @@ class AnalysisMixin(Store):
             )
         self._touch()
 
-    def put_analyzer_error(self, commit_id: int, analyzer: str, url: str | None, message: str) -> None:
-        """Record an error; a URL's error replaces that URL's earlier error for the analyzer (retries)."""
+    def put_analyzer_error(self, commit_id: int, analyzer: str, url: str | None, message: str,
+                           traceback: str | None = None) -> None:
+        """Record an error (with the traceback behind it, if any); a URL's error replaces that URL's earlier
+        error for the analyzer (retries)."""
         with self._db.atomic():
+            self._ensure_error_traceback()
             url_id = self._url_id(url) if url is not None else None
             if url_id is not None:
                 self._conn.execute(
@@ -133,8 +143,8 @@ class AnalysisMixin(Store):
                     (commit_id, url_id, analyzer),
                 )
             self._conn.execute(
-                "INSERT INTO analyzer_error (commit_id, url_id, analyzer, message) VALUES (?, ?, ?, ?)",
-                (commit_id, url_id, analyzer, message),
+                "INSERT INTO analyzer_error (commit_id, url_id, analyzer, message, traceback) VALUES (?, ?, ?, ?, ?)",
+                (commit_id, url_id, analyzer, message, traceback or None),
             )
         self._touch()
 
