@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import traceback
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Any
 from nitpicker_core.analyze import pool
 from nitpicker_core.archive import ArchiveWriter, open_archive
 from nitpicker_core.archive.analysis import cache_key
+from nitpicker_core.archive.hashing import canonical_json
 from nitpicker_core.errors import UsageError
 from nitpicker_core.registries import analyzer_registry
 from nitpicker_core.registry import Registry
@@ -36,6 +38,35 @@ _ANALYZABLE = (
     "WHERE cp.commit_id = ? AND ps.is_target = 1 AND ps.is_external = 0 AND ps.content_type = 'text/html' "
     "AND ps.html_sha256 IS NOT NULL"
 )
+
+
+_BINDABLE = (str, int, float, type(None))  # what a violation's fields may hold: SQLite stores them as they are
+
+
+def report_problem(value: Any) -> str | None:
+    """What is wrong with ``value`` as an analyzer's result, or None when it is a PageReport the engine can store.
+
+    Checked in the main process for each_page's and each_url's results alike, so a wrong type is that
+    analyzer's error on that page, never an internal error of the whole run.
+    """
+    if not isinstance(value, PageReport):
+        return f"a {type(value).__name__}, not a PageReport"
+    if not isinstance(value.cells, dict) or not all(isinstance(key, str) for key in value.cells):
+        return "a PageReport whose cells are not a dict of column keys (str) to values"
+    try:
+        canonical_json(list(value.cells.values()))
+    except (TypeError, ValueError) as exc:
+        return f"a PageReport whose cells cannot be stored as JSON ({exc})"
+    if not isinstance(value.violations, list) or not all(isinstance(v, Violation) for v in value.violations):
+        return "a PageReport whose violations are not a list of Violation"
+    for v in value.violations:
+        for name in ("rule", "message", "severity", "location", "snippet", "help_url"):
+            if not isinstance(getattr(v, name), _BINDABLE):
+                return f"a Violation whose {name} is a {type(getattr(v, name)).__name__}, not a str"
+    if not isinstance(value.skipped, dict) or not all(
+            isinstance(k, str) and isinstance(w, str) for k, w in value.skipped.items()):
+        return "a PageReport whose skipped is not a dict of str to str"
+    return None
 
 
 @dataclass
@@ -136,11 +167,12 @@ def analyze(pm: Any, config: Any, archive: Path, names: list[str] | None = None,
     selected = check_settings(pm, config, names)  # unknown names, bad settings: before anything is written
     if timeout is not None and timeout <= 0:
         raise UsageError(f"timeout must be a positive number of seconds, got {timeout:g}")
+    with open_archive(Path(archive)) as original:  # a commit the archive lacks: before the stub is made
+        resolved = original.resolve(commit)
     writer = ArchiveWriter.open(Path(archive))
     ok = False
     try:
         with open_archive(writer.stub) as reader:
-            resolved = reader.resolve(commit)
             run = AnalyzeRun(Path(archive), resolved, list(selected))
             pm.hook.analyze_started(run=run)
             for name in selected:
@@ -191,10 +223,19 @@ class _AnalyzerJob:
         self.writer.put_analyses(self.commit, self.name, self._results)
         self._cache, self._results = {}, []
 
-    def record(self, url: str, report: PageReport | None, error: str | None) -> None:
+    def checked(self, method: str, value: Any) -> tuple[PageReport | None, str | None]:
+        """``value`` (what ``method`` returned) as a PageReport, or the error naming the analyzer and its plugin."""
+        if value is None:
+            return PageReport(), None
+        problem = report_problem(value)
+        if problem is None:
+            return value, None
+        return None, f"{method} of analyzer {self.name!r} (plugin {self.plugin!r}) returned {problem}"
+
+    def record(self, url: str, report: PageReport | None, error: str | None, tb: str = "") -> None:
         if error is not None:
             self.summary.errors += 1
-            self.writer.put_analyzer_error(self.commit, self.name, url, error)
+            self.writer.put_analyzer_error(self.commit, self.name, url, error, tb or None)
         else:
             assert report is not None
             if report.skipped:  # a check left out is a stored finding (counted in the summary), never silent
@@ -210,27 +251,33 @@ class _AnalyzerJob:
                 self._flush()
         self._tick()
 
-    def url_report(self, url: str, is_external: bool) -> tuple[PageReport | None, str | None]:
-        report, error = pool.safe_call(self.analyzer.each_url, url, is_external, self.settings)
-        return (report or PageReport() if error is None else None), error
+    def url_report(self, url: str, is_external: bool) -> tuple[PageReport | None, str | None, str]:
+        """each_url's report of ``url``, or its error and the traceback behind it."""
+        try:
+            value = self.analyzer.each_url(url, is_external, self.settings)  # type: ignore[misc]
+        except Exception as exc:  # one URL failing is this analyzer's error for that URL, nothing more
+            return None, f"{type(exc).__name__}: {exc}", traceback.format_exc()
+        return *self.checked("each_url", value), ""
 
     def page_done(self, url: str, read: tuple[str, str] | None, report: PageReport | None, error: str | None,
-                  cache: bool) -> None:
-        """A page's each_page outcome: cache it under the (sha256, kind) of the HTML read, merge each_url's
-        findings, record it."""
+                  cache: bool, tb: str = "") -> None:
+        """A page's each_page outcome: check its type, cache it under the (sha256, kind) of the HTML read, merge
+        each_url's findings, record it."""
+        if error is None and cache:  # cached reports were checked when they were made
+            report, error = self.checked("each_page", report)
         if report is not None and cache and read is not None:
             # cached before each_url's findings are merged in: those depend on the URL, not the HTML
             sha, kind = read
             self._cache.setdefault(kind, []).append(
                 (sha, PageReport(dict(report.cells), list(report.violations), dict(report.skipped))))
         if report is not None and self.analyzer.each_url is not None:
-            extra, error = self.url_report(url, False)
+            extra, error, tb = self.url_report(url, False)
             if extra is not None:
                 report.cells.update(extra.cells)
                 report.violations.extend(extra.violations)
             else:
                 report = None
-        self.record(url, report if error is None else None, error)
+        self.record(url, report if error is None else None, error, tb)
 
     # the run
 
@@ -314,7 +361,8 @@ class _AnalyzerJob:
             for outcome in outcomes:
                 if outcome.timed_out:
                     self.summary.timeouts += 1
-                self.page_done(outcome.url, read.pop(outcome.url, None), outcome.report, outcome.error, cache=True)
+                self.page_done(outcome.url, read.pop(outcome.url, None), outcome.report, outcome.error, cache=True,
+                               tb=outcome.traceback)
 
     def _outcomes(self, first: pool.Task, tasks: Iterator[pool.Task]) -> Generator[pool.Outcome, None, None]:
         """each_page over every task: in a worker pool when the plugin is loadable by name, else serially."""

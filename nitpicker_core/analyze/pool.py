@@ -18,6 +18,7 @@ import os
 import signal
 import threading
 import time
+import traceback
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
@@ -49,6 +50,7 @@ class Outcome(NamedTuple):
     report: PageReport | None
     error: str | None
     timed_out: bool = False
+    traceback: str = ""  # of the exception behind ``error``, for the plugin's author (analyzer-errors)
 
 
 @dataclass(frozen=True)
@@ -96,9 +98,10 @@ def call_each_page(analyzer: Analyzer, settings: dict[str, Any], url: str, html:
         return Outcome(url, None, f"page HTML ({html_kind}) is missing from the archive")
     try:
         report = analyzer.each_page(PageInput(url, html, metadata, settings, html_kind))  # type: ignore[misc]
-        return Outcome(url, report or PageReport(), None)
+        # None means "nothing to say"; anything else goes back as it is, and the engine checks its type
+        return Outcome(url, PageReport() if report is None else report, None)
     except Exception as exc:  # one page failing is this analyzer's error for that page, nothing more
-        return Outcome(url, None, f"{type(exc).__name__}: {exc}".strip())
+        return Outcome(url, None, f"{type(exc).__name__}: {exc}".strip(), traceback=traceback.format_exc())
 
 
 # --- the worker process ---------------------------------------------------------------------------------
