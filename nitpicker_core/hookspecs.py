@@ -142,8 +142,20 @@ def crawl_scrape(url: str, page: Any, crawl: CrawlContext, render: str) -> Scrap
     Runs in: the crawler, on its event loop. Called: once per URL that needs the browser.
     firstresult: the built-in Playwright scrape is a ``trylast`` implementation that returns an
     awaitable; wrap it with ``@hookimpl(wrapper=True)`` to time, retry or take screenshots instead of
-    copying it (the wrapper receives that awaitable from ``yield`` and may return its own coroutine that
-    awaits it).
+    copying it. The wrapper runs synchronously: ``yield`` gives it the awaitable (nothing has rendered
+    yet), so work around the scrape goes in a coroutine the wrapper returns, which the crawler awaits::
+
+        @hookimpl(wrapper=True)
+        def crawl_scrape(url):
+            scraping = yield  # an awaitable from the built-in, or a ScrapeResult from a plain implementation
+
+            async def timed():
+                start = time.perf_counter()
+                result = await scraping if inspect.isawaitable(scraping) else scraping
+                result.extra["scrape_seconds"] = time.perf_counter() - start
+                return result
+
+            return timed()
     """
 
 
