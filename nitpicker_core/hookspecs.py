@@ -4,6 +4,12 @@ Hooks are called with keyword arguments only; an implementation may accept any s
 hook grows by adding arguments, never by renaming. Named contributions (settings, analyzers, sheets,
 destinations, queries, blueprints) go through a ``register`` callback: the host validates them,
 rejects duplicates, records which plugin registered what and orders them by their ``order``.
+
+Every call goes through pluggy, one plugin at a time where a failure must stay that plugin's
+(``configure``, ``register_*``), so tracing (``NITPICKER_TRACE_PLUGINS=1``) and wrappers see it. A
+function marked ``@hookimpl`` whose name is no hook here makes its plugin unavailable (``unknown hook
+register_analysers (did you mean register_analyzers?)``) unless marked ``@hookimpl(optionalhook=True)``,
+for hooks another plugin may define.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import pytest
 from plugin_dists import make_dist
 from support import BUILTIN_PLUGINS, ROOT
 
-from nitpicker_core import NotConfigured, hookimpl
+from nitpicker_core import NotConfigured, Query, hookimpl
 from nitpicker_core.config import load_config
 from nitpicker_core.plugins import make_plugin_manager
 
@@ -17,7 +17,7 @@ BROKEN = """
 import this_module_does_not_exist_anywhere
 """
 DECLINES = """
-from nitpicker_core import NotConfigured, hookimpl
+from nitpicker_core import NotConfigured, Query, hookimpl
 
 @hookimpl
 def configure(config):
@@ -132,3 +132,59 @@ def test_each_builtin_plugin_imports_only_the_public_core(package):
             for module in modules:
                 if module.startswith("nitpicker"):
                     assert module in PUBLIC, f"{path.name} imports {module}, not the public API"
+
+
+def test_plugins_are_configured_once_per_manager(bare_pm):
+    calls = []
+
+    class P:
+        @hookimpl
+        def configure(self, config):
+            calls.append(config)
+
+    bare_pm.add_plugin(P(), "p")
+    config = load_config(bare_pm, data={})
+    bare_pm.configure_plugins(config)
+    with pytest.raises(RuntimeError, match="configured once"):
+        bare_pm.configure_plugins(config)
+    assert calls == [config]
+
+
+def test_a_late_plugin_with_an_unknown_hook_is_refused_before_it_is_configured(bare_pm):
+    configured = []
+
+    class Misspelled:
+        @hookimpl
+        def configure(self, config):
+            configured.append(config)
+
+        @hookimpl
+        def register_querys(self, register):
+            pass
+
+    bare_pm.configure_plugins(load_config(bare_pm, data={}))
+    bare_pm.add_plugin(Misspelled(), "late")
+    assert configured == [] and bare_pm.get_plugin("late") is None
+    assert bare_pm.infos["late"].status == "unavailable: unknown hook register_querys (did you mean register_queries?)"
+    assert bare_pm.hook.register_querys.get_hookimpls() == []  # nothing of it stays registered
+
+
+def test_a_failure_is_blamed_on_the_instance_that_raised_when_plugins_share_a_class(bare_pm):
+    """Two instances of one class share their hook's code; only the one that raised is unavailable."""
+    from nitpicker_core.registries import query_registry
+
+    class Shared:
+        def __init__(self, fail):
+            self.fail = fail
+
+        @hookimpl
+        def register_queries(self, register):
+            if self.fail:
+                raise RuntimeError("this one breaks")
+            register(Query("fine", "works", lambda archive, commit: 1))
+
+    bare_pm.add_plugin(Shared(False), "first")
+    bare_pm.add_plugin(Shared(True), "second")
+    assert query_registry(bare_pm).names() == ["fine"]
+    status = {i.name: i.status for i in bare_pm.plugin_infos()}
+    assert status == {"first": "enabled", "second": "unavailable: RuntimeError: this one breaks"}
