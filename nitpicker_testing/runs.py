@@ -58,8 +58,9 @@ class AnalyzerResult:
 
     ``cells``: column key → value; ``notes``: column key → note, for cells that carry one (``Cell``);
     ``violations``: the stored findings (``skipped`` checks included, as ``info`` findings); ``errors``:
-    the stored error messages (an exception, a timeout, a wrong return type); ``summary``: the run's
-    figures for the analyzer (pages, cached, errors, mode…); ``archive``: the archive, for more reads.
+    the stored error messages (an exception, a timeout, a wrong return type); ``tracebacks``: the
+    tracebacks stored with them, where there is one (from the ``analyzer-errors`` query); ``summary``: the
+    run's figures for the analyzer (pages, cached, errors, mode…); ``archive``: the archive, for more reads.
     """
 
     url: str
@@ -69,6 +70,7 @@ class AnalyzerResult:
     errors: list[str] = field(default_factory=list)
     summary: dict[str, Any] = field(default_factory=dict)
     archive: Path | None = None
+    tracebacks: list[str] = field(default_factory=list)
 
     @property
     def rules(self) -> list[str]:
@@ -107,8 +109,20 @@ def analyze_html(pm: Any, config: Any, analyzer: str, html: str, workdir: Path |
             [Violation(v["rule"], v["message"], v["severity"], v["location"] or "", v["url"], v["analyzer"],
                        v["snippet"] or "", v["help_url"] or "") for v in reader.violations(analyzer=analyzer)],
             [e["message"] for e in reader.analyzer_errors(analyzer=analyzer)],
-            run.summaries[analyzer].as_dict(), archive)
+            run.summaries[analyzer].as_dict(), archive,
+            _tracebacks(pm, reader, analyzer) if run.stats["errors"].get(analyzer) else [])
     return result
+
+
+def _tracebacks(pm: Any, reader: Any, analyzer: str) -> list[str]:
+    """The stored tracebacks of ``analyzer``'s errors, through the ``analyzer-errors`` query when it is there."""
+    from nitpicker_core import query_registry, run_query
+
+    queries = query_registry(pm)
+    if "analyzer-errors" not in queries:  # its plugin is disabled: the messages alone must do
+        return []
+    rows = run_query(queries, reader, "analyzer-errors", {"analyzer": analyzer})["items"]
+    return [row["traceback"] for row in rows if row.get("traceback")]
 
 
 def analyze_archive(pm: Any, config: Any, archive: Path | str, *analyzers: str,

@@ -106,6 +106,7 @@ def test_analyze_gives_a_source_reader_the_sent_html(nitpicker_analyze):
 def test_an_analyzers_failures_are_its_error_rows(nitpicker_analyze):
     raised = nitpicker_analyze("echo", "<p>raise</p>")
     assert raised.cells == {} and raised.errors == ["ValueError: asked to fail"]
+    assert len(raised.tracebacks) == 1 and 'raise ValueError("asked to fail")' in raised.tracebacks[0]
     wrong = nitpicker_analyze("echo", "<p>wrong</p>")
     assert len(wrong.errors) == 1 and "not a PageReport" in wrong.errors[0], wrong.errors
 
