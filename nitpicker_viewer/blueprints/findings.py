@@ -1,4 +1,5 @@
-"""Finding views: analyzer violations (rows or counts per rule), duplicate titles/descriptions, mismatches."""
+"""Finding views: analyzer violations (rows or counts per rule), analyzer errors, duplicate titles/descriptions,
+mismatches."""
 
 from __future__ import annotations
 
@@ -37,6 +38,17 @@ def rules() -> str:
         Col("count", "col.count", None, "num"), Col("pages", "col.pages", None, "num")),
         filters=_violation_filters()[:3], params={"group_by_rule": "true"}, sortable=False)
     return render("table_view.html", title="view.violations", table=table, tabs="findings")
+
+
+@findings.get("/analyzer-errors")
+def analyzer_errors() -> str:
+    """What analyzers failed on (a tab of the findings): the error, and its traceback folded away."""
+    table = paged_table("analyzer-errors", "view.analyzer_errors", "analyzer-errors", (
+        Col("analyzer", "col.analyzer", "analyzer"), Col("url", "col.url", "url", "page"),
+        Col("error", "col.error"), Col("traceback", "col.traceback", None, "traceback")),
+        filters=(Filter("analyzer", "col.analyzer"), Filter("url", "filter.url_contains")), default_sort="url")
+    return render("table_view.html", title="view.analyzer_errors", table=table, tabs="findings",
+                  note="analyzer_errors.note")
 
 
 @findings.get("/duplicates")

@@ -66,8 +66,11 @@ def detail() -> str:
     jsonld = query("page-jsonld", url=url)["items"] if has_query("page-jsonld") else []
     images = _page_rows("images", url) if data.get("images") else []
     violations = _page_rows("violations", url)
+    # shown only when an analyzer failed on this page: its findings are missing from the violations above
+    errors = _page_rows("analyzer-errors", url) if has_query("analyzer-errors") else []
     return render("page.html", title="view.page", url=url, d=data, page=data.get("page") or {},
-                  jsonld=jsonld, images=images, violations=violations, fields=METADATA_FIELDS)
+                  jsonld=jsonld, images=images, violations=violations, analyzer_errors=errors,
+                  fields=METADATA_FIELDS)
 
 
 @pages.get("/page/html")
