@@ -276,10 +276,15 @@ class NitpickerPluginManager(pluggy.PluginManager):
             self.infos[name] = PluginInfo(name, "", status=UNKNOWN)
 
     def add_plugin(self, plugin: object, name: str, version: str = "") -> None:
-        """Register a plugin object directly (tests, embedding) and record it like an entry point."""
+        """Register a plugin object directly (tests, embedding) and record it like an entry point.
+
+        Raises ``PluginRejected`` (after recording the status) when the plugin cannot be registered, so a
+        misspelled hook in a test's plugin fails the test; a plugin that declines in ``configure`` does not.
+        """
         module = getattr(plugin, "__name__", type(plugin).__name__)
         self.infos[name] = PluginInfo(name, module, "", version)
-        self.run_plugin_code(name, lambda: self.register(plugin, name=name))
+        if not self.run_plugin_code(name, lambda: self.register(plugin, name=name)):
+            raise PluginRejected(f"plugin {name} is {self.infos[name].status}")
 
     # -- configure -------------------------------------------------------------------------------
     def configure_plugins(self, config: Any) -> None:
