@@ -105,3 +105,56 @@ def test_a_page_with_errors_shows_them_and_a_page_without_does_not(errors_client
     assert f'href="/analyzer-errors?url={SITE}/boom"' in section  # the view, filtered to this page
     clean = text(errors_client.get(f"/page?url={SITE}/ok"))
     assert "analyzer-errors" not in clean
+
+
+# --- real Chromium ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def errors_served(errors_client):
+    """The same viewer app on 127.0.0.1 (a free port) in a thread; yields its base URL."""
+    import threading
+
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, errors_client.application, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.browser
+def test_in_chromium_the_traceback_unfolds_and_axe_finds_nothing_serious(errors_served):
+    from pathlib import Path
+
+    from playwright.sync_api import sync_playwright
+
+    from nitpicker_core.crawler.browser import browser_args, find_browser
+
+    axe = Path(__import__("axe_playwright_python").__file__).with_name("axe.min.js")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=find_browser(), args=browser_args(), headless=True)
+        try:
+            # bypass_csp: axe is injected as an inline script, which the viewer's own CSP rightly forbids
+            context = browser.new_context(bypass_csp=True, locale="en-US", reduced_motion="reduce")
+            tab = context.new_page()
+            problems: list[str] = []
+            tab.on("pageerror", lambda exc: problems.append(f"pageerror: {exc}"))
+            tab.on("console", lambda msg: msg.type == "error" and problems.append(msg.text))
+            for path in ("/analyzer-errors", f"/page?url={SITE}/boom"):
+                tab.goto(errors_served + path)
+                trace = tab.locator("details.traceback pre").first
+                assert not trace.is_visible()
+                tab.locator("details.traceback summary").first.click()
+                trace.wait_for(state="visible")
+                assert "ZeroDivisionError: nothing to divide <by>" in trace.inner_text()
+                tab.add_script_tag(path=str(axe))
+                result = tab.evaluate("axe.run(document, {resultTypes: ['violations']})")
+                serious = [v["id"] for v in result["violations"] if v["impact"] in ("serious", "critical")]
+                assert serious == [], (path, serious)
+            assert problems == []
+            context.close()
+        finally:
+            browser.close()
