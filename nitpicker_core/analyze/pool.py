@@ -426,8 +426,9 @@ def run_serial(analyzer: Analyzer, settings: dict[str, Any], tasks: Iterable[Tas
     except UsageError:
         raise  # bad settings: the user's error, reported once
     except Exception as exc:
+        trace = traceback.format_exc()
         for task in tasks:
-            yield Outcome(task.url, None, f"setup failed: {type(exc).__name__}: {exc}")
+            yield Outcome(task.url, None, f"setup failed: {type(exc).__name__}: {exc}", traceback=trace)
         return
     try:
         for task in tasks:
@@ -445,10 +446,3 @@ def run_serial(analyzer: Analyzer, settings: dict[str, Any], tasks: Iterable[Tas
 def pool_size(analyzer: Analyzer, pages: int) -> int:
     wanted = analyzer.concurrency or os.cpu_count() or 1
     return max(1, min(wanted, pages))
-
-
-def safe_call(func: Any, *args: Any) -> tuple[Any, str | None]:
-    try:
-        return func(*args), None
-    except Exception as exc:
-        return None, f"{type(exc).__name__}: {exc}"

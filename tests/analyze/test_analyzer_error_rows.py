@@ -86,6 +86,33 @@ def test_a_second_run_retries_the_failed_pages_only_and_replaces_their_errors(fl
     assert list(errors_of(archive, "flaky")) == ["/boom"]  # one row, not one per run
 
 
+class NoSetup(Analyzer):
+    name = "no-setup"
+
+    def setup(self, settings):
+        raise OSError("the parser binary is missing")
+
+    def each_page(self, page):
+        raise AssertionError("never called: setup failed")
+
+
+class NoSetupPlugin:
+    @hookimpl
+    def register_analyzers(self, register):
+        register(NoSetup())
+
+
+def test_a_failing_setup_is_every_page_s_error_with_the_setup_traceback(flaky_pm, tmp_path):
+    flaky_pm.add_plugin(NoSetupPlugin(), "no-setup-plugin")
+    archive = build_archive(tmp_path / "site.nitpicker", [page("/ok"), page("/fine")])
+    run = analyze(flaky_pm, load_config(flaky_pm, data={}), archive, ["no-setup"])
+    assert run.summaries["no-setup"].failed_everywhere
+    errors = errors_of(archive, "no-setup")
+    assert {e["error"] for e in errors.values()} == {"setup failed: OSError: the parser binary is missing"}
+    assert all("in setup" in e["traceback"] and 'raise OSError("the parser binary is missing")' in e["traceback"]
+               for e in errors.values())
+
+
 class Hollow(Analyzer):
     name = "hollow"  # neither each_page nor each_url
 
