@@ -10,19 +10,12 @@ from typing import Any
 
 from nitpicker_core.errors import UsageError
 from nitpicker_core.query import query_registry, run_query
-from nitpicker_core.registry import TITLE_RE, Registry, collect
+from nitpicker_core.registries import destination_registry, sheet_registry
+from nitpicker_core.registry import Registry
 from nitpicker_core.types import OUTPUT_TYPES, Destination, DestinationOption, Sheet
 from nitpicker_core.writable import check_directory_destination, check_file_destination
 
 DEFAULT_BATCH = 2000  # rows (or outer entities) read per query call while a sheet streams
-
-
-def sheet_registry(pm: Any) -> Registry[Sheet]:
-    return collect(pm, "register_sheets", Registry("sheet", name_re=TITLE_RE))
-
-
-def destination_registry(pm: Any) -> Registry[Destination]:
-    return collect(pm, "register_report_destinations", Registry("destination"))
 
 
 class ReportContext:
