@@ -143,10 +143,25 @@ def test_a_commit_the_archive_lacks_leaves_no_stub(flaky_pm, tmp_path):
 
 # --- a real distribution through the real CLI (each_page in a worker process) ---------------------------
 
+HOLLOW = """
+from nitpicker_core import Analyzer, hookimpl
+
+
+class Hollow(Analyzer):
+    name = "hollow"
+
+
+@hookimpl
+def register_analyzers(register):
+    register(Hollow())
+"""
+
 
 def test_cli_verbose_prints_each_error_with_its_traceback(cli, tmp_path_factory):
     dist = make_dist(tmp_path_factory.mktemp("flaky-dist"), "nitpicker-flaky", "flaky", "flaky_plugin", SOURCE)
-    env = {"PYTHONPATH": f"{ROOT}:{dist}", "NITPICKER_LOAD_PLUGINS": ",".join([*BUILTIN_PLUGINS, "flaky"])}
+    hollow = make_dist(tmp_path_factory.mktemp("hollow-dist"), "nitpicker-hollow", "hollow", "hollow_plugin", HOLLOW)
+    env = {"PYTHONPATH": f"{ROOT}:{dist}:{hollow}",
+           "NITPICKER_LOAD_PLUGINS": ",".join([*BUILTIN_PLUGINS, "flaky", "hollow"])}
     workdir = tmp_path_factory.mktemp("flaky-run")
     archive = build_archive(workdir / "site.nitpicker", [page(p) for p in ("/ok", "/boom", "/wrong")])
 
@@ -157,6 +172,9 @@ def test_cli_verbose_prints_each_error_with_its_traceback(cli, tmp_path_factory)
     assert ("2 analyzer errors: see them with `nitpicker analyze --verbose` or "
             "`nitpicker query site.nitpicker analyzer-errors`") in quiet.stderr.splitlines()
     assert "Traceback" not in quiet.stderr
+    warned = [line for line in quiet.stderr.splitlines() if line.startswith("nitpicker: warning: plugin hollow ")]
+    assert len(warned) == 1 and warned[0].startswith("nitpicker: warning: plugin hollow is unavailable: ")
+    assert warned[0].endswith("analyzer 'hollow' has neither each_page nor each_url")  # and the others ran
 
     loud = cli("analyze", str(archive), "--plugin", "flaky", "--no-cache", "--verbose", env=env, cwd=workdir)
     assert loud.returncode == 0, loud.stderr
