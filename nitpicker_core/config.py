@@ -95,7 +95,9 @@ def coerce(setting: Setting, value: Any) -> Any:
     if kind is float and converted is not None and not math.isfinite(converted):
         raise UsageError(f"{setting.config_key}: expected float, got {shown(converted)}")
     if kind is int and converted is not None and not INT_MIN <= converted <= INT_MAX:
-        raise UsageError(f"{setting.config_key}: expected int between -2**63 and 2**63-1, got {shown(converted)}")
+        raise UsageError(
+            f"{setting.config_key}: expected int between -2**63 and 2**63-1, got {shown(converted)}"
+        )
     if kind is list and converted is not None:
         for item in converted:
             if not isinstance(item, str):
@@ -145,7 +147,9 @@ class Config:
     values: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
     warnings: list[str] = field(default_factory=list)
-    crawl_table: dict[str, int] = field(default_factory=dict)  # the file's [crawl] table, checked (CRAWL_KEYS)
+    crawl_table: dict[str, int] = field(
+        default_factory=dict
+    )  # the file's [crawl] table, checked (CRAWL_KEYS)
     errors: dict[str, str] = field(default_factory=dict)
 
     def error_of(self, plugin: str) -> str | None:
@@ -184,12 +188,14 @@ class Config:
         for setting in self.settings:
             if flags.get(setting.dest) is not None:
                 values[setting.config_key] = coerce(setting, flags[setting.dest])
-        return Config(self.settings, values, self.path, list(self.warnings), dict(self.crawl_table),
-                      dict(self.errors))
+        return Config(
+            self.settings, values, self.path, list(self.warnings), dict(self.crawl_table), dict(self.errors)
+        )
 
 
-def load_config(pm: Any, start: Path | None = None, data: Mapping[str, Any] | None = None,
-                path: Path | None = None) -> Config:
+def load_config(
+    pm: Any, start: Path | None = None, data: Mapping[str, Any] | None = None, path: Path | None = None
+) -> Config:
     """Collect declared settings and read the config file (or ``data``), reporting unknown keys.
 
     Malformed values never raise here: they are recorded in ``Config.errors`` (see ``Config``).
@@ -245,7 +251,9 @@ def _crawl_table(table: Any, where: str, warnings: list[str]) -> dict[str, int]:
             warnings.append(f"{where}: unknown key {shown('crawl.' + key)}")
             continue
         if isinstance(value, bool) or not isinstance(value, int) or not CRAWL_KEYS[name] <= value <= INT_MAX:
-            raise UsageError(f"{where}: crawl.{key} must be a whole number of at least {CRAWL_KEYS[name]}, "
-                             f"got {shown(value)}")
+            raise UsageError(
+                f"{where}: crawl.{key} must be a whole number of at least {CRAWL_KEYS[name]}, "
+                f"got {shown(value)}"
+            )
         values[name] = value
     return values

@@ -7,8 +7,24 @@ HTML_TYPES: frozenset[str] = frozenset({"text/html", "application/xhtml+xml"})
 
 # The 18 categories, in display order.
 CATEGORIES: tuple[str, ...] = (
-    "html", "pdf", "csv", "word", "excel", "powerpoint", "image", "css", "javascript", "json", "xml",
-    "font", "audio", "video", "archive", "text", "other", "unknown",
+    "html",
+    "pdf",
+    "csv",
+    "word",
+    "excel",
+    "powerpoint",
+    "image",
+    "css",
+    "javascript",
+    "json",
+    "xml",
+    "font",
+    "audio",
+    "video",
+    "archive",
+    "text",
+    "other",
+    "unknown",
 )
 
 # (kind, pattern, category), first match wins. Kinds: "exact" (whole type), "prefix" (type starts with
@@ -118,8 +134,10 @@ def _sql_condition(kind: str, pattern: str, column: str) -> str:
 
 def sql_case(column: str) -> str:
     """An SQL CASE expression giving the category of ``column`` (an already normalised content type)."""
-    whens = "".join(f" WHEN {_sql_condition(kind, pattern, column)} THEN {_quote(category)}"
-                    for kind, pattern, category in RULES)
+    whens = "".join(
+        f" WHEN {_sql_condition(kind, pattern, column)} THEN {_quote(category)}"
+        for kind, pattern, category in RULES
+    )
     return f"(CASE WHEN {column} IS NULL OR {column} = '' THEN 'unknown'{whens} ELSE 'other' END)"
 
 

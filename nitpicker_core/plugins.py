@@ -46,8 +46,14 @@ class PluginInfo:
     hooks: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "module": self.module, "distribution": self.distribution,
-                "version": self.version, "hooks": self.hooks, "status": self.status}
+        return {
+            "name": self.name,
+            "module": self.module,
+            "distribution": self.distribution,
+            "version": self.version,
+            "hooks": self.hooks,
+            "status": self.status,
+        }
 
 
 def _names_from_env(var: str) -> set[str] | None:
@@ -81,7 +87,9 @@ class _Interrupts:
                     signal.signal(sig, self._noting(previous))
         return self
 
-    def _noting(self, previous: Callable[[int, FrameType | None], Any]) -> Callable[[int, FrameType | None], Any]:
+    def _noting(
+        self, previous: Callable[[int, FrameType | None], Any]
+    ) -> Callable[[int, FrameType | None], Any]:
         def handler(signum: int, frame: FrameType | None) -> Any:
             self.arrived = True
             return previous(signum, frame)
@@ -151,8 +159,9 @@ class NitpickerPluginManager(pluggy.PluginManager):
         """Call plugin ``plugin_name``'s ``hook_name`` alone, through pluggy: tracing sees the call and every
         wrapper of the hook wraps it. Exceptions propagate."""
         caller = getattr(self.hook, hook_name)
-        chosen = [i for i in caller.get_hookimpls()
-                  if i.plugin_name == plugin_name or i.wrapper or i.hookwrapper]
+        chosen = [
+            i for i in caller.get_hookimpls() if i.plugin_name == plugin_name or i.wrapper or i.hookwrapper
+        ]
         if caller.is_historic():
             # HookCaller refuses a plain call of a historic hook, and call_historic on a subset caller
             # would add one history entry per plugin; the manager's _hookexec is the path every pluggy
@@ -161,8 +170,12 @@ class NitpickerPluginManager(pluggy.PluginManager):
         others = [i.plugin for i in caller.get_hookimpls() if i not in chosen]
         return self.subset_hook_caller(hook_name, others)(**kwargs)
 
-    def call_each(self, hook_name: str, kwargs_for: Callable[[str], Mapping[str, Any]],
-                  settle: Callable[[str, bool], None] | None = None) -> list[str]:
+    def call_each(
+        self,
+        hook_name: str,
+        kwargs_for: Callable[[str], Mapping[str, Any]],
+        settle: Callable[[str, bool], None] | None = None,
+    ) -> list[str]:
         """Call ``hook_name`` once per plugin implementing it, each in ``run_plugin_code``; the names that failed.
 
         Built-ins first, then registration order (never pluggy's LIFO). ``kwargs_for(plugin)`` gives the
@@ -246,18 +259,27 @@ class NitpickerPluginManager(pluggy.PluginManager):
         deny = (_names_from_env(DISABLE_ENV) or set()) if deny is None else deny
         check_disabling(deny, DISABLE_ENV)  # an essential built-in off would leave half-done work
         found = [(dist, ep) for dist in md.distributions() for ep in dist.entry_points if ep.group == GROUP]
-        found.sort(key=lambda pair: (_normalised(pair[0].metadata["Name"] or "") != BUILTIN_DISTRIBUTION,
-                                     _normalised(pair[0].metadata["Name"] or "")))
+        found.sort(
+            key=lambda pair: (
+                _normalised(pair[0].metadata["Name"] or "") != BUILTIN_DISTRIBUTION,
+                _normalised(pair[0].metadata["Name"] or ""),
+            )
+        )
         owners: dict[str, str] = {}
         for dist, ep in found:
             dist_name = dist.metadata["Name"] or ""
             info = PluginInfo(ep.name, ep.value, dist_name, dist.version or "")
             if ep.name in owners:
                 owner = owners[ep.name]
-                if _normalised(owner) != _normalised(dist_name):  # the same distribution twice on sys.path: first wins
+                if _normalised(owner) != _normalised(
+                    dist_name
+                ):  # the same distribution twice on sys.path: first wins
                     builtin = _normalised(owner) == BUILTIN_DISTRIBUTION
-                    info.status = (f"unavailable: name taken by nitpicker's built-in {ep.name}" if builtin
-                                   else f"unavailable: name taken by {owner}'s {ep.name}")
+                    info.status = (
+                        f"unavailable: name taken by nitpicker's built-in {ep.name}"
+                        if builtin
+                        else f"unavailable: name taken by {owner}'s {ep.name}"
+                    )
                     self.shadowed.append(info)
                 continue
             owners[ep.name] = dist_name
@@ -294,12 +316,16 @@ class NitpickerPluginManager(pluggy.PluginManager):
         if self._config is not None:
             raise RuntimeError("plugins are configured once per plugin manager")
         self._config = config
-        for name in [i.plugin_name for i in self.hook.configure.get_hookimpls() if not (i.wrapper or i.hookwrapper)]:
+        for name in [
+            i.plugin_name for i in self.hook.configure.get_hookimpls() if not (i.wrapper or i.hookwrapper)
+        ]:
             self._configure_one(name, config)
         self.configured = True
 
     def _configure_one(self, name: str, config: Any) -> None:
-        if self.get_plugin(name) is not None and any(i.plugin_name == name for i in self.hook.configure.get_hookimpls()):
+        if self.get_plugin(name) is not None and any(
+            i.plugin_name == name for i in self.hook.configure.get_hookimpls()
+        ):
             self.run_plugin_code(name, self._configure_impl, name, config)
 
     def _configure_impl(self, name: str, config: Any) -> None:
@@ -350,8 +376,11 @@ class NitpickerPluginManager(pluggy.PluginManager):
 
     def missing_commands(self) -> list[tuple[str, str]]:
         """(command, why) for each built-in-style command plugin ``cmd-<command>`` that is not enabled."""
-        return [(name.removeprefix("cmd-"), f"plugin {name} is {info.status}") for name, info in sorted(self.infos.items())
-                if name.startswith("cmd-") and info.status != "enabled"]
+        return [
+            (name.removeprefix("cmd-"), f"plugin {name} is {info.status}")
+            for name, info in sorted(self.infos.items())
+            if name.startswith("cmd-") and info.status != "enabled"
+        ]
 
     def why_missing(self, command: str) -> str | None:
         """Why the command ``command`` may be missing: its plugin (``cmd-<command>`` or ``<command>``) is off."""
@@ -362,8 +391,9 @@ class NitpickerPluginManager(pluggy.PluginManager):
         return None
 
 
-def make_plugin_manager(load: bool = True, allow: set[str] | None = None,
-                        deny: set[str] | None = None) -> NitpickerPluginManager:
+def make_plugin_manager(
+    load: bool = True, allow: set[str] | None = None, deny: set[str] | None = None
+) -> NitpickerPluginManager:
     """A fresh manager with the hookspecs and, unless ``load`` is False, every allowed entry point."""
     pm = NitpickerPluginManager()
     if os.environ.get("NITPICKER_TRACE_PLUGINS"):  # before loading, so every call is traced

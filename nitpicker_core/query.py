@@ -12,7 +12,11 @@ from nitpicker_core.registry import Registry
 from nitpicker_core.types import Query
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,), "array": (list,),
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "array": (list,),
 }
 
 
@@ -27,7 +31,7 @@ _SHOWN = 60  # characters of a bad value repeated in an error message
 def shown(value: Any) -> str:
     """``repr(value)``, cut to a length an error message can carry on one line."""
     text = repr(value)
-    return text if len(text) <= _SHOWN else text[:_SHOWN - 1] + "…"
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
 
 
 def check_text(name: str, value: str) -> str:
@@ -51,8 +55,10 @@ def check_glob(name: str, pattern: str) -> str:
                 j += 1
             end = pattern.find("]", j)
             if end < 0:
-                raise UsageError(f"parameter {name!r}: the [ at character {i + 1} of the pattern is never closed "
-                                 "(write [[] for a literal [)")
+                raise UsageError(
+                    f"parameter {name!r}: the [ at character {i + 1} of the pattern is never closed "
+                    "(write [[] for a literal [)"
+                )
             i = end
         i += 1
     return pattern
@@ -87,7 +93,9 @@ def check_commit(value: Any) -> int | str | None:
         number = int(text) if text.isascii() and text.isdigit() and len(text) <= 20 else None
     if isinstance(number, int) and not isinstance(number, bool) and 1 <= number <= SQL_INT_MAX:
         return number
-    raise UsageError(f'parameter \'commit\' must be a commit id (a positive integer) or "HEAD", got {shown(value)}')
+    raise UsageError(
+        f"parameter 'commit' must be a commit id (a positive integer) or \"HEAD\", got {shown(value)}"
+    )
 
 
 def _coerce(name: str, schema: Mapping[str, Any], value: Any) -> Any:
@@ -129,7 +137,13 @@ def _check_value(name: str, schema: Mapping[str, Any], kind: str, value: Any) ->
         raise UsageError(f"parameter {name!r} must be a finite number, got {shown(value)}")
     if kind == "number" and isinstance(value, int) and not SQL_INT_MIN <= value <= SQL_INT_MAX:
         raise UsageError(f"parameter {name!r} is out of range, got {shown(value)}")
-    texts = [item for item in value if isinstance(item, str)] if kind == "array" else [value] if kind == "string" else []
+    texts = (
+        [item for item in value if isinstance(item, str)]
+        if kind == "array"
+        else [value]
+        if kind == "string"
+        else []
+    )
     for item in texts:
         check_text(name, item)
         if schema.get("format") in _FORMATS:
@@ -158,8 +172,9 @@ def validate_params(query: Query, given: Mapping[str, Any]) -> dict[str, Any]:
     return params
 
 
-def run_query(registry: Registry[Query], archive: Any, name: str, given: Mapping[str, Any],
-              commit: Any = None) -> Any:
+def run_query(
+    registry: Registry[Query], archive: Any, name: str, given: Mapping[str, Any], commit: Any = None
+) -> Any:
     """Validate the parameters and run one query against ``commit`` (HEAD by default) of ``archive``."""
     query = registry[name]
     params = validate_params(query, given)
@@ -169,5 +184,12 @@ def run_query(registry: Registry[Query], archive: Any, name: str, given: Mapping
 
 def describe(registry: Registry[Query]) -> list[dict[str, Any]]:
     """Every query with its description and JSON Schema, in registry order (for `query --list`, MCP)."""
-    return [{"name": q.name, "description": q.description, "schema": q.schema(),
-             "plugin": registry.plugin_of(q.name)} for q in registry]
+    return [
+        {
+            "name": q.name,
+            "description": q.description,
+            "schema": q.schema(),
+            "plugin": registry.plugin_of(q.name),
+        }
+        for q in registry
+    ]

@@ -16,8 +16,14 @@ from nitpicker_core.errors import RegistrationError
 from nitpicker_core.registry import KEBAB_RE, NAME_RE, TITLE_RE, Registry, collect
 from nitpicker_core.types import SETTING_TYPES, Analyzer, Destination, Query, Setting, Sheet
 
-__all__ = ["analyzer_registry", "blueprint_registry", "destination_registry", "query_registry",
-           "setting_registry", "sheet_registry"]
+__all__ = [
+    "analyzer_registry",
+    "blueprint_registry",
+    "destination_registry",
+    "query_registry",
+    "setting_registry",
+    "sheet_registry",
+]
 
 #: a setting key becomes part of a config key (``plugins.P.KEY``), a flag and a Python identifier
 SETTING_KEY_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
@@ -29,8 +35,11 @@ def _setting(plugin: str, key: str, type: str = "str", default: Any = None, help
         raise RegistrationError(f"setting {plugin}.{key!r}: a key is lower-case letters, digits, - and _")
     setting = Setting(plugin, key, type, default, help)  # an unknown type raises ValueError here
     kind = SETTING_TYPES[type]
-    fits = (default is None or (isinstance(default, kind) and not (kind in (int, float) and isinstance(default, bool)))
-            or (kind is float and isinstance(default, int) and not isinstance(default, bool)))
+    fits = (
+        default is None
+        or (isinstance(default, kind) and not (kind in (int, float) and isinstance(default, bool)))
+        or (kind is float and isinstance(default, int) and not isinstance(default, bool))
+    )
     if not fits:
         raise RegistrationError(f"setting {plugin}.{key}: default {default!r} is not a {type}")
     return setting
@@ -50,7 +59,9 @@ class _AnalyzerRegistry(Registry[Analyzer]):
 
 def analyzer_registry(pm: Any) -> Registry[Analyzer]:
     """Registered analyzers; one with neither ``each_page`` nor ``each_url`` makes its plugin unavailable."""
-    return collect(pm, "register_analyzers", _AnalyzerRegistry("analyzer", name_re=KEBAB_RE, expected=Analyzer))
+    return collect(
+        pm, "register_analyzers", _AnalyzerRegistry("analyzer", name_re=KEBAB_RE, expected=Analyzer)
+    )
 
 
 def query_registry(pm: Any) -> Registry[Query]:
@@ -62,7 +73,9 @@ def sheet_registry(pm: Any) -> Registry[Sheet]:
 
 
 def destination_registry(pm: Any) -> Registry[Destination]:
-    return collect(pm, "register_report_destinations", Registry("destination", name_re=KEBAB_RE, expected=Destination))
+    return collect(
+        pm, "register_report_destinations", Registry("destination", name_re=KEBAB_RE, expected=Destination)
+    )
 
 
 def blueprint_registry(pm: Any) -> Registry[tuple[Any, str | None]]:
@@ -70,8 +83,12 @@ def blueprint_registry(pm: Any) -> Registry[tuple[Any, str | None]]:
 
     def make(plugin: str, blueprint: Any, url_prefix: str | None = None) -> tuple[Any, str | None]:
         if not isinstance(getattr(blueprint, "name", None), str):
-            raise RegistrationError(f"plugin {plugin!r} registered a blueprint that is a {type(blueprint).__name__}, "
-                                    "not a flask.Blueprint")
+            raise RegistrationError(
+                f"plugin {plugin!r} registered a blueprint that is a {type(blueprint).__name__}, "
+                "not a flask.Blueprint"
+            )
         return blueprint, url_prefix
 
-    return collect(pm, "register_viewer_blueprints", Registry("blueprint", lambda item: item[0].name, NAME_RE), make)
+    return collect(
+        pm, "register_viewer_blueprints", Registry("blueprint", lambda item: item[0].name, NAME_RE), make
+    )

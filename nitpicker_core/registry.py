@@ -32,8 +32,13 @@ class Registry(Generic[T]):
     ``expected`` (a class) makes registering anything else an error of the registering plugin.
     """
 
-    def __init__(self, kind: str, name_of: Callable[[T], str] = lambda item: item.name,  # type: ignore[attr-defined]
-                 name_re: re.Pattern[str] = NAME_RE, expected: type | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        name_of: Callable[[T], str] = lambda item: item.name,  # type: ignore[attr-defined]
+        name_re: re.Pattern[str] = NAME_RE,
+        expected: type | None = None,
+    ) -> None:
         self.kind = kind
         self._name_of = name_of
         self._name_re = name_re
@@ -42,20 +47,26 @@ class Registry(Generic[T]):
 
     def add(self, item: T, plugin: str, order: int | None = None) -> None:
         if self._expected is not None and not isinstance(item, self._expected):
-            raise RegistrationError(f"plugin {plugin!r} registered a {self.kind} that is a {type(item).__name__}, "
-                                    f"not a nitpicker_core.{self._expected.__name__}")
+            raise RegistrationError(
+                f"plugin {plugin!r} registered a {self.kind} that is a {type(item).__name__}, "
+                f"not a nitpicker_core.{self._expected.__name__}"
+            )
         name = self._name_of(item)
         if not isinstance(name, str) or not self._name_re.match(name):
             rule = " (lower-case kebab-case)" if self._name_re is KEBAB_RE else ""
-            raise RegistrationError(f"plugin {plugin!r} registered a {self.kind} with an invalid name {name!r}{rule}")
+            raise RegistrationError(
+                f"plugin {plugin!r} registered a {self.kind} with an invalid name {name!r}{rule}"
+            )
         if name in self._entries:
             other = self._entries[name].plugin
             raise RegistrationError(f"{self.kind} {name!r} is registered twice (by {other!r} and {plugin!r})")
         if order is None:
             order = getattr(item, "order", 100)
         if isinstance(order, bool) or not isinstance(order, int):
-            raise RegistrationError(f"plugin {plugin!r} registered {self.kind} {name!r} with an order that is "
-                                    f"no whole number: {order!r}")
+            raise RegistrationError(
+                f"plugin {plugin!r} registered {self.kind} {name!r} with an order that is "
+                f"no whole number: {order!r}"
+            )
         self._entries[name] = Entry(name, item, plugin, order)
 
     def __contains__(self, name: object) -> bool:
@@ -89,8 +100,9 @@ class Registry(Generic[T]):
         self._entries = {name: e for name, e in self._entries.items() if e.plugin != plugin}
 
 
-def collect(pm: pluggy.PluginManager, hook_name: str, registry: Registry[Any],
-            make: Callable[..., Any] | None = None) -> Registry[Any]:
+def collect(
+    pm: pluggy.PluginManager, hook_name: str, registry: Registry[Any], make: Callable[..., Any] | None = None
+) -> Registry[Any]:
     """Call ``hook_name`` on each plugin separately, so every contribution is attributed to its plugin.
 
     ``make`` turns the arguments given to ``register`` into the item (default: the first argument).

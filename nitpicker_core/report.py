@@ -62,12 +62,15 @@ class ReportContext:
                 return
 
 
-def render_sheets(sheets: Iterable[Sheet], reader: Any, commit: int,
-                  report: ReportContext | None = None) -> Iterable[tuple[Sheet, Iterable[list[Any]]]]:
+def render_sheets(
+    sheets: Iterable[Sheet], reader: Any, commit: int, report: ReportContext | None = None
+) -> Iterable[tuple[Sheet, Iterable[list[Any]]]]:
     """Each sheet (with its final columns) and a lazy iterator of its rows, so large sheets stream."""
     for sheet in sheets:
         if sheet.extra_columns is not None:
-            sheet = dataclasses.replace(sheet, columns=(*sheet.columns, *sheet.extra_columns(reader, commit, report)))
+            sheet = dataclasses.replace(
+                sheet, columns=(*sheet.columns, *sheet.extra_columns(reader, commit, report))
+            )
         source = sheet.rows(reader, commit, report) if sheet.uses_report else sheet.rows(reader, commit)
         yield sheet, (list(row) for row in source)
 
@@ -96,11 +99,14 @@ def unknown_destination(pm: Any, targets: Registry[Destination], name: str) -> U
     known = targets.names()
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
     hint = f"did you mean {' or '.join(close)}? " if close else ""
-    return UsageError(f"unknown report destination {name!r} ({hint}destinations: {', '.join(known) or 'none'})")
+    return UsageError(
+        f"unknown report destination {name!r} ({hint}destinations: {', '.join(known) or 'none'})"
+    )
 
 
-def check_destination_paths(destination: Destination, options: Mapping[str, Any],
-                            shown: Mapping[str, str] | None = None) -> None:
+def check_destination_paths(
+    destination: Destination, options: Mapping[str, Any], shown: Mapping[str, str] | None = None
+) -> None:
     """Every path option is usable before any work: a ``file`` exists, an output's directory takes files.
 
     ``shown`` maps an option key to the flag the user typed (a shorthand such as ``--credentials``).
@@ -119,8 +125,14 @@ def check_destination_paths(destination: Destination, options: Mapping[str, Any]
             check_directory_destination(path, path.name or str(value))
 
 
-def prepare_destination(pm: Any, name: str, given: Mapping[str, Any], *, check_paths: bool = True,
-                        shown: Mapping[str, str] | None = None) -> tuple[Destination, dict[str, Any]]:
+def prepare_destination(
+    pm: Any,
+    name: str,
+    given: Mapping[str, Any],
+    *,
+    check_paths: bool = True,
+    shown: Mapping[str, str] | None = None,
+) -> tuple[Destination, dict[str, Any]]:
     """Destination ``name`` and its options from ``given`` (option key → value; None means not given).
 
     Defaults fill what was not given; a missing required option, an unknown key, a bad path (unless
@@ -170,8 +182,14 @@ def describe_target(destination: Destination, options: Mapping[str, Any]) -> str
     return Path(local).name if local else destination.name
 
 
-def run_report(pm: Any, reader: Any, destination: str, options: dict[str, Any],
-               sheets: list[str] | None = None, commit: Any = None) -> Any:
+def run_report(
+    pm: Any,
+    reader: Any,
+    destination: str,
+    options: dict[str, Any],
+    sheets: list[str] | None = None,
+    commit: Any = None,
+) -> Any:
     """Render the selected sheets (default: all) of ``commit`` and write them to ``destination``.
 
     ``options`` goes to the destination and to the sheets (``dedupe_resources``, ``batch``).
@@ -188,12 +206,20 @@ def run_report(pm: Any, reader: Any, destination: str, options: dict[str, Any],
 
 #: The shorthand flags: each selects a destination and sets one of its options (``--xlsx F`` is
 #: ``--to xlsx --xlsx-file F``); ``--credentials`` goes with ``--sheet``.
-SHORTHANDS: dict[str, tuple[str, str]] = {"--sheet": ("google-sheets", "url"), "--xlsx": ("xlsx", "file"),
-                                          "--csv": ("csv", "dir")}
+SHORTHANDS: dict[str, tuple[str, str]] = {
+    "--sheet": ("google-sheets", "url"),
+    "--xlsx": ("xlsx", "file"),
+    "--csv": ("csv", "dir"),
+}
 
 
-def destination_from_flags(sheet: str | None = None, xlsx: str | None = None, csv: str | None = None,
-                           credentials: str | None = None, **extra: Any) -> tuple[str, dict[str, Any]]:
+def destination_from_flags(
+    sheet: str | None = None,
+    xlsx: str | None = None,
+    csv: str | None = None,
+    credentials: str | None = None,
+    **extra: Any,
+) -> tuple[str, dict[str, Any]]:
     """``--sheet URL`` / ``--xlsx FILE`` / ``--csv DIR`` (exactly one) → (destination name, options).
 
     ``extra`` (``dedupe_resources``, ``batch``) is copied into the options; ``None`` values are dropped.

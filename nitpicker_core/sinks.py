@@ -91,15 +91,29 @@ class ArchiveSink(Protocol):
         ...
 
 
-_METHODS = ("done_urls", "failed_urls", "pending_urls", "link_graph", "put_page", "put_skipped", "put_resource",
-            "put_crawl_error", "put_inventory_run", "commit_stats", "finish", "abandon")
+_METHODS = (
+    "done_urls",
+    "failed_urls",
+    "pending_urls",
+    "link_graph",
+    "put_page",
+    "put_skipped",
+    "put_resource",
+    "put_crawl_error",
+    "put_inventory_run",
+    "commit_stats",
+    "finish",
+    "abandon",
+)
 
 
 def check_sink(sink: object) -> ArchiveSink:
     """``sink`` as an ArchiveSink, or ``SinkRefused`` saying in one line who failed to provide what."""
     if sink is None:
-        raise SinkRefused("no plugin provides an archive to crawl into (is archive-writer disabled? "
-                          "see `nitpicker plugins`)")
+        raise SinkRefused(
+            "no plugin provides an archive to crawl into (is archive-writer disabled? "
+            "see `nitpicker plugins`)"
+        )
     missing = [name for name in _METHODS if not callable(getattr(sink, name, None))]
     if not hasattr(sink, "commit"):
         missing.insert(0, "commit")

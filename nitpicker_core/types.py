@@ -226,8 +226,15 @@ class Sheet:
 #: What a destination option holds. The three path types are checked before any work starts: ``file`` is
 #: read (it must exist), ``output-file`` is written (its directory must take files), ``output-dir`` gets
 #: files written into it (made with its parents); ``nitpicker pipeline`` stores them as absolute paths.
-DESTINATION_OPTION_TYPES: dict[str, type] = {"str": str, "int": int, "float": float, "bool": bool,
-                                             "file": str, "output-file": str, "output-dir": str}
+DESTINATION_OPTION_TYPES: dict[str, type] = {
+    "str": str,
+    "int": int,
+    "float": float,
+    "bool": bool,
+    "file": str,
+    "output-file": str,
+    "output-dir": str,
+}
 OUTPUT_TYPES = ("output-file", "output-dir")
 
 
@@ -248,8 +255,10 @@ class DestinationOption:
         if not isinstance(self.key, str) or not _OPTION_KEY.fullmatch(self.key):
             raise ValueError(f"destination option {self.key!r}: a key is lower-case letters, digits, - and _")
         if self.type not in DESTINATION_OPTION_TYPES:
-            raise ValueError(f"destination option {self.key}: unknown type {self.type!r} "
-                             f"(types: {', '.join(DESTINATION_OPTION_TYPES)})")
+            raise ValueError(
+                f"destination option {self.key}: unknown type {self.type!r} "
+                f"(types: {', '.join(DESTINATION_OPTION_TYPES)})"
+            )
 
 
 @dataclass(frozen=True)

@@ -23,12 +23,12 @@ def normalize_escapes(text: str) -> str:
     while i < len(text):
         char = text[i]
         if char == "%" and len(text) >= i + 3 and text[i + 1] in _HEX and text[i + 2] in _HEX:
-            decoded = chr(int(text[i + 1:i + 3], 16))
+            decoded = chr(int(text[i + 1 : i + 3], 16))
             if decoded in _UNRESERVED and not (completes and decoded in _HEX):
                 out.append(decoded)
                 completes = completes - 1 if completes and decoded in _HEX else 0
             else:
-                out.append("%" + text[i + 1:i + 3].upper())
+                out.append("%" + text[i + 1 : i + 3].upper())
                 completes = 0
             i += 3
             continue
@@ -70,7 +70,7 @@ def join(base: str, ref: str) -> str:
     """
     r, b = urlsplit(ref), urlsplit(base)
     before_fragment = ref.partition("#")[0]
-    after_scheme = before_fragment[len(r.scheme) + 1:] if r.scheme else before_fragment
+    after_scheme = before_fragment[len(r.scheme) + 1 :] if r.scheme else before_fragment
     has_authority = after_scheme.startswith("//")
     if r.scheme and (r.scheme.lower() != b.scheme.lower() or has_authority):
         return urlunsplit((r.scheme, r.netloc, remove_dot_segments(r.path), r.query, r.fragment))

@@ -11,14 +11,44 @@ from wcmatch import glob
 from nitpicker_core.url_syntax import join, normalize_escapes, remove_dot_segments
 
 __all__ = [
-    "Excludes", "Scope", "ScopeEntry", "fragment_of", "join", "looks_like_html", "normalize", "port_of",
-    "remove_dot_segments", "split_credentials", "split_top_level_commas",
+    "Excludes",
+    "Scope",
+    "ScopeEntry",
+    "fragment_of",
+    "join",
+    "looks_like_html",
+    "normalize",
+    "port_of",
+    "remove_dot_segments",
+    "split_credentials",
+    "split_top_level_commas",
 ]
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 HTML_EXTENSIONS = frozenset(
-    {"html", "htm", "xhtml", "xht", "shtml", "shtm", "php", "php3", "php4", "php5", "phtml", "asp", "aspx",
-     "jsp", "jspx", "do", "action", "cgi", "pl", "cfm", "html5"}
+    {
+        "html",
+        "htm",
+        "xhtml",
+        "xht",
+        "shtml",
+        "shtm",
+        "php",
+        "php3",
+        "php4",
+        "php5",
+        "phtml",
+        "asp",
+        "aspx",
+        "jsp",
+        "jspx",
+        "do",
+        "action",
+        "cgi",
+        "pl",
+        "cfm",
+        "html5",
+    }
 )
 _DROPPED_PARAMS = frozenset({"phpsessid"})
 # Characters left alone when re-quoting: everything RFC 3986 allows, plus "%" so escapes survive
@@ -104,7 +134,7 @@ def split_credentials(url: str) -> tuple[str, tuple[str, str] | None]:
         if not found:
             return url, None
         user, _, password = found.group(2).rpartition("@")[0].partition(":")
-        return found.group(1) + url[found.end(2):], (unquote(user), unquote(password))
+        return found.group(1) + url[found.end(2) :], (unquote(user), unquote(password))
     if "@" not in parts.netloc:
         return url, None
     userinfo, _, hostport = parts.netloc.rpartition("@")

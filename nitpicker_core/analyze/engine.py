@@ -40,7 +40,12 @@ _ANALYZABLE = (
 )
 
 
-_BINDABLE = (str, int, float, type(None))  # what a violation's fields may hold: SQLite stores them as they are
+_BINDABLE = (
+    str,
+    int,
+    float,
+    type(None),
+)  # what a violation's fields may hold: SQLite stores them as they are
 
 
 def report_problem(value: Any) -> str | None:
@@ -64,7 +69,8 @@ def report_problem(value: Any) -> str | None:
             if not isinstance(getattr(v, name), _BINDABLE):
                 return f"a Violation whose {name} is a {type(getattr(v, name)).__name__}, not a str"
     if not isinstance(value.skipped, dict) or not all(
-            isinstance(k, str) and isinstance(w, str) for k, w in value.skipped.items()):
+        isinstance(k, str) and isinstance(w, str) for k, w in value.skipped.items()
+    ):
         return "a PageReport whose skipped is not a dict of str to str"
     return None
 
@@ -95,9 +101,18 @@ class AnalyzerSummary:
         return given > 0 and self.errors >= given
 
     def as_dict(self) -> dict[str, Any]:
-        return {"pages": self.pages, "urls": self.urls, "cached": self.cached, "violations": self.violations,
-                "errors": self.errors, "timeouts": self.timeouts, "mode": self.mode, "skipped": self.skipped,
-                "reads": self.reads, "source_missing": self.source_missing}
+        return {
+            "pages": self.pages,
+            "urls": self.urls,
+            "cached": self.cached,
+            "violations": self.violations,
+            "errors": self.errors,
+            "timeouts": self.timeouts,
+            "mode": self.mode,
+            "skipped": self.skipped,
+            "reads": self.reads,
+            "source_missing": self.source_missing,
+        }
 
 
 @dataclass
@@ -145,9 +160,16 @@ def _reading(analyzer: Analyzer, settings: Any) -> str:
     return reading(settings) if reading is not None else Analyzer.reading(analyzer, settings)
 
 
-def run_analyze(pm: Any, config: Any, archive: Path, names: list[str] | None = None,
-                commit: Any = None, progress: ProgressCallback | None = None,
-                timeout: float | None = None, use_cache: bool = True) -> dict[str, Any]:
+def run_analyze(
+    pm: Any,
+    config: Any,
+    archive: Path,
+    names: list[str] | None = None,
+    commit: Any = None,
+    progress: ProgressCallback | None = None,
+    timeout: float | None = None,
+    use_cache: bool = True,
+) -> dict[str, Any]:
     """Analyze ``commit`` (HEAD by default) of ``archive`` with ``names`` (default: every analyzer).
 
     Returns ``{"pages", "violations", "errors": {analyzer: count}}``; ``analyze`` returns the whole run.
@@ -155,9 +177,16 @@ def run_analyze(pm: Any, config: Any, archive: Path, names: list[str] | None = N
     return analyze(pm, config, archive, names, commit, progress, timeout, use_cache).stats
 
 
-def analyze(pm: Any, config: Any, archive: Path, names: list[str] | None = None, commit: Any = None,
-            progress: ProgressCallback | None = None, timeout: float | None = None,
-            use_cache: bool = True) -> AnalyzeRun:
+def analyze(
+    pm: Any,
+    config: Any,
+    archive: Path,
+    names: list[str] | None = None,
+    commit: Any = None,
+    progress: ProgressCallback | None = None,
+    timeout: float | None = None,
+    use_cache: bool = True,
+) -> AnalyzeRun:
     """Like ``run_analyze`` but returns the AnalyzeRun (with per-analyzer summaries).
 
     ``use_cache=False`` recomputes every page (earlier results of the commit are replaced; fresh results
@@ -176,7 +205,9 @@ def analyze(pm: Any, config: Any, archive: Path, names: list[str] | None = None,
             run = AnalyzeRun(Path(archive), resolved, list(selected))
             pm.hook.analyze_started(run=run)
             for name in selected:
-                _AnalyzerJob(pm, config, registry, name, reader, writer, run, progress, timeout, use_cache).run()
+                _AnalyzerJob(
+                    pm, config, registry, name, reader, writer, run, progress, timeout, use_cache
+                ).run()
         pm.hook.analyze_finished(run=run, summary=run.stats)
         writer.write()
         ok = True
@@ -188,17 +219,36 @@ def analyze(pm: Any, config: Any, archive: Path, names: list[str] | None = None,
 class _AnalyzerJob:
     """One analyzer over one commit."""
 
-    def __init__(self, pm: Any, config: Any, registry: Registry[Analyzer], name: str, reader: Any, writer: Any,
-                 run: AnalyzeRun, progress: ProgressCallback | None, timeout: float | None,
-                 use_cache: bool = True) -> None:
-        self.pm, self.config, self.name, self.reader, self.writer, self.run_ = pm, config, name, reader, writer, run
+    def __init__(
+        self,
+        pm: Any,
+        config: Any,
+        registry: Registry[Analyzer],
+        name: str,
+        reader: Any,
+        writer: Any,
+        run: AnalyzeRun,
+        progress: ProgressCallback | None,
+        timeout: float | None,
+        use_cache: bool = True,
+    ) -> None:
+        self.pm, self.config, self.name, self.reader, self.writer, self.run_ = (
+            pm,
+            config,
+            name,
+            reader,
+            writer,
+            run,
+        )
         self.analyzer = registry[name]
         self.plugin = registry.plugin_of(name)
         self.settings = config.settings_for(self.plugin)
         self.timeout = float(timeout or getattr(self.analyzer, "timeout", None) or pool.DEFAULT_TIMEOUT)
         self.reads = _reading(self.analyzer, self.settings)
-        self.keys = {kind: cache_key(name, str(self.analyzer.version), self.settings, kind)
-                     for kind in ("source", "rendered")}
+        self.keys = {
+            kind: cache_key(name, str(self.analyzer.version), self.settings, kind)
+            for kind in ("source", "rendered")
+        }
         self.commit = run.commit
         self.progress = progress
         self.use_cache = use_cache
@@ -239,8 +289,10 @@ class _AnalyzerJob:
         else:
             assert report is not None
             if report.skipped:  # a check left out is a stored finding (counted in the summary), never silent
-                report.violations.extend(Violation("skipped", f"{what} not checked: {why}", "info")
-                                         for what, why in report.skipped.items())
+                report.violations.extend(
+                    Violation("skipped", f"{what} not checked: {why}", "info")
+                    for what, why in report.skipped.items()
+                )
             for violation in report.violations:
                 violation.analyzer, violation.url = self.name, violation.url or url
             self._results.append((url, report.cells, report.violations))
@@ -259,8 +311,15 @@ class _AnalyzerJob:
             return None, f"{type(exc).__name__}: {exc}", traceback.format_exc()
         return *self.checked("each_url", value), ""
 
-    def page_done(self, url: str, read: tuple[str, str] | None, report: PageReport | None, error: str | None,
-                  cache: bool, tb: str = "") -> None:
+    def page_done(
+        self,
+        url: str,
+        read: tuple[str, str] | None,
+        report: PageReport | None,
+        error: str | None,
+        cache: bool,
+        tb: str = "",
+    ) -> None:
         """A page's each_page outcome: check its type, cache it under the (sha256, kind) of the HTML read, merge
         each_url's findings, record it."""
         if error is None and cache:  # cached reports were checked when they were made
@@ -269,7 +328,8 @@ class _AnalyzerJob:
             # cached before each_url's findings are merged in: those depend on the URL, not the HTML
             sha, kind = read
             self._cache.setdefault(kind, []).append(
-                (sha, PageReport(dict(report.cells), list(report.violations), dict(report.skipped))))
+                (sha, PageReport(dict(report.cells), list(report.violations), dict(report.skipped)))
+            )
         if report is not None and self.analyzer.each_url is not None:
             extra, error, tb = self.url_report(url, False)
             if extra is not None:
@@ -283,8 +343,9 @@ class _AnalyzerJob:
 
     def run(self) -> None:
         analyzer, name = self.analyzer, self.name
-        kept = self.writer.begin_analysis(self.commit, name, analyzer.version, self.settings,
-                                          keep=self.use_cache)
+        kept = self.writer.begin_analysis(
+            self.commit, name, analyzer.version, self.settings, keep=self.use_cache
+        )
         done = self.writer.done_urls(self.commit, name) if kept else set()
         pages = 0
         if analyzer.each_page is not None:
@@ -293,7 +354,9 @@ class _AnalyzerJob:
         if analyzer.each_url is not None:
             self.total = self.reader.execute(
                 "SELECT COUNT(*) FROM commit_page cp JOIN page_state ps ON ps.id = cp.state_id "
-                "WHERE cp.commit_id = ? AND ps.is_skipped = 0", (self.commit,))[0][0]
+                "WHERE cp.commit_id = ? AND ps.is_skipped = 0",
+                (self.commit,),
+            )[0][0]
         handled: set[str] = set()
         if analyzer.each_page is not None:
             self._each_page(done, handled)
@@ -313,7 +376,9 @@ class _AnalyzerJob:
         self.summary.skipped = self.writer.skipped_count(self.commit, name)  # pages done earlier included
         self.run_.stats["pages"] += self.summary.pages
         self.run_.stats["errors"][name] = self.summary.errors
-        self.writer.finish_analysis(self.commit, name, "complete" if self.summary.errors == 0 else "complete-with-errors")
+        self.writer.finish_analysis(
+            self.commit, name, "complete" if self.summary.errors == 0 else "complete-with-errors"
+        )
 
     def _html_to_read(self, page: dict[str, Any]) -> tuple[str, str]:
         """(sha256, kind) of the HTML this analyzer reads of ``page``: the server's when it reads ``source``
@@ -331,7 +396,11 @@ class _AnalyzerJob:
         def misses() -> Iterator[pool.Task]:
             """Pages each_page must see; done and cached pages are settled here, on the way."""
             for page in self.reader.pages(self.commit):
-                if page.get("is_external") or not page.get("is_target") or page.get("content_type") != "text/html":
+                if (
+                    page.get("is_external")
+                    or not page.get("is_target")
+                    or page.get("content_type") != "text/html"
+                ):
                     continue
                 sha = page.get("html_sha256")
                 if sha is None:
@@ -361,13 +430,22 @@ class _AnalyzerJob:
             for outcome in outcomes:
                 if outcome.timed_out:
                     self.summary.timeouts += 1
-                self.page_done(outcome.url, read.pop(outcome.url, None), outcome.report, outcome.error, cache=True,
-                               tb=outcome.traceback)
+                self.page_done(
+                    outcome.url,
+                    read.pop(outcome.url, None),
+                    outcome.report,
+                    outcome.error,
+                    cache=True,
+                    tb=outcome.traceback,
+                )
 
     def _outcomes(self, first: pool.Task, tasks: Iterator[pool.Task]) -> Generator[pool.Outcome, None, None]:
         """each_page over every task: in a worker pool when the plugin is loadable by name, else serially."""
+
         def serial(items: Any) -> Iterator[pool.Outcome]:
-            return pool.run_serial(self.analyzer, self.settings, items, self.reader.html_by_sha256, self.timeout)
+            return pool.run_serial(
+                self.analyzer, self.settings, items, self.reader.html_by_sha256, self.timeout
+            )
 
         info = self.pm.infos.get(self.plugin)
         if info is None or not info.distribution:
@@ -376,7 +454,11 @@ class _AnalyzerJob:
             yield from serial(_chain(first, tasks))
             return
         spec = pool.WorkerSpec(
-            tuple(self.pm.enabled_names()), self.name, self.plugin, dict(self.config.values), str(self.writer.stub),
+            tuple(self.pm.enabled_names()),
+            self.name,
+            self.plugin,
+            dict(self.config.values),
+            str(self.writer.stub),
             {k: v for k, v in os.environ.items() if k.startswith("NITPICKER_")},
         )
         size = pool.pool_size(self.analyzer, self.total)
@@ -388,8 +470,9 @@ class _AnalyzerJob:
             workers.start()
             yield from workers.run(remaining)
         except pool.PoolUnavailable as exc:
-            log.warning("analyzer %s: no worker process could run (%s); running it in this process",
-                        self.name, exc)
+            log.warning(
+                "analyzer %s: no worker process could run (%s); running it in this process", self.name, exc
+            )
             self.summary.mode = "serial"
             workers.close()
             yield from serial(_chain(exc.task, remaining) if exc.task is not None else remaining)

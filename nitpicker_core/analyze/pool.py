@@ -80,7 +80,9 @@ def timeout_message(seconds: float) -> str:
     return f"timed out after {seconds:g} s"
 
 
-def build_analyzer(plugin_names: Iterable[str], analyzer: str, values: dict[str, Any]) -> tuple[Analyzer, Any]:
+def build_analyzer(
+    plugin_names: Iterable[str], analyzer: str, values: dict[str, Any]
+) -> tuple[Analyzer, Any]:
     """Rebuild the plugin manager from entry-point names and return (analyzer, config) in this process."""
     from nitpicker_core.config import Config
     from nitpicker_core.plugins import make_plugin_manager
@@ -92,8 +94,14 @@ def build_analyzer(plugin_names: Iterable[str], analyzer: str, values: dict[str,
     return analyzer_registry(pm)[analyzer], config
 
 
-def call_each_page(analyzer: Analyzer, settings: dict[str, Any], url: str, html: str | None,
-                   metadata: dict[str, Any], html_kind: str = "rendered") -> Outcome:
+def call_each_page(
+    analyzer: Analyzer,
+    settings: dict[str, Any],
+    url: str,
+    html: str | None,
+    metadata: dict[str, Any],
+    html_kind: str = "rendered",
+) -> Outcome:
     if html is None:
         return Outcome(url, None, f"page HTML ({html_kind}) is missing from the archive")
     try:
@@ -162,7 +170,7 @@ def descendants(pid: int) -> list[int]:
             stat = (entry / "stat").read_text()
         except OSError:
             continue
-        fields = stat[stat.rfind(")") + 2:].split()
+        fields = stat[stat.rfind(")") + 2 :].split()
         children.setdefault(int(fields[1]), []).append(int(entry.name))
     found, todo = [], [pid]
     while todo:
@@ -199,11 +207,21 @@ class WorkerPool:
     is then replaced by a fresh one, so a leaking analyzer cannot grow without bound.
     """
 
-    def __init__(self, spec: WorkerSpec, size: int, timeout: float = DEFAULT_TIMEOUT,
-                 pages_per_worker: int | None = DEFAULT_PAGES_PER_WORKER, start_timeout: float = START_TIMEOUT) -> None:
+    def __init__(
+        self,
+        spec: WorkerSpec,
+        size: int,
+        timeout: float = DEFAULT_TIMEOUT,
+        pages_per_worker: int | None = DEFAULT_PAGES_PER_WORKER,
+        start_timeout: float = START_TIMEOUT,
+    ) -> None:
         methods = multiprocessing.get_all_start_methods()
         # spawn or forkserver, never fork (a live browser in the parent); literal names keep the types precise
-        self.ctx = multiprocessing.get_context("forkserver") if "forkserver" in methods else multiprocessing.get_context("spawn")
+        self.ctx = (
+            multiprocessing.get_context("forkserver")
+            if "forkserver" in methods
+            else multiprocessing.get_context("spawn")
+        )
         self.spec = spec
         self.size = size
         self.timeout = timeout
@@ -218,13 +236,16 @@ class WorkerPool:
 
     def _spawn(self, replacement: bool) -> _Worker:
         parent, child = self.ctx.Pipe(duplex=True)
-        process = self.ctx.Process(target=_worker_main, args=(self.spec, child), daemon=True,
-                                   name=f"nitpicker-{self.spec.analyzer}")
+        process = self.ctx.Process(
+            target=_worker_main, args=(self.spec, child), daemon=True, name=f"nitpicker-{self.spec.analyzer}"
+        )
         process.start()
         child.close()
         assert process.pid is not None  # start() sets it
         self.pids.add(process.pid)
-        worker = _Worker(process, parent, deadline=time.monotonic() + self.start_timeout, replacement=replacement)
+        worker = _Worker(
+            process, parent, deadline=time.monotonic() + self.start_timeout, replacement=replacement
+        )
         self.workers.append(worker)
         return worker
 
@@ -315,8 +336,13 @@ class WorkerPool:
                     continue
                 if message is None and not died and now < worker.deadline:
                     continue
-                reason = (message[1] if isinstance(message, tuple) and message[0] == "failed"
-                          else "worker did not start" if not died else f"worker exited with code {self._code(worker)}")
+                reason = (
+                    message[1]
+                    if isinstance(message, tuple) and message[0] == "failed"
+                    else "worker did not start"
+                    if not died
+                    else f"worker exited with code {self._code(worker)}"
+                )
                 log.warning("analyzer %s: a worker failed to start: %s", self.spec.analyzer, reason)
                 self._retire(worker, kill=True)
                 yield reason
@@ -363,7 +389,11 @@ class WorkerPool:
             if task is None and not exhausted:
                 task = next(pending, None)
                 exhausted = task is None
-            if task is not None and self.missing and not any(w.state in ("idle", "starting") for w in self.workers):
+            if (
+                task is not None
+                and self.missing
+                and not any(w.state in ("idle", "starting") for w in self.workers)
+            ):
                 self._top_up()  # replacements only while there is work for them
             for worker in [w for w in self.workers if w.state == "idle"]:
                 if task is None:
@@ -414,8 +444,13 @@ def time_limit(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def run_serial(analyzer: Analyzer, settings: dict[str, Any], tasks: Iterable[Task], read_html: Any,
-               timeout: float = DEFAULT_TIMEOUT) -> Iterator[Outcome]:
+def run_serial(
+    analyzer: Analyzer,
+    settings: dict[str, Any],
+    tasks: Iterable[Task],
+    read_html: Any,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> Iterator[Outcome]:
     """The in-process fallback: for analyzers not loadable by name, or when no worker can start.
 
     Each call is bounded with SIGALRM where that is possible; C code that never returns to Python
@@ -434,8 +469,14 @@ def run_serial(analyzer: Analyzer, settings: dict[str, Any], tasks: Iterable[Tas
         for task in tasks:
             try:
                 with time_limit(timeout):
-                    outcome = call_each_page(analyzer, settings, task.url, read_html(task.html_sha256), task.metadata,
-                                             task.html_kind)
+                    outcome = call_each_page(
+                        analyzer,
+                        settings,
+                        task.url,
+                        read_html(task.html_sha256),
+                        task.metadata,
+                        task.html_kind,
+                    )
             except _PageTimeout:
                 outcome = Outcome(task.url, None, timeout_message(timeout), timed_out=True)
             yield outcome

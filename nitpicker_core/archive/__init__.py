@@ -8,5 +8,15 @@ from .reader import ArchiveReader, locate, open_archive
 from .writer import ArchiveWriter, NothingToResume, stub_path
 
 __all__ = [
-    "FORMAT_VERSION", "ArchiveReader", "aggregates", "digest", "ArchiveWriter", "NothingToResume", "cache_root", "live_pid", "locate", "open_archive", "stub_path",
+    "FORMAT_VERSION",
+    "ArchiveReader",
+    "aggregates",
+    "digest",
+    "ArchiveWriter",
+    "NothingToResume",
+    "cache_root",
+    "live_pid",
+    "locate",
+    "open_archive",
+    "stub_path",
 ]

@@ -69,14 +69,18 @@ def create_tables(conn: sqlite3.Connection) -> None:
 
 def redirects(commit: int) -> str:
     """A URL row of the commit that redirects (alias r), joined so only rows of the commit count."""
-    return (f"page_state r CROSS JOIN commit_page rc ON rc.commit_id = {int(commit)} AND rc.url_id = r.url_id "
-            "AND rc.state_id = r.id")
+    return (
+        f"page_state r CROSS JOIN commit_page rc ON rc.commit_id = {int(commit)} AND rc.url_id = r.url_id "
+        "AND rc.state_id = r.id"
+    )
 
 
 def redirecting(commit: int) -> str:
     """(url_id, dest): the URLs of the commit whose current state redirects, with their destination."""
-    return ("SELECT rc.url_id, r.redirect_dest_url_id AS dest FROM commit_page rc JOIN page_state r "
-            f"ON r.id = rc.state_id WHERE rc.commit_id = {int(commit)} AND r.redirect_dest_url_id IS NOT NULL")
+    return (
+        "SELECT rc.url_id, r.redirect_dest_url_id AS dest FROM commit_page rc JOIN page_state r "
+        f"ON r.id = rc.state_id WHERE rc.commit_id = {int(commit)} AND r.redirect_dest_url_id IS NOT NULL"
+    )
 
 
 def edges(commit: int) -> str:
@@ -94,15 +98,19 @@ def edges(commit: int) -> str:
 def graph_edges(commit: int) -> str:
     """The link graph's edges (src, dst, anchors): no self-links, targets are internal (loose) pages."""
     c = int(commit)
-    targets = ("SELECT cp.url_id FROM commit_page cp JOIN page_state ps ON ps.id = cp.state_id "
-               f"WHERE cp.commit_id = {c} AND ps.is_external = 0 AND {LOOSE}")
+    targets = (
+        "SELECT cp.url_id FROM commit_page cp JOIN page_state ps ON ps.id = cp.state_id "
+        f"WHERE cp.commit_id = {c} AND ps.is_external = 0 AND {LOOSE}"
+    )
     return f"SELECT e.src, e.dst, e.anchors FROM ({edges(c)}) e WHERE e.src != e.dst AND e.dst IN ({targets})"
 
 
 def nodes(commit: int) -> str:
     """The nodes of components and isolation: url ids of the commit's internal HTML pages."""
-    return ("SELECT cp.url_id FROM commit_page cp JOIN page_state ps ON ps.id = cp.state_id "
-            f"WHERE cp.commit_id = {int(commit)} AND ps.is_external = 0 AND {STRICT}")
+    return (
+        "SELECT cp.url_id FROM commit_page cp JOIN page_state ps ON ps.id = cp.state_id "
+        f"WHERE cp.commit_id = {int(commit)} AND ps.is_external = 0 AND {STRICT}"
+    )
 
 
 def isolated(commit: int) -> str:
@@ -121,11 +129,15 @@ def broken(commit: int) -> str:
     """One row per anchor whose destination, followed through one redirect, is a 404 of the commit:
     (src_id, anchor_id, ordinal, dest_id, status)."""
     c = int(commit)
-    d404 = ("SELECT cp.url_id, ps.status FROM commit_page cp JOIN page_state ps ON ps.id = cp.state_id "
-            f"WHERE cp.commit_id = {c} AND ps.status = 404 AND ps.redirect_dest_url_id IS NULL")
-    dead = (f"SELECT url_id AS via_id, url_id AS dest_id, status FROM ({d404}) UNION ALL "
-            f"SELECT r.url_id, d.url_id, d.status FROM ({d404}) d CROSS JOIN {redirects(c)} "
-            "WHERE r.redirect_dest_url_id = d.url_id")
+    d404 = (
+        "SELECT cp.url_id, ps.status FROM commit_page cp JOIN page_state ps ON ps.id = cp.state_id "
+        f"WHERE cp.commit_id = {c} AND ps.status = 404 AND ps.redirect_dest_url_id IS NULL"
+    )
+    dead = (
+        f"SELECT url_id AS via_id, url_id AS dest_id, status FROM ({d404}) UNION ALL "
+        f"SELECT r.url_id, d.url_id, d.status FROM ({d404}) d CROSS JOIN {redirects(c)} "
+        "WHERE r.redirect_dest_url_id = d.url_id"
+    )
     return (
         "SELECT sc.url_id AS src_id, a.id AS anchor_id, a.ordinal, dead.dest_id, dead.status "
         f"FROM ({dead}) dead CROSS JOIN anchor a ON a.target_url_id = dead.via_id "
@@ -136,9 +148,11 @@ def broken(commit: int) -> str:
 def external(commit: int) -> str:
     """Anchors whose written target is external, grouped by where it finally led: (dest_id, referrers, anchors)."""
     c = int(commit)
-    ext = ("SELECT cp.url_id AS via_id, COALESCE(ps.redirect_dest_url_id, cp.url_id) AS dest_id "
-           f"FROM commit_page cp JOIN page_state ps ON ps.id = cp.state_id WHERE cp.commit_id = {c} "
-           "AND ps.is_external = 1")
+    ext = (
+        "SELECT cp.url_id AS via_id, COALESCE(ps.redirect_dest_url_id, cp.url_id) AS dest_id "
+        f"FROM commit_page cp JOIN page_state ps ON ps.id = cp.state_id WHERE cp.commit_id = {c} "
+        "AND ps.is_external = 1"
+    )
     return (
         "SELECT ext.dest_id, COUNT(DISTINCT sc.url_id) AS referrers, COUNT(*) AS anchors "
         f"FROM ({ext}) ext CROSS JOIN anchor a ON a.target_url_id = ext.via_id "
@@ -199,8 +213,11 @@ def drop(conn: sqlite3.Connection, commit: int) -> None:
 def changing(conn: sqlite3.Connection, commit: int) -> None:
     """``commit``'s content is about to change: drop its aggregates and its children's diff against it."""
     drop(conn, commit)
-    conn.execute("DELETE FROM agg_value WHERE name = 'diff_parent' AND commit_id IN "
-                 "(SELECT id FROM commits WHERE parent_id = ?)", (commit,))
+    conn.execute(
+        "DELETE FROM agg_value WHERE name = 'diff_parent' AND commit_id IN "
+        "(SELECT id FROM commits WHERE parent_id = ?)",
+        (commit,),
+    )
 
 
 def build(conn: sqlite3.Connection, commit: int, now: str) -> float:
@@ -217,28 +234,40 @@ def build(conn: sqlite3.Connection, commit: int, now: str) -> float:
 
     c = int(commit)
     drop(conn, c)
-    conn.execute("CREATE TEMP TABLE IF NOT EXISTS agg_rank (url_id INTEGER PRIMARY KEY, rank INTEGER NOT NULL)")
+    conn.execute(
+        "CREATE TEMP TABLE IF NOT EXISTS agg_rank (url_id INTEGER PRIMARY KEY, rank INTEGER NOT NULL)"
+    )
     conn.execute("DELETE FROM temp.agg_rank")
     conn.execute("INSERT INTO temp.agg_rank SELECT id, ROW_NUMBER() OVER (ORDER BY url) FROM url")
     try:
-        conn.execute(f"INSERT INTO agg_url (commit_id, rank, url_id) SELECT {c}, k.rank, cp.url_id "
-                     f"FROM commit_page cp JOIN temp.agg_rank k ON k.url_id = cp.url_id WHERE cp.commit_id = {c}")
+        conn.execute(
+            f"INSERT INTO agg_url (commit_id, rank, url_id) SELECT {c}, k.rank, cp.url_id "
+            f"FROM commit_page cp JOIN temp.agg_rank k ON k.url_id = cp.url_id WHERE cp.commit_id = {c}"
+        )
         lap("ranks")
         conn.execute(f"UPDATE agg_url SET isolated = 1 WHERE commit_id = {c} AND url_id IN ({isolated(c)})")
         lap("isolated")
         conn.execute(
             f"INSERT INTO agg_edge (commit_id, src_rank, dst_rank, anchors) SELECT {c}, s.rank, d.rank, g.anchors "
             f"FROM ({graph_edges(c)}) g CROSS JOIN agg_url s ON s.commit_id = {c} AND s.url_id = g.src "
-            f"CROSS JOIN agg_url d ON d.commit_id = {c} AND d.url_id = g.dst ORDER BY 2, 3")  # appends in key order
+            f"CROSS JOIN agg_url d ON d.commit_id = {c} AND d.url_id = g.dst ORDER BY 2, 3"
+        )  # appends in key order
         lap("edges")
-        node_ranks = [r[0] for r in conn.execute(
-            f"SELECT n.rank FROM agg_url n WHERE n.commit_id = {c} AND n.url_id IN ({nodes(c)})")]
+        node_ranks = [
+            r[0]
+            for r in conn.execute(
+                f"SELECT n.rank FROM agg_url n WHERE n.commit_id = {c} AND n.url_id IN ({nodes(c)})"
+            )
+        ]
         # Graph edges reach every node pair the components need: nodes are strict pages, a subset of the
         # loose targets, and self-links do not connect anything.
-        comp = components(node_ranks, conn.execute(
-            f"SELECT src_rank, dst_rank FROM agg_edge WHERE commit_id = {c}"))
-        conn.executemany(f"UPDATE agg_url SET comp = ? WHERE commit_id = {c} AND rank = ?",
-                         [(root, rank) for rank, root in comp.items()])
+        comp = components(
+            node_ranks, conn.execute(f"SELECT src_rank, dst_rank FROM agg_edge WHERE commit_id = {c}")
+        )
+        conn.executemany(
+            f"UPDATE agg_url SET comp = ? WHERE commit_id = {c} AND rank = ?",
+            [(root, rank) for rank, root in comp.items()],
+        )
         sizes: dict[int, int] = {}
         for root in comp.values():
             sizes[root] = sizes.get(root, 0) + 1
@@ -247,12 +276,14 @@ def build(conn: sqlite3.Connection, commit: int, now: str) -> float:
         conn.execute(
             f"INSERT INTO agg_external (commit_id, rank, dest_url_id, referrers, anchors) "
             f"SELECT {c}, k.rank, e.dest_id, e.referrers, e.anchors FROM ({external(c)}) e "
-            "CROSS JOIN temp.agg_rank k ON k.url_id = e.dest_id")
+            "CROSS JOIN temp.agg_rank k ON k.url_id = e.dest_id"
+        )
         lap("external")
         conn.execute(
             f"INSERT INTO agg_broken (commit_id, src_rank, ordinal, anchor_id, dest_url_id, status) "
             f"SELECT {c}, s.rank, b.ordinal, b.anchor_id, b.dest_id, b.status FROM ({broken(c)}) b "
-            f"CROSS JOIN agg_url s ON s.commit_id = {c} AND s.url_id = b.src_id")
+            f"CROSS JOIN agg_url s ON s.commit_id = {c} AND s.url_id = b.src_id"
+        )
         lap("broken")
     finally:
         conn.execute("DELETE FROM temp.agg_rank")
@@ -261,18 +292,29 @@ def build(conn: sqlite3.Connection, commit: int, now: str) -> float:
         return conn.execute(sql, params).fetchall()
 
     for name, make in digest.DIGESTS.items():
-        conn.execute(f"INSERT INTO agg_value (commit_id, name, value) VALUES ({c}, ?, ?)",
-                     (name, json.dumps(make(run, c))))
+        conn.execute(
+            f"INSERT INTO agg_value (commit_id, name, value) VALUES ({c}, ?, ?)",
+            (name, json.dumps(make(run, c))),
+        )
         lap(name)
 
     def count(table: str) -> int:
         return conn.execute(f"SELECT COUNT(*) FROM {table} WHERE commit_id = {c}").fetchone()[0]
 
-    isolated_total = conn.execute(f"SELECT COUNT(*) FROM agg_url WHERE commit_id = {c} AND isolated = 1").fetchone()[0]
-    totals = {"graph_edges": count("agg_edge"), "external": count("agg_external"), "broken": count("agg_broken"),
-              "isolated": isolated_total,
-              "build_steps": steps, "build_cpu_seconds": round(time.process_time() - cpu, 3)}
+    isolated_total = conn.execute(
+        f"SELECT COUNT(*) FROM agg_url WHERE commit_id = {c} AND isolated = 1"
+    ).fetchone()[0]
+    totals = {
+        "graph_edges": count("agg_edge"),
+        "external": count("agg_external"),
+        "broken": count("agg_broken"),
+        "isolated": isolated_total,
+        "build_steps": steps,
+        "build_cpu_seconds": round(time.process_time() - cpu, 3),
+    }
     seconds = time.perf_counter() - started
-    conn.execute("INSERT INTO agg_commit (commit_id, version, built_at, seconds, totals) VALUES (?, ?, ?, ?, ?)",
-                 (c, AGGREGATE_VERSION, now, round(seconds, 3), json.dumps(totals, sort_keys=True)))
+    conn.execute(
+        "INSERT INTO agg_commit (commit_id, version, built_at, seconds, totals) VALUES (?, ?, ?, ?, ?)",
+        (c, AGGREGATE_VERSION, now, round(seconds, 3), json.dumps(totals, sort_keys=True)),
+    )
     return seconds

@@ -23,7 +23,9 @@ def settings_hash(settings: Mapping[str, Any]) -> str:
     return sha256_text(canonical_json(dict(settings)))
 
 
-def cache_key(analyzer: str, version: str, settings: Mapping[str, Any], html_kind: str = "rendered") -> CacheKey:
+def cache_key(
+    analyzer: str, version: str, settings: Mapping[str, Any], html_kind: str = "rendered"
+) -> CacheKey:
     """The key of ``analyzer``'s cached results for pages read as ``html_kind`` (the row's sha is that HTML's).
 
     Results made on the server's HTML get their own key: an analyzer may say in its findings which HTML
@@ -59,8 +61,9 @@ class AnalysisMixin(Store):
         if "traceback" not in columns:
             self._conn.execute("ALTER TABLE analyzer_error ADD COLUMN traceback TEXT")
 
-    def begin_analysis(self, commit_id: int, analyzer: str, version: str, settings: Mapping[str, Any],
-                       keep: bool = True) -> bool:
+    def begin_analysis(
+        self, commit_id: int, analyzer: str, version: str, settings: Mapping[str, Any], keep: bool = True
+    ) -> bool:
         """Record a run of ``analyzer`` on ``commit_id``; returns True when earlier results were kept.
 
         Results of an earlier run on the same commit stay (and its done-set resumes) only when that run
@@ -76,8 +79,9 @@ class AnalysisMixin(Store):
             kept = keep and before is not None and (before[0], before[1]) == (str(version), digest)
             if not kept:
                 for table in ("analysis_cell", "violation", "analyzer_error", "analyzer_done"):
-                    self._conn.execute(f"DELETE FROM {table} WHERE commit_id = ? AND analyzer = ?",
-                                       (commit_id, analyzer))
+                    self._conn.execute(
+                        f"DELETE FROM {table} WHERE commit_id = ? AND analyzer = ?", (commit_id, analyzer)
+                    )
             self._conn.execute(
                 "INSERT INTO analyzer_run (commit_id, analyzer, version, settings, settings_hash, started_at, "
                 "finished_at, status) VALUES (?, ?, ?, ?, ?, ?, NULL, 'running') "
@@ -90,7 +94,12 @@ class AnalysisMixin(Store):
         return kept
 
     def put_analysis(
-        self, commit_id: int, analyzer: str, url: str, cells: Mapping[str, Any], violations: Iterable[Violation] = ()
+        self,
+        commit_id: int,
+        analyzer: str,
+        url: str,
+        cells: Mapping[str, Any],
+        violations: Iterable[Violation] = (),
     ) -> None:
         self.put_analyses(commit_id, analyzer, [(url, cells, violations)])
 
@@ -113,16 +122,27 @@ class AnalysisMixin(Store):
                     cell_rows.append((commit_id, ids[url], analyzer, column, to_json(value), note))
                 for v in violations:
                     violation_rows.append(
-                        (commit_id, ids[url], analyzer, v.severity, v.rule, v.message, v.location or "",
-                         v.snippet or "", v.help_url or "")
+                        (
+                            commit_id,
+                            ids[url],
+                            analyzer,
+                            v.severity,
+                            v.rule,
+                            v.message,
+                            v.location or "",
+                            v.snippet or "",
+                            v.help_url or "",
+                        )
                     )
             self._conn.executemany(
                 'INSERT INTO analysis_cell (commit_id, url_id, analyzer, "column", value, note) '
-                "VALUES (?, ?, ?, ?, ?, ?)", cell_rows,
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                cell_rows,
             )
             self._conn.executemany(
                 "INSERT INTO violation (commit_id, url_id, analyzer, severity, rule, message, location, snippet, "
-                "help_url) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", violation_rows,
+                "help_url) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                violation_rows,
             )
             self._conn.executemany(
                 "INSERT OR IGNORE INTO analyzer_done (commit_id, analyzer, url_id) VALUES (?, ?, ?)",
@@ -130,8 +150,9 @@ class AnalysisMixin(Store):
             )
         self._touch()
 
-    def put_analyzer_error(self, commit_id: int, analyzer: str, url: str | None, message: str,
-                           traceback: str | None = None) -> None:
+    def put_analyzer_error(
+        self, commit_id: int, analyzer: str, url: str | None, message: str, traceback: str | None = None
+    ) -> None:
         """Record an error (with the traceback behind it, if any); a URL's error replaces that URL's earlier
         error for the analyzer (retries)."""
         with self._db.atomic():
@@ -164,14 +185,18 @@ class AnalysisMixin(Store):
         return {r[0] for r in rows}
 
     def violation_count(self, commit_id: int, analyzer: str) -> int:
-        row = self._conn.execute("SELECT COUNT(*) FROM violation WHERE commit_id = ? AND analyzer = ?",
-                                 (commit_id, analyzer)).fetchone()
+        row = self._conn.execute(
+            "SELECT COUNT(*) FROM violation WHERE commit_id = ? AND analyzer = ?", (commit_id, analyzer)
+        ).fetchone()
         return int(row[0])
 
     def skipped_count(self, commit_id: int, analyzer: str) -> int:
         """Pages on which ``analyzer`` left a check out (its ``skipped`` findings, see ``PageReport.skipped``)."""
-        row = self._conn.execute("SELECT COUNT(DISTINCT url_id) FROM violation WHERE commit_id = ? AND analyzer = ? "
-                                 "AND rule = 'skipped'", (commit_id, analyzer)).fetchone()
+        row = self._conn.execute(
+            "SELECT COUNT(DISTINCT url_id) FROM violation WHERE commit_id = ? AND analyzer = ? "
+            "AND rule = 'skipped'",
+            (commit_id, analyzer),
+        ).fetchone()
         return int(row[0])
 
     # --- results cache --------------------------------------------------------------------------------
@@ -180,14 +205,17 @@ class AnalysisMixin(Store):
         """The stored each_page result for the HTML read (its sha256) and ``key`` (see ``cache_key``), if any."""
         row = self._conn.execute(
             "SELECT cells, violations FROM analysis_cache WHERE html_sha256 = ? AND analyzer = ? AND version = ? "
-            "AND settings_hash = ?", (html_sha256, *key),
+            "AND settings_hash = ?",
+            (html_sha256, *key),
         ).fetchone()
         if row is None:
             return None
         cells = {column: Cell(value, note) if note else value for column, value, note in json.loads(row[0])}
         violations, skipped = [], {}
         for v in json.loads(row[1]):
-            if "skipped" in v:  # a check the analyzer did not make (PageReport.skipped), kept in the same list
+            if (
+                "skipped" in v
+            ):  # a check the analyzer did not make (PageReport.skipped), kept in the same list
                 skipped[v["skipped"]] = v.get("reason", "")
             else:
                 violations.append(Violation(**{f: v.get(f, "") for f in _VIOLATION_FIELDS}))
@@ -197,9 +225,16 @@ class AnalysisMixin(Store):
         """Store each_page results by the sha256 of the HTML read (before each_url's findings are merged in)."""
         now = utc_now()
         rows = [
-            (sha, *key, to_json(_cell_rows(report.cells)),
-             to_json([{f: getattr(v, f) or "" for f in _VIOLATION_FIELDS} for v in report.violations]
-                     + [{"skipped": what, "reason": why} for what, why in report.skipped.items()]), now)
+            (
+                sha,
+                *key,
+                to_json(_cell_rows(report.cells)),
+                to_json(
+                    [{f: getattr(v, f) or "" for f in _VIOLATION_FIELDS} for v in report.violations]
+                    + [{"skipped": what, "reason": why} for what, why in report.skipped.items()]
+                ),
+                now,
+            )
             for sha, report in items
         ]
         if not rows:
@@ -207,7 +242,8 @@ class AnalysisMixin(Store):
         with self._db.atomic():
             self._conn.executemany(
                 "INSERT OR REPLACE INTO analysis_cache (html_sha256, analyzer, version, settings_hash, cells, "
-                "violations, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)", rows,
+                "violations, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                rows,
             )
         self._touch()
 
@@ -218,6 +254,8 @@ class AnalysisMixin(Store):
             kept += " UNION SELECT source_sha256 FROM page_state WHERE source_sha256 IS NOT NULL"
         with self._db.atomic():
             self._ensure_analysis_schema()
-            deleted = self._conn.execute(f"DELETE FROM analysis_cache WHERE html_sha256 NOT IN ({kept})").rowcount
+            deleted = self._conn.execute(
+                f"DELETE FROM analysis_cache WHERE html_sha256 NOT IN ({kept})"
+            ).rowcount
         self._touch()
         return int(deleted)

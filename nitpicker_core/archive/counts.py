@@ -38,11 +38,20 @@ def commit_counts(conn: sqlite3.Connection, commit_id: int) -> dict[str, Any]:
     pages, rendered, skipped, internal, external = conn.execute(_COUNTS_SQL, (commit_id,)).fetchone()
     kinds = {kind: n for kind, n in conn.execute(_KINDS_SQL, (commit_id,))}
     unextracted = conn.execute(_UNEXTRACTED_SQL, (commit_id,)).fetchone()[0]
-    return {"pages": pages, "rendered": rendered, "skipped": skipped, "internal_errors": internal,
-            "external_errors": external, "errors_by_kind": kinds, "unextracted": unextracted}
+    return {
+        "pages": pages,
+        "rendered": rendered,
+        "skipped": skipped,
+        "internal_errors": internal,
+        "external_errors": external,
+        "errors_by_kind": kinds,
+        "unextracted": unextracted,
+    }
 
 
-def merge(before: Mapping[str, Any], run: Mapping[str, Any], status: str, whole: Mapping[str, Any]) -> dict[str, Any]:
+def merge(
+    before: Mapping[str, Any], run: Mapping[str, Any], status: str, whole: Mapping[str, Any]
+) -> dict[str, Any]:
     """The stats a finished run leaves: its own fields, run totals added to the earlier runs', whole counts."""
     merged = {**before, **run}
     for key in RUN_TOTALS:

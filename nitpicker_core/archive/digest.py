@@ -17,14 +17,18 @@ from nitpicker_core.content_types import sql_case as content_type_sql_case
 Run = Callable[[str, Sequence[Any]], Sequence[Any]]
 
 STRICT = "ps.content_type = 'text/html'"
-LOOSE = ("(ps.content_type = 'text/html' OR ((ps.content_type IS NULL OR ps.content_type = '') "
-         "AND ps.redirect_dest_url_id IS NULL))")
+LOOSE = (
+    "(ps.content_type = 'text/html' OR ((ps.content_type IS NULL OR ps.content_type = '') "
+    "AND ps.redirect_dest_url_id IS NULL))"
+)
 PAGES_OF_COMMIT = "commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id"
 CATEGORY = content_type_sql_case("ps.content_type")
 # Error kind of a failed fetch: the state's own record first, else the commit's crawl_error row.
 # ``|| ''`` keeps SQLite from answering MIN through the (commit_id, kind) index, a scan per row.
-ERROR_KIND = ("COALESCE(json_extract(ps.extra, '$.error_kind'), (SELECT MIN(ce.kind || '') FROM crawl_error ce "
-              "WHERE ce.commit_id = cp.commit_id AND ce.url_id = cp.url_id))")
+ERROR_KIND = (
+    "COALESCE(json_extract(ps.extra, '$.error_kind'), (SELECT MIN(ce.kind || '') FROM crawl_error ce "
+    "WHERE ce.commit_id = cp.commit_id AND ce.url_id = cp.url_id))"
+)
 # What became of a URL row: answered (a status), redirect (a hop without one), skipped by a rule, failed (an
 # error was recorded) or not_checked (never requested: --no-fetch-external, a crawl cut short).
 OUTCOMES = ("answered", "redirect", "skipped", "failed", "not_checked")
@@ -32,16 +36,32 @@ OUTCOMES = ("answered", "redirect", "skipped", "failed", "not_checked")
 
 def outcome_sql(error_kind: str = ERROR_KIND) -> str:
     """The outcome of the state ``ps`` whose error kind is the SQL expression ``error_kind``."""
-    return ("(CASE WHEN ps.is_skipped THEN 'skipped' WHEN ps.status IS NOT NULL THEN 'answered' "
-            f"WHEN ps.redirect_dest_url_id IS NOT NULL THEN 'redirect' WHEN {error_kind} IS NOT NULL THEN 'failed' "
-            "ELSE 'not_checked' END)")
+    return (
+        "(CASE WHEN ps.is_skipped THEN 'skipped' WHEN ps.status IS NOT NULL THEN 'answered' "
+        f"WHEN ps.redirect_dest_url_id IS NOT NULL THEN 'redirect' WHEN {error_kind} IS NOT NULL THEN 'failed' "
+        "ELSE 'not_checked' END)"
+    )
 
 
 OUTCOME = outcome_sql()
 # For whole-commit passes: every URL's error kind grouped once (commit bound as a parameter).
 ERRORS_OF_COMMIT = "(SELECT url_id, MIN(kind) AS kind FROM crawl_error WHERE commit_id = ? GROUP BY url_id)"
-FILL_FIELDS = ("title", "description", "keywords", "lang", "charset", "viewport", "canonical", "robots",
-               "og_type", "og_title", "og_description", "og_url", "og_image", "twitter_card")
+FILL_FIELDS = (
+    "title",
+    "description",
+    "keywords",
+    "lang",
+    "charset",
+    "viewport",
+    "canonical",
+    "robots",
+    "og_type",
+    "og_title",
+    "og_description",
+    "og_url",
+    "og_image",
+    "twitter_card",
+)
 # Internal HTML pages (strict) of the commit bound as the first parameter.
 HTML_PAGES = f"FROM {PAGES_OF_COMMIT} WHERE cp.commit_id = ? AND ps.is_external = 0 AND {STRICT}"
 
@@ -51,13 +71,18 @@ SECURITY_HEADERS = {
     "x_content_type_options": "x-content-type-options",
     "hsts": "strict-transport-security",
 }
-HAS_HEADER = {key: f"(json_extract(ps.headers, '$.\"{header}\"') IS NOT NULL)"
-              for key, header in SECURITY_HEADERS.items()}
+HAS_HEADER = {
+    key: f"(json_extract(ps.headers, '$.\"{header}\"') IS NOT NULL)"
+    for key, header in SECURITY_HEADERS.items()
+}
 
 # One row per mismatch kind: the page's own value next to the one its metadata declares, where the declared
 # value is present and differs. Driven by the URL index (commit bound once), so URL-sorted pages stream.
-_MISMATCH_SPECS = (("canonical", "u.url", "ps.canonical"), ("og_title", "ps.title", "ps.og_title"),
-                   ("og_description", "ps.description", "ps.og_description"))
+_MISMATCH_SPECS = (
+    ("canonical", "u.url", "ps.canonical"),
+    ("og_title", "ps.title", "ps.og_title"),
+    ("og_description", "ps.description", "ps.og_description"),
+)
 MISMATCH_KINDS = tuple(kind for kind, _, _ in _MISMATCH_SPECS)
 _OWN = "CASE k.kind " + " ".join(f"WHEN '{k}' THEN {own}" for k, own, _ in _MISMATCH_SPECS) + " END"
 _DECLARED = "CASE k.kind " + " ".join(f"WHEN '{k}' THEN {d}" for k, _, d in _MISMATCH_SPECS) + " END"
@@ -68,8 +93,10 @@ MISMATCHES = (
     f"WHERE cp.commit_id = ? AND ps.is_external = 0 AND {STRICT} AND trim(coalesce({_DECLARED}, '')) != '' "
     f"AND trim({_DECLARED}) != trim(coalesce({_OWN}, ''))"
 )
-IMAGES_OF_COMMIT = ("FROM commit_page cp JOIN page_state ps ON ps.id = cp.state_id JOIN image i "
-                    "ON i.state_id = cp.state_id WHERE cp.commit_id = ? AND ps.is_external = 0")
+IMAGES_OF_COMMIT = (
+    "FROM commit_page cp JOIN page_state ps ON ps.id = cp.state_id JOIN image i "
+    "ON i.state_id = cp.state_id WHERE cp.commit_id = ? AND ps.is_external = 0"
+)
 
 
 def anchor_columns(run: Run) -> frozenset[str]:
@@ -79,7 +106,9 @@ def anchor_columns(run: Run) -> frozenset[str]:
 
 def written_href(columns: frozenset[str], anchor: str = "a", target: str = "tu") -> str:
     """SQL: the href exactly as written in the page, else (older archives) the absolute target + fragment."""
-    fallback = (f"({target}.url || CASE WHEN {anchor}.fragment != '' THEN '#' || {anchor}.fragment ELSE '' END)")
+    fallback = (
+        f"({target}.url || CASE WHEN {anchor}.fragment != '' THEN '#' || {anchor}.fragment ELSE '' END)"
+    )
     return f"COALESCE({anchor}.raw_href, {fallback})" if "raw_href" in columns else fallback
 
 
@@ -91,22 +120,37 @@ def position(columns: frozenset[str], anchor: str = "a") -> str:
 def summary(run: Run, commit: int) -> dict[str, Any]:
     """Counts, status distribution (failures by kind, URLs never requested), content types and metadata fill."""
     base = f"FROM {PAGES_OF_COMMIT} WHERE cp.commit_id = ?"
-    counts = {"internal": {"urls": 0, "pages": 0, "pages_loose": 0},
-              "external": {"urls": 0, "pages": 0, "pages_loose": 0}}
-    for r in run(f"SELECT ps.is_external, COUNT(*), SUM({STRICT}), SUM({LOOSE}) {base} GROUP BY ps.is_external",
-                 [commit]):
+    counts = {
+        "internal": {"urls": 0, "pages": 0, "pages_loose": 0},
+        "external": {"urls": 0, "pages": 0, "pages_loose": 0},
+    }
+    for r in run(
+        f"SELECT ps.is_external, COUNT(*), SUM({STRICT}), SUM({LOOSE}) {base} GROUP BY ps.is_external",
+        [commit],
+    ):
         counts["external" if r[0] else "internal"] = {"urls": r[1], "pages": r[2], "pages_loose": r[3]}
-    status: dict[str, Any] = {"total": 0, "by_code": [], "redirect_hops": 0, "skipped": 0, "failed": 0,
-                              "failed_by_kind": [], "not_checked": 0}
+    status: dict[str, Any] = {
+        "total": 0,
+        "by_code": [],
+        "redirect_hops": 0,
+        "skipped": 0,
+        "failed": 0,
+        "failed_by_kind": [],
+        "not_checked": 0,
+    }
     # A row without a status is a failure only when an error was recorded for it; otherwise it was never
     # requested (--no-fetch-external, a crawl cut short, a link target outside every rule): not checked.
     kind = "COALESCE(json_extract(ps.extra, '$.error_kind'), ce.kind)"
-    bucket = ("CASE WHEN ps.is_skipped THEN 'skipped' WHEN ps.status IS NOT NULL THEN 'code' "
-              f"WHEN ps.redirect_dest_url_id IS NOT NULL THEN 'redirect_hops' WHEN {kind} IS NOT NULL THEN 'failed' "
-              "ELSE 'not_checked' END")
-    sql = (f"SELECT {bucket} AS bucket, ps.status, {kind} AS kind, COUNT(*) AS n "
-           f"FROM {PAGES_OF_COMMIT} LEFT JOIN {ERRORS_OF_COMMIT} ce ON ce.url_id = cp.url_id "
-           "WHERE cp.commit_id = ? GROUP BY 1, 2, 3 ORDER BY 1, 2, 3")
+    bucket = (
+        "CASE WHEN ps.is_skipped THEN 'skipped' WHEN ps.status IS NOT NULL THEN 'code' "
+        f"WHEN ps.redirect_dest_url_id IS NOT NULL THEN 'redirect_hops' WHEN {kind} IS NOT NULL THEN 'failed' "
+        "ELSE 'not_checked' END"
+    )
+    sql = (
+        f"SELECT {bucket} AS bucket, ps.status, {kind} AS kind, COUNT(*) AS n "
+        f"FROM {PAGES_OF_COMMIT} LEFT JOIN {ERRORS_OF_COMMIT} ce ON ce.url_id = cp.url_id "
+        "WHERE cp.commit_id = ? GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"
+    )
     by_code: dict[int, int] = {}
     for bucket_name, code, kind, n in run(sql, [commit, commit]):
         status["total"] += n
@@ -118,38 +162,71 @@ def summary(run: Run, commit: int) -> dict[str, Any]:
                 status["failed_by_kind"].append({"kind": kind, "count": n})
     status["by_code"] = [{"status": code, "count": n} for code, n in sorted(by_code.items())]
     categories = {c: {"category": c, "count": 0, "internal": 0, "external": 0} for c in CATEGORIES}
-    for r in run(f"SELECT {CATEGORY} AS c, COUNT(*), SUM(ps.is_external = 0), SUM(ps.is_external) {base} "
-                 "GROUP BY 1", [commit]):
+    for r in run(
+        f"SELECT {CATEGORY} AS c, COUNT(*), SUM(ps.is_external = 0), SUM(ps.is_external) {base} GROUP BY 1",
+        [commit],
+    ):
         categories[r[0]].update(count=r[1], internal=r[2], external=r[3])
     sums = ", ".join(f"SUM(ps.{f} IS NOT NULL AND ps.{f} != '')" for f in FILL_FIELDS)
     row = run(f"SELECT COUNT(*), {sums} {base} AND ps.is_external = 0 AND {STRICT}", [commit])[0]
     total = row[0]
-    fill = [{"field": f, "filled": row[i + 1] or 0, "total": total,
-             "rate": round((row[i + 1] or 0) / total, 4) if total else None} for i, f in enumerate(FILL_FIELDS)]
-    return {"commit": commit, "counts": counts, "status": status, "content_types": list(categories.values()),
-            "metadata_fill": fill}
+    fill = [
+        {
+            "field": f,
+            "filled": row[i + 1] or 0,
+            "total": total,
+            "rate": round((row[i + 1] or 0) / total, 4) if total else None,
+        }
+        for i, f in enumerate(FILL_FIELDS)
+    ]
+    return {
+        "commit": commit,
+        "counts": counts,
+        "status": status,
+        "content_types": list(categories.values()),
+        "metadata_fill": fill,
+    }
 
 
 def tag_counts(run: Run, commit: int) -> dict[str, Any]:
     """Pages per tag provider and category, and per provider, category and external id (with versions)."""
     source = "FROM commit_page cp JOIN tag t ON t.state_id = cp.state_id WHERE cp.commit_id = ?"
-    providers = [{"provider": r[0], "category": r[1], "pages": r[2]} for r in run(
-        f"SELECT t.provider, t.category, COUNT(DISTINCT cp.url_id) AS pages {source} "
-        "GROUP BY t.provider, t.category ORDER BY pages DESC, t.provider, t.category", [commit])]
-    items = [{"provider": r[0], "category": r[1], "external_id": r[2], "pages": r[3],
-              "versions": sorted(r[4].split(",")) if r[4] else []} for r in run(
-        "SELECT t.provider, t.category, t.external_id, COUNT(DISTINCT cp.url_id) AS pages, "
-        f"group_concat(DISTINCT nullif(t.version, '')) AS versions {source} "
-        "GROUP BY t.provider, t.category, t.external_id ORDER BY pages DESC, t.provider, t.external_id, t.category",
-        [commit])]
+    providers = [
+        {"provider": r[0], "category": r[1], "pages": r[2]}
+        for r in run(
+            f"SELECT t.provider, t.category, COUNT(DISTINCT cp.url_id) AS pages {source} "
+            "GROUP BY t.provider, t.category ORDER BY pages DESC, t.provider, t.category",
+            [commit],
+        )
+    ]
+    items = [
+        {
+            "provider": r[0],
+            "category": r[1],
+            "external_id": r[2],
+            "pages": r[3],
+            "versions": sorted(r[4].split(",")) if r[4] else [],
+        }
+        for r in run(
+            "SELECT t.provider, t.category, t.external_id, COUNT(DISTINCT cp.url_id) AS pages, "
+            f"group_concat(DISTINCT nullif(t.version, '')) AS versions {source} "
+            "GROUP BY t.provider, t.category, t.external_id ORDER BY pages DESC, t.provider, t.external_id, t.category",
+            [commit],
+        )
+    ]
     return {"providers": providers, "items": items}
 
 
 def tag_rows(run: Run, commit: int) -> list[list[Any]]:
     """(provider, external_id, rows): page-and-tag rows of the commit, so `pages-by-tag` totals need no scan."""
-    return [list(r) for r in run(
-        "SELECT t.provider, t.external_id, COUNT(*) FROM commit_page cp JOIN tag t ON t.state_id = cp.state_id "
-        "WHERE cp.commit_id = ? GROUP BY t.provider, t.external_id ORDER BY t.provider, t.external_id", [commit])]
+    return [
+        list(r)
+        for r in run(
+            "SELECT t.provider, t.external_id, COUNT(*) FROM commit_page cp JOIN tag t ON t.state_id = cp.state_id "
+            "WHERE cp.commit_id = ? GROUP BY t.provider, t.external_id ORDER BY t.provider, t.external_id",
+            [commit],
+        )
+    ]
 
 
 def jsonld_counts(run: Run, commit: int) -> dict[str, Any]:
@@ -157,17 +234,26 @@ def jsonld_counts(run: Run, commit: int) -> dict[str, Any]:
     types = run(
         "SELECT je.value AS type, COUNT(*) AS scripts, COUNT(DISTINCT cp.url_id) AS pages "
         "FROM commit_page cp JOIN jsonld j ON j.state_id = cp.state_id JOIN json_each(j.types) je "
-        "WHERE cp.commit_id = ? AND j.types != '[]' GROUP BY je.value ORDER BY pages DESC, type", [commit])
+        "WHERE cp.commit_id = ? AND j.types != '[]' GROUP BY je.value ORDER BY pages DESC, type",
+        [commit],
+    )
     kinds = run(
         "SELECT j.kind, COUNT(*) AS scripts, COUNT(DISTINCT cp.url_id) AS pages, "
         "SUM(j.error != '') AS errors FROM commit_page cp JOIN jsonld j ON j.state_id = cp.state_id "
-        "WHERE cp.commit_id = ? GROUP BY j.kind ORDER BY j.kind", [commit])
+        "WHERE cp.commit_id = ? GROUP BY j.kind ORDER BY j.kind",
+        [commit],
+    )
     errors = run(
         "SELECT COUNT(*) AS scripts, COUNT(DISTINCT cp.url_id) AS pages FROM commit_page cp "
-        "JOIN jsonld j ON j.state_id = cp.state_id WHERE cp.commit_id = ? AND j.error != ''", [commit])[0]
-    return {"types": [{"type": r[0], "scripts": r[1], "pages": r[2]} for r in types],
-            "kinds": [{"kind": r[0], "scripts": r[1], "pages": r[2], "errors": r[3]} for r in kinds],
-            "parse_errors": errors[0], "pages_with_parse_errors": errors[1]}
+        "JOIN jsonld j ON j.state_id = cp.state_id WHERE cp.commit_id = ? AND j.error != ''",
+        [commit],
+    )[0]
+    return {
+        "types": [{"type": r[0], "scripts": r[1], "pages": r[2]} for r in types],
+        "kinds": [{"kind": r[0], "scripts": r[1], "pages": r[2], "errors": r[3]} for r in kinds],
+        "parse_errors": errors[0],
+        "pages_with_parse_errors": errors[1],
+    }
 
 
 def duplicates(run: Run, commit: int) -> dict[str, list[dict[str, Any]]]:
@@ -175,9 +261,12 @@ def duplicates(run: Run, commit: int) -> dict[str, list[dict[str, Any]]]:
     found = {}
     for field in ("title", "description"):
         column = f"ps.{field}"
-        rows = run(f"SELECT {column} AS value, COUNT(*) AS count, json_group_array(u.url) AS urls {HTML_PAGES} "
-                   f"AND ps.is_target = 1 AND ps.status = 200 AND trim(coalesce({column}, '')) != '' "
-                   f"GROUP BY {column} HAVING COUNT(*) > 1 ORDER BY count DESC, value", [commit])
+        rows = run(
+            f"SELECT {column} AS value, COUNT(*) AS count, json_group_array(u.url) AS urls {HTML_PAGES} "
+            f"AND ps.is_target = 1 AND ps.status = 200 AND trim(coalesce({column}, '')) != '' "
+            f"GROUP BY {column} HAVING COUNT(*) > 1 ORDER BY count DESC, value",
+            [commit],
+        )
         found[field] = [{"value": r[0], "count": r[1], "urls": sorted(json.loads(r[2]))} for r in rows]
     return found
 
@@ -202,13 +291,25 @@ def error_kinds(run: Run, commit: int) -> dict[str, Any]:
         "(SELECT COUNT(*) FROM crawl_error c WHERE c.commit_id = ?1 AND c.kind = f.kind) AS events "
         "FROM f LEFT JOIN commit_page cp ON cp.commit_id = ?1 AND cp.url_id = f.url_id "
         "LEFT JOIN page_state ps ON ps.id = cp.state_id GROUP BY f.kind ORDER BY count DESC, f.kind",
-        [commit])
+        [commit],
+    )
     samples = run(
         _ERRORS + "SELECT kind, url, message FROM (SELECT f.kind, u.url, f.message, "
         "ROW_NUMBER() OVER (PARTITION BY f.kind ORDER BY u.url) AS n FROM f JOIN url u ON u.id = f.url_id) "
-        "WHERE n <= ?2 ORDER BY kind, url", [commit, ERROR_EXAMPLES])
-    items = [{"kind": r[0], "count": r[1], "internal": r[2], "external": r[3], "events": r[4],
-              "examples": [{"url": s[1], "message": s[2]} for s in samples if s[0] == r[0]]} for r in rows]
+        "WHERE n <= ?2 ORDER BY kind, url",
+        [commit, ERROR_EXAMPLES],
+    )
+    items = [
+        {
+            "kind": r[0],
+            "count": r[1],
+            "internal": r[2],
+            "external": r[3],
+            "events": r[4],
+            "examples": [{"url": s[1], "message": s[2]} for s in samples if s[0] == r[0]],
+        }
+        for r in rows
+    ]
     return {"total": sum(i["count"] for i in items), "items": items}
 
 
@@ -217,7 +318,9 @@ def list_totals(run: Run, commit: int) -> dict[str, Any]:
     sums = ", ".join(f"coalesce(SUM({has}), 0) AS {key}" for key, has in HAS_HEADER.items())
     headers = run(f"SELECT COUNT(*) AS pages, {sums} {HTML_PAGES}", [commit])[0]
     return {
-        "pages": run(f"SELECT COUNT(*) FROM {PAGES_OF_COMMIT} WHERE cp.commit_id = ? AND {LOOSE}", [commit])[0][0],
+        "pages": run(f"SELECT COUNT(*) FROM {PAGES_OF_COMMIT} WHERE cp.commit_id = ? AND {LOOSE}", [commit])[
+            0
+        ][0],
         "images": run(f"SELECT COUNT(*) {IMAGES_OF_COMMIT}", [commit])[0][0],
         "mismatches": run(f"SELECT COUNT(*) FROM ({MISMATCHES})", [commit])[0][0],
         "headers": dict(zip(("pages", *HAS_HEADER), headers, strict=True)),
@@ -226,6 +329,7 @@ def list_totals(run: Run, commit: int) -> dict[str, Any]:
 
 def diff_urls(run: Run, base: int, commit: int) -> dict[str, list[str]]:
     """Page URLs added, removed and modified from ``base`` to ``commit`` (set arithmetic on state ids)."""
+
     def urls(sql: str, params: list[int]) -> list[str]:
         return [r[0] for r in run(f"SELECT u.url FROM url u WHERE u.id IN ({sql}) ORDER BY u.url", params)]
 
@@ -233,8 +337,11 @@ def diff_urls(run: Run, base: int, commit: int) -> dict[str, list[str]]:
     return {
         "added": urls(f"{members} EXCEPT {members}", [commit, base]),
         "removed": urls(f"{members} EXCEPT {members}", [base, commit]),
-        "modified": urls("SELECT x.url_id FROM commit_page x JOIN commit_page y ON y.url_id = x.url_id "
-                         "AND y.commit_id = ? WHERE x.commit_id = ? AND x.state_id <> y.state_id", [commit, base]),
+        "modified": urls(
+            "SELECT x.url_id FROM commit_page x JOIN commit_page y ON y.url_id = x.url_id "
+            "AND y.commit_id = ? WHERE x.commit_id = ? AND x.state_id <> y.state_id",
+            [commit, base],
+        ),
     }
 
 
@@ -246,6 +353,12 @@ def diff_parent(run: Run, commit: int) -> dict[str, Any]:
 
 
 DIGESTS: dict[str, Callable[[Run, int], Any]] = {
-    "summary": summary, "tag_counts": tag_counts, "tag_rows": tag_rows, "jsonld_counts": jsonld_counts,
-    "duplicates": duplicates, "list_totals": list_totals, "diff_parent": diff_parent, "error_kinds": error_kinds,
+    "summary": summary,
+    "tag_counts": tag_counts,
+    "tag_rows": tag_rows,
+    "jsonld_counts": jsonld_counts,
+    "duplicates": duplicates,
+    "list_totals": list_totals,
+    "diff_parent": diff_parent,
+    "error_kinds": error_kinds,
 }

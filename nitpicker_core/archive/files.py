@@ -137,18 +137,24 @@ def archive_kind(path: Path) -> str:
         return "dir"
     if stat.S_ISREG(st.st_mode):
         return "file"
-    raise ArchiveError(f"{name} is not a regular file ({_file_type(st.st_mode)}); give a .nitpicker file "
-                       "or a working directory")
+    raise ArchiveError(
+        f"{name} is not a regular file ({_file_type(st.st_mode)}); give a .nitpicker file "
+        "or a working directory"
+    )
 
 
 def _shown(name: str, limit: int = 80) -> str:
     # a file name can be 255 bytes; messages stay readable on one line
-    return name if len(name) <= limit else name[:limit - 1] + "…"
+    return name if len(name) <= limit else name[: limit - 1] + "…"
 
 
 def _file_type(mode: int) -> str:
-    for test, label in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-                        (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+    for test, label in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
         if test(mode):
             return label
     return "a special file"
@@ -251,7 +257,9 @@ def check_db(db_path: Path, name: str, *, immutable: bool) -> int:
     except sqlite3.DatabaseError as exc:
         if "no such table" in str(exc):
             raise ArchiveError(f"{name} is not a nitpicker archive (no info table)") from None
-        raise ArchiveError(f"{name} is not a nitpicker archive (archive.db is not an SQLite database)") from None
+        raise ArchiveError(
+            f"{name} is not a nitpicker archive (archive.db is not an SQLite database)"
+        ) from None
     finally:
         conn.close()
     return check_version(row[0] if row else None, name)
@@ -416,8 +424,13 @@ def _trusted_root() -> Path | None:
         log.debug("unpack cache %s cannot be created (%s); unpacking privately", root, exc.strerror or exc)
         return None
     if not stat.S_ISDIR(st.st_mode) or not owned_privately(st):
-        log.debug("unpack cache %s is not a directory owned by this user alone (uid %d, mode %o); "
-                  "unpacking privately", root, st.st_uid, stat.S_IMODE(st.st_mode))
+        log.debug(
+            "unpack cache %s is not a directory owned by this user alone (uid %d, mode %o); "
+            "unpacking privately",
+            root,
+            st.st_uid,
+            stat.S_IMODE(st.st_mode),
+        )
         return None
     return root
 

@@ -82,9 +82,23 @@ PageState._meta.add_field("source_sha256", pw.TextField(null=True))
 
 # Column order of page_state as the writer inserts it (everything but id).
 PAGE_STATE_COLUMNS: tuple[str, ...] = (
-    "hash", "url_id", "status", "status_text", "content_type", "content_length", "headers",
-    "redirect_dest_url_id", "scraped", "is_target", "is_external", "is_skipped", "skip_reason",
-    "extra", "html_sha256", *METADATA_FIELDS, "source_sha256",
+    "hash",
+    "url_id",
+    "status",
+    "status_text",
+    "content_type",
+    "content_length",
+    "headers",
+    "redirect_dest_url_id",
+    "scraped",
+    "is_target",
+    "is_external",
+    "is_skipped",
+    "skip_reason",
+    "extra",
+    "html_sha256",
+    *METADATA_FIELDS,
+    "source_sha256",
 )
 
 
@@ -301,7 +315,9 @@ class AnalysisCache(_Base):
     version = pw.TextField()
     settings_hash = pw.TextField()
     cells = pw.TextField(default="[]")  # JSON [[column, value, note], ...]
-    violations = pw.TextField(default="[]")  # JSON [{severity, rule, message, location, snippet, help_url}, ...]
+    violations = pw.TextField(
+        default="[]"
+    )  # JSON [{severity, rule, message, location, snippet, help_url}, ...]
     created_at = pw.TextField()
 
     class Meta:
@@ -310,9 +326,31 @@ class AnalysisCache(_Base):
 
 
 MODELS: tuple[type[pw.Model], ...] = (
-    Info, Ref, Commit, Url, Blob, PageState, Anchor, Heading, Image, PageResource, JsonLd, Tag, PageError,
-    CommitPage, ResourceState, CommitResource, CommitResourceReferrer, CrawlError, InventoryRun,
-    AnalysisCell, Violation, AnalyzerError, AnalyzerRun, AnalyzerDone, AnalysisCache,
+    Info,
+    Ref,
+    Commit,
+    Url,
+    Blob,
+    PageState,
+    Anchor,
+    Heading,
+    Image,
+    PageResource,
+    JsonLd,
+    Tag,
+    PageError,
+    CommitPage,
+    ResourceState,
+    CommitResource,
+    CommitResourceReferrer,
+    CrawlError,
+    InventoryRun,
+    AnalysisCell,
+    Violation,
+    AnalyzerError,
+    AnalyzerRun,
+    AnalyzerDone,
+    AnalysisCache,
 )
 
 
@@ -324,8 +362,12 @@ def create_schema(db: pw.SqliteDatabase) -> None:
 
 # Columns each format added to existing tables, nullable, so older rows simply read NULL.
 ADDED_COLUMNS: dict[int, tuple[tuple[str, str, str], ...]] = {
-    2: (("page_state", "source_sha256", "TEXT"), ("anchor", "raw_href", "TEXT"), ("anchor", "line", "INTEGER"),
-        ("anchor", "col", "INTEGER")),
+    2: (
+        ("page_state", "source_sha256", "TEXT"),
+        ("anchor", "raw_href", "TEXT"),
+        ("anchor", "line", "INTEGER"),
+        ("anchor", "col", "INTEGER"),
+    ),
 }
 
 
@@ -344,6 +386,8 @@ def upgrade_schema(db: pw.SqliteDatabase) -> bool:
         with db.bind_ctx(MODELS):
             db.create_tables(MODELS, safe=True)  # new tables (heading) and their indexes
         changed = True
-    bumped = conn.execute("UPDATE info SET value = ? WHERE key = 'format_version' AND CAST(value AS INTEGER) < ?",
-                          (str(FORMAT_VERSION), FORMAT_VERSION)).rowcount
+    bumped = conn.execute(
+        "UPDATE info SET value = ? WHERE key = 'format_version' AND CAST(value AS INTEGER) < ?",
+        (str(FORMAT_VERSION), FORMAT_VERSION),
+    ).rowcount
     return changed or bumped > 0

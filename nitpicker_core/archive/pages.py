@@ -39,14 +39,16 @@ class PagesMixin(Store):
     def put_page(self, commit_id: int, result: ScrapeResult, crawled_at: str | None = None) -> None:
         self.put_pages(commit_id, [result], crawled_at)
 
-    def put_pages(self, commit_id: int, results: Iterable[ScrapeResult], crawled_at: str | None = None) -> None:
+    def put_pages(
+        self, commit_id: int, results: Iterable[ScrapeResult], crawled_at: str | None = None
+    ) -> None:
         """Store many pages in one transaction; later entries for the same URL win."""
         at = crawled_at or utc_now()
         batch = list(results)
         with self._db.atomic():
             self._changing(commit_id)
             for start in range(0, len(batch), ROW_CHUNK):
-                self._put_chunk(commit_id, batch[start:start + ROW_CHUNK], at)
+                self._put_chunk(commit_id, batch[start : start + ROW_CHUNK], at)
         self._touch()
 
     def put_placeholder(self, commit_id: int, url: str, is_external: bool = False) -> None:
@@ -57,8 +59,14 @@ class PagesMixin(Store):
 
     def put_skipped(self, commit_id: int, url: str, reason: str, is_external: bool = False) -> None:
         result = ScrapeResult(
-            url=url, scraped=True, is_skipped=True, skip_reason=reason, is_external=is_external,
-            is_target=False, anchors=[], images=[],
+            url=url,
+            scraped=True,
+            is_skipped=True,
+            skip_reason=reason,
+            is_external=is_external,
+            is_target=False,
+            anchors=[],
+            images=[],
         )
         self.put_pages(commit_id, [result])
 
@@ -76,8 +84,9 @@ class PagesMixin(Store):
                 "content_length, compression, cdn, headers, is_external) VALUES (?,?,?,?,?,?,?,?,?,?)",
                 [(h, ids[r.url], *values) for r, h, values in prepared],
             )
-            state_ids = self._lookup("SELECT hash, id FROM resource_state WHERE hash IN ({marks})",
-                                     {h for _, h, _ in prepared})
+            state_ids = self._lookup(
+                "SELECT hash, id FROM resource_state WHERE hash IN ({marks})", {h for _, h, _ in prepared}
+            )
             self._conn.executemany(
                 "INSERT INTO commit_resource (commit_id, url_id, state_id) VALUES (?, ?, ?) "
                 "ON CONFLICT (commit_id, url_id) DO UPDATE SET state_id = excluded.state_id",
@@ -95,12 +104,20 @@ class PagesMixin(Store):
             self._changing(commit_id)
             self._conn.execute(
                 "INSERT INTO crawl_error (commit_id, url_id, kind, message, phase, at) VALUES (?,?,?,?,?,?)",
-                (commit_id, self._url_id(error.url), error.kind, error.message, error.phase or "",
-                 at or utc_now()),
+                (
+                    commit_id,
+                    self._url_id(error.url),
+                    error.kind,
+                    error.message,
+                    error.phase or "",
+                    at or utc_now(),
+                ),
             )
         self._touch()
 
-    def add_inventory_run(self, commit_id: int, sha256: str, counts: dict[str, Any], at: str | None = None) -> None:
+    def add_inventory_run(
+        self, commit_id: int, sha256: str, counts: dict[str, Any], at: str | None = None
+    ) -> None:
         with self._db.atomic():
             self._conn.execute(
                 "INSERT INTO inventory_run (commit_id, sha256, counts, at) VALUES (?, ?, ?, ?)",
@@ -114,14 +131,18 @@ class PagesMixin(Store):
         """URLs of the commit that were fetched (or skipped), each with whether it was rendered."""
         rows = self._conn.execute(
             "SELECT u.url, s.html_sha256 IS NOT NULL FROM commit_page c JOIN page_state s ON s.id = c.state_id "
-            "JOIN url u ON u.id = c.url_id WHERE c.commit_id = ? AND s.scraped = 1", (commit_id,))
+            "JOIN url u ON u.id = c.url_id WHERE c.commit_id = ? AND s.scraped = 1",
+            (commit_id,),
+        )
         return {url: bool(rendered) for url, rendered in rows}
 
     def pending_urls(self, commit_id: int) -> list[str]:
         """URLs the commit knows of but never fetched (link targets), in the order they were found."""
         rows = self._conn.execute(
             "SELECT u.url FROM commit_page c JOIN page_state s ON s.id = c.state_id JOIN url u ON u.id = c.url_id "
-            "WHERE c.commit_id = ? AND s.scraped = 0 ORDER BY c.first_seen_at, u.id", (commit_id,))
+            "WHERE c.commit_id = ? AND s.scraped = 0 ORDER BY c.first_seen_at, u.id",
+            (commit_id,),
+        )
         return [url for (url,) in rows]
 
     def failed_urls(self, commit_id: int) -> dict[str, str]:
@@ -129,7 +150,9 @@ class PagesMixin(Store):
         rows = self._conn.execute(
             "SELECT u.url, json_extract(s.extra, '$.error_kind') FROM commit_page c "
             "JOIN page_state s ON s.id = c.state_id JOIN url u ON u.id = c.url_id "
-            "WHERE c.commit_id = ? AND json_extract(s.extra, '$.error_kind') IS NOT NULL", (commit_id,))
+            "WHERE c.commit_id = ? AND json_extract(s.extra, '$.error_kind') IS NOT NULL",
+            (commit_id,),
+        )
         return {url: kind for url, kind in rows}
 
     def _members_of(self, commit_id: int) -> set[int]:
@@ -152,16 +175,21 @@ class PagesMixin(Store):
     def _previous(self, commit_id: int, url: str, table: str) -> list[tuple[Any, ...]]:
         """The anchors, images or headings of ``url``'s current state in this commit (for a degraded scrape)."""
         if table == "anchor":
-            sql = ("SELECT t.url, a.fragment, a.text, a.raw_href, a.line, a.col FROM anchor a "
-                   "JOIN url t ON t.id = a.target_url_id WHERE a.state_id = ? ORDER BY a.ordinal")
+            sql = (
+                "SELECT t.url, a.fragment, a.text, a.raw_href, a.line, a.col FROM anchor a "
+                "JOIN url t ON t.id = a.target_url_id WHERE a.state_id = ? ORDER BY a.ordinal"
+            )
         elif table == "heading":
             sql = "SELECT level, text FROM heading WHERE state_id = ? ORDER BY ordinal"
         else:
-            sql = ("SELECT src, current_src, alt, width, height, natural_width, natural_height, is_lazy, "
-                   "viewport_width, markup FROM image WHERE state_id = ? ORDER BY ordinal")
+            sql = (
+                "SELECT src, current_src, alt, width, height, natural_width, natural_height, is_lazy, "
+                "viewport_width, markup FROM image WHERE state_id = ? ORDER BY ordinal"
+            )
         row = self._conn.execute(
             "SELECT cp.state_id FROM commit_page cp JOIN url u ON u.id = cp.url_id "
-            "WHERE cp.commit_id = ? AND u.url = ?", (commit_id, url),
+            "WHERE cp.commit_id = ? AND u.url = ?",
+            (commit_id, url),
         ).fetchone()
         return [tuple(r) for r in self._conn.execute(sql, (row[0],))] if row else []
 
@@ -186,9 +214,10 @@ class PagesMixin(Store):
         state_ids = self._store_states(prepared)
         ids = self._url_cache
         first = self._order_start(commit_id, len(prepared))
-        self._conn.executemany(_PAGE_UPSERT, [
-            (commit_id, ids[p.url], state_ids[p.hash], at, at, first + n) for n, p in enumerate(prepared)
-        ])
+        self._conn.executemany(
+            _PAGE_UPSERT,
+            [(commit_id, ids[p.url], state_ids[p.hash], at, at, first + n) for n, p in enumerate(prepared)],
+        )
         # What a page referenced lives in page_resource (shared between commits); the per-commit
         # referrer table is filled by put_resource only, so an unchanged commit stays small.
         members = self._members_of(commit_id)
@@ -208,9 +237,9 @@ class PagesMixin(Store):
         if not todo:
             return
         state_ids = self._store_states(todo)
-        self._conn.executemany(_PLACEHOLDER_INSERT, [
-            (commit_id, ids[p.url], state_ids[p.hash], at) for p in todo
-        ])
+        self._conn.executemany(
+            _PLACEHOLDER_INSERT, [(commit_id, ids[p.url], state_ids[p.hash], at) for p in todo]
+        )
         members.update(ids[p.url] for p in todo)
 
     def _store_states(self, prepared: Sequence[PreparedPage]) -> dict[str, int]:
@@ -234,8 +263,9 @@ class PagesMixin(Store):
             fields[REDIRECT_AT] = ids[p.redirect_dest] if p.redirect_dest else None
             rows.append((p.hash, ids[p.url], *fields))
         self._conn.executemany(_STATE_INSERT, rows)
-        state_ids.update(self._lookup("SELECT hash, id FROM page_state WHERE hash IN ({marks})",
-                                      [p.hash for p in new]))
+        state_ids.update(
+            self._lookup("SELECT hash, id FROM page_state WHERE hash IN ({marks})", [p.hash for p in new])
+        )
         self._store_children(new, state_ids, ids)
         return state_ids
 
@@ -251,9 +281,13 @@ class PagesMixin(Store):
             if sha not in have and html is not None:
                 raw = html.encode("utf-8")
                 rows.append((sha, "zlib", len(raw), zlib.compress(raw, ZLIB_LEVEL)))
-        self._conn.executemany("INSERT OR IGNORE INTO blob (sha256, codec, size, data) VALUES (?, ?, ?, ?)", rows)
+        self._conn.executemany(
+            "INSERT OR IGNORE INTO blob (sha256, codec, size, data) VALUES (?, ?, ?, ?)", rows
+        )
 
-    def _store_children(self, new: Sequence[PreparedPage], state_ids: dict[str, int], ids: dict[str, int]) -> None:
+    def _store_children(
+        self, new: Sequence[PreparedPage], state_ids: dict[str, int], ids: dict[str, int]
+    ) -> None:
         conn = self._conn
         conn.executemany(
             "INSERT INTO anchor (state_id, ordinal, target_url_id, fragment, text, raw_href, line, col) "

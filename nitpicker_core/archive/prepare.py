@@ -40,12 +40,35 @@ REDIRECT_AT = 5
 
 # Headers that change on every response without the content changing: they are stored with a state but
 # left out of its hash, so an unchanged page hashes the same in every crawl (history independence).
-VOLATILE_HEADERS = frozenset({
-    "date", "age", "expires", "x-request-id", "x-amzn-requestid", "x-amz-request-id", "x-amz-cf-id",
-    "x-amz-id-2", "cf-ray", "server-timing", "x-runtime", "x-response-time", "x-served-by", "x-timer",
-    "x-cache", "x-cache-hits", "via", "report-to", "nel", "keep-alive", "x-varnish", "x-trace-id",
-    "traceparent", "x-cloud-trace-context", "x-b3-traceid",
-})
+VOLATILE_HEADERS = frozenset(
+    {
+        "date",
+        "age",
+        "expires",
+        "x-request-id",
+        "x-amzn-requestid",
+        "x-amz-request-id",
+        "x-amz-cf-id",
+        "x-amz-id-2",
+        "cf-ray",
+        "server-timing",
+        "x-runtime",
+        "x-response-time",
+        "x-served-by",
+        "x-timer",
+        "x-cache",
+        "x-cache-hits",
+        "via",
+        "report-to",
+        "nel",
+        "keep-alive",
+        "x-varnish",
+        "x-trace-id",
+        "traceparent",
+        "x-cloud-trace-context",
+        "x-b3-traceid",
+    }
+)
 
 
 def stable_headers(headers: dict[str, str] | None) -> dict[str, str]:
@@ -87,13 +110,25 @@ def prepare_page(
 ) -> PreparedPage:
     """``anchors``/``images``/``headings`` override the result's own lists (a degraded scrape inherits them)."""
     if anchors is None:
-        anchors = [(a.href, a.fragment or "", a.text or "", a.raw_href, a.line, a.col) for a in result.anchors or ()]
+        anchors = [
+            (a.href, a.fragment or "", a.text or "", a.raw_href, a.line, a.col) for a in result.anchors or ()
+        ]
     if headings is None:
         headings = [(int(h.level), h.text or "") for h in result.headings or ()]
     if images is None:
         images = [
-            (i.src, i.current_src or "", i.alt, i.width, i.height, i.natural_width, i.natural_height,
-             1 if i.is_lazy else 0, i.viewport_width or 0, i.markup or "")
+            (
+                i.src,
+                i.current_src or "",
+                i.alt,
+                i.width,
+                i.height,
+                i.natural_width,
+                i.natural_height,
+                1 if i.is_lazy else 0,
+                i.viewport_width or 0,
+                i.markup or "",
+            )
             for i in result.images or ()
         ]
     extra = dict(result.extra)
@@ -108,13 +143,30 @@ def prepare_page(
     headers = canonical_json(result.headers or {})
     extra_json = canonical_json(extra)
     fields = (
-        result.status, result.status_text or "", ctype, result.content_length, headers, dest,
-        int(bool(result.scraped)), int(bool(result.is_target)), int(bool(result.is_external)),
-        int(bool(result.is_skipped)), result.skip_reason or "", extra_json, html_sha, *meta, source_sha,
+        result.status,
+        result.status_text or "",
+        ctype,
+        result.content_length,
+        headers,
+        dest,
+        int(bool(result.scraped)),
+        int(bool(result.is_target)),
+        int(bool(result.is_external)),
+        int(bool(result.is_skipped)),
+        result.skip_reason or "",
+        extra_json,
+        html_sha,
+        *meta,
+        source_sha,
     )
     jsonld = [
-        (j.kind, j.raw, None if j.parsed is None else canonical_json(j.parsed), canonical_json(list(j.types)),
-         j.error or "")
+        (
+            j.kind,
+            j.raw,
+            None if j.parsed is None else canonical_json(j.parsed),
+            canonical_json(list(j.types)),
+            j.error or "",
+        )
         for j in result.jsonld
     ]
     tags = [(t.provider, t.category, t.external_id, t.version, t.confidence) for t in result.tags]
@@ -122,8 +174,14 @@ def prepare_page(
     resources = list(result.resources)
     hashed_fields = (*fields[:4], canonical_json(stable_headers(result.headers)), *fields[5:-1])
     payload: dict[str, Any] = {
-        "url": result.url, "fields": hashed_fields, "anchors": [_hashed_anchor(a) for a in anchors],
-        "images": images, "resources": resources, "jsonld": jsonld, "tags": tags, "errors": errors,
+        "url": result.url,
+        "fields": hashed_fields,
+        "anchors": [_hashed_anchor(a) for a in anchors],
+        "images": images,
+        "resources": resources,
+        "jsonld": jsonld,
+        "tags": tags,
+        "errors": errors,
     }
     # Added by format 2, hashed only when present, so a state without them keeps the hash it had in format 1
     if source_sha is not None:
@@ -131,24 +189,43 @@ def prepare_page(
     if headings:
         payload["headings"] = headings
     return PreparedPage(
-        url=result.url, hash=content_hash(payload), fields=fields, redirect_dest=dest, html=result.html,
-        html_sha256=html_sha, source=result.source, source_sha256=source_sha, anchors=anchors, images=images,
-        headings=headings, resources=resources, jsonld=jsonld, tags=tags, errors=errors,
+        url=result.url,
+        hash=content_hash(payload),
+        fields=fields,
+        redirect_dest=dest,
+        html=result.html,
+        html_sha256=html_sha,
+        source=result.source,
+        source_sha256=source_sha,
+        anchors=anchors,
+        images=images,
+        headings=headings,
+        resources=resources,
+        jsonld=jsonld,
+        tags=tags,
+        errors=errors,
     )
 
 
 def placeholder(url: str, is_external: bool) -> PreparedPage:
     """A URL known only as a link target: not scraped, not a target, no children."""
-    result = ScrapeResult(url=url, is_external=is_external, is_target=False, scraped=False, anchors=[], images=[])
+    result = ScrapeResult(
+        url=url, is_external=is_external, is_target=False, scraped=False, anchors=[], images=[]
+    )
     return prepare_page(result)
 
 
 def prepare_resource(resource: Resource) -> tuple[str, tuple[Any, ...]]:
     """The content hash and the resource_state values after (hash, url_id)."""
     values = (
-        resource.status, resource.status_text or "", normalize_content_type(resource.content_type),
-        resource.content_length, resource.compression or "", resource.cdn or "",
-        canonical_json(resource.headers or {}), int(bool(resource.is_external)),
+        resource.status,
+        resource.status_text or "",
+        normalize_content_type(resource.content_type),
+        resource.content_length,
+        resource.compression or "",
+        resource.cdn or "",
+        canonical_json(resource.headers or {}),
+        int(bool(resource.is_external)),
     )
     hashed = (*values[:6], canonical_json(stable_headers(resource.headers)), *values[7:])
     return content_hash({"url": resource.url, "fields": hashed}), values

@@ -93,7 +93,9 @@ class ArchiveReader:
         try:
             row = self._conn.execute("SELECT value FROM info WHERE key = 'format_version'").fetchone()
         except sqlite3.DatabaseError as exc:
-            detail = "no info table" if "no such table" in str(exc) else "archive.db is not an SQLite database"
+            detail = (
+                "no info table" if "no such table" in str(exc) else "archive.db is not an SQLite database"
+            )
             raise ArchiveError(f"{self.name} is not a nitpicker archive ({detail})") from None
         return files.check_version(row[0] if row else None, self.name)
 
@@ -166,7 +168,9 @@ class ArchiveReader:
             wanted = int(commit)
         except (TypeError, ValueError):
             raise ArchiveError(f"{self.name} has no commit {commit!r}") from None
-        if not 1 <= wanted < 2**63:  # ids are positive SQLite integers; a bigger int would overflow the binding
+        if (
+            not 1 <= wanted < 2**63
+        ):  # ids are positive SQLite integers; a bigger int would overflow the binding
             raise ArchiveError(f"{self.name} has no commit {wanted}")
         if self._conn.execute("SELECT 1 FROM commits WHERE id = ?", (wanted,)).fetchone() is None:
             raise ArchiveError(f"{self.name} has no commit {wanted}")
@@ -174,8 +178,15 @@ class ArchiveReader:
 
     # --- pages ----------------------------------------------------------------------------------------
 
-    def pages(self, commit: int | str | None = None, *, scraped: bool | None = None,
-              external: bool | None = None, limit: int | None = None, offset: int = 0) -> Iterator[dict[str, Any]]:
+    def pages(
+        self,
+        commit: int | str | None = None,
+        *,
+        scraped: bool | None = None,
+        external: bool | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> Iterator[dict[str, Any]]:
         sql, params = _PAGE_SELECT, [self.resolve(commit)]
         if scraped is not None:
             sql, params = sql + " AND ps.scraped = ?", [*params, int(scraped)]
@@ -194,25 +205,34 @@ class ArchiveReader:
     def _state_id(self, url: str, commit: int | str | None) -> int | None:
         row = self._conn.execute(
             "SELECT cp.state_id FROM commit_page cp JOIN url u ON u.id = cp.url_id "
-            "WHERE cp.commit_id = ? AND u.url = ?", (self.resolve(commit), url),
+            "WHERE cp.commit_id = ? AND u.url = ?",
+            (self.resolve(commit), url),
         ).fetchone()
         return row[0] if row else None
 
     def anchors(self, url: str, commit: int | str | None = None) -> list[dict[str, Any]]:
         """Anchors in order: href (absolute, normalised), fragment, text, and raw_href, line, col (None when
         the archive is older than format 2 or the position is not known)."""
-        extra = ("a.raw_href, a.line, a.col" if self.has_column("anchor", "raw_href")
-                 else "NULL AS raw_href, NULL AS line, NULL AS col")
-        return self._children(url, commit, f"SELECT a.ordinal, t.url AS href, a.fragment, a.text, {extra} "
-                                           "FROM anchor a JOIN url t ON t.id = a.target_url_id "
-                                           "WHERE a.state_id = ? ORDER BY a.ordinal")
+        extra = (
+            "a.raw_href, a.line, a.col"
+            if self.has_column("anchor", "raw_href")
+            else "NULL AS raw_href, NULL AS line, NULL AS col"
+        )
+        return self._children(
+            url,
+            commit,
+            f"SELECT a.ordinal, t.url AS href, a.fragment, a.text, {extra} "
+            "FROM anchor a JOIN url t ON t.id = a.target_url_id "
+            "WHERE a.state_id = ? ORDER BY a.ordinal",
+        )
 
     def headings(self, url: str, commit: int | str | None = None) -> list[dict[str, Any]]:
         """The page's h1–h6 in document order (ordinal, level, text); [] in archives older than format 2."""
         if not self.has_headings:
             return []
-        return self._children(url, commit, "SELECT ordinal, level, text FROM heading WHERE state_id = ? "
-                                           "ORDER BY ordinal")
+        return self._children(
+            url, commit, "SELECT ordinal, level, text FROM heading WHERE state_id = ? ORDER BY ordinal"
+        )
 
     def images(self, url: str, commit: int | str | None = None) -> list[dict[str, Any]]:
         return self._children(url, commit, "SELECT * FROM image WHERE state_id = ? ORDER BY ordinal")
@@ -228,8 +248,12 @@ class ArchiveReader:
         return self._children(url, commit, "SELECT * FROM page_error WHERE state_id = ? ORDER BY ordinal")
 
     def page_resources(self, url: str, commit: int | str | None = None) -> list[str]:
-        rows = self._children(url, commit, "SELECT r.url FROM page_resource p JOIN url r ON r.id = p.resource_url_id "
-                                           "WHERE p.state_id = ? ORDER BY p.id")
+        rows = self._children(
+            url,
+            commit,
+            "SELECT r.url FROM page_resource p JOIN url r ON r.id = p.resource_url_id "
+            "WHERE p.state_id = ? ORDER BY p.id",
+        )
         return [r["url"] for r in rows]
 
     def _children(self, url: str, commit: int | str | None, sql: str) -> list[dict[str, Any]]:
@@ -246,7 +270,8 @@ class ArchiveReader:
         row = self._conn.execute(
             "SELECT b.codec, b.data FROM commit_page cp JOIN url u ON u.id = cp.url_id "
             "JOIN page_state ps ON ps.id = cp.state_id JOIN blob b ON b.sha256 = ps.html_sha256 "
-            "WHERE cp.commit_id = ? AND u.url = ?", (self.resolve(commit), url),
+            "WHERE cp.commit_id = ? AND u.url = ?",
+            (self.resolve(commit), url),
         ).fetchone()
         if row is None:
             return None
@@ -270,7 +295,8 @@ class ArchiveReader:
     def row_hashes(self, commit: int | str | None = None) -> dict[str, str]:
         rows = self._conn.execute(
             "SELECT u.url, ps.hash FROM commit_page cp JOIN url u ON u.id = cp.url_id "
-            "JOIN page_state ps ON ps.id = cp.state_id WHERE cp.commit_id = ?", (self.resolve(commit),),
+            "JOIN page_state ps ON ps.id = cp.state_id WHERE cp.commit_id = ?",
+            (self.resolve(commit),),
         )
         return {r[0]: r[1] for r in rows}
 
@@ -283,33 +309,46 @@ class ArchiveReader:
             "(SELECT COUNT(*) FROM commit_resource_referrer r WHERE r.commit_id = cr.commit_id "
             " AND r.resource_url_id = cr.url_id) AS referrers "
             "FROM commit_resource cr JOIN url u ON u.id = cr.url_id JOIN resource_state rs ON rs.id = cr.state_id "
-            "WHERE cr.commit_id = ? ORDER BY u.url", (self.resolve(commit),),
+            "WHERE cr.commit_id = ? ORDER BY u.url",
+            (self.resolve(commit),),
         )
         return [_decode(dict(r), ("headers",)) for r in rows]
 
     def analysis(self, commit: int | str | None = None, analyzer: str | None = None) -> list[dict[str, Any]]:
-        sql = ('SELECT u.url, c.analyzer, c."column", c.value, c.note FROM analysis_cell c '
-               "JOIN url u ON u.id = c.url_id WHERE c.commit_id = ?")
+        sql = (
+            'SELECT u.url, c.analyzer, c."column", c.value, c.note FROM analysis_cell c '
+            "JOIN url u ON u.id = c.url_id WHERE c.commit_id = ?"
+        )
         return self._by_analyzer(sql, commit, analyzer, "c", ("value",))
 
-    def violations(self, commit: int | str | None = None, analyzer: str | None = None) -> list[dict[str, Any]]:
-        sql = ("SELECT u.url, v.analyzer, v.severity, v.rule, v.message, v.location, v.snippet, v.help_url "
-               "FROM violation v "
-               "JOIN url u ON u.id = v.url_id WHERE v.commit_id = ?")
+    def violations(
+        self, commit: int | str | None = None, analyzer: str | None = None
+    ) -> list[dict[str, Any]]:
+        sql = (
+            "SELECT u.url, v.analyzer, v.severity, v.rule, v.message, v.location, v.snippet, v.help_url "
+            "FROM violation v "
+            "JOIN url u ON u.id = v.url_id WHERE v.commit_id = ?"
+        )
         return self._by_analyzer(sql, commit, analyzer, "v", ())
 
-    def analyzer_errors(self, commit: int | str | None = None, analyzer: str | None = None) -> list[dict[str, Any]]:
-        sql = ("SELECT u.url, e.analyzer, e.message FROM analyzer_error e "
-               "LEFT JOIN url u ON u.id = e.url_id WHERE e.commit_id = ?")
+    def analyzer_errors(
+        self, commit: int | str | None = None, analyzer: str | None = None
+    ) -> list[dict[str, Any]]:
+        sql = (
+            "SELECT u.url, e.analyzer, e.message FROM analyzer_error e "
+            "LEFT JOIN url u ON u.id = e.url_id WHERE e.commit_id = ?"
+        )
         return self._by_analyzer(sql, commit, analyzer, "e", ())
 
     def analyzer_runs(self, commit: int | str | None = None) -> list[dict[str, Any]]:
-        rows = self._conn.execute("SELECT * FROM analyzer_run WHERE commit_id = ? ORDER BY analyzer",
-                                  (self.resolve(commit),))
+        rows = self._conn.execute(
+            "SELECT * FROM analyzer_run WHERE commit_id = ? ORDER BY analyzer", (self.resolve(commit),)
+        )
         return [_decode(dict(r), ("settings",)) for r in rows]
 
-    def _by_analyzer(self, sql: str, commit: int | str | None, analyzer: str | None, alias: str,
-                     json_cols: tuple[str, ...]) -> list[dict[str, Any]]:
+    def _by_analyzer(
+        self, sql: str, commit: int | str | None, analyzer: str | None, alias: str, json_cols: tuple[str, ...]
+    ) -> list[dict[str, Any]]:
         params: list[Any] = [self.resolve(commit)]
         if analyzer is not None:
             sql, params = sql + f" AND {alias}.analyzer = ?", [*params, analyzer]
@@ -319,13 +358,16 @@ class ArchiveReader:
     def crawl_errors(self, commit: int | str | None = None) -> list[dict[str, Any]]:
         rows = self._conn.execute(
             "SELECT u.url, e.kind, e.message, e.phase, e.at FROM crawl_error e JOIN url u ON u.id = e.url_id "
-            "WHERE e.commit_id = ? ORDER BY e.id", (self.resolve(commit),),
+            "WHERE e.commit_id = ? ORDER BY e.id",
+            (self.resolve(commit),),
         )
         return [dict(r) for r in rows]
 
     def inventory_runs(self, commit: int | str | None = None) -> list[dict[str, Any]]:
-        rows = self._conn.execute("SELECT sha256, counts, at FROM inventory_run WHERE commit_id = ? ORDER BY id",
-                                  (self.resolve(commit),))
+        rows = self._conn.execute(
+            "SELECT sha256, counts, at FROM inventory_run WHERE commit_id = ? ORDER BY id",
+            (self.resolve(commit),),
+        )
         return [_decode(dict(r), ("counts",)) for r in rows]
 
     # --- generations ----------------------------------------------------------------------------------
@@ -340,16 +382,29 @@ class ArchiveReader:
     def _diff_sets(self, table: str, a: int, b: int) -> dict[str, list[str]]:
         # A state id stands for a unique hash, so equal ids mean equal content.
         def urls(sql: str, params: tuple[int, ...]) -> list[str]:
-            return [r[0] for r in self._conn.execute(
-                f"SELECT u.url FROM url u WHERE u.id IN ({sql}) ORDER BY u.url", params)]
+            return [
+                r[0]
+                for r in self._conn.execute(
+                    f"SELECT u.url FROM url u WHERE u.id IN ({sql}) ORDER BY u.url", params
+                )
+            ]
 
         return {
-            "added": urls(f"SELECT url_id FROM {table} WHERE commit_id = ? EXCEPT "
-                          f"SELECT url_id FROM {table} WHERE commit_id = ?", (b, a)),
-            "removed": urls(f"SELECT url_id FROM {table} WHERE commit_id = ? EXCEPT "
-                            f"SELECT url_id FROM {table} WHERE commit_id = ?", (a, b)),
-            "modified": urls(f"SELECT x.url_id FROM {table} x JOIN {table} y ON y.url_id = x.url_id "
-                             f"AND y.commit_id = ? WHERE x.commit_id = ? AND x.state_id <> y.state_id", (b, a)),
+            "added": urls(
+                f"SELECT url_id FROM {table} WHERE commit_id = ? EXCEPT "
+                f"SELECT url_id FROM {table} WHERE commit_id = ?",
+                (b, a),
+            ),
+            "removed": urls(
+                f"SELECT url_id FROM {table} WHERE commit_id = ? EXCEPT "
+                f"SELECT url_id FROM {table} WHERE commit_id = ?",
+                (a, b),
+            ),
+            "modified": urls(
+                f"SELECT x.url_id FROM {table} x JOIN {table} y ON y.url_id = x.url_id "
+                f"AND y.commit_id = ? WHERE x.commit_id = ? AND x.state_id <> y.state_id",
+                (b, a),
+            ),
         }
 
     def changed_fields(self, url: str, a: int | str | None, b: int | str | None) -> dict[str, list[Any]]:

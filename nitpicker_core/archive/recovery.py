@@ -26,7 +26,8 @@ class RecoveryMixin(Store):
         """Inside the transaction that finishes something: one more change the file must receive."""
         self._conn.execute(
             "INSERT INTO info (key, value) VALUES (?, '1') "
-            "ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1", (FINISHED_KEY,),
+            "ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+            (FINISHED_KEY,),
         )
 
     def _written_mark(self) -> int:
@@ -48,10 +49,17 @@ class RecoveryMixin(Store):
         if self.target.exists():
             return False
         # a stub of a nitpicker that did not count changes yet: any finished commit belongs in a file
-        return self._conn.execute("SELECT 1 FROM commits WHERE status != 'running' LIMIT 1").fetchone() is not None
+        return (
+            self._conn.execute("SELECT 1 FROM commits WHERE status != 'running' LIMIT 1").fetchone()
+            is not None
+        )
 
     def _unaggregated_complete(self) -> list[int]:
         """Complete commits without stored aggregates (a kill came between their finish and the build)."""
-        return [r[0] for r in self._conn.execute(
-            "SELECT id FROM commits WHERE status = 'complete' AND id NOT IN (SELECT commit_id FROM agg_commit) "
-            "ORDER BY id")]
+        return [
+            r[0]
+            for r in self._conn.execute(
+                "SELECT id FROM commits WHERE status = 'complete' AND id NOT IN (SELECT commit_id FROM agg_commit) "
+                "ORDER BY id"
+            )
+        ]

@@ -22,7 +22,7 @@ def utc_now() -> str:
 
 def chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
     for start in range(0, len(items), size):
-        yield items[start:start + size]
+        yield items[start : start + size]
 
 
 class Store:
@@ -56,7 +56,9 @@ class Store:
             missing = [(u,) for u in wanted if u not in found]
             if missing:
                 self._conn.executemany("INSERT OR IGNORE INTO url (url) VALUES (?)", missing)
-                found.update(self._lookup("SELECT url, id FROM url WHERE url IN ({marks})", [m[0] for m in missing]))
+                found.update(
+                    self._lookup("SELECT url, id FROM url WHERE url IN ({marks})", [m[0] for m in missing])
+                )
             cache.update(found)
         return cache
 

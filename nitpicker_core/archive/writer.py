@@ -26,7 +26,10 @@ from .store import utc_now
 
 STUB_SUFFIX = ".stub"
 PRAGMAS = {
-    "journal_mode": "wal", "synchronous": "normal", "busy_timeout": 10_000, "foreign_keys": 1,
+    "journal_mode": "wal",
+    "synchronous": "normal",
+    "busy_timeout": 10_000,
+    "foreign_keys": 1,
     "cache_size": -64 * 1024,
 }
 STATUSES = ("running", "interrupted", "complete")
@@ -54,8 +57,14 @@ def created_by() -> str:
 class ArchiveWriter(PagesMixin, AnalysisMixin, RecoveryMixin):
     """Use ``ArchiveWriter.open(target)``; every method runs in its own transaction."""
 
-    def __init__(self, target: Path, stub: Path, lock: StubLock, db: pw.SqliteDatabase,
-                 is_external: Callable[[str], bool] | None) -> None:
+    def __init__(
+        self,
+        target: Path,
+        stub: Path,
+        lock: StubLock,
+        db: pw.SqliteDatabase,
+        is_external: Callable[[str], bool] | None,
+    ) -> None:
         self.target = target
         self.stub = stub
         self._lock = lock
@@ -78,7 +87,9 @@ class ArchiveWriter(PagesMixin, AnalysisMixin, RecoveryMixin):
         if target.is_dir():
             raise ArchiveError(f"{name} is a directory, not an archive file")
         if not target.parent.is_dir():
-            raise ArchiveError(f"cannot write {name}: directory {target.parent.name or target.parent} does not exist")
+            raise ArchiveError(
+                f"cannot write {name}: directory {target.parent.name or target.parent} does not exist"
+            )
         # the file is replaced by a rename in its directory: an unwritable one fails now, before a stub exists
         check_file_destination(target, name)
         stub = stub_path(target)
@@ -130,20 +141,30 @@ class ArchiveWriter(PagesMixin, AnalysisMixin, RecoveryMixin):
                     create_schema(db)
                     aggregates.create_tables(db.connection())
                     now = utc_now()
-                    info = {"format_version": FORMAT_VERSION, "created_by": created_by(), "created_at": now,
-                            "roots": [], "options": {}}
+                    info = {
+                        "format_version": FORMAT_VERSION,
+                        "created_by": created_by(),
+                        "created_at": now,
+                        "roots": [],
+                        "options": {},
+                    }
                     db.connection().executemany(
-                        "INSERT INTO info (key, value) VALUES (?, ?)", [(k, to_json(v)) for k, v in info.items()]
+                        "INSERT INTO info (key, value) VALUES (?, ?)",
+                        [(k, to_json(v)) for k, v in info.items()],
                     )
             else:
                 row = db.execute_sql("SELECT value FROM info WHERE key = 'format_version'").fetchone()
                 files.check_version(row[0] if row else None, name)
                 with db.atomic():  # archives written before aggregates existed gain their (empty) tables
                     aggregates.create_tables(db.connection())
-                    upgrade_schema(db)  # an older format gains its new columns and tables; readers never migrate
+                    upgrade_schema(
+                        db
+                    )  # an older format gains its new columns and tables; readers never migrate
         except sqlite3.DatabaseError as exc:
             db.close()
-            detail = "no info table" if "no such table" in str(exc) else "archive.db is not an SQLite database"
+            detail = (
+                "no info table" if "no such table" in str(exc) else "archive.db is not an SQLite database"
+            )
             raise ArchiveError(f"{name} is not a nitpicker archive ({detail})") from None
         except BaseException:
             db.close()
@@ -168,15 +189,22 @@ class ArchiveWriter(PagesMixin, AnalysisMixin, RecoveryMixin):
 
     def set_info(self, key: str, value: Any) -> None:
         with self._db.atomic():
-            self._conn.execute("INSERT OR REPLACE INTO info (key, value) VALUES (?, ?)", (key, to_json(value)))
+            self._conn.execute(
+                "INSERT OR REPLACE INTO info (key, value) VALUES (?, ?)", (key, to_json(value))
+            )
         self._touch()
 
     def head(self) -> int | None:
         row = self._conn.execute("SELECT commit_id FROM ref WHERE name = 'HEAD'").fetchone()
         return row[0] if row else None
 
-    def begin_commit(self, kind: str = "crawl", options: Mapping[str, Any] | None = None,
-                     environment: Mapping[str, Any] | None = None, parent: Any = _HEAD) -> int:
+    def begin_commit(
+        self,
+        kind: str = "crawl",
+        options: Mapping[str, Any] | None = None,
+        environment: Mapping[str, Any] | None = None,
+        parent: Any = _HEAD,
+    ) -> int:
         parent_id = self.head() if parent is _HEAD else parent
         with self._db.atomic():
             cur = self._conn.execute(
@@ -205,7 +233,9 @@ class ArchiveWriter(PagesMixin, AnalysisMixin, RecoveryMixin):
         """Continue ``commit_id`` (interrupted, running after a crash, or complete for --append)."""
         self.commit_status(commit_id)
         with self._db.atomic():
-            self._conn.execute("UPDATE commits SET status = 'running', finished_at = NULL WHERE id = ?", (commit_id,))
+            self._conn.execute(
+                "UPDATE commits SET status = 'running', finished_at = NULL WHERE id = ?", (commit_id,)
+            )
             self._changing(commit_id)
         self._touch()
         return commit_id
@@ -220,7 +250,9 @@ class ArchiveWriter(PagesMixin, AnalysisMixin, RecoveryMixin):
         before = json.loads(row[0]) if row and row[0] else {}
         return counts.merge(before, run, status, self.commit_stats(commit_id))
 
-    def finish_commit(self, commit_id: int, status: str = "complete", stats: Mapping[str, Any] | None = None) -> None:
+    def finish_commit(
+        self, commit_id: int, status: str = "complete", stats: Mapping[str, Any] | None = None
+    ) -> None:
         """Close this run into the commit; its stats become the whole commit's (see ``commit_stats``)."""
         if status not in ("complete", "interrupted"):
             raise ValueError(f"finish_commit status must be complete or interrupted, not {status!r}")
@@ -228,7 +260,12 @@ class ArchiveWriter(PagesMixin, AnalysisMixin, RecoveryMixin):
         with self._db.atomic():
             self._conn.execute(
                 "UPDATE commits SET status = ?, finished_at = ?, stats = ? WHERE id = ?",
-                (status, utc_now(), to_json(self._merged_stats(commit_id, status, dict(stats or {}))), commit_id),
+                (
+                    status,
+                    utc_now(),
+                    to_json(self._merged_stats(commit_id, status, dict(stats or {}))),
+                    commit_id,
+                ),
             )
             self._count_finished()
             if status == "complete":
@@ -237,7 +274,8 @@ class ArchiveWriter(PagesMixin, AnalysisMixin, RecoveryMixin):
                 if head is None or commit_id > head:
                     self._conn.execute(
                         "INSERT INTO ref (name, commit_id) VALUES ('HEAD', ?) "
-                        "ON CONFLICT (name) DO UPDATE SET commit_id = excluded.commit_id", (commit_id,),
+                        "ON CONFLICT (name) DO UPDATE SET commit_id = excluded.commit_id",
+                        (commit_id,),
                     )
         self._touch()
         files.kill_point_for_tests("after-finish")
@@ -291,13 +329,16 @@ class ArchiveWriter(PagesMixin, AnalysisMixin, RecoveryMixin):
         with self._db.atomic():
             conn = self._conn
             counts["page_states"] = conn.execute(
-                "DELETE FROM page_state WHERE id NOT IN (SELECT state_id FROM commit_page)").rowcount
+                "DELETE FROM page_state WHERE id NOT IN (SELECT state_id FROM commit_page)"
+            ).rowcount
             counts["resource_states"] = conn.execute(
-                "DELETE FROM resource_state WHERE id NOT IN (SELECT state_id FROM commit_resource)").rowcount
+                "DELETE FROM resource_state WHERE id NOT IN (SELECT state_id FROM commit_resource)"
+            ).rowcount
             counts["blobs"] = conn.execute(
                 "DELETE FROM blob WHERE sha256 NOT IN "
                 "(SELECT html_sha256 FROM page_state WHERE html_sha256 IS NOT NULL "
-                "UNION SELECT source_sha256 FROM page_state WHERE source_sha256 IS NOT NULL)").rowcount
+                "UNION SELECT source_sha256 FROM page_state WHERE source_sha256 IS NOT NULL)"
+            ).rowcount
         # cached analyzer results of HTML that no page state holds any more can never be reused
         counts["analysis_cache"] = self.gc_analysis_cache()
         if vacuum:
@@ -311,8 +352,11 @@ class ArchiveWriter(PagesMixin, AnalysisMixin, RecoveryMixin):
             return
         if remove_stub is None:
             last = self.latest_commit()
-            remove_stub = (not self._dirty and self.target.exists()
-                           and (last is None or self.commit_status(last) == "complete"))
+            remove_stub = (
+                not self._dirty
+                and self.target.exists()
+                and (last is None or self.commit_status(last) == "complete")
+            )
         self._db.close()
         self.closed = True
         if remove_stub:

@@ -57,8 +57,10 @@ def _playwright_chromium() -> tuple[str, str] | None:
         return None
     root, revisions = registry
     # Same layout Playwright's registry uses; the glob covers the x64 and arm64 platform folders
-    wanted = (("chromium-headless-shell", "chromium_headless_shell", "chrome-headless-shell", "shell"),
-              ("chromium", "chromium", "chrome", "full"))
+    wanted = (
+        ("chromium-headless-shell", "chromium_headless_shell", "chrome-headless-shell", "shell"),
+        ("chromium", "chromium", "chrome", "full"),
+    )
     for name, folder, binary, kind in wanted:
         revision = revisions.get(name)
         if revision:
@@ -91,7 +93,9 @@ async def launch(playwright: Any, *, extra_args: list[str] | None = None) -> Any
     executable = find_browser()
     if executable is None:
         env = os.environ.get("NITPICKER_BROWSER")
-        raise NitpickerError(f"NITPICKER_BROWSER={env} does not exist or is not executable" if env else NOT_FOUND)
+        raise NitpickerError(
+            f"NITPICKER_BROWSER={env} does not exist or is not executable" if env else NOT_FOUND
+        )
     kwargs: dict[str, Any] = {"headless": True, "args": browser_args(extra_args)}
     own = _playwright_chromium()
     if own and own[0] == executable and not os.environ.get("NITPICKER_BROWSER"):
@@ -115,7 +119,7 @@ def _proc_table() -> dict[int, tuple[int, str]]:
                 cmdline = handle.read().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        fields = stat[stat.rfind(")") + 2:].split()
+        fields = stat[stat.rfind(")") + 2 :].split()
         if fields and fields[0] != "Z":
             table[int(entry.name)] = (int(fields[1]), cmdline)
     return table

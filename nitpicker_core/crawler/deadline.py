@@ -130,7 +130,8 @@ class Guard:
         """
         self.check()
         overdue = DeadlineExceeded(
-            f"no complete answer within the {deadline or seconds:g} s deadline (connect + headers + body)")
+            f"no complete answer within the {deadline or seconds:g} s deadline (connect + headers + body)"
+        )
         if seconds <= 0:  # the attempt's time went on earlier hops: no new exchange
             raise overdue
         exchange: Exchange[T] = Exchange()
@@ -140,7 +141,9 @@ class Guard:
             if self._aborted.is_set():  # abort() ran between check() and the registration
                 exchange.cut("aborted")
             else:
-                threading.Thread(target=exchange.run, args=(work,), name="nitpicker-fetch", daemon=True).start()
+                threading.Thread(
+                    target=exchange.run, args=(work,), name="nitpicker-fetch", daemon=True
+                ).start()
                 if not exchange.wake.wait(seconds):
                     exchange.cut("deadline")
         finally:

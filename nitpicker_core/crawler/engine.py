@@ -53,21 +53,39 @@ class CrawlStats:
 class Crawler(ResultsMixin):
     """One crawl into one archive commit. ``run()`` returns the stats; the archive is written at the end."""
 
-    def __init__(self, pm: Any, options: CrawlOptions, output: Path, *, mode: str = "new",
-                 list_urls: list[str] | None = None, kind: str = "crawl", inventory: bytes | None = None,
-                 progress: Any = None, browser_factory: Any = None, stop: StopSignals | None = None,
-                 stop_message: Any = None) -> None:
+    def __init__(
+        self,
+        pm: Any,
+        options: CrawlOptions,
+        output: Path,
+        *,
+        mode: str = "new",
+        list_urls: list[str] | None = None,
+        kind: str = "crawl",
+        inventory: bytes | None = None,
+        progress: Any = None,
+        browser_factory: Any = None,
+        stop: StopSignals | None = None,
+        stop_message: Any = None,
+    ) -> None:
         self.pm, self.options, self.output = pm, options, output
         self.list_urls = list_urls
         self.inventory = inventory
         self.progress = progress
         self.stats = CrawlStats()
         self.dns = DnsBurnList()
-        self.fetcher = Fetcher(options.user_agent, retries=max(1, options.retry), throttle=HostThrottle(),
-                               timeouts=options.preflight_timeouts,
-                               dns_burn=self.dns, pool_size=max(10, options.parallels * 2))
+        self.fetcher = Fetcher(
+            options.user_agent,
+            retries=max(1, options.retry),
+            throttle=HostThrottle(),
+            timeouts=options.preflight_timeouts,
+            dns_burn=self.dns,
+            pool_size=max(10, options.parallels * 2),
+        )
         storage = options.for_storage()
-        self.crawl = CrawlContext(output=output, roots=storage["roots"], options=storage, kind=kind, mode=mode)
+        self.crawl = CrawlContext(
+            output=output, roots=storage["roots"], options=storage, kind=kind, mode=mode
+        )
         self.policy = CrawlPolicy(options)
         self.scope = self.policy.scope
         self.archive: ArchiveSink | None = None  # from crawl_open_archive, when run() starts
@@ -75,10 +93,16 @@ class Crawler(ResultsMixin):
         # a continued commit knows depths from its stored links; a fresh one only its roots'
         graph = None if mode in ("new", "update") else (lambda: self._sink().link_graph())
         self.queue = UrlQueue(
-            disable_queries=options.disable_queries, limits=limits, on_hold=record_held(self),
+            disable_queries=options.disable_queries,
+            limits=limits,
+            on_hold=record_held(self),
             is_internal=self.scope.is_internal,
-            depth_of=None if options.max_depth is None else ArchivedDepths(
-                graph, list_urls or options.roots, options.max_depth, disable_queries=options.disable_queries))
+            depth_of=None
+            if options.max_depth is None
+            else ArchivedDepths(
+                graph, list_urls or options.roots, options.max_depth, disable_queries=options.disable_queries
+            ),
+        )
         self.predictor = PaginationPredictor(max(1, options.parallels))
         # the limits and what they left out go into the commit's stats (a live dict the queue keeps current)
         self.stats.limits = self.queue.limit_stats()
@@ -196,8 +220,15 @@ class Crawler(ResultsMixin):
         The in-memory counters see only this run; the exit code and the summary must describe the commit.
         """
         whole = self._sink().commit_stats()
-        for key in ("pages", "rendered", "skipped", "internal_errors", "external_errors", "errors_by_kind",
-                    "unextracted"):
+        for key in (
+            "pages",
+            "rendered",
+            "skipped",
+            "internal_errors",
+            "external_errors",
+            "errors_by_kind",
+            "unextracted",
+        ):
             if key in whole:
                 setattr(self.stats, key, whole[key])
 
@@ -238,8 +269,15 @@ class Crawler(ResultsMixin):
         fresh = self.queue.add(items)
         if mode in ("resume", "append"):
             for url in archive.pending_urls():
-                self.queue.add([QueueItem(url, external=not self.scope.is_internal(url),
-                                          metadata_only=not self.scope.is_internal(url))])
+                self.queue.add(
+                    [
+                        QueueItem(
+                            url,
+                            external=not self.scope.is_internal(url),
+                            metadata_only=not self.scope.is_internal(url),
+                        )
+                    ]
+                )
         if mode == "inventory" and self.inventory is not None:
             import hashlib
 
@@ -253,9 +291,11 @@ class Crawler(ResultsMixin):
             return
         self._stopping = True
         if self.stop_message:
-            self.stop_message(f"stopping: {self.queue.counts().in_progress} page(s) in flight get "
-                              f"{self.stop_grace:.0f} s, then the archive is written (press Ctrl-C again to "
-                              "quit at once; --resume goes on from here either way)")
+            self.stop_message(
+                f"stopping: {self.queue.counts().in_progress} page(s) in flight get "
+                f"{self.stop_grace:.0f} s, then the archive is written (press Ctrl-C again to "
+                "quit at once; --resume goes on from here either way)"
+            )
         loop = asyncio.get_running_loop()
         self._grace = loop.call_later(self.stop_grace, self._abandon_in_flight)
 
@@ -281,8 +321,9 @@ class Crawler(ResultsMixin):
 
     @property
     def resume_command(self) -> str:
-        secrets = bool(self.options.headers) or any("@" in root.split("://", 1)[-1].split("/", 1)[0]
-                                                    for root in self.options.roots)
+        secrets = bool(self.options.headers) or any(
+            "@" in root.split("://", 1)[-1].split("/", 1)[0] for root in self.options.roots
+        )
         return resume_hint(self.output, needs_secrets=secrets)
 
     # -- workers ---------------------------------------------------------------------------------------
@@ -357,7 +398,9 @@ class Crawler(ResultsMixin):
             self._record(self._redirect_only(item, pre, final))
             return False
         html_like = pre.content_type in HTML_TYPES if pre.ok else looks_like_html(url)
-        metadata_only = item.external or item.metadata_only or (not self.options.recursive and not self._is_root(url))
+        metadata_only = (
+            item.external or item.metadata_only or (not self.options.recursive and not self._is_root(url))
+        )
         if not pre.ok:  # HEAD and GET died like behind a middlebox: the browser gets one try
             return await self._render(worker, item, pre, light=metadata_only)
         if metadata_only or not html_like:
@@ -396,14 +439,19 @@ class Crawler(ResultsMixin):
             for result in self.pm.hook.crawl_before_navigate(page=page, url=url, crawl=self.crawl):
                 if asyncio.iscoroutine(result):
                     await result
-            scraped = self.pm.hook.crawl_scrape(url=url, page=page, crawl=self.crawl,
-                                                render="light" if light else "full")
+            scraped = self.pm.hook.crawl_scrape(
+                url=url, page=page, crawl=self.crawl, render="light" if light else "full"
+            )
             if asyncio.iscoroutine(scraped):
                 scraped = await asyncio.wait_for(scraped, timeout=self.options.page_timeout * 3)
             healthy = True
         except TimeoutError:
-            self._error(item, "timeout", f"rendering {url} took longer than {self.options.page_timeout * 3:.0f} s",
-                        "render")
+            self._error(
+                item,
+                "timeout",
+                f"rendering {url} took longer than {self.options.page_timeout * 3:.0f} s",
+                "render",
+            )
             return False
         except Exception as exc:
             from nitpicker_core.crawler.errors import classify
@@ -413,7 +461,9 @@ class Crawler(ResultsMixin):
             if not self._stopping and declined_by_browser(pre, message):
                 # The server answered the preflight and the browser would not show it: that answer is the
                 # fact to record, and what the browser said a page error on it, not a crawl failure
-                self._record(await self._answered(item, pre, pre.content_type in HTML_TYPES, browser_said=message))
+                self._record(
+                    await self._answered(item, pre, pre.content_type in HTML_TYPES, browser_said=message)
+                )
                 return False
             self._error(item, classify(exc), message, "render")
             return False

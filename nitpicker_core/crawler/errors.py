@@ -10,20 +10,37 @@ import threading
 from collections.abc import Mapping
 
 __all__ = [
-    "KINDS", "PERMANENT_KINDS", "SETTLED_KINDS", "DnsBurnList", "classify", "is_blocked_status",
+    "KINDS",
+    "PERMANENT_KINDS",
+    "SETTLED_KINDS",
+    "DnsBurnList",
+    "classify",
+    "is_blocked_status",
 ]
 
 KINDS = (
-    "dns", "dns-transient", "connection-refused", "connection-reset", "connection-timeout", "timeout", "tls",
-    "parse-error", "client-blocked", "local-network", "redirect-loop", "redirect-chain-too-long", "invalid-url",
+    "dns",
+    "dns-transient",
+    "connection-refused",
+    "connection-reset",
+    "connection-timeout",
+    "timeout",
+    "tls",
+    "parse-error",
+    "client-blocked",
+    "local-network",
+    "redirect-loop",
+    "redirect-chain-too-long",
+    "invalid-url",
     "unknown",
 )
 # Retrying these gives the same answer, so --retry-failed skips them and crawls converge. A chain that is
 # merely too long is left out: it ends somewhere, and sites shorten chains (and Chromium's ERR_TOO_MANY_REDIRECTS,
 # which cannot tell a loop from a long chain, lands there too, so a wrong guess costs one more request).
 # An invalid URL (a port out of range) is never requested, so asking again cannot change it.
-PERMANENT_KINDS = frozenset({"dns", "tls", "client-blocked", "parse-error", "connection-refused", "redirect-loop",
-                             "invalid-url"})
+PERMANENT_KINDS = frozenset(
+    {"dns", "tls", "client-blocked", "parse-error", "connection-refused", "redirect-loop", "invalid-url"}
+)
 # Within one crawl these give the same answer however often they are asked, so a fetch does not retry them;
 # a long chain is settled for this run yet worth asking again in a later one (--retry-failed)
 SETTLED_KINDS = PERMANENT_KINDS | {"redirect-chain-too-long"}
@@ -65,26 +82,40 @@ _CHROMIUM = {
     "NETWORK_ACCESS_DENIED": "local-network",
     "PROXY_CONNECTION_FAILED": "local-network",
 }
-_CHROMIUM_PREFIXES = (("CERT_", "tls"), ("SSL_", "tls"), ("BAD_SSL_", "tls"), ("RESPONSE_HEADERS_", "parse-error"))
+_CHROMIUM_PREFIXES = (
+    ("CERT_", "tls"),
+    ("SSL_", "tls"),
+    ("BAD_SSL_", "tls"),
+    ("RESPONSE_HEADERS_", "parse-error"),
+)
 _NET_ERR_RE = re.compile(r"\bERR_([A-Z0-9_]+)")
 
 # Plain-text patterns from Python, OpenSSL, curl-like and Playwright messages; first match wins
 _TEXT_RULES: tuple[tuple[str, str], ...] = (
     (r"temporary failure in name resolution|eai_again|servfail", "dns-transient"),
-    (r"name or service not known|nodename nor servname|no address associated|getaddrinfo failed"
-     r"|name does not resolve|failed to resolve|nxdomain|could not resolve host", "dns"),
+    (
+        r"name or service not known|nodename nor servname|no address associated|getaddrinfo failed"
+        r"|name does not resolve|failed to resolve|nxdomain|could not resolve host",
+        "dns",
+    ),
     # the preflight tells a loop (a URL seen again) from a chain over its hop limit; counters only count
     (r"redirect loop", "redirect-loop"),
     (r"redirect chain too long|too many redirects|exceeded \d+ redirects", "redirect-chain-too-long"),
     (r"certificate|ssl|tls|handshake", "tls"),
     (r"connection refused|econnrefused", "connection-refused"),
     (r"connect(ion)? ?timeout|connect timed out|connection to .* timed out|etimedout", "connection-timeout"),
-    (r"connection reset|econnreset|connection aborted|remote ?disconnected|remote end closed|broken pipe"
-     r"|connection closed|epipe|empty reply", "connection-reset"),
+    (
+        r"connection reset|econnreset|connection aborted|remote ?disconnected|remote end closed|broken pipe"
+        r"|connection closed|epipe|empty reply",
+        "connection-reset",
+    ),
     (r"network is unreachable|no route to host|enetunreach|ehostunreach|network is down", "local-network"),
     (r"timed? ?out|timeout", "timeout"),
-    (r"badstatusline|invalid chunk|chunkedencodingerror|line too long|header|parse|decode|protocol error"
-     r"|invalid url|invalidurl|invalid schema|missing schema|locationparseerror", "parse-error"),
+    (
+        r"badstatusline|invalid chunk|chunkedencodingerror|line too long|header|parse|decode|protocol error"
+        r"|invalid url|invalidurl|invalid schema|missing schema|locationparseerror",
+        "parse-error",
+    ),
 )
 
 _ERRNO_KINDS = {
@@ -132,9 +163,19 @@ def _by_type(exc: BaseException) -> str | None:
         return "connection-reset"
     if names & {"RemoteDisconnected", "IncompleteRead"}:
         return "connection-reset"
-    if names & {"BadStatusLine", "LineTooLong", "InvalidChunkLength", "ChunkedEncodingError",
-                "ContentDecodingError", "InvalidURL", "InvalidSchema", "MissingSchema", "LocationParseError",
-                "InvalidHeader", "HeaderParsingError"}:
+    if names & {
+        "BadStatusLine",
+        "LineTooLong",
+        "InvalidChunkLength",
+        "ChunkedEncodingError",
+        "ContentDecodingError",
+        "InvalidURL",
+        "InvalidSchema",
+        "MissingSchema",
+        "LocationParseError",
+        "InvalidHeader",
+        "HeaderParsingError",
+    }:
         return "parse-error"
     if isinstance(exc, OSError) and exc.errno in _ERRNO_KINDS:
         return _ERRNO_KINDS[exc.errno]
@@ -187,8 +228,9 @@ _BOT_WALL_BODY = re.compile(
 _BOT_WALL_HEADERS = ("cf-mitigated", "x-datadome", "x-amzn-waf-action", "x-sucuri-block", "x-px-blocked")
 
 
-def is_blocked_status(status: int | None, headers: Mapping[str, str] | None = None,
-                      body_snippet: str | bytes = "") -> bool:
+def is_blocked_status(
+    status: int | None, headers: Mapping[str, str] | None = None, body_snippet: str | bytes = ""
+) -> bool:
     """True when the answer means "a bot wall or auth stopped us", not "the page is broken"."""
     if status in (401, 403, 429, 999):
         return True

@@ -28,8 +28,18 @@ from nitpicker_core.defaults import FETCH_TIMEOUTS
 from nitpicker_core.urls import join, looks_like_html, normalize, split_credentials
 
 __all__ = [
-    "BODY_LIMIT", "DEFAULT_TIMEOUTS", "DeadlineExceeded", "FetchAborted", "FetchResult", "Fetcher", "HostThrottle",
-    "RedirectChainTooLongError", "RedirectLoopError", "extract_title", "normalize_content_type", "parse_retry_after",
+    "BODY_LIMIT",
+    "DEFAULT_TIMEOUTS",
+    "DeadlineExceeded",
+    "FetchAborted",
+    "FetchResult",
+    "Fetcher",
+    "HostThrottle",
+    "RedirectChainTooLongError",
+    "RedirectLoopError",
+    "extract_title",
+    "normalize_content_type",
+    "parse_retry_after",
 ]
 
 DEFAULT_TIMEOUTS = FETCH_TIMEOUTS  # the total deadline of the 1st, 2nd, 3rd… attempt at a URL
@@ -94,7 +104,9 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
 class HostThrottle:
     """Per-host earliest-start times: ``Retry-After`` and ``Crawl-delay`` slow only their own host."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] | None = None):
+    def __init__(
+        self, clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] | None = None
+    ):
         self._clock = clock
         self._released = threading.Event()
         self._sleep = sleep or self._released.wait  # release() wakes the default sleep
@@ -193,8 +205,14 @@ class Fetcher:
         self._guard.abort()
         self.throttle.release()
 
-    def fetch(self, url: str, *, auth: tuple[str, str] | None = None, method: str = "HEAD",
-              headers: dict[str, str] | None = None) -> FetchResult:
+    def fetch(
+        self,
+        url: str,
+        *,
+        auth: tuple[str, str] | None = None,
+        method: str = "HEAD",
+        headers: dict[str, str] | None = None,
+    ) -> FetchResult:
         """Preflight ``url``; ``method="GET"`` also keeps the first 16 KiB of the body and its title.
 
         Raises ``FetchAborted`` once ``abort()`` was called; every other failure is in the result.
@@ -204,14 +222,18 @@ class Fetcher:
         auth = auth or embedded
         host = urlsplit(bare).hostname or ""
         if self.dns_burn.is_burned(host):
-            return FetchResult(bare, bare, error_kind="dns", error_message=f"DNS lookup of {host} failed earlier")
+            return FetchResult(
+                bare, bare, error_kind="dns", error_message=f"DNS lookup of {host} failed earlier"
+            )
         method = method.upper()
         attempt = 0
         middlebox = False
         while True:
             timeout = self.timeouts[min(attempt, len(self.timeouts) - 1)]
             try:
-                response, body, chain, final, first_status = self._follow(method, bare, timeout, auth, headers)
+                response, body, chain, final, first_status = self._follow(
+                    method, bare, timeout, auth, headers
+                )
             except (requests.RequestException, OSError) as exc:
                 kind = classify(exc)
                 attempt += 1
@@ -220,15 +242,25 @@ class Fetcher:
                     method, middlebox = "GET", True  # the one GET retry, right away
                     continue
                 needs_browser = middlebox and looks_like_html(bare)
-                if needs_browser or kind in SETTLED_KINDS or attempt >= self.retries:  # asking again gives the same
+                if (
+                    needs_browser or kind in SETTLED_KINDS or attempt >= self.retries
+                ):  # asking again gives the same
                     message = f"{type(exc).__name__}: {exc}"
-                    return FetchResult(bare, bare, error_kind=kind, error_message=message,
-                                       needs_browser=needs_browser, method=method)
+                    return FetchResult(
+                        bare,
+                        bare,
+                        error_kind=kind,
+                        error_message=message,
+                        needs_browser=needs_browser,
+                        method=method,
+                    )
                 self._guard.sleep(self.retry_wait * 2 ** (attempt - 1))
                 continue
             self.dns_burn.mark_answered(host)
             status = response.status_code
-            retry_after = parse_retry_after(response.headers.get("retry-after")) if status in (429, 503) else None
+            retry_after = (
+                parse_retry_after(response.headers.get("retry-after")) if status in (429, 503) else None
+            )
             if retry_after is not None:
                 self.throttle.defer(_host_key(final), min(retry_after, self.max_retry_after))
             if method == "HEAD" and status in (405, 501, 503):
@@ -242,7 +274,11 @@ class Fetcher:
             return result
 
     def _follow(
-        self, method: str, url: str, timeout: float, auth: tuple[str, str] | None,
+        self,
+        method: str,
+        url: str,
+        timeout: float,
+        auth: tuple[str, str] | None,
         extra: dict[str, str] | None = None,
     ) -> tuple[requests.Response, bytes, list[str], str, int | None]:
         """Follow redirects by hand; ``timeout`` is the network time of all hops together."""
@@ -261,19 +297,24 @@ class Fetcher:
             if len(chain) > self.max_redirects:
                 raise RedirectChainTooLongError(
                     f"redirect chain too long: more than {self.max_redirects} redirects, all to new URLs, "
-                    f"the last to {current}")
+                    f"the last to {current}"
+                )
             self.throttle.wait(_host_key(current))  # waiting for our turn is not the server's time
             self._guard.check()
             same_host = _host_key(current) == origin
             request = {
-                "method": method, "url": current, "timeout": (min(timeout, left), min(timeout, left)),
-                "allow_redirects": False, "stream": True,
+                "method": method,
+                "url": current,
+                "timeout": (min(timeout, left), min(timeout, left)),
+                "allow_redirects": False,
+                "stream": True,
                 "headers": {**self._headers, **extra} if extra and same_host else self._headers,
                 "auth": auth if same_host else None,  # never leak credentials to other hosts
             }
             started = time.monotonic()
             response, body = self._guard.run(
-                functools.partial(self._exchange, request=request), left, deadline=timeout)
+                functools.partial(self._exchange, request=request), left, deadline=timeout
+            )
             left -= time.monotonic() - started
             location = response.headers.get("location")
             if response.status_code not in REDIRECT_STATUSES or not location:
@@ -285,8 +326,9 @@ class Fetcher:
                 chain.append(following)
             current = following
 
-    def _exchange(self, exchange: Exchange[tuple[requests.Response, bytes]],
-                  request: dict[str, Any]) -> tuple[requests.Response, bytes]:
+    def _exchange(
+        self, exchange: Exchange[tuple[requests.Response, bytes]], request: dict[str, Any]
+    ) -> tuple[requests.Response, bytes]:
         """One request and, for a GET that does not redirect, the start of its body (in a daemon thread)."""
         response = self._session.request(**request)
         try:
@@ -308,9 +350,16 @@ class Fetcher:
         content_type = normalize_content_type(headers.get("content-type"))
         declared = response.encoding if "charset=" in headers.get("content-type", "").lower() else None
         return FetchResult(
-            url=url, final_url=final, status=response.status_code, status_text=response.reason or "",
-            content_type=content_type, content_length=int(length) if length.isdigit() else None,
-            headers=headers, redirect_chain=chain, method=method, body=body,
+            url=url,
+            final_url=final,
+            status=response.status_code,
+            status_text=response.reason or "",
+            content_type=content_type,
+            content_length=int(length) if length.isdigit() else None,
+            headers=headers,
+            redirect_chain=chain,
+            method=method,
+            body=body,
             title=extract_title(body, declared) if body and content_type in _HTML_TYPES else "",
         )
 

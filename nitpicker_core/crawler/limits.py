@@ -27,7 +27,9 @@ class Limits:
         return f"not crawled: --max-pages {self.max_pages} reached"
 
 
-def link_depths(roots: Iterable[str], links: dict[str, list[str]], redirects: dict[str, str]) -> dict[str, int]:
+def link_depths(
+    roots: Iterable[str], links: dict[str, list[str]], redirects: dict[str, str]
+) -> dict[str, int]:
     """Fewest links from a root to each URL; a redirect's destination sits at its source's depth."""
     depths: dict[str, int] = {}
     todo: deque[tuple[str, int]] = deque((root, 0) for root in roots)
@@ -54,8 +56,14 @@ class ArchivedDepths:
     nothing deeper is.
     """
 
-    def __init__(self, graph: Callable[[], LinkGraph] | None, seeds: Iterable[str], max_depth: int, *,
-                 disable_queries: bool = False) -> None:
+    def __init__(
+        self,
+        graph: Callable[[], LinkGraph] | None,
+        seeds: Iterable[str],
+        max_depth: int,
+        *,
+        disable_queries: bool = False,
+    ) -> None:
         self.graph, self.max_depth = graph, max_depth
         self.seeds = [normalize(split_credentials(s)[0], disable_queries=disable_queries) for s in seeds]
         self._depths: dict[str, int] | None = None

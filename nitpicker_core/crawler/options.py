@@ -52,8 +52,12 @@ class CrawlOptions:
 
     def scrape_options(self) -> dict[str, Any]:
         """What the scrape plugin reads from ``crawl.options``."""
-        return {"user_agent": self.user_agent, "image": self.image, "image_presets": list(self.image_presets),
-                "timeouts": {**SCRAPE_TIMEOUTS, "navigation": self.page_timeout}}
+        return {
+            "user_agent": self.user_agent,
+            "image": self.image,
+            "image_presets": list(self.image_presets),
+            "timeouts": {**SCRAPE_TIMEOUTS, "navigation": self.page_timeout},
+        }
 
 
 def default_output(root: str, now: datetime | None = None) -> Path:

@@ -32,7 +32,9 @@ class CrawlPolicy:
     def skip_reason(self, url: str) -> str | None:
         """``blocked by robots.txt`` or ``excluded`` for ``url``, else None. May fetch robots.txt: blocks."""
         if not self.robots.allowed(url):
-            failure = self.robots.failure(url)  # a 5xx robots.txt disallows everything until it answers (RFC 9309)
+            failure = self.robots.failure(
+                url
+            )  # a 5xx robots.txt disallows everything until it answers (RFC 9309)
             return f"blocked by robots.txt (it answered {failure})" if failure else "blocked by robots.txt"
         if self.excludes.is_excluded(url):
             return "excluded"

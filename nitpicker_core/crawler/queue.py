@@ -69,10 +69,15 @@ class UrlQueue:
     dropped without trace.
     """
 
-    def __init__(self, *, disable_queries: bool = False, limits: Limits | None = None,
-                 is_internal: Callable[[str], bool] | None = None,
-                 depth_of: Callable[[str], int] | None = None,
-                 on_hold: Callable[[str, str], None] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        disable_queries: bool = False,
+        limits: Limits | None = None,
+        is_internal: Callable[[str], bool] | None = None,
+        depth_of: Callable[[str], int] | None = None,
+        on_hold: Callable[[str, str], None] | None = None,
+    ) -> None:
         self.disable_queries = disable_queries
         self.limits = limits or Limits()
         self._is_internal = is_internal  # for URLs recorded done by plain string (resumed, redirect hops)
@@ -80,8 +85,12 @@ class UrlQueue:
         self._on_hold = on_hold
         self._by_depth = self.limits.max_depth is not None
         self._lock = threading.Lock()
-        self._levels: dict[int, deque[QueueItem]] = {}  # pending pages by depth (one level unless --max-depth)
-        self._checks: deque[QueueItem] = deque()  # with --max-depth: pending URLs whose links are not followed
+        self._levels: dict[
+            int, deque[QueueItem]
+        ] = {}  # pending pages by depth (one level unless --max-depth)
+        self._checks: deque[QueueItem] = (
+            deque()
+        )  # with --max-depth: pending URLs whose links are not followed
         self._items: dict[str, QueueItem] = {}
         self._depth: dict[str, int] = {}
         self._in_progress: set[str] = set()
@@ -90,8 +99,12 @@ class UrlQueue:
         self._held: dict[str, str] = {}  # URL → why a limit keeps it from being crawled
         self._taken = 0  # internal URLs done or in progress: what --max-pages counts
         self._busy: dict[str, int] = {}  # with --max-depth: pages in progress → the level they were taken at
-        self._report: dict[str, int | None] = {"max_pages": self.limits.max_pages, "max_depth": self.limits.max_depth,
-                                               "not_crawled_max_pages": 0, "not_crawled_max_depth": 0}
+        self._report: dict[str, int | None] = {
+            "max_pages": self.limits.max_pages,
+            "max_depth": self.limits.max_depth,
+            "not_crawled_max_pages": 0,
+            "not_crawled_max_depth": 0,
+        }
 
     def key(self, url: str) -> str:
         try:
@@ -167,14 +180,20 @@ class UrlQueue:
         limit = self.limits.max_depth
         return limit is not None and not item.external and item.depth is not None and item.depth > limit
 
-    def _seen_again(self, key: str, known: QueueItem, item: QueueItem, depth: int, placed: list[QueueItem]) -> None:
+    def _seen_again(
+        self, key: str, known: QueueItem, item: QueueItem, depth: int, placed: list[QueueItem]
+    ) -> None:
         """A known URL found again: a real link makes a guess a page; a shorter path makes it shallower."""
         if known.predicted and not item.predicted:
             self._items[key] = known = replace(known, predicted=False)
         if depth < self._depth.get(key, depth):
             self._depth[key] = depth
             self._items[key] = known = replace(known, depth=depth)
-            if key in self._held and not self._too_deep(known) and self._held[key] == self.limits.depth_reason():
+            if (
+                key in self._held
+                and not self._too_deep(known)
+                and self._held[key] == self.limits.depth_reason()
+            ):
                 self._unhold(key)  # only possible when a depth was a guess (see ArchivedDepths)
                 placed.append(known)
 
@@ -237,7 +256,9 @@ class UrlQueue:
     def _unhold(self, key: str) -> None:
         reason = self._held.pop(key, None)
         if reason is not None:
-            field = "not_crawled_max_pages" if reason == self.limits.pages_reason() else "not_crawled_max_depth"
+            field = (
+                "not_crawled_max_pages" if reason == self.limits.pages_reason() else "not_crawled_max_depth"
+            )
             self._report[field] = (self._report[field] or 0) - 1
 
     def _tell(self, held: list[tuple[str, str]]) -> None:
@@ -299,7 +320,7 @@ class UrlQueue:
 
     # -- looking -------------------------------------------------------------------------------------------
     def state(self, url: str) -> str | None:
-        """"pending", "in-progress", "done", "held" (kept back by a limit), or None when never queued."""
+        """ "pending", "in-progress", "done", "held" (kept back by a limit), or None when never queued."""
         key = self.key(url)
         with self._lock:
             if key in self._done:

@@ -48,8 +48,12 @@ def mark_blocked(result: ScrapeResult) -> None:
 
 def declined_by_browser(pre: FetchResult, message: str) -> bool:
     """True when navigation failed on an answer the preflight did get, rather than on the network."""
-    return pre.ok and pre.status is not None and classify(message) == "unknown" \
+    return (
+        pre.ok
+        and pre.status is not None
+        and classify(message) == "unknown"
         and bool(_DECLINED_RE.search(message))
+    )
 
 
 class ResultsMixin:
@@ -88,9 +92,20 @@ class ResultsMixin:
                 self._captured.setdefault(normalize(resource.url), resource)
         if final != url:
             # the source keeps only the edge; the destination is rendered once, by whoever reached it first
-            status = pre.redirect_status if pre.ok and pre.redirect_chain else result.extra.get("redirect_status")
-            self._record(ScrapeResult(url=url, status=status, redirect_chain=list(result.redirect_chain),
-                                      is_external=item.external, is_target=False, anchors=[], images=[]))
+            status = (
+                pre.redirect_status if pre.ok and pre.redirect_chain else result.extra.get("redirect_status")
+            )
+            self._record(
+                ScrapeResult(
+                    url=url,
+                    status=status,
+                    redirect_chain=list(result.redirect_chain),
+                    is_external=item.external,
+                    is_target=False,
+                    anchors=[],
+                    images=[],
+                )
+            )
             self._record_hops(result.redirect_chain)
             if final in self._claimed:
                 return False
@@ -99,14 +114,22 @@ class ResultsMixin:
         # plugins judge the rendered page (the built-in --exclude-keyword is one): skipped, links not followed
         reason = self.pm.hook.crawl_page_filter(url=final, result=result, crawl=self.crawl)
         if reason:
-            self.sink.emit("crawl_page_skipped", url=final, reason=reason,
-                           is_external=not self.scope.is_internal(final))
+            self.sink.emit(
+                "crawl_page_skipped", url=final, reason=reason, is_external=not self.scope.is_internal(final)
+            )
             self.stats.skipped += 1
             return True
         self._flag_large_images(result)
-        destination = ScrapeResult(**{**result.__dict__, "url": final, "redirect_chain": [],
-                                      "is_external": not self.scope.is_internal(final), "is_target": True,
-                                      "anchors": self._stored_anchors(result.anchors)})
+        destination = ScrapeResult(
+            **{
+                **result.__dict__,
+                "url": final,
+                "redirect_chain": [],
+                "is_external": not self.scope.is_internal(final),
+                "is_target": True,
+                "anchors": self._stored_anchors(result.anchors),
+            }
+        )
         mark_blocked(destination)
         self._record(destination)
         self.stats.rendered += 1
@@ -162,27 +185,44 @@ class ResultsMixin:
             if not target.startswith(("http://", "https://")):
                 continue
             internal = self.scope.is_internal(target)
-            if not internal and self.scope.same_host(target) and parent_depth < self.options.max_excluded_depth:
+            if (
+                not internal
+                and self.scope.same_host(target)
+                and parent_depth < self.options.max_excluded_depth
+            ):
                 # --max-excluded-depth: same-host pages outside the scope are crawled this many links deep
                 self._outside_depth.setdefault(target, parent_depth + 1)
                 internal = True
-            found.append(QueueItem(target, external=not internal,
-                                   metadata_only=not internal or not self.options.recursive,
-                                   referrer=page_url, depth=below))
+            found.append(
+                QueueItem(
+                    target,
+                    external=not internal,
+                    metadata_only=not internal or not self.options.recursive,
+                    referrer=page_url,
+                    depth=below,
+                )
+            )
         self._linked.update(item.url for item in found)
         if self.options.recursive and (page_url in self._seeds or self._claimed.get(page_url) in self._seeds):
             # what the start page leads to on its host: the summary explains a scope that left most of it out
             # (--single, --no-recursive and --list crawl no links at all, whatever the scope)
             self.stats.start_links = self._start_links.observe(
-                page_url, [(item.url, not item.external) for item in found], self.scope)
+                page_url, [(item.url, not item.external) for item in found], self.scope
+            )
         fresh = self.queue.add(found)
         if self.queue.guessed(page_url):
             return  # a page reached only by a guess: its links are followed, but never guessed from
         links = [item.url for item in fresh if not item.external]
-        predictions = [QueueItem(normalize(guess.url), predicted=True, referrer=page_url,
-                                 depth=below + guess.steps,  # as if each page linked the next
-                                 metadata_only=not self.options.recursive)
-                       for guess in self.predictor.observe_page(page_url, links)]
+        predictions = [
+            QueueItem(
+                normalize(guess.url),
+                predicted=True,
+                referrer=page_url,
+                depth=below + guess.steps,  # as if each page linked the next
+                metadata_only=not self.options.recursive,
+            )
+            for guess in self.predictor.observe_page(page_url, links)
+        ]
         if predictions:
             self.queue.add(predictions)
 
@@ -192,9 +232,13 @@ class ResultsMixin:
         title = ""
         if pre.ok and html_like and pre.method != "GET":
             inside = not item.external
-            got = await asyncio.to_thread(self.fetcher.fetch, item.url, method="GET",
-                                          auth=self.scope.credentials_for(item.url) if inside else None,
-                                          headers=self.options.headers if inside else None)
+            got = await asyncio.to_thread(
+                self.fetcher.fetch,
+                item.url,
+                method="GET",
+                auth=self.scope.credentials_for(item.url) if inside else None,
+                headers=self.options.headers if inside else None,
+            )
             title = got.title if got.ok else ""
         elif pre.ok:
             title = pre.title
@@ -205,8 +249,9 @@ class ResultsMixin:
             return self._redirect_only(item, pre, normalize(pre.final_url), keep=result)
         return result
 
-    async def _answered(self, item: QueueItem, pre: FetchResult, html_like: bool,
-                        browser_said: str = "") -> ScrapeResult:
+    async def _answered(
+        self, item: QueueItem, pre: FetchResult, html_like: bool, browser_said: str = ""
+    ) -> ScrapeResult:
         """The preflight's answer as the record of a URL the browser did not render: status, type, headers.
 
         ``browser_said`` is the browser's refusal when it was tried and failed; it becomes a page error, so
@@ -215,9 +260,13 @@ class ResultsMixin:
         title = pre.title
         if html_like and pre.method != "GET" and pre.status not in BODYLESS_STATUSES:
             inside = not item.external
-            got = await asyncio.to_thread(self.fetcher.fetch, item.url, method="GET",
-                                          auth=self.scope.credentials_for(item.url) if inside else None,
-                                          headers=self.options.headers if inside else None)
+            got = await asyncio.to_thread(
+                self.fetcher.fetch,
+                item.url,
+                method="GET",
+                auth=self.scope.credentials_for(item.url) if inside else None,
+                headers=self.options.headers if inside else None,
+            )
             title = got.title if got.ok else ""
         result = self._from_fetch(item, pre)
         result.metadata = {"title": title} if html_like else {}
@@ -225,7 +274,9 @@ class ResultsMixin:
         if reason:
             result.extra["unrendered"] = reason
         if browser_said:
-            result.errors.append(PageError(step="navigate", message=f"the browser did not show it: {browser_said}"))
+            result.errors.append(
+                PageError(step="navigate", message=f"the browser did not show it: {browser_said}")
+            )
         if normalize(pre.final_url) != item.url:
             return self._redirect_only(item, pre, normalize(pre.final_url), keep=result)
         return result
@@ -242,14 +293,22 @@ class ResultsMixin:
     def _from_fetch(self, item: QueueItem, pre: FetchResult) -> ScrapeResult:
         if pre.status is not None and item.external and pre.status >= 400:
             self.stats.external_errors += 1
-        return ScrapeResult(url=item.url, status=pre.status, status_text=pre.status_text,
-                            content_type=pre.content_type, content_length=pre.content_length,
-                            headers=dict(pre.headers), redirect_chain=list(pre.redirect_chain),
-                            is_external=item.external, is_target=not item.external,
-                            extra={"blocked": True} if is_blocked_status(pre.status, pre.headers) else {})
+        return ScrapeResult(
+            url=item.url,
+            status=pre.status,
+            status_text=pre.status_text,
+            content_type=pre.content_type,
+            content_length=pre.content_length,
+            headers=dict(pre.headers),
+            redirect_chain=list(pre.redirect_chain),
+            is_external=item.external,
+            is_target=not item.external,
+            extra={"blocked": True} if is_blocked_status(pre.status, pre.headers) else {},
+        )
 
-    def _redirect_only(self, item: QueueItem, pre: FetchResult, final: str,
-                       keep: ScrapeResult | None = None) -> ScrapeResult:
+    def _redirect_only(
+        self, item: QueueItem, pre: FetchResult, final: str, keep: ScrapeResult | None = None
+    ) -> ScrapeResult:
         """The source of a redirect keeps only the edge; the destination gets its own record, once.
 
         An in-scope destination is queued to be rendered rather than filled from this lighter result, so
@@ -260,14 +319,27 @@ class ResultsMixin:
             if internal and self.options.recursive and not self.options.single:
                 self.queue.add([QueueItem(final, referrer=item.url)])
             elif keep is not None:
-                dest = ScrapeResult(**{**keep.__dict__, "url": final, "redirect_chain": [],
-                                       "is_external": not internal,
-                                       "is_target": internal and not keep.metadata.get("title")})
+                dest = ScrapeResult(
+                    **{
+                        **keep.__dict__,
+                        "url": final,
+                        "redirect_chain": [],
+                        "is_external": not internal,
+                        "is_target": internal and not keep.metadata.get("title"),
+                    }
+                )
                 self.queue.add_done(final)
                 self._record(dest)
         self._record_hops(pre.redirect_chain)
-        return ScrapeResult(url=item.url, status=pre.redirect_status, redirect_chain=list(pre.redirect_chain),
-                            is_external=item.external, is_target=False, anchors=[], images=[])
+        return ScrapeResult(
+            url=item.url,
+            status=pre.redirect_status,
+            redirect_chain=list(pre.redirect_chain),
+            is_external=item.external,
+            is_target=False,
+            anchors=[],
+            images=[],
+        )
 
     def _record_hops(self, chain: list[str]) -> None:
         """Intermediate hops of a chain point at the final destination too (flattened), each recorded once."""
@@ -275,13 +347,28 @@ class ResultsMixin:
             hop = normalize(hop)
             if hop not in self.queue:
                 self.queue.add_done(hop)
-                self._record(ScrapeResult(url=hop, redirect_chain=list(chain[i + 1:]), is_target=False,
-                                          is_external=not self.scope.is_internal(hop), anchors=[], images=[]))
+                self._record(
+                    ScrapeResult(
+                        url=hop,
+                        redirect_chain=list(chain[i + 1 :]),
+                        is_target=False,
+                        is_external=not self.scope.is_internal(hop),
+                        anchors=[],
+                        images=[],
+                    )
+                )
 
     def _from_resource(self, item: QueueItem, res: Resource) -> ScrapeResult:
-        return ScrapeResult(url=item.url, status=res.status, status_text=res.status_text,
-                            content_type=res.content_type, content_length=res.content_length,
-                            headers=dict(res.headers), is_external=item.external, is_target=not item.external)
+        return ScrapeResult(
+            url=item.url,
+            status=res.status,
+            status_text=res.status_text,
+            content_type=res.content_type,
+            content_length=res.content_length,
+            headers=dict(res.headers),
+            is_external=item.external,
+            is_target=not item.external,
+        )
 
     def _failed(self, item: QueueItem, pre: FetchResult) -> bool:
         if self._is_guess(item):
@@ -307,8 +394,14 @@ class ResultsMixin:
         self.stats.errors_by_kind[kind] = self.stats.errors_by_kind.get(kind, 0) + 1
         record = CrawlErrorRecord(url=item.url, kind=kind, message=message, phase=phase)
         self.sink.emit("crawl_error", url=item.url, error=record)
-        self._record(ScrapeResult(url=item.url, is_external=item.external, is_target=not item.external,
-                                  extra={"error_kind": kind, "permanent": kind in PERMANENT_KINDS}))
+        self._record(
+            ScrapeResult(
+                url=item.url,
+                is_external=item.external,
+                is_target=not item.external,
+                extra={"error_kind": kind, "permanent": kind in PERMANENT_KINDS},
+            )
+        )
 
     def _record(self, result: ScrapeResult) -> None:
         self.stats.pages += 1

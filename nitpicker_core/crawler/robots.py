@@ -96,7 +96,11 @@ class RobotsCache:
                 return answer
             answer = self._fetch(origin)
             if not answer.lasting:
-                wait = min(MAX_RETRY_AFTER, previous.wait * 2) if previous and previous.failure else self.retry_after
+                wait = (
+                    min(MAX_RETRY_AFTER, previous.wait * 2)
+                    if previous and previous.failure
+                    else self.retry_after
+                )
                 answer.wait, answer.retry_at = wait, self._clock() + wait
             with self._lock:
                 self._answers[origin] = answer
@@ -132,8 +136,10 @@ class RobotsCache:
     def _read(self, exchange: Exchange[tuple[int, bytes, bool]], origin: str) -> tuple[int, bytes, bool]:
         """Status, the first ``ROBOTS_LIMIT`` bytes and whether there was more (runs in a daemon thread)."""
         response = self._session.get(
-            f"{origin}/robots.txt", headers={"User-Agent": self.user_agent},
-            timeout=(self.timeout, self.timeout), stream=True,
+            f"{origin}/robots.txt",
+            headers={"User-Agent": self.user_agent},
+            timeout=(self.timeout, self.timeout),
+            stream=True,
         )
         try:
             if response.status_code != 200:

@@ -32,5 +32,6 @@ def crawl_page_filter(url: str, result: ScrapeResult, crawl: CrawlContext) -> st
     hit = excludes.keyword_hit(result.html)
     if hit is None:
         return None
-    return json.dumps({"url": url, "matchedText": hit.text, "excludeKeywords": excludes.keywords},
-                      ensure_ascii=False)
+    return json.dumps(
+        {"url": url, "matchedText": hit.text, "excludeKeywords": excludes.keywords}, ensure_ascii=False
+    )

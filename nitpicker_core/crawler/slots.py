@@ -35,8 +35,12 @@ class PageSlots:
         key = (credentials["username"], credentials["password"]) if credentials else None
         slot = self._slots.get(worker)
         generation = getattr(self.host, "restarts", 0)
-        if slot is not None and (slot.credentials != key or slot.generation != generation
-                                 or slot.uses >= MAX_USES or slot.page.is_closed()):
+        if slot is not None and (
+            slot.credentials != key
+            or slot.generation != generation
+            or slot.uses >= MAX_USES
+            or slot.page.is_closed()
+        ):
             await self._drop(worker)
             slot = None
         if slot is not None:

@@ -36,8 +36,13 @@ class StartLinks:
 
     def as_dict(self) -> dict[str, Any]:
         outside = sorted(url for url, left_out in self.pages.items() if left_out)
-        return {"pages": len(self.pages), "outside": len(outside), "host": self.host, "scope": list(self.scopes),
-                "widen": _common_directory([*self.scopes, *outside]) if outside else ""}
+        return {
+            "pages": len(self.pages),
+            "outside": len(outside),
+            "host": self.host,
+            "scope": list(self.scopes),
+            "widen": _common_directory([*self.scopes, *outside]) if outside else "",
+        }
 
 
 def _common_directory(urls: list[str]) -> str:
@@ -54,7 +59,9 @@ def scope_note(start_links: dict[str, Any] | None, rendered: int) -> str:
         return ""
     scope = ", ".join(start_links["scope"])
     widen = start_links["widen"]
-    return (f"only {rendered} page(s) rendered: {start_links['outside']} of the {start_links['pages']} pages the "
-            f"start page links to on {start_links['host']} are outside the scope ({scope}), so they were checked, "
-            f"not crawled; to crawl them, widen the scope with --scope {widen} or start at {widen} (a start URL "
-            "ending in / covers its whole directory)")
+    return (
+        f"only {rendered} page(s) rendered: {start_links['outside']} of the {start_links['pages']} pages the "
+        f"start page links to on {start_links['host']} are outside the scope ({scope}), so they were checked, "
+        f"not crawled; to crawl them, widen the scope with --scope {widen} or start at {widen} (a start URL "
+        "ending in / covers its whole directory)"
+    )

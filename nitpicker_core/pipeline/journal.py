@@ -63,8 +63,13 @@ class Journal:
 
     def _line(self, event: str, fields: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
         now = time.time()
-        record = {"event": event, "run": self.run_id, "ts": round(now, 3),
-                  "at": datetime.fromtimestamp(now, UTC).isoformat(timespec="milliseconds"), **fields}
+        record = {
+            "event": event,
+            "run": self.run_id,
+            "ts": round(now, 3),
+            "at": datetime.fromtimestamp(now, UTC).isoformat(timespec="milliseconds"),
+            **fields,
+        }
         return record, (json.dumps(record, ensure_ascii=False, sort_keys=True, default=str) + "\n").encode()
 
     def append(self, event: str, **fields: Any) -> dict[str, Any]:

@@ -24,8 +24,10 @@ def archive_commits(archive: Path) -> dict[int, dict[str, str]] | None:
     try:
         with open_archive(source) as reader:
             created = str(reader.info().get("created_at"))
-            return {c["id"]: {"status": c["status"], "identity": f"{created}/{c['id']}/{c['started_at']}"}
-                    for c in reader.commits()}
+            return {
+                c["id"]: {"status": c["status"], "identity": f"{created}/{c['id']}/{c['started_at']}"}
+                for c in reader.commits()
+            }
     except Exception:  # an unreadable leftover is no reason to stop: the stage simply runs again
         return None
 

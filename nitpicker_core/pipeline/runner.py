@@ -69,8 +69,12 @@ class Pipeline:
         self.ctx, self.journal, self.heartbeat_every = ctx, journal, heartbeat
 
     def start(self, resumed: bool) -> None:
-        self.journal.append("run_resumed" if resumed else "run_started", declaration=self.ctx.declaration,
-                            pid=os.getpid(), host=socket.gethostname())
+        self.journal.append(
+            "run_resumed" if resumed else "run_started",
+            declaration=self.ctx.declaration,
+            pid=os.getpid(),
+            host=socket.gethostname(),
+        )
 
     def run(self) -> tuple[int, dict[str, Any]]:
         """Every stage in order; returns the exit code and a summary. Never raises for a stage failure."""
@@ -98,23 +102,36 @@ class Pipeline:
                 rerun_from = rerun_from or name
                 ctx.progress = {}
                 beat.stage = name
-                journal.append("stage_started", stage=name, inputs=list(stage.inputs),
-                               declared_outputs=list(stage.outputs))
+                journal.append(
+                    "stage_started",
+                    stage=name,
+                    inputs=list(stage.inputs),
+                    declared_outputs=list(stage.outputs),
+                )
                 started = time.monotonic()
                 try:
                     outputs = stage.run(ctx)
                 except BaseException as exc:
                     beat.stage = None
                     log.debug("stage %s failed", name, exc_info=True)  # the traceback, with --verbose
-                    reason, kind = (exc.reason, failure_class(exc.reason)) if isinstance(exc, StageFailed) \
+                    reason, kind = (
+                        (exc.reason, failure_class(exc.reason))
+                        if isinstance(exc, StageFailed)
                         else classify(exc)
-                    journal.append("stage_failed", stage=name, reason=reason, **{"class": kind},
-                                   message=str(exc))
-                    summary["stages"][name] = {"state": "failed", "reason": reason, "class": kind,
-                                               "message": str(exc)}
+                    )
+                    journal.append(
+                        "stage_failed", stage=name, reason=reason, **{"class": kind}, message=str(exc)
+                    )
+                    summary["stages"][name] = {
+                        "state": "failed",
+                        "reason": reason,
+                        "class": kind,
+                        "message": str(exc),
+                    }
                     code = 130 if reason == "interrupted" else 1
-                    journal.append("run_finished", state="interrupted" if code == 130 else "failed",
-                                   exit_code=code)
+                    journal.append(
+                        "run_finished", state="interrupted" if code == 130 else "failed", exit_code=code
+                    )
                     if not isinstance(exc, (StageFailed, Exception)):
                         raise  # KeyboardInterrupt / SystemExit: journaled, then let it through
                     return code, summary

@@ -97,7 +97,11 @@ class Stage(abc.ABC):
 def crawl_declaration(decl: dict[str, Any]) -> dict[str, Any]:
     # speed knobs do not change what the crawl records; an unset option (None) is the same as one that did
     # not exist yet, so a version adding an option does not invalidate the crawls made before it
-    return {k: v for k, v in decl["crawl"].items() if k not in ("parallels", "interval", "strict") and v is not None}
+    return {
+        k: v
+        for k, v in decl["crawl"].items()
+        if k not in ("parallels", "interval", "strict") and v is not None
+    }
 
 
 class CrawlStage(Stage):
@@ -112,10 +116,14 @@ class CrawlStage(Stage):
             return f"{ctx.archive.name} is missing"
         commit = commits.get(outputs.get("commit", -1)) or {}
         if commit.get("status") != "complete":
-            return f"commit {outputs.get('commit')} is {commit.get('status') or 'missing'} in {ctx.archive.name}"
+            return (
+                f"commit {outputs.get('commit')} is {commit.get('status') or 'missing'} in {ctx.archive.name}"
+            )
         if commit.get("identity") != outputs.get("identity"):
-            return (f"commit {outputs.get('commit')} of {ctx.archive.name} is not the one this run crawled "
-                    "(the archive was made again)")
+            return (
+                f"commit {outputs.get('commit')} of {ctx.archive.name} is not the one this run crawled "
+                "(the archive was made again)"
+            )
         return None
 
     def _mode(self, ctx: Context) -> str:
@@ -134,10 +142,15 @@ class CrawlStage(Stage):
         ctx.progress["mode"] = mode
 
         def progress(counts: Any) -> None:
-            ctx.progress.update(internal_done=counts.internal_done, internal_rendered=counts.internal_rendered,
-                                internal_found=counts.internal_found, external_done=counts.external_done,
-                                external_found=counts.external_found, remaining=counts.remaining,
-                                percent=counts.percent)
+            ctx.progress.update(
+                internal_done=counts.internal_done,
+                internal_rendered=counts.internal_rendered,
+                internal_found=counts.internal_found,
+                external_done=counts.external_done,
+                external_found=counts.external_found,
+                remaining=counts.remaining,
+                percent=counts.percent,
+            )
             if ctx.on_crawl_progress:
                 ctx.on_crawl_progress(counts)
 
@@ -154,9 +167,16 @@ class CrawlStage(Stage):
             reason = "timeout" if "timeout" in kinds else "network"
             raise StageFailed(reason, f"no page could be rendered ({kinds})")
         commit = ctx.progress.get("commit")
-        identity = ((archive_commits(ctx.archive) or {}).get(commit) or {}).get("identity") if commit else None
-        return {"commit": commit, "mode": mode, "identity": identity,
-                "declaration": digest(crawl_declaration(ctx.declaration)), **stats.as_dict()}
+        identity = (
+            ((archive_commits(ctx.archive) or {}).get(commit) or {}).get("identity") if commit else None
+        )
+        return {
+            "commit": commit,
+            "mode": mode,
+            "identity": identity,
+            "declaration": digest(crawl_declaration(ctx.declaration)),
+            **stats.as_dict(),
+        }
 
 
 def wanted_analyzers(ctx: Context) -> dict[str, dict[str, Any]]:
@@ -169,7 +189,10 @@ def wanted_analyzers(ctx: Context) -> dict[str, dict[str, Any]]:
     for name in names:
         analyzer = registry[name]
         settings = ctx.config.settings_for(registry.plugin_of(name))
-        wanted[name] = {"version": str(analyzer.version), "settings": json.loads(json.dumps(settings, default=str))}
+        wanted[name] = {
+            "version": str(analyzer.version),
+            "settings": json.loads(json.dumps(settings, default=str)),
+        }
     return wanted
 
 
@@ -215,13 +238,26 @@ class AnalyzeStage(Stage):
         commit = ctx.outputs["crawl"]["commit"]
         wanted = wanted_analyzers(ctx)
         if not wanted:
-            return {"commit": commit, "analyzers": {}, "skipped": "no analyzer is enabled (see `nitpicker plugins`)"}
+            return {
+                "commit": commit,
+                "analyzers": {},
+                "skipped": "no analyzer is enabled (see `nitpicker plugins`)",
+            }
         names = list(stale_analyzers(ctx, commit)) or list(wanted)
-        run = analyze(ctx.pm, ctx.config, ctx.archive, names, commit, progress=_Observer(ctx).analyze_progress)
+        run = analyze(
+            ctx.pm, ctx.config, ctx.archive, names, commit, progress=_Observer(ctx).analyze_progress
+        )
         summary = run.summary()
         failed = [name for name, s in run.summaries.items() if s.failed_everywhere]
-        return {"commit": commit, "analyzers": wanted, "ran": names, "summary": summary, "failed": failed,
-                "pages": summary.get("pages"), "violations": summary.get("violations")}
+        return {
+            "commit": commit,
+            "analyzers": wanted,
+            "ran": names,
+            "summary": summary,
+            "failed": failed,
+            "pages": summary.get("pages"),
+            "violations": summary.get("violations"),
+        }
 
 
 class ReportStage(Stage):
@@ -232,7 +268,9 @@ class ReportStage(Stage):
     def _key(self, ctx: Context) -> str:
         # the commit's identity, not its number: a re-made archive has a commit 1 of its own
         analysis, crawl = ctx.outputs.get("analyze") or {}, ctx.outputs["crawl"]
-        return digest([ctx.declaration["report"], crawl["commit"], crawl.get("identity"), analysis.get("analyzers")])
+        return digest(
+            [ctx.declaration["report"], crawl["commit"], crawl.get("identity"), analysis.get("analyzers")]
+        )
 
     def check(self, ctx: Context, outputs: dict[str, Any]) -> str | None:
         if outputs.get("key") != self._key(ctx):
@@ -254,13 +292,25 @@ class ReportStage(Stage):
         commit = ctx.outputs["crawl"]["commit"]
         ctx.progress["destination"] = report["destination"]
         with open_archive(ctx.archive) as reader:
-            result = run_report(ctx.pm, reader, report["destination"], {**report["options"], "silent": ctx.silent},
-                                report.get("sheets") or None, commit)
+            result = run_report(
+                ctx.pm,
+                reader,
+                report["destination"],
+                {**report["options"], "silent": ctx.silent},
+                report.get("sheets") or None,
+                commit,
+            )
         local = report.get("local_target")
         plain = json.loads(json.dumps(result, default=str))
-        return {"commit": commit, "destination": report["destination"], "target": report.get("target"),
-                "local_target": local, "key": self._key(ctx), "result": plain,
-                "files": fingerprint(Path(local), plain) if local else None}
+        return {
+            "commit": commit,
+            "destination": report["destination"],
+            "target": report.get("target"),
+            "local_target": local,
+            "key": self._key(ctx),
+            "result": plain,
+            "files": fingerprint(Path(local), plain) if local else None,
+        }
 
 
 STAGE_TYPES: dict[str, type[Stage]] = {"crawl": CrawlStage, "analyze": AnalyzeStage, "report": ReportStage}

@@ -41,9 +41,19 @@ class RunState:
     events: int = 0
 
     def stage(self, name: str) -> dict[str, Any]:
-        return self.stages.setdefault(name, {"name": name, "state": "pending", "progress": {}, "outputs": None,
-                                             "failure": None, "started_at": None, "finished_at": None,
-                                             "notes": []})
+        return self.stages.setdefault(
+            name,
+            {
+                "name": name,
+                "state": "pending",
+                "progress": {},
+                "outputs": None,
+                "failure": None,
+                "started_at": None,
+                "finished_at": None,
+                "notes": [],
+            },
+        )
 
     def feed(self, ev: dict[str, Any]) -> None:
         kind = ev.get("event")
@@ -62,7 +72,11 @@ class RunState:
                 self.stage(name)
             return
         if kind == "run_finished":
-            self.state, self.finished_at, self.exit_code = ev.get("state", "complete"), ev.get("at"), ev.get("exit_code")
+            self.state, self.finished_at, self.exit_code = (
+                ev.get("state", "complete"),
+                ev.get("at"),
+                ev.get("exit_code"),
+            )
             return
         if kind == "verdict":
             self.verdict = {"passed": ev.get("passed"), "checks": ev.get("checks", [])}
@@ -72,8 +86,16 @@ class RunState:
             return
         stage = self.stage(name)
         if kind == "stage_started":
-            stage.update(state="running", started_at=ev.get("at"), finished_at=None, failure=None, progress={},
-                         outputs=None, mode=ev.get("mode"), progress_ts=float(ev.get("ts") or 0))
+            stage.update(
+                state="running",
+                started_at=ev.get("at"),
+                finished_at=None,
+                failure=None,
+                progress={},
+                outputs=None,
+                mode=ev.get("mode"),
+                progress_ts=float(ev.get("ts") or 0),
+            )
         elif kind == "heartbeat":
             if stage["state"] != "running":  # a beat taken just before the stage ended, written just after
                 return
@@ -82,18 +104,26 @@ class RunState:
                 stage["progress_ts"] = float(ev.get("ts") or 0)
             stage["progress"] = progress
         elif kind == "stage_finished":  # a finished stage shows what it produced, not its last heartbeat
-            stage.update(state="done", finished_at=ev.get("at"), outputs=ev.get("outputs"), failure=None,
-                         progress={})
+            stage.update(
+                state="done", finished_at=ev.get("at"), outputs=ev.get("outputs"), failure=None, progress={}
+            )
         elif kind == "stage_reused":
-            stage.update(state="reused", finished_at=ev.get("at"), outputs=ev.get("outputs"), failure=None,
-                         progress={})
+            stage.update(
+                state="reused", finished_at=ev.get("at"), outputs=ev.get("outputs"), failure=None, progress={}
+            )
         elif kind == "stage_skipped":
             stage.update(state="skipped", finished_at=ev.get("at"), note=ev.get("reason"))
         elif kind == "stage_failed":
             reason = ev.get("reason", "internal")
-            stage.update(state="failed", finished_at=ev.get("at"),
-                         failure={"reason": reason, "class": ev.get("class") or failure_class(reason),
-                                  "message": scrub(str(ev.get("message", "")))})
+            stage.update(
+                state="failed",
+                finished_at=ev.get("at"),
+                failure={
+                    "reason": reason,
+                    "class": ev.get("class") or failure_class(reason),
+                    "message": scrub(str(ev.get("message", ""))),
+                },
+            )
         elif kind == "stage_mismatch":
             stage["notes"] = [*stage["notes"][-9:], scrub(str(ev.get("reason", "")))]
 
@@ -103,8 +133,11 @@ class RunState:
         ``stall_after`` seconds while heartbeats continue (a live process stuck on something)."""
         state, hung = self.state, None
         age = round(now - self.last_ts, 1) if self.last_ts else None
-        running = next((s for s in self.stages.values() if s["state"] == "running"), None) \
-            if state == "running" else None
+        running = (
+            next((s for s in self.stages.values() if s["state"] == "running"), None)
+            if state == "running"
+            else None
+        )
         progress_age = None
         if running is not None and running.get("progress_ts") and counters(running["progress"]):
             progress_age = round(now - running["progress_ts"], 1)  # a stage without counts cannot stall
@@ -116,11 +149,21 @@ class RunState:
         stages = [dict(self.stage(n)) for n in decl.get("stages", STAGES) if n in self.stages or n in STAGES]
         failure = next((s["failure"] for s in stages if s.get("failure")), None)
         return {
-            "id": self.run_id, "state": state, "url": decl.get("url"),
+            "id": self.run_id,
+            "state": state,
+            "url": decl.get("url"),
             "archive": Path(decl["archive"]).name if decl.get("archive") else None,
-            "started_at": self.started_at, "finished_at": self.finished_at, "exit_code": self.exit_code,
-            "heartbeat_age": age, "progress_age": progress_age, "hung": hung, "resumes": self.resumes, "stages": stages, "verdict": self.verdict,
-            "failure": failure, "counts": derived_counts(self.stages),
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+            "exit_code": self.exit_code,
+            "heartbeat_age": age,
+            "progress_age": progress_age,
+            "hung": hung,
+            "resumes": self.resumes,
+            "stages": stages,
+            "verdict": self.verdict,
+            "failure": failure,
+            "counts": derived_counts(self.stages),
         }
 
 
@@ -185,8 +228,9 @@ def replay(path: Path) -> RunState:
 class Monitor:
     """Every run journal found under some directories, kept up to date poll by poll."""
 
-    def __init__(self, directories: list[Path], stale_after: float = STALE_AFTER,
-                 stall_after: float = STALL_AFTER) -> None:
+    def __init__(
+        self, directories: list[Path], stale_after: float = STALE_AFTER, stall_after: float = STALL_AFTER
+    ) -> None:
         self.directories = directories
         self.stale_after, self.stall_after = stale_after, stall_after
         self.boot_id = f"{os.getpid()}-{time.time_ns()}"
@@ -206,6 +250,12 @@ class Monitor:
         totals = {s: 0 for s in ("running", "hung", "complete", "failed", "stopped", "interrupted")}
         for run in runs:
             totals[run["state"]] = totals.get(run["state"], 0) + 1
-        return {"boot_id": self.boot_id, "generated_at": round(now, 3), "stale_after": self.stale_after,
-                "stall_after": self.stall_after,
-                "directories": [d.name or str(d) for d in self.directories], "totals": totals, "runs": runs}
+        return {
+            "boot_id": self.boot_id,
+            "generated_at": round(now, 3),
+            "stale_after": self.stale_after,
+            "stall_after": self.stall_after,
+            "directories": [d.name or str(d) for d in self.directories],
+            "totals": totals,
+            "runs": runs,
+        }

@@ -11,7 +11,12 @@ from typing import Any
 from nitpicker_core.errors import UsageError
 
 OPS: dict[str, Callable[[Any, Any], bool]] = {
-    ">=": operator.ge, "<=": operator.le, "==": operator.eq, "!=": operator.ne, ">": operator.gt, "<": operator.lt,
+    ">=": operator.ge,
+    "<=": operator.le,
+    "==": operator.eq,
+    "!=": operator.ne,
+    ">": operator.gt,
+    "<": operator.lt,
 }
 METRICS = {
     "violations": "findings of the analyzers on the commit (`violations:NAME` counts one analyzer)",
@@ -37,8 +42,10 @@ class Threshold:
 def parse(text: str) -> Threshold:
     match = _EXPR.match(text)
     if not match or match.group(1) not in METRICS or (match.group(2) and match.group(1) != "violations"):
-        raise UsageError(f"--fail-on must be METRIC OP NUMBER with METRIC one of {', '.join(METRICS)} "
-                         f"(e.g. violations>0, broken-links>10), got {text!r}")
+        raise UsageError(
+            f"--fail-on must be METRIC OP NUMBER with METRIC one of {', '.join(METRICS)} "
+            f"(e.g. violations>0, broken-links>10), got {text!r}"
+        )
     metric, analyzer, op, limit = match.groups()
     return Threshold(text.strip(), metric, analyzer, op, int(limit))
 
@@ -52,7 +59,9 @@ def measure(threshold: Threshold, reader: Any, commit: int, queries: Any) -> int
         return int(run_query(queries, reader, "violations", params, commit)["total"])
     if threshold.metric == "broken-links":
         # the gate counts anchors (as documented), not the broken URLs the query groups by default
-        return int(run_query(queries, reader, "broken-links", {"limit": 1, "group": "anchor"}, commit)["total"])
+        return int(
+            run_query(queries, reader, "broken-links", {"limit": 1, "group": "anchor"}, commit)["total"]
+        )
     if threshold.metric == "analyzer-errors":
         return len(reader.analyzer_errors(commit))
     kinds = run_query(queries, reader, "error-kinds", {"examples": 0}, commit)["items"]
