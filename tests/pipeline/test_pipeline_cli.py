@@ -95,8 +95,9 @@ def test_resume_reuses_valid_outputs_and_reruns_what_changed(first, pipe_env):
     evs = new_events(archive, before)
     assert kinds(evs) == ["run_resumed", "stage_reused:crawl", "stage_mismatch:analyze", "stage_started:analyze",
                           "stage_finished:analyze", "run_finished"]
-    assert evs[2]["reason"] == "pipe-words: settings changed"
-    assert evs[4]["outputs"]["analyzers"]["pipe-words"]["settings"] == {"word": "alpha"}
+    named = [e for e in evs if e["event"] != "heartbeat"]  # a slow stage may journal heartbeats in between
+    assert named[2]["reason"] == "pipe-words: settings changed"
+    assert named[4]["outputs"]["analyzers"]["pipe-words"]["settings"] == {"word": "alpha"}
     assert cells(archive) == {"": 1, **{f"p{n}": 1 for n in range(1, 7)}, "missing": 0}
     with open_archive(archive) as reader:
         assert [c["id"] for c in reader.commits()] == [1]  # no second crawl
