@@ -116,13 +116,14 @@ def check_destination_paths(
         if value is None or option.type not in ("file", *OUTPUT_TYPES):
             continue
         path = Path(value)
+        named = path.name if path.is_absolute() else str(value)  # as the user gave it, never an absolute path
         if option.type == "file" and not path.is_file():
             flag = (shown or {}).get(option.key) or destination.flag(option.key)
-            raise UsageError(f"{option.key} file not found: {path.name} (give {flag} FILE)")
+            raise UsageError(f"{option.key} file not found: {named} (give {flag} FILE)")
         if option.type == "output-file":
-            check_file_destination(path, path.name)
+            check_file_destination(path, named)
         elif option.type == "output-dir":
-            check_directory_destination(path, path.name or str(value))
+            check_directory_destination(path, named or str(value))
 
 
 def prepare_destination(

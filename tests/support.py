@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILTIN_PLUGINS = sorted(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"]["nitpicker"])
@@ -92,3 +97,108 @@ class RunningCli:
         self.proc.wait(timeout=timeout)
         self._reader.join(timeout=30)
         return self.proc.returncode
+
+
+class McpStdio:
+    """`nitpicker mcp` in a subprocess with one initialized MCP client session on a background event loop.
+
+    Tests submit calls from their own thread; ``gather`` sends several at once and each must answer within
+    ``deadline`` seconds (a hang fails the test instead of blocking it).
+    """
+
+    def __init__(self, cwd: Path, errlog: Any, env: dict[str, str] | None = None, *args: str,
+                 deadline: float = 90.0) -> None:
+        import asyncio
+        import threading
+
+        from mcp import StdioServerParameters
+
+        self.deadline = deadline
+        self.params = StdioServerParameters(command=sys.executable, args=["-m", "nitpicker_cli.main", *args, "mcp"],
+                                            env=dict(os.environ) if env is None else env, cwd=cwd)
+        self.errlog = errlog
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.ready = threading.Event()
+        self.session: Any = None
+        self.init: Any = None
+        self.main = asyncio.run_coroutine_threadsafe(self._main(), self.loop)
+        if not self.ready.wait(deadline):
+            self.main.result(timeout=1)  # raises what went wrong
+            raise RuntimeError("the MCP server did not initialize")
+
+    async def _main(self) -> None:
+        import asyncio
+
+        from mcp import ClientSession, stdio_client
+
+        self.stop = asyncio.Event()
+        async with stdio_client(self.params, errlog=self.errlog) as (read, write):
+            async with ClientSession(read, write) as session:
+                self.init = await session.initialize()
+                self.session = session
+                self.ready.set()
+                await self.stop.wait()
+
+    def run(self, coroutine: Any) -> Any:
+        import asyncio
+
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout=self.deadline + 30)
+
+    def gather(self, *calls: tuple[str, dict[str, Any]]) -> list[Any]:
+        """Send every call at once; each must answer within the deadline."""
+        import asyncio
+
+        session = self.session
+        assert session is not None
+
+        async def all_of() -> list[Any]:
+            return await asyncio.gather(*(asyncio.wait_for(session.call_tool(name, args), self.deadline)
+                                          for name, args in calls))
+
+        return self.run(all_of())
+
+    def call(self, tool: str, **arguments: Any) -> Any:
+        return self.gather((tool, arguments))[0]
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.stop.set)
+        try:
+            self.main.result(timeout=60)
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(10)
+            self.loop.close()
+
+
+def _writable(directory: Path) -> bool:
+    try:
+        (directory / "probe").touch()
+    except OSError:
+        return False
+    (directory / "probe").unlink()
+    return True
+
+
+@contextlib.contextmanager
+def read_only(directory: Path) -> Iterator[Path]:
+    """Make ``directory`` unwritable for whoever runs the tests, root included, and undo it afterwards.
+
+    Root ignores permission bits, so as root the directory is made immutable (``chattr +i``, which root
+    obeys); any other user gets mode 0555.
+    """
+    if os.geteuid() == 0:
+        made = subprocess.run(["chattr", "+i", str(directory)], capture_output=True, text=True)
+        undo = ["chattr", "-i", str(directory)]
+        if made.returncode != 0:
+            pytest.skip(f"running as root and `chattr +i` fails on this filesystem: {made.stderr.strip()}")
+    else:
+        directory.chmod(0o555)
+        undo = ["chmod", "755", str(directory)]
+    try:
+        if _writable(directory):
+            pytest.skip("cannot make a directory unwritable here")
+        yield directory
+    finally:
+        subprocess.run(undo, check=True)

@@ -8,65 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import sys
-import threading
-from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import ClientSession, StdioServerParameters, stdio_client
-from support import run_cli
-
-
-class StdioServer:
-    """`nitpicker -v mcp` in a subprocess, with one initialized client session on a background loop."""
-
-    def __init__(self, cwd: Path, errlog: Any) -> None:
-        self.params = StdioServerParameters(command=sys.executable, args=["-m", "nitpicker_cli.main", "-v", "mcp"],
-                                            env=dict(os.environ), cwd=cwd)
-        self.errlog = errlog
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-        self.ready = threading.Event()
-        self.session: ClientSession | None = None
-        self.main = asyncio.run_coroutine_threadsafe(self._main(), self.loop)
-        if not self.ready.wait(60):
-            self.main.result(timeout=1)  # raises what went wrong
-            raise RuntimeError("the MCP server did not initialize")
-
-    async def _main(self) -> None:
-        self.stop = asyncio.Event()
-        async with stdio_client(self.params, errlog=self.errlog) as (read, write):
-            async with ClientSession(read, write) as session:
-                self.init = await session.initialize()
-                self.session = session
-                self.ready.set()
-                await self.stop.wait()
-
-    def run(self, coroutine: Any) -> Any:
-        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout=120)
-
-    def call(self, tool: str, **arguments: Any) -> Any:
-        assert self.session is not None
-        return self.run(self.session.call_tool(tool, arguments))
-
-    def close(self) -> None:
-        self.loop.call_soon_threadsafe(self.stop.set)
-        try:
-            self.main.result(timeout=30)
-        finally:
-            self.loop.call_soon_threadsafe(self.loop.stop)
-            self.thread.join(10)
-            self.loop.close()
+from support import McpStdio, run_cli
 
 
 @pytest.fixture(scope="module")
 def server(crawled, tmp_path_factory):
     errlog_path = tmp_path_factory.mktemp("mcp") / "stderr.log"
     with errlog_path.open("w+", encoding="utf-8") as errlog:
-        stdio = StdioServer(crawled.parent, errlog)
+        stdio = McpStdio(crawled.parent, errlog, None, "-v")
         stdio.errlog_path = errlog_path
         yield stdio
         stdio.close()

@@ -133,7 +133,7 @@ def test_a_destination_option_that_clashes_with_a_command_option_makes_only_its_
     (("--xlsx", "a.xlsx", "--xlsx-file", "b.xlsx"), "give --xlsx or --xlsx-file, not both"),
     (("--to", "jsondump", "--jsondump-dir", "plain-file"), "cannot write into plain-file: it exists and is not a "
                                                            "directory"),
-    (("--to", "xlsx", "--xlsx-file", "no/such/dir/a.xlsx"), "cannot write a.xlsx: its directory does not exist"),
+    (("--to", "xlsx", "--xlsx-file", "no/such/dir/a.xlsx"), "cannot write no/such/dir/a.xlsx: its directory does not exist"),
     (("--to", "google-sheets", "--google-sheets-url", "https://example.com/x"),
      "--sheet must be a Google Sheets URL (https://docs.google.com/spreadsheets/d/ID/…)"),
     (("--to", "google-sheets", "--google-sheets-url", "https://docs.google.com/spreadsheets/d/abc/edit"),

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from archives import SITE, build_archive, demo_pages
-from support import run_cli
+from support import read_only, run_cli
 
 from nitpicker_core.archive import files
 
@@ -193,22 +193,10 @@ def test_a_cache_that_cannot_be_made_does_not_stop_reading(tmp_path: Path, sourc
 
 def test_a_read_only_home_does_not_stop_reading(tmp_path: Path, sources: tuple[Path, Path]) -> None:
     """An existing cache root nobody may write to (immutable even for root): reading unpacks privately."""
-    import subprocess
-
     archive, _ = sources
     root = tmp_path / "home" / ".cache" / "nitpicker"
     root.mkdir(parents=True, mode=0o700)
-    if os.geteuid() == 0:
-        made = subprocess.run(["chattr", "+i", str(root)], capture_output=True, text=True)
-        undo = ["chattr", "-i", str(root)]
-        if made.returncode != 0:
-            pytest.skip(f"running as root and `chattr +i` fails on this filesystem: {made.stderr.strip()}")
-    else:
-        root.chmod(0o500)
-        undo = ["chmod", "700", str(root)]
-    try:
+    with read_only(root):
         assert titles(archive, _env(tmp_path), tmp_path) == EXPECTED
         assert list(root.iterdir()) == []
-        assert list((tmp_path / "tmpdir").iterdir()) == []  # the private unpack is gone after the command
-    finally:
-        subprocess.run(undo, check=True)
+    assert list((tmp_path / "tmpdir").iterdir()) == []  # the private unpack is gone after the command

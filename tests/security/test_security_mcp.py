@@ -7,72 +7,21 @@ manager in process with the real reader, held at a gate the test opens.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import errno
 import os
-import sys
 import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 from archives import build_archive
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from support import McpStdio
 
 from nitpicker_core import ArchiveError
 from nitpicker_core.archive import open_archive
 
 DEADLINE = 90.0  # generous: the machine is shared; a hang is what the deadline catches
-
-
-class Server:
-    """`nitpicker mcp` in a subprocess with one initialized client session on a background event loop."""
-
-    def __init__(self, cwd: Path, errlog: Any, env: dict[str, str]) -> None:
-        self.params = StdioServerParameters(command=sys.executable, args=["-m", "nitpicker_cli.main", "mcp"],
-                                            env=env, cwd=cwd)
-        self.errlog = errlog
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-        self.ready = threading.Event()
-        self.session: ClientSession | None = None
-        self.main = asyncio.run_coroutine_threadsafe(self._main(), self.loop)
-        if not self.ready.wait(DEADLINE):
-            self.main.result(timeout=1)
-            raise RuntimeError("the MCP server did not initialize")
-
-    async def _main(self) -> None:
-        self.stop = asyncio.Event()
-        async with stdio_client(self.params, errlog=self.errlog) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                self.session = session
-                self.ready.set()
-                await self.stop.wait()
-
-    def gather(self, *calls: tuple[str, dict[str, Any]]) -> list[Any]:
-        """Send every call at once; each must answer within the deadline (a hang fails the test)."""
-        assert self.session is not None
-        session = self.session
-
-        async def all_of() -> list[Any]:
-            return await asyncio.gather(*(asyncio.wait_for(session.call_tool(name, args), DEADLINE)
-                                          for name, args in calls))
-
-        return asyncio.run_coroutine_threadsafe(all_of(), self.loop).result(timeout=DEADLINE + 30)
-
-    def call(self, name: str, **arguments: Any) -> Any:
-        return self.gather((name, arguments))[0]
-
-    def close(self) -> None:
-        self.loop.call_soon_threadsafe(self.stop.set)
-        try:
-            self.main.result(timeout=60)
-        finally:
-            self.loop.call_soon_threadsafe(self.loop.stop)
-            self.thread.join(10)
 
 
 def _unblock_fifo(fifo: Path) -> None:
@@ -100,7 +49,7 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def server(workdir: Path):
     env = dict(os.environ, NITPICKER_TAR_CACHE_DIR=str(workdir / "cache"))
     with (workdir / "stderr.log").open("w+", encoding="utf-8") as errlog:
-        stdio = Server(workdir, errlog, env)
+        stdio = McpStdio(workdir, errlog, env, deadline=DEADLINE)
         try:
             yield stdio
         finally:
@@ -124,7 +73,7 @@ def error_text(result: Any, workdir: Path) -> str:
     return text
 
 
-def test_a_fifo_is_refused_and_never_holds_up_other_calls(server: Server, workdir: Path) -> None:
+def test_a_fifo_is_refused_and_never_holds_up_other_calls(server: McpStdio, workdir: Path) -> None:
     fifo, good, listing, other = server.gather(
         ("summary", {"archive": "pipe.nitpicker"}),
         ("summary", {"archive": "a.nitpicker"}),
@@ -149,7 +98,7 @@ def test_a_fifo_is_refused_and_never_holds_up_other_calls(server: Server, workdi
     ("x" * 5000, "the archive path is too long (5000 characters)"),
     ("x" * 300, "the archive path is too long"),
 ])
-def test_archives_that_cannot_be_archives_are_tool_errors(server: Server, workdir: Path, archive: str,
+def test_archives_that_cannot_be_archives_are_tool_errors(server: McpStdio, workdir: Path, archive: str,
                                                           expected: str) -> None:
     assert expected in error_text(server.call("summary", archive=archive), workdir)
 
@@ -169,7 +118,7 @@ def test_archives_that_cannot_be_archives_are_tool_errors(server: Server, workdi
     ("page_detail", {"url": "http://site.test/" + "a" * 5000}, "no URL 'http://site.test/aaa"),
     ("resource_referrers", {"url": "x\x00"}, "parameter 'url' must not contain a NUL byte"),
 ])
-def test_malformed_arguments_are_tool_errors(server: Server, workdir: Path, tool: str, arguments: dict[str, Any],
+def test_malformed_arguments_are_tool_errors(server: McpStdio, workdir: Path, tool: str, arguments: dict[str, Any],
                                              expected: str) -> None:
     assert expected in error_text(server.call(tool, archive="a.nitpicker", **arguments), workdir)
 

@@ -2,51 +2,16 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from archives import SITE, build_archive
-from support import run_cli
+from support import read_only, run_cli
 
 from nitpicker_core.archive import ArchiveWriter
 
 NOWHERE = "http://127.0.0.1:9/"  # never fetched: every case fails before the crawl starts
-
-
-def _writable(directory: Path) -> bool:
-    try:
-        (directory / "probe").touch()
-    except OSError:
-        return False
-    (directory / "probe").unlink()
-    return True
-
-
-@contextlib.contextmanager
-def read_only(directory: Path) -> Iterator[Path]:
-    """Make ``directory`` unwritable for whoever runs the tests, root included, and undo it afterwards.
-
-    Root ignores permission bits, so as root the directory is made immutable (``chattr +i``, which root
-    obeys); any other user gets mode 0555.
-    """
-    if os.geteuid() == 0:
-        made = subprocess.run(["chattr", "+i", str(directory)], capture_output=True, text=True)
-        undo = ["chattr", "-i", str(directory)]
-        if made.returncode != 0:
-            pytest.skip(f"running as root and `chattr +i` fails on this filesystem: {made.stderr.strip()}")
-    else:
-        directory.chmod(0o555)
-        undo = ["chmod", "755", str(directory)]
-    try:
-        if _writable(directory):
-            pytest.skip("cannot make a directory unwritable here")
-        yield directory
-    finally:
-        subprocess.run(undo, check=True)
 
 
 def listing(directory: Path) -> dict[str, bytes | None]:
