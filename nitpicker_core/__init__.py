@@ -5,6 +5,7 @@ from __future__ import annotations
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _dist_version
 
+from nitpicker_core.checks import PRIORITIES, Check, CheckContext, Finding, Rule, fingerprint
 from nitpicker_core.content_types import CATEGORIES, HTML_TYPES, normalize_content_type
 from nitpicker_core.content_types import classify as classify_content_type
 from nitpicker_core.content_types import sql_case as content_type_sql_case
@@ -73,10 +74,13 @@ __all__ = [
     "Anchor",
     "ArchiveError",
     "Cell",
+    "Check",
+    "CheckContext",
     "Column",
     "CrawlContext",
     "CrawlErrorRecord",
     "Destination",
+    "Finding",
     "DestinationOption",
     "Heading",
     "Image",
@@ -89,6 +93,7 @@ __all__ = [
     "PageReport",
     "Query",
     "Resource",
+    "Rule",
     "ScrapeResult",
     "Setting",
     "Sheet",
@@ -107,6 +112,7 @@ __all__ = [
     "content_type_sql_case",
     "content_type_sql_filter",
     "describe",
+    "fingerprint",
     "hookimpl",
     "hookspec",
     "join_url",
@@ -114,6 +120,7 @@ __all__ = [
     "run_query",
     "validate_params",
     "HTML_TYPES",
+    "PRIORITIES",
     "IMAGE_PRESETS",
     "SCRAPE_TIMEOUTS",
     "node_prefix",

@@ -334,6 +334,18 @@ def register_queries(register: Callable[..., None]) -> None:
 
 
 @hookspec
+def register_checks(register: Callable[..., None]) -> None:
+    """Register checks: prioritised questions about a commit whose findings the ``issues`` query lists.
+
+    :param register: call ``register(check)`` with a ``nitpicker_core.Check`` (id kebab-case, or
+        ``<analyzer>/<rule>`` for an analyzer rule; priority one of ``nitpicker_core.PRIORITIES``).
+
+    Runs in: whichever process reads archives (CLI, MCP server, viewer, pipeline verdict).
+    Called: once per issues query.
+    """
+
+
+@hookspec
 def register_viewer_blueprints(register: Callable[..., None]) -> None:
     """Register Flask blueprints for the viewer; the core pages are registered the same way.
 

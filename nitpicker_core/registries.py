@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from nitpicker_core.checks import CHECK_ID_RE, Check, validate_check
 from nitpicker_core.errors import RegistrationError
 from nitpicker_core.registry import KEBAB_RE, NAME_RE, TITLE_RE, Registry, collect
 from nitpicker_core.types import SETTING_TYPES, Analyzer, Destination, Query, Setting, Sheet
@@ -19,6 +20,7 @@ from nitpicker_core.types import SETTING_TYPES, Analyzer, Destination, Query, Se
 __all__ = [
     "analyzer_registry",
     "blueprint_registry",
+    "check_registry",
     "destination_registry",
     "query_registry",
     "setting_registry",
@@ -92,3 +94,15 @@ def blueprint_registry(pm: Any) -> Registry[tuple[Any, str | None]]:
     return collect(
         pm, "register_viewer_blueprints", Registry("blueprint", lambda item: item[0].name, NAME_RE), make
     )
+
+
+class _CheckRegistry(Registry[Check]):
+    def add(self, item: Check, plugin: str, order: int | None = None) -> None:
+        validate_check(item, plugin)
+        super().add(item, plugin, order)
+
+
+def check_registry(pm: Any) -> Registry[Check]:
+    """Registered checks keyed by id; an invalid priority, category or id makes its plugin unavailable."""
+    registry = _CheckRegistry("check", lambda c: c.id, name_re=CHECK_ID_RE, expected=Check)
+    return collect(pm, "register_checks", registry)

@@ -24,7 +24,7 @@ def test_there_are_hooks_for_every_family():
                    "crawl_finished"},
         "analyze": {"register_analyzers", "analyze_started", "analyze_page_reported", "analyze_finished"},
         "report": {"register_sheets", "register_report_destinations"},
-        "query": {"register_queries"},
+        "query": {"register_queries", "register_checks"},
         "viewer": {"register_viewer_blueprints", "viewer_menu_links"},
         "cli": {"register_commands"},
     }

@@ -1,0 +1,134 @@
+"""Checks: named, prioritised questions about a commit ("which internal links are broken?") and their findings."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from nitpicker_core.errors import RegistrationError
+
+if TYPE_CHECKING:
+    from nitpicker_core.archive.reader import ArchiveReader
+
+__all__ = ["PRIORITIES", "Check", "CheckContext", "Finding", "Rule", "fingerprint", "validate_check"]
+
+#: one scale for the whole product, most severe first
+PRIORITIES = ("critical", "high", "medium", "low", "info")
+#: a check id: kebab-case, with one optional "/" for analyzer rules ("axe/image-alt")
+CHECK_ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*(/[a-z0-9]+(-[a-z0-9]+)*)?$")
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """One occurrence of a check's defect: the page and what on it (normalised, so it survives a re-crawl).
+
+    ``detail`` is the link target, the element, the value; never a generated id, nonce or line/column
+    position, which would make an unchanged finding look new after a re-crawl.
+    """
+
+    url: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Check:
+    """A registered check: what it looks for, how bad it is, how to fix it, and how to list its findings.
+
+    ``findings(ctx)`` yields the commit's ``Finding``s. Checks sharing a non-empty ``defect`` key find the
+    same defect from different sources (crawl images without alt, ``axe/image-alt``) and are shown once.
+    ``analyzer`` names the analyzer whose run the findings depend on: on a commit that analyzer never
+    ran on, the check is "not analysed", never 0.
+    """
+
+    id: str
+    title: str
+    category: str
+    priority: str
+    description: str
+    fix: str
+    help_url: str = ""
+    findings: Callable[[CheckContext], Iterable[Finding]] | None = None
+    defect: str = ""
+    analyzer: str = ""
+    order: int = 100
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule of an analyzer's catalogue (``Analyzer.rules()``); becomes the check ``<analyzer>/<id>``."""
+
+    id: str
+    title: str
+    priority: str
+    description: str = ""
+    help_url: str = ""
+    defect: str = ""
+
+
+def validate_check(check: Any, plugin: str) -> None:
+    """RegistrationError unless ``check`` is a well-formed ``Check`` (id, priority, category, findings)."""
+    if not isinstance(check, Check):
+        return  # the registry names the wrong type
+    if check.priority not in PRIORITIES:
+        raise RegistrationError(
+            f"plugin {plugin!r} registered check {check.id!r} with priority {check.priority!r} "
+            f"(one of {', '.join(PRIORITIES)})"
+        )
+    if not isinstance(check.category, str) or not re.match(r"^[a-z0-9]+(-[a-z0-9]+)*$", check.category):
+        raise RegistrationError(
+            f"plugin {plugin!r} registered check {check.id!r} with an invalid category {check.category!r}"
+        )
+    if check.findings is not None and not callable(check.findings):
+        raise RegistrationError(f"plugin {plugin!r} registered check {check.id!r} whose findings is not callable")
+
+
+def fingerprint(check_id: str, finding: Finding) -> str:
+    """The identity of a finding across commits: sha256 hex of the check id, URL and detail."""
+    text = "\0".join((check_id, finding.url, finding.detail))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class CheckContext:
+    """What a check's ``findings`` function gets: the open archive, the commit, and the registered queries."""
+
+    def __init__(self, reader: ArchiveReader, commit: int, queries: Any = None) -> None:
+        self.reader = reader
+        self.commit = commit
+        self._queries = queries  # a Registry[Query]; None when no query is needed
+        self._runs: dict[str, dict[str, Any]] | None = None
+
+    def query(self, name: str, **params: Any) -> Iterator[dict[str, Any]]:
+        """Every row of the registered query ``name`` on this commit, paged through."""
+        from nitpicker_core.query import run_query
+
+        if self._queries is None:
+            raise RuntimeError("this CheckContext was made without the query registry")
+        paged = "offset" in self._queries[name].params and "offset" not in params
+        offset = 0
+        while True:
+            given = {**params, "offset": offset, "limit": 10000} if paged else params
+            result = run_query(self._queries, self.reader, name, given, self.commit)
+            if isinstance(result, list):
+                yield from result
+                return
+            if not isinstance(result, dict) or "items" not in result:
+                yield result
+                return
+            yield from result["items"]
+            if not paged or result.get("next_offset") is None:
+                return
+            offset = result["next_offset"]
+
+    def runs(self) -> dict[str, dict[str, Any]]:
+        """The commit's analyzer runs by analyzer name (version, settings hash, status)."""
+        if self._runs is None:
+            self._runs = {r["analyzer"]: r for r in self.reader.analyzer_runs(self.commit)}
+        return self._runs
+
+    def analysed(self, analyzer: str) -> bool:
+        """Whether ``analyzer`` ran to completion on this commit."""
+        run = self.runs().get(analyzer)
+        return run is not None and run.get("status") == "complete"
