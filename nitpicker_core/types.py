@@ -6,9 +6,12 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core.errors import UsageError
+
+if TYPE_CHECKING:  # checks.py is loaded only where checks are used
+    from nitpicker_core.checks import Rule
 
 SETTING_TYPES: dict[str, type] = {"str": str, "int": int, "float": float, "bool": bool, "list": list}
 #: What an analyzer may read: the HTML the server sent, or the DOM serialised after the page's scripts ran.
@@ -141,6 +144,10 @@ class Analyzer:
     sent, what an HTML validator judges). A page whose archive lacks the server's HTML gets the rendered
     HTML instead, and ``page.html_kind`` says so. An analyzer that declares a setting named ``reads`` lets
     users choose (``--markup-reads rendered``); ``reading(settings)`` is the choice a run uses.
+
+    ``rules()`` lists the rules the analyzer can report (``Rule``: id, title, priority, description, help
+    URL, defect key), so each becomes a check listed with its description even on a commit where it found
+    nothing. Optional: a rule that is missing from the list still becomes a check when it is found.
     """
 
     name: str = ""
@@ -164,6 +171,10 @@ class Analyzer:
 
     def check(self, settings: Mapping[str, Any]) -> None:
         """Raise ``UsageError`` when ``settings`` cannot work. Main process, before an analyze run."""
+
+    def rules(self) -> list[Rule]:
+        """The rule catalogue: every rule this analyzer can report (default: none declared)."""
+        return []
 
     def setup(self, settings: Mapping[str, Any]) -> None:
         """Acquire per-worker resources (a browser, a parser). Called once per worker."""

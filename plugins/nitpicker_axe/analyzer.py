@@ -12,11 +12,18 @@ from typing import Any
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 import nitpicker_core
-from nitpicker_core import Analyzer, Cell, Column, PageInput, PageReport, UsageError, Violation
+from nitpicker_core import Analyzer, Cell, Column, PageInput, PageReport, Rule, UsageError, Violation
 
 from .axe_core import axe_source, axe_version, load_locale
+from .catalogue import RULES
 
 IMPACTS = ("critical", "serious", "moderate", "minor")
+#: axe's impact on nitpicker's one priority scale
+PRIORITY = {"critical": "critical", "serious": "high", "moderate": "medium", "minor": "low"}
+# rules that find the same defect as another source (the crawl's images without alt, markup's rules): the
+# issues list shows such a defect once, with its sources
+DEFECTS = {"image-alt": "image-alt", "html-has-lang": "html-lang", "link-name": "link-name",
+           "button-name": "button-name", "heading-order": "heading-order", "duplicate-id": "duplicate-id"}
 SOURCES = ("archive", "live")
 PLUGIN_VERSION = "1.0"
 # The archived HTML is the DOM after the page's scripts ran: running them again on it would add their
@@ -93,6 +100,11 @@ class AxeAnalyzer(Analyzer):
         if (settings.get("source") or "archive") not in SOURCES:
             raise UsageError(f"axe: source must be one of {', '.join(SOURCES)}, not {settings['source']!r}")
         load_locale(settings.get("lang") or "", settings.get("locale_dir") or "")
+
+    def rules(self) -> list[Rule]:
+        """axe-core's rules from catalogue.py, each at its usual impact (axe's impact is per violation)."""
+        return [Rule(rule_id, meta["help"], PRIORITY[meta["impact"]], meta["description"], meta["help_url"],
+                     DEFECTS.get(rule_id, "")) for rule_id, meta in RULES.items()]
 
     def setup(self, settings: Mapping[str, Any]) -> None:
         self.source = settings.get("source") or "archive"

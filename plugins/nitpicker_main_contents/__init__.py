@@ -6,7 +6,17 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from nitpicker_core import Analyzer, Cell, Column, PageInput, PageReport, UsageError, Violation, hookimpl
+from nitpicker_core import (
+    Analyzer,
+    Cell,
+    Column,
+    PageInput,
+    PageReport,
+    Rule,
+    UsageError,
+    Violation,
+    hookimpl,
+)
 
 from .locate import compile_selector, locate, visible_texts
 
@@ -32,6 +42,11 @@ class MainContents(Analyzer):
     order = 50
     # The rendered DOM: the main content a visitor sees, with the headings, images and links scripts add.
     reads = "rendered"
+
+    def rules(self) -> list[Rule]:
+        # a warning about the setup, not the site: low
+        return [Rule("selector-not-found", "Main content selector not found", "low",
+                     "No element matches the selector setting; the main content was found another way.")]
 
     def check(self, settings: Mapping[str, Any]) -> None:
         try:  # a broken selector fails once, in the main process, instead of on every page

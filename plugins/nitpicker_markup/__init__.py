@@ -6,7 +6,17 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from nitpicker_core import Analyzer, Cell, Column, PageInput, PageReport, UsageError, Violation, hookimpl
+from nitpicker_core import (
+    Analyzer,
+    Cell,
+    Column,
+    PageInput,
+    PageReport,
+    Rule,
+    UsageError,
+    Violation,
+    hookimpl,
+)
 
 from .parse import ErrorCollector, ParseTooSlow
 from .rules import check, start_tag
@@ -28,6 +38,30 @@ RULES: dict[str, tuple[str, str]] = {
     "label-without-control": ("warning", "a <label> whose for= matches no labelable control, or without one"),
 }
 PARSE_RULES = "parse-error, invalid-nesting"
+#: severity -> nitpicker's one priority scale: an error breaks the page for someone (a screen reader, a
+#: parser), a warning is worth fixing, info is a note
+PRIORITY = {"error": "high", "warning": "medium", "info": "low"}
+_SPEC = "https://html.spec.whatwg.org/multipage/"
+# rule id -> (title, help URL, defect key shared with the other sources of the same defect: axe, the crawl)
+CATALOGUE: dict[str, tuple[str, str, str]] = {
+    "parse-error": ("HTML parse errors", _SPEC + "parsing.html#parse-errors", ""),
+    "invalid-nesting": ("Misnested or misplaced tags", _SPEC + "parsing.html#an-introduction-to-error-handling-"
+                        "and-strange-cases-in-the-parser", ""),
+    "duplicate-id": ("Duplicate id attributes", _SPEC + "dom.html#the-id-attribute", "duplicate-id"),
+    "img-alt-missing": ("Images without alt text", _SPEC + "images.html#alt", "image-alt"),
+    "img-alt-empty": ("Images with an empty alt (decorative)", _SPEC + "images.html#alt", ""),
+    "html-lang": ("Pages without a language (<html lang>)", _SPEC + "dom.html#attr-lang", "html-lang"),
+    "heading-skip": ("Skipped heading levels", _SPEC + "sections.html#headings-and-outlines", "heading-order"),
+    "multiple-h1": ("Several h1 headings on a page", _SPEC + "sections.html#headings-and-outlines", "multiple-h1"),
+    "empty-link": ("Links without an accessible name", "https://www.w3.org/WAI/WCAG22/Understanding/"
+                   "link-purpose-in-context.html", "link-name"),
+    "empty-button": ("Buttons without an accessible name", "https://www.w3.org/WAI/WCAG22/Understanding/"
+                     "name-role-value.html", "button-name"),
+    "obsolete-element": ("Obsolete elements", _SPEC + "obsolete.html#non-conforming-features", ""),
+    "obsolete-attribute": ("Obsolete presentational attributes", _SPEC + "obsolete.html#non-conforming-features",
+                           ""),
+    "label-without-control": ("Labels without a form control", _SPEC + "forms.html#the-label-element", ""),
+}
 # Measured on real documentation (docs/analyzers.md, "How the limits were set"): html5lib parses typical
 # pages at about 1 MB/s of CPU (a 1.5 MB mdBook page in 1.3 s, the largest rustdoc page, 8.5 MB, in 11.5 s
 # with a 224 MB peak), so 5 MB costs about 5 s. Size does not predict the slow cases (a 43 KB page of
@@ -45,6 +79,10 @@ class Markup(Analyzer):
     # Validators judge the HTML the server sent: the rendered DOM holds what scripts added (an id a
     # sidebar script repeats on every page) and none of the parse errors the browser already repaired.
     reads = "source"
+
+    def rules(self) -> list[Rule]:
+        return [Rule(rule, CATALOGUE[rule][0], PRIORITY[severity], description, CATALOGUE[rule][1],
+                     CATALOGUE[rule][2]) for rule, (severity, description) in RULES.items()]
 
     def check(self, settings: Mapping[str, Any]) -> None:
         check_disabled(settings.get("disable"))  # in the main process, so a typo fails before any page

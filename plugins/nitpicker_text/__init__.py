@@ -5,13 +5,31 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nitpicker_core import Analyzer, Cell, Column, PageInput, PageReport, UsageError, Violation, hookimpl
+from nitpicker_core import (
+    Analyzer,
+    Cell,
+    Column,
+    PageInput,
+    PageReport,
+    Rule,
+    UsageError,
+    Violation,
+    hookimpl,
+)
 
 from .rules import RULES, Checker, Options, Sentence, parse_dictionary, snippet
 from .visible import sentences, visible_blocks
 
 PLUGIN = "text"
 DEFAULT_MAX_SENTENCE_LENGTH = 100
+#: severity -> the one priority scale: an error is a plain typo a reader notices, a warning a matter of style
+PRIORITY = {"error": "high", "warning": "medium", "info": "low"}
+TITLES = {
+    "mixed-style": "Mixed です・ます and である styles", "doubled-particle": "Doubled Japanese particles",
+    "halfwidth-kana": "Half-width katakana", "mixed-width-alnum": "Full-width letters or digits",
+    "long-sentence": "Long sentences", "repeated-word": "Repeated words", "double-space": "Double spaces",
+    "dictionary": "Terms of the user dictionary",
+}
 
 
 def options_from(settings: Mapping[str, Any]) -> Options:
@@ -47,6 +65,10 @@ class TextAnalyzer(Analyzer):
 
     def __init__(self) -> None:
         self.checker: Checker | None = None
+
+    def rules(self) -> list[Rule]:
+        return [Rule(rule, TITLES.get(rule, rule), PRIORITY[severity], description)
+                for rule, (severity, description) in RULES.items()]
 
     def check(self, settings: Mapping[str, Any]) -> None:
         options_from(settings)  # the engine calls this before the run: a bad setting fails once, not per page

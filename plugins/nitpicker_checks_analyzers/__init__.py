@@ -1,0 +1,18 @@
+"""Built-in plugin `analyzer-checks`: every rule of every registered analyzer becomes a check."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nitpicker_core import Analyzer, hookimpl
+
+from .rules import SEVERITY_PRIORITY, analyzer_checks, normalise, priority_of
+
+__all__ = ["SEVERITY_PRIORITY", "analyzer_checks", "normalise", "priority_of"]
+
+
+@hookimpl
+def register_checks(register: Any, analyzers: list[Analyzer]) -> None:
+    # ``analyzers``: the registered analyzers, which the core passes to this hook (an opt-in argument)
+    for check in analyzer_checks(analyzers):
+        register(check)
