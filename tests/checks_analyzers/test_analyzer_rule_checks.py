@@ -30,7 +30,7 @@ def analyzers(pm):
 
 
 def test_every_builtin_catalogue_is_valid(analyzers):
-    for name in ("axe", "markup", "text", "main-contents"):
+    for name in ("axe", "markup", "text", "main-contents", "lighthouse"):
         rules = analyzers[name].rules()
         assert rules, f"{name} declares no rules"
         ids = [rule.id for rule in rules]
@@ -68,6 +68,15 @@ def test_every_rule_becomes_a_valid_check(analyzers):
 def test_axe_catalogue_matches_the_bundled_axe_core():
     # catalogue.py is generated from axe.min.js: regenerate it (catalogue_gen.py) when axe-core is upgraded
     assert AXE_CORE == axe_version()
+
+
+def test_lighthouse_catalogue_matches_the_pinned_lighthouse():
+    from nitpicker_lighthouse.catalogue import LIGHTHOUSE, RULES
+    from nitpicker_lighthouse.runner import PINNED
+
+    assert LIGHTHOUSE == PINNED
+    assert RULES["image-alt"]["priority"] == "high"  # binary: fails outright
+    assert RULES["largest-contentful-paint"]["priority"] == "medium"  # graded
 
 
 def test_severities_map_onto_the_one_priority_scale():
