@@ -1,0 +1,167 @@
+"""Link checks: where internal pages link to (errors, redirects, blocked or broken external URLs), orphans."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from nitpicker_core import Check, CheckContext, Finding
+
+from .common import final, links, rows, unique
+
+# Answers that mean "not for robots" rather than "gone": LinkedIn's 999 and the usual bot walls.
+BLOCKED = (403, 429, 999)
+REDIRECTS_HELP = "https://developers.google.com/search/docs/crawling-indexing/301-redirects"
+STATUS_HELP = "https://developer.mozilla.org/en-US/docs/Web/HTTP/Status"
+
+
+def _outcome(row: dict[str, Any] | None) -> str:
+    """What a link's destination row says: ok, client, server, failed, blocked or unknown."""
+    if row is None or row.get("is_skipped"):
+        return "unknown"
+    status = row.get("status")
+    if status is None:
+        return "failed" if row.get("error_kind") else "unknown"
+    if status in BLOCKED or (isinstance(row.get("extra"), dict) and row["extra"].get("blocked")):
+        return "blocked"
+    if 400 <= status < 500:
+        return "client"
+    return "server" if status >= 500 else "ok"
+
+
+def _linked(ctx: CheckContext, external: bool, *outcomes: str) -> Iterator[Finding]:
+    """Links whose written target is (not) external and whose destination ends in one of ``outcomes``."""
+    table = rows(ctx)
+    for link in links(ctx):
+        target = table.get(link.target)
+        if target is None or bool(target.get("is_external")) != external or link.source == link.target:
+            continue
+        if _outcome(final(ctx, link.target)) in outcomes:
+            yield Finding(link.source, link.target)
+
+
+def broken_links(ctx: CheckContext) -> Iterator[Finding]:
+    # An internal 403/429 is the site refusing its own pages: broken, whatever a bot wall would mean elsewhere.
+    return _linked(ctx, False, "client", "blocked")
+
+
+def server_error_links(ctx: CheckContext) -> Iterator[Finding]:
+    return _linked(ctx, False, "server")
+
+
+def failed_links(ctx: CheckContext) -> Iterator[Finding]:
+    return _linked(ctx, False, "failed")
+
+
+def redirect_links(ctx: CheckContext) -> Iterator[Finding]:
+    table = rows(ctx)
+    for link in links(ctx):
+        target = table.get(link.target)
+        if target is not None and not target.get("is_external") and target.get("redirect_dest"):
+            yield Finding(link.source, link.target)
+
+
+def external_broken(ctx: CheckContext) -> Iterator[Finding]:
+    return _linked(ctx, True, "client", "server", "failed")
+
+
+def external_blocked(ctx: CheckContext) -> Iterator[Finding]:
+    return _linked(ctx, True, "blocked")
+
+
+def redirect_hops(ctx: CheckContext) -> Iterator[Finding]:
+    # The archive keeps each redirect's final destination; a hop passed on the way is stored without a status
+    # of its own, so such a row is the middle of a chain of two or more redirects.
+    for row in rows(ctx).values():
+        if not row.get("is_external") and row.get("redirect_dest") and row.get("status") is None:
+            yield Finding(row["url"], row["redirect_dest"])
+
+
+def redirect_loops(ctx: CheckContext) -> Iterator[Finding]:
+    for row in rows(ctx).values():
+        if row.get("error_kind") == "redirect-loop":
+            yield Finding(row["url"])
+
+
+def robots_blocked(ctx: CheckContext) -> Iterator[Finding]:
+    for row in rows(ctx).values():
+        if row.get("is_skipped") and "robots.txt" in (row.get("skip_reason") or ""):
+            yield Finding(row["url"])
+
+
+def isolated(ctx: CheckContext) -> Iterator[Finding]:
+    for row in ctx.query("isolated-pages", include_roots=False):
+        yield Finding(row["url"])
+
+
+def noindex_linked(ctx: CheckContext) -> Iterator[Finding]:
+    linked = set()
+    for link in links(ctx):
+        row = final(ctx, link.target)
+        if row is not None and row["url"] != link.source and not row.get("is_external") and row.get("noindex"):
+            linked.add(row["url"])
+    for url in sorted(linked):
+        yield Finding(url)
+
+
+CHECKS = [
+    Check("broken-link", "Internal links to pages that answer 4xx", "links", "high",
+          "Internal pages link to internal URLs that answer a client error (404 Not Found, 410 Gone, …), directly "
+          "or after redirects: visitors and crawlers hit a dead end.",
+          "Point each link at the page's current URL, or restore or redirect the missing page.",
+          "https://developers.google.com/search/docs/crawling-indexing/http-network-errors",
+          lambda ctx: unique(broken_links(ctx)), order=10),
+    Check("link-to-server-error", "Internal links to pages that answer 5xx", "links", "high",
+          "Internal pages link to internal URLs that answered a server error (500, 502, 503, …).",
+          "Fix the server error behind the target page; if it is gone for good, update the links.",
+          STATUS_HELP, lambda ctx: unique(server_error_links(ctx)), order=11),
+    Check("link-to-failed-url", "Internal links to URLs that could not be fetched", "links", "high",
+          "Internal pages link to internal URLs that gave no answer at all: a timeout, a refused connection, a "
+          "DNS failure or a redirect loop.",
+          "Make the target answer, or change or remove the links to it.",
+          "https://developers.google.com/search/docs/crawling-indexing/http-network-errors",
+          lambda ctx: unique(failed_links(ctx)), order=12),
+    Check("link-to-redirect", "Internal links to redirects", "links", "low",
+          "Internal pages link to internal URLs that redirect: every click costs a round trip and crawlers spend "
+          "budget on the hop.",
+          "Link straight to the redirect's destination.", REDIRECTS_HELP,
+          lambda ctx: unique(redirect_links(ctx)), order=13),
+    Check("redirect-chain", "Redirect chains", "links", "medium",
+          "URLs passed through in the middle of a chain of two or more redirects (the detail is where the chain "
+          "ends): each hop adds latency, and crawlers may stop following.",
+          "Make the first redirect of the chain point straight at the final destination.", REDIRECTS_HELP,
+          lambda ctx: unique(redirect_hops(ctx)), order=14),
+    Check("redirect-loop", "Redirect loops", "links", "high",
+          "Internal URLs whose redirects lead back to themselves: the page can never be reached.",
+          "Break the loop: make one of the redirects point at a page that answers.", REDIRECTS_HELP,
+          lambda ctx: unique(redirect_loops(ctx)), order=15),
+    Check("external-link-broken", "External links that are broken", "links", "medium",
+          "Internal pages link to external URLs that answered 4xx or 5xx (other than the bot walls 403, 429 and "
+          "999) or could not be fetched.",
+          "Update the link to the resource's current address, or remove it.", STATUS_HELP,
+          lambda ctx: unique(external_broken(ctx)), order=16),
+    Check("external-link-blocked", "External links that refused the crawler", "links", "low",
+          "External URLs answered 403, 429 or 999, which sites send to robots and rate-limited clients: the link "
+          "is probably fine for people, but could not be verified.",
+          "Open the link in a browser; if it works, nothing to do (or exclude the host from link checking).",
+          "https://developer.mozilla.org/en-US/docs/Web/HTTP/Status/429",
+          lambda ctx: unique(external_blocked(ctx)), order=17),
+    Check("isolated-page", "Pages no other page links to", "links", "medium",
+          "Internal HTML pages that no anchor of another page reaches, directly or through a redirect (crawl "
+          "roots excepted): visitors cannot find them and search engines rank them low.",
+          "Link to the page from a relevant page or menu, or remove it if it is obsolete.",
+          "https://developers.google.com/search/docs/crawling-indexing/links-crawlable",
+          lambda ctx: unique(isolated(ctx)), order=18),
+    Check("noindex-linked", "Noindex pages linked internally", "indexability", "low",
+          "Internal pages marked noindex that other internal pages link to: crawl budget goes to pages that will "
+          "not be indexed, and a noindex set by mistake hides a page people can reach.",
+          "Remove the noindex if the page should be found; otherwise consider fewer links to it.",
+          "https://developers.google.com/search/docs/crawling-indexing/block-indexing",
+          lambda ctx: unique(noindex_linked(ctx)), order=30),
+    Check("robots-blocked", "URLs blocked by robots.txt", "indexability", "info",
+          "Linked URLs the crawler did not fetch because robots.txt disallows them. Often intended; listed so an "
+          "accidental Disallow is seen.",
+          "Nothing to do if intended; otherwise narrow the Disallow rule in robots.txt.",
+          "https://developers.google.com/search/docs/crawling-indexing/robots/intro",
+          lambda ctx: unique(robots_blocked(ctx)), order=31),
+]

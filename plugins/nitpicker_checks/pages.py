@@ -1,0 +1,171 @@
+"""Page checks: error answers, titles, descriptions, headings, declared metadata, structured data."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from nitpicker_core import Check, CheckContext, Finding
+
+from .common import children, content_pages, content_urls, rows, unique, without_positions
+
+# Search results show about this many characters (Google cuts by pixels; these are the usual audit limits).
+TITLE_MAX = 60
+DESCRIPTION_MAX = 160
+TITLE_HELP = "https://developers.google.com/search/docs/appearance/title-link"
+SNIPPET_HELP = "https://developers.google.com/search/docs/appearance/snippet"
+STATUS_HELP = "https://developer.mozilla.org/en-US/docs/Web/HTTP/Status"
+
+
+def _status_pages(ctx: CheckContext, low: int, high: int) -> Iterator[Finding]:
+    for row in rows(ctx).values():
+        status = row.get("status")
+        if not row.get("is_external") and status is not None and low <= status <= high:
+            yield Finding(row["url"], str(status))
+
+
+def failed_urls(ctx: CheckContext) -> Iterator[Finding]:
+    # Redirect loops have their own check; every other hard failure of an internal URL is this one.
+    for row in rows(ctx).values():
+        kind = row.get("error_kind")
+        if not row.get("is_external") and row.get("status") is None and kind and kind != "redirect-loop":
+            yield Finding(row["url"], kind)
+
+
+def _empty(field: str):  # type: ignore[no-untyped-def]
+    def find(ctx: CheckContext) -> Iterator[Finding]:
+        for row in content_pages(ctx):
+            if not (row.get(field) or "").strip():
+                yield Finding(row["url"])
+    return find
+
+
+def _too_long(field: str, limit: int):  # type: ignore[no-untyped-def]
+    def find(ctx: CheckContext) -> Iterator[Finding]:
+        for row in content_pages(ctx):
+            value = (row.get(field) or "").strip()
+            if len(value) > limit:
+                yield Finding(row["url"], value)
+    return find
+
+
+def _duplicates(field: str):  # type: ignore[no-untyped-def]
+    def find(ctx: CheckContext) -> Iterator[Finding]:
+        for group in ctx.query("duplicates", field=field):
+            for url in group["urls"]:
+                yield Finding(url, group["value"])
+    return find
+
+
+def _h1(problem: str):  # type: ignore[no-untyped-def]
+    def find(ctx: CheckContext) -> Iterator[Finding]:
+        pages = content_urls(ctx)
+        for row in ctx.query("h1-problems", problem=problem):
+            if row["url"] in pages:
+                yield Finding(row["url"], " | ".join(row["h1"]) if problem == "multiple" else "")
+    return find
+
+
+def _mismatch(kind: str):  # type: ignore[no-untyped-def]
+    def find(ctx: CheckContext) -> Iterator[Finding]:
+        for row in ctx.query("mismatches", kind=kind):
+            yield Finding(row["url"], row["declared_value"] or "")
+    return find
+
+
+def jsonld_errors(ctx: CheckContext) -> Iterator[Finding]:
+    pages = content_urls(ctx)
+    for row in children(ctx, "jsonld", "t.error"):
+        if row["error"] and row["url"] in pages:
+            yield Finding(row["url"], without_positions(row["error"]))
+
+
+def page_errors(ctx: CheckContext) -> Iterator[Finding]:
+    for row in children(ctx, "page_error", "t.step, t.message"):
+        yield Finding(row["url"], f"{row['step']}: {without_positions(row['message'])}")
+
+
+def _check(id: str, title: str, category: str, priority: str, description: str, fix: str, help_url: str,
+           find, order: int, defect: str = "") -> Check:  # type: ignore[no-untyped-def]
+    return Check(id, title, category, priority, description, fix, help_url, lambda ctx: unique(find(ctx)),
+                 defect=defect, order=order)
+
+
+CHECKS = [
+    _check("client-error-page", "Internal URLs answering 4xx", "response", "medium",
+           "Internal URLs that answered a client error (404, 410, 403, …); the detail is the status. The links "
+           "to them are listed by broken-link.",
+           "Restore the page or redirect it to its replacement; then fix the links pointing at it.", STATUS_HELP,
+           lambda ctx: _status_pages(ctx, 400, 499), 20),
+    _check("server-error-page", "Internal URLs answering 5xx", "response", "high",
+           "Internal URLs that answered a server error (500, 502, 503, …): the site failed for this page.",
+           "Find the error in the server's logs and fix it.", STATUS_HELP,
+           lambda ctx: _status_pages(ctx, 500, 599), 21),
+    _check("failed-url", "Internal URLs that could not be fetched", "response", "high",
+           "Internal URLs that gave no HTTP answer (timeout, refused connection, DNS, TLS, …); the detail is the "
+           "error kind.", "Make the URL answer: check the server, its TLS certificate and its DNS records.",
+           "https://developers.google.com/search/docs/crawling-indexing/http-network-errors", failed_urls, 22),
+    _check("title-missing", "Pages without a title", "metadata", "high",
+           "HTML pages with no <title> or an empty one: search results and browser tabs show the bare URL.",
+           "Give every page a unique, descriptive <title>.", TITLE_HELP, _empty("title"), 40),
+    _check("title-duplicate", "Pages sharing a title", "metadata", "medium",
+           "HTML pages (status 200) whose title another page has too; the detail is the shared title.",
+           "Write a title that says what this page has that the others do not.", TITLE_HELP,
+           _duplicates("title"), 41),
+    _check("title-too-long", "Titles too long", "metadata", "low",
+           f"Titles over {TITLE_MAX} characters, which search results cut off; the detail is the title.",
+           f"Keep titles under about {TITLE_MAX} characters, the important words first.", TITLE_HELP,
+           _too_long("title", TITLE_MAX), 42),
+    _check("description-missing", "Pages without a meta description", "metadata", "medium",
+           "HTML pages with no meta description or an empty one: search engines make up the snippet.",
+           "Add a <meta name=\"description\"> that summarises the page in a sentence or two.", SNIPPET_HELP,
+           _empty("description"), 43),
+    _check("description-duplicate", "Pages sharing a meta description", "metadata", "low",
+           "HTML pages (status 200) whose meta description another page has too; the detail is the description.",
+           "Write a description specific to each page, or leave it out rather than repeat one.", SNIPPET_HELP,
+           _duplicates("description"), 44),
+    _check("description-too-long", "Meta descriptions too long", "metadata", "low",
+           f"Meta descriptions over {DESCRIPTION_MAX} characters, which search results cut off.",
+           f"Keep descriptions under about {DESCRIPTION_MAX} characters.", SNIPPET_HELP,
+           _too_long("description", DESCRIPTION_MAX), 45),
+    _check("viewport-missing", "Pages without a viewport", "metadata", "medium",
+           "HTML pages without <meta name=\"viewport\">: phones show them zoomed out as on a desktop.",
+           "Add <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">.",
+           "https://developer.mozilla.org/en-US/docs/Web/HTML/Viewport_meta_tag", _empty("viewport"), 46),
+    _check("lang-missing", "Pages without a language", "accessibility", "medium",
+           "HTML pages whose <html> has no lang attribute: screen readers guess the pronunciation, translators "
+           "the language.", "Set <html lang=\"…\"> to the page's language (en, de, ja, …).",
+           "https://www.w3.org/International/questions/qa-html-language-declarations", _empty("lang"), 70,
+           defect="html-lang"),
+    _check("canonical-mismatch", "Canonical URL points elsewhere", "indexability", "low",
+           "HTML pages whose rel=canonical names another URL (the detail): search engines index that one instead. "
+           "Intended for duplicates; a mistake on a page of its own.",
+           "Make the canonical the page's own URL unless the page really duplicates the named one.",
+           "https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls",
+           _mismatch("canonical"), 32),
+    _check("og-title-mismatch", "og:title differs from the title", "metadata", "info",
+           "Pages whose og:title (the detail), shown when the page is shared, differs from its <title>.",
+           "Check that the shared title still describes the page; align the two when they drifted apart.",
+           "https://ogp.me/", _mismatch("og_title"), 47),
+    _check("og-description-mismatch", "og:description differs from the description", "metadata", "info",
+           "Pages whose og:description (the detail) differs from their meta description.",
+           "Check that the shared description still describes the page; align the two when they drifted apart.",
+           "https://ogp.me/", _mismatch("og_description"), 48),
+    _check("h1-missing", "Pages without an h1", "content", "medium",
+           "HTML pages (2xx) without an <h1>: readers, screen readers and search engines miss the main heading.",
+           "Give the page one <h1> naming its subject.",
+           "https://developer.mozilla.org/en-US/docs/Web/HTML/Element/Heading_Elements", _h1("missing"), 50),
+    _check("h1-multiple", "Pages with several h1", "content", "low",
+           "HTML pages (2xx) with more than one <h1>; the detail is their texts.",
+           "Keep one <h1> for the page's subject and make the others <h2>.",
+           "https://developer.mozilla.org/en-US/docs/Web/HTML/Element/Heading_Elements", _h1("multiple"), 51),
+    _check("jsonld-parse-error", "JSON-LD that does not parse", "structured-data", "medium",
+           "JSON-LD scripts that are not valid JSON (the detail is the parser's message): search engines ignore "
+           "the whole script.", "Fix the JSON (a validator shows where) or generate it with a JSON serialiser.",
+           "https://developers.google.com/search/docs/appearance/structured-data/intro-structured-data",
+           jsonld_errors, 60),
+    _check("page-error", "Pages the crawler could only partly read", "crawl", "low",
+           "A step of reading the page failed (the detail names the step and the error): some of its data, such "
+           "as links, images or a screenshot, may be missing.",
+           "Look at the error; re-crawl the page, with a longer --page-timeout if it timed out.", "",
+           page_errors, 90),
+]
