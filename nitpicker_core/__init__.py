@@ -27,6 +27,7 @@ from nitpicker_core.records import (
     ScrapeResult,
     Tag,
 )
+from nitpicker_core.registries import check_registry
 from nitpicker_core.sinks import ArchiveSink, LinkGraph, SinkRefused
 from nitpicker_core.types import (
     Analyzer,
@@ -105,6 +106,7 @@ __all__ = [
     "SinkRefused",
     "NotWritable",
     "check_commit",
+    "check_registry",
     "check_directory_destination",
     "check_file_destination",
     "__version__",

@@ -9,6 +9,9 @@ analyze engine and its worker pool, reports and the analyze package).
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import inspect
 import re
 from typing import Any
 
@@ -66,8 +69,26 @@ def analyzer_registry(pm: Any) -> Registry[Analyzer]:
     )
 
 
+def _takes_pm(func: Any) -> bool:
+    try:
+        parameter = inspect.signature(func).parameters.get("pm")
+    except (TypeError, ValueError):  # a builtin or a callable inspect cannot read
+        return False
+    return parameter is not None and parameter.kind in (parameter.KEYWORD_ONLY, parameter.POSITIONAL_OR_KEYWORD)
+
+
 def query_registry(pm: Any) -> Registry[Query]:
-    return collect(pm, "register_queries", Registry("query", name_re=KEBAB_RE, expected=Query))
+    """Registered queries; a query function with a keyword parameter ``pm`` gets this plugin manager bound
+    (queries that read another registry, such as ``issues`` reading the checks)."""
+
+    def make(plugin: str, query: Any, order: int | None = None) -> Any:
+        if isinstance(query, Query) and _takes_pm(query.func):
+            query = dataclasses.replace(query, func=functools.partial(query.func, pm=pm))
+        if order is not None and isinstance(query, Query):
+            query = dataclasses.replace(query, order=order)
+        return query
+
+    return collect(pm, "register_queries", Registry("query", name_re=KEBAB_RE, expected=Query), make)
 
 
 def sheet_registry(pm: Any) -> Registry[Sheet]:

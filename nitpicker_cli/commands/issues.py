@@ -1,0 +1,86 @@
+"""`nitpicker issues ARCHIVE`: every check's findings by priority, new and fixed against a base; a CI gate."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from nitpicker_cli.app import emit_json, get_app
+from nitpicker_core import hookimpl
+from nitpicker_core.archive import open_archive
+from nitpicker_core.pipeline import verdict
+from nitpicker_core.query import query_registry, run_query
+
+
+def _number(value: Any) -> str:
+    return "–" if value is None else str(value)
+
+
+def render_table(answer: dict[str, Any]) -> str:
+    """The issues answer as a plain-text table, most severe first; checks without findings are left out."""
+    rows = [r for r in answer["items"] if r["findings"] or r["fixed"] or r["state"] != "ok"]
+    base = answer["base"]
+    lines = [f"commit {answer['commit']}" + (f" against base {base}" if base is not None else "")]
+    if answer.get("base_note"):
+        lines.append(f"note: {answer['base_note']}")
+    header = ("PRIORITY", "CHECK", "FINDINGS", "NEW", "FIXED", "URLS", "TITLE")
+    table = [header] + [
+        (
+            r["priority"],
+            r["id"],
+            "not analysed" if r["state"] == "not_analysed" else "error" if r["state"] == "error" else
+            _number(r["findings"]),
+            _number(r["new"]),
+            _number(r["fixed"]),
+            _number(r["urls"]),
+            r["title"],
+        )
+        for r in rows
+    ]
+    widths = [max(len(str(row[i])) for row in table) for i in range(len(header) - 1)]
+    for row in table:
+        lines.append("  ".join(str(cell).ljust(w) for cell, w in zip(row, widths, strict=False)) + "  " + row[-1])
+    if not rows:
+        lines.append("no findings")
+    quiet = len(answer["items"]) - len(rows)
+    if quiet:
+        lines.append(f"{quiet} more checks found nothing (--json lists them)")
+    return "\n".join(lines)
+
+
+@hookimpl
+def register_commands(cli: click.Group) -> None:
+    @cli.command("issues")
+    @click.argument("archive", type=click.Path(path_type=str))
+    @click.option("--commit", default=None, help="Commit id to read (default: HEAD).")
+    @click.option("--base", default=None, help="Commit to compare with (default: the previous complete commit).")
+    @click.option("--json", "as_json", is_flag=True, help="Print the issues query's JSON (the default when piped).")
+    @click.option("--table", "as_table", is_flag=True, help="Print the table even when piped.")
+    @click.option("--fail-on", "fail_on", multiple=True, metavar="SPEC",
+                  help="Exit 1 when findings match: new:PRIORITY (new findings of that priority or worse), "
+                       "PRIORITY (any finding), CHECK-ID, new:CHECK-ID. Repeatable.")
+    def issues(archive: str, commit: str | None, base: str | None, as_json: bool, as_table: bool,
+               fail_on: tuple[str, ...]) -> int:
+        """What is wrong with the site at a commit, most severe first, and what is new or fixed since BASE."""
+        app = get_app()
+        app.config()
+        specs = [verdict.parse(text) for text in fail_on]
+        if any(isinstance(s, verdict.IssueSpec) and s.check for s in specs):
+            verdict.check_known(specs, verdict.known_checks(app.pm))
+        registry = query_registry(app.pm)
+        with open_archive(archive) as reader:
+            answer = run_query(registry, reader, "issues", {"base": base}, commit)
+            result = verdict.evaluate(specs, reader, answer["commit"], registry, base, answer) if specs else None
+        if as_json or (not as_table and not sys.stdout.isatty()):
+            emit_json(answer, pretty=True)
+        else:
+            click.echo(render_table(answer))
+        if result is None or result["passed"]:
+            return 0
+        for check in result["checks"]:
+            if check["failed"]:
+                named = ", ".join(check.get("failing") or ()) or check["check"]
+                click.echo(f"nitpicker: --fail-on {check['check']}: {check['value']} findings ({named})", err=True)
+        return 1

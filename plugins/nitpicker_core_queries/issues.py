@@ -1,0 +1,286 @@
+"""The `issues` and `issue-urls` queries: every registered check's findings, new, fixed and persisting."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from nitpicker_core import (
+    PRIORITIES,
+    Check,
+    CheckContext,
+    Finding,
+    Query,
+    UsageError,
+    check_commit,
+    check_registry,
+    fingerprint,
+    query_registry,
+)
+
+from .common import PAGING, page_of
+
+STATES = ("new", "persisting", "fixed")
+BASE_NOTE = "new findings may come from the tool, not the site"
+
+
+def base_of(reader: Any, commit: int) -> int | None:
+    """The commit's parent, or the nearest complete ancestor when the parent is incomplete; None for a root."""
+    commits = {c["id"]: c for c in reader.commits()}
+    parent = commits[commit]["parent_id"] if commit in commits else None
+    seen: set[int] = set()
+    while parent in commits and commits[parent]["status"] != "complete" and parent not in seen:
+        seen.add(parent)
+        parent = commits[parent]["parent_id"]
+    return parent if parent in commits else None
+
+
+@dataclass
+class Outcome:
+    """One check's findings on one commit: None when its analyzer never ran there; ``error`` when it failed."""
+
+    found: dict[str, Finding] | None
+    error: str = ""
+
+
+class Lifecycle:
+    """Evaluates checks on a commit, its base and (for `regressed`) the commit before the base, once each."""
+
+    def __init__(self, pm: Any, reader: Any, commit: int, base: Any = None) -> None:
+        self.reader, self.commit = reader, commit
+        self.checks = check_registry(pm)
+        self._queries = query_registry(pm)
+        if base is None:
+            self.base = base_of(reader, commit)
+        else:
+            self.base = reader.resolve(check_commit(base))
+        self.prior = base_of(reader, self.base) if self.base is not None and self.base != commit else None
+        self._contexts: dict[int, CheckContext] = {}
+        self._outcomes: dict[tuple[str, int], Outcome] = {}
+
+    def context(self, commit: int) -> CheckContext:
+        if commit not in self._contexts:
+            self._contexts[commit] = CheckContext(self.reader, commit, self._queries)
+        return self._contexts[commit]
+
+    def outcome(self, check: Check, commit: int) -> Outcome:
+        key = (check.id, commit)
+        if key not in self._outcomes:
+            self._outcomes[key] = self._evaluate(check, commit)
+        return self._outcomes[key]
+
+    def _evaluate(self, check: Check, commit: int) -> Outcome:
+        ctx = self.context(commit)
+        if check.analyzer and not ctx.analysed(check.analyzer):
+            return Outcome(None)
+        if check.findings is None:
+            return Outcome({})
+        try:  # one check's failure is that check's row, never the whole answer
+            return Outcome({fingerprint(check.id, f): f for f in check.findings(ctx)})
+        except Exception as exc:  # noqa: BLE001 - plugin code
+            return Outcome(None, f"{type(exc).__name__}: {exc}".splitlines()[0])
+
+    def tool_changes(self, analyzers: Iterable[str]) -> dict[str, str]:
+        """Analyzers that ran on both commits with another version or settings: name → what changed."""
+        if self.base is None or self.base == self.commit:
+            return {}
+        now, then = self.context(self.commit).runs(), self.context(self.base).runs()
+        changed = {}
+        for name in sorted(set(analyzers)):
+            a, b = then.get(name), now.get(name)
+            if a and b and (a["version"], a["settings_hash"]) != (b["version"], b["settings_hash"]):
+                what = f"{a['version']} → {b['version']}" if a["version"] != b["version"] else "other settings"
+                changed[name] = what
+        return changed
+
+    def states(self, check: Check) -> dict[str, Any]:
+        """new / persisting / fixed fingerprints (and the regressed subset of new) of one check, with findings."""
+        now = self.outcome(check, self.commit)
+        result: dict[str, Any] = {"now": now, "before": None, "sets": None, "regressed": set()}
+        if now.found is None:
+            return result
+        if self.base is None:  # a first crawl: everything is new
+            result["sets"] = {"new": set(now.found), "persisting": set(), "fixed": set()}
+            return result
+        before = self.outcome(check, self.base)
+        result["before"] = before
+        if before.found is None:
+            return result
+        a, b = set(before.found), set(now.found)
+        result["sets"] = {"new": b - a, "persisting": a & b, "fixed": a - b}
+        if self.prior is not None and result["sets"]["new"]:
+            prior = self.outcome(check, self.prior).found or {}
+            result["regressed"] = result["sets"]["new"] & set(prior)
+        return result
+
+    def groups(self) -> list[list[Check]]:
+        """Checks grouped by their defect key (a check without one is its own group), in registry order."""
+        grouped: dict[str, list[Check]] = {}
+        for check in self.checks:
+            grouped.setdefault(check.defect or f"\0{check.id}", []).append(check)
+        # the crawl's own check first: it is there whatever analyzers ran
+        return [sorted(g, key=lambda c: (bool(c.analyzer), c.id)) for g in grouped.values()]
+
+    def find(self, check_id: str) -> list[Check]:
+        """The checks behind a row id (a check id or a shared defect key); UsageError naming the closest."""
+        if check_id in self.checks:  # one source of a shared defect lists only its own findings
+            return [self.checks[check_id]]
+        group = [c for c in self.checks if c.defect and c.defect == check_id]
+        if group:
+            return next(g for g in self.groups() if group[0] in g)
+        known = sorted(set(self.checks.names()) | {c.defect for c in self.checks if c.defect})
+        close = difflib.get_close_matches(check_id, known, n=3, cutoff=0.5) or known[:3]
+        raise UsageError(f"no check {check_id!r}" + (f"; closest: {', '.join(close)}" if close else ""))
+
+
+def _count(sets: dict[str, set[Any]] | None, state: str) -> int | None:
+    return None if sets is None else len(sets[state])
+
+
+def _urls(found: dict[str, Finding], fps: Iterable[str]) -> set[str]:
+    return {found[fp].url for fp in fps}
+
+
+def _merged(life: Lifecycle, group: list[Check]) -> dict[str, Any]:
+    """Counts of a group of checks; a merged group (shared defect key) counts affected URLs, not findings."""
+    per = {c.id: life.states(c) for c in group}
+    if len(group) == 1:
+        s = per[group[0].id]
+        now = s["now"]
+        return {
+            "state": "error" if now.error else "not_analysed" if now.found is None else "ok",
+            "error": now.error or None,
+            "findings": None if now.found is None else len(now.found),
+            "urls": None if now.found is None else len({f.url for f in now.found.values()}),
+            **{state: _count(s["sets"], state) for state in STATES},
+            "regressed": None if s["sets"] is None else len(s["regressed"]),
+        }
+    now_urls: set[str] = set()
+    compared_now: set[str] = set()
+    compared_before: set[str] = set()
+    regressed: set[str] = set()
+    analysed, compared = False, False
+    for check in group:
+        s = per[check.id]
+        if s["now"].found is None:
+            continue
+        analysed = True
+        urls = {f.url for f in s["now"].found.values()}
+        now_urls |= urls
+        if s["sets"] is not None:  # only sources analysed on both commits take part in the comparison
+            compared = True
+            compared_now |= urls
+            before = s["before"].found if s["before"] is not None else {}
+            compared_before |= {f.url for f in before.values()}
+            regressed |= _urls(s["now"].found, s["regressed"])
+    sets = {"new": compared_now - compared_before, "persisting": compared_now & compared_before,
+            "fixed": compared_before - compared_now}
+    return {
+        "state": "ok" if analysed else "not_analysed",
+        "error": None,
+        "findings": len(now_urls) if analysed else None,
+        "urls": len(now_urls) if analysed else None,
+        **{state: len(sets[state]) if compared else None for state in STATES},
+        "regressed": len(regressed & sets["new"]) if compared else None,
+        "sources": {c.id: _merged(life, [c]) for c in group},
+    }
+
+
+def _row(life: Lifecycle, group: list[Check], changed: dict[str, str]) -> dict[str, Any]:
+    lead = group[0]
+    counts = _merged(life, group)
+    notes = [f"{c.analyzer} {changed[c.analyzer]}" for c in group if c.analyzer in changed]
+    return {
+        "id": lead.defect if len(group) > 1 else lead.id,
+        "title": lead.title,
+        "category": lead.category,
+        "priority": min((c.priority for c in group), key=PRIORITIES.index),
+        "sources": [c.id for c in group],
+        **{k: v for k, v in counts.items() if k != "sources"},
+        "source_counts": counts.get("sources"),
+        "base_note": f"{'; '.join(notes)}: {BASE_NOTE}" if notes else None,
+        "help": {"description": lead.description, "fix": lead.fix, "help_url": lead.help_url},
+    }
+
+
+def _issues(archive: Any, commit: int, pm: Any, base: str | None = None, priority: str | None = None,
+            category: str | None = None, state: str | None = None) -> dict[str, Any]:
+    life = Lifecycle(pm, archive, commit, base)
+    groups = life.groups()
+    if priority:
+        worst = PRIORITIES.index(priority)
+        groups = [g for g in groups if min(PRIORITIES.index(c.priority) for c in g) <= worst]
+    if category:
+        groups = [g for g in groups if g[0].category == category]
+    changed = life.tool_changes(c.analyzer for g in groups for c in g if c.analyzer)
+    rows = [_row(life, g, changed) for g in groups]
+    if state:
+        rows = [r for r in rows if r[state]]
+    rows.sort(key=lambda r: (PRIORITIES.index(r["priority"]), -(r["findings"] or 0), r["id"]))
+    note = None
+    if life.base is None:
+        note = "no earlier commit: every finding is new"
+    elif changed:
+        tools = ", ".join(f"{name} ({what})" for name, what in changed.items())
+        note = f"analyzers ran with other versions or settings on the base: {tools}; {BASE_NOTE}"
+    return {"commit": commit, "base": life.base, "base_note": note, "total": len(rows), "items": rows}
+
+
+def _issue_urls(archive: Any, commit: int, pm: Any, check: str, base: str | None = None,
+                state: str | None = None, limit: int = 100, offset: int = 0) -> dict[str, Any]:
+    life = Lifecycle(pm, archive, commit, base)
+    items: list[dict[str, Any]] = []
+    analysed = False
+    for source in life.find(check):
+        s = life.states(source)
+        if s["now"].found is None:
+            continue
+        analysed = True
+        sets = s["sets"] or {"new": set(), "persisting": set(s["now"].found), "fixed": set()}
+        for name in STATES:
+            if state and name != state:
+                continue
+            found = s["before"].found if name == "fixed" else s["now"].found
+            for fp in sets[name]:
+                f = found[fp]
+                items.append({"url": f.url, "state": name, "detail": f.detail, "check": source.id,
+                              "regressed": fp in s["regressed"], "fingerprint": fp})
+    items.sort(key=lambda r: (STATES.index(r["state"]), r["url"], r["detail"], r["check"]))
+    return {"check": check, "commit": commit, "base": life.base,
+            "check_state": "ok" if analysed else "not_analysed",
+            **page_of(items[offset:offset + limit], len(items), limit, offset)}
+
+
+_BASE = {"base": {"type": "string",
+                  "description": "commit to compare with (default: the previous complete commit); "
+                                 "the commit itself makes every finding persisting"}}
+
+QUERIES = [
+    Query(
+        "issues",
+        "Every registered check with its findings on the commit, most severe first: priority, category, "
+        "affected URLs, and how many findings are new, fixed, persisting (and regressed: fixed before the "
+        "base, back now) against the base; checks finding the same defect are one row with their sources. "
+        "An analyzer check on a commit that analyzer never ran on is not_analysed (findings null), not 0.",
+        _issues,
+        {**_BASE,
+         "priority": {"type": "string", "enum": list(PRIORITIES),
+                      "description": "only checks of this priority or more severe"},
+         "category": {"type": "string", "description": "only this category (links, metadata, …)"},
+         "state": {"type": "string", "enum": [*STATES, "regressed"],
+                   "description": "only checks with findings in this state"}},
+        order=20),
+    Query(
+        "issue-urls",
+        "The findings of one check (or of one shared defect) with their URL, detail and state against the "
+        "base (new, persisting, fixed), new first.",
+        _issue_urls,
+        {"check": {"type": "string", "description": "check id (e.g. broken-link, axe/image-alt)"},
+         **_BASE,
+         "state": {"type": "string", "enum": list(STATES), "description": "only findings in this state"},
+         **PAGING},
+        required=("check",),
+        order=21),
+]
