@@ -103,7 +103,7 @@ def children(ctx: CheckContext, table: str, columns: str, joins: str = "") -> li
 
 def without_positions(message: str) -> str:
     """A parser or browser message without the positions in it, so it names the same defect after an edit."""
-    return _POSITIONS.sub("", message or "").strip()
+    return _POSITIONS.sub("", message or "").strip().rstrip(":").strip()
 
 
 def unique(found: Iterator[Finding]) -> Iterator[Finding]:

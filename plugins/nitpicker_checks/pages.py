@@ -79,9 +79,15 @@ def jsonld_errors(ctx: CheckContext) -> Iterator[Finding]:
             yield Finding(row["url"], without_positions(row["error"]))
 
 
-def page_errors(ctx: CheckContext) -> Iterator[Finding]:
-    for row in children(ctx, "page_error", "t.step, t.message"):
-        yield Finding(row["url"], f"{row['step']}: {without_positions(row['message'])}")
+def _page_errors(console: bool):  # type: ignore[no-untyped-def]
+    # Only pages that answered 2xx: an error page's console always reports its own failed status.
+    def find(ctx: CheckContext) -> Iterator[Finding]:
+        pages = content_urls(ctx)
+        for row in children(ctx, "page_error", "t.step, t.message"):
+            if row["url"] in pages and (row["step"] == "console") == console:
+                message = without_positions(row["message"])
+                yield Finding(row["url"], message if console else f"{row['step']}: {message}")
+    return find
 
 
 def _check(id: str, title: str, category: str, priority: str, description: str, fix: str, help_url: str,
@@ -142,11 +148,11 @@ CHECKS = [
            "Make the canonical the page's own URL unless the page really duplicates the named one.",
            "https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls",
            _mismatch("canonical"), 32),
-    _check("og-title-mismatch", "og:title differs from the title", "metadata", "info",
+    _check("og-title-mismatch", "Shared title (og:title) differs from the title", "metadata", "info",
            "Pages whose og:title (the detail), shown when the page is shared, differs from its <title>.",
            "Check that the shared title still describes the page; align the two when they drifted apart.",
            "https://ogp.me/", _mismatch("og_title"), 47),
-    _check("og-description-mismatch", "og:description differs from the description", "metadata", "info",
+    _check("og-description-mismatch", "Shared description (og:description) differs from the description", "metadata", "info",
            "Pages whose og:description (the detail) differs from their meta description.",
            "Check that the shared description still describes the page; align the two when they drifted apart.",
            "https://ogp.me/", _mismatch("og_description"), 48),
@@ -163,9 +169,14 @@ CHECKS = [
            "the whole script.", "Fix the JSON (a validator shows where) or generate it with a JSON serialiser.",
            "https://developers.google.com/search/docs/appearance/structured-data/intro-structured-data",
            jsonld_errors, 60),
+    _check("console-error", "Pages logging errors in the browser console", "content", "low",
+           "Pages whose scripts threw or whose sub-resources failed while they rendered (the detail is the "
+           "console message): a feature of the page may not work.",
+           "Open the page with the browser's developer tools and fix the errors they show.",
+           "https://developer.chrome.com/docs/devtools/console", _page_errors(True), 61),
     _check("page-error", "Pages the crawler could only partly read", "crawl", "low",
            "A step of reading the page failed (the detail names the step and the error): some of its data, such "
-           "as links, images or a screenshot, may be missing.",
+           "as links, images or screenshots, may be missing.",
            "Look at the error; re-crawl the page, with a longer --page-timeout if it timed out.", "",
-           page_errors, 90),
+           _page_errors(False), 90),
 ]

@@ -77,6 +77,7 @@ def home():  # type: ignore[no-untyped-def]
         ("/checks-site/two-h1", "Two h1"), ("/checks-site/canonical", "Canonical"),
         ("/checks-site/social", "Social"), ("/checks-site/hidden", "Hidden"), ("/checks-site/images", "Images"),
         ("/checks-site/bare", "Bare"), ("/checks-site/jsonld", "JSON-LD"), ("/private/page", "Private"),
+        ("/checks-site/script-error", "Script"),
         (external("/checks-site/ok"), "Elsewhere"), (external("/checks-site/nowhere"), "Elsewhere gone"),
         (external("/checks-site/blocked"), "Blocked"), (external("/checks-site/limited"), "Limited"),
         ("http://127.0.0.1:1/nothing", "Refused"),
@@ -209,6 +210,11 @@ def png(name: str):  # type: ignore[no-untyped-def]
 @bp.get("/bare")
 def bare():  # type: ignore[no-untyped-def]
     return _page("Bare Page", lang="", viewport=False)
+
+
+@bp.get("/script-error")
+def script_error():  # type: ignore[no-untyped-def]
+    return _page("Script Error", "<script>throw new Error('checks-site script failed')</script>")
 
 
 @bp.get("/jsonld")
