@@ -119,7 +119,8 @@ class Lifecycle:
         """Checks grouped by their defect key (a check without one is its own group), in registry order."""
         grouped: dict[str, list[Check]] = {}
         for check in self.checks:
-            grouped.setdefault(check.defect or f"\0{check.id}", []).append(check)
+            # a check whose id is another's defect key joins that row: the key names the row
+            grouped.setdefault(check.defect or check.id, []).append(check)
         # the crawl's own check first: it is there whatever analyzers ran
         return [sorted(g, key=lambda c: (bool(c.analyzer), c.id)) for g in grouped.values()]
 

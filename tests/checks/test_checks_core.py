@@ -79,3 +79,18 @@ def test_fingerprint_is_the_check_url_and_detail_only():
 
 def test_priorities_are_one_scale_most_severe_first():
     assert PRIORITIES == ("critical", "high", "medium", "low", "info")
+
+
+def test_fail_on_issue_specs_parse_and_metric_thresholds_still_do():
+    from nitpicker_core import UsageError
+    from nitpicker_core.pipeline.verdict import IssueSpec, Threshold, parse
+
+    assert parse("new:high") == IssueSpec("new:high", True, "high", None)
+    assert parse(" high ") == IssueSpec("high", False, "high", None)
+    assert parse("broken-link") == IssueSpec("broken-link", False, None, "broken-link")
+    assert parse("new:axe/image-alt") == IssueSpec("new:axe/image-alt", True, None, "axe/image-alt")
+    assert parse("violations>0") == Threshold("violations>0", "violations", None, ">", 0)
+    for bad in ("new:", "High", "new:new:high", "axe/a/b", "new high", "broken-links>", ""):
+        with pytest.raises(UsageError, match=r"new:PRIORITY, PRIORITY, CHECK-ID or new:CHECK-ID") as info:
+            parse(bad)
+        assert "\n" not in str(info.value)

@@ -248,3 +248,37 @@ def test_a_finding_fingerprint_survives_recrawl_of_an_unchanged_site(ask):
 def test_the_check_registry_sees_the_test_checks(pm):
     pm.add_plugin(Checks(), "test-checks")
     assert set(check_registry(pm).names()) >= {c.id for c in CHECKS}
+
+
+def test_verdict_issue_specs_on_the_archive(pm, archive):
+    from nitpicker_core.pipeline import verdict
+
+    pm.add_plugin(Checks(), "test-checks")
+    registry = query_registry(pm)
+    specs = [verdict.parse(s) for s in ("new:error-page", "error-page", "new:demo/short-title", "title-short",
+                                        "violations>0", "new:quiet")]
+    with open_archive(archive) as reader:
+        result = verdict.evaluate(specs, reader, 2, registry)
+        again = verdict.evaluate(specs[:1], reader, 2, registry, base="2")
+    checks = {c["check"]: c for c in result["checks"]}
+    assert checks["new:error-page"] == {"check": "new:error-page", "value": 1, "failed": True,
+                                        "failing": ["error-page"]}
+    assert checks["error-page"]["value"] == 2
+    assert checks["new:demo/short-title"]["value"] == 1  # one source of a merged row counts alone
+    assert checks["title-short"]["value"] == 3  # the merged row counts URLs
+    assert checks["violations>0"]["failed"] is True and checks["new:quiet"]["failed"] is False
+    assert result["passed"] is False and again["passed"] is True
+    with pytest.raises(UsageError, match=r"^--fail-on new:eror-page: no check 'eror-page'; closest: error-page"):
+        verdict.check_known([verdict.parse("new:eror-page")], verdict.known_checks(pm))
+    verdict.check_known(specs, verdict.known_checks(pm))  # defect keys and source ids are known
+
+
+def test_a_check_whose_id_is_another_checks_defect_key_joins_that_row(pm, archive):
+    joined = Check("title-short", "Title short (third party)", "metadata", "low", "", "", findings=short_titles)
+    pm.add_plugin(Checks(), "test-checks")
+    pm.add_plugin(type("More", (), {"register_checks": hookimpl(lambda self, register: register(joined))})(),
+                  "more-checks")
+    with open_archive(archive) as reader:
+        answer = run_query(query_registry(pm), reader, "issues", {}, 2)
+    assert [r["sources"] for r in answer["items"] if r["id"] == "title-short"] == [
+        ["short-title", "title-short", "demo/short-title"]]
