@@ -22,7 +22,7 @@ def _outcome(row: dict[str, Any] | None) -> str:
     status = row.get("status")
     if status is None:
         return "failed" if row.get("error_kind") else "unknown"
-    if status in BLOCKED or (isinstance(row.get("extra"), dict) and row["extra"].get("blocked")):
+    if status in BLOCKED or row.get("blocked"):
         return "blocked"
     if 400 <= status < 500:
         return "client"

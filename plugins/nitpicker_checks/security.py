@@ -7,20 +7,18 @@ from typing import Any
 
 from nitpicker_core import Check, CheckContext, Finding, join_url
 
-from .common import children, content_pages, unique
+from .common import children, content_pages, headers, unique
 
 HEADERS_HELP = "https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/"
 
 
 def _has(row: dict[str, Any], name: str) -> bool:
-    headers = row.get("headers") or {}
-    return any(key.lower() == name and str(value).strip() for key, value in headers.items())
+    return bool(headers(row).get(name, "").strip())
 
 
 def _frames_denied(row: dict[str, Any]) -> bool:
     # CSP frame-ancestors supersedes X-Frame-Options in every current browser.
-    headers = {k.lower(): str(v) for k, v in (row.get("headers") or {}).items()}
-    return "frame-ancestors" in headers.get("content-security-policy", "").lower()
+    return "frame-ancestors" in headers(row).get("content-security-policy", "").lower()
 
 
 def _missing(name: str, *, https_only: bool = False,
@@ -38,6 +36,8 @@ def _missing(name: str, *, https_only: bool = False,
 
 def mixed_content(ctx: CheckContext) -> Iterator[Finding]:
     pages = {row["url"] for row in content_pages(ctx) if row["url"].startswith("https://")}
+    if not pages:
+        return  # no page of the commit is served over HTTPS: nothing to read
     for row in children(ctx, "page_resource", "r.url AS resource", "JOIN url r ON r.id = t.resource_url_id"):
         if row["url"] in pages and row["resource"].startswith("http://"):
             yield Finding(row["url"], row["resource"])
