@@ -68,8 +68,9 @@ def _crawl_checks() -> dict[str, Check]:
     return {name: registry[name] for name in registry.names() if registry.plugin_of(name) == "checks"}
 
 
-def _findings(archive: Path, origin: str = "", external: str = "") -> dict[str, set[tuple[str, str]]]:
-    """Every crawl check's findings on the archive's HEAD, origins shortened so the expectations read plainly."""
+def _findings(archive: Path, origin: str = "", external: str = "",
+              commit: int | None = None) -> dict[str, set[tuple[str, str]]]:
+    """Every crawl check's findings on a commit (HEAD by default), origins shortened so expectations read plainly."""
     pm = make_plugin_manager()
     queries = query_registry(pm)
 
@@ -78,26 +79,43 @@ def _findings(archive: Path, origin: str = "", external: str = "") -> dict[str, 
         return text.replace(origin, "") if origin else text
 
     with open_archive(archive) as reader:
-        ctx = CheckContext(reader, reader.resolve(None), queries)
+        ctx = CheckContext(reader, reader.resolve(commit), queries)
         return {check.id: {(short(f.url), short(f.detail)) for f in check.findings(ctx)}  # type: ignore[misc]
                 for check in _crawl_checks().values()}
 
 
-@pytest.fixture(scope="module")
-def crawled(site: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[tuple[str, str]]]:
-    workdir = tmp_path_factory.mktemp("checks-crawl")
-    archive = workdir / "checks.nitpicker"
-    result = run_cli("crawl", "-o", str(archive), "--parallels", "2", f"{site}/checks-site/", cwd=workdir,
-                     timeout=300)
+def _crawl(workdir: Path, *args: str) -> None:
+    result = run_cli("crawl", "--parallels", "2", *args, cwd=workdir, timeout=300)
     # the loop fails internally (exit 1) and the refused port externally: defects of the site, not of the crawl
     assert result.returncode in (0, 1, 2) and "complete:" in result.stderr, result.stderr
-    return _findings(archive, site, site.replace("localhost", "127.0.0.1"))
+
+
+@pytest.fixture(scope="module")
+def archive(site: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    workdir = tmp_path_factory.mktemp("checks-crawl")
+    _crawl(workdir, "-o", str(workdir / "checks.nitpicker"), f"{site}/checks-site/")
+    return workdir / "checks.nitpicker"
+
+
+@pytest.fixture(scope="module")
+def crawled(site: str, archive: Path) -> dict[str, set[tuple[str, str]]]:
+    return _findings(archive, site, site.replace("localhost", "127.0.0.1"))  # before the re-crawl below
 
 
 @pytest.mark.parametrize("check_id", sorted(EXPECTED))
 def test_each_check_finds_exactly_the_defects_of_the_site(crawled: dict[str, set[tuple[str, str]]],
                                                            check_id: str) -> None:
     assert crawled[check_id] == EXPECTED[check_id]
+
+
+def test_a_recrawl_of_the_unchanged_site_finds_the_same_findings(archive: Path,
+                                                                 crawled: dict[str, set[tuple[str, str]]]) -> None:
+    # what fingerprints rest on: URL and detail carry no id, position or time that changes between crawls
+    _crawl(archive.parent, "--update", str(archive))
+    with open_archive(archive) as reader:
+        first, second = sorted(c["id"] for c in reader.commits())
+    assert _findings(archive, commit=first) == _findings(archive, commit=second)
+    assert sum(len(found) for found in crawled.values()) == sum(len(found) for found in EXPECTED.values())
 
 
 def test_every_crawl_check_is_expected_on_the_site() -> None:
