@@ -78,7 +78,7 @@ def content_urls(ctx: CheckContext) -> set[str]:
 def final(ctx: CheckContext, url: str) -> dict[str, Any] | None:
     """The row a URL leads to, its redirects followed (None when it was never recorded or redirects in a circle)."""
     table = rows(ctx)
-    seen = set()
+    seen: set[str] = set()
     row = table.get(url)
     while row is not None and row.get("redirect_dest") and len(seen) < _MAX_HOPS:
         seen.add(row["url"])

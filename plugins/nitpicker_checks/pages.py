@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from nitpicker_core import Check, CheckContext, Finding
 
 from .common import children, content_pages, content_urls, rows, unique, without_positions
 
+Finder = Callable[[CheckContext], Iterator[Finding]]
 # Search results show about this many characters (Google cuts by pixels; these are the usual audit limits).
 TITLE_MAX = 60
 DESCRIPTION_MAX = 160
@@ -31,7 +32,7 @@ def failed_urls(ctx: CheckContext) -> Iterator[Finding]:
             yield Finding(row["url"], kind)
 
 
-def _empty(field: str):  # type: ignore[no-untyped-def]
+def _empty(field: str) -> Finder:
     def find(ctx: CheckContext) -> Iterator[Finding]:
         for row in content_pages(ctx):
             if not (row.get(field) or "").strip():
@@ -39,7 +40,7 @@ def _empty(field: str):  # type: ignore[no-untyped-def]
     return find
 
 
-def _too_long(field: str, limit: int):  # type: ignore[no-untyped-def]
+def _too_long(field: str, limit: int) -> Finder:
     def find(ctx: CheckContext) -> Iterator[Finding]:
         for row in content_pages(ctx):
             value = (row.get(field) or "").strip()
@@ -48,7 +49,7 @@ def _too_long(field: str, limit: int):  # type: ignore[no-untyped-def]
     return find
 
 
-def _duplicates(field: str):  # type: ignore[no-untyped-def]
+def _duplicates(field: str) -> Finder:
     def find(ctx: CheckContext) -> Iterator[Finding]:
         for group in ctx.query("duplicates", field=field):
             for url in group["urls"]:
@@ -56,7 +57,7 @@ def _duplicates(field: str):  # type: ignore[no-untyped-def]
     return find
 
 
-def _h1(problem: str):  # type: ignore[no-untyped-def]
+def _h1(problem: str) -> Finder:
     def find(ctx: CheckContext) -> Iterator[Finding]:
         pages = content_urls(ctx)
         for row in ctx.query("h1-problems", problem=problem):
@@ -65,7 +66,7 @@ def _h1(problem: str):  # type: ignore[no-untyped-def]
     return find
 
 
-def _mismatch(kind: str):  # type: ignore[no-untyped-def]
+def _mismatch(kind: str) -> Finder:
     def find(ctx: CheckContext) -> Iterator[Finding]:
         for row in ctx.query("mismatches", kind=kind):
             yield Finding(row["url"], row["declared_value"] or "")
@@ -79,7 +80,7 @@ def jsonld_errors(ctx: CheckContext) -> Iterator[Finding]:
             yield Finding(row["url"], without_positions(row["error"]))
 
 
-def _page_errors(console: bool):  # type: ignore[no-untyped-def]
+def _page_errors(console: bool) -> Finder:
     # Only pages that answered 2xx: an error page's console always reports its own failed status.
     def find(ctx: CheckContext) -> Iterator[Finding]:
         pages = content_urls(ctx)
@@ -91,7 +92,7 @@ def _page_errors(console: bool):  # type: ignore[no-untyped-def]
 
 
 def _check(id: str, title: str, category: str, priority: str, description: str, fix: str, help_url: str,
-           find, order: int, defect: str = "") -> Check:  # type: ignore[no-untyped-def]
+           find: Finder, order: int, defect: str = "") -> Check:
     return Check(id, title, category, priority, description, fix, help_url, lambda ctx: unique(find(ctx)),
                  defect=defect, order=order)
 
