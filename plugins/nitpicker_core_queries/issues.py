@@ -41,7 +41,7 @@ def base_of(reader: Any, commit: int) -> int | None:
 class Outcome:
     """One check's findings on one commit: None when its analyzer never ran there; ``error`` when it failed."""
 
-    found: dict[str, Finding] | None
+    found: set[Finding] | None  # a Finding hashes by (url, detail): within one check, its fingerprint
     error: str = ""
 
 
@@ -76,9 +76,13 @@ class Lifecycle:
         if check.analyzer and not ctx.analysed(check.analyzer):
             return Outcome(None)
         if check.findings is None:
-            return Outcome({})
+            return Outcome(set())
         try:  # one check's failure is that check's row, never the whole answer
-            return Outcome({fingerprint(check.id, f): f for f in check.findings(ctx)})
+            found = set(check.findings(ctx))
+            wrong = next((f for f in found if not isinstance(f, Finding)), None)
+            if wrong is not None:
+                raise TypeError(f"findings gave a {type(wrong).__name__}, not a nitpicker_core.Finding")
+            return Outcome(found)
         except Exception as exc:  # noqa: BLE001 - plugin code
             return Outcome(None, f"{type(exc).__name__}: {exc}".splitlines()[0])
 
@@ -96,23 +100,23 @@ class Lifecycle:
         return changed
 
     def states(self, check: Check) -> dict[str, Any]:
-        """new / persisting / fixed fingerprints (and the regressed subset of new) of one check, with findings."""
+        """new / persisting / fixed findings (and the regressed subset of new) of one check."""
         now = self.outcome(check, self.commit)
         result: dict[str, Any] = {"now": now, "before": None, "sets": None, "regressed": set()}
         if now.found is None:
             return result
         if self.base is None:  # a first crawl: everything is new
-            result["sets"] = {"new": set(now.found), "persisting": set(), "fixed": set()}
+            result["sets"] = {"new": now.found, "persisting": set(), "fixed": set()}
             return result
         before = self.outcome(check, self.base)
         result["before"] = before
         if before.found is None:
             return result
-        a, b = set(before.found), set(now.found)
+        a, b = before.found, now.found
         result["sets"] = {"new": b - a, "persisting": a & b, "fixed": a - b}
         if self.prior is not None and result["sets"]["new"]:
-            prior = self.outcome(check, self.prior).found or {}
-            result["regressed"] = result["sets"]["new"] & set(prior)
+            prior = self.outcome(check, self.prior).found or set()
+            result["regressed"] = result["sets"]["new"] & prior
         return result
 
     def groups(self) -> list[list[Check]]:
@@ -140,8 +144,8 @@ def _count(sets: dict[str, set[Any]] | None, state: str) -> int | None:
     return None if sets is None else len(sets[state])
 
 
-def _urls(found: dict[str, Finding], fps: Iterable[str]) -> set[str]:
-    return {found[fp].url for fp in fps}
+def _urls(findings: Iterable[Finding]) -> set[str]:
+    return {f.url for f in findings}
 
 
 def _merged(life: Lifecycle, group: list[Check]) -> dict[str, Any]:
@@ -154,7 +158,7 @@ def _merged(life: Lifecycle, group: list[Check]) -> dict[str, Any]:
             "state": "error" if now.error else "not_analysed" if now.found is None else "ok",
             "error": now.error or None,
             "findings": None if now.found is None else len(now.found),
-            "urls": None if now.found is None else len({f.url for f in now.found.values()}),
+            "urls": None if now.found is None else len(_urls(now.found)),
             **{state: _count(s["sets"], state) for state in STATES},
             "regressed": None if s["sets"] is None else len(s["regressed"]),
         }
@@ -168,14 +172,13 @@ def _merged(life: Lifecycle, group: list[Check]) -> dict[str, Any]:
         if s["now"].found is None:
             continue
         analysed = True
-        urls = {f.url for f in s["now"].found.values()}
+        urls = _urls(s["now"].found)
         now_urls |= urls
         if s["sets"] is not None:  # only sources analysed on both commits take part in the comparison
             compared = True
             compared_now |= urls
-            before = s["before"].found if s["before"] is not None else {}
-            compared_before |= {f.url for f in before.values()}
-            regressed |= _urls(s["now"].found, s["regressed"])
+            compared_before |= _urls(s["before"].found if s["before"] is not None else ())
+            regressed |= _urls(s["regressed"])
     sets = {"new": compared_now - compared_before, "persisting": compared_now & compared_before,
             "fixed": compared_before - compared_now}
     return {
@@ -243,11 +246,9 @@ def _issue_urls(archive: Any, commit: int, pm: Any, check: str, base: str | None
         for name in STATES:
             if state and name != state:
                 continue
-            found = s["before"].found if name == "fixed" else s["now"].found
-            for fp in sets[name]:
-                f = found[fp]
+            for f in sets[name]:
                 items.append({"url": f.url, "state": name, "detail": f.detail, "check": source.id,
-                              "regressed": fp in s["regressed"], "fingerprint": fp})
+                              "regressed": f in s["regressed"], "fingerprint": fingerprint(source.id, f)})
     items.sort(key=lambda r: (STATES.index(r["state"]), r["url"], r["detail"], r["check"]))
     return {"check": check, "commit": commit, "base": life.base,
             "check_state": "ok" if analysed else "not_analysed",

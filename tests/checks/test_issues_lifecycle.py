@@ -71,6 +71,7 @@ CHECKS = [
           findings=demo_rule("bad-thing"), analyzer="demo"),
     Check("quiet", "Never finds anything", "content", "info", "", ""),
     Check("broken-check", "Raises", "content", "low", "", "", findings=broken),
+    Check("wrong-type", "Yields tuples", "content", "info", "", "", findings=lambda ctx: [(SITE + "/", "x")]),
 ]
 
 
@@ -210,7 +211,7 @@ def test_checks_sharing_a_defect_are_one_row_counting_urls(ask):
 
 def test_rows_are_sorted_by_priority_then_findings_and_filters_apply(ask):
     answer = ask("issues", commit=2)
-    assert ids(answer) == ["demo/bad-thing", "error-page", "title-short", "broken-check", "quiet"]
+    assert ids(answer) == ["demo/bad-thing", "error-page", "title-short", "broken-check", "quiet", "wrong-type"]
     assert ids(ask("issues", commit=2, priority="high")) == ["demo/bad-thing", "error-page"]
     assert {r["priority"] for r in ask("issues", commit=2, priority="high")["items"]} <= {"critical", "high"}
     metadata = ask("issues", commit=2, category="metadata")
@@ -226,6 +227,8 @@ def test_a_failing_check_is_its_own_error_row(ask):
     row = rows(ask("issues", commit=2))["broken-check"]
     assert row["state"] == "error" and row["error"] == "RuntimeError: this check is broken"
     assert row["findings"] is None
+    wrong = rows(ask("issues", commit=2))["wrong-type"]
+    assert (wrong["state"], wrong["error"]) == ("error", "TypeError: findings gave a tuple, not a nitpicker_core.Finding")
 
 
 def test_paging_and_unknown_check_ids(ask):
