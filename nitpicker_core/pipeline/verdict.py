@@ -95,6 +95,8 @@ def known_checks(pm: Any) -> list[str]:
 def issue_failures(spec: IssueSpec, answer: dict[str, Any]) -> tuple[int, list[str]]:
     """How many findings of the ``issues`` answer ``spec`` counts, and the checks they belong to."""
     key = "new" if spec.new else "findings"
+    if spec.check:  # a misspelt id must fail loudly, never pass as "no findings"
+        check_known([spec], sorted({i for row in answer["items"] for i in (row["id"], *row["sources"])}))
     value, failing = 0, []
     for row in answer["items"]:
         if spec.check:

@@ -274,6 +274,8 @@ def test_verdict_issue_specs_on_the_archive(pm, archive):
     with pytest.raises(UsageError, match=r"^--fail-on new:eror-page: no check 'eror-page'; closest: error-page"):
         verdict.check_known([verdict.parse("new:eror-page")], verdict.known_checks(pm))
     verdict.check_known(specs, verdict.known_checks(pm))  # defect keys and source ids are known
+    with open_archive(archive) as reader, pytest.raises(UsageError, match=r"^--fail-on quite: no check 'quite'"):
+        verdict.evaluate([verdict.parse("quite")], reader, 2, registry)  # never a silent pass
 
 
 def test_a_check_whose_id_is_another_checks_defect_key_joins_that_row(pm, archive):
