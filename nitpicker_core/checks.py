@@ -82,7 +82,9 @@ def validate_check(check: Any, plugin: str) -> None:
             f"plugin {plugin!r} registered check {check.id!r} with an invalid category {check.category!r}"
         )
     if check.findings is not None and not callable(check.findings):
-        raise RegistrationError(f"plugin {plugin!r} registered check {check.id!r} whose findings is not callable")
+        raise RegistrationError(
+            f"plugin {plugin!r} registered check {check.id!r} whose findings is not callable"
+        )
 
 
 def fingerprint(check_id: str, finding: Finding) -> str:

@@ -74,7 +74,10 @@ def _takes_pm(func: Any) -> bool:
         parameter = inspect.signature(func).parameters.get("pm")
     except (TypeError, ValueError):  # a builtin or a callable inspect cannot read
         return False
-    return parameter is not None and parameter.kind in (parameter.KEYWORD_ONLY, parameter.POSITIONAL_OR_KEYWORD)
+    return parameter is not None and parameter.kind in (
+        parameter.KEYWORD_ONLY,
+        parameter.POSITIONAL_OR_KEYWORD,
+    )
 
 
 def query_registry(pm: Any) -> Registry[Query]:

@@ -47,6 +47,7 @@ def test_hook_register_checks(pm, tmp_path):
     (Check("a/b/c", "t", "links", "high", "", ""), "invalid name 'a/b/c'"),
     (Check("ok", "t", "links", "serious", "", ""), "priority 'serious' (one of critical, high"),
     (Check("ok", "t", "Links!", "high", "", ""), "invalid category 'Links!'"),
+    (Check("ok", "t", "links", "high", "", "", findings="rows"), "whose findings is not callable"),
     ("not a check", "not a nitpicker_core.Check"),
 ])
 def test_an_invalid_check_makes_only_its_plugin_unavailable(pm, check, reason):
