@@ -287,3 +287,16 @@ def test_a_check_whose_id_is_another_checks_defect_key_joins_that_row(pm, archiv
         answer = run_query(query_registry(pm), reader, "issues", {}, 2)
     assert [r["sources"] for r in answer["items"] if r["id"] == "title-short"] == [
         ["short-title", "title-short", "demo/short-title"]]
+
+
+def test_the_viewer_api_serves_the_issues_queries(pm, archive):
+    from nitpicker_viewer.app import create_app
+
+    pm.add_plugin(Checks(), "test-checks")
+    client = create_app(archive, pm).test_client()
+    answer = client.get("/api/issues?commit=2&category=links").get_json()
+    assert (answer["commit"], answer["base"]) == (2, 1) and rows(answer)["error-page"]["new"] == 1
+    listed = client.get("/api/issue-urls?commit=2&check=error-page&state=fixed").get_json()
+    assert urls(listed) == [("/old", "404")]
+    unknown = client.get("/api/issue-urls?check=error-pages")
+    assert unknown.status_code == 404 and "closest: error-page" in unknown.get_data(as_text=True)
