@@ -131,6 +131,7 @@ class CheckContext:
         return self._runs
 
     def analysed(self, analyzer: str) -> bool:
-        """Whether ``analyzer`` ran to completion on this commit."""
+        """Whether ``analyzer`` ran to completion on this commit (errors on some pages included)."""
         run = self.runs().get(analyzer)
-        return run is not None and run.get("status") == "complete"
+        # "complete" or "complete-with-errors"; a run still "running" was interrupted: its findings are partial
+        return run is not None and str(run.get("status") or "").startswith("complete")

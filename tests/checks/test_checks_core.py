@@ -95,3 +95,19 @@ def test_fail_on_issue_specs_parse_and_metric_thresholds_still_do():
         with pytest.raises(UsageError, match=r"new:PRIORITY, PRIORITY, CHECK-ID or new:CHECK-ID") as info:
             parse(bad)
         assert "\n" not in str(info.value)
+
+
+def test_analysed_means_a_finished_run_even_with_page_errors(pm, tmp_path):
+    from nitpicker_core.archive.writer import ArchiveWriter
+
+    archive = build_archive(tmp_path / "a.nitpicker")
+    w = ArchiveWriter.open(archive)
+    for name, status in (("clean", "complete"), ("bumpy", "complete-with-errors"), ("cut", None)):
+        w.begin_analysis(1, name, "1", {})
+        if status:
+            w.finish_analysis(1, name, status)
+    w.write()
+    w.close()
+    with open_archive(archive) as reader:
+        ctx = CheckContext(reader, 1)
+        assert [ctx.analysed(n) for n in ("clean", "bumpy", "cut", "never")] == [True, True, False, False]
