@@ -99,6 +99,13 @@ class Lifecycle:
                 changed[name] = what
         return changed
 
+    def missing_on_base(self, analyzers: Iterable[str]) -> list[str]:
+        """Analyzers that ran on the commit but not on the base: their checks have no new/fixed counts."""
+        if self.base is None or self.base == self.commit:
+            return []
+        now, then = self.context(self.commit), self.context(self.base)
+        return [name for name in sorted(set(analyzers)) if now.analysed(name) and not then.analysed(name)]
+
     def states(self, check: Check) -> dict[str, Any]:
         """new / persisting / fixed findings (and the regressed subset of new) of one check."""
         now = self.outcome(check, self.commit)
@@ -192,10 +199,11 @@ def _merged(life: Lifecycle, group: list[Check]) -> dict[str, Any]:
     }
 
 
-def _row(life: Lifecycle, group: list[Check], changed: dict[str, str]) -> dict[str, Any]:
+def _row(life: Lifecycle, group: list[Check], changed: dict[str, str], missing: list[str]) -> dict[str, Any]:
     lead = group[0]
     counts = _merged(life, group)
-    notes = [f"{c.analyzer} {changed[c.analyzer]}" for c in group if c.analyzer in changed]
+    notes = [f"{c.analyzer} {changed[c.analyzer]}: {BASE_NOTE}" for c in group if c.analyzer in changed]
+    notes += [f"{c.analyzer} did not run on the base: nothing to compare" for c in group if c.analyzer in missing]
     return {
         "id": lead.defect if len(group) > 1 else lead.id,
         "title": lead.title,
@@ -204,7 +212,7 @@ def _row(life: Lifecycle, group: list[Check], changed: dict[str, str]) -> dict[s
         "sources": [c.id for c in group],
         **{k: v for k, v in counts.items() if k != "sources"},
         "source_counts": counts.get("sources"),
-        "base_note": f"{'; '.join(notes)}: {BASE_NOTE}" if notes else None,
+        "base_note": "; ".join(notes) if notes else None,
         "help": {"description": lead.description, "fix": lead.fix, "help_url": lead.help_url},
     }
 
@@ -218,17 +226,21 @@ def _issues(archive: Any, commit: int, pm: Any, base: str | None = None, priorit
         groups = [g for g in groups if min(PRIORITIES.index(c.priority) for c in g) <= worst]
     if category:
         groups = [g for g in groups if g[0].category == category]
-    changed = life.tool_changes(c.analyzer for g in groups for c in g if c.analyzer)
-    rows = [_row(life, g, changed) for g in groups]
+    analyzers = {c.analyzer for g in groups for c in g if c.analyzer}
+    changed, missing = life.tool_changes(analyzers), life.missing_on_base(analyzers)
+    rows = [_row(life, g, changed, missing) for g in groups]
     if state:
         rows = [r for r in rows if r[state]]
     rows.sort(key=lambda r: (PRIORITIES.index(r["priority"]), -(r["findings"] or 0), r["id"]))
-    note = None
+    notes = []
     if life.base is None:
-        note = "no earlier commit: every finding is new"
-    elif changed:
+        notes.append("no earlier commit: every finding is new")
+    if changed:
         tools = ", ".join(f"{name} ({what})" for name, what in changed.items())
-        note = f"analyzers ran with other versions or settings on the base: {tools}; {BASE_NOTE}"
+        notes.append(f"analyzers ran with other versions or settings on the base: {tools}; {BASE_NOTE}")
+    if missing:
+        notes.append(f"not analysed on the base, so without new/fixed: {', '.join(missing)}")
+    note = "; ".join(notes) or None
     return {"commit": commit, "base": life.base, "base_note": note, "total": len(rows), "items": rows}
 
 

@@ -190,6 +190,13 @@ def test_an_analyzer_check_between_analysed_commits_and_the_tool_change_note(ask
     assert "demo (1.0 → 2.0)" in answer["base_note"] and "may come from the tool, not the site" in answer["base_note"]
     assert row["base_note"].startswith("demo 1.0 → 2.0: ")
     assert rows(answer)["error-page"]["base_note"] is None
+    # commit 3 against 1: demo ran on 1 only; commit 1 against 3 (any two commits): demo did not run on 3
+    assert rows(ask("issues", commit=3, base="1"))["demo/bad-thing"]["state"] == "not_analysed"
+    back = ask("issues", commit=1, base="3")
+    row = rows(back)["demo/bad-thing"]
+    assert (row["state"], row["findings"], row["new"], row["fixed"]) == ("ok", 2, None, None)
+    assert row["base_note"] == "demo did not run on the base: nothing to compare"
+    assert back["base_note"] == "not analysed on the base, so without new/fixed: demo"
 
 
 def test_checks_sharing_a_defect_are_one_row_counting_urls(ask):
