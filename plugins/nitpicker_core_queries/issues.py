@@ -55,7 +55,11 @@ class Lifecycle:
         if base is None:
             self.base = base_of(reader, commit)
         else:
-            self.base = reader.resolve(check_commit(base))
+            try:
+                wanted = check_commit(base)
+            except UsageError:
+                raise UsageError(f"parameter 'base' must be a commit id or \"HEAD\", got {base!r}") from None
+            self.base = reader.resolve(wanted)
         self.prior = base_of(reader, self.base) if self.base is not None and self.base != commit else None
         self._contexts: dict[int, CheckContext] = {}
         self._outcomes: dict[tuple[str, int], Outcome] = {}

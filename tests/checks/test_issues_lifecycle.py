@@ -307,3 +307,13 @@ def test_the_viewer_api_serves_the_issues_queries(pm, archive):
     assert urls(listed) == [("/old", "404")]
     unknown = client.get("/api/issue-urls?check=error-pages")
     assert unknown.status_code == 404 and "closest: error-page" in unknown.get_data(as_text=True)
+
+
+def test_a_bad_or_unknown_base_is_one_line(ask):
+    from nitpicker_core import ArchiveError
+
+    with pytest.raises(UsageError, match=r"^parameter 'base' must be a commit id or \"HEAD\", got 'last week'$"):
+        ask("issues", base="last week")
+    with pytest.raises(ArchiveError, match=r"^site.nitpicker has no commit 99$"):
+        ask("issue-urls", check="error-page", base="99")
+    assert ask("issues", base="HEAD")["base"] == 3  # HEAD against itself
