@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from nitpicker_core.config import Config
     from nitpicker_core.records import CrawlContext, CrawlErrorRecord, Resource, ScrapeResult
     from nitpicker_core.sinks import ArchiveSink
-    from nitpicker_core.types import MenuLink, PageReport
+    from nitpicker_core.types import Analyzer, MenuLink, PageReport
 
 PROJECT = "nitpicker"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -334,11 +334,12 @@ def register_queries(register: Callable[..., None]) -> None:
 
 
 @hookspec
-def register_checks(register: Callable[..., None]) -> None:
+def register_checks(register: Callable[..., None], analyzers: list[Analyzer]) -> None:
     """Register checks: prioritised questions about a commit whose findings the ``issues`` query lists.
 
     :param register: call ``register(check)`` with a ``nitpicker_core.Check`` (id kebab-case, or
         ``<analyzer>/<rule>`` for an analyzer rule; priority one of ``nitpicker_core.PRIORITIES``).
+    :param analyzers: the registered analyzers, in registry order (their ``rules()`` become checks).
 
     Runs in: whichever process reads archives (CLI, MCP server, viewer, pipeline verdict).
     Called: once per issues query.

@@ -127,6 +127,27 @@ class _CheckRegistry(Registry[Check]):
 
 
 def check_registry(pm: Any) -> Registry[Check]:
-    """Registered checks keyed by id; an invalid priority, category or id makes its plugin unavailable."""
+    """Registered checks keyed by id; an invalid priority, category or id makes its plugin unavailable.
+
+    ``register_checks`` also gets the registered analyzers (``analyzers``), whose rule catalogues become
+    checks; like ``collect``, one plugin at a time, a failing plugin's checks dropped.
+    """
     registry = _CheckRegistry("check", lambda c: c.id, name_re=CHECK_ID_RE, expected=Check)
-    return collect(pm, "register_checks", registry)
+    analyzers = list(analyzer_registry(pm))
+
+    def arguments(plugin: str) -> dict[str, Any]:
+        def register(check: Any, order: int | None = None) -> None:
+            registry.add(check, plugin, order)
+
+        return {"register": register, "analyzers": analyzers}
+
+    def settle(plugin: str, ok: bool) -> None:
+        if not ok:
+            registry.drop(plugin)
+
+    call_each = getattr(pm, "call_each", None)
+    if call_each is not None:
+        call_each("register_checks", arguments, settle)
+    else:  # a bare pluggy manager: one plain call, failures propagate
+        pm.hook.register_checks(**arguments(""))
+    return registry

@@ -111,3 +111,18 @@ def test_analysed_means_a_finished_run_even_with_page_errors(pm, tmp_path):
     with open_archive(archive) as reader:
         ctx = CheckContext(reader, 1)
         assert [ctx.analysed(n) for n in ("clean", "bumpy", "cut", "never")] == [True, True, False, False]
+
+
+def test_register_checks_gets_the_registered_analyzers(pm):
+    seen = []
+
+    class Rules:
+        @hookimpl
+        def register_checks(self, register, analyzers):
+            seen.extend(a.name for a in analyzers)
+            for a in analyzers:
+                register(Check(f"{a.name}/any", f"Anything {a.name} finds", "markup", "low", "", "", analyzer=a.name))
+
+    pm.add_plugin(Rules(), "rule-checks")
+    registry = check_registry(pm)
+    assert "markup" in seen and "markup/any" in registry and registry["markup/any"].analyzer == "markup"
