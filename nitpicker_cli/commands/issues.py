@@ -20,7 +20,10 @@ def _number(value: Any) -> str:
 
 def render_table(answer: dict[str, Any]) -> str:
     """The issues answer as a plain-text table, most severe first; checks without findings are left out."""
-    rows = [r for r in answer["items"] if r["findings"] or r["fixed"] or r["state"] != "ok"]
+    rows = [r for r in answer["items"] if r["findings"] or r["fixed"] or r["state"] == "error"]
+    # an analyzer that never ran on the commit is one line per analyzer, not one per rule
+    unanalysed = sorted({source.split("/", 1)[0] for r in answer["items"] if r["state"] == "not_analysed"
+                         for source in r.get("sources") or [r["id"]]})
     base = answer["base"]
     lines = [f"commit {answer['commit']}" + (f" against base {base}" if base is not None else "")]
     if answer.get("base_note"):
@@ -44,9 +47,11 @@ def render_table(answer: dict[str, Any]) -> str:
         lines.append("  ".join(str(cell).ljust(w) for cell, w in zip(row, widths, strict=False)) + "  " + row[-1])
     if not rows:
         lines.append("no findings")
-    quiet = len(answer["items"]) - len(rows)
+    quiet = sum(1 for r in answer["items"] if r not in rows and r["state"] == "ok")
     if quiet:
         lines.append(f"{quiet} more checks found nothing (--json lists them)")
+    if unanalysed:
+        lines.append(f"not analysed on this commit: {', '.join(unanalysed)} (nitpicker analyze adds their checks)")
     return "\n".join(lines)
 
 

@@ -151,8 +151,9 @@ def _declaration(pm: Any, url: str, archive: Path, kw: dict[str, Any], options: 
                  demo: bool) -> dict[str, Any]:
     from nitpicker_core.pipeline import verdict
 
-    for check in kw.get("fail_on") or ():
-        verdict.parse(check)  # a bad threshold is a usage error before anything runs
+    specs = [verdict.parse(check) for check in kw.get("fail_on") or ()]  # bad specs fail before anything runs
+    if any(isinstance(spec, verdict.IssueSpec) and spec.check for spec in specs):
+        verdict.check_known(specs, verdict.known_checks(pm))  # a misspelt check id too, not after the crawl
     report = _report(pm, kw)
     stages = ["crawl"] + ([] if kw.get("no_analyze") else ["analyze"]) + (["report"] if report else [])
     return {"url": split_credentials(url)[0], "demo": demo, "archive": str(archive.absolute()), "stages": stages,
@@ -285,6 +286,7 @@ def register_commands(cli: click.Group, pm: Any) -> None:
                 click.echo(f"nitpicker: error: {name} failed ({stage['reason']}, {stage['class']}): "
                            f"{stage['message']}", err=True)
         if result.get("verdict") and not result["verdict"]["passed"]:
-            failed = ", ".join(c["check"] for c in result["verdict"]["checks"] if c["failed"])
+            failed = ", ".join(c["check"] + (f" ({', '.join(c['failing'])})" if c.get("failing") else "")
+                               for c in result["verdict"]["checks"] if c["failed"])
             click.echo(f"nitpicker: quality gate failed: {failed}", err=True)
         sys.exit(code)
