@@ -181,6 +181,8 @@ def test_a_command_whose_plugin_is_not_loaded_says_why(cli):
         "query", "plugin", "cmd-query", "is", "disabled:", "not", "in"]
 
 
+# A plugin whose import never ends (it loops, sleeping, inside the plugin): the test waits on its marker file,
+# never on the sleep, then sends Ctrl-C.
 SLOW_IMPORT = """
 import pathlib, time
 pathlib.Path({marker!r}).write_text("loading")
