@@ -5,7 +5,16 @@ from __future__ import annotations
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _dist_version
 
-from nitpicker_core.checks import PRIORITIES, Check, CheckContext, Finding, Rule, fingerprint
+from nitpicker_core.checks import (
+    PRIORITIES,
+    SEVERITY_PRIORITY,
+    Check,
+    CheckContext,
+    Finding,
+    Rule,
+    fingerprint,
+    priority_of,
+)
 from nitpicker_core.content_types import CATEGORIES, HTML_TYPES, normalize_content_type
 from nitpicker_core.content_types import classify as classify_content_type
 from nitpicker_core.content_types import sql_case as content_type_sql_case
@@ -123,6 +132,8 @@ __all__ = [
     "validate_params",
     "HTML_TYPES",
     "PRIORITIES",
+    "SEVERITY_PRIORITY",
+    "priority_of",
     "IMAGE_PRESETS",
     "SCRAPE_TIMEOUTS",
     "node_prefix",

@@ -17,6 +17,16 @@ __all__ = ["PRIORITIES", "Check", "CheckContext", "Finding", "Rule", "fingerprin
 
 #: one scale for the whole product, most severe first
 PRIORITIES = ("critical", "high", "medium", "low", "info")
+#: analyzers' own severities on the one priority scale: axe's impacts, then markup/text/lighthouse's levels
+SEVERITY_PRIORITY = {
+    "critical": "critical",
+    "serious": "high",
+    "moderate": "medium",
+    "minor": "low",
+    "error": "high",
+    "warning": "medium",
+    "info": "low",
+}
 #: a check id: kebab-case, with one optional "/" for analyzer rules ("axe/image-alt")
 CHECK_ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*(/[a-z0-9]+(-[a-z0-9]+)*)?$")
 

@@ -6,9 +6,9 @@ from typing import Any
 
 from nitpicker_core import Analyzer, hookimpl
 
-from .rules import SEVERITY_PRIORITY, analyzer_checks, normalise, priority_of
+from .rules import analyzer_checks, normalise
 
-__all__ = ["SEVERITY_PRIORITY", "analyzer_checks", "normalise", "priority_of"]
+__all__ = ["analyzer_checks", "normalise"]
 
 
 @hookimpl

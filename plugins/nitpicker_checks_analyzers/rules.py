@@ -8,11 +8,6 @@ from typing import Any
 
 from nitpicker_core import Analyzer, Check, CheckContext, Finding, Rule
 
-#: analyzers' own severities on the one priority scale: axe's impacts, then markup/text/lighthouse's levels
-SEVERITY_PRIORITY = {
-    "critical": "critical", "serious": "high", "moderate": "medium", "minor": "low",
-    "error": "high", "warning": "medium", "info": "low",
-}
 #: the category of each built-in analyzer's checks; another analyzer's checks take its name
 CATEGORIES = {"axe": "accessibility", "markup": "markup", "text": "text", "lighthouse": "performance",
               "main-contents": "content", "search": "content"}
@@ -27,11 +22,6 @@ _GENERATED_ID = re.compile(
     r'([^"]*(?:\d{3,}|[0-9a-f]{8,}|:r[0-9a-z]+:)[^"]*)(")', re.IGNORECASE)
 _MEASURED = re.compile(r"\s*\([^()]*\d[^()]*\)\s*$")  # lighthouse's displayValue ("(1.2 s)") on a message
 _SPACE = re.compile(r"\s+")
-
-
-def priority_of(severity: str) -> str:
-    """A violation's severity on the one priority scale (unknown severities count as medium)."""
-    return SEVERITY_PRIORITY.get((severity or "").lower(), "medium")
 
 
 def normalise(violation: dict[str, Any]) -> str:

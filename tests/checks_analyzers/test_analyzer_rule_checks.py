@@ -7,9 +7,9 @@ import pytest
 from nitpicker_axe.analyzer import PRIORITY as AXE_PRIORITY
 from nitpicker_axe.axe_core import axe_version
 from nitpicker_axe.catalogue import AXE_CORE
-from nitpicker_checks_analyzers import analyzer_checks, normalise, priority_of
+from nitpicker_checks_analyzers import analyzer_checks, normalise
 
-from nitpicker_core import PRIORITIES, CheckContext, ScrapeResult
+from nitpicker_core import PRIORITIES, CheckContext, ScrapeResult, priority_of
 from nitpicker_core.archive import open_archive
 from nitpicker_core.checks import CHECK_ID_RE, validate_check
 from nitpicker_core.plugins import make_plugin_manager
