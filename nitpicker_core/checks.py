@@ -13,7 +13,17 @@ from nitpicker_core.errors import RegistrationError
 if TYPE_CHECKING:
     from nitpicker_core.archive.reader import ArchiveReader
 
-__all__ = ["PRIORITIES", "Check", "CheckContext", "Finding", "Rule", "fingerprint", "validate_check"]
+__all__ = [
+    "PRIORITIES",
+    "SEVERITY_PRIORITY",
+    "Check",
+    "CheckContext",
+    "Finding",
+    "Rule",
+    "fingerprint",
+    "priority_of",
+    "validate_check",
+]
 
 #: one scale for the whole product, most severe first
 PRIORITIES = ("critical", "high", "medium", "low", "info")
@@ -29,6 +39,11 @@ SEVERITY_PRIORITY = {
 }
 #: a check id: kebab-case, with one optional "/" for analyzer rules ("axe/image-alt")
 CHECK_ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*(/[a-z0-9]+(-[a-z0-9]+)*)?$")
+
+
+def priority_of(severity: str | None) -> str:
+    """A violation's severity on the one priority scale (unknown severities count as medium)."""
+    return SEVERITY_PRIORITY.get((severity or "").lower(), "medium")
 
 
 @dataclass(frozen=True, order=True)
