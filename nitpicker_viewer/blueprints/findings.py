@@ -7,37 +7,47 @@ from typing import Any
 
 from flask import Blueprint
 
-from nitpicker_core import MenuLink, hookimpl
+from nitpicker_core import PRIORITIES, MenuLink, hookimpl, priority_of
 from nitpicker_viewer.app import render
-from nitpicker_viewer.tables import Col, Filter, paged_table
+from nitpicker_viewer.tables import Col, Filter, Table, paged_table
 
 findings = Blueprint("findings", __name__, template_folder="../templates")
 
-SEVERITIES = (("", "any"), ("error", "severity.error"), ("warning", "severity.warning"), ("info", "severity.info"))
+# one scale for every analyzer: axe's impacts and markup's levels both reach it through priority_of
+PRIORITY_OPTIONS = (("", "any"), *((p, "priority." + p) for p in PRIORITIES))
 
 
 def _violation_filters() -> tuple[Filter, ...]:
-    return (Filter("analyzer", "col.analyzer"), Filter("severity", "col.severity", "select", SEVERITIES),
+    return (Filter("analyzer", "col.analyzer"), Filter("priority", "col.priority", "select", PRIORITY_OPTIONS),
             Filter("rule", "col.rule"), Filter("url", "filter.url_contains"))
+
+
+def _with_priority(table: Table) -> Table:
+    """Each row's priority on the one scale (the query's own column when it has one)."""
+    for row in table.rows:
+        row.setdefault("priority", priority_of(row.get("severity")))
+    return table
 
 
 @findings.get("/violations")
 def violations() -> str:
     table = paged_table("violations", "view.violations", "violations", (
         Col("url", "col.url", "url", "page"), Col("analyzer", "col.analyzer", "analyzer"),
-        Col("severity", "col.severity", "severity"), Col("rule", "col.rule", "rule"),
+        Col("priority", "col.priority", None, "priority"), Col("severity", "col.severity", "severity"),
+        Col("rule", "col.rule", "rule"),
         Col("message", "col.message"), Col("location", "col.location")),
         filters=_violation_filters(), default_sort="url")
-    return render("table_view.html", title="view.violations", table=table, tabs="findings")
+    return render("table_view.html", title="view.violations", table=_with_priority(table), tabs="findings")
 
 
 @findings.get("/violations/rules")
 def rules() -> str:
     table = paged_table("rules", "violations.by_rule", "violations", (
-        Col("analyzer", "col.analyzer"), Col("rule", "col.rule"), Col("severity", "col.severity"),
+        Col("analyzer", "col.analyzer"), Col("rule", "col.rule"), Col("priority", "col.priority", None, "priority"),
+        Col("severity", "col.severity"),
         Col("count", "col.count", None, "num"), Col("pages", "col.pages", None, "num")),
         filters=_violation_filters()[:3], params={"group_by_rule": "true"}, sortable=False)
-    return render("table_view.html", title="view.violations", table=table, tabs="findings")
+    return render("table_view.html", title="view.violations", table=_with_priority(table), tabs="findings")
 
 
 @findings.get("/analyzer-errors")

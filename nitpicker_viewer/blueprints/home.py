@@ -1,4 +1,6 @@
-"""`/`: the summary of the archive (counts, status, content types, metadata), plus the language switch."""
+"""`/summary`: the summary of the archive (counts, status, content types, metadata), plus the language switch.
+
+The home page `/` is the Issues overview (blueprints/issues.py), mounted from here with the summary."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from flask import Blueprint, make_response, redirect, request
 
 from nitpicker_core import MenuLink, hookimpl
 from nitpicker_viewer.app import query, render
+from nitpicker_viewer.blueprints.issues import issues
 from nitpicker_viewer.i18n import COOKIE, LANGUAGES
 
 home = Blueprint("home", __name__, template_folder="../templates", static_folder="../static",
@@ -19,8 +22,8 @@ def _share(count: int, total: int) -> float:
     return round(100.0 * count / total, 1) if total else 0.0
 
 
-@home.get("/")
-def index() -> str:
+@home.get("/summary")
+def summary() -> str:
     data = query("summary")
     status = data["status"]
     total = status["total"]
@@ -59,8 +62,9 @@ def set_language(code: str) -> Any:
 @hookimpl
 def register_viewer_blueprints(register: Any) -> None:
     register(home)
+    register(issues)
 
 
 @hookimpl
 def viewer_menu_links(request: Any) -> list[MenuLink]:
-    return [MenuLink("/", "view.summary", order=0)]
+    return [MenuLink("/", "view.issues", order=0), MenuLink("/summary", "view.summary", order=1)]

@@ -6,9 +6,10 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, request
 
-from nitpicker_core import MenuLink, hookimpl
+from nitpicker_core import MenuLink, hookimpl, priority_of
 from nitpicker_core.content_types import CATEGORIES
 from nitpicker_viewer.app import has_query, query, render
+from nitpicker_viewer.blueprints.issues import page_issues
 from nitpicker_viewer.tables import Col, Filter, paged_table
 
 pages = Blueprint("pages", __name__, template_folder="../templates")
@@ -65,10 +66,12 @@ def detail() -> str:
     data = query("page-detail", url=url)
     jsonld = query("page-jsonld", url=url)["items"] if has_query("page-jsonld") else []
     images = _page_rows("images", url) if data.get("images") else []
-    violations = _page_rows("violations", url)
+    violations = [{**row, "priority": row.get("priority") or priority_of(row.get("severity"))}
+                  for row in _page_rows("violations", url)]
     # shown only when an analyzer failed on this page: its findings are missing from the violations above
     errors = _page_rows("analyzer-errors", url) if has_query("analyzer-errors") else []
-    return render("page.html", title="view.page", url=url, d=data, page=data.get("page") or {},
+    found = page_issues(url) if has_query("issues") else []
+    return render("page.html", title="view.page", url=url, d=data, page=data.get("page") or {}, issues=found,
                   jsonld=jsonld, images=images, violations=violations, analyzer_errors=errors,
                   fields=METADATA_FIELDS)
 

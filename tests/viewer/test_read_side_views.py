@@ -48,12 +48,12 @@ def text(client, path: str, **headers: str) -> str:
 
 def test_summary_shows_not_checked_apart_from_failed(app):
     client = app.test_client()
-    shown = text(client, "/")
+    shown = text(client, "/summary")
     assert "not checked (never requested) 2 " in shown
     assert "failed" not in shown.split("HTTP status", 1)[1].split("Hard failures", 1)[0]
     assert "2 URLs were never requested" in shown
     client.set_cookie("nitpicker-lang", "ja")
-    assert "未確認（リクエストしていない） 2 " in text(client, "/")
+    assert "未確認（リクエストしていない） 2 " in text(client, "/summary")
 
 
 def test_lists_say_not_checked(app):

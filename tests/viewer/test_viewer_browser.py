@@ -10,7 +10,7 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-ROOT_PATHS = ("/", "/pages", "/broken-links", "/external-links", "/isolated", "/isolated/clusters?singletons=1",
+ROOT_PATHS = ("/", "/summary", "/issue?check=broken-link", "/pages", "/broken-links", "/external-links", "/isolated", "/isolated/clusters?singletons=1",
               "/graph", "/graph/edges", "/resources", "/images", "/violations", "/violations/rules", "/duplicates",
               "/mismatches", "/commits", "/diff")
 
@@ -175,7 +175,7 @@ def test_theme_and_language_switch_and_are_remembered(served, watched):
     assert page.locator("html").get_attribute("lang") == "ja"
     assert page.locator("main h1").inner_text() == "ページ"
     assert page.get_by_role("link", name="リンク切れ").count() == 1
-    page.goto(served + "/")
+    page.goto(served + "/summary")
     assert page.locator("main h1").inner_text() == "概要"
     page.get_by_role("link", name="English").click()
     assert page.locator("main h1").inner_text() == "Summary"

@@ -16,10 +16,10 @@ from nitpicker_core.query import query_registry, run_query
 from nitpicker_viewer import i18n
 
 VIEWER = Path(__file__).resolve().parents[2] / "nitpicker_viewer"
-HTML_VIEWS = ("/", "/pages", "/pages?external=1&category=html&missing=description&status=200&url=*meta*",
+HTML_VIEWS = ("/", "/?show=all&priority=high", "/summary", "/issue?check=broken-link", "/pages", "/pages?external=1&category=html&missing=description&status=200&url=*meta*",
               "/broken-links", "/external-links", "/isolated", "/isolated?include_roots=false",
               "/isolated/clusters?singletons=1&rooted=1", "/graph", "/graph/edges", "/resources", "/resources?external=false",
-              "/images?missing_alt=1&lazy=true", "/violations?severity=warning", "/violations/rules",
+              "/images?missing_alt=1&lazy=true", "/violations?priority=medium", "/violations/rules",
               "/duplicates?field=description", "/mismatches?kind=og_title", "/commits", "/diff")
 
 
@@ -122,8 +122,9 @@ def test_crawled_text_is_escaped_in_the_viewer(client, site):
 
 
 def test_language_follows_cookie_and_accept_language(client):
-    assert "<h1>Summary</h1>" in client.get("/").get_data(as_text=True)
-    assert "<h1>概要</h1>" in client.get("/", headers={"Accept-Language": "ja,en;q=0.5"}).get_data(as_text=True)
+    assert "<h1>Summary</h1>" in client.get("/summary").get_data(as_text=True)
+    assert "<h1>概要</h1>" in client.get("/summary", headers={"Accept-Language": "ja,en;q=0.5"}).get_data(as_text=True)
+    assert "<h1>問題</h1>" in client.get("/", headers={"Accept-Language": "ja,en;q=0.5"}).get_data(as_text=True)
     switched = client.get("/lang/ja?next=/pages%3FpageSize%3D25")
     assert switched.status_code == 302 and switched.headers["Location"] == "/pages?pageSize=25"
     assert '<html lang="ja"' in client.get("/pages").get_data(as_text=True)

@@ -1,0 +1,137 @@
+"""`/` and `/issue?check=`: the Issues overview by category against a base commit, and one issue's URLs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import Blueprint, abort, request, url_for
+
+from nitpicker_core import PRIORITIES
+from nitpicker_viewer.app import query, render, viewer_state
+from nitpicker_viewer.i18n import translate
+from nitpicker_viewer.tables import Col, Filter, paged_table
+
+issues = Blueprint("issues", __name__, template_folder="../templates")
+
+STATES = ("new", "persisting", "fixed")
+SHOW = (("found", "issues.show_found"), ("all", "issues.show_all"))
+PICKER_COMMITS = 500  # commits offered in the base picker, newest first
+SCAN_PAGE = 10_000  # the issue-urls query's largest page, for reading one URL's findings without a url filter
+
+
+@dataclass
+class Category:
+    """One category's rows, in the query's order (most severe first)."""
+
+    name: str
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        """The category's name in the page's language; a plugin's own category is shown as it is named."""
+        key = "issue_category." + self.name
+        text = translate(key)
+        return self.name if text == key else text
+
+
+def _arg(name: str) -> str | None:
+    return request.args.get(name) or None
+
+
+def _link(endpoint: str, **params: Any) -> str:
+    """``endpoint``'s URL keeping the commit and base the page was asked for."""
+    keep = {key: request.args.get(key) for key in ("commit", "base") if request.args.get(key)}
+    return url_for(endpoint, **{**keep, **{k: v for k, v in params.items() if v is not None}})
+
+
+def _shown(row: dict[str, Any]) -> bool:
+    """A row worth a look: it finds something now, fixed something since the base, or failed."""
+    return row["state"] == "error" or bool(row["findings"]) or bool(row["fixed"])
+
+
+def _analyzer(row: dict[str, Any]) -> str | None:
+    """The analyzer an analyzer-rule row depends on (``axe`` of ``axe/image-alt``), None for crawl checks."""
+    analyzers = {source.split("/", 1)[0] for source in row["sources"] if "/" in source}
+    return next(iter(sorted(analyzers)), None)
+
+
+def _commit_options() -> list[dict[str, Any]]:
+    rows = query("commits", limit=PICKER_COMMITS)["items"]
+    return [{"id": row["id"], "kind": row.get("kind"), "finished": row.get("finished_at") or row.get("started_at"),
+             "status": row.get("status"), "head": row.get("head")} for row in rows]
+
+
+@issues.get("/")
+def overview() -> str:
+    priority = _arg("priority")
+    if priority is not None and priority not in PRIORITIES:
+        abort(400, f"parameter 'priority' must be one of {', '.join(PRIORITIES)}")
+    show = "all" if request.args.get("show") == "all" else "found"
+    data = query("issues", base=_arg("base"), priority=priority)
+    rows = data["items"]
+    shown = rows if show == "all" else [row for row in rows if _shown(row)]
+    categories: dict[str, Category] = {}
+    for row in shown:
+        row["href"] = _link("issues.detail", check=row["id"])
+        categories.setdefault(row["category"], Category(row["category"])).rows.append(row)
+    shown_ids = {row["id"] for row in shown}
+    hidden = [row for row in rows if row["id"] not in shown_ids]
+    not_analysed = sorted({_analyzer(row) or "" for row in hidden if row["state"] == "not_analysed"} - {""})
+    totals = {key: sum(row[key] or 0 for row in rows) for key in ("findings", "new", "fixed")}
+    return render("issues.html", title="view.issues", data=data, categories=list(categories.values()),
+                  commits=_commit_options(), priorities=PRIORITIES, priority=priority or "", show=show,
+                  show_options=SHOW, totals=totals, hidden_clean=sum(1 for r in hidden if r["state"] == "ok"),
+                  hidden_not_analysed=sum(1 for r in hidden if r["state"] == "not_analysed"),
+                  not_analysed_by=not_analysed, all_href=_link("issues.overview", show="all", priority=priority))
+
+
+def issue_row(check: str) -> dict[str, Any] | None:
+    """The overview's row for a check id: its own row, or the shared-defect row it is a source of."""
+    rows = query("issues", base=_arg("base"))["items"]
+    return next((row for row in rows if row["id"] == check), None) or next(
+        (row for row in rows if check in row["sources"]), None)
+
+
+@issues.get("/issue")
+def detail() -> str:
+    check = request.args.get("check", "")
+    if not check:
+        abort(400, "give ?check= (a check id, e.g. broken-link)")
+    state_options = (("", "any"), *((state, "state." + state) for state in STATES))
+    table = paged_table("issue-urls", "issues.urls", "issue-urls", (
+        Col("url", "col.url", None, "page"), Col("state", "col.finding_state", None, "finding_state"),
+        Col("detail", "col.detail"), Col("check", "col.source")),
+        filters=(Filter("state", "col.finding_state", "select", state_options),),
+        params={"check": check, "base": _arg("base")}, sortable=False)
+    row = issue_row(check)
+    if row is None:  # the query knew the id, so a registered check without a row cannot happen; be explicit
+        abort(404, f"no check {check!r}")
+    return render("issue.html", title="view.issue", check=check, row=row, table=table,
+                  overview_href=_link("issues.overview"))
+
+
+def _findings_of(check: str, url: str) -> list[dict[str, Any]]:
+    """One check's findings on ``url``, through the query's ``url`` filter when it has one, else by paging."""
+    base = _arg("base")
+    if "url" in viewer_state()["queries"]["issue-urls"].params:
+        return query("issue-urls", check=check, base=base, url=url, limit=SCAN_PAGE)["items"]
+    found, offset = [], 0
+    while offset is not None:
+        answer = query("issue-urls", check=check, base=base, limit=SCAN_PAGE, offset=offset)
+        found += [item for item in answer["items"] if item["url"] == url]
+        offset = answer.get("next_offset")
+    return found
+
+
+def page_issues(url: str) -> list[dict[str, Any]]:
+    """Every finding of every check on one page (fixed ones too), in the overview's order, new before persisting."""
+    found = []
+    for rank, row in enumerate(query("issues", base=_arg("base"))["items"]):
+        if not _shown(row) or row["state"] == "error":
+            continue
+        for item in _findings_of(row["id"], url):
+            found.append({**item, "title": row["title"], "priority": row["priority"], "issue": row["id"],
+                          "rank": rank, "href": _link("issues.detail", check=row["id"])})
+    found.sort(key=lambda f: (f["rank"], STATES.index(f["state"]), f["detail"]))
+    return found

@@ -1,0 +1,201 @@
+"""The viewer's Issues views through Flask's test client: overview, base picker, affected URLs, page detail, priority."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+from urllib.parse import parse_qs, quote, urlsplit
+
+from archives import SITE
+
+
+def html(client, path: str, status: int = 200, **headers: str) -> str:
+    response = client.get(path, headers=headers)
+    assert response.status_code == status, response.get_data(as_text=True)[:800]
+    return response.get_data(as_text=True)
+
+
+def words(markup: str) -> str:
+    return unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", markup))).strip()
+
+
+def issue_row(page: str, check: str) -> dict[str, str]:
+    """One overview row's cells by column (data-col), plus its priority badge and title cell as text."""
+    row = re.search(rf'<tr data-check="{re.escape(check)}" data-state="(\w+)">(.*?)</tr>', page, re.S)
+    assert row, f"no row for {check}"
+    cells = {name: words(value) for name, value in re.findall(r'<td class="k-num" data-col="(\w+)">(.*?)</td>',
+                                                              row.group(2), re.S)}
+    cells["state"] = row.group(1)
+    cells["priority"] = re.search(r'<span class="priority p-(\w+)">', row.group(2)).group(1)
+    cells["title"] = words(re.search(r"<th scope=\"row\">(.*?)</th>", row.group(2), re.S).group(1))
+    cells["href"] = unescape(re.search(r'<th scope="row"><a href="([^"]+)"', row.group(2)).group(1))
+    return cells
+
+
+def categories(page: str) -> list[str]:
+    return re.findall(r'<section aria-labelledby="cat-([\w-]+)" class="issue-category">', page)
+
+
+def table_rows(page: str, table_id: str) -> list[list[str]]:
+    body = re.search(rf'<table class="data[^"]*" id="{table_id}".*?<tbody>(.*?)</tbody>', page, re.S).group(1)
+    return [[words(cell) for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+            for row in re.findall(r"<tr[^>]*>(.*?)</tr>", body, re.S)]
+
+
+def test_home_is_the_issues_overview_grouped_by_category_against_the_parent(issues_client):
+    page = html(issues_client, "/")
+    assert "<h1>Issues</h1>" in page
+    assert "Commit 3 compared with base commit 2." in words(page)
+    # categories in the order of their most severe row; each a headed section with a table of its own
+    assert categories(page)[:2] == ["links", "accessibility"]
+    assert '<h2 id="cat-links">Links (2)</h2>' in page and '<caption class="visually-hidden">Issues: Links</caption>' in page
+    broken = issue_row(page, "broken-link")
+    assert broken == {"urls": "1", "findings": "3", "new": "2 2 regressed", "fixed": "0", "persisting": "1",
+                      "state": "ok", "priority": "high", "title": broken["title"], "href": broken["href"]}
+    assert broken["title"].startswith("Internal links to pages that answer 4xx broken-link")
+    assert parse_qs(urlsplit(broken["href"]).query) == {"check": ["broken-link"]}
+    assert issue_row(page, "axe/region")["priority"] == "medium"  # axe moderate → medium
+    assert issue_row(page, "axe/color-contrast")["priority"] == "high"  # axe serious → high
+    # the same defect from several sources is one row naming them
+    assert "Found by: axe/duplicate-id, markup/duplicate-id" in issue_row(page, "duplicate-id")["title"]
+    # checks that found nothing are not listed by default, and the page says how many
+    assert 'data-check="title-missing"' not in page
+    assert re.search(r"Not listed: \d+ checks that found nothing, \d+ checks not analysed", words(page))
+    totals = {name: words(value) for name, value in re.findall(r'<span class="card-value" id="total-(\w+)">(.*?)</span>',
+                                                              page)}
+    answer = issues_client.get("/api/issues").get_json()["items"]
+    assert totals == {key: str(sum(row[key] or 0 for row in answer)) for key in ("findings", "new", "fixed")}
+    assert totals["new"] != "0" and totals["fixed"] != "0"
+
+
+def test_the_base_picker_changes_the_counts_and_lives_in_the_url(issues_client):
+    page = html(issues_client, "/?base=1")
+    assert "Commit 3 compared with base commit 1." in words(page)
+    assert '<option value="1" selected>' in page.split('id="f-base"')[1].split("</select>")[0]
+    broken = issue_row(page, "broken-link")
+    assert (broken["new"], broken["fixed"], broken["persisting"]) == ("1", "0", "2")
+    assert parse_qs(urlsplit(broken["href"]).query) == {"check": ["broken-link"], "base": ["1"]}
+    # commit 1 was never analysed: no new/fixed for axe, said so, never 0
+    contrast = issue_row(page, "axe/color-contrast")
+    assert (contrast["findings"], contrast["new"], contrast["fixed"]) == ("1", "—", "—")
+    assert "axe did not run on the base: nothing to compare" in contrast["title"]
+    older = html(issues_client, "/?commit=2&base=1")
+    broken = issue_row(older, "broken-link")
+    assert (broken["findings"], broken["new"], broken["fixed"], broken["persisting"]) == ("1", "1", "2", "0")
+    assert parse_qs(urlsplit(broken["href"]).query) == {"check": ["broken-link"], "commit": ["2"], "base": ["1"]}
+
+
+def test_not_analysed_checks_say_so_and_the_base_note_is_shown(issues_client):
+    first = html(issues_client, "/?commit=1&show=all")
+    assert "Commit 1 has no earlier commit: every finding is new." in words(first)
+    row = issue_row(first, "axe/color-contrast")
+    assert row["state"] == "not_analysed" and "Not analysed" in row["title"]
+    assert (row["urls"], row["findings"], row["new"]) == ("—", "—", "—")
+    hidden = words(html(issues_client, "/?commit=1"))
+    assert re.search(r"checks not analysed on this commit\. \(never run: [a-z, -]*axe, [a-z, -]*markup", hidden)
+    note = words(html(issues_client, "/"))
+    assert ("Note on the base: analyzers ran with other versions or settings on the base: axe (4.9 → 4.10); "
+            "new findings may come from the tool, not the site") in note
+
+
+def test_priority_filter_keeps_that_priority_or_worse(issues_client):
+    page = html(issues_client, "/?priority=high&show=all")
+    assert 'data-check="broken-link"' in page and 'data-check="axe/color-contrast"' in page
+    assert 'data-check="axe/region"' not in page and 'data-check="client-error-page"' not in page
+    assert set(re.findall(r'<span class="priority p-(\w+)">', page)) == {"critical", "high"}
+    assert "must be one of critical, high" in words(html(issues_client, "/?priority=urgent", 400))
+
+
+def test_a_row_leads_to_its_urls_with_detail_description_fix_and_help(issues_client):
+    page = html(issues_client, "/issue?check=broken-link")
+    assert "<h1>Internal links to pages that answer 4xx</h1>" in page
+    assert words(re.search(r'<p id="issue-description">(.*?)</p>', page, re.S).group(1)) != "—"
+    assert words(re.search(r'<p id="issue-fix-text">(.*?)</p>', page, re.S).group(1)) != "—"
+    assert table_rows(page, "issue-urls") == [
+        [f"{SITE}/", "New Regressed", f"{SITE}/missing", "broken-link"],
+        [f"{SITE}/", "New Regressed", f"{SITE}/old", "broken-link"],
+        [f"{SITE}/", "Persisting", f"{SITE}/new", "broken-link"]]
+    assert f'<a href="/page?url={quote(SITE + "/", safe="")}" class="url">' in page
+    fixed = html(issues_client, "/issue?check=broken-link&commit=2&base=1&state=fixed")
+    assert table_rows(fixed, "issue-urls") == [[f"{SITE}/", "Fixed", f"{SITE}/missing", "broken-link"],
+                                               [f"{SITE}/", "Fixed", f"{SITE}/old", "broken-link"]]
+    # the filter form keeps the check, commit and base; the pager too
+    assert '<input type="hidden" name="check" value="broken-link">' in fixed
+    assert '<input type="hidden" name="base" value="1">' in fixed
+    paged = html(issues_client, "/issue?check=broken-link&pageSize=1")
+    assert "Rows 1–1 of 3" in words(paged)
+    nxt = unescape(re.search(r'<a href="([^"]+)" rel="next">', paged).group(1))
+    assert parse_qs(urlsplit(nxt).query) == {"check": ["broken-link"], "pageSize": ["1"], "page": ["2"]}
+
+
+def test_an_analyzer_issue_has_its_help_link_and_a_merged_one_lists_every_source(issues_client):
+    contrast = html(issues_client, "/issue?check=axe/color-contrast")
+    assert re.search(r'<a id="issue-help" href="https://dequeuniversity\.com/rules/axe/[^"]*color-contrast', contrast)
+    assert table_rows(contrast, "issue-urls") == [[f"{SITE}/", "Persisting", '<p class="dim">', "axe/color-contrast"]]
+    merged = html(issues_client, "/issue?check=duplicate-id")
+    assert table_rows(merged, "issue-urls") == [[f"{SITE}/about", "Persisting", '<b id="a">', "markup/duplicate-id"]]
+    assert "Found by: axe/duplicate-id, markup/duplicate-id" in words(merged)
+
+
+def test_unknown_and_missing_checks_are_one_line_errors(issues_client):
+    unknown = words(html(issues_client, "/issue?check=broken-links", 404))
+    assert "no check 'broken-links'; closest: broken-link" in unknown
+    assert "give ?check=" in words(html(issues_client, "/issue", 400))
+
+
+def test_page_detail_lists_the_pages_issues_first(issues_client):
+    page = html(issues_client, f"/page?url={quote(SITE + '/', safe='')}")
+    sections = re.findall(r'<section aria-labelledby="([\w-]+)">', page)
+    assert sections[0] == "issues"
+    rows = table_rows(page, "page-issues")
+    assert rows[:3] == [
+        ["High", "Internal links to pages that answer 4xx", "New Regressed", f"{SITE}/missing", "broken-link"],
+        ["High", "Internal links to pages that answer 4xx", "New Regressed", f"{SITE}/old", "broken-link"],
+        ["High", "Internal links to pages that answer 4xx", "Persisting", f"{SITE}/new", "broken-link"]]
+    assert [[row[0], row[2], row[3]] for row in rows if row[4] == "axe/region"] == [["Medium", "New", '<div id="x">']]
+    priorities = [row[0] for row in rows]
+    order = ["Critical", "High", "Medium", "Low", "Info"]
+    assert priorities == sorted(priorities, key=order.index)
+    # against another base the states follow
+    older = table_rows(html(issues_client, f"/page?url={quote(SITE + '/', safe='')}&commit=2&base=1"), "page-issues")
+    assert [row[2:4] for row in older if row[4] == "broken-link"] == [
+        ["New", f"{SITE}/new"], ["Fixed", f"{SITE}/missing"], ["Fixed", f"{SITE}/old"]]
+
+
+def test_page_detail_issues_are_every_finding_of_that_url(issues_client):
+    states = {"new": "New", "persisting": "Persisting", "fixed": "Fixed"}
+    for path in ("/", "/about", "/old"):
+        url = SITE + path
+        expected = set()
+        for row in issues_client.get("/api/issues?base=1").get_json()["items"]:
+            if row["findings"] or row["fixed"]:
+                answer = issues_client.get(f"/api/issue-urls?check={quote(row['id'])}&base=1&limit=1000").get_json()
+                expected |= {(states[item["state"]], item["detail"] or "—", item["check"])
+                             for item in answer["items"] if item["url"] == url}
+        shown = table_rows(html(issues_client, f"/page?url={quote(url, safe='')}&base=1"), "page-issues")
+        assert {(row[2].replace(" Regressed", ""), row[3], row[4]) for row in shown} == expected, path
+        assert len(shown) == len(expected) and expected
+
+
+def test_violations_filter_by_priority_reaches_axe_and_markup(issues_client):
+    high = table_rows(html(issues_client, "/violations?priority=high"), "violations")
+    assert [(row[1], row[2], row[3], row[4]) for row in high] == [
+        ("axe", "High", "serious", "color-contrast"), ("markup", "High", "error", "duplicate-id")]
+    medium = table_rows(html(issues_client, "/violations?priority=medium"), "violations")
+    assert [(row[1], row[2], row[3]) for row in medium] == [("axe", "Medium", "moderate")]
+    page = html(issues_client, "/violations")
+    assert '<select id="f-priority" name="priority">' in page and 'id="f-severity"' not in page
+    rules = table_rows(html(issues_client, "/violations/rules?priority=high"), "rules")
+    assert sorted((row[0], row[1], row[2]) for row in rules) == [("axe", "color-contrast", "High"),
+                                                                 ("markup", "duplicate-id", "High")]
+
+
+def test_summary_has_its_own_route_and_menu_entry_and_japanese_labels(issues_client):
+    home = html(issues_client, "/")
+    assert '<a href="/" aria-current="page">Issues</a>' in home and '<a href="/summary">Summary</a>' in home
+    assert "<h1>Summary</h1>" in html(issues_client, "/summary")
+    japanese = html(issues_client, "/?show=all", **{"Accept-Language": "ja"})
+    assert "<h1>問題</h1>" in japanese and '<h2 id="cat-links">リンク' in japanese
+    assert '<span class="priority p-high">高</span>' in japanese and "未解析" not in words(
+        japanese).split("リンク")[0]
+    assert '<label for="f-base">比較対象（ベース）</label>' in japanese
