@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from nitpicker_core import Query
+from nitpicker_core import PRIORITIES, SEVERITY_PRIORITY, Query, priority_of
 from nitpicker_core.archive import aggregates, digest
 
 from .common import PAGING, order_by, page_of, paged, sorting
@@ -16,28 +16,46 @@ _HTML_PAGES_BY_URL = ("FROM url u CROSS JOIN commit_page cp ON cp.url_id = u.id 
                       f"ON ps.id = cp.state_id WHERE cp.commit_id = ? AND ps.is_external = 0 AND {digest.STRICT}")
 
 
-_VIOLATION_COLUMNS = {"url": "u.url", "analyzer": "v.analyzer", "severity": "v.severity", "rule": "v.rule"}
+def _case(values: dict[str, Any], default: Any) -> str:
+    """``priority_of`` in SQL: a CASE over the lower-cased severity, built from the one mapping in the core."""
+    whens = " ".join(f"WHEN {_sql_literal(k)} THEN {_sql_literal(v)}" for k, v in values.items())
+    return f"(CASE lower(v.severity) {whens} ELSE {_sql_literal(default)} END)"
+
+
+def _sql_literal(value: Any) -> str:
+    return str(value) if isinstance(value, int) else "'" + str(value).replace("'", "''") + "'"
+
+
+_UNKNOWN = priority_of(None)  # what a severity no analyzer declared counts as
+_PRIORITY = _case(SEVERITY_PRIORITY, _UNKNOWN)
+# most severe first when sorted ascending, like the issues query
+_PRIORITY_RANK = _case({k: PRIORITIES.index(v) for k, v in SEVERITY_PRIORITY.items()}, PRIORITIES.index(_UNKNOWN))
+_VIOLATION_COLUMNS = {"url": "u.url", "analyzer": "v.analyzer", "severity": "v.severity", "rule": "v.rule",
+                      "priority": _PRIORITY_RANK}
 
 
 def _violations(archive: Any, commit: int, analyzer: str | None = None, severity: str | None = None,
-                rule: str | None = None, url: str | None = None, group_by_rule: bool = False,
-                sort: str = "url", order: str = "asc", limit: int = 100, offset: int = 0) -> dict[str, Any]:
+                priority: str | None = None, rule: str | None = None, url: str | None = None,
+                group_by_rule: bool = False, sort: str = "url", order: str = "asc", limit: int = 100,
+                offset: int = 0) -> dict[str, Any]:
     where, params = "v.commit_id = ?", [commit]
-    for column, value in (("analyzer", analyzer), ("severity", severity), ("rule", rule)):
+    for column, value in (("v.analyzer", analyzer), ("v.severity", severity), ("v.rule", rule),
+                          (_PRIORITY, priority)):
         if value:
-            where, params = where + f" AND v.{column} = ?", [*params, value]
+            where, params = where + f" AND {column} = ?", [*params, value]
     if url:
         where, params = where + " AND instr(u.url, ?) > 0", [*params, url]
     source = f"FROM violation v JOIN url u ON u.id = v.url_id WHERE {where}"
     if group_by_rule:
-        sql = (f"SELECT v.analyzer, v.rule, v.severity, COUNT(*) AS count, COUNT(DISTINCT v.url_id) AS pages "
-               f"{source} GROUP BY v.analyzer, v.rule, v.severity")
+        sql = (f"SELECT v.analyzer, v.rule, v.severity, {_PRIORITY} AS priority, COUNT(*) AS count, "
+               f"COUNT(DISTINCT v.url_id) AS pages {source} GROUP BY v.analyzer, v.rule, v.severity")
         return paged(archive, sql, params, " ORDER BY count DESC, v.analyzer, v.rule, v.severity",
                                limit, offset)
     total = archive.execute(f"SELECT COUNT(*) {source}", params)[0][0]
     if sort == "url":  # driven by the URL index: a page of rows stops after `limit`, no sort of every row
         source = f"FROM url u CROSS JOIN violation v ON v.url_id = u.id WHERE {where}"
-    sql = f"SELECT u.url, v.analyzer, v.severity, v.rule, v.message, v.location, v.snippet, v.help_url {source}"
+    sql = (f"SELECT u.url, v.analyzer, v.severity, {_PRIORITY} AS priority, v.rule, v.message, v.location, "
+           f"v.snippet, v.help_url {source}")
     clause = order_by(_VIOLATION_COLUMNS, sort, order, tiebreak="u.url, v.id")
     return paged(archive, sql, params, clause, limit, offset, total=total)
 
@@ -112,11 +130,15 @@ QUERIES = [
     Query(
         "violations",
         "Analyzer findings of the commit, one row per violation (with the offending markup snippet and a help "
-        "URL where the analyzer gives them); with group_by_rule, counts per analyzer, rule and severity "
-        "(violations and distinct pages), most frequent first.",
+        "URL where the analyzer gives them), each with the analyzer's own severity and its priority on the one "
+        "scale of every analyzer and check (critical, high, medium, low, info; axe serious and markup error are "
+        "high); with group_by_rule, counts per analyzer, rule and severity (violations and distinct pages), "
+        "most frequent first.",
         _violations,
         {"analyzer": {"type": "string", "description": "only this analyzer"},
-         "severity": {"type": "string", "description": "only this severity (error, warning, …)"},
+         "severity": {"type": "string", "description": "only this analyzer severity (error, serious, …)"},
+         "priority": {"type": "string", "enum": list(PRIORITIES),
+                      "description": "only violations of this priority, whatever the analyzer"},
          "rule": {"type": "string", "description": "only this rule"},
          **_URL_FILTER,
          "group_by_rule": {"type": "boolean", "default": False,

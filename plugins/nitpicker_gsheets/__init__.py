@@ -106,17 +106,27 @@ class _Progress:
         print(("\r" if self.live else "") + text, end="\n" if done else "", file=sys.stderr, flush=True)
 
 
-def _write_sheet(sh: Any, sheet: Sheet, rows: Iterable[list[Any]], show: Any) -> int:
-    existing = {ws.title: ws.id for ws in call(sh.worksheets)}
+def _write_sheet(sh: Any, sheet: Sheet, rows: Iterable[list[Any]], show: Any, previous: str | None = None) -> int:
+    """Write one worksheet: in place of the one it replaces, else right after ``previous`` (else first tab).
+
+    So a new report leads with its sheets in report order (Issues first), and a worksheet the user moved
+    stays where they put it.
+    """
     temp = f"{sheet.name} (writing)"
-    if temp in existing:  # left over from an interrupted run
-        call(sh.batch_update, {"requests": [{"deleteSheet": {"sheetId": existing[temp]}}]})
-    replacing = sheet.name in existing
+    tabs = {ws.title: ws for ws in call(sh.worksheets)}
+    if temp in tabs:  # left over from an interrupted run
+        call(sh.batch_update, {"requests": [{"deleteSheet": {"sheetId": tabs[temp].id}}]})
+        tabs = {ws.title: ws for ws in call(sh.worksheets)}
+    replacing = sheet.name in tabs
+    if replacing:
+        position = tabs[sheet.name].index  # inserted before the old one, which is then deleted
+    else:
+        position = tabs[previous].index + 1 if previous in tabs else 0
     frozen_rows, frozen_cols = sheet.freeze
     grid = {"rowCount": 2, "columnCount": max(1, len(sheet.columns)), "frozenRowCount": frozen_rows,
             "frozenColumnCount": min(frozen_cols, max(0, len(sheet.columns) - 1))}
     reply = call(sh.batch_update, {"requests": [{"addSheet": {"properties": {
-        "title": temp if replacing else sheet.name, "gridProperties": grid}}}]})
+        "title": temp if replacing else sheet.name, "index": position, "gridProperties": grid}}}]})
     sheet_id = reply["replies"][0]["addSheet"]["properties"]["sheetId"]
     call(sh.batch_update, {"requests": setup_requests(sheet, sheet_id)})
     links = [c in sheet.links for c in sheet.columns]
@@ -134,7 +144,7 @@ def _write_sheet(sh: Any, sheet: Sheet, rows: Iterable[list[Any]], show: Any) ->
                                                              "fields": "userEnteredValue,note"}}]})
     if replacing:  # swap only now, so an interrupted run leaves the previous worksheet intact
         call(sh.batch_update, {"requests": [
-            {"deleteSheet": {"sheetId": existing[sheet.name]}},
+            {"deleteSheet": {"sheetId": tabs[sheet.name].id}},
             {"updateSheetProperties": {"properties": {"sheetId": sheet_id, "title": sheet.name}, "fields": "title"}},
         ]})
     return count
@@ -167,8 +177,10 @@ def write_gsheets(sheets: Iterable[tuple[Sheet, Iterable[list[Any]]]], options: 
     todo = list(sheets)  # sheets only: each one's rows stay a lazy stream
     progress = _Progress(len(todo), bool(options.get("silent")))
     written: dict[str, int] = {}
+    previous = None
     for k, (sheet, rows) in enumerate(todo, 1):
-        count = _write_sheet(sh, sheet, rows, lambda n, k=k, name=sheet.name: progress.update(k, name, n))
+        count = _write_sheet(sh, sheet, rows, lambda n, k=k, name=sheet.name: progress.update(k, name, n), previous)
+        previous = sheet.name
         progress.update(k, sheet.name, count, done=True)
         written[sheet.name] = count
     return {"destination": "google-sheets", "spreadsheet": key, "sheets": written}

@@ -92,7 +92,7 @@ def image_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]:
 
 def violation_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]:
     for v in report.stream("violations"):
-        yield [v["analyzer"], v["severity"], v["rule"], v.get("snippet") or "", v["message"], v["url"],
+        yield [v["analyzer"], v["priority"], v["severity"], v["rule"], v.get("snippet") or "", v["message"], v["url"],
                v.get("location") or "", v.get("help_url") or ""]
 
 
@@ -132,8 +132,9 @@ SHEETS = (
           image_rows, order=50, uses_report=True, links=("Page URL",), freeze=(1, 1),
           description="images of internal pages per device viewport, from the crawl's image records",
           widths={"Page URL": 320, "Image Path (src)": 320, "Image Path (currentSrc)": 320}),
-    Sheet("Violations", ("Validator", "Severity", "Rule", "Code", "Message", "URL", "Location", "Help"),
-          violation_rows, order=55, uses_report=True, links=("URL", "Help"), description="analyzer findings",
+    Sheet("Violations", ("Validator", "Priority", "Severity", "Rule", "Code", "Message", "URL", "Location", "Help"),
+          violation_rows, order=55, uses_report=True, links=("URL", "Help"),
+          description="analyzer findings, with the priority every analyzer shares and the analyzer's own severity",
           widths={"Code": 240, "Message": 420, "URL": 320}),
     Sheet("Summary", ("Section", "Item", "Value", "Share"), summary_rows, order=5, uses_report=True,
           description="counts, status and content-type distribution, metadata fill rates",

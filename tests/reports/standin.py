@@ -44,9 +44,11 @@ class Store:
             raise ValueError(f"A sheet with the name \"{props['title']}\" already exists.")
         sheet_id = props.get("sheetId", max([s["properties"]["sheetId"] for s in book["sheets"]] + [0]) + 1)
         grid = {"rowCount": 1000, "columnCount": 26, **props.get("gridProperties", {})}
-        properties = {"sheetId": sheet_id, "title": props["title"], "index": len(book["sheets"]),
+        index = min(props.get("index", len(book["sheets"])), len(book["sheets"]))  # the API inserts there
+        properties = {"sheetId": sheet_id, "title": props["title"], "index": index,
                       "sheetType": "GRID", "gridProperties": grid}
-        book["sheets"].append({"properties": properties, "rows": [], "formats": [], "widths": {}})
+        book["sheets"].insert(index, {"properties": properties, "rows": [], "formats": [], "widths": {}})
+        _renumber(book)
         return properties
 
     def sheet(self, key: str, title: str) -> dict[str, Any]:
@@ -196,6 +198,11 @@ def create_app(store: Store) -> Flask:
     return app
 
 
+def _renumber(book: dict[str, Any]) -> None:
+    for i, s in enumerate(book["sheets"]):
+        s["properties"]["index"] = i
+
+
 def _by_id(book: dict[str, Any], sheet_id: int) -> dict[str, Any]:
     return next(s for s in book["sheets"] if s["properties"]["sheetId"] == sheet_id)
 
@@ -208,8 +215,7 @@ def _apply(store: Store, book: dict[str, Any], req: dict[str, Any]) -> dict[str,
         if len(book["sheets"]) == 1:
             raise ValueError("You can't remove all the sheets in a document.")
         book["sheets"].remove(_by_id(book, body["sheetId"]))
-        for i, s in enumerate(book["sheets"]):
-            s["properties"]["index"] = i
+        _renumber(book)
         return {}
     if kind == "updateSheetProperties":
         props = _by_id(book, body["properties"]["sheetId"])["properties"]

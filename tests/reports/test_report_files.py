@@ -7,7 +7,7 @@ import json
 
 from support import run_cli
 
-SHEETS = ["Summary", "Page List", "Links", "Discrepancies", "Resources", "Images", "Violations",
+SHEETS = ["Issues", "Summary", "Page List", "Links", "Discrepancies", "Resources", "Images", "Violations",
           "Referrers Relational Table", "Resources Relational Table"]
 
 
@@ -53,7 +53,8 @@ def test_xlsx_has_every_sheet_with_header_freeze_formats_notes(report_archive, s
     assert [f'=HYPERLINK("{alpha}","{alpha}")', f'=HYPERLINK("{home}","{home}")', "Old alpha", 200, "OK",
             "text/html"] in values
     missing = site + "/report-site/missing"
-    assert [c.value for c in wb["Violations"][3]] == ["linkcount", "warning", "few-links", "<body>", "only 0 link(s)",
+    assert [c.value for c in wb["Violations"][1]][:3] == ["Validator", "Priority", "Severity"]
+    assert [c.value for c in wb["Violations"][3]] == ["linkcount", "medium", "warning", "few-links", "<body>", "only 0 link(s)",
                                                       f'=HYPERLINK("{missing}","{missing}")', "body", None]
     assert [c.value for c in wb["Summary"][2]] == ["URLs", "internal", 5, None]
     assert [c.value for c in wb["Images"][3]][3] is None  # an empty cell carrying the note
@@ -66,7 +67,7 @@ def test_csv_one_file_per_sheet_and_grouped_resources(report_archive, site, tmp_
                      cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     files = json.loads(result.stdout)
-    assert files == ["summary.csv", "page-list.csv", "links.csv", "discrepancies.csv", "resources.csv", "images.csv",
+    assert files == ["issues.csv", "summary.csv", "page-list.csv", "links.csv", "discrepancies.csv", "resources.csv", "images.csv",
                      "violations.csv", "referrers-relational-table.csv", "resources-relational-table.csv"]
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(files)
 
@@ -89,7 +90,7 @@ def test_csv_one_file_per_sheet_and_grouped_resources(report_archive, site, tmp_
     assert pages[1][pages[0].index("Internal Bad Links")] == "1" and pages[3][pages[0].index("Language")] == ""
     links = read("links.csv")
     assert len(links) == 6 and links[5][:3] == [site + "/report-site/missing", "Not Found", "404"]
-    assert read("violations.csv")[1] == ["linkcount", "warning", "few-links", "<body>", "only 1 link(s)",
+    assert read("violations.csv")[1] == ["linkcount", "medium", "warning", "few-links", "<body>", "only 1 link(s)",
                                          site + "/report-site/beta", "body", ""]
     rrt = read("resources-relational-table.csv")
     assert rrt[0] == ["Referred Page (From)", "Resource (To)", "Resource Status Code", "Resource Status Text",
@@ -117,11 +118,11 @@ def test_terminal_user_picks_sheets_by_number(report_archive, tmp_path):
     shown, deadline = b"", time.monotonic() + 60
     while b"Sheets to write" not in shown and time.monotonic() < deadline:
         shown += os.read(master, 4096)
-    os.write(master, b"2, 9\n")
+    os.write(master, b"3, 10\n")
     stdout, _ = process.communicate(timeout=60)
     os.close(master)
     os.close(slave)
     assert process.returncode == 0
-    assert b"  1. Summary" in shown and b"  9. Resources Relational Table" in shown
+    assert b"  1. Issues" in shown and b"  2. Summary" in shown and b" 10. Resources Relational Table" in shown
     assert json.loads(stdout) == ["page-list.csv", "resources-relational-table.csv"]
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["page-list.csv", "resources-relational-table.csv"]

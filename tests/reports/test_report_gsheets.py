@@ -13,7 +13,7 @@ from support import run_cli
 
 BOOK = "1AbCdEfGhIjKlMnOp_q-rs"
 URL = f"https://docs.google.com/spreadsheets/d/{BOOK}/edit#gid=0"
-ALL_SHEETS = ["Summary", "Page List", "Links", "Discrepancies", "Resources", "Images", "Violations",
+ALL_SHEETS = ["Issues", "Summary", "Page List", "Links", "Discrepancies", "Resources", "Images", "Violations",
               "Referrers Relational Table", "Resources Relational Table"]
 ROWS = {"Summary": 27, "Page List": 4, "Links": 5, "Discrepancies": 4, "Resources": 5, "Images": 4,
         "Violations": 2, "Referrers Relational Table": 8, "Resources Relational Table": 8}
@@ -56,18 +56,21 @@ def written(report_archive, standin, service_account, tmp_path):
     return store, base, result
 
 
-def test_every_sheet_is_written_with_auth_backoff_and_progress(written, site, rsa_key):
+def test_every_sheet_is_written_with_auth_backoff_and_progress(written, report_archive, site, rsa_key):
     store, base, result = written
     summary = json.loads(result.stdout)
-    assert summary == {"destination": "google-sheets", "spreadsheet": BOOK, "sheets": ROWS}
-    # the old "Links" worksheet was replaced, the unrelated one kept, nothing left half-written
-    assert store.titles(BOOK) == ["Sheet1", *ALL_SHEETS]
+    issues = json.loads(run_cli("query", str(report_archive), "issues").stdout)["total"]  # one row per check
+    rows = {"Issues": issues, **ROWS}
+    assert summary == {"destination": "google-sheets", "spreadsheet": BOOK, "sheets": rows}
+    # the report's sheets lead in report order; the old "Links" worksheet was replaced where it was, the
+    # unrelated one kept, nothing left half-written
+    assert store.titles(BOOK) == [*ALL_SHEETS[:3], "Sheet1", *ALL_SHEETS[3:]]
     # the JWT signed with the generated key was verified by the token endpoint, once
     assert store.token_grants == [JWT_GRANT]
     assert store.throttled == 1
     assert "rate limited (HTTP 429); retrying in 1 s" in result.stderr
     for k, name in enumerate(ALL_SHEETS, 1):
-        assert f"google-sheets: [{k}/9] {name}: {ROWS[name]:,} rows\n" in result.stderr
+        assert f"google-sheets: [{k}/{len(ALL_SHEETS)}] {name}: {rows[name]:,} rows\n" in result.stderr
     output = result.stdout + result.stderr
     assert "PRIVATE KEY" not in output and not any(token in output for token in store.tokens)
 
@@ -123,9 +126,10 @@ def test_values_read_back_through_gspread(written, site):
     assert [r[3] for r in images[1:]] == ["Logo", ""] * 2
 
     violations = book.worksheet("Violations").get_all_values()
-    assert violations == [["Validator", "Severity", "Rule", "Code", "Message", "URL", "Location", "Help"],
-                          ["linkcount", "warning", "few-links", "<body>", "only 1 link(s)", beta, "body", ""],
-                          ["linkcount", "warning", "few-links", "<body>", "only 0 link(s)", missing, "body", ""]]
+    assert violations == [["Validator", "Priority", "Severity", "Rule", "Code", "Message", "URL", "Location", "Help"],
+                          ["linkcount", "medium", "warning", "few-links", "<body>", "only 1 link(s)", beta, "body", ""],
+                          ["linkcount", "medium", "warning", "few-links", "<body>", "only 0 link(s)", missing, "body",
+                           ""]]
     summary = book.worksheet("Summary").get_all_values()
     assert summary[0] == ["Section", "Item", "Value", "Share"]
     assert ["Status", "404", "1", "0.1667"] in summary and ["URLs", "internal", "5", ""] in summary
@@ -170,7 +174,7 @@ def test_rerun_replaces_the_worksheet(written, report_archive, service_account, 
     result = report(report_archive, "--sheet", URL, "-C", service_account.name, "--only", "links",
                     base=base, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert store.titles(BOOK) == ["Sheet1", *[s for s in ALL_SHEETS if s != "Links"], "Links"]
+    assert store.titles(BOOK) == [*ALL_SHEETS[:3], "Sheet1", *ALL_SHEETS[3:]]  # replaced where it was
     assert len(store.sheet(BOOK, "Links")["rows"]) == 1 + ROWS["Links"]
 
 
@@ -192,7 +196,7 @@ def test_oauth_client_with_expired_cached_token_is_refreshed(report_archive, sta
     saved = json.loads(cache.read_text())
     assert saved["token"] in store.tokens and saved["refresh_token"] == store.refresh_token
     assert stat.S_IMODE(os.stat(cache).st_mode) == 0o600
-    assert store.titles(BOOK) == ["Sheet1", "Summary"]
+    assert store.titles(BOOK) == ["Summary", "Sheet1"]
     assert "client-secret" not in result.stdout + result.stderr
 
 

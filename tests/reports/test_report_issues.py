@@ -1,0 +1,166 @@
+"""The Issues sheet, first in every destination: read back from XLSX, CSV and the Google Sheets stand-in."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+from archives import SITE
+from support import run_cli
+
+from nitpicker_core import Anchor, ScrapeResult
+
+HEADER = ["Check", "Title", "Priority", "Category", "URLs", "Findings", "New", "Fixed", "Persisting",
+          "Description", "How to Fix", "Help", "Note"]
+COUNTS = slice(4, 9)  # URLs … Persisting
+BOOK = "1IssuesBook_sheet-0123"
+URL = f"https://docs.google.com/spreadsheets/d/{BOOK}/edit"
+
+
+def _page(path: str, body: str = "", status: int = 200, links: tuple[str, ...] = ()) -> ScrapeResult:
+    html = (f"<!doctype html><html lang='en'><head><title>{path}</title></head>"
+            f"<body><h1>{path}</h1>{body}</body></html>")
+    return ScrapeResult(url=SITE + path, status=status, status_text="OK", content_type="text/html",
+                        content_length=100, metadata={"title": path, "lang": "en"}, html=html,
+                        anchors=[Anchor(SITE + link, link) for link in links])
+
+
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory):
+    """Commit 1: / links to /gone (404). Commit 2: /gone is fixed, / links to /broken (404), /old has a
+    <center>; only commit 2 is analysed (by markup, through the real CLI); axe never ran."""
+    from archives import build_archive
+
+    path = tmp_path_factory.mktemp("issues-report") / "site.nitpicker"
+    build_archive(path, [_page("/", links=("/gone", "/old")), _page("/gone", status=404), _page("/old")])
+    build_archive(path, [_page("/", links=("/broken", "/old")), _page("/broken", status=404),
+                         _page("/old", "<center>old</center>")])
+    result = run_cli("analyze", str(path), "--plugin", "markup", timeout=300)
+    assert result.returncode == 0, result.stderr
+    return path
+
+
+@pytest.fixture(scope="module")
+def answer(archive):
+    """The `issues` query's own answer for the HEAD commit against its parent: what the sheet must show."""
+    result = run_cli("query", str(archive), "issues", cwd=archive.parent)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+@pytest.fixture(scope="module")
+def xlsx(archive):
+    result = run_cli("report", str(archive), "--xlsx", "out.xlsx", "--all", cwd=archive.parent)
+    assert result.returncode == 0, result.stderr
+    return archive.parent / "out.xlsx"
+
+
+def _rows(sheet):
+    return [[c.value for c in row] for row in sheet.iter_rows()]
+
+
+def _by_check(rows):
+    return {row[0]: dict(zip(HEADER, row, strict=True)) for row in rows[1:]}
+
+
+def test_xlsx_issues_sheet_is_first_with_one_row_per_issue(xlsx, answer):
+    from openpyxl import load_workbook
+
+    wb = load_workbook(xlsx)
+    assert wb.sheetnames[0] == "Issues" and wb.sheetnames[1] == "Summary"
+    rows = _rows(wb["Issues"])
+    assert rows[0] == HEADER
+    by_check = _by_check(rows)
+    assert sorted(by_check) == sorted(item["id"] for item in answer["items"]) and len(rows) - 1 == answer["total"]
+    assert (answer["commit"], answer["base"]) == (2, 1)
+
+    broken = by_check["broken-link"]  # /gone fixed, /broken new: against the parent, not since the first crawl
+    assert (broken["Priority"], broken["Category"]) == ("high", "links")
+    assert [broken[k] for k in HEADER[COUNTS]] == [1, 1, 1, 1, 0]
+    assert broken["Help"].startswith('=HYPERLINK("https://') and broken["Description"] and broken["How to Fix"]
+
+    # markup ran on the commit, not on its parent: findings counted, new/fixed not comparable — and said so
+    center = by_check["markup/obsolete-element"]
+    assert [center[k] for k in HEADER[COUNTS]] == [1, 1, "not compared", "not compared", "not compared"]
+    assert "markup did not run on the base" in center["Note"]
+    # axe never ran: "not analysed", never a 0 that was not counted
+    area = by_check["axe/area-alt"]
+    assert [area[k] for k in HEADER[COUNTS]] == ["not analysed"] * 5
+    assert area["Note"] == "axe did not run on this commit"
+
+    # what is wrong leads: every check with findings comes before every clean one, unknown ones last
+    ranks = [0 if isinstance(r[5], int) and r[5] else 1 if isinstance(r[5], int) else 2 for r in rows[1:]]
+    assert ranks == sorted(ranks) and ranks[0] == 0 and ranks[-1] == 2
+    found = [r for r in rows[1:] if isinstance(r[5], int) and r[5]]
+    order = ["critical", "high", "medium", "low", "info"]
+    assert [order.index(r[2]) for r in found] == sorted(order.index(r[2]) for r in found)
+
+
+def test_xlsx_issues_sheet_formatting(xlsx, answer):
+    from openpyxl import load_workbook
+
+    ws = load_workbook(xlsx)["Issues"]
+    assert ws.freeze_panes == "B2" and ws[1][0].font.b
+    rules = {str(cf.sqref): [r.formula for r in cf.rules] for cf in ws.conditional_formatting}
+    assert rules["C2:C1048576"] == [['"critical"'], ['"high"']]
+    # a defect several checks find is one row; the check cell's note names each source and its URLs
+    merged = next(item for item in answer["items"] if item["id"] == "image-alt")
+    row = next(r for r in ws.iter_rows(min_row=2) if r[0].value == "image-alt")
+    assert row[0].comment.text.splitlines() == [
+        "found by", *[f"{s}: {'not analysed' if s.startswith('axe/') else '0 URL(s)'}" for s in merged["sources"]]]
+
+
+def test_csv_issues_file_first_with_the_same_rows(archive, xlsx, answer):
+    from openpyxl import load_workbook
+
+    result = run_cli("report", str(archive), "--csv", "out", "--all", cwd=archive.parent)
+    assert result.returncode == 0, result.stderr
+    files = json.loads(result.stdout)
+    assert files[0] == "issues.csv" and "csv: Issues:" in result.stderr.splitlines()[0]
+    with (archive.parent / "out" / "issues.csv").open(encoding="utf-8-sig", newline="") as handle:
+        rows = list(csv.reader(handle))
+    assert rows[0] == HEADER and len(rows) - 1 == answer["total"]
+    broken = _by_check(rows)["broken-link"]
+    assert [broken[k] for k in HEADER[COUNTS]] == ["1", "1", "1", "1", "0"]
+    assert _by_check(rows)["axe/area-alt"]["Findings"] == "not analysed"
+    # the CSV holds what the workbook holds, cell for cell (links as plain URLs)
+    expected = _rows(load_workbook(xlsx)["Issues"])
+    plain = [["" if v is None else str(v).split('"')[1] if str(v).startswith("=HYPERLINK") else str(v) for v in r]
+             for r in expected]
+    assert rows == plain
+
+
+def test_google_sheets_issues_worksheet_leads_and_reads_back(archive, answer, standin, service_account):
+    store, base = standin
+    store.add_book(BOOK, ("Sheet1",))
+    result = run_cli("report", str(archive), "--sheet", URL, "--credentials", service_account.name,
+                     "--only", "issues", "--only", "violations", cwd=service_account.parent,
+                     env={"NITPICKER_GOOGLE_API_URL": base})
+    assert result.returncode == 0, result.stderr
+    assert store.titles(BOOK) == ["Issues", "Violations", "Sheet1"]
+    stored = store.sheet(BOOK, "Issues")["rows"]
+
+    def text(cell):
+        value = cell.get("userEnteredValue", {})
+        return next(iter(value.values()), None)
+
+    rows = [[text(c) for c in row] for row in stored]
+    assert rows[0] == HEADER and len(rows) - 1 == answer["total"]
+    broken = _by_check(rows)["broken-link"]
+    assert [broken[k] for k in HEADER[COUNTS]] == [1, 1, 1, 1, 0]
+    assert _by_check(rows)["axe/area-alt"]["URLs"] == "not analysed"
+    formats = [r["booleanRule"]["condition"] for r in store.sheet(BOOK, "Issues")["formats"]]
+    assert {f["values"][0]["userEnteredValue"] for f in formats if f["type"] == "TEXT_EQ"} == {"critical", "high"}
+
+
+def test_a_first_crawl_says_every_finding_is_new(tmp_path):
+    from archives import build_archive
+
+    path = build_archive(tmp_path / "one.nitpicker", [_page("/", links=("/gone",)), _page("/gone", status=404)])
+    result = run_cli("report", str(path), "--csv", "out", "--only", "issues", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    with (tmp_path / "out" / "issues.csv").open(encoding="utf-8-sig", newline="") as handle:
+        broken = _by_check(list(csv.reader(handle)))["broken-link"]
+    assert [broken[k] for k in HEADER[COUNTS]] == ["1", "1", "1", "0", "0"]
+    assert broken["Note"] == "no earlier commit: every finding is new"
