@@ -1,0 +1,107 @@
+"""The Issues overview in real Chromium: the base picker changes the counts, a row leads to its URLs, axe-clean."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import parse_qs, quote, urlsplit
+
+import pytest
+from archives import SITE
+
+pytestmark = pytest.mark.browser
+
+AXE = Path(__import__("axe_playwright_python").__file__).with_name("axe.min.js")
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    from playwright.sync_api import sync_playwright
+
+    from nitpicker_core.crawler.browser import browser_args, find_browser
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=find_browser(), args=browser_args(), headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(chromium):
+    context = chromium.new_context(locale="en-US", reduced_motion="reduce")
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("console", lambda msg: msg.type == "error" and problems.append(msg.text))
+    page.on("pageerror", lambda exc: problems.append(str(exc)))
+    page.on("response", lambda r: r.status >= 400 and problems.append(f"{r.status} {r.url}"))
+    yield page
+    context.close()
+    assert problems == []
+
+
+def cell(page, check: str, column: str) -> str:
+    return page.locator(f'tr[data-check="{check}"] td[data-col="{column}"]').inner_text().strip()
+
+
+def test_base_picker_changes_the_counts_and_a_row_leads_to_its_urls(issues_served, page):
+    page.goto(issues_served + "/")
+    assert page.get_by_role("heading", level=1).inner_text() == "Issues"
+    assert page.get_by_role("heading", name="Links (2)").is_visible()
+    assert (cell(page, "broken-link", "new"), cell(page, "broken-link", "persisting")) == ("2 2 regressed", "1")
+
+    page.get_by_label("Compare with (base)").select_option("1")
+    page.get_by_role("button", name="Apply").click()
+    page.wait_for_url("**base=1**")
+    assert parse_qs(urlsplit(page.url).query)["base"] == ["1"]
+    assert (cell(page, "broken-link", "new"), cell(page, "broken-link", "persisting")) == ("1", "2")
+    assert cell(page, "axe/color-contrast", "new") == "—"  # axe never ran on commit 1
+    page.reload()
+    assert page.get_by_label("Compare with (base)").input_value() == "1"
+    assert cell(page, "broken-link", "new") == "1"
+
+    page.get_by_role("link", name="Internal links to pages that answer 4xx").click()
+    page.wait_for_url("**/issue?**")
+    assert parse_qs(urlsplit(page.url).query) == {"check": ["broken-link"], "base": ["1"]}
+    assert page.get_by_role("heading", level=1).inner_text() == "Internal links to pages that answer 4xx"
+    assert page.get_by_role("heading", name="How to fix").is_visible()
+    rows = page.locator("#issue-urls tbody tr")
+    assert [rows.nth(i).locator("td").all_inner_texts() for i in range(rows.count())] == [
+        [f"{SITE}/", "New", f"{SITE}/new", "broken-link"],
+        [f"{SITE}/", "Persisting", f"{SITE}/missing", "broken-link"],
+        [f"{SITE}/", "Persisting", f"{SITE}/old", "broken-link"]]
+
+    page.get_by_label("State", exact=True).select_option("new")
+    page.get_by_role("button", name="Apply").click()
+    page.wait_for_url("**state=new**")
+    assert rows.count() == 1 and rows.first.locator("td").nth(2).inner_text() == f"{SITE}/new"
+    assert parse_qs(urlsplit(page.url).query)["base"] == ["1"]
+
+    rows.first.get_by_role("link").click()
+    page.wait_for_url("**/page?**")
+    assert parse_qs(urlsplit(page.url).query)["url"] == [f"{SITE}/"]
+    first_section = page.locator("main section").first
+    assert first_section.get_by_role("heading", level=2).inner_text().startswith("Issues (")
+    assert page.locator("#page-issues tbody tr[data-check=broken-link]").count() == 3
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_issues_views_have_no_serious_axe_violation(chromium, issues_served, theme):
+    # bypass_csp: axe is injected as an inline script, which the viewer's own CSP rightly forbids
+    context = chromium.new_context(bypass_csp=True, locale="en-US", reduced_motion="reduce")
+    context.add_init_script(f"try {{ localStorage.setItem('nitpicker-theme', '{theme}'); }} catch (e) {{}}")
+    page = context.new_page()
+    found = {}
+    try:
+        for path in ("/", "/?show=all&commit=1", "/?base=1", "/issue?check=broken-link",
+                     "/issue?check=duplicate-id", "/violations?priority=high", f"/page?url={quote(SITE + '/', safe='')}"):
+            page.goto(issues_served + path)
+            assert page.locator("html").get_attribute("data-theme") == theme
+            page.add_script_tag(path=str(AXE))
+            result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+            serious = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3]) for v in result["violations"]
+                       if v["impact"] in ("serious", "critical")]
+            if serious:
+                found[path] = serious
+    finally:
+        context.close()
+    assert found == {}, json.dumps(found, indent=1)
