@@ -8,8 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from nitpicker_cli.app import emit_json, get_app
 from nitpicker_cli.options import choose_from_menu, list_flags, setting_flags, setting_options
@@ -31,6 +29,10 @@ class AnalyzeProgress:
     """One rich progress bar per analyzer on stderr (done/total, violations); nothing when not a TTY."""
 
     def __init__(self, silent: bool) -> None:
+        # imported here: rich.progress costs every CLI start, and only `analyze` draws bars
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
         console = Console(stderr=True)
         self.enabled = not silent and console.is_terminal
         self._progress = Progress(TextColumn("{task.description:<14}"), BarColumn(), MofNCompleteColumn(),

@@ -14,9 +14,8 @@ import click
 
 from nitpicker_cli.app import get_app
 from nitpicker_core import UsageError, hookimpl
-from nitpicker_viewer.guard import is_loopback
 
-__all__ = ["bind_near", "is_loopback", "server_url"]
+__all__ = ["bind_near", "server_url"]
 
 PORT_ATTEMPTS = 50
 
@@ -73,7 +72,9 @@ def register_commands(cli: click.Group) -> None:
 
         Ctrl-C stops the server and closes the archive.
         """
+        # imported here, like Flask itself: every other command starts faster without them
         from nitpicker_viewer.app import create_app
+        from nitpicker_viewer.guard import is_loopback
 
         app_state = get_app()
         app_state.config()

@@ -9,8 +9,6 @@ from collections import Counter
 from collections.abc import Coroutine, Mapping
 from typing import Any
 
-from playwright.async_api import TimeoutError as PlaywrightTimeout
-
 import nitpicker_core
 from nitpicker_core import Analyzer, Cell, Column, PageInput, PageReport, Rule, UsageError, Violation
 
@@ -142,6 +140,9 @@ class AxeAnalyzer(Analyzer):
         return self._report(page.url, found)
 
     async def _audit(self, url: str, html: str) -> list[dict[str, Any]]:
+        # imported here: Playwright costs every CLI start ~0.1 s, and only an audit needs it
+        from playwright.async_api import TimeoutError as PlaywrightTimeout
+
         page = await self._ready_page()
         self._html, self._served = html, False
         try:

@@ -18,7 +18,6 @@ from nitpicker_core import (
     hookimpl,
 )
 
-from .parse import ErrorCollector, ParseTooSlow
 from .rules import check, start_tag
 
 # rule id -> (severity, what it checks); every rule can be switched off with `disable`.
@@ -91,6 +90,8 @@ class Markup(Analyzer):
     def setup(self, settings: Mapping[str, Any]) -> None:
         self.disabled = check_disabled(settings.get("disable"))
         self.max_size, parse_timeout = limits(settings)
+        from .parse import ErrorCollector  # html5lib only in the workers that parse, not in every CLI start
+
         self.collector = ErrorCollector(parse_timeout)
 
     def each_page(self, page: PageInput) -> PageReport:
@@ -105,6 +106,8 @@ class Markup(Analyzer):
             skipped[PARSE_RULES] = (f"{len(page.html):,} characters exceed max_size {self.max_size:,} "
                                     "(raise --markup-max-size; 0: no limit)")
         else:
+            from .parse import ParseTooSlow  # loaded by setup() already: a dictionary lookup
+
             try:
                 errors = list(self.collector.errors(page.html))
                 parse_errors = len(errors)

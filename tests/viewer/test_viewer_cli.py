@@ -12,7 +12,7 @@ import urllib.request
 
 import pytest
 
-from nitpicker_cli.commands.viewer import is_loopback
+from nitpicker_viewer.guard import is_loopback
 
 
 def start(*args: str) -> subprocess.Popen[str]:
