@@ -17,10 +17,14 @@ from nitpicker_core.registry import Registry
 from nitpicker_core.types import SETTING_TYPES, Setting
 
 CONFIG_FILES = ("nitpicker.toml", ".nitpickerrc.json", "pyproject.toml")
-TOP_LEVEL_KEYS = frozenset({"plugins", "crawl"})
+TOP_LEVEL_KEYS = frozenset({"plugins", "crawl", "diff"})
 # The [crawl] table: crawl options a site's config file may fix; the CLI flag of the same name wins.
 # key → smallest allowed value (both are whole numbers; "max-pages" is accepted for "max_pages").
 CRAWL_KEYS: dict[str, int] = {"max_pages": 1, "max_depth": 0}
+# The [diff] table: how `diff --html` normalises rendered HTML before comparing it (archive/pagediff.py).
+# ``normalize``: regular expressions whose matches (or their groups) count as noise; ``builtin_normalize``:
+# whether the built-in patterns (nonces, CSRF tokens, cache-busting query strings, timestamps) apply too.
+DIFF_DEFAULTS: dict[str, Any] = {"normalize": [], "builtin_normalize": True}
 # int settings end up in SQLite, JSON and range(): anything a signed 64-bit integer cannot hold is refused
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 _short = reprlib.Repr()
@@ -151,6 +155,7 @@ class Config:
         default_factory=dict
     )  # the file's [crawl] table, checked (CRAWL_KEYS)
     errors: dict[str, str] = field(default_factory=dict)
+    diff_table: dict[str, Any] = field(default_factory=lambda: dict(DIFF_DEFAULTS))  # [diff], checked
 
     def error_of(self, plugin: str) -> str | None:
         """The one-line error that stops ``plugin``'s settings from being used, if any."""
@@ -179,6 +184,14 @@ class Config:
             raise SettingsError(error, "crawl")
         return self.crawl_table
 
+    @property
+    def diff(self) -> dict[str, Any]:
+        """The file's ``[diff]`` table with defaults filled in; ``SettingsError`` when it is malformed."""
+        error = self.errors.get("") or self.errors.get("diff")
+        if error:
+            raise SettingsError(error, "diff")
+        return self.diff_table
+
     def override(self, flags: Mapping[str, Any]) -> Config:
         """A copy with CLI flag values (keyed by ``Setting.dest``) applied; None means "not given".
 
@@ -189,7 +202,13 @@ class Config:
             if flags.get(setting.dest) is not None:
                 values[setting.config_key] = coerce(setting, flags[setting.dest])
         return Config(
-            self.settings, values, self.path, list(self.warnings), dict(self.crawl_table), dict(self.errors)
+            self.settings,
+            values,
+            self.path,
+            list(self.warnings),
+            dict(self.crawl_table),
+            dict(self.errors),
+            dict(self.diff_table),
         )
 
 
@@ -218,6 +237,10 @@ def load_config(
         config.crawl_table = _crawl_table(data.get("crawl", {}), where, config.warnings)
     except UsageError as exc:
         config.errors["crawl"] = str(exc)
+    try:
+        config.diff_table = _diff_table(data.get("diff", {}), where, config.warnings)
+    except UsageError as exc:
+        config.errors["diff"] = str(exc)
     plugins = data.get("plugins", {})
     if not isinstance(plugins, dict):
         config.errors[""] = f"{where}: 'plugins' must be a table"
@@ -257,3 +280,30 @@ def _crawl_table(table: Any, where: str, warnings: list[str]) -> dict[str, int]:
             )
         values[name] = value
     return values
+
+
+def _diff_table(table: Any, where: str, warnings: list[str]) -> dict[str, Any]:
+    if not isinstance(table, dict):
+        raise UsageError(f"{where}: 'diff' must be a table")
+    values = dict(DIFF_DEFAULTS)
+    for key, value in table.items():
+        if key not in DIFF_DEFAULTS:
+            warnings.append(f"{where}: unknown key {shown('diff.' + key)}")
+        elif key == "builtin_normalize" and not isinstance(value, bool):
+            raise UsageError(f"{where}: diff.builtin_normalize must be true or false, got {shown(value)}")
+        elif key == "normalize":
+            if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+                raise UsageError(f"{where}: diff.normalize must be a list of regular expressions")
+            for item in value:
+                _check_pattern(f"{where}: diff.normalize", item)
+        values[key] = value
+    return values
+
+
+def _check_pattern(where: str, pattern: str) -> None:
+    import re
+
+    try:
+        re.compile(pattern)
+    except (re.error, RecursionError, OverflowError) as exc:
+        raise UsageError(f"{where}: {shown(pattern)} is not a valid regular expression: {exc}") from None

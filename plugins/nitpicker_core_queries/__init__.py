@@ -6,9 +6,20 @@ from typing import Any
 
 from nitpicker_core import hookimpl
 
-from . import analyzer_errors, archive_info, findings, headings, issues, links, pages, resources, tags
+from . import (
+    analyzer_errors,
+    archive_info,
+    findings,
+    headings,
+    history,
+    issues,
+    links,
+    pages,
+    resources,
+    tags,
+)
 
-MODULES = (archive_info, issues, pages, links, resources, findings, analyzer_errors, tags, headings)
+MODULES = (archive_info, history, issues, pages, links, resources, findings, analyzer_errors, tags, headings)
 
 
 @hookimpl

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from nitpicker_core import Query
-from nitpicker_core.archive import aggregates, digest
+from nitpicker_core import Query, UsageError
+from nitpicker_core.archive import aggregates, digest, pagediff
 
 from .common import PAGING
 
@@ -25,11 +25,12 @@ def _commits(archive: Any, commit: int, limit: int, offset: int) -> dict[str, An
     return {"total": len(rows), "items": rows[offset:offset + limit]}
 
 
-def _diff(archive: Any, commit: int, base: int | None, limit: int) -> dict[str, Any]:
+def _diff(archive: Any, commit: int, base: int | None, limit: int, explain: int = 100) -> dict[str, Any]:
     if base is None:
         changes = aggregates.value(archive, commit, "diff_parent")
         if changes["base"] is None:
-            return {"base": None, "commit": commit, "added": [], "removed": [], "modified": [],
+            return {"base": None, "commit": commit, "added": [], "removed": [], "modified": [], "changes": {},
+                    "resources": {"added": [], "removed": [], "modified": []},
                     "note": "this commit has no parent to compare with"}
         base = changes["base"]
     else:
@@ -40,6 +41,25 @@ def _diff(archive: Any, commit: int, base: int | None, limit: int) -> dict[str, 
         urls = sorted(changes[key])
         result[key] = urls[:limit]
         result[f"{key}_total"] = len(urls)
+    resources = archive.diff(base, commit)["resources"]
+    result["resources"] = {key: urls[:limit] for key, urls in resources.items()}
+    old, new = pagediff.Side(archive, base), pagediff.Side(archive, commit)
+    # what changed in each modified page (the first ``explain`` of them): fields, links, images, resources…
+    result["changes"] = pagediff.explain(old, new, result["modified"][:explain])
+    return result
+
+
+def _page_diff(archive: Any, commit: int, url: str, base: int | None = None, html: bool = False,
+               normalize: list[str] | None = None) -> dict[str, Any]:
+    new = pagediff.Side(archive, commit)
+    old = pagediff.side(archive, base) if base is not None else pagediff.parent_side(new)
+    if old is None:
+        raise UsageError(f"commit {commit} has no parent; give the base commit to compare with")
+    result = pagediff.page_diff(old, new, url)
+    if html:
+        compiled = pagediff.patterns(normalize or ())
+        modified = result["status"] == "modified"
+        result["html_diff"] = pagediff.html_diff(old, new, url, compiled) if modified else None
     return result
 
 
@@ -48,9 +68,25 @@ QUERIES = [
     Query("commits", "Every commit (crawl generation) with status, times and stats, newest first.",
                    _commits, PAGING, order=2),
     Query(
-        "diff", "URLs added, removed and modified between a base commit (default: the parent) and the commit.",
+        "diff", "URLs added, removed and modified between a base commit (default: the parent) and the commit, "
+        "with what changed in each modified page (fields old and new; links, images, resources, JSON-LD, "
+        "tags and headings added and removed) and the resources added, removed and modified.",
         _diff,
         {"base": {"type": "integer", "default": None, "description": "commit id to compare against (default: parent)"},
-         "limit": {"type": "integer", "default": 1000, "minimum": 1, "description": "URLs per list"}},
+         "limit": {"type": "integer", "default": 1000, "minimum": 1, "description": "URLs per list"},
+         "explain": {"type": "integer", "default": 100, "minimum": 0,
+                     "description": "how many modified pages get their changes explained"}},
         order=3),
+    Query(
+        "page-diff", "What changed in one page between a base commit (default: the parent) and the commit: "
+        "fields old and new, headers, links, images, resources, JSON-LD, tags and headings added and removed; "
+        "with html, a unified diff of the rendered HTML after normalisation (nonces, CSRF tokens, cache-busting "
+        "query strings, timestamps).",
+        _page_diff,
+        {"url": {"type": "string", "description": "the page's URL"},
+         "base": {"type": "integer", "default": None, "description": "commit id to compare against (default: parent)"},
+         "html": {"type": "boolean", "default": False, "description": "add html_diff, the rendered HTML's line diff"},
+         "normalize": {"type": "array", "items": {"type": "string"}, "default": None,
+                       "description": "more regular expressions whose matches the HTML diff ignores"}},
+        required=("url",), order=4),
 ]
