@@ -10,6 +10,8 @@ from nitpicker_core.content_types import normalize_content_type
 from nitpicker_core.records import BOOLEAN_METADATA, METADATA_FIELDS, Resource, ScrapeResult
 
 from .hashing import canonical_json, content_hash
+from .logical import VOLATILE_HEADERS as VOLATILE_HEADERS  # where pagediff and older callers find it
+from .logical import as_set, logical_headers, logical_sha256
 
 _META_SET = frozenset(METADATA_FIELDS)
 
@@ -37,42 +39,12 @@ class PreparedPage:
 
 
 REDIRECT_AT = 5
-
-# Headers that change on every response without the content changing: they are stored with a state but
-# left out of its hash, so an unchanged page hashes the same in every crawl (history independence).
-VOLATILE_HEADERS = frozenset(
-    {
-        "date",
-        "age",
-        "expires",
-        "x-request-id",
-        "x-amzn-requestid",
-        "x-amz-request-id",
-        "x-amz-cf-id",
-        "x-amz-id-2",
-        "cf-ray",
-        "server-timing",
-        "x-runtime",
-        "x-response-time",
-        "x-served-by",
-        "x-timer",
-        "x-cache",
-        "x-cache-hits",
-        "via",
-        "report-to",
-        "nel",
-        "keep-alive",
-        "x-varnish",
-        "x-trace-id",
-        "traceparent",
-        "x-cloud-trace-context",
-        "x-b3-traceid",
-    }
-)
+HTML_AT = 12  # html_sha256, followed by the metadata
 
 
-def stable_headers(headers: dict[str, str] | None) -> dict[str, str]:
-    return {k: v for k, v in (headers or {}).items() if k.lower() not in VOLATILE_HEADERS}
+def stable_headers(headers: dict[str, str] | None) -> dict[str, Any]:
+    """The headers a state hash sees (see ``logical.logical_headers``)."""
+    return logical_headers(headers)
 
 
 def _meta_value(name: str, value: Any) -> Any:
@@ -172,20 +144,29 @@ def prepare_page(
     tags = [(t.provider, t.category, t.external_id, t.version, t.confidence) for t in result.tags]
     errors = [(e.step, e.message) for e in result.errors]
     resources = list(result.resources)
-    hashed_fields = (*fields[:4], canonical_json(stable_headers(result.headers)), *fields[5:-1])
+    # What the hash sees is the page's logical content: volatile headers out, per-render nonces out of the
+    # HTML, and the lists whose order is a race (network responses, images per device preset, detected
+    # technologies) as sets. The stored rows keep everything as it came.
+    hashed_fields = (
+        *fields[:4],
+        canonical_json(stable_headers(result.headers)),
+        *fields[5:HTML_AT],
+        logical_sha256(result.html, html_sha),
+        *meta,
+    )
     payload: dict[str, Any] = {
         "url": result.url,
         "fields": hashed_fields,
         "anchors": [_hashed_anchor(a) for a in anchors],
-        "images": images,
-        "resources": resources,
+        "images": as_set(images),
+        "resources": sorted(set(resources)),
         "jsonld": jsonld,
-        "tags": tags,
+        "tags": as_set(tags),
         "errors": errors,
     }
     # Added by format 2, hashed only when present, so a state without them keeps the hash it had in format 1
     if source_sha is not None:
-        payload["source_sha256"] = source_sha
+        payload["source_sha256"] = logical_sha256(result.source, source_sha)
     if headings:
         payload["headings"] = headings
     return PreparedPage(
@@ -227,5 +208,5 @@ def prepare_resource(resource: Resource) -> tuple[str, tuple[Any, ...]]:
         canonical_json(resource.headers or {}),
         int(bool(resource.is_external)),
     )
-    hashed = (*values[:6], canonical_json(stable_headers(resource.headers)), *values[7:])
+    hashed = (*values[:6], canonical_json(logical_headers(resource.headers)), *values[7:])
     return content_hash({"url": resource.url, "fields": hashed}), values

@@ -1,0 +1,47 @@
+"""State hashes come from logical content: an unchanged re-crawl shares every state, one change is one."""
+
+from __future__ import annotations
+
+from nitpicker_core.archive import open_archive
+
+# Rows that hold content: an unchanged re-crawl adds none of them (only the new commit's own bookkeeping).
+CONTENT_TABLES = ("page_state", "resource_state", "blob", "anchor", "heading", "page_resource", "url")
+# The bookkeeping of one commit of the 31-page site: its commits row, 31 commit_page rows, the resource
+# referrers and the link aggregates, measured at about 10 KiB (two and a half SQLite pages).
+BOOKKEEPING_BYTES = 40 * 1024  # TODO(E): measured 10 KiB by hand, 35 KiB under pytest
+
+
+def _rows(archive) -> dict[str, int]:
+    with open_archive(archive) as reader:
+        return {t: reader.execute(f"SELECT COUNT(*) FROM {t}")[0][0] for t in CONTENT_TABLES}
+
+
+def test_unchanged_recrawl_modifies_nothing_and_stores_no_content(gsite, recrawl) -> None:
+    archive = recrawl(gsite.root)
+    first_size, first_rows = archive.stat().st_size, _rows(archive)
+    for _ in range(2):  # two re-crawls: the racing sub-resources come in another order at least once
+        recrawl(gsite.root)
+    with open_archive(archive) as reader:
+        commits = sorted(c["id"] for c in reader.commits())
+        assert len(commits) == 3
+        pages = reader.pages(commits[-1], scraped=True)
+        assert len([p for p in pages if p["status"] == 200]) == 31  # index and p1..p30, all rendered
+        assert all(len(reader.page_resources(gsite.url(f"p{n}"))) == 3 for n in range(1, 31))
+        diffs = [reader.diff(a, b) for a, b in zip(commits, commits[1:], strict=False)]
+    assert [d["modified"] for d in diffs] == [[], []]
+    assert [d["resources"]["modified"] for d in diffs] == [[], []]
+    assert _rows(archive) == first_rows
+    growth = (archive.stat().st_size - first_size) / 2
+    print(f"growth per unchanged re-crawl: {growth:.0f} bytes, {growth / first_size:.2%} of {first_size}")
+    assert growth <= BOOKKEEPING_BYTES
+
+
+def test_one_changed_page_is_the_one_modified_page(gsite, recrawl) -> None:
+    archive = recrawl(gsite.root)
+    gsite.change("p3")
+    recrawl(gsite.root)
+    with open_archive(archive) as reader:
+        diff = reader.diff(1, 2)
+        assert (diff["added"], diff["removed"], diff["modified"]) == ([], [], [gsite.url("p3")])
+        assert reader.page(gsite.url("p3"), 2)["title"] == "Generations p3 v1"
+        assert reader.page(gsite.url("p3"), 1)["title"] == "Generations p3"
