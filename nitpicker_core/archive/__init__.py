@@ -1,6 +1,6 @@
 """The archive: one SQLite database in a tar, written by one locked writer, read by many read-only readers."""
 
-from . import aggregates, digest
+from . import aggregates, digest, findings_store
 from .files import cache_root
 from .lock import live_pid
 from .models import FORMAT_VERSION
@@ -12,6 +12,7 @@ __all__ = [
     "ArchiveReader",
     "aggregates",
     "digest",
+    "findings_store",
     "ArchiveWriter",
     "NothingToResume",
     "cache_root",

@@ -15,7 +15,7 @@ import peewee as pw
 from nitpicker_core.errors import ArchiveError, NitpickerError
 from nitpicker_core.writable import check_file_destination
 
-from . import aggregates, counts, files
+from . import aggregates, counts, files, findings_store
 from .analysis import AnalysisMixin
 from .hashing import to_json
 from .lock import StubLock
@@ -281,6 +281,7 @@ class ArchiveWriter(PagesMixin, AnalysisMixin, RecoveryMixin):
         files.kill_point_for_tests("after-finish")
         if status == "complete":
             self.build_aggregates(commit_id)
+            self.build_findings(commit_id)
 
     def build_aggregates(self, commit_id: int) -> float:
         """Compute and store the commit's link aggregates (done when a commit completes); returns seconds."""
@@ -292,12 +293,22 @@ class ArchiveWriter(PagesMixin, AnalysisMixin, RecoveryMixin):
         self._touch()
         return seconds
 
+    def build_findings(self, commit_id: int, analyzer: str | None = None) -> int:
+        """Store the commit's crawl checks' findings (or ``analyzer``'s checks'); how many checks were stored."""
+        with self._db.atomic():
+            stored = findings_store.build(self._conn, self.stub, commit_id, analyzer)
+        if stored:
+            self._touch()
+        return stored
+
     # --- file level -----------------------------------------------------------------------------------
 
     def finish_analysis(self, commit_id: int, analyzer: str, status: str = "complete") -> None:
         with self._db.atomic():  # the analyzer run's own transaction nests in this one
             super().finish_analysis(commit_id, analyzer, status)
             self._count_finished()
+        if status.startswith("complete"):
+            self.build_findings(commit_id, analyzer)
         files.kill_point_for_tests("after-analysis")
 
     def write(self) -> Path:

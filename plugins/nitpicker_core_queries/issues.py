@@ -19,6 +19,7 @@ from nitpicker_core import (
     fingerprint,
     query_registry,
 )
+from nitpicker_core.archive import findings_store
 
 from .common import PAGING, page_of
 
@@ -26,15 +27,7 @@ STATES = ("new", "persisting", "fixed")
 BASE_NOTE = "new findings may come from the tool, not the site"
 
 
-def base_of(reader: Any, commit: int) -> int | None:
-    """The commit's parent, or the nearest complete ancestor when the parent is incomplete; None for a root."""
-    commits = {c["id"]: c for c in reader.commits()}
-    parent = commits[commit]["parent_id"] if commit in commits else None
-    seen: set[int] = set()
-    while parent in commits and commits[parent]["status"] != "complete" and parent not in seen:
-        seen.add(parent)
-        parent = commits[parent]["parent_id"]
-    return parent if parent in commits else None
+base_of = findings_store.base_of
 
 
 @dataclass
@@ -63,6 +56,49 @@ class Lifecycle:
         self.prior = base_of(reader, self.base) if self.base is not None and self.base != commit else None
         self._contexts: dict[int, CheckContext] = {}
         self._outcomes: dict[tuple[str, int], Outcome] = {}
+        # findings stored with the commits (when their tokens still match) are read, not recomputed
+        self.stored = findings_store.Stored(reader)
+        self._codes = findings_store.code_versions(pm, self.checks) if self.stored.available else {}
+        self._tokens: dict[tuple[str, int], str | None] = {}
+
+    def token(self, check: Check, commit: int) -> str | None:
+        key = (check.id, commit)
+        if key not in self._tokens:
+            code = self._codes.get(check.id)
+            self._tokens[key] = None if code is None else findings_store.token(self.reader, commit, check, code)
+        return self._tokens[key]
+
+    def stored_row(self, check: Check, commit: int) -> tuple[str, int, int, str | None] | None:
+        """The check's stored (token, findings, urls, error) on the commit, when still valid."""
+        if not self.stored.available:
+            return None
+        return self.stored.valid(commit, check.id, self.token(check, commit))
+
+    def counts(self, check: Check) -> dict[str, Any] | None:
+        """One check's counts from what is stored (no finding loaded); None when something is not stored."""
+        now = self.stored_row(check, self.commit)
+        if now is None or now[3] is not None:
+            return None
+        result: dict[str, Any] = {"findings": now[1], "urls": now[2]}
+        if self.base is None:
+            return {**result, "new": now[1], "persisting": 0, "fixed": 0, "regressed": 0}
+        if self.base == self.commit:
+            return {**result, "new": 0, "persisting": now[1], "fixed": 0, "regressed": 0}
+        if check.analyzer and not self.context(self.base).analysed(check.analyzer):
+            return {**result, "new": None, "persisting": None, "fixed": None, "regressed": None}
+        then = self.stored_row(check, self.base)
+        if then is None or then[3] is not None:
+            return None
+        delta = self.stored.delta(self.commit, self.base, check.id, f"{now[0]}\n{then[0]}")
+        if delta is not None:
+            return {**result, **delta}
+        both = self.stored.persisting(self.commit, self.base, check.id)
+        regressed = 0
+        if self.prior is not None and now[1] > both:
+            if self.stored_row(check, self.prior) is None:
+                return None
+            regressed = self.stored.regressed(self.commit, self.base, self.prior, check.id)
+        return {**result, "new": now[1] - both, "persisting": both, "fixed": then[1] - both, "regressed": regressed}
 
     def context(self, commit: int) -> CheckContext:
         if commit not in self._contexts:
@@ -81,6 +117,9 @@ class Lifecycle:
             return Outcome(None)
         if check.findings is None:
             return Outcome(set())
+        stored = self.stored_row(check, commit)
+        if stored is not None and stored[3] is None:
+            return Outcome(self.stored.findings(commit, check.id))
         try:  # one check's failure is that check's row, never the whole answer
             found = set(check.findings(ctx))
             wrong = next((f for f in found if not isinstance(f, Finding)), None)
@@ -161,6 +200,10 @@ def _urls(findings: Iterable[Finding]) -> set[str]:
 
 def _merged(life: Lifecycle, group: list[Check]) -> dict[str, Any]:
     """Counts of a group of checks; a merged group (shared defect key) counts affected URLs, not findings."""
+    if len(group) == 1:
+        fast = life.counts(group[0])
+        if fast is not None:
+            return {"state": "ok", "error": None, **fast}
     per = {c.id: life.states(c) for c in group}
     if len(group) == 1:
         s = per[group[0].id]
@@ -251,6 +294,11 @@ def _issues(archive: Any, commit: int, pm: Any, base: str | None = None, priorit
 def _issue_urls(archive: Any, commit: int, pm: Any, check: str, base: str | None = None,
                 state: str | None = None, limit: int = 100, offset: int = 0) -> dict[str, Any]:
     life = Lifecycle(pm, archive, commit, base)
+    sources = life.find(check)
+    if len(sources) == 1:
+        paged = _stored_page(life, sources[0], state, limit, offset)
+        if paged is not None:
+            return {"check": check, "commit": commit, "base": life.base, "check_state": "ok", **paged}
     items: list[dict[str, Any]] = []
     analysed = False
     for source in life.find(check):
@@ -269,6 +317,45 @@ def _issue_urls(archive: Any, commit: int, pm: Any, check: str, base: str | None
     return {"check": check, "commit": commit, "base": life.base,
             "check_state": "ok" if analysed else "not_analysed",
             **page_of(items[offset:offset + limit], len(items), limit, offset)}
+
+
+def _stored_page(life: Lifecycle, source: Check, state: str | None, limit: int,
+                 offset: int) -> dict[str, Any] | None:
+    """One page of a check's findings read through the stored key, state by state; None unless all stored."""
+    counts = life.counts(source)
+    if counts is None or counts["new"] is None:
+        return None
+    base = None if life.base is None or life.base == life.commit else life.base
+    if base is None:  # a first crawl (all new) or the commit against itself (all persisting)
+        counts = {**counts, "new": counts["findings"] if life.base is None else 0,
+                  "persisting": 0 if life.base is None else counts["findings"], "fixed": 0}
+    wanted = [name for name in STATES if not state or name == state]
+    total = sum(counts[name] for name in wanted)
+    items: list[dict[str, Any]] = []
+    skip = offset
+    for name in wanted:
+        if len(items) >= limit:
+            break
+        if skip >= counts[name]:
+            skip -= counts[name]
+            continue
+        if base is None:
+            rows = life.stored.rows(life.commit, None, source.id, "new", limit - len(items), skip)
+        else:
+            rows = life.stored.rows(life.commit, base, source.id, name, limit - len(items), skip)
+        skip = 0
+        regressed = _regressed(life, source, rows) if name == "new" and counts["regressed"] else set()
+        items += [{"url": url, "state": name, "detail": detail, "check": source.id,
+                   "regressed": (url, detail) in regressed,
+                   "fingerprint": fingerprint(source.id, Finding(url, detail))} for url, detail in rows]
+    return page_of(items, total, limit, offset)
+
+
+def _regressed(life: Lifecycle, source: Check, rows: list[tuple[str, str]]) -> set[tuple[str, str]]:
+    if life.prior is None or not rows:
+        return set()
+    prior = {(f.url, f.detail) for f in life.outcome(source, life.prior).found or set()}
+    return {row for row in rows if row in prior}
 
 
 _BASE = {"base": {"type": "string",

@@ -1,0 +1,357 @@
+"""Stored findings: each check's findings on a commit, and their new/fixed/persisting counts against its base.
+
+Checks run once when a commit completes (crawl checks) and when an analyzer run completes (that analyzer's
+checks); their findings are stored with the commit, so `issues` reads counts instead of re-running 400
+checks over every page, and lifecycles are SQL set operations on (check, url, detail). Each stored check
+carries a token naming what its findings were made from (the commit's finish time, the analyzer run, the
+code that made them); a reader uses a stored check only when the token still matches, and computes it in
+memory otherwise (an older archive, a resumed commit, a new check, a read-only copy).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from nitpicker_core.checks import Check, CheckContext, Finding
+
+log = logging.getLogger(__name__)
+
+# Set NITPICKER_FINDINGS=0 to make writers store nothing and readers ignore what is stored.
+ENV_SWITCH = "NITPICKER_FINDINGS"
+FINDINGS_VERSION = 1
+STATES = ("new", "persisting", "fixed")
+
+SCHEMA = (
+    # check ids as small integers: a 100,000-page commit stores a million findings
+    "CREATE TABLE IF NOT EXISTS finding_name (id INTEGER PRIMARY KEY, check_id TEXT NOT NULL UNIQUE)",
+    # one row per (commit, check) whose findings are stored; `error` when the check failed there
+    "CREATE TABLE IF NOT EXISTS finding_check (commit_id INTEGER NOT NULL, check_no INTEGER NOT NULL, "
+    "token TEXT NOT NULL, findings INTEGER NOT NULL, urls INTEGER NOT NULL, error TEXT, "
+    "PRIMARY KEY (commit_id, check_no)) WITHOUT ROWID",
+    # the findings in (url, detail) order: lists page through the key, lifecycles seek it
+    "CREATE TABLE IF NOT EXISTS finding (commit_id INTEGER NOT NULL, check_no INTEGER NOT NULL, "
+    "url TEXT NOT NULL, detail TEXT NOT NULL, PRIMARY KEY (commit_id, check_no, url, detail)) WITHOUT ROWID",
+    # counts against a base (the default one, stored with the commit); `tokens` names both sides' tokens
+    "CREATE TABLE IF NOT EXISTS finding_delta (commit_id INTEGER NOT NULL, base_id INTEGER NOT NULL, "
+    "check_no INTEGER NOT NULL, tokens TEXT NOT NULL, new INTEGER NOT NULL, fixed INTEGER NOT NULL, "
+    "persisting INTEGER NOT NULL, regressed INTEGER NOT NULL, PRIMARY KEY (commit_id, base_id, check_no)) "
+    "WITHOUT ROWID",
+)
+TABLES = ("finding_check", "finding", "finding_delta")
+
+
+def enabled() -> bool:
+    return os.environ.get(ENV_SWITCH, "1") != "0"
+
+
+def create_tables(conn: sqlite3.Connection) -> None:
+    for statement in SCHEMA:
+        conn.execute(statement)
+
+
+def has_tables(reader: Any) -> bool:
+    return bool(reader.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'finding_check'"))
+
+
+def code_versions(pm: Any, checks: Any) -> dict[str, str]:
+    """What made each check's findings: its plugin and that plugin's distribution version (check id → text)."""
+    import nitpicker_core
+
+    versions: dict[str, str] = {}
+    dists = {}
+    try:
+        dists = {
+            id(plugin): f"{dist.project_name}=={dist.version}" for plugin, dist in pm.list_plugin_distinfo()
+        }
+    except Exception:  # noqa: BLE001 - a manager without entry points: the core's version stands for all
+        pass
+    for entry in checks.entries():
+        plugin = pm.get_plugin(entry.plugin) if pm is not None else None
+        dist = dists.get(id(plugin), f"nitpicker=={nitpicker_core.__version__}")
+        versions[entry.name] = f"{entry.plugin}:{dist}"
+    return versions
+
+
+def base_of(reader: Any, commit: int) -> int | None:
+    """The commit's parent, or the nearest complete ancestor when the parent is incomplete; None for a root."""
+    commits: dict[Any, dict[str, Any]] = {c["id"]: c for c in reader.commits()}
+    parent: Any = commits[commit]["parent_id"] if commit in commits else None
+    seen: set[Any] = set()
+    while parent in commits and commits[parent]["status"] != "complete" and parent not in seen:
+        seen.add(parent)
+        parent = commits[parent]["parent_id"]
+    return parent if parent in commits else None
+
+
+def token(reader: Any, commit: int, check: Check, code: str) -> str | None:
+    """What the check's findings on the commit depend on; None when they are not worth storing (unfinished)."""
+    info = _commit_info(reader, commit)
+    if info is None or info[0] != "complete":
+        return None
+    if not check.analyzer:
+        return f"v{FINDINGS_VERSION}|{code}|commit:{info[1]}"
+    runs = {r["analyzer"]: r for r in reader.analyzer_runs(commit)}
+    run = runs.get(check.analyzer)
+    if run is None or not str(run.get("status") or "").startswith("complete"):
+        return None
+    return (
+        f"v{FINDINGS_VERSION}|{code}|run:{run['version']}:{run['settings_hash']}:{run['started_at']}:"
+        f"{run['finished_at']}:{run['status']}"
+    )
+
+
+def _commit_info(reader: Any, commit: int) -> tuple[str, str] | None:
+    for c in reader.commits():
+        if c["id"] == commit:
+            return str(c["status"]), str(c.get("finished_at") or "")
+    return None
+
+
+class Stored:
+    """What the archive stores for the checks of some commits, read once per reader."""
+
+    def __init__(self, reader: Any) -> None:
+        self.reader = reader
+        self.available = enabled() and has_tables(reader)
+        self.numbers: dict[str, int] = {}
+        self._checks: dict[int, dict[str, tuple[str, int, int, str | None]]] = {}
+        if self.available:
+            self.numbers = {r[1]: r[0] for r in reader.execute("SELECT id, check_id FROM finding_name")}
+
+    def checks(self, commit: int) -> dict[str, tuple[str, int, int, str | None]]:
+        """check id → (token, findings, urls, error) of the commit's stored checks."""
+        if commit not in self._checks:
+            found: dict[str, tuple[str, int, int, str | None]] = {}
+            if self.available:
+                names = {v: k for k, v in self.numbers.items()}
+                for r in self.reader.execute(
+                    "SELECT check_no, token, findings, urls, error FROM finding_check WHERE commit_id = ?",
+                    [commit],
+                ):
+                    if r[0] in names:
+                        found[names[r[0]]] = (r[1], r[2], r[3], r[4])
+            self._checks[commit] = found
+        return self._checks[commit]
+
+    def valid(
+        self, commit: int, check_id: str, wanted: str | None
+    ) -> tuple[str, int, int, str | None] | None:
+        row = self.checks(commit).get(check_id)
+        return row if row is not None and wanted is not None and row[0] == wanted else None
+
+    def findings(self, commit: int, check_id: str) -> set[Finding]:
+        return {
+            Finding(r[0], r[1])
+            for r in self.reader.execute(
+                "SELECT url, detail FROM finding WHERE commit_id = ? AND check_no = ?",
+                [commit, self.numbers[check_id]],
+            )
+        }
+
+    def delta(self, commit: int, base: int, check_id: str, tokens: str) -> dict[str, int] | None:
+        """Stored counts against ``base`` when both sides' tokens still match."""
+        if not self.available or check_id not in self.numbers:
+            return None
+        rows = self.reader.execute(
+            "SELECT tokens, new, fixed, persisting, regressed FROM finding_delta WHERE commit_id = ? AND base_id = ? "
+            "AND check_no = ?",
+            [commit, base, self.numbers[check_id]],
+        )
+        if not rows or rows[0][0] != tokens:
+            return None
+        return {"new": rows[0][1], "fixed": rows[0][2], "persisting": rows[0][3], "regressed": rows[0][4]}
+
+    def persisting(self, commit: int, base: int, check_id: str) -> int:
+        """Findings of the check on both commits, by a seek of each into the other's key."""
+        return int(
+            self.reader.execute(
+                "SELECT count(*) FROM finding a WHERE a.commit_id = ? AND a.check_no = ? AND EXISTS (SELECT 1 FROM "
+                "finding b WHERE b.commit_id = ? AND b.check_no = a.check_no AND b.url = a.url AND b.detail = a.detail)",
+                [commit, self.numbers[check_id], base],
+            )[0][0]
+        )
+
+    def regressed(self, commit: int, base: int, prior: int, check_id: str) -> int:
+        """New findings (on the commit, not the base) that the commit before the base had."""
+        return int(
+            self.reader.execute(
+                _STATE_SQL["new"].replace("SELECT a.url, a.detail", "SELECT count(*)")
+                + " AND EXISTS (SELECT 1 FROM finding p WHERE p.commit_id = ? AND "
+                "p.check_no = a.check_no AND p.url = a.url AND p.detail = a.detail)",
+                [commit, self.numbers[check_id], base, prior],
+            )[0][0]
+        )
+
+    def rows(
+        self, commit: int, base: int | None, check_id: str, state: str, limit: int, offset: int
+    ) -> list[tuple[str, str]]:
+        """One page of the check's findings in one state, in (url, detail) order, read through the key."""
+        number = self.numbers[check_id]
+        if base is None:
+            if state != "new":
+                return []
+            sql, params = _STATE_SQL["all"], [commit, number]
+        elif state == "fixed":
+            sql, params = _STATE_SQL["new"], [base, number, commit]
+        else:
+            sql, params = _STATE_SQL[state], [commit, number, base]
+        return [
+            (r[0], r[1])
+            for r in self.reader.execute(
+                f"{sql} ORDER BY a.url, a.detail LIMIT ? OFFSET ?", [*params, limit, offset]
+            )
+        ]
+
+
+_SAME = "SELECT 1 FROM finding b WHERE b.commit_id = ? AND b.check_no = a.check_no AND b.url = a.url AND b.detail = a.detail"
+_STATE_SQL = {
+    "all": "SELECT a.url, a.detail FROM finding a WHERE a.commit_id = ? AND a.check_no = ?",
+    "new": f"SELECT a.url, a.detail FROM finding a WHERE a.commit_id = ? AND a.check_no = ? AND NOT EXISTS ({_SAME})",
+    "persisting": f"SELECT a.url, a.detail FROM finding a WHERE a.commit_id = ? AND a.check_no = ? AND EXISTS ({_SAME})",
+}
+
+
+# --- writing ------------------------------------------------------------------------------------------------
+
+_PM: list[Any] = []  # the plugin manager of this process, made on first use
+
+
+def _plugin_manager() -> Any:
+    if not _PM:
+        from nitpicker_core.plugins import make_plugin_manager
+
+        _PM.append(make_plugin_manager())
+    return _PM[0]
+
+
+def _number(conn: sqlite3.Connection, check_id: str) -> int:
+    conn.execute("INSERT OR IGNORE INTO finding_name (check_id) VALUES (?)", (check_id,))
+    return int(conn.execute("SELECT id FROM finding_name WHERE check_id = ?", (check_id,)).fetchone()[0])
+
+
+def _evaluate(check: Check, ctx: CheckContext) -> tuple[set[Finding], str | None]:
+    try:  # one check's failure is that check's row, never the whole build
+        found = set(check.findings(ctx)) if check.findings is not None else set()
+        wrong = next((f for f in found if not isinstance(f, Finding)), None)
+        if wrong is not None:
+            raise TypeError(f"findings gave a {type(wrong).__name__}, not a nitpicker_core.Finding")
+        return found, None
+    except Exception as exc:  # noqa: BLE001 - plugin code
+        return set(), f"{type(exc).__name__}: {exc}".splitlines()[0]
+
+
+def build(
+    conn: sqlite3.Connection, stub: Path, commit: int, analyzer: str | None = None, pm: Any = None
+) -> int:
+    """Run and store the commit's crawl checks (or ``analyzer``'s checks) and their counts against the base.
+
+    ``conn`` is the writer's connection, ``stub`` its working directory (read through a reader of its own).
+    Returns how many checks were stored; never raises: stored findings only make `issues` faster.
+    """
+    if not enabled():
+        return 0
+    conn.execute("SAVEPOINT findings")
+    try:
+        stored = _build(conn, stub, commit, analyzer, pm or _plugin_manager())
+    except Exception:  # noqa: BLE001 - the archive stays right without them; readers compute in memory
+        log.warning("findings of commit %s not stored", commit, exc_info=True)
+        conn.execute("ROLLBACK TO findings")
+        stored = 0
+    conn.execute("RELEASE findings")
+    return stored
+
+
+def _build(conn: sqlite3.Connection, stub: Path, commit: int, analyzer: str | None, pm: Any) -> int:
+    from nitpicker_core.archive.reader import ArchiveReader
+    from nitpicker_core.registries import check_registry, query_registry
+
+    registry = check_registry(pm)
+    codes = code_versions(pm, registry)
+    checks = [c for c in registry if (c.analyzer == analyzer if analyzer else not c.analyzer)]
+    create_tables(conn)
+    stored = 0
+    with ArchiveReader(stub) as reader:
+        ctx = CheckContext(reader, commit, query_registry(pm))
+        base = base_of(reader, commit)
+        prior = base_of(reader, base) if base is not None else None
+        results: list[tuple[Check, str, set[Finding], str | None]] = []
+        for check in checks:
+            wanted = token(reader, commit, check, codes[check.id])
+            if wanted is None:
+                continue
+            found, error = _evaluate(check, ctx)
+            results.append((check, wanted, found, error))
+        for check, wanted, found, error in results:
+            number = _number(conn, check.id)
+            conn.execute("DELETE FROM finding WHERE commit_id = ? AND check_no = ?", (commit, number))
+            conn.execute("DELETE FROM finding_delta WHERE commit_id = ? AND check_no = ?", (commit, number))
+            conn.executemany(
+                f"INSERT OR IGNORE INTO finding (commit_id, check_no, url, detail) VALUES ({commit}, "
+                f"{number}, ?, ?)",
+                sorted((f.url, f.detail) for f in found),
+            )
+            conn.execute(
+                "INSERT OR REPLACE INTO finding_check (commit_id, check_no, token, findings, urls, error) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (commit, number, wanted, len(found), len({f.url for f in found}), error),
+            )
+            stored += 1
+        if base is not None:
+            _store_deltas(
+                conn, reader, commit, base, prior, [(c, w) for c, w, _, e in results if e is None], codes
+            )
+    return stored
+
+
+def _store_deltas(
+    conn: sqlite3.Connection,
+    reader: Any,
+    commit: int,
+    base: int,
+    prior: int | None,
+    checks: Iterable[tuple[Check, str]],
+    codes: dict[str, str],
+) -> None:
+    """Counts against the default base, for the checks stored on both sides (read through the writer's view)."""
+    mine = Stored(_ConnReader(conn, reader))
+    for check, wanted in checks:
+        then = mine.valid(base, check.id, token(reader, base, check, codes[check.id]))
+        if then is None or then[3] is not None:
+            continue
+        now = mine.checks(commit)[check.id]
+        both = mine.persisting(commit, base, check.id)
+        regressed = 0
+        if prior is not None and mine.valid(prior, check.id, token(reader, prior, check, codes[check.id])):
+            regressed = mine.regressed(commit, base, prior, check.id)
+        conn.execute(
+            "INSERT OR REPLACE INTO finding_delta (commit_id, base_id, check_no, tokens, new, fixed, persisting, "
+            "regressed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                commit,
+                base,
+                mine.numbers[check.id],
+                f"{wanted}\n{then[0]}",
+                now[1] - both,
+                then[1] - both,
+                both,
+                regressed,
+            ),
+        )
+
+
+class _ConnReader:
+    """The writer's connection with the reader methods ``Stored`` uses (it sees what was just written)."""
+
+    def __init__(self, conn: sqlite3.Connection, reader: Any) -> None:
+        self._conn, self._reader = conn, reader
+
+    def execute(self, sql: str, params: Any = ()) -> list[Any]:
+        return self._conn.execute(sql, params).fetchall()
+
+    def __getattr__(self, name: str) -> Callable[..., Iterator[Any]]:
+        return getattr(self._reader, name)  # type: ignore[no-any-return]
