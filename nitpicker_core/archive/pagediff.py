@@ -180,11 +180,12 @@ BUILTIN_NORMALIZE: tuple[str, ...] = (
     r"""<(?:input|meta)\b[^>]*?\b(?:value|content)=["']([^"']*)["'][^>]*\b(?:name|id)=["'][^"']*"""
     r"""(?:csrf|xsrf|authenticity_token|__requestverificationtoken)[^"']*["']""",
     # cache-busting query strings: ?v=123, &ver=1.2.3, ?_=1700000000, ?t=…, ?cb=…, ?hash=…
-    r"""[?&](?:v|ver|version|_|t|ts|cb|cachebust|cache|rev|hash|build)=([\w.-]+)""",
+    r"""(?:[?&;]|&amp;)(?:v|ver|version|_|t|ts|cb|cachebust|cache|rev|hash|build)=([\w.-]+)""",
     # timestamps: ISO 8601 date-times with or without seconds, fraction and zone
     r"\b(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)",
 )
 PLACEHOLDER = "…"
+_EMPTY_ELEMENT = re.compile(r"(<([A-Za-z][\w-]*)\b[^<>]*>)\n(</\2>)")
 
 
 def patterns(extra: Iterable[str] = (), builtin: bool = True) -> list[re.Pattern[str]]:
@@ -208,7 +209,8 @@ def normalize_html(text: str, compiled: Iterable[re.Pattern[str]]) -> str:
     line break between tags that touch, so a minified page still diffs line by line."""
     for pattern in compiled:
         text = pattern.sub(_blank, text)
-    return re.sub(r">[ \t]*<(?=[A-Za-z!/])", ">\n<", text)
+    text = re.sub(r">[ \t]*<(?=[A-Za-z!/])", ">\n<", text)
+    return _EMPTY_ELEMENT.sub(r"\1\3", text)  # but an empty element stays whole: <script src=…></script>
 
 
 def _blank(match: re.Match[str]) -> str:
