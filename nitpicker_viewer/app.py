@@ -5,8 +5,9 @@ from __future__ import annotations
 import copy
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 from flask import (
@@ -33,6 +34,8 @@ MAX_ARG_CHARS = 4096  # longer than any URL a browser sends in practice; longer 
 MAX_COMMIT = 2**63 - 1  # SQLite's largest integer
 CACHE_ENTRIES = 256  # query answers kept for a finished archive; each is one page of rows at most
 UNCACHED = frozenset({"page-html"})  # large and only ever read by the sandboxed frame
+DERIVED_ENTRIES = 2  # values views build from many answers (the page → issues index); each may be large
+T = TypeVar("T")
 # the viewer's own pages: same-origin scripts and styles only, never inline script, never framed
 CSP = ("default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-src 'self'; "
        "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
@@ -49,6 +52,7 @@ def create_app(archive: str | Path, pm: Any, host: str = "127.0.0.1") -> Flask:
     reader = open_archive(archive)
     app.extensions["nitpicker"] = {"pm": pm, "reader": reader, "queries": query_registry(pm),
                                    "name": Path(archive).name, "lock": threading.Lock(), "cache": OrderedDict(),
+                                   "derived": OrderedDict(),
                                    "immutable": reader.path.is_file() and reader.live_pid is None}
     for blueprint, prefix in blueprint_registry(pm):
         app.register_blueprint(blueprint, url_prefix=prefix)
@@ -87,6 +91,7 @@ def _close(app: Flask) -> None:
     try:
         state["reader"].close()
         state["cache"].clear()
+        state["derived"].clear()
     finally:
         if got:
             state["lock"].release()
@@ -97,12 +102,13 @@ def viewer_state() -> dict[str, Any]:
     return current_app.extensions["nitpicker"]
 
 
-def query(name: str, **params: Any) -> Any:
+def query(name: str, *, keep: bool = True, **params: Any) -> Any:
     """Run one registered query on the open archive (HEAD unless ``?commit=`` is in the URL).
 
     The SQLite connection is shared by the server's threads, so queries run one at a time. A finished
     archive never changes while it is open, so its answers are kept (a bounded LRU) and a page seen
-    before comes back at once; a live crawl's answers are never kept.
+    before comes back at once; a live crawl's answers are never kept, nor answers asked with ``keep=False``
+    (large pages read once to build a ``derived`` value).
     """
     state = viewer_state()
     params = {key: str(value) for key, value in params.items() if value is not None and value != ""}
@@ -114,11 +120,32 @@ def query(name: str, **params: Any) -> Any:
             cache.move_to_end(key)
             return copy.deepcopy(cache[key])
         result = run_query(state["queries"], state["reader"], name, params, commit)
-        if state["immutable"] and name not in UNCACHED:
+        if keep and state["immutable"] and name not in UNCACHED:
             cache[key] = copy.deepcopy(result)
             if len(cache) > CACHE_ENTRIES:
                 cache.popitem(last=False)
         return result
+
+
+def derived(key: tuple[Any, ...], build: Callable[[], T]) -> T:
+    """``build()``'s value for ``key`` and the URL's commit, kept while a finished archive is open.
+
+    For what a view computes from many query answers; only the last DERIVED_ENTRIES are kept, and a live
+    crawl's are built anew on every request. Callers must not change the value.
+    """
+    state = viewer_state()
+    if not state["immutable"]:
+        return build()
+    store: OrderedDict[Any, Any] = state["derived"]
+    full = (request.args.get("commit") or None, *key)
+    if full in store:
+        store.move_to_end(full)
+        return store[full]
+    value = build()  # outside the lock: its queries take it one at a time
+    store[full] = value
+    while len(store) > DERIVED_ENTRIES:
+        store.popitem(last=False)
+    return value
 
 
 def has_query(name: str) -> bool:

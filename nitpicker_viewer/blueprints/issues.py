@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Blueprint, abort, request, url_for
 
 from nitpicker_core import PRIORITIES
-from nitpicker_viewer.app import query, render, viewer_state
+from nitpicker_viewer.app import derived, query, render
 from nitpicker_viewer.i18n import translate
 from nitpicker_viewer.tables import Col, Filter, paged_table
 
@@ -111,27 +112,35 @@ def detail() -> str:
                   overview_href=_link("issues.overview"))
 
 
-def _findings_of(check: str, url: str) -> list[dict[str, Any]]:
-    """One check's findings on ``url``, through the query's ``url`` filter when it has one, else by paging."""
-    base = _arg("base")
-    if "url" in viewer_state()["queries"]["issue-urls"].params:
-        return query("issue-urls", check=check, base=base, url=url, limit=SCAN_PAGE)["items"]
-    found, offset = [], 0
-    while offset is not None:
-        answer = query("issue-urls", check=check, base=base, limit=SCAN_PAGE, offset=offset)
-        found += [item for item in answer["items"] if item["url"] == url]
-        offset = answer.get("next_offset")
-    return found
+def _page_index(base: str | None) -> dict[str, list[tuple[int, int, str, str, bool]]]:
+    """Every finding of the commit against ``base`` by URL: (overview rank, state, detail, check, regressed).
+
+    One pass over each check's findings serves every page view after it; the issue-urls query has no URL
+    filter, and asking it once per check and page would evaluate every check again for each page.
+    """
+    index: dict[str, list[tuple[int, int, str, str, bool]]] = defaultdict(list)
+    for rank, row in enumerate(query("issues", base=base)["items"]):
+        if not _shown(row) or row["state"] == "error":
+            continue
+        offset: int | None = 0
+        while offset is not None:
+            answer = query("issue-urls", keep=False, check=row["id"], base=base, limit=SCAN_PAGE, offset=offset)
+            for item in answer["items"]:
+                index[item["url"]].append((rank, STATES.index(item["state"]), item["detail"], item["check"],
+                                           bool(item.get("regressed"))))
+            offset = answer.get("next_offset")
+    return dict(index)
 
 
 def page_issues(url: str) -> list[dict[str, Any]]:
     """Every finding of every check on one page (fixed ones too), in the overview's order, new before persisting."""
+    base = _arg("base")
+    rows = query("issues", base=base)["items"]
     found = []
-    for rank, row in enumerate(query("issues", base=_arg("base"))["items"]):
-        if not _shown(row) or row["state"] == "error":
-            continue
-        for item in _findings_of(row["id"], url):
-            found.append({**item, "title": row["title"], "priority": row["priority"], "issue": row["id"],
-                          "rank": rank, "href": _link("issues.detail", check=row["id"])})
-    found.sort(key=lambda f: (f["rank"], STATES.index(f["state"]), f["detail"]))
+    for rank, state, detail, check, regressed in sorted(derived(("page-issues", base), lambda: _page_index(base))
+                                                        .get(url, ())):
+        row = rows[rank]
+        found.append({"state": STATES[state], "detail": detail, "check": check, "regressed": regressed,
+                      "title": row["title"], "priority": row["priority"], "issue": row["id"],
+                      "href": _link("issues.detail", check=row["id"])})
     return found
