@@ -72,7 +72,7 @@ def _priority(value: str) -> dict[str, Any]:
 SHEETS = (
     Sheet("Issues", ("Check", "Title", "Priority", "Category", "URLs", "Findings", "New", "Fixed", "Persisting",
                      "Description", "How to Fix", "Help", "Note"),
-          issue_rows, order=1, uses_report=True, freeze=(1, 1), links=("Help",),
+          issue_rows, order=0, uses_report=True, freeze=(1, 1), links=("Help",),
           formats=(_priority("critical"), _priority("high")),
           description="every check, most severe first: affected URLs and findings, new, fixed and persisting "
                       "since the previous commit",

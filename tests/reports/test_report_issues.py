@@ -164,3 +164,29 @@ def test_a_first_crawl_says_every_finding_is_new(tmp_path):
         broken = _by_check(list(csv.reader(handle)))["broken-link"]
     assert [broken[k] for k in HEADER[COUNTS]] == ["1", "1", "1", "0", "0"]
     assert broken["Note"] == "no earlier commit: every finding is new"
+
+
+def test_a_failing_check_is_an_error_row_and_the_others_keep_their_counts(archive, tmp_path):
+    from nitpicker_core import Check, hookimpl
+    from nitpicker_core.archive import open_archive
+    from nitpicker_core.plugins import make_plugin_manager
+    from nitpicker_core.report import run_report
+
+    def crash(ctx):
+        raise RuntimeError("the check's own bug")
+
+    class Plugin:
+        @hookimpl
+        def register_checks(self, register):
+            register(Check("crashing-check", "A check that fails", "links", "high", "Fails on purpose.",
+                           "Nothing to fix.", findings=crash))
+
+    pm = make_plugin_manager()
+    pm.register(Plugin(), "crashing-plugin")
+    with open_archive(archive) as reader:
+        run_report(pm, reader, "csv", {"dir": str(tmp_path / "out"), "silent": True}, sheets=["Issues"])
+    with (tmp_path / "out" / "issues.csv").open(encoding="utf-8-sig", newline="") as handle:
+        rows = _by_check(list(csv.reader(handle)))
+    assert [rows["crashing-check"][k] for k in HEADER[COUNTS]] == ["error"] * 5
+    assert rows["crashing-check"]["Note"] == "RuntimeError: the check's own bug"
+    assert [rows["broken-link"][k] for k in HEADER[COUNTS]] == ["1", "1", "1", "1", "0"]
