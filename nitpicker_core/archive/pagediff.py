@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import re
 import warnings
@@ -91,7 +92,7 @@ def page_diff(old: Side, new: Side, url: str) -> dict[str, Any]:
 
     - a field of the page's row: ``[old, new]``;
     - ``headers``/``extra``: ``{"added": {k: v}, "removed": {k: v}, "changed": {k: [old, new]}}``, headers
-      that differ on every response (``NOISY_HEADERS``) only named in ``"noise"``;
+      that differ on every response (``NOISY_HEADERS``) or only in a nonce just named in ``"noise"``;
     - ``anchors``, ``images``, ``resources``, ``jsonld``, ``tags``, ``headings``, ``errors``: ``{"added": [...],
       "removed": [...]}``, compared as sets (with multiplicity), so a mere change of order is no change.
 
@@ -112,9 +113,8 @@ def page_diff(old: Side, new: Side, url: str) -> dict[str, Any]:
     result.update(status="modified", fields=fields)
     changed = list(fields)
     for key in _MAPPINGS:
-        delta = _mapping_diff(
-            a.get(key) or {}, b.get(key) or {}, NOISY_HEADERS if key == "headers" else frozenset()
-        )
+        noisy = _noisy_header if key == "headers" else _never
+        delta = _mapping_diff(a.get(key) or {}, b.get(key) or {}, noisy)
         if delta:
             result[key] = delta
             changed += [key] if set(delta) - {"noise"} else []
@@ -136,16 +136,44 @@ def explain(old: Side, new: Side, urls: Iterable[str]) -> dict[str, dict[str, An
     return out
 
 
-def _mapping_diff(a: dict[str, Any], b: dict[str, Any], noisy: frozenset[str]) -> dict[str, Any]:
-    differing = sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k) or (k in a) != (k in b))
-    real = [k for k in differing if k.lower() not in noisy]
+def _mapping_diff(
+    a: dict[str, Any], b: dict[str, Any], noisy: Callable[[str, Any, Any], bool]
+) -> dict[str, Any]:
+    differing = sorted(k for k in a.keys() | b.keys() if (k in a) != (k in b) or a[k] != b[k])
+    noise = [k for k in differing if noisy(k, a.get(k), b.get(k))]
+    real = [k for k in differing if k not in noise]
     out = {
         "added": {k: b[k] for k in real if k not in a},
         "removed": {k: a[k] for k in real if k not in b},
         "changed": {k: [a[k], b[k]] for k in real if k in a and k in b},
-        "noise": [k for k in differing if k.lower() in noisy],
+        "noise": noise,
     }
     return {key: value for key, value in out.items() if value}
+
+
+def _noisy_header(name: str, old: Any, new: Any) -> bool:
+    """A header that differs on every response, or whose values differ only in per-render noise (the nonce
+    of a Content-Security-Policy)."""
+    if name.lower() in NOISY_HEADERS:
+        return True
+    if not isinstance(old, str) or not isinstance(new, str):
+        return False
+    return _quiet(old) == _quiet(new)
+
+
+def _never(name: str, old: Any, new: Any) -> bool:
+    return False
+
+
+def _quiet(value: str) -> str:
+    for pattern in _builtin():
+        value = pattern.sub(_blank, value)
+    return value
+
+
+@functools.cache
+def _builtin() -> tuple[re.Pattern[str], ...]:
+    return tuple(patterns())
 
 
 def set_diff(a: Sequence[Any], b: Sequence[Any]) -> dict[str, list[Any]]:

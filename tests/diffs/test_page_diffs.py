@@ -103,10 +103,11 @@ def test_headers_that_differ_on_every_response_are_named_as_noise_not_as_the_cha
     path = tmp_path / "site.nitpicker"
     for day, title in (("Mon", "Home"), ("Tue", "Home, again")):
         build_archive(path, [home(title, headers={"date": f"{day}, 01 Dec 2026 10:00:00 GMT", "x-request-id": day,
-                                                  "set-cookie": f"session={day}", "content-type": "text/html"})])
+                                                  "set-cookie": f"session={day}", "content-type": "text/html",
+                                                  "content-security-policy": f"script-src 'nonce-{day}42'"})])
     delta = query(registry, path, "page-diff", url=HOME)
     assert sorted(delta["changed"]) == ["html_sha256", "title"]
-    assert delta["headers"] == {"noise": ["date", "set-cookie", "x-request-id"]}
+    assert delta["headers"] == {"noise": ["content-security-policy", "date", "set-cookie", "x-request-id"]}
 
 
 def test_page_diff_of_added_removed_unchanged_and_unknown_pages(registry, generations):
