@@ -190,3 +190,16 @@ def test_a_failing_check_is_an_error_row_and_the_others_keep_their_counts(archiv
     assert [rows["crashing-check"][k] for k in HEADER[COUNTS]] == ["error"] * 5
     assert rows["crashing-check"]["Note"] == "RuntimeError: the check's own bug"
     assert [rows["broken-link"][k] for k in HEADER[COUNTS]] == ["1", "1", "1", "1", "0"]
+
+
+def test_google_sheets_leftover_is_dropped_and_a_moved_worksheet_stays_where_the_user_put_it(
+        archive, standin, service_account):
+    store, base = standin
+    store.add_book(BOOK, ("Sheet1", "Summary", "Issues (writing)"))  # an interrupted run left a half sheet
+    result = run_cli("report", str(archive), "--sheet", URL, "--credentials", service_account.name,
+                     "--only", "issues", "--only", "summary", cwd=service_account.parent,
+                     env={"NITPICKER_GOOGLE_API_URL": base})
+    assert result.returncode == 0, result.stderr
+    assert store.titles(BOOK) == ["Issues", "Sheet1", "Summary"]
+    assert [p["properties"]["index"] for p in store.books[BOOK]["sheets"]] == [0, 1, 2]
+    assert store.sheet(BOOK, "Summary")["rows"][0][0]["userEnteredValue"] == {"stringValue": "Section"}
