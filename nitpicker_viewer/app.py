@@ -153,9 +153,12 @@ def has_query(name: str) -> bool:
 
 
 def page_href(url: str) -> str:
-    """The page view's link for ``url`` (cheaper than url_for when a view lists thousands of URLs)."""
-    commit = request.args.get("commit")
-    suffix = f"&commit={quote(commit, safe='')}" if commit else ""
+    """The page view's link for ``url`` (cheaper than url_for when a view lists thousands of URLs).
+
+    It keeps the commit and the base the Issues views compare with, so the page's issues have the same states.
+    """
+    suffix = "".join(f"&{name}={quote(value, safe='')}" for name in ("commit", "base")
+                     if (value := request.args.get(name)))
     return f"{request.script_root}/page?url={quote(url, safe='')}{suffix}"
 
 

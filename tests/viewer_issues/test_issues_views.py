@@ -199,3 +199,43 @@ def test_summary_has_its_own_route_and_menu_entry_and_japanese_labels(issues_cli
     assert '<span class="priority p-high">高</span>' in japanese and "未解析" not in words(
         japanese).split("リンク")[0]
     assert '<label for="f-base">比較対象（ベース）</label>' in japanese
+
+
+def test_links_to_page_detail_keep_the_commit_and_base(issues_client):
+    page = html(issues_client, "/issue?check=broken-link&commit=2&base=1")
+    assert f'<a href="/page?url={quote(SITE + "/", safe="")}&amp;commit=2&amp;base=1" class="url">' in page
+    detail = html(issues_client, f"/page?url={quote(SITE + '/', safe='')}&commit=2&base=1")
+    assert 'href="/issue?commit=2&amp;base=1&amp;check=broken-link"' in detail
+    assert "States against base commit 1." in words(detail)
+
+
+def test_a_bad_base_is_a_one_line_error(issues_client):
+    assert "parameter 'base' must be a commit id" in words(html(issues_client, "/?base=yesterday", 400))
+
+
+def test_a_failing_check_shows_its_error_not_a_count(issues_archive):
+    from nitpicker_core import Check, hookimpl
+    from nitpicker_core.plugins import make_plugin_manager
+    from nitpicker_viewer.app import create_app
+
+    def explode(ctx):
+        raise RuntimeError("the check broke")
+
+    class Broken:
+        @hookimpl
+        def register_checks(self, register):
+            register(Check("exploding-check", "Explodes", "content", "high", "Always fails.", "Fix the check.",
+                           findings=explode))
+
+    pm = make_plugin_manager()
+    pm.add_plugin(Broken(), "broken-check")
+    app = create_app(issues_archive, pm)
+    try:
+        page = html(app.test_client(), "/")
+        row = issue_row(page, "exploding-check")
+        assert row["state"] == "error" and "Error: RuntimeError: the check broke" in row["title"]
+        assert (row["findings"], row["new"]) == ("—", "—")
+        detail = html(app.test_client(), f"/page?url={quote(SITE + '/', safe='')}")
+        assert 'data-check="exploding-check"' not in detail and 'data-check="broken-link"' in detail
+    finally:
+        app.config["NITPICKER_CLOSE"]()
