@@ -63,6 +63,8 @@ def _page_diff(archive: Any, commit: int, url: str, base: int | None = None, htm
     return result
 
 
+_BASE = {"type": "integer", "default": None, "description": "commit id to compare against (default: parent)"}
+
 QUERIES = [
     Query("info", "Format version, roots and crawl options of the archive.", _info, order=1),
     Query("commits", "Every commit (crawl generation) with status, times and stats, newest first.",
@@ -72,7 +74,7 @@ QUERIES = [
         "with what changed in each modified page (fields old and new; links, images, resources, JSON-LD, "
         "tags and headings added and removed) and the resources added, removed and modified.",
         _diff,
-        {"base": {"type": "integer", "default": None, "description": "commit id to compare against (default: parent)"},
+        {"base": _BASE,
          "limit": {"type": "integer", "default": 1000, "minimum": 1, "description": "URLs per list"},
          "explain": {"type": "integer", "default": 100, "minimum": 0,
                      "description": "how many modified pages get their changes explained"}},
@@ -84,7 +86,7 @@ QUERIES = [
         "query strings, timestamps).",
         _page_diff,
         {"url": {"type": "string", "description": "the page's URL"},
-         "base": {"type": "integer", "default": None, "description": "commit id to compare against (default: parent)"},
+         "base": _BASE,
          "html": {"type": "boolean", "default": False, "description": "add html_diff, the rendered HTML's line diff"},
          "normalize": {"type": "array", "items": {"type": "string"}, "default": None,
                        "description": "more regular expressions whose matches the HTML diff ignores"}},

@@ -14,6 +14,7 @@ from nitpicker_core.plugins import make_plugin_manager
 from nitpicker_core.query import query_registry, run_query
 
 HOME, ABOUT, NEWS = SITE + "/", SITE + "/about", SITE + "/news"
+DENY = {"x-frame-options": "DENY"}
 
 
 def home(title: str = "Home", links: tuple[str, ...] = ("/about", "/news"), *, headers=None, images=(),
@@ -41,26 +42,23 @@ def generations(tmp_path_factory):
     changes only the order of the home page's links and images, 4 crawls /news (new title) but not home."""
     path = tmp_path_factory.mktemp("gen") / "site.nitpicker"
     logo, hero = Image(SITE + "/logo.png", alt="Logo"), Image(SITE + "/hero.jpg", alt="")
-    build_archive(path, [home(headers={"content-type": "text/html", "date": "Mon, 01 Dec 2026 10:00:00 GMT"},
-                              images=[logo], resources=[SITE + "/a.css", SITE + "/old.js"],
-                              jsonld=[JsonLd('{"@type": "WebSite"}', parsed={"@type": "WebSite"}, types=["WebSite"])],
-                              tags=[Tag("google-tag-manager", "analytics", "GTM-OLD")]),
+    website = JsonLd('{"@type": "WebSite"}', parsed={"@type": "WebSite"}, types=["WebSite"])
+    org = JsonLd('{"@type": "Organization"}', parsed={"@type": "Organization"}, types=["Organization"])
+    gtm_old, gtm_new = Tag("google-tag-manager", "analytics", "GTM-OLD"), Tag("google-tag-manager", "analytics", "GTM-NEW")
+
+    def headers(day: str, **more: str) -> dict[str, str]:
+        return {"content-type": "text/html", "date": f"{day}, 0{len(day)} Dec 2026 10:00:00 GMT", **more}
+
+    build_archive(path, [home(headers=headers("Mon"), images=[logo], resources=[SITE + "/a.css", SITE + "/old.js"],
+                              jsonld=[website], tags=[gtm_old]),
                          leaf(ABOUT, "About"), leaf(NEWS, "News")])
-    build_archive(path, [home("Home page", ("/about", "/news", "/contact"),
-                              headers={"content-type": "text/html", "date": "Tue, 02 Dec 2026 10:00:00 GMT",
-                                       "x-frame-options": "DENY"},
-                              images=[logo, hero], resources=[SITE + "/a.css", SITE + "/new.js"],
-                              jsonld=[JsonLd('{"@type": "Organization"}', parsed={"@type": "Organization"},
-                                             types=["Organization"])],
-                              tags=[Tag("google-tag-manager", "analytics", "GTM-NEW")]),
+    build_archive(path, [home("Home page", ("/about", "/news", "/contact"), headers=headers("Tue", **DENY),
+                              images=[logo, hero], resources=[SITE + "/a.css", SITE + "/new.js"], jsonld=[org],
+                              tags=[gtm_new]),
                          leaf(ABOUT, "About"), leaf(NEWS, "News")])
-    build_archive(path, [home("Home page", ("/contact", "/news", "/about"),
-                              headers={"content-type": "text/html", "date": "Wed, 03 Dec 2026 10:00:00 GMT",
-                                       "x-frame-options": "DENY"},
-                              images=[hero, logo], resources=[SITE + "/new.js", SITE + "/a.css"],
-                              jsonld=[JsonLd('{"@type": "Organization"}', parsed={"@type": "Organization"},
-                                             types=["Organization"])],
-                              tags=[Tag("google-tag-manager", "analytics", "GTM-NEW")]),
+    build_archive(path, [home("Home page", ("/contact", "/news", "/about"), headers=headers("Wed", **DENY),
+                              images=[hero, logo], resources=[SITE + "/new.js", SITE + "/a.css"], jsonld=[org],
+                              tags=[gtm_new]),
                          leaf(ABOUT, "About")])
     build_archive(path, [leaf(ABOUT, "About"), leaf(NEWS, "Latest news")])
     return path
