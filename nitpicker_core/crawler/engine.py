@@ -18,6 +18,7 @@ from nitpicker_core.crawler.fetch import Fetcher, FetchResult, HostThrottle
 from nitpicker_core.crawler.limits import ArchivedDepths, Limits, record_held
 from nitpicker_core.crawler.options import CrawlOptions
 from nitpicker_core.crawler.pagination import PaginationPredictor
+from nitpicker_core.crawler.phases import PhaseClock
 from nitpicker_core.crawler.policy import CrawlPolicy
 from nitpicker_core.crawler.queue import QueueItem, UrlQueue
 from nitpicker_core.crawler.results import HTML_TYPES, ResultsMixin
@@ -45,6 +46,7 @@ class CrawlStats:
     limits: dict[str, Any] = field(default_factory=dict)  # --max-pages/--max-depth and what they left out
     start_links: dict[str, Any] = field(default_factory=dict)  # the start page's same-host links vs the scope
     unextracted: int = 0  # rendered pages stored without title and links (the extraction timed out)
+    phases: dict[str, Any] = field(default_factory=dict)  # this run's seconds per page phase (PhaseClock)
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -119,6 +121,7 @@ class Crawler(ResultsMixin):
         self._host: Any = None
         self._browser_factory = browser_factory
         self.sink: EventSink | None = None
+        self.clock = PhaseClock()
 
     # -- lifecycle -------------------------------------------------------------------------------------
     async def run(self) -> CrawlStats:
@@ -141,7 +144,7 @@ class Crawler(ResultsMixin):
             if owned:
                 stop.remove()
             raise
-        self.sink = EventSink(self.pm, self.crawl, self._sink())
+        self.sink = EventSink(self.pm, self.crawl, self._sink(), clock=self.clock)
         host = (self._browser_factory or BrowserHost)()
         self._host = host
         stop.on_second(self._kill_browser)
@@ -168,6 +171,7 @@ class Crawler(ResultsMixin):
             await self.slots.close()
             await host.close()
             self.stats.seconds = round(time.monotonic() - started, 3)
+            self.stats.phases = self.clock.as_dict()
             if self._stopping or not self.queue.idle():
                 self.stats.status = "interrupted"
             try:
@@ -383,11 +387,14 @@ class Crawler(ResultsMixin):
             return False
         auth = self.scope.credentials_for(url) if not item.external else None
         headers = self.options.headers if not item.external else None  # --header values stay in scope
+        fetch_started = time.perf_counter()
         try:
             pre = await asyncio.to_thread(self.fetcher.fetch, url, auth=auth, headers=headers)
         except ValueError as exc:  # it redirects to a URL no request can go to (a port out of range…)
             self._error(item, "invalid-url", f"redirects to an invalid URL: {exc}", "preflight")
             return False
+        finally:
+            self.clock.add("preflight", time.perf_counter() - fetch_started)
         if not pre.ok and not pre.needs_browser:
             return self._failed(item, pre)
         if self._is_guess(item) and (pre.status or 0) >= 400:
@@ -432,6 +439,7 @@ class Crawler(ResultsMixin):
         from nitpicker_core.crawler.results import mark_blocked
 
         url = item.url
+        render_started = time.perf_counter()
         page = await self.slots.acquire(worker, None if item.external else self._credentials(url))
         healthy = False
         try:
@@ -472,10 +480,15 @@ class Crawler(ResultsMixin):
         if scraped is None:
             self._error(item, "unknown", "no plugin scraped this URL", "render")
             return False
+        self.clock.add_scrape(scraped.extra, time.perf_counter() - render_started)
         if light:
             scraped.html, scraped.anchors, scraped.images, scraped.received = None, [], [], []
             scraped.is_external, scraped.is_target = item.external, False
             mark_blocked(scraped)
             self._record(scraped)
             return False
-        return self._store_rendered(item, scraped, pre)
+        stored_at = time.perf_counter()
+        try:
+            return self._store_rendered(item, scraped, pre)
+        finally:
+            self.clock.add("links", time.perf_counter() - stored_at)

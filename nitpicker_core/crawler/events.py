@@ -5,8 +5,10 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from typing import Any
 
+from nitpicker_core.crawler.phases import PhaseClock
 from nitpicker_core.sinks import ArchiveSink
 
 log = logging.getLogger(__name__)
@@ -35,8 +37,9 @@ class EventSink:
     failure aborts the crawl).
     """
 
-    def __init__(self, pm: Any, crawl: Any, archive: ArchiveSink) -> None:
+    def __init__(self, pm: Any, crawl: Any, archive: ArchiveSink, *, clock: PhaseClock | None = None) -> None:
         self.pm, self.crawl, self.archive = pm, crawl, archive
+        self.clock = clock
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=2000)
         self.error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="nitpicker-writer", daemon=True)
@@ -62,8 +65,14 @@ class EventSink:
                     if callable(target):
                         target(*args)
                     else:
+                        started = time.perf_counter()
                         _store(self.archive, target, args)
                         getattr(self.pm.hook, target)(crawl=self.crawl, **args)
+                        if self.clock is not None:  # a page's resources and errors count as its write
+                            seconds = time.perf_counter() - started
+                            self.clock.add(
+                                "archive write", seconds, count=int(target == "crawl_page_scraped")
+                            )
             except BaseException as exc:  # noqa: BLE001 - remembered and re-raised by close()
                 log.debug("archive write failed", exc_info=True)
                 self.error = exc

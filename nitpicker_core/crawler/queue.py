@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -10,7 +11,13 @@ from dataclasses import dataclass, replace
 from nitpicker_core.crawler.limits import Limits
 from nitpicker_core.urls import looks_like_html, normalize
 
-__all__ = ["Limits", "QueueCounts", "QueueItem", "UrlQueue"]
+__all__ = ["Limits", "QueueCounts", "QueueItem", "UrlQueue", "normalized"]
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def normalized(url: str, disable_queries: bool = False) -> str:
+    """``normalize``, remembered: a site's navigation links come back on every page, each normalized thrice."""
+    return normalize(url, disable_queries=disable_queries)
 
 
 @dataclass(frozen=True)
@@ -108,7 +115,7 @@ class UrlQueue:
 
     def key(self, url: str) -> str:
         try:
-            return normalize(url, disable_queries=self.disable_queries)
+            return normalized(url, self.disable_queries)
         except ValueError:  # a link no request can go to (a bad port) is its own key: recorded, never fetched
             return url
 

@@ -10,7 +10,7 @@ from typing import Any
 from nitpicker_core.content_types import HTML_TYPES as PAGE_TYPES
 from nitpicker_core.crawler.errors import PERMANENT_KINDS, classify, is_blocked_status
 from nitpicker_core.crawler.fetch import FetchResult
-from nitpicker_core.crawler.queue import QueueItem
+from nitpicker_core.crawler.queue import QueueItem, normalized
 from nitpicker_core.crawler.start_links import StartLinks
 from nitpicker_core.crawler.stopping import PageAbandoned
 from nitpicker_core.records import Anchor, CrawlErrorRecord, PageError, Resource, ScrapeResult
@@ -160,7 +160,7 @@ class ResultsMixin:
         kept = []
         for anchor in anchors:
             try:
-                href = normalize(anchor.href, disable_queries=self.options.disable_queries)
+                href = normalized(anchor.href, self.options.disable_queries)
             except ValueError:  # no request can go there (a bad port): the link is kept as written
                 href = anchor.href.strip()
             kept.append(dataclasses.replace(anchor, href=href))  # raw_href, line, col travel with it
@@ -176,7 +176,7 @@ class ResultsMixin:
         below = depth + 1
         for anchor in result.anchors or []:
             try:
-                target = normalize(anchor.href, disable_queries=self.options.disable_queries)
+                target = normalized(anchor.href, self.options.disable_queries)
             except ValueError:  # queued as written, to be recorded as an invalid link and never fetched
                 target = anchor.href.strip()
                 if target.lower().startswith(("http://", "https://")):

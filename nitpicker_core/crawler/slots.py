@@ -46,7 +46,8 @@ class PageSlots:
         if slot is not None:
             try:
                 await slot.page.context.clear_cookies()
-                await slot.page.set_viewport_size(dict(DEFAULT_VIEWPORT))
+                if slot.page.viewport_size != DEFAULT_VIEWPORT:  # known without asking the browser
+                    await slot.page.set_viewport_size(dict(DEFAULT_VIEWPORT))
             except Exception:  # the page died between URLs: start over with a fresh one
                 await self._drop(worker)
                 slot = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -22,6 +23,7 @@ from .network import (
     strip_fragment,
     to_resource,
 )
+from .settle import InFlight, settle
 
 __all__ = ["crawl_scrape", "scrape"]
 
@@ -30,6 +32,23 @@ MAX_CLIENT_REDIRECTS = 5
 MAX_REFRESH_DELAY = 5.0  # a longer meta refresh is a "reload later" page, not a redirect
 MAX_CONSOLE_ERRORS = 50
 EXTRACT_PATIENCE = 6  # the last extract attempt may take this many times the DOM bound
+# The DOM serialized as page.content() does it, but in the page's own world: content() and title() run in an
+# isolated world Playwright injects on first use after every navigation, 100-400 ms a page (measured)
+_DOM_JS = """const doctype = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : "";
+  const html = doctype + (document.documentElement ? document.documentElement.outerHTML : "");"""
+# One round trip for all the page tells: the extract, the framework probe and the DOM
+READ_JS = f"""() => {{
+  const extract = ({EXTRACT_JS.strip()});
+  const probe = ({tags.PROBE_JS});
+  {_DOM_JS}
+  return {{...extract(), probe: probe(), html}};
+}}"""
+LIGHT_JS = f"""() => {{
+  {_DOM_JS}
+  return {{html, title: document.title}};
+}}"""
+#: ``ScrapeResult.extra`` key of the seconds each scrape phase took; the crawler takes it out before storing
+PHASES_KEY = "phase_seconds"
 
 
 async def _bounded(awaitable: Awaitable[T], seconds: float, default: T) -> T:
@@ -115,13 +134,13 @@ async def _first_status(response: Any) -> int | None:
     return first.status if first is not None else None
 
 
-async def _follow_client_redirects(page: Any, url: str, recorder: _Recorder, response: Any,
+async def _follow_client_redirects(page: Any, url: str, recorder: _Recorder, in_flight: InFlight, response: Any,
                                    timeouts: dict[str, float], chain: list[str]) -> tuple[Any, dict[str, Any]]:
     """Settle the page, following JS / meta-refresh redirects as edges; returns final response and extract."""
     dom, idle = timeouts["dom"], timeouts["idle"]
     extracted: dict[str, Any] = {}
     for _ in range(MAX_CLIENT_REDIRECTS + 1):
-        await _bounded(page.wait_for_load_state("networkidle", timeout=idle * 1000), idle + 1, None)
+        await settle(page, in_flight, idle)
         reached = strip_fragment(response.url)
         if strip_fragment(page.url) != reached:
             # The page navigated by itself (script or an immediate meta refresh): record where it went
@@ -132,7 +151,7 @@ async def _follow_client_redirects(page: Any, url: str, recorder: _Recorder, res
             chain += chain_edges(chain[-1] if chain else url, request_urls(landed))
             response = landed
             continue
-        extracted = await _bounded(page.evaluate(EXTRACT_JS), dom, {})
+        extracted = await _bounded(page.evaluate(READ_JS), dom, {})
         refresh = parse_refresh(extracted.get("refresh"), page.url)
         if refresh is None or refresh[0] > MAX_REFRESH_DELAY or strip_fragment(refresh[1]) == reached:
             break
@@ -151,6 +170,19 @@ async def _follow_client_redirects(page: Any, url: str, recorder: _Recorder, res
     return response, extracted
 
 
+class _Laps:
+    """Seconds per scrape phase, one ``perf_counter`` per phase boundary (cheap enough for every page)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self._mark = time.perf_counter()
+
+    def lap(self, phase: str) -> None:
+        now = time.perf_counter()
+        self.seconds[phase] = self.seconds.get(phase, 0.0) + now - self._mark
+        self._mark = now
+
+
 async def scrape(url: str, page: Any, options: dict[str, Any], *, full: bool = True) -> ScrapeResult:
     """Render ``url`` in ``page``; ``full=False`` stops after the title (the light scrape of external pages).
 
@@ -159,7 +191,9 @@ async def scrape(url: str, page: Any, options: dict[str, Any], *, full: bool = T
     """
     timeouts = {**SCRAPE_TIMEOUTS, **(options.get("timeouts") or {})}
     result = ScrapeResult(url=url)
-    with _Recorder(page) as recorder:
+    laps = _Laps()
+    result.extra[PHASES_KEY] = laps.seconds
+    with _Recorder(page) as recorder, InFlight(page) as in_flight:
         response = await page.goto(url, wait_until="domcontentloaded", timeout=timeouts["navigation"] * 1000)
         if response is None:  # same-document navigation: nothing new was loaded
             return result
@@ -167,36 +201,41 @@ async def scrape(url: str, page: Any, options: dict[str, Any], *, full: bool = T
         await _fill_response(result, response)
         if result.redirect_chain:
             result.extra["redirect_status"] = await _first_status(response)
+        laps.lap("navigation")
         if result.content_type not in HTML_TYPES:
             return result  # not a page: status, type and length are all there is
         if not full:
-            result.html = await _bounded(page.content(), timeouts["dom"], None)
-            result.metadata = {"title": await _bounded(page.title(), timeouts["dom"], "")}
+            light = await _bounded(page.evaluate(LIGHT_JS), timeouts["dom"], {})
+            result.html, result.metadata = light.get("html"), {"title": light.get("title") or ""}
+            laps.lap("extraction")
             return result
-        final, extracted = await _follow_client_redirects(page, url, recorder, response, timeouts,
+        final, extracted = await _follow_client_redirects(page, url, recorder, in_flight, response, timeouts,
                                                           result.redirect_chain)
+        laps.lap("settle")
         if final is not response:
             # The source answered (usually 200) and then moved on by itself
             result.extra.setdefault("redirect_status", result.status)
             await _fill_response(result, final)
             result.extra["client_redirect"] = True
-        result.html = await _bounded(page.content(), timeouts["dom"], None)
         if not extracted:
             # A huge page (an index of tens of thousands of links) on a loaded machine can need far more than
             # the short settle bound; an empty extract would store the page with no title and no links, so
             # the last try gets a long bound of its own
-            extracted = await _bounded(page.evaluate(EXTRACT_JS), max(timeouts["dom"] * EXTRACT_PATIENCE, 30.0), {})
+            extracted = await _bounded(page.evaluate(READ_JS), max(timeouts["dom"] * EXTRACT_PATIENCE, 30.0), {})
         if not extracted:
             result.errors.append(PageError(step="extract", message="the page did not answer in time"))
+        result.html = extracted.get("html") or await _bounded(page.content(), timeouts["dom"], None)
         _apply_extract(result, extracted)
         await _keep_source(result, final, extracted.get("encoding"), timeouts["dom"])
-        probe = await _bounded(page.evaluate(tags.PROBE_JS), timeouts["dom"], {})
-        result.tags = tags.detect(result.html or "", probe, result.headers, guess_cdn(result.headers))
+        result.tags = tags.detect(result.html or "", extracted.get("probe") or {}, result.headers,
+                                  guess_cdn(result.headers))
+        laps.lap("extraction")
         if options.get("image", True):
             found, errors = await images.capture(page, list(options.get("image_presets") or IMAGE_PRESETS),
                                                  preset_timeout=timeouts["preset"])
             result.images = found
             result.errors += errors
+            laps.lap("images")
         result.received = list(recorder.resources.values())
         result.resources = list(recorder.resources)
         result.errors = recorder.errors + result.errors

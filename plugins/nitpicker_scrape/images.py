@@ -17,14 +17,22 @@ PRESETS: dict[str, tuple[int, int]] = {
 MAX_SCROLL_STEPS = 200
 SCROLL_STEP_MS = 60
 
-# Step through the page one viewport at a time so IntersectionObserver-based loaders fire, then the end
-SCROLL_JS = """async ([maxSteps, stepMs]) => {
+# What loads when scrolled into view: native lazy loading and the data-* / class conventions of script loaders
+LAZY_SELECTOR = (
+    'img[loading="lazy" i], iframe[loading="lazy" i], [data-src], [data-srcset], [data-lazy], [data-lazy-src], '
+    '[data-original], [data-bg], [class*="lazy" i]'
+)
+# Step through the page one viewport at a time so IntersectionObserver-based loaders fire, then the end; a page
+# without lazy candidates is not scrolled at all (its images load on their own): returns whether it scrolled
+SCROLL_JS = """async ([maxSteps, stepMs, lazy]) => {
+  if (!document.querySelector(lazy)) return false;
   const height = () => Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0);
   for (let i = 0, y = 0; i < maxSteps && y < height(); i++, y += window.innerHeight) {
     window.scrollTo(0, y);
     await new Promise((r) => setTimeout(r, stepMs));
   }
   window.scrollTo(0, height());
+  return true;
 }"""
 
 WAIT_IMAGES_JS = """async (ms) => {
@@ -61,10 +69,11 @@ async def capture_preset(page: Any, name: str, image_wait: float) -> list[Image]
         raise ValueError(f"unknown device preset {name!r} (known: {', '.join(PRESETS)})")
     width, _dpr = PRESETS[name]
     await page.set_viewport_size(viewport_for(width))
-    await page.evaluate(SCROLL_JS, [MAX_SCROLL_STEPS, SCROLL_STEP_MS])
+    scrolled = await page.evaluate(SCROLL_JS, [MAX_SCROLL_STEPS, SCROLL_STEP_MS, LAZY_SELECTOR])
     await page.evaluate(WAIT_IMAGES_JS, int(image_wait * 1000))
     raw = await page.evaluate(IMAGES_JS)
-    await page.evaluate("() => window.scrollTo(0, 0)")
+    if scrolled:
+        await page.evaluate("() => window.scrollTo(0, 0)")
     return [_image(item, width) for item in raw or []]
 
 
