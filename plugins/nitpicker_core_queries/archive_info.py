@@ -88,7 +88,7 @@ QUERIES = [
         {"url": {"type": "string", "description": "the page's URL"},
          "base": _BASE,
          "html": {"type": "boolean", "default": False, "description": "add html_diff, the rendered HTML's line diff"},
-         "normalize": {"type": "array", "items": {"type": "string"}, "default": None,
-                       "description": "more regular expressions whose matches the HTML diff ignores"}},
+         "normalize": {"type": "array", "items": {"type": "string"}, "format": "regex", "default": None,
+                       "description": "more regular expressions whose matches (or groups) the HTML diff ignores"}},
         required=("url",), order=4),
 ]

@@ -118,6 +118,16 @@ def test_page_diff_of_added_removed_unchanged_and_unknown_pages(registry, genera
         query(registry, generations, "page-diff", commit=1, url=HOME)
 
 
+def test_page_diff_query_adds_the_normalised_html_diff(registry, generations):
+    delta = query(registry, generations, "page-diff", commit=2, url=HOME, html=True)
+    assert "-<title>Home</title>\n+<title>Home page</title>\n" in delta["html_diff"]
+    quiet = query(registry, generations, "page-diff", commit=2, url=HOME, html=True, normalize=["<title>(.*)</title>"])
+    assert " <title>…</title>" in quiet["html_diff"].splitlines() and "+<a href=\"/contact\">/contact</a>" in quiet["html_diff"]
+    assert query(registry, generations, "page-diff", commit=4, url=HOME, html=True)["html_diff"] is None  # removed
+    with pytest.raises(UsageError, match="parameter 'normalize' is not a valid regular expression"):
+        query(registry, generations, "page-diff", commit=2, url=HOME, html=True, normalize=["("])
+
+
 def test_diff_query_explains_each_modified_page_and_lists_resources(registry, generations):
     result = query(registry, generations, "diff", commit=2)
     assert result["modified"] == [HOME] and list(result["changes"]) == [HOME]
