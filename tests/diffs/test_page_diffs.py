@@ -237,3 +237,15 @@ def test_a_commit_without_parent_needs_a_base(cli, tmp_path):
     path = build_archive(tmp_path / "one.nitpicker", [home()])
     result = cli("diff", str(path))
     assert result.returncode == 1 and "commit 1 has no parent" in result.stderr
+
+
+def test_the_viewer_api_serves_page_diff_and_history(generations):
+    from nitpicker_testing.runs import viewer_client
+
+    with viewer_client(make_plugin_manager(), generations) as client:
+        delta = client.get("/api/page-diff", query_string={"url": HOME, "commit": 2}).get_json()
+        history = client.get("/api/history", query_string={"url": HOME, "field": "title"}).get_json()
+        missing = client.get("/api/page-diff", query_string={"url": SITE + "/nowhere", "commit": 2})
+    assert delta["fields"]["title"] == ["Home", "Home page"]
+    assert [c["commit"] for c in history["changes"]] == [2, 4]
+    assert missing.status_code == 400 and "is in neither" in missing.get_json()["error"]
