@@ -88,28 +88,39 @@ def base_of(reader: Any, commit: int) -> int | None:
     return parent if parent in commits else None
 
 
-def token(reader: Any, commit: int, check: Check, code: str) -> str | None:
-    """What the check's findings on the commit depend on; None when they are not worth storing (unfinished)."""
-    info = _commit_info(reader, commit)
-    if info is None or info[0] != "complete":
-        return None
-    if not check.analyzer:
-        return f"v{FINDINGS_VERSION}|{code}|commit:{info[1]}"
-    runs = {r["analyzer"]: r for r in reader.analyzer_runs(commit)}
-    run = runs.get(check.analyzer)
-    if run is None or not str(run.get("status") or "").startswith("complete"):
-        return None
-    return (
-        f"v{FINDINGS_VERSION}|{code}|run:{run['version']}:{run['settings_hash']}:{run['started_at']}:"
-        f"{run['finished_at']}:{run['status']}"
-    )
+class Tokens:
+    """What a check's findings on a commit depend on, for many checks: commits and runs read once."""
 
+    def __init__(self, reader: Any, codes: dict[str, str]) -> None:
+        self.reader, self.codes = reader, codes
+        self._commits = {
+            int(r[0]): (str(r[1]), str(r[2] or ""))
+            for r in reader.execute("SELECT id, status, finished_at FROM commits")
+        }
+        self._runs: dict[int, dict[str, str]] = {}
 
-def _commit_info(reader: Any, commit: int) -> tuple[str, str] | None:
-    for c in reader.commits():
-        if c["id"] == commit:
-            return str(c["status"]), str(c.get("finished_at") or "")
-    return None
+    def _run_tokens(self, commit: int) -> dict[str, str]:
+        if commit not in self._runs:
+            self._runs[commit] = {
+                r[
+                    "analyzer"
+                ]: f"run:{r['version']}:{r['settings_hash']}:{r['started_at']}:{r['finished_at']}:"
+                f"{r['status']}"
+                for r in self.reader.analyzer_runs(commit)
+                if str(r.get("status") or "").startswith("complete")
+            }
+        return self._runs[commit]
+
+    def of(self, check: Check, commit: int) -> str | None:
+        """The check's token on the commit; None when its findings are not worth storing (unfinished)."""
+        code = self.codes.get(check.id)
+        info = self._commits.get(commit)
+        if code is None or info is None or info[0] != "complete":
+            return None
+        if not check.analyzer:
+            return f"v{FINDINGS_VERSION}|{code}|commit:{info[1]}"
+        run = self._run_tokens(commit).get(check.analyzer)
+        return None if run is None else f"v{FINDINGS_VERSION}|{code}|{run}"
 
 
 class Stored:
@@ -184,6 +195,43 @@ class Stored:
                 + " AND EXISTS (SELECT 1 FROM finding p WHERE p.commit_id = ? AND "
                 "p.check_no = a.check_no AND p.url = a.url AND p.detail = a.detail)",
                 [commit, self.numbers[check_id], base, prior],
+            )[0][0]
+        )
+
+    def _in(self, check_ids: list[str]) -> str:
+        return ", ".join(str(self.numbers[c]) for c in check_ids if c in self.numbers) or "NULL"
+
+    def urls(self, commit: int, check_ids: list[str]) -> int:
+        """How many URLs any of the checks found on the commit (the count of a merged defect)."""
+        return int(
+            self.reader.execute(
+                f"SELECT count(DISTINCT url) FROM finding WHERE commit_id = ? AND check_no IN ({self._in(check_ids)})",
+                [commit],
+            )[0][0]
+        )
+
+    def shared_urls(self, commit: int, base: int, check_ids: list[str]) -> int:
+        """URLs the checks found on both commits (any check, any detail on each side)."""
+        numbers = self._in(check_ids)
+        return int(
+            self.reader.execute(
+                f"SELECT count(*) FROM (SELECT DISTINCT url FROM finding WHERE commit_id = ? AND check_no IN "
+                f"({numbers})) n WHERE EXISTS (SELECT 1 FROM finding b WHERE b.commit_id = ? AND b.check_no IN "
+                f"({numbers}) AND b.url = n.url)",
+                [commit, base],
+            )[0][0]
+        )
+
+    def regressed_urls(self, commit: int, base: int, prior: int, check_ids: list[str]) -> int:
+        """New URLs (on the commit, on none of the checks on the base) with a finding the prior commit had."""
+        numbers = self._in(check_ids)
+        same = "b.check_no = a.check_no AND b.url = a.url AND b.detail = a.detail"
+        return int(
+            self.reader.execute(
+                f"SELECT count(DISTINCT a.url) FROM finding a WHERE a.commit_id = ? AND a.check_no IN ({numbers}) "
+                f"AND NOT EXISTS (SELECT 1 FROM finding b WHERE b.commit_id = ? AND b.check_no IN ({numbers}) "
+                f"AND b.url = a.url) AND EXISTS (SELECT 1 FROM finding b WHERE b.commit_id = ? AND {same})",
+                [commit, base, prior],
             )[0][0]
         )
 
@@ -279,9 +327,10 @@ def _build(conn: sqlite3.Connection, stub: Path, commit: int, analyzer: str | No
         ctx = CheckContext(reader, commit, query_registry(pm))
         base = base_of(reader, commit)
         prior = base_of(reader, base) if base is not None else None
+        tokens = Tokens(reader, codes)
         results: list[tuple[Check, str, set[Finding], str | None]] = []
         for check in checks:
-            wanted = token(reader, commit, check, codes[check.id])
+            wanted = tokens.of(check, commit)
             if wanted is None:
                 continue
             found, error = _evaluate(check, ctx)
@@ -303,7 +352,7 @@ def _build(conn: sqlite3.Connection, stub: Path, commit: int, analyzer: str | No
             stored += 1
         if base is not None:
             _store_deltas(
-                conn, reader, commit, base, prior, [(c, w) for c, w, _, e in results if e is None], codes
+                conn, reader, commit, base, prior, [(c, w) for c, w, _, e in results if e is None], tokens
             )
     return stored
 
@@ -315,18 +364,18 @@ def _store_deltas(
     base: int,
     prior: int | None,
     checks: Iterable[tuple[Check, str]],
-    codes: dict[str, str],
+    tokens: Tokens,
 ) -> None:
     """Counts against the default base, for the checks stored on both sides (read through the writer's view)."""
     mine = Stored(_ConnReader(conn, reader))
     for check, wanted in checks:
-        then = mine.valid(base, check.id, token(reader, base, check, codes[check.id]))
+        then = mine.valid(base, check.id, tokens.of(check, base))
         if then is None or then[3] is not None:
             continue
         now = mine.checks(commit)[check.id]
         both = mine.persisting(commit, base, check.id)
         regressed = 0
-        if prior is not None and mine.valid(prior, check.id, token(reader, prior, check, codes[check.id])):
+        if prior is not None and mine.valid(prior, check.id, tokens.of(check, prior)):
             regressed = mine.regressed(commit, base, prior, check.id)
         conn.execute(
             "INSERT OR REPLACE INTO finding_delta (commit_id, base_id, check_no, tokens, new, fixed, persisting, "

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+import lxml.etree
+import lxml.html
+
 from nitpicker_core import Check, CheckContext, Finding
 
 from .common import children, content_pages, content_urls, rows, unique, without_positions
@@ -37,6 +40,32 @@ def _empty(field: str) -> Finder:
         for row in content_pages(ctx):
             if not (row.get(field) or "").strip():
                 yield Finding(row["url"])
+    return find
+
+
+# The element whose absence or emptiness a field's check tells apart (the scrape stores "" for both).
+_ELEMENTS = {"title": "//head/title | //title", "description": "//meta[translate(@name, 'DESCRIPTION', "
+             "'description') = 'description']"}
+
+
+def _which(ctx: CheckContext, url: str, field: str) -> str:
+    """"missing" when the stored HTML has no such element, "empty" when it has one; "" without stored HTML."""
+    html = ctx.reader.html(url, ctx.commit)
+    if not html or not html.strip():
+        return ""
+    try:
+        doc = lxml.html.document_fromstring(html)
+    except (ValueError, lxml.etree.ParserError):
+        return ""
+    return "empty" if doc.xpath(_ELEMENTS[field]) else "missing"
+
+
+def _absent(field: str) -> Finder:
+    """Pages whose title or description is missing or empty, told apart in the detail (read from the HTML)."""
+    def find(ctx: CheckContext) -> Iterator[Finding]:
+        for row in content_pages(ctx):
+            if not (row.get(field) or "").strip():
+                yield Finding(row["url"], _which(ctx, row["url"], field))
     return find
 
 
@@ -112,8 +141,9 @@ CHECKS = [
            "error kind.", "Make the URL answer: check the server, its TLS certificate and its DNS records.",
            "https://developers.google.com/search/docs/crawling-indexing/http-network-errors", failed_urls, 22),
     _check("title-missing", "Pages without a title", "metadata", "high",
-           "HTML pages with no <title> or an empty one: search results and browser tabs show the bare URL.",
-           "Give every page a unique, descriptive <title>.", TITLE_HELP, _empty("title"), 40),
+           "HTML pages with no <title> or an empty one (the detail says which: missing or empty): search results "
+           "and browser tabs show the bare URL.",
+           "Give every page a unique, descriptive <title>.", TITLE_HELP, _absent("title"), 40),
     _check("title-duplicate", "Pages sharing a title", "metadata", "medium",
            "HTML pages (status 200) whose title another page has too; the detail is the shared title.",
            "Write a title that says what this page has that the others do not.", TITLE_HELP,
@@ -123,9 +153,10 @@ CHECKS = [
            f"Keep titles under about {TITLE_MAX} characters, the important words first.", TITLE_HELP,
            _too_long("title", TITLE_MAX), 42),
     _check("description-missing", "Pages without a meta description", "metadata", "medium",
-           "HTML pages with no meta description or an empty one: search engines make up the snippet.",
+           "HTML pages with no meta description or an empty one (the detail says which: missing or empty): "
+           "search engines make up the snippet.",
            "Add a <meta name=\"description\"> that summarises the page in a sentence or two.", SNIPPET_HELP,
-           _empty("description"), 43),
+           _absent("description"), 43),
     _check("description-duplicate", "Pages sharing a meta description", "metadata", "low",
            "HTML pages (status 200) whose meta description another page has too; the detail is the description.",
            "Write a description specific to each page, or leave it out rather than repeat one.", SNIPPET_HELP,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,24 @@ BASE_NOTE = "new findings may come from the tool, not the site"
 base_of = findings_store.base_of
 
 
+# A long-lived process (viewer, MCP server) asks many times with one plugin manager: its check registry (400
+# checks, analyzer catalogues included) is built once per set of plugins, not once per query.
+_REGISTRIES: weakref.WeakKeyDictionary[Any, tuple[Any, Any, Any]] = weakref.WeakKeyDictionary()
+
+
+def _registries(pm: Any) -> tuple[Any, Any]:
+    """The check and query registries of ``pm``, rebuilt when its plugins changed."""
+    key = tuple(sorted(name for name, _ in pm.list_name_plugin())) if hasattr(pm, "list_name_plugin") else None
+    try:
+        cached = _REGISTRIES.get(pm)
+    except TypeError:  # not weakly referable: no cache
+        return check_registry(pm), query_registry(pm)
+    if cached is None or key is None or cached[0] != key:
+        cached = (key, check_registry(pm), query_registry(pm))
+        _REGISTRIES[pm] = cached
+    return cached[1], cached[2]
+
+
 @dataclass
 class Outcome:
     """One check's findings on one commit: None when its analyzer never ran there; ``error`` when it failed."""
@@ -43,8 +62,7 @@ class Lifecycle:
 
     def __init__(self, pm: Any, reader: Any, commit: int, base: Any = None) -> None:
         self.reader, self.commit = reader, commit
-        self.checks = check_registry(pm)
-        self._queries = query_registry(pm)
+        self.checks, self._queries = _registries(pm)
         if base is None:
             self.base = base_of(reader, commit)
         else:
@@ -58,15 +76,11 @@ class Lifecycle:
         self._outcomes: dict[tuple[str, int], Outcome] = {}
         # findings stored with the commits (when their tokens still match) are read, not recomputed
         self.stored = findings_store.Stored(reader)
-        self._codes = findings_store.code_versions(pm, self.checks) if self.stored.available else {}
-        self._tokens: dict[tuple[str, int], str | None] = {}
+        codes = findings_store.code_versions(pm, self.checks) if self.stored.available else {}
+        self._tokens = findings_store.Tokens(reader, codes) if self.stored.available else None
 
     def token(self, check: Check, commit: int) -> str | None:
-        key = (check.id, commit)
-        if key not in self._tokens:
-            code = self._codes.get(check.id)
-            self._tokens[key] = None if code is None else findings_store.token(self.reader, commit, check, code)
-        return self._tokens[key]
+        return None if self._tokens is None else self._tokens.of(check, commit)
 
     def stored_row(self, check: Check, commit: int) -> tuple[str, int, int, str | None] | None:
         """The check's stored (token, findings, urls, error) on the commit, when still valid."""
@@ -204,6 +218,10 @@ def _merged(life: Lifecycle, group: list[Check]) -> dict[str, Any]:
         fast = life.counts(group[0])
         if fast is not None:
             return {"state": "ok", "error": None, **fast}
+    else:
+        fast = _merged_stored(life, group)
+        if fast is not None:
+            return fast
     per = {c.id: life.states(c) for c in group}
     if len(group) == 1:
         s = per[group[0].id]
@@ -244,6 +262,50 @@ def _merged(life: Lifecycle, group: list[Check]) -> dict[str, Any]:
         "regressed": len(regressed & sets["new"]) if compared else None,
         "sources": {c.id: _merged(life, [c]) for c in group},
     }
+
+
+def _merged_stored(life: Lifecycle, group: list[Check]) -> dict[str, Any] | None:
+    """A merged group's URL counts by SQL on the stored findings; None unless every source needed is stored."""
+    now_ids: list[str] = []
+    compared: list[str] = []
+    for check in group:
+        if check.analyzer and not life.context(life.commit).analysed(check.analyzer):
+            continue
+        row = life.stored_row(check, life.commit)
+        if row is None or row[3] is not None:
+            return None
+        now_ids.append(check.id)
+        if life.base is None or life.base == life.commit:
+            compared.append(check.id)
+        elif not check.analyzer or life.context(life.base).analysed(check.analyzer):
+            then = life.stored_row(check, life.base)
+            if then is None or then[3] is not None:
+                return None
+            compared.append(check.id)
+    if not now_ids:
+        return {"state": "not_analysed", "error": None, "findings": None, "urls": None,
+                **dict.fromkeys(STATES), "regressed": None, "sources": {c.id: _merged(life, [c]) for c in group}}
+    store = life.stored
+    urls = store.urls(life.commit, now_ids)
+    counts: dict[str, Any] = dict.fromkeys([*STATES, "regressed"])
+    if compared:
+        if life.base is None:
+            counts = {"new": store.urls(life.commit, compared), "persisting": 0, "fixed": 0, "regressed": 0}
+        elif life.base == life.commit:
+            counts = {"new": 0, "persisting": store.urls(life.commit, compared), "fixed": 0, "regressed": 0}
+        else:
+            now, before = store.urls(life.commit, compared), store.urls(life.base, compared)
+            both = store.shared_urls(life.commit, life.base, compared)
+            regressed = 0
+            if life.prior is not None and now > both:
+                for check in group:
+                    if check.id in compared and life.stored_row(check, life.prior) is None and (
+                            not check.analyzer or life.context(life.prior).analysed(check.analyzer)):
+                        return None  # the commit before the base is not stored: computed in memory
+                regressed = store.regressed_urls(life.commit, life.base, life.prior, compared)
+            counts = {"new": now - both, "persisting": both, "fixed": before - both, "regressed": regressed}
+    return {"state": "ok", "error": None, "findings": urls, "urls": urls, **counts,
+            "sources": {c.id: _merged(life, [c]) for c in group}}
 
 
 def _row(life: Lifecycle, group: list[Check], changed: dict[str, str], missing: list[str]) -> dict[str, Any]:

@@ -73,6 +73,7 @@ def home():  # type: ignore[no-untyped-def]
         ("/checks-site/loop-a", "Loop"), ("/checks-site/twin-a", "Twin A"), ("/checks-site/twin-b", "Twin B"),
         ("/checks-site/long-title", "Long"), ("/checks-site/untitled", "Untitled"),
         ("/checks-site/empty-title", "Empty title"), ("/checks-site/no-description", "No description"),
+        ("/checks-site/empty-description", "Empty description"),
         ("/checks-site/long-description", "Long description"), ("/checks-site/no-h1", "No h1"),
         ("/checks-site/two-h1", "Two h1"), ("/checks-site/canonical", "Canonical"),
         ("/checks-site/social", "Social"), ("/checks-site/hidden", "Hidden"), ("/checks-site/images", "Images"),
@@ -158,6 +159,11 @@ def empty_title():  # type: ignore[no-untyped-def]
 @bp.get("/no-description")
 def no_description():  # type: ignore[no-untyped-def]
     return _page("No Description", description=None)
+
+
+@bp.get("/empty-description")
+def empty_description():  # type: ignore[no-untyped-def]
+    return _page("Empty Description", description=None, head='<meta name="description" content="">')
 
 
 @bp.get("/long-description")

@@ -50,7 +50,9 @@ def _urls(life: dict[str, Any], check: str, *extra: str) -> dict[str, set[tuple[
 def test_crawl_checks_new_fixed_persisting(lifecycle: dict[str, Any]) -> None:
     assert _urls(lifecycle, "broken-link") == {
         "new": {("", "gone-3")}, "persisting": {("", "gone-2")}, "fixed": {("", "gone-1")}}
-    assert _urls(lifecycle, "title-missing") == {"new": {("c", "")}, "persisting": {("b", "")}, "fixed": {("a", "")}}
+    # the detail tells a missing <title> from an empty one
+    assert _urls(lifecycle, "title-missing") == {
+        "new": {("c", "empty")}, "persisting": {("b", "missing")}, "fixed": {("a", "missing")}}
     assert _urls(lifecycle, "client-error-page") == {
         "new": {("gone-3", "404")}, "persisting": {("gone-2", "404")}, "fixed": {("gone-1", "404")}}
 

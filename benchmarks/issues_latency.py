@@ -1,0 +1,170 @@
+"""Latency of `issues` and `issue-urls` on a large synthetic archive, with findings stored with the commits.
+
+The archive comes from ``synth_archive.py`` (two commits: the second a re-crawl changing a few percent), or
+``--archive``. Findings an older archive lacks are stored first through the writer, as a completing commit
+would (that time is reported per commit). COLD runs each query in a new process with a fresh tar cache
+(the unpack, plugin loading and the query timed apart; the OS page cache is not dropped). WARM runs each
+query repeatedly in this process with the archive open and reports p50/p95. Every figure is also given as a
+ratio to a baseline on the same machine: one ``SELECT count(*)`` pass over the commit's pages joined to
+their states, so a loaded machine shows as a slow baseline rather than a slow query.
+
+Targets (issue 15): `issues` ≤ 1 s cold and ≤ 100 ms warm, `issue-urls` paged ≤ 100 ms warm, the
+lifecycle against a 100k-page base ≤ 2 s.
+
+    .venv/bin/python benchmarks/issues_latency.py --pages 10000
+    .venv/bin/python benchmarks/issues_latency.py --archive /tmp/synth100k.nitpicker
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from nitpicker_core.archive import open_archive  # noqa: E402
+from nitpicker_core.archive.writer import ArchiveWriter  # noqa: E402
+from nitpicker_core.plugins import make_plugin_manager  # noqa: E402
+from nitpicker_core.query import query_registry, run_query  # noqa: E402
+
+MARKER = "ISSUES-LATENCY-RESULT "
+BASELINE = ("SELECT count(*) FROM commit_page cp JOIN page_state ps ON ps.id = cp.state_id "
+            "WHERE cp.commit_id = ? AND ps.status IS NOT NULL")
+
+
+def cases(head: int, first: int) -> list[tuple[str, str, dict[str, Any]]]:
+    """(label, query, parameters) measured: the overview, lifecycles, and pages of affected URLs."""
+    return [
+        ("issues (base: parent)", "issues", {}),
+        (f"issues --base {first} (lifecycle)", "issues", {"base": str(first)}),
+        (f"issues --base {head} (itself)", "issues", {"base": str(head)}),
+        ("issue-urls missing-csp, page 1", "issue-urls", {"check": "missing-content-security-policy"}),
+        ("issue-urls missing-csp, offset 50000", "issue-urls",
+         {"check": "missing-content-security-policy", "offset": 50000}),
+        ("issue-urls broken-link new", "issue-urls", {"check": "broken-link", "state": "new"}),
+        ("issue-urls title-duplicate fixed", "issue-urls", {"check": "title-duplicate", "state": "fixed"}),
+    ]
+
+
+def one(archive: Path, name: str, params: dict[str, Any]) -> None:
+    """The child of a cold run: times plugin loading, the unpack and the query, prints them on one line."""
+    t = time.perf_counter()
+    registry = query_registry(make_plugin_manager())
+    plugins = time.perf_counter() - t
+    t = time.perf_counter()
+    reader = open_archive(archive)
+    unpack = time.perf_counter() - t
+    t = time.perf_counter()
+    run_query(registry, reader, name, params)
+    query = time.perf_counter() - t
+    print(MARKER + json.dumps({"plugins": plugins, "unpack": unpack, "query": query}), flush=True)
+
+
+def cold(archive: Path, name: str, params: dict[str, Any]) -> dict[str, Any]:
+    cache = Path(tempfile.mkdtemp(prefix="issues-cold-"))
+    env = {**os.environ, "NITPICKER_TAR_CACHE_DIR": str(cache)}
+    try:
+        proc = subprocess.run([sys.executable, __file__, "--archive", str(archive), "--one", name,
+                               "--params", json.dumps(params)], env=env, capture_output=True, text=True,
+                              timeout=1800)
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+    for line in proc.stdout.splitlines():
+        if line.startswith(MARKER):
+            return json.loads(line[len(MARKER):])
+    return {"error": (proc.stderr.strip().splitlines() or ["no output"])[-1][:200]}
+
+
+def warm(reader: Any, registry: Any, name: str, params: dict[str, Any], runs: int) -> list[float]:
+    run_query(registry, reader, name, params)  # untimed warm-up
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        run_query(registry, reader, name, params)
+        times.append(time.perf_counter() - t)
+    return times
+
+
+def baseline(reader: Any, commit: int, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        reader.execute(BASELINE, [commit])
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def store_missing(archive: Path) -> list[tuple[int, float, int]]:
+    """Store the findings of commits that lack them (an archive written before they existed)."""
+    with open_archive(archive) as reader:
+        commits = sorted(c["id"] for c in reader.commits() if c["status"] == "complete")
+        has = bool(reader.execute("SELECT 1 FROM sqlite_master WHERE name = 'finding_check'"))
+        done = {r[0] for r in reader.execute("SELECT DISTINCT commit_id FROM finding_check")} if has else set()
+    built = []
+    if set(commits) <= done:
+        return built
+    w = ArchiveWriter.open(archive)
+    try:
+        for commit in commits:
+            t = time.perf_counter()
+            stored = w.build_findings(commit)
+            built.append((commit, time.perf_counter() - t, stored))
+        w.write()
+    finally:
+        w.close()
+    return built
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--archive", type=Path, help="reuse this archive (else generate one)")
+    parser.add_argument("--pages", type=int, default=100_000)
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--one", help=argparse.SUPPRESS)
+    parser.add_argument("--params", default="{}", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        one(args.archive, args.one, json.loads(args.params))
+        return
+    archive = args.archive
+    if archive is None:
+        from synth_archive import generate
+
+        archive = Path(tempfile.gettempdir()) / f"issues-bench-{args.pages}.nitpicker"
+        if not archive.exists():
+            generate(archive, args.pages, commits=2)
+    for commit, seconds, stored in store_missing(archive):
+        print(f"stored {stored} checks' findings of commit {commit} in {seconds:.1f} s")
+    registry = query_registry(make_plugin_manager())
+    with open_archive(archive) as reader:
+        commits = sorted(c["id"] for c in reader.commits() if c["status"] == "complete")
+        head, first = commits[-1], commits[0]
+        pages = reader.execute("SELECT count(*) FROM commit_page WHERE commit_id = ?", [head])[0][0]
+        findings = reader.execute("SELECT count(*) FROM finding WHERE commit_id = ?", [head])[0][0]
+        base = baseline(reader, head, args.runs)
+        print(f"{archive.name}: {pages:,} URLs in commit {head}, {findings:,} stored findings; "
+              f"baseline (count(*) over the pages) {base * 1000:.1f} ms")
+        print(f"{'case':42} {'cold query':>11} {'(unpack)':>9} {'warm p50':>9} {'warm p95':>9} {'p95/base':>9}")
+        for label, name, params in cases(head, first):
+            c = cold(archive, name, params)
+            times = warm(reader, registry, name, params, args.runs)
+            p50, p95 = statistics.median(times), sorted(times)[max(0, int(len(times) * 0.95) - 1)]
+            if "error" in c:
+                print(f"{label:42} error: {c['error']}")
+                continue
+            print(f"{label:42} {c['query'] * 1000:9.0f}ms {c['unpack']:8.1f}s {p50 * 1000:7.1f}ms "
+                  f"{p95 * 1000:7.1f}ms {p95 / base:9.2f}")
+
+
+if __name__ == "__main__":
+    main()
