@@ -217,6 +217,7 @@ def test_cli_diff_of_two_archives_compares_their_heads_by_url(cli, tmp_path):
     (["1", "9"], "site.nitpicker has no commit 9"),
     (["7"], "site.nitpicker has no commit 7"),
     (["3", "4", "--html", HOME], f"{HOME} is not in site.nitpicker@4"),
+    (["1", "2", "--html", SITE + "/contact"], f"{SITE}/contact is not in site.nitpicker@1"),
     (["2", "3", "--html", NEWS], f"{NEWS} has no stored HTML in site.nitpicker@3"),  # a bare link target
     (["1", "2", "--url", SITE + "/nowhere"], "is in neither site.nitpicker@1 nor site.nitpicker@2"),
     (["notes.txt"], "notes.txt is not a nitpicker archive"),
