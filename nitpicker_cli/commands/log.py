@@ -1,6 +1,8 @@
-"""`nitpicker log ARCHIVE`: the commits (crawl generations) of an archive, newest first."""
+"""`nitpicker log ARCHIVE`: the commits (crawl generations) of an archive, newest first, with their tools."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import click
 
@@ -9,13 +11,30 @@ from nitpicker_core import hookimpl
 from nitpicker_core.archive import open_archive
 
 
+def tools(commit: dict[str, Any]) -> str:
+    """The tools that made the commit, short: nitpicker, Chromium and the analyzers' rule sets."""
+    env = commit.get("environment") or {}
+    parts = [f"nitpicker {env['nitpicker']}"] if env.get("nitpicker") else []
+    if env.get("chromium"):
+        parts.append(" ".join(str(env["chromium"]).split()[:2]))  # "Chromium 156.0…", not the build notes
+    for run in commit.get("analyzers") or ():
+        label = run["rule_set"] or f"{run['analyzer']} {run['version']}"
+        if label not in parts:
+            parts.append(label)
+    return ", ".join(parts)
+
+
 @hookimpl
 def register_commands(cli: click.Group) -> None:
     @cli.command("log")
     @click.argument("archive", type=click.Path(path_type=str))
-    @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of one line per commit.")
+    @click.option("--json", "as_json", is_flag=True,
+                  help="Print JSON: every commit with its stats, options, environment and analyzer runs.")
     def log(archive: str, as_json: bool) -> None:
-        """List the commits of ARCHIVE: id, parent, kind, status, start time, page count; HEAD marked."""
+        """List the commits of ARCHIVE: id, parent, kind, status, start time, page count and the tools
+        that made it (nitpicker, Chromium, analyzer rule sets); HEAD marked. --json has the whole
+        environment manifest: Python, Playwright, OS, every plugin's distribution, the crawl options and
+        each analyzer run's version and settings hash."""
         get_app().config()
         with open_archive(archive) as reader:
             commits = reader.commits()
@@ -27,5 +46,6 @@ def register_commands(cli: click.Group) -> None:
             mark = "HEAD " if c["id"] == head else "     "
             pages = (c.get("stats") or {}).get("pages", "?")
             parent = c["parent_id"] if c["parent_id"] is not None else "-"
+            made_by = tools(c)
             click.echo(f"{mark}{c['id']:>4}  parent {parent!s:>4}  {c['kind']:<8} {c['status']:<11} "
-                       f"{c['started_at']}  pages {pages}")
+                       f"{c['started_at']}  pages {pages}" + (f"  ({made_by})" if made_by else ""))

@@ -3,6 +3,7 @@
 from . import aggregates, digest, findings_store
 from .files import cache_root
 from .lock import live_pid
+from .manifest import crawl_environment
 from .models import FORMAT_VERSION
 from .reader import ArchiveReader, locate, open_archive
 from .writer import ArchiveWriter, NothingToResume, stub_path
@@ -16,6 +17,7 @@ __all__ = [
     "ArchiveWriter",
     "NothingToResume",
     "cache_root",
+    "crawl_environment",
     "live_pid",
     "locate",
     "open_archive",

@@ -15,7 +15,7 @@ from typing import Any
 from nitpicker_core.errors import ArchiveError
 from nitpicker_core.records import BOOLEAN_METADATA
 
-from . import files
+from . import counts, files, manifest
 from .lock import live_pid
 from .writer import STUB_SUFFIX
 
@@ -145,8 +145,21 @@ class ArchiveReader:
         return {r[0]: json.loads(r[1]) for r in self._conn.execute("SELECT key, value FROM info")}
 
     def commits(self) -> list[dict[str, Any]]:
+        """Every commit, newest first, with its analyzer runs (the manifest's analyzers) and whole counts."""
         rows = self._conn.execute("SELECT * FROM commits ORDER BY id DESC").fetchall()
-        return [_decode(dict(r), ("options", "stats", "environment")) for r in rows]
+        runs: dict[int, list[dict[str, Any]]] = {}
+        for run in self._conn.execute("SELECT * FROM analyzer_run ORDER BY analyzer"):
+            runs.setdefault(run["commit_id"], []).append(dict(run))
+        commits = []
+        for row in rows:
+            commit = _decode(dict(row), ("options", "stats", "environment"))
+            commit["analyzers"] = manifest.analyzer_manifest(runs.get(commit["id"], []))
+            stats = commit.get("stats") or {}
+            if commit["status"] != "complete" or "runs" not in stats:
+                # live or interrupted, or finished before stats counted the whole commit: count its rows now
+                commit["stats"] = {**stats, **counts.commit_counts(self._conn, commit["id"])}
+            commits.append(commit)
+        return commits
 
     def head(self) -> int | None:
         row = self._conn.execute("SELECT commit_id FROM ref WHERE name = 'HEAD'").fetchone()

@@ -13,10 +13,9 @@ from nitpicker_core import (
     NitpickerError,
     Resource,
     ScrapeResult,
-    __version__,
     hookimpl,
 )
-from nitpicker_core.archive import ArchiveReader, ArchiveWriter, NothingToResume, stub_path
+from nitpicker_core.archive import ArchiveReader, ArchiveWriter, NothingToResume, crawl_environment, stub_path
 
 __all__ = ["FileSink", "crawl_open_archive"]
 
@@ -90,7 +89,7 @@ def crawl_open_archive(crawl: CrawlContext) -> FileSink:
     """Open (or continue) the commit ``crawl.mode`` asks for in ``crawl.output``."""
     writer = ArchiveWriter.open(crawl.output)
     try:
-        environment = {"nitpicker": __version__, **crawl.environment}
+        environment = crawl_environment(crawl.environment)  # the tools that made the commit
         latest = writer.latest_commit()
         if crawl.mode == "resume":
             if latest is not None and writer.recovered and writer.commit_status(latest) == "complete":

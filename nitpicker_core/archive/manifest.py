@@ -1,0 +1,98 @@
+"""The environment manifest a commit records: which tools made it, so a diff can tell site changes from tool changes."""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import os
+import platform
+import subprocess
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .logical import STATE_HASH_VERSION
+
+PLUGIN_GROUP = "nitpicker"
+
+
+def _version(distribution: str) -> str | None:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def plugin_distributions() -> dict[str, str]:
+    """Every installed plugin (entry point name) with the distribution and version that provides it."""
+    found = {}
+    for ep in importlib.metadata.entry_points(group=PLUGIN_GROUP):
+        dist = ep.dist
+        found[ep.name] = f"{dist.name} {dist.version}" if dist is not None else "unknown"
+    return dict(sorted(found.items()))
+
+
+@functools.cache
+def chromium_version(executable: str | None) -> str | None:
+    """What ``executable --version`` says (``Chromium 120.0.6099.224``), or None when it cannot say."""
+    if not executable:
+        return None
+    try:
+        done = subprocess.run(
+            [executable, "--version"], capture_output=True, text=True, timeout=20, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    text = done.stdout.strip().splitlines()
+    return text[0].strip() if done.returncode == 0 and text else None
+
+
+def _browser() -> str | None:
+    # The crawler's own choice of executable ($NITPICKER_BROWSER, Playwright's, Debian's), asked lazily
+    # so that reading an archive never loads crawler code.
+    try:
+        from nitpicker_core.crawler.browser import find_browser
+    except ImportError:  # pragma: no cover - the crawler ships with the core
+        return None
+    return find_browser()
+
+
+def crawl_environment(extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """nitpicker, state hash, Python, OS, Playwright and Chromium versions and the plugins, plus ``extra``."""
+    env: dict[str, Any] = {
+        "nitpicker": _version("nitpicker") or "0.0.0",
+        "state_hash": STATE_HASH_VERSION,
+        "python": f"{platform.python_version()} ({platform.python_implementation()})",
+        "os": platform.platform(),
+        "playwright": _version("playwright"),
+        "chromium": chromium_version(_browser()),
+        "plugins": plugin_distributions(),
+    }
+    if os.environ.get("NITPICKER_BROWSER"):
+        env["browser_override"] = True  # $NITPICKER_BROWSER chose the executable
+    env.update(extra or {})
+    return env
+
+
+def rule_set(version: str) -> str | None:
+    """The rule set an analyzer version names after ``+`` (``1.2+axe-core.4.10.2`` → ``axe-core 4.10.2``)."""
+    if "+" not in version:
+        return None
+    local = version.split("+", 1)[1]
+    for index, char in enumerate(local):  # the name ends at the first dot followed by a digit
+        if char == "." and local[index + 1 : index + 2].isdigit():
+            return f"{local[:index]} {local[index + 1 :]}"
+    return local
+
+
+def analyzer_manifest(runs: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Per analyzer run of a commit: its version, settings hash, rule set and status."""
+    return [
+        {
+            "analyzer": run["analyzer"],
+            "version": run["version"],
+            "settings_hash": run.get("settings_hash") or "",
+            "rule_set": rule_set(str(run["version"])),
+            "status": run["status"],
+        }
+        for run in runs
+    ]
