@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
@@ -13,18 +12,6 @@ pytestmark = pytest.mark.browser
 ROOT_PATHS = ("/", "/summary", "/issue?check=broken-link", "/pages", "/broken-links", "/external-links", "/isolated", "/isolated/clusters?singletons=1",
               "/graph", "/graph/edges", "/resources", "/images", "/violations", "/violations/rules", "/duplicates",
               "/mismatches", "/commits", "/diff")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    from nitpicker_core.crawler.browser import browser_args, find_browser
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=find_browser(), args=browser_args(), headless=True)
-        yield chromium
-        chromium.close()
 
 
 class Watched:
@@ -220,26 +207,7 @@ def test_sandbox_keeps_the_crawled_script_out(served, site, watched):
     watched.clean()
 
 
-AXE = Path(__import__("axe_playwright_python").__file__).with_name("axe.min.js")
-
-
 @pytest.mark.parametrize("theme", ["light", "dark"])
-def test_axe_finds_no_serious_violation(browser, served, site, theme):
-    # bypass_csp: axe is injected as an inline script, which the viewer's own CSP rightly forbids
-    context = browser.new_context(bypass_csp=True, locale="en-US", reduced_motion="reduce")
-    context.add_init_script(f"try {{ localStorage.setItem('nitpicker-theme', '{theme}'); }} catch (e) {{}}")
-    page = context.new_page()
-    found = {}
-    try:
-        for path in (*ROOT_PATHS, *detail_paths(site)[:2]):
-            page.goto(served + path)
-            assert page.locator("html").get_attribute("data-theme") == theme
-            page.add_script_tag(path=str(AXE))
-            result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
-            serious = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3]) for v in result["violations"]
-                       if v["impact"] in ("serious", "critical")]
-            if serious:
-                found[path] = serious
-    finally:
-        context.close()
+def test_axe_finds_no_serious_violation(browser, served, site, theme, axe_serious):
+    found = axe_serious(browser, served, (*ROOT_PATHS, *detail_paths(site)[:2]), theme)
     assert found == {}, json.dumps(found, indent=1)

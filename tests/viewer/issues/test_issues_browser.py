@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
@@ -11,24 +10,9 @@ from archives import SITE
 
 pytestmark = pytest.mark.browser
 
-AXE = Path(__import__("axe_playwright_python").__file__).with_name("axe.min.js")
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    from playwright.sync_api import sync_playwright
-
-    from nitpicker_core.crawler.browser import browser_args, find_browser
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=find_browser(), args=browser_args(), headless=True)
-        yield browser
-        browser.close()
-
-
 @pytest.fixture
-def page(chromium):
-    context = chromium.new_context(locale="en-US", reduced_motion="reduce")
+def page(browser):
+    context = browser.new_context(locale="en-US", reduced_motion="reduce")
     page = context.new_page()
     problems: list[str] = []
     page.on("console", lambda msg: msg.type == "error" and problems.append(msg.text))
@@ -85,23 +69,8 @@ def test_base_picker_changes_the_counts_and_a_row_leads_to_its_urls(issues_serve
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
-def test_issues_views_have_no_serious_axe_violation(chromium, issues_served, theme):
-    # bypass_csp: axe is injected as an inline script, which the viewer's own CSP rightly forbids
-    context = chromium.new_context(bypass_csp=True, locale="en-US", reduced_motion="reduce")
-    context.add_init_script(f"try {{ localStorage.setItem('nitpicker-theme', '{theme}'); }} catch (e) {{}}")
-    page = context.new_page()
-    found = {}
-    try:
-        for path in ("/", "/?show=all&commit=1", "/?base=1", "/issue?check=broken-link",
-                     "/issue?check=duplicate-id", "/violations?priority=high", f"/page?url={quote(SITE + '/', safe='')}"):
-            page.goto(issues_served + path)
-            assert page.locator("html").get_attribute("data-theme") == theme
-            page.add_script_tag(path=str(AXE))
-            result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
-            serious = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3]) for v in result["violations"]
-                       if v["impact"] in ("serious", "critical")]
-            if serious:
-                found[path] = serious
-    finally:
-        context.close()
+def test_issues_views_have_no_serious_axe_violation(browser, issues_served, theme, axe_serious):
+    paths = ("/", "/?show=all&commit=1", "/?base=1", "/issue?check=broken-link", "/issue?check=duplicate-id",
+             "/violations?priority=high", f"/page?url={quote(SITE + '/', safe='')}")
+    found = axe_serious(browser, issues_served, paths, theme)
     assert found == {}, json.dumps(found, indent=1)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import pytest
@@ -58,13 +57,9 @@ def issues_archive(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def issues_app(issues_archive):
-    from nitpicker_core.plugins import make_plugin_manager
-    from nitpicker_viewer.app import create_app
-
-    app = create_app(issues_archive, make_plugin_manager())
-    yield app
-    app.config["NITPICKER_CLOSE"]()
+def issues_app(issues_archive, viewer_over):
+    with viewer_over(issues_archive) as app:
+        yield app
 
 
 @pytest.fixture
@@ -73,13 +68,6 @@ def issues_client(issues_app):
 
 
 @pytest.fixture(scope="module")
-def issues_served(issues_app):
-    """The viewer over the issues archive on 127.0.0.1 (a free port) in a thread; its base URL."""
-    from werkzeug.serving import make_server
-
-    server = make_server("127.0.0.1", 0, issues_app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    server.server_close()
+def issues_served(issues_app, serving):
+    with serving(issues_app) as url:
+        yield url
