@@ -2,26 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from nitpicker_cli.app import emit_json, get_app
 from nitpicker_core import hookimpl
-from nitpicker_core.archive import open_archive
-
-
-def tools(commit: dict[str, Any]) -> str:
-    """The tools that made the commit, short: nitpicker, Chromium and the analyzers' rule sets."""
-    env = commit.get("environment") or {}
-    parts = [f"nitpicker {env['nitpicker']}"] if env.get("nitpicker") else []
-    if env.get("chromium"):
-        parts.append(" ".join(str(env["chromium"]).split()[:2]))  # "Chromium 156.0…", not the build notes
-    for run in commit.get("analyzers") or ():
-        label = run["rule_set"] or f"{run['analyzer']} {run['version']}"
-        if label not in parts:
-            parts.append(label)
-    return ", ".join(parts)
+from nitpicker_core.archive import open_archive, tools_line
 
 
 @hookimpl
@@ -46,6 +31,6 @@ def register_commands(cli: click.Group) -> None:
             mark = "HEAD " if c["id"] == head else "     "
             pages = (c.get("stats") or {}).get("pages", "?")
             parent = c["parent_id"] if c["parent_id"] is not None else "-"
-            made_by = tools(c)
+            made_by = tools_line(c)
             click.echo(f"{mark}{c['id']:>4}  parent {parent!s:>4}  {c['kind']:<8} {c['status']:<11} "
                        f"{c['started_at']}  pages {pages}" + (f"  ({made_by})" if made_by else ""))

@@ -3,7 +3,7 @@
 from . import aggregates, digest, findings_store
 from .files import cache_root
 from .lock import live_pid
-from .manifest import crawl_environment
+from .manifest import crawl_environment, tools_line
 from .models import FORMAT_VERSION
 from .reader import ArchiveReader, locate, open_archive
 from .writer import ArchiveWriter, NothingToResume, stub_path
@@ -22,4 +22,5 @@ __all__ = [
     "locate",
     "open_archive",
     "stub_path",
+    "tools_line",
 ]

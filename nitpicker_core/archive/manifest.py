@@ -96,3 +96,16 @@ def analyzer_manifest(runs: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
         }
         for run in runs
     ]
+
+
+def tools_line(commit: Mapping[str, Any]) -> str:
+    """The tools that made a commit, short: nitpicker, Chromium and the analyzers' rule sets."""
+    env = commit.get("environment") or {}
+    parts = [f"nitpicker {env['nitpicker']}"] if env.get("nitpicker") else []
+    if env.get("chromium"):
+        parts.append(" ".join(str(env["chromium"]).split()[:2]))  # "Chromium 156.0…", not the build notes
+    for run in commit.get("analyzers") or ():
+        label = run["rule_set"] or f"{run['analyzer']} {run['version']}"
+        if label not in parts:
+            parts.append(label)
+    return ", ".join(parts)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from nitpicker_core import Query, UsageError
-from nitpicker_core.archive import aggregates, digest, pagediff
+from nitpicker_core.archive import aggregates, digest, pagediff, tools_line
 
 from .common import PAGING
 
@@ -22,6 +22,7 @@ def _commits(archive: Any, commit: int, limit: int, offset: int) -> dict[str, An
     head = archive.head()
     for row in rows:
         row["head"] = row["id"] == head
+        row["tools"] = tools_line(row)  # environment and analyzers hold the whole manifest
     return {"total": len(rows), "items": rows[offset:offset + limit]}
 
 
@@ -67,7 +68,8 @@ _BASE = {"type": "integer", "default": None, "description": "commit id to compar
 
 QUERIES = [
     Query("info", "Format version, roots and crawl options of the archive.", _info, order=1),
-    Query("commits", "Every commit (crawl generation) with status, times and stats, newest first.",
+    Query("commits", "Every commit (crawl generation) with status, times, stats and the environment manifest "
+          "(tools, plugins, analyzer runs), newest first.",
                    _commits, PAGING, order=2),
     Query(
         "diff", "URLs added, removed and modified between a base commit (default: the parent) and the commit, "

@@ -35,6 +35,10 @@ def test_a_crawled_commit_records_its_environment_and_analyzer_runs(tmp_path: Pa
     assert runs["markup"]["version"] and runs["markup"]["status"].startswith("complete")
     line = cli("log", str(archive)).stdout
     assert line.startswith("HEAD    1") and env["chromium"].split()[1] in line and "axe-core " in line
+    # the commits query (MCP, the viewer's commits page) carries the same manifest and the short line
+    queried = json.loads(cli("query", str(archive), "commits").stdout)["items"][0]
+    assert queried["environment"] == env and queried["analyzers"] == commit["analyzers"]
+    assert queried["tools"] in line
 
 
 def test_rule_set_is_what_the_version_names_after_plus() -> None:
