@@ -16,7 +16,10 @@ from nitpicker_viewer.tables import Col, Filter, paged_table
 issues = Blueprint("issues", __name__, template_folder="../templates")
 
 STATES = ("new", "persisting", "fixed")
-SHOW = (("found", "issues.show_found"), ("all", "issues.show_all"))
+# which rows the overview lists: with findings (the default), every check, or only those with new, fixed or
+# regressed findings against the base (what got worse, what got better)
+SHOW = (("found", "issues.show_found"), ("new", "issues.show_new"), ("fixed", "issues.show_fixed"),
+        ("regressed", "issues.show_regressed"), ("all", "issues.show_all"))
 PICKER_COMMITS = 500  # commits offered in the base picker, newest first
 SCAN_PAGE = 10_000  # the issue-urls query's largest page, for reading one URL's findings without a url filter
 
@@ -68,10 +71,15 @@ def overview() -> str:
     priority = _arg("priority")
     if priority is not None and priority not in PRIORITIES:
         abort(400, f"parameter 'priority' must be one of {', '.join(PRIORITIES)}")
-    show = "all" if request.args.get("show") == "all" else "found"
+    show = request.args.get("show") or "found"
+    if show not in dict(SHOW):
+        abort(400, f"parameter 'show' must be one of {', '.join(dict(SHOW))}")
     data = query("issues", base=_arg("base"), priority=priority)
     rows = data["items"]
-    shown = rows if show == "all" else [row for row in rows if _shown(row)]
+    if show in ("new", "fixed", "regressed"):
+        shown = [row for row in rows if row[show]]
+    else:
+        shown = rows if show == "all" else [row for row in rows if _shown(row)]
     categories: dict[str, Category] = {}
     for row in shown:
         row["href"] = _link("issues.detail", check=row["id"])

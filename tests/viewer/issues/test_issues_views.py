@@ -239,3 +239,15 @@ def test_a_failing_check_shows_its_error_not_a_count(issues_archive):
         assert 'data-check="exploding-check"' not in detail and 'data-check="broken-link"' in detail
     finally:
         app.config["NITPICKER_CLOSE"]()
+
+
+def test_show_lists_only_checks_with_new_fixed_or_regressed_findings(issues_client):
+    for show, where in (("new", "commit=2&base=1"), ("fixed", "commit=2&base=1"), ("regressed", "commit=3")):
+        answer = issues_client.get(f"/api/issues?{where}").get_json()["items"]
+        page = html(issues_client, f"/?{where}&show={show}")
+        listed = re.findall(r'<tr data-check="([^"]+)"', page)
+        assert sorted(listed) == sorted(row["id"] for row in answer if row[show]) and listed, show
+        assert 'id="hidden-note"' not in page
+    assert "broken-link" in re.findall(r'<tr data-check="([^"]+)"', html(issues_client, "/?show=regressed"))
+    assert "parameter 'show' must be one of found, new, fixed, regressed, all" in words(
+        html(issues_client, "/?show=worse", 400))
