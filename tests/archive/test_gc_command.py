@@ -126,3 +126,15 @@ def test_not_an_archive(tmp_path: Path, cli) -> None:
     assert bogus.read_text() == "not a tar"
     missing = cli("gc", str(tmp_path / "missing.nitpicker"))
     assert missing.returncode == 1 and not (tmp_path / "missing.nitpicker").exists()
+
+
+def test_an_older_format_archive_logs_and_collects(three: Path, cli) -> None:
+    from archive_testdata import downgrade_to_format1
+
+    downgrade_to_format1(three)
+    log = cli("log", str(three))
+    assert log.returncode == 0 and [line.split()[0] for line in log.stdout.splitlines()] == ["HEAD", "2", "1"]
+    result = cli("gc", str(three), "--drop", "1")
+    assert result.returncode == 0, result.stderr
+    assert "commit 2 now follows nothing" in result.stdout
+    assert _state(three)["commits"] == {2: None, 3: 2}
