@@ -125,11 +125,45 @@ def store_missing(archive: Path) -> list[tuple[int, float, int]]:
     return built
 
 
+def copy_commit(archive: Path) -> None:
+    """Add a second commit copied from the only one, minus 1 % of its URLs (a re-crawl that lost some pages).
+
+    Generating a second 100,000-page commit takes as long as the first; a copy gives the lifecycle the same
+    amount of work (every finding of the commit is looked up in the base) in seconds.
+    """
+    w = ArchiveWriter.open(archive)
+    try:
+        conn = w._conn
+        first = conn.execute("SELECT max(id) FROM commits").fetchone()[0]
+        columns = [r[1] for r in conn.execute("PRAGMA table_info(commits)") if r[1] not in ("id", "parent_id")]
+        listed = ", ".join(f'"{c}"' for c in columns)
+        conn.execute(f"INSERT INTO commits (parent_id, {listed}) SELECT id, {listed} FROM commits WHERE id = ?",
+                     (first,))
+        second = conn.execute("SELECT max(id) FROM commits").fetchone()[0]
+        for table, where in (("commit_page", "AND url_id % 100 != 7"), ("commit_resource", ""),
+                             ("commit_resource_referrer", ""), ("crawl_error", "AND url_id % 100 != 7")):
+            cols = [r[1] for r in conn.execute(f"PRAGMA table_info({table})") if r[1] not in ("id", "commit_id")]
+            names = ", ".join(f'"{c}"' for c in cols)
+            conn.execute(f"INSERT INTO {table} (commit_id, {names}) SELECT ?, {names} FROM {table} "
+                         f"WHERE commit_id = ? {where}", (second, first))
+        conn.execute("UPDATE ref SET commit_id = ? WHERE name = 'HEAD'", (second,))
+        conn.commit()
+        w._touch()
+        t = time.perf_counter()
+        w.build_aggregates(second)
+        print(f"copied commit {first} as {second}; its aggregates in {time.perf_counter() - t:.1f} s")
+        w.write()
+    finally:
+        w.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--archive", type=Path, help="reuse this archive (else generate one)")
     parser.add_argument("--pages", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--copy-commit", action="store_true",
+                        help="the archive has one commit: add a second one copied from it (see copy_commit)")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--params", default="{}", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -143,6 +177,8 @@ def main() -> None:
         archive = Path(tempfile.gettempdir()) / f"issues-bench-{args.pages}.nitpicker"
         if not archive.exists():
             generate(archive, args.pages, commits=2)
+    if args.copy_commit:
+        copy_commit(archive)
     for commit, seconds, stored in store_missing(archive):
         print(f"stored {stored} checks' findings of commit {commit} in {seconds:.1f} s")
     registry = query_registry(make_plugin_manager())
