@@ -102,16 +102,24 @@ def viewer_state() -> dict[str, Any]:
     return current_app.extensions["nitpicker"]
 
 
-def query(name: str, *, keep: bool = True, **params: Any) -> Any:
+def query(name: str, /, **params: Any) -> Any:
     """Run one registered query on the open archive (HEAD unless ``?commit=`` is in the URL).
 
     The SQLite connection is shared by the server's threads, so queries run one at a time. A finished
     archive never changes while it is open, so its answers are kept (a bounded LRU) and a page seen
-    before comes back at once; a live crawl's answers are never kept, nor answers asked with ``keep=False``
-    (large pages read once to build a ``derived`` value).
+    before comes back at once; a live crawl's answers are never kept.
     """
+    return _ask(name, params, keep=True)
+
+
+def query_once(name: str, /, **params: Any) -> Any:
+    """``query`` whose answer is never kept: for large pages read once to build a ``derived`` value."""
+    return _ask(name, params, keep=False)
+
+
+def _ask(name: str, given: dict[str, Any], keep: bool) -> Any:
     state = viewer_state()
-    params = {key: str(value) for key, value in params.items() if value is not None and value != ""}
+    params = {key: str(value) for key, value in given.items() if value is not None and value != ""}
     commit = request.args.get("commit") or None
     key = (name, commit, tuple(sorted(params.items())))
     cache: OrderedDict[Any, Any] = state["cache"]

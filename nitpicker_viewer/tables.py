@@ -65,7 +65,7 @@ class Table:
 
     def url(self, **changes: Any) -> str:
         """This view's URL with ``changes`` applied to the current query string (None removes a key)."""
-        args = {key: value for key, value in request.args.items()}
+        args: dict[str, Any] = {key: value for key, value in request.args.items()}
         for key, value in changes.items():
             if value is None:
                 args.pop(key, None)

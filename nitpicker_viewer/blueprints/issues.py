@@ -9,7 +9,7 @@ from typing import Any
 from flask import Blueprint, abort, request, url_for
 
 from nitpicker_core import PRIORITIES
-from nitpicker_viewer.app import derived, query, render
+from nitpicker_viewer.app import derived, query, query_once, render
 from nitpicker_viewer.i18n import translate
 from nitpicker_viewer.tables import Col, Filter, paged_table
 
@@ -132,7 +132,7 @@ def _page_index(base: str | None) -> dict[str, list[tuple[int, int, str, str, bo
             continue
         offset: int | None = 0
         while offset is not None:
-            answer = query("issue-urls", keep=False, check=row["id"], base=base, limit=SCAN_PAGE, offset=offset)
+            answer = query_once("issue-urls", check=row["id"], base=base, limit=SCAN_PAGE, offset=offset)
             for item in answer["items"]:
                 index[item["url"]].append((rank, STATES.index(item["state"]), item["detail"], item["check"],
                                            bool(item.get("regressed"))))

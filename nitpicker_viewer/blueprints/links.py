@@ -32,7 +32,8 @@ BROKEN_COLUMNS = {
 
 @links.get("/broken-links")
 def broken() -> str:
-    group = request.args.get("group") if request.args.get("group") in GROUPS else "target"
+    asked = request.args.get("group", "")
+    group = asked if asked in GROUPS else "target"
     columns, default_sort = BROKEN_COLUMNS[group]
     table = paged_table("broken", "view.broken_links", "broken-links", columns,
                         filters=(Filter("group", "filter.group", "select",

@@ -251,3 +251,11 @@ def test_show_lists_only_checks_with_new_fixed_or_regressed_findings(issues_clie
     assert "broken-link" in re.findall(r'<tr data-check="([^"]+)"', html(issues_client, "/?show=regressed"))
     assert "parameter 'show' must be one of found, new, fixed, regressed, all" in words(
         html(issues_client, "/?show=worse", 400))
+
+
+def test_api_parameters_named_like_the_viewers_own_arguments_reach_the_query(issues_client):
+    # `name` and `keep` were once keywords of the viewer's query helper: a 500, or a parameter silently dropped
+    for param in ("name", "keep"):
+        response = issues_client.get(f"/api/pages?{param}=x")
+        assert response.status_code == 400, param
+        assert response.get_json()["error"].startswith(f"query 'pages' has no parameter '{param}'")
