@@ -73,6 +73,12 @@ def crawl_environment(extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
     return env
 
 
+def differs(recorded: Mapping[str, Any], current: Mapping[str, Any]) -> bool:
+    """Whether ``current`` names other tools than the newest run ``recorded`` (a commit's environment) has."""
+    newest = (recorded.get("later_runs") or [recorded])[-1]
+    return any(newest.get(key) != value for key, value in current.items() if key != "later_runs")
+
+
 def rule_set(version: str) -> str | None:
     """The rule set an analyzer version names after ``+`` (``1.2+axe-core.4.10.2`` → ``axe-core 4.10.2``)."""
     if "+" not in version:

@@ -15,7 +15,7 @@ import peewee as pw
 from nitpicker_core.errors import ArchiveError, NitpickerError
 from nitpicker_core.writable import check_file_destination
 
-from . import aggregates, counts, files, findings_store
+from . import aggregates, counts, files, findings_store, manifest
 from .analysis import AnalysisMixin
 from .hashing import to_json
 from .lock import StubLock
@@ -230,13 +230,25 @@ class ArchiveWriter(PagesMixin, AnalysisMixin, RecoveryMixin, PruneMixin):
         row = self._conn.execute(sql + " ORDER BY id DESC LIMIT 1", params).fetchone()
         return row[0] if row else None
 
-    def resume_commit(self, commit_id: int) -> int:
-        """Continue ``commit_id`` (interrupted, running after a crash, or complete for --append)."""
+    def resume_commit(self, commit_id: int, environment: Mapping[str, Any] | None = None) -> int:
+        """Continue ``commit_id`` (interrupted, running after a crash, or complete for --append).
+
+        An ``environment`` that differs from the commit's is added to its ``later_runs``: a commit made
+        by two tool sets says so.
+        """
         self.commit_status(commit_id)
         with self._db.atomic():
             self._conn.execute(
                 "UPDATE commits SET status = 'running', finished_at = NULL WHERE id = ?", (commit_id,)
             )
+            if environment:
+                row = self._conn.execute("SELECT environment FROM commits WHERE id = ?", (commit_id,))
+                env = json.loads(row.fetchone()[0] or "{}")
+                if manifest.differs(env, environment):
+                    env.setdefault("later_runs", []).append(dict(environment))
+                    self._conn.execute(
+                        "UPDATE commits SET environment = ? WHERE id = ?", (to_json(env), commit_id)
+                    )
             self._changing(commit_id)
         self._touch()
         return commit_id

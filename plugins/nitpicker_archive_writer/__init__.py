@@ -99,11 +99,11 @@ def crawl_open_archive(crawl: CrawlContext) -> FileSink:
                                       "and its file, left unwritten by a killed run, is written now")
             if latest is None or writer.commit_status(latest) == "complete":
                 raise NitpickerError(f"{crawl.output.name} has no interrupted crawl to resume")
-            commit = writer.resume_commit(latest)
+            commit = writer.resume_commit(latest, environment)
         elif crawl.mode in ("append", "inventory", "retry-failed"):
             if latest is None:
                 raise NitpickerError(f"{crawl.output.name} has no crawl to continue")
-            commit = writer.resume_commit(latest)
+            commit = writer.resume_commit(latest, environment)
         else:
             commit = writer.begin_commit(kind=crawl.kind, options=crawl.options, environment=environment)
         writer.set_info("roots", crawl.roots)

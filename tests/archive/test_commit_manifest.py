@@ -75,3 +75,23 @@ def test_log_counts_the_whole_commit_after_a_resume_and_while_interrupted(tmp_pa
     out = cli("log", str(target), "--json").stdout
     assert json.loads(out)[0]["stats"]["pages"] == 32
     assert _logged_pages(cli, target) == "32"
+
+
+def test_a_resume_with_other_tools_is_recorded(tmp_path: Path) -> None:
+    from nitpicker_core.archive import open_archive
+
+    target = tmp_path / "site.nitpicker"
+    writer = ArchiveWriter.open(target)
+    commit = writer.begin_commit(environment={"nitpicker": "1.0", "chromium": "Chromium 150"})
+    writer.finish_commit(commit, "interrupted")
+    writer.resume_commit(commit, {"nitpicker": "1.0", "chromium": "Chromium 150"})  # same tools: nothing
+    writer.finish_commit(commit, "interrupted")
+    for _ in range(2):  # upgraded Chromium between runs: recorded once
+        writer.resume_commit(commit, {"nitpicker": "1.0", "chromium": "Chromium 151"})
+        writer.finish_commit(commit, "interrupted")
+    writer.write()
+    writer.close()
+    with open_archive(target) as reader:
+        env = reader.commits()[0]["environment"]
+    assert env == {"nitpicker": "1.0", "chromium": "Chromium 150",
+                   "later_runs": [{"nitpicker": "1.0", "chromium": "Chromium 151"}]}
