@@ -157,6 +157,34 @@ def copy_commit(archive: Path) -> None:
         w.close()
 
 
+def scale_findings(archive: Path, factor: int) -> None:
+    """Multiply every commit's stored findings ``factor`` times (URLs suffixed ``#sK``, hashes offset alike).
+
+    The queries read only the finding tables, so this measures them at ``factor`` times the findings (what
+    ``factor`` times the pages would store) without generating and checking that many pages. Lifecycles keep
+    their meaning: a copy persists, appears or disappears exactly as its original does.
+    """
+    w = ArchiveWriter.open(archive)
+    try:
+        conn = w._conn
+        conn.execute("CREATE TEMP TABLE original_finding AS SELECT * FROM finding")
+        conn.execute("CREATE TEMP TABLE original_hash AS SELECT * FROM finding_hash")
+        for k in range(1, factor):
+            conn.execute("INSERT INTO finding (commit_id, check_no, url, detail) SELECT commit_id, check_no, "
+                         "url || '#s' || ?, detail FROM original_finding", (k,))
+            # the copy of a hash is the same on every commit, so copies persist or change as their originals
+            conn.execute("INSERT OR IGNORE INTO finding_hash (commit_id, check_no, h) SELECT commit_id, check_no, "
+                         "h + ? * 1000003 FROM original_hash", (k,))
+        conn.execute("UPDATE finding_check SET findings = findings * ?, urls = urls * ?", (factor, factor))
+        conn.execute("UPDATE finding_delta SET new = new * ?, fixed = fixed * ?, persisting = persisting * ?, "
+                     "regressed = regressed * ?", (factor,) * 4)
+        conn.commit()
+        w._touch()
+        w.write()
+    finally:
+        w.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--archive", type=Path, help="reuse this archive (else generate one)")
@@ -164,6 +192,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--copy-commit", action="store_true",
                         help="the archive has one commit: add a second one copied from it (see copy_commit)")
+    parser.add_argument("--scale", type=int, default=1,
+                        help="multiply the stored findings this many times first (see scale_findings)")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--params", default="{}", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -177,6 +207,8 @@ def main() -> None:
         archive = Path(tempfile.gettempdir()) / f"issues-bench-{args.pages}.nitpicker"
         if not archive.exists():
             generate(archive, args.pages, commits=2)
+    if args.scale > 1:
+        scale_findings(archive, args.scale)
     if args.copy_commit:
         copy_commit(archive)
     for commit, seconds, stored in store_missing(archive):
