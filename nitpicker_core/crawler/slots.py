@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from dataclasses import dataclass
 from typing import Any
@@ -17,14 +18,18 @@ class _Slot:
     credentials: tuple[str, str] | None
     generation: int
     uses: int = 0
+    reset: asyncio.Task[bool] | None = (
+        None  # the clean-up after its last URL, running while the crawl goes on
+    )
 
 
 class PageSlots:
     """Leases each worker the same page for its successive URLs, as a person browsing would.
 
     A new context per URL starts a renderer process and re-downloads every stylesheet and script; a page
-    per worker avoids both. Between URLs the cookies are cleared and the viewport is reset; after a failure,
-    a browser restart, a change of credentials or ``MAX_USES`` URLs the worker gets a fresh context.
+    per worker avoids both. Between URLs the cookies are cleared and the viewport is reset (started when a
+    URL is done, so the round trips overlap the worker's bookkeeping and its next preflight); after a
+    failure, a browser restart, a change of credentials or ``MAX_USES`` URLs the worker gets a fresh context.
     """
 
     def __init__(self, host: Any, user_agent: str) -> None:
@@ -44,12 +49,9 @@ class PageSlots:
             await self._drop(worker)
             slot = None
         if slot is not None:
-            try:
-                await slot.page.context.clear_cookies()
-                if slot.page.viewport_size != DEFAULT_VIEWPORT:  # known without asking the browser
-                    await slot.page.set_viewport_size(dict(DEFAULT_VIEWPORT))
-            except Exception:  # the page died between URLs: start over with a fresh one
-                await self._drop(worker)
+            reset, slot.reset = slot.reset, None
+            if not await (reset if reset is not None else _reset(slot.page)):
+                await self._drop(worker)  # the page died between URLs: start over with a fresh one
                 slot = None
         if slot is None:
             page = await self.host.new_page(self.user_agent, http_credentials=credentials)
@@ -61,13 +63,30 @@ class PageSlots:
         """Keep the page for the worker's next URL, or close it when the URL failed or hung."""
         if not healthy:
             await self._drop(worker)
+            return
+        slot = self._slots.get(worker)
+        if slot is not None and slot.uses < MAX_USES:
+            slot.reset = asyncio.create_task(_reset(slot.page))
 
     async def _drop(self, worker: int) -> None:
         slot = self._slots.pop(worker, None)
         if slot is not None:
+            if slot.reset is not None:
+                slot.reset.cancel()  # not awaited: it ends by itself, and a closed page is all it can meet
             with contextlib.suppress(Exception):
                 await self.host.close_page(slot.page)
 
     async def close(self) -> None:
         for worker in list(self._slots):
             await self._drop(worker)
+
+
+async def _reset(page: Any) -> bool:
+    """Clear the page's cookies and restore its viewport; False when the page is gone."""
+    try:
+        await page.context.clear_cookies()
+        if page.viewport_size != DEFAULT_VIEWPORT:  # known without asking the browser
+            await page.set_viewport_size(dict(DEFAULT_VIEWPORT))
+    except Exception:  # noqa: BLE001 - a dead page is a fresh page next time, never an error
+        return False
+    return True

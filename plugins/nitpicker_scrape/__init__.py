@@ -209,8 +209,17 @@ async def scrape(url: str, page: Any, options: dict[str, Any], *, full: bool = T
             result.html, result.metadata = light.get("html"), {"title": light.get("title") or ""}
             laps.lap("extraction")
             return result
-        final, extracted = await _follow_client_redirects(page, url, recorder, in_flight, response, timeouts,
-                                                          result.redirect_chain)
+        # The body the server sent is complete by DOMContentLoaded: fetching it overlaps the settle
+        over = result.content_length is not None and result.content_length > source.MAX_SOURCE_BYTES
+        early_body = None if over else asyncio.ensure_future(response.body())
+        try:
+            final, extracted = await _follow_client_redirects(page, url, recorder, in_flight, response, timeouts,
+                                                              result.redirect_chain)
+        except BaseException:
+            _discard(early_body)
+            raise
+        if final is not response:
+            _discard(early_body)
         laps.lap("settle")
         if final is not response:
             # The source answered (usually 200) and then moved on by itself
@@ -226,7 +235,8 @@ async def scrape(url: str, page: Any, options: dict[str, Any], *, full: bool = T
             result.errors.append(PageError(step="extract", message="the page did not answer in time"))
         result.html = extracted.get("html") or await _bounded(page.content(), timeouts["dom"], None)
         _apply_extract(result, extracted)
-        await _keep_source(result, final, extracted.get("encoding"), timeouts["dom"])
+        body = early_body if final is response and early_body is not None else final.body()
+        await _keep_source(result, body, extracted.get("encoding"), timeouts["dom"])
         result.tags = tags.detect(result.html or "", extracted.get("probe") or {}, result.headers,
                                   guess_cdn(result.headers))
         laps.lap("extraction")
@@ -242,14 +252,15 @@ async def scrape(url: str, page: Any, options: dict[str, Any], *, full: bool = T
     return result
 
 
-async def _keep_source(result: ScrapeResult, response: Any, encoding: str | None, seconds: float) -> None:
+async def _keep_source(result: ScrapeResult, fetch: Awaitable[bytes], encoding: str | None, seconds: float) -> None:
     """Keep the body of the final document response (the HTML the server sent) and place anchors in it."""
     limit = source.MAX_SOURCE_BYTES
     if result.content_length is not None and result.content_length > limit:
         body = None
         reason = f"the server sent {result.content_length} bytes, over the {limit}-byte limit"
+        _discard(fetch)
     else:
-        body = await _bounded(response.body(), seconds, None)
+        body = await _bounded(fetch, seconds, None)
         reason = "the browser did not hand over the body" if body is None else ""
         if body is not None and len(body) > limit:
             body, reason = None, f"the server sent {len(body)} bytes, over the {limit}-byte limit"
@@ -259,6 +270,15 @@ async def _keep_source(result: ScrapeResult, response: Any, encoding: str | None
     result.source = source.decode(body, encoding)
     if result.anchors:
         source.place_anchors(result.source, result.anchors)
+
+
+def _discard(awaitable: Awaitable[Any] | None) -> None:
+    """Let go of a body fetch nobody will read: cancelled, its outcome retrieved (no "never retrieved" noise)."""
+    if isinstance(awaitable, asyncio.Future):
+        awaitable.cancel()
+        awaitable.add_done_callback(lambda t: t.cancelled() or t.exception())
+    elif asyncio.iscoroutine(awaitable):
+        awaitable.close()
 
 
 def _apply_extract(result: ScrapeResult, extracted: dict[str, Any]) -> None:
