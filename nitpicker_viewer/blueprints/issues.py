@@ -120,21 +120,21 @@ def detail() -> str:
                   overview_href=_link("issues.overview"))
 
 
-def _page_index(base: str | None) -> dict[str, list[tuple[int, int, str, str, bool]]]:
-    """Every finding of the commit against ``base`` by URL: (overview rank, state, detail, check, regressed).
+def _page_index(base: str | None) -> dict[str, list[tuple[str, int, str, str, bool]]]:
+    """Every finding of the commit against ``base`` by URL: (issue row id, state, detail, check, regressed).
 
     One pass over each check's findings serves every page view after it; the issue-urls query has no URL
     filter, and asking it once per check and page would evaluate every check again for each page.
     """
-    index: dict[str, list[tuple[int, int, str, str, bool]]] = defaultdict(list)
-    for rank, row in enumerate(query("issues", base=base)["items"]):
+    index: dict[str, list[tuple[str, int, str, str, bool]]] = defaultdict(list)
+    for row in query("issues", base=base)["items"]:
         if not _shown(row) or row["state"] == "error":
             continue
         offset: int | None = 0
         while offset is not None:
             answer = query_once("issue-urls", check=row["id"], base=base, limit=SCAN_PAGE, offset=offset)
             for item in answer["items"]:
-                index[item["url"]].append((rank, STATES.index(item["state"]), item["detail"], item["check"],
+                index[item["url"]].append((row["id"], STATES.index(item["state"]), item["detail"], item["check"],
                                            bool(item.get("regressed"))))
             offset = answer.get("next_offset")
     return dict(index)
@@ -143,12 +143,15 @@ def _page_index(base: str | None) -> dict[str, list[tuple[int, int, str, str, bo
 def page_issues(url: str) -> list[dict[str, Any]]:
     """Every finding of every check on one page (fixed ones too), in the overview's order, new before persisting."""
     base = _arg("base")
-    rows = query("issues", base=base)["items"]
+    # a live crawl's answers may change between two reads: rows are matched by id, never by position
+    ranked = {row["id"]: (rank, row) for rank, row in enumerate(query("issues", base=base)["items"])}
     found = []
-    for rank, state, detail, check, regressed in sorted(derived(("page-issues", base), lambda: _page_index(base))
-                                                        .get(url, ())):
-        row = rows[rank]
-        found.append({"state": STATES[state], "detail": detail, "check": check, "regressed": regressed,
-                      "title": row["title"], "priority": row["priority"], "issue": row["id"],
-                      "href": _link("issues.detail", check=row["id"])})
+    for issue, state, detail, check, regressed in derived(("page-issues", base), lambda: _page_index(base)).get(url, ()):
+        if issue not in ranked:
+            continue
+        rank, row = ranked[issue]
+        found.append({"rank": rank, "state": STATES[state], "detail": detail, "check": check, "regressed": regressed,
+                      "title": row["title"], "priority": row["priority"], "issue": issue,
+                      "href": _link("issues.detail", check=issue)})
+    found.sort(key=lambda f: (f["rank"], STATES.index(f["state"]), f["detail"], f["check"]))
     return found

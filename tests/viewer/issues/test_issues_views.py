@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from html import unescape
 from urllib.parse import parse_qs, quote, urlsplit
@@ -259,3 +260,28 @@ def test_api_parameters_named_like_the_viewers_own_arguments_reach_the_query(iss
         response = issues_client.get(f"/api/pages?{param}=x")
         assert response.status_code == 400, param
         assert response.get_json()["error"].startswith(f"query 'pages' has no parameter '{param}'")
+
+
+def test_a_live_crawl_shows_its_issues_as_they_are_now(tmp_path, pm):
+    from archives import demo_pages, storing
+
+    from nitpicker_core import CrawlContext
+    from nitpicker_viewer.app import create_app
+
+    crawl = CrawlContext(output=tmp_path / "live.nitpicker", roots=[SITE + "/"], options={"parallels": 1})
+    with storing(pm, crawl):
+        pages = demo_pages()
+        for result in pages[:4]:
+            pm.hook.crawl_page_scraped(result=result, crawl=crawl)
+        app = create_app(crawl.output, pm)
+        try:
+            client = app.test_client()
+            assert app.extensions["nitpicker"]["immutable"] is False
+            assert issue_row(html(client, "/"), "broken-link")["findings"] == "1"  # / → /missing (404)
+            home = table_rows(html(client, f"/page?url={quote(SITE + '/', safe='')}"), "page-issues")
+            assert [row[3] for row in home if row[4] == "broken-link"] == [f"{SITE}/missing"]
+            # another page linking where "/" links: a second URL with a broken link
+            pm.hook.crawl_page_scraped(result=dataclasses.replace(pages[0], url=SITE + "/more"), crawl=crawl)
+            assert issue_row(html(client, "/"), "broken-link")["urls"] == "2"  # nothing of the first answer kept
+        finally:
+            app.config["NITPICKER_CLOSE"]()
