@@ -207,12 +207,12 @@ def main() -> None:
         archive = Path(tempfile.gettempdir()) / f"issues-bench-{args.pages}.nitpicker"
         if not archive.exists():
             generate(archive, args.pages, commits=2)
-    if args.scale > 1:
-        scale_findings(archive, args.scale)
     if args.copy_commit:
         copy_commit(archive)
     for commit, seconds, stored in store_missing(archive):
         print(f"stored {stored} checks' findings of commit {commit} in {seconds:.1f} s")
+    if args.scale > 1:
+        scale_findings(archive, args.scale)
     registry = query_registry(make_plugin_manager())
     with open_archive(archive) as reader:
         commits = sorted(c["id"] for c in reader.commits() if c["status"] == "complete")

@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 
 # Set NITPICKER_FINDINGS=0 to make writers store nothing and readers ignore what is stored.
 ENV_SWITCH = "NITPICKER_FINDINGS"
-FINDINGS_VERSION = 2
+FINDINGS_VERSION = 3
 STATES = ("new", "persisting", "fixed")
 
 SCHEMA = (
@@ -44,8 +44,8 @@ SCHEMA = (
     # counts against a base (the default one, stored with the commit); `tokens` names both sides' tokens
     "CREATE TABLE IF NOT EXISTS finding_delta (commit_id INTEGER NOT NULL, base_id INTEGER NOT NULL, "
     "check_no INTEGER NOT NULL, tokens TEXT NOT NULL, new INTEGER NOT NULL, fixed INTEGER NOT NULL, "
-    "persisting INTEGER NOT NULL, regressed INTEGER NOT NULL, PRIMARY KEY (commit_id, base_id, check_no)) "
-    "WITHOUT ROWID",
+    "persisting INTEGER NOT NULL, regressed INTEGER NOT NULL, new_urls INTEGER, fixed_urls INTEGER, "
+    "persisting_urls INTEGER, regressed_urls INTEGER, PRIMARY KEY (commit_id, base_id, check_no)) WITHOUT ROWID",
 )
 TABLES = ("finding_check", "finding", "finding_hash", "finding_delta")
 
@@ -170,18 +170,24 @@ class Stored:
             )
         }
 
-    def delta(self, commit: int, base: int, check_id: str, tokens: str) -> dict[str, int] | None:
-        """Stored counts against ``base`` when both sides' tokens still match."""
+    def delta(
+        self, commit: int, base: int, check_id: str, tokens: str, by_url: bool = False
+    ) -> dict[str, int] | None:
+        """Stored counts against ``base`` when both sides' tokens still match (``by_url``: of affected URLs,
+        stored for checks with a defect key, which merged rows count by URL)."""
         if not self.available or check_id not in self.numbers:
             return None
         rows = self.reader.execute(
-            "SELECT tokens, new, fixed, persisting, regressed FROM finding_delta WHERE commit_id = ? AND base_id = ? "
-            "AND check_no = ?",
+            "SELECT tokens, new, fixed, persisting, regressed, new_urls, fixed_urls, persisting_urls, regressed_urls "
+            "FROM finding_delta WHERE commit_id = ? AND base_id = ? AND check_no = ?",
             [commit, base, self.numbers[check_id]],
         )
         if not rows or rows[0][0] != tokens:
             return None
-        return {"new": rows[0][1], "fixed": rows[0][2], "persisting": rows[0][3], "regressed": rows[0][4]}
+        values = list(rows[0][5:9] if by_url else rows[0][1:5])
+        if None in values:
+            return None
+        return dict(zip(("new", "fixed", "persisting", "regressed"), values, strict=True))
 
     def persisting(self, commit: int, base: int, check_id: str) -> int:
         """Findings of the check on both commits (every check's counted in one merge of the two commits)."""
@@ -400,13 +406,14 @@ def _store_deltas(
         if then is None or then[3] is not None:
             continue
         now = mine.checks(commit)[check.id]
+        if prior is not None and not mine.valid(prior, check.id, tokens.of(check, prior)):
+            continue  # regressed needs the commit before the base: left to the reader
         both = mine.persisting(commit, base, check.id)
-        regressed = 0
-        if prior is not None and mine.valid(prior, check.id, tokens.of(check, prior)):
-            regressed = mine.regressed(commit, base, prior, check.id)
+        regressed = mine.regressed(commit, base, prior, check.id) if prior is not None else 0
+        by_url = _url_counts(mine, check, commit, base, prior) if check.defect else (None,) * 4
         conn.execute(
             "INSERT OR REPLACE INTO finding_delta (commit_id, base_id, check_no, tokens, new, fixed, persisting, "
-            "regressed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "regressed, new_urls, fixed_urls, persisting_urls, regressed_urls) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 commit,
                 base,
@@ -416,8 +423,23 @@ def _store_deltas(
                 then[1] - both,
                 both,
                 regressed,
+                *by_url,
             ),
         )
+
+
+def _url_counts(
+    mine: Stored, check: Check, commit: int, base: int, prior: int | None
+) -> tuple[int | None, int | None, int | None, int | None]:
+    """new, fixed, persisting and regressed affected URLs of one check (what a merged row counts)."""
+    now, then = mine.findings(commit, check.id), mine.findings(base, check.id)
+    now_urls, base_urls = {f.url for f in now}, {f.url for f in then}
+    new_urls = now_urls - base_urls
+    regressed = 0
+    if prior is not None:
+        back = (now - then) & mine.findings(prior, check.id)
+        regressed = len({f.url for f in back} & new_urls)
+    return len(new_urls), len(base_urls - now_urls), len(now_urls & base_urls), regressed
 
 
 class _ConnReader:

@@ -286,6 +286,10 @@ def _merged_stored(life: Lifecycle, group: list[Check]) -> dict[str, Any] | None
         return {"state": "not_analysed", "error": None, "findings": None, "urls": None,
                 **dict.fromkeys(STATES), "regressed": None, "sources": {c.id: _merged(life, [c]) for c in group}}
     store = life.stored
+    if compared == now_ids and len(now_ids) == 1:  # one source analysed: its own URL counts, stored
+        single = _single_source(life, life.checks[now_ids[0]])
+        if single is not None:
+            return {**single, "sources": {c.id: _merged(life, [c]) for c in group}}
     urls = store.urls(life.commit, now_ids)
     counts: dict[str, Any] = dict.fromkeys([*STATES, "regressed"])
     if compared:
@@ -306,6 +310,24 @@ def _merged_stored(life: Lifecycle, group: list[Check]) -> dict[str, Any] | None
             counts = {"new": now - both, "persisting": both, "fixed": before - both, "regressed": regressed}
     return {"state": "ok", "error": None, "findings": urls, "urls": urls, **counts,
             "sources": {c.id: _merged(life, [c]) for c in group}}
+
+
+def _single_source(life: Lifecycle, check: Check) -> dict[str, Any] | None:
+    """A merged row's counts when one source alone was analysed: its stored URL counts (None if not stored)."""
+    now = life.stored_row(check, life.commit)
+    if now is None:
+        return None
+    counts: dict[str, Any] = {"new": now[2], "persisting": 0, "fixed": 0, "regressed": 0}
+    if life.base == life.commit:
+        counts = {"new": 0, "persisting": now[2], "fixed": 0, "regressed": 0}
+    elif life.base is not None:
+        then = life.stored_row(check, life.base)
+        delta = None if then is None else life.stored.delta(life.commit, life.base, check.id,
+                                                             f"{now[0]}\n{then[0]}", by_url=True)
+        if delta is None:
+            return None
+        counts = delta
+    return {"state": "ok", "error": None, "findings": now[2], "urls": now[2], **counts}
 
 
 def _row(life: Lifecycle, group: list[Check], changed: dict[str, str], missing: list[str]) -> dict[str, Any]:
