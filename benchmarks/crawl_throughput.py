@@ -28,7 +28,6 @@ import json
 import os
 import resource
 import shlex
-import socket
 import subprocess
 import sys
 import tempfile
@@ -41,6 +40,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from docs_site import free_port, serve  # noqa: E402
 
 from nitpicker_core.crawler.phases import ORDER as PHASES  # noqa: E402
 
@@ -226,34 +228,15 @@ def inspect_archive(archive: Path, run: Run) -> None:
 
 
 # -- the site --------------------------------------------------------------------------------------------
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @contextlib.contextmanager
 def served_site(pages: int, work: Path) -> Any:
     """Generate the site with gen_site.py and serve it with http.server on 127.0.0.1; yields its root URL."""
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
     site = work / "site"
+    port = free_port()  # the site's canonical and og: URLs name the port it is served on
     subprocess.run([sys.executable, str(BENCH / "gen_site.py"), "--pages", str(pages), "--out", str(site),
-                    "--base", base], check=True, capture_output=True)
-    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"],
-                              cwd=site, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
-                break
-            if time.monotonic() > deadline:
-                raise RuntimeError("the site server did not start")
-            time.sleep(0.1)
-        yield base + "/"
-    finally:
-        server.terminate()
-        server.wait(10)
+                    "--base", f"http://127.0.0.1:{port}"], check=True, capture_output=True)
+    with serve(site, port) as port:
+        yield f"http://127.0.0.1:{port}/"
 
 
 # -- reporting -------------------------------------------------------------------------------------------

@@ -96,9 +96,9 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve(site: Path) -> Any:
-    """``python -m http.server`` on a free loopback port, until the block ends."""
-    port = free_port()
+def serve(site: Path, port: int | None = None) -> Any:
+    """``python -m http.server`` on ``port`` (a free loopback port when None), until the block ends."""
+    port = port or free_port()
     proc = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"],
                             cwd=site, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

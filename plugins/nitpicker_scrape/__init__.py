@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Awaitable
 from typing import Any, TypeVar
@@ -23,7 +22,7 @@ from .network import (
     strip_fragment,
     to_resource,
 )
-from .settle import InFlight, settle
+from .settle import InFlight, PageListener, settle
 
 __all__ = ["crawl_scrape", "scrape"]
 
@@ -59,26 +58,15 @@ async def _bounded(awaitable: Awaitable[T], seconds: float, default: T) -> T:
         return default
 
 
-class _Recorder:
+class _Recorder(PageListener):
     """Listens to one page: sub-resource responses, main-frame documents, console errors, dialogs."""
 
     def __init__(self, page: Any) -> None:
-        self.page = page
+        super().__init__(page, {"response": self._on_response, "console": self._on_console,
+                                "pageerror": self._on_pageerror, "dialog": self._on_dialog})
         self.resources: dict[str, Any] = {}
         self.documents: list[Any] = []
         self.errors: list[PageError] = []
-        self._handlers = {"response": self._on_response, "console": self._on_console,
-                          "pageerror": self._on_pageerror, "dialog": self._on_dialog}
-
-    def __enter__(self) -> _Recorder:
-        for event, handler in self._handlers.items():
-            self.page.on(event, handler)
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        for event, handler in self._handlers.items():
-            with contextlib.suppress(Exception):
-                self.page.remove_listener(event, handler)
 
     def _on_response(self, response: Any) -> None:
         url = response.url

@@ -41,6 +41,17 @@ WAIT_IMAGES_JS = """async (ms) => {
   await Promise.race([Promise.all(pending.map(settle)), new Promise((r) => setTimeout(r, ms))]);
   return pending.filter((img) => !img.complete).length;
 }"""
+# One round trip per preset: scroll when there is lazy content, wait for the images (bounded), read them
+CAPTURE_JS = f"""async ([maxSteps, stepMs, lazy, waitMs]) => {{
+  const scroll = ({SCROLL_JS});
+  const wait = ({WAIT_IMAGES_JS});
+  const collect = ({IMAGES_JS.strip()});
+  const scrolled = await scroll([maxSteps, stepMs, lazy]);
+  await wait(waitMs);
+  const found = collect();
+  if (scrolled) window.scrollTo(0, 0);
+  return found;
+}}"""
 
 
 def viewport_for(width: int) -> dict[str, int]:
@@ -69,11 +80,7 @@ async def capture_preset(page: Any, name: str, image_wait: float) -> list[Image]
         raise ValueError(f"unknown device preset {name!r} (known: {', '.join(PRESETS)})")
     width, _dpr = PRESETS[name]
     await page.set_viewport_size(viewport_for(width))
-    scrolled = await page.evaluate(SCROLL_JS, [MAX_SCROLL_STEPS, SCROLL_STEP_MS, LAZY_SELECTOR])
-    await page.evaluate(WAIT_IMAGES_JS, int(image_wait * 1000))
-    raw = await page.evaluate(IMAGES_JS)
-    if scrolled:
-        await page.evaluate("() => window.scrollTo(0, 0)")
+    raw = await page.evaluate(CAPTURE_JS, [MAX_SCROLL_STEPS, SCROLL_STEP_MS, LAZY_SELECTOR, int(image_wait * 1000)])
     return [_image(item, width) for item in raw or []]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from typing import Any
+from typing import Any, Self
 
 #: seconds with nothing in flight after which the page counts as settled: long enough for a script's
 #: follow-up request (a fetch after ``load``, a redirect timer of 0) to start, far below networkidle's 500 ms
@@ -14,16 +14,14 @@ QUIET_SECONDS = 0.05
 _LOCAL_SCHEMES = ("data:", "blob:", "about:", "chrome-extension:")
 
 
-class InFlight:
-    """The page's requests that have started and neither finished nor failed, followed through page events."""
+class PageListener:
+    """Handlers on a page's events for the length of a ``with`` block."""
 
-    def __init__(self, page: Any) -> None:
+    def __init__(self, page: Any, handlers: dict[str, Any]) -> None:
         self.page = page
-        self.pending: set[Any] = set()
-        self._changed = asyncio.Event()
-        self._handlers = {"request": self._started, "requestfinished": self._ended, "requestfailed": self._ended}
+        self._handlers = handlers
 
-    def __enter__(self) -> InFlight:
+    def __enter__(self) -> Self:
         for event, handler in self._handlers.items():
             self.page.on(event, handler)
         return self
@@ -32,6 +30,15 @@ class InFlight:
         for event, handler in self._handlers.items():
             with contextlib.suppress(Exception):
                 self.page.remove_listener(event, handler)
+
+
+class InFlight(PageListener):
+    """The page's requests that have started and neither finished nor failed, followed through page events."""
+
+    def __init__(self, page: Any) -> None:
+        super().__init__(page, {"request": self._started, "requestfinished": self._ended, "requestfailed": self._ended})
+        self.pending: set[Any] = set()
+        self._changed = asyncio.Event()
 
     def _started(self, request: Any) -> None:
         if request.url.startswith(_LOCAL_SCHEMES):
