@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from nitpicker_cli.app import get_app
+from nitpicker_cli.refusals import check_same_roots, scheme_hint, unreachable_roots
 from nitpicker_core import UsageError, __version__, hookimpl
 from nitpicker_core.urls import split_top_level_commas
 from nitpicker_core.writable import check_file_destination
@@ -49,7 +50,7 @@ def _check_url(url: str) -> str:
     except ValueError as exc:  # the message names what is wrong, never the credentials
         raise UsageError(f"not a valid URL: {split_credentials(url)[0]!r}: {exc}") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError(f"not an http(s) URL: {url!r}")
+        raise UsageError(f"not an http(s) URL: {url!r}{scheme_hint(url)}")
     return url
 
 
@@ -130,6 +131,10 @@ def build_options(urls: tuple[str, ...], kw: dict[str, Any]) -> Any:
         image=not kw["no_image"], image_file_size_threshold=kw["image_file_size_threshold"],
         headers=_headers(kw["headers"]), single=kw["single"], strict=kw["strict"],
     ), ([_check_url(u) for u in listed] if listed else None)
+
+
+def _with_suffix(output: Path) -> Path:
+    return output if output.suffix == ".nitpicker" else output.with_name(output.name + ".nitpicker")
 
 
 CONTINUE_MODES = ("resume", "append", "update", "retry_failed")
@@ -253,12 +258,12 @@ def register_commands(cli: click.Group, pm: Any) -> None:
             if mode == "new":
                 options, list_urls = build_options(urls, kw)
                 output = output or default_output(options.roots[0])
+                check_same_roots(_with_suffix(output), options.roots)
             else:
                 options, list_urls = _continued_options(output, mode, urls, kw)
                 if mode == "inventory":
                     inventory = kw["inventory"].read_bytes()
-            if output.suffix != ".nitpicker":
-                output = output.with_name(output.name + ".nitpicker")
+            output = _with_suffix(output)
             # before the browser starts: an archive that cannot be written is one line, and nothing is made
             check_file_destination(output, output.name)
             progress = Progress(options.parallels, silent=app.silent)
@@ -270,6 +275,9 @@ def register_commands(cli: click.Group, pm: Any) -> None:
                  f"{stats.skipped} skipped, {stats.internal_errors} internal / {stats.external_errors} external "
                  f"errors) → {output}{_left_out(stats)}{_unextracted(stats)}")
         _explain_scope(app, stats)
+        if stats.internal_errors and mode in ("new", "update", "append"):
+            for line in unreachable_roots(output, options.roots):  # why, in the words of the error kind
+                click.echo(f"nitpicker: error: {line}", err=True)
         if stats.status == "interrupted":
             # a stopped crawl is not a failed one: what it found so far is in the archive, the rest pending
             _say(f"interrupted; resume with: {crawler.resume_command}")
