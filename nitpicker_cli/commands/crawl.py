@@ -65,7 +65,7 @@ def crawl_options(f: Any) -> Any:
     opts = [
         click.option("-o", "--output", type=click.Path(path_type=Path), help="Archive to write (default: <host>-<timestamp>.nitpicker)."),
         click.option("--interval", type=click.IntRange(0), default=0, show_default=True, help="Milliseconds to wait before each request, per worker."),
-        click.option("--parallels", type=click.IntRange(1, 64), default=4, show_default=True, help="Pages rendered at the same time."),
+        click.option("--parallels", type=click.IntRange(1, 64), default=2, show_default=True, help="Pages rendered at the same time (one browser tab each)."),
         click.option("--retry", type=click.IntRange(1, 10), default=3, show_default=True, help="Attempts per URL."),
         click.option("--single", is_flag=True, help="Render only the given URL; its links are checked (metadata only), not crawled."),
         click.option("--no-recursive", "no_recursive", is_flag=True, help="Do not follow internal links; check them (metadata only)."),

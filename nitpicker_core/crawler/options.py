@@ -18,7 +18,7 @@ class CrawlOptions:
 
     roots: list[str]
     interval: int = 0  # milliseconds between requests, per worker
-    parallels: int = 4
+    parallels: int = 2  # pages (tabs) rendered at once: on 2 cores K = 2 renders as fast as K = 4 (benchmarks/crawl_throughput.py)
     retry: int = 3
     recursive: bool = True
     fetch_external: bool = True
