@@ -117,10 +117,15 @@ def query_once(name: str, /, **params: Any) -> Any:
     return _ask(name, params, keep=False)
 
 
-def _ask(name: str, given: dict[str, Any], keep: bool) -> Any:
+def query_at(name: str, commit: int | str | None, /, **params: Any) -> Any:
+    """``query`` at ``commit`` instead of the URL's (a page's history reads each commit where it changed)."""
+    return _ask(name, params, keep=True, commit=commit)
+
+
+def _ask(name: str, given: dict[str, Any], keep: bool, commit: int | str | None = None) -> Any:
     state = viewer_state()
     params = {key: str(value) for key, value in given.items() if value is not None and value != ""}
-    commit = request.args.get("commit") or None
+    commit = str(commit) if commit is not None else request.args.get("commit") or None
     key = (name, commit, tuple(sorted(params.items())))
     cache: OrderedDict[Any, Any] = state["cache"]
     with state["lock"]:

@@ -1,10 +1,12 @@
-"""`/commits` and `/diff`: the archive's crawl generations and what changed between two of them."""
+"""`/commits`, `/diff` and `/diff/page`: the crawl generations, what changed between two, one page's HTML diff."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from typing import Any
 
-from flask import Blueprint, request
+from flask import Blueprint, abort, request
 
 from nitpicker_core import MenuLink, hookimpl
 from nitpicker_viewer.app import query, render
@@ -13,6 +15,9 @@ from nitpicker_viewer.tables import Col, paged_table
 commits = Blueprint("commits", __name__, template_folder="../templates")
 
 DIFF_LIMIT = 500  # URLs per list; the API's /api/diff?limit= gives more
+DIFF_EXPLAIN = 100  # modified pages whose changes the diff view explains; the others link to their page diff
+HTML_DIFF_LINES = 5000  # lines of a page's HTML diff shown; the API's /api/page-diff has all of them
+VALUE_CHARS = 300  # a changed field's old or new value is cut here (a long description, a hash)
 
 
 @commits.get("/commits")
@@ -20,7 +25,7 @@ def index() -> str:
     table = paged_table("commits", "view.commits", "commits", (
         Col("id", "col.commit"), Col("kind", "col.kind"), Col("status", "col.state"),
         Col("started_at", "col.started"), Col("finished_at", "col.finished"), Col("pages", "col.pages", None, "num"),
-        Col("parent_id", "col.parent")), sortable=False)
+        Col("parent_id", "col.parent"), Col("tools", "col.tools")), sortable=False)
     for row in table.rows:
         row["pages"] = (row.get("stats") or {}).get("pages")
     return render("commits.html", title="view.commits", table=table)
@@ -28,8 +33,51 @@ def index() -> str:
 
 @commits.get("/diff")
 def diff() -> str:
-    data = query("diff", base=request.args.get("base"), limit=DIFF_LIMIT)
-    return render("diff.html", title="view.diff", d=data, limit=DIFF_LIMIT)
+    data = query("diff", base=request.args.get("base"), limit=DIFF_LIMIT, explain=DIFF_EXPLAIN)
+    return render("diff.html", title="view.diff", d=data, limit=DIFF_LIMIT, explained=DIFF_EXPLAIN)
+
+
+@commits.get("/diff/page")
+def page_diff() -> str:
+    """One page's changes and its rendered HTML's unified diff, as escaped text (never the page's markup)."""
+    url = request.args.get("url", "")
+    if not url:
+        abort(400, "give ?url=")
+    data = query("page-diff", url=url, base=request.args.get("base"), html="true")
+    lines = (data.get("html_diff") or "").splitlines()
+    return render("page_diff.html", title="view.page_diff", url=url, d=data, lines=lines[:HTML_DIFF_LINES],
+                  total_lines=len(lines))
+
+
+@commits.app_template_filter("diff_line")
+def diff_line(line: str) -> str:
+    """The CSS class of a unified diff line: added, removed, a hunk header or context."""
+    if line.startswith(("+++", "---")):
+        return "file"
+    return {"+": "add", "-": "del", "@": "hunk"}.get(line[:1], "ctx")
+
+
+@commits.app_template_filter("diff_value")
+def diff_value(value: Any) -> str:
+    """A changed value as one short line of text: strings as they are, the rest as JSON; cut at VALUE_CHARS."""
+    if value is None:
+        return "—"
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= VALUE_CHARS else text[:VALUE_CHARS] + "…"
+
+
+@commits.app_template_filter("facet_item")
+def facet_item(item: Any) -> str:
+    """One added or removed link, image, resource, JSON-LD block, tag, heading or error as one line."""
+    if not isinstance(item, Mapping):
+        return diff_value(item)
+    if "href" in item:
+        return f"{item['href']} “{item.get('text') or ''}”"
+    if "src" in item:
+        return f"{item['src']} (alt: {diff_value(item.get('alt'))})"
+    if "types" in item:
+        return f"{item.get('kind')}: {', '.join(item.get('types') or []) or '—'} {diff_value(item.get('data'))}"
+    return " · ".join(diff_value(v) for v in item.values() if v not in (None, ""))
 
 
 @hookimpl

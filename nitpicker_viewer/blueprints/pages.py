@@ -8,7 +8,8 @@ from flask import Blueprint, Response, abort, request
 
 from nitpicker_core import MenuLink, hookimpl, priority_of
 from nitpicker_core.content_types import CATEGORIES
-from nitpicker_viewer.app import has_query, query, render
+from nitpicker_core.errors import NitpickerError
+from nitpicker_viewer.app import has_query, query, query_at, render
 from nitpicker_viewer.blueprints.issues import page_issues
 from nitpicker_viewer.tables import Col, Filter, paged_table
 
@@ -27,6 +28,8 @@ PAGE_COLUMNS = (
     Col("error_kind", "col.error_kind"), Col("outcome", "col.outcome", None, "outcome"),
 )
 OUTCOMES = ("answered", "redirect", "skipped", "failed", "not_checked")
+HISTORY_CHANGES = 20  # newest changes of a page whose fields are read (one page-diff each); older ones are counted
+SET_FACETS = ("headers", "extra", "anchors", "images", "resources", "jsonld", "tags", "headings", "errors")
 
 
 def page_filters() -> tuple[Filter, ...]:
@@ -71,9 +74,41 @@ def detail() -> str:
     # shown only when an analyzer failed on this page: its findings are missing from the violations above
     errors = _page_rows("analyzer-errors", url) if has_query("analyzer-errors") else []
     found = page_issues(url) if has_query("issues") else []
+    history = page_history(url) if has_query("history") else None
     return render("page.html", title="view.page", url=url, d=data, page=data.get("page") or {}, issues=found,
                   jsonld=jsonld, images=images, violations=violations, analyzer_errors=errors,
-                  fields=METADATA_FIELDS)
+                  fields=METADATA_FIELDS, history=history)
+
+
+def page_history(url: str) -> dict[str, Any] | None:
+    """The page across the commits up to the shown one, and each change as rows of (commit, what, old, new).
+
+    Newest change first, so "when did this title change?" is the first row naming ``title``.
+    """
+    try:
+        data = query("history", url=url)
+    except NitpickerError:  # a URL no commit holds as a page (only linked to): no history to show
+        return None
+    started = {entry["commit"]: entry.get("started_at") for entry in data["commits"]}
+    newest = data["changes"][::-1][:HISTORY_CHANGES]
+    rows: list[dict[str, Any]] = []
+    for change in newest:
+        at = {"commit": change["commit"], "base": change["base"], "started_at": started.get(change["commit"])}
+        if change.get("status") != "modified":
+            rows.append({**at, "what": change.get("status"), "kind": "status"})
+            continue
+        delta = query_at("page-diff", change["commit"], url=url, base=change["base"])
+        rows += [{**at, "what": name, "kind": "field", "old": pair[0], "new": pair[1]}
+                 for name, pair in (delta.get("fields") or {}).items()]
+        for name in SET_FACETS:
+            part = delta.get(name) or {}
+            added, removed = part.get("added") or (), part.get("removed") or ()
+            changed = part.get("changed") or {}
+            if added or removed or changed:
+                rows.append({**at, "what": name, "kind": "set", "added": len(added), "removed": len(removed),
+                             "changed": len(changed)})
+    return {"commits": data["commits"], "rows": rows, "changes": len(data["changes"]),
+            "older": len(data["changes"]) - len(newest)}
 
 
 @pages.get("/page/html")

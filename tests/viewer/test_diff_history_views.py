@@ -1,0 +1,215 @@
+"""The viewer's diff view, page diff, page history and commit manifest over an archive of three commits."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, quote, urlsplit
+
+import lxml.html
+import pytest
+from archives import SITE, build_archive, page_html
+
+from nitpicker_core import Analyzer, Anchor, PageReport, ScrapeResult, hookimpl
+
+HOME, ABOUT, CONTACT = SITE + "/", SITE + "/about", SITE + "/contact"
+# The crawled page's own markup and script: the viewer must show them as text, never run or render them.
+TITLE_3 = "Home <b>page</b>"
+SCRIPT = "<script>window.pwned = 1</script>"
+
+
+def home(title: str, links: tuple[str, ...], resources: tuple[str, ...], extra: str = "") -> ScrapeResult:
+    html = page_html(title, "Welcome." + extra, list(links))
+    return ScrapeResult(url=HOME, status=200, content_type="text/html", metadata={"title": title}, html=html,
+                        headers={"content-type": "text/html"}, anchors=[Anchor(SITE + h, h) for h in links],
+                        resources=[SITE + r for r in resources])
+
+
+def leaf(url: str, title: str) -> ScrapeResult:
+    return ScrapeResult(url=url, status=200, content_type="text/html", metadata={"title": title},
+                        html=page_html(title, "Text.", []), anchors=[])
+
+
+class Lint(Analyzer):
+    name = "lint"
+    version = "1.0+lint-rules.2.1"  # the rule set is named after '+'
+
+    def each_page(self, page):
+        return PageReport({}, [])
+
+
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory):
+    """1: home "Home"; 2: home links /contact too (title unchanged), /contact added; 3: title "Home <b>page</b>",
+    old.js replaced by new.js, a script in the body, no link to /about, which is gone. Commit 3 is analysed by `lint`."""
+    from nitpicker_core.analyze import run_analyze
+    from nitpicker_core.config import load_config
+    from nitpicker_core.plugins import make_plugin_manager
+
+    path = tmp_path_factory.mktemp("diffview") / "site.nitpicker"
+    build_archive(path, [home("Home", ("/about",), ("/a.css", "/old.js")), leaf(ABOUT, "About")])
+    build_archive(path, [home("Home", ("/about", "/contact"), ("/a.css", "/old.js")), leaf(ABOUT, "About"),
+                         leaf(CONTACT, "Contact")])
+    build_archive(path, [home(TITLE_3, ("/contact",), ("/a.css", "/new.js"), SCRIPT),
+                         leaf(CONTACT, "Contact")])
+
+    class Plugin:
+        @hookimpl
+        def register_analyzers(self, register):
+            register(Lint())
+
+    pm = make_plugin_manager()
+    pm.add_plugin(Plugin(), "lint-plugin")
+    run_analyze(pm, load_config(pm, data={}), path, ["lint"], commit=3)
+    return path
+
+
+@pytest.fixture(scope="module")
+def app(archive, viewer_over):
+    with viewer_over(archive) as app:
+        yield app
+
+
+def get(app, path: str, lang: str = "en"):
+    response = app.test_client().get(path, headers={"Accept-Language": lang})
+    assert response.status_code == 200, response.get_data(as_text=True)[-500:]
+    return response.get_data(as_text=True)
+
+
+def doc(app, path: str):
+    return lxml.html.fromstring(get(app, path))
+
+
+def texts(nodes) -> list[str]:
+    return [" ".join(node.text_content().split()) for node in nodes]
+
+
+def test_diff_view_explains_each_modified_page_fields_links_and_resources(app):
+    page = doc(app, "/diff")  # HEAD (3) against its parent (2)
+    assert texts(page.xpath("//h1"))[0].endswith("2 → 3")
+    assert texts(page.xpath('//section[@aria-labelledby="diff-removed"]//li')) == [ABOUT]
+    [change] = page.xpath('//details[@class="page-change"]')
+    assert change.get("data-url") == HOME
+    title = change.xpath('.//tr[@data-field="title"]')[0]
+    assert texts(title.xpath("td")) == ["Home", TITLE_3]  # old → new, the markup as text
+    resources = texts(change.xpath('.//div[@data-facet="resources"]//li'))
+    assert resources == [f"+ {SITE}/new.js", f"− {SITE}/old.js"]
+    assert "+1 −1" in texts(change.xpath('.//div[@data-facet="resources"]/h4'))[0]
+    link = change.xpath('.//a[@class="html-diff-link"]')[0].get("href")
+    assert (urlsplit(link).path, parse_qs(urlsplit(link).query)) == (
+        "/diff/page", {"url": [HOME], "base": ["2"], "commit": ["3"]})
+
+
+def test_diff_view_against_a_chosen_base_lists_links_added_and_the_added_page(app):
+    page = doc(app, "/diff?base=1&commit=2")
+    assert texts(page.xpath('//section[@aria-labelledby="diff-added"]//li')) == [CONTACT]
+    home_change = f'//details[@data-url="{HOME}"]'
+    anchors = texts(page.xpath(home_change + '//div[@data-facet="anchors"]//li'))
+    assert anchors == [f"+ {CONTACT} “/contact”"]
+    assert page.xpath(home_change + '//tr[@data-field="title"]') == []  # the title did not change
+
+
+def test_page_diff_view_marks_added_and_removed_lines_and_never_renders_the_pages_markup(app):
+    text = get(app, f"/diff/page?url={quote(HOME, safe='')}&base=2&commit=3")
+    assert "<b>page</b>" not in text and SCRIPT not in text  # escaped: the crawled HTML never reaches the DOM
+    page = lxml.html.fromstring(text)
+    [pre] = page.xpath('//pre[@class="html-diff"]')
+    assert pre.xpath(".//b | .//script") == []
+    added, removed = texts(pre.xpath('span[@class="add"]')), texts(pre.xpath('span[@class="del"]'))
+    assert "-<title>Home</title>" in removed
+    assert any(line.startswith("+<title>Home <b>page</b>") for line in added)
+    assert any("window.pwned" in line for line in added)
+    assert texts(pre.xpath('span[@class="hunk"]'))[0].startswith("@@ ")
+    assert page.xpath('//p[@data-status="modified"]')
+
+
+def test_page_diff_of_an_added_page_says_so_and_an_unknown_url_is_a_400(app):
+    page = doc(app, f"/diff/page?url={quote(CONTACT, safe='')}&base=1&commit=2")
+    assert page.xpath('//p[@data-status="added"]') and page.xpath('//pre[@class="html-diff"]') == []
+    response = app.test_client().get(f"/diff/page?url={quote(SITE + '/nowhere', safe='')}")
+    assert response.status_code == 400 and "/nowhere is in neither" in response.get_data(as_text=True)
+    assert app.test_client().get("/diff/page").status_code == 400
+
+
+def test_page_history_answers_when_the_title_changed_with_old_new_and_commit(app):
+    page = doc(app, f"/page?url={quote(HOME, safe='')}")
+    rows = page.xpath('//table[@id="page-history"]/tbody/tr')
+    title = [row for row in rows if row.get("data-field") == "title"]
+    assert [(r.get("data-commit"), texts(r.xpath("td"))[2:4]) for r in title] == [("3", ["Home", TITLE_3])]
+    assert [r.get("data-commit") for r in rows if r.get("data-field") == "anchors"] == ["3", "2"]
+    assert rows[0].get("data-commit") == "3"  # newest first
+    assert "In 3 of 3 commits" in texts(page.xpath('//section[@aria-labelledby="history"]/p'))[0]
+
+
+def test_page_history_at_an_older_commit_stops_there_and_shows_where_a_page_appeared(app):
+    page = doc(app, f"/page?url={quote(HOME, safe='')}&commit=2")
+    assert {r.get("data-commit") for r in page.xpath('//table[@id="page-history"]/tbody/tr')} == {"2"}
+    contact = doc(app, f"/page?url={quote(CONTACT, safe='')}")
+    [row] = contact.xpath('//table[@id="page-history"]/tbody/tr')
+    assert (row.get("data-commit"), row.get("data-field")) == ("2", "added")
+    assert "In 2 of 3 commits" in texts(contact.xpath('//section[@aria-labelledby="history"]/p'))[0]
+    about = doc(app, f"/page?url={quote(ABOUT, safe='')}&commit=2")
+    assert texts(about.xpath('//table[@id="page-history"]/tbody/tr')) == ["The page did not change in these commits."]
+
+
+def test_commits_page_shows_the_tools_line_and_the_manifest_in_a_disclosure(app):
+    page = doc(app, "/commits")
+    rows = page.xpath('//table[@id="commits"]/tbody/tr')
+    assert len(rows) == 3
+    head = rows[0]
+    tools = head.xpath('td[@class="tools"]')[0]
+    assert re.match(r"nitpicker \S+.*lint-rules 2\.1", " ".join(tools.text.split()))
+    details = tools.xpath('details[@class="manifest"]')[0]
+    environment = dict(zip(texts(details.xpath(".//th[@scope='row']")), texts(details.xpath(".//tbody/tr/td")),
+                           strict=False))
+    import platform
+
+    assert environment["Python"].startswith(platform.python_version())
+    assert "archive-writer: nitpicker" in environment[[k for k in environment if k.startswith("Plugins")][0]]
+    [run] = details.xpath('.//table[@class="data analyzers"]/tbody/tr')
+    cells = texts(run.xpath("td"))
+    assert cells[:3] == ["lint", "1.0+lint-rules.2.1", "lint-rules 2.1"] and len(cells[3]) >= 8
+    assert rows[2].xpath('td[@class="tools"]/details//table[@class="data analyzers"]') == []  # not analysed
+
+
+def test_diff_history_and_manifest_are_translated(app):
+    text = get(app, "/diff", lang="ja") + get(app, f"/page?url={quote(HOME, safe='')}", lang="ja")
+    text += get(app, f"/diff/page?url={quote(HOME, safe='')}", lang="ja") + get(app, "/commits", lang="ja")
+    for label in ("変更前", "変更後", "HTML の差分", "履歴", "リソース", "環境とアナライザー", "ルールセット"):
+        assert label in text, label
+    for label in ("Before", "After", "History", "Rule set", "Environment and analyzers"):
+        assert f">{label}<" not in text, label
+
+
+@pytest.mark.browser
+def test_diff_view_in_chromium_opens_the_html_diff_as_inert_text(app, serving, browser):
+    with serving(app) as base:
+        context = browser.new_context(locale="en-US")
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
+        try:
+            page.goto(base + "/diff")
+            change = page.locator(f'details.page-change[data-url="{HOME}"]')
+            assert change.get_attribute("open") is not None
+            assert change.locator('tr[data-field="title"] td.new').inner_text() == TITLE_3
+            change.locator("a.html-diff-link").click()
+            page.wait_for_url(lambda url: urlsplit(url).path == "/diff/page")
+            added = page.locator("pre.html-diff span.add")
+            assert added.count() >= 3
+            colour = added.first.evaluate("e => getComputedStyle(e).backgroundColor")
+            assert colour not in ("rgba(0, 0, 0, 0)", "transparent")  # the added lines are marked
+            assert page.locator("pre.html-diff b, pre.html-diff script").count() == 0
+            assert page.evaluate("window.pwned") is None  # the crawled script never ran in the viewer
+            assert errors == []
+        finally:
+            context.close()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_diff_page_diff_history_and_commits_have_no_serious_axe_findings(app, serving, browser, axe_serious, theme):
+    home_url = quote(HOME, safe="")
+    paths = ["/diff", f"/diff/page?url={home_url}", f"/page?url={home_url}", "/commits"]
+    with serving(app) as base:
+        assert axe_serious(browser, base, paths, theme) == {}
