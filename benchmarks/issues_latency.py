@@ -177,7 +177,8 @@ def scale_findings(archive: Path, factor: int) -> None:
                          "h + ? * 1000003 FROM original_hash", (k,))
         conn.execute("UPDATE finding_check SET findings = findings * ?, urls = urls * ?", (factor, factor))
         conn.execute("UPDATE finding_delta SET new = new * ?, fixed = fixed * ?, persisting = persisting * ?, "
-                     "regressed = regressed * ?", (factor,) * 4)
+                     "regressed = regressed * ?, new_urls = new_urls * ?, fixed_urls = fixed_urls * ?, "
+                     "persisting_urls = persisting_urls * ?, regressed_urls = regressed_urls * ?", (factor,) * 8)
         conn.commit()
         w._touch()
         w.write()
