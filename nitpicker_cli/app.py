@@ -19,16 +19,38 @@ class App:
     verbose: bool = False
     silent: bool = False
     _config: Config | None = field(default=None, repr=False)
+    _file: Config | None = field(default=None, repr=False)
+
+    def file_config(self) -> Config:
+        """The config file as read (once), its command tables checked against the commands' options."""
+        if self._file is None:
+            from nitpicker_cli.settings_file import table_keys
+
+            root = click.get_current_context().find_root().command
+            keys = table_keys(root, self.pm) if isinstance(root, click.Group) else None
+            self._file = load_config(self.pm, commands=keys)
+        return self._file
 
     def config(self, flags: Mapping[str, Any] | None = None) -> Config:
         """Load the config file once, apply this run's flags, configure the plugins, report unknown keys."""
         if self._config is None:
-            base = load_config(self.pm)
+            base = self.file_config()
             for warning in base.warnings:
                 self.warn(warning)
             self._config = base.override(flags or {})
             self.pm.configure_plugins(self._config)
         return self._config
+
+    def command_defaults(self, ctx: click.Context, name: str | None = None) -> dict[str, Any] | None:
+        """The group's ``default_map``: the options of the invoked command (or ``name``) from the config file."""
+        from nitpicker_cli.settings_file import defaults_for
+        from nitpicker_core.config import COMMAND_TABLES
+
+        name = name or ctx.invoked_subcommand
+        command = ctx.command.get_command(ctx, name) if name and isinstance(ctx.command, click.Group) else None
+        if command is None or name not in COMMAND_TABLES:
+            return None
+        return {name: defaults_for(self.file_config(), command, name, self.pm, ctx)}
 
     def adopt_verbosity(self, verbose: bool, silent: bool) -> None:
         """``--verbose``/``--silent`` given after a subcommand mean the same as before it."""

@@ -56,6 +56,7 @@ def build_cli(pm: NitpickerPluginManager) -> click.Group:
         logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING if not silent else logging.ERROR,
                             format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
         ctx.call_on_close(app.close)
+        ctx.default_map = app.command_defaults(ctx)  # the config file's [crawl], [analyze], … tables
 
     assert isinstance(cli, PluginGroup)
     cli.why_missing, cli.missing_commands = pm.why_missing, pm.missing_commands

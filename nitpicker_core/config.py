@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import reprlib
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,10 @@ from nitpicker_core.registry import Registry
 from nitpicker_core.types import SETTING_TYPES, Setting
 
 CONFIG_FILES = ("nitpicker.toml", ".nitpickerrc.json", "pyproject.toml")
-TOP_LEVEL_KEYS = frozenset({"plugins", "crawl", "diff"})
+# Tables holding a command's options (file key = the long flag with "_" for "-"); the CLI says which keys
+# each takes (``load_config(commands=…)``) and turns them into the command's defaults; a flag given wins.
+COMMAND_TABLES = ("crawl", "analyze", "report", "pipeline")
+TOP_LEVEL_KEYS = frozenset({"plugins", "diff", *COMMAND_TABLES})
 # The [crawl] table: crawl options a site's config file may fix; the CLI flag of the same name wins.
 # key → smallest allowed value (both are whole numbers; "max-pages" is accepted for "max_pages").
 CRAWL_KEYS: dict[str, int] = {"max_pages": 1, "max_depth": 0}
@@ -48,6 +52,12 @@ def shown(value: Any) -> str:
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
     return _short.repr(value)
+
+
+def closest(name: str, choices: Collection[str]) -> str:
+    """`` (did you mean 'x'?)`` for the choice closest to a misspelt ``name``, else ``""``."""
+    found = difflib.get_close_matches(name, sorted(choices), n=1, cutoff=0.6)
+    return f" (did you mean {found[0]!r}?)" if found else ""
 
 
 def find_config_file(start: Path | None = None) -> tuple[Path, dict[str, Any]] | None:
@@ -156,6 +166,8 @@ class Config:
     )  # the file's [crawl] table, checked (CRAWL_KEYS)
     errors: dict[str, str] = field(default_factory=dict)
     diff_table: dict[str, Any] = field(default_factory=lambda: dict(DIFF_DEFAULTS))  # [diff], checked
+    # the command tables as written (keys with "_"), unknown keys left out; the CLI checks the values
+    tables: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def error_of(self, plugin: str) -> str | None:
         """The one-line error that stops ``plugin``'s settings from being used, if any."""
@@ -209,15 +221,22 @@ class Config:
             dict(self.crawl_table),
             dict(self.errors),
             dict(self.diff_table),
+            {name: dict(table) for name, table in self.tables.items()},
         )
 
 
 def load_config(
-    pm: Any, start: Path | None = None, data: Mapping[str, Any] | None = None, path: Path | None = None
+    pm: Any,
+    start: Path | None = None,
+    data: Mapping[str, Any] | None = None,
+    path: Path | None = None,
+    commands: Mapping[str, Collection[str]] | None = None,
 ) -> Config:
     """Collect declared settings and read the config file (or ``data``), reporting unknown keys.
 
-    Malformed values never raise here: they are recorded in ``Config.errors`` (see ``Config``).
+    ``commands`` maps a command table to the keys it takes (without it only ``crawl``'s limits are
+    known); unknown keys, tables and plugins are reported with the closest known name. Malformed values
+    never raise here: they are recorded in ``Config.errors`` (see ``Config``).
     """
     settings = setting_registry(pm)
     config = Config(settings, {}, path)
@@ -232,11 +251,20 @@ def load_config(
     known_plugins = set(getattr(pm, "infos", {})) | {s.plugin for s in settings}
     for key in data:
         if key not in TOP_LEVEL_KEYS:
-            config.warnings.append(f"{where}: unknown key {shown(key)}")
+            config.warnings.append(f"{where}: unknown key {shown(key)}{closest(str(key), TOP_LEVEL_KEYS)}")
+    known = {name: set(keys) for name, keys in (commands or {}).items()}
+    known.setdefault("crawl", set()).update(CRAWL_KEYS)
     try:
-        config.crawl_table = _crawl_table(data.get("crawl", {}), where, config.warnings)
+        config.crawl_table = _crawl_table(data.get("crawl", {}), where, config.warnings, known["crawl"])
     except UsageError as exc:
         config.errors["crawl"] = str(exc)
+    for name in COMMAND_TABLES:
+        try:
+            config.tables[name] = _command_table(
+                name, data.get(name, {}), where, known.get(name, set()), config.warnings
+            )
+        except UsageError as exc:
+            config.errors.setdefault(name, str(exc))
     try:
         config.diff_table = _diff_table(data.get("diff", {}), where, config.warnings)
     except UsageError as exc:
@@ -247,7 +275,7 @@ def load_config(
         return config
     for plugin, table in plugins.items():
         if plugin not in known_plugins:
-            config.warnings.append(f"{where}: unknown plugin {shown(plugin)}")
+            config.warnings.append(f"{where}: unknown plugin {shown(plugin)}{closest(plugin, known_plugins)}")
             continue
         if not isinstance(table, dict):
             config.errors[f"plugins.{plugin}"] = f"{where}: plugins.{plugin} must be a table"
@@ -255,7 +283,8 @@ def load_config(
         for key, value in table.items():
             name = f"{plugin}.{key}"
             if name not in settings:
-                config.warnings.append(f"{where}: unknown key {shown('plugins.' + name)}")
+                keys = {s.key for s in settings if s.plugin == plugin}
+                config.warnings.append(f"{where}: unknown key {shown('plugins.' + name)}{closest(key, keys)}")
                 continue
             try:
                 config.values[f"plugins.{name}"] = coerce(settings[name], value)
@@ -264,14 +293,31 @@ def load_config(
     return config
 
 
-def _crawl_table(table: Any, where: str, warnings: list[str]) -> dict[str, int]:
+def _command_table(
+    name: str, table: Any, where: str, known: Collection[str], warnings: list[str]
+) -> dict[str, Any]:
+    """A command table's known keys (``-`` read as ``_``), the others reported (``crawl``'s by ``_crawl_table``)."""
+    if not isinstance(table, dict):
+        raise UsageError(f"{where}: {name!r} must be a table")
+    values = {}
+    for key, value in table.items():
+        key_ = key.replace("-", "_")
+        if key_ in known:
+            values[key_] = value
+        elif name != "crawl":
+            warnings.append(f"{where}: unknown key {shown(name + '.' + key)}{closest(key_, known)}")
+    return values
+
+
+def _crawl_table(table: Any, where: str, warnings: list[str], known: Collection[str] = ()) -> dict[str, int]:
     if not isinstance(table, dict):
         raise UsageError(f"{where}: 'crawl' must be a table")
     values = {}
     for key, value in table.items():
         name = key.replace("-", "_")
         if name not in CRAWL_KEYS:
-            warnings.append(f"{where}: unknown key {shown('crawl.' + key)}")
+            if name not in known:
+                warnings.append(f"{where}: unknown key {shown('crawl.' + key)}{closest(name, known)}")
             continue
         if isinstance(value, bool) or not isinstance(value, int) or not CRAWL_KEYS[name] <= value <= INT_MAX:
             raise UsageError(

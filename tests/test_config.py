@@ -61,7 +61,7 @@ def test_unknown_keys_are_reported(tmp_path, kpm):
         'colour = "blue"\n[plugins.search]\nlimti = 3\n[plugins.nosuch]\nx = 1\n')
     config = load_config(kpm, start=tmp_path)
     assert config.warnings == ["nitpicker.toml: unknown key 'colour'",
-                               "nitpicker.toml: unknown key 'plugins.search.limti'",
+                               "nitpicker.toml: unknown key 'plugins.search.limti' (did you mean 'limit'?)",
                                "nitpicker.toml: unknown plugin 'nosuch'"]
 
 
