@@ -34,11 +34,11 @@ WORK = Path("/tmp/vbench")
 WARM_TARGET_MS = 300.0
 RSS_TARGET_MB = 500.0
 
-VIEWS = ("/", "/pages", "/pages?page=500&pageSize=100", "/pages?missing=description&sort=title",
-         "/pages?category=image&external=1", "/pages?url=*page-1234*", "/broken-links", "/external-links",
+VIEWS = ("/", "/summary", "/issue?check=broken-link", "/pages", "/pages?page=500&pageSize=100",
+         "/pages?missing=description&sort=title", "/pages?category=image&external=1", "/pages?url=*page-1234*", "/broken-links", "/external-links",
          "/external-links?sort=referrers&order=desc", "/isolated", "/isolated/clusters", "/graph", "/graph/edges", "/resources",
          "/resources?sort=referrers&order=desc", "/images", "/images?missing_alt=1", "/violations",
-         "/violations?severity=error", "/violations/rules", "/duplicates", "/duplicates?field=description",
+         "/violations?priority=high", "/violations/rules", "/duplicates", "/duplicates?field=description",
          "/mismatches", "/commits", "/diff", "/api/link-graph?limit=3000&sort=anchors&order=desc")
 
 
@@ -93,15 +93,21 @@ def ensure_archive(path: Path, pages: int) -> None:
 
 
 def samples(base: str) -> list[str]:
-    """Views that need one URL: a page detail, its rendered HTML and a resource's referrers."""
+    """Views that need one URL: a page detail, its rendered HTML, a resource's referrers and, when the last
+    commit changed pages, a changed page's detail (its history) and its HTML diff."""
     def first(path: str, key: str) -> str:
         with urllib.request.urlopen(base + path, timeout=600) as response:
             return json.loads(response.read())["items"][0][key]
 
     page = first("/api/pages?limit=1&offset=5000&external=false&strict=true", "url")
     resource = first("/api/resources?limit=1&sort=referrers&order=desc", "url")
-    return [f"/page?url={quote(page, safe='')}", f"/page/html?url={quote(page, safe='')}",
-            f"/resource?url={quote(resource, safe='')}"]
+    views = [f"/page?url={quote(page, safe='')}", f"/page/html?url={quote(page, safe='')}",
+             f"/resource?url={quote(resource, safe='')}"]
+    with urllib.request.urlopen(base + "/api/diff?limit=1&explain=0", timeout=600) as response:
+        modified = json.loads(response.read())["modified"]
+    if modified:  # a page that changed between the last two commits: its detail (with history) and its HTML diff
+        views += [f"/page?url={quote(modified[0], safe='')}", f"/diff/page?url={quote(modified[0], safe='')}"]
+    return views
 
 
 def main() -> None:

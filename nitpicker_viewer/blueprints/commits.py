@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import quote
 
 from flask import Blueprint, abort, request
 
-from nitpicker_core import MenuLink, hookimpl
+from nitpicker_core import MenuLink, UsageError, hookimpl
 from nitpicker_viewer.app import query, render
 from nitpicker_viewer.tables import Col, paged_table
 
@@ -34,7 +35,13 @@ def index() -> str:
 @commits.get("/diff")
 def diff() -> str:
     data = query("diff", base=request.args.get("base"), limit=DIFF_LIMIT, explain=DIFF_EXPLAIN)
-    return render("diff.html", title="view.diff", d=data, limit=DIFF_LIMIT, explained=DIFF_EXPLAIN)
+    return render("diff.html", title="view.diff", d=data, limit=DIFF_LIMIT, explained=DIFF_EXPLAIN,
+                  page_diff_href=page_diff_href)
+
+
+def page_diff_href(url: str, base: int, commit: int) -> str:
+    """The page diff's link (cheaper than url_for when the diff view lists hundreds of pages)."""
+    return f"{request.script_root}/diff/page?url={quote(url, safe='')}&base={base}&commit={commit}"
 
 
 @commits.get("/diff/page")
@@ -43,10 +50,16 @@ def page_diff() -> str:
     url = request.args.get("url", "")
     if not url:
         abort(400, "give ?url=")
-    data = query("page-diff", url=url, base=request.args.get("base"), html="true")
+    base, note = request.args.get("base"), None
+    try:
+        data = query("page-diff", url=url, base=base, html="true")
+    except UsageError as exc:  # a modified page without stored HTML on one side: its other changes still show
+        if "no stored HTML" not in str(exc):
+            raise
+        data, note = query("page-diff", url=url, base=base), str(exc)
     lines = (data.get("html_diff") or "").splitlines()
     return render("page_diff.html", title="view.page_diff", url=url, d=data, lines=lines[:HTML_DIFF_LINES],
-                  total_lines=len(lines))
+                  total_lines=len(lines), html_note=note)
 
 
 @commits.app_template_filter("diff_line")

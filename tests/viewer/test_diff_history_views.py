@@ -11,7 +11,7 @@ from archives import SITE, build_archive, page_html
 
 from nitpicker_core import Analyzer, Anchor, PageReport, ScrapeResult, hookimpl
 
-HOME, ABOUT, CONTACT = SITE + "/", SITE + "/about", SITE + "/contact"
+HOME, ABOUT, CONTACT, PDF = SITE + "/", SITE + "/about", SITE + "/contact", SITE + "/file.pdf"
 # The crawled page's own markup and script: the viewer must show them as text, never run or render them.
 TITLE_3 = "Home <b>page</b>"
 SCRIPT = "<script>window.pwned = 1</script>"
@@ -29,6 +29,11 @@ def leaf(url: str, title: str) -> ScrapeResult:
                         html=page_html(title, "Text.", []), anchors=[])
 
 
+def pdf(status: int) -> ScrapeResult:
+    """A document with no HTML stored: it can change (its status) but has no HTML to diff."""
+    return ScrapeResult(url=PDF, status=status, content_type="application/pdf", anchors=[])
+
+
 class Lint(Analyzer):
     name = "lint"
     version = "1.0+lint-rules.2.1"  # the rule set is named after '+'
@@ -40,7 +45,8 @@ class Lint(Analyzer):
 @pytest.fixture(scope="module")
 def archive(tmp_path_factory):
     """1: home "Home"; 2: home links /contact too (title unchanged), /contact added; 3: title "Home <b>page</b>",
-    old.js replaced by new.js, a script in the body, no link to /about, which is gone. Commit 3 is analysed by `lint`."""
+    old.js replaced by new.js, a script in the body, no link to /about, which is gone; /file.pdf (no HTML)
+    answers 200 in 2 and 500 in 3. Commit 3 is analysed by `lint`."""
     from nitpicker_core.analyze import run_analyze
     from nitpicker_core.config import load_config
     from nitpicker_core.plugins import make_plugin_manager
@@ -48,9 +54,9 @@ def archive(tmp_path_factory):
     path = tmp_path_factory.mktemp("diffview") / "site.nitpicker"
     build_archive(path, [home("Home", ("/about",), ("/a.css", "/old.js")), leaf(ABOUT, "About")])
     build_archive(path, [home("Home", ("/about", "/contact"), ("/a.css", "/old.js")), leaf(ABOUT, "About"),
-                         leaf(CONTACT, "Contact")])
+                         leaf(CONTACT, "Contact"), pdf(200)])
     build_archive(path, [home(TITLE_3, ("/contact",), ("/a.css", "/new.js"), SCRIPT),
-                         leaf(CONTACT, "Contact")])
+                         leaf(CONTACT, "Contact"), pdf(500)])
 
     class Plugin:
         @hookimpl
@@ -87,8 +93,8 @@ def test_diff_view_explains_each_modified_page_fields_links_and_resources(app):
     page = doc(app, "/diff")  # HEAD (3) against its parent (2)
     assert texts(page.xpath("//h1"))[0].endswith("2 → 3")
     assert texts(page.xpath('//section[@aria-labelledby="diff-removed"]//li')) == [ABOUT]
-    [change] = page.xpath('//details[@class="page-change"]')
-    assert change.get("data-url") == HOME
+    assert [d.get("data-url") for d in page.xpath('//details[@class="page-change"]')] == [HOME, PDF]
+    change = page.xpath(f'//details[@data-url="{HOME}"]')[0]
     title = change.xpath('.//tr[@data-field="title"]')[0]
     assert texts(title.xpath("td")) == ["Home", TITLE_3]  # old → new, the markup as text
     resources = texts(change.xpath('.//div[@data-facet="resources"]//li'))
@@ -101,7 +107,7 @@ def test_diff_view_explains_each_modified_page_fields_links_and_resources(app):
 
 def test_diff_view_against_a_chosen_base_lists_links_added_and_the_added_page(app):
     page = doc(app, "/diff?base=1&commit=2")
-    assert texts(page.xpath('//section[@aria-labelledby="diff-added"]//li')) == [CONTACT]
+    assert texts(page.xpath('//section[@aria-labelledby="diff-added"]//li')) == [CONTACT, PDF]
     home_change = f'//details[@data-url="{HOME}"]'
     anchors = texts(page.xpath(home_change + '//div[@data-facet="anchors"]//li'))
     assert anchors == [f"+ {CONTACT} “/contact”"]
@@ -120,6 +126,13 @@ def test_page_diff_view_marks_added_and_removed_lines_and_never_renders_the_page
     assert any("window.pwned" in line for line in added)
     assert texts(pre.xpath('span[@class="hunk"]'))[0].startswith("@@ ")
     assert page.xpath('//p[@data-status="modified"]')
+
+
+def test_page_diff_of_a_changed_page_without_stored_html_shows_its_changes_and_says_why_no_html_diff(app):
+    page = doc(app, f"/diff/page?url={quote(PDF, safe='')}")
+    assert texts(page.xpath('//tr[@data-field="status"]/td')) == ["200", "500"]
+    assert "no stored HTML in site.nitpicker@2" in texts(page.xpath('//p[@id="html-note"]'))[0]
+    assert page.xpath('//pre[@class="html-diff"]') == []
 
 
 def test_page_diff_of_an_added_page_says_so_and_an_unknown_url_is_a_400(app):
