@@ -226,3 +226,14 @@ def test_diff_page_diff_history_and_commits_have_no_serious_axe_findings(app, se
     paths = ["/diff", f"/diff/page?url={home_url}", f"/page?url={home_url}", "/commits"]
     with serving(app) as base:
         assert axe_serious(browser, base, paths, theme) == {}
+
+
+def test_modified_pages_past_the_explained_ones_are_listed_with_their_html_diff_links(app, monkeypatch):
+    import nitpicker_viewer.blueprints.commits as commits_view
+
+    monkeypatch.setattr(commits_view, "DIFF_EXPLAIN", 1)
+    page = doc(app, "/diff")
+    assert [d.get("data-url") for d in page.xpath('//details[@class="page-change"]')] == [HOME]
+    [rest] = page.xpath('//ul[@id="modified-rest"]/li')
+    assert rest.xpath("a")[0].text == PDF and rest.xpath('a[@class="html-diff-link"]')
+    assert "first 1 modified pages" in texts(page.xpath('//section[@aria-labelledby="diff-modified"]/p'))[0]
