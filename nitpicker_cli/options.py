@@ -21,9 +21,15 @@ _CLICK_TYPES: dict[str, Any] = {"str": str, "int": int, "float": float, "list": 
 
 def _help(setting: Setting, suffix: str = "") -> str:
     help_text = (setting.help or f"setting {setting.config_key}") + suffix
-    if setting.default is not None:
-        help_text += f" (default: {setting.default!r})"
+    if setting.default not in (None, "", [], ()):  # an empty default means "not set": nothing to show
+        shown = ", ".join(setting.default) if isinstance(setting.default, list) else setting.default
+        help_text += f" (default: {shown})"
     return help_text
+
+
+def _metavar(setting: Setting) -> str:
+    """What the value is, from the setting's name (``--axe-lang LANG``), never its type name (``STR``)."""
+    return setting.key.upper().replace("-", "_")
 
 
 def setting_option(setting: Setting) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -32,10 +38,10 @@ def setting_option(setting: Setting) -> Callable[[Callable[..., Any]], Callable[
         negative = setting.flag.replace("--", "--no-", 1)
         return click.option(f"{setting.flag}/{negative}", setting.dest, default=None, help=_help(setting))
     if setting.type == "list":
-        return click.option(setting.flag, setting.dest, multiple=True, metavar="VALUE",
+        return click.option(setting.flag, setting.dest, multiple=True, metavar=_metavar(setting),
                             help=_help(setting, "; repeatable, or comma-separated"))
     return click.option(setting.flag, setting.dest, type=_CLICK_TYPES[setting.type], default=None,
-                        help=_help(setting), metavar=setting.type.upper())
+                        help=_help(setting), metavar=_metavar(setting))
 
 
 def setting_options(pm: Any, plugins: Iterable[str] | None = None) -> Callable[[Any], Any]:

@@ -65,7 +65,10 @@ def demo_site(port: int = 0) -> Iterator[str]:
 
 def pipeline_options(f: Any) -> Any:
     opts = [
-        click.option("--plugin", "plugins", multiple=True, metavar="NAME", help="Analyzer to run (default: all)."),
+        click.option("--plugin", "plugins", multiple=True, metavar="NAME",
+                     help="Analyzer to run (repeatable; default: the default analyzers, all but opt-in ones such "
+                          "as lighthouse, as in `nitpicker analyze`)."),
+        click.option("--all", "all_", is_flag=True, help="Run every analyzer, lighthouse and other opt-in ones included."),
         click.option("--no-analyze", is_flag=True, help="Stop after the crawl."),
         click.option("--to", "to", metavar="NAME", help=TO_HELP),
         click.option("--sheet", metavar="URL", help="Report to this Google spreadsheet (--to google-sheets)."),
@@ -83,7 +86,7 @@ def pipeline_options(f: Any) -> Any:
                      help="Where run journals go (default: ARCHIVE.runs/ next to the archive)."),
         click.option("--resume", metavar="RUN",
                      help="Resume a run: its journal file, its id, or an archive (its latest run)."),
-        click.option("--heartbeat", type=click.FloatRange(0.1), default=5.0, show_default=True,
+        click.option("--heartbeat", type=click.FloatRange(0.1), metavar="SECONDS", default=5.0, show_default=True,
                      help="Seconds between progress events in the journal."),
         click.option("--dashboard", is_flag=True, help="Also serve the monitoring dashboard during the run."),
     ]
@@ -242,6 +245,10 @@ def register_commands(cli: click.Group, pm: Any) -> None:
                 raise UsageError(f"{journal_path.name} does not start with a run declaration")
             kw, settings, url = _merge_resumed(previous.declaration["params"], kw, settings, url)
         config = app.config(settings)
+        if kw["all_"] and not kw["plugins"]:  # stored as names, so a resumed run selects the same analyzers
+            from nitpicker_core.analyze import analyzer_registry
+
+            kw["plugins"] = tuple(analyzer_registry(app.pm).names())
         if not kw["no_analyze"]:  # unknown analyzers and bad settings are refused before the crawl
             check_settings(app.pm, config, list(kw["plugins"] or ()) or None)
         with contextlib.ExitStack() as stack:

@@ -31,9 +31,22 @@ def parse_params(args: list[str]) -> dict[str, str]:
     return params
 
 
+class QueryCommand(click.Command):
+    """`query --help` ends with the registered queries, read only when the help is shown."""
+
+    pm: object = None
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_epilog(ctx, formatter)
+        rows = [(q.name, (q.description or "").strip().split("\n")[0]) for q in query_registry(self.pm)]
+        with formatter.section("Queries (parameters: `nitpicker query --list`)"):
+            formatter.write_dl(rows)
+
+
 @hookimpl
-def register_commands(cli: click.Group) -> None:
-    @cli.command("query", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+def register_commands(cli: click.Group, pm: object) -> None:
+    @cli.command("query", cls=QueryCommand,
+                 context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
     @click.argument("archive", required=False, type=click.Path(path_type=str))
     @click.argument("name", required=False)
     @click.option("--list", "list_", is_flag=True, help="List every query with its parameter schema.")
@@ -57,3 +70,6 @@ def register_commands(cli: click.Group) -> None:
         given = parse_params(list(ctx.args))
         with open_archive(archive) as reader:
             emit_json(run_query(registry, reader, name.replace("_", "-"), given, commit), pretty)
+
+    assert isinstance(query, QueryCommand)
+    query.pm = pm

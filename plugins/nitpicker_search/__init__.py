@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -48,6 +49,7 @@ class SearchAnalyzer(Analyzer):
         self.keywords: list[Keyword] = []
         self.scope = DEFAULT_SCOPE
         self.selector: Any = None
+        self._said = False
 
     @property  # type: ignore[override]
     def columns(self) -> tuple[Column, ...]:
@@ -56,7 +58,11 @@ class SearchAnalyzer(Analyzer):
         return (*(Column(k.key, k.label) for k in self.keywords), TOTAL)
 
     def check(self, settings: Mapping[str, Any]) -> None:
-        parse_settings(settings)
+        if not parse_settings(settings)[0] and not self._said:  # chosen by name or --all: say why it is empty
+            self._said = True  # once a run: the engine checks again before analyzing
+            logging.getLogger("nitpicker").warning(
+                "search: no keywords to count: give --search-keywords WORD or keywords in [plugins.search]"
+            )
 
     def setup(self, settings: Mapping[str, Any]) -> None:
         self.keywords, self.scope, self.selector = parse_settings(settings)
@@ -95,8 +101,11 @@ def register_settings(register: Any) -> None:
 def configure(config: Any) -> None:
     try:  # the columns, for every command that shows them; bad settings fail in check, when analyzing
         _ANALYZER.setup(config.settings_for(PLUGIN))
+        # without keywords it would count nothing: a run of the default analyzers leaves it out
+        _ANALYZER.default = bool(_ANALYZER.keywords)
     except UsageError:
         _ANALYZER.keywords, _ANALYZER.scope, _ANALYZER.selector = [], DEFAULT_SCOPE, None
+        _ANALYZER.default = True  # bad settings: a default run checks it, and says what is wrong
 
 
 @hookimpl
