@@ -24,6 +24,7 @@ from nitpicker_cli.destinations import (
     select_destination,
 )
 from nitpicker_cli.options import list_flags, setting_flags, setting_options
+from nitpicker_cli.refusals import check_same_roots, unreachable_roots
 from nitpicker_core import NitpickerError, UsageError, hookimpl
 from nitpicker_core.analyze.engine import check_settings
 from nitpicker_core.urls import split_credentials
@@ -260,6 +261,8 @@ def register_commands(cli: click.Group, pm: Any) -> None:
             output = Path(kw["output"] or default_output(url))
             if output.suffix != ".nitpicker":
                 output = output.with_name(output.name + ".nitpicker")
+            if not demo and previous is None:  # other roots into an existing archive: refused, as by `crawl`
+                check_same_roots(output, options.roots)
             params = _params(kw, settings, None if demo else url)
             params["output"] = str(output.absolute())
             decl = _declaration(app.pm, url, output, kw, options, params, demo)
@@ -288,6 +291,10 @@ def register_commands(cli: click.Group, pm: Any) -> None:
         emit_json(_summary(result, decl, journal_path), pretty=True)
         if analysis.get("failed"):
             app.warn(f"{', '.join(analysis['failed'])} failed on every page")
+        crawled = result["stages"].get("crawl") or {}
+        if crawled.get("internal_errors") or crawled.get("state") == "failed":
+            for line in unreachable_roots(output, options.roots):  # why the site could not be crawled
+                click.echo(f"nitpicker: error: {line}", err=True)
         for name, stage in result["stages"].items():
             if stage.get("state") == "failed":
                 click.echo(f"nitpicker: error: {name} failed ({stage['reason']}, {stage['class']}): "

@@ -68,3 +68,22 @@ def test_other_roots_into_an_existing_archive_are_refused(tmp_path, site) -> Non
     assert again.returncode == 0, again.stderr
     appended = run_cli("crawl", "--append", str(archive), f"{site}/recursive/page-a", cwd=tmp_path)
     assert appended.returncode == 0, appended.stderr
+
+
+def test_pipeline_says_why_and_refuses_other_roots(tmp_path) -> None:
+    port = _closed_port()
+    first = run_cli("pipeline", f"http://127.0.0.1:{port}/", "-o", "p.nitpicker", "--no-analyze", cwd=tmp_path,
+                    timeout=300)
+    assert first.returncode == 1
+    assert (f"nitpicker: error: cannot crawl http://127.0.0.1:{port}/: connection refused (nothing listens on "
+            f"127.0.0.1:{port})") in _error_lines(first.stderr)
+    archive = tmp_path / "p.nitpicker"
+    before = hashlib.sha256(archive.read_bytes()).hexdigest()
+    other = run_cli("pipeline", f"http://127.0.0.1:{port}/other/", "-o", "p.nitpicker", "--no-analyze",
+                    cwd=tmp_path, timeout=300)
+    assert other.returncode == 1
+    assert _error_lines(other.stderr) == [
+        f"nitpicker: error: p.nitpicker holds a crawl of http://127.0.0.1:{port}/, not of these URLs: add them "
+        "with --append p.nitpicker, crawl its roots again with --update p.nitpicker, or write another archive "
+        "with -o"]
+    assert hashlib.sha256(archive.read_bytes()).hexdigest() == before
