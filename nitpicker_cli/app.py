@@ -26,7 +26,8 @@ class App:
         if self._file is None:
             from nitpicker_cli.settings_file import table_keys
 
-            root = click.get_current_context().find_root().command
+            ctx = click.get_current_context(silent=True)  # none when used outside a command: only [crawl]'s limits
+            root = ctx.find_root().command if ctx is not None else None
             keys = table_keys(root, self.pm) if isinstance(root, click.Group) else None
             self._file = load_config(self.pm, commands=keys)
         return self._file
