@@ -65,6 +65,15 @@ def redirect_dest(result: ScrapeResult) -> str | None:
     return last if isinstance(last, str) and last != result.url else None
 
 
+def chain_hops(result: ScrapeResult) -> list[str]:
+    """The hops of a chain of two or more redirects, final destination last; [] for one redirect or none.
+
+    Only chains are kept (in ``extra``): a single redirect's row stays as it was, and so does its state hash.
+    """
+    hops = [hop for hop in result.redirect_chain if isinstance(hop, str)]
+    return hops if len(hops) >= 2 and hops[-1] != result.url else []
+
+
 def _sha256(text: str | None) -> str | None:
     return hashlib.sha256(text.encode("utf-8")).hexdigest() if text is not None else None
 
@@ -104,6 +113,9 @@ def prepare_page(
             for i in result.images or ()
         ]
     extra = dict(result.extra)
+    hops = chain_hops(result)
+    if hops:  # where a chain starts and how it runs: the redirect-chain check's detail
+        extra["redirect_chain"] = hops
     for key, value in result.metadata.items():
         if key not in _META_SET:
             extra.setdefault(key, value)  # unknown metadata is kept, in the JSON column

@@ -31,7 +31,8 @@ def memo(ctx: CheckContext, key: str, make: Callable[[], Any]) -> Any:
 _ROWS = (
     "SELECT u.url, ps.status, ps.content_type, d.url AS redirect_dest, ps.is_external, ps.is_skipped, "
     "ps.skip_reason, json_extract(ps.extra, '$.error_kind') AS error_kind, "
-    "json_extract(ps.extra, '$.blocked') AS blocked, ps.noindex, ps.title, ps.description, ps.viewport, ps.lang, "
+    "json_extract(ps.extra, '$.blocked') AS blocked, json_extract(ps.extra, '$.redirect_chain') AS redirect_chain, "
+    "ps.noindex, ps.title, ps.description, ps.viewport, ps.lang, "
     "ps.headers FROM commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id "
     "LEFT JOIN url d ON d.id = ps.redirect_dest_url_id WHERE cp.commit_id = ?"
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -69,9 +70,23 @@ def external_blocked(ctx: CheckContext) -> Iterator[Finding]:
     return _linked(ctx, True, "blocked")
 
 
-def redirect_hops(ctx: CheckContext) -> Iterator[Finding]:
-    # The archive keeps each redirect's final destination; a hop passed on the way is stored without a status
-    # of its own, so such a row is the middle of a chain of two or more redirects.
+def redirect_chains(ctx: CheckContext) -> Iterator[Finding]:
+    # A URL starting a chain of two or more redirects keeps the chain's hops; a hop in the middle of a longer
+    # chain keeps the rest of it, so the starts are the URLs no other chain passes through.
+    chains = {url: json.loads(row["redirect_chain"]) for url, row in rows(ctx).items()
+              if row.get("redirect_chain") and not row.get("is_external")}
+    if not chains:
+        yield from _middle_hops(ctx)
+        return
+    passed = {hop for hops in chains.values() for hop in hops[:-1]}
+    for url, hops in chains.items():
+        if url not in passed:
+            yield Finding(url, " → ".join(hops))
+
+
+def _middle_hops(ctx: CheckContext) -> Iterator[Finding]:
+    # Commits crawled before chains were kept: only each redirect's final destination is stored, and a hop
+    # passed on the way has no status of its own, so such a row is the middle of a chain.
     for row in rows(ctx).values():
         if not row.get("is_external") and row.get("redirect_dest") and row.get("status") is None:
             yield Finding(row["url"], row["redirect_dest"])
@@ -127,10 +142,10 @@ CHECKS = [
           "Link straight to the redirect's destination.", REDIRECTS_HELP,
           lambda ctx: unique(redirect_links(ctx)), order=13),
     Check("redirect-chain", "Redirect chains", "links", "medium",
-          "URLs passed through in the middle of a chain of two or more redirects (the detail is where the chain "
-          "ends): each hop adds latency, and crawlers may stop following.",
+          "URLs that start a chain of two or more redirects (the detail is the chain, final destination last): "
+          "each hop adds latency, and crawlers may stop following.",
           "Make the first redirect of the chain point straight at the final destination.", REDIRECTS_HELP,
-          lambda ctx: unique(redirect_hops(ctx)), order=14),
+          lambda ctx: unique(redirect_chains(ctx)), order=14),
     Check("redirect-loop", "Redirect loops", "links", "high",
           "Internal URLs whose redirects lead back to themselves: the page can never be reached.",
           "Break the loop: make one of the redirects point at a page that answers.", REDIRECTS_HELP,

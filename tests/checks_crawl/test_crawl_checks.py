@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ EXPECTED: dict[str, set[tuple[str, str]]] = {
     "link-to-server-error": {("/checks-site/", "/checks-site/boom")},
     "link-to-failed-url": {("/checks-site/", "/checks-site/loop-a")},
     "link-to-redirect": {("/checks-site/", "/checks-site/chain-1"), ("/checks-site/", "/checks-site/old")},
-    "redirect-chain": {("/checks-site/chain-2", "/checks-site/ok")},
+    "redirect-chain": {("/checks-site/chain-1", "/checks-site/chain-2 → /checks-site/ok")},
     "redirect-loop": {("/checks-site/loop-a", "")},
     "external-link-broken": {("/checks-site/", "http://127.0.0.1:1/nothing"),
                              ("/checks-site/", "EXT/checks-site/nowhere")},
@@ -180,3 +181,36 @@ def test_https_only_checks_and_orphans_on_a_built_archive(tmp_path: Path) -> Non
     assert found["link-to-failed-url"] == {("/", "/down")}
     assert found["page-error"] == {("/about", "images:mobile: timed out after 10 s")}
     assert found["console-error"] == {("/about", "x")}
+
+
+def _redirects(tmp_path: Path, chains: bool) -> dict[str, set[tuple[str, str]]]:
+    """/ links to /a, which redirects /a → /b → /c → /end, and to /one, a single redirect to /end.
+
+    With ``chains`` false the rows are stored as crawls before chains were kept stored them: each redirect
+    with its final destination only, the hops passed on the way without a status.
+    """
+    archive = tmp_path / ("chains.nitpicker" if chains else "old.nitpicker")
+    hops = [SITE + "/b", SITE + "/c", SITE + "/end"]
+
+    def redirect(url: str, status: int | None, chain: list[str]) -> Any:
+        return replace(page(url, None, content_type="", redirect_chain=chain), status=status, is_target=False)
+
+    with archive_builder(archive, roots=[SITE + "/"]) as build:
+        build.page(page(SITE + "/", title="Home", links=["/a", "/one", "/end"]))
+        build.page(page(SITE + "/end", title="End"))
+        build.page(redirect(SITE + "/a", 301, hops if chains else hops[-1:]))
+        for i, hop in enumerate(hops[:-1]):
+            build.page(redirect(hop, None, hops[i + 1:] if chains else hops[-1:]))
+        build.page(redirect(SITE + "/one", 302, hops[-1:]))
+    return _findings(archive, SITE)
+
+
+def test_a_redirect_chain_is_found_where_it_starts_with_its_hops(tmp_path: Path) -> None:
+    found = _redirects(tmp_path, chains=True)
+    # /b starts a chain of its own (/c → /end) but only as a hop of /a's: one finding, where links point
+    assert found["redirect-chain"] == {("/a", "/b → /c → /end")}
+    assert found["link-to-redirect"] == {("/", "/a"), ("/", "/one")}
+
+
+def test_commits_stored_before_chains_were_kept_still_name_the_hops(tmp_path: Path) -> None:
+    assert _redirects(tmp_path, chains=False)["redirect-chain"] == {("/b", "/end"), ("/c", "/end")}
