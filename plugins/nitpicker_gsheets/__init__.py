@@ -9,9 +9,6 @@ from typing import Any
 
 from nitpicker_core import Cell, Destination, DestinationOption, NitpickerError, Sheet, hookimpl
 
-from .api import call, client, spreadsheet_id
-from .auth import load_credentials
-
 CHUNK = 2500  # rows per appendCells request
 CELL_CHARS = 49_999  # the API refuses cells over 50,000 characters
 NOTE_CHARS = 5_000
@@ -107,6 +104,8 @@ class _Progress:
 
 
 def _write_sheet(sh: Any, sheet: Sheet, rows: Iterable[list[Any]], show: Any, previous: str | None = None) -> int:
+    from .api import call
+
     """Write one worksheet: in place of the one it replaces, else right after ``previous`` (else first tab).
 
     So a new report leads with its sheets in report order (Issues first), and a worksheet the user moved
@@ -151,6 +150,9 @@ def _write_sheet(sh: Any, sheet: Sheet, rows: Iterable[list[Any]], show: Any, pr
 
 
 def _spreadsheet(options: Mapping[str, Any]) -> str:
+    # .api (requests) is imported on use, like gspread: every nitpicker command starts without it
+    from .api import spreadsheet_id
+
     # sheet_url / spreadsheet: the keys callers of run_report used before options were declared
     return spreadsheet_id(options.get("url") or options.get("sheet_url") or options.get("spreadsheet") or "")
 
@@ -165,6 +167,9 @@ def _target(options: Mapping[str, Any]) -> str:
 
 def write_gsheets(sheets: Iterable[tuple[Sheet, Iterable[list[Any]]]], options: dict[str, Any]) -> dict[str, Any]:
     import gspread
+
+    from .api import call, client
+    from .auth import load_credentials
 
     key = _spreadsheet(options)
     creds = load_credentials(Path(options.get("credentials") or "credentials.json"),
