@@ -25,30 +25,6 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = No
                           capture_output=True, text=True, input=input, timeout=timeout)
 
 
-def run_cli_here(*args: str) -> subprocess.CompletedProcess[str]:
-    """Run the real CLI's `main` in this process, capturing what it prints.
-
-    The same code path as `run_cli` without a new interpreter: a CLI start costs about a second of CPU,
-    which read-only commands (queries) called a hundred times over would spend on imports. Only for
-    commands that leave no state behind in the process; anything that crawls, serves or installs signal
-    handlers of its own goes through `run_cli`.
-    """
-    import contextlib
-    import io
-    import signal
-
-    from nitpicker_cli.main import main
-
-    out, err = io.StringIO(), io.StringIO()
-    sigterm = signal.getsignal(signal.SIGTERM)  # main() makes SIGTERM an interrupt: not for the test runner
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(list(args))
-    finally:
-        signal.signal(signal.SIGTERM, sigterm)
-    return subprocess.CompletedProcess(["nitpicker", *args], code, out.getvalue(), err.getvalue())
-
-
 def crawl_subtree(url: str, workdir: Path, *flags: str) -> Path:
     """Crawl ``url`` and what is below it into ``workdir/crawl.nitpicker`` with the real CLI (2 workers)."""
     archive = workdir / "crawl.nitpicker"

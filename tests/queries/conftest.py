@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import run_cli, run_cli_here
+from support import run_cli
 
 ROOTS = ("/", "/recursive/", "/redirect/", "/error-status/", "/meta/", "/jsonld/", "/analytics/", "/reuse/",
          "/lazy/", "/clobber/", "/broken-external/", "/options/", "/query/", "/scope/admin/", "/exclude/")
@@ -56,11 +56,11 @@ def crawled(qsite, tmp_path_factory) -> Path:
 
 @pytest.fixture
 def query(crawled):
-    """Run a query through the real CLI (in this process: see `run_cli_here`) and return its JSON."""
+    """Run a query through the real CLI and return its JSON."""
     import json
 
     def run(name: str, *params: str, archive: Path | None = None, ok: bool = True):
-        result = run_cli_here("query", str(archive or crawled), name, *params)
+        result = run_cli("query", str(archive or crawled), name, *params)
         if ok:
             assert result.returncode == 0, result.stderr
             return json.loads(result.stdout)
