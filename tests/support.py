@@ -25,6 +25,17 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = No
                           capture_output=True, text=True, input=input, timeout=timeout)
 
 
+def as_from_a_terminal() -> None:
+    """``preexec_fn`` for a child the test will Ctrl-C: SIGINT at its default, as a terminal would start it.
+
+    A child inherits an ignored SIGINT, and Python then never turns Ctrl-C into KeyboardInterrupt; a test
+    worker can end up ignoring SIGINT (seen in CI under pytest-xdist), which made these tests hang.
+    """
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def crawl_subtree(url: str, workdir: Path, *flags: str) -> Path:
     """Crawl ``url`` and what is below it into ``workdir/crawl.nitpicker`` with the real CLI (2 workers)."""
     archive = workdir / "crawl.nitpicker"

@@ -6,7 +6,7 @@ import json
 import re
 
 import pytest
-from support import run_cli, run_cli_here
+from support import run_cli
 
 
 @pytest.fixture
@@ -16,7 +16,7 @@ def here(tmp_path, monkeypatch):
 
 
 def _show(*args: str) -> dict:
-    result = run_cli_here("config", "show", "--json", *args)
+    result = run_cli("config", "show", "--json", *args)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)["settings"]
 
@@ -39,16 +39,16 @@ def test_show_says_default_file_and_flag(here) -> None:
 
 
 def test_init_writes_every_setting_and_each_line_loads(here) -> None:
-    written = run_cli_here("config", "init")
+    written = run_cli("config", "init")
     assert written.returncode == 0, written.stderr
     text = (here / "nitpicker.toml").read_text()
     assert all(f"[{table}]" in text for table in ("crawl", "analyze", "report", "pipeline", "plugins.search"))
-    again = run_cli_here("config", "init")
+    again = run_cli("config", "init")
     assert again.returncode == 1 and "nitpicker.toml exists: give --force" in again.stderr
     assert _show()["crawl"]["parallels"]["source"] == "default"  # all commented out
     # uncommented at their defaults, every line is a known key with a value its option takes
     (here / "nitpicker.toml").write_text(re.sub(r"^# (\w+ = (?!…).*)$", r"\1", text, flags=re.M))
-    result = run_cli_here("config", "show", "--json")
+    result = run_cli("config", "show", "--json")
     assert result.returncode == 0 and "warning" not in result.stderr, result.stderr
     settings = json.loads(result.stdout)["settings"]
     sources = {item["source"] for table in settings.values() for item in table.values() if item["value"] is not None}
@@ -65,7 +65,7 @@ def test_init_writes_every_setting_and_each_line_loads(here) -> None:
 ])
 def test_unknown_names_get_the_closest(here, text, warning) -> None:
     (here / "nitpicker.toml").write_text(text)
-    result = run_cli_here("config", "show")
+    result = run_cli("config", "show")
     assert result.returncode == 0, result.stderr
     assert f"nitpicker: warning: nitpicker.toml: {warning}" in result.stderr.splitlines()
 
@@ -77,7 +77,7 @@ def test_a_bad_value_fails_only_its_command(here, site) -> None:
     assert crawled.stderr.splitlines() == [
         "nitpicker: error: nitpicker.toml: crawl.parallels: 0 is not in the range 1<=x<=64."]
     assert not (here / "out.nitpicker").exists()
-    assert run_cli_here("plugins").returncode == 0
+    assert run_cli("plugins").returncode == 0
 
 
 def _counts(stderr: str) -> str:

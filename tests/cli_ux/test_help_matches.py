@@ -6,11 +6,11 @@ import json
 import re
 
 from archives import build_archive
-from support import run_cli, run_cli_here
+from support import run_cli
 
 
 def _help(*command: str) -> str:
-    result = run_cli_here(*command, "--help")
+    result = run_cli(*command, "--help")
     assert result.returncode == 0, result.stderr
     return " ".join(result.stdout.split())  # wrapped lines joined: help texts are matched whole
 
@@ -34,10 +34,10 @@ def test_analyzer_flags_show_no_type_names_or_empty_defaults() -> None:
 
 
 def test_query_help_lists_every_query() -> None:
-    listed = run_cli_here("query", "--list")
+    listed = run_cli("query", "--list")
     names = [q["name"] for q in json.loads(listed.stdout)]
     assert len(names) > 10
-    text = run_cli_here("query", "--help").stdout
+    text = run_cli("query", "--help").stdout
     section = text.split("Queries (parameters: `nitpicker query --list`):", 1)[1]
     assert [name for name in names if re.search(rf"^\s+{re.escape(name)}\s", section, re.M)] == names
 

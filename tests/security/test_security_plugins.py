@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from archives import build_archive
 from plugin_dists import make_dist
-from support import BUILTIN_PLUGINS, ROOT, wait_until
+from support import BUILTIN_PLUGINS, ROOT, as_from_a_terminal, wait_until
 
 from nitpicker_core import __version__
 
@@ -195,7 +195,8 @@ def test_ctrl_c_while_a_plugin_loads_still_stops_nitpicker(tmp_path):
     marker = tmp_path / "loading"
     env = _install(tmp_path / "dists", {"slow": SLOW_IMPORT.format(marker=str(marker))})
     process = subprocess.Popen([sys.executable, "-m", "nitpicker_cli.main", "plugins"], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, env={**os.environ, **env})
+                               stderr=subprocess.PIPE, text=True, env={**os.environ, **env},
+                               preexec_fn=as_from_a_terminal)
     try:
         wait_until(marker.exists, "the slow plugin to start loading")
         process.send_signal(signal.SIGINT)

@@ -11,13 +11,15 @@ import time
 import urllib.request
 
 import pytest
+from support import as_from_a_terminal
 
 from nitpicker_viewer.guard import is_loopback
 
 
 def start(*args: str) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, "-m", "nitpicker_cli.main", "viewer", *args, "--no-open"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ),
+                            preexec_fn=as_from_a_terminal)
 
 
 def test_serves_on_the_next_free_port_and_stops_on_ctrl_c(viewer_archive):
