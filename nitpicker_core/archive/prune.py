@@ -74,7 +74,9 @@ class PruneMixin(Store):
     """``drop_commits`` for ArchiveWriter; the collection of unreachable content is ``gc``."""
 
     def gc(self, vacuum: bool = False) -> dict[str, int]:
-        raise NotImplementedError  # ArchiveWriter's own gc: the collection of unreachable content
+        # declared for the type checker only: ArchiveWriter's own body defines gc() (unreachable content),
+        # which drop_commits calls once the commits are gone
+        raise NotImplementedError
 
     def used_bytes(self) -> int:
         """Bytes the database's tables and indexes hold (what a VACUUM would keep)."""
