@@ -140,6 +140,8 @@ async def _follow_client_redirects(page: Any, url: str, recorder: _Recorder, in_
             response = landed
             continue
         extracted = await _bounded(page.evaluate(READ_JS), dom, {})
+        if strip_fragment(page.url) != reached:
+            continue  # it navigated while being read (an immediate refresh on a slow machine): follow it
         refresh = parse_refresh(extracted.get("refresh"), page.url)
         if refresh is None or refresh[0] > MAX_REFRESH_DELAY or strip_fragment(refresh[1]) == reached:
             break

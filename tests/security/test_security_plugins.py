@@ -216,9 +216,21 @@ def test_print_in_a_plugin_never_reaches_the_mcp_stream(tmp_path):
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
     ]
-    result = subprocess.run([sys.executable, "-m", "nitpicker_cli.main", "mcp"], capture_output=True, text=True,
-                            input="".join(json.dumps(m) + "\n" for m in messages), timeout=120,
-                            env={**os.environ, **env}, cwd=tmp_path)
-    answers = [json.loads(line) for line in result.stdout.splitlines()]  # every line is a protocol message
-    assert {a.get("id") for a in answers} >= {1, 2}, result.stderr
-    assert "PLUGIN NOISE at import" in result.stderr and "PLUGIN NOISE in queries" in result.stderr
+    server = subprocess.Popen([sys.executable, "-m", "nitpicker_cli.main", "mcp"], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env={**os.environ, **env}, cwd=tmp_path)
+    # stdin stays open until the last answer came, as a real client keeps it: at EOF a server may stop
+    # before it answered what it had read
+    server.stdin.write("".join(json.dumps(m) + "\n" for m in messages))
+    server.stdin.flush()
+    answers = []
+    for line in server.stdout:  # every line must be a protocol message
+        answers.append(json.loads(line))
+        if answers[-1].get("id") == 2:
+            break
+    server.stdin.close()
+    answers += [json.loads(line) for line in server.stdout]
+    stderr = server.stderr.read()
+    server.wait(timeout=120)
+    assert {a.get("id") for a in answers} >= {1, 2}, stderr
+    assert "PLUGIN NOISE at import" in stderr and "PLUGIN NOISE in queries" in stderr
