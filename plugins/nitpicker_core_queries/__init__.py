@@ -7,6 +7,7 @@ from typing import Any
 from nitpicker_core import hookimpl
 
 from . import (
+    analysis,
     analyzer_errors,
     archive_info,
     findings,
@@ -19,7 +20,8 @@ from . import (
     tags,
 )
 
-MODULES = (archive_info, history, issues, pages, links, resources, findings, analyzer_errors, tags, headings)
+MODULES = (archive_info, history, issues, pages, links, resources, findings, analyzer_errors, tags, headings,
+           analysis)
 
 
 @hookimpl

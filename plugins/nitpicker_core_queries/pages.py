@@ -14,6 +14,7 @@ from nitpicker_core import (
 )
 from nitpicker_core.archive import aggregates, digest
 
+from .analysis import page_analysis
 from .common import PAGES_OF_COMMIT, PAGING, order_by, paged, sorting
 
 # "Page" semantics (strict: rendered HTML; loose: plus failures and skipped URLs), defined with the digests.
@@ -151,7 +152,7 @@ def _page_detail(archive: Any, commit: int, url: str, inbound_limit: int,
         "redirect_sources": [dict(r) for r in sources], "crawl_errors": [dict(r) for r in crawl_errors],
         "page_errors": archive.page_errors(url, commit), "images": counts[0],
         "resources": {"total": counts[1], "items": [flags(dict(r), ("is_external",)) for r in resources]},
-        "tags": [dict(r) for r in tags],
+        "tags": [dict(r) for r in tags], "analysis": page_analysis(archive, commit, ids["url_id"]),
     }
 
 
@@ -194,8 +195,8 @@ QUERIES = [
           "where recorded; `href`: the absolute URL it names), inbound links of other pages resolved "
           "through redirects (grouped by referring page; the page's links to itself counted apart as "
           "`inbound.self_links`), redirect sources, skip reason, errors, the image count, "
-          "the sub-resources the page loaded (with status, type and size as stored in the commit) and its "
-          "technology tags.",
+          "the sub-resources the page loaded (with status, type and size as stored in the commit), its "
+          "technology tags and its analyzer cells (`analysis`: one entry per analyzer with `cells` and `notes`).",
           _page_detail, {**URL_PARAM,
                          "inbound_limit": {"type": "integer", "default": 1000, "minimum": 1,
                                            "description": "referring pages to list"},
