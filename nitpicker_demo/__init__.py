@@ -1,0 +1,46 @@
+"""The demo site `nitpicker pipeline` crawls without a URL: a small shop with one of every kind of finding."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from flask import Flask, Response, redirect
+from werkzeug.serving import BaseWSGIServer, make_server
+
+from nitpicker_demo.site import PREFIX, VERSIONS, bp
+
+__all__ = ["PREFIX", "VERSIONS", "bp", "create_app", "serve"]
+
+
+def create_app(version: int = 1) -> Flask:
+    """The demo as a Flask app; ``version`` 2 is the same shop a little later (pages added, removed, fixed)."""
+    if version not in VERSIONS:
+        raise ValueError(f"the demo site has versions {', '.join(map(str, VERSIONS))}, not {version}")
+    app = Flask(__name__)
+    app.config["NITPICKER_DEMO_VERSION"] = version
+    app.register_blueprint(bp)
+    app.add_url_rule("/", "root", lambda: redirect(f"{PREFIX}/"))
+    # a plain-text 404, so a missing page never looks like a page of the shop
+    app.register_error_handler(404, lambda _e: Response("404 Not Found", status=404,
+                                                        content_type="text/plain; charset=UTF-8"))
+    return app
+
+
+def serve(host: str = "127.0.0.1", port: int = 0, version: int = 1, *,
+          quiet: bool = True) -> tuple[BaseWSGIServer, str]:
+    """Serve the demo in a daemon thread; returns the server and ``http://localhost:<port>``."""
+    if quiet:  # one access-log line per request would drown the run's own output
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    server = make_server(host, port, create_app(version), threaded=True)
+    original_shutdown = server.shutdown
+
+    def shutdown() -> None:
+        original_shutdown()
+        server.server_close()
+
+    server.shutdown = shutdown  # type: ignore[method-assign]
+    threading.Thread(target=server.serve_forever, name="nitpicker-demo", daemon=True).start()
+    # "localhost" is the shop; the same server as 127.0.0.1 plays a partner site (external links)
+    name = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
+    return server, f"http://{name}:{server.server_port}"
