@@ -25,7 +25,7 @@ from nitpicker_cli.destinations import (
 )
 from nitpicker_cli.options import list_flags, setting_flags, setting_options
 from nitpicker_cli.refusals import check_same_roots, unreachable_roots
-from nitpicker_core import NitpickerError, UsageError, hookimpl
+from nitpicker_core import UsageError, hookimpl
 from nitpicker_core.analyze.engine import check_settings
 from nitpicker_core.urls import split_credentials
 
@@ -46,22 +46,41 @@ def _report_flags() -> set[str]:
                                  if isinstance(p, DestinationFlag) and p.name}
 
 
+DEMO_ARCHIVE = "nitpicker-demo.nitpicker"
+
+
 @contextlib.contextmanager
-def demo_site(port: int = 0) -> Iterator[str]:
-    """Serve the bundled demo site (the test site) on 127.0.0.1 for the length of the run."""
+def demo_site(port: int = 0, version: int = 1) -> Iterator[str]:
+    """Serve the demo shop (the installed nitpicker_demo package) on 127.0.0.1 for the length of the run."""
+    from nitpicker_demo import PREFIX, serve
+
     try:
-        from test_server import serve
-    except ImportError:
-        raise NitpickerError("the demo site lives in the source tree: run `bin/nitpicker-run` from a checkout, "
-                             "or give a URL") from None
+        server, base = serve(port=port, version=version)
+    except OSError:  # the port an earlier run used is taken now
+        server, base = serve(version=version)
     try:
-        server, base = serve(port=port)
-    except OSError:  # the port a resumed run used is taken now
-        server, base = serve()
-    try:
-        yield f"{base}/recursive/"
+        yield f"{base}{PREFIX}/"
     finally:
         server.shutdown()
+
+
+def demo_target(archive: Path) -> tuple[int, int]:
+    """The port and version of the demo for a run into ``archive``.
+
+    A new archive gets version 1 on a free port. Each run into an archive holding demo commits serves the
+    other version on the port those used: the pages keep their URLs and the new commit shows what changed.
+    """
+    from nitpicker_core.archive import open_archive
+
+    if not archive.is_file():
+        return 0, 1
+    try:
+        with open_archive(archive) as reader:
+            roots = list((reader.info().get("options") or {}).get("roots") or [])
+            complete = reader.execute("SELECT COUNT(*) FROM commits WHERE status = 'complete'")[0][0]
+    except Exception:  # not an archive, or broken: the crawl's own checks say so
+        return 0, 1
+    return (urlsplit(roots[0]).port or 0) if roots else 0, 1 + complete % 2
 
 
 def pipeline_options(f: Any) -> Any:
@@ -214,7 +233,10 @@ def register_commands(cli: click.Group, pm: Any) -> None:
     @pipeline_options
     @setting_options(pm)
     def pipeline(url: str | None, **kw: Any) -> None:
-        """Crawl URL (default: the bundled demo site), analyze the new commit, report it when asked to.
+        """Crawl URL (default: the bundled demo shop), analyze the new commit, report it when asked to.
+
+        Without URL the demo shop is served on 127.0.0.1 and written to nitpicker-demo.nitpicker (or -o);
+        run it again into the same archive to crawl the shop's next version and see what changed.
 
         Every run is journaled (JSON lines in ARCHIVE.runs/ or --journal-dir); `--resume RUN` reuses each
         stage output that is still valid and reruns the rest. Prints a JSON summary. Exit code: the
@@ -254,11 +276,16 @@ def register_commands(cli: click.Group, pm: Any) -> None:
             check_settings(app.pm, config, list(kw["plugins"] or ()) or None)
         with contextlib.ExitStack() as stack:
             demo = url is None
-            if demo:  # a resumed demo run asks for the port it had, so its crawl declaration still matches
-                before = previous.declaration.get("url") if previous and previous.declaration.get("demo") else None
-                url = stack.enter_context(demo_site((urlsplit(before).port if before else 0) or 0))
+            demo_version = 0
+            if demo:  # a resumed demo run asks for the port and version it had, so its declaration still matches
+                if previous and previous.declaration.get("demo"):
+                    port = urlsplit(previous.declaration.get("url") or "").port or 0
+                    demo_version = int(previous.declaration.get("demo_version") or 1)
+                else:
+                    port, demo_version = demo_target(Path(kw["output"] or DEMO_ARCHIVE))
+                url = stack.enter_context(demo_site(port, demo_version))
             options, _ = build_options((url,), {**kw, "list_urls": (), "list_file": None})
-            output = Path(kw["output"] or default_output(url))
+            output = Path(kw["output"] or (DEMO_ARCHIVE if demo else default_output(url)))
             if output.suffix != ".nitpicker":
                 output = output.with_name(output.name + ".nitpicker")
             if not demo and previous is None:  # other roots into an existing archive: refused, as by `crawl`
@@ -266,6 +293,8 @@ def register_commands(cli: click.Group, pm: Any) -> None:
             params = _params(kw, settings, None if demo else url)
             params["output"] = str(output.absolute())
             decl = _declaration(app.pm, url, output, kw, options, params, demo)
+            if demo:
+                decl["demo_version"] = demo_version
             if journal_path is None:
                 run_id = new_run_id()
                 journal_path = Path(kw["journal_dir"] or runs_dir_for(output)) / f"{run_id}.jsonl"

@@ -1,4 +1,4 @@
-"""End-to-end: `nitpicker pipeline` against the bundled demo site and against a URL, with an analyzer."""
+"""End-to-end: `nitpicker pipeline` against URLs, with a third-party analyzer (the demo shop: tests/demo/)."""
 
 from __future__ import annotations
 
@@ -29,10 +29,10 @@ def register_analyzers(register):
 """
 
 
-def test_pipeline_without_url_crawls_and_analyzes_the_demo_site(cli, tmp_path):
+def test_pipeline_crawls_and_analyzes_with_a_third_party_analyzer(cli, site, tmp_path):
     make_dist(tmp_path / "dist", "nitpicker-links", "links", "links_plugin", COUNTER)
     env = {"PYTHONPATH": f"{ROOT}:{tmp_path / 'dist'}", "NITPICKER_LOAD_PLUGINS": ",".join([*BUILTIN_PLUGINS, "links"])}
-    result = cli("pipeline", "-o", "demo.nitpicker", "--no-image", "--plugin", "link-count", cwd=tmp_path, env=env,
+    result = cli("pipeline", f"{site}/recursive/", "-o", "demo.nitpicker", "--no-image", "--plugin", "link-count", cwd=tmp_path, env=env,
                  timeout=300)
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
