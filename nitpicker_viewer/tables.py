@@ -6,11 +6,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import request, url_for
+from flask import abort, request, url_for
 
 from nitpicker_viewer.app import PAGE_SIZES, query
+from nitpicker_viewer.export import FORMATS, Shape, export_response
 
 DEFAULT_PAGE_SIZE = 50
+STATUS_CLASSES = ("2xx", "3xx", "4xx", "5xx", "failed")
 
 
 @dataclass(frozen=True)
@@ -29,12 +31,39 @@ class Filter:
 
     name: str
     label: str
-    kind: str = "text"  # text | number | select | check
+    kind: str = "text"  # text | number | select | check | status (a code or a class: 4xx, failed)
     options: Sequence[tuple[str, str]] = ()  # (value, message key or text) for selects; "" means any
     param: str | None = None
 
     def value(self) -> str:
         return request.args.get(self.name, "")
+
+    def choices(self) -> Sequence[tuple[str, str]]:
+        """The options, plus the URL's value when the data no longer offers it (a shared link stays shown)."""
+        value = self.value()
+        if value and value not in {option for option, _ in self.options}:
+            return (*self.options, (value, value))
+        return self.options
+
+    def params(self) -> dict[str, str]:
+        """What this filter's value asks of the query (a status filter's class goes to ``status_class``)."""
+        value = self.value()
+        if value == "":
+            return {}
+        if self.kind == "check":
+            return {self.param or self.name: "true"}
+        if self.kind == "status":
+            if value.lower() in STATUS_CLASSES:
+                return {"status_class": value.lower()}
+            if not (value.isascii() and value.isdigit()):
+                abort(400, f"parameter {self.name!r} must be a status code or one of {', '.join(STATUS_CLASSES)}")
+        return {self.param or self.name: value}
+
+
+def status_filter(codes: Sequence[Any] = (), name: str = "status") -> Filter:
+    """A status picker: any, the classes (2xx … 5xx, failed), then each code the data has."""
+    options = (("", "any"), *((c, "status_class." + c) for c in STATUS_CLASSES), *((str(c), str(c)) for c in codes))
+    return Filter(name, "col.status", "status", options)
 
 
 @dataclass
@@ -65,13 +94,17 @@ class Table:
 
     def url(self, **changes: Any) -> str:
         """This view's URL with ``changes`` applied to the current query string (None removes a key)."""
-        args: dict[str, Any] = {key: value for key, value in request.args.items()}
+        args: dict[str, Any] = request.args.to_dict(flat=False)  # repeated keys (analyzer columns) stay
         for key, value in changes.items():
             if value is None:
                 args.pop(key, None)
             else:
                 args[key] = str(value)
         return url_for(request.endpoint or "", **(request.view_args or {}), **args)
+
+    def export_url(self, fmt: str) -> str:
+        """This view's whole filtered result as ``fmt`` (csv or json)."""
+        return self.url(export=fmt, page=None, pageSize=None)
 
     def page_url(self, page: int) -> str:
         return self.url(page=page if page > 1 else None)
@@ -96,8 +129,12 @@ def _int_arg(name: str, default: int, lowest: int, highest: int) -> int:
 
 def paged_table(table_id: str, caption: str, name: str, columns: Sequence[Col], *,
                 filters: Sequence[Filter] = (), params: Mapping[str, Any] | None = None,
-                sortable: bool = True, default_sort: str | None = None) -> Table:
-    """Run query ``name`` for the page the URL asks for and wrap the rows for the ``table`` macro."""
+                sortable: bool = True, default_sort: str | None = None, shape: Shape | None = None) -> Table:
+    """Run query ``name`` for the page the URL asks for and wrap the rows for the ``table`` macro.
+
+    ``shape`` completes a list of the query's rows for the view (and for its export). With ``?export=csv``
+    or ``json`` the whole filtered result is streamed instead: the caller's view returns it as it is.
+    """
     page = _int_arg("page", 1, 1, 10**9)
     size = _int_arg("pageSize", DEFAULT_PAGE_SIZE, 1, max(PAGE_SIZES))
     sorts = {col.sort for col in columns if col.sort}
@@ -105,11 +142,15 @@ def paged_table(table_id: str, caption: str, name: str, columns: Sequence[Col], 
     order = "desc" if request.args.get("order") == "desc" else "asc"
     given: dict[str, Any] = dict(params or {})
     for flt in filters:
-        value = flt.value()
-        if value != "":
-            given[flt.param or flt.name] = "true" if flt.kind == "check" else value
+        given.update(flt.params())
     if sortable and sort:
         given.update(sort=sort, order=order)
+    fmt = request.args.get("export")
+    if fmt:
+        if fmt not in FORMATS:
+            abort(400, f"parameter 'export' must be one of {', '.join(FORMATS)}")
+        abort(export_response(fmt, table_id, name, columns, given, shape))
     data = query(name, limit=size, offset=(page - 1) * size, **given)
-    return Table(table_id, caption, columns, data["items"], data["total"], page, size,
+    rows = shape(data["items"]) if shape else data["items"]
+    return Table(table_id, caption, columns, rows, data["total"], page, size,
                  sort if sortable else None, order, filters, extra=data)

@@ -9,7 +9,8 @@ from flask import Blueprint
 
 from nitpicker_core import PRIORITIES, MenuLink, hookimpl, priority_of
 from nitpicker_viewer.app import render
-from nitpicker_viewer.tables import Col, Filter, Table, paged_table
+from nitpicker_viewer.pickers import picker
+from nitpicker_viewer.tables import Col, Filter, paged_table
 
 findings = Blueprint("findings", __name__, template_folder="../templates")
 
@@ -18,15 +19,16 @@ PRIORITY_OPTIONS = (("", "any"), *((p, "priority." + p) for p in PRIORITIES))
 
 
 def _violation_filters() -> tuple[Filter, ...]:
-    return (Filter("analyzer", "col.analyzer"), Filter("priority", "col.priority", "select", PRIORITY_OPTIONS),
-            Filter("rule", "col.rule"), Filter("url", "filter.url_contains"))
+    return (picker("analyzer", "col.analyzer", "analyzer"),
+            Filter("priority", "col.priority", "select", PRIORITY_OPTIONS),
+            picker("rule", "col.rule", "rule"), Filter("url", "filter.url_contains"))
 
 
-def _with_priority(table: Table) -> Table:
+def _with_priority(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each row's priority on the one scale (the query's own column when it has one)."""
-    for row in table.rows:
+    for row in rows:
         row.setdefault("priority", priority_of(row.get("severity")))
-    return table
+    return rows
 
 
 @findings.get("/violations")
@@ -36,8 +38,8 @@ def violations() -> str:
         Col("priority", "col.priority", None, "priority"), Col("severity", "col.severity", "severity"),
         Col("rule", "col.rule", "rule"),
         Col("message", "col.message"), Col("location", "col.location")),
-        filters=_violation_filters(), default_sort="url")
-    return render("table_view.html", title="view.violations", table=_with_priority(table), tabs="findings")
+        filters=_violation_filters(), default_sort="url", shape=_with_priority)
+    return render("table_view.html", title="view.violations", table=table, tabs="findings")
 
 
 @findings.get("/violations/rules")
@@ -46,8 +48,8 @@ def rules() -> str:
         Col("analyzer", "col.analyzer"), Col("rule", "col.rule"), Col("priority", "col.priority", None, "priority"),
         Col("severity", "col.severity"),
         Col("count", "col.count", None, "num"), Col("pages", "col.pages", None, "num")),
-        filters=_violation_filters()[:3], params={"group_by_rule": "true"}, sortable=False)
-    return render("table_view.html", title="view.violations", table=_with_priority(table), tabs="findings")
+        filters=_violation_filters()[:3], params={"group_by_rule": "true"}, sortable=False, shape=_with_priority)
+    return render("table_view.html", title="view.violations", table=table, tabs="findings")
 
 
 @findings.get("/analyzer-errors")
@@ -56,7 +58,8 @@ def analyzer_errors() -> str:
     table = paged_table("analyzer-errors", "view.analyzer_errors", "analyzer-errors", (
         Col("analyzer", "col.analyzer", "analyzer"), Col("url", "col.url", "url", "page"),
         Col("error", "col.error"), Col("traceback", "col.traceback", None, "traceback")),
-        filters=(Filter("analyzer", "col.analyzer"), Filter("url", "filter.url_contains")), default_sort="url")
+        filters=(picker("analyzer", "col.analyzer", "analyzer"), Filter("url", "filter.url_contains")),
+        default_sort="url")
     return render("table_view.html", title="view.analyzer_errors", table=table, tabs="findings",
                   note="analyzer_errors.note")
 

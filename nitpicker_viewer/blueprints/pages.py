@@ -9,9 +9,10 @@ from flask import Blueprint, Response, abort, request
 from nitpicker_core import MenuLink, hookimpl, priority_of
 from nitpicker_core.content_types import CATEGORIES
 from nitpicker_core.errors import NitpickerError
-from nitpicker_viewer.app import has_query, query, query_at, render
+from nitpicker_viewer.app import has_query, query, query_at, query_once, render
 from nitpicker_viewer.blueprints.issues import page_issues
-from nitpicker_viewer.tables import Col, Filter, paged_table
+from nitpicker_viewer.pickers import values
+from nitpicker_viewer.tables import Col, Filter, paged_table, status_filter
 
 pages = Blueprint("pages", __name__, template_folder="../templates")
 
@@ -34,13 +35,15 @@ SET_FACETS = ("headers", "extra", "anchors", "images", "resources", "jsonld", "t
 
 def page_filters() -> tuple[Filter, ...]:
     return (
-        Filter("status", "col.status", "number"),
+        status_filter(values("status")),
         Filter("category", "filter.category", "select",
                (("", "any"), *((c, "category." + c) for c in CATEGORIES))),
         Filter("missing", "filter.missing", "select", (("", "any"), *((f, "field." + f) for f in METADATA_FIELDS))),
         Filter("url", "filter.url_pattern"),
         Filter("outcome", "filter.outcome", "select", (("", "any"), *((o, "outcome." + o) for o in OUTCOMES))),
-        Filter("external", "filter.include_external", "check"),
+        Filter("strict", "filter.strict", "check"),
+        Filter("every_type", "filter.every_type", "check"),
+        Filter("external", "filter.include_external", "check"),  # last: index() sends it apart
     )
 
 
@@ -49,10 +52,33 @@ def index() -> str:
     # Internal pages unless "include external" is ticked: then the query's filter is left out entirely.
     filters = page_filters()
     params = {} if request.args.get("external") else {"external": "false"}
-    table = paged_table("pages", "view.pages", "pages", PAGE_COLUMNS, filters=filters[:-1], params=params,
-                        default_sort="url")
+    offered = analysis_columns()
+    chosen = [key for key in request.args.getlist("acol") if key in offered]
+    columns = (*PAGE_COLUMNS, *(Col("acol:" + key, offered[key], None, "cell") for key in chosen))
+    table = paged_table("pages", "view.pages", "pages", columns, filters=filters[:-1], params=params,
+                        default_sort="url", shape=with_cells(chosen) if chosen else None)
     table.filters = filters
-    return render("pages.html", title="view.pages", table=table)
+    return render("pages.html", title="view.pages", table=table, offered=offered, chosen=chosen)
+
+
+def analysis_columns() -> dict[str, str]:
+    """The analyzer columns the pages table can add, ``analyzer:column`` → its heading, from the data."""
+    if not has_query("analysis-columns"):
+        return {}
+    return {f"{c['analyzer']}:{c['column']}": f"{c['analyzer']}: {c['column']}"
+            for c in query("analysis-columns")["items"]}
+
+
+def with_cells(chosen: list[str]) -> Any:
+    """A shape adding the ``chosen`` analyzer cells to page rows (one indexed lookup per page)."""
+    def shape(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for row in rows:
+            found = query_once("analysis", page=row["url"], limit=1000)["items"]
+            cells = {f"{entry['analyzer']}:{column}": value for entry in found
+                     for column, value in entry["cells"].items()}
+            row.update({"acol:" + key: cells.get(key) for key in chosen})
+        return rows
+    return shape
 
 
 def _page_rows(name: str, url: str, **params: Any) -> list[dict[str, Any]]:

@@ -8,7 +8,8 @@ from flask import Blueprint, abort, request
 
 from nitpicker_core import MenuLink, hookimpl
 from nitpicker_viewer.app import render
-from nitpicker_viewer.tables import Col, Filter, paged_table
+from nitpicker_viewer.pickers import options
+from nitpicker_viewer.tables import Col, Filter, paged_table, status_filter
 
 resources = Blueprint("resources", __name__, template_folder="../templates")
 
@@ -23,7 +24,8 @@ def index() -> str:
         Col("content_length", "col.size", "content_length", "num"),
         Col("compression", "col.compression", "compression"), Col("cdn", "col.cdn", "cdn"),
         Col("referrers", "col.referrers", "referrers", "num"), Col("is_external", "col.external", None, "bool")),
-        filters=(Filter("content_type", "filter.content_type_prefix"), Filter("status", "col.status", "number"),
+        filters=(Filter("content_type", "col.content_type", "select", options("resource_content_type")),
+                 status_filter(),
                  Filter("external", "col.external", "select", ANY_YES_NO), Filter("url", "filter.url_contains")),
         default_sort="url")
     return render("table_view.html", title="view.resources", table=table)

@@ -1,4 +1,4 @@
-// Progressive enhancement for the viewer's pages: theme switch, resizable columns, opt-in infinite scroll.
+// Progressive enhancement for the viewer's pages: theme switch, resizable columns, opt-in infinite scroll, search.
 "use strict";
 (function () {
   const store = {
@@ -118,8 +118,81 @@
     apply();
   }
 
+  // --- search: results as one types, "/" from anywhere, arrow keys through the results ---------------------
+  function setupSearch() {
+    const input = document.getElementById("site-search-q");
+    const list = document.getElementById("site-search-results");
+    if (!input || !list) return;
+    const commit = new URLSearchParams(location.search).get("commit");
+    let timer = null, asked = 0;
+    const hide = () => { list.hidden = true; };
+    const links = () => Array.from(list.querySelectorAll("a"));
+    const show = (data) => {
+      list.textContent = "";
+      data.items.forEach((hit) => {
+        const li = document.createElement("li"), a = document.createElement("a");
+        const params = new URLSearchParams({ url: hit.url });
+        if (commit) params.set("commit", commit);
+        a.href = input.dataset.page + "?" + params;
+        const url = document.createElement("span");
+        url.className = "hit-url";
+        url.textContent = hit.url;
+        a.appendChild(url);
+        if (hit.title) {
+          const title = document.createElement("span");
+          title.className = "hit-title";
+          title.textContent = hit.title;
+          a.appendChild(title);
+        }
+        li.appendChild(a);
+        list.appendChild(li);
+      });
+      if (!data.items.length) {
+        const li = document.createElement("li");
+        li.className = "hit-none";
+        li.textContent = input.dataset.none;
+        list.appendChild(li);
+      }
+      list.hidden = false;
+      list.dataset.q = data.q;
+      announce(input.dataset.found.replace("{count}", data.items.length) + (data.more ? " " + input.dataset.more : ""));
+    };
+    const run = () => {
+      const q = input.value.trim();
+      if (!q) { hide(); return; }
+      const mine = ++asked;
+      const params = new URLSearchParams({ q: q, limit: "10" });
+      if (commit) params.set("commit", commit);
+      fetch(input.dataset.api + "?" + params)
+        .then((r) => (r.ok ? r.json() : null))
+        .then((data) => { if (data && mine === asked) show(data); })
+        .catch(() => { /* the next keystroke asks again */ });
+    };
+    input.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(run, 60); });
+    input.addEventListener("keydown", (e) => {
+      if (e.key === "ArrowDown" && !list.hidden && links().length) { e.preventDefault(); links()[0].focus(); }
+      else if (e.key === "Escape") hide();
+    });
+    list.addEventListener("keydown", (e) => {
+      const all = links(), i = all.indexOf(document.activeElement);
+      if (e.key === "ArrowDown") { e.preventDefault(); all[Math.min(i + 1, all.length - 1)].focus(); }
+      else if (e.key === "ArrowUp") { e.preventDefault(); if (i <= 0) input.focus(); else all[i - 1].focus(); }
+      else if (e.key === "Escape") { hide(); input.focus(); }
+    });
+    const typing = (el) => el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
+    document.addEventListener("keydown", (e) => {
+      if (e.key === "/" && !e.ctrlKey && !e.metaKey && !e.altKey && !typing(e.target)) {
+        e.preventDefault();
+        input.focus();
+        input.select();
+      }
+    });
+    document.addEventListener("click", (e) => { if (!input.form.contains(e.target)) hide(); });
+  }
+
   document.addEventListener("DOMContentLoaded", () => {
     setupTheme();
+    setupSearch();
     document.querySelectorAll("table.data[id]").forEach(setupResize);
     document.querySelectorAll(".table-block[data-table-id]").forEach(setupInfinite);
   });

@@ -15,13 +15,14 @@ from . import (
     history,
     issues,
     links,
+    lookup,
     pages,
     resources,
     tags,
 )
 
 MODULES = (archive_info, history, issues, pages, links, resources, findings, analyzer_errors, tags, headings,
-           analysis)
+           analysis, lookup)
 
 
 @hookimpl

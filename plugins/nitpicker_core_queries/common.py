@@ -53,3 +53,20 @@ def external_flag(row: dict[str, Any]) -> dict[str, Any]:
     if "is_external" in row:
         row["is_external"] = bool(row["is_external"])
     return row
+
+
+STATUS_CLASSES = ("2xx", "3xx", "4xx", "5xx", "failed")
+
+
+def status_class_param(failed: str) -> dict[str, dict[str, Any]]:
+    """The ``status_class`` parameter; ``failed`` says what the class ``failed`` means for the query's rows."""
+    return {"status_class": {"type": "string", "enum": list(STATUS_CLASSES),
+                             "description": f"a class of status codes (4xx: 400 to 499), or failed ({failed})"}}
+
+
+def status_class_sql(column: str, status_class: str, failed: str) -> str:
+    """The SQL condition of a validated status class over the status ``column``; ``failed`` is the SQL of failed."""
+    if status_class == "failed":
+        return f"({failed})"
+    low = int(status_class[0]) * 100
+    return f"({column} BETWEEN {low} AND {low + 99})"

@@ -15,7 +15,7 @@ from nitpicker_core import (
 from nitpicker_core.archive import aggregates, digest
 
 from .analysis import page_analysis
-from .common import PAGES_OF_COMMIT, PAGING, order_by, paged, sorting
+from .common import PAGES_OF_COMMIT, PAGING, order_by, paged, sorting, status_class_param, status_class_sql
 
 # "Page" semantics (strict: rendered HTML; loose: plus failures and skipped URLs), defined with the digests.
 STRICT = digest.STRICT
@@ -53,17 +53,20 @@ def _summary(archive: Any, commit: int) -> dict[str, Any]:
 def _pages(archive: Any, commit: int, limit: int, offset: int, sort: str, order: str, status: int | None = None,
            missing: str | None = None, url: str | None = None, category: str | None = None,
            external: bool | None = None, tag: str | None = None, jsonld_type: str | None = None,
-           strict: bool = False, outcome: str | None = None) -> dict[str, Any]:
-    unfiltered = category is None and not strict and all(
-        v is None for v in (status, missing, url, external, tag, jsonld_type, outcome))
+           strict: bool = False, outcome: str | None = None, status_class: str | None = None,
+           every_type: bool = False) -> dict[str, Any]:
+    unfiltered = category is None and not strict and not every_type and all(
+        v is None for v in (status, missing, url, external, tag, jsonld_type, outcome, status_class))
     sql, params = (_PAGE_COLUMNS_BY_URL if sort == "url" else PAGE_COLUMNS), [commit]
     if category is not None:
         where, args = content_type_sql_filter("ps.content_type", category)
         sql, params = f"{sql} AND {where}", [*params, *args]
-    else:
+    elif not every_type:
         sql += f" AND {STRICT if strict else LOOSE}"
     if status is not None:
         sql, params = sql + " AND ps.status = ?", [*params, status]
+    if status_class:
+        sql += " AND " + status_class_sql("ps.status", status_class, f"{digest.OUTCOME} = 'failed'")
     if missing is not None:
         sql += f" AND (ps.{missing} IS NULL OR ps.{missing} = '')"
     if url:
@@ -173,11 +176,12 @@ QUERIES = [
           _summary, order=10),
     Query(
         "pages", "Pages of the commit. Default: HTML pages plus rows without a content type that are not "
-        "redirects (failures, skipped URLs and URLs never requested); `strict` keeps only text/html; a "
-        "`category` replaces both. Each row says its `outcome` (answered, redirect, skipped, failed, not_checked).",
+        "redirects (failures, skipped URLs and URLs never requested); `strict` keeps only text/html; "
+        "`every_type` keeps every URL; a `category` replaces them. Each row says its `outcome` (answered, redirect, skipped, failed, not_checked).",
         _pages,
         {**PAGING, **sorting(PAGE_SORTS, "url"),
          "status": {"type": "integer", "description": "HTTP status code"},
+         **status_class_param("an error was recorded: the outcome failed"),
          "missing": {"type": "string", "enum": list(TEXT_FIELDS), "description": "metadata field that is empty"},
          "url": {"type": "string", "format": "glob",
                  "description": "case-sensitive substring of the URL; a pattern with * ? or [ is a GLOB over the "
@@ -187,6 +191,9 @@ QUERIES = [
          "tag": {"type": "string", "description": "tag provider name (e.g. Google Analytics)"},
          "jsonld_type": {"type": "string", "description": "JSON-LD @type (e.g. Article)"},
          "strict": {"type": "boolean", "default": False, "description": "only text/html pages"},
+         "every_type": {"type": "boolean", "default": False,
+                        "description": "every URL of the commit whatever its content type (images, redirect "
+                        "hops…), as the summary's status counts are"},
          "outcome": {"type": "string", "enum": list(digest.OUTCOMES),
                      "description": "what became of the URL: answered, redirect, skipped, failed (an error was "
                      "recorded) or not_checked (never requested, e.g. with --no-fetch-external)"}},

@@ -7,7 +7,7 @@ from typing import Any
 from nitpicker_core import Query, UsageError
 from nitpicker_core.archive import aggregates
 
-from .common import PAGING, external_flag, order_by, paged, sorting
+from .common import PAGING, external_flag, order_by, paged, sorting, status_class_param, status_class_sql
 
 # One resource of a commit with the number of distinct pages that referenced it in that commit.
 _RESOURCE_ROWS = (
@@ -34,8 +34,11 @@ _UNUSED = (
 
 def _resources(archive: Any, commit: int, url: str | None = None, status: int | None = None,
                content_type: str | None = None, external: bool | None = None, sort: str = "url",
-               order: str = "asc", limit: int = 100, offset: int = 0) -> dict[str, Any]:
+               order: str = "asc", limit: int = 100, offset: int = 0,
+               status_class: str | None = None) -> dict[str, Any]:
     sql, params = _RESOURCE_ROWS, [commit]
+    if status_class:
+        sql += " AND " + status_class_sql("rs.status", status_class, "rs.status IS NULL OR rs.status = 0")
     if url:
         sql, params = sql + " AND instr(u.url, ?) > 0", [*params, url]
     if status is not None:
@@ -155,6 +158,7 @@ QUERIES = [
         _resources,
         {**_FILTER,
          "status": {"type": "integer", "description": "only this HTTP status"},
+         **status_class_param("no status: the resource never answered"),
          "content_type": {"type": "string", "description": "only content types starting with this (image/)"},
          "external": {"type": "boolean", "description": "only external (true) or internal (false) resources"},
          **sorting(_RESOURCE_COLUMNS, "url"), **PAGING},
