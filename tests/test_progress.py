@@ -1,13 +1,146 @@
-"""The crawl progress line."""
+"""The progress line's numbers and the run summaries' counts: they mean what their names say."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+from archives import build_archive
+
 from nitpicker_cli.progress import progress_line
-from nitpicker_core.crawler.queue import QueueCounts
+from nitpicker_core.crawler.queue import QueueCounts, QueueItem, UrlQueue
 
 
-def test_progress_line_format():
+def test_progress_line_says_internal_external_queued_errors_rate_and_eta():
     counts = QueueCounts(internal_done=130, internal_rendered=85, internal_found=250, external_done=12,
                          external_found=20, pending=100, in_progress=8)
-    assert progress_line(counts, 10) == (
-        "Crawling: 130(85) done / 250 found URLs (+12/20 ext) (52%) [108 remaining] [10 parallel]")
+    assert progress_line(counts, 10, (3, 1)) == (
+        "internal 130/250 done (85 rendered) · external 12/20 checked · 100 queued · 8 in progress · "
+        "errors 3 internal / 1 external · 52% · 10 parallel")
+    timed = progress_line(counts, 10, (3, 1), elapsed=71, rate=2.0)
+    assert timed.endswith("· 52% · 2.0 URLs/s · ETA 0:00:54 · 0:01:11 · 10 parallel")  # 108 left at 2/s
+    assert "ETA -:--:--" in progress_line(counts, 1, elapsed=1, rate=None)  # nothing done yet: no guess
+
+
+def _crawl_with_a_failed_guess() -> tuple[UrlQueue, list[QueueCounts]]:
+    """The crawler's sequence for a pagination guess that 404s: discard while in progress, then finish."""
+    queue = UrlQueue()
+    seen = []
+    queue.add(["http://h/"])
+    queue.finish(queue.pop().url, rendered=True)  # type: ignore[union-attr]
+    seen.append(queue.counts())
+    queue.add(["http://h/list/page/1", "http://h/list/page/2"])
+    queue.add([QueueItem("http://h/list/page/3", predicted=True)])
+    seen.append(queue.counts())
+    while (item := queue.pop()) is not None:
+        seen.append(queue.counts())
+        if item.predicted:
+            queue.discard(item.url)  # the guess does not exist: forgotten without trace…
+        queue.finish(item.url, rendered=not item.predicted)  # …and the worker still says it is done
+        seen.append(queue.counts())
+    return queue, seen
+
+
+def test_a_forgotten_guess_is_never_counted_done_nor_external():
+    # issue 18: "11(11) done / 11 found URLs (+5/0 ext) (145%)" on a site without external URLs
+    queue, seen = _crawl_with_a_failed_guess()
+    final = seen[-1]
+    assert (final.internal_done, final.internal_found, final.external_done, final.external_found) == (3, 3, 0, 0)
+    assert final.percent == 100 and all(c.percent <= 100 for c in seen)
+    assert queue.state("http://h/list/page/3") is None
+
+
+def test_found_and_done_never_count_down():
+    # issue 18: the found count went down (9 → 8) when a guess was dropped
+    _, seen = _crawl_with_a_failed_guess()
+    for before, after in zip(seen, seen[1:], strict=False):
+        assert after.internal_found >= before.internal_found and after.internal_done >= before.internal_done
+        assert after.internal_done <= after.internal_found
+
+
+def test_a_guess_that_exists_counts_once_fetched():
+    queue = UrlQueue()
+    queue.add([QueueItem("http://h/page/2", predicted=True)])
+    assert (queue.counts().internal_found, queue.counts().pending) == (0, 0)  # a guess is no found URL yet
+    queue.finish(queue.pop().url, rendered=True)  # type: ignore[union-attr]
+    assert (queue.counts().internal_done, queue.counts().internal_found) == (1, 1)
+
+
+class _Flags:
+    """An analyzer that finds one violation per page (registered in the test: it runs in this process)."""
+
+    label = "Flags"
+    columns = ()
+    each_url = None
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def each_page(self, page):
+        from nitpicker_core import PageReport, Violation
+
+        return PageReport({}, [Violation("flag", f"{self.name} flags {page.url}", "warning")])
+
+
+@pytest.fixture(scope="module")
+def analyzed_twice(tmp_path_factory):
+    """Two analyzers over a four-page archive, then the same run again (every page done the first time)."""
+    from nitpicker_core import Analyzer, hookimpl
+    from nitpicker_core.analyze import analyze
+    from nitpicker_core.config import load_config
+    from nitpicker_core.plugins import make_plugin_manager
+
+    class Flags(_Flags, Analyzer):
+        pass
+
+    class Plugin:
+        @hookimpl
+        def register_analyzers(self, register):
+            register(Flags("flag-a"))
+            register(Flags("flag-b"))
+
+    archive = build_archive(Path(tmp_path_factory.mktemp("analyzed")) / "site.nitpicker")
+    pm = make_plugin_manager()
+    pm.add_plugin(Plugin(), "flags-plugin")
+    config = load_config(pm, data={})
+    first = analyze(pm, config, archive, ["flag-a", "flag-b"]).summary()
+    again = analyze(pm, config, archive, ["flag-a", "flag-b"]).summary()
+    return first, again
+
+
+def test_analyze_pages_are_the_pages_analyzed_not_a_sum_over_analyzers(analyzed_twice):
+    # issue 18: `"pages": 20` was a sum over five analyzers for a five-URL crawl
+    first, _ = analyzed_twice
+    assert {name: a["pages"] for name, a in first["analyzers"].items()} == {"flag-a": 4, "flag-b": 4}
+    assert first["pages"] == 4
+
+
+def test_analyze_violations_of_a_rerun_are_the_stored_ones(analyzed_twice):
+    # issue 18: a cached re-run printed a top-level "violations": 0 while markup said 22
+    first, again = analyzed_twice
+    assert again["analyzers"]["flag-a"]["violations"] == first["analyzers"]["flag-a"]["violations"] == 4
+    assert again["analyzers"]["flag-a"]["cached"] == 4  # every page was done by the first run
+    assert again["violations"] == first["violations"] == 8
+
+
+def test_summary_facts_of_an_archive(tmp_path):
+    """Pages, errors by kind with the reason, findings by priority and the change since the parent, read back
+    through the queries."""
+    from nitpicker_cli.summary import findings_lines, gather
+    from nitpicker_core import CrawlErrorRecord, ScrapeResult
+    from nitpicker_core.plugins import make_plugin_manager
+
+    def refused(pm, crawl):
+        url = "http://127.0.0.1:9/gone"
+        pm.hook.crawl_error(url=url, crawl=crawl, error=CrawlErrorRecord(url, "connection-refused", "refused", "x"))
+        pm.hook.crawl_page_scraped(crawl=crawl, result=ScrapeResult(url=url, is_external=True, is_target=False,
+                                                                    extra={"error_kind": "connection-refused"}))
+
+    archive = build_archive(tmp_path / "a.nitpicker", also=refused)
+    facts = gather(make_plugin_manager(), archive)
+    assert facts["commit"] == 1 and facts["pages"] == 4 and facts["changed"] is None
+    assert facts["errors"] == [{"kind": "connection-refused", "count": 1, "internal": 0, "external": 1,
+                                "reason": "connection refused (nothing listens on 127.0.0.1:9)",
+                                "example": "http://127.0.0.1:9/gone"}]
+    assert facts["findings"]["by_priority"]["high"] >= 1  # the broken link to /missing
+    assert findings_lines(facts["findings"])[0].startswith("Findings: ")

@@ -11,6 +11,7 @@ import click
 
 from nitpicker_cli.app import emit_json, get_app
 from nitpicker_cli.options import choose_from_menu, list_flags, setting_flags, setting_options
+from nitpicker_cli.summary import for_people, json_option
 from nitpicker_core import hookimpl, query_registry, run_query
 from nitpicker_core.analyze import analyze as run_analyzers
 from nitpicker_core.analyze import analyzer_registry, default_names
@@ -23,38 +24,6 @@ from nitpicker_core.writable import check_file_destination
 def choose_interactively(registry: Any, defaults: list[str]) -> list[str]:
     entries = [(a.name, a.label + ("" if a.name in defaults else " (only when chosen)")) for a in registry]
     return choose_from_menu(entries, "Analyzers to run", defaults)
-
-
-class AnalyzeProgress:
-    """One rich progress bar per analyzer on stderr (done/total, violations); nothing when not a TTY."""
-
-    def __init__(self, silent: bool) -> None:
-        # imported here: rich.progress costs every CLI start, and only `analyze` draws bars
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        console = Console(stderr=True)
-        self.enabled = not silent and console.is_terminal
-        self._progress = Progress(TextColumn("{task.description:<14}"), BarColumn(), MofNCompleteColumn(),
-                                  TextColumn("{task.fields[violations]} violations"), TimeElapsedColumn(),
-                                  console=console, transient=False) if self.enabled else None
-        self._tasks: dict[str, Any] = {}
-
-    def __enter__(self) -> AnalyzeProgress:
-        if self._progress is not None:
-            self._progress.start()
-        return self
-
-    def update(self, name: str, done: int, total: int, violations: int) -> None:
-        if self._progress is None:
-            return
-        if name not in self._tasks:
-            self._tasks[name] = self._progress.add_task(name, total=total, violations=0)
-        self._progress.update(self._tasks[name], completed=done, total=total, violations=violations)
-
-    def __exit__(self, *exc: Any) -> None:
-        if self._progress is not None:
-            self._progress.stop()
 
 
 def summary_lines(analyzers: dict[str, dict[str, Any]]) -> list[str]:
@@ -95,6 +64,18 @@ def error_lines(pm: Any, archive: Path, commit: int, analyzers: list[str]) -> li
     return lines
 
 
+def _tell(pm: Any, archive: Path, commit: int, summary: dict[str, Any], human: bool) -> None:
+    """The run's summary: a few lines for people on a terminal, JSON (with findings by priority) otherwise."""
+    from nitpicker_cli import summary as said
+
+    facts = said.gather(pm, archive, commit)
+    if not human:
+        emit_json({**summary, "commit": commit, "findings": facts["findings"]})
+        return
+    said.print_lines([*said.analyze_lines(summary), *said.findings_lines(facts["findings"]),
+                      *said.closing_lines(archive, commit, analyzed=True)])
+
+
 @hookimpl
 def register_commands(cli: click.Group, pm: Any) -> None:
     @cli.command("analyze")
@@ -111,9 +92,10 @@ def register_commands(cli: click.Group, pm: Any) -> None:
     @click.option("-v", "--verbose", "verbose_here", is_flag=True,
                   help="Same as `nitpicker --verbose`; also print each analyzer error with its traceback.")
     @click.option("-s", "--silent", "silent_here", is_flag=True, help="Same as `nitpicker --silent`.")
+    @json_option
     @setting_options(pm)
     def analyze(archive: Path, all_: bool, plugins: tuple[str, ...], commit: str | None, timeout: float | None,
-                no_cache: bool, verbose_here: bool, silent_here: bool, **kwargs: Any) -> None:
+                no_cache: bool, verbose_here: bool, silent_here: bool, as_json: bool, **kwargs: Any) -> None:
         """Run analyzers over ARCHIVE and store tables, violations and errors with the commit.
 
         Prints a JSON summary; exits 1 when an analyzer failed on every page it was given. With --verbose,
@@ -141,12 +123,16 @@ def register_commands(cli: click.Group, pm: Any) -> None:
             raise UsageError("no analyzer is enabled (see `nitpicker plugins`)")
         if interactive:
             names = choose_interactively(registry, default_names(registry))
+        from nitpicker_cli.progress import AnalyzeProgress
+
         with AnalyzeProgress(app.silent) as progress:
             run = run_analyzers(app.pm, config, archive, names or None, commit, progress.update, timeout,
                                 use_cache=not no_cache)
         summary = run.summary()
-        for line in summary_lines(summary["analyzers"]):
-            app.info(line)
+        human = for_people(as_json)
+        if not human:
+            for line in summary_lines(summary["analyzers"]):
+                app.info(line)
         errors = sum(s.errors for s in run.summaries.values())
         if errors and app.verbose:
             for line in error_lines(app.pm, archive, run.commit, run.analyzers):
@@ -154,7 +140,7 @@ def register_commands(cli: click.Group, pm: Any) -> None:
         elif errors:
             app.info(f"{errors} analyzer errors: see them with `nitpicker analyze --verbose` or "
                      f"`nitpicker query {archive.name} analyzer-errors`")
-        emit_json(summary)
+        _tell(app.pm, archive, run.commit, summary, human)
         failed = [name for name, s in run.summaries.items() if s.failed_everywhere]
         if failed:
             app.warn(f"{', '.join(failed)} failed on every page")

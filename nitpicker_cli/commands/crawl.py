@@ -11,6 +11,7 @@ import click
 
 from nitpicker_cli.app import get_app
 from nitpicker_cli.refusals import check_same_roots, scheme_hint, unreachable_roots
+from nitpicker_cli.summary import for_people, json_option
 from nitpicker_core import UsageError, __version__, hookimpl
 from nitpicker_core.urls import split_top_level_commas
 from nitpicker_core.writable import check_file_destination
@@ -224,6 +225,26 @@ def _say(message: str) -> None:
     click.echo(f"nitpicker: {message}", err=True)
 
 
+def _summarize(app: Any, output: Path, stats: Any, human: bool) -> None:
+    """The crawl's summary: a few lines for people on a terminal, JSON on stdout otherwise."""
+    from nitpicker_cli import summary
+    from nitpicker_cli.app import emit_json
+
+    facts = summary.gather(app.pm, output)
+    crawl = {key: getattr(stats, key) for key in ("status", "rendered", "skipped", "internal_errors",
+                                                  "external_errors", "seconds")}
+    if human:
+        notes = [note.lstrip("; ") for note in (_left_out(stats), _unextracted(stats)) if note]
+        summary.print_lines([*summary.crawl_lines(crawl, facts), *notes, *summary.findings_lines(facts["findings"]),
+                             *summary.changed_lines(facts["changed"]),
+                             *summary.closing_lines(output, facts["commit"], analyzed=False)])
+        return
+    emit_json({"archive": str(output), **crawl, **facts, "limits": _left_counts(stats),
+               "errors": {"internal": stats.internal_errors, "external": stats.external_errors,
+                          "by_kind": facts["errors"]},
+               "next": summary.next_commands(output, analyzed=False)})
+
+
 def exit_code(stats: Any, strict: bool) -> int:
     if stats.internal_errors:
         return 1
@@ -238,6 +259,7 @@ def register_commands(cli: click.Group, pm: Any) -> None:
     @click.argument("urls", nargs=-1)
     @crawl_options
     @continue_options
+    @json_option
     def crawl(urls: tuple[str, ...], **kw: Any) -> None:
         """Render URL and every page it leads to in Chromium, into a .nitpicker archive.
 
@@ -269,15 +291,20 @@ def register_commands(cli: click.Group, pm: Any) -> None:
             progress = Progress(options.parallels, silent=app.silent)
             crawler = Crawler(app.pm, options, output, mode=mode, list_urls=list_urls, inventory=inventory,
                               progress=progress.update, stop=stop, stop_message=_say)
-            with progress:
+            progress.watch(crawler.queue.counts)
+            with progress, progress.errors_counted(app.pm):
                 stats = asyncio.run(crawler.run())
-        app.info(f"{stats.status}{_limited(stats)}: {stats.pages} URLs ({stats.rendered} rendered, "
-                 f"{stats.skipped} skipped, {stats.internal_errors} internal / {stats.external_errors} external "
-                 f"errors) → {output}{_left_out(stats)}{_unextracted(stats)}")
+        human = for_people(kw["as_json"])
+        if not human:
+            app.info(f"{stats.status}{_limited(stats)}: {stats.pages} URLs ({stats.rendered} rendered, "
+                     f"{stats.skipped} skipped, {stats.internal_errors} internal / {stats.external_errors} "
+                     f"external errors) → {output}{_left_out(stats)}{_unextracted(stats)}")
         _explain_scope(app, stats)
         if stats.internal_errors and mode in ("new", "update", "append"):
             for line in unreachable_roots(output, options.roots):  # why, in the words of the error kind
                 click.echo(f"nitpicker: error: {line}", err=True)
+        if stats.status != "interrupted":
+            _summarize(app, output, stats, human)
         if stats.status == "interrupted":
             # a stopped crawl is not a failed one: what it found so far is in the archive, the rest pending
             _say(f"interrupted; resume with: {crawler.resume_command}")

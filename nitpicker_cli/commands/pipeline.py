@@ -25,12 +25,13 @@ from nitpicker_cli.destinations import (
 )
 from nitpicker_cli.options import list_flags, setting_flags, setting_options
 from nitpicker_cli.refusals import check_same_roots, unreachable_roots
+from nitpicker_cli.summary import for_people, json_option
 from nitpicker_core import UsageError, hookimpl
 from nitpicker_core.analyze.engine import check_settings
 from nitpicker_core.urls import split_credentials
 
 # Parameters that are about this invocation, not about what the run produces: never part of the declaration.
-_RUNTIME = {"resume", "journal_dir", "heartbeat", "dashboard", "verbose_here", "silent_here", "headers"}
+_RUNTIME = {"resume", "journal_dir", "heartbeat", "dashboard", "verbose_here", "silent_here", "headers", "as_json"}
 _PATHS = {"output", "xlsx", "csv_dir", "credentials"}
 _REPORT_FLAGS = ("to", "sheet", "xlsx", "csv_dir")
 
@@ -211,6 +212,36 @@ def _summary(result: dict[str, Any], decl: dict[str, Any], journal: Path) -> dic
     return out
 
 
+def _tell(app: Any, result: dict[str, Any], decl: dict[str, Any], journal: Path, output: Path, human: bool) -> None:
+    """The run's summary: a few lines for people on a terminal, the JSON summary otherwise."""
+    from nitpicker_cli import summary
+
+    out = _summary(result, decl, journal)
+    crawl = result["stages"].get("crawl") or {}
+    facts = (summary.gather(app.pm, output, crawl.get("commit"))
+             if crawl.get("state") in ("done", "reused") and crawl.get("commit") and output.exists() else None)
+    analyzed = (result["stages"].get("analyze") or {}).get("state") in ("done", "reused")
+    commands = summary.next_commands(output, analyzed) + (["nitpicker pipeline   # again: the shop's next version, "
+                                                            "and what changed"] if decl.get("demo") else [])
+    if not human:
+        if facts is not None:
+            out.update(findings=facts["findings"], changed=facts["changed"], next=commands)
+        emit_json(out, pretty=True)
+        return
+    if facts is None:  # the crawl failed: the errors below say why
+        return
+    lines = summary.crawl_lines(crawl, facts)
+    if isinstance(out.get("analyze"), dict) and out["analyze"].get("analyzers"):
+        lines += summary.analyze_lines(out["analyze"])
+    lines += summary.findings_lines(facts["findings"]) + summary.changed_lines(facts["changed"])
+    report = out.get("report") or {}
+    if report.get("target"):
+        lines.append(f"Report: {report['target']}")
+    lines += [f"Archive: {output} (commit {facts['commit']}) · journal: {journal.name}", "Next:",
+              *(f"  {command}" for command in commands)]
+    summary.print_lines(lines)
+
+
 def _check_destinations(pm: Any, archive: Path, journal: Path, report: dict[str, Any] | None) -> None:
     """Every place the run writes to (archive, journal, local report) is writable, before any stage starts."""
     from nitpicker_core.report import check_destination_paths, destination_registry
@@ -231,6 +262,7 @@ def register_commands(cli: click.Group, pm: Any) -> None:
     @click.argument("url", required=False)
     @crawl_options
     @pipeline_options
+    @json_option
     @setting_options(pm)
     def pipeline(url: str | None, **kw: Any) -> None:
         """Crawl URL (default: the bundled demo shop), analyze the new commit, report it when asked to.
@@ -243,7 +275,7 @@ def register_commands(cli: click.Group, pm: Any) -> None:
         crawl's (0, 1, or 2 when only external links failed), 1 when a stage failed or a --fail-on check
         holds, 130 when interrupted.
         """
-        from nitpicker_cli.progress import Progress
+        from nitpicker_cli.progress import PipelineProgress
         from nitpicker_core.crawler.options import default_output
         from nitpicker_core.pipeline import (
             Context,
@@ -306,18 +338,22 @@ def register_commands(cli: click.Group, pm: Any) -> None:
                 server, address = start_dashboard([journal_path.parent], "127.0.0.1", 8766)
                 stack.callback(server.shutdown)
                 app.info(f"dashboard: {address}")
-            progress = stack.enter_context(Progress(options.parallels, silent=app.silent))
+            # this line first, then the live display: stages are shown in the order they run, never interleaved
+            app.info(f"pipeline: run {journal.run_id}: {' → '.join(decl['stages'])} of {decl['url']} → {output.name}")
+            progress = stack.enter_context(PipelineProgress(options.parallels, silent=app.silent))
+            stack.enter_context(progress.errors_counted(app.pm))
             ctx = Context(app.pm, config, decl, options, on_crawl_progress=progress.update, previous=previous,
                           silent=app.silent)
+            progress.watch_run(ctx)
             runner = Pipeline(ctx, journal, heartbeat=kw["heartbeat"])
             runner.start(resumed=previous is not None)
-            app.info(f"pipeline: run {journal.run_id}: {' → '.join(decl['stages'])} of {decl['url']} → {output.name}")
             code, result = runner.run()
         analysis = result["stages"].get("analyze") or {}
-        if analysis.get("state") == "done":  # a reused analysis was summarized by the run that made it
+        human = for_people(kw["as_json"])
+        if analysis.get("state") == "done" and not human:  # a reused analysis was summarized by the run that made it
             for line in summary_lines((analysis.get("summary") or {}).get("analyzers") or {}):
                 app.info(line)
-        emit_json(_summary(result, decl, journal_path), pretty=True)
+        _tell(app, result, decl, journal_path, output, human)
         if analysis.get("failed"):
             app.warn(f"{', '.join(analysis['failed'])} failed on every page")
         crawled = result["stages"].get("crawl") or {}

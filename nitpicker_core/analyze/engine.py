@@ -145,6 +145,10 @@ def check_settings(pm: Any, config: Any, names: list[str] | None = None) -> list
     registry = analyzer_registry(pm)
     selected = list(names or default_names(registry))
     for name in selected:
+        status = getattr(pm, "infos", {}).get(name)
+        if name not in registry and status is not None and status.status.startswith("unavailable"):
+            # an opt-in analyzer whose tool is missing: say so with the plugin's install hint, not "unknown"
+            raise UsageError(f"analyzer {name!r} is {status.status}")
         analyzer = registry[name]  # an unknown name fails here, naming the known ones
         settings = config.settings_for(registry.plugin_of(name))
         _reading(analyzer, settings)
@@ -297,7 +301,6 @@ class _AnalyzerJob:
                 violation.analyzer, violation.url = self.name, violation.url or url
             self._results.append((url, report.cells, report.violations))
             self.violations += len(report.violations)
-            self.run_.stats["violations"] += len(report.violations)
             self.pm.hook.analyze_page_reported(url=url, analyzer=self.name, report=report, run=self.run_)
             if len(self._results) >= FLUSH_EVERY:
                 self._flush()
@@ -374,7 +377,10 @@ class _AnalyzerJob:
         self._flush()
         self.summary.violations = self.writer.violation_count(self.commit, name)
         self.summary.skipped = self.writer.skipped_count(self.commit, name)  # pages done earlier included
-        self.run_.stats["pages"] += self.summary.pages
+        # what the names say: pages of the commit analyzed (each analyzer reads the same ones, so never a
+        # sum over analyzers) and the findings stored for the commit, pages done in an earlier run included
+        self.run_.stats["pages"] = max(self.run_.stats["pages"], self.summary.pages)
+        self.run_.stats["violations"] += self.summary.violations
         self.run_.stats["errors"][name] = self.summary.errors
         self.writer.finish_analysis(
             self.commit, name, "complete" if self.summary.errors == 0 else "complete-with-errors"

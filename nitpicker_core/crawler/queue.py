@@ -56,7 +56,7 @@ class QueueCounts:
     @property
     def percent(self) -> int:
         found = self.internal_found + self.external_found
-        return int(100 * (self.internal_done + self.external_done) / found) if found else 100
+        return min(100, int(100 * (self.internal_done + self.external_done) / found)) if found else 100
 
     @property
     def remaining(self) -> int:
@@ -278,6 +278,8 @@ class UrlQueue:
         """Mark a URL done; ``rendered`` when the browser rendered it as HTML."""
         key = self.key(url)
         with self._lock:
+            if key not in self._items:  # a guess forgotten on the way (discard): never a URL of the crawl
+                return
             if key in self._in_progress:
                 self._leave_progress(key)
             elif key not in self._done:
@@ -371,14 +373,18 @@ class UrlQueue:
             return not self._in_progress and not self._checks and not any(self._levels.values())
 
     def counts(self) -> QueueCounts:
+        """Found counts never go down: a pagination guess counts once a page links to it or it was fetched,
+        so one that turns out not to exist (and is forgotten) was never counted."""
         with self._lock:
-            internal = {k for k, i in self._items.items() if not i.external}
+            found = {k: i for k, i in self._items.items() if not i.predicted or k in self._done}
+            internal = {k for k, i in found.items() if not i.external}
+            guesses = sum(1 for p in (*self._levels.values(), self._checks) for i in p if i.url not in found)
             return QueueCounts(
                 internal_done=len(self._done & internal),
                 internal_rendered=len(self._rendered & internal),
                 internal_found=len(internal),
-                external_done=len(self._done - internal),
-                external_found=len(self._items) - len(internal),
-                pending=sum(len(p) for p in self._levels.values()) + len(self._checks),
+                external_done=len((self._done & found.keys()) - internal),
+                external_found=len(found) - len(internal),
+                pending=sum(len(p) for p in self._levels.values()) + len(self._checks) - guesses,
                 in_progress=len(self._in_progress),
             )

@@ -1,0 +1,174 @@
+"""What a crawl, analyze or pipeline run leaves behind, for people (a short summary) and programs (JSON).
+
+The facts come from the registered queries (``summary``, ``error-kinds``, ``issues``, ``diff``), so the
+summary says what `nitpicker query`, the viewer and the MCP tools say about the same commit.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+PRIORITIES = ("critical", "high", "medium", "low", "info")
+
+
+def json_option(f: Any) -> Any:
+    return click.option("--json", "as_json", is_flag=True,
+                         help="Print the result as JSON (the default when stdout is not a terminal).")(f)
+
+
+def for_people(as_json: bool) -> bool:
+    """A human summary on a terminal; JSON with --json or when stdout is piped or redirected."""
+    return not as_json and sys.stdout.isatty()
+
+
+def _query(pm: Any, reader: Any, name: str, params: dict[str, Any], commit: int) -> Any:
+    from nitpicker_core import query_registry, run_query
+
+    registry = query_registry(pm)
+    if name not in registry:  # its plugin is disabled: that part of the summary is left out
+        return None
+    return run_query(registry, reader, name, params, commit)
+
+
+def _errors(found: Any) -> list[dict[str, Any]]:
+    from nitpicker_cli.refusals import reason
+
+    items = []
+    for item in (found or {}).get("items", []):
+        example = item["examples"][0] if item["examples"] else None
+        items.append({"kind": item["kind"], "count": item["count"], "internal": item["internal"],
+                      "external": item["external"],
+                      "reason": reason(item["kind"], example["message"] or "", example["url"]) if example else "",
+                      "example": example["url"] if example else None})
+    return items
+
+
+def _findings(found: Any) -> dict[str, Any] | None:
+    """Findings of the checks that ran, by priority; the checks with the most findings first (``top``)."""
+    if found is None:
+        return None
+    by_priority = dict.fromkeys(PRIORITIES, 0)
+    top = []
+    for item in found.get("items", []):
+        if item.get("findings"):
+            by_priority[item["priority"]] = by_priority.get(item["priority"], 0) + item["findings"]
+            top.append({"check": item["id"], "priority": item["priority"], "findings": item["findings"],
+                        "urls": item.get("urls")})
+    top.sort(key=lambda t: (PRIORITIES.index(t["priority"]) if t["priority"] in PRIORITIES else 9, -t["findings"]))
+    return {"by_priority": by_priority, "total": sum(by_priority.values()), "top": top[:5]}
+
+
+def _changed(found: Any) -> dict[str, Any] | None:
+    if found is None or found.get("base") is None:
+        return None
+    return {"base": found["base"], **{key: len(found.get(key) or []) for key in ("added", "removed", "modified")}}
+
+
+def next_commands(archive: Path, analyzed: bool) -> list[str]:
+    name = shlex.quote(str(archive))
+    commands = [f"nitpicker viewer {name}", f"nitpicker issues {name}"]
+    if not analyzed:
+        commands.insert(1, f"nitpicker analyze {name}")
+    return commands
+
+
+def gather(pm: Any, archive: Path, commit: int | None = None) -> dict[str, Any]:
+    """The commit's pages, errors by kind (with the reason), findings by priority and the change since its
+    parent, read back from the archive."""
+    from nitpicker_core.archive import open_archive
+
+    with open_archive(archive) as reader:
+        resolved = reader.resolve(commit)
+        counts = (_query(pm, reader, "summary", {}, resolved) or {}).get("counts") or {}
+        facts: dict[str, Any] = {
+            "commit": resolved,
+            "pages": (counts.get("internal") or {}).get("pages"),
+            "urls": {side: (counts.get(side) or {}).get("urls") for side in ("internal", "external")},
+            "errors": _errors(_query(pm, reader, "error-kinds", {"examples": 1}, resolved)),
+            "findings": _findings(_query(pm, reader, "issues", {}, resolved)),
+            "changed": _changed(_query(pm, reader, "diff", {"explain": 0, "limit": 100000}, resolved)),
+        }
+    return facts
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _short(text: str, width: int = 90) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def error_lines(errors: list[dict[str, Any]]) -> list[str]:
+    lines = []
+    for e in errors:
+        sides = " / ".join(f"{e[side]} {side}" for side in ("internal", "external") if e[side])
+        reason = f": {_short(e['reason'])}" if e["reason"] else ""
+        example = f" (e.g. {e['example']})" if e["example"] else ""
+        lines.append(f"  {e['kind']} ({sides}){reason}{example}")
+    return lines
+
+
+def findings_lines(findings: dict[str, Any] | None) -> list[str]:
+    if findings is None:
+        return []
+    if not findings["total"]:
+        return ["Findings: none"]
+    counts = " · ".join(f"{n} {p}" for p, n in findings["by_priority"].items() if n)
+    top = ", ".join(f"{t['check']} ({t['findings']})" for t in findings["top"][:3])
+    return [f"Findings: {counts} — most severe: {top}"]
+
+
+def changed_lines(changed: dict[str, Any] | None) -> list[str]:
+    if changed is None:
+        return ["Changed: nothing to compare with (the archive's first commit)"]
+    return [f"Changed since commit {changed['base']}: {changed['added']} added · {changed['removed']} removed · "
+            f"{changed['modified']} modified"]
+
+
+def crawl_lines(crawl: dict[str, Any], facts: dict[str, Any]) -> list[str]:
+    """The crawl stage in a few lines: pages, external URLs, errors by kind with their reason."""
+    external = (facts.get("urls") or {}).get("external")
+    pages = facts.get("pages")
+    lines = [f"Crawl {crawl.get('status', 'complete')}: {_plural(pages or 0, 'page')} "
+             f"({crawl.get('rendered', 0)} rendered, {crawl.get('skipped', 0)} skipped)"
+             + (f", {_plural(external, 'external URL')} checked" if external else "")
+             + (f" in {_duration(crawl['seconds'])}" if crawl.get("seconds") is not None else "")]
+    internal_errors, external_errors = crawl.get("internal_errors", 0), crawl.get("external_errors", 0)
+    if internal_errors or external_errors:
+        lines.append(f"Errors: {internal_errors} internal, {external_errors} external")
+        lines.extend(error_lines(facts.get("errors") or []))
+    else:
+        lines.append("Errors: none")
+    return lines
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    return f"{seconds // 60} min {seconds % 60} s" if seconds >= 60 else f"{seconds} s"
+
+
+def analyze_lines(analysis: dict[str, Any]) -> list[str]:
+    analyzers = analysis.get("analyzers") or {}
+    if not analyzers:
+        return []
+    errors = sum(a.get("errors", 0) for a in analyzers.values())
+    cached = sum(a.get("cached", 0) for a in analyzers.values())
+    return [f"Analyzed {_plural(analysis.get('pages') or 0, 'page')} with {_plural(len(analyzers), 'analyzer')} "
+            f"({', '.join(analyzers)}): {analysis.get('violations', 0)} violations, {errors} analyzer errors"
+            + (f", {cached} page results reused" if cached else "")]
+
+
+def closing_lines(archive: Path, commit: int, analyzed: bool) -> list[str]:
+    return [f"Archive: {archive} (commit {commit})", "Next:",
+            *(f"  {command}" for command in next_commands(archive, analyzed))]
+
+
+def print_lines(lines: list[str]) -> None:
+    click.echo("\n".join(lines))
