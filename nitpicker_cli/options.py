@@ -12,7 +12,6 @@ from typing import Any
 
 import click
 
-from nitpicker_core.errors import UsageError
 from nitpicker_core.registries import setting_registry
 from nitpicker_core.types import Setting
 
@@ -88,14 +87,18 @@ def choose_from_menu(entries: list[tuple[str, str]], question: str, defaults: li
     """A numbered menu on stderr: ``entries`` are (name, description); an empty answer gives ``defaults``."""
     for i, (name, description) in enumerate(entries, 1):
         click.echo(f"  {i}. {name} — {description}", err=True)
-    answer = click.prompt(f"{question} (numbers, comma-separated; empty for {empty})", default="",
-                          show_default=False, err=True)
-    if not answer.strip():
-        return defaults
-    chosen = []
-    for part in answer.split(","):
-        part = part.strip()
-        if not part.isdigit() or not 1 <= int(part) <= len(entries):
-            raise UsageError(f"not a number from the list: {part!r}")
-        chosen.append(entries[int(part) - 1][0])
-    return chosen
+
+    def names(answer: str) -> list[str]:
+        if not answer.strip():
+            return defaults
+        chosen = []
+        for part in answer.split(","):
+            part = part.strip()
+            if not part.isdigit() or not 1 <= int(part) <= len(entries):
+                # click shows the message and asks again, rather than ending the command on a typo
+                raise click.UsageError(f"not a number from the list: {part!r}")
+            chosen.append(entries[int(part) - 1][0])
+        return chosen
+
+    return click.prompt(f"{question} (numbers, comma-separated; empty for {empty})", default="",
+                        show_default=False, err=True, value_proc=names)
