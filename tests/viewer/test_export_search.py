@@ -9,62 +9,17 @@ import re
 from html import unescape
 
 import pytest
-from archives import SITE, build_archive, demo_pages
+from archives import SITE
+from export_site import EVIL, build_export_site
 from lxml import html as lxml_html
-
-from nitpicker_core import CrawlErrorRecord, Resource, ScrapeResult
-
-EVIL = "=HYPERLINK(\"http://evil.test\",\"click\")"
-
-
-def _pages() -> list[ScrapeResult]:
-    extra = [ScrapeResult(url=SITE + f"/shop/item-{n}", status=200, content_type="text/html", content_length=500,
-                          metadata={"title": f"Item {n}" if n else EVIL, "lang": "en"},
-                          html=f"<html><head><title>Item {n}</title></head><body><p>{'word ' * n}</p></body></html>")
-             for n in range(12)]
-    extra += [ScrapeResult(url=SITE + "/old", status=301, content_type="text/html", metadata={"title": "Moved"}),
-              ScrapeResult(url=SITE + "/boom", status=503, content_type="text/html", metadata={"title": "Busy"}),
-              ScrapeResult(url=SITE + "/down", is_external=False)]
-    return [*demo_pages(), *extra]
-
-
-def _also(pm, crawl):
-    pm.hook.crawl_error(url=SITE + "/down", crawl=crawl,
-                        error=CrawlErrorRecord(SITE + "/down", "connection-refused", "refused", "fetch"))
-    pm.hook.crawl_resource_received(resource=Resource(SITE + "/a.css", status=200, content_type="text/css"),
-                                    referrer_url=SITE + "/", crawl=crawl)
-    pm.hook.crawl_resource_received(resource=Resource(SITE + "/gone.js", status=404,
-                                                      content_type="application/javascript"),
-                                    referrer_url=SITE + "/", crawl=crawl)
 
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
-    from nitpicker_core import Analyzer, Cell, Column, PageReport, Violation, hookimpl
-    from nitpicker_core.analyze import run_analyze
-    from nitpicker_core.config import load_config
     from nitpicker_core.plugins import make_plugin_manager
     from nitpicker_viewer.app import create_app
 
-    class Words(Analyzer):
-        name = "words"
-        columns = (Column("count", "Words"),)
-
-        def each_page(self, page):
-            count = len(page.html.split())
-            found = [Violation("thin", "few words", "warning")] if count < 12 else []
-            return PageReport({"count": Cell(count, "words in the HTML")}, found)
-
-    class Plugin:
-        @hookimpl
-        def register_analyzers(self, register):
-            register(Words())
-
-    path = build_archive(tmp_path_factory.mktemp("export") / "site.nitpicker", _pages(), also=_also)
-    pm = make_plugin_manager()
-    pm.add_plugin(Plugin(), "export-test-plugin")
-    run_analyze(pm, load_config(pm, data={}), path, ["words"], commit=1)
-    app = create_app(path, make_plugin_manager())
+    app = create_app(build_export_site(tmp_path_factory.mktemp("export") / "site.nitpicker"), make_plugin_manager())
     yield app
     app.config["NITPICKER_CLOSE"]()
 
