@@ -29,15 +29,25 @@ class ReportContext:
         self._pm = pm
         self._queries = query_registry(pm)
 
-    def column_labels(self) -> dict[tuple[str, str], str]:
-        """(analyzer, column key) → the column's label, for the analyzers installed now."""
+    def _analyzers(self) -> list[Any]:
         from nitpicker_core.registries import analyzer_registry
 
         try:
-            analyzers = list(analyzer_registry(self._pm))
+            return list(analyzer_registry(self._pm))
         except UsageError:
-            return {}
-        return {(a.name, c.key): c.label for a in analyzers for c in a.columns}
+            return []
+
+    def column_labels(self) -> dict[tuple[str, str], str]:
+        """(analyzer, column key) → the column's label, for the analyzers installed now."""
+        return {(a.name, c.key): c.label for a in self._analyzers() for c in a.columns}
+
+    def analyzer_labels(self) -> dict[str, str]:
+        """Analyzer name → its short label for column headers: the label up to its first ``:``.
+
+        ``"axe: accessibility (axe-core in Chromium)"`` → ``"Axe"``; one without a label by its name. Only
+        the analyzers installed now are known.
+        """
+        return {a.name: short_label(a.label or a.name) for a in self._analyzers()}
 
     def query(self, name: str, **params: Any) -> Any:
         """Run one registered query (parameters validated by its schema) on the report's commit."""
@@ -60,6 +70,12 @@ class ReportContext:
                 params["offset"] = page["next_offset"]
             else:
                 return
+
+
+def short_label(label: str) -> str:
+    """A header-sized name: the text before the first ``:``, its first letter upper-case."""
+    head = label.split(":", 1)[0].strip() or label.strip()
+    return head[:1].upper() + head[1:]
 
 
 def render_sheets(

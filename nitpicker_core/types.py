@@ -218,7 +218,8 @@ class Sheet:
     values are URLs) and ``formats``: conditional formats as plain mappings
     ``{"columns": (...), "when": "eq|ne|lt|gt|lte|gte|between|not_between|blank", "values": (...)}`` or
     ``{"columns": (...), "when": "text", "starts": (...), "ends": (...), "contains": (...)}`` (case-insensitive,
-    any of them); a matching cell is highlighted as an error.
+    any of them); a matching cell is highlighted as an error. ``number_formats`` maps a column to how its
+    numbers show: ``"percent"`` (a fraction, 0.8269, shown as 82.7%).
     """
 
     name: str
@@ -232,6 +233,16 @@ class Sheet:
     widths: Mapping[str, int] = field(default_factory=dict)
     links: tuple[str, ...] = ()
     formats: tuple[Mapping[str, Any], ...] = ()
+    number_formats: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        unknown = set(self.number_formats.values()) - set(NUMBER_FORMATS)
+        if unknown:
+            raise ValueError(f"sheet {self.name!r}: unknown number format {sorted(unknown)[0]!r}")
+
+
+#: The number formats a sheet column can ask for (``Sheet.number_formats``).
+NUMBER_FORMATS = ("percent",)
 
 
 #: What a destination option holds. The three path types are checked before any work starts: ``file`` is

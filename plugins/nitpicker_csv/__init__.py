@@ -38,7 +38,12 @@ def neutralise(text: str) -> str:
     return text
 
 
-def _plain(value: Any) -> Any:
+def percent(value: float) -> str:
+    """``0.6667`` → ``66.67%``: spreadsheet programs read it back as the number 0.6667 shown as a percentage."""
+    return f"{value * 100:.2f}".rstrip("0").rstrip(".") + "%"
+
+
+def _plain(value: Any, number_format: str | None = None) -> Any:
     if isinstance(value, Cell):
         value = value.value
     if value is None:
@@ -46,7 +51,7 @@ def _plain(value: Any) -> Any:
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
     if isinstance(value, int | float):
-        return value
+        return percent(value) if number_format == "percent" else value
     return neutralise(str(value))
 
 
@@ -56,8 +61,9 @@ def _write_file(partial: Path, sheet: Sheet, rows: Iterable[list[Any]]) -> int:
     with partial.open("w", newline="", encoding="utf-8-sig") as handle:
         writer = csv.writer(handle)
         writer.writerow([neutralise(str(c)) for c in sheet.columns])
+        formats = [sheet.number_formats.get(c) for c in sheet.columns]
         for row in rows:
-            writer.writerow([_plain(v) for v in row])
+            writer.writerow([_plain(v, formats[i] if i < len(formats) else None) for i, v in enumerate(row)])
             count += 1
     return count
 

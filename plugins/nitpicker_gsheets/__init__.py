@@ -14,6 +14,7 @@ CELL_CHARS = 49_999  # the API refuses cells over 50,000 characters
 NOTE_CHARS = 5_000
 ERROR_FORMAT = {"backgroundColor": {"red": 0.9, "green": 0.0, "blue": 0.0},
                 "textFormat": {"foregroundColor": {"red": 1.0, "green": 1.0, "blue": 1.0}}}
+NUMBER_FORMATS = {"percent": {"type": "PERCENT", "pattern": "0.0%"}}  # Sheet.number_formats → the API's
 _NUMBER = {"eq": "NUMBER_EQ", "ne": "NUMBER_NOT_EQ", "lt": "NUMBER_LESS", "gt": "NUMBER_GREATER",
            "lte": "NUMBER_LESS_THAN_EQ", "gte": "NUMBER_GREATER_THAN_EQ", "between": "NUMBER_BETWEEN",
            "not_between": "NUMBER_NOT_BETWEEN"}
@@ -92,6 +93,20 @@ def setup_requests(sheet: Sheet, sheet_id: int) -> list[dict[str, Any]]:
     return requests
 
 
+def finish_requests(sheet: Sheet, sheet_id: int) -> list[dict[str, Any]]:
+    """Once the rows are in: number formats down their columns, and the filter over the whole table."""
+    requests: list[dict[str, Any]] = []
+    for i, column in enumerate(sheet.columns):
+        if column in sheet.number_formats:
+            requests.append({"repeatCell": {
+                "range": {"sheetId": sheet_id, "startRowIndex": 1, "startColumnIndex": i, "endColumnIndex": i + 1},
+                "cell": {"userEnteredFormat": {"numberFormat": NUMBER_FORMATS[sheet.number_formats[column]]}},
+                "fields": "userEnteredFormat.numberFormat"}})
+    requests.append({"setBasicFilter": {"filter": {"range": {
+        "sheetId": sheet_id, "startRowIndex": 0, "startColumnIndex": 0, "endColumnIndex": max(1, len(sheet.columns))}}}})
+    return requests
+
+
 class _Progress:
     def __init__(self, total: int, silent: bool) -> None:
         self.total, self.silent, self.live = total, silent, sys.stderr.isatty()
@@ -141,6 +156,7 @@ def _write_sheet(sh: Any, sheet: Sheet, rows: Iterable[list[Any]], show: Any, pr
     if chunk:
         call(sh.batch_update, {"requests": [{"appendCells": {"sheetId": sheet_id, "rows": chunk,
                                                              "fields": "userEnteredValue,note"}}]})
+    call(sh.batch_update, {"requests": finish_requests(sheet, sheet_id)})
     if replacing:  # swap only now, so an interrupted run leaves the previous worksheet intact
         call(sh.batch_update, {"requests": [
             {"deleteSheet": {"sheetId": tabs[sheet.name].id}},

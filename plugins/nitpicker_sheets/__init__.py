@@ -1,4 +1,4 @@
-"""The built-in report sheets (Issues first) and the keyset queries they stream from."""
+"""The built-in report sheets (the Cover, then Issues) and the keyset queries they stream from."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from typing import Any
 
 from nitpicker_core import hookimpl
 
-from . import issues, pages, queries, relations, resources
+from . import cover, issues, pages, queries, relations, resources
 
-SHEETS = (*issues.SHEETS, *pages.SHEETS, *relations.SHEETS, *resources.SHEETS)
+SHEETS = (*cover.SHEETS, *issues.SHEETS, *pages.SHEETS, *relations.SHEETS, *resources.SHEETS)
 
 
 @hookimpl

@@ -93,14 +93,25 @@ def _analysis_values(item: dict[str, Any], keys: list[tuple[str, str]]) -> list[
     return out
 
 
+def analyzer_header(analyzer: str, label: str, prefixes: dict[str, str]) -> str:
+    """``Axe: Critical``: the column's label after its analyzer's short label, unless it already names it."""
+    prefix = prefixes.get(analyzer) or analyzer[:1].upper() + analyzer[1:]  # not installed now: its name
+    if label.casefold().startswith((prefix.casefold(), analyzer.casefold())):
+        return label  # "Main content words", "Search total": already say whose they are
+    return f"{prefix}: {label}"
+
+
 def analysis_keys(reader: Any, commit: int, report: Any) -> list[tuple[tuple[str, str], str]]:
     """(analyzer, column key) → header label, in analyzer order then declared column order."""
     present = [(i["analyzer"], i["column"]) for i in report.query("report-analysis-columns")["items"]]
     labels = report.column_labels()
+    prefixes = report.analyzer_labels()
     declared = list(labels)
     present.sort(key=lambda k: (k[0], declared.index(k) if k in labels else len(declared), k[1]))
-    names = [labels.get(k, k[1]) for k in present]
-    return [(k, name if names.count(name) == 1 else f"{k[0]}: {name}") for k, name in zip(present, names, strict=True)]
+    names = [analyzer_header(k[0], labels.get(k, k[1]), prefixes) for k in present]
+    # two analyzers with one short label: the analyzer's name tells them apart
+    return [(k, name if names.count(name) == 1 else f"{k[0]}: {labels.get(k, k[1])}")
+            for k, name in zip(present, names, strict=True)]
 
 
 def _page_list_extra(reader: Any, commit: int, report: Any) -> tuple[str, ...]:

@@ -138,5 +138,5 @@ SHEETS = (
           widths={"Code": 240, "Message": 420, "URL": 320}),
     Sheet("Summary", ("Section", "Item", "Value", "Share"), summary_rows, order=5, uses_report=True,
           description="counts, status and content-type distribution, metadata fill rates",
-          widths={"Section": 220, "Item": 200}),
+          widths={"Section": 220, "Item": 200}, number_formats={"Share": "percent"}),
 )

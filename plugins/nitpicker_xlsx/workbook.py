@@ -34,6 +34,7 @@ LINK_CHARS = 255  # HYPERLINK() takes at most 255 characters in Excel
 ERROR_FILL = PatternFill(bgColor="E60000", fill_type="solid")
 ERROR_FONT = Font(color="FFFFFF")
 HEADER_FONT = Font(bold=True)
+NUMBER_FORMATS = {"percent": "0.0%"}  # Sheet.number_formats → Excel's number format codes
 _OPERATORS = {"eq": "equal", "ne": "notEqual", "lt": "lessThan", "gt": "greaterThan", "lte": "lessThanOrEqual",
               "gte": "greaterThanOrEqual", "between": "between", "not_between": "notBetween"}
 
@@ -72,6 +73,8 @@ class _Writer:
         self.rows = 0
         self.notes = 0
         self.links = {i for i, c in enumerate(sheet.columns) if c in sheet.links}
+        self.number_formats = {i: NUMBER_FORMATS[sheet.number_formats[c]] for i, c in enumerate(sheet.columns)
+                               if c in sheet.number_formats}
         for i, column in enumerate(sheet.columns, 1):
             width = sheet.widths.get(column)
             self.ws.column_dimensions[get_column_letter(i)].width = (width or max(80, 8 * len(column) + 24)) / 7
@@ -90,11 +93,26 @@ class _Writer:
             header.append(cell)
         self.ws.append(header)
 
+    def finish(self) -> None:
+        """The autofilter over the header and every row written (Excel wants at least one row under it)."""
+        last = get_column_letter(max(1, len(self.sheet.columns)))
+        self.ws.auto_filter.ref = f"A1:{last}{max(2, self.rows + 1)}"
+
     def append(self, row: list[Any]) -> None:
-        self.ws.append([self._cell(i, value) for i, value in enumerate(row)])
+        cells = []
+        noted = False
+        for i, value in enumerate(row):
+            # openpyxl's write-only sheet writes a plain value into the cell object it was given last unless
+            # that one has a style, note included: a note would reach every value to its right. So the
+            # value after a noted cell gets a cell object of its own.
+            cell = self._cell(i, value, own=noted)
+            if cell is not None:
+                noted = getattr(cell, "comment", None) is not None
+            cells.append(cell)
+        self.ws.append(cells)
         self.rows += 1
 
-    def _cell(self, index: int, value: Any) -> Any:
+    def _cell(self, index: int, value: Any, own: bool = False) -> Any:
         note = ""
         if isinstance(value, Cell):
             value, note = value.value, value.note
@@ -102,9 +120,12 @@ class _Writer:
             value = ILLEGAL_CHARACTERS_RE.sub("", value)[:MAX_TEXT]
         elif value is not None and not isinstance(value, bool | int | float):
             value = str(value)[:MAX_TEXT]
-        if not note and index not in self.links and not (isinstance(value, str) and value.startswith("=")):
-            return value  # the common case: a plain value, no cell object needed
+        plain = not note and index not in self.links and index not in self.number_formats
+        if (value is None and not note) or (plain and not own and not (isinstance(value, str) and value.startswith("="))):
+            return value  # the common case: a plain value (or nothing), no cell object needed
         cell = WriteOnlyCell(self.ws)
+        if index in self.number_formats:
+            cell.number_format = self.number_formats[index]
         if index in self.links and isinstance(value, str) and value and len(value) <= LINK_CHARS:
             cell.value = f"=HYPERLINK({_literal(value)},{_literal(value)})"
         else:
@@ -126,10 +147,12 @@ def _fill(wb: Workbook, sheets: Iterable[tuple[Sheet, Iterable[list[Any]]]], sil
         total = 0
         for row in rows:
             if writer.rows >= MAX_ROWS - 1:
+                writer.finish()
                 part += 1
                 writer = _Writer(wb, sheet, part)
             writer.append(row)
             total += 1
+        writer.finish()
         written[sheet.name] = total
         if not silent:
             print(f"xlsx: {sheet.name}: {total:,} rows", file=sys.stderr, flush=True)

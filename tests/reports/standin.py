@@ -245,6 +245,9 @@ def _apply(store: Store, book: dict[str, Any], req: dict[str, Any]) -> dict[str,
     if kind == "repeatCell":
         _by_id(book, body["range"]["sheetId"])["formats"].append({"repeat": body})
         return {}
+    if kind == "setBasicFilter":
+        _by_id(book, body["filter"]["range"]["sheetId"])["filter"] = body["filter"]
+        return {}
     if kind == "addConditionalFormatRule":
         rule = body["rule"]
         _by_id(book, rule["ranges"][0]["sheetId"])["formats"].append(rule)

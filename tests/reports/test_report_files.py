@@ -7,7 +7,7 @@ import json
 
 from support import run_cli
 
-SHEETS = ["Issues", "Summary", "Page List", "Links", "Discrepancies", "Resources", "Images", "Violations",
+SHEETS = ["Cover", "Issues", "Summary", "Page List", "Links", "Discrepancies", "Resources", "Images", "Violations",
           "Referrers Relational Table", "Resources Relational Table"]
 
 
@@ -23,7 +23,7 @@ def test_xlsx_has_every_sheet_with_header_freeze_formats_notes(report_archive, s
 
     pages = wb["Page List"]
     header = [c.value for c in pages[1]]
-    assert header[:4] == ["Title", "Full Title", "URL", "Protocol"] and header[-1] == "anchors" and len(header) == 39
+    assert header[:4] == ["Title", "Full Title", "URL", "Protocol"] and header[-1] == "Linkcount: anchors" and len(header) == 39
     assert pages[1][0].font.b
     assert pages.freeze_panes == "B2"
     rows = [[c.value for c in r] for r in pages.iter_rows(min_row=2)]
@@ -67,7 +67,7 @@ def test_csv_one_file_per_sheet_and_grouped_resources(report_archive, site, tmp_
                      cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     files = json.loads(result.stdout)
-    assert files == ["issues.csv", "summary.csv", "page-list.csv", "links.csv", "discrepancies.csv", "resources.csv", "images.csv",
+    assert files == ["cover.csv", "issues.csv", "summary.csv", "page-list.csv", "links.csv", "discrepancies.csv", "resources.csv", "images.csv",
                      "violations.csv", "referrers-relational-table.csv", "resources-relational-table.csv"]
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(files)
 
@@ -101,7 +101,7 @@ def test_csv_one_file_per_sheet_and_grouped_resources(report_archive, site, tmp_
     assert read("discrepancies.csv")[4] == ["og:title vs Title", site + "/report-site/alpha", "Alpha | Report Home",
                                             "Alpha on social", "", ""]
     assert read("images.csv")[1][8:] == ["FALSE", "320", "FALSE", "FALSE"]
-    assert ["Status", "200", "4", "0.6667"] in read("summary.csv")
+    assert ["Status", "200", "4", "66.67%"] in read("summary.csv")
 
 
 def test_terminal_user_picks_sheets_by_number(report_archive, tmp_path):
@@ -118,11 +118,11 @@ def test_terminal_user_picks_sheets_by_number(report_archive, tmp_path):
     shown, deadline = b"", time.monotonic() + 60
     while b"Sheets to write" not in shown and time.monotonic() < deadline:
         shown += os.read(master, 4096)
-    os.write(master, b"3, 10\n")
+    os.write(master, b"4, 11\n")
     stdout, _ = process.communicate(timeout=60)
     os.close(master)
     os.close(slave)
     assert process.returncode == 0
-    assert b"  1. Issues" in shown and b"  2. Summary" in shown and b" 10. Resources Relational Table" in shown
+    assert b"  1. Cover" in shown and b"  2. Issues" in shown and b" 11. Resources Relational Table" in shown
     assert json.loads(stdout) == ["page-list.csv", "resources-relational-table.csv"]
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["page-list.csv", "resources-relational-table.csv"]

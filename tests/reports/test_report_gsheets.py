@@ -13,7 +13,7 @@ from support import run_cli
 
 BOOK = "1AbCdEfGhIjKlMnOp_q-rs"
 URL = f"https://docs.google.com/spreadsheets/d/{BOOK}/edit#gid=0"
-ALL_SHEETS = ["Issues", "Summary", "Page List", "Links", "Discrepancies", "Resources", "Images", "Violations",
+ALL_SHEETS = ["Cover", "Issues", "Summary", "Page List", "Links", "Discrepancies", "Resources", "Images", "Violations",
               "Referrers Relational Table", "Resources Relational Table"]
 ROWS = {"Summary": 27, "Page List": 4, "Links": 5, "Discrepancies": 4, "Resources": 5, "Images": 4,
         "Violations": 2, "Referrers Relational Table": 8, "Resources Relational Table": 8}
@@ -60,11 +60,11 @@ def test_every_sheet_is_written_with_auth_backoff_and_progress(written, report_a
     store, base, result = written
     summary = json.loads(result.stdout)
     issues = json.loads(run_cli("query", str(report_archive), "issues").stdout)["total"]  # one row per check
-    rows = {"Issues": issues, **ROWS}
+    rows = {"Cover": len(store.sheet(BOOK, "Cover")["rows"]) - 1, "Issues": issues, **ROWS}
     assert summary == {"destination": "google-sheets", "spreadsheet": BOOK, "sheets": rows}
     # the report's sheets lead in report order; the old "Links" worksheet was replaced where it was, the
     # unrelated one kept, nothing left half-written
-    assert store.titles(BOOK) == [*ALL_SHEETS[:3], "Sheet1", *ALL_SHEETS[3:]]
+    assert store.titles(BOOK) == [*ALL_SHEETS[:4], "Sheet1", *ALL_SHEETS[4:]]
     # the JWT signed with the generated key was verified by the token endpoint, once
     assert store.token_grants == [JWT_GRANT]
     assert store.throttled == 1
@@ -81,7 +81,7 @@ def test_values_read_back_through_gspread(written, site):
     home, alpha, beta, missing = (site + p for p in ("/report-site/", "/report-site/alpha", "/report-site/beta",
                                                       "/report-site/missing"))
     pages = book.worksheet("Page List").get_all_values()
-    assert pages[0][:5] == ["Title", "Full Title", "URL", "Protocol", "Domain"] and pages[0][-1] == "anchors"
+    assert pages[0][:5] == ["Title", "Full Title", "URL", "Protocol", "Domain"] and pages[0][-1] == "Linkcount: anchors"
     assert len(pages[0]) == 39
     rows = {r[2]: dict(zip(pages[0], r, strict=False)) for r in pages[1:]}
     assert list(rows) == [home, alpha, beta, missing]
@@ -90,7 +90,7 @@ def test_values_read_back_through_gspread(written, site):
     assert rows[alpha]["Redirect From"] == "1" and rows[alpha]["Internal Referrers"] == "2"
     assert rows[alpha]["og:title"] == "Alpha on social" and rows[beta]["Language"] == ""
     assert rows[missing]["Status Code"] == "404" and rows[home]["path1"] == "/report-site"
-    assert rows[home]["anchors"] == "5" and rows[home]["noindex"] == "FALSE"
+    assert rows[home]["Linkcount: anchors"] == "5" and rows[home]["noindex"] == "FALSE"
 
     links = book.worksheet("Links").get_all_values()
     assert links[0] == ["URL", "Page Title", "Status Code", "Status Text", "Content Type", "Redirect From",
@@ -132,7 +132,7 @@ def test_values_read_back_through_gspread(written, site):
                            ""]]
     summary = book.worksheet("Summary").get_all_values()
     assert summary[0] == ["Section", "Item", "Value", "Share"]
-    assert ["Status", "404", "1", "0.1667"] in summary and ["URLs", "internal", "5", ""] in summary
+    assert ["Status", "404", "1", "0.1667"] in summary  # a number; the column shows it as a percentage and ["URLs", "internal", "5", ""] in summary
 
 
 def test_notes_links_and_formatting_are_stored(written, site):
@@ -174,7 +174,7 @@ def test_rerun_replaces_the_worksheet(written, report_archive, service_account, 
     result = report(report_archive, "--sheet", URL, "-C", service_account.name, "--only", "links",
                     base=base, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert store.titles(BOOK) == [*ALL_SHEETS[:3], "Sheet1", *ALL_SHEETS[3:]]  # replaced where it was
+    assert store.titles(BOOK) == [*ALL_SHEETS[:4], "Sheet1", *ALL_SHEETS[4:]]  # replaced where it was
     assert len(store.sheet(BOOK, "Links")["rows"]) == 1 + ROWS["Links"]
 
 
