@@ -37,7 +37,7 @@ from nitpicker_core.records import (
     Tag,
 )
 from nitpicker_core.registries import check_registry
-from nitpicker_core.sinks import ArchiveSink, LinkGraph, SinkRefused
+from nitpicker_core.sinks import ArchiveSink, LinkGraph, RevalidatingSink, SinkRefused
 from nitpicker_core.types import (
     Analyzer,
     Cell,
@@ -112,6 +112,7 @@ __all__ = [
     "Violation",
     "ArchiveSink",
     "LinkGraph",
+    "RevalidatingSink",
     "SinkRefused",
     "NotWritable",
     "check_commit",

@@ -194,6 +194,18 @@ def crawl_page_scraped(result: ScrapeResult, crawl: CrawlContext) -> None:
 
 
 @hookspec
+def crawl_page_unchanged(url: str, crawl: CrawlContext) -> None:
+    """``crawl --update``: the page answered 304 Not Modified and the commit took its state from the base.
+
+    :param url: the page that did not change (it was not rendered; the archive sink's ``put_unchanged``
+        stored it before this hook runs).
+    :param crawl: the crawl context.
+
+    Runs in: the crawler's writer task. Called: once per page a conditional request found unchanged.
+    """
+
+
+@hookspec
 def crawl_page_skipped(url: str, reason: str, crawl: CrawlContext, is_external: bool) -> None:
     """A URL was skipped, with the reason ``crawl_should_skip`` (or a crawl limit) gave.
 

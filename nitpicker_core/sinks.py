@@ -20,7 +20,7 @@ from nitpicker_core.errors import NitpickerError
 if TYPE_CHECKING:
     from nitpicker_core.records import CrawlErrorRecord, Resource, ScrapeResult
 
-__all__ = ["ArchiveSink", "LinkGraph", "SinkRefused", "check_sink"]
+__all__ = ["ArchiveSink", "LinkGraph", "RevalidatingSink", "SinkRefused", "check_sink", "revalidating"]
 
 #: (links, redirects): each stored page's link targets, and each redirect source's destination
 LinkGraph = tuple[dict[str, list[str]], dict[str, str]]
@@ -89,6 +89,36 @@ class ArchiveSink(Protocol):
     def abandon(self) -> None:
         """Nothing of this run is kept: release the sink without writing (a failed start or ingestion)."""
         ...
+
+
+class RevalidatingSink(ArchiveSink, Protocol):
+    """A sink that lets ``crawl --update`` skip unchanged pages (optional: without it, every page renders).
+
+    The crawler sends each page of the base commit (the update's parent) a conditional request built from
+    ``base_validators()``; a 304 Not Modified makes it call ``put_unchanged(url)`` instead of rendering.
+    """
+
+    def base_validators(self) -> Mapping[str, Mapping[str, str]]:
+        """URL → ``{"etag": …, "last_modified": …}`` of the base commit's pages a 304 may stand for.
+
+        Asked once, before anything is fetched; empty when the commit has no base (not an update).
+        """
+        ...
+
+    def put_unchanged(self, url: str) -> list[str] | None:
+        """The commit takes ``url``'s state from the base commit, as it was (writer thread, in order).
+
+        Returns the page's link targets, which the crawl follows as a rendered page's; None when the base
+        commit has no state for ``url`` (the crawler then renders it).
+        """
+        ...
+
+
+def revalidating(sink: ArchiveSink) -> RevalidatingSink | None:
+    """``sink`` when it implements the optional ``RevalidatingSink`` methods, else None."""
+    if callable(getattr(sink, "base_validators", None)) and callable(getattr(sink, "put_unchanged", None)):
+        return sink  # type: ignore[return-value]  # both optional members checked above
+    return None
 
 
 _METHODS = (

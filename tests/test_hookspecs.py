@@ -20,7 +20,7 @@ def test_there_are_hooks_for_every_family():
     families = {
         "lifecycle": {"register_settings", "configure", "unconfigure"},
         "scrape": {"crawl_open_archive", "crawl_started", "crawl_should_skip", "crawl_before_navigate",
-                   "crawl_scrape", "crawl_page_filter", "crawl_page_scraped", "crawl_page_skipped", "crawl_resource_received", "crawl_error",
+                   "crawl_scrape", "crawl_page_filter", "crawl_page_scraped", "crawl_page_unchanged", "crawl_page_skipped", "crawl_resource_received", "crawl_error",
                    "crawl_finished"},
         "analyze": {"register_analyzers", "analyze_started", "analyze_page_reported", "analyze_finished"},
         "report": {"register_sheets", "register_report_destinations"},

@@ -100,7 +100,8 @@ def continue_options(f: Any) -> Any:
         click.option("--list-file", type=click.Path(path_type=Path), help="Crawl only the URLs in this file (one per line)."),
         click.option("--resume", type=click.Path(path_type=Path), metavar="ARCHIVE", help="Finish the interrupted crawl of ARCHIVE (same commit)."),
         click.option("--append", type=click.Path(path_type=Path), metavar="ARCHIVE", help="Add the given URLs as more roots of ARCHIVE's newest crawl (same commit)."),
-        click.option("--update", type=click.Path(path_type=Path), metavar="ARCHIVE", help="Crawl ARCHIVE's scope again into a new commit."),
+        click.option("--update", type=click.Path(path_type=Path), metavar="ARCHIVE", help="Crawl ARCHIVE's scope again into a new commit; a page that answers its conditional request with 304 is taken over without rendering."),
+        click.option("--full", is_flag=True, help="With --update: send no conditional request, render every page again."),
         click.option("--retry-failed", type=click.Path(path_type=Path), metavar="ARCHIVE", help="Fetch again the URLs of ARCHIVE that failed, except permanent failures."),
         click.option("--inventory", type=click.Path(path_type=Path), metavar="FILE", help="Seed the URLs listed in FILE into the archive given with -o (logged as an inventory run)."),
     ]
@@ -220,6 +221,14 @@ def _unextracted(stats: Any) -> str:
             "time (see their page errors)") if n else ""
 
 
+def _revalidated(counts: dict[str, Any]) -> str:
+    """What --update's conditional requests found, in one line."""
+    if counts.get("off"):
+        return f"update: no conditional requests ({counts['off']})"
+    return (f"update: {counts['conditional']} conditional requests: {counts['unchanged']} pages unchanged (304, "
+            f"taken over without rendering), {counts['changed']} changed or not validated (rendered)")
+
+
 def _say(message: str) -> None:
     """Stop messages are shown even with --silent: they say how to get the rest of the crawl."""
     click.echo(f"nitpicker: {message}", err=True)
@@ -276,6 +285,8 @@ def register_commands(cli: click.Group, pm: Any) -> None:
         with StopSignals() as stop:  # from here on a signal stops the crawl cleanly, whatever phase it is in
             app.config()
             mode, output = _mode(kw)
+            if kw["full"] and mode != "update":
+                raise UsageError("--full goes with --update (render every page of the update again)")
             inventory = None
             if mode == "new":
                 options, list_urls = build_options(urls, kw)
@@ -290,7 +301,7 @@ def register_commands(cli: click.Group, pm: Any) -> None:
             check_file_destination(output, output.name)
             progress = Progress(options.parallels, silent=app.silent)
             crawler = Crawler(app.pm, options, output, mode=mode, list_urls=list_urls, inventory=inventory,
-                              progress=progress.update, stop=stop, stop_message=_say)
+                              progress=progress.update, stop=stop, stop_message=_say, revalidate=not kw["full"])
             progress.watch(crawler.queue.counts)
             with progress, progress.errors_counted(app.pm):
                 stats = asyncio.run(crawler.run())
@@ -300,6 +311,8 @@ def register_commands(cli: click.Group, pm: Any) -> None:
                      f"{stats.skipped} skipped, {stats.internal_errors} internal / {stats.external_errors} "
                      f"external errors) → {output}{_left_out(stats)}{_unextracted(stats)}")
         _explain_scope(app, stats)
+        if stats.revalidation:
+            app.info(_revalidated(stats.revalidation))
         if stats.internal_errors and mode in ("new", "update", "append"):
             for line in unreachable_roots(output, options.roots):  # why, in the words of the error kind
                 click.echo(f"nitpicker: error: {line}", err=True)

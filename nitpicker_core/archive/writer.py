@@ -20,9 +20,9 @@ from .analysis import AnalysisMixin
 from .hashing import to_json
 from .lock import StubLock
 from .models import FORMAT_VERSION, create_schema, upgrade_schema
-from .pages import PagesMixin
 from .prune import PruneMixin
 from .recovery import WRITTEN_FILE, RecoveryMixin
+from .revalidate import RevalidateMixin
 from .store import utc_now
 
 STUB_SUFFIX = ".stub"
@@ -55,7 +55,7 @@ def created_by() -> str:
     return f"nitpicker {version}"
 
 
-class ArchiveWriter(PagesMixin, AnalysisMixin, RecoveryMixin, PruneMixin):
+class ArchiveWriter(RevalidateMixin, AnalysisMixin, RecoveryMixin, PruneMixin):
     """Use ``ArchiveWriter.open(target)``; every method runs in its own transaction."""
 
     def __init__(

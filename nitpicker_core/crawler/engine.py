@@ -22,10 +22,11 @@ from nitpicker_core.crawler.phases import PhaseClock
 from nitpicker_core.crawler.policy import CrawlPolicy
 from nitpicker_core.crawler.queue import QueueItem, UrlQueue
 from nitpicker_core.crawler.results import HTML_TYPES, ResultsMixin
+from nitpicker_core.crawler.revalidation import Revalidation
 from nitpicker_core.crawler.slots import PageSlots
 from nitpicker_core.crawler.stopping import PageAbandoned, StopSignals, resume_hint
-from nitpicker_core.records import CrawlContext, Resource, ScrapeResult
-from nitpicker_core.sinks import ArchiveSink, check_sink
+from nitpicker_core.records import Anchor, CrawlContext, Resource, ScrapeResult
+from nitpicker_core.sinks import ArchiveSink, check_sink, revalidating
 from nitpicker_core.urls import looks_like_html, normalize, split_credentials
 
 log = logging.getLogger(__name__)
@@ -47,6 +48,7 @@ class CrawlStats:
     start_links: dict[str, Any] = field(default_factory=dict)  # the start page's same-host links vs the scope
     unextracted: int = 0  # rendered pages stored without title and links (the extraction timed out)
     phases: dict[str, Any] = field(default_factory=dict)  # this run's seconds per page phase (PhaseClock)
+    revalidation: dict[str, Any] = field(default_factory=dict)  # --update: conditional requests and 304s
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -69,6 +71,7 @@ class Crawler(ResultsMixin):
         browser_factory: Any = None,
         stop: StopSignals | None = None,
         stop_message: Any = None,
+        revalidate: bool = True,
     ) -> None:
         self.pm, self.options, self.output = pm, options, output
         self.list_urls = list_urls
@@ -122,6 +125,10 @@ class Crawler(ResultsMixin):
         self._browser_factory = browser_factory
         self.sink: EventSink | None = None
         self.clock = PhaseClock()
+        self._revalidate = revalidate  # False: --update --full renders every page again
+        self.revalidation = Revalidation()
+        self._browser_lock = asyncio.Lock()
+        self._browser_started = False
 
     # -- lifecycle -------------------------------------------------------------------------------------
     async def run(self) -> CrawlStats:
@@ -151,8 +158,10 @@ class Crawler(ResultsMixin):
         self.slots = PageSlots(host, self.options.user_agent)
         try:
             self._seed()
-            if not self._stopping:
-                await host.start()
+            self._prepare_revalidation()
+            # an update that may render nothing starts Chromium only when a page needs it
+            if not self._stopping and not self.revalidation.validators:
+                await self._start_browser()
         except BaseException:
             await host.close()
             self._abandon()
@@ -172,6 +181,8 @@ class Crawler(ResultsMixin):
             await host.close()
             self.stats.seconds = round(time.monotonic() - started, 3)
             self.stats.phases = self.clock.as_dict()
+            if self.crawl.mode == "update":
+                self.stats.revalidation = self.revalidation.as_dict()
             if self._stopping or not self.queue.idle():
                 self.stats.status = "interrupted"
             try:
@@ -289,6 +300,26 @@ class Crawler(ResultsMixin):
             assert self.sink is not None  # set when run() starts
             self.sink.call(archive.put_inventory_run, hashlib.sha256(self.inventory).hexdigest(), counts)
 
+    async def _start_browser(self) -> None:
+        async with self._browser_lock:
+            if not self._browser_started:
+                await self._host.start()
+                self._browser_started = True
+
+    def _prepare_revalidation(self) -> None:
+        """--update: the base commit's validators, unless --full or the sink cannot take pages over."""
+        if self.crawl.mode != "update":
+            return
+        sink = revalidating(self._sink())
+        if not self._revalidate:
+            self.revalidation.off = "--full: every page rendered again"
+        elif sink is None:
+            self.revalidation.off = "the archive sink cannot take unchanged pages over"
+        else:
+            self.revalidation.validators = sink.base_validators()
+            if not self.revalidation.validators:
+                self.revalidation.off = "the base commit's pages sent no ETag or Last-Modified"
+
     def _request_stop(self) -> None:
         """First stop request: take no new URLs; pages in flight get a short grace, then go back to pending."""
         if self._stopping:
@@ -387,9 +418,22 @@ class Crawler(ResultsMixin):
             return False
         auth = self.scope.credentials_for(url) if not item.external else None
         headers = self.options.headers if not item.external else None  # --header values stay in scope
+        conditional = None if item.external else self.revalidation.headers_for(url)
         fetch_started = time.perf_counter()
         try:
-            pre = await asyncio.to_thread(self.fetcher.fetch, url, auth=auth, headers=headers)
+            pre = await asyncio.to_thread(
+                self.fetcher.fetch,
+                url,
+                auth=auth,
+                headers={**(headers or {}), **conditional} if conditional else headers,
+            )
+            if conditional:
+                self.revalidation.conditional += 1
+                if pre.ok and pre.status == 304 and not pre.redirect_chain and await self._unchanged(item):
+                    return True
+                self.revalidation.changed += 1
+                if pre.status == 304:  # a 304 this crawl cannot use (after a redirect): ask plainly
+                    pre = await asyncio.to_thread(self.fetcher.fetch, url, auth=auth, headers=headers)
         except ValueError as exc:  # it redirects to a URL no request can go to (a port out of range…)
             self._error(item, "invalid-url", f"redirects to an invalid URL: {exc}", "preflight")
             return False
@@ -421,6 +465,26 @@ class Crawler(ResultsMixin):
             return False
         return await self._render(worker, item, pre)
 
+    async def _unchanged(self, item: QueueItem) -> bool:
+        """A 304 for an update: the commit takes the page over from the base commit and follows its links."""
+        sink = revalidating(self._sink())
+        assert sink is not None and self.sink is not None  # validators come only from such a sink
+
+        def take_over() -> list[str] | None:
+            links = sink.put_unchanged(item.url)
+            if links is not None:
+                self.pm.hook.crawl_page_unchanged(url=item.url, crawl=self.crawl)
+            return links
+
+        links = await self.sink.ask(take_over)
+        if links is None:
+            return False
+        self.revalidation.unchanged += 1
+        self.stats.pages += 1
+        self._claimed[item.url] = item.url
+        self._follow(item.url, ScrapeResult(url=item.url, anchors=[Anchor(href=link) for link in links]))
+        return True
+
     def _skip_reason(self, url: str) -> str | None:
         """Why ``url`` is skipped (the crawler's policy first, then plugins), and robots.txt's Crawl-delay noted."""
         reason = self.policy.skip_reason(url) or self.pm.hook.crawl_should_skip(url=url, crawl=self.crawl)
@@ -439,6 +503,7 @@ class Crawler(ResultsMixin):
         from nitpicker_core.crawler.results import mark_blocked
 
         url = item.url
+        await self._start_browser()
         render_started = time.perf_counter()
         page = await self.slots.acquire(worker, None if item.external else self._credentials(url))
         healthy = False

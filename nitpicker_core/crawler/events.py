@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import queue
 import threading
@@ -13,6 +15,32 @@ from nitpicker_core.sinks import ArchiveSink
 
 log = logging.getLogger(__name__)
 _STOP = object()
+
+
+class _Ask:
+    """A call the event loop awaits (``EventSink.ask``): its result or error goes back to the loop."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], func: Any, args: Any):
+        self.loop, self.future, self.func, self.args = loop, future, func, args
+
+    def __call__(self) -> None:
+        try:
+            value = self.func(*self.args)
+        except BaseException as exc:
+            self.refuse(exc)
+            raise
+        self._settle(self.future.set_result, value)
+
+    def refuse(self, error: BaseException) -> None:
+        self._settle(self.future.set_exception, RuntimeError(f"archive writes failed: {error}"))
+
+    def _settle(self, how: Any, value: Any) -> None:
+        def settle() -> None:
+            if not self.future.done():
+                how(value)
+
+        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits any more
+            self.loop.call_soon_threadsafe(settle)
 
 
 def _store(archive: ArchiveSink, hook: str, kwargs: dict[str, Any]) -> None:
@@ -54,14 +82,27 @@ class EventSink:
         """Run ``func(*args)`` on the writer thread, in order with the hook events."""
         self._queue.put((func, args))
 
+    def ask(self, func: Any, *args: Any) -> asyncio.Future[Any]:
+        """Run ``func(*args)`` on the writer thread, in order with the events; await its result.
+
+        The future fails with the sink's error when an earlier write failed (``func`` never runs then).
+        """
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        self._queue.put((_Ask(loop, future, func, args), ()))
+        return future
+
     def _run(self) -> None:
         while True:
             item = self._queue.get()
             try:
                 if item is _STOP:
                     return
-                if self.error is None:
-                    target, args = item
+                target, args = item
+                if self.error is not None:
+                    if isinstance(target, _Ask):  # its caller waits: tell it why nothing was done
+                        target.refuse(self.error)
+                else:
                     if callable(target):
                         target(*args)
                     else:

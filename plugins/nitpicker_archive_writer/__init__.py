@@ -27,8 +27,9 @@ def _now() -> str:
 class FileSink:
     """One crawl's commit in a ``.nitpicker`` archive: an ``ArchiveSink`` over the core's ArchiveWriter."""
 
-    def __init__(self, writer: ArchiveWriter, commit: int) -> None:
+    def __init__(self, writer: ArchiveWriter, commit: int, *, base: int | None = None) -> None:
         self.writer, self._commit = writer, commit
+        self._base = base  # the commit an update is made from: its unchanged pages are taken over
 
     @property
     def commit(self) -> int:
@@ -53,6 +54,14 @@ class FileSink:
                     redirects[page["url"]] = page["redirect_dest"]
                 links[page["url"]] = [a["href"] for a in reader.anchors(page["url"], self._commit)]
         return links, redirects
+
+    def base_validators(self) -> Mapping[str, Mapping[str, str]]:
+        return self.writer.validators(self._base) if self._base is not None else {}
+
+    def put_unchanged(self, url: str) -> list[str] | None:
+        if self._base is None:
+            return None
+        return self.writer.put_unchanged(self._commit, self._base, url, at=_now())
 
     def put_page(self, result: ScrapeResult) -> None:
         self.writer.put_page(self._commit, result, crawled_at=_now())
@@ -106,9 +115,11 @@ def crawl_open_archive(crawl: CrawlContext) -> FileSink:
             commit = writer.resume_commit(latest, environment)
         else:
             commit = writer.begin_commit(kind=crawl.kind, options=crawl.options, environment=environment)
+        # an update is made from the newest complete crawl (HEAD), which becomes its parent
+        base = writer.base_of(commit) if crawl.mode == "update" else None
         writer.set_info("roots", crawl.roots)
         writer.set_info("options", crawl.options)
     except BaseException:
         writer.close(remove_stub=False)  # a no-op when already closed
         raise
-    return FileSink(writer, commit)
+    return FileSink(writer, commit, base=base)

@@ -9,6 +9,9 @@ so the browser sees them in a different order from one crawl to the next.
 - ``/generations/<site>/`` links to ``p1`` … ``p{PAGES}``; each page loads style.css, logo.png, app.js.
 - ``/generations/<site>/__change/<page>`` gives one page a new version (new title and text, new ETag).
 - ``/generations/<site>/__hits`` is JSON: per path, the 200s, the 304s and the conditional requests.
+
+A site named ``ignores-…`` sends validators but never answers 304 (a server that ignores them); a site
+named ``lastmod-…`` sends Last-Modified only, no ETag.
 """
 
 from __future__ import annotations
@@ -57,7 +60,9 @@ def _validated(site: str, path: str, etag: str, modified: datetime, build: objec
     ims = request.headers.get("If-Modified-Since")
     conditional = bool(inm or ims)
     fresh = False
-    if inm is not None:
+    if site.startswith("ignores-"):
+        pass  # validators are sent and never honoured
+    elif inm is not None:
         fresh = etag in [tag.strip() for tag in inm.split(",")] or inm.strip() == "*"
     elif ims is not None:
         try:
@@ -69,7 +74,8 @@ def _validated(site: str, path: str, etag: str, modified: datetime, build: objec
     else:
         response = build()  # type: ignore[operator]
     _count(site, path, "304" if fresh else "200", conditional)
-    response.headers["ETag"] = etag
+    if not site.startswith("lastmod-"):
+        response.headers["ETag"] = etag
     response.headers["Last-Modified"] = format_datetime(modified, usegmt=True)
     # what differs on every response even when the content does not (the server adds a Date header too)
     response.headers["X-Request-Id"] = secrets.token_hex(8)

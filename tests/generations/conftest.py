@@ -19,8 +19,8 @@ def _get_json(url: str) -> Any:
 class GenerationsSite:
     """One independent /generations/<name>/ site: its root URL, page changes and request counts."""
 
-    def __init__(self, base: str) -> None:
-        self.name = uuid.uuid4().hex[:10]
+    def __init__(self, base: str, kind: str = "") -> None:
+        self.name = kind + uuid.uuid4().hex[:10]  # "ignores-", "lastmod-": see test_server/routes/generations.py
         self.root = f"{base}/generations/{self.name}/"
 
     def url(self, page: str) -> str:
@@ -36,6 +36,12 @@ class GenerationsSite:
 @pytest.fixture
 def gsite(site: str) -> GenerationsSite:
     return GenerationsSite(site)
+
+
+@pytest.fixture
+def make_gsite(site: str) -> Callable[[str], GenerationsSite]:
+    """A fresh site of a kind: "ignores-" (validators never honoured) or "lastmod-" (no ETag)."""
+    return lambda kind: GenerationsSite(site, kind)
 
 
 @pytest.fixture

@@ -1,0 +1,127 @@
+"""`crawl --update` revalidates: conditional requests, a 304 takes the page over unrendered, `--full` renders all.
+
+Every count here is the server's own (/generations/<site>/__hits): what the update sent, not what it says.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from nitpicker_core import hookimpl
+from nitpicker_core.archive import open_archive
+from nitpicker_core.crawler.engine import Crawler
+from nitpicker_core.crawler.options import CrawlOptions
+from nitpicker_core.plugins import make_plugin_manager
+
+PAGES = ["/", *(f"p{n}" for n in range(1, 31))]
+STATIC = ("style.css", "logo.png", "app.js")
+
+
+def _delta(before: dict[str, dict[str, int]], after: dict[str, dict[str, int]], outcome: str) -> dict[str, int]:
+    """Per path, how many more ``outcome`` (200, 304, conditional) the server counted."""
+    paths = set(before) | set(after)
+    moved = {p: after.get(p, {}).get(outcome, 0) - before.get(p, {}).get(outcome, 0) for p in paths}
+    return {p: n for p, n in moved.items() if n}
+
+
+def _stats(archive: Any, commit: int) -> dict[str, Any]:
+    with open_archive(archive) as reader:
+        return next(c for c in reader.commits() if c["id"] == commit)["stats"]
+
+
+def test_update_asks_conditionally_and_renders_only_what_changed(gsite, recrawl, cli, tmp_path) -> None:
+    archive = recrawl(gsite.root)
+    first = gsite.hits()
+
+    # unchanged: one conditional request per page, every one a 304; no full GET, no sub-resource fetched
+    recrawl(gsite.root)
+    second = gsite.hits()
+    assert _delta(first, second, "200") == {}
+    assert _delta(first, second, "304") == dict.fromkeys(PAGES, 1)
+    assert _delta(first, second, "conditional") == dict.fromkeys(PAGES, 1)
+    assert _stats(archive, 2)["revalidation"] == {"conditional": 31, "unchanged": 31, "changed": 0}
+    with open_archive(archive) as reader:
+        diff = reader.diff(1, 2)
+        assert (diff["added"], diff["removed"], diff["modified"]) == ([], [], [])
+        assert diff["resources"] == {"added": [], "removed": [], "modified": []}
+        pages = {p["url"]: p for p in reader.pages(2, scraped=True)}
+        assert len(pages) == 31 and pages[gsite.url("p7")]["title"] == "Generations p7"
+        assert sorted(reader.page_resources(gsite.url("p7"), 2)) == sorted(gsite.url(s) for s in STATIC)
+        stored = reader.execute("SELECT COUNT(*) FROM page_state")[0][0]
+
+    # one page changed: that page alone answers 200 and is rendered (with what it loads)
+    gsite.change("p3")
+    recrawl(gsite.root)
+    third = gsite.hits()
+    assert set(_delta(second, third, "200")) == {"p3", *STATIC}
+    assert _delta(second, third, "304") == {p: 1 for p in PAGES if p != "p3"}
+    assert _stats(archive, 3)["revalidation"] == {"conditional": 31, "unchanged": 30, "changed": 1}
+    with open_archive(archive) as reader:
+        diff = reader.diff(2, 3)
+        assert (diff["added"], diff["removed"], diff["modified"]) == ([], [], [gsite.url("p3")])
+        assert reader.page(gsite.url("p3"), 3)["title"] == "Generations p3 v1"
+        assert reader.execute("SELECT COUNT(*) FROM page_state")[0][0] == stored + 1
+
+    refused = cli("crawl", "--full", "-o", str(tmp_path / "x.nitpicker"), gsite.root, cwd=tmp_path)
+    assert refused.returncode == 1 and refused.stderr.strip().splitlines() == [
+        "nitpicker: error: --full goes with --update (render every page of the update again)"
+    ], refused.stderr
+
+
+def _paths(archive: Any, root: str) -> list[str]:
+    """The site paths the first commit rendered, as the server counts them ("/" for the index)."""
+    with open_archive(archive) as reader:
+        return sorted(p["url"].removeprefix(root) or "/" for p in reader.pages(1, scraped=True) if p["status"] == 200)
+
+
+def test_a_server_that_ignores_validators_is_crawled_as_usual(make_gsite, recrawl) -> None:
+    ignoring = make_gsite("ignores-")
+    archive = recrawl(ignoring.root, "--max-pages", "6")
+    crawled = _paths(archive, ignoring.root)
+    assert len(crawled) == 6
+    before = ignoring.hits()
+    recrawl(ignoring.root)
+    after = ignoring.hits()
+    assert _delta(before, after, "304") == {}
+    assert _delta(before, after, "conditional") == dict.fromkeys(crawled, 1)
+    assert _stats(archive, 2)["revalidation"] == {"conditional": 6, "unchanged": 0, "changed": 6}
+    with open_archive(archive) as reader:
+        assert reader.diff(1, 2)["modified"] == []  # rendered again, logically the same
+
+
+class Unchanged:
+    """Observes ``crawl_page_unchanged``."""
+
+    def __init__(self) -> None:
+        self.urls: list[str] = []
+
+    @hookimpl
+    def crawl_page_unchanged(self, url: str, crawl: Any) -> None:
+        assert crawl.mode == "update"
+        self.urls.append(url)
+
+
+def test_hook_crawl_page_unchanged(make_gsite, tmp_path) -> None:
+    # Last-Modified alone is a validator too (If-Modified-Since); the hook sees each page taken over
+    lastmod = make_gsite("lastmod-")
+    options = CrawlOptions(roots=[lastmod.root], parallels=2, image=False, max_pages=4, user_agent="Nitpicker/test")
+    output = tmp_path / "h.nitpicker"
+    assert asyncio.run(Crawler(make_plugin_manager(), options, output).run()).status == "complete"
+    observer = Unchanged()
+    pm = make_plugin_manager()
+    pm.add_plugin(observer, "observer")
+    stats = asyncio.run(Crawler(pm, options, output, mode="update").run())
+    assert stats.revalidation == {"conditional": 4, "unchanged": 4, "changed": 0}
+    crawled = _paths(output, lastmod.root)
+    assert sorted(u.removeprefix(lastmod.root) or "/" for u in observer.urls) == crawled and len(crawled) == 4
+    assert sum(h.get("304", 0) for h in lastmod.hits().values()) == 4
+
+    # --full (revalidate=False): no validator sent, every page rendered again, nothing modified
+    before = lastmod.hits()
+    full = asyncio.run(Crawler(pm, options, output, mode="update", revalidate=False).run())
+    assert full.revalidation["off"].startswith("--full") and full.rendered == 4
+    after = lastmod.hits()
+    assert _delta(before, after, "conditional") == {} and set(_delta(before, after, "200")) >= set(crawled)
+    with open_archive(output) as reader:
+        assert reader.diff(2, 3)["modified"] == []
