@@ -26,6 +26,13 @@ def choose_interactively(registry: Any, defaults: list[str]) -> list[str]:
     return choose_from_menu(entries, "Analyzers to run", defaults)
 
 
+def complete_analyzers(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion of --plugin: the enabled analyzers' names (the CLI's plugin manager is the root object)."""
+    app = ctx.find_root().obj
+    names = analyzer_registry(app.pm).names() if app is not None else []
+    return [name for name in names if name.startswith(incomplete)]
+
+
 def summary_lines(analyzers: dict[str, dict[str, Any]]) -> list[str]:
     lines = []
     for name, s in analyzers.items():
@@ -81,7 +88,7 @@ def register_commands(cli: click.Group, pm: Any) -> None:
     @cli.command("analyze")
     @click.argument("archive", type=click.Path(path_type=Path))
     @click.option("--all", "all_", is_flag=True, help="Run every analyzer, lighthouse and other opt-in ones included.")
-    @click.option("--plugin", "plugins", multiple=True, metavar="NAME",
+    @click.option("--plugin", "plugins", multiple=True, metavar="NAME", shell_complete=complete_analyzers,
                   help="Run this analyzer (repeatable). Without --all/--plugin: ask on a TTY, else run the default ones (all but opt-in analyzers such as lighthouse).")
     @click.option("--commit", default=None, help="Commit id to analyze (default: HEAD).")
     @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",

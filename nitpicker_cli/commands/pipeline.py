@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import click
 
 from nitpicker_cli.app import emit_json, get_app
-from nitpicker_cli.commands.analyze import summary_lines
+from nitpicker_cli.commands.analyze import complete_analyzers, summary_lines
 from nitpicker_cli.commands.crawl import build_options, crawl_options
 from nitpicker_cli.destinations import (
     TO_HELP,
@@ -86,7 +86,7 @@ def demo_target(archive: Path) -> tuple[int, int]:
 
 def pipeline_options(f: Any) -> Any:
     opts = [
-        click.option("--plugin", "plugins", multiple=True, metavar="NAME",
+        click.option("--plugin", "plugins", multiple=True, metavar="NAME", shell_complete=complete_analyzers,
                      help="Analyzer to run (repeatable; default: the default analyzers, all but opt-in ones such "
                           "as lighthouse, as in `nitpicker analyze`)."),
         click.option("--all", "all_", is_flag=True, help="Run every analyzer, lighthouse and other opt-in ones included."),
@@ -214,6 +214,8 @@ def _summary(result: dict[str, Any], decl: dict[str, Any], journal: Path) -> dic
 
 def _tell(app: Any, result: dict[str, Any], decl: dict[str, Any], journal: Path, output: Path, human: bool) -> None:
     """The run's summary: a few lines for people on a terminal, the JSON summary otherwise."""
+    import shlex
+
     from nitpicker_cli import summary
 
     out = _summary(result, decl, journal)
@@ -221,8 +223,9 @@ def _tell(app: Any, result: dict[str, Any], decl: dict[str, Any], journal: Path,
     facts = (summary.gather(app.pm, output, crawl.get("commit"))
              if crawl.get("state") in ("done", "reused") and crawl.get("commit") and output.exists() else None)
     analyzed = (result["stages"].get("analyze") or {}).get("state") in ("done", "reused")
-    commands = summary.next_commands(output, analyzed) + (["nitpicker pipeline   # again: the shop's next version, "
-                                                            "and what changed"] if decl.get("demo") else [])
+    again = "nitpicker pipeline" + ("" if str(output) == DEMO_ARCHIVE else f" -o {shlex.quote(str(output))}")
+    commands = summary.next_commands(output, analyzed) + ([f"{again}   # again: the shop's next version, and what "
+                                                            "changed"] if decl.get("demo") else [])
     if not human:
         if facts is not None:
             out.update(findings=facts["findings"], changed=facts["changed"], next=commands)
@@ -271,9 +274,9 @@ def register_commands(cli: click.Group, pm: Any) -> None:
         run it again into the same archive to crawl the shop's next version and see what changed.
 
         Every run is journaled (JSON lines in ARCHIVE.runs/ or --journal-dir); `--resume RUN` reuses each
-        stage output that is still valid and reruns the rest. Prints a JSON summary. Exit code: the
-        crawl's (0, 1, or 2 when only external links failed), 1 when a stage failed or a --fail-on check
-        holds, 130 when interrupted.
+        stage output that is still valid and reruns the rest. Ends with a short summary on a terminal, JSON
+        with --json or when piped. Exit code: the crawl's (0, 1, or 2 when only external links failed), 1
+        when a stage failed or a --fail-on check holds, 130 when interrupted.
         """
         from nitpicker_cli.progress import PipelineProgress
         from nitpicker_core.crawler.options import default_output
