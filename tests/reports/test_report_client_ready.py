@@ -1,18 +1,19 @@
 """Reports a client can receive: notes on their own cell, percentages, filters, analyzer names, a cover.
 
-One report per destination (XLSX, CSV, Google Sheets through the local stand-in) from the shared crawled
-archive, each read back with the reader a client's program would use.
+One report per destination (XLSX, CSV, Google Sheets through the local stand-in, written in this process)
+from the shared crawled archive, each read back with the reader a client's program would use.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import os
 import re
+from unittest import mock
 
 import pytest
 from standin import Store, serve
-from support import run_cli
 
 BOOK = "1ClientReadyBook_x"
 URL = f"https://docs.google.com/spreadsheets/d/{BOOK}/edit"
@@ -25,25 +26,33 @@ def out(report_archive, tmp_path_factory):
     return tmp_path_factory.mktemp("client")
 
 
+def _report(archive, destination: str, options: dict):
+    """``nitpicker report`` in this process (the CLI itself is tested by test_report_files): every sheet."""
+    from nitpicker_core.archive import open_archive
+    from nitpicker_core.plugins import make_plugin_manager
+    from nitpicker_core.report import run_report
+
+    with open_archive(archive) as reader:
+        return run_report(make_plugin_manager(), reader, destination, {**options, "silent": True})
+
+
 @pytest.fixture(scope="module")
 def workbook(report_archive, out):
     from openpyxl import load_workbook
 
-    result = run_cli("report", str(report_archive), "--xlsx", "client.xlsx", "--all", cwd=out)
-    assert result.returncode == 0, result.stderr
+    _report(report_archive, "xlsx", {"file": str(out / "client.xlsx")})
     return load_workbook(out / "client.xlsx")
 
 
 @pytest.fixture(scope="module")
 def csv_files(report_archive, out):
-    result = run_cli("report", str(report_archive), "--csv", "csv", "--all", cwd=out)
-    assert result.returncode == 0, result.stderr
+    files = _report(report_archive, "csv", {"dir": str(out / "csv")})
 
     def read(name: str) -> list[list[str]]:
         with (out / "csv" / name).open(encoding="utf-8-sig", newline="") as handle:
             return list(csv.reader(handle))
 
-    return json.loads(result.stdout), read
+    return files, read
 
 
 @pytest.fixture(scope="module")
@@ -56,9 +65,8 @@ def google(report_archive, out, rsa_key):
         "private_key": rsa_key[0], "client_email": "reporter@nitpicker-test.iam.gserviceaccount.com",
         "client_id": "1", "token_uri": f"{base}/token"}))
     try:
-        result = run_cli("report", str(report_archive), "--sheet", URL, "--credentials", "sa.json", "--all",
-                         cwd=out, env={"NITPICKER_GOOGLE_API_URL": base})
-        assert result.returncode == 0, result.stderr
+        with mock.patch.dict(os.environ, {"NITPICKER_GOOGLE_API_URL": base}):
+            _report(report_archive, "google-sheets", {"url": URL, "credentials": str(out / "sa.json")})
         yield store
     finally:
         server.shutdown()
@@ -128,7 +136,7 @@ def test_xlsx_cover_leads_with_site_commit_settings_tools_and_totals(workbook, s
         commits = next(c for c in reader.commits() if c["id"] == commit)
         answer = ReportContext(make_plugin_manager(), reader, commit).query("issues")
     assert cover[("Site", "Site")] == site.split("://", 1)[1]
-    assert cover[("Site", "Roots")] == site + "/report-site/"
+    assert cover[("Site", "Root")] == site + "/report-site/"
     assert cover[("Commit", "Commit")] == commits["id"]
     assert cover[("Commit", "Crawled")] == commits["finished_at"]
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", cover[("Commit", "Report written")])
@@ -151,7 +159,7 @@ def test_csv_percentages_analyzer_names_and_cover(csv_files, site):
     assert ["Status", "200", "4", "66.67%"] in summary and ["Status", "404", "1", "16.67%"] in summary
     assert read("page-list.csv")[0][-1] == ANCHORS
     cover = {(r[0], r[1]): r[2] for r in read("cover.csv")[1:]}
-    assert cover[("Site", "Roots")] == site + "/report-site/" and cover[("Totals", "HTML pages")] == "4"
+    assert cover[("Site", "Root")] == site + "/report-site/" and cover[("Totals", "HTML pages")] == "4"
 
 
 def test_google_sheets_gets_the_same_corrections(google, site):
@@ -177,7 +185,7 @@ def test_google_sheets_gets_the_same_corrections(google, site):
             for p in percent] == [(share, 1, {"numberFormat": {"type": "PERCENT", "pattern": "0.0%"}})]
     cover = {(r[0]["userEnteredValue"]["stringValue"], r[1]["userEnteredValue"]["stringValue"]): r[2]
              for r in google.sheet(BOOK, "Cover")["rows"][1:]}
-    assert cover[("Site", "Roots")] == {"userEnteredValue": {"stringValue": site + "/report-site/"}}
+    assert cover[("Site", "Root")] == {"userEnteredValue": {"stringValue": site + "/report-site/"}}
 
 
 def test_xlsx_notes_stay_put_whatever_follows_them(tmp_path):
