@@ -97,8 +97,11 @@ class _AnalyzerView:
         self.bars = bars
 
     def __rich__(self) -> RenderableType:
+        bars = self.bars()
+        if not bars:  # the first analyzer is starting (its workers, the page count): say so at once
+            return Text("Analyzing: starting the analyzers")
         grid = Table.grid(padding=(0, 1))
-        for name, (done, total, violations) in list(self.bars().items()):
+        for name, (done, total, violations) in list(bars.items()):
             grid.add_row(Text(f"{name:<14}"), ProgressBar(total=max(total, 1), completed=min(done, total), width=30),
                          Text(f"{done}/{total} pages · {violations} violations"))
         return grid
@@ -117,7 +120,7 @@ class _Live:
 
     def __enter__(self) -> Any:
         if self.enabled:
-            self._live = Live(self, console=self.console, refresh_per_second=4, transient=False)
+            self._live = Live(self, console=self.console, refresh_per_second=2, transient=False)
             self._live.__enter__()
         return self
 
@@ -224,10 +227,8 @@ class PipelineProgress(Progress):
             bars = self._bars()
             if "analyze" in outputs and not bars:
                 parts.append(Text("Analyze: reused the earlier analysis"))
-            elif bars:
-                parts.append(_AnalyzerView(lambda: bars))
             else:
-                parts.append(Text("Analyze: starting the analyzers"))
+                parts.append(_AnalyzerView(lambda: bars))
         if "report" in stages and "analyze" in outputs:
             parts.append(Text("Report: done" if "report" in outputs else "Report: writing"))
         return Group(*parts)

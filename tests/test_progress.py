@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from archives import build_archive
+from archives import build_archive, demo_pages
 
 from nitpicker_cli.progress import progress_line
 from nitpicker_core.crawler.queue import QueueCounts, QueueItem, UrlQueue
@@ -144,3 +144,40 @@ def test_summary_facts_of_an_archive(tmp_path):
                                 "example": "http://127.0.0.1:9/gone"}]
     assert facts["findings"]["by_priority"]["high"] >= 1  # the broken link to /missing
     assert findings_lines(facts["findings"])[0].startswith("Findings: ")
+
+
+def test_a_crawl_summary_and_its_json_say_the_same_as_the_queries(tmp_path):
+    """Two commits: the summary's change since the parent is the diff query's, its numbers the run's own."""
+    from nitpicker_cli.commands.crawl import crawl_result, crawl_summary
+    from nitpicker_cli.summary import gather
+    from nitpicker_core import query_registry, run_query
+    from nitpicker_core.archive import open_archive
+    from nitpicker_core.crawler.engine import CrawlStats
+    from nitpicker_core.plugins import make_plugin_manager
+
+    archive = tmp_path / "two.nitpicker"
+    build_archive(archive)
+    build_archive(archive, [r for r in demo_pages() if not r.url.endswith("/blog/")])
+    pm = make_plugin_manager()
+    with open_archive(archive) as reader:
+        diff = run_query(query_registry(pm), reader, "diff", {})
+    facts = gather(pm, archive)
+    assert facts["changed"] == {"base": 1, **{k: len(diff[k]) for k in ("added", "removed", "modified")}}
+    stats = CrawlStats(pages=4, rendered=3, skipped=0, internal_errors=0, external_errors=1, seconds=12.4,
+                       errors_by_kind={"dns": 1}, limits={"max_pages": 3, "not_crawled_max_pages": 2})
+    result = crawl_result(archive, stats, facts)
+    assert (result["commit"], result["pages"], result["rendered"], result["urls"]) == (
+        2, 3, 3, {"internal": 4, "external": 1})  # /blog/ is still linked: a URL, no longer a page
+    assert result["errors"] == {"internal": 0, "external": 1, "by_kind": []}  # none recorded in this archive
+    assert result["not_crawled"] == {"max_pages": 2, "max_depth": 0}
+    assert result["next"] == [f"nitpicker viewer {archive}", f"nitpicker analyze {archive}",
+                              f"nitpicker issues {archive}"]
+    lines = crawl_summary(Path("two.nitpicker"), stats, facts)
+    assert lines[:2] == ["Crawl complete: 3 pages (3 rendered, 0 skipped), 1 external URL checked in 12 s",
+                         "Errors: 0 internal, 1 external"]
+    assert "2 found URLs not crawled (--max-pages 3)" in lines
+    changed = facts["changed"]
+    assert (f"Changed since commit 1: {changed['added']} added · {changed['removed']} removed · "
+            f"{changed['modified']} modified") in lines
+    assert lines[-5:] == ["Archive: two.nitpicker (commit 2)", "Next:", "  nitpicker viewer two.nitpicker",
+                          "  nitpicker analyze two.nitpicker", "  nitpicker issues two.nitpicker"]

@@ -105,8 +105,9 @@ def register_commands(cli: click.Group, pm: Any) -> None:
                 no_cache: bool, verbose_here: bool, silent_here: bool, as_json: bool, **kwargs: Any) -> None:
         """Run analyzers over ARCHIVE and store tables, violations and errors with the commit.
 
-        Prints a JSON summary; exits 1 when an analyzer failed on every page it was given. With --verbose,
-        each analyzer error (analyzer, URL, message and traceback) is printed to stderr.
+        Ends with a short summary on a terminal, JSON with --json or when piped; exits 1 when an analyzer
+        failed on every page it was given. With --verbose, each analyzer error (analyzer, URL, message and
+        traceback) is printed to stderr.
         """
         app = get_app()
         app.adopt_verbosity(verbose_here, silent_here)

@@ -234,24 +234,39 @@ def _say(message: str) -> None:
     click.echo(f"nitpicker: {message}", err=True)
 
 
+def crawl_result(output: Path, stats: Any, facts: dict[str, Any]) -> dict[str, Any]:
+    """The crawl as JSON: the run's own counts (status, rendered, skipped, errors) and the archive's facts."""
+    from nitpicker_cli.summary import next_commands
+
+    left = _left_counts(stats)
+    return {"archive": str(output), "status": stats.status, "seconds": stats.seconds, "rendered": stats.rendered,
+            "skipped": stats.skipped, **facts,
+            "errors": {"internal": stats.internal_errors, "external": stats.external_errors, "by_kind": facts["errors"]},
+            "not_crawled": {"max_pages": left["--max-pages"], "max_depth": left["--max-depth"]},
+            "next": next_commands(output, analyzed=False)}
+
+
+def crawl_summary(output: Path, stats: Any, facts: dict[str, Any]) -> list[str]:
+    """The crawl in a few lines for people."""
+    from nitpicker_cli import summary
+
+    crawl = {key: getattr(stats, key) for key in ("status", "rendered", "skipped", "internal_errors",
+                                                  "external_errors", "seconds")}
+    notes = [note.lstrip("; ") for note in (_left_out(stats), _unextracted(stats)) if note]
+    return [*summary.crawl_lines(crawl, facts), *notes, *summary.findings_lines(facts["findings"]),
+            *summary.changed_lines(facts["changed"]), *summary.closing_lines(output, facts["commit"], analyzed=False)]
+
+
 def _summarize(app: Any, output: Path, stats: Any, human: bool) -> None:
     """The crawl's summary: a few lines for people on a terminal, JSON on stdout otherwise."""
     from nitpicker_cli import summary
     from nitpicker_cli.app import emit_json
 
     facts = summary.gather(app.pm, output)
-    crawl = {key: getattr(stats, key) for key in ("status", "rendered", "skipped", "internal_errors",
-                                                  "external_errors", "seconds")}
     if human:
-        notes = [note.lstrip("; ") for note in (_left_out(stats), _unextracted(stats)) if note]
-        summary.print_lines([*summary.crawl_lines(crawl, facts), *notes, *summary.findings_lines(facts["findings"]),
-                             *summary.changed_lines(facts["changed"]),
-                             *summary.closing_lines(output, facts["commit"], analyzed=False)])
-        return
-    emit_json({"archive": str(output), **crawl, **facts, "limits": _left_counts(stats),
-               "errors": {"internal": stats.internal_errors, "external": stats.external_errors,
-                          "by_kind": facts["errors"]},
-               "next": summary.next_commands(output, analyzed=False)})
+        summary.print_lines(crawl_summary(output, stats, facts))
+    else:
+        emit_json(crawl_result(output, stats, facts))
 
 
 def exit_code(stats: Any, strict: bool) -> int:
@@ -274,6 +289,7 @@ def register_commands(cli: click.Group, pm: Any) -> None:
 
         Continue an archive with --resume (finish an interrupted crawl), --append (more roots, same
         commit), --update (the same scope again, as a new commit), --retry-failed or --inventory FILE.
+        Ends with a short summary on a terminal, JSON with --json or when piped.
         """
         from nitpicker_cli.progress import Progress
         from nitpicker_core.crawler.engine import Crawler

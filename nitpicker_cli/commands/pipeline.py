@@ -81,6 +81,12 @@ def demo_target(archive: Path) -> tuple[int, int]:
             complete = reader.execute("SELECT COUNT(*) FROM commits WHERE status = 'complete'")[0][0]
     except Exception:  # not an archive, or broken: the crawl's own checks say so
         return 0, 1
+    from nitpicker_demo import PREFIX
+
+    others = [u for u in roots if urlsplit(u).hostname != "localhost" or not urlsplit(u).path.startswith(PREFIX)]
+    if others:  # a demo commit in another site's archive would show every page of that site as removed
+        raise UsageError(f"{archive.name} holds a crawl of {others[0]}, not of the demo shop: give that URL to "
+                         "crawl it again, or write the demo to another archive with -o")
     return (urlsplit(roots[0]).port or 0) if roots else 0, 1 + complete % 2
 
 
