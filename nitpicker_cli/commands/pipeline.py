@@ -77,7 +77,8 @@ def demo_target(archive: Path) -> tuple[int, int]:
         return 0, 1
     try:
         with open_archive(archive) as reader:
-            roots = list((reader.info().get("options") or {}).get("roots") or [])
+            info = reader.info()
+            roots = list(info.get("roots") or (info.get("options") or {}).get("roots") or [])
             complete = reader.execute("SELECT COUNT(*) FROM commits WHERE status = 'complete'")[0][0]
     except Exception:  # not an archive, or broken: the crawl's own checks say so
         return 0, 1

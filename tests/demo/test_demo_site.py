@@ -93,3 +93,16 @@ def test_the_test_site_mounts_the_shop_as_version_1():
     client = test_site().test_client()
     assert "/showcase/old-catalogue" in _hrefs(client.get("/showcase/"))
     assert client.get("/showcase/products/8").status_code == 200
+
+
+def test_the_demo_is_not_written_into_another_sites_archive(tmp_path):
+    from archives import build_archive
+    from support import run_cli
+
+    archive = build_archive(tmp_path / "site.nitpicker")
+    before = archive.read_bytes()
+    refused = run_cli("pipeline", "-o", "site.nitpicker", cwd=tmp_path, timeout=300)
+    assert refused.returncode == 1
+    assert refused.stderr.strip().splitlines()[-1].startswith(
+        "nitpicker: error: site.nitpicker holds a crawl of http://"), refused.stderr
+    assert "not of the demo shop" in refused.stderr and archive.read_bytes() == before
