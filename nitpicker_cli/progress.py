@@ -48,11 +48,14 @@ class ErrorTally:
 
     @hookimpl
     def crawl_page_scraped(self, result: Any) -> None:
+        # as the crawl's stats count them: hard failures, and external links answering 4xx/5xx
         if (result.extra or {}).get("error_kind"):
             if result.is_external:
                 self.external += 1
             else:
                 self.internal += 1
+        elif result.is_external and (result.status or 0) >= 400:
+            self.external += 1
 
     @property
     def counts(self) -> tuple[int, int]:

@@ -142,8 +142,13 @@ def crawl_lines(crawl: dict[str, Any], facts: dict[str, Any]) -> list[str]:
              + (f" in {_duration(crawl['seconds'])}" if crawl.get("seconds") is not None else "")]
     internal_errors, external_errors = crawl.get("internal_errors", 0), crawl.get("external_errors", 0)
     if internal_errors or external_errors:
+        errors = facts.get("errors") or []
         lines.append(f"Errors: {internal_errors} internal, {external_errors} external")
-        lines.extend(error_lines(facts.get("errors") or []))
+        lines.extend(error_lines(errors))
+        answered = external_errors - sum(e["external"] for e in errors)
+        if answered > 0:  # the crawl counts external links that answer 4xx/5xx as errors too
+            lines.append(f"  error status ({answered} external): external links answered 4xx/5xx "
+                         "(see the broken-links query)")
     else:
         lines.append("Errors: none")
     return lines
