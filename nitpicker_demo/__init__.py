@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 
 from flask import Flask, Response, redirect
 from werkzeug.serving import BaseWSGIServer, make_server
 
 from nitpicker_demo.site import PREFIX, VERSIONS, bp
 
-__all__ = ["PREFIX", "VERSIONS", "bp", "create_app", "serve"]
+__all__ = ["PREFIX", "VERSIONS", "bp", "create_app", "serve", "serve_app"]
 
 
 def create_app(version: int = 1) -> Flask:
@@ -27,20 +28,32 @@ def create_app(version: int = 1) -> Flask:
     return app
 
 
-def serve(host: str = "127.0.0.1", port: int = 0, version: int = 1, *,
-          quiet: bool = True) -> tuple[BaseWSGIServer, str]:
-    """Serve the demo in a daemon thread; returns the server and ``http://localhost:<port>``."""
+def serve_app(app: Flask, host: str = "127.0.0.1", port: int = 0, *, quiet: bool = True,
+              before_shutdown: Callable[[], None] | None = None) -> tuple[BaseWSGIServer, str]:
+    """Serve ``app`` in a daemon thread; returns the server and ``http://localhost:<port>``.
+
+    ``server.shutdown()`` runs ``before_shutdown`` (say, to release requests that wait), stops the server
+    and closes its socket.
+    """
     if quiet:  # one access-log line per request would drown the run's own output
         logging.getLogger("werkzeug").setLevel(logging.WARNING)
-    server = make_server(host, port, create_app(version), threaded=True)
+    server = make_server(host, port, app, threaded=True)
     original_shutdown = server.shutdown
 
     def shutdown() -> None:
+        if before_shutdown is not None:
+            before_shutdown()
         original_shutdown()
         server.server_close()
 
     server.shutdown = shutdown  # type: ignore[method-assign]
-    threading.Thread(target=server.serve_forever, name="nitpicker-demo", daemon=True).start()
-    # "localhost" is the shop; the same server as 127.0.0.1 plays a partner site (external links)
+    threading.Thread(target=server.serve_forever, name=f"serve-{app.name}", daemon=True).start()
+    # "localhost" is the site; the same server as 127.0.0.1 plays another host (external links)
     name = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
     return server, f"http://{name}:{server.server_port}"
+
+
+def serve(host: str = "127.0.0.1", port: int = 0, version: int = 1, *,
+          quiet: bool = True) -> tuple[BaseWSGIServer, str]:
+    """Serve the demo shop in a daemon thread; returns the server and ``http://localhost:<port>``."""
+    return serve_app(create_app(version), host, port, quiet=quiet)

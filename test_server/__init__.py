@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections import Counter
 
 from flask import Flask, Response, jsonify, request
-from werkzeug.serving import BaseWSGIServer, make_server
+from werkzeug.serving import BaseWSGIServer
 
+from nitpicker_demo import serve_app
 from test_server.routes import BLUEPRINTS
 
 __all__ = ["create_app", "serve"]
@@ -61,20 +61,7 @@ def serve(
 
     ``server.shutdown()`` also releases the routes that hang, so shutdown never waits on them.
     """
-    if quiet:  # one access-log line per request drowns test output
-        logging.getLogger("werkzeug").setLevel(logging.WARNING)
     app = app or create_app()
-    server = make_server(host, port, app, threaded=True)
     stop_event: threading.Event = app.extensions.setdefault("stop_event", threading.Event())
-    original_shutdown = server.shutdown
-
-    def shutdown() -> None:
-        stop_event.set()
-        original_shutdown()
-        server.server_close()
-
-    server.shutdown = shutdown  # type: ignore[method-assign]
-    threading.Thread(target=server.serve_forever, name="test-server", daemon=True).start()
     # "localhost" is the internal host by convention; 127.0.0.1 plays the external one
-    name = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
-    return server, f"http://{name}:{server.server_port}"
+    return serve_app(app, host, port, quiet=quiet, before_shutdown=stop_event.set)
