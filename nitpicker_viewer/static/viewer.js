@@ -169,6 +169,15 @@
         .catch(() => { /* the next keystroke asks again */ });
     };
     input.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(run, 60); });
+    // the first search of a commit builds its index: start that when the box is focused, before any key
+    let prepared = false;
+    input.addEventListener("focus", () => {
+      if (prepared) return;
+      prepared = true;
+      const params = new URLSearchParams({ q: " ", limit: "1" });  // blank: prepares, finds nothing
+      if (commit) params.set("commit", commit);
+      fetch(input.dataset.api + "?" + params).catch(() => { /* the first search builds it instead */ });
+    });
     input.addEventListener("keydown", (e) => {
       if (e.key === "ArrowDown" && !list.hidden && links().length) { e.preventDefault(); links()[0].focus(); }
       else if (e.key === "Escape") hide();
