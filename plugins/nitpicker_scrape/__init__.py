@@ -22,7 +22,7 @@ from .network import (
     strip_fragment,
     to_resource,
 )
-from .settle import InFlight, PageListener, settle
+from .settle import InFlight, PageListener, dismiss_dialog, settle
 
 __all__ = ["crawl_scrape", "scrape"]
 
@@ -98,9 +98,7 @@ class _Recorder(PageListener):
         self._error(f"{name}: {message}" if name else message)
 
     def _on_dialog(self, dialog: Any) -> None:
-        # alert()/confirm() would block the page's scripts until someone answers
-        task = asyncio.ensure_future(dialog.dismiss())
-        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        dismiss_dialog(dialog)
 
 
 async def _fill_response(result: ScrapeResult, response: Any) -> None:
@@ -140,8 +138,11 @@ async def _follow_client_redirects(page: Any, url: str, recorder: _Recorder, in_
             response = landed
             continue
         extracted = await _bounded(page.evaluate(READ_JS), dom, {})
-        if strip_fragment(page.url) != reached:
-            continue  # it navigated while being read (an immediate refresh on a slow machine): follow it
+        moved = not extracted and bool(recorder.documents) and recorder.documents[-1] is not response
+        if moved or strip_fragment(page.url) != reached:
+            # it navigated while being read (an immediate refresh; the read fails when the new document
+            # commits, maybe before the page's URL says so): follow it
+            continue
         refresh = parse_refresh(extracted.get("refresh"), page.url)
         if refresh is None or refresh[0] > MAX_REFRESH_DELAY or strip_fragment(refresh[1]) == reached:
             break

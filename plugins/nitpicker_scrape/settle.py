@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+import weakref
+from collections.abc import Callable
 from typing import Any, Self
 
 #: seconds with nothing in flight after which the page counts as settled: long enough for a script's
@@ -14,31 +16,104 @@ QUIET_SECONDS = 0.05
 _LOCAL_SCHEMES = ("data:", "blob:", "about:", "chrome-extension:")
 
 
+class _Dispatch:
+    """One Playwright listener per event for the life of a page, calling whatever handlers are borrowed now.
+
+    Adding or removing a page's first listener of an event sends the driver a subscription message (and
+    Playwright inspects the handler's signature each time): per page and event that was 7-8 % of a crawl's
+    Python CPU (py-spy), so the listeners stay and only the Python-side handler lists change per URL.
+    """
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.handlers: dict[str, list[Callable[..., Any]]] = {}
+
+    def add(self, event: str, handler: Callable[..., Any]) -> None:
+        handlers = self.handlers.get(event)
+        if handlers is None:
+            handlers = self.handlers[event] = []
+            self.page.on(event, lambda arg, name=event: self._fire(name, arg))
+        handlers.append(handler)
+
+    def _fire(self, event: str, arg: Any) -> None:
+        handlers = tuple(self.handlers[event])
+        if not handlers and event == "dialog":
+            # Between URLs nobody borrows the listener, yet its presence stops Playwright's own dismissal
+            dismiss_dialog(arg)
+        for handler in handlers:
+            handler(arg)
+
+    def remove(self, event: str, handler: Callable[..., Any]) -> None:
+        with contextlib.suppress(KeyError, ValueError):
+            self.handlers[event].remove(handler)
+
+
+def dismiss_dialog(dialog: Any) -> None:
+    """Dismiss an alert()/confirm() without waiting: it would block the page's scripts until answered."""
+    task = asyncio.ensure_future(dialog.dismiss())
+    task.add_done_callback(lambda t: t.cancelled() or t.exception())
+
+
+_DISPATCH: weakref.WeakKeyDictionary[Any, _Dispatch] = weakref.WeakKeyDictionary()
+
+
+def _dispatch(page: Any) -> _Dispatch:
+    found = _DISPATCH.get(page)
+    if found is None:
+        found = _DISPATCH[page] = _Dispatch(page)
+    return found
+
+
 class PageListener:
-    """Handlers on a page's events for the length of a ``with`` block."""
+    """Handlers on a page's events for the length of a ``with`` block (the page's listeners outlive it)."""
 
     def __init__(self, page: Any, handlers: dict[str, Any]) -> None:
         self.page = page
         self._handlers = handlers
 
     def __enter__(self) -> Self:
+        dispatch = _dispatch(self.page)
         for event, handler in self._handlers.items():
-            self.page.on(event, handler)
+            dispatch.add(event, handler)
         return self
 
     def __exit__(self, *_exc: object) -> None:
+        dispatch = _dispatch(self.page)
         for event, handler in self._handlers.items():
-            with contextlib.suppress(Exception):
-                self.page.remove_listener(event, handler)
+            dispatch.remove(event, handler)
 
 
 class InFlight(PageListener):
     """The page's requests that have started and neither finished nor failed, followed through page events."""
 
     def __init__(self, page: Any) -> None:
-        super().__init__(page, {"request": self._started, "requestfinished": self._ended, "requestfailed": self._ended})
+        super().__init__(page, {"request": self._started, "requestfinished": self._ended, "requestfailed": self._ended,
+                                "load": self._load})
         self.pending: set[Any] = set()
         self._changed = asyncio.Event()
+        self._loaded = asyncio.Event()
+
+    def _load(self, _page: Any) -> None:
+        self._loaded.set()
+
+    async def loaded(self, deadline: float) -> bool:
+        """Wait for the main frame's ``load``; False when ``deadline`` (monotonic) came first."""
+        states = _load_states(self.page)
+        if states is None:  # Playwright keeps it elsewhere now: its own wait, a few protocol messages dearer
+            left = max(0.0, deadline - time.monotonic())
+            try:
+                await asyncio.wait_for(self.page.wait_for_load_state("load", timeout=left * 1000), left + 1)
+            except Exception:  # noqa: BLE001 - a page that never loads (a hanging image) is still read, capped
+                return False
+            return True
+        while "load" not in states:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            self._loaded.clear()  # set only by the page's events, which run on this loop: nothing slips by
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._loaded.wait(), left)
+        return True
 
     def _started(self, request: Any) -> None:
         if request.url.startswith(_LOCAL_SCHEMES):
@@ -68,11 +143,19 @@ class InFlight(PageListener):
                 return False
 
 
+def _load_states(page: Any) -> set[str] | None:
+    """The lifecycle events the main frame's current document has reached, as Playwright tracks them.
+
+    Private to Playwright, read because its public wait (``wait_for_load_state``) sends the driver three
+    messages per call (measured 3-4 % of a crawl's Python CPU); None when it is not there to read.
+    """
+    states = getattr(getattr(page.main_frame, "_impl_obj", None), "_load_states", None)
+    return states if isinstance(states, set) else None
+
+
 async def settle(page: Any, in_flight: InFlight, seconds: float) -> bool:
     """Wait for ``load`` and then for a quiet network, both within ``seconds``; True when the page settled."""
     deadline = time.monotonic() + seconds
-    try:
-        await asyncio.wait_for(page.wait_for_load_state("load", timeout=seconds * 1000), seconds + 1)
-    except Exception:  # noqa: BLE001 - a page that never loads (a hanging image) is still read, capped
-        return False
+    if not await in_flight.loaded(deadline):
+        return False  # a page that never loads (a hanging image) is still read, capped
     return await in_flight.quiet(deadline)
