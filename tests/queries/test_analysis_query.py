@@ -1,4 +1,5 @@
-"""The `analysis` and `analysis-columns` queries, the cells in `page-detail`, and the MCP tool over stdio."""
+"""The `analysis` and `analysis-columns` queries, the cells in `page-detail`, the MCP tool over stdio, and the
+lookups of issue 19 (`filter-values`, `search`, status classes, `every_type`)."""
 
 from __future__ import annotations
 
@@ -131,3 +132,20 @@ def test_the_mcp_tool_follows_from_the_query(archive, ask, tmp_path):
             assert bad.is_error and "needs parameter 'column'" in bad.content[0].text
         finally:
             stdio.close()
+
+
+def test_filter_values_status_classes_and_search(ask):
+    assert [v["value"] for v in ask("filter-values", field="analyzer")["items"]] == ["lang", "words"]
+    assert ask("filter-values", field="status")["items"] == [{"value": 200, "count": 4}, {"value": 404, "count": 1}]
+    assert ask("filter-values", field="page_content_type")["items"] == [{"value": "text/html", "count": 5}]
+    assert ask("filter-values", field="status", limit=1)["more"] is True
+    assert [r["url"] for r in ask("pages", status_class="4xx")["items"]] == [SITE + "/missing"]
+    assert ask("pages", status_class="2xx")["total"] == 4 and ask("pages", status_class="failed")["total"] == 0
+    assert ask("pages", every_type=True)["total"] == 5
+    with pytest.raises(UsageError, match="must be one of 2xx, 3xx, 4xx, 5xx, failed"):
+        ask("pages", status_class="4")
+    assert [h["url"] for h in ask("search", q="BLOG")["items"]] == [SITE + "/blog/"]
+    assert [h["url"] for h in ask("search", q="elsewhere")["items"]] == ["https://elsewhere.test/"]
+    assert ask("search", q="Not Found")["items"][0]["url"] == SITE + "/missing"  # by its title
+    hits = ask("search", q="site.test", limit=2)
+    assert [h["url"] for h in hits["items"]] == [SITE + "/", SITE + "/about"] and hits["more"] is True
