@@ -59,7 +59,11 @@ def _html(title: str, body: str, *, lang: str | None = "en", description: str | 
     html = (f'<!DOCTYPE html>\n<html{lang_attr}>\n<head>\n<meta charset="UTF-8">\n<title>{escape(title)}</title>\n'
             f'{meta}{VIEWPORT}<link rel="stylesheet" href="{_url("style.css")}">\n{head}</head>\n'
             f"<body>\n{nav}\n<main>\n{body}\n</main>\n</body>\n</html>\n")
-    return Response(html, status=status, content_type="text/html; charset=UTF-8")
+    response = Response(html, status=status, content_type="text/html; charset=UTF-8")
+    if status == 200:  # an ETag, so `crawl --update` can ask with If-None-Match and get 304 for unchanged pages
+        response.add_etag()
+        response.make_conditional(request)
+    return response
 
 
 def _list(*items: tuple[str, str]) -> str:

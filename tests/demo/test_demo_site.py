@@ -106,3 +106,13 @@ def test_the_demo_is_not_written_into_another_sites_archive(tmp_path):
     assert refused.stderr.strip().splitlines()[-1].startswith(
         "nitpicker: error: site.nitpicker holds a crawl of http://"), refused.stderr
     assert "not of the demo shop" in refused.stderr and archive.read_bytes() == before
+
+
+def test_pages_answer_if_none_match_with_304(shop):
+    # so `crawl --update` of the demo shows conditional requests: unchanged pages come back as 304
+    first = shop[1].get("/showcase/products/1")
+    tag = first.headers["ETag"]
+    assert shop[1].get("/showcase/products/1", headers={"If-None-Match": tag}).status_code == 304
+    assert shop[2].get("/showcase/products/1", headers={"If-None-Match": tag}).status_code == 304  # unchanged
+    changed = shop[1].get("/showcase/products/2").headers["ETag"]
+    assert shop[2].get("/showcase/products/2", headers={"If-None-Match": changed}).status_code == 200
