@@ -1,0 +1,78 @@
+"""One tab, many URLs: the page's listeners are attached once and each scrape sees only its own page's events."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from nitpicker_scrape import scrape
+from nitpicker_scrape.settle import _load_states
+
+from nitpicker_core.crawler.browser import BrowserHost
+from test_server import serve
+
+pytestmark = pytest.mark.browser
+LOOPBACK_ONLY = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1, EXCLUDE localhost"
+PATIENT = {"image": False, "timeouts": {"navigation": 60.0, "dom": 30.0, "idle": 60.0, "preset": 60.0}}
+EVENTS = ("request", "requestfinished", "requestfailed", "load", "response", "console", "pageerror", "dialog")
+
+
+@pytest.fixture(scope="module")
+def tab() -> Iterator[tuple[str, Any]]:
+    """The test site and a runner of one coroutine against one page reused for the whole module."""
+    server, base = serve()
+    loop = asyncio.new_event_loop()
+    host = BrowserHost(extra_args=[LOOPBACK_ONLY])
+    loop.run_until_complete(host.start())
+    page = loop.run_until_complete(host.new_page("Nitpicker/test"))
+    try:
+        yield base, lambda make: loop.run_until_complete(make(page))
+    finally:
+        loop.run_until_complete(host.close())
+        loop.close()
+        server.shutdown()
+
+
+def test_listeners_stay_attached_and_each_scrape_sees_its_own_page(tab):
+    base, run = tab
+    first = run(lambda page: scrape(f"{base}/reuse/", page, PATIENT))
+    second = run(lambda page: scrape(f"{base}/settle/late/", page, PATIENT))
+    third = run(lambda page: scrape(f"{base}/reuse/", page, PATIENT))
+    # attached by the first scrape and kept: no subscription messages per URL
+    counts = run(lambda page: _async({e: page._impl_obj.listener_count(e) for e in EVENTS}))
+    assert counts == dict.fromkeys(EVENTS, 1)
+    assert first.resources == third.resources == [f"{base}/reuse/pic.png"]
+    assert second.resources == [f"{base}/settle/late/part/1", f"{base}/settle/late/part/2"]
+    assert [a.href for a in second.anchors] == [f"{base}/settle/late/found"]  # its late requests were waited for
+    assert not first.errors and not second.errors and not third.errors
+
+
+def test_a_dialog_between_urls_is_dismissed(tab):
+    base, run = tab
+
+    async def go(page: Any) -> str:
+        await scrape(f"{base}/reuse/", page, PATIENT)
+        # no scrape borrows the listeners now, and their presence stops Playwright's own dismissal
+        await page.evaluate("setTimeout(() => { alert('late'); window.__after = 'ran'; }, 0)")
+        await page.wait_for_function("window.__after === 'ran'", timeout=30_000)
+        return await page.evaluate("window.__after")
+
+    assert run(go) == "ran"
+
+
+def test_load_is_read_from_playwrights_own_states(tab):
+    # the cheap path of settle(): were this None after a Playwright upgrade, every page would pay the waiter
+    base, run = tab
+
+    async def go(page: Any) -> set[str] | None:
+        await page.goto(f"{base}/reuse/", wait_until="load")
+        return _load_states(page)
+
+    states = run(go)
+    assert states is not None and {"domcontentloaded", "load"} <= states
+
+
+async def _async(value: Any) -> Any:
+    return value
