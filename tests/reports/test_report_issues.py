@@ -64,11 +64,11 @@ def _by_check(rows):
     return {row[0]: dict(zip(HEADER, row, strict=True)) for row in rows[1:]}
 
 
-def test_xlsx_issues_sheet_is_first_with_one_row_per_issue(xlsx, answer):
+def test_xlsx_issues_sheet_follows_the_cover_with_one_row_per_issue(xlsx, answer):
     from openpyxl import load_workbook
 
     wb = load_workbook(xlsx)
-    assert wb.sheetnames[0] == "Issues" and wb.sheetnames[1] == "Summary"
+    assert wb.sheetnames[:3] == ["Cover", "Issues", "Summary"]  # Issues right after the cover
     rows = _rows(wb["Issues"])
     assert rows[0] == HEADER
     by_check = _by_check(rows)
@@ -111,13 +111,13 @@ def test_xlsx_issues_sheet_formatting(xlsx, answer):
         "found by", *[f"{s}: {'not analysed' if s.startswith('axe/') else '0 URL(s)'}" for s in merged["sources"]]]
 
 
-def test_csv_issues_file_first_with_the_same_rows(archive, xlsx, answer):
+def test_csv_issues_file_follows_the_cover_with_the_same_rows(archive, xlsx, answer):
     from openpyxl import load_workbook
 
     result = run_cli("report", str(archive), "--csv", "out", "--all", cwd=archive.parent)
     assert result.returncode == 0, result.stderr
     files = json.loads(result.stdout)
-    assert files[0] == "issues.csv" and "csv: Issues:" in result.stderr.splitlines()[0]
+    assert files[:2] == ["cover.csv", "issues.csv"] and "csv: Issues:" in result.stderr.splitlines()[1]
     with (archive.parent / "out" / "issues.csv").open(encoding="utf-8-sig", newline="") as handle:
         rows = list(csv.reader(handle))
     assert rows[0] == HEADER and len(rows) - 1 == answer["total"]
