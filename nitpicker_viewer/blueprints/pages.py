@@ -36,8 +36,7 @@ SET_FACETS = ("headers", "extra", "anchors", "images", "resources", "jsonld", "t
 def page_filters() -> tuple[Filter, ...]:
     return (
         status_filter(values("status")),
-        Filter("category", "filter.category", "select",
-               (("", "any"), *((c, "category." + c) for c in CATEGORIES))),
+        Filter("category", "filter.category", "select", (("", "any"), *((c, "category." + c) for c in categories()))),
         Filter("missing", "filter.missing", "select", (("", "any"), *((f, "field." + f) for f in METADATA_FIELDS))),
         Filter("url", "filter.url_pattern"),
         Filter("outcome", "filter.outcome", "select", (("", "any"), *((o, "outcome." + o) for o in OUTCOMES))),
@@ -45,6 +44,12 @@ def page_filters() -> tuple[Filter, ...]:
         Filter("every_type", "filter.every_type", "check"),
         Filter("external", "filter.include_external", "check"),  # last: index() sends it apart
     )
+
+
+def categories() -> tuple[str, ...]:
+    """The content-type categories the commit has URLs of (the summary counts them), in the usual order."""
+    present = {row["category"] for row in query("summary")["content_types"] if row["count"]}
+    return tuple(c for c in CATEGORIES if c in present)
 
 
 @pages.get("/pages")

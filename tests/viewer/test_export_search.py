@@ -115,6 +115,7 @@ def test_pickers_are_filled_from_the_data(client):
     types = doc(client, "/resources").xpath("//select[@id='f-content_type']/option/@value")
     assert types == ["", "application/javascript", "text/css"]
     assert doc(client, "/analyzer-errors").xpath("//select[@id='f-analyzer']/option/@value") == ["", "words"]
+    assert doc(client, "/pages").xpath("//select[@id='f-category']/option/@value") == ["", "html", "unknown"]
     # a value the data does not offer (an old shared link) stays selected rather than silently dropped
     stale = doc(client, "/violations?rule=gone-rule")
     assert stale.xpath("//select[@id='f-rule']/option[@selected]/@value") == ["gone-rule"]
