@@ -2,8 +2,10 @@
 
 Checks run once when a commit completes (crawl checks) and when an analyzer run completes (that analyzer's
 checks); their findings are stored with the commit, so `issues` reads counts instead of re-running 400
-checks over every page, and lifecycles are SQL set operations on (check, url, detail). Each stored check
-carries a token naming what its findings were made from (the commit's finish time, the analyzer run, the
+checks over every page, and lifecycles are SQL set operations on (check, url, detail). A check's findings
+are stored as a set, once per distinct content: a re-crawl that finds exactly what its parent found points
+at the parent's set, so an unchanged commit costs one row per check, not a copy of every finding. Each
+stored check carries a token naming what its findings were made from (the commit's finish time, the analyzer run, the
 code that made them); a reader uses a stored check only when the token still matches, and computes it in
 memory otherwise (an older archive, a resumed commit, a new check, a read-only copy).
 """
@@ -24,30 +26,34 @@ log = logging.getLogger(__name__)
 
 # Set NITPICKER_FINDINGS=0 to make writers store nothing and readers ignore what is stored.
 ENV_SWITCH = "NITPICKER_FINDINGS"
-FINDINGS_VERSION = 3
+FINDINGS_VERSION = 4
 STATES = ("new", "persisting", "fixed")
 
 SCHEMA = (
     # check ids as small integers: a 100,000-page commit stores a million findings
     "CREATE TABLE IF NOT EXISTS finding_name (id INTEGER PRIMARY KEY, check_id TEXT NOT NULL UNIQUE)",
-    # one row per (commit, check) whose findings are stored; `error` when the check failed there
-    "CREATE TABLE IF NOT EXISTS finding_check (commit_id INTEGER NOT NULL, check_no INTEGER NOT NULL, "
-    "token TEXT NOT NULL, findings INTEGER NOT NULL, urls INTEGER NOT NULL, error TEXT, "
+    # a distinct set of findings, named by the digest of its sorted content (shared by the commits that found it)
+    "CREATE TABLE IF NOT EXISTS finding_set (id INTEGER PRIMARY KEY, digest BLOB NOT NULL UNIQUE)",
+    # one row per (commit, check) whose findings are stored: which set; `error` when the check failed there
+    "CREATE TABLE IF NOT EXISTS check_result (commit_id INTEGER NOT NULL, check_no INTEGER NOT NULL, "
+    "token TEXT NOT NULL, set_id INTEGER NOT NULL, findings INTEGER NOT NULL, urls INTEGER NOT NULL, error TEXT, "
     "PRIMARY KEY (commit_id, check_no)) WITHOUT ROWID",
-    # the findings in (url, detail) order: lists page through the key, lifecycles seek it
-    "CREATE TABLE IF NOT EXISTS finding (commit_id INTEGER NOT NULL, check_no INTEGER NOT NULL, "
-    "url TEXT NOT NULL, detail TEXT NOT NULL, PRIMARY KEY (commit_id, check_no, url, detail)) WITHOUT ROWID",
-    # each finding as a 64-bit hash of (url, detail): lifecycles merge two commits' sorted hashes (one pass over
-    # small rows, INTERSECT/EXCEPT) instead of seeking every URL text of one commit in the other
-    "CREATE TABLE IF NOT EXISTS finding_hash (commit_id INTEGER NOT NULL, check_no INTEGER NOT NULL, "
-    "h INTEGER NOT NULL, PRIMARY KEY (commit_id, check_no, h)) WITHOUT ROWID",
+    # a set's findings in (url, detail) order: lists page through the key, lifecycles seek it
+    "CREATE TABLE IF NOT EXISTS set_finding (set_id INTEGER NOT NULL, url TEXT NOT NULL, detail TEXT NOT NULL, "
+    "PRIMARY KEY (set_id, url, detail)) WITHOUT ROWID",
+    # each finding as a 64-bit hash of (url, detail): lifecycles merge two sets' sorted hashes (one pass over
+    # small rows, INTERSECT/EXCEPT) instead of seeking every URL text of one set in the other
+    "CREATE TABLE IF NOT EXISTS set_hash (set_id INTEGER NOT NULL, h INTEGER NOT NULL, "
+    "PRIMARY KEY (set_id, h)) WITHOUT ROWID",
     # counts against a base (the default one, stored with the commit); `tokens` names both sides' tokens
     "CREATE TABLE IF NOT EXISTS finding_delta (commit_id INTEGER NOT NULL, base_id INTEGER NOT NULL, "
     "check_no INTEGER NOT NULL, tokens TEXT NOT NULL, new INTEGER NOT NULL, fixed INTEGER NOT NULL, "
     "persisting INTEGER NOT NULL, regressed INTEGER NOT NULL, new_urls INTEGER, fixed_urls INTEGER, "
     "persisting_urls INTEGER, regressed_urls INTEGER, PRIMARY KEY (commit_id, base_id, check_no)) WITHOUT ROWID",
 )
-TABLES = ("finding_check", "finding", "finding_hash", "finding_delta")
+TABLES = ("check_result", "finding_set", "set_finding", "set_hash", "finding_delta")
+# the tables of format 3 (findings copied per commit): dropped when a writer opens the archive
+RETIRED = ("finding_check", "finding", "finding_hash")
 
 
 def enabled() -> bool:
@@ -55,12 +61,26 @@ def enabled() -> bool:
 
 
 def create_tables(conn: sqlite3.Connection) -> None:
+    for table in RETIRED:
+        conn.execute(f"DROP TABLE IF EXISTS {table}")
     for statement in SCHEMA:
         conn.execute(statement)
 
 
 def has_tables(reader: Any) -> bool:
-    return bool(reader.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'finding_check'"))
+    return bool(reader.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'check_result'"))
+
+
+def gc(conn: sqlite3.Connection) -> int:
+    """Drop the finding sets no stored check points at any more (after commits were dropped); how many."""
+    if not conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'finding_set'"
+    ).fetchone():
+        return 0
+    unused = "SELECT id FROM finding_set WHERE id NOT IN (SELECT set_id FROM check_result)"
+    conn.execute(f"DELETE FROM set_finding WHERE set_id IN ({unused})")
+    conn.execute(f"DELETE FROM set_hash WHERE set_id IN ({unused})")
+    return int(conn.execute(f"DELETE FROM finding_set WHERE id IN ({unused})").rowcount)
 
 
 def code_versions(pm: Any, checks: Any) -> dict[str, str]:
@@ -136,7 +156,7 @@ class Stored:
         self.available = enabled() and has_tables(reader)
         self.numbers: dict[str, int] = {}
         self._checks: dict[int, dict[str, tuple[str, int, int, str | None]]] = {}
-        self._pairs: dict[tuple[str, int, int, int], dict[int, int]] = {}
+        self._sets: dict[int, dict[str, int]] = {}
         if self.available:
             self.numbers = {r[1]: r[0] for r in reader.execute("SELECT id, check_id FROM finding_name")}
 
@@ -144,16 +164,27 @@ class Stored:
         """check id → (token, findings, urls, error) of the commit's stored checks."""
         if commit not in self._checks:
             found: dict[str, tuple[str, int, int, str | None]] = {}
+            sets: dict[str, int] = {}
             if self.available:
                 names = {v: k for k, v in self.numbers.items()}
                 for r in self.reader.execute(
-                    "SELECT check_no, token, findings, urls, error FROM finding_check WHERE commit_id = ?",
+                    "SELECT check_no, token, findings, urls, error, set_id FROM check_result WHERE commit_id = ?",
                     [commit],
                 ):
                     if r[0] in names:
                         found[names[r[0]]] = (r[1], r[2], r[3], r[4])
-            self._checks[commit] = found
+                        sets[names[r[0]]] = r[5]
+            self._checks[commit], self._sets[commit] = found, sets
         return self._checks[commit]
+
+    def set_of(self, commit: int, check_id: str) -> int | None:
+        """The id of the check's finding set on the commit (None when not stored there)."""
+        self.checks(commit)
+        return self._sets[commit].get(check_id)
+
+    def _sets_of(self, commit: int, check_ids: list[str]) -> str:
+        found = [self.set_of(commit, c) for c in check_ids]
+        return ", ".join(str(s) for s in found if s is not None) or "NULL"
 
     def valid(
         self, commit: int, check_id: str, wanted: str | None
@@ -165,8 +196,7 @@ class Stored:
         return {
             Finding(r[0], r[1])
             for r in self.reader.execute(
-                "SELECT url, detail FROM finding WHERE commit_id = ? AND check_no = ?",
-                [commit, self.numbers[check_id]],
+                "SELECT url, detail FROM set_finding WHERE set_id = ?", [self.set_of(commit, check_id)]
             )
         }
 
@@ -177,6 +207,13 @@ class Stored:
         stored for checks with a defect key, which merged rows count by URL)."""
         if not self.available or check_id not in self.numbers:
             return None
+        now, then = self.checks(commit).get(check_id), self.checks(base).get(check_id)
+        same = self.set_of(commit, check_id)
+        if now and then and same is not None and same == self.set_of(base, check_id):
+            # the same set on both sides: nothing new, nothing fixed (no row is stored for it)
+            if tokens != f"{now[0]}\n{then[0]}":
+                return None
+            return {"new": 0, "fixed": 0, "persisting": now[2] if by_url else now[1], "regressed": 0}
         rows = self.reader.execute(
             "SELECT tokens, new, fixed, persisting, regressed, new_urls, fixed_urls, persisting_urls, regressed_urls "
             "FROM finding_delta WHERE commit_id = ? AND base_id = ? AND check_no = ?",
@@ -190,55 +227,53 @@ class Stored:
         return dict(zip(("new", "fixed", "persisting", "regressed"), values, strict=True))
 
     def persisting(self, commit: int, base: int, check_id: str) -> int:
-        """Findings of the check on both commits (every check's counted in one merge of the two commits)."""
-        key = ("persisting", commit, base, 0)
-        if key not in self._pairs:
-            self._pairs[key] = _by_check(self.reader, f"{_HASHES} INTERSECT {_HASHES}", [commit, base])
-        return self._pairs[key].get(self.numbers[check_id], 0)
+        """Findings of the check on both commits (one merge of the two sets' sorted hashes)."""
+        now, then = self.set_of(commit, check_id), self.set_of(base, check_id)
+        if now is not None and now == then:
+            return self.checks(commit)[check_id][1]
+        return _count(self.reader, f"{_HASHES} INTERSECT {_HASHES}", [now, then])
 
     def regressed(self, commit: int, base: int, prior: int, check_id: str) -> int:
         """New findings (on the commit, not the base) that the commit before the base had."""
-        key = ("regressed", commit, base, prior)
-        if key not in self._pairs:
-            self._pairs[key] = _by_check(
-                self.reader, f"{_HASHES} EXCEPT {_HASHES} INTERSECT {_HASHES}", [commit, base, prior]
-            )
-        return self._pairs[key].get(self.numbers[check_id], 0)
-
-    def _in(self, check_ids: list[str]) -> str:
-        return ", ".join(str(self.numbers[c]) for c in check_ids if c in self.numbers) or "NULL"
+        sets = [self.set_of(c, check_id) for c in (commit, base, prior)]
+        if sets[0] is not None and sets[0] == sets[1]:
+            return 0
+        return _count(self.reader, f"{_HASHES} EXCEPT {_HASHES} INTERSECT {_HASHES}", sets)
 
     def urls(self, commit: int, check_ids: list[str]) -> int:
         """How many URLs any of the checks found on the commit (the count of a merged defect)."""
         return int(
             self.reader.execute(
-                f"SELECT count(DISTINCT url) FROM finding WHERE commit_id = ? AND check_no IN ({self._in(check_ids)})",
-                [commit],
+                f"SELECT count(DISTINCT url) FROM set_finding WHERE set_id IN ({self._sets_of(commit, check_ids)})"
             )[0][0]
         )
 
     def shared_urls(self, commit: int, base: int, check_ids: list[str]) -> int:
         """URLs the checks found on both commits (any check, any detail on each side)."""
-        numbers = self._in(check_ids)
         return int(
             self.reader.execute(
-                f"SELECT count(*) FROM (SELECT DISTINCT url FROM finding WHERE commit_id = ? AND check_no IN "
-                f"({numbers})) n WHERE EXISTS (SELECT 1 FROM finding b WHERE b.commit_id = ? AND b.check_no IN "
-                f"({numbers}) AND b.url = n.url)",
-                [commit, base],
+                f"SELECT count(*) FROM (SELECT DISTINCT url FROM set_finding WHERE set_id IN "
+                f"({self._sets_of(commit, check_ids)})) n WHERE EXISTS (SELECT 1 FROM set_finding b WHERE "
+                f"b.set_id IN ({self._sets_of(base, check_ids)}) AND b.url = n.url)"
             )[0][0]
         )
 
     def regressed_urls(self, commit: int, base: int, prior: int, check_ids: list[str]) -> int:
         """New URLs (on the commit, on none of the checks on the base) with a finding the prior commit had."""
-        numbers = self._in(check_ids)
-        same = "b.check_no = a.check_no AND b.url = a.url AND b.detail = a.detail"
+        pairs = [
+            (self.set_of(commit, c), self.set_of(prior, c))
+            for c in check_ids
+            if self.set_of(commit, c) is not None and self.set_of(prior, c) is not None
+        ]
+        if not pairs:
+            return 0
+        values = ", ".join(f"({now}, {then})" for now, then in pairs)
         return int(
             self.reader.execute(
-                f"SELECT count(DISTINCT a.url) FROM finding a WHERE a.commit_id = ? AND a.check_no IN ({numbers}) "
-                f"AND NOT EXISTS (SELECT 1 FROM finding b WHERE b.commit_id = ? AND b.check_no IN ({numbers}) "
-                f"AND b.url = a.url) AND EXISTS (SELECT 1 FROM finding b WHERE b.commit_id = ? AND {same})",
-                [commit, base, prior],
+                f"WITH pair (now, prior) AS (VALUES {values}) SELECT count(DISTINCT a.url) FROM pair "
+                f"JOIN set_finding a ON a.set_id = pair.now WHERE NOT EXISTS (SELECT 1 FROM set_finding b "
+                f"WHERE b.set_id IN ({self._sets_of(base, check_ids)}) AND b.url = a.url) AND EXISTS "
+                "(SELECT 1 FROM set_finding p WHERE p.set_id = pair.prior AND p.url = a.url AND p.detail = a.detail)"
             )[0][0]
         )
 
@@ -246,15 +281,14 @@ class Stored:
         self, commit: int, base: int | None, check_id: str, state: str, limit: int, offset: int
     ) -> list[tuple[str, str]]:
         """One page of the check's findings in one state, in (url, detail) order, read through the key."""
-        number = self.numbers[check_id]
         if base is None:
             if state != "new":
                 return []
-            sql, params = _STATE_SQL["all"], [commit, number]
+            sql, params = _STATE_SQL["all"], [self.set_of(commit, check_id)]
         elif state == "fixed":
-            sql, params = _STATE_SQL["new"], [base, number, commit]
+            sql, params = _STATE_SQL["new"], [self.set_of(base, check_id), self.set_of(commit, check_id)]
         else:
-            sql, params = _STATE_SQL[state], [commit, number, base]
+            sql, params = _STATE_SQL[state], [self.set_of(commit, check_id), self.set_of(base, check_id)]
         return [
             (r[0], r[1])
             for r in self.reader.execute(
@@ -263,17 +297,12 @@ class Stored:
         ]
 
 
-_HASHES = "SELECT check_no, h FROM finding_hash WHERE commit_id = ?"
+_HASHES = "SELECT h FROM set_hash WHERE set_id = ?"
 
 
-def _by_check(reader: Any, compound: str, params: list[int]) -> dict[int, int]:
-    """check number → rows of a compound select of finding hashes, merged in key order (no sort, no seeks)."""
-    return {
-        int(r[0]): int(r[1])
-        for r in reader.execute(
-            f"SELECT check_no, count(*) FROM ({compound} ORDER BY 1, 2) GROUP BY 1", params
-        )
-    }
+def _count(reader: Any, compound: str, sets: list[int | None]) -> int:
+    """Rows of a compound select of sets' finding hashes, merged in key order (no sort, no seeks)."""
+    return int(reader.execute(f"SELECT count(*) FROM ({compound})", sets)[0][0])
 
 
 def finding_hash(finding: Finding) -> int:
@@ -284,11 +313,11 @@ def finding_hash(finding: Finding) -> int:
     return int.from_bytes(digest.digest(), "big", signed=True)
 
 
-_SAME = "SELECT 1 FROM finding b WHERE b.commit_id = ? AND b.check_no = a.check_no AND b.url = a.url AND b.detail = a.detail"
+_SAME = "SELECT 1 FROM set_finding b WHERE b.set_id = ? AND b.url = a.url AND b.detail = a.detail"
 _STATE_SQL = {
-    "all": "SELECT a.url, a.detail FROM finding a WHERE a.commit_id = ? AND a.check_no = ?",
-    "new": f"SELECT a.url, a.detail FROM finding a WHERE a.commit_id = ? AND a.check_no = ? AND NOT EXISTS ({_SAME})",
-    "persisting": f"SELECT a.url, a.detail FROM finding a WHERE a.commit_id = ? AND a.check_no = ? AND EXISTS ({_SAME})",
+    "all": "SELECT a.url, a.detail FROM set_finding a WHERE a.set_id = ?",
+    "new": f"SELECT a.url, a.detail FROM set_finding a WHERE a.set_id = ? AND NOT EXISTS ({_SAME})",
+    "persisting": f"SELECT a.url, a.detail FROM set_finding a WHERE a.set_id = ? AND EXISTS ({_SAME})",
 }
 
 
@@ -365,22 +394,19 @@ def _build(conn: sqlite3.Connection, stub: Path, commit: int, analyzer: str | No
             results.append((check, wanted, found, error))
         for check, wanted, found, error in results:
             number = _number(conn, check.id)
-            conn.execute("DELETE FROM finding WHERE commit_id = ? AND check_no = ?", (commit, number))
-            conn.execute("DELETE FROM finding_hash WHERE commit_id = ? AND check_no = ?", (commit, number))
-            conn.executemany(
-                f"INSERT OR IGNORE INTO finding_hash (commit_id, check_no, h) VALUES ({commit}, {number}, ?)",
-                sorted((finding_hash(f),) for f in found),
-            )
             conn.execute("DELETE FROM finding_delta WHERE commit_id = ? AND check_no = ?", (commit, number))
-            conn.executemany(
-                f"INSERT OR IGNORE INTO finding (commit_id, check_no, url, detail) VALUES ({commit}, "
-                f"{number}, ?, ?)",
-                sorted((f.url, f.detail) for f in found),
-            )
             conn.execute(
-                "INSERT OR REPLACE INTO finding_check (commit_id, check_no, token, findings, urls, error) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (commit, number, wanted, len(found), len({f.url for f in found}), error),
+                "INSERT OR REPLACE INTO check_result (commit_id, check_no, token, set_id, findings, urls, error) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    commit,
+                    number,
+                    wanted,
+                    _store_set(conn, found),
+                    len(found),
+                    len({f.url for f in found}),
+                    error,
+                ),
             )
             stored += 1
         if base is not None:
@@ -388,6 +414,26 @@ def _build(conn: sqlite3.Connection, stub: Path, commit: int, analyzer: str | No
                 conn, reader, commit, base, prior, [(c, w) for c, w, _, e in results if e is None], tokens
             )
     return stored
+
+
+def _store_set(conn: sqlite3.Connection, found: set[Finding]) -> int:
+    """The id of the stored set holding exactly ``found``, stored now unless an equal one already is."""
+    pairs = sorted((f.url, f.detail) for f in found)
+    digest = hashlib.blake2b(digest_size=16)
+    for url, detail in pairs:
+        digest.update(f"{url}\0{detail}\0".encode("utf-8", "surrogatepass"))
+    key = digest.digest()
+    row = conn.execute("SELECT id FROM finding_set WHERE digest = ?", (key,)).fetchone()
+    if row is not None:
+        return int(row[0])
+    set_id = conn.execute("INSERT INTO finding_set (digest) VALUES (?)", (key,)).lastrowid
+    assert set_id is not None  # an INSERT always sets it
+    conn.executemany(f"INSERT INTO set_finding (set_id, url, detail) VALUES ({set_id}, ?, ?)", pairs)
+    conn.executemany(
+        f"INSERT OR IGNORE INTO set_hash (set_id, h) VALUES ({set_id}, ?)",
+        sorted((finding_hash(Finding(url, detail)),) for url, detail in pairs),
+    )
+    return int(set_id)
 
 
 def _store_deltas(
@@ -406,6 +452,8 @@ def _store_deltas(
         if then is None or then[3] is not None:
             continue
         now = mine.checks(commit)[check.id]
+        if mine.set_of(commit, check.id) == mine.set_of(base, check.id):
+            continue  # the same set: nothing new or fixed, which the reader sees without a row
         if prior is not None and not mine.valid(prior, check.id, tokens.of(check, prior)):
             continue  # regressed needs the commit before the base: left to the reader
         both = mine.persisting(commit, base, check.id)

@@ -363,6 +363,7 @@ class ArchiveWriter(RevalidateMixin, AnalysisMixin, RecoveryMixin, PruneMixin):
                 "(SELECT html_sha256 FROM page_state WHERE html_sha256 IS NOT NULL "
                 "UNION SELECT source_sha256 FROM page_state WHERE source_sha256 IS NOT NULL)"
             ).rowcount
+            counts["finding_sets"] = findings_store.gc(conn)
         # cached analyzer results of HTML that no page state holds any more can never be reused
         counts["analysis_cache"] = self.gc_analysis_cache()
         if vacuum:

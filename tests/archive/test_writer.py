@@ -236,7 +236,7 @@ def test_gc_removes_unreachable_states_and_blobs(tmp_path: Path) -> None:
     key = ("words", "1", "settings-hash")
     w.put_cached_reports(key, [(old_html[0], PageReport({"words": 3})), (new_html[0], PageReport({"words": 4}))])
     counts = w.gc()
-    assert counts == {"page_states": 1, "resource_states": 0, "blobs": 1, "analysis_cache": 1}
+    assert counts == {"page_states": 1, "resource_states": 0, "blobs": 1, "finding_sets": 0, "analysis_cache": 1}
     assert w.cached_report(old_html[0], key) is None
     assert w.cached_report(new_html[0], key).cells == {"words": 4}
     w.finish_commit(c)

@@ -68,7 +68,7 @@ def _ask(registry: Any, archive: Path, name: str, commit: int, **params: Any) ->
 def test_commits_store_their_checks_and_counts_against_the_base(archive: Path) -> None:
     with open_archive(archive) as reader:
         stored = {(r[0], r[1]) for r in reader.execute(
-            "SELECT c.commit_id, n.check_id FROM finding_check c JOIN finding_name n ON n.id = c.check_no")}
+            "SELECT c.commit_id, n.check_id FROM check_result c JOIN finding_name n ON n.id = c.check_no")}
         deltas = {(r[0], r[1], r[2]): tuple(r[3:]) for r in reader.execute(
             "SELECT d.commit_id, d.base_id, n.check_id, d.new, d.fixed, d.persisting, d.regressed "
             "FROM finding_delta d JOIN finding_name n ON n.id = d.check_no")}
@@ -80,6 +80,26 @@ def test_commits_store_their_checks_and_counts_against_the_base(archive: Path) -
     assert deltas[(3, 2, "broken-link")] == (1, 1, 1, 1)  # gone-1 is back: regressed
     assert deltas[(3, 2, "markup/duplicate-id")] == (1, 1, 1, 1)
     assert (1, 0, "broken-link") not in deltas  # a first commit has no base
+
+
+def test_an_unchanged_commit_points_at_its_parents_finding_sets(tmp_path: Path, registry: Any) -> None:
+    # the same findings again: no finding is stored twice, and the counts still say "all persisting"
+    target = tmp_path / "same.nitpicker"
+    for _ in range(3):
+        build_archive(target, _pages(2), roots=[SITE + "/"])
+    with open_archive(target) as reader:
+        sets = {commit: sorted(r[0] for r in reader.execute(
+            "SELECT set_id FROM check_result WHERE commit_id = ? ORDER BY check_no", [commit])) for commit in (1, 2, 3)}
+        copies = reader.execute("SELECT count(*) FROM set_finding")[0][0]
+        distinct = reader.execute("SELECT count(*) FROM (SELECT DISTINCT url, detail FROM set_finding)")[0][0]
+        assert not reader.execute("SELECT 1 FROM finding_delta WHERE commit_id = 3")
+    assert sets[1] == sets[2] == sets[3] and sets[1]
+    assert copies == distinct  # each finding once, whatever the number of commits that found it
+    rows = {r["id"]: r for r in _ask(registry, target, "issues", 3)["items"]}
+    assert (rows["broken-link"]["findings"], rows["broken-link"]["new"], rows["broken-link"]["persisting"],
+            rows["broken-link"]["fixed"]) == (2, 0, 2, 0)
+    urls = _ask(registry, target, "issue-urls", 3, check="broken-link", state="persisting")
+    assert sorted(r["detail"].removeprefix(SITE) for r in urls["items"]) == ["/gone-2", "/gone-3"]
 
 
 @pytest.mark.parametrize("commit,base", [(2, None), (3, None), (3, "1"), (3, "3"), (1, None)])
@@ -119,11 +139,11 @@ def test_a_stored_check_is_read_and_a_stale_one_recomputed(tmp_path: Path, regis
     assert broken_links() == ["fixed /gone-1", "new /gone-3", "persisting /gone-2"]
     w = ArchiveWriter.open(target)
     try:  # a stored finding removed behind the store's back: the answer follows what is stored
-        w._conn.execute("DELETE FROM finding WHERE commit_id = 2 AND detail LIKE '%gone-3' AND check_no = "
-                        "(SELECT id FROM finding_name WHERE check_id = 'broken-link')")
+        broken = "commit_id = 2 AND check_no = (SELECT id FROM finding_name WHERE check_id = 'broken-link')"
+        w._conn.execute("DELETE FROM set_finding WHERE detail LIKE '%gone-3' AND set_id = "
+                        f"(SELECT set_id FROM check_result WHERE {broken})")
         w._conn.execute("DELETE FROM finding_delta WHERE commit_id = 2")
-        w._conn.execute("UPDATE finding_check SET findings = 1 WHERE commit_id = 2 AND check_no = "
-                        "(SELECT id FROM finding_name WHERE check_id = 'broken-link')")
+        w._conn.execute(f"UPDATE check_result SET findings = 1 WHERE {broken}")
         w._touch()
         w.write()
     finally:
