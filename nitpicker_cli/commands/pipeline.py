@@ -79,7 +79,7 @@ def demo_target(archive: Path) -> tuple[int, int]:
         with open_archive(archive) as reader:
             info = reader.info()
             roots = list(info.get("roots") or (info.get("options") or {}).get("roots") or [])
-            complete = reader.execute("SELECT COUNT(*) FROM commits WHERE status = 'complete'")[0][0]
+            complete = sum(1 for commit in reader.commits() if commit["status"] == "complete")
     except Exception:  # not an archive, or broken: the crawl's own checks say so
         return 0, 1
     from nitpicker_demo import PREFIX
