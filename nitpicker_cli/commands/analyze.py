@@ -72,13 +72,13 @@ def error_lines(pm: Any, archive: Path, commit: int, analyzers: list[str]) -> li
 
 
 def _tell(pm: Any, archive: Path, commit: int, summary: dict[str, Any], human: bool) -> None:
-    """The run's summary: a few lines for people on a terminal, JSON (with findings by priority) otherwise."""
+    """The run's summary: a few lines for people on a terminal (findings by priority too), JSON otherwise."""
     from nitpicker_cli import summary as said
 
-    facts = said.gather(pm, archive, commit)
     if not human:
-        emit_json({**summary, "commit": commit, "findings": facts["findings"]})
+        emit_json(summary)
         return
+    facts = said.gather(pm, archive, commit)
     said.print_lines([*said.analyze_lines(summary), *said.findings_lines(facts["findings"]),
                       *said.closing_lines(archive, commit, analyzed=True)])
 
