@@ -60,7 +60,12 @@ def _findings(found: Any) -> dict[str, Any] | None:
             top.append({"check": item["id"], "priority": item["priority"], "findings": item["findings"],
                         "urls": item.get("urls")})
     top.sort(key=lambda t: (PRIORITIES.index(t["priority"]) if t["priority"] in PRIORITIES else 9, -t["findings"]))
-    return {"by_priority": by_priority, "total": sum(by_priority.values()), "top": top[:5]}
+    since = None
+    if found.get("base") is not None:  # against the previous complete commit: findings new and fixed since
+        items = found.get("items", [])
+        since = {"base": found["base"], "new": sum(i.get("new") or 0 for i in items),
+                 "fixed": sum(i.get("fixed") or 0 for i in items)}
+    return {"by_priority": by_priority, "total": sum(by_priority.values()), "top": top[:5], "since": since}
 
 
 def _changed(found: Any) -> dict[str, Any] | None:
@@ -122,7 +127,9 @@ def findings_lines(findings: dict[str, Any] | None) -> list[str]:
         return ["Findings: none"]
     counts = " · ".join(f"{n} {p}" for p, n in findings["by_priority"].items() if n)
     top = ", ".join(f"{t['check']} ({t['findings']})" for t in findings["top"][:3])
-    return [f"Findings: {counts} — most severe: {top}"]
+    since = findings.get("since")
+    change = f"; since commit {since['base']}: {since['new']} new, {since['fixed']} fixed" if since else ""
+    return [f"Findings: {counts} — most severe: {top}{change}"]
 
 
 def changed_lines(changed: dict[str, Any] | None) -> list[str]:

@@ -161,8 +161,12 @@ def test_a_crawl_summary_and_its_json_say_the_same_as_the_queries(tmp_path):
     pm = make_plugin_manager()
     with open_archive(archive) as reader:
         diff = run_query(query_registry(pm), reader, "diff", {})
+        issues = run_query(query_registry(pm), reader, "issues", {})["items"]
     facts = gather(pm, archive)
     assert facts["changed"] == {"base": 1, **{k: len(diff[k]) for k in ("added", "removed", "modified")}}
+    assert facts["findings"]["since"] == {"base": 1, "new": sum(i["new"] or 0 for i in issues),
+                                          "fixed": sum(i["fixed"] or 0 for i in issues)}
+    assert facts["findings"]["since"]["fixed"] >= 1  # /blog/'s own findings are gone
     stats = CrawlStats(pages=4, rendered=3, skipped=0, internal_errors=0, external_errors=1, seconds=12.4,
                        errors_by_kind={"dns": 1}, limits={"max_pages": 3, "not_crawled_max_pages": 2})
     result = crawl_result(archive, stats, facts)
@@ -182,3 +186,18 @@ def test_a_crawl_summary_and_its_json_say_the_same_as_the_queries(tmp_path):
             f"{changed['modified']} modified") in lines
     assert lines[-5:] == ["Archive: two.nitpicker (commit 2)", "Next:", "  nitpicker viewer two.nitpicker",
                           "  nitpicker analyze two.nitpicker", "  nitpicker issues two.nitpicker"]
+
+
+def test_json_with_the_flag_or_when_stdout_is_no_terminal(monkeypatch):
+    import io
+
+    from nitpicker_cli.summary import for_people
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr("sys.stdout", io.StringIO())
+    assert not for_people(False)  # piped or redirected
+    monkeypatch.setattr("sys.stdout", Terminal())
+    assert for_people(False) and not for_people(True)

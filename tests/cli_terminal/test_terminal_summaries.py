@@ -1,9 +1,8 @@
 """On a terminal: pipeline shows its stages in order (crawl line, analyzer bars) and ends with a summary;
-analyze run again says the same numbers, and --json gives JSON instead."""
+analyze run again says the same numbers."""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -15,13 +14,12 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def runs(site, tmp_path_factory):
-    """One pipeline (crawl → markup) on a terminal, then `analyze` again, then `analyze --json`."""
+    """One pipeline (crawl → markup) on a terminal, then `analyze` again."""
     workdir = Path(tmp_path_factory.mktemp("summaries"))
     shown = {}
     for name, args in (("pipeline", ("pipeline", f"{site}/analyze/markup/", "-o", "pipe.nitpicker", "--no-image",
                                      "--plugin", "markup")),
-                       ("analyze", ("analyze", "pipe.nitpicker", "--plugin", "markup")),
-                       ("json", ("analyze", "pipe.nitpicker", "--plugin", "markup", "--json"))):
+                       ("analyze", ("analyze", "pipe.nitpicker", "--plugin", "markup"))):
         term = Terminal(*args, cwd=workdir)
         code = term.wait()
         shown[name] = (code, term.fragments())
@@ -57,7 +55,7 @@ def test_pipeline_ends_with_a_summary_for_people(runs):
     assert "{" not in summary
 
 
-def test_analyze_again_says_the_stored_violations_and_json_on_request(runs):
+def test_analyze_again_says_the_stored_violations(runs):
     _, shown = runs["pipeline"]
     violations = int(re.search(r"\(markup\): (\d+) violations", "\n".join(shown)).group(1))
     assert violations > 0
@@ -69,8 +67,3 @@ def test_analyze_again_says_the_stored_violations_and_json_on_request(runs):
                               "0 analyzer errors, 3 page results reused\nFindings: "), summary
     assert summary.endswith("Archive: pipe.nitpicker (commit 1)\nNext:\nnitpicker viewer pipe.nitpicker\n"
                             "nitpicker issues pipe.nitpicker")
-    code, as_json = runs["json"]
-    data = json.loads(next(f for f in as_json if f.startswith("{")))
-    assert (code, data["pages"], data["violations"], data["commit"]) == (0, 3, violations, 1)
-    assert data["analyzers"]["markup"]["cached"] == 3 and set(data["findings"]["by_priority"]) >= {"high", "low"}
-    assert not any(f.startswith("Analyzed ") for f in as_json)
