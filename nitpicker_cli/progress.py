@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -14,6 +15,8 @@ from rich.table import Table
 from rich.text import Text
 
 from nitpicker_core import hookimpl
+
+RATE_WINDOW = 30.0  # seconds of recent progress the rate and ETA are taken from
 
 
 def _clock(seconds: float) -> str:
@@ -71,11 +74,19 @@ class _CrawlView:
         self.counts: Any = None
         self.finished: float | None = None
         self.poll: Callable[[], Any] | None = None  # the queue's counts(), read at every refresh when given
+        self._samples: deque[tuple[float, int]] = deque()
 
     def rate(self, now: float) -> float | None:
+        """URLs done per second over the last half minute (the browser's start is not the crawl's pace)."""
         if self.counts is None:
             return None
         done = self.counts.internal_done + self.counts.external_done
+        self._samples.append((now, done))
+        while len(self._samples) > 2 and now - self._samples[0][0] > RATE_WINDOW:
+            self._samples.popleft()
+        then, before = self._samples[0]
+        if done > before and now - then >= 2:
+            return (done - before) / (now - then)
         return done / max(now - self.started, 1e-6) if done else None
 
     def __rich__(self) -> RenderableType:

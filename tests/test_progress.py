@@ -201,3 +201,18 @@ def test_json_with_the_flag_or_when_stdout_is_no_terminal(monkeypatch):
     assert not for_people(False)  # piped or redirected
     monkeypatch.setattr("sys.stdout", Terminal())
     assert for_people(False) and not for_people(True)
+
+
+def test_rate_and_eta_follow_the_last_half_minute_not_the_browser_start():
+    from nitpicker_cli.progress import ErrorTally, _CrawlView
+
+    view = _CrawlView(2, ErrorTally())
+    start = view.started
+    view.counts = QueueCounts(internal_done=0, internal_rendered=0, internal_found=1, external_done=0,
+                              external_found=0, pending=1, in_progress=0)
+    assert view.rate(start + 20) is None  # 20 s of browser start, nothing done: no rate, no ETA guess
+    for second in range(21, 61):  # then one URL a second
+        view.counts = QueueCounts(internal_done=second - 20, internal_rendered=second - 20, internal_found=100,
+                                  external_done=0, external_found=0, pending=60, in_progress=0)
+        rate = view.rate(start + second)
+    assert rate is not None and 0.95 <= rate <= 1.05  # not 40 URLs / 60 s
