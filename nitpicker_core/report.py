@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import json
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,7 @@ from nitpicker_core.types import OUTPUT_TYPES, Destination, DestinationOption, S
 from nitpicker_core.writable import check_directory_destination, check_file_destination
 
 DEFAULT_BATCH = 2000  # rows (or outer entities) read per query call while a sheet streams
+KEPT_ANSWERS = 8  # answers of ReportContext.query kept for the run (small ones: sheets stream large ones)
 
 
 class ReportContext:
@@ -28,6 +31,7 @@ class ReportContext:
         self.batch = int(self.options.get("batch") or DEFAULT_BATCH)
         self._pm = pm
         self._queries = query_registry(pm)
+        self._answers: OrderedDict[str, Any] = OrderedDict()
 
     def _analyzers(self) -> list[Any]:
         from nitpicker_core.registries import analyzer_registry
@@ -50,7 +54,23 @@ class ReportContext:
         return {a.name: short_label(a.label or a.name) for a in self._analyzers()}
 
     def query(self, name: str, **params: Any) -> Any:
-        """Run one registered query (parameters validated by its schema) on the report's commit."""
+        """Run one registered query (parameters validated by its schema) on the report's commit.
+
+        The last few answers are kept for the run: the Cover and the Issues sheet both read ``issues``,
+        which can cost seconds on a large commit. ``run`` and ``stream`` never keep an answer.
+        """
+        key = json.dumps([name, params], sort_keys=True, default=str)
+        if key in self._answers:
+            self._answers.move_to_end(key)
+            return self._answers[key]
+        answer = self.run(name, **params)
+        self._answers[key] = answer
+        if len(self._answers) > KEPT_ANSWERS:
+            self._answers.popitem(last=False)
+        return answer
+
+    def run(self, name: str, **params: Any) -> Any:
+        """One call of a registered query on the report's commit, its answer not kept."""
         return run_query(self._queries, self.reader, name, params, self.commit)
 
     def stream(self, name: str, **params: Any) -> Iterator[dict[str, Any]]:
@@ -62,7 +82,7 @@ class ReportContext:
         limit = min(self.batch, int(schema.get("limit", {}).get("maximum", self.batch)))
         params = {**params, "limit": limit}
         while True:
-            page = self.query(name, **params)
+            page = self.run(name, **params)
             yield from page["items"]
             if page.get("next_after") is not None:
                 params["after"] = page["next_after"]

@@ -227,3 +227,27 @@ def test_analyzer_headers_use_the_installed_analyzers_short_labels():
     assert analyzer_header("main-contents", "Main content words", labels) == "Main content words"
     assert analyzer_header("search", "Search total", labels) == "Search total"
     assert analyzer_header("gone", "score", labels) == "Gone: score"  # not installed now: its name
+
+
+def test_the_cover_and_the_issues_sheet_share_one_issues_query(report_archive):
+    """``issues`` can take seconds on a big commit without stored findings: one call serves both sheets."""
+    from nitpicker_core.archive import open_archive
+    from nitpicker_core.plugins import make_plugin_manager
+    from nitpicker_core.report import ReportContext, render_sheets, select_sheets
+
+    pm = make_plugin_manager()
+    with open_archive(report_archive) as reader:
+        commit = reader.resolve(None)
+        context = ReportContext(pm, reader, commit, {})
+        calls = []
+        original = context.run
+
+        def counting(name, **params):
+            calls.append(name)
+            return original(name, **params)
+
+        context.run = counting
+        rendered = [(sheet.name, list(rows)) for sheet, rows in
+                    render_sheets(select_sheets(pm, ["Cover", "Issues"]), reader, commit, context)]
+    assert [name for name, _ in rendered] == ["Cover", "Issues"] and all(rows for _, rows in rendered)
+    assert calls.count("issues") == 1 and calls.count("summary") == 1

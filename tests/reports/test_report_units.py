@@ -52,13 +52,13 @@ def test_stream_reads_one_batch_per_call(report_archive):
     calls = []
     with open_archive(report_archive) as reader:
         context = ReportContext(make_plugin_manager(), reader, reader.resolve(None), {"batch": 1})
-        original = context.query
+        original = context.run
 
         def counting(name, **params):
             calls.append(params.get("after"))
             return original(name, **params)
 
-        context.query = counting
+        context.run = counting
         stream = context.stream("report-pages", scope="targets")
         first = next(stream)
         assert len(calls) == 1 and first["url"].endswith("/report-site/")
