@@ -156,11 +156,6 @@ class Progress(_Live):
         self.errors = ErrorTally()
         self.view = _CrawlView(parallels, self.errors)
 
-    @property
-    def last(self) -> str:
-        view = self.view
-        return progress_line(view.counts, view.parallels, self.errors.counts) if view.counts is not None else ""
-
     def update(self, counts: Any) -> None:
         self.view.counts = counts
 
