@@ -1,5 +1,5 @@
 """Finding views: analyzer violations (rows or counts per rule), analyzer errors, duplicate titles/descriptions,
-mismatches."""
+mismatches, security headers."""
 
 from __future__ import annotations
 
@@ -86,6 +86,24 @@ def mismatches() -> str:
     return render("table_view.html", title="view.mismatches", table=table)
 
 
+# The `headers` query's columns (its `headers` answer maps each to the header's name), in its order.
+SECURITY_HEADERS = ("csp", "x_frame_options", "x_content_type_options", "hsts")
+
+
+@findings.get("/security-headers")
+def security_headers() -> str:
+    """Per internal HTML page, which security headers it sends; counts per header lead to the pages without it."""
+    table = paged_table("security-headers", "view.security_headers", "headers", (
+        Col("url", "col.url", None, "page"), Col("status", "col.status", None, "status"),
+        *(Col(key, "header." + key, None, "present") for key in SECURITY_HEADERS)),
+        filters=(Filter("missing", "filter.missing_header", "select",
+                        (("", "any"), *((key, "header." + key) for key in SECURITY_HEADERS))),
+                 Filter("url", "filter.url_contains")), sortable=False)
+    totals = table.extra.get("totals") or {}
+    return render("headers.html", title="view.security_headers", table=table, totals=totals,
+                  keys=SECURITY_HEADERS)
+
+
 @hookimpl
 def register_viewer_blueprints(register: Any) -> None:
     register(findings)
@@ -94,4 +112,5 @@ def register_viewer_blueprints(register: Any) -> None:
 @hookimpl
 def viewer_menu_links(request: Any) -> list[MenuLink]:
     return [MenuLink("/violations", "view.violations", order=40), MenuLink("/duplicates", "view.duplicates", order=41),
-            MenuLink("/mismatches", "view.mismatches", order=42)]
+            MenuLink("/mismatches", "view.mismatches", order=42),
+            MenuLink("/security-headers", "view.security_headers", order=43)]
