@@ -323,15 +323,11 @@ _STATE_SQL = {
 
 # --- writing ------------------------------------------------------------------------------------------------
 
-_PM: list[Any] = []  # the plugin manager of this process, made on first use
-
 
 def _plugin_manager() -> Any:
-    if not _PM:
-        from nitpicker_core.plugins import make_plugin_manager
+    from nitpicker_core.plugins import process_plugin_manager
 
-        _PM.append(make_plugin_manager())
-    return _PM[0]
+    return process_plugin_manager()
 
 
 def _number(conn: sqlite3.Connection, check_id: str) -> int:

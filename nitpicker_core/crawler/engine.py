@@ -31,6 +31,9 @@ from nitpicker_core.urls import looks_like_html, normalize, split_credentials
 
 log = logging.getLogger(__name__)
 STOP_GRACE_SECONDS = 5.0  # in-flight pages after the first stop request; then they go back to pending
+# URLs an update revalidates at once: a conditional request costs the server a stat, not a render, so more
+# are in flight than there are tabs (rendering stays at --parallels); none extra when --interval spaces them
+REVALIDATING_WORKERS = 8
 
 
 @dataclass
@@ -128,6 +131,7 @@ class Crawler(ResultsMixin):
         self._revalidate = revalidate  # False: --update --full renders every page again
         self.revalidation = Revalidation()
         self._browser_lock = asyncio.Lock()
+        self._tabs: asyncio.Queue[int] = asyncio.Queue()  # free tab numbers: --parallels pages render at once
         self._browser_started = False
 
     # -- lifecycle -------------------------------------------------------------------------------------
@@ -169,7 +173,12 @@ class Crawler(ResultsMixin):
                 stop.remove()
             raise
         try:
-            workers = [asyncio.create_task(self._worker(i)) for i in range(max(1, self.options.parallels))]
+            count = max(1, self.options.parallels)
+            for tab in range(count):
+                self._tabs.put_nowait(tab)
+            if self.revalidation.validators and not self.options.interval:
+                count = max(count, REVALIDATING_WORKERS)
+            workers = [asyncio.create_task(self._worker(i)) for i in range(count)]
             await asyncio.gather(*workers)
         except asyncio.CancelledError:
             self._stopping = True
@@ -500,10 +509,17 @@ class Crawler(ResultsMixin):
     # -- the browser path ------------------------------------------------------------------------------
     async def _render(self, worker: int, item: QueueItem, pre: FetchResult, light: bool = False) -> bool:
         """Render in the browser; ``light`` (a metadata-only URL) keeps only status, headers and title."""
+        await self._start_browser()
+        tab = await self._tabs.get()  # --parallels tabs, whatever the number of workers
+        try:
+            return await self._render_in(tab, item, pre, light)
+        finally:
+            self._tabs.put_nowait(tab)
+
+    async def _render_in(self, worker: int, item: QueueItem, pre: FetchResult, light: bool) -> bool:
         from nitpicker_core.crawler.results import mark_blocked
 
         url = item.url
-        await self._start_browser()
         render_started = time.perf_counter()
         page = await self.slots.acquire(worker, None if item.external else self._credentials(url))
         healthy = False

@@ -114,6 +114,9 @@ def crawl_open_archive(crawl: CrawlContext) -> FileSink:
                 raise NitpickerError(f"{crawl.output.name} has no crawl to continue")
             commit = writer.resume_commit(latest, environment)
         else:
+            if crawl.mode == "update" and writer.head() is None:
+                raise NitpickerError(f"{crawl.output.name} has no complete crawl to update: finish its crawl "
+                                     f"first with --resume {crawl.output.name}")
             commit = writer.begin_commit(kind=crawl.kind, options=crawl.options, environment=environment)
         # an update is made from the newest complete crawl (HEAD), which becomes its parent
         base = writer.base_of(commit) if crawl.mode == "update" else None

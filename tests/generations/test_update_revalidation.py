@@ -90,6 +90,28 @@ def test_a_server_that_ignores_validators_is_crawled_as_usual(make_gsite, recraw
         assert reader.diff(1, 2)["modified"] == []  # rendered again, logically the same
 
 
+def test_update_of_an_archive_without_a_complete_crawl_is_refused(tmp_path, cli) -> None:
+    from nitpicker_core.archive import ArchiveWriter
+    from nitpicker_testing.archives import page
+
+    target = tmp_path / "half.nitpicker"
+    writer = ArchiveWriter.open(target)
+    commit = writer.begin_commit(options={"roots": ["http://localhost:9/"]})
+    writer.set_info("roots", ["http://localhost:9/"])
+    writer.set_info("options", {"roots": ["http://localhost:9/"]})
+    writer.put_page(commit, page("http://localhost:9/", title="Half"))
+    writer.finish_commit(commit, "interrupted")
+    writer.write()
+    writer.close(remove_stub=True)
+    before = target.read_bytes()
+    result = cli("crawl", "--update", str(target), cwd=tmp_path)
+    assert result.returncode == 1 and result.stderr.strip().splitlines() == [
+        "nitpicker: error: half.nitpicker has no complete crawl to update: finish its crawl first with "
+        "--resume half.nitpicker"
+    ], result.stderr
+    assert target.read_bytes() == before and not (tmp_path / "half.nitpicker.stub").exists()
+
+
 class Unchanged:
     """Observes ``crawl_page_unchanged``."""
 
