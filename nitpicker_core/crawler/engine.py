@@ -374,6 +374,10 @@ class Crawler(ResultsMixin):
     async def _worker(self, index: int) -> None:
         while not self._stopping:
             item = self.queue.pop()
+            if (
+                item is not None and self.progress
+            ):  # "in progress" moves when a page starts, not only when one ends
+                self.progress(self.queue.counts())
             if item is None:
                 if self.queue.counts().in_progress == 0:
                     return
