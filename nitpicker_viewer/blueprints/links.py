@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, request
+from flask import Blueprint, Response, abort, jsonify, request, url_for
 
 from nitpicker_core import MenuLink, hookimpl
-from nitpicker_viewer.app import render
+from nitpicker_core.errors import NitpickerError
+from nitpicker_viewer.app import query, render
 from nitpicker_viewer.tables import Col, Filter, paged_table
 
 links = Blueprint("links", __name__, template_folder="../templates")
 
 GRAPH_EDGE_LIMIT = 3000  # edges drawn; the nodes are their endpoints (a few thousand stay usable)
+AROUND_NODES = 150  # pages drawn around one page: a hub's second ring is cut here (one page-detail per page)
 
 
 GROUPS = ("target", "source", "anchor")
@@ -80,9 +82,66 @@ def clusters() -> str:
 
 @links.get("/graph")
 def graph() -> str:
-    # No query here: the picture loads its data from /api/link-graph, so the page answers at once and
-    # announces loading while a large archive's graph is computed.
-    return render("graph.html", title="view.graph", limit=GRAPH_EDGE_LIMIT, tabs="graph")
+    # No query here: the picture loads its data from /api/link-graph (or /graph/around for one page's
+    # neighbourhood), so the page answers at once and announces loading while a large graph is computed.
+    url, depth = request.args.get("url", ""), _depth()
+    commit = request.args.get("commit")
+    api = (url_for("links.around", url=url, depth=depth, commit=commit) if url else
+           url_for("api.call", name="link-graph", limit=GRAPH_EDGE_LIMIT, sort="anchors", order="desc", commit=commit))
+    return render("graph.html", title="view.graph", limit=GRAPH_EDGE_LIMIT, tabs="graph", api=api, centre=url,
+                  depth=depth, around_limit=AROUND_NODES)
+
+
+def _depth() -> int:
+    return 2 if request.args.get("depth") == "2" else 1
+
+
+@links.get("/graph/around")
+def around() -> Response:
+    """The internal pages within ``depth`` links of ``url`` (either direction) and the links between them,
+    shaped as the ``link-graph`` answer; ``truncated`` when more than AROUND_NODES pages were reached."""
+    url = request.args.get("url", "")
+    if not url:
+        abort(400, "give ?url=")
+    return jsonify(neighbourhood(url, _depth()))
+
+
+def neighbourhood(url: str, depth: int) -> dict[str, Any]:
+    nodes: dict[str, dict[str, Any]] = {}
+    edges: dict[tuple[str, str], int] = {}
+    reached, frontier, truncated = {url}, [url], False
+    for level in range(depth + 1):
+        following: list[str] = []
+        for current in frontier:
+            try:
+                detail = query("page-detail", url=current)
+            except NitpickerError:  # linked to but never recorded
+                continue
+            page = detail.get("page") or {}
+            if page.get("is_external"):
+                continue  # the graph is of the site's own pages
+            nodes[current] = {"url": current, "status": page.get("status"), "title": page.get("title") or ""}
+            if level == depth:
+                continue
+            pairs = [((current, a.get("redirect_dest") or a["href"]), 1) for a in detail.get("outbound") or ()]
+            pairs += [((i["source"], current), i.get("anchors") or 1) for i in (detail.get("inbound") or {}).get("items", ())]
+            for (source, target), anchors in pairs:
+                if source == target:
+                    continue
+                edges[(source, target)] = edges.get((source, target), 0) + anchors if source == current else anchors
+                other = target if source == current else source
+                if other in reached:
+                    continue
+                if len(reached) >= AROUND_NODES:
+                    truncated = True
+                    continue
+                reached.add(other)
+                following.append(other)
+        frontier = following
+    items = [{"source": s, "target": t, "anchors": n} for (s, t), n in sorted(edges.items())
+             if s in nodes and t in nodes]
+    return {"items": items, "nodes": sorted(nodes.values(), key=lambda n: n["url"]), "centre": url,
+            "depth": depth, "total": len(items), "truncated": truncated}
 
 
 @links.get("/graph/edges")

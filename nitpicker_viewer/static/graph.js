@@ -1,4 +1,5 @@
-// The link graph: a small force layout on a canvas (pan by dragging, zoom with the wheel or +/-, click a node).
+// The link graph: a small force layout on a canvas (pan by dragging, zoom with the wheel or +/-, click a node;
+// N and P step through the pages by the keyboard, Enter opens one). The legend in graph.html names the colours.
 "use strict";
 (function () {
   const canvas = document.getElementById("graph");
@@ -7,7 +8,7 @@
   const hover = document.getElementById("graph-hover");
   const announce = (text) => { const a = document.getElementById("announcer"); if (a) a.textContent = text; };
   const reduced = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-  let nodes = [], edges = [], view = { x: 0, y: 0, k: 1 }, hot = null, ticks = 0;
+  let nodes = [], edges = [], view = { x: 0, y: 0, k: 1 }, hot = null, ticks = 0, centre = null, order = [];
 
   function color(name) { return getComputedStyle(document.documentElement).getPropertyValue(name).trim(); }
 
@@ -24,6 +25,9 @@
     edges = data.items.map((e) => ({ s: add(e.source, {}), t: add(e.target, {}) }));
     edges.forEach((e) => { e.s.deg++; e.t.deg++; });
     nodes = Array.from(index.values());
+    centre = index.get(canvas.dataset.centre) || null;
+    // keyboard order: the centre first, then the most linked pages
+    order = nodes.slice().sort((a, b) => (b === centre) - (a === centre) || b.deg - a.deg || (a.url < b.url ? -1 : 1));
   }
 
   // Repulsion only between nodes in neighbouring grid cells keeps a tick near O(n) for thousands of nodes.
@@ -73,10 +77,28 @@
     ctx.strokeStyle = color("--edge"); ctx.lineWidth = 1 / view.k; ctx.beginPath();
     for (const e of edges) { ctx.moveTo(e.s.x, e.s.y); ctx.lineTo(e.t.x, e.t.y); }
     ctx.stroke();
+    const radius = (n) => (3 + Math.min(6, Math.sqrt(n.deg))) / Math.sqrt(view.k);
     for (const n of nodes) {
-      ctx.fillStyle = n === hot ? color("--accent") : (n.status && n.status >= 400 ? color("--bad") : color("--node"));
-      ctx.beginPath(); ctx.arc(n.x, n.y, (3 + Math.min(6, Math.sqrt(n.deg))) / Math.sqrt(view.k), 0, 6.2832); ctx.fill();
+      const marked = n === hot || n === centre;
+      ctx.fillStyle = marked ? color("--accent") : (n.status && n.status >= 400 ? color("--bad") : color("--node"));
+      ctx.beginPath(); ctx.arc(n.x, n.y, radius(n) * (marked ? 1.4 : 1), 0, 6.2832); ctx.fill();
+      if (marked) { ctx.strokeStyle = color("--text"); ctx.lineWidth = 2 / view.k; ctx.stroke(); }
     }
+    // the label of the page under the pointer or the keyboard's choice, drawn beside it
+    const labelled = hot || centre;
+    if (labelled) {
+      ctx.font = (13 / view.k) + "px system-ui, sans-serif";
+      const text = labelled.title || labelled.url, x = labelled.x + radius(labelled) * 1.6, y = labelled.y - radius(labelled);
+      const w = ctx.measureText(text).width;
+      ctx.fillStyle = color("--bg"); ctx.fillRect(x - 2 / view.k, y - 13 / view.k, w + 4 / view.k, 17 / view.k);
+      ctx.fillStyle = color("--text"); ctx.fillText(text, x, y);
+    }
+  }
+  function choose(n) {
+    hot = n;
+    hover.textContent = n ? (n.title ? n.title + " — " : "") + n.url : "";
+    canvas.dataset.chosen = n ? n.url : "";
+    draw();
   }
 
   function size() {
@@ -113,7 +135,7 @@
       view.x += (e.clientX - drag.x) * s; view.y += (e.clientY - drag.y) * s; drag.x = e.clientX; drag.y = e.clientY; draw(); return;
     }
     const n = at(e);
-    if (n !== hot) { hot = n; hover.textContent = n ? (n.title ? n.title + " — " : "") + n.url : ""; draw(); }
+    if (n !== hot) choose(n);
   });
   function zoom(f) {
     const cx = canvas.width / 2, cy = canvas.height / 2;
@@ -126,6 +148,11 @@
     else if (e.key === "-") zoom(1 / 1.2);
     else if (e.key === "0") { fit(); draw(); }
     else if (moves[e.key]) { view.x += moves[e.key][0]; view.y += moves[e.key][1]; draw(); }
+    else if ((e.key === "n" || e.key === "p") && order.length) {
+      const i = order.indexOf(hot), step = e.key === "n" ? 1 : -1;
+      choose(order[i < 0 ? (step > 0 ? 0 : order.length - 1) : (i + step + order.length) % order.length]);
+    }
+    else if (e.key === "Enter" && hot) window.location.href = canvas.dataset.detail + "?url=" + encodeURIComponent(hot.url);
     else return;
     e.preventDefault();
   });
@@ -137,6 +164,8 @@
     .then((data) => {
       layout(data);
       canvas.dataset.nodes = String(nodes.length); canvas.dataset.edges = String(edges.length);
+      const cut = document.getElementById("graph-truncated");
+      if (cut && data.truncated) cut.hidden = false;
       run();
       canvas.dataset.drawn = "true";
       announce(canvas.dataset.labelDrawn.replace("{nodes}", nodes.length).replace("{edges}", edges.length));

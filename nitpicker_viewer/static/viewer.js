@@ -1,4 +1,4 @@
-// Progressive enhancement for the viewer's pages: theme switch, resizable columns, opt-in infinite scroll, search.
+// Progressive enhancement for the viewer's pages: theme switch, resizable columns, opt-in infinite scroll, search, tabs.
 "use strict";
 (function () {
   const store = {
@@ -199,9 +199,61 @@
     document.addEventListener("click", (e) => { if (!input.form.contains(e.target)) hide(); });
   }
 
+
+  // --- page detail tabs: the section links become a tablist (arrow keys, Home, End); the fragment names the tab
+  function setupTabs(nav) {
+    const list = nav.querySelector("ul");
+    const tabs = Array.from(nav.querySelectorAll("a[href^='#']"));
+    const panels = tabs.map((a) => document.getElementById(a.hash.slice(1)));
+    if (!list || !tabs.length || panels.some((p) => !p)) return;
+    list.setAttribute("role", "tablist");
+    list.setAttribute("aria-label", nav.getAttribute("aria-label") || "");
+    tabs.forEach((a, i) => {
+      a.parentElement.setAttribute("role", "presentation");
+      a.setAttribute("role", "tab");
+      a.id = panels[i].id + "-tab";
+      a.setAttribute("aria-controls", panels[i].id);
+      panels[i].setAttribute("role", "tabpanel");
+      panels[i].setAttribute("aria-labelledby", a.id);
+      panels[i].tabIndex = 0;
+    });
+    const select = (i, focus) => {
+      tabs.forEach((a, j) => {
+        a.setAttribute("aria-selected", i === j ? "true" : "false");
+        a.tabIndex = i === j ? 0 : -1;
+        panels[j].hidden = i !== j;
+      });
+      if (focus) tabs[i].focus();
+      if (location.hash !== "#" + panels[i].id) history.replaceState(history.state, "", "#" + panels[i].id);
+    };
+    // the panel holding the fragment's element: a tab's own id, or any section inside it (#inbound, #rendered…)
+    const fromHash = () => {
+      const target = location.hash.length > 1 ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null;
+      const i = target ? panels.findIndex((p) => p.contains(target)) : -1;
+      return i;
+    };
+    tabs.forEach((a, i) => a.addEventListener("click", (e) => { e.preventDefault(); select(i, true); }));
+    list.addEventListener("keydown", (e) => {
+      const i = tabs.indexOf(document.activeElement);
+      if (i < 0) return;
+      const to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: tabs.length - 1 }[e.key];
+      if (to === undefined) return;
+      e.preventDefault();
+      select((to + tabs.length) % tabs.length, true);
+    });
+    window.addEventListener("hashchange", () => {
+      const i = fromHash();
+      if (i >= 0) { const target = document.getElementById(decodeURIComponent(location.hash.slice(1))); select(i, false); if (target !== panels[i]) target.scrollIntoView(); }
+    });
+    const first = fromHash();
+    select(first >= 0 ? first : 0, false);
+    nav.classList.add("tabbed");
+  }
+
   document.addEventListener("DOMContentLoaded", () => {
     setupTheme();
     setupSearch();
+    document.querySelectorAll("nav.page-tabs").forEach(setupTabs);
     document.querySelectorAll("table.data[id]").forEach(setupResize);
     document.querySelectorAll(".table-block[data-table-id]").forEach(setupInfinite);
   });

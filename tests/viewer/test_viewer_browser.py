@@ -188,7 +188,7 @@ def test_link_graph_draws_nodes_and_opens_a_page_on_click(served, watched):
 
 def test_sandbox_keeps_the_crawled_script_out(served, site, watched):
     page = watched.page
-    response = page.goto(served + f"/page?url={quote(site + '/viewer-sandbox/', safe='')}")
+    response = page.goto(served + f"/page?url={quote(site + '/viewer-sandbox/', safe='')}#t-source")  # the Source tab
     assert response.status == 200
     frame_element = page.locator("iframe.rendered")
     assert frame_element.get_attribute("sandbox") == ""
