@@ -2,20 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
-from archives import SITE, build_archive, demo_pages
-
-# lower-cased, as the browser reports response headers to the crawler
-ALL_HEADERS = {"content-security-policy": "default-src 'self'", "x-frame-options": "DENY",
-               "x-content-type-options": "nosniff", "strict-transport-security": "max-age=300"}
-
-
-def headered_pages():
-    """The demo site with every security header on `/` and only a CSP on `/about` (the rest send none)."""
-    sent = {SITE + "/": ALL_HEADERS, SITE + "/about": {"content-security-policy": "default-src 'self'"}}
-    return [dataclasses.replace(p, headers=sent.get(p.url, {})) for p in demo_pages()]
+from archives import SITE, build_archive
+from tabs_site import headered_pages
 
 
 @pytest.fixture(scope="module")
