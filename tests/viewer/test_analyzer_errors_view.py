@@ -143,7 +143,7 @@ def test_in_chromium_the_traceback_unfolds_and_axe_finds_nothing_serious(errors_
             problems: list[str] = []
             tab.on("pageerror", lambda exc: problems.append(f"pageerror: {exc}"))
             tab.on("console", lambda msg: msg.type == "error" and problems.append(msg.text))
-            for path in ("/analyzer-errors", f"/page?url={SITE}/boom"):
+            for path in ("/analyzer-errors", f"/page?url={SITE}/boom#analyzer-errors"):  # the fragment opens its tab
                 tab.goto(errors_served + path)
                 trace = tab.locator("details.traceback pre").first
                 assert not trace.is_visible()
