@@ -217,20 +217,19 @@
       panels[i].setAttribute("aria-labelledby", a.id);
       panels[i].tabIndex = 0;
     });
-    const select = (i, focus) => {
+    const select = (i, focus, remember = true) => {
       tabs.forEach((a, j) => {
         a.setAttribute("aria-selected", i === j ? "true" : "false");
         a.tabIndex = i === j ? 0 : -1;
         panels[j].hidden = i !== j;
       });
       if (focus) tabs[i].focus();
-      if (location.hash !== "#" + panels[i].id) history.replaceState(history.state, "", "#" + panels[i].id);
+      if (remember && location.hash !== "#" + panels[i].id) history.replaceState(history.state, "", "#" + panels[i].id);
     };
-    // the panel holding the fragment's element: a tab's own id, or any section inside it (#inbound, #rendered…)
+    // the fragment's element and the panel holding it: a tab's own id, or any section inside (#inbound, #rendered…)
     const fromHash = () => {
       const target = location.hash.length > 1 ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null;
-      const i = target ? panels.findIndex((p) => p.contains(target)) : -1;
-      return i;
+      return { target, i: target ? panels.findIndex((p) => p.contains(target)) : -1 };
     };
     tabs.forEach((a, i) => a.addEventListener("click", (e) => { e.preventDefault(); select(i, true); }));
     list.addEventListener("keydown", (e) => {
@@ -241,12 +240,16 @@
       e.preventDefault();
       select((to + tabs.length) % tabs.length, true);
     });
-    window.addEventListener("hashchange", () => {
-      const i = fromHash();
-      if (i >= 0) { const target = document.getElementById(decodeURIComponent(location.hash.slice(1))); select(i, false); if (target !== panels[i]) target.scrollIntoView(); }
-    });
-    const first = fromHash();
-    select(first >= 0 ? first : 0, false);
+    // a link to a tab or to a section inside one (#analyzer-errors) opens that tab, then shows the section
+    const follow = () => {
+      const { target, i } = fromHash();
+      if (i < 0) return false;
+      select(i, false, false);  // the URL stays as it was given
+      if (target !== panels[i]) target.scrollIntoView();
+      return true;
+    };
+    window.addEventListener("hashchange", follow);
+    if (!follow()) select(0, false, false);
     nav.classList.add("tabbed");
   }
 

@@ -72,6 +72,9 @@ def test_page_detail_tabs_by_keyboard_and_by_fragment(base, page):
     assert _selected(page) == "t-images"
     page.goto(detail + "#inbound")
     assert _selected(page) == "t-links" and _shown(page) == ["t-links"]
+    page.evaluate("location.hash = '#rendered'")  # an in-page link to a section of another tab
+    page.wait_for_function("document.querySelector('#t-source-tab').getAttribute('aria-selected') === 'true'")
+    assert _shown(page) == ["t-source"] and page.evaluate("location.hash") == "#rendered"
     # from the overview to this page's neighbourhood in the link graph
     page.goto(detail)
     page.get_by_role("link", name="Link graph around this page").click()
