@@ -113,6 +113,11 @@ def base_of(reader: Any, commit: int) -> int | None:
     return parent if parent in commits else None
 
 
+def _token(text: str) -> str:
+    """What a token names, as 16 hex digits: stored once per check and commit, compared, never read back."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+
+
 class Tokens:
     """What a check's findings on a commit depend on, for many checks: commits and runs read once."""
 
@@ -143,9 +148,9 @@ class Tokens:
         if code is None or info is None or info[0] != "complete":
             return None
         if not check.analyzer:
-            return f"v{FINDINGS_VERSION}|{code}|commit:{info[1]}"
+            return _token(f"v{FINDINGS_VERSION}|{code}|commit:{info[1]}")
         run = self._run_tokens(commit).get(check.analyzer)
-        return None if run is None else f"v{FINDINGS_VERSION}|{code}|{run}"
+        return None if run is None else _token(f"v{FINDINGS_VERSION}|{code}|{run}")
 
 
 class Stored:
