@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from nitpicker_scrape import scrape
-from nitpicker_scrape.settle import _load_states
+from nitpicker_scrape.settle import InFlight, _load_states
 
 from nitpicker_core.crawler.browser import BrowserHost
 from test_server import serve
@@ -76,3 +76,30 @@ def test_load_is_read_from_playwrights_own_states(tab):
 
 async def _async(value: Any) -> Any:
     return value
+
+
+def test_only_a_request_that_can_run_script_keeps_the_long_quiet_window(tab):
+    # the long window waits for a follow-up request a script may start; after an image the brief one does
+    base, run = tab
+
+    async def go(page: Any) -> dict[str, bool]:
+        finished: list[Any] = []
+
+        def keep(request: Any) -> None:
+            finished.append(request)
+
+        page.on("requestfinished", keep)
+        try:
+            await page.goto(f"{base}/reuse/", wait_until="load")
+            await page.goto(f"{base}/settle/late/", wait_until="load")
+            await page.wait_for_function("[...document.links].some((a) => a.href.endsWith('/found'))")
+        finally:
+            page.remove_listener("requestfinished", keep)
+        long_after: dict[str, bool] = {}
+        for request in finished:
+            probe = InFlight(page)
+            probe._ended(request)
+            long_after[request.resource_type] = probe._chained_until > 0
+        return long_after
+
+    assert run(go) == {"document": True, "image": False, "fetch": True}
