@@ -63,8 +63,11 @@ def test_base_picker_changes_the_counts_and_a_row_leads_to_its_urls(issues_serve
     rows.first.get_by_role("link").click()
     page.wait_for_url("**/page?**")
     assert parse_qs(urlsplit(page.url).query)["url"] == [f"{SITE}/"]
-    first_section = page.locator("main section").first
-    assert first_section.get_by_role("heading", level=2).inner_text().startswith("Issues (")
+    # the page's issues are the tab right after the overview, with their count on it
+    tabs = page.get_by_role("tab")
+    assert tabs.nth(1).inner_text().startswith("Issues (")
+    tabs.nth(1).click()
+    assert page.locator("#t-issues section").first.get_by_role("heading", level=2).inner_text().startswith("Issues (")
     assert page.locator("#page-issues tbody tr[data-check=broken-link]").count() == 3
 
 
