@@ -1,0 +1,113 @@
+"""Where per-URL work runs: in this process's own pools (``local``) or on Dask distributed workers.
+
+``--executor`` takes ``local`` (the default), ``dask-local[:N]`` (a ``distributed.LocalCluster`` of N
+single-threaded worker processes on 127.0.0.1, started and stopped by the command) or ``dask://HOST:PORT``
+(an existing scheduler). Dask is an optional dependency (``pip install "nitpicker[dask]"``): it is imported
+only when a Dask executor is asked for, and its absence is a one-line usage error naming the extra.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from nitpicker_core.errors import UsageError
+
+EXTRA_HINT = 'the dask executor needs Dask: pip install "nitpicker[dask]"'
+DEFAULT_LOCAL_WORKERS = 2
+_DASK_URL = re.compile(r"^dask://(?P<host>[^:/\s]+|\[[0-9a-fA-F:]+\]):(?P<port>\d{1,5})/?$")
+_DASK_LOCAL = re.compile(r"^dask-local(?::(?P<workers>\d+))?$")
+
+
+@dataclass(frozen=True)
+class ExecutorSpec:
+    """A parsed ``--executor`` value."""
+
+    kind: Literal["local", "dask", "dask-local"]
+    address: str | None = None  # tcp://host:port of the scheduler (kind ``dask``)
+    workers: int | None = None  # worker processes of the LocalCluster (kind ``dask-local``)
+
+    @property
+    def distributed(self) -> bool:
+        return self.kind != "local"
+
+    def __str__(self) -> str:
+        if self.kind == "dask":
+            return "dask://" + (self.address or "").removeprefix("tcp://")
+        if self.kind == "dask-local":
+            return f"dask-local:{self.workers}"
+        return "local"
+
+
+LOCAL = ExecutorSpec("local")
+
+
+def parse_executor(value: str | None) -> ExecutorSpec:
+    """``local``, ``dask-local[:N]`` or ``dask://HOST:PORT``; anything else is a usage error."""
+    text = (value or "local").strip()
+    if text == "local":
+        return LOCAL
+    match = _DASK_LOCAL.match(text)
+    if match:
+        workers = int(match["workers"]) if match["workers"] else DEFAULT_LOCAL_WORKERS
+        if not 1 <= workers <= 256:
+            raise UsageError(f"--executor {text}: the number of workers must be between 1 and 256")
+        return ExecutorSpec("dask-local", workers=workers)
+    match = _DASK_URL.match(text)
+    if match:
+        port = int(match["port"])
+        if not 1 <= port <= 65535:
+            raise UsageError(f"--executor {text}: the port must be between 1 and 65535")
+        return ExecutorSpec("dask", address=f"tcp://{match['host']}:{port}")
+    raise UsageError(f"--executor {text}: expected local, dask-local[:N] or dask://HOST:PORT")
+
+
+def require_dask() -> None:
+    """Raise the one-line usage error naming the extra when Dask distributed is not installed."""
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise UsageError(EXTRA_HINT) from None
+
+
+@contextlib.contextmanager
+def dask_client(spec: ExecutorSpec) -> Iterator[Any]:
+    """A connected ``distributed.Client`` for ``spec``; a ``dask-local`` cluster lives as long as the block.
+
+    The LocalCluster binds 127.0.0.1 only, runs one thread per worker process (per-URL work holds a
+    browser or a CPU-bound analyzer, never several at once) and has no dashboard.
+    """
+    if not spec.distributed:
+        raise ValueError("dask_client needs a Dask executor")
+    require_dask()
+    from distributed import Client, LocalCluster
+
+    if spec.kind == "dask-local":
+        # Worker processes inherit the environment; keep their own Dask chatter out of the user's terminal
+        os.environ.setdefault("DASK_DISTRIBUTED__LOGGING__DISTRIBUTED", "error")
+        cluster = LocalCluster(
+            n_workers=spec.workers or DEFAULT_LOCAL_WORKERS,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},  # health routes only
+            silence_logs=logging.ERROR,
+        )
+        try:
+            with Client(cluster) as client:
+                yield client
+        finally:
+            cluster.close()
+        return
+    try:
+        client = Client(spec.address, timeout="30s")
+    except OSError as exc:
+        raise UsageError(f"--executor {spec}: cannot reach the Dask scheduler ({exc})") from None
+    with client:
+        yield client
