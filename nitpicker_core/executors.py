@@ -12,7 +12,7 @@ import contextlib
 import logging
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -20,6 +20,7 @@ from nitpicker_core.errors import UsageError
 
 EXTRA_HINT = 'the dask executor needs Dask: pip install "nitpicker[dask]"'
 DEFAULT_LOCAL_WORKERS = 2
+WORKER_WAIT_SECONDS = 60.0  # a dask:// scheduler's first worker may still be starting
 _DASK_URL = re.compile(r"^dask://(?P<host>[^:/\s]+|\[[0-9a-fA-F:]+\]):(?P<port>\d{1,5})/?$")
 _DASK_LOCAL = re.compile(r"^dask-local(?::(?P<workers>\d+))?$")
 
@@ -110,4 +111,24 @@ def dask_client(spec: ExecutorSpec) -> Iterator[Any]:
     except OSError as exc:
         raise UsageError(f"--executor {spec}: cannot reach the Dask scheduler ({exc})") from None
     with client:
+        try:  # a scheduler without workers would take every task and never run one
+            client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
+        except TimeoutError:
+            raise UsageError(f"--executor {spec}: the Dask scheduler has no workers") from None
+        yield client
+
+
+@contextlib.contextmanager
+def executor_client(spec: ExecutorSpec, say: Callable[[str], None] | None = None) -> Iterator[Any]:
+    """``dask_client(spec)`` for a Dask executor, None for ``local``; ``say`` tells what starts."""
+    if not spec.distributed:
+        yield None
+        return
+    if say is not None:
+        say(
+            f"starting a Dask cluster of {spec.workers} worker processes on 127.0.0.1"
+            if spec.kind == "dask-local"
+            else f"connecting to the Dask scheduler {spec}"
+        )
+    with dask_client(spec) as client:
         yield client

@@ -67,6 +67,7 @@ def crawl_options(f: Any) -> Any:
         click.option("-o", "--output", type=click.Path(path_type=Path), help="Archive to write (default: <host>-<timestamp>.nitpicker)."),
         click.option("--interval", type=click.IntRange(0), metavar="MS", default=0, show_default=True, help="Milliseconds to wait before each request, per worker."),
         click.option("--parallels", type=click.IntRange(1, 64), default=2, show_default=True, help="Pages rendered at the same time (one browser tab each)."),
+        click.option("--executor", default="local", show_default=True, metavar="WHERE", help="Where pages render: local (this machine's Chromium), dask-local[:N] (a Dask cluster of N worker processes here, default 2) or dask://HOST:PORT (a Dask scheduler); Dask needs pip install \"nitpicker[dask]\"."),
         click.option("--retry", type=click.IntRange(1, 10), metavar="N", default=3, show_default=True, help="Attempts per URL."),
         click.option("--single", is_flag=True, help="Render only the given URL; its links are checked (metadata only), not crawled."),
         click.option("--no-recursive", "no_recursive", is_flag=True, help="Do not follow internal links; check them (metadata only)."),
@@ -295,9 +296,11 @@ def register_commands(cli: click.Group, pm: Any) -> None:
         from nitpicker_core.crawler.engine import Crawler
         from nitpicker_core.crawler.options import default_output
         from nitpicker_core.crawler.stopping import StopSignals
+        from nitpicker_core.executors import executor_client, parse_executor
 
         app = get_app()
         app.adopt_verbosity(kw.pop("verbose_here"), kw.pop("silent_here"))
+        executor = parse_executor(kw.pop("executor"))  # a bad value is one line, before anything starts
         with StopSignals() as stop:  # from here on a signal stops the crawl cleanly, whatever phase it is in
             app.config()
             mode, output = _mode(kw)
@@ -315,12 +318,14 @@ def register_commands(cli: click.Group, pm: Any) -> None:
             output = _with_suffix(output)
             # before the browser starts: an archive that cannot be written is one line, and nothing is made
             check_file_destination(output, output.name)
-            progress = Progress(options.parallels, silent=app.silent)
-            crawler = Crawler(app.pm, options, output, mode=mode, list_urls=list_urls, inventory=inventory,
-                              progress=progress.update, stop=stop, stop_message=_say, revalidate=not kw["full"])
-            progress.watch(crawler.queue.counts)
-            with progress, progress.errors_counted(app.pm):
-                stats = asyncio.run(crawler.run())
+            with executor_client(executor, app.info) as client:
+                progress = Progress(options.parallels, silent=app.silent)
+                crawler = Crawler(app.pm, options, output, mode=mode, list_urls=list_urls, inventory=inventory,
+                                  progress=progress.update, stop=stop, stop_message=_say, revalidate=not kw["full"],
+                                  executor=client)
+                progress.watch(crawler.queue.counts)
+                with progress, progress.errors_counted(app.pm):
+                    stats = asyncio.run(crawler.run())
         human = for_people(kw["as_json"])
         if not human:
             app.info(f"{stats.status}{_limited(stats)}: {stats.pages} URLs ({stats.rendered} rendered, "

@@ -19,7 +19,8 @@ from . import digest
 
 # Set NITPICKER_AGGREGATES=0 to make readers ignore stored aggregates (tests compare both paths with it).
 ENV_SWITCH = "NITPICKER_AGGREGATES"
-AGGREGATE_VERSION = 4
+# 5: the security header totals count Referrer-Policy and Permissions-Policy too
+AGGREGATE_VERSION = 5
 
 # "Page" semantics. Strict: rendered HTML. Loose (user-facing lists): strict plus rows without a content
 # type that are not redirects, i.e. fetch failures and skipped URLs.

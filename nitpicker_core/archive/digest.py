@@ -65,16 +65,30 @@ FILL_FIELDS = (
 # Internal HTML pages (strict) of the commit bound as the first parameter.
 HTML_PAGES = f"FROM {PAGES_OF_COMMIT} WHERE cp.commit_id = ? AND ps.is_external = 0 AND {STRICT}"
 
+# The headers an auditor looks for, by the key the `headers` query answers them under (the crawl checks
+# `missing-*` report each one too).
 SECURITY_HEADERS = {
     "csp": "content-security-policy",
     "x_frame_options": "x-frame-options",
     "x_content_type_options": "x-content-type-options",
     "hsts": "strict-transport-security",
+    "referrer_policy": "referrer-policy",
+    "permissions_policy": "permissions-policy",
 }
-HAS_HEADER = {
-    key: f"(json_extract(ps.headers, '$.\"{header}\"') IS NOT NULL)"
-    for key, header in SECURITY_HEADERS.items()
-}
+
+
+def _sent(header: str) -> str:
+    # An empty value is no header at all to a browser (and to the checks).
+    return f"(trim(coalesce(json_extract(ps.headers, '$.\"{header}\"'), '')) != '')"
+
+
+HAS_HEADER = {key: _sent(header) for key, header in SECURITY_HEADERS.items()}
+# CSP frame-ancestors supersedes X-Frame-Options in every current browser, as the missing-x-frame-options
+# check counts it.
+HAS_HEADER["x_frame_options"] = (
+    f"({_sent('x-frame-options')} OR instr(lower(coalesce(json_extract(ps.headers, "
+    "'$.\"content-security-policy\"'), '')), 'frame-ancestors') > 0)"
+)
 
 # One row per mismatch kind: the page's own value next to the one its metadata declares, where the declared
 # value is present and differs. Driven by the URL index (commit bound once), so URL-sorted pages stream.

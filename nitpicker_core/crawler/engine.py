@@ -75,8 +75,10 @@ class Crawler(ResultsMixin):
         stop: StopSignals | None = None,
         stop_message: Any = None,
         revalidate: bool = True,
+        executor: Any = None,
     ) -> None:
         self.pm, self.options, self.output = pm, options, output
+        self._executor = executor  # a connected distributed.Client: pages render on its workers
         self.list_urls = list_urls
         self.inventory = inventory
         self.progress = progress
@@ -133,6 +135,7 @@ class Crawler(ResultsMixin):
         self._browser_lock = asyncio.Lock()
         self._tabs: asyncio.Queue[int] = asyncio.Queue()  # free tab numbers: --parallels pages render at once
         self._browser_started = False
+        self._remote: Any = None  # the DaskRenderer standing for the browser when an executor is given
 
     # -- lifecycle -------------------------------------------------------------------------------------
     async def run(self) -> CrawlStats:
@@ -156,8 +159,14 @@ class Crawler(ResultsMixin):
                 stop.remove()
             raise
         self.sink = EventSink(self.pm, self.crawl, self._sink(), clock=self.clock)
-        host = (self._browser_factory or BrowserHost)()
+        if self._executor is not None:
+            from nitpicker_core.crawler.remote import DaskRenderer
+
+            self._remote = DaskRenderer(self._executor, self.pm, self.crawl, self.options, self.scope)
+            self._remote.on_lost = self._cluster_lost
+        host = self._remote or (self._browser_factory or BrowserHost)()
         self._host = host
+
         stop.on_second(self._kill_browser)
         self.slots = PageSlots(host, self.options.user_agent)
         try:
@@ -355,6 +364,14 @@ class Crawler(ResultsMixin):
             self.fetcher.abort()
         self.policy.abort()
 
+    def _cluster_lost(self, why: str) -> None:
+        """The Dask cluster went away: like a stop request, minus the grace (nothing is left to render)."""
+        if not self._stopping and self.stop_message:
+            self.stop_message(
+                f"the Dask cluster is gone ({why}); the crawl is resumable: {self.resume_command}"
+            )
+        self._stopping = True
+
     def _kill_browser(self) -> None:
         """Second stop request: the process ends now, so its Chromium must not outlive it."""
         kill_now = getattr(self._host, "kill_now", None)  # a test's browser factory may have none
@@ -521,47 +538,36 @@ class Crawler(ResultsMixin):
             self._tabs.put_nowait(tab)
 
     async def _render_in(self, worker: int, item: QueueItem, pre: FetchResult, light: bool) -> bool:
-        from nitpicker_core.crawler.results import mark_blocked
+        from nitpicker_core.crawler.render import RenderFailure, render_page
+        from nitpicker_core.crawler.results import declined_by_browser, mark_blocked
 
         url = item.url
         render_started = time.perf_counter()
-        page = await self.slots.acquire(worker, None if item.external else self._credentials(url))
-        healthy = False
-        try:
-            await self.policy.route_headers(page)
-            for result in self.pm.hook.crawl_before_navigate(page=page, url=url, crawl=self.crawl):
-                if asyncio.iscoroutine(result):
-                    await result
-            scraped = self.pm.hook.crawl_scrape(
-                url=url, page=page, crawl=self.crawl, render="light" if light else "full"
+        credentials = None if item.external else self._credentials(url)
+        timeout = self.options.page_timeout * 3
+        if self._remote is not None:  # a Dask worker's Chromium renders it; the rest stays here
+            scraped = await self._remote.render(url, light=light, credentials=credentials, timeout=timeout)
+        else:
+            scraped = await render_page(
+                self.pm,
+                self.crawl,
+                self.slots,
+                worker,
+                url,
+                light=light,
+                credentials=credentials,
+                timeout=timeout,
+                route=self.policy.route_headers,
             )
-            if asyncio.iscoroutine(scraped):
-                scraped = await asyncio.wait_for(scraped, timeout=self.options.page_timeout * 3)
-            healthy = True
-        except TimeoutError:
-            self._error(
-                item,
-                "timeout",
-                f"rendering {url} took longer than {self.options.page_timeout * 3:.0f} s",
-                "render",
-            )
-            return False
-        except Exception as exc:
-            from nitpicker_core.crawler.errors import classify
-            from nitpicker_core.crawler.results import declined_by_browser
-
-            message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            if not self._stopping and declined_by_browser(pre, message):
+        if isinstance(scraped, RenderFailure):
+            if not scraped.timed_out and not self._stopping and declined_by_browser(pre, scraped.message):
                 # The server answered the preflight and the browser would not show it: that answer is the
                 # fact to record, and what the browser said a page error on it, not a crawl failure
-                self._record(
-                    await self._answered(item, pre, pre.content_type in HTML_TYPES, browser_said=message)
-                )
+                html_like = pre.content_type in HTML_TYPES
+                self._record(await self._answered(item, pre, html_like, browser_said=scraped.message))
                 return False
-            self._error(item, classify(exc), message, "render")
+            self._error(item, scraped.kind, scraped.message, "render")
             return False
-        finally:
-            await self.slots.release(worker, healthy)
         if scraped is None:
             self._error(item, "unknown", "no plugin scraped this URL", "render")
             return False

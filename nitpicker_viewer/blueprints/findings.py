@@ -8,6 +8,7 @@ from typing import Any
 from flask import Blueprint
 
 from nitpicker_core import PRIORITIES, MenuLink, hookimpl, priority_of
+from nitpicker_core.archive import digest
 from nitpicker_viewer.app import render
 from nitpicker_viewer.pickers import picker
 from nitpicker_viewer.tables import Col, Filter, paged_table
@@ -87,7 +88,7 @@ def mismatches() -> str:
 
 
 # The `headers` query's columns (its `headers` answer maps each to the header's name), in its order.
-SECURITY_HEADERS = ("csp", "x_frame_options", "x_content_type_options", "hsts")
+SECURITY_HEADERS = tuple(digest.SECURITY_HEADERS)
 
 
 @findings.get("/security-headers")

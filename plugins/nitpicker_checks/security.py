@@ -82,6 +82,10 @@ CHECKS = [
     _header_check("referrer-policy", "low", 84,
                   "full URLs, query strings included, leak to other sites in the Referer header.",
                   "strict-origin-when-cross-origin (or stricter)"),
+    _header_check("permissions-policy", "low", 84,
+                  "nothing stops an embedded frame or an injected script from asking for the camera, the "
+                  "microphone or the location.", "camera=(), microphone=(), geolocation=() (the features "
+                  "the site does not use)"),
     Check("mixed-content", "HTTPS pages loading HTTP resources", "security", "high",
           "HTTPS pages that loaded sub-resources over plain HTTP (the detail is the resource): browsers block "
           "them or mark the page not secure.", "Load every resource over HTTPS.",

@@ -164,7 +164,8 @@ QUERIES = [
     Query(
         "headers",
         "Security headers of internal HTML pages: whether each sends Content-Security-Policy, "
-        "X-Frame-Options, X-Content-Type-Options and Strict-Transport-Security, with totals per header.",
+        "X-Frame-Options (or CSP frame-ancestors), X-Content-Type-Options, Strict-Transport-Security, "
+        "Referrer-Policy and Permissions-Policy, with totals per header.",
         _headers,
         {"missing": {"type": "string", "enum": list(_SECURITY_HEADERS),
                      "description": "only pages without this header"},

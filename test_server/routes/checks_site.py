@@ -1,8 +1,8 @@
 """/checks-site/: a small site with one instance of each defect the built-in crawl checks find.
 
 Every page answers with the security headers (CSP, X-Frame-Options, X-Content-Type-Options,
-Referrer-Policy), its own description, a viewport, a lang and one h1, except where a page exists to lack
-one (/bare lacks the headers, the lang and the viewport).
+Referrer-Policy, Permissions-Policy), its own description, a viewport, a lang and one h1, except where a page
+exists to lack one (/bare lacks the headers, the lang and the viewport).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "same-origin",
+    "Permissions-Policy": "camera=()",
 }
 LONG_TITLE = "A title far longer than any search result shows, so it will be cut off in the listing"
 

@@ -59,6 +59,7 @@ EXPECTED: dict[str, set[tuple[str, str]]] = {
     "missing-x-frame-options": {("/checks-site/bare", "X-Frame-Options")},
     "missing-x-content-type-options": {("/checks-site/bare", "X-Content-Type-Options")},
     "missing-referrer-policy": {("/checks-site/bare", "Referrer-Policy")},
+    "missing-permissions-policy": {("/checks-site/bare", "Permissions-Policy")},
     "missing-strict-transport-security": set(),  # plain HTTP: browsers ignore HSTS there
     "mixed-content": set(),
 }
@@ -144,7 +145,7 @@ def test_the_checks_cover_the_issue_and_its_priorities() -> None:
     assert PRIORITIES.index(checks["external-link-blocked"].priority) > PRIORITIES.index(
         checks["external-link-broken"].priority)
     assert checks["image-alt-missing"].defect == "image-alt"
-    assert sum(1 for c in checks.values() if c.id.startswith("missing-") and c.category == "security") == 5
+    assert sum(1 for c in checks.values() if c.id.startswith("missing-") and c.category == "security") == 6
 
 
 SITE = "https://shop.test"

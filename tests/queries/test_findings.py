@@ -98,12 +98,12 @@ def test_headers(query, qsite, made):
     # test_server sends no security header at all
     assert totals["pages"] == crawled["total"] == len(crawled["items"]) > 30
     assert totals == {"pages": totals["pages"], "csp": 0, "x_frame_options": 0, "x_content_type_options": 0,
-                      "hsts": 0}
+                      "hsts": 0, "referrer_policy": 0, "permissions_policy": 0}
     assert qsite + "/meta/full" in {p["url"] for p in crawled["items"]}
     assert all(u.startswith(qsite) for u in (p["url"] for p in crawled["items"]))
     made_all = query("headers", archive=made)
     assert made_all["totals"] == {"pages": 5, "csp": 1, "x_frame_options": 2, "x_content_type_options": 1,
-                                  "hsts": 1}
+                                  "hsts": 1, "referrer_policy": 0, "permissions_policy": 0}
     home = made_all["items"][0]
     assert home["url"] == SITE + "/" and home["csp"] and home["hsts"]
     no_hsts = query("headers", "--missing", "hsts", archive=made)

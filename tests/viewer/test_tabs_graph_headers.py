@@ -35,9 +35,9 @@ def test_security_headers_view_counts_filters_and_marks_each_header(tclient):
     rows = _rows(html)
     assert len(rows) == 4, rows
     home = next(r for r in rows if f">{SITE}/<" in r)
-    assert home.count("h-yes") == 4 and "h-no" not in home
+    assert home.count("h-yes") == 6 and "h-no" not in home
     about = next(r for r in rows if f">{SITE}/about<" in r)
-    assert about.count("h-yes") == 1 and about.count("h-no") == 3
+    assert about.count("h-yes") == 1 and about.count("h-no") == 5
     # the cards: pages sending each header, and a link to those without it
     card = html.split('data-header="csp"', 1)[1].split("</li>", 1)[0]
     assert "2 / 4" in card and "2 pages without it" in card and "missing=csp" in card
