@@ -36,17 +36,31 @@ class PagesMixin(Store):
 
     # --- public API -----------------------------------------------------------------------------------
 
-    def put_page(self, commit_id: int, result: ScrapeResult, crawled_at: str | None = None) -> None:
-        self.put_pages(commit_id, [result], crawled_at)
+    def put_page(
+        self,
+        commit_id: int,
+        result: ScrapeResult,
+        crawled_at: str | None = None,
+        resources: Sequence[tuple[Resource, str | None]] = (),
+    ) -> None:
+        """Store one page, and the sub-resources seen while it rendered, in one transaction."""
+        self.put_pages(commit_id, [result], crawled_at, resources=resources)
 
     def put_pages(
-        self, commit_id: int, results: Iterable[ScrapeResult], crawled_at: str | None = None
+        self,
+        commit_id: int,
+        results: Iterable[ScrapeResult],
+        crawled_at: str | None = None,
+        *,
+        resources: Sequence[tuple[Resource, str | None]] = (),
     ) -> None:
-        """Store many pages in one transaction; later entries for the same URL win."""
+        """Store many pages (and ``resources``, as ``put_resources``) in one transaction; later entries win."""
         at = crawled_at or utc_now()
         batch = list(results)
         with self._db.atomic():
             self._changing(commit_id)
+            if resources:
+                self._resource_rows(commit_id, resources)
             for start in range(0, len(batch), ROW_CHUNK):
                 self._put_chunk(commit_id, batch[start : start + ROW_CHUNK], at)
         self._touch()
@@ -75,29 +89,33 @@ class PagesMixin(Store):
 
     def put_resources(self, commit_id: int, items: Iterable[tuple[Resource, str | None]]) -> None:
         pairs = list(items)
-        prepared = [(r, *prepare_resource(r)) for r, _ in pairs]
         with self._db.atomic():
             self._changing(commit_id)
-            ids = self._url_ids([r.url for r, _ in pairs] + [ref for _, ref in pairs if ref])
-            self._conn.executemany(
-                "INSERT OR IGNORE INTO resource_state (hash, url_id, status, status_text, content_type, "
-                "content_length, compression, cdn, headers, is_external) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                [(h, ids[r.url], *values) for r, h, values in prepared],
-            )
-            state_ids = self._lookup(
-                "SELECT hash, id FROM resource_state WHERE hash IN ({marks})", {h for _, h, _ in prepared}
-            )
-            self._conn.executemany(
-                "INSERT INTO commit_resource (commit_id, url_id, state_id) VALUES (?, ?, ?) "
-                "ON CONFLICT (commit_id, url_id) DO UPDATE SET state_id = excluded.state_id",
-                [(commit_id, ids[r.url], state_ids[h]) for r, h, _ in prepared],
-            )
-            self._conn.executemany(
-                "INSERT OR IGNORE INTO commit_resource_referrer (commit_id, resource_url_id, page_url_id) "
-                "VALUES (?, ?, ?)",
-                [(commit_id, ids[r.url], ids[ref]) for r, ref in pairs if ref],
-            )
+            self._resource_rows(commit_id, pairs)
         self._touch()
+
+    def _resource_rows(self, commit_id: int, pairs: Sequence[tuple[Resource, str | None]]) -> None:
+        """The rows of ``pairs`` (resource, referrer), inside the caller's transaction; later ones win."""
+        prepared = [(r, *prepare_resource(r)) for r, _ in pairs]
+        ids = self._url_ids([r.url for r, _ in pairs] + [ref for _, ref in pairs if ref])
+        self._conn.executemany(
+            "INSERT OR IGNORE INTO resource_state (hash, url_id, status, status_text, content_type, "
+            "content_length, compression, cdn, headers, is_external) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            [(h, ids[r.url], *values) for r, h, values in prepared],
+        )
+        state_ids = self._lookup(
+            "SELECT hash, id FROM resource_state WHERE hash IN ({marks})", {h for _, h, _ in prepared}
+        )
+        self._conn.executemany(
+            "INSERT INTO commit_resource (commit_id, url_id, state_id) VALUES (?, ?, ?) "
+            "ON CONFLICT (commit_id, url_id) DO UPDATE SET state_id = excluded.state_id",
+            [(commit_id, ids[r.url], state_ids[h]) for r, h, _ in prepared],
+        )
+        self._conn.executemany(
+            "INSERT OR IGNORE INTO commit_resource_referrer (commit_id, resource_url_id, page_url_id) "
+            "VALUES (?, ?, ?)",
+            [(commit_id, ids[r.url], ids[ref]) for r, ref in pairs if ref],
+        )
 
     def put_crawl_error(self, commit_id: int, error: CrawlErrorRecord, at: str | None = None) -> None:
         with self._db.atomic():

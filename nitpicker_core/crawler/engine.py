@@ -34,6 +34,8 @@ STOP_GRACE_SECONDS = 5.0  # in-flight pages after the first stop request; then t
 # URLs an update revalidates at once: a conditional request costs the server a stat, not a render, so more
 # are in flight than there are tabs (rendering stays at --parallels); none extra when --interval spaces them
 REVALIDATING_WORKERS = 8
+# Workers per tab: the extra one preflights (policy, skip hooks, HEAD/GET) the next URL while the tab renders
+PREFLIGHT_AHEAD = 2
 
 
 @dataclass
@@ -185,9 +187,7 @@ class Crawler(ResultsMixin):
             count = max(1, self.options.parallels)
             for tab in range(count):
                 self._tabs.put_nowait(tab)
-            if self.revalidation.validators and not self.options.interval:
-                count = max(count, REVALIDATING_WORKERS)
-            workers = [asyncio.create_task(self._worker(i)) for i in range(count)]
+            workers = [asyncio.create_task(self._worker(i)) for i in range(self._worker_count(count))]
             await asyncio.gather(*workers)
         except asyncio.CancelledError:
             self._stopping = True
@@ -388,6 +388,18 @@ class Crawler(ResultsMixin):
         return resume_hint(self.output, needs_secrets=secrets)
 
     # -- workers ---------------------------------------------------------------------------------------
+    def _worker_count(self, tabs: int) -> int:
+        """Workers for ``tabs`` tabs: one more per tab preflights the next URL while the tabs render.
+
+        A worker checks, preflights and then waits for a free tab (``_render``), so the extra ones overlap
+        the preflight with rendering; with ``--interval`` there are none, so requests stay spaced.
+        """
+        if self.options.interval:
+            return tabs
+        if self.revalidation.validators:
+            return max(tabs * PREFLIGHT_AHEAD, REVALIDATING_WORKERS)
+        return tabs * PREFLIGHT_AHEAD
+
     async def _worker(self, index: int) -> None:
         while not self._stopping:
             item = self.queue.pop()

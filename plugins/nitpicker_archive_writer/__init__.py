@@ -30,23 +30,35 @@ class FileSink:
     def __init__(self, writer: ArchiveWriter, commit: int, *, base: int | None = None) -> None:
         self.writer, self._commit = writer, commit
         self._base = base  # the commit an update is made from: its unchanged pages are taken over
+        # A page's sub-resources arrive before the page itself: they are kept here and stored in the page's
+        # transaction (one commit per page, not one per resource); any other call stores them first
+        self._resources: list[tuple[Resource, str | None]] = []
 
     @property
     def commit(self) -> int:
         return self._commit
 
+    def _flush(self) -> None:
+        if self._resources:
+            pending, self._resources = self._resources, []
+            self.writer.put_resources(self._commit, pending)
+
     def done_urls(self) -> Mapping[str, bool]:
+        self._flush()
         return self.writer.commit_urls(self._commit)
 
     def failed_urls(self) -> Mapping[str, str]:
+        self._flush()
         return self.writer.failed_urls(self._commit)
 
     def pending_urls(self) -> Iterable[str]:
+        self._flush()
         return self.writer.pending_urls(self._commit)
 
     def link_graph(self) -> LinkGraph:
         links: dict[str, list[str]] = {}
         redirects: dict[str, str] = {}
+        self._flush()
         # the live working directory, read-only: the .nitpicker file may lag behind it after a kill
         with ArchiveReader(stub_path(self.writer.target)) as reader:
             for page in reader.pages(self._commit, scraped=True):
@@ -61,30 +73,37 @@ class FileSink:
     def put_unchanged(self, url: str) -> list[str] | None:
         if self._base is None:
             return None
+        self._flush()
         return self.writer.put_unchanged(self._commit, self._base, url, at=_now())
 
     def put_page(self, result: ScrapeResult) -> None:
-        self.writer.put_page(self._commit, result, crawled_at=_now())
+        pending, self._resources = self._resources, []
+        self.writer.put_page(self._commit, result, crawled_at=_now(), resources=pending)
 
     def put_skipped(self, url: str, reason: str, *, is_external: bool) -> None:
+        self._flush()
         self.writer.put_skipped(self._commit, url, reason, is_external=is_external)
 
     def put_resource(self, resource: Resource, referrer_url: str) -> None:
-        self.writer.put_resource(self._commit, resource, referrer_url)
+        self._resources.append((resource, referrer_url))
 
     def put_crawl_error(self, error: CrawlErrorRecord) -> None:
+        self._flush()
         self.writer.put_crawl_error(self._commit, error)
 
     def put_inventory_run(self, digest: str, counts: Mapping[str, int]) -> None:
+        self._flush()
         self.writer.add_inventory_run(self._commit, digest, dict(counts))
 
     def commit_stats(self) -> Mapping[str, Any]:
+        self._flush()
         return self.writer.commit_stats(self._commit)
 
     def finish(self, status: str, stats: Mapping[str, Any]) -> None:
         """Close the commit, write the archive file, and drop the working directory once it is safe."""
         if self.writer.closed:
             return
+        self._flush()
         self.writer.finish_commit(self._commit, status, stats)
         self.writer.write()
         self.writer.close(remove_stub=status == "complete")
