@@ -93,6 +93,10 @@ def register_commands(cli: click.Group, pm: Any) -> None:
     @click.option("--commit", default=None, help="Commit id to analyze (default: HEAD).")
     @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
                   help="Time limit of one each_page call for every analyzer (default: each analyzer's own, 60 s).")
+    @click.option("--executor", default="local", show_default=True, metavar="WHERE",
+                  help="Where each_page runs: local (this machine's worker processes), dask-local[:N] (a Dask "
+                       "cluster of N worker processes here, default 2) or dask://HOST:PORT (a Dask scheduler); "
+                       "Dask needs pip install \"nitpicker[dask]\".")
     @click.option("--no-cache", is_flag=True,
                   help="Recompute every page instead of reusing results stored for the same HTML, analyzer "
                        "version and settings.")
@@ -102,15 +106,19 @@ def register_commands(cli: click.Group, pm: Any) -> None:
     @json_option
     @setting_options(pm)
     def analyze(archive: Path, all_: bool, plugins: tuple[str, ...], commit: str | None, timeout: float | None,
-                no_cache: bool, verbose_here: bool, silent_here: bool, as_json: bool, **kwargs: Any) -> None:
+                executor: str, no_cache: bool, verbose_here: bool, silent_here: bool, as_json: bool,
+                **kwargs: Any) -> None:
         """Run analyzers over ARCHIVE and store tables, violations and errors with the commit.
 
         Ends with a short summary on a terminal, JSON with --json or when piped; exits 1 when an analyzer
         failed on every page it was given. With --verbose, each analyzer error (analyzer, URL, message and
         traceback) is printed to stderr.
         """
+        from nitpicker_core.executors import executor_client, parse_executor
+
         app = get_app()
         app.adopt_verbosity(verbose_here, silent_here)
+        where = parse_executor(executor)  # a bad value is one line, before anything starts
         config = app.config(list_flags(setting_flags(kwargs, app.pm)))
         before = unavailable(app.pm)
         registry = analyzer_registry(app.pm)
@@ -132,10 +140,15 @@ def register_commands(cli: click.Group, pm: Any) -> None:
         if interactive:
             names = choose_interactively(registry, default_names(registry))
         from nitpicker_cli.progress import AnalyzeProgress
+        from nitpicker_core.analyze.dask_pool import ClusterLost
 
-        with AnalyzeProgress(app.silent) as progress:
-            run = run_analyzers(app.pm, config, archive, names or None, commit, progress.update, timeout,
-                                use_cache=not no_cache)
+        try:
+            with executor_client(where, app.info) as client, AnalyzeProgress(app.silent) as progress:
+                run = run_analyzers(app.pm, config, archive, names or None, commit, progress.update, timeout,
+                                    use_cache=not no_cache, executor=client)
+        except ClusterLost as exc:  # interrupted, as on Ctrl-C: what was recorded stays for the next run
+            app.warn(f"{exc.reason}; run the same command again to finish (pages done are kept)")
+            raise
         summary = run.summary()
         human = for_people(as_json)
         if not human:

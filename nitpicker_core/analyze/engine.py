@@ -10,6 +10,7 @@ the rendered DOM, and the page says which (``PageInput.html_kind``).
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import traceback
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from nitpicker_core.analyze import pool
+from nitpicker_core.analyze import dask_pool, pool
 from nitpicker_core.archive import ArchiveWriter, open_archive
 from nitpicker_core.archive.analysis import cache_key
 from nitpicker_core.archive.hashing import canonical_json
@@ -90,7 +91,7 @@ class AnalyzerSummary:
     violations: int = 0
     errors: int = 0
     timeouts: int = 0
-    mode: str = "none"  # how each_page ran: "pool", "serial", or "none" (no page needed it)
+    mode: str = "none"  # how each_page ran: "pool", "dask", "serial", or "none" (no page needed it)
     skipped: int = 0
     reads: str = "rendered"
     source_missing: int = 0
@@ -173,12 +174,13 @@ def run_analyze(
     progress: ProgressCallback | None = None,
     timeout: float | None = None,
     use_cache: bool = True,
+    executor: Any = None,
 ) -> dict[str, Any]:
     """Analyze ``commit`` (HEAD by default) of ``archive`` with ``names`` (default: every analyzer).
 
     Returns ``{"pages", "violations", "errors": {analyzer: count}}``; ``analyze`` returns the whole run.
     """
-    return analyze(pm, config, archive, names, commit, progress, timeout, use_cache).stats
+    return analyze(pm, config, archive, names, commit, progress, timeout, use_cache, executor).stats
 
 
 def analyze(
@@ -190,11 +192,15 @@ def analyze(
     progress: ProgressCallback | None = None,
     timeout: float | None = None,
     use_cache: bool = True,
+    executor: Any = None,
 ) -> AnalyzeRun:
     """Like ``run_analyze`` but returns the AnalyzeRun (with per-analyzer summaries).
 
     ``use_cache=False`` recomputes every page (earlier results of the commit are replaced; fresh results
-    still go into the cache for later runs).
+    still go into the cache for later runs). ``executor`` (``dask_pool.connect``): None or ``"local"`` for
+    this machine's pools, an ``ExecutorSpec`` or its text, or a connected ``distributed.Client``, for
+    each_page on Dask workers (``stats["executor"]`` then says which and how workers got the HTML); a
+    cluster that goes away raises ``dask_pool.ClusterLost`` (a KeyboardInterrupt: the run is interrupted).
     """
     registry = analyzer_registry(pm)
     selected = check_settings(pm, config, names)  # unknown names, bad settings: before anything is written
@@ -202,22 +208,27 @@ def analyze(
         raise UsageError(f"timeout must be a positive number of seconds, got {timeout:g}")
     with open_archive(Path(archive)) as original:  # a commit the archive lacks: before the stub is made
         resolved = original.resolve(commit)
-    writer = ArchiveWriter.open(Path(archive))
-    ok = False
-    try:
-        with open_archive(writer.stub) as reader:
-            run = AnalyzeRun(Path(archive), resolved, list(selected))
-            pm.hook.analyze_started(run=run)
-            for name in selected:
-                _AnalyzerJob(
-                    pm, config, registry, name, reader, writer, run, progress, timeout, use_cache
-                ).run()
-        pm.hook.analyze_finished(run=run, summary=run.stats)
-        writer.write()
-        ok = True
-        return run
-    finally:
-        writer.close(remove_stub=ok)
+    with dask_pool.connect(executor) as cluster:  # a cluster that cannot start: before the stub is made
+        writer = ArchiveWriter.open(Path(archive))
+        ok = False
+        try:
+            with open_archive(writer.stub) as reader:
+                run = AnalyzeRun(Path(archive), resolved, list(selected))
+                if cluster is not None:
+                    run.stats["executor"] = cluster.stats
+                pm.hook.analyze_started(run=run)
+                for name in selected:
+                    job = _AnalyzerJob(
+                        pm, config, registry, name, reader, writer, run, progress, timeout, use_cache
+                    )
+                    job.cluster = cluster
+                    job.run()
+            pm.hook.analyze_finished(run=run, summary=run.stats)
+            writer.write()
+            ok = True
+            return run
+        finally:
+            writer.close(remove_stub=ok)
 
 
 class _AnalyzerJob:
@@ -257,6 +268,7 @@ class _AnalyzerJob:
         self.progress = progress
         self.use_cache = use_cache
         self.summary = run.summaries.setdefault(name, AnalyzerSummary())
+        self.cluster: dask_pool.Cluster | None = None  # each_page on Dask workers when set
         self.summary.reads = self.reads
         self.done_count = 0
         self.total = 0
@@ -467,6 +479,11 @@ class _AnalyzerJob:
             str(self.writer.stub),
             {k: v for k, v in os.environ.items() if k.startswith("NITPICKER_")},
         )
+        if self.cluster is not None:
+            self.summary.mode = "dask"
+            blob = functools.partial(dask_pool.stored_blob, self.reader)
+            yield from self.cluster.run(spec, self.timeout, blob, _chain(first, tasks))
+            return
         size = pool.pool_size(self.analyzer, self.total)
         pages_per_worker = getattr(self.analyzer, "pages_per_worker", pool.DEFAULT_PAGES_PER_WORKER)
         workers = pool.WorkerPool(spec, size, self.timeout, pages_per_worker)
