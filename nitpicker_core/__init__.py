@@ -34,6 +34,7 @@ from nitpicker_core.records import (
     PageError,
     Resource,
     ScrapeResult,
+    Screenshot,
     Tag,
 )
 from nitpicker_core.registries import check_registry
@@ -105,6 +106,7 @@ __all__ = [
     "Resource",
     "Rule",
     "ScrapeResult",
+    "Screenshot",
     "Setting",
     "Sheet",
     "Tag",

@@ -136,6 +136,23 @@ class Resource:
 
 
 @dataclass
+class Screenshot:
+    """The rendered page as an image (``crawl --screenshots``): the top of the page at full size and a thumbnail.
+
+    ``image`` and ``thumbnail`` are encoded image bytes of ``media_type`` (plain bytes: a result crosses
+    process boundaries); ``width`` × ``height`` and ``thumb_width`` × ``thumb_height`` are their pixels.
+    """
+
+    image: bytes
+    width: int
+    height: int
+    thumbnail: bytes
+    thumb_width: int
+    thumb_height: int
+    media_type: str = "image/jpeg"
+
+
+@dataclass
 class ScrapeResult:
     """Everything the crawler learned about one URL (page or not, internal or external).
 
@@ -170,6 +187,8 @@ class ScrapeResult:
     errors: list[PageError] = field(default_factory=list)
     # Responses seen on the network while rendering; the crawler hands each to crawl_resource_received.
     received: list[Resource] = field(default_factory=list)
+    # The rendered page as an image, when the crawl takes screenshots (None otherwise).
+    screenshot: Screenshot | None = None
 
 
 @dataclass

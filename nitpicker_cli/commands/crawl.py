@@ -83,6 +83,7 @@ def crawl_options(f: Any) -> Any:
         click.option("--user-agent", default=None, metavar="UA", help="User agent (default: Nitpicker/<version>)."),
         click.option("--ignore-robots", is_flag=True, help="Do not honour robots.txt."),
         click.option("--no-image", "no_image", is_flag=True, help="Do not capture images per device preset."),
+        click.option("--screenshots", is_flag=True, help="Keep a screenshot of every rendered page (JPEG, 1280 px wide, at most 8000 px high) and a thumbnail in the archive."),
         click.option("--image-file-size-threshold", type=click.IntRange(0), metavar="BYTES", default=0, help="Images larger than this many bytes are flagged."),
         click.option("--header", "headers", multiple=True, metavar="NAME:VALUE", help="NAME:VALUE sent to in-scope URLs only; never stored (repeatable)."),
         click.option("--strict", is_flag=True, help="Exit 1 instead of 2 when only external links failed."),
@@ -132,6 +133,7 @@ def build_options(urls: tuple[str, ...], kw: dict[str, Any]) -> Any:
         **_limits(kw),
         user_agent=kw["user_agent"] or f"Nitpicker/{__version__}", ignore_robots=kw["ignore_robots"],
         image=not kw["no_image"], image_file_size_threshold=kw["image_file_size_threshold"],
+        screenshots=kw["screenshots"],
         headers=_headers(kw["headers"]), single=kw["single"], strict=kw["strict"],
     ), ([_check_url(u) for u in listed] if listed else None)
 
@@ -180,6 +182,8 @@ def _continued_options(archive: Path, mode: str, urls: tuple[str, ...], kw: dict
     values.update(parallels=kw["parallels"], interval=kw["interval"], headers=_headers(kw["headers"]))
     # limits given now apply to this run into the archive (say, a wider --max-pages to go on)
     values.update({k: kw[k] for k in ("max_pages", "max_depth") if kw.get(k) is not None})
+    if kw.get("screenshots"):  # given now, screenshots are taken from this run on (never turned off by omission)
+        values["screenshots"] = True
     options = CrawlOptions(**values)
     list_urls = None
     if mode == "inventory":

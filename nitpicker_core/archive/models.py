@@ -325,6 +325,28 @@ class AnalysisCache(_Base):
         without_rowid = True
 
 
+class ScreenshotBlob(_Base):
+    """An image by its content hash (``crawl --screenshots``): stored as sent, JPEG needs no more compression."""
+
+    sha256 = pw.TextField(primary_key=True)
+    media_type = pw.TextField()
+    width = pw.IntegerField()
+    height = pw.IntegerField()
+    size = pw.IntegerField()
+    data = pw.BlobField()
+
+    class Meta:
+        without_rowid = True
+
+
+class PageScreenshot(_Base):
+    """A page state's screenshot and thumbnail (both in screenshot_blob); an unchanged page keeps its state's."""
+
+    state = pw.ForeignKeyField(PageState, column_name="state_id", on_delete="CASCADE", primary_key=True)
+    sha256 = pw.TextField()
+    thumb_sha256 = pw.TextField()
+
+
 MODELS: tuple[type[pw.Model], ...] = (
     Info,
     Ref,
@@ -351,6 +373,8 @@ MODELS: tuple[type[pw.Model], ...] = (
     AnalyzerRun,
     AnalyzerDone,
     AnalysisCache,
+    ScreenshotBlob,
+    PageScreenshot,
 )
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from nitpicker_core.records import CrawlErrorRecord, Resource, ScrapeResult
 
+from . import screenshots
 from .hashing import to_json
 from .models import PAGE_STATE_COLUMNS
 from .prepare import REDIRECT_AT, PreparedPage, placeholder, prepare_page, prepare_resource
@@ -230,6 +231,10 @@ class PagesMixin(Store):
     def _put_chunk(self, commit_id: int, results: Sequence[ScrapeResult], at: str) -> None:
         prepared = self._prepare_all(commit_id, results)
         state_ids = self._store_states(prepared)
+        shots = [
+            (state_ids[p.hash], r.screenshot) for p, r in zip(prepared, results, strict=True) if r.screenshot
+        ]
+        screenshots.store(self._conn, shots)
         ids = self._url_cache
         first = self._order_start(commit_id, len(prepared))
         self._conn.executemany(

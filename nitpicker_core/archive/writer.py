@@ -15,7 +15,7 @@ import peewee as pw
 from nitpicker_core.errors import ArchiveError, NitpickerError
 from nitpicker_core.writable import check_file_destination
 
-from . import aggregates, counts, files, findings_store, manifest
+from . import aggregates, counts, files, findings_store, manifest, screenshots
 from .analysis import AnalysisMixin
 from .hashing import to_json
 from .lock import StubLock
@@ -364,6 +364,7 @@ class ArchiveWriter(RevalidateMixin, AnalysisMixin, RecoveryMixin, PruneMixin):
                 "UNION SELECT source_sha256 FROM page_state WHERE source_sha256 IS NOT NULL)"
             ).rowcount
             counts["finding_sets"] = findings_store.gc(conn)
+            counts["screenshots"] = screenshots.gc(conn)
         # cached analyzer results of HTML that no page state holds any more can never be reused
         counts["analysis_cache"] = self.gc_analysis_cache()
         if vacuum:

@@ -36,6 +36,7 @@ class CrawlOptions:
     image: bool = True
     image_file_size_threshold: int = 0
     image_presets: list[str] = field(default_factory=lambda: list(IMAGE_PRESETS))
+    screenshots: bool = False  # a JPEG of each rendered page and a thumbnail, stored by content hash
     headers: dict[str, str] = field(default_factory=dict)
     single: bool = False
     strict: bool = False
@@ -56,6 +57,7 @@ class CrawlOptions:
             "user_agent": self.user_agent,
             "image": self.image,
             "image_presets": list(self.image_presets),
+            "screenshots": self.screenshots,
             "timeouts": {**SCRAPE_TIMEOUTS, "navigation": self.page_timeout},
         }
 

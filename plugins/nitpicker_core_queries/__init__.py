@@ -18,11 +18,12 @@ from . import (
     lookup,
     pages,
     resources,
+    screenshots,
     tags,
 )
 
 MODULES = (archive_info, history, issues, pages, links, resources, findings, analyzer_errors, tags, headings,
-           analysis, lookup)
+           analysis, lookup, screenshots)
 
 
 @hookimpl

@@ -16,6 +16,7 @@ from nitpicker_core.archive import aggregates, digest
 
 from .analysis import page_analysis
 from .common import PAGES_OF_COMMIT, PAGING, order_by, paged, sorting, status_class_param, status_class_sql
+from .screenshots import page_screenshot
 
 # "Page" semantics (strict: rendered HTML; loose: plus failures and skipped URLs), defined with the digests.
 STRICT = digest.STRICT
@@ -156,6 +157,7 @@ def _page_detail(archive: Any, commit: int, url: str, inbound_limit: int,
         "page_errors": archive.page_errors(url, commit), "images": counts[0],
         "resources": {"total": counts[1], "items": [flags(dict(r), ("is_external",)) for r in resources]},
         "tags": [dict(r) for r in tags], "analysis": page_analysis(archive, commit, ids["url_id"]),
+        "screenshot": page_screenshot(archive, ids["state_id"]),
     }
 
 
@@ -203,7 +205,9 @@ QUERIES = [
           "through redirects (grouped by referring page; the page's links to itself counted apart as "
           "`inbound.self_links`), redirect sources, skip reason, errors, the image count, "
           "the sub-resources the page loaded (with status, type and size as stored in the commit), its "
-          "technology tags and its analyzer cells (`analysis`: one entry per analyzer with `cells` and `notes`).",
+          "technology tags, its analyzer cells (`analysis`: one entry per analyzer with `cells` and `notes`) "
+          "and its `screenshot` (`crawl --screenshots`: hash, type, pixels and bytes of the image and its "
+          "`thumbnail`, each read with the `screenshot` query; null without one).",
           _page_detail, {**URL_PARAM,
                          "inbound_limit": {"type": "integer", "default": 1000, "minimum": 1,
                                            "description": "referring pages to list"},
