@@ -14,7 +14,8 @@ both sides alike:
 
 It prints pages/s (pages rendered ÷ wall time of the process, start-up included on both sides), each
 nitpicker run's ratio to the baseline, the peak RSS and PSS of the process tree (sampled from /proc every
-0.2 s), the CPU seconds of the tree, the load average, and where nitpicker's time went per page (the phases
+0.2 s), the CPU seconds of the tree (in all and per page: the work, whatever the machine's load), the load
+average, and where nitpicker's time went per page (the phases
 the crawl records in its commit's stats). Ratios only: no absolute timing is asserted anywhere.
 
     .venv/bin/python benchmarks/crawl_throughput.py --pages 300 --parallels 1,2,4
@@ -142,13 +143,13 @@ class Run:
         return self.pages / self.wall if self.wall else 0.0
 
 
-def measure(cmd: list[str], log: Path, run: Run) -> str:
+def measure(cmd: list[str], log: Path, run: Run, env: dict[str, str] | None = None) -> str:
     """Run ``cmd`` to its end, sampling its tree; returns its stdout."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     load = os.getloadavg()[0]
     with log.open("wb") as errors:
         start = time.monotonic()
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errors, cwd=ROOT)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errors, cwd=ROOT, env=env)
         sampler = TreeSampler(proc.pid)
         sampler.start()
         out, _ = proc.communicate()
@@ -178,16 +179,20 @@ def run_baseline(root: str, k: int, browser: str, work: Path, n: int) -> Run:
     return run
 
 
-def run_nitpicker(root: str, k: int, images: bool, work: Path) -> Run:
+def run_nitpicker(root: str, k: int, images: bool, work: Path, tree: Path | None = None) -> Run:
     name = f"{'img' if images else 'noimg'}-{k}"
     archive = work / f"{name}.nitpicker"
-    cmd = [str(ROOT / ".venv" / "bin" / "nitpicker"), "crawl", root, "-o", str(archive),
+    archive.unlink(missing_ok=True)  # a kept directory measured again: a new archive, not an update
+    cmd = [sys.executable, "-m", "nitpicker_cli.main", "crawl", root, "-o", str(archive),
            "--parallels", str(k), "--interval", "0"]
+    env = None
+    if tree is not None:  # the code of a snapshot (its packages and plugins first on the path), not the tree's
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tree), str(tree / "plugins")])}
     if not images:
         cmd.append("--no-image")
     run = Run("c images" if images else "b no-image", k)
     log = work / f"{name}.log"
-    measure(cmd, log, run)
+    measure(cmd, log, run, env)
     tail = log.read_text(errors="replace").strip().splitlines()
     if run.exit_code and tail:
         run.notes.append(f"exit {run.exit_code}; last line: {tail[-1][:300]}")
@@ -251,15 +256,16 @@ def baseline_rate(runs: list[Run], k: int) -> float:
 
 def print_table(runs: list[Run]) -> None:
     head = (f"{'run':<12}{'K':>3}{'pages':>7}{'200':>6}{'wall s':>9}{'inner s':>9}{'pages/s':>9}{'vs a':>7}"
-            f"{'peak RSS MiB':>14}{'peak PSS MiB':>14}{'procs':>7}{'cpu s':>8}{'load':>13}{'exit':>6}")
+            f"{'peak RSS MiB':>14}{'peak PSS MiB':>14}{'procs':>7}{'cpu s':>8}{'cpu ms/p':>9}{'load':>13}{'exit':>6}")
     print(head)
     print("-" * len(head))
     for run in runs:
         base = baseline_rate(runs, run.parallels)
         ratio = f"{run.rate / base:.2f}" if base and run.label != "a baseline" else "-"
         inner = f"{run.inner:.1f}" if run.inner is not None else "-"
+        per_page = f"{1000 * run.cpu / run.pages:.0f}" if run.pages else "-"
         print(f"{run.label:<12}{run.parallels:>3}{run.pages:>7}{run.ok:>6}{run.wall:>9.1f}{inner:>9}{run.rate:>9.2f}"
-              f"{ratio:>7}{mib(run.peak_rss):>14}{mib(run.peak_pss):>14}{run.peak_procs:>7}{run.cpu:>8.1f}"
+              f"{ratio:>7}{mib(run.peak_rss):>14}{mib(run.peak_pss):>14}{run.peak_procs:>7}{run.cpu:>8.1f}{per_page:>9}"
               f"{run.load[0]:>6.1f}→{run.load[1]:<6.1f}{run.exit_code:>6}")
 
 
@@ -275,12 +281,23 @@ def print_phases(runs: list[Run]) -> None:
         print(f"{run.label:<12}{run.parallels:>3}" + "".join(f"{c if c is not None else '-':>15}" for c in cells))
 
 
+def print_done(run: Run) -> None:
+    """One line per finished run, as it finishes: a run cut short still leaves its figures."""
+    per_page = f"{1000 * run.cpu / run.pages:.0f}" if run.pages else "-"
+    phases = " ".join(f"{p}={run.phases[p]['mean_ms']}" for p in PHASES if p in run.phases)
+    print(f"  done {run.label} K={run.parallels}: {run.pages} pages in {run.wall:.1f} s, {run.rate:.2f} pages/s, "
+          f"cpu {per_page} ms/page, peak RSS {mib(run.peak_rss)} MiB, load {run.load[0]:.1f}→{run.load[1]:.1f}"
+          + (f"; ms/page {phases}" if phases else ""), flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--pages", type=int, default=300, help="content pages of the generated site (default 300)")
     ap.add_argument("--parallels", default="1,2,4", help="comma-separated K values (default 1,2,4)")
     ap.add_argument("--runs", default="a,b,c", help="which runs: a baseline, b no-image, c images")
     ap.add_argument("--keep", type=Path, help="keep the site, archives and logs in this directory")
+    ap.add_argument("--tree", type=Path, help="run nitpicker from this copy of the code (e.g. `git archive HEAD` "
+                    "unpacked), so edits made while the benchmark runs do not mix into it")
     args = ap.parse_args(argv)
     if not (BENCH / "render_limit.py").exists():
         print(f"no render_limit.py in {BENCH} (set NITPICKER_BENCH_DIR)", file=sys.stderr)
@@ -315,8 +332,8 @@ def main(argv: list[str] | None = None) -> int:
                 if which == "a":
                     runs.append(run_baseline(root, k, browser, work, n))
                 else:
-                    runs.append(run_nitpicker(root, k, which == "c", work))
-                print(f"  done {runs[-1].label} K={k}: {runs[-1].wall:.1f} s, {runs[-1].rate:.2f} pages/s", flush=True)
+                    runs.append(run_nitpicker(root, k, which == "c", work, args.tree))
+                print_done(runs[-1])
         print()
         print_table(runs)
         print_phases(runs)
