@@ -60,7 +60,7 @@ def test_page_detail_is_grouped_in_panels_each_named_by_a_section_link(tclient):
     page = lxml_html.fromstring(tclient.get(f"/page?url={SITE}/").get_data(as_text=True))
     links = page.xpath("//nav[@id='page-tabs']//a/@href")
     assert links == ["#t-overview", "#t-issues", "#t-links", "#t-images", "#t-resources", "#t-structured",
-                     "#t-analysis", "#t-history", "#t-source"]
+                     "#t-analysis", "#t-history", "#t-screenshot", "#t-source"]
     for href in links:  # without scripts every panel is shown (no hidden attribute) and its link jumps to it
         panel = page.get_element_by_id(href[1:])
         assert "tab-panel" in panel.get("class") and panel.get("hidden") is None
