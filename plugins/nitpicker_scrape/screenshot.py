@@ -5,10 +5,13 @@ from __future__ import annotations
 import asyncio
 import base64
 import inspect
+import time
 from collections.abc import Awaitable, Generator
 from typing import Any
 
 from nitpicker_core import HTML_TYPES, PageError, ScrapeResult, Screenshot, hookimpl
+
+from . import PHASES_KEY
 
 __all__ = ["capture", "crawl_scrape"]
 
@@ -55,6 +58,7 @@ async def _photographed(scraping: Awaitable[ScrapeResult] | ScrapeResult, page: 
     result = await scraping if inspect.isawaitable(scraping) else scraping
     if result is None or result.html is None or result.is_skipped or result.content_type not in HTML_TYPES:
         return result  # nothing was rendered: a redirect answered by the server, a PDF, a failed page
+    start = time.perf_counter()
     try:
         result.screenshot = await asyncio.wait_for(capture(page), TIMEOUT)
     except TimeoutError:
@@ -62,6 +66,9 @@ async def _photographed(scraping: Awaitable[ScrapeResult] | ScrapeResult, page: 
     except Exception as exc:  # noqa: BLE001 - a page that cannot be photographed is still a crawled page
         lines = str(exc).strip().splitlines()
         result.errors.append(PageError(step="screenshot", message=lines[0] if lines else type(exc).__name__))
+    phases = result.extra.get(PHASES_KEY)
+    if isinstance(phases, dict):  # the crawl's per-phase clock (commit stats) shows what screenshots cost
+        phases["screenshot"] = phases.get("screenshot", 0.0) + time.perf_counter() - start
     return result
 
 
