@@ -59,7 +59,9 @@ class Cluster:
         try:
             self.client.register_plugin(AnalyzerPlugin(name, spec), name=name)
         except Exception as exc:
-            raise _lost(exc) from exc
+            if self.client.status in ("running", "newly-created"):
+                raise
+            raise self._gone(exc) from exc
         ship = False
         running: dict[Any, Task] = {}
         finished = as_completed()
@@ -79,8 +81,6 @@ class Cluster:
             for future in finished:
                 task = running.pop(future)
                 result = self._result(future, task)
-                if result is None:
-                    continue
                 if result[0] == NEED_HTML:
                     ship = True  # from now on every page carries its HTML: any worker may be this one
                     self.stats["html"][result[1]] = "shipped"
@@ -94,25 +94,33 @@ class Cluster:
                 for task in _take(pending, 1):
                     submit(task)
         finally:
-            with contextlib.suppress(Exception):
-                self.client.cancel(list(running))  # an interrupted run: stop what is still queued
-            with contextlib.suppress(Exception):
-                self.client.unregister_worker_plugin(name)
+            if self.client.status == "running":  # else there is nobody left to tell
+                with contextlib.suppress(Exception):
+                    self.client.cancel(list(running))  # an interrupted run: stop what is still queued
+                with contextlib.suppress(Exception):
+                    self.client.unregister_worker_plugin(name)
 
     def _result(self, future: Any, task: Task) -> Any:
         try:
             return future.result()
         except CancelledError as exc:  # nobody here cancels: the scheduler is gone
-            raise _lost(exc) from exc
+            raise self._gone(exc) from exc
         except Exception as exc:
             from distributed import KilledWorker
 
             if isinstance(exc, KilledWorker):
                 return Outcome(task.url, None, f"worker exited on every attempt ({exc})"), "", "", False
             if self.client.status not in ("running", "newly-created"):
-                raise _lost(exc) from exc
+                raise self._gone(exc) from exc
             trace = "".join(traceback.format_exception(exc))
             return Outcome(task.url, None, f"{type(exc).__name__}: {exc}", traceback=trace), "", "", False
+
+    def _gone(self, exc: BaseException) -> ClusterLost:
+        """The error that ends the run; the client stops trying to reconnect (it would wait 30 s for nothing)."""
+        why = getattr(exc, "reason", None) or f"{type(exc).__name__}: {exc}"
+        with contextlib.suppress(Exception):
+            self.client.close(timeout=5)
+        return ClusterLost(f"the Dask cluster went away ({' '.join(str(why).split())})")
 
     def _restart(self, worker: str) -> None:
         """Replace the worker whose page went over time (its thread cannot be stopped); best effort."""
@@ -130,10 +138,6 @@ def _take(items: Iterator[Task], count: int) -> list[Task]:
         if len(taken) >= count:
             break
     return taken
-
-
-def _lost(exc: BaseException) -> ClusterLost:
-    return ClusterLost(f"the Dask cluster went away ({type(exc).__name__}: {exc})".replace("\n", " "))
 
 
 def stored_blob(reader: Any, sha256: str) -> Blob | None:

@@ -374,7 +374,11 @@ class _AnalyzerJob:
             )[0][0]
         handled: set[str] = set()
         if analyzer.each_page is not None:
-            self._each_page(done, handled)
+            try:
+                self._each_page(done, handled)
+            except dask_pool.ClusterLost:
+                self._flush()  # raised between pages, never mid-write: what came back is kept for the next run
+                raise
         if analyzer.each_url is not None:
             for page in self.reader.pages(self.commit):
                 url = page["url"]

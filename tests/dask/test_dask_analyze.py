@@ -1,0 +1,308 @@
+"""Analyze on Dask workers (issue 20): a real LocalCluster of worker processes on 127.0.0.1 runs each_page.
+
+The findings and table rows must be the ones a local run stores; the HTML reaches workers from the archive
+path or shipped with each page; a page over its time limit is an error row; a worker killed mid-run loses
+no page; a cluster that goes away leaves an interrupted run that the next run finishes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from archives import SITE, build_archive, page_html
+from plugin_dists import make_dist
+from support import BUILTIN_PLUGINS, RunningCli, run_cli, wait_until
+
+from nitpicker_core import ScrapeResult
+from nitpicker_core.analyze import analyze
+from nitpicker_core.archive import open_archive
+from nitpicker_core.config import load_config
+from nitpicker_core.executors import dask_client, parse_executor
+from nitpicker_core.plugins import make_plugin_manager
+
+# A test analyzer loaded by name on the workers: logs each page it starts (and, in the recording process,
+# each page recorded), holds "gate" pages until a file exists, hangs on "hang" pages, raises on "boom" pages.
+SOURCE = '''
+import os
+import time
+from pathlib import Path
+
+from nitpicker_core import Analyzer, Column, PageReport, Violation, hookimpl
+
+
+class SlowProbe(Analyzer):
+    name = "slowprobe"
+    label = "Slow probe"
+    version = "1"
+    columns = (Column("length", "Length"), Column("pid", "Worker pid"))
+    timeout = 120
+
+    def setup(self, settings):
+        self.log = settings["log"]
+        self.write(f"setup {os.getpid()}")
+
+    def write(self, line):
+        with open(self.log, "a") as f:
+            f.write(line + "\\n")
+
+    def each_page(self, page):
+        self.write(f"start {os.getpid()} {page.url}")
+        if "gate" in page.url:
+            deadline = time.monotonic() + 300
+            while not Path(page.settings["gate"]).exists() and time.monotonic() < deadline:
+                time.sleep(0.02)
+        if "hang" in page.url:
+            time.sleep(600)
+        if "boom" in page.url:
+            raise ValueError("boom page")
+        return PageReport({"length": len(page.html), "pid": os.getpid()}, [Violation("seen", "seen", "info")])
+
+
+_settings = {}
+
+
+@hookimpl
+def configure(config):
+    _settings.update(config.settings_for("slowprobe"))
+
+
+@hookimpl
+def analyze_page_reported(url, analyzer, report, run):
+    if analyzer == "slowprobe" and _settings.get("log"):  # in the CLI: the pages it has recorded so far
+        with open(_settings["log"], "a") as f:
+            f.write(f"reported {url}\\n")
+
+
+@hookimpl
+def register_settings(register):
+    register("log", default="")
+    register("gate", default="")
+
+
+@hookimpl
+def register_analyzers(register):
+    register(SlowProbe())
+'''
+PLUGINS = {*BUILTIN_PLUGINS, "slowprobe"}
+
+
+def scraped(path: str, body: str) -> ScrapeResult:
+    html = page_html(path.strip("/").title() or "Home", body, ["/", "/a"])
+    return ScrapeResult(url=SITE + path, status=200, status_text="OK", content_type="text/html",
+                        content_length=len(html), metadata={"title": path}, html=html)
+
+
+def findings_site() -> list[ScrapeResult]:
+    """Pages with markup and proofreading problems, so both analyzers have findings to compare."""
+    bodies = ["A plain page with nothing wrong in it at all.",
+              "<center>Centred</center> and <font color=red>red</font> text, the the end.",
+              "Two  spaces here and <tt>old</tt> markup; <img src=x.png> without alt.",
+              "<table align=center><tr><td>cell</td></tr></table> is is a table.",
+              "本サービスはサイトを点検します。新製品は来月の予定である。ﾒﾝﾃﾅﾝｽ中です。",
+              "<h3>Skipped</h3><p id=d>one</p><p id=d>two</p> and and more.",
+              "<marquee>moving</marquee> words words words.",
+              "A fine page with a <a href='/b'>link</a> and a <strong>strong</strong> word."]
+    return [scraped(f"/p{i}", body) for i, body in enumerate(bodies)]
+
+
+def probe_site(*names: str) -> list[ScrapeResult]:
+    return [scraped(f"/{name}", f"Page {name}, with a little text.") for name in names]
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    root = make_dist(tmp_path_factory.mktemp("dist"), "nitpicker-slowprobe", "slowprobe", "slowprobe_plugin", SOURCE)
+    sys.path.insert(0, str(root))
+    yield root
+    sys.path.remove(str(root))
+
+
+def _with_path(dist: Path) -> dict[str, str]:
+    """The environment that makes the test plugin importable in processes started from it."""
+    return {"PYTHONPATH": os.pathsep.join(filter(None, [str(dist), os.environ.get("PYTHONPATH")]))}
+
+
+@pytest.fixture(scope="module")
+def cluster(dist: Path) -> Iterator[Any]:
+    """A LocalCluster of 2 worker processes whose workers (and their restarts) can load the test plugin."""
+    saved = os.environ.get("PYTHONPATH")
+    os.environ.update(_with_path(dist))  # worker processes take the environment of this one as they start
+    try:
+        with dask_client(parse_executor("dask-local:2")) as client:
+            yield client
+    finally:
+        if saved is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = saved
+
+
+@pytest.fixture(scope="module")
+def pm(dist: Path) -> Any:
+    return make_plugin_manager(allow=PLUGINS, deny=set())
+
+
+def address(client: Any) -> str:
+    return "dask://" + str(client.scheduler.address).removeprefix("tcp://")
+
+
+def stored(archive: Path, analyzer: str) -> dict[str, Any]:
+    with open_archive(archive) as reader:
+        return {"cells": reader.analysis(analyzer=analyzer), "violations": reader.violations(analyzer=analyzer),
+                "errors": reader.analyzer_errors(analyzer=analyzer)}
+
+
+def probe_config(pm: Any, log: Path, gate: Path | None = None) -> Any:
+    return load_config(pm, data={"plugins": {"slowprobe": {"log": str(log), "gate": str(gate or "")}}})
+
+
+def log_lines(log: Path, kind: str) -> list[list[str]]:
+    text = log.read_text() if log.exists() else ""
+    return [line.split(" ")[1:] for line in text.splitlines() if line.startswith(kind + " ")]
+
+
+@pytest.fixture(scope="module")
+def reference(pm, tmp_path_factory) -> tuple[Path, Path, Any]:
+    """(an archive not analyzed yet, the same archive analyzed here by markup and text, that local run)."""
+    work = tmp_path_factory.mktemp("reference")
+    here = build_archive(work / "here.nitpicker", findings_site())
+    pristine = shutil.copy(here, work / "pristine.nitpicker")
+    return pristine, here, analyze(pm, load_config(pm, data={}), here, ["markup", "text"])
+
+
+def test_markup_and_text_on_the_cluster_store_what_a_local_run_stores(pm, cluster, reference, tmp_path) -> None:
+    pristine, here, local = reference
+    there = shutil.copy(pristine, tmp_path / "there.nitpicker")
+    config = load_config(pm, data={})
+    remote = analyze(pm, config, there, ["markup", "text"], executor=cluster)
+    for name in ("markup", "text"):
+        expected = stored(here, name)
+        assert stored(there, name) == expected
+        assert len(expected["violations"]) >= 4 and len(expected["cells"]) >= 8 and not expected["errors"]
+        assert local.summaries[name].mode == "pool" and remote.summaries[name].mode == "dask"
+        assert {**remote.summaries[name].as_dict(), "mode": "pool"} == local.summaries[name].as_dict()
+    workers = remote.stats["executor"]
+    assert workers["executor"] == "dask-local:2" and workers["worker_restarts"] == 0
+    assert set(workers["html"].values()) == {"archive"}  # same machine: read at the archive's path
+    assert {k: v for k, v in remote.stats.items() if k != "executor"} == local.stats
+    again = analyze(pm, config, there, ["markup"], executor=cluster)  # done pages: settled in the client
+    assert again.summaries["markup"].cached == 8 and again.stats["executor"]["html"] == {}
+
+
+def test_workers_that_cannot_read_the_archive_get_the_html_with_each_page(cluster, dist, reference, tmp_path) -> None:
+    pristine, here, _ = reference
+    there = shutil.copy(pristine, tmp_path / "there.nitpicker")
+    # the switch makes every worker answer as one on another machine would: it cannot open the path
+    result = run_cli("analyze", "--executor", address(cluster), "--plugin", "markup", "--plugin", "text",
+                     "--json", str(there), cwd=tmp_path, env={"NITPICKER_DASK_SHIP_HTML": "1", **_with_path(dist)},
+                     timeout=300)
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert set(summary["executor"]["html"].values()) == {"shipped"}, summary
+    assert summary["analyzers"]["markup"]["mode"] == "dask" and summary["analyzers"]["markup"]["pages"] == 8
+    for name in ("markup", "text"):
+        assert stored(there, name) == stored(here, name)
+
+
+def test_time_limit_and_exceptions_are_error_rows_with_tracebacks(pm, cluster, tmp_path) -> None:
+    archive = build_archive(tmp_path / "a.nitpicker", probe_site("one", "hang", "boom", "two"))
+    log = tmp_path / "log"
+    run = analyze(pm, probe_config(pm, log), archive, ["slowprobe"], timeout=3, executor=cluster)
+    summary = run.summaries["slowprobe"]
+    assert (summary.pages, summary.errors, summary.timeouts, summary.violations) == (4, 2, 1, 2)
+    assert run.stats["executor"]["worker_restarts"] == 1  # the worker whose page went over time is replaced
+    with open_archive(archive) as reader:
+        errors = {row[0].removeprefix(SITE): (row[1], row[2] or "") for row in reader.execute(
+            "SELECT u.url, e.message, e.traceback FROM analyzer_error e JOIN url u ON u.id = e.url_id")}
+    assert errors["/hang"] == ("timed out after 3 s", "")
+    assert errors["/boom"][0] == "ValueError: boom page" and 'raise ValueError("boom page")' in errors["/boom"][1]
+    assert len(log_lines(log, "setup")) >= 2  # the timed-out instance is replaced by a fresh one
+
+
+def test_a_worker_killed_mid_run_loses_no_page(pm, cluster, tmp_path) -> None:
+    names = ["gate", *(f"p{i}" for i in range(7))]
+    archive = build_archive(tmp_path / "a.nitpicker", probe_site(*names))
+    log, gate = tmp_path / "log", tmp_path / "gate"
+    outcome: dict[str, Any] = {}
+    config = probe_config(pm, log, gate)
+    runner = threading.Thread(target=lambda: outcome.update(
+        run=analyze(pm, config, archive, ["slowprobe"], executor=cluster)))
+    runner.start()
+    wait_until(lambda: any(url.endswith("/gate") for _, url in log_lines(log, "start")), "the gate page to start")
+    killed = int(next(pid for pid, url in log_lines(log, "start") if url.endswith("/gate")))
+    os.kill(killed, signal.SIGKILL)  # the worker process; its nanny starts another
+    wait_until(lambda: not _alive(killed), "the worker to die")
+    gate.touch()
+    runner.join(300)
+    summary = outcome["run"].summaries["slowprobe"]
+    assert (summary.pages, summary.errors, summary.violations) == (8, 0, 8)
+    cells = stored(archive, "slowprobe")["cells"]
+    assert Counter(c["url"] for c in cells if c["column"] == "length") == {SITE + "/" + n: 1 for n in names}
+    gate_pid = next(c["value"] for c in cells if c["url"].endswith("/gate") and c["column"] == "pid")
+    assert gate_pid != killed  # recorded once, by the worker that finished it
+    starts = [pid for pid, url in log_lines(log, "start") if url.endswith("/gate")]
+    assert len(starts) == 2 and int(starts[0]) == killed  # Dask ran it again elsewhere
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_a_cluster_that_goes_away_interrupts_the_run_and_the_next_run_finishes_it(pm, dist, tmp_path) -> None:
+    names = ["p0", "p1", "p2", "zgate"]  # pages go out in URL order: the gate is the last one
+    archive = build_archive(tmp_path / "a.nitpicker", probe_site(*names))
+    log, gate = tmp_path / "log", tmp_path / "gate"
+    port = _free_port()
+    env = dict(os.environ, **_with_path(dist))
+    scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                                  "--port", str(port), "--no-dashboard"], env=env, start_new_session=True,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", f"tcp://127.0.0.1:{port}",
+                               "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"], env=env,
+                              start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        (tmp_path / "nitpicker.toml").write_text(f'[plugins.slowprobe]\nlog = "{log}"\ngate = "{gate}"\n')
+        cli = RunningCli("analyze", "--executor", f"dask://127.0.0.1:{port}", "--plugin", "slowprobe", str(archive),
+                         cwd=tmp_path, env={"NITPICKER_LOAD_PLUGINS": ",".join(sorted(PLUGINS)), **_with_path(dist)})
+        wait_until(lambda: cli.proc.poll() is not None or (
+            len(log_lines(log, "reported")) == 3 and log_lines(log, "start")[-1][1].endswith("/zgate")),
+            "three pages recorded and the gate page started")
+        assert cli.proc.poll() is None, cli.stderr
+        os.killpg(scheduler.pid, signal.SIGKILL)
+        assert cli.wait() == 130, cli.stderr
+        said = [line for line in cli.lines if line.startswith("nitpicker: ")]
+        assert said == ["nitpicker: warning: the Dask cluster went away (scheduler-connection-lost); run the same "
+                        "command again to finish (pages done are kept)", "nitpicker: aborted"], cli.stderr  # as Ctrl-C
+    finally:
+        for process in (worker, scheduler):
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait(30)
+    gate.touch()
+    finished = analyze(pm, probe_config(pm, log, gate), archive, ["slowprobe"])  # here: the cluster is gone
+    summary = finished.summaries["slowprobe"]
+    assert (summary.pages, summary.cached, summary.errors) == (4, 3, 0)  # what came back before is kept
+    assert [url for _, url in log_lines(log, "start")][-1:] == [SITE + "/zgate"]
+    assert len(log_lines(log, "start")) == 5 and len(stored(archive, "slowprobe")["cells"]) == 8
