@@ -86,6 +86,34 @@ def dask_client(spec: ExecutorSpec) -> Iterator[Any]:
     if not spec.distributed:
         raise ValueError("dask_client needs a Dask executor")
     require_dask()
+    with _quiet_dask():
+        yield from _connected(spec)
+
+
+@contextlib.contextmanager
+def _quiet_dask() -> Iterator[None]:
+    """Dask's own log lines (a lost scheduler's reconnect tracebacks…) only with --verbose: nitpicker says
+    what happened in one line of its own."""
+    if logging.getLogger().isEnabledFor(logging.DEBUG):
+        yield
+        return
+    # Dask's config gives some of its loggers levels of their own (distributed.client: warning)
+    names = ["distributed"] + [
+        name
+        for name, item in logging.root.manager.loggerDict.items()
+        if name.startswith("distributed.") and isinstance(item, logging.Logger) and item.level
+    ]
+    levels = {name: logging.getLogger(name).level for name in names}
+    for name in names:
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for name, level in levels.items():
+            logging.getLogger(name).setLevel(level)
+
+
+def _connected(spec: ExecutorSpec) -> Iterator[Any]:
     from distributed import Client, LocalCluster
 
     if spec.kind == "dask-local":
@@ -124,6 +152,7 @@ def executor_client(spec: ExecutorSpec, say: Callable[[str], None] | None = None
     if not spec.distributed:
         yield None
         return
+    require_dask()  # before saying that a cluster starts
     if say is not None:
         say(
             f"starting a Dask cluster of {spec.workers} worker processes on 127.0.0.1"

@@ -31,7 +31,9 @@ from nitpicker_core.analyze.engine import check_settings
 from nitpicker_core.urls import split_credentials
 
 # Parameters that are about this invocation, not about what the run produces: never part of the declaration.
-_RUNTIME = {"resume", "journal_dir", "heartbeat", "dashboard", "verbose_here", "silent_here", "headers", "as_json"}
+# Where the work runs (--executor) is one too: a run resumed on another cluster still reuses its stages.
+_RUNTIME = {"resume", "journal_dir", "heartbeat", "dashboard", "verbose_here", "silent_here", "headers", "as_json",
+            "executor"}
 _PATHS = {"output", "xlsx", "csv_dir", "credentials"}
 _REPORT_FLAGS = ("to", "sheet", "xlsx", "csv_dir")
 
@@ -287,6 +289,7 @@ def register_commands(cli: click.Group, pm: Any) -> None:
         """
         from nitpicker_cli.progress import PipelineProgress
         from nitpicker_core.crawler.options import default_output
+        from nitpicker_core.executors import executor_client, parse_executor
         from nitpicker_core.pipeline import (
             Context,
             Journal,
@@ -299,6 +302,7 @@ def register_commands(cli: click.Group, pm: Any) -> None:
 
         app = get_app()
         app.adopt_verbosity(kw["verbose_here"], kw["silent_here"])
+        executor = parse_executor(kw["executor"])  # a bad value is one line, before anything starts
         settings = list_flags(setting_flags(kw, app.pm))
         previous = journal_path = None
         if kw["resume"]:
@@ -350,10 +354,11 @@ def register_commands(cli: click.Group, pm: Any) -> None:
                 app.info(f"dashboard: {address}")
             # this line first, then the live display: stages are shown in the order they run, never interleaved
             app.info(f"pipeline: run {journal.run_id}: {' → '.join(decl['stages'])} of {decl['url']} → {output.name}")
+            client = stack.enter_context(executor_client(executor, app.info))  # one cluster for every stage
             progress = stack.enter_context(PipelineProgress(options.parallels, silent=app.silent))
             stack.enter_context(progress.errors_counted(app.pm))
             ctx = Context(app.pm, config, decl, options, on_crawl_progress=progress.update, previous=previous,
-                          silent=app.silent)
+                          silent=app.silent, executor=client)
             progress.watch_run(ctx)
             runner = Pipeline(ctx, journal, heartbeat=kw["heartbeat"])
             runner.start(resumed=previous is not None)

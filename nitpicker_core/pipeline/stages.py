@@ -39,6 +39,7 @@ class Context:
     on_crawl_progress: Any = None
     previous: Any = None  # RunState of the journal being resumed
     silent: bool = False
+    executor: Any = None  # a connected distributed.Client (--executor): crawl renders and analysis run there
 
     @property
     def archive(self) -> Path:
@@ -156,7 +157,9 @@ class CrawlStage(Stage):
 
         observer = self.observe(ctx)
         try:
-            crawler = Crawler(ctx.pm, ctx.crawl_options, ctx.archive, mode=mode, progress=progress)
+            crawler = Crawler(
+                ctx.pm, ctx.crawl_options, ctx.archive, mode=mode, progress=progress, executor=ctx.executor
+            )
             stats = asyncio.run(crawler.run())
         finally:
             ctx.pm.unregister(observer)
@@ -244,8 +247,15 @@ class AnalyzeStage(Stage):
                 "skipped": "no analyzer is enabled (see `nitpicker plugins`)",
             }
         names = list(stale_analyzers(ctx, commit)) or list(wanted)
+        on_cluster = {"executor": ctx.executor} if ctx.executor is not None else {}
         run = analyze(
-            ctx.pm, ctx.config, ctx.archive, names, commit, progress=_Observer(ctx).analyze_progress
+            ctx.pm,
+            ctx.config,
+            ctx.archive,
+            names,
+            commit,
+            progress=_Observer(ctx).analyze_progress,
+            **on_cluster,
         )
         summary = run.summary()
         failed = [name for name, s in run.summaries.items() if s.failed_everywhere]

@@ -1,0 +1,192 @@
+"""Crawling on Dask workers (issue 20): a real LocalCluster of worker processes on 127.0.0.1 renders test_server.
+
+The queue, preflights and the archive writer stay in the crawling process; each worker's own Chromium runs
+the scrape hooks. The archive must be the one a local crawl writes, a worker killed mid-crawl must lose no
+page, and a cluster that goes away must leave a resumable, interrupted crawl.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import urllib.request
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import RunningCli, run_cli, server_hits, wait_until
+
+from nitpicker_core.archive import open_archive
+from nitpicker_core.crawler.engine import Crawler
+from nitpicker_core.crawler.options import CrawlOptions
+from nitpicker_core.crawler.remote import RenderJob
+from nitpicker_core.hookspecs import hookimpl
+from nitpicker_core.plugins import make_plugin_manager
+from test_server.routes.dask_gate import LEAVES
+
+TOKEN = "audit-token-4711"
+
+
+def executor_of(client: Any) -> str:
+    return "dask://" + str(client.scheduler.address).removeprefix("tcp://")
+
+
+def _get(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return json.load(response)
+
+
+def _open_gate(gate: str) -> None:
+    urllib.request.urlopen(urllib.request.Request(f"{gate}/open", method="POST"), timeout=30).close()
+
+
+def _one_error_line(stderr: str) -> str:
+    """The error the CLI printed, checked to be one line (warnings about the environment aside)."""
+    errors = [line for line in stderr.splitlines() if not line.startswith("nitpicker: warning:")]
+    assert len(errors) == 1 and "Traceback" not in stderr, stderr
+    return errors[0]
+
+
+@pytest.fixture(scope="module")
+def crawled(site: str, dask_cluster: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any, Any]:
+    """The same roots (basic auth, a --header, links out) crawled here and on the cluster, by the real CLI."""
+    host = site.split("://", 1)[1]
+    roots = [f"http://user:secret@{host}/auth/", f"{site}/headers/"]
+    flags = ["--no-image", "--parallels", "2", "--header", f"X-Audit: {TOKEN}", "--json", *roots]
+    work = tmp_path_factory.mktemp("dask-crawl")
+    local = run_cli("crawl", "-o", str(work / "local.nitpicker"), *flags, cwd=work, timeout=300)
+    remote = run_cli("crawl", "-o", str(work / "dask.nitpicker"), "--executor", executor_of(dask_cluster),
+                     "--verbose", *flags, cwd=work, timeout=300)
+    return work, local, remote
+
+
+def test_a_cluster_crawl_stores_what_a_local_crawl_stores(crawled: tuple[Path, Any, Any], site: str) -> None:
+    work, local, remote = crawled
+    assert local.returncode == 0, local.stderr
+    assert remote.returncode == 0, remote.stderr
+    with open_archive(work / "local.nitpicker") as here, open_archive(work / "dask.nitpicker") as there:
+        states = here.row_hashes()
+        assert len(states) == 5
+        assert there.row_hashes() == states  # the same URLs in the same page states (content hashes)
+        assert {u: there.anchors(u) for u in states} == {u: here.anchors(u) for u in states}
+        titles = {page["url"]: page["title"] for page in there.pages()}
+    external = site.replace("localhost", "127.0.0.1")
+    assert titles[f"{site}/auth/inner"] == "Welcome user"  # the root's credentials reached the worker's browser
+    assert titles[f"{site}/headers/inner"] == f"Header {hashlib.sha256(TOKEN.encode()).hexdigest()[:12]}"
+    assert titles[f"{external}/headers/outside"] == "Header none"  # --header values stay in scope there too
+    assert json.loads(remote.stdout)["rendered"] == json.loads(local.stdout)["rendered"]
+    # secrets go to the workers inside the task, never in its key, its repr or the log
+    assert TOKEN not in remote.stderr and "secret" not in remote.stderr
+    job = RenderJob("p", f"{site}/auth/", False, 1.0, {"username": "user", "password": "secret"}, {"X-Audit": TOKEN})
+    assert "secret" not in repr(job) and TOKEN not in repr(job)
+
+
+class _Recorded:
+    """Counts ``crawl_page_scraped`` per URL: a page recorded twice would show as 2."""
+
+    def __init__(self) -> None:
+        self.urls: Counter[str] = Counter()
+
+    @hookimpl
+    def crawl_page_scraped(self, result: Any, crawl: Any) -> None:
+        self.urls[result.url] += 1
+
+
+def test_a_worker_killed_mid_crawl_loses_no_page(site: str, dask_cluster: Any, tmp_path: Path) -> None:
+    gate = f"{site}/dask-gate/killed"
+    pm = make_plugin_manager()
+    recorded = _Recorded()
+    pm.register(recorded, name="test-recorded")
+    options = CrawlOptions(roots=[f"{gate}/"], parallels=2, image=False, user_agent="Nitpicker/test")
+    crawler = Crawler(pm, options, tmp_path / "killed.nitpicker", executor=dask_cluster)
+    killed: dict[str, int] = {}
+    failed: list[BaseException] = []
+
+    def kill_a_rendering_worker() -> None:
+        try:
+            wait_until(lambda: _get(f"{gate}/waiting")["waiting"] >= 2, "two renders held on the workers")
+            busy = [worker for worker, keys in dask_cluster.processing().items()
+                    if any(str(key).startswith("nitpicker-render-") for key in keys)]
+            killed.update(dask_cluster.run(os.getpid, workers=busy[:1]))
+            os.kill(next(iter(killed.values())), signal.SIGKILL)
+        except BaseException as exc:  # noqa: BLE001 - reported by the test below
+            failed.append(exc)
+        finally:
+            _open_gate(gate)
+
+    helper = threading.Thread(target=kill_a_rendering_worker, daemon=True)
+    helper.start()
+    stats = asyncio.run(crawler.run())  # in the main thread: the crawl owns the signals
+    helper.join(timeout=60)
+    assert not failed, failed
+    assert killed, "no worker was rendering a held page"
+    assert stats.status == "complete" and stats.internal_errors == 0, stats
+    pages = [f"{gate}/", *(f"{gate}/{leaf}" for leaf in LEAVES)]
+    assert recorded.urls == Counter(pages)  # every page, each recorded once
+    with open_archive(tmp_path / "killed.nitpicker") as reader:
+        assert {p["url"]: p["title"] for p in reader.pages()} == {
+            f"{gate}/": "Dask Gate", **{f"{gate}/{leaf}": f"Leaf {leaf.title()}" for leaf in LEAVES}}
+        assert reader.crawl_errors() == []
+    # the killed worker's page was rendered again elsewhere: one more script request than there are leaves
+    assert server_hits(site, "/dask-gate/killed/hold.js") > len(LEAVES)
+    with pytest.raises(ProcessLookupError):
+        os.kill(next(iter(killed.values())), 0)
+
+
+def test_a_cluster_that_goes_away_leaves_an_interrupted_crawl(site: str, tmp_path: Path) -> None:
+    from distributed import LocalCluster
+
+    gate = f"{site}/dask-gate/gone"
+    archive = tmp_path / "gone.nitpicker"
+    try:
+        with LocalCluster(n_workers=1, threads_per_worker=1, host="127.0.0.1", dashboard_address=None) as cluster:
+            address = "dask://" + str(cluster.scheduler_address).removeprefix("tcp://")
+            cli = RunningCli("crawl", "-o", str(archive), "--no-image", "--executor", address, f"{gate}/",
+                             cwd=tmp_path)
+            wait_until(lambda: _get(f"{gate}/waiting")["waiting"] >= 1 or cli.proc.poll() is not None,
+                       "a render held on the worker")
+        code = cli.wait(timeout=240)
+    finally:
+        _open_gate(gate)
+    assert code == 130, cli.stderr
+    assert "the Dask cluster is gone" in cli.stderr and "Traceback" not in cli.stderr
+    assert f"interrupted; resume with: nitpicker crawl --resume {archive}" in cli.stderr
+    with open_archive(archive) as reader:  # what --resume goes on from: the held leaves pending, none failed
+        assert [c["status"] for c in reader.commits()] == ["interrupted"]
+        pages = {p["url"]: (p["scraped"], p["status"]) for p in reader.pages()}
+        assert pages == {f"{gate}/": (True, 200), **{f"{gate}/{leaf}": (False, None) for leaf in LEAVES}}
+        assert reader.crawl_errors() == []
+
+
+NO_DASK = """
+import sys
+
+class NoDask:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("dask", "distributed"):
+            raise ImportError(f"No module named {name!r}")
+        return None
+
+sys.meta_path.insert(0, NoDask())
+from nitpicker_cli.main import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_executor_refusals_are_one_line(site: str, tmp_path: Path) -> None:
+    without = subprocess.run([sys.executable, "-c", NO_DASK, "crawl", "--executor", "dask-local:2",
+                              f"{site}/recursive/"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert without.returncode != 0
+    assert _one_error_line(without.stderr).endswith('needs Dask: pip install "nitpicker[dask]"')
+    assert list(tmp_path.iterdir()) == []  # refused before anything was made
+    for command in ("crawl", "pipeline"):
+        bad = run_cli(command, "--executor", "dask-lokal", f"{site}/recursive/", cwd=tmp_path)
+        assert bad.returncode != 0
+        assert "expected local, dask-local[:N] or dask://HOST:PORT" in _one_error_line(bad.stderr), command
