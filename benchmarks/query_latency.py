@@ -439,7 +439,7 @@ def main() -> None:
 def aggregate_report(reader: Any) -> str:
     """What the stored per-commit aggregates cost when the commits completed (or that there are none)."""
     try:
-        rows = reader.execute("SELECT commit_id, seconds, totals FROM agg_commit ORDER BY commit_id")
+        rows = reader.execute("SELECT commit_id, seconds, build FROM agg_commit ORDER BY commit_id")
     except Exception:  # an archive written before aggregates existed
         rows = []
     if not rows:
@@ -447,8 +447,8 @@ def aggregate_report(reader: Any) -> str:
     parts = []
     for commit, seconds, totals in rows:
         data = json.loads(totals)
-        steps = sorted(data.get("build_steps", {}).items(), key=lambda kv: -kv[1])[:3]
-        parts.append(f"commit {commit}: {seconds:.1f} s wall, {data.get('build_cpu_seconds', 0):.1f} s CPU "
+        steps = sorted(data.get("steps", {}).items(), key=lambda kv: -kv[1])[:3]
+        parts.append(f"commit {commit}: {seconds:.1f} s wall, {data.get('cpu_seconds', 0):.1f} s CPU "
                      f"(slowest steps: {', '.join(f'{k} {v:.1f} s' for k, v in steps)})")
     return "aggregates built at commit finish: " + "; ".join(parts)
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib.metadata
+import json
 import os
 import platform
+import sqlite3
 import subprocess
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -115,3 +118,62 @@ def tools_line(commit: Mapping[str, Any]) -> str:
         if label not in parts:
             parts.append(label)
     return ", ".join(parts)
+
+
+# --- shared storage: a commit's options and environment, once per distinct value --------------------------
+
+# A commits column that holds ``{"$manifest": id}`` names the row of commit_manifest holding its value: every
+# re-crawl with the same tools and options repeats 2 KB of JSON otherwise. Short values stay inline.
+SHARED_KEY = "$manifest"
+SHARED_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS commit_manifest (id INTEGER PRIMARY KEY, digest BLOB NOT NULL UNIQUE, "
+    "value TEXT NOT NULL)"
+)
+INLINE_BELOW = 64  # bytes: a reference and its row would cost more
+COLUMNS = ("options", "environment")
+
+
+def create_table(conn: sqlite3.Connection) -> None:
+    conn.execute(SHARED_SCHEMA)
+
+
+def share(conn: sqlite3.Connection, text: str) -> str:
+    """What a commits column stores for the JSON ``text``: a reference to its shared row, or ``text`` itself."""
+    if len(text) < INLINE_BELOW:
+        return text
+    key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    row = conn.execute("SELECT id FROM commit_manifest WHERE digest = ?", (key,)).fetchone()
+    if row is None:
+        row = conn.execute(
+            "INSERT INTO commit_manifest (digest, value) VALUES (?, ?) RETURNING id", (key, text)
+        ).fetchone()
+    return json.dumps({SHARED_KEY: int(row[0])})
+
+
+def shared_values(conn: sqlite3.Connection) -> dict[int, Any]:
+    """Every shared value by id (none in an archive written before they were shared)."""
+    if not conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'commit_manifest'"
+    ).fetchone():
+        return {}
+    return {int(r[0]): json.loads(r[1]) for r in conn.execute("SELECT id, value FROM commit_manifest")}
+
+
+def resolve(value: Any, shared: Mapping[int, Any]) -> Any:
+    """A decoded commits column with its reference, if any, replaced by the shared value."""
+    if isinstance(value, dict) and len(value) == 1 and SHARED_KEY in value:
+        return shared.get(int(value[SHARED_KEY]), {})
+    return value
+
+
+def gc(conn: sqlite3.Connection) -> int:
+    """Drop the shared values no commit refers to any more; how many."""
+    used = " UNION ".join(
+        f"SELECT json_extract({c}, '$.\"{SHARED_KEY}\"') AS id FROM commits WHERE json_valid({c})"
+        for c in COLUMNS
+    )
+    return int(
+        conn.execute(
+            f"DELETE FROM commit_manifest WHERE id NOT IN (SELECT id FROM ({used}) WHERE id IS NOT NULL)"
+        ).rowcount
+    )

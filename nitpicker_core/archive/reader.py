@@ -151,8 +151,11 @@ class ArchiveReader:
         for run in self._conn.execute("SELECT * FROM analyzer_run ORDER BY analyzer"):
             runs.setdefault(run["commit_id"], []).append(dict(run))
         commits = []
+        shared = manifest.shared_values(self._conn)
         for row in rows:
             commit = _decode(dict(row), ("options", "stats", "environment"))
+            for column in manifest.COLUMNS:  # stored once per distinct value (manifest.share)
+                commit[column] = manifest.resolve(commit[column], shared)
             commit["analyzers"] = manifest.analyzer_manifest(runs.get(commit["id"], []))
             stats = commit.get("stats") or {}
             if commit["status"] != "complete" or "runs" not in stats:

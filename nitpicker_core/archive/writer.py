@@ -141,6 +141,7 @@ class ArchiveWriter(RevalidateMixin, AnalysisMixin, RecoveryMixin, PruneMixin):
                 with db.atomic():
                     create_schema(db)
                     aggregates.create_tables(db.connection())
+                    manifest.create_table(db.connection())
                     now = utc_now()
                     info = {
                         "format_version": FORMAT_VERSION,
@@ -158,6 +159,7 @@ class ArchiveWriter(RevalidateMixin, AnalysisMixin, RecoveryMixin, PruneMixin):
                 files.check_version(row[0] if row else None, name)
                 with db.atomic():  # archives written before aggregates existed gain their (empty) tables
                     aggregates.create_tables(db.connection())
+                    manifest.create_table(db.connection())
                     upgrade_schema(
                         db
                     )  # an older format gains its new columns and tables; readers never migrate
@@ -211,7 +213,13 @@ class ArchiveWriter(RevalidateMixin, AnalysisMixin, RecoveryMixin, PruneMixin):
             cur = self._conn.execute(
                 "INSERT INTO commits (parent_id, kind, status, started_at, options, stats, environment) "
                 "VALUES (?, ?, 'running', ?, ?, '{}', ?)",
-                (parent_id, kind, utc_now(), to_json(dict(options or {})), to_json(dict(environment or {}))),
+                (
+                    parent_id,
+                    kind,
+                    utc_now(),
+                    manifest.share(self._conn, to_json(dict(options or {}))),
+                    manifest.share(self._conn, to_json(dict(environment or {}))),
+                ),
             )
         self._touch()
         assert cur.lastrowid is not None  # an INSERT always sets it
@@ -243,11 +251,14 @@ class ArchiveWriter(RevalidateMixin, AnalysisMixin, RecoveryMixin, PruneMixin):
             )
             if environment:
                 row = self._conn.execute("SELECT environment FROM commits WHERE id = ?", (commit_id,))
-                env = json.loads(row.fetchone()[0] or "{}")
+                env = manifest.resolve(
+                    json.loads(row.fetchone()[0] or "{}"), manifest.shared_values(self._conn)
+                )
                 if manifest.differs(env, environment):
                     env.setdefault("later_runs", []).append(dict(environment))
                     self._conn.execute(
-                        "UPDATE commits SET environment = ? WHERE id = ?", (to_json(env), commit_id)
+                        "UPDATE commits SET environment = ? WHERE id = ?",
+                        (manifest.share(self._conn, to_json(env)), commit_id),
                     )
             self._changing(commit_id)
         self._touch()
@@ -365,6 +376,8 @@ class ArchiveWriter(RevalidateMixin, AnalysisMixin, RecoveryMixin, PruneMixin):
             ).rowcount
             counts["finding_sets"] = findings_store.gc(conn)
             counts["screenshots"] = screenshots.gc(conn)
+            counts["aggregate_sets"] = aggregates.gc(conn)
+            counts["manifests"] = manifest.gc(conn)
         # cached analyzer results of HTML that no page state holds any more can never be reused
         counts["analysis_cache"] = self.gc_analysis_cache()
         if vacuum:

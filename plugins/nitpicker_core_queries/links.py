@@ -28,11 +28,12 @@ def _direction(order: str) -> str:
 
 def _broken_rows(archive: Any, commit: int) -> tuple[str, list[Any]]:
     """(src_id, anchor_id, ordinal, dest_id, status) per broken anchor: stored rows, else the definition."""
-    if aggregates.stored(archive, commit) is None:
+    totals = aggregates.stored(archive, commit)
+    if totals is None:
         return f"({aggregates.broken(commit)})", []
     return ("(SELECT s.url_id AS src_id, b.anchor_id, b.ordinal, b.dest_url_id AS dest_id, b.status "
-            "FROM agg_broken b CROSS JOIN agg_url s ON s.commit_id = b.commit_id AND s.rank = b.src_rank "
-            "WHERE b.commit_id = ?)", [commit])
+            "FROM agg_broken b CROSS JOIN agg_url s ON s.set_id = b.set_id AND s.rank = b.src_rank "
+            "WHERE b.set_id = ?)", [totals["set"]])
 
 
 def _broken_links(archive: Any, commit: int, limit: int, offset: int, sort: str | None, order: str,
@@ -90,15 +91,16 @@ def _broken_anchors(archive: Any, commit: int, limit: int, offset: int, sort: st
         result = paged(archive, sql, [], order_by(_BROKEN_SORTS, sort, order, "source, a.ordinal"), limit, offset)
         return {"group": "anchor", **result}
     # Stored rows stream in (source URL, anchor ordinal) order through the primary key.
-    sql = (f"{columns}FROM agg_broken b CROSS JOIN agg_url s ON s.commit_id = b.commit_id AND s.rank = b.src_rank "
+    sql = (f"{columns}FROM agg_broken b CROSS JOIN agg_url s ON s.set_id = b.set_id AND s.rank = b.src_rank "
            "CROSS JOIN url su ON su.id = s.url_id CROSS JOIN anchor a ON a.id = b.anchor_id "
            "CROSS JOIN url tu ON tu.id = a.target_url_id CROSS JOIN url du ON du.id = b.dest_url_id "
-           "WHERE b.commit_id = ?")
+           "WHERE b.set_id = ?")
     if sort == "source":
         clause = f" ORDER BY b.src_rank {_direction(order)}, b.ordinal"
     else:
         clause = order_by(_BROKEN_SORTS, sort, order, "b.src_rank, b.ordinal")
-    return {"group": "anchor", **paged(archive, sql, [commit], clause, limit, offset, total=totals["broken"])}
+    return {"group": "anchor", **paged(archive, sql, [totals["set"]], clause, limit, offset,
+                                       total=totals["broken"])}
 
 
 _BROKEN_SORTS = {"source": "source", "href": "href", "url": "url"}
@@ -123,12 +125,12 @@ def _external_links(archive: Any, commit: int, limit: int, offset: int, sort: st
                f"{_EXTERNAL_STATE}")
         return paged(archive, sql, [commit], order_by(_EXTERNAL_SORTS, sort, order, "url"), limit, offset, flags)
     sql = (f"{_EXTERNAL_COLUMNS}FROM agg_external e CROSS JOIN url du ON du.id = e.dest_url_id {_EXTERNAL_STATE} "
-           "WHERE e.commit_id = ?1")
+           "WHERE e.set_id = ?2")
     if sort == "url":
         clause = f" ORDER BY e.rank {_direction(order)}"
     else:
         clause = order_by(_EXTERNAL_SORTS, sort, order, "e.rank")
-    return paged(archive, sql, [commit], clause, limit, offset, flags, total=totals["external"])
+    return paged(archive, sql, [commit, totals["set"]], clause, limit, offset, flags, total=totals["external"])
 
 
 _EXTERNAL_SORTS = {"url": "url", "status": "status", "referrers": "referrers", "anchors": "anchors"}
@@ -146,17 +148,17 @@ def _isolated_pages(archive: Any, commit: int, limit: int, offset: int, sort: st
         ranked = "u.url"
     else:
         sql = (f"{columns}FROM agg_url n CROSS JOIN url u ON u.id = n.url_id "
-               "CROSS JOIN commit_page cp ON cp.commit_id = n.commit_id AND cp.url_id = n.url_id "
-               "CROSS JOIN page_state ps ON ps.id = cp.state_id WHERE n.commit_id = ?2 AND n.isolated = 1")
+               "CROSS JOIN commit_page cp ON cp.commit_id = ?2 AND cp.url_id = n.url_id "
+               "CROSS JOIN page_state ps ON ps.id = cp.state_id WHERE n.set_id = ?3 AND n.isolated = 1")
         ranked = "n.rank"
         total = totals["isolated"]
         if not include_roots:
             total -= archive.execute(
-                "SELECT COUNT(*) FROM url u CROSS JOIN agg_url n ON n.commit_id = ? AND n.url_id = u.id "
-                "WHERE u.url IN (SELECT value FROM json_each(?)) AND n.isolated = 1", [commit, roots])[0][0]
+                "SELECT COUNT(*) FROM url u CROSS JOIN agg_url n ON n.set_id = ? AND n.url_id = u.id "
+                "WHERE u.url IN (SELECT value FROM json_each(?)) AND n.isolated = 1", [totals["set"], roots])[0][0]
     if not include_roots:
         sql += " AND NOT root"
-    params = [roots, commit]
+    params = [roots, commit] if totals is None else [roots, commit, totals["set"]]
     if sort == "url":
         clause = f" ORDER BY {ranked} {_direction(order)}"
     else:
@@ -180,8 +182,9 @@ def _components(archive: Any, commit: int) -> list[list[str]]:
 
 def _isolated_clusters(archive: Any, commit: int, limit: int, offset: int, singletons: bool,
                        rooted: bool) -> dict[str, Any]:
-    if aggregates.stored(archive, commit) is not None:
-        return _stored_clusters(archive, commit, limit, offset, singletons, rooted)
+    totals = aggregates.stored(archive, commit)
+    if totals is not None:
+        return _stored_clusters(archive, commit, totals["set"], limit, offset, singletons, rooted)
     roots = set(_roots(archive, commit))
     found = []
     for urls in _components(archive, commit):
@@ -196,22 +199,22 @@ def _isolated_clusters(archive: Any, commit: int, limit: int, offset: int, singl
     return result
 
 
-def _stored_clusters(archive: Any, commit: int, limit: int, offset: int, singletons: bool,
+def _stored_clusters(archive: Any, commit: int, set_id: int, limit: int, offset: int, singletons: bool,
                      rooted: bool) -> dict[str, Any]:
     # A component is named by its smallest rank, i.e. its first URL, so (size DESC, comp) is the sort order.
     root_rows = archive.execute(
-        "SELECT n.comp, u.url, c.size FROM url u CROSS JOIN agg_url n ON n.commit_id = ?1 AND n.url_id = u.id "
-        "JOIN agg_cluster c ON c.commit_id = ?1 AND c.comp = n.comp "
+        "SELECT n.comp, u.url, c.size FROM url u CROSS JOIN agg_url n ON n.set_id = ?1 AND n.url_id = u.id "
+        "JOIN agg_cluster c ON c.set_id = ?1 AND c.comp = n.comp "
         "WHERE u.url IN (SELECT value FROM json_each(?2)) AND n.comp IS NOT NULL",
-        [commit, json.dumps(_roots(archive, commit))])
-    where, params = "c.commit_id = ?", [commit]
+        [set_id, json.dumps(_roots(archive, commit))])
+    where, params = "c.set_id = ?", [set_id]
     if not singletons:
         where += " AND c.size > 1"
     if not rooted:
         where += " AND c.comp NOT IN (SELECT value FROM json_each(?))"
         params.append(json.dumps(sorted({r[0] for r in root_rows})))
     total = archive.execute(f"SELECT COUNT(*) FROM agg_cluster c WHERE {where}", params)[0][0]
-    singles = archive.execute("SELECT COUNT(*) FROM agg_cluster WHERE commit_id = ? AND size = 1", [commit])[0][0]
+    singles = archive.execute("SELECT COUNT(*) FROM agg_cluster WHERE set_id = ? AND size = 1", [set_id])[0][0]
     singles -= len({r[0] for r in root_rows if r[2] == 1})
     listed = [(r[0], r[1]) for r in archive.execute(
         f"SELECT c.comp, c.size FROM agg_cluster c WHERE {where} ORDER BY c.size DESC, c.comp LIMIT ? OFFSET ?",
@@ -219,8 +222,8 @@ def _stored_clusters(archive: Any, commit: int, limit: int, offset: int, singlet
     members: dict[int, list[str]] = {comp: [] for comp, _ in listed}
     for comp, url in archive.execute(
             "SELECT n.comp, u.url FROM agg_url n INDEXED BY agg_url_comp CROSS JOIN url u ON u.id = n.url_id "
-            "WHERE n.commit_id = ? AND n.comp IN (SELECT value FROM json_each(?)) ORDER BY n.comp, n.rank",
-            [commit, json.dumps(list(members))]):
+            "WHERE n.set_id = ? AND n.comp IN (SELECT value FROM json_each(?)) ORDER BY n.comp, n.rank",
+            [set_id, json.dumps(list(members))]):
         members[comp].append(url)
     items = [{"size": size, "singleton": size == 1, "roots": sorted(r[1] for r in root_rows if r[0] == comp),
               "urls": members[comp]} for comp, size in listed]
@@ -238,14 +241,14 @@ def _link_graph(archive: Any, commit: int, limit: int, offset: int, sort: str, o
         result = paged(archive, sql, [], order_by(_GRAPH_SORTS, sort, order, "source, target"), limit, offset)
     else:
         sql = ("SELECT su.url AS source, du.url AS target, e.anchors FROM agg_edge e "
-               "CROSS JOIN agg_url s ON s.commit_id = e.commit_id AND s.rank = e.src_rank "
+               "CROSS JOIN agg_url s ON s.set_id = e.set_id AND s.rank = e.src_rank "
                "CROSS JOIN url su ON su.id = s.url_id "
-               "CROSS JOIN agg_url d ON d.commit_id = e.commit_id AND d.rank = e.dst_rank "
-               "CROSS JOIN url du ON du.id = d.url_id WHERE e.commit_id = ?")
+               "CROSS JOIN agg_url d ON d.set_id = e.set_id AND d.rank = e.dst_rank "
+               "CROSS JOIN url du ON du.id = d.url_id WHERE e.set_id = ?")
         # Edges are stored in (source, target) URL order; other sorts sort every edge.
         ranked = {"source": "e.src_rank", "target": "e.dst_rank", "anchors": "e.anchors"}
         clause = f" ORDER BY {ranked[sort]} {_direction(order)}, e.src_rank, e.dst_rank"
-        result = paged(archive, sql, [commit], clause, limit, offset, total=totals["graph_edges"])
+        result = paged(archive, sql, [totals["set"]], clause, limit, offset, total=totals["graph_edges"])
     internal = f"ps.is_external = 0 AND {aggregates.LOOSE}"
     node_sql = f"SELECT u.url, ps.status, ps.title FROM {PAGES_OF_COMMIT} WHERE cp.commit_id = ? AND {internal}"
     params: list[Any] = [commit]
