@@ -99,3 +99,17 @@ def test_a_bad_or_unknown_hash_is_a_one_line_error(shots):
         with pytest.raises(UsageError, match=said) as refused:
             _query(shots["with"], "screenshot", sha256=sha)
         assert "\n" not in str(refused.value) and str(shots["with"].parent) not in str(refused.value)
+
+
+def test_an_archive_from_before_screenshots_says_none(tmp_path):
+    from archives import SITE, build_archive
+
+    archive = build_archive(tmp_path / "old.nitpicker")
+    with ArchiveWriter.open(archive) as writer:  # as written before the screenshot tables existed
+        writer._conn.executescript("DROP TABLE page_screenshot; DROP TABLE screenshot_blob;")
+        writer.write()
+    with open_archive(archive) as reader:
+        assert not reader.execute("SELECT 1 FROM sqlite_master WHERE name = 'screenshot_blob'")
+    assert _query(archive, "page-detail", url=SITE + "/")["screenshot"] is None
+    with pytest.raises(UsageError, match="no screenshot"):
+        _query(archive, "screenshot", sha256="a" * 64)
