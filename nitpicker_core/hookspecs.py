@@ -131,7 +131,8 @@ def crawl_before_navigate(page: Any, url: str, crawl: CrawlContext) -> None:
     :param crawl: the crawl context.
 
     Runs in: the crawler, on its event loop; an implementation may return an awaitable, which the
-    crawler awaits. Called: once per rendered URL.
+    crawler awaits. With ``--executor dask…`` on a Dask worker instead (see ``crawl_scrape``). Called:
+    once per rendered URL.
     """
 
 
@@ -145,7 +146,10 @@ def crawl_scrape(url: str, page: Any, crawl: CrawlContext, render: str) -> Scrap
     :param render: ``"full"`` (everything: links, images, resources, the sent HTML) or ``"light"`` (a
         metadata-only URL, e.g. an external link: status, headers and title are all the crawler keeps).
 
-    Runs in: the crawler, on its event loop. Called: once per URL that needs the browser.
+    Runs in: the crawler, on its event loop; with ``--executor dask…`` on a Dask worker's event loop,
+    in a plugin manager rebuilt there from entry-point names (a plugin registered some other way does
+    not run there; ``crawl`` is a copy, its ``state`` the worker's own; the ScrapeResult must pickle).
+    Called: once per URL that needs the browser.
     firstresult: the built-in Playwright scrape is a ``trylast`` implementation that returns an
     awaitable; wrap it with ``@hookimpl(wrapper=True)`` to time, retry or take screenshots instead of
     copying it. The wrapper runs synchronously: ``yield`` gives it the awaitable (nothing has rendered
