@@ -316,8 +316,9 @@ def _set_digest(conn: sqlite3.Connection, totals: dict[str, Any]) -> bytes:
     for table, columns in SET_TABLES.items():
         h.update(f"|{table}".encode())
         order = ", ".join(columns)
-        for row in conn.execute(f"SELECT {order} FROM {_BUILD_PREFIX}{table} ORDER BY {order}"):
-            h.update(json.dumps(row).encode("utf-8", "surrogatepass"))
+        rows = conn.execute(f"SELECT {order} FROM {_BUILD_PREFIX}{table} ORDER BY {order}")
+        while chunk := rows.fetchmany(10_000):  # repr of a chunk: one call per chunk, not per row
+            h.update(repr(chunk).encode("utf-8", "surrogatepass"))
     return h.digest()
 
 
