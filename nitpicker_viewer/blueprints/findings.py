@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint
+from flask import Blueprint, request
 
 from nitpicker_core import PRIORITIES, MenuLink, hookimpl, priority_of
 from nitpicker_core.archive import digest
-from nitpicker_viewer.app import render
+from nitpicker_viewer.app import CELL_LIST_LIMIT, render
 from nitpicker_viewer.pickers import picker
 from nitpicker_viewer.tables import Col, Filter, paged_table
 
@@ -67,10 +67,15 @@ def analyzer_errors() -> str:
 
 @findings.get("/duplicates")
 def duplicates() -> str:
+    # The page asks for the URLs its cells show (a group can hold thousands) and says how many more there are;
+    # an export has them all.
+    shown = not request.args.get("export")
     table = paged_table("duplicates", "view.duplicates", "duplicates", (
         Col("value", "col.value"), Col("count", "col.count", None, "num"), Col("urls", "col.urls", None, "pages")),
         filters=(Filter("field", "filter.field", "select", (("title", "field.title"),
                                                            ("description", "field.description"))),),
+        params={"urls": CELL_LIST_LIMIT} if shown else None,
+        shape=(lambda rows: [{**row, "urls_total": row["count"]} for row in rows]) if shown else None,
         sortable=False)
     return render("table_view.html", title="view.duplicates", table=table)
 

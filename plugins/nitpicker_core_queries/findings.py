@@ -60,10 +60,13 @@ def _violations(archive: Any, commit: int, analyzer: str | None = None, severity
     return paged(archive, sql, params, clause, limit, offset, total=total)
 
 
-def _duplicates(archive: Any, commit: int, field: str = "title", limit: int = 100,
+def _duplicates(archive: Any, commit: int, field: str = "title", urls: int | None = None, limit: int = 100,
                 offset: int = 0) -> dict[str, Any]:
-    groups = aggregates.value(archive, commit, "duplicates")[field]
-    return {"field": field, **page_of(groups[offset:offset + limit], len(groups), limit, offset)}
+    every = aggregates.value(archive, commit, "duplicates")[field]
+    groups = every[offset:offset + limit]
+    if urls is not None:  # a group can hold thousands of pages: a view shows the first few
+        groups = [{**group, "urls": group["urls"][:urls]} for group in groups]
+    return {"field": field, **page_of(groups, len(every), limit, offset)}
 
 
 _MISMATCH_KINDS = digest.MISMATCH_KINDS
@@ -151,7 +154,10 @@ QUERIES = [
         "group first.",
         _duplicates,
         {"field": {"type": "string", "enum": ["title", "description"], "default": "title",
-                   "description": "the metadata field to compare"}, **PAGING},
+                   "description": "the metadata field to compare"},
+         "urls": {"type": "integer", "minimum": 0,
+                  "description": "list at most this many URLs per group (count still counts them all)"},
+         **PAGING},
         order=51),
     Query(
         "mismatches",
