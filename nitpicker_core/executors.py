@@ -127,6 +127,7 @@ def _connected(spec: ExecutorSpec) -> Iterator[Any]:
             dashboard_address=None,
             scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},  # health routes only
             silence_logs=logging.ERROR,
+            preload=[__name__],  # dask_setup below, in each worker process
         )
         try:
             with Client(cluster) as client:
@@ -144,6 +145,19 @@ def _connected(spec: ExecutorSpec) -> Iterator[Any]:
         except TimeoutError:
             raise UsageError(f"--executor {spec}: the Dask scheduler has no workers") from None
         yield client
+
+
+def dask_setup(worker: Any) -> None:
+    """Preload of the ``dask-local`` worker processes: a Ctrl-C is the command's to handle.
+
+    A terminal's Ctrl-C reaches the whole foreground process group, these workers too; ignoring it here
+    lets the pages in flight finish in the stop's grace (as the local crawler's Chromium does in a
+    session of its own), and spares the terminal their tracebacks. They still end with the command:
+    a Dask worker process exits when its parent is gone.
+    """
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @contextlib.contextmanager

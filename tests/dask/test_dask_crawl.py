@@ -111,7 +111,7 @@ def test_a_worker_killed_mid_crawl_loses_no_page(site: str, dask_cluster: Any, t
 
     def kill_a_rendering_worker() -> None:
         try:
-            wait_until(lambda: _get(f"{gate}/waiting")["waiting"] >= 2, "two renders held on the workers")
+            wait_until(lambda: _get(f"{gate}/waiting")["waiting"] >= 2, "two renders held on the workers", 300)
             busy = [worker for worker, keys in dask_cluster.processing().items()
                     if any(str(key).startswith("nitpicker-render-") for key in keys)]
             killed.update(dask_cluster.run(os.getpid, workers=busy[:1]))
@@ -138,6 +138,8 @@ def test_a_worker_killed_mid_crawl_loses_no_page(site: str, dask_cluster: Any, t
     assert server_hits(site, "/dask-gate/killed/hold.js") > len(LEAVES)
     with pytest.raises(ProcessLookupError):
         os.kill(next(iter(killed.values())), 0)
+    # dask-local workers, the restarted one too, leave a terminal's Ctrl-C to the command (it stops in order)
+    assert set(dask_cluster.run(signal.getsignal, signal.SIGINT).values()) == {signal.SIG_IGN}
 
 
 def test_a_cluster_that_goes_away_leaves_an_interrupted_crawl(site: str, tmp_path: Path) -> None:
@@ -151,7 +153,7 @@ def test_a_cluster_that_goes_away_leaves_an_interrupted_crawl(site: str, tmp_pat
             cli = RunningCli("crawl", "-o", str(archive), "--no-image", "--executor", address, f"{gate}/",
                              cwd=tmp_path)
             wait_until(lambda: _get(f"{gate}/waiting")["waiting"] >= 1 or cli.proc.poll() is not None,
-                       "a render held on the worker")
+                       "a render held on the worker", 300)
         code = cli.wait(timeout=240)
     finally:
         _open_gate(gate)
