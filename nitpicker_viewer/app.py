@@ -29,6 +29,7 @@ from nitpicker_core.types import MenuLink
 from nitpicker_viewer import guard, i18n
 
 PAGE_SIZES = (25, 50, 100, 200, 500)
+PAGE_HREF_KEY = "nitpicker.page_href"
 CELL_LIST_LIMIT = 50  # URLs shown in one table cell (a duplicate group can hold thousands)
 MAX_ARG_CHARS = 4096  # longer than any URL a browser sends in practice; longer values are refused
 MAX_COMMIT = 2**63 - 1  # SQLite's largest integer
@@ -172,9 +173,14 @@ def page_href(url: str) -> str:
 
     It keeps the commit and the base the Issues views compare with, so the page's issues have the same states.
     """
-    suffix = "".join(f"&{name}={quote(value, safe='')}" for name in ("commit", "base")
-                     if (value := request.args.get(name)))
-    return f"{request.script_root}/page?url={quote(url, safe='')}{suffix}"
+    # The parts around the URL are the same for every link of a request: made once (a page of duplicate
+    # groups links 2,500 URLs, and reading request.args for each was two thirds of its time).
+    parts = request.environ.get(PAGE_HREF_KEY)
+    if parts is None:
+        suffix = "".join(f"&{name}={quote(value, safe='')}" for name in ("commit", "base")
+                         if (value := request.args.get(name)))
+        parts = request.environ[PAGE_HREF_KEY] = (f"{request.script_root}/page?url=", suffix)
+    return f"{parts[0]}{quote(url, safe='')}{parts[1]}"
 
 
 def live_status() -> int | None:
