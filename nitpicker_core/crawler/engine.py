@@ -168,7 +168,6 @@ class Crawler(ResultsMixin):
             self._remote.on_lost = self._cluster_lost
         host = self._remote or (self._browser_factory or BrowserHost)()
         self._host = host
-
         stop.on_second(self._kill_browser)
         self.slots = PageSlots(host, self.options.user_agent)
         try:
