@@ -90,7 +90,7 @@ def test_no_path_segment_is_lost_or_rewritten(segments: list[str]) -> None:
 @given(st.lists(st.one_of(segment, st.sampled_from([".", "..", ""])), min_size=1, max_size=8))
 def test_only_dot_segments_remove_segments(segments: list[str]) -> None:
     # the number of segments after dot-segment removal is the number normalisation keeps
-    raw = "/" + "/".join(segments)
+    raw = ("/" + "/".join(segments)).strip()  # normalize strips the URL first: '/.. ' ends in a dot segment
     dotted = remove_dot_segments(raw.replace("%2e", ".").replace("%2E", "."))
     assert len(urlsplit(normalize("http://h" + raw)).path.split("/")) == len(dotted.split("/"))
 
