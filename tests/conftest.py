@@ -5,7 +5,12 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import HealthCheck, settings
 from support import BUILTIN_PLUGINS, run_cli
+
+# Property tests run on loaded machines: a slow example is not a failure, only a wrong one is
+settings.register_profile("loaded", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("loaded")
 
 # Set at import time so subprocesses (the CLI, analyzer workers) inherit the same allow list.
 os.environ["NITPICKER_LOAD_PLUGINS"] = ",".join(BUILTIN_PLUGINS)
