@@ -35,7 +35,9 @@ def _numbers(fragment: str) -> tuple[int, ...]:
 def gated_crawl(site, tmp_path_factory):
     """The crawl of the gated site on a terminal; the screen at each moment the test let it reach."""
     workdir = Path(tmp_path_factory.mktemp("terminal"))
-    term = Terminal("crawl", "-o", "gate.nitpicker", "--no-image", "--parallels", "2",
+    # --interval keeps one worker per tab (no URL preflighted ahead while the tabs render), so "in progress"
+    # is exactly the two pages held at their gates
+    term = Terminal("crawl", "-o", "gate.nitpicker", "--no-image", "--parallels", "2", "--interval", "1",
                     f"{site}/progress-gate/{RUN}/", cwd=workdir)
     moments = {}
     try:
