@@ -49,3 +49,23 @@ def bare_pm():
 @pytest.fixture
 def cli():
     return run_cli
+
+
+# The longest modules first (measured: module totals of a whole run's --durations). bin/test runs xdist with
+# --dist loadfile --no-loadscope-reorder, so workers take whole modules in this order; a long module taken
+# last would keep one worker busy after the others have finished.
+LONG_FIRST = (
+    "tests/e2e/test_crawl_rules.py", "tests/e2e/test_crawl_edges.py", "tests/dask/test_dask_analyze.py",
+    "tests/dask/test_dask_crawl.py", "tests/e2e/test_crawl_control.py", "tests/pipeline/test_pipeline_cli.py",
+    "tests/e2e/test_crawl_statuses.py", "tests/viewer/test_viewer_browser.py", "tests/queries/test_pages.py",
+    "tests/e2e/test_crawl_stop.py", "tests/analyze/test_analyze_engine.py", "tests/demo/test_demo_installed.py",
+    "tests/cli_ux/test_config_file.py", "tests/queries/test_content_types.py", "tests/e2e/test_crawl_limits.py",
+    "tests/security/test_security_servers.py", "tests/queries/test_findings.py",
+    "tests/screenshots/test_screenshots_crawl.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {path: i for i, path in enumerate(LONG_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(LONG_FIRST)))  # stable: order within
+
