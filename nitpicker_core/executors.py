@@ -124,8 +124,9 @@ def _connected(spec: ExecutorSpec) -> Iterator[Any]:
             threads_per_worker=1,
             processes=True,
             host="127.0.0.1",
-            dashboard_address=None,
-            scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},  # health routes only
+            # no dashboard; the scheduler's HTTP health routes on a free loopback port (its default is :8787,
+            # which two clusters at once would fight over)
+            scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
             silence_logs=logging.ERROR,
             preload=[__name__],  # dask_setup below, in each worker process
         )
