@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -15,18 +16,28 @@ from nitpicker_core.archive import open_archive
 
 EXAMPLE = ROOT / "tests" / "example_plugin"
 ENV = {"NITPICKER_LOAD_PLUGINS": ",".join([*BUILTIN_PLUGINS, "word-count"])}
+BUILTINS_ONLY: dict[str, str] = {}  # the conftest's built-ins-only list, with the example importable
 
 
 @pytest.fixture(scope="module")
-def installed():
-    """Install the example distribution into this very environment, as a user would, and remove it after."""
+def installed(tmp_path_factory):
+    """Install the example distribution as a user would (pip, from its source), into a directory of its own.
+
+    Not into this environment: the suite runs in parallel workers that share it, and a plugin appearing in
+    the middle of their runs changed the plugin list other tests read (seen in CI). The CLI runs below put
+    the directory on PYTHONPATH, where entry points are found exactly as in site-packages.
+    """
+    base = tmp_path_factory.mktemp("example")
+    source, target = base / "source", base / "site"
+    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
     # --no-build-isolation: build with this environment's setuptools (bin/setup upgrades it), no download
-    done = subprocess.run([*pip, "install", "--no-build-isolation", "--no-deps", str(ROOT / "tests" / "example_plugin")],
+    done = subprocess.run([*pip, "install", "--no-build-isolation", "--no-deps", "--target", str(target), str(source)],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    yield
-    subprocess.run([*pip, "uninstall", "-y", "nitpicker-example"], check=True, capture_output=True, timeout=120)
+    ENV["PYTHONPATH"] = os.pathsep.join(filter(None, [str(target), os.environ.get("PYTHONPATH")]))
+    BUILTINS_ONLY["PYTHONPATH"] = ENV["PYTHONPATH"]
+    yield target
 
 
 def test_plugins_lists_the_example_with_its_hooks(installed, cli):
@@ -39,9 +50,9 @@ def test_plugins_lists_the_example_with_its_hooks(installed, cli):
 
 
 def test_installed_but_not_allowed_stays_out(installed, cli):
-    plugins = {p["name"]: p for p in json.loads(cli("plugins").stdout)}  # conftest's built-ins-only list
+    plugins = {p["name"]: p for p in json.loads(cli("plugins", env=BUILTINS_ONLY).stdout)}
     assert plugins["word-count"]["status"] == "disabled: not in NITPICKER_LOAD_PLUGINS"
-    assert cli("word-stats", "x").returncode == 1
+    assert cli("word-stats", "x", env=BUILTINS_ONLY).returncode == 1
 
 
 def test_analyzer_query_and_command_work_through_the_normal_commands(installed, cli, tmp_path):
