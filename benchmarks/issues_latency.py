@@ -141,7 +141,7 @@ def copy_commit(archive: Path) -> None:
                      (first,))
         second = conn.execute("SELECT max(id) FROM commits").fetchone()[0]
         for table, where in (("commit_page", "AND url_id % 100 != 7"), ("commit_resource", ""),
-                             ("commit_resource_referrer", ""), ("crawl_error", "AND url_id % 100 != 7")):
+                             ("crawl_error", "AND url_id % 100 != 7")):
             cols = [r[1] for r in conn.execute(f"PRAGMA table_info({table})") if r[1] not in ("id", "commit_id")]
             names = ", ".join(f'"{c}"' for c in cols)
             conn.execute(f"INSERT INTO {table} (commit_id, {names}) SELECT ?, {names} FROM {table} "

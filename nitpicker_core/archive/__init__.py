@@ -1,6 +1,6 @@
 """The archive: one SQLite database in a tar, written by one locked writer, read by many read-only readers."""
 
-from . import aggregates, digest, findings_store
+from . import aggregates, digest, findings_store, referrers, times
 from .files import cache_root
 from .lock import live_pid
 from .manifest import crawl_environment, tools_line
@@ -14,6 +14,8 @@ __all__ = [
     "aggregates",
     "digest",
     "findings_store",
+    "referrers",
+    "times",
     "ArchiveWriter",
     "NothingToResume",
     "cache_root",

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import peewee as pw
 
 from nitpicker_core.records import BOOLEAN_METADATA, METADATA_FIELDS
 
+from . import times as times_module
+
 # 2: page_state.source_sha256, anchor.raw_href/line/col and the heading table (a writer upgrades 1 on open)
-FORMAT_VERSION = 2
+# 3: commit_resource_referrer is a view over commit_page and page_resource (it was a table written per
+#    commit, repeating for every commit what the page states already say), page_resource indexed by
+#    resource, commit_resource.referrers counted at commit finish; crawl times of commit_page and
+#    crawl_error as integer milliseconds (times.py). What an unchanged re-crawl adds shrank by half.
+FORMAT_VERSION = 3
 
 
 class _Base(pw.Model):
@@ -144,6 +152,9 @@ class PageResource(_Base):
     state = _state_fk()
     resource_url_id = pw.IntegerField()
 
+    class Meta:
+        indexes = ((("resource_url_id", "state"), False),)
+
 
 class JsonLd(_Base):
     state = _state_fk()
@@ -179,8 +190,8 @@ class CommitPage(_Base):
     commit = pw.ForeignKeyField(Commit, column_name="commit_id", on_delete="CASCADE", index=False)
     url_id = pw.IntegerField()
     state = pw.ForeignKeyField(PageState, column_name="state_id", index=False)
-    first_seen_at = pw.TextField()
-    last_crawled_at = pw.TextField(null=True)
+    first_seen_at = pw.BigIntegerField()  # ms since the epoch (format 3; ISO text before), see times.py
+    last_crawled_at = pw.BigIntegerField(null=True)
     order = pw.IntegerField(null=True)
 
     class Meta:
@@ -207,22 +218,11 @@ class CommitResource(_Base):
     commit = pw.ForeignKeyField(Commit, column_name="commit_id", on_delete="CASCADE", index=False)
     url_id = pw.IntegerField()
     state = pw.ForeignKeyField(ResourceState, column_name="state_id", index=True)
+    referrers = pw.IntegerField(null=True)  # pages of the commit that loaded it; set when the commit finishes
 
     class Meta:
         primary_key = pw.CompositeKey("commit", "url_id")
         without_rowid = True
-
-
-class CommitResourceReferrer(_Base):
-    # The primary key doubles as the (commit_id, resource_url_id) index.
-    commit = pw.ForeignKeyField(Commit, column_name="commit_id", on_delete="CASCADE", index=False)
-    resource_url_id = pw.IntegerField()
-    page_url_id = pw.IntegerField()
-
-    class Meta:
-        primary_key = pw.CompositeKey("commit", "resource_url_id", "page_url_id")
-        without_rowid = True
-        indexes = ((("commit", "page_url_id"), False),)
 
 
 class CrawlError(_Base):
@@ -231,7 +231,7 @@ class CrawlError(_Base):
     kind = pw.TextField()
     message = pw.TextField()
     phase = pw.TextField(default="")
-    at = pw.TextField()
+    at = pw.BigIntegerField()  # ms since the epoch (format 3; ISO text before)
 
     class Meta:
         indexes = ((("commit", "kind"), False), (("commit", "url_id"), False))
@@ -364,7 +364,6 @@ MODELS: tuple[type[pw.Model], ...] = (
     CommitPage,
     ResourceState,
     CommitResource,
-    CommitResourceReferrer,
     CrawlError,
     InventoryRun,
     AnalysisCell,
@@ -378,10 +377,23 @@ MODELS: tuple[type[pw.Model], ...] = (
 )
 
 
+# The pages of a commit that referenced each sub-resource: the resources each page state loaded
+# (page_resource, shared by every commit that kept the state), for the state each page has in the commit.
+# Derived, so an unchanged re-crawl adds nothing here. Looked up by (commit, resource) through
+# page_resource's resource index and commit_page's primary key, by (commit, page) through that key.
+REFERRER_VIEW = (
+    "CREATE VIEW IF NOT EXISTS commit_resource_referrer (commit_id, resource_url_id, page_url_id) AS "
+    "SELECT cp.commit_id, pr.resource_url_id, cp.url_id FROM page_resource pr "
+    "JOIN page_state ps ON ps.id = pr.state_id "
+    "JOIN commit_page cp ON cp.url_id = ps.url_id AND cp.state_id = pr.state_id"
+)
+
+
 def create_schema(db: pw.SqliteDatabase) -> None:
-    """Create every table and index on ``db`` without leaving the models bound to it."""
+    """Create every table, index and view on ``db`` without leaving the models bound to it."""
     with db.bind_ctx(MODELS):
         db.create_tables(MODELS)
+    db.execute_sql(REFERRER_VIEW)
 
 
 # Columns each format added to existing tables, nullable, so older rows simply read NULL.
@@ -392,6 +404,7 @@ ADDED_COLUMNS: dict[int, tuple[tuple[str, str, str], ...]] = {
         ("anchor", "line", "INTEGER"),
         ("anchor", "col", "INTEGER"),
     ),
+    3: (("commit_resource", "referrers", "INTEGER"),),
 }
 
 
@@ -410,8 +423,55 @@ def upgrade_schema(db: pw.SqliteDatabase) -> bool:
         with db.bind_ctx(MODELS):
             db.create_tables(MODELS, safe=True)  # new tables (heading) and their indexes
         changed = True
+    if _text_times(conn):
+        if conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = 'commit_resource_referrer'"
+        ).fetchone():
+            conn.execute("DROP VIEW commit_resource_referrer")  # it names commit_page, rebuilt here
+        for model in (CommitPage, CrawlError):
+            _rebuild_with_integer_times(db, model)
+        changed = True
+    if "commit_resource_referrer" in tables:  # format 2 kept it as a table, filled per commit
+        conn.execute(
+            "UPDATE commit_resource SET referrers = (SELECT COUNT(*) FROM commit_resource_referrer r "
+            "WHERE r.commit_id = commit_resource.commit_id AND r.resource_url_id = commit_resource.url_id) "
+            "WHERE commit_id IN (SELECT id FROM commits WHERE status IN ('complete', 'interrupted'))"
+        )
+        conn.execute("DROP TABLE commit_resource_referrer")
+        changed = True
+    conn.execute(
+        'CREATE INDEX IF NOT EXISTS "page_resource_resource_url_id_state_id" '
+        'ON "page_resource" ("resource_url_id", "state_id")'
+    )
+    conn.execute(REFERRER_VIEW)
     bumped = conn.execute(
         "UPDATE info SET value = ? WHERE key = 'format_version' AND CAST(value AS INTEGER) < ?",
         (str(FORMAT_VERSION), FORMAT_VERSION),
     ).rowcount
     return changed or bumped > 0
+
+
+def _text_times(conn: Any) -> bool:
+    return any(
+        row[1] == "first_seen_at" and row[2].upper() == "TEXT"
+        for row in conn.execute("PRAGMA table_info(commit_page)")
+    )
+
+
+def _rebuild_with_integer_times(db: pw.SqliteDatabase, model: type[_Base]) -> None:
+    """Copy ``model``'s table into its format-3 shape, its ISO time columns as milliseconds."""
+    conn = db.connection()
+    table = model._meta.table_name  # type: ignore[attr-defined]
+    for (index,) in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", (table,)
+    ).fetchall():
+        conn.execute(f'DROP INDEX "{index}"')
+    conn.execute(f'ALTER TABLE "{table}" RENAME TO "{table}_format2"')
+    with db.bind_ctx([model]):
+        db.create_tables([model])
+    columns = [row[1] for row in conn.execute(f'PRAGMA table_info("{table}")')]
+    times = {"first_seen_at", "last_crawled_at", "at"}
+    values = [times_module.ms_from_iso_sql(f'"{c}"') if c in times else f'"{c}"' for c in columns]
+    names = ", ".join(f'"{c}"' for c in columns)
+    conn.execute(f'INSERT INTO "{table}" ({names}) SELECT {", ".join(values)} FROM "{table}_format2"')
+    conn.execute(f'DROP TABLE "{table}_format2"')

@@ -8,7 +8,7 @@ from typing import Any
 
 from nitpicker_core.records import CrawlErrorRecord, Resource, ScrapeResult
 
-from . import screenshots
+from . import screenshots, times
 from .hashing import to_json
 from .models import PAGE_STATE_COLUMNS
 from .prepare import REDIRECT_AT, PreparedPage, placeholder, prepare_page, prepare_resource
@@ -56,7 +56,7 @@ class PagesMixin(Store):
         resources: Sequence[tuple[Resource, str | None]] = (),
     ) -> None:
         """Store many pages (and ``resources``, as ``put_resources``) in one transaction; later entries win."""
-        at = crawled_at or utc_now()
+        at = times.to_ms(crawled_at)
         batch = list(results)
         with self._db.atomic():
             self._changing(commit_id)
@@ -69,7 +69,7 @@ class PagesMixin(Store):
     def put_placeholder(self, commit_id: int, url: str, is_external: bool = False) -> None:
         with self._db.atomic():
             self._changing(commit_id)
-            self._placeholders(commit_id, {url: is_external}, utc_now())
+            self._placeholders(commit_id, {url: is_external}, times.to_ms())
         self._touch()
 
     def put_skipped(self, commit_id: int, url: str, reason: str, is_external: bool = False) -> None:
@@ -96,9 +96,11 @@ class PagesMixin(Store):
         self._touch()
 
     def _resource_rows(self, commit_id: int, pairs: Sequence[tuple[Resource, str | None]]) -> None:
-        """The rows of ``pairs`` (resource, referrer), inside the caller's transaction; later ones win."""
+        """The rows of ``pairs`` (resource, referrer), inside the caller's transaction; later ones win.
+
+        The referrer is not stored here: which pages referenced a resource is what their states list."""
         prepared = [(r, *prepare_resource(r)) for r, _ in pairs]
-        ids = self._url_ids([r.url for r, _ in pairs] + [ref for _, ref in pairs if ref])
+        ids = self._url_ids([r.url for r, _ in pairs])
         self._conn.executemany(
             "INSERT OR IGNORE INTO resource_state (hash, url_id, status, status_text, content_type, "
             "content_length, compression, cdn, headers, is_external) VALUES (?,?,?,?,?,?,?,?,?,?)",
@@ -112,11 +114,6 @@ class PagesMixin(Store):
             "ON CONFLICT (commit_id, url_id) DO UPDATE SET state_id = excluded.state_id",
             [(commit_id, ids[r.url], state_ids[h]) for r, h, _ in prepared],
         )
-        self._conn.executemany(
-            "INSERT OR IGNORE INTO commit_resource_referrer (commit_id, resource_url_id, page_url_id) "
-            "VALUES (?, ?, ?)",
-            [(commit_id, ids[r.url], ids[ref]) for r, ref in pairs if ref],
-        )
 
     def put_crawl_error(self, commit_id: int, error: CrawlErrorRecord, at: str | None = None) -> None:
         with self._db.atomic():
@@ -129,7 +126,7 @@ class PagesMixin(Store):
                     error.kind,
                     error.message,
                     error.phase or "",
-                    at or utc_now(),
+                    times.to_ms(at),
                 ),
             )
         self._touch()
@@ -228,7 +225,7 @@ class PagesMixin(Store):
             out.append(prepared)
         return out
 
-    def _put_chunk(self, commit_id: int, results: Sequence[ScrapeResult], at: str) -> None:
+    def _put_chunk(self, commit_id: int, results: Sequence[ScrapeResult], at: int) -> None:
         prepared = self._prepare_all(commit_id, results)
         state_ids = self._store_states(prepared)
         shots = [
@@ -241,8 +238,8 @@ class PagesMixin(Store):
             _PAGE_UPSERT,
             [(commit_id, ids[p.url], state_ids[p.hash], at, at, first + n) for n, p in enumerate(prepared)],
         )
-        # What a page referenced lives in page_resource (shared between commits); the per-commit
-        # referrer table is filled by put_resource only, so an unchanged commit stays small.
+        # What a page referenced lives in page_resource (shared between commits); who referenced a
+        # resource in a commit is derived from it (the commit_resource_referrer view).
         members = self._members_of(commit_id)
         members.update(ids[p.url] for p in prepared)
         wanted: dict[str, bool] = {}
@@ -253,7 +250,7 @@ class PagesMixin(Store):
         if wanted:
             self._placeholders(commit_id, wanted, at)
 
-    def _placeholders(self, commit_id: int, urls: dict[str, bool], at: str) -> None:
+    def _placeholders(self, commit_id: int, urls: dict[str, bool], at: int) -> None:
         members = self._members_of(commit_id)
         ids = self._url_ids(urls)
         todo = [placeholder(u, ext) for u, ext in urls.items() if ids[u] not in members]

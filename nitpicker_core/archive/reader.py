@@ -15,13 +15,13 @@ from typing import Any
 from nitpicker_core.errors import ArchiveError
 from nitpicker_core.records import BOOLEAN_METADATA
 
-from . import counts, files, manifest
+from . import counts, files, manifest, referrers, times
 from .lock import live_pid
 from .writer import STUB_SUFFIX
 
 _PAGE_SELECT = (
-    'SELECT u.url, ps.*, d.url AS redirect_dest, cp.first_seen_at, cp.last_crawled_at, cp."order" '
-    "FROM commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id "
+    "SELECT u.url, ps.*, d.url AS redirect_dest, {first} AS first_seen_at, {last} AS last_crawled_at, "
+    'cp."order" FROM commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id '
     "LEFT JOIN url d ON d.id = ps.redirect_dest_url_id WHERE cp.commit_id = ?"
 )
 _FLAGS = ("scraped", "is_target", "is_external", "is_skipped", *sorted(BOOLEAN_METADATA))
@@ -68,6 +68,9 @@ class ArchiveReader:
             self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
             self._conn.row_factory = sqlite3.Row
             self.format_version = self._check()
+            self._page_select = _PAGE_SELECT.format(
+                first=times.iso_sql(self, "cp.first_seen_at"), last=times.iso_sql(self, "cp.last_crawled_at")
+            )
             self._columns = self._schema()
         except BaseException:
             self._release()
@@ -102,7 +105,7 @@ class ArchiveReader:
     def _schema(self) -> dict[str, set[str]]:
         """Columns of the tables whose shape changed between formats (an older archive lacks some)."""
         out = {}
-        for table in ("page_state", "anchor", "heading"):
+        for table in ("page_state", "anchor", "heading", "commit_resource"):
             out[table] = {row[1] for row in self._conn.execute(f"PRAGMA table_info({table})")}
         return out
 
@@ -203,7 +206,7 @@ class ArchiveReader:
         limit: int | None = None,
         offset: int = 0,
     ) -> Iterator[dict[str, Any]]:
-        sql, params = _PAGE_SELECT, [self.resolve(commit)]
+        sql, params = self._page_select, [self.resolve(commit)]
         if scraped is not None:
             sql, params = sql + " AND ps.scraped = ?", [*params, int(scraped)]
         if external is not None:
@@ -215,7 +218,7 @@ class ArchiveReader:
             yield _page(row)
 
     def page(self, url: str, commit: int | str | None = None) -> dict[str, Any] | None:
-        row = self._conn.execute(_PAGE_SELECT + " AND u.url = ?", (self.resolve(commit), url)).fetchone()
+        row = self._conn.execute(self._page_select + " AND u.url = ?", (self.resolve(commit), url)).fetchone()
         return _page(row) if row else None
 
     def _state_id(self, url: str, commit: int | str | None) -> int | None:
@@ -322,8 +325,7 @@ class ArchiveReader:
         rows = self._conn.execute(
             "SELECT u.url, rs.hash, rs.status, rs.status_text, rs.content_type, rs.content_length, "
             "rs.compression, rs.cdn, rs.headers, rs.is_external, "
-            "(SELECT COUNT(*) FROM commit_resource_referrer r WHERE r.commit_id = cr.commit_id "
-            " AND r.resource_url_id = cr.url_id) AS referrers "
+            f"{referrers.count_sql(self)} AS referrers "
             "FROM commit_resource cr JOIN url u ON u.id = cr.url_id JOIN resource_state rs ON rs.id = cr.state_id "
             "WHERE cr.commit_id = ? ORDER BY u.url",
             (self.resolve(commit),),
@@ -373,7 +375,8 @@ class ArchiveReader:
 
     def crawl_errors(self, commit: int | str | None = None) -> list[dict[str, Any]]:
         rows = self._conn.execute(
-            "SELECT u.url, e.kind, e.message, e.phase, e.at FROM crawl_error e JOIN url u ON u.id = e.url_id "
+            f"SELECT u.url, e.kind, e.message, e.phase, {times.iso_sql(self, 'e.at')} AS at "
+            "FROM crawl_error e JOIN url u ON u.id = e.url_id "
             "WHERE e.commit_id = ? ORDER BY e.id",
             (self.resolve(commit),),
         )

@@ -8,8 +8,8 @@ loaded. Nothing is copied, so an unchanged site costs the new commit its index r
 
 from __future__ import annotations
 
+from . import times
 from .pages import PagesMixin
-from .store import utc_now
 
 __all__ = ["RevalidateMixin"]
 
@@ -62,7 +62,7 @@ class RevalidateMixin(PagesMixin):
                 return None
             state_id = row[0]
             self._changing(commit_id)
-            when = at or utc_now()
+            when = times.to_ms(at)
             conn.execute(
                 'INSERT INTO commit_page (commit_id, url_id, state_id, first_seen_at, last_crawled_at, "order") '
                 "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (commit_id, url_id) DO UPDATE SET "
@@ -77,12 +77,6 @@ class RevalidateMixin(PagesMixin):
                 "SELECT ?, cr.url_id, cr.state_id FROM commit_resource cr WHERE cr.commit_id = ? "
                 "AND cr.url_id IN (SELECT resource_url_id FROM page_resource WHERE state_id = ?)",
                 (commit_id, base_id, state_id),
-            )
-            conn.execute(
-                "INSERT OR IGNORE INTO commit_resource_referrer (commit_id, resource_url_id, page_url_id) "
-                "SELECT ?, resource_url_id, page_url_id FROM commit_resource_referrer "
-                "WHERE commit_id = ? AND page_url_id = ?",
-                (commit_id, base_id, url_id),
             )
             # what it links to is known to the commit, as a rendered page's links are
             targets = self.state_links(state_id)

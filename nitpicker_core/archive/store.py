@@ -9,7 +9,7 @@ from typing import Any
 
 import peewee as pw
 
-from . import aggregates
+from . import aggregates, referrers
 
 # Keep bound variables per statement well under SQLite's portable limit of 32766.
 IN_CHUNK = 900
@@ -69,6 +69,7 @@ class Store:
         """Drop ``commit_id``'s stored aggregates before its content changes (once per commit and build)."""
         if commit_id not in self._unaggregated:
             aggregates.changing(self._conn, commit_id)
+            referrers.clear(self._conn, commit_id)
             self._unaggregated.add(commit_id)
 
     def _touch(self) -> None:

@@ -15,7 +15,7 @@ import peewee as pw
 from nitpicker_core.errors import ArchiveError, NitpickerError
 from nitpicker_core.writable import check_file_destination
 
-from . import aggregates, counts, files, findings_store, manifest, screenshots
+from . import aggregates, counts, files, findings_store, manifest, referrers, screenshots
 from .analysis import AnalysisMixin
 from .hashing import to_json
 from .lock import StubLock
@@ -261,6 +261,7 @@ class ArchiveWriter(RevalidateMixin, AnalysisMixin, RecoveryMixin, PruneMixin):
                         (manifest.share(self._conn, to_json(env)), commit_id),
                     )
             self._changing(commit_id)
+            referrers.clear(self._conn, commit_id)  # also when this writer finished it a moment ago
         self._touch()
         return commit_id
 
@@ -292,6 +293,7 @@ class ArchiveWriter(RevalidateMixin, AnalysisMixin, RecoveryMixin, PruneMixin):
                 ),
             )
             self._count_finished()
+            referrers.count(self._conn, commit_id)
             if status == "complete":
                 head = self.head()
                 # HEAD is the newest complete commit: it never moves back to an older one.

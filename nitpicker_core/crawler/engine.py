@@ -584,7 +584,8 @@ class Crawler(ResultsMixin):
             return False
         self.clock.add_scrape(scraped.extra, time.perf_counter() - render_started)
         if light:
-            scraped.html, scraped.anchors, scraped.images, scraped.received = None, [], [], []
+            scraped.html, scraped.anchors, scraped.images = None, [], []
+            scraped.received, scraped.resources = [], []  # an external page's sub-resources are not ours
             scraped.is_external, scraped.is_target = item.external, False
             mark_blocked(scraped)
             self._record(scraped)

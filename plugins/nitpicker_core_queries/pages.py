@@ -12,7 +12,7 @@ from nitpicker_core import (
     UsageError,
     content_type_sql_filter,
 )
-from nitpicker_core.archive import aggregates, digest
+from nitpicker_core.archive import aggregates, digest, times
 
 from .analysis import page_analysis
 from .common import PAGES_OF_COMMIT, PAGING, order_by, paged, sorting, status_class_param, status_class_sql
@@ -143,8 +143,9 @@ def _page_detail(archive: Any, commit: int, url: str, inbound_limit: int,
         "SELECT u.url, ps.status FROM page_state ps CROSS JOIN commit_page cp ON cp.commit_id = ? "
         "AND cp.url_id = ps.url_id AND cp.state_id = ps.id JOIN url u ON u.id = ps.url_id "
         "WHERE ps.redirect_dest_url_id = ? ORDER BY u.url", [commit, ids["url_id"]])
-    crawl_errors = archive.execute("SELECT kind, message, phase, at FROM crawl_error WHERE commit_id = ? "
-                                   "AND url_id = ? ORDER BY id", [commit, ids["url_id"]])
+    crawl_errors = archive.execute(f"SELECT kind, message, phase, {times.iso_sql(archive, 'at')} AS at "
+                                   "FROM crawl_error WHERE commit_id = ? AND url_id = ? ORDER BY id",
+                                   [commit, ids["url_id"]])
     counts = archive.execute("SELECT (SELECT COUNT(*) FROM image WHERE state_id = :s), "
                              "(SELECT COUNT(*) FROM page_resource WHERE state_id = :s)", {"s": ids["state_id"]})[0]
     resources = archive.execute(_PAGE_RESOURCES, [commit, ids["state_id"], resource_limit])

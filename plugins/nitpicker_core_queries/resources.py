@@ -5,38 +5,39 @@ from __future__ import annotations
 from typing import Any
 
 from nitpicker_core import Query, UsageError
-from nitpicker_core.archive import aggregates
+from nitpicker_core.archive import aggregates, referrers
 
 from .common import PAGING, external_flag, order_by, paged, sorting, status_class_param, status_class_sql
 
+
 # One resource of a commit with the number of distinct pages that referenced it in that commit.
-_RESOURCE_ROWS = (
-    "SELECT u.url, rs.status, rs.content_type, rs.content_length, rs.compression, rs.cdn, "
-    "rs.is_external, (SELECT COUNT(*) FROM commit_resource_referrer r WHERE r.commit_id = cr.commit_id "
-    "AND r.resource_url_id = cr.url_id) AS referrers "
-    "FROM commit_resource cr JOIN url u ON u.id = cr.url_id JOIN resource_state rs ON rs.id = cr.state_id "
-    "WHERE cr.commit_id = ?"
-)
+def _resource_rows(archive: Any) -> str:
+    return (
+        "SELECT u.url, rs.status, rs.content_type, rs.content_length, rs.compression, rs.cdn, "
+        f"rs.is_external, {referrers.count_sql(archive)} AS referrers "
+        "FROM commit_resource cr JOIN url u ON u.id = cr.url_id JOIN resource_state rs ON rs.id = cr.state_id "
+        "WHERE cr.commit_id = ?"
+    )
 _RESOURCE_COLUMNS = {
     "url": "u.url", "status": "rs.status", "content_type": "rs.content_type",
     "content_length": "rs.content_length", "compression": "rs.compression", "cdn": "rs.cdn",
     "referrers": "referrers",
 }
 
-# No referrer row in the commit and no anchor of a page of the commit pointing at the URL.
-_UNUSED = (
-    " AND NOT EXISTS (SELECT 1 FROM commit_resource_referrer r WHERE r.commit_id = cr.commit_id "
-    "AND r.resource_url_id = cr.url_id) "
-    "AND NOT EXISTS (SELECT 1 FROM anchor a JOIN commit_page cp ON cp.state_id = a.state_id "
-    "AND cp.commit_id = cr.commit_id WHERE a.target_url_id = cr.url_id)"
-)
+# No page of the commit loaded it and no anchor of a page of the commit points at the URL.
+def _unused(archive: Any) -> str:
+    return (
+        f" AND {referrers.count_sql(archive)} = 0 "
+        "AND NOT EXISTS (SELECT 1 FROM anchor a JOIN commit_page cp ON cp.state_id = a.state_id "
+        "AND cp.commit_id = cr.commit_id WHERE a.target_url_id = cr.url_id)"
+    )
 
 
 def _resources(archive: Any, commit: int, url: str | None = None, status: int | None = None,
                content_type: str | None = None, external: bool | None = None, sort: str = "url",
                order: str = "asc", limit: int = 100, offset: int = 0,
                status_class: str | None = None) -> dict[str, Any]:
-    sql, params = _RESOURCE_ROWS, [commit]
+    sql, params = _resource_rows(archive), [commit]
     if status_class:
         sql += " AND " + status_class_sql("rs.status", status_class, "rs.status IS NULL OR rs.status = 0")
     if url:
@@ -60,12 +61,11 @@ _STREAM_FROM = 2000  # referrers
 
 def _resource_referrers(archive: Any, commit: int, url: str, limit: int = 100,
                         offset: int = 0) -> dict[str, Any]:
-    found = archive.execute(_RESOURCE_ROWS + " AND u.url = ?", [commit, url])
+    found = archive.execute(_resource_rows(archive) + " AND u.url = ?", [commit, url])
     if not found:
         raise UsageError(f"no resource {url} in commit {commit}")
     resource_id = archive.execute("SELECT id FROM url WHERE url = ?", [url])[0][0]
-    total = archive.execute("SELECT COUNT(*) FROM commit_resource_referrer WHERE commit_id = ? "
-                            "AND resource_url_id = ?", [commit, resource_id])[0][0]
+    total = found[0]["referrers"]
     # A widely used resource streams its referrers through the URL index (LIMIT stops early); a rarely
     # used one sorts its few referrers rather than walking every URL.
     pages = ("url pu CROSS JOIN commit_resource_referrer r ON r.page_url_id = pu.id" if total > _STREAM_FROM
@@ -81,7 +81,7 @@ def _resource_referrers(archive: Any, commit: int, url: str, limit: int = 100,
 
 def _unused_resources(archive: Any, commit: int, sort: str = "url", order: str = "asc", limit: int = 100,
                       offset: int = 0) -> dict[str, Any]:
-    return paged(archive, _RESOURCE_ROWS + _UNUSED, [commit], order_by(_RESOURCE_COLUMNS, sort, order),
+    return paged(archive, _resource_rows(archive) + _unused(archive), [commit], order_by(_RESOURCE_COLUMNS, sort, order),
                  limit, offset, external_flag)
 
 

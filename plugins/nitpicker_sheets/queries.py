@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from nitpicker_core import Query
-from nitpicker_core.archive import digest
+from nitpicker_core.archive import digest, referrers
 
 PAGES = "commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id"
 SCOPES = {
@@ -155,12 +155,11 @@ def _link_texts(archive: Any, commit: int, after: str = "", limit: int = 500) ->
 
 def _resource_rows(archive: Any, commit: int, after: str = "", limit: int = 500) -> dict[str, Any]:
     sql = (
-        "SELECT k.url, rs.status, rs.status_text, rs.content_type, rs.content_length, "
-        "(SELECT COUNT(*) FROM commit_resource_referrer r WHERE r.commit_id = :c AND r.resource_url_id = k.url_id) "
+        f"SELECT k.url, rs.status, rs.status_text, rs.content_type, rs.content_length, {referrers.count_sql(archive, 'k')} "
         "AS referrers, (SELECT json_group_array(url) FROM (SELECT pu.url FROM commit_resource_referrer r "
         "JOIN url pu ON pu.id = r.page_url_id WHERE r.commit_id = :c AND r.resource_url_id = k.url_id "
         f"ORDER BY pu.url LIMIT {NOTE_ITEMS})) AS referrer_urls "
-        "FROM (SELECT u.url, cr.url_id, cr.state_id FROM commit_resource cr JOIN url u ON u.id = cr.url_id "
+        "FROM (SELECT u.url, cr.* FROM commit_resource cr JOIN url u ON u.id = cr.url_id "
         "WHERE cr.commit_id = :c AND u.url > :after ORDER BY u.url LIMIT :limit) k "
         "JOIN resource_state rs ON rs.id = k.state_id ORDER BY k.url"
     )

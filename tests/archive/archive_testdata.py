@@ -7,6 +7,7 @@ import random
 import sqlite3
 import tarfile
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from nitpicker_core.records import Anchor, Image, JsonLd, PageError, ScrapeResult, Tag
@@ -51,24 +52,76 @@ def snapshot(*dirs: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
     return out
 
 
-def downgrade_to_format1(target: Path) -> None:
-    """Rewrite ``target`` in place as format 1 wrote it: no sent HTML, no raw href/position, no headings.
+def _as_format2(conn: sqlite3.Connection) -> None:
+    """Format 2's referrers: a table of (commit, resource, page) rows written per commit, no resource index."""
+    rows = conn.execute("SELECT commit_id, resource_url_id, page_url_id FROM commit_resource_referrer").fetchall()
+    conn.execute("DROP VIEW commit_resource_referrer")
+    conn.execute("DROP INDEX page_resource_resource_url_id_state_id")
+    conn.execute("CREATE TABLE commit_resource_referrer (commit_id INTEGER NOT NULL, resource_url_id INTEGER "
+                 "NOT NULL, page_url_id INTEGER NOT NULL, PRIMARY KEY (commit_id, resource_url_id, page_url_id), "
+                 "FOREIGN KEY (commit_id) REFERENCES commits (id) ON DELETE CASCADE) WITHOUT ROWID")
+    conn.execute("CREATE INDEX commitresourcereferrer_commit_id_page_url_id "
+                 "ON commit_resource_referrer (commit_id, page_url_id)")
+    conn.executemany("INSERT INTO commit_resource_referrer VALUES (?, ?, ?)", rows)
+    conn.execute("ALTER TABLE commit_resource DROP COLUMN referrers")
+    for table, columns in (("commit_page", ("first_seen_at", "last_crawled_at")), ("crawl_error", ("at",))):
+        _times_as_text(conn, table, columns)
+    conn.execute("UPDATE info SET value = '2' WHERE key = 'format_version'")
 
-    The result's schema is the one format 1's writer created (checked against it once, by hand, with the
-    format-1 code); the data is what a format-1 crawl would have stored for the same pages.
-    """
+
+def _times_as_text(conn: sqlite3.Connection, table: str, columns: tuple[str, ...]) -> None:
+    """Format 2 kept crawl times as ISO strings in TEXT columns."""
+    ddl = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone()[0]
+    indexes = [r[0] for r in conn.execute("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? "
+                                          "AND sql IS NOT NULL", (table,))]
+    for column in columns:
+        ddl = ddl.replace(f'"{column}" INTEGER', f'"{column}" TEXT')
+    conn.execute(f"ALTER TABLE {table} RENAME TO old_{table}")
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? "
+                                "AND sql IS NOT NULL", (f"old_{table}",)).fetchall():
+        conn.execute(f'DROP INDEX "{name}"')
+    conn.execute(ddl)
+    names = [r[1] for r in conn.execute(f"PRAGMA table_info(old_{table})")]
+    values = [f"strftime('%Y-%m-%dT%H:%M:%fZ', {n} / 1000.0, 'unixepoch')" if n in columns else f'"{n}"'
+              for n in names]
+    conn.execute(f"INSERT INTO {table} SELECT {', '.join(values)} FROM old_{table}")
+    conn.execute(f"DROP TABLE old_{table}")
+    for sql in indexes:
+        conn.execute(sql)
+
+
+def _rewrite(target: Path, change: Callable[[sqlite3.Connection], None]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         with tarfile.open(target) as tar:
             tar.extract("archive.db", tmp, filter="data")
         db = Path(tmp) / "archive.db"
         conn = sqlite3.connect(db)
         with conn:
-            conn.execute("DROP TABLE heading")
-            for table, column in (("page_state", "source_sha256"), ("anchor", "raw_href"), ("anchor", "line"),
-                                  ("anchor", "col")):
-                conn.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
-            conn.execute("UPDATE info SET value = '1' WHERE key = 'format_version'")
+            change(conn)
         conn.execute("VACUUM")
         conn.close()
         with tarfile.open(target, "w", format=tarfile.PAX_FORMAT) as tar:
             tar.add(db, "archive.db")
+
+
+def downgrade_to_format2(target: Path) -> None:
+    """Rewrite ``target`` in place as format 2 wrote it: the referrers a table of their own."""
+    _rewrite(target, _as_format2)
+
+
+def downgrade_to_format1(target: Path) -> None:
+    """Rewrite ``target`` in place as format 1 wrote it: no sent HTML, no raw href/position, no headings.
+
+    The result's schema is the one format 1's writer created (checked against it once, by hand, with the
+    format-1 code); the data is what a format-1 crawl would have stored for the same pages.
+    """
+
+    def as_format1(conn: sqlite3.Connection) -> None:
+        _as_format2(conn)
+        conn.execute("DROP TABLE heading")
+        for table, column in (("page_state", "source_sha256"), ("anchor", "raw_href"), ("anchor", "line"),
+                              ("anchor", "col")):
+            conn.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+        conn.execute("UPDATE info SET value = '1' WHERE key = 'format_version'")
+
+    _rewrite(target, as_format1)

@@ -9,6 +9,7 @@ import pytest
 from archive_testdata import downgrade_to_format1, page
 
 from nitpicker_core.archive import ArchiveWriter, open_archive
+from nitpicker_core.archive.models import FORMAT_VERSION
 from nitpicker_core.archive.prepare import placeholder, prepare_page
 from nitpicker_core.records import Anchor, Heading, ScrapeResult
 
@@ -150,14 +151,14 @@ def test_reader_tolerates_format_1(format1: Path) -> None:
 
 def test_writer_upgrades_format_1_on_open(format1: Path) -> None:
     w = ArchiveWriter.open(format1)
-    assert w.info()["format_version"] == 2
+    assert w.info()["format_version"] == FORMAT_VERSION
     c = w.begin_commit()
     w.put_pages(c, [page(1, 3), page(2, 3), rich()])
     w.finish_commit(c)
     w.write()
     w.close()
     with open_archive(format1) as r:
-        assert r.format_version == 2 and r.has_headings
+        assert r.format_version == FORMAT_VERSION and r.has_headings
         assert r.source(URL) == SOURCE and r.anchors(URL)[0]["raw_href"] == "whatsnew/changelog.html#id1"
         # pages unchanged since the format-1 crawl keep their states: nothing shows as modified
         assert r.diff(1, 2)["modified"] == []

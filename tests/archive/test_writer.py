@@ -30,9 +30,9 @@ def test_round_trip(tmp_path: Path) -> None:
     build(target, pages)
     assert not stub_path(target).exists()  # written and complete: the working directory is gone
     with open_archive(target) as r:
-        assert r.format_version == FORMAT_VERSION == 2
+        assert r.format_version == FORMAT_VERSION == 3
         info = r.info()
-        assert info["created_by"].startswith("nitpicker ") and info["format_version"] == 2
+        assert info["created_by"].startswith("nitpicker ") and info["format_version"] == 3
         assert [c["status"] for c in r.commits()] == ["complete"]
         got = r.page("https://example.org/p/3")
         assert got is not None
@@ -189,6 +189,9 @@ def test_resources_errors_inventory(tmp_path: Path) -> None:
     w = ArchiveWriter.open(target)
     c = w.begin_commit()
     css = Resource("https://example.org/site.css", 200, content_type="Text/CSS; charset=utf-8", compression="br")
+    # the pages that loaded it are the pages whose state lists it
+    w.put_pages(c, [ScrapeResult(url=f"https://example.org/{path}", status=200, resources=[css.url])
+                    for path in ("", "about")])
     w.put_resource(c, css, "https://example.org/")
     w.put_resource(c, css, "https://example.org/about")
     w.put_crawl_error(c, CrawlErrorRecord("https://example.org/x", "dns", "no such host", "fetch"))

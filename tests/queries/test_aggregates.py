@@ -231,7 +231,7 @@ def test_resource_referrers_streamed_or_sorted_agree(tmp_path, registry, monkeyp
     import nitpicker_core_queries.resources as resources
 
     style = SITE + "/style.css"
-    pages = [_page(f"/p{n}", ["/"]) for n in (3, 1, 4, 15, 9, 2, 6)]
+    pages = [_page(f"/p{n}", ["/"], resources=[style]) for n in (3, 1, 4, 15, 9, 2, 6)]
     archive = build_archive(tmp_path / "res.nitpicker", pages, also=lambda pm, crawl: [
         pm.hook.crawl_resource_received(resource=Resource(style, 200, content_type="text/css"),
                                         referrer_url=p.url, crawl=crawl) for p in pages])

@@ -21,7 +21,8 @@ def made(tmp_path_factory):
     ]
     home = ScrapeResult(
         url=SITE + "/", status=200, content_type="text/html", metadata={"title": "Home"}, images=images,
-        html="<html></html>", extra={"large_images": [{"src": SITE + "/c.png", "bytes": 900000}]})
+        html="<html></html>", extra={"large_images": [{"src": SITE + "/c.png", "bytes": 900000}]},
+        resources=[SITE + "/a.png", SITE + "/cdn.js"])  # what the page loaded: its referrers
 
     def resources(pm, crawl):
         for path, referrer in (("/a.png", SITE + "/"), ("/old.css", None), ("/cdn.js", SITE + "/")):
