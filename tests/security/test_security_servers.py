@@ -17,15 +17,18 @@ from typing import Any
 
 import pytest
 from archives import SITE, build_archive
-from support import wait_until
+from support import as_from_a_terminal, wait_until
 
 BIG = str(2**63)
 
 
 def cli(*args: str, cwd: Path, stderr: Path) -> subprocess.Popen[str]:
+    # SIGINT at its default in the child: a test worker that ignores SIGINT would pass that on, and each
+    # stop() below would then wait its whole minute before killing the server (CI: 60 s per server)
     with stderr.open("w") as sink:
         return subprocess.Popen([sys.executable, "-m", "nitpicker_cli.main", *args, "--no-open"], cwd=cwd,
-                                stdout=subprocess.PIPE, stderr=sink, text=True, env=dict(os.environ))
+                                stdout=subprocess.PIPE, stderr=sink, text=True, env=dict(os.environ),
+                                preexec_fn=as_from_a_terminal)
 
 
 def stop(proc: subprocess.Popen[str]) -> None:
