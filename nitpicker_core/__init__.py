@@ -61,6 +61,10 @@ _BROWSER_NAMES = ("BrowserHost", "browser_args", "find_browser", "kill_marked")
 
 def __getattr__(name: str) -> object:
     # The Chromium launcher pulls in Playwright (~60 ms); only browser-based plugins pay for it.
+    if name in ("browser_args", "find_browser"):  # a path lookup: no Playwright import
+        from nitpicker_core.crawler import chromium
+
+        return getattr(chromium, name)
     if name in _BROWSER_NAMES:
         from nitpicker_core.crawler import browser
 

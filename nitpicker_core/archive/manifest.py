@@ -53,7 +53,7 @@ def _browser() -> str | None:
     # The crawler's own choice of executable ($NITPICKER_BROWSER, Playwright's, Debian's), asked lazily
     # so that reading an archive never loads crawler code.
     try:
-        from nitpicker_core.crawler.browser import find_browser
+        from nitpicker_core.crawler.chromium import find_browser
     except ImportError:  # pragma: no cover - the crawler ships with the core
         return None
     return find_browser()

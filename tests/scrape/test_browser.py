@@ -98,7 +98,9 @@ def test_find_browser_order(tmp_path, monkeypatch):
 def test_launch_without_browser_is_a_one_line_error(tmp_path, monkeypatch):
     monkeypatch.delenv("NITPICKER_BROWSER", raising=False)
     monkeypatch.setenv("PLAYWRIGHT_BROWSERS_PATH", str(tmp_path))
-    monkeypatch.setattr(browser_mod, "DEBIAN_CHROMIUM", str(tmp_path / "chromium"))
+    from nitpicker_core.crawler import chromium  # where the lookup reads it (without Playwright's API)
+
+    monkeypatch.setattr(chromium, "DEBIAN_CHROMIUM", str(tmp_path / "chromium"))
     with pytest.raises(NitpickerError) as caught:
         asyncio.run(launch(None))
     assert str(caught.value) == browser_mod.NOT_FOUND
