@@ -51,10 +51,13 @@ def test_search_without_keywords_says_so(tmp_path) -> None:
                     "[plugins.search]"]
     default = run_cli("analyze", "--plugin", "markup", "--search-keywords", "x", str(archive), cwd=tmp_path)
     assert default.returncode == 0 and "no keywords" not in default.stderr
-    plain = run_cli("analyze", str(archive), cwd=tmp_path, input="")
+    # which analyzers the default run chooses does not depend on the pages: an archive without any
+    # spares those runs every default analyzer's work (axe's Chromium among them)
+    empty = build_archive(tmp_path / "empty.nitpicker", pages=[])
+    plain = run_cli("analyze", str(empty), cwd=tmp_path, input="")
     assert plain.returncode == 0, plain.stderr
     assert "search" not in json.loads(plain.stdout)["analyzers"]  # it would count nothing: left out by default
-    with_keywords = run_cli("analyze", "--search-keywords", "a", str(archive), cwd=tmp_path, input="")
+    with_keywords = run_cli("analyze", "--search-keywords", "a", str(empty), cwd=tmp_path, input="")
     assert "search" in json.loads(with_keywords.stdout)["analyzers"]
 
 
