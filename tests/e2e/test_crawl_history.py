@@ -4,12 +4,32 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
+from pathlib import Path
 
 import pytest
+from support import run_cli
 
 from nitpicker_core.archive import open_archive
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def about_crawled(site, tmp_path_factory) -> Path:
+    """One complete single-page crawl of /about for the module; each test gets its own copy (``about``)."""
+    workdir = tmp_path_factory.mktemp("about")
+    archive = workdir / "site.nitpicker"
+    result = run_cli("crawl", "-o", str(archive), "--parallels", "2", f"{site}/about", "--single", "--no-image",
+                     cwd=workdir, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return archive
+
+
+@pytest.fixture
+def about(about_crawled, tmp_path) -> Path:
+    """A copy of the module's /about crawl as ``tmp_path/site.nitpicker``, the test's to change."""
+    return Path(shutil.copy(about_crawled, tmp_path / "site.nitpicker"))
 
 
 def _state(archive):
@@ -49,13 +69,12 @@ def test_append_widens_scope_in_the_same_commit(crawl, site, cli, tmp_path):
     assert api["title"] == "API Docs" and roots == [f"{site}/scope/blog/", f"{site}/scope/docs/"]
 
 
-def test_inventory_seeds_urls_and_logs_the_run(crawl, site, cli, tmp_path):
-    c = crawl(f"{site}/about", "--single", "--no-image")
+def test_inventory_seeds_urls_and_logs_the_run(about, site, cli, tmp_path):
     listing = tmp_path / "inventory.txt"
     listing.write_text(f"# pages the client listed\n{site}/recursive/page-c\n{site}/about\n")
-    result = cli("crawl", "--inventory", str(listing), "-o", str(c.archive), "--no-image", cwd=tmp_path, timeout=300)
+    result = cli("crawl", "--inventory", str(listing), "-o", str(about), "--no-image", cwd=tmp_path, timeout=300)
     assert result.returncode == 0, result.stderr
-    with open_archive(c.archive) as reader:
+    with open_archive(about) as reader:
         runs = reader.inventory_runs()
         page_c = reader.page(f"{site}/recursive/page-c")
     assert page_c["title"] == "Page C" and page_c["is_target"]
@@ -64,14 +83,13 @@ def test_inventory_seeds_urls_and_logs_the_run(crawl, site, cli, tmp_path):
     assert str(listing) not in json.dumps(runs) and "inventory.txt" not in json.dumps(runs)
 
 
-def test_failed_inventory_leaves_the_archive_exactly_as_it_was(crawl, site, cli, tmp_path):
-    c = crawl(f"{site}/about", "--single", "--no-image")
-    before = c.archive.read_bytes()
+def test_failed_inventory_leaves_the_archive_exactly_as_it_was(about, cli, tmp_path):
+    before = about.read_bytes()
     listing = tmp_path / "bad.txt"
     listing.write_text("not a url\n")
-    result = cli("crawl", "--inventory", str(listing), "-o", str(c.archive), cwd=tmp_path)
+    result = cli("crawl", "--inventory", str(listing), "-o", str(about), cwd=tmp_path)
     assert result.returncode == 1 and result.stderr.strip() == "nitpicker: error: not an http(s) URL: 'not a url'"
-    assert c.archive.read_bytes() == before and not (tmp_path / "site.nitpicker.stub").exists()
+    assert about.read_bytes() == before and not (tmp_path / "site.nitpicker.stub").exists()
 
 
 def test_retry_failed_skips_permanent_failures(crawl, site, cli, tmp_path):
@@ -85,10 +103,9 @@ def test_retry_failed_skips_permanent_failures(crawl, site, cli, tmp_path):
         assert len(reader.crawl_errors()) == 1 and [x["id"] for x in reader.commits()] == [1]
 
 
-def test_resume_of_a_complete_crawl_is_refused(crawl, site, cli, tmp_path):
-    c = crawl(f"{site}/about", "--single", "--no-image")
-    before = c.archive.read_bytes()
-    result = cli("crawl", "--resume", str(c.archive), cwd=tmp_path)
+def test_resume_of_a_complete_crawl_is_refused(about, cli, tmp_path):
+    before = about.read_bytes()
+    result = cli("crawl", "--resume", str(about), cwd=tmp_path)
     assert result.returncode == 1
     assert result.stderr.strip() == "nitpicker: error: site.nitpicker has no interrupted crawl to resume"
-    assert c.archive.read_bytes() == before and not (tmp_path / "site.nitpicker.stub").exists()
+    assert about.read_bytes() == before and not (tmp_path / "site.nitpicker.stub").exists()
