@@ -1,13 +1,15 @@
-"""/stopping/: a small site whose pages stay busy (an image that never ends), for stop and kill tests."""
+"""/stopping/: a small site whose pages stay busy (an image that never ends until released), for stop and kill tests."""
 
 from __future__ import annotations
+
+import threading
 
 from flask import Blueprint, Response, current_app, redirect
 
 from test_server.routes._html import links, page
 
 bp = Blueprint("stopping", __name__, url_prefix="/stopping")
-PAGES = 6
+PAGES = 4  # two in flight at --parallels 2 and two never started when a stop test signals the crawl
 
 
 @bp.get("/")
@@ -41,24 +43,42 @@ def child(n: int):  # type: ignore[no-untyped-def]
                 + links(("/stopping/", "Top")))
 
 
+def _released() -> threading.Event:
+    return current_app.extensions.setdefault("stopping_released", threading.Event())
+
+
+@bp.post("/release")
+def release():  # type: ignore[no-untyped-def]
+    # a stop test has stopped its crawl: the images end now (those still trickling too), so a resume renders
+    # each page at once instead of waiting out the scrape's network-quiet bound on every one
+    _released().set()
+    return Response("released\n", content_type="text/plain")
+
+
+@bp.post("/hold")
+def hold():  # type: ignore[no-untyped-def]
+    _released().clear()  # busy again: what a test that is about to stop a crawl needs
+    return Response("held\n", content_type="text/plain")
+
+
 @bp.get("/img/<int:n>.png")
 def busy_image(n: int):  # type: ignore[no-untyped-def]
-    stop = current_app.extensions["stop_event"]
+    stop, released = current_app.extensions["stop_event"], _released()
 
-    def trickle():  # a byte now and then until the server stops: the request never completes on its own
+    def trickle():  # a byte now and then until the server stops or a test releases it: never ends on its own
         yield b"\x89PNG"
         for _ in range(600):
-            if stop.wait(0.5):
+            if released.is_set() or stop.wait(0.5):
                 return
             yield b"\0"
 
     return Response(trickle(), content_type="image/png")
 
 
-# /stopping/campaign/: a fast, deterministic site of 28 pages (no numbers in its paths, so no pagination
+# /stopping/campaign/: a fast, deterministic site of 19 pages (no numbers in its paths, so no pagination
 # guesses) for the kill campaign; each answer waits a little so a crawl lasts long enough to be killed.
 SECTIONS = ("alpha", "beta", "gamma")
-LEAVES = ("one", "two", "three", "four", "five", "six", "seven", "eight")
+LEAVES = ("one", "two", "three", "four", "five")
 CAMPAIGN_DELAY = 0.15
 
 

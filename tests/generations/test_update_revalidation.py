@@ -75,13 +75,16 @@ def _paths(archive: Any, root: str) -> list[str]:
         return sorted(p["url"].removeprefix(root) or "/" for p in reader.pages(1, scraped=True) if p["status"] == 200)
 
 
-def test_a_server_that_ignores_validators_is_crawled_as_usual(make_gsite, recrawl) -> None:
+def test_a_server_that_ignores_validators_is_crawled_as_usual(make_gsite, tmp_path) -> None:
+    # the crawls run in this process (the CLI's `crawl --update` is the test above's)
     ignoring = make_gsite("ignores-")
-    archive = recrawl(ignoring.root, "--max-pages", "6")
+    options = CrawlOptions(roots=[ignoring.root], parallels=2, image=False, max_pages=6, user_agent="Nitpicker/test")
+    archive = tmp_path / "i.nitpicker"
+    assert asyncio.run(Crawler(make_plugin_manager(), options, archive).run()).status == "complete"
     crawled = _paths(archive, ignoring.root)
     assert len(crawled) == 6
     before = ignoring.hits()
-    recrawl(ignoring.root)
+    assert asyncio.run(Crawler(make_plugin_manager(), options, archive, mode="update").run()).status == "complete"
     after = ignoring.hits()
     assert _delta(before, after, "304") == {}
     assert _delta(before, after, "conditional") == dict.fromkeys(crawled, 1)
