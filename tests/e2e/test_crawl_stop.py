@@ -17,9 +17,9 @@ from support import RunningCli, run_cli, server_hits, wait_until
 
 from nitpicker_core.archive import open_archive
 from test_server.hostile import TrickleServer
+from test_server.routes.stopping import PAGES
 
 pytestmark = pytest.mark.browser
-PAGES = 6
 
 
 def tagged_processes(tag: str) -> list[int]:
@@ -38,6 +38,15 @@ def tagged_processes(tag: str) -> list[int]:
     return found
 
 
+def busy_images(site: str, busy: bool) -> None:
+    """Hold the pages' images busy (a crawl to stop) or release them (a resume renders each page at once)."""
+    import urllib.request
+
+    request = urllib.request.Request(f"{site}/stopping/{'hold' if busy else 'release'}", method="POST")
+    with urllib.request.urlopen(request, timeout=30) as response:
+        assert response.status == 200
+
+
 def child_hits(site: str) -> int:
     return sum(server_hits(site, f"/stopping/img/{n}.png") for n in range(1, PAGES + 1))
 
@@ -45,6 +54,7 @@ def child_hits(site: str) -> int:
 def start(site: str, tmp_path: Path, name: str, *flags: str, own_group: bool = False) -> tuple[RunningCli, Path, str]:
     tag = uuid.uuid4().hex
     archive = tmp_path / f"{name}.nitpicker"
+    busy_images(site, True)
     running = RunningCli("crawl", "-o", str(archive), f"{site}/stopping/", "--no-image", *flags,
                          cwd=tmp_path, env={"NITPICKER_TEST_TAG": tag}, own_group=own_group)
     return running, archive, tag
@@ -52,6 +62,7 @@ def start(site: str, tmp_path: Path, name: str, *flags: str, own_group: bool = F
 
 def resume_and_check(site: str, archive: Path, tmp_path: Path) -> None:
     """``--resume`` finishes the same commit: every page rendered, nothing failed."""
+    busy_images(site, False)
     resumed = run_cli("crawl", "--resume", str(archive), "--no-image", cwd=tmp_path, timeout=600)
     assert resumed.returncode == 0, resumed.stderr
     with open_archive(archive) as reader:
@@ -131,6 +142,7 @@ def test_a_signal_before_the_crawl_loop_still_ends_in_a_resumable_archive(site, 
 def test_exit_code_and_stats_describe_the_whole_commit_after_resume(site, tmp_path):
     """A failure before the interruption still fails the resumed crawl, and the stats count both runs."""
     archive = tmp_path / "f.nitpicker"
+    busy_images(site, True)
     before = server_hits(site, "/stopping/img/1.png")
     running = RunningCli("crawl", "-o", str(archive), f"{site}/stopping/flawed/", "--no-image", "--parallels", "1",
                          "--retry", "1", cwd=tmp_path)
@@ -140,6 +152,7 @@ def test_exit_code_and_stats_describe_the_whole_commit_after_resume(site, tmp_pa
     assert running.wait(timeout=120) == 130, running.stderr
     with open_archive(archive) as reader:
         assert [e["kind"] for e in reader.crawl_errors()] == ["redirect-loop"]
+    busy_images(site, False)
     resumed = run_cli("crawl", "--resume", str(archive), "--no-image", "--retry", "1", cwd=tmp_path, timeout=600)
     assert resumed.returncode == 1, resumed.stderr  # an uninterrupted crawl of this site exits 1 too
     assert "1 internal / 0 external errors" in resumed.stderr
