@@ -37,6 +37,12 @@ def lifecycle(site: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
     return {"archive": archive, "workdir": workdir, "prefix": site + prefix}
 
 
+@pytest.fixture(scope="module")
+def issues_answer(lifecycle: dict[str, Any]) -> dict[str, Any]:
+    """`nitpicker issues --json` of the newest commit against its parent, read once for the module."""
+    return json.loads(_ok("issues", str(lifecycle["archive"]), "--json", cwd=lifecycle["workdir"]))
+
+
 def _urls(life: dict[str, Any], check: str, *extra: str) -> dict[str, set[tuple[str, str]]]:
     """``issue-urls`` of one check as state → {(URL below the prefix, detail with the prefix cut)}."""
     out = _ok("query", str(life["archive"]), "issue-urls", "--check", check, "--limit", "1000", *extra,
@@ -70,8 +76,8 @@ def test_analyzer_checks_new_fixed_persisting(lifecycle: dict[str, Any]) -> None
         "new": {"c"}, "persisting": {"b"}, "fixed": {"a"}}
 
 
-def test_issues_rows_count_the_same_sets(lifecycle: dict[str, Any]) -> None:
-    answer = json.loads(_ok("issues", str(lifecycle["archive"]), "--json", cwd=lifecycle["workdir"]))
+def test_issues_rows_count_the_same_sets(issues_answer: dict[str, Any]) -> None:
+    answer = issues_answer
     assert answer["base_note"] is None  # same analyzer versions and settings on both commits
     rows = {row["id"]: row for row in answer["items"]}
     # markup and axe both find the duplicate ids: one row, its counts by URL, its sources listed
@@ -83,14 +89,14 @@ def test_issues_rows_count_the_same_sets(lifecycle: dict[str, Any]) -> None:
     assert rows["markup/parse-error"]["state"] == "ok"  # analysed, nothing found: 0, not "not analysed"
 
 
-def test_fail_on_gates_on_new_findings(lifecycle: dict[str, Any]) -> None:
+def test_fail_on_gates_on_new_findings(lifecycle: dict[str, Any], issues_answer: dict[str, Any]) -> None:
     archive, cwd = str(lifecycle["archive"]), lifecycle["workdir"]
     gated = run_cli("issues", archive, "--json", "--fail-on", "new:high", cwd=cwd)
     assert gated.returncode == 1
     assert gated.stderr.strip() == ("nitpicker: --fail-on new:high: 4 findings "
                                     "(axe/document-title, broken-link, duplicate-id, title-missing)")
     # against itself, nothing is new: the same gate passes, while any-high still fails
-    latest = str(json.loads(_ok("issues", archive, "--json", cwd=cwd))["commit"])
+    latest = str(issues_answer["commit"])
     assert run_cli("issues", archive, "--json", "--base", latest, "--fail-on", "new:high", cwd=cwd).returncode == 0
     assert run_cli("issues", archive, "--json", "--base", latest, "--fail-on", "high", cwd=cwd).returncode == 1
     assert run_cli("issues", archive, "--json", "--fail-on", "new:title-duplicate", cwd=cwd).returncode == 0
