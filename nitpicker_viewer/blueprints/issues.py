@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +20,7 @@ STATES = ("new", "persisting", "fixed")
 SHOW = (("found", "issues.show_found"), ("new", "issues.show_new"), ("fixed", "issues.show_fixed"),
         ("regressed", "issues.show_regressed"), ("all", "issues.show_all"))
 PICKER_COMMITS = 500  # commits offered in the base picker, newest first
-SCAN_PAGE = 10_000  # the issue-urls query's largest page, for reading one URL's findings without a url filter
+SCAN_PAGE = 10_000  # the issue-urls query's largest page: every finding of one check on one URL
 
 
 @dataclass
@@ -120,24 +119,20 @@ def detail() -> str:
                   overview_href=_link("issues.overview"))
 
 
-def _page_index(base: str | None) -> dict[str, list[tuple[str, int, str, str, bool]]]:
-    """Every finding of the commit against ``base`` by URL: (issue row id, state, detail, check, regressed).
+def _on_page(url: str, base: str | None) -> list[tuple[str, int, str, str, bool]]:
+    """Every finding on one page against ``base``: (issue row id, state, detail, check, regressed).
 
-    One pass over each check's findings serves every page view after it; the issue-urls query has no URL
-    filter, and asking it once per check and page would evaluate every check again for each page.
+    Each check is asked for this URL only, which reads its stored findings by key; an index of every finding
+    of the commit, built on the first page opened, took 26 s at 100,000 pages.
     """
-    index: dict[str, list[tuple[str, int, str, str, bool]]] = defaultdict(list)
+    found = []
     for row in query("issues", base=base)["items"]:
         if not _shown(row) or row["state"] == "error":
             continue
-        offset: int | None = 0
-        while offset is not None:
-            answer = query_once("issue-urls", check=row["id"], base=base, limit=SCAN_PAGE, offset=offset)
-            for item in answer["items"]:
-                index[item["url"]].append((row["id"], STATES.index(item["state"]), item["detail"], item["check"],
-                                           bool(item.get("regressed"))))
-            offset = answer.get("next_offset")
-    return dict(index)
+        for item in query_once("issue-urls", check=row["id"], base=base, url=url, limit=SCAN_PAGE)["items"]:
+            found.append((row["id"], STATES.index(item["state"]), item["detail"], item["check"],
+                          bool(item.get("regressed"))))
+    return found
 
 
 def page_issues(url: str) -> list[dict[str, Any]]:
@@ -146,7 +141,7 @@ def page_issues(url: str) -> list[dict[str, Any]]:
     # a live crawl's answers may change between two reads: rows are matched by id, never by position
     ranked = {row["id"]: (rank, row) for rank, row in enumerate(query("issues", base=base)["items"])}
     found = []
-    for issue, state, detail, check, regressed in derived(("page-issues", base), lambda: _page_index(base)).get(url, ()):
+    for issue, state, detail, check, regressed in derived(("page-issues", base, url), lambda: _on_page(url, base)):
         if issue not in ranked:
             continue
         rank, row = ranked[issue]

@@ -376,16 +376,22 @@ def _issues(archive: Any, commit: int, pm: Any, base: str | None = None, priorit
 
 
 def _issue_urls(archive: Any, commit: int, pm: Any, check: str, base: str | None = None,
-                state: str | None = None, limit: int = 100, offset: int = 0) -> dict[str, Any]:
+                state: str | None = None, url: str | None = None, limit: int = 100,
+                offset: int = 0) -> dict[str, Any]:
     life = Lifecycle(pm, archive, commit, base)
     sources = life.find(check)
-    if len(sources) == 1:
+    if len(sources) == 1 and url is None:
         paged = _stored_page(life, sources[0], state, limit, offset)
         if paged is not None:
             return {"check": check, "commit": commit, "base": life.base, "check_state": "ok", **paged}
     items: list[dict[str, Any]] = []
     analysed = False
-    for source in life.find(check):
+    for source in sources:
+        on_url = _stored_url(life, source, url) if url is not None else None
+        if on_url is not None:  # one page's findings through the stored key: no check evaluated
+            analysed = True
+            items += [item for item in on_url if not state or item["state"] == state]
+            continue
         s = life.states(source)
         if s["now"].found is None:
             continue
@@ -395,6 +401,8 @@ def _issue_urls(archive: Any, commit: int, pm: Any, check: str, base: str | None
             if state and name != state:
                 continue
             for f in sets[name]:
+                if url is not None and f.url != url:
+                    continue
                 items.append({"url": f.url, "state": name, "detail": f.detail, "check": source.id,
                               "regressed": f in s["regressed"], "fingerprint": fingerprint(source.id, f)})
     items.sort(key=lambda r: (STATES.index(r["state"]), r["url"], r["detail"], r["check"]))
@@ -435,6 +443,37 @@ def _stored_page(life: Lifecycle, source: Check, state: str | None, limit: int,
     return page_of(items, total, limit, offset)
 
 
+def _stored_url(life: Lifecycle, source: Check, url: str) -> list[dict[str, Any]] | None:
+    """The check's findings on ``url`` in every state, by seeks in the stored sets; None unless all stored."""
+    counts = life.counts(source)
+    if counts is None or counts["new"] is None:
+        return None
+
+    def details(commit: int | None) -> set[str] | None:
+        set_id = None if commit is None else life.stored.set_of(commit, source.id)
+        if set_id is None:
+            return None
+        rows = life.reader.execute("SELECT detail FROM set_finding WHERE set_id = ? AND url = ?", [set_id, url])
+        return {row[0] for row in rows}
+
+    now = details(life.commit)
+    if now is None:
+        return None
+    base = None if life.base is None or life.base == life.commit else life.base
+    if base is None:  # a first crawl (all new) or the commit against itself (all persisting)
+        states = {"new" if life.base is None else "persisting": now}
+        prior: set[str] = set()
+    else:
+        then = details(base)
+        earlier = details(life.prior) if life.prior is not None and counts["regressed"] else set()
+        if then is None or earlier is None:
+            return None
+        states, prior = {"new": now - then, "persisting": now & then, "fixed": then - now}, earlier
+    return [{"url": url, "state": name, "detail": detail, "check": source.id,
+             "regressed": name == "new" and detail in prior, "fingerprint": fingerprint(source.id, Finding(url, detail))}
+            for name, found in states.items() for detail in sorted(found)]
+
+
 def _regressed(life: Lifecycle, source: Check, rows: list[tuple[str, str]]) -> set[tuple[str, str]]:
     if life.prior is None or not rows:
         return set()
@@ -469,6 +508,7 @@ QUERIES = [
         {"check": {"type": "string", "description": "check id (e.g. broken-link, axe/image-alt)"},
          **_BASE,
          "state": {"type": "string", "enum": list(STATES), "description": "only findings in this state"},
+         "url": {"type": "string", "description": "only the findings on this exact URL"},
          **PAGING},
         required=("check",),
         order=21),

@@ -127,6 +127,25 @@ def test_stored_answers_equal_computed_answers(archive: Path, registry: Any, mon
     assert rows["duplicate-id"]["source_counts"]["markup/duplicate-id"]["findings"] == 2
 
 
+@pytest.mark.parametrize("commit,base", [(2, None), (3, None), (3, "1"), (3, "3"), (1, None)])
+def test_one_urls_findings_are_the_whole_lists_rows_of_that_url(archive: Path, registry: Any,
+                                                               monkeypatch: pytest.MonkeyPatch, commit: int,
+                                                               base: str | None) -> None:
+    """`issue-urls --url` (a page's issues, read by key from the stored sets) answers the same rows as the
+    whole list filtered to the URL, states and regressed flags included, stored or computed."""
+    extra = {"base": base} if base else {}
+    urls = [SITE + "/", *(f"{SITE}/{p}" for p in ("a", "b", "c", "gone-1", "gone-2", "gone-3", "nowhere"))]
+    checks = ("broken-link", "title-missing", "client-error-page", "markup/duplicate-id", "duplicate-id")
+    for findings in ("1", "0"):
+        monkeypatch.setenv("NITPICKER_FINDINGS", findings)
+        for check in checks:
+            whole = _ask(registry, archive, "issue-urls", commit, check=check, limit=1000, **extra)["items"]
+            for url in urls:
+                one = _ask(registry, archive, "issue-urls", commit, check=check, url=url, **extra)["items"]
+                assert one == [item for item in whole if item["url"] == url], (findings, check, url)
+    assert any(item["regressed"] for item in whole) or commit != 3 or base is not None
+
+
 def test_a_stored_check_is_read_and_a_stale_one_recomputed(tmp_path: Path, registry: Any) -> None:
     target = tmp_path / "site.nitpicker"
     for commit in (1, 2):
