@@ -59,7 +59,7 @@ LONG_FIRST = (
     "tests/dask/test_dask_crawl.py", "tests/e2e/test_crawl_control.py", "tests/pipeline/test_pipeline_cli.py",
     "tests/e2e/test_crawl_statuses.py", "tests/viewer/test_viewer_browser.py", "tests/queries/test_pages.py",
     "tests/e2e/test_crawl_stop.py", "tests/analyze/test_analyze_engine.py", "tests/demo/test_demo_installed.py",
-    "tests/cli_ux/test_config_file.py", "tests/queries/test_content_types.py", "tests/e2e/test_crawl_limits.py",
+    "tests/cli_ux/test_config_file.py", "tests/e2e/test_crawl_limits.py",
     "tests/security/test_security_servers.py", "tests/queries/test_findings.py",
     "tests/screenshots/test_screenshots_crawl.py",
 )
