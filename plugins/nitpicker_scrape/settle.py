@@ -98,8 +98,10 @@ class InFlight(PageListener):
         self._changed = asyncio.Event()
         self._loaded = asyncio.Event()
         self._chained_until = 0.0  # monotonic time before which the full window applies
+        self._after_load = False  # the page's `load` has fired since this URL began
 
     def _load(self, _page: Any) -> None:
+        self._after_load = True
         self._loaded.set()
 
     async def loaded(self, deadline: float) -> bool:
@@ -131,15 +133,18 @@ class InFlight(PageListener):
 
     def _ended(self, request: Any) -> None:
         self.pending.discard(request)
-        if request.resource_type not in _NO_FOLLOW_UP:
+        if self._after_load and request.resource_type not in _NO_FOLLOW_UP:
+            # Before `load` no window is needed: `load` waits for every script the page has run, and whatever
+            # they started is still in flight then; only what ends afterwards can still start something
             self._chained_until = time.monotonic() + QUIET_SECONDS
         self._changed.set()
 
     async def quiet(self, deadline: float, window: float = QUIET_SECONDS) -> bool:
         """Wait until nothing has been in flight for ``window`` seconds; False when ``deadline`` (monotonic) came first.
 
-        Only a script-capable request (a script, fetch, XHR, document…) can start another when it ends; after
-        an image, a stylesheet or a font, and after ``load``, the brief window is enough for a timer of 0.
+        Only a script-capable request (a script, fetch, XHR, document…) that ends after ``load`` can start
+        another when it ends; after an image, a stylesheet or a font, after requests that ended before ``load``
+        and after ``load`` itself, the brief window is enough for a timer of 0.
         """
         brief = min(window, BRIEF_QUIET_SECONDS)
         while True:

@@ -97,7 +97,12 @@ def test_only_a_request_that_can_run_script_keeps_the_long_quiet_window(tab):
             page.remove_listener("requestfinished", keep)
         long_after: dict[str, bool] = {}
         for request in finished:
+            before_load = InFlight(page)
+            before_load._ended(request)
+            # what ended before `load` cannot start anything `load` would not have waited for
+            assert before_load._chained_until == 0
             probe = InFlight(page)
+            probe._load(page)
             probe._ended(request)
             long_after[request.resource_type] = probe._chained_until > 0
         return long_after
