@@ -9,14 +9,19 @@ import weakref
 from collections.abc import Callable
 from typing import Any, Self
 
-#: seconds with nothing in flight after which the page counts as settled: long enough for a script's
-#: follow-up request (a fetch after ``load``, a redirect timer of 0) to start, far below networkidle's 500 ms
+#: seconds after a script-capable request that ended after ``load`` (a fetch, a script…): long enough for the
+#: script's follow-up request (the next fetch of a chain, a redirect timer of 0) to start, far below
+#: networkidle's 500 ms
 QUIET_SECONDS = 0.05
-#: seconds with nothing in flight that settle a page whose last request could not start another (an image,
-#: a stylesheet): a timer of 0 after ``load`` still starts its request in time, at 30 ms less per page
+#: seconds after ``load`` itself: a timer of 0 set by a load handler starts its request in time
 BRIEF_QUIET_SECONDS = 0.02
-# Resource types whose end seldom runs page script (an onload attribute can): the brief window covers them
-_NO_FOLLOW_UP = frozenset({"image", "stylesheet", "font", "media", "texttrack", "manifest"})
+#: seconds after any other request that ended after ``load`` (an image, the tab's favicon): an onload
+#: attribute runs as it ends, and whatever it starts shows at once
+TRAIL_QUIET_SECONDS = 0.01
+# Resource types whose end hands the page's script something to act on (a response to read, a script to run,
+# a frame's document): only they open the long window. Images, stylesheets, fonts and "other" (the tab's own
+# favicon fetch after `load`, prefetches, pings) get the trailing one: an onload attribute is the most they run
+_FOLLOW_UP = frozenset({"document", "script", "fetch", "xhr", "eventsource", "websocket"})
 # Requests that are not the network: they finish inside the renderer, and some never report an end
 _LOCAL_SCHEMES = ("data:", "blob:", "about:", "chrome-extension:")
 
@@ -97,11 +102,17 @@ class InFlight(PageListener):
         self.pending: set[Any] = set()
         self._changed = asyncio.Event()
         self._loaded = asyncio.Event()
-        self._chained_until = 0.0  # monotonic time before which the full window applies
+        # monotonic time until which a page with nothing in flight is not settled yet: each window counts from
+        # the event that opened it (``load``, a request's end), not from whenever the scrape looks
+        self._quiet_until = 0.0
         self._after_load = False  # the page's `load` has fired since this URL began
+
+    def _extend(self, seconds: float) -> None:
+        self._quiet_until = max(self._quiet_until, time.monotonic() + seconds)
 
     def _load(self, _page: Any) -> None:
         self._after_load = True
+        self._extend(BRIEF_QUIET_SECONDS)
         self._loaded.set()
 
     async def loaded(self, deadline: float) -> bool:
@@ -133,34 +144,38 @@ class InFlight(PageListener):
 
     def _ended(self, request: Any) -> None:
         self.pending.discard(request)
-        if self._after_load and request.resource_type not in _NO_FOLLOW_UP:
+        if self._after_load:
             # Before `load` no window is needed: `load` waits for every script the page has run, and whatever
             # they started is still in flight then; only what ends afterwards can still start something
-            self._chained_until = time.monotonic() + QUIET_SECONDS
+            self._extend(QUIET_SECONDS if request.resource_type in _FOLLOW_UP else TRAIL_QUIET_SECONDS)
         self._changed.set()
 
-    async def quiet(self, deadline: float, window: float = QUIET_SECONDS) -> bool:
-        """Wait until nothing has been in flight for ``window`` seconds; False when ``deadline`` (monotonic) came first.
+    async def quiet(self, deadline: float) -> bool:
+        """Wait until nothing is in flight and every window has passed; False when ``deadline`` (monotonic) came first.
 
-        Only a script-capable request (a script, fetch, XHR, document…) that ends after ``load`` can start
-        another when it ends; after an image, a stylesheet or a font, after requests that ended before ``load``
-        and after ``load`` itself, the brief window is enough for a timer of 0.
+        The windows: ``BRIEF_QUIET_SECONDS`` after ``load``, ``QUIET_SECONDS`` after a script-capable request
+        (a script, fetch, XHR, document…) that ended after ``load``, ``TRAIL_QUIET_SECONDS`` after any other.
         """
-        brief = min(window, BRIEF_QUIET_SECONDS)
+        if not self._after_load:  # `load` was reached before its event came here: it opens its window now
+            self._after_load = True
+            self._extend(BRIEF_QUIET_SECONDS)
         while True:
             now = time.monotonic()
             left = deadline - now
             if left <= 0:
                 return False
             self._changed.clear()
-            busy = bool(self.pending)
-            need = max(brief, self._chained_until - now)
-            try:
-                await asyncio.wait_for(self._changed.wait(), left if busy else min(need, left))
-            except TimeoutError:
-                if not busy:
-                    return True  # a whole window without a request starting or ending
-                return False
+            if self.pending:
+                try:
+                    await asyncio.wait_for(self._changed.wait(), left)
+                except TimeoutError:
+                    return False
+                continue
+            need = self._quiet_until - now
+            if need <= 0:
+                return True  # nothing in flight and no window open: nothing can start any more
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), min(need, left))
 
 
 def _load_states(page: Any) -> set[str] | None:

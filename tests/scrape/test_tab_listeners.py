@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from nitpicker_scrape import scrape
-from nitpicker_scrape.settle import InFlight, _load_states
+from nitpicker_scrape.settle import QUIET_SECONDS, TRAIL_QUIET_SECONDS, InFlight, _load_states
 
 from nitpicker_core.crawler.browser import BrowserHost
 from test_server import serve
@@ -79,7 +80,7 @@ async def _async(value: Any) -> Any:
 
 
 def test_only_a_request_that_can_run_script_keeps_the_long_quiet_window(tab):
-    # the long window waits for a follow-up request a script may start; after an image the brief one does
+    # the long window waits for a follow-up request a script may start; after an image the trailing one does
     base, run = tab
 
     async def go(page: Any) -> dict[str, bool]:
@@ -100,11 +101,14 @@ def test_only_a_request_that_can_run_script_keeps_the_long_quiet_window(tab):
             before_load = InFlight(page)
             before_load._ended(request)
             # what ended before `load` cannot start anything `load` would not have waited for
-            assert before_load._chained_until == 0
+            assert before_load._quiet_until == 0
             probe = InFlight(page)
-            probe._load(page)
+            probe._after_load = True
+            ended = time.monotonic()
             probe._ended(request)
-            long_after[request.resource_type] = probe._chained_until > 0
+            window = probe._quiet_until - ended
+            assert window >= TRAIL_QUIET_SECONDS
+            long_after[request.resource_type] = window >= QUIET_SECONDS
         return long_after
 
     assert run(go) == {"document": True, "image": False, "fetch": True}
