@@ -22,16 +22,24 @@ LAZY_SELECTOR = (
     'img[loading="lazy" i], iframe[loading="lazy" i], [data-src], [data-srcset], [data-lazy], [data-lazy-src], '
     '[data-original], [data-bg], [class*="lazy" i]'
 )
-# Step through the page one viewport at a time so IntersectionObserver-based loaders fire, then the end; a page
-# without lazy candidates is not scrolled at all (its images load on their own): returns whether it scrolled
+# Step through the page one viewport at a time so IntersectionObserver-based loaders fire (two frames a step), then
+# the end; a page without lazy candidates is not scrolled at all (its images load on their own): returns whether
+# it scrolled
 SCROLL_JS = """async ([maxSteps, stepMs, lazy]) => {
   if (!document.querySelector(lazy)) return false;
   const height = () => Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0);
+  // after each step, two frames: the one that lays out the new position and queues the observers' callbacks,
+  // and the next, by which they have run (and started their images); stepMs caps a step when frames stall
+  const frames = () => new Promise((r) => {
+    const cap = setTimeout(r, stepMs);
+    requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(cap); r(); }));
+  });
   for (let i = 0, y = 0; i < maxSteps && y < height(); i++, y += window.innerHeight) {
     window.scrollTo(0, y);
-    await new Promise((r) => setTimeout(r, stepMs));
+    await frames();
   }
   window.scrollTo(0, height());
+  await frames();
   return true;
 }"""
 
