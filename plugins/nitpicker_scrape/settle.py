@@ -22,6 +22,12 @@ TRAIL_QUIET_SECONDS = 0.01
 # a frame's document): only they open the long window. Images, stylesheets, fonts and "other" (the tab's own
 # favicon fetch after `load`, prefetches, pings) get the trailing one: an onload attribute is the most they run
 _FOLLOW_UP = frozenset({"document", "script", "fetch", "xhr", "eventsource", "websocket"})
+# Asked of the page once its windows have passed after a script-capable request ended: resolves when the page
+# has run the tasks queued before it (a body read, a promise chain, a timer of 0). A busy renderer answers late,
+# so the wait grows with the machine's load where a fixed window would not
+DRAIN_JS = "() => new Promise((r) => setTimeout(() => setTimeout(r, 0), 0))"
+#: seconds the drain may take at most (a page that replaced setTimeout, a renderer stuck in a script)
+DRAIN_CAP_SECONDS = 2.0
 # Requests that are not the network: they finish inside the renderer, and some never report an end
 _LOCAL_SCHEMES = ("data:", "blob:", "about:", "chrome-extension:")
 
@@ -106,6 +112,7 @@ class InFlight(PageListener):
         # the event that opened it (``load``, a request's end), not from whenever the scrape looks
         self._quiet_until = 0.0
         self._after_load = False  # the page's `load` has fired since this URL began
+        self._drain = False  # a script-capable request ended after `load`: ask the page before settling
 
     def _extend(self, seconds: float) -> None:
         self._quiet_until = max(self._quiet_until, time.monotonic() + seconds)
@@ -147,7 +154,9 @@ class InFlight(PageListener):
         if self._after_load:
             # Before `load` no window is needed: `load` waits for every script the page has run, and whatever
             # they started is still in flight then; only what ends afterwards can still start something
-            self._extend(QUIET_SECONDS if request.resource_type in _FOLLOW_UP else TRAIL_QUIET_SECONDS)
+            follow_up = request.resource_type in _FOLLOW_UP
+            self._drain = self._drain or follow_up
+            self._extend(QUIET_SECONDS if follow_up else TRAIL_QUIET_SECONDS)
         self._changed.set()
 
     async def quiet(self, deadline: float) -> bool:
@@ -155,6 +164,8 @@ class InFlight(PageListener):
 
         The windows: ``BRIEF_QUIET_SECONDS`` after ``load``, ``QUIET_SECONDS`` after a script-capable request
         (a script, fetch, XHR, document…) that ended after ``load``, ``TRAIL_QUIET_SECONDS`` after any other.
+        After a script-capable request, the page is also asked to run what it has queued (``DRAIN_JS``) before
+        it counts as settled: under load its follow-up request may start later than any window.
         """
         if not self._after_load:  # `load` was reached before its event came here: it opens its window now
             self._after_load = True
@@ -173,7 +184,12 @@ class InFlight(PageListener):
                 continue
             need = self._quiet_until - now
             if need <= 0:
-                return True  # nothing in flight and no window open: nothing can start any more
+                if not self._drain:
+                    return True  # nothing in flight and no window open: nothing can start any more
+                self._drain = False
+                with contextlib.suppress(Exception):  # navigated away, closed, capped: look again either way
+                    await asyncio.wait_for(self.page.evaluate(DRAIN_JS), min(left, DRAIN_CAP_SECONDS))
+                continue
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), min(need, left))
 

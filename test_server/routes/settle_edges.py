@@ -9,6 +9,7 @@ from test_server.routes._html import page
 bp = Blueprint("settle_edges", __name__)
 
 LATE_DELAY = 0.3  # the server's own slowness: each late part is answered this much later
+BUSY_MS = 400  # how long /settle/busy/ keeps its script running between its two requests
 # Counts the page's window.scrollTo calls, so a test can ask the page whether anyone scrolled it
 COUNT_SCROLLS = (
     "<script>const scrollTo0 = window.scrollTo.bind(window); window.__scrolls = 0;"
@@ -27,6 +28,19 @@ def late():  # type: ignore[no-untyped-def]
         "document.body.append(a); }));</script>"
     )
     return page("Late Content", "<p>A link arrives after load.</p>" + script)
+
+
+@bp.get("/settle/busy/")
+def busy():  # type: ignore[no-untyped-def]
+    # After load a fetch, then the page's script is busy for BUSY_MS before it asks for the part that names the
+    # link: a fixed quiet window after the first fetch ends would call the page settled before the second starts
+    script = (
+        "<script>addEventListener('load', () => fetch('/settle/late/part/1').then((r) => r.text()).then(() => {"
+        f"const t = Date.now(); while (Date.now() - t < {BUSY_MS}) {{}} return fetch('/settle/late/part/2'); }})"
+        ".then((r) => r.text()).then((href) => { const a = document.createElement('a'); a.href = href;"
+        "a.textContent = 'late link'; document.body.append(a); }));</script>"
+    )
+    return page("Busy Before Its Next Request", "<p>A link arrives after a busy script.</p>" + script)
 
 
 @bp.get("/settle/late/part/<int:n>")

@@ -58,6 +58,14 @@ def test_requests_after_load_are_waited_for(browser):
     assert [(a.href, a.text) for a in result.anchors] == [(f"{browser.base}/settle/late/found", "late link")]
 
 
+def test_a_script_busy_between_its_requests_is_waited_for(browser):
+    # the second request starts 400 ms of script after the first ends, far past the 50 ms window: the page is
+    # asked to run what it has queued before it counts as settled, and it answers only after its script
+    result = browser.on_page(lambda page: scrape(f"{browser.base}/settle/busy/", page, PATIENT))
+    assert result.resources == [f"{browser.base}/settle/late/part/1", f"{browser.base}/settle/late/part/2"]
+    assert [(a.href, a.text) for a in result.anchors] == [(f"{browser.base}/settle/late/found", "late link")]
+
+
 def test_a_page_that_polls_for_ever_settles_between_its_requests(browser):
     # networkidle (500 ms without a request) never comes on this page: the scrape used to wait out its cap
     before = server_hits(browser.base, "/settle/poll/tick")
