@@ -18,29 +18,28 @@ COUNT_SCROLLS = (
 TALL = '<div style="height: 4000px">tall</div>'
 
 
-@bp.get("/settle/late/")
-def late():  # type: ignore[no-untyped-def]
-    # After load: two requests in a row (the second starts when the first ends), then a link appears
-    script = (
+def _two_fetches(between: str = "") -> str:
+    """After load: two requests in a row (the second starts when the first ends, after ``between`` ran), then a
+    link named by the second appears."""
+    return (
         "<script>addEventListener('load', () => fetch('/settle/late/part/1').then((r) => r.text())"
-        ".then(() => fetch('/settle/late/part/2')).then((r) => r.text()).then((href) => {"
+        f".then(() => {{ {between} return fetch('/settle/late/part/2'); }}).then((r) => r.text()).then((href) => {{"
         "const a = document.createElement('a'); a.href = href; a.textContent = 'late link';"
         "document.body.append(a); }));</script>"
     )
-    return page("Late Content", "<p>A link arrives after load.</p>" + script)
+
+
+@bp.get("/settle/late/")
+def late():  # type: ignore[no-untyped-def]
+    return page("Late Content", "<p>A link arrives after load.</p>" + _two_fetches())
 
 
 @bp.get("/settle/busy/")
 def busy():  # type: ignore[no-untyped-def]
-    # After load a fetch, then the page's script is busy for BUSY_MS before it asks for the part that names the
-    # link: a fixed quiet window after the first fetch ends would call the page settled before the second starts
-    script = (
-        "<script>addEventListener('load', () => fetch('/settle/late/part/1').then((r) => r.text()).then(() => {"
-        f"const t = Date.now(); while (Date.now() - t < {BUSY_MS}) {{}} return fetch('/settle/late/part/2'); }})"
-        ".then((r) => r.text()).then((href) => { const a = document.createElement('a'); a.href = href;"
-        "a.textContent = 'late link'; document.body.append(a); }));</script>"
-    )
-    return page("Busy Before Its Next Request", "<p>A link arrives after a busy script.</p>" + script)
+    # The page's script is busy for BUSY_MS between its two requests: a fixed quiet window after the first ends
+    # would call the page settled before the second starts
+    busy_loop = f"const t = Date.now(); while (Date.now() - t < {BUSY_MS}) {{}}"
+    return page("Busy Before Its Next Request", "<p>A link arrives after a busy script.</p>" + _two_fetches(busy_loop))
 
 
 @bp.get("/settle/late/part/<int:n>")

@@ -83,7 +83,7 @@ def test_only_a_request_that_can_run_script_keeps_the_long_quiet_window(tab):
     # the long window waits for a follow-up request a script may start; after an image the trailing one does
     base, run = tab
 
-    async def go(page: Any) -> dict[str, bool]:
+    async def go(page: Any) -> dict[str, tuple[bool, bool]]:
         finished: list[Any] = []
 
         def keep(request: Any) -> None:
