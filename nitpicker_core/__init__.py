@@ -6,6 +6,7 @@ from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _dist_version
 
 from nitpicker_core.checks import (
+    CHECK_TYPES,
     PRIORITIES,
     SEVERITY_PRIORITY,
     Check,
@@ -13,6 +14,7 @@ from nitpicker_core.checks import (
     Finding,
     Rule,
     fingerprint,
+    load_translations,
     priority_of,
 )
 from nitpicker_core.content_types import CATEGORIES, HTML_TYPES, normalize_content_type
@@ -131,6 +133,7 @@ __all__ = [
     "content_type_sql_filter",
     "describe",
     "fingerprint",
+    "load_translations",
     "hookimpl",
     "hookspec",
     "join_url",
@@ -138,6 +141,7 @@ __all__ = [
     "run_query",
     "validate_params",
     "HTML_TYPES",
+    "CHECK_TYPES",
     "PRIORITIES",
     "SEVERITY_PRIORITY",
     "priority_of",

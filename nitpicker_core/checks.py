@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nitpicker_core.errors import RegistrationError
@@ -14,6 +16,7 @@ if TYPE_CHECKING:
     from nitpicker_core.archive.reader import ArchiveReader
 
 __all__ = [
+    "CHECK_TYPES",
     "PRIORITIES",
     "SEVERITY_PRIORITY",
     "Check",
@@ -21,12 +24,17 @@ __all__ = [
     "Finding",
     "Rule",
     "fingerprint",
+    "load_translations",
     "priority_of",
     "validate_check",
 ]
 
 #: one scale for the whole product, most severe first
 PRIORITIES = ("critical", "high", "medium", "low", "info")
+#: what kind of finding a check reports: a defect to fix, something to look at, a possible improvement
+CHECK_TYPES = ("issue", "warning", "opportunity")
+#: the fields of a check a translation may give (``Check.i18n``)
+TRANSLATED_FIELDS = ("title", "description", "fix")
 #: analyzers' own severities on the one priority scale: axe's impacts, then markup/text/lighthouse's levels
 SEVERITY_PRIORITY = {
     "critical": "critical",
@@ -65,7 +73,9 @@ class Check:
     ``findings(ctx)`` yields the commit's ``Finding``s. Checks sharing a non-empty ``defect`` key find the
     same defect from different sources (crawl images without alt, ``axe/image-alt``) and are shown once.
     ``analyzer`` names the analyzer whose run the findings depend on: on a commit that analyzer never
-    ran on, the check is "not analysed", never 0.
+    ran on, the check is "not analysed", never 0. ``type`` is one of ``CHECK_TYPES``. ``i18n`` holds
+    translations by language code (``{"ja": {"title": …, "description": …, "fix": …}}``); a field a
+    translation leaves out falls back to the English one (``text()``).
     """
 
     id: str
@@ -79,6 +89,13 @@ class Check:
     defect: str = ""
     analyzer: str = ""
     order: int = 100
+    type: str = "issue"
+    i18n: Mapping[str, Mapping[str, str]] = field(default_factory=dict, hash=False, compare=False)
+
+    def text(self, name: str, language: str = "en") -> str:
+        """The check's ``title``, ``description`` or ``fix`` in ``language``, English where not translated."""
+        translated = self.i18n.get(language, {}).get(name) if language != "en" else None
+        return translated or str(getattr(self, name))
 
 
 @dataclass(frozen=True)
@@ -91,6 +108,26 @@ class Rule:
     description: str = ""
     help_url: str = ""
     defect: str = ""
+    type: str = "issue"
+    fix: str = ""
+    i18n: Mapping[str, Mapping[str, str]] = field(default_factory=dict, hash=False, compare=False)
+
+
+def load_translations(folder: str | Path) -> dict[str, dict[str, dict[str, str]]]:
+    """A plugin's check translations: ``folder/<lang>.json`` files of ``{check id: {field: text}}``.
+
+    Returns ``{check id: {lang: {field: text}}}``, ready for ``Check(i18n=…)`` / ``Rule(i18n=…)``; a
+    missing folder gives ``{}``. Ids are as the plugin names them (a rule's own id, a crawl check's id).
+    """
+    found: dict[str, dict[str, dict[str, str]]] = {}
+    path = Path(folder)
+    if not path.is_dir():
+        return found
+    for file in sorted(path.glob("*.json")):
+        for check_id, fields in json.loads(file.read_text(encoding="utf-8")).items():
+            texts = {k: str(v) for k, v in fields.items() if k in TRANSLATED_FIELDS and v}
+            found.setdefault(check_id, {})[file.stem] = texts
+    return found
 
 
 def validate_check(check: Any, plugin: str) -> None:
@@ -101,6 +138,11 @@ def validate_check(check: Any, plugin: str) -> None:
         raise RegistrationError(
             f"plugin {plugin!r} registered check {check.id!r} with priority {check.priority!r} "
             f"(one of {', '.join(PRIORITIES)})"
+        )
+    if check.type not in CHECK_TYPES:
+        raise RegistrationError(
+            f"plugin {plugin!r} registered check {check.id!r} with type {check.type!r} "
+            f"(one of {', '.join(CHECK_TYPES)})"
         )
     if not isinstance(check.category, str) or not re.match(r"^[a-z0-9]+(-[a-z0-9]+)*$", check.category):
         raise RegistrationError(

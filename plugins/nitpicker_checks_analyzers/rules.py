@@ -53,12 +53,12 @@ def _findings(analyzer: str, rule: str | None, known: frozenset[str]) -> Any:
 
 def _check(analyzer: Analyzer, rule: Rule, findings: Any) -> Check:
     help_url = rule.help_url
-    fix = (f"Follow the rule's help page ({help_url}) for the element named in each finding."
+    fix = rule.fix or (f"Follow the rule's help page ({help_url}) for the element named in each finding."
            if help_url else "Fix the element or text named in each finding on its page.")
     return Check(
         id=f"{analyzer.name}/{rule.id}", title=rule.title, category=CATEGORIES.get(analyzer.name, analyzer.name),
         priority=rule.priority, description=rule.description or rule.title, fix=fix, help_url=help_url,
-        findings=findings, defect=rule.defect, analyzer=analyzer.name)
+        findings=findings, defect=rule.defect, analyzer=analyzer.name, type=rule.type, i18n=rule.i18n)
 
 
 def analyzer_checks(analyzers: Iterable[Analyzer]) -> list[Check]:
