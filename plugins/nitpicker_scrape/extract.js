@@ -40,7 +40,12 @@
     google_site_verification: byName("google-site-verification"), msvalidate: byName("msvalidate.01"),
     yandex_verification: byName("yandex-verification"),
   };
+  // The canonical as written, kept only where resolving changed it: an empty or relative href resolves to
+  // a URL that looks fine, and an unparseable one stays as written.
+  const canonicalEl = document.querySelector('link[rel~="canonical" i][href]');
+  const canonicalHref = canonicalEl ? canonicalEl.getAttribute("href") : null;
   const extra = {
+    ...(canonicalEl && canonicalHref !== canonicalEl.href ? { canonical_href: canonicalHref } : {}),
     alternate: link("alternate"),
     hreflang: [...document.querySelectorAll('link[rel~="alternate" i][hreflang][href]')].map((el) => ({ hreflang: el.getAttribute("hreflang"), href: el.href })),
     referrer: byName("referrer"),

@@ -44,6 +44,7 @@ EXPECTED: dict[str, set[tuple[str, str]]] = {
     "description-too-long": {("/checks-site/long-description", " ".join(["word"] * 50))},
     "viewport-missing": {("/checks-site/bare", "")},
     "lang-missing": {("/checks-site/bare", "")},
+    "canonical-invalid": set(),
     "canonical-mismatch": {("/checks-site/canonical", "/checks-site/ok")},
     "og-title-mismatch": {("/checks-site/social", "Social Title")},
     "og-description-mismatch": {("/checks-site/social", "Social description")},
