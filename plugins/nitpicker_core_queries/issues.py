@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nitpicker_core import (
+    CHECK_TYPES,
     PRIORITIES,
     Check,
     CheckContext,
@@ -340,6 +341,7 @@ def _row(life: Lifecycle, group: list[Check], changed: dict[str, str], missing: 
         "title": lead.title,
         "category": lead.category,
         "priority": min((c.priority for c in group), key=PRIORITIES.index),
+        "type": min((c.type for c in group), key=CHECK_TYPES.index),  # a merged defect: its sources' most serious
         "sources": [c.id for c in group],
         **{k: v for k, v in counts.items() if k != "sources"},
         "source_counts": counts.get("sources"),

@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from nitpicker_core import CHECK_TYPES, Check
+from nitpicker_core import CHECK_TYPES, Check, run_query
+from nitpicker_core.archive import open_archive
 from nitpicker_core.plugins import make_plugin_manager
-from nitpicker_core.registries import check_registry
+from nitpicker_core.registries import check_registry, query_registry
+from nitpicker_testing.archives import archive_builder, page
 
 # Analyzers whose checks another branch translates (the text plugin, rewritten alongside): the coordinator
 # empties this set when the branches are merged, so the test then covers every built-in check.
@@ -84,3 +86,17 @@ def test_a_rule_without_a_japanese_fix_gets_the_generic_one_with_its_help_page()
     check = next(c for c in CHECKS if c.id == "axe/image-alt")
     assert check.help_url in check.text("fix", "ja") and check.text("fix", "ja") != check.fix
     assert check.text("title", "ja") == "画像には代替テキストがなければなりません"  # axe-core's own Japanese
+
+
+def test_the_issues_query_says_each_check_type(tmp_path: Path) -> None:
+    site = "https://docs.test"
+    archive = tmp_path / "typed.nitpicker"
+    with archive_builder(archive, roots=[site + "/"]) as build:
+        build.page(page(site + "/", title="Home", links=["/gone"], metadata={"canonical": "file:///srv/index.html"}))
+        build.page(page(site + "/gone", status=404, content_type="text/plain"))
+    pm = make_plugin_manager()
+    with open_archive(archive) as reader:
+        answer = run_query(query_registry(pm), reader, "issues", {}, reader.resolve(None))
+    types = {item["id"]: item["type"] for item in answer["items"]}
+    assert (types["canonical-invalid"], types["title-too-long"], types["robots-blocked"]) == (
+        "issue", "opportunity", "warning")
