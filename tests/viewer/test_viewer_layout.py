@@ -14,6 +14,9 @@ pytestmark = pytest.mark.browser
 WIDTHS = (1280, 1920)
 THEMES = ("light", "dark")
 LANGUAGES = ("en", "ja")
+VIEWS = ("/", "/summary", "/issue?check=broken-link", "/pages", "/broken-links", "/external-links", "/isolated",
+         "/graph", "/resources", "/images", "/violations", "/violations/rules", "/duplicates", "/mismatches",
+         "/commits", "/diff")
 URL_CHARS = 30  # the narrowest a URL column may get, in characters of its own font
 ROW_LINES = 3  # the tallest a security headers row may get on average, in lines of text
 
@@ -125,8 +128,8 @@ def test_security_headers_table_fits_with_readable_urls(screen, served):
 
 
 def test_labels_never_break_inside_a_word(screen, served, site):
-    paths = ("/", "/summary", "/commits", "/security-headers", "/pages", "/broken-links", "/issue?check=broken-link",
-             f"/page?url={quote(site + '/', safe='')}")
+    paths = (*VIEWS, "/security-headers", f"/page?url={quote(site + '/', safe='')}",
+             f"/page?url={quote(site + '/meta/full', safe='')}")
     found = {}
     for code in LANGUAGES:
         screen.lang(code)
