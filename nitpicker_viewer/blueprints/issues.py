@@ -9,7 +9,7 @@ from flask import Blueprint, abort, request, url_for
 
 from nitpicker_core import PRIORITIES
 from nitpicker_viewer.app import derived, query, query_once, render
-from nitpicker_viewer.i18n import translate
+from nitpicker_viewer.i18n import current_language, translate
 from nitpicker_viewer.tables import Col, Filter, paged_table
 
 issues = Blueprint("issues", __name__, template_folder="../templates")
@@ -32,10 +32,19 @@ class Category:
 
     @property
     def label(self) -> str:
-        """The category's name in the page's language; a plugin's own category is shown as it is named."""
-        key = "issue_category." + self.name
-        text = translate(key)
-        return self.name if text == key else text
+        return category_label(self.name)
+
+
+def category_label(name: str) -> str:
+    """A check category's name in the page's language; a plugin's own category is shown as it is named."""
+    key = "issue_category." + name
+    text = translate(key)
+    return name if text == key else text
+
+
+def _issues(base: str | None, **params: Any) -> dict[str, Any]:
+    """The `issues` query with each check's title, description and fix in the page's language."""
+    return query("issues", base=base, lang=current_language(), **params)
 
 
 def _arg(name: str) -> str | None:
@@ -73,7 +82,7 @@ def overview() -> str:
     show = request.args.get("show") or "found"
     if show not in dict(SHOW):
         abort(400, f"parameter 'show' must be one of {', '.join(dict(SHOW))}")
-    data = query("issues", base=_arg("base"), priority=priority)
+    data = _issues(_arg("base"), priority=priority)
     rows = data["items"]
     if show in ("new", "fixed", "regressed"):
         shown = [row for row in rows if row[show]]
@@ -96,7 +105,7 @@ def overview() -> str:
 
 def issue_row(check: str) -> dict[str, Any] | None:
     """The overview's row for a check id: its own row, or the shared-defect row it is a source of."""
-    rows = query("issues", base=_arg("base"))["items"]
+    rows = _issues(_arg("base"))["items"]
     return next((row for row in rows if row["id"] == check), None) or next(
         (row for row in rows if check in row["sources"]), None)
 
@@ -116,6 +125,7 @@ def detail() -> str:
     if row is None:  # the query knew the id, so a registered check without a row cannot happen; be explicit
         abort(404, f"no check {check!r}")
     return render("issue.html", title="view.issue", check=check, row=row, table=table,
+                  category=category_label(row["category"]),
                   overview_href=_link("issues.overview"))
 
 
@@ -126,7 +136,7 @@ def _on_page(url: str, base: str | None) -> list[tuple[str, int, str, str, bool]
     of the commit, built on the first page opened, took 26 s at 100,000 pages.
     """
     found = []
-    for row in query("issues", base=base)["items"]:
+    for row in _issues(base)["items"]:
         if not _shown(row) or row["state"] == "error":
             continue
         for item in query_once("issue-urls", check=row["id"], base=base, url=url, limit=SCAN_PAGE)["items"]:
@@ -139,7 +149,7 @@ def page_issues(url: str) -> list[dict[str, Any]]:
     """Every finding of every check on one page (fixed ones too), in the overview's order, new before persisting."""
     base = _arg("base")
     # a live crawl's answers may change between two reads: rows are matched by id, never by position
-    ranked = {row["id"]: (rank, row) for rank, row in enumerate(query("issues", base=base)["items"])}
+    ranked = {row["id"]: (rank, row) for rank, row in enumerate(_issues(base)["items"])}
     found = []
     for issue, state, detail, check, regressed in derived(("page-issues", base, url), lambda: _on_page(url, base)):
         if issue not in ranked:
