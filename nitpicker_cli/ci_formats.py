@@ -164,7 +164,7 @@ def junit(found: Findings, fail_on: list[str] | tuple[str, ...] = (), result: di
     ``result`` (the verdict) adds a `quality-gate` suite with one test case per --fail-on spec.
     """
     specs = gate(fail_on)
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S")
     host = socket.gethostname() or "localhost"
     answer = found.answer
     properties = {"commit": answer["commit"], "base": answer["base"],
