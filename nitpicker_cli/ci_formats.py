@@ -357,4 +357,7 @@ def write_reports(pm: Any, archive: Path, commit: int, files: dict[str, Path], f
         found = collect(pm, reader, queries, answer)
     texts = {fmt: _formatted(fmt, found, fail_on, result) for fmt in files}
     for fmt, path in files.items():
-        write_atomic(path, texts[fmt])
+        try:
+            write_atomic(path, texts[fmt])
+        except OSError as exc:  # checked before the run, but a disk can fill up since
+            raise NitpickerError(f"cannot write {path.name}: {(exc.strerror or str(exc)).lower()}") from None
