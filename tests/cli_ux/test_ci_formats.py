@@ -17,7 +17,7 @@ from archives import SITE, build_archive, page_html
 from lxml import etree
 from support import run_cli
 
-from nitpicker_cli import ci_formats
+from nitpicker_cli import ci_findings, ci_formats
 from nitpicker_core import Anchor, Finding, ScrapeResult, fingerprint
 
 DATA = Path(__file__).parent.parent / "data"
@@ -171,8 +171,8 @@ def test_github_escaping_and_the_cap():
     """Properties escape `%`, CR, LF, `:` and `,`; messages `%`, CR and LF (GitHub's toolkit rules)."""
     row = {"id": "odd-check", "title": "Odd", "priority": "medium", "category": "x", "sources": ["odd-check"],
            "state": "ok", "findings": 3}
-    items = [ci_formats.Item("odd-check", f"http://site.test/{n}", "50% off,\r\nnow: yes", "new", "f") for n in range(3)]
-    found = ci_formats.Findings({"commit": 2, "base": None, "items": [row]}, {"odd-check": items}, {})
+    items = [ci_findings.Item("odd-check", f"http://site.test/{n}", "50% off,\r\nnow: yes", "new", "f") for n in range(3)]
+    found = ci_findings.Findings({"commit": 2, "base": None, "items": [row]}, {"odd-check": items}, {})
     lines = ci_formats.github(found, limit=2).splitlines()
     assert lines[0] == "::warning title=odd-check (medium)::http://site.test/0: Odd: 50%25 off,%0D%0Anow: yes"
     assert ci_formats._escape_property("a:b,c%\n") == "a%3Ab%2Cc%25%0A"
