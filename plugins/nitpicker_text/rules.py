@@ -13,7 +13,6 @@ from typing import Any
 from .visible import OPAQUE
 
 
-
 @dataclass(frozen=True)
 class TextRule:
     """One rule: ``language`` is the text it reads ("ja", "en", or "" for every language); ``severity``
