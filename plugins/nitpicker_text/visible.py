@@ -192,26 +192,31 @@ SENTENCE = re.compile(
 ABBREVIATIONS = frozenset("e.g i.e cf vs mr mrs ms dr prof st fig figs al approx incl resp jr sr esp viz "
                           "ca".split())
 BEFORE_NUMBER = frozenset("no nos vol vols p pp ch sec eq art".split())  # "see p. 12"
+BEFORE_LOWER = frozenset({"etc"})  # "etc. and so on", but "…, etc. The next sentence"
 LAST_WORD = re.compile(r"([^\s(\[\"'“‘]+)\.$")
 
 
 def _continues(sentence: str, rest: str) -> bool:
-    """Whether a period at the end of ``sentence`` is an abbreviation's, not the sentence's end."""
+    """Whether a period at the end of ``sentence`` is an abbreviation's, not the sentence's end.
+
+    A lower-case word after a period does not by itself continue the sentence: docs start sentences with
+    identifiers ("… the reference point. whence can be omitted")."""
     word = LAST_WORD.search(sentence)
     if word is None:
         return False
     token = word.group(1)
+    lower = token.lower()
     following = rest.lstrip(" ")[:1]
-    if token.lower() in ABBREVIATIONS or len(token) == 1 and token.isupper():  # initials: "J. Smith"
+    if lower in ABBREVIATIONS or len(token) == 1 and token.isupper():  # initials: "J. Smith"
         return True
-    if token.lower() in BEFORE_NUMBER and following.isdigit():
-        return True
-    return following.isalpha() and following.islower()  # "etc. and", "approx. three"
+    if lower in BEFORE_NUMBER:
+        return following.isdigit()
+    return (lower in BEFORE_LOWER or token.endswith("..")) and following.isalpha() and following.islower()
 
 
 def sentences(text: str) -> Iterator[str]:
     """Sentences of one block: ended by 。！？, by . ! ? before a space or the end, or by a line break; a
-    period after an abbreviation, an initial, or before a lower-case word does not end one."""
+    period after an abbreviation or an initial does not end one."""
     pending = ""
     for match in SENTENCE.finditer(text):
         sentence = pending + match.group()

@@ -196,7 +196,7 @@ def test_long_sentence_limit() -> None:
 
 
 def test_repeated_word() -> None:
-    assert check("<p>The the end. It was the. The end. It <b>is</b> <i>is</i> red.</p>")[0] == [
+    assert check("<p>The the end. It was the. The end. <b>is</b> <i>is</i> it?</p>")[0] == [
         ("repeated-word", "body > p", "word “the” repeated: “The the” (sentence 1)"),
         ("repeated-word", "body > p", "word “is” repeated: “is is” (sentence 4)"),
     ]

@@ -141,6 +141,8 @@ def test_long_sentences_in_words() -> None:
      ["See p. 12 and Fig. 3.", "Apples, pears, etc. and more, etc.", "The end."]),
     ("It stops here... and goes on. 今日は晴れ。明日も。", ["It stops here... and goes on.", "今日は晴れ。", "明日も。"]),
     ("No. 5 is mine. The answer is no. Right?", ["No. 5 is mine.", "The answer is no.", "Right?"]),
+    # docs start sentences with identifiers: a lower-case word after a period is a new sentence
+    ("Set the reference point. whence can be omitted.", ["Set the reference point.", "whence can be omitted."]),
 ])
 def test_sentences_do_not_end_at_abbreviations(text: str, expected: list[str]) -> None:
     assert list(sentences(text)) == expected
