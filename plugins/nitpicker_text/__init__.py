@@ -22,7 +22,7 @@ from nitpicker_core import (
 
 from .language import GUESS_CHARS, block_language, guess
 from .rules import RULES, Checker, Options, Sentence, parse_dictionary, snippet
-from .visible import OPAQUE, sentences, visible_blocks
+from .visible import OPAQUE, sentence_spans, visible_blocks
 
 PLUGIN = "text"
 DEFAULT_MAX_SENTENCE_LENGTH = 100
@@ -98,11 +98,11 @@ class TextAnalyzer(Analyzer):
             characters += sum(1 for c in prose if not c.isspace())
             language = block_language(prose, block.lang, page_language)
             first = 0  # the block's OPAQUE characters before this sentence
-            for text in sentences(block.text):
+            for start, text in sentence_spans(block.text):
                 shown = block.shown(text, first)
                 first += text.count(OPAQUE)
                 if text.replace(OPAQUE, "").strip():
-                    found.append(Sentence(len(found) + 1, text, block, language, shown))
+                    found.append(Sentence(len(found) + 1, text, block, language, shown, start))
         findings, style = self.checker.check(found)
         violations = [
             Violation(f.rule, f"{f.message} (sentence {f.sentence.index})", RULES[f.rule].severity,

@@ -72,8 +72,8 @@ HALFWIDTH_KANA = re.compile(r"[\uff61-\uff9f]+")
 FULLWIDTH_ALNUM = re.compile(r"[Ａ-Ｚａ-ｚ０-９]+")
 HALFWIDTH_ALNUM = re.compile(r"[A-Za-z0-9]")
 REPEATED_WORD = re.compile(r"(?<![\w'’-])([A-Za-z]+)\s+\1(?![\w'’-])", re.IGNORECASE)
-# English doublings that are grammatical ("what he had had", "the fact that that happened")
-DOUBLINGS = frozenset({"had", "that"})
+# English doublings that are grammatical ("what he had had", "the fact that that happened", C's "long long")
+DOUBLINGS = frozenset({"had", "that", "long"})
 ENGLISH_WORD = re.compile(r"[A-Za-z0-9][\w'’.-]*|" + OPAQUE)  # a piece of code counts as one word
 SPACES = re.compile(r"[ \u00a0\u2000-\u200a\u202f\u205f\u3000]{2,}")
 # only sentences with a repeated run of hiragana can hold a doubled particle: tokenize just those
@@ -99,6 +99,7 @@ class Sentence:
     block: Any  # anything with a ``path`` (the CSS path of the block the sentence is in)
     language: str = ""  # "ja", "en", another primary language subtag, or "" (not known)
     shown: str = ""  # the sentence as the reader sees it, code included (``text`` when empty)
+    start: int = 0  # where ``text`` starts in the block's text
 
     @property
     def seen(self) -> str:
@@ -280,7 +281,7 @@ class Checker:
                                                         f"{self.options.max_sentence_words})", sentence))
         if self.on("repeated-word"):
             for m in REPEATED_WORD.finditer(text):
-                if m.group(1).lower() in DOUBLINGS:
+                if m.group(1).lower() in DOUBLINGS or _set_apart(sentence, m):
                     continue
                 message = f"word “{m.group(1).lower()}” repeated: “{m.group()}”"
                 found.append(Finding("repeated-word", message, sentence))
@@ -328,6 +329,17 @@ class Checker:
                            f"digits: use “{half}”")
                 found.append(Finding("mixed-width-alnum", message, sentence))
         return found
+
+
+def _set_apart(sentence: Sentence, match: re.Match[str]) -> bool:
+    """One of the two words is in italics (bold, a definition…) and the other in none: "the month
+    <em>month</em>" names a thing, it does not repeat a word."""
+    apart = getattr(sentence.block, "apart", None)
+    if apart is None:
+        return False
+    first = apart(sentence.start + match.start(1), sentence.start + match.end(1))
+    second = apart(sentence.start + match.end() - len(match.group(1)), sentence.start + match.end())
+    return first != second and not (first and second)
 
 
 def snippet(text: str) -> str:

@@ -21,6 +21,9 @@ SKIP_TAGS = frozenset("script style noscript template head".split())
 GAP_TAGS = frozenset("pre textarea select svg math iframe object canvas video audio".split())
 # Rendered text that is not prose: kept as one OPAQUE character, shown again in snippets.
 CODE_TAGS = frozenset("code kbd samp var tt".split())
+# Inline elements that set words apart (italics, bold, a definition, a title): "the month <em>month</em>"
+# is how Sphinx names a parameter, not a repeated word.
+SET_APART_TAGS = frozenset("em i b strong dfn cite mark u q".split())
 OPAQUE = "\ufffc"  # OBJECT REPLACEMENT CHARACTER: neither a letter nor a space, so no word runs across it
 BLOCK_TAGS = frozenset("""
     address article aside blockquote body caption dd details dialog div dl dt fieldset figcaption figure
@@ -43,6 +46,11 @@ class Block:
     text: str
     opaque: list[str] = field(default_factory=list)
     lang: str = ""
+    set_apart: list[tuple[int, int]] = field(default_factory=list)  # (start, end) of each em, b… in text
+
+    def apart(self, start: int, end: int) -> frozenset[int]:
+        """Which set-apart elements hold ``text[start:end]`` (by their index in ``set_apart``)."""
+        return frozenset(i for i, (s, e) in enumerate(self.set_apart) if s <= start and end <= e)
 
     def shown(self, part: str, first: int) -> str:
         """``part`` of ``text`` as the reader sees it, its ``OPAQUE`` characters numbered from ``first``."""
@@ -95,18 +103,45 @@ def css_path(el: Any) -> str:
 
 
 class _Collector:
+    """Builds each block's text as it goes, white space already collapsed, so that offsets taken while
+    walking (where an ``em`` starts and ends) are offsets in the final text."""
+
     def __init__(self) -> None:
         self.blocks: list[Block] = []
+        self.serial = 0  # counts flushes: a span that started in an earlier block is not this block's
+        self._reset()
+
+    def _reset(self) -> None:
         self.parts: list[str] = []
+        self.length = 0
+        self.last = ""  # the last character so far ("" at the start of a block)
         self.opaque: list[str] = []
+        self.set_apart: list[tuple[int, int]] = []
         self.owner: Any = None
         self.lang = ""
 
     def add(self, text: str | None, owner: Any, lang: str) -> None:
-        if text:
+        if not text:
+            return
+        piece = COLLAPSIBLE.sub(" ", text)
+        if self.last in ("", " ", "\n"):
+            piece = piece.lstrip(" ")
+        if piece:
             if not self.parts:
                 self.owner, self.lang = owner, lang
-            self.parts.append(COLLAPSIBLE.sub(" ", text))
+            self.parts.append(piece)
+            self.length += len(piece)
+            self.last = piece[-1]
+
+    def line_break(self) -> None:
+        if not self.parts:
+            return
+        if self.last == " ":
+            self.parts[-1] = self.parts[-1][:-1]
+            self.length -= 1
+        self.parts.append("\n")
+        self.length += 1
+        self.last = "\n"
 
     def add_opaque(self, text: str, owner: Any, lang: str) -> None:
         self.add(OPAQUE, owner, lang)
@@ -114,28 +149,32 @@ class _Collector:
 
     def flush(self) -> None:
         if self.parts:
-            text = re.sub(" *\n *", "\n", re.sub(" {2,}", " ", "".join(self.parts))).strip(" \n")
+            text = "".join(self.parts).rstrip(" \n")
             if text.replace(OPAQUE, "").strip():
-                self.blocks.append(Block(self.owner, text, self.opaque, self.lang))
-        self.parts = []
-        self.opaque = []
-        self.owner = None
+                spans = [(s, min(e, len(text))) for s, e in self.set_apart if s < len(text)]
+                self.blocks.append(Block(self.owner, text, self.opaque, self.lang, spans))
+        self.serial += 1
+        self._reset()
 
     def walk(self, root: Any, lang: str) -> None:
         """Depth first without recursion: unclosed inline tags can nest thousands of levels deep."""
-        # (element, block owning the text around it, entering?, language around it, language of that block)
-        stack = [(root, root, True, lang, lang)]
+        # (element, block owning the text around it, entering?, language around it, language of that block,
+        #  (block serial, offset) where a set-apart element started)
+        stack: list[tuple[Any, Any, bool, str, str, tuple[int, int]]] = [(root, root, True, lang, lang, (-1, 0))]
         while stack:
-            el, outer, entering, around, outer_lang = stack.pop()
+            el, outer, entering, around, outer_lang, began = stack.pop()
             tag = el.tag.lower() if isinstance(el.tag, str) else ""
             block = tag in BLOCK_TAGS
             if not entering:
                 if block:
                     self.flush()
+                elif began[0] == self.serial and self.length > began[1]:
+                    self.set_apart.append((began[1], self.length))
                 if el is not root:
                     self.add(el.tail, outer, outer_lang)
                 continue
-            stack.append((el, outer, False, around, outer_lang))
+            mark = (self.serial, self.length) if tag in SET_APART_TAGS else (-1, 0)
+            stack.append((el, outer, False, around, outer_lang, mark))
             if skipped(el):
                 continue
             if block:
@@ -150,9 +189,9 @@ class _Collector:
             here = primary(own) if own is not None else around
             inner, inner_lang = (el, here) if block else (outer, outer_lang)
             if tag == "br":
-                self.parts.append("\n")
+                self.line_break()
             self.add(el.text, inner, inner_lang)
-            stack.extend((child, inner, True, here, inner_lang) for child in reversed(el))
+            stack.extend((child, inner, True, here, inner_lang, (-1, 0)) for child in reversed(el))
 
 
 def _text_of(el: Any) -> str:
@@ -217,16 +256,24 @@ def _continues(sentence: str, rest: str) -> bool:
 def sentences(text: str) -> Iterator[str]:
     """Sentences of one block: ended by 。！？, by . ! ? before a space or the end, or by a line break; a
     period after an abbreviation or an initial does not end one."""
-    pending = ""
+    for _, sentence in sentence_spans(text):
+        yield sentence
+
+
+def sentence_spans(text: str) -> Iterator[tuple[int, str]]:
+    """``sentences`` with the offset each one starts at in ``text``."""
+    pending, begin = "", 0
     for match in SENTENCE.finditer(text):
+        if not pending:
+            begin = match.start()
         sentence = pending + match.group()
         end = match.end()
         if end < len(text) and text[end] != "\n" and _continues(sentence, text[end:]):
             pending = sentence
             continue
         pending = ""
-        sentence = sentence.strip(" ")
-        if sentence.strip():
-            yield sentence
+        stripped = sentence.strip(" ")
+        if stripped.strip():
+            yield begin + len(sentence) - len(sentence.lstrip(" ")), stripped
     if pending.strip(" "):
-        yield pending.strip(" ")
+        yield begin + len(pending) - len(pending.lstrip(" ")), pending.strip(" ")
