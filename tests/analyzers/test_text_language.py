@@ -121,6 +121,25 @@ def test_repeated_words() -> None:
     ]
 
 
+@pytest.mark.parametrize(("body", "expected"), [
+    # Sphinx names a parameter in italics right after the noun: a name, not a repeated word
+    ("<p>Return the month <em>month</em> of the year <em>year</em>.</p>", []),
+    ("<p>Set the scheduling policy for the process with PID <em>pid</em>.</p>", []),
+    ("<p><em>exception</em> <span>Exception</span></p>", []),
+    ("<p>Send <b>the</b> the signal.</p>", []),
+    ("<p>C has signed long long integers.</p>", []),
+    # both words plain, both set apart, or both inside one emphasis: a repeat
+    ("<p>Send the signal signal now.</p>", ["signal"]),
+    ("<p>Send <b>the</b> <i>the</i> signal now.</p>", ["the"]),
+    ("<p>Send <em>the the</em> signal now.</p>", ["the"]),
+    ("<p>Read <em>a</em> line, then a a line.</p>", ["a"]),
+    # offsets hold in later sentences, after code and collapsed white space
+    ("<p>  First <code>x  y</code>  one.\n  Then   the month  <em> month</em>. And the the end.</p>", ["the"]),
+])
+def test_words_set_apart_in_italics_or_bold(body: str, expected: list[str]) -> None:
+    assert [message.split("”")[0].split("“")[1] for _, message, _ in check(body)] == expected
+
+
 def test_long_sentences_in_words() -> None:
     forty = " ".join(f"w{i}" for i in range(39)) + " end."
     assert rules_of(f"<p>{forty}</p>") == []
