@@ -95,7 +95,7 @@ class TextAnalyzer(Analyzer):
         characters = 0
         for block in blocks:
             prose = block.text.replace(OPAQUE, "")
-            characters += sum(1 for c in prose if not c.isspace())
+            characters += len("".join(prose.split()))
             language = block_language(prose, block.lang, page_language)
             first = 0  # the block's OPAQUE characters before this sentence
             for start, text in sentence_spans(block.text):

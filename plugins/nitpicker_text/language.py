@@ -46,10 +46,9 @@ def declared(el: Any) -> str:
 
 def looks_japanese(text: str) -> bool:
     """Japanese prose always has kana (particles, endings); kanji alone may as well be Chinese."""
-    kana = len(KANA.findall(text))
-    if not kana:
+    if not KANA.search(text):
         return False
-    japanese = kana + len(HAN.findall(text))
+    japanese = len(KANA.findall(text)) + len(HAN.findall(text))
     return japanese >= JAPANESE_SHARE * (japanese + len(LATIN_LETTER.findall(text)))
 
 

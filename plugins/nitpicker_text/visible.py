@@ -183,7 +183,7 @@ class _Collector:
                 self.add_opaque("", outer, outer_lang)
                 continue
             if tag in CODE_TAGS:
-                self.add_opaque(_text_of(el), outer, outer_lang)
+                self.add_opaque(el.text_content(), outer, outer_lang)  # only shown in snippets
                 continue
             own = el.get("lang")
             here = primary(own) if own is not None else around
@@ -192,25 +192,6 @@ class _Collector:
                 self.line_break()
             self.add(el.text, inner, inner_lang)
             stack.extend((child, inner, True, here, inner_lang, (-1, 0)) for child in reversed(el))
-
-
-def _text_of(el: Any) -> str:
-    """The visible text inside a code element (scripts and hidden parts left out)."""
-    parts: list[str] = []
-    stack = [(el, True)]
-    while stack:
-        node, entering = stack.pop()
-        if not entering:
-            if node is not el and node.tail:
-                parts.append(node.tail)
-            continue
-        stack.append((node, False))
-        if node is not el and skipped(node):
-            continue
-        if node.text:
-            parts.append(node.text)
-        stack.extend((child, True) for child in reversed(node))
-    return "".join(parts)
 
 
 def visible_blocks(document: Any) -> list[Block]:
