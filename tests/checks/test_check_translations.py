@@ -16,14 +16,11 @@ from nitpicker_core.plugins import make_plugin_manager
 from nitpicker_core.registries import check_registry, query_registry
 from nitpicker_testing.archives import archive_builder, page
 
-# Analyzers whose checks another branch translates (the text plugin, rewritten alongside): the coordinator
-# empties this set when the branches are merged, so the test then covers every built-in check.
-EXEMPT_UNTIL_MERGE = frozenset({"text"})
 JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 FIELDS = ("title", "description", "fix")
 # the package holding each messages/ja.json -> the analyzer whose rules it translates ("" for crawl checks)
 CATALOGUES = {"nitpicker_checks": "", "nitpicker_axe": "axe", "nitpicker_lighthouse": "lighthouse",
-              "nitpicker_markup": "markup", "nitpicker_main_contents": "main-contents"}
+              "nitpicker_markup": "markup", "nitpicker_main_contents": "main-contents", "nitpicker_text": "text"}
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -35,7 +32,7 @@ def _checks() -> list[Check]:
 CHECKS = _checks()
 
 
-@pytest.mark.parametrize("check", [c for c in CHECKS if c.analyzer not in EXEMPT_UNTIL_MERGE], ids=lambda c: c.id)
+@pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.id)
 def test_every_builtin_check_reads_in_japanese(check: Check) -> None:
     for field in FIELDS:
         text = check.text(field, "ja")
