@@ -101,3 +101,24 @@ def test_urls_outside_the_scope_are_no_pages_for_the_page_checks(audit: Audit) -
                   "missing-content-security-policy"):
         assert not {url for url, _ in found[check]} & outside, check
     assert {url for url, _ in found["description-missing"]} == set(IN_SCOPE)  # the docs have none
+
+
+def test_the_crawl_rules_still_apply_outside_the_scope(crawl, site, external):
+    # --no-fetch-external leaves external links unrequested; the host's own URLs are internal: still checked
+    c = crawl(f"{site}/owned/sub/", "--no-fetch-external", "--exclude", "/owned/secret.html",
+              "--header", "X-Audit: secret-token", "--no-image", ok=(0,))
+    other = c.page(f"{site}/owned/other.html")
+    assert (other["status"], other["is_external"], other["is_target"], other["extra"]) == (
+        200, False, False, {"outside_scope": True})
+    assert c.anchors[f"{site}/owned/other.html"] == [] and f"{site}/owned/further.html" not in c.pages
+    assert c.page(f"{site}/owned/gone.html")["status"] == 404
+    assert c.page(f"{external}/owned/other.html")["status"] is None  # external: not requested
+    for url, reason in ((f"{site}/owned/secret.html", "excluded"), (f"{site}/private/page", "blocked by robots.txt")):
+        row = c.page(url)
+        assert (row["is_skipped"], row["skip_reason"], row["is_external"], row["extra"]) == (
+            True, reason, False, {"outside_scope": True})
+    # --header values go to the scope only, never to the rest of the host
+    assert c.page(f"{site}/owned/echo.html")["title"] == "Header none"
+    assert c.page(f"{site}/owned/sub/inner.html")["title"] == "Owned Inner"
+    said = json.loads(c.result.stdout)
+    assert (said["pages"], said["urls"]["outside_scope"], said["urls"]["external"]) == (2, 5, 1)
