@@ -198,6 +198,10 @@ def test_a_crawl_summary_and_its_json_say_the_same_as_the_queries(tmp_path):
                          "Errors: 0 internal, 1 external",  # no failed URL recorded: an external link's 4xx/5xx
                          "  error status (1 external): external links answered 4xx/5xx (see the broken-links query)"]
     assert "2 found URLs not crawled (--max-pages 3)" in lines
+    subfolder = {**facts, "urls": {"internal": 95, "external": 1, "outside_scope": 91}}  # the host's other pages
+    assert crawl_summary(Path("two.nitpicker"), stats, subfolder)[0] == (
+        "Crawl complete: 3 pages (3 rendered, 0 skipped), 91 internal URLs outside the scope checked, "
+        "1 external URL checked in 12 s")
     changed = facts["changed"]
     assert (f"Changed since commit 1: {changed['added']} added · {changed['removed']} removed · "
             f"{changed['modified']} modified") in lines
