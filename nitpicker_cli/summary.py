@@ -90,10 +90,13 @@ def gather(pm: Any, archive: Path, commit: int | None = None) -> dict[str, Any]:
     with open_archive(archive) as reader:
         resolved = reader.resolve(commit)
         counts = (_query(pm, reader, "summary", {}, resolved) or {}).get("counts") or {}
+        internal = counts.get("internal") or {}
         facts: dict[str, Any] = {
             "commit": resolved,
-            "pages": (counts.get("internal") or {}).get("pages"),
-            "urls": {side: (counts.get(side) or {}).get("urls") for side in ("internal", "external")},
+            "pages": internal.get("pages"),
+            # internal URLs include the host's URLs outside the crawl's scope: checked, not crawled
+            "urls": {"internal": internal.get("urls"), "external": (counts.get("external") or {}).get("urls"),
+                     "outside_scope": internal.get("outside_scope", 0)},
             "errors": _errors(_query(pm, reader, "error-kinds", {"examples": 1}, resolved)),
             "findings": _findings(_query(pm, reader, "issues", {}, resolved)),
             "changed": _changed(_query(pm, reader, "diff", {"explain": 0, "limit": 100000}, resolved)),
@@ -140,11 +143,13 @@ def changed_lines(changed: dict[str, Any] | None) -> list[str]:
 
 
 def crawl_lines(crawl: dict[str, Any], facts: dict[str, Any]) -> list[str]:
-    """The crawl stage in a few lines: pages, external URLs, errors by kind with their reason."""
+    """The crawl stage in a few lines: pages, URLs outside the scope and external, errors by kind with their reason."""
     external = (facts.get("urls") or {}).get("external")
+    outside = (facts.get("urls") or {}).get("outside_scope")
     pages = facts.get("pages")
     lines = [f"Crawl {crawl.get('status', 'complete')}: {_plural(pages or 0, 'page')} "
              f"({crawl.get('rendered', 0)} rendered, {crawl.get('skipped', 0)} skipped)"
+             + (f", {_plural(outside, 'internal URL')} outside the scope checked" if outside else "")
              + (f", {_plural(external, 'external URL')} checked" if external else "")
              + (f" in {_duration(crawl['seconds'])}" if crawl.get("seconds") is not None else "")]
     internal_errors, external_errors = crawl.get("internal_errors", 0), crawl.get("external_errors", 0)

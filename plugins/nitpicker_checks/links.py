@@ -1,4 +1,5 @@
-"""Link checks: where internal pages link to (errors, redirects, blocked or broken external URLs), orphans."""
+"""Link checks: where internal pages link to (errors, redirects, blocked, broken or unreachable external URLs),
+orphans. Internal targets are every URL of the site's host, those outside the crawl's scope included."""
 
 from __future__ import annotations
 
@@ -63,7 +64,12 @@ def redirect_links(ctx: CheckContext) -> Iterator[Finding]:
 
 
 def external_broken(ctx: CheckContext) -> Iterator[Finding]:
-    return _linked(ctx, True, "client", "server", "failed")
+    return _linked(ctx, True, "client", "server")
+
+
+def external_unreachable(ctx: CheckContext) -> Iterator[Finding]:
+    # no HTTP answer at all: often the crawler's network (no DNS, a firewall) as much as a dead site
+    return _linked(ctx, True, "failed")
 
 
 def external_blocked(ctx: CheckContext) -> Iterator[Finding]:
@@ -122,7 +128,8 @@ def noindex_linked(ctx: CheckContext) -> Iterator[Finding]:
 CHECKS = [
     Check("broken-link", "Internal links to pages that answer 4xx", "links", "high",
           "Internal pages link to internal URLs that answer a client error (404 Not Found, 410 Gone, …), directly "
-          "or after redirects: visitors and crawlers hit a dead end.",
+          "or after redirects: visitors and crawlers hit a dead end. Internal means the site's host: a URL "
+          "outside the crawl's scope there is checked too.",
           "Point each link at the page's current URL, or restore or redirect the missing page.",
           "https://developers.google.com/search/docs/crawling-indexing/http-network-errors",
           lambda ctx: unique(broken_links(ctx)), order=10, type="issue"),
@@ -152,9 +159,17 @@ CHECKS = [
           lambda ctx: unique(redirect_loops(ctx)), order=15, type="issue"),
     Check("external-link-broken", "External links that are broken", "links", "medium",
           "Internal pages link to external URLs that answered 4xx or 5xx (other than the bot walls 403, 429 and "
-          "999) or could not be fetched.",
+          "999). External URLs that gave no answer at all are external-link-unreachable.",
           "Update the link to the resource's current address, or remove it.", STATUS_HELP,
           lambda ctx: unique(external_broken(ctx)), order=16, type="issue"),
+    Check("external-link-unreachable", "External links that could not be reached", "links", "low",
+          "Internal pages link to external URLs that gave no HTTP answer: the host does not resolve (dns), "
+          "refused or reset the connection, timed out, or failed TLS. The error kind is the target URL's "
+          "(the pages list and the error-kinds query show it). Often the host is gone; it may also be the "
+          "crawler's network (no DNS, a firewall).",
+          "Open the link from your own network; if the host is gone, link to where the resource moved or remove "
+          "the link.", "https://developers.google.com/search/docs/crawling-indexing/http-network-errors",
+          lambda ctx: unique(external_unreachable(ctx)), order=16, type="warning"),
     Check("external-link-blocked", "External links that refused the crawler", "links", "low",
           "External URLs answered 403, 429 or 999, which sites send to robots and rate-limited clients: the link "
           "is probably fine for people, but could not be verified.",

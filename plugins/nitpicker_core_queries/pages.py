@@ -173,8 +173,10 @@ def _page_html(archive: Any, commit: int, url: str, max_chars: int) -> dict[str,
 URL_PARAM = {"url": {"type": "string", "description": "the page's URL exactly as crawled"}}
 
 QUERIES = [
-    Query("summary", "Counts of internal/external URLs and pages, status distribution (hard failures broken "
-          "down by error kind; URLs never requested counted apart as not_checked), content types by category "
+    Query("summary", "Counts of internal/external URLs and pages (internal URLs include the host's URLs outside "
+          "the crawl's scope, counted apart as outside_scope: checked, never pages), status distribution (hard "
+          "failures broken down by error kind; URLs never requested counted apart as not_checked), content "
+          "types by category "
           "and metadata fill rates of internal HTML pages.",
           _summary, order=10),
     Query(
