@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from nitpicker_cli.app import emit_json, get_app
+from nitpicker_cli.changes import change_lines
 from nitpicker_core import hookimpl
 from nitpicker_core.archive import open_archive
 from nitpicker_core.pipeline import verdict
@@ -78,10 +79,14 @@ def register_commands(cli: click.Group) -> None:
         with open_archive(archive) as reader:
             answer = run_query(registry, reader, "issues", {"base": base}, commit)
             result = verdict.evaluate(specs, reader, answer["commit"], registry, base, answer) if specs else None
+            named = None if as_json or (not as_table and not sys.stdout.isatty()) else run_query(
+                registry, reader, "issue-changes", {"base": base}, commit)
         if as_json or (not as_table and not sys.stdout.isatty()):
             emit_json(answer, pretty=True)
         else:
             click.echo(render_table(answer))
+            for line in change_lines(named, archive, commit, base):
+                click.echo(line)
         if result is None or result["passed"]:
             return 0
         for check in result["checks"]:

@@ -9,6 +9,7 @@ from nitpicker_core import hookimpl
 from . import (
     analysis,
     analyzer_errors,
+    changes,
     archive_info,
     findings,
     headings,
@@ -22,7 +23,7 @@ from . import (
     tags,
 )
 
-MODULES = (archive_info, history, issues, pages, links, resources, findings, analyzer_errors, tags, headings,
+MODULES = (archive_info, history, issues, changes, pages, links, resources, findings, analyzer_errors, tags, headings,
            analysis, lookup, screenshots)
 
 
