@@ -9,8 +9,8 @@ from nitpicker_core import hookimpl
 from . import (
     analysis,
     analyzer_errors,
-    changes,
     archive_info,
+    changes,
     findings,
     headings,
     history,
