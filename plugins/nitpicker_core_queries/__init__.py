@@ -23,8 +23,8 @@ from . import (
     tags,
 )
 
-MODULES = (archive_info, history, issues, changes, pages, links, resources, findings, analyzer_errors, tags, headings,
-           analysis, lookup, screenshots)
+MODULES = (archive_info, history, issues, pages, links, resources, findings, analyzer_errors, tags, headings,
+           analysis, lookup, screenshots, changes)
 
 
 @hookimpl
