@@ -54,11 +54,12 @@ def change_lines(changes: dict[str, Any] | None, archive: Any, commit: Any = Non
         rows: list[dict[str, Any]] = []  # one per line: its checks, priority and where
         lines_of: dict[tuple[str, str], dict[str, Any]] = {}  # (the check whose pages, priority) → its line
         for item in part["items"]:
-            key = (item["same_as"] or item["check"], item["priority"])
+            # on the same pages as a check above, and nothing of its own to say about them (a link's target)
+            same = None if any(_detail(u, item["title"]) for u in item["urls"]) else item["same_as"]
+            key = (same or item["check"], item["priority"])
             if key in lines_of:  # the same pages at the same priority: one line
                 lines_of[key]["checks"].append(item)
                 continue
-            same = item["same_as"]
             row = {"priority": item["priority"], "checks": [item],
                    "where": f"the same pages as {same}" if same else _where(item), "all": not same}
             rows.append(row)
