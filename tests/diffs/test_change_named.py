@@ -90,3 +90,24 @@ def test_issues_as_text_lists_them_and_the_command_that_lists_the_rest(change_pa
     assert sorted(item["url"] for item in json.loads(rest.stdout)["items"]) == [root + f"n{i}" for i in range(1, 6)]
     as_json = run_cli("issues", str(archive), "--base", "1", "--json", cwd=workdir)
     assert set(json.loads(as_json.stdout)) == {"commit", "base", "base_note", "total", "items"}  # as it was
+
+
+def test_nitpicker_diff_says_per_page_what_changed_in_words(change_pair):
+    root, archive, workdir = change_pair["root"], change_pair["archive"], change_pair["workdir"]
+    shown = run_cli("diff", str(archive), cwd=workdir)
+    assert shown.returncode == 0, shown.stderr
+    changes = json.loads(shown.stdout)["changes"]
+
+    def said(page: str) -> list[str]:
+        return [item["text"] for item in changes[root + page]["summary"]]
+
+    # a page that became an error page says so first, and what it lost in one line
+    assert said("b")[:3] == ["now an error page: status 200 → 404", "content type text/html → text/plain",
+                             "no longer has: title, lang, 1 link, 1 heading"]
+    assert said("a")[:3] == ["title changed from “Page A” to “Page A, renamed”", "description removed",
+                             "3 links added, 1 removed"]
+    assert said("c")[0] == f"now redirects to {root}n1 (status 200 → 301)"
+    assert said("")[0] == "6 links added, 1 removed"
+    assert changes[root + "b"]["fields"]["status"] == [200, 404]  # the raw fields stay as they were
+    kinds = [item["change"] for item in changes[root + "b"]["summary"]]
+    assert kinds[0] == "became_error" and changes[root + "b"]["summary"][0]["old"] == 200
