@@ -12,10 +12,10 @@ URLS_PER_CHECK = 3  # the list of each check links to the rest
 CHECKS_PER_CHANGE = 10  # and "and N more checks" to the overview showing them all
 
 
-def named_changes(base: str | None, link: Callable[..., str]) -> dict[str, Any] | None:
+def named_changes(base: str | None, priority: str | None, link: Callable[..., str]) -> dict[str, Any] | None:
     """The new, fixed and regressed findings by check with their first URLs; each check links to its list
     filtered by state, each "and N more checks" to the overview showing them. None without a base."""
-    answer = query("issue-changes", base=base, urls=URLS_PER_CHECK, limit=CHECKS_PER_CHANGE)
+    answer = query("issue-changes", base=base, priority=priority, urls=URLS_PER_CHECK, limit=CHECKS_PER_CHANGE)
     if answer["base"] is None or answer["base"] == answer["commit"]:
         return None
     for change in CHANGES:
@@ -27,5 +27,5 @@ def named_changes(base: str | None, link: Callable[..., str]) -> dict[str, Any] 
                 detail = " ".join(str(found["detail"] or "").split())
                 # the header a page lacks is in the check's title already
                 found["note"] = "" if detail.lower() in item["title"].lower() else detail
-        part["more_href"] = link("issues.overview", show=change)
+        part["more_href"] = link("issues.overview", show=change, priority=priority)
     return answer

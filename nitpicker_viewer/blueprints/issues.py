@@ -93,7 +93,7 @@ def overview() -> str:
                   show_options=SHOW, totals=totals, hidden_clean=sum(1 for r in hidden if r["state"] == "ok"),
                   hidden_not_analysed=sum(1 for r in hidden if r["state"] == "not_analysed"),
                   not_analysed_by=not_analysed, all_href=_link("issues.overview", show="all", priority=priority),
-                  changes=named_changes(_arg("base"), _link))
+                  changes=named_changes(_arg("base"), priority, _link))
 
 
 def issue_row(check: str) -> dict[str, Any] | None:

@@ -55,8 +55,8 @@ def _same_pages(items: list[dict[str, Any]]) -> None:
 
 
 def issue_changes(archive: Any, commit: int, pm: Any, base: str | None = None, urls: int = 3,
-                  limit: int = 10) -> dict[str, Any]:
-    answer = _issues(archive, commit, pm, base=base)
+                  limit: int = 10, priority: str | None = None) -> dict[str, Any]:
+    answer = _issues(archive, commit, pm, base=base, priority=priority)
     compared = answer["base"] if answer["base"] is not None and answer["base"] != commit else None
     out: dict[str, Any] = {"commit": commit, "base": answer["base"], "base_note": answer["base_note"]}
     for change in CHANGES:
@@ -82,6 +82,8 @@ QUERIES = [
          "urls": {"type": "integer", "default": 3, "minimum": 0, "maximum": 100,
                   "description": "findings listed per check"},
          "limit": {"type": "integer", "default": 10, "minimum": 1, "maximum": 1000,
-                   "description": "checks listed per change (new, fixed, regressed)"}},
+                   "description": "checks listed per change (new, fixed, regressed)"},
+         "priority": {"type": "string", "enum": list(PRIORITIES),
+                      "description": "only checks of this priority or more severe"}},
         order=22),
 ]

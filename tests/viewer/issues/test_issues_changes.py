@@ -29,7 +29,7 @@ def checks(section, change: str) -> dict:
         urls = [(text(li.xpath('a[@class="url"]')[0]), text(li.xpath('span[@class="detail"]')[0])
                  if li.xpath('span[@class="detail"]') else "") for li in item.xpath('ul[@class="url-list"]/li')]
         links = {a.get("class"): a.get("href") for a in item.xpath("a")}
-        out[item.get("data-check")] = (urls, links, text(item))
+        out[item.get("data-changed-check")] = (urls, links, text(item))
     return out
 
 
@@ -48,13 +48,19 @@ def test_home_lists_new_fixed_and_regressed_findings_by_check_with_their_urls(is
     broken_urls, links, line = checks(section, "new")["broken-link"]
     # the link's page, then its target: which link broke
     assert broken_urls == [(SITE + "/", SITE + "/missing"), (SITE + "/", SITE + "/old")]
-    assert line.startswith("High Internal links to pages that answer 4xx broken-link (2)")
+    assert line.startswith("High broken-link Internal links to pages that answer 4xx (2)")
     assert query_of(links["check-link"]) == {"check": "broken-link", "state": "new"}
     assert "more" not in links  # all of them are listed
     regressed, _, _ = checks(section, "regressed")["broken-link"]
     assert regressed == broken_urls
     # the most severe check first
-    assert section.xpath('ul[@data-change="new"]/li')[0].get("data-check") == "broken-link"
+    assert section.xpath('ul[@data-change="new"]/li')[0].get("data-changed-check") == "broken-link"
+    # the priority filter of the overview applies to them too
+    high = doc(issues_client, "/?priority=high").xpath('//section[@id="issue-changes"]')[0]
+    listed = high.xpath('ul/li[@data-changed-check]')
+    assert "broken-link" in {item.get("data-changed-check") for item in listed}
+    assert {item.xpath('span[contains(@class, "priority")]')[0].get("class") for item in listed} <= {
+        "priority p-critical", "priority p-high"}
 
 
 def test_past_the_first_urls_and_checks_the_lists_link_to_the_rest(issues_client, monkeypatch):
