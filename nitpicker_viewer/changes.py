@@ -27,5 +27,6 @@ def named_changes(base: str | None, priority: str | None, link: Callable[..., st
                 detail = " ".join(str(found["detail"] or "").split())
                 # the header a page lacks is in the check's title already
                 found["note"] = "" if detail.lower() in item["title"].lower() else detail
+                found["target"] = detail.startswith(("http://", "https://"))  # the link's target: "page → target"
         part["more_href"] = link("issues.overview", show=change, priority=priority)
     return answer
