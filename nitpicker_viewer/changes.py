@@ -28,5 +28,7 @@ def named_changes(base: str | None, priority: str | None, link: Callable[..., st
                 # the header a page lacks is in the check's title already
                 found["note"] = "" if detail.lower() in item["title"].lower() else detail
                 found["target"] = detail.startswith(("http://", "https://"))  # the link's target: "page → target"
+            # "on the same pages as" an earlier check only when its own findings have nothing more to say
+            item["same_pages"] = None if any(found["note"] for found in item["urls"]) else item["same_as"]
         part["more_href"] = link("issues.overview", show=change, priority=priority)
     return answer
