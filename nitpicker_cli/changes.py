@@ -66,16 +66,18 @@ def change_lines(changes: dict[str, Any] | None, archive: Any, commit: Any = Non
             lines_of[key] = row
         width = max((len(r["priority"]) for r in rows), default=0)
         for row in rows:
-            checks = row["checks"]
-            counts = {c["count"] for c in checks}
-            count = str(checks[0]["count"]) + (" each" if len(checks) > 1 else "") if len(counts) == 1 else \
-                "/".join(str(c["count"]) for c in checks)
+            checks, lead = row["checks"], row["checks"][0]
+            if len(checks) == 1:
+                count = str(lead["count"])
+            elif len({c["count"] for c in checks}) == 1:
+                count = f"{lead['count']} each"
+            else:
+                count = "/".join(str(c["count"]) for c in checks)
             ids = ", ".join(c["check"] for c in checks)
             lines.append(f"  {row['priority'].ljust(width)}  {ids} ({count}): {row['where']}")
-            for c in checks[:1]:
-                if c["more"] and row["all"]:
-                    lines.append("  " + " " * width + "  all: " + _command(
-                        name, "issue-urls", "--check", c["check"], "--state", state, commit=commit, base=base))
+            if lead["more"] and row["all"]:
+                lines.append("  " + " " * width + "  all: " + _command(
+                    name, "issue-urls", "--check", lead["check"], "--state", state, commit=commit, base=base))
         if part.get("more_checks"):
             lines.append(f"  and {part['more_checks']} more checks: " + _command(
                 name, "issues", "--state", change, commit=commit, base=base))

@@ -128,13 +128,13 @@ def findings_lines(findings: dict[str, Any] | None, archive: Any = None) -> list
 
     if findings is None:
         return []
+    named = change_lines(findings.get("changes"), archive) if archive is not None else []
     if not findings["total"]:
-        return ["Findings: none"]
+        return ["Findings: none", *named]  # the fixed ones, after an update that fixed everything
     counts = " · ".join(f"{n} {p}" for p, n in findings["by_priority"].items() if n)
     top = ", ".join(f"{t['check']} ({t['findings']})" for t in findings["top"][:3])
     since = findings.get("since")
     change = f"; since commit {since['base']}: {since['new']} new, {since['fixed']} fixed" if since else ""
-    named = change_lines(findings.get("changes"), archive) if archive is not None else []
     return [f"Findings: {counts} — most severe: {top}{change}", *named]
 
 
