@@ -101,6 +101,8 @@ def gather(pm: Any, archive: Path, commit: int | None = None) -> dict[str, Any]:
             "findings": _findings(_query(pm, reader, "issues", {}, resolved)),
             "changed": _changed(_query(pm, reader, "diff", {"explain": 0, "limit": 100000}, resolved)),
         }
+        if facts["findings"] and facts["findings"]["since"]:  # an update: name what changed, not just count it
+            facts["findings"]["changes"] = _query(pm, reader, "issue-changes", {}, resolved)
     return facts
 
 
@@ -123,16 +125,20 @@ def error_lines(errors: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def findings_lines(findings: dict[str, Any] | None) -> list[str]:
+def findings_lines(findings: dict[str, Any] | None, archive: Any = None) -> list[str]:
+    """Findings by priority; after an update the new, fixed and regressed ones by check with their URLs."""
+    from nitpicker_cli.changes import change_lines
+
     if findings is None:
         return []
+    named = change_lines(findings.get("changes"), archive) if archive is not None else []
     if not findings["total"]:
-        return ["Findings: none"]
+        return ["Findings: none", *named]  # the fixed ones, after an update that fixed everything
     counts = " · ".join(f"{n} {p}" for p, n in findings["by_priority"].items() if n)
     top = ", ".join(f"{t['check']} ({t['findings']})" for t in findings["top"][:3])
     since = findings.get("since")
     change = f"; since commit {since['base']}: {since['new']} new, {since['fixed']} fixed" if since else ""
-    return [f"Findings: {counts} — most severe: {top}{change}"]
+    return [f"Findings: {counts} — most severe: {top}{change}", *named]
 
 
 def changed_lines(changed: dict[str, Any] | None) -> list[str]:

@@ -9,6 +9,7 @@ import click
 
 from nitpicker_cli import ci_formats, exit_codes
 from nitpicker_cli.app import emit_json, get_app
+from nitpicker_cli.changes import change_lines
 from nitpicker_core import hookimpl
 from nitpicker_core.archive import open_archive
 from nitpicker_core.pipeline import verdict
@@ -87,12 +88,16 @@ def register_commands(cli: click.Group) -> None:
             result = verdict.evaluate(specs, reader, answer["commit"], registry, base, answer) if specs else None
             report = (ci_formats.render(fmt, app.pm, reader, registry, answer, base, fail_on, result)
                       if fmt in ci_formats.CI_FORMATS else None)
+            as_text = report is None and not (fmt == "json" or (fmt is None and not sys.stdout.isatty()))
+            named = run_query(registry, reader, "issue-changes", {"base": base}, commit) if as_text else None
         if report is not None:
             click.echo(report, nl=False)
-        elif fmt == "json" or (fmt is None and not sys.stdout.isatty()):
+        elif not as_text:
             emit_json(answer, pretty=True)
         else:
             click.echo(render_table(answer))
+            for line in change_lines(named, archive, commit, base):
+                click.echo(line)
         if result is None or result["passed"]:
             return 0
         for check in result["checks"]:

@@ -252,7 +252,7 @@ def _tell(app: Any, result: dict[str, Any], decl: dict[str, Any], journal: Path,
     lines = summary.crawl_lines(crawl, facts)
     if isinstance(out.get("analyze"), dict) and out["analyze"].get("analyzers"):
         lines += summary.analyze_lines(out["analyze"])
-    lines += summary.findings_lines(facts["findings"]) + summary.changed_lines(facts["changed"])
+    lines += summary.findings_lines(facts["findings"], output) + summary.changed_lines(facts["changed"])
     report = out.get("report") or {}
     if report.get("target"):
         lines.append(f"Report: {report['target']}")

@@ -9,6 +9,7 @@ from flask import Blueprint, abort, request, url_for
 
 from nitpicker_core import PRIORITIES
 from nitpicker_viewer.app import derived, query, query_once, render
+from nitpicker_viewer.changes import named_changes
 from nitpicker_viewer.i18n import current_language, translate
 from nitpicker_viewer.tables import Col, Filter, paged_table
 
@@ -100,7 +101,8 @@ def overview() -> str:
                   commits=_commit_options(), priorities=PRIORITIES, priority=priority or "", show=show,
                   show_options=SHOW, totals=totals, hidden_clean=sum(1 for r in hidden if r["state"] == "ok"),
                   hidden_not_analysed=sum(1 for r in hidden if r["state"] == "not_analysed"),
-                  not_analysed_by=not_analysed, all_href=_link("issues.overview", show="all", priority=priority))
+                  not_analysed_by=not_analysed, all_href=_link("issues.overview", show="all", priority=priority),
+                  changes=named_changes(_arg("base"), priority, _link))
 
 
 def issue_row(check: str) -> dict[str, Any] | None:
