@@ -20,8 +20,10 @@ IMPACTS = ("critical", "serious", "moderate", "minor")
 PRIORITY = {"critical": "critical", "serious": "high", "moderate": "medium", "minor": "low"}
 # rules that find the same defect as another source (the crawl's images without alt, markup's rules): the
 # issues list shows such a defect once, with its sources
-DEFECTS = {"image-alt": "image-alt", "html-has-lang": "html-lang", "link-name": "link-name",
-           "button-name": "button-name", "heading-order": "heading-order", "duplicate-id": "duplicate-id"}
+DEFECTS = {"image-alt": "image-alt", "input-image-alt": "image-alt", "html-has-lang": "html-lang",
+           "link-name": "link-name", "button-name": "button-name", "heading-order": "heading-order",
+           "duplicate-id": "duplicate-id", "duplicate-id-aria": "duplicate-id", "duplicate-id-active": "duplicate-id",
+           "page-has-heading-one": "h1-missing", "document-title": "title-missing"}
 SOURCES = ("archive", "live")
 PLUGIN_VERSION = "1.0"
 # The archived HTML is the DOM after the page's scripts ran: running them again on it would add their
