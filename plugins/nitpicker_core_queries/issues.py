@@ -330,12 +330,21 @@ def _row(life: Lifecycle, group: list[Check], changed: dict[str, str], missing: 
         "category": lead.category,
         "priority": _priority(group, counts.get("sources")),
         "sources": [c.id for c in group],
+        "found_by": _found_by(group, counts),
         "link": all(c.link_target for c in group),
         **{k: v for k, v in counts.items() if k != "sources"},
         "source_counts": counts.get("sources"),
         "base_note": "; ".join(notes) if notes else None,
         "help": {"description": lead.description, "fix": lead.fix, "help_url": lead.help_url},
     }
+
+
+def _found_by(group: list[Check], counts: dict[str, Any]) -> list[str]:
+    """The sources with findings on the commit (a merged row's other sources ran and found nothing, or never ran)."""
+    if len(group) == 1:
+        return [group[0].id] if counts.get("findings") else []
+    sources = counts.get("sources") or {}
+    return [c.id for c in group if (sources.get(c.id) or {}).get("findings")]
 
 
 def _priority(group: list[Check], sources: dict[str, dict[str, Any]] | None) -> str:
