@@ -253,7 +253,9 @@ class Stored:
             )[0][0]
         )
 
-    def shared_urls(self, commit: int, base: int, check_ids: list[str], base_ids: list[str] | None = None) -> int:
+    def shared_urls(
+        self, commit: int, base: int, check_ids: list[str], base_ids: list[str] | None = None
+    ) -> int:
         """URLs the checks found on both commits (any check, any detail on each side; ``base_ids`` on the base)."""
         then = check_ids if base_ids is None else base_ids
         return int(
