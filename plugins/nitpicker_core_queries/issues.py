@@ -552,7 +552,9 @@ QUERIES = [
     Query(
         "issue-urls",
         "The findings of one check (or of one shared defect) with their URL, detail and state against the "
-        "base (new, persisting, fixed), new first.",
+        "base (new, persisting, fixed), new first. A shared defect is one row per defect (an image, an id, a "
+        "page) with the checks that found it in `sources`; a link check's rows add the target, the anchor's "
+        "text and line:col, and the target's status (or error kind).",
         _issue_urls,
         {"check": {"type": "string", "description": "check id (e.g. broken-link, axe/image-alt)"},
          **_BASE,

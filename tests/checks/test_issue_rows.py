@@ -100,3 +100,44 @@ def test_every_rows_counts_equal_the_rows_it_lists(ask):
             assert row["findings"] == by_state["new"] + by_state["persisting"], (commit, base, row["id"])
             if row["new"] is not None:
                 assert {k: row[k] for k in by_state} == by_state, (commit, base, row["id"])
+
+
+@pytest.fixture(scope="module")
+def docs_en(site, tmp_path_factory):
+    """A real crawl of /docs-en/ from its tutorial subfolder, analysed by markup."""
+    from support import run_cli
+
+    workdir = tmp_path_factory.mktemp("docs-en")
+    archive = workdir / "docs.nitpicker"
+    # the crawl exits 2: only external links failed (the site's unresolvable and 404 hosts)
+    for expected, args in ((2, ("crawl", "--parallels", "2", "-o", str(archive), site + "/docs-en/tutorial/index.html")),
+                           (0, ("analyze", "--plugin", "markup", str(archive)))):
+        result = run_cli(*args, cwd=workdir, timeout=300)
+        assert result.returncode == expected, result.stderr
+    return archive
+
+
+@pytest.mark.browser
+def test_a_docs_sites_lists_say_where_on_a_real_crawl(pm, docs_en, site):
+    registry = query_registry(pm)
+
+    def ask(name, **params):
+        with open_archive(docs_en) as reader:
+            return run_query(registry, reader, name, params)
+
+    missing = site + "/docs-en/tutorial/missing.html"
+    links = {i["target"]: i for i in ask("issue-urls", check="broken-link")["items"]}
+    link = links[missing]
+    # the anchor as written in index.html: its text, its start tag's line:col, the text/plain 404 it met
+    assert (link["url"], link["text"], link["status"], link["answer"]) == (
+        site + "/docs-en/tutorial/index.html", "appendix", 404, "404")
+    assert link["line"] > 1 and link["col"] > 1 and link["position"] == f"{link['line']}:{link['col']}"
+    # the linked 404 is that broken link's defect, not a second "client error page" one
+    assert missing not in {i["url"] for i in ask("issue-urls", check="client-error-page")["items"]}
+    # the crawl's and markup's second h1 on controlflow.html are one defect, found by both
+    rows = _rows(ask("issues"))
+    assert "markup/multiple-h1" not in rows
+    (two,) = ask("issue-urls", check="h1-multiple")["items"]
+    assert two["url"].endswith("/docs-en/tutorial/controlflow.html")
+    assert two["sources"] == ["h1-multiple", "markup/multiple-h1"] and rows["h1-multiple"]["findings"] == 1
+    assert rows["h1-multiple"]["found_by"] == ["h1-multiple", "markup/multiple-h1"]
