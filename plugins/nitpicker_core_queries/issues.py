@@ -323,7 +323,10 @@ def _row(life: Lifecycle, group: list[Check], changed: dict[str, str], missing: 
     lead = group[0]
     counts = _merged(life, group)
     notes = [f"{c.analyzer} {changed[c.analyzer]}: {BASE_NOTE}" for c in group if c.analyzer in changed]
-    notes += [f"{c.analyzer} did not run on the base: nothing to compare" for c in group if c.analyzer in missing]
+    # a merged row still compares what its other sources found: a defect only this analyzer finds is new
+    absent = "what only it finds counts as new" if len(group) > 1 else "nothing to compare"
+    notes += [f"{c.analyzer} did not run on the base: {absent}" for c in group if c.analyzer in missing]
+    notes = list(dict.fromkeys(notes))  # an analyzer with several sources in the row is named once
     return {
         "id": (lead.defect or lead.id) if len(group) > 1 else lead.id,
         "title": lead.title,
