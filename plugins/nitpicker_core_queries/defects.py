@@ -62,7 +62,8 @@ def attribute(name: str) -> Callable[[str, str], str]:
 class DefectKey:
     """What names one occurrence of a shared defect on a page; ``of`` None: the page itself (one per page).
 
-    ``plain``: a crawl source's detail is the key already, so its stored counts are the defect counts.
+    ``plain``: a crawl source's findings are the defects already (one per image it names, or one per page),
+    so where it is the only source analysed its stored findings are read as they are.
     """
 
     of: Callable[[str, str], str] | None = None
@@ -78,6 +79,9 @@ KEYS = {
     "duplicate-id": DefectKey(attribute("id")),
     "link-name": DefectKey(start_tag),
     "button-name": DefectKey(start_tag),
+    # one per page; the crawl's check of each finds a page once
+    **dict.fromkeys(("html-lang", "h1-missing", "h1-multiple", "title-missing", "description-missing",
+                     "viewport-missing"), DefectKey(plain=True)),
 }
 PER_PAGE = DefectKey()
 

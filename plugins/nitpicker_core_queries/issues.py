@@ -411,9 +411,19 @@ def _issue_urls(archive: Any, commit: int, pm: Any, check: str, base: str | None
 def _merged_urls(life: Lifecycle, group: list[Check], state: str | None, url: str | None, limit: int,
                  offset: int) -> dict[str, Any]:
     """A shared defect's rows: one per defect (page, image, id…), the sources that found it listed on it."""
+    key, row_id = key_of(group), group[0].defect or group[0].id
+    analysed = [c for c in group if not c.analyzer or life.context(life.commit).analysed(c.analyzer)]
+    if url is None and key.plain and len(analysed) == 1 and not analysed[0].analyzer:
+        # the crawl's check alone ran: its findings are the defects, paged through the stored key
+        paged = _stored_page(life, analysed[0], state, limit, offset)
+        if paged is not None:
+            for item in paged["items"]:
+                item.update(check=row_id, fingerprint=fingerprint(row_id, Finding(item["url"], key(item["url"],
+                                                                                                  item["detail"]))))
+            return {"check_state": "ok", **paged}
     found = _on_url(life, url) if url is not None else (lambda c, commit: life.outcome(c, commit).found)
     cycle = lifecycle(life, group, found)
-    items = cycle.items(group[0].defect or group[0].id, group, state)
+    items = cycle.items(row_id, group, state)
     items.sort(key=lambda r: (STATES.index(r["state"]), r["url"], r["detail"]))
     return {"check_state": "ok" if cycle.analysed else "not_analysed",
             **page_of(items[offset:offset + limit], len(items), limit, offset)}
