@@ -20,6 +20,9 @@ _TARGETS = (
 )
 
 
+POSITIONS = 5  # line:col of at most this many anchors of one link in a row; the rest are counted
+
+
 def _anchors(archive: Any, commit: int, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], list[dict[str, Any]]]:
     columns = digest.anchor_columns(archive.execute)
     sql = (
@@ -48,7 +51,8 @@ def with_links(archive: Any, commits: dict[str, int | None], items: list[dict[st
     ``status``, ``final_status`` (after its redirects), ``error_kind``, and ``answer`` ("301 → 404", "dns").
 
     ``commits`` maps a finding state to the commit its link is read on (a fixed link: the base). A link
-    written several times on its page gives its first anchor's text and position, and ``anchors`` counts them.
+    written several times on its page gives its first anchor's text, line and col, every anchor's line:col in
+    ``position`` (the first few, then how many more), and ``anchors`` counts them.
     """
     by_commit: dict[int, list[dict[str, Any]]] = {}
     for item in items:
@@ -66,8 +70,10 @@ def with_links(archive: Any, commits: dict[str, int | None], items: list[dict[st
             found = anchors.get((item["url"], item["detail"])) or []
             if found:
                 first = found[0]
-                item.update(text=first["text"], line=first["line"], col=first["col"], position=_position(first),
-                            anchors=len(found))
+                where = [p for p in (_position(a) for a in found[:POSITIONS]) if p]
+                more = f" (+{len(found) - POSITIONS})" if len(found) > POSITIONS else ""
+                item.update(text=first["text"], line=first["line"], col=first["col"],
+                            position=", ".join(where) + more if where else None, anchors=len(found))
             item.update(_answer(targets.get(item["detail"]) or {}))
     return items
 

@@ -80,7 +80,7 @@ def test_a_broken_link_row_says_where_the_link_is(ask):
     assert {k: item[k] for k in ("url", "target", "text", "status", "answer", "line", "col", "position",
                                  "anchors")} == {
         "url": SITE + "/", "target": SITE + "/missing", "text": "Gone page", "status": 404, "answer": "404",
-        "line": 9, "col": 5, "position": "9:5", "anchors": 2}
+        "line": 9, "col": 5, "position": "9:5, 12:1", "anchors": 2}
     assert _rows(ask("issues", commit=2))["broken-link"]["link"] is True
 
 
@@ -132,6 +132,7 @@ def test_a_docs_sites_lists_say_where_on_a_real_crawl(pm, docs_en, site):
     assert (link["url"], link["text"], link["status"], link["answer"]) == (
         site + "/docs-en/tutorial/index.html", "appendix", 404, "404")
     assert link["line"] > 1 and link["col"] > 1 and link["position"] == f"{link['line']}:{link['col']}"
+    assert link["anchors"] == 1
     # the linked 404 is that broken link's defect, not a second "client error page" one
     assert missing not in {i["url"] for i in ask("issue-urls", check="client-error-page")["items"]}
     # the crawl's and markup's second h1 on controlflow.html are one defect, found by both
