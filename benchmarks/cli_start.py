@@ -29,6 +29,7 @@ import http.server
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -41,6 +42,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE = [sys.executable, "-c", "pass"]
 VERSION = [sys.executable, "-m", "nitpicker_cli.main", "--version"]
+# The environment manifest as the archive writer builds it for a crawl, timed inside the child (wall: a
+# `chromium --version` it starts counts); a tree whose manager has no records (`distributions`) scans.
+MANIFEST = [sys.executable, "-c", """
+import time
+from nitpicker_core.archive.manifest import crawl_environment
+from nitpicker_core.plugins import make_plugin_manager
+pm = make_plugin_manager()
+extra = {"plugins": pm.distributions()} if hasattr(pm, "distributions") else {}
+start = time.perf_counter()
+crawl_environment(extra)
+print(time.perf_counter() - start)
+"""]
 PAGES = {
     "index.html": '<a href="a.html">A</a> <a href="b.html">B</a>',
     "a.html": '<a href="b.html">B</a>',
@@ -54,11 +67,15 @@ def tree_env(tree: Path, **extra: str) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": path, "PYTHONWARNINGS": "ignore", **extra}
 
 
-def run_child(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
-    """Wall seconds, user + system CPU seconds and stdout of one child process running ``argv``."""
+def run_child(argv: list[str], tree: Path | None = None, **extra: str) -> tuple[float, float, str]:
+    """Wall seconds, user + system CPU seconds and stdout of one child process running ``argv``.
+
+    With ``tree``, the child runs that checkout's code: in it (``python -m`` puts the working directory
+    first on the path) and with it first on PYTHONPATH."""
+    env = tree_env(tree, **extra) if tree else None
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(argv, check=True, capture_output=True, text=True, env=env)
+    done = subprocess.run(argv, check=True, capture_output=True, text=True, env=env, cwd=tree)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), done.stdout
@@ -96,9 +113,8 @@ def crawl_once(tree: Path, url: str, work: Path, label: str, counter: list[int])
     """Wall, CPU and the crawl's own seconds of one crawl of ``url`` with ``tree``'s code."""
     counter[0] += 1
     output = work / f"{label}-{counter[0]}.nitpicker"
-    env = tree_env(tree, XDG_CACHE_HOME=str(work / f"cache-{label}"))
     wall, cpu, out = run_child([sys.executable, "-m", "nitpicker_cli.main", "crawl", url, "-o", str(output),
-                                "--json"], env)
+                                "--json"], tree, XDG_CACHE_HOME=str(work / f"cache-{label}"))
     summary = json.loads(out)
     if summary.get("pages") != len(PAGES) or summary.get("status") != "complete":
         raise SystemExit(f"the crawl with {tree} did not crawl the 3 pages: {out.strip()}")
@@ -109,7 +125,7 @@ def crawl_once(tree: Path, url: str, work: Path, label: str, counter: list[int])
 def slowest_imports(tree: Path, count: int = 12) -> list[tuple[int, str]]:
     """The top-level imports of a CLI start with their cumulative microseconds, slowest first."""
     run = subprocess.run([sys.executable, "-X", "importtime", *VERSION[1:]], capture_output=True, text=True,
-                         check=True, env=tree_env(tree))
+                         check=True, env=tree_env(tree), cwd=tree)
     rows = []
     for line in run.stderr.splitlines():
         parts = line.removeprefix("import time:").split("|")
@@ -133,16 +149,18 @@ def main() -> None:
     trees = {"this": args.tree.resolve()}
     if args.baseline_tree:
         trees = {"before": args.baseline_tree.resolve(), "after": args.tree.resolve()}
-    for tree in trees.values():
+    cache = Path(tempfile.mkdtemp(prefix="cli-start-cache-"))  # each tree's XDG_CACHE_HOME, warmed below
+    for label, tree in trees.items():
         compile_tree(tree)
-        run_child(VERSION, tree_env(tree))  # warm the OS file cache once, untimed
+        run_child(MANIFEST, tree, XDG_CACHE_HOME=str(cache / label))
+        run_child(VERSION, tree)  # warm the OS file cache once, untimed
 
     bare: list[float] = []
     version: dict[str, list[tuple[float, float]]] = {label: [] for label in trees}
     for _ in range(args.rounds):
         bare.append(run_child(BASELINE)[1])
         for label, tree in trees.items():
-            version[label].append(run_child(VERSION, tree_env(tree))[:2])
+            version[label].append(run_child(VERSION, tree)[:2])
     b = median(bare)
     print(f"python -c pass                 {b * 1000:7.0f} ms CPU (median of {args.rounds})")
     for label, runs in version.items():
@@ -152,6 +170,14 @@ def main() -> None:
     if args.baseline_tree:
         ratio = median([r[1] for r in version["after"]]) / median([r[1] for r in version["before"]])
         print(f"--version after / before        {ratio:7.2f} (CPU)")
+
+    manifest: dict[str, list[float]] = {label: [] for label in trees}
+    for _ in range(args.rounds):
+        for label, tree in trees.items():
+            manifest[label].append(float(run_child(MANIFEST, tree, XDG_CACHE_HOME=str(cache / label))[2]))
+    print()
+    for label, values in manifest.items():
+        print(f"environment manifest ({label:6}) {median(values) * 1000:7.0f} ms wall (median of {args.rounds})")
 
     if args.crawls:
         with tempfile.TemporaryDirectory(prefix="cli-start-") as tmp:
@@ -176,6 +202,7 @@ def main() -> None:
             print(f"crawl after / before            {median([r[0] for r in after]) / median([r[0] for r in before]):7.2f}"
                   f" (wall)  {median([r[1] for r in after]) / median([r[1] for r in before]):5.2f} (CPU)")
 
+    shutil.rmtree(cache, ignore_errors=True)
     if args.imports:
         print("\nslowest top-level imports (cumulative):")
         for micros, name in slowest_imports(args.tree.resolve()):
