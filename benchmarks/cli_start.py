@@ -6,10 +6,12 @@ starting and exiting (`python -c pass`), measured alternately with nitpicker in 
 hits both alike. CPU time (user + system of the child) is the steadier figure; wall time is shown too.
 
 The crawl is one of a 3-page site served by this process on 127.0.0.1: nearly all of its time is fixed
-cost (interpreter, plugins, Chromium's start, the environment manifest, the commit's indexing), which the
-crawl's own ``seconds`` (from its JSON summary) only partly covers. Each crawl runs with a cache directory
-of its own tree (XDG_CACHE_HOME), warmed by one untimed crawl: the figures are those of a machine where
-nitpicker has crawled before.
+cost (interpreter, plugins, the environment manifest, Chromium's start, the commit's indexing). Shown: its
+wall and CPU time, the seconds until the site sees its first request (the start-up before any work) and
+the crawl's own ``seconds`` from its JSON summary. The environment manifest (what the archive writer
+records with each commit) is also timed on its own, inside a child. Each tree runs with a cache
+directory of its own (XDG_CACHE_HOME), warmed by one untimed run: the figures are those of a machine where
+nitpicker has crawled before. Crawl times vary by seconds on a loaded machine: use medians of many rounds.
 
 ``--baseline-tree DIR`` measures another checkout alternately with this one (PYTHONPATH selects the tree),
 e.g. the commit before a change: ``git worktree add /tmp/before HEAD~3``. Both trees are byte-compiled
@@ -87,6 +89,9 @@ def compile_tree(tree: Path) -> None:
                    stdout=subprocess.DEVNULL)
 
 
+REQUESTS: list[float] = []  # when the tiny site answered each request (perf_counter)
+
+
 @contextlib.contextmanager
 def tiny_site(folder: Path) -> Iterator[str]:
     """Three linked pages served on 127.0.0.1 from a thread of this process; yields the start URL."""
@@ -97,7 +102,7 @@ def tiny_site(folder: Path) -> Iterator[str]:
 
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args: object) -> None:
-            pass
+            REQUESTS.append(time.perf_counter())
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
                                              functools.partial(Quiet, directory=str(folder)))
@@ -109,9 +114,12 @@ def tiny_site(folder: Path) -> Iterator[str]:
         server.shutdown()
 
 
-def crawl_once(tree: Path, url: str, work: Path, label: str, counter: list[int]) -> tuple[float, float, float]:
-    """Wall, CPU and the crawl's own seconds of one crawl of ``url`` with ``tree``'s code."""
+def crawl_once(tree: Path, url: str, work: Path, label: str, counter: list[int]) -> tuple[float, ...]:
+    """Wall, CPU, the crawl's own seconds and the seconds until its first request, of one crawl of ``url``
+    with ``tree``'s code."""
     counter[0] += 1
+    REQUESTS.clear()
+    start = time.perf_counter()
     output = work / f"{label}-{counter[0]}.nitpicker"
     wall, cpu, out = run_child([sys.executable, "-m", "nitpicker_cli.main", "crawl", url, "-o", str(output),
                                 "--json"], tree, XDG_CACHE_HOME=str(work / f"cache-{label}"))
@@ -119,7 +127,7 @@ def crawl_once(tree: Path, url: str, work: Path, label: str, counter: list[int])
     if summary.get("pages") != len(PAGES) or summary.get("status") != "complete":
         raise SystemExit(f"the crawl with {tree} did not crawl the 3 pages: {out.strip()}")
     output.unlink()
-    return wall, cpu, float(summary["seconds"])
+    return wall, cpu, float(summary["seconds"]), min(REQUESTS) - start
 
 
 def slowest_imports(tree: Path, count: int = 12) -> list[tuple[int, str]]:
@@ -188,19 +196,20 @@ def main() -> None:
                 counter = [0]
                 for label, tree in trees.items():  # warms each tree's cache: the Chromium version is asked
                     crawl_once(tree, url, work, label, counter)
-                crawls: dict[str, list[tuple[float, float, float]]] = {label: [] for label in trees}
+                crawls: dict[str, list[tuple[float, ...]]] = {label: [] for label in trees}
                 for _ in range(args.crawls):
                     for label, tree in trees.items():
                         crawls[label].append(crawl_once(tree, url, work, label, counter))
         print()
         for label, runs in crawls.items():
-            wall, cpu, own = (median([r[i] for r in runs]) for i in range(3))
-            print(f"3-page crawl ({label:6})  {wall:6.2f} s wall {cpu:6.2f} s CPU   the crawl's own seconds "
-                  f"{own:5.2f}, before and after them {wall - own:5.2f} s (median of {args.crawls})")
+            wall, cpu, own, first = (median([r[i] for r in runs]) for i in range(4))
+            print(f"3-page crawl ({label:6})  {wall:6.2f} s wall {cpu:6.2f} s CPU   first request after "
+                  f"{first:5.2f} s, the crawl's own seconds {own:5.2f} (median of {args.crawls})")
         if args.baseline_tree:
             before, after = crawls["before"], crawls["after"]
-            print(f"crawl after / before            {median([r[0] for r in after]) / median([r[0] for r in before]):7.2f}"
-                  f" (wall)  {median([r[1] for r in after]) / median([r[1] for r in before]):5.2f} (CPU)")
+            ratios = [median([r[i] for r in after]) / median([r[i] for r in before]) for i in (0, 1, 3)]
+            print(f"crawl after / before            {ratios[0]:7.2f} (wall) {ratios[1]:5.2f} (CPU) "
+                  f"{ratios[2]:5.2f} (until the first request)")
 
     shutil.rmtree(cache, ignore_errors=True)
     if args.imports:
