@@ -371,6 +371,12 @@ class NitpickerPluginManager(pluggy.PluginManager):
                 info.hooks = []
         return sorted([*self.infos.values(), *self.shadowed], key=lambda i: (i.name, i.distribution))
 
+    def distributions(self) -> dict[str, str]:
+        """Every entry-point plugin, enabled or not, with its ``distribution version`` (the environment
+        manifest's ``plugins``): what loading the entry points recorded, no installed METADATA read again."""
+        found = {name: f"{i.distribution} {i.version}" for name, i in self.infos.items() if i.distribution}
+        return dict(sorted(found.items()))
+
     def enabled_names(self) -> list[str]:
         return [name for name, info in self.infos.items() if info.status == "enabled"]
 

@@ -107,6 +107,17 @@ def test_the_crawl_filter_skips_thin_pages_in_a_real_crawl(installed, cli, site,
     assert not any("external-like" in url for url in pages)
 
 
+def test_a_crawl_records_the_example_distribution_in_its_environment(installed, cli, site, tmp_path):
+    """The manifest's plugins come from the plugin manager's records: a third party's with its version."""
+    crawled = cli("crawl", "-o", "one.nitpicker", "--single", site + "/scope/docs/", cwd=tmp_path, env=ENV,
+                  timeout=300)
+    assert crawled.returncode == 0, crawled.stderr
+    logged = cli("log", "one.nitpicker", "--json", cwd=tmp_path, env=ENV)
+    plugins = json.loads(logged.stdout)[0]["environment"]["plugins"]
+    assert plugins["word-count"] == "nitpicker-example 0.4.0"
+    assert plugins["archive-writer"].startswith("nitpicker ")
+
+
 def test_the_examples_own_tests_pass_with_the_shipped_fixtures(tmp_path):
     """The example is a project of its own: `pytest` there finds nitpicker's fixtures through pytest11."""
     env = dict(os.environ, NITPICKER_LOAD_PLUGINS=",".join(BUILTIN_PLUGINS))  # conftest adds word-count

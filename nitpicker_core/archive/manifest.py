@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import importlib.metadata
@@ -10,7 +11,9 @@ import os
 import platform
 import sqlite3
 import subprocess
+import tempfile
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from .logical import STATE_HASH_VERSION
@@ -26,19 +29,61 @@ def _version(distribution: str) -> str | None:
 
 
 def plugin_distributions() -> dict[str, str]:
-    """Every installed plugin (entry point name) with the distribution and version that provides it."""
+    """Every installed plugin (entry point name) with the distribution and version that provides it.
+
+    A scan of the installed distributions, for callers without a plugin manager: a crawl records what its
+    manager found when it loaded the entry points (``NitpickerPluginManager.distributions``) instead.
+    """
     found = {}
+    labels: dict[int, str] = {}  # each distribution's METADATA parsed once, not once per entry point
     for ep in importlib.metadata.entry_points(group=PLUGIN_GROUP):
         dist = ep.dist
-        found[ep.name] = f"{dist.name} {dist.version}" if dist is not None else "unknown"
+        if dist is None:
+            found[ep.name] = "unknown"
+            continue
+        if id(dist) not in labels:
+            meta = dist.metadata
+            labels[id(dist)] = f"{meta['Name']} {meta['Version']}"
+        found[ep.name] = labels[id(dist)]
     return dict(sorted(found.items()))
 
 
-@functools.cache
-def chromium_version(executable: str | None) -> str | None:
-    """What ``executable --version`` says (``Chromium 120.0.6099.224``), or None when it cannot say."""
-    if not executable:
-        return None
+# --- the Chromium version, cached per binary -------------------------------------------------------------
+
+CACHE_FILE = "chromium-versions.json"
+
+
+def cache_path() -> Path:
+    """Where the versions of the Chromium binaries already asked are kept: the user's cache directory."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "nitpicker" / CACHE_FILE
+
+
+def _read_cache(path: Path) -> dict[str, Any]:
+    """The cache's entries; a missing, unreadable or malformed file is an empty cache (rewritten later)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _write_cache(path: Path, entries: Mapping[str, Any]) -> None:
+    """Replace the cache file atomically (a temporary file renamed over it); failing to is no error."""
+    tmp: str | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(dict(entries), out, indent=1, sort_keys=True)
+        os.replace(tmp, path)
+    except OSError:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def _ask_version(executable: str) -> str | None:
     try:
         done = subprocess.run(
             [executable, "--version"], capture_output=True, text=True, timeout=20, check=False
@@ -47,6 +92,35 @@ def chromium_version(executable: str | None) -> str | None:
         return None
     text = done.stdout.strip().splitlines()
     return text[0].strip() if done.returncode == 0 and text else None
+
+
+@functools.cache
+def chromium_version(executable: str | None) -> str | None:
+    """What ``executable --version`` says (``Chromium 120.0.6099.224``), or None when it cannot say.
+
+    Starting Chromium to ask takes seconds on a busy machine, so the answer is kept in the user's cache
+    (``cache_path()``) keyed by the binary's path, mtime and size: asked again only when the binary changed.
+    """
+    if not executable:
+        return None
+    executable = os.path.abspath(executable)
+    try:
+        stat = os.stat(executable)
+    except OSError:
+        return None
+    key = {"mtime_ns": stat.st_mtime_ns, "size": stat.st_size}
+    path = cache_path()
+    entries = _read_cache(path)
+    entry = entries.get(executable)
+    if isinstance(entry, dict) and isinstance(entry.get("version"), str) and key.items() <= entry.items():
+        return str(entry["version"])
+    version = _ask_version(executable)
+    if version is not None:
+        # a binary gone since (an old Playwright download) leaves the cache with it
+        entries = {p: e for p, e in entries.items() if isinstance(e, dict) and os.path.exists(p)}
+        entries[executable] = {**key, "version": version}
+        _write_cache(path, entries)
+    return version
 
 
 def _browser() -> str | None:
@@ -60,7 +134,12 @@ def _browser() -> str | None:
 
 
 def crawl_environment(extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """nitpicker, state hash, Python, OS, Playwright and Chromium versions and the plugins, plus ``extra``."""
+    """nitpicker, state hash, Python, OS, Playwright and Chromium versions and the plugins, plus ``extra``.
+
+    The plugins are ``extra["plugins"]`` when the crawler put its plugin manager's records there (what the
+    manager found loading the entry points); without them the installed distributions are scanned.
+    """
+    extra = dict(extra or {})
     env: dict[str, Any] = {
         "nitpicker": _version("nitpicker") or "0.0.0",
         "state_hash": STATE_HASH_VERSION,
@@ -68,11 +147,11 @@ def crawl_environment(extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
         "os": platform.platform(),
         "playwright": _version("playwright"),
         "chromium": chromium_version(_browser()),
-        "plugins": plugin_distributions(),
+        "plugins": extra.pop("plugins", None) or plugin_distributions(),
     }
     if os.environ.get("NITPICKER_BROWSER"):
         env["browser_override"] = True  # $NITPICKER_BROWSER chose the executable
-    env.update(extra or {})
+    env.update(extra)
     return env
 
 

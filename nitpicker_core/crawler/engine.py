@@ -98,6 +98,11 @@ class Crawler(ResultsMixin):
         self.crawl = CrawlContext(
             output=output, roots=storage["roots"], options=storage, kind=kind, mode=mode
         )
+        # the plugins the environment manifest records: what this manager found loading the entry points,
+        # so the archive writer reads no installed distribution's METADATA again
+        distributions = getattr(pm, "distributions", None)
+        if callable(distributions):
+            self.crawl.environment["plugins"] = distributions()
         self.policy = CrawlPolicy(options)
         self.scope = self.policy.scope
         self.archive: ArchiveSink | None = None  # from crawl_open_archive, when run() starts
