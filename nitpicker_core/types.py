@@ -17,6 +17,7 @@ SETTING_TYPES: dict[str, type] = {"str": str, "int": int, "float": float, "bool"
 #: What an analyzer may read: the HTML the server sent, or the DOM serialised after the page's scripts ran.
 HTML_KINDS = ("source", "rendered")
 _OPTION_KEY = re.compile(r"[a-z][a-z0-9_-]*")
+_XML_DECLARATION = re.compile(r"\A\ufeff?\s*<\?xml\b[^>]*\?>")
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,10 @@ class PageInput:
 
         if not self.html.strip():
             return lxml.html.fromstring("<html></html>")
-        return lxml.html.document_fromstring(self.html)
+        # XHTML served as text/html (PostgreSQL's docs) starts with an XML declaration, which an HTML parser
+        # reads as a comment but lxml refuses in a str: blanked out, so every later line:col stays where it was
+        html = _XML_DECLARATION.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), self.html, count=1)
+        return lxml.html.document_fromstring(html)
 
 
 class Analyzer:
