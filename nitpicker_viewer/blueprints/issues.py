@@ -106,7 +106,8 @@ def detail() -> str:
     check = request.args.get("check", "")
     if not check:
         abort(400, "give ?check= (a check id, e.g. broken-link)")
-    state_options = (("", "any"), *((state, "state." + state) for state in STATES))
+    # the default lists the commit's findings, as many as the count above; fixed ones are the base's
+    state_options = (("", "issues.current"), *((state, "state." + state) for state in STATES), ("all", "any"))
     table = paged_table("issue-urls", "issues.urls", "issue-urls", (
         Col("url", "col.url", None, "page"), Col("state", "col.finding_state", None, "finding_state"),
         Col("detail", "col.detail"), Col("check", "col.source")),
@@ -129,7 +130,8 @@ def _on_page(url: str, base: str | None) -> list[tuple[str, int, str, str, bool]
     for row in query("issues", base=base)["items"]:
         if not _shown(row) or row["state"] == "error":
             continue
-        for item in query_once("issue-urls", check=row["id"], base=base, url=url, limit=SCAN_PAGE)["items"]:
+        for item in query_once("issue-urls", check=row["id"], base=base, url=url, state="all",
+                               limit=SCAN_PAGE)["items"]:
             found.append((row["id"], STATES.index(item["state"]), item["detail"], item["check"],
                           bool(item.get("regressed"))))
     return found

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nitpicker_core import (
+    COUNT_DEFINITIONS,
     PRIORITIES,
     Check,
     CheckContext,
@@ -17,14 +18,26 @@ from nitpicker_core import (
     UsageError,
     check_commit,
     check_registry,
+    count_totals,
     fingerprint,
     query_registry,
+    url_share,
 )
-from nitpicker_core.archive import findings_store
+from nitpicker_core.archive import aggregates, findings_store
+from nitpicker_core.checks import CHECK_TYPES
 
 from .common import PAGING, page_of
 
 STATES = ("new", "persisting", "fixed")
+# What issue-urls lists by default: the commit's findings (the number `issues` shows); fixed ones on request.
+CURRENT = ("new", "persisting")
+
+
+def _wanted(state: str | None) -> tuple[str, ...]:
+    """The finding states a `state` parameter asks for: one, every one (``all``) or the commit's own."""
+    if state == "all":
+        return STATES
+    return (state,) if state else CURRENT
 BASE_NOTE = "new findings may come from the tool, not the site"
 
 
@@ -340,12 +353,23 @@ def _row(life: Lifecycle, group: list[Check], changed: dict[str, str], missing: 
         "title": lead.title,
         "category": lead.category,
         "priority": min((c.priority for c in group), key=PRIORITIES.index),
+        "type": min((c.type for c in group), key=_type_rank),
         "sources": [c.id for c in group],
         **{k: v for k, v in counts.items() if k != "sources"},
         "source_counts": counts.get("sources"),
         "base_note": "; ".join(notes) if notes else None,
         "help": {"description": lead.description, "fix": lead.fix, "help_url": lead.help_url},
     }
+
+
+def _type_rank(kind: str) -> int:
+    return CHECK_TYPES.index(kind) if kind in CHECK_TYPES else len(CHECK_TYPES)
+
+
+def share_of(archive: Any, commit: int) -> dict[str, Any]:
+    """The denominator of every "% of URLs": the commit's internal URLs, from the summary digest."""
+    total = count_totals(aggregates.value(archive, commit, "summary"))["internal_urls"]
+    return {"count": "internal_urls", "urls": total, "definition": COUNT_DEFINITIONS["internal_urls"]}
 
 
 def _issues(archive: Any, commit: int, pm: Any, base: str | None = None, priority: str | None = None,
@@ -360,6 +384,9 @@ def _issues(archive: Any, commit: int, pm: Any, base: str | None = None, priorit
     analyzers = {c.analyzer for g in groups for c in g if c.analyzer}
     changed, missing = life.tool_changes(analyzers), life.missing_on_base(analyzers)
     rows = [_row(life, g, changed, missing) for g in groups]
+    denominator = share_of(archive, commit)
+    for row in rows:  # "% of URLs": the check's URLs among the internal URLs
+        row["share"] = url_share(row["urls"], denominator["urls"])
     if state:
         rows = [r for r in rows if r[state]]
     rows.sort(key=lambda r: (PRIORITIES.index(r["priority"]), -(r["findings"] or 0), r["id"]))
@@ -372,7 +399,8 @@ def _issues(archive: Any, commit: int, pm: Any, base: str | None = None, priorit
     if missing:
         notes.append(f"not analysed on the base, so without new/fixed: {', '.join(missing)}")
     note = "; ".join(notes) or None
-    return {"commit": commit, "base": life.base, "base_note": note, "total": len(rows), "items": rows}
+    return {"commit": commit, "base": life.base, "base_note": note, "share_of": denominator, "total": len(rows),
+            "items": rows}
 
 
 def _issue_urls(archive: Any, commit: int, pm: Any, check: str, base: str | None = None,
@@ -390,16 +418,14 @@ def _issue_urls(archive: Any, commit: int, pm: Any, check: str, base: str | None
         on_url = _stored_url(life, source, url) if url is not None else None
         if on_url is not None:  # one page's findings through the stored key: no check evaluated
             analysed = True
-            items += [item for item in on_url if not state or item["state"] == state]
+            items += [item for item in on_url if item["state"] in _wanted(state)]
             continue
         s = life.states(source)
         if s["now"].found is None:
             continue
         analysed = True
         sets = s["sets"] or {"new": set(), "persisting": set(s["now"].found), "fixed": set()}
-        for name in STATES:
-            if state and name != state:
-                continue
+        for name in _wanted(state):
             for f in sets[name]:
                 if url is not None and f.url != url:
                     continue
@@ -421,7 +447,7 @@ def _stored_page(life: Lifecycle, source: Check, state: str | None, limit: int,
     if base is None:  # a first crawl (all new) or the commit against itself (all persisting)
         counts = {**counts, "new": counts["findings"] if life.base is None else 0,
                   "persisting": 0 if life.base is None else counts["findings"], "fixed": 0}
-    wanted = [name for name in STATES if not state or name == state]
+    wanted = _wanted(state)
     total = sum(counts[name] for name in wanted)
     items: list[dict[str, Any]] = []
     skip = offset
@@ -488,8 +514,9 @@ _BASE = {"base": {"type": "string",
 QUERIES = [
     Query(
         "issues",
-        "Every registered check with its findings on the commit, most severe first: priority, category, "
-        "affected URLs, and how many findings are new, fixed, persisting (and regressed: fixed before the "
+        "Every registered check with its findings on the commit, most severe first: priority, type (issue, "
+        "warning, opportunity), category, affected URLs and their `share` (% of URLs: of the internal URLs "
+        "counted in `share_of`), and how many findings are new, fixed, persisting (and regressed: fixed before the "
         "base, back now) against the base; checks finding the same defect are one row with their sources. "
         "An analyzer check on a commit that analyzer never ran on is not_analysed (findings null), not 0.",
         _issues,
@@ -502,12 +529,14 @@ QUERIES = [
         order=20),
     Query(
         "issue-urls",
-        "The findings of one check (or of one shared defect) with their URL, detail and state against the "
-        "base (new, persisting, fixed), new first.",
+        "The findings of one check (or of one shared defect) on the commit with their URL, detail and state "
+        "against the base (new or persisting: as many as `issues` counts), new first; `state` fixed lists the "
+        "base's findings gone since, `all` every state.",
         _issue_urls,
         {"check": {"type": "string", "description": "check id (e.g. broken-link, axe/image-alt)"},
          **_BASE,
-         "state": {"type": "string", "enum": list(STATES), "description": "only findings in this state"},
+         "state": {"type": "string", "enum": [*STATES, "all"],
+                   "description": "only findings in this state (default: new and persisting, the commit's own)"},
          "url": {"type": "string", "description": "only the findings on this exact URL"},
          **PAGING},
         required=("check",),
