@@ -18,9 +18,10 @@ DEFINITIONS: dict[str, str] = {
     "internal_urls": "URLs in the crawl's scope, whatever became of them",
     "external_urls": "URLs outside the scope that pages link to (checked, never crawled)",
     "pages": "internal URLs that answered with an HTML document (text/html), whatever their status",
-    **{f"{c}": f"URLs, internal and external, that answered with a {c} status, whatever their content type"
-       for c in STATUS_CLASSES},
+    "status_class": "2xx, 3xx, 4xx, 5xx: URLs, internal and external, that answered with a status of that class "
+    "(4xx: 400 to 499), whatever their content type",
     "failed": "URLs that got no HTTP answer (DNS, refused, timeout, …)",
+    "errors": "URLs that answered 4xx or 5xx or failed, counted per side (internal, external)",
     "skipped": "URLs a rule kept from being requested (robots.txt, --exclude, limits)",
     "not_checked": "URLs never requested (e.g. --no-fetch-external)",
     "findings": "what a check found: one per URL and detail (a merged defect: one per URL)",

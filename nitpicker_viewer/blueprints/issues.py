@@ -94,9 +94,9 @@ def overview() -> str:
                   not_analysed_by=not_analysed, all_href=_link("issues.overview", show="all", priority=priority))
 
 
-def issue_row(check: str) -> dict[str, Any] | None:
+def issue_row(check: str, rows: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
     """The overview's row for a check id: its own row, or the shared-defect row it is a source of."""
-    rows = query("issues", base=_arg("base"))["items"]
+    rows = query("issues", base=_arg("base"))["items"] if rows is None else rows
     return next((row for row in rows if row["id"] == check), None) or next(
         (row for row in rows if check in row["sources"]), None)
 
@@ -113,11 +113,12 @@ def detail() -> str:
         Col("detail", "col.detail"), Col("check", "col.source")),
         filters=(Filter("state", "col.finding_state", "select", state_options),),
         params={"check": check, "base": _arg("base")}, sortable=False)
-    row = issue_row(check)
+    answer = query("issues", base=_arg("base"))
+    row = issue_row(check, answer["items"])
     if row is None:  # the query knew the id, so a registered check without a row cannot happen; be explicit
         abort(404, f"no check {check!r}")
     return render("issue.html", title="view.issue", check=check, row=row, table=table,
-                  overview_href=_link("issues.overview"))
+                  share_of=answer["share_of"], overview_href=_link("issues.overview"))
 
 
 def _on_page(url: str, base: str | None) -> list[tuple[str, int, str, str, bool]]:
