@@ -18,12 +18,12 @@ from nitpicker_core.checks import (
     priority_of,
 )
 from nitpicker_core.content_types import CATEGORIES, HTML_TYPES, normalize_content_type
-from nitpicker_core.counts import DEFINITIONS as COUNT_DEFINITIONS
-from nitpicker_core.counts import share as url_share
-from nitpicker_core.counts import totals as count_totals
 from nitpicker_core.content_types import classify as classify_content_type
 from nitpicker_core.content_types import sql_case as content_type_sql_case
 from nitpicker_core.content_types import sql_filter as content_type_sql_filter
+from nitpicker_core.counts import DEFINITIONS as COUNT_DEFINITIONS
+from nitpicker_core.counts import share as url_share
+from nitpicker_core.counts import totals as count_totals
 from nitpicker_core.defaults import IMAGE_PRESETS, SCRAPE_TIMEOUTS, node_prefix
 from nitpicker_core.errors import ArchiveError, NitpickerError, NotConfigured, UsageError
 from nitpicker_core.hookspecs import hookimpl, hookspec

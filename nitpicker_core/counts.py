@@ -38,8 +38,10 @@ def totals(summary: Mapping[str, Any]) -> dict[str, Any]:
     sides: dict[str, dict[str, int]] = {}
     for side in ("internal", "external"):
         spread = status.get(side) or {}
-        sides[side] = {**dict.fromkeys(STATUS_CLASSES, 0),
-                       **{key: spread.get(key, 0) for key in ("failed", "skipped", "not_checked")}}
+        sides[side] = {
+            **dict.fromkeys(STATUS_CLASSES, 0),
+            **{key: spread.get(key, 0) for key in ("failed", "skipped", "not_checked")},
+        }
     classes = dict.fromkeys(STATUS_CLASSES, 0)
     for row in status["by_code"]:
         key = f"{str(row['status'])[:1]}xx"
