@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from nitpicker_cli import exit_codes
 from nitpicker_cli.app import App
 from nitpicker_core import __version__
 from nitpicker_core.errors import NitpickerError
@@ -44,7 +45,7 @@ class PluginGroup(click.Group):
 
 
 def build_cli(pm: NitpickerPluginManager) -> click.Group:
-    @click.group(cls=PluginGroup, context_settings=CONTEXT)
+    @click.group(cls=PluginGroup, context_settings=CONTEXT, epilog=exit_codes.epilog())
     @click.version_option(__version__, "--version", prog_name="nitpicker")
     @click.option("-v", "--verbose", is_flag=True, help="Say more, and show tracebacks on errors.")
     @click.option("-s", "--silent", is_flag=True, help="Print nothing but results and errors.")

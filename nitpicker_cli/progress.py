@@ -31,7 +31,10 @@ def progress_line(counts: Any, parallels: int, errors: tuple[int, int] = (0, 0),
     ``errors`` is (internal, external). Without ``elapsed`` the time columns are left out (the final line of a
     stage that is over, a unit test).
     """
-    line = (f"internal {counts.internal_done}/{counts.internal_found} done ({counts.internal_rendered} rendered) · "
+    outside = getattr(counts, "outside_found", 0)  # same-host URLs outside the scope: internal, checked only
+    checked = f", {counts.outside_done}/{outside} outside the scope checked" if outside else ""
+    line = (f"internal {counts.internal_done}/{counts.internal_found} done ({counts.internal_rendered} rendered"
+            f"{checked}) · "
             f"external {counts.external_done}/{counts.external_found} checked · "
             f"{counts.pending} queued · {counts.in_progress} in progress · "
             f"errors {errors[0]} internal / {errors[1]} external · {min(counts.percent, 100)}%")

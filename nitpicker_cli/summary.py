@@ -89,17 +89,23 @@ def gather(pm: Any, archive: Path, commit: int | None = None) -> dict[str, Any]:
 
     with open_archive(archive) as reader:
         resolved = reader.resolve(commit)
-        totals = (_query(pm, reader, "summary", {}, resolved) or {}).get("totals")
+        summary = _query(pm, reader, "summary", {}, resolved) or {}
+        totals = summary.get("totals")
+        internal = (summary.get("counts") or {}).get("internal") or {}
         facts: dict[str, Any] = {
             "commit": resolved,
             # the summary query's named counts (nitpicker_core.counts), as the viewer and sheets show them
             "totals": totals,
             "pages": (totals or {}).get("pages"),
-            "urls": {side: (totals or {}).get(f"{side}_urls") for side in ("internal", "external")},
+            # internal URLs include the host's URLs outside the crawl's scope: checked, not crawled
+            "urls": {**{side: (totals or {}).get(f"{side}_urls") for side in ("internal", "external")},
+                     "outside_scope": internal.get("outside_scope", 0)},
             "errors": _errors(_query(pm, reader, "error-kinds", {"examples": 1}, resolved)),
             "findings": _findings(_query(pm, reader, "issues", {}, resolved)),
             "changed": _changed(_query(pm, reader, "diff", {"explain": 0, "limit": 100000}, resolved)),
         }
+        if facts["findings"] and facts["findings"]["since"]:  # an update: name what changed, not just count it
+            facts["findings"]["changes"] = _query(pm, reader, "issue-changes", {}, resolved)
     return facts
 
 
@@ -122,16 +128,20 @@ def error_lines(errors: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def findings_lines(findings: dict[str, Any] | None) -> list[str]:
+def findings_lines(findings: dict[str, Any] | None, archive: Any = None) -> list[str]:
+    """Findings by priority; after an update the new, fixed and regressed ones by check with their URLs."""
+    from nitpicker_cli.changes import change_lines
+
     if findings is None:
         return []
+    named = change_lines(findings.get("changes"), archive) if archive is not None else []
     if not findings["total"]:
-        return ["Findings: none"]
+        return ["Findings: none", *named]  # the fixed ones, after an update that fixed everything
     counts = " · ".join(f"{n} {p}" for p, n in findings["by_priority"].items() if n)
     top = ", ".join(f"{t['check']} ({t['findings']})" for t in findings["top"][:3])
     since = findings.get("since")
     change = f"; since commit {since['base']}: {since['new']} new, {since['fixed']} fixed" if since else ""
-    return [f"Findings: {counts} — most severe: {top}{change}"]
+    return [f"Findings: {counts} — most severe: {top}{change}", *named]
 
 
 def changed_lines(changed: dict[str, Any] | None) -> list[str]:
@@ -142,14 +152,17 @@ def changed_lines(changed: dict[str, Any] | None) -> list[str]:
 
 
 def crawl_lines(crawl: dict[str, Any], facts: dict[str, Any]) -> list[str]:
-    """The crawl stage in a few lines: pages among the internal URLs, external URLs, errors by side."""
+    """The crawl stage in a few lines: pages among the internal URLs (those outside the scope said apart),
+    external URLs, errors by side."""
     totals = facts.get("totals") or {}
     external = (facts.get("urls") or {}).get("external")
     internal = (facts.get("urls") or {}).get("internal")
+    outside = (facts.get("urls") or {}).get("outside_scope")
     pages = facts.get("pages")
     lines = [f"Crawl {crawl.get('status', 'complete')}: {_plural(pages or 0, 'page')}"
              + (f" of {_plural(internal, 'internal URL')}" if internal is not None else "")
              + f" ({crawl.get('rendered', 0)} rendered, {crawl.get('skipped', 0)} skipped)"
+             + (f", {_plural(outside, 'internal URL')} outside the scope checked" if outside else "")
              + (f", {_plural(external, 'external URL')} checked" if external else "")
              + (f" in {_duration(crawl['seconds'])}" if crawl.get("seconds") is not None else "")]
     errors = facts.get("errors") or []

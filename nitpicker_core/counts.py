@@ -15,7 +15,8 @@ STATUS_CLASSES = ("2xx", "3xx", "4xx", "5xx")
 # What each number means, in the words every front door uses for it (README: "What the numbers mean").
 DEFINITIONS: dict[str, str] = {
     "urls": "every URL of the commit, internal and external: answered, redirected, failed, skipped or not checked",
-    "internal_urls": "URLs in the crawl's scope, whatever became of them",
+    "internal_urls": "URLs on the crawled site: in the crawl's scope, whatever became of them, and the host's "
+    "URLs outside the scope that pages link to (checked, never crawled)",
     "external_urls": "URLs outside the scope that pages link to (checked, never crawled)",
     "pages": "internal URLs that answered with an HTML document (text/html), whatever their status",
     "status_class": "2xx, 3xx, 4xx, 5xx: URLs, internal and external, that answered with a status of that class "

@@ -216,8 +216,8 @@ def crawl_page_skipped(url: str, reason: str, crawl: CrawlContext, is_external: 
     :param url: the skipped URL.
     :param reason: the skip reason (``blocked by robots.txt``, ``excluded``, a limit, a page filter's…).
     :param crawl: the crawl context.
-    :param is_external: whether the URL lies outside the crawl's scope (a skipped link to another site is
-        external like any other).
+    :param is_external: whether the URL is on another host (a skipped link to another site is external
+        like any other; one of the crawl's own hosts outside the scope is internal).
 
     Runs in: the crawler's writer task. Called: once per skipped URL.
     """

@@ -8,6 +8,7 @@ import pytest
 from archives import build_archive, demo_pages
 
 from nitpicker_cli.progress import progress_line
+from nitpicker_core.crawler.limits import Limits
 from nitpicker_core.crawler.queue import QueueCounts, QueueItem, UrlQueue
 
 
@@ -20,6 +21,22 @@ def test_progress_line_says_internal_external_queued_errors_rate_and_eta():
     timed = progress_line(counts, 10, (3, 1), elapsed=71, rate=2.0)
     assert timed.endswith("· 52% · 2.0 URLs/s · ETA 0:00:54 · 0:01:11 · 10 parallel")  # 108 left at 2/s
     assert "ETA -:--:--" in progress_line(counts, 1, elapsed=1, rate=None)  # nothing done yet: no guess
+
+
+def test_urls_outside_the_scope_count_as_internal_checks_that_no_limit_holds():
+    # a subfolder audit: the host's pages outside /docs/ are internal URLs, checked and not crawled
+    queue = UrlQueue(limits=Limits(max_pages=1, max_depth=0))
+    queue.add([QueueItem("http://h/docs/", depth=0)])
+    queue.finish(queue.pop().url, rendered=True)  # type: ignore[union-attr]
+    queue.add([QueueItem("http://h/about.html", outside_scope=True, metadata_only=True, depth=1),
+               QueueItem("http://other/", external=True, metadata_only=True, depth=1)])
+    while (item := queue.pop()) is not None:  # --max-pages 1 and --max-depth 0 hold neither
+        queue.finish(item.url)
+    counts = queue.counts()
+    assert (counts.internal_done, counts.internal_found, counts.outside_done, counts.outside_found) == (2, 2, 1, 1)
+    assert (counts.external_done, counts.external_found, queue.held()) == (1, 1, {})
+    assert progress_line(counts, 2).startswith(
+        "internal 2/2 done (1 rendered, 1/1 outside the scope checked) · external 1/1 checked · ")
 
 
 def _crawl_with_a_failed_guess() -> tuple[UrlQueue, list[QueueCounts]]:
@@ -171,7 +188,7 @@ def test_a_crawl_summary_and_its_json_say_the_same_as_the_queries(tmp_path):
                        errors_by_kind={"dns": 1}, limits={"max_pages": 3, "not_crawled_max_pages": 2})
     result = crawl_result(archive, stats, facts)
     assert (result["commit"], result["pages"], result["rendered"], result["urls"]) == (
-        2, 3, 3, {"internal": 4, "external": 1})  # /blog/ is still linked: a URL, no longer a page
+        2, 3, 3, {"internal": 4, "external": 1, "outside_scope": 0})  # /blog/ is still linked: a URL, no longer a page
     assert result["errors"] == {"internal": 0, "external": 1, "by_kind": []}  # none recorded in this archive
     assert result["not_crawled"] == {"max_pages": 2, "max_depth": 0}
     assert result["next"] == [f"nitpicker viewer {archive}", f"nitpicker analyze {archive}",
@@ -183,6 +200,10 @@ def test_a_crawl_summary_and_its_json_say_the_same_as_the_queries(tmp_path):
     assert lines[:2] == ["Crawl complete: 3 pages of 4 internal URLs (3 rendered, 0 skipped), 1 external URL checked "
                          "in 12 s", "Errors: 1 internal (1 4xx), 0 external"]  # what the archive holds, not the run's stats
     assert "2 found URLs not crawled (--max-pages 3)" in lines
+    subfolder = {**facts, "urls": {"internal": 95, "external": 1, "outside_scope": 91}}  # the host's other pages
+    assert crawl_summary(Path("two.nitpicker"), stats, subfolder)[0] == (
+        "Crawl complete: 3 pages (3 rendered, 0 skipped), 91 internal URLs outside the scope checked, "
+        "1 external URL checked in 12 s")
     changed = facts["changed"]
     assert (f"Changed since commit 1: {changed['added']} added · {changed['removed']} removed · "
             f"{changed['modified']} modified") in lines

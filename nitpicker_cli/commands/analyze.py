@@ -79,7 +79,7 @@ def _tell(pm: Any, archive: Path, commit: int, summary: dict[str, Any], human: b
         emit_json(summary)
         return
     facts = said.gather(pm, archive, commit)
-    said.print_lines([*said.analyze_lines(summary), *said.findings_lines(facts["findings"]),
+    said.print_lines([*said.analyze_lines(summary), *said.findings_lines(facts["findings"], archive),
                       *said.closing_lines(archive, commit, analyzed=True)])
 
 

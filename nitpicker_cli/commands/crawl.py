@@ -258,7 +258,7 @@ def crawl_summary(output: Path, stats: Any, facts: dict[str, Any]) -> list[str]:
     crawl = {key: getattr(stats, key) for key in ("status", "rendered", "skipped", "internal_errors",
                                                   "external_errors", "seconds")}
     notes = [note.lstrip("; ") for note in (_left_out(stats), _unextracted(stats)) if note]
-    return [*summary.crawl_lines(crawl, facts), *notes, *summary.findings_lines(facts["findings"]),
+    return [*summary.crawl_lines(crawl, facts), *notes, *summary.findings_lines(facts["findings"], output),
             *summary.changed_lines(facts["changed"]), *summary.closing_lines(output, facts["commit"], analyzed=False)]
 
 

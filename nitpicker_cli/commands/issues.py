@@ -7,7 +7,9 @@ from typing import Any
 
 import click
 
+from nitpicker_cli import ci_formats, exit_codes
 from nitpicker_cli.app import emit_json, get_app
+from nitpicker_cli.changes import change_lines
 from nitpicker_core import hookimpl
 from nitpicker_core.archive import open_archive
 from nitpicker_core.pipeline import verdict
@@ -61,20 +63,26 @@ def render_table(answer: dict[str, Any]) -> str:
 
 @hookimpl
 def register_commands(cli: click.Group) -> None:
-    @cli.command("issues")
+    @cli.command("issues", epilog=exit_codes.epilog())
     @click.argument("archive", type=click.Path(path_type=str))
     @click.option("--commit", default=None, help="Commit id to read (default: HEAD).")
     @click.option("--base", default=None, help="Commit to compare with (default: the previous complete commit).")
-    @click.option("--json", "as_json", is_flag=True, help="Print the issues query's JSON (the default when piped).")
-    @click.option("--table", "as_table", is_flag=True, help="Print the table even when piped.")
+    @click.option("--format", "fmt", type=click.Choice(ci_formats.FORMATS), default=None,
+                  help="What to print on stdout: text (the table), json (the issues query's answer), junit "
+                       "(JUnit XML: a test case per check; findings matching --fail-on fail it, without "
+                       "--fail-on those of priority high or worse), sarif (SARIF 2.1.0: a result per finding) or "
+                       "github (GitHub Actions annotations). Default: text on a terminal, json when piped.")
+    @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+    @click.option("--table", "as_table", is_flag=True, help="Same as --format text: the table even when piped.")
     @click.option("--fail-on", "fail_on", multiple=True, metavar="SPEC",
-                  help="Exit 1 when findings match: new:PRIORITY (new findings of that priority or worse), "
-                       "PRIORITY (any finding), CHECK-ID, new:CHECK-ID. Repeatable.")
-    def issues(archive: str, commit: str | None, base: str | None, as_json: bool, as_table: bool,
+                  help=f"Exit {exit_codes.GATE_FAILED} when findings match: new:PRIORITY (new findings of that "
+                       "priority or worse), PRIORITY (any finding), CHECK-ID, new:CHECK-ID. Repeatable.")
+    def issues(archive: str, commit: str | None, base: str | None, fmt: str | None, as_json: bool, as_table: bool,
                fail_on: tuple[str, ...]) -> int:
         """What is wrong with the site at a commit, most severe first, and what is new or fixed since BASE."""
         app = get_app()
         app.config()
+        fmt = ci_formats.choose_format(fmt, as_json, as_table)
         specs = [verdict.parse(text) for text in fail_on]
         if any(isinstance(s, verdict.IssueSpec) and s.check for s in specs):
             verdict.check_known(specs, verdict.known_checks(app.pm))
@@ -82,14 +90,22 @@ def register_commands(cli: click.Group) -> None:
         with open_archive(archive) as reader:
             answer = run_query(registry, reader, "issues", {"base": base}, commit)
             result = verdict.evaluate(specs, reader, answer["commit"], registry, base, answer) if specs else None
-        if as_json or (not as_table and not sys.stdout.isatty()):
+            report = (ci_formats.render(fmt, app.pm, reader, registry, answer, base, fail_on, result)
+                      if fmt in ci_formats.CI_FORMATS else None)
+            as_text = report is None and not (fmt == "json" or (fmt is None and not sys.stdout.isatty()))
+            named = run_query(registry, reader, "issue-changes", {"base": base}, commit) if as_text else None
+        if report is not None:
+            click.echo(report, nl=False)
+        elif not as_text:
             emit_json(answer, pretty=True)
         else:
             click.echo(render_table(answer))
+            for line in change_lines(named, archive, commit, base):
+                click.echo(line)
         if result is None or result["passed"]:
             return 0
         for check in result["checks"]:
             if check["failed"]:
                 named = ", ".join(check.get("failing") or ()) or check["check"]
                 click.echo(f"nitpicker: --fail-on {check['check']}: {check['value']} findings ({named})", err=True)
-        return 1
+        return exit_codes.GATE_FAILED

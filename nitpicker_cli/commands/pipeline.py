@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 import click
 
+from nitpicker_cli import ci_formats, exit_codes
 from nitpicker_cli.app import emit_json, get_app
 from nitpicker_cli.commands.analyze import complete_analyzers, summary_lines
 from nitpicker_cli.commands.crawl import build_options, crawl_options
@@ -29,11 +30,12 @@ from nitpicker_cli.summary import for_people, json_option
 from nitpicker_core import UsageError, hookimpl
 from nitpicker_core.analyze.engine import check_settings
 from nitpicker_core.urls import split_credentials
+from nitpicker_core.writable import check_file_destination
 
 # Parameters that are about this invocation, not about what the run produces: never part of the declaration.
 # Where the work runs (--executor) is one too: a run resumed on another cluster still reuses its stages.
 _RUNTIME = {"resume", "journal_dir", "heartbeat", "dashboard", "verbose_here", "silent_here", "headers", "as_json",
-            "executor"}
+            "executor", "junit", "sarif"}
 _PATHS = {"output", "xlsx", "csv_dir", "credentials"}
 _REPORT_FLAGS = ("to", "sheet", "xlsx", "csv_dir")
 
@@ -112,6 +114,11 @@ def pipeline_options(f: Any) -> Any:
         click.option("--fail-on", multiple=True, metavar="CHECK",
                      help="Stop the run when CHECK holds after analyze, e.g. violations>0, broken-links>10, "
                           "violations:markup>=5, analyzer-errors>0, crawl-errors>0 (repeatable)."),
+        click.option("--junit", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
+                     help="After the run, write its commit's issues as JUnit XML (a test case per check; findings "
+                          "matching --fail-on fail it, without --fail-on those of priority high or worse)."),
+        click.option("--sarif", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
+                     help="After the run, write its commit's findings as SARIF 2.1.0."),
         click.option("--journal-dir", type=click.Path(path_type=Path), metavar="DIR",
                      help="Where run journals go (default: ARCHIVE.runs/ next to the archive)."),
         click.option("--resume", metavar="RUN",
@@ -249,7 +256,7 @@ def _tell(app: Any, result: dict[str, Any], decl: dict[str, Any], journal: Path,
     lines = summary.crawl_lines(crawl, facts)
     if isinstance(out.get("analyze"), dict) and out["analyze"].get("analyzers"):
         lines += summary.analyze_lines(out["analyze"])
-    lines += summary.findings_lines(facts["findings"]) + summary.changed_lines(facts["changed"])
+    lines += summary.findings_lines(facts["findings"], output) + summary.changed_lines(facts["changed"])
     report = out.get("report") or {}
     if report.get("target"):
         lines.append(f"Report: {report['target']}")
@@ -273,7 +280,7 @@ def _check_destinations(pm: Any, archive: Path, journal: Path, report: dict[str,
 
 @hookimpl
 def register_commands(cli: click.Group, pm: Any) -> None:
-    @cli.command("pipeline", cls=DestinationHelp)
+    @cli.command("pipeline", cls=DestinationHelp, epilog=exit_codes.epilog())
     @destination_options(pm, "pipeline")
     @click.argument("url", required=False)
     @crawl_options
@@ -289,7 +296,7 @@ def register_commands(cli: click.Group, pm: Any) -> None:
         Every run is journaled (JSON lines in ARCHIVE.runs/ or --journal-dir); `--resume RUN` reuses each
         stage output that is still valid and reruns the rest. Ends with a short summary on a terminal, JSON
         with --json or when piped. Exit code: the crawl's (0, 1, or 2 when only external links failed), 1
-        when a stage failed or a --fail-on check holds, 130 when interrupted.
+        when a stage failed, 3 when a --fail-on check holds, 130 when interrupted.
         """
         from nitpicker_cli.progress import PipelineProgress
         from nitpicker_core.crawler.options import default_output
@@ -349,6 +356,9 @@ def register_commands(cli: click.Group, pm: Any) -> None:
                 run_id = new_run_id()
                 journal_path = Path(kw["journal_dir"] or runs_dir_for(output)) / f"{run_id}.jsonl"
             _check_destinations(app.pm, output, journal_path, decl["report"])
+            ci_files = {fmt: kw[fmt] for fmt in ("junit", "sarif") if kw.get(fmt)}
+            for path in ci_files.values():
+                check_file_destination(path, path.name)
             journal = Journal(journal_path, journal_path.stem)
             if kw["dashboard"]:
                 from nitpicker_cli.commands.dashboard import start_dashboard
@@ -373,9 +383,13 @@ def register_commands(cli: click.Group, pm: Any) -> None:
             for line in summary_lines((analysis.get("summary") or {}).get("analyzers") or {}):
                 app.info(line)
         _tell(app, result, decl, journal_path, output, human)
+        crawled = result["stages"].get("crawl") or {}
+        if ci_files and crawled.get("state") in ("done", "reused") and code != exit_codes.INTERRUPTED:
+            ci_formats.write_reports(app.pm, output, crawled["commit"], ci_files, decl["fail_on"], result.get("verdict"))
+        elif ci_files:
+            app.warn(f"no commit to report: {', '.join(str(p) for p in ci_files.values())} not written")
         if analysis.get("failed"):
             app.warn(f"{', '.join(analysis['failed'])} failed on every page")
-        crawled = result["stages"].get("crawl") or {}
         if crawled.get("internal_errors") or crawled.get("state") == "failed":
             for line in unreachable_roots(output, options.roots):  # why the site could not be crawled
                 click.echo(f"nitpicker: error: {line}", err=True)

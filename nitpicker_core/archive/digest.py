@@ -16,10 +16,14 @@ from nitpicker_core.content_types import sql_case as content_type_sql_case
 
 Run = Callable[[str, Sequence[Any]], Sequence[Any]]
 
-STRICT = "ps.content_type = 'text/html'"
+# A URL of the crawl's own host outside its scope (``extra.outside_scope``) is internal but was only checked,
+# never crawled: it is no page. ``instr`` spares the JSON parse on the rows that lack the key (almost all).
+OUTSIDE_SCOPE = "(instr(ps.extra, 'outside_scope') > 0 AND json_extract(ps.extra, '$.outside_scope') = 1)"
+IN_SCOPE = f"NOT {OUTSIDE_SCOPE}"
+STRICT = f"(ps.content_type = 'text/html' AND {IN_SCOPE})"
 LOOSE = (
-    "(ps.content_type = 'text/html' OR ((ps.content_type IS NULL OR ps.content_type = '') "
-    "AND ps.redirect_dest_url_id IS NULL))"
+    "((ps.content_type = 'text/html' OR ((ps.content_type IS NULL OR ps.content_type = '') "
+    f"AND ps.redirect_dest_url_id IS NULL)) AND {IN_SCOPE})"
 )
 PAGES_OF_COMMIT = "commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id"
 CATEGORY = content_type_sql_case("ps.content_type")
@@ -138,15 +142,21 @@ SIDE_BUCKETS = ("redirect_hops", "skipped", "failed", "not_checked")
 def summary(run: Run, commit: int) -> dict[str, Any]:
     """Counts, status distribution (failures by kind, URLs never requested), content types and metadata fill."""
     base = f"FROM {PAGES_OF_COMMIT} WHERE cp.commit_id = ?"
-    counts = {
-        "internal": {"urls": 0, "pages": 0, "pages_loose": 0},
+    # internal URLs include those of the crawl's own host outside its scope (checked, never pages); a
+    # summary stored before they were counted lacks ``outside_scope``
+    counts: dict[str, dict[str, int]] = {
+        "internal": {"urls": 0, "pages": 0, "pages_loose": 0, "outside_scope": 0},
         "external": {"urls": 0, "pages": 0, "pages_loose": 0},
     }
     for r in run(
-        f"SELECT ps.is_external, COUNT(*), SUM({STRICT}), SUM({LOOSE}) {base} GROUP BY ps.is_external",
+        f"SELECT ps.is_external, COUNT(*), SUM({STRICT}), SUM({LOOSE}), SUM({OUTSIDE_SCOPE}) {base} "
+        "GROUP BY ps.is_external",
         [commit],
     ):
-        counts["external" if r[0] else "internal"] = {"urls": r[1], "pages": r[2], "pages_loose": r[3]}
+        side = "external" if r[0] else "internal"
+        counts[side] = {"urls": r[1], "pages": r[2], "pages_loose": r[3]}
+        if side == "internal":
+            counts[side]["outside_scope"] = r[4] or 0
     status: dict[str, Any] = {
         "total": 0,
         "by_code": [],

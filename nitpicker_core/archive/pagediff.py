@@ -14,6 +14,7 @@ from typing import Any
 
 from nitpicker_core.errors import UsageError
 
+from .diffwords import summarize
 from .prepare import VOLATILE_HEADERS
 from .reader import ArchiveReader
 
@@ -94,7 +95,8 @@ def page_diff(old: Side, new: Side, url: str) -> dict[str, Any]:
     - ``headers``/``extra``: ``{"added": {k: v}, "removed": {k: v}, "changed": {k: [old, new]}}``, headers
       that differ on every response (``NOISY_HEADERS``) or only in a nonce just named in ``"noise"``;
     - ``anchors``, ``images``, ``resources``, ``jsonld``, ``tags``, ``headings``, ``errors``: ``{"added": [...],
-      "removed": [...]}``, compared as sets (with multiplicity), so a mere change of order is no change.
+      "removed": [...]}``, compared as sets (with multiplicity), so a mere change of order is no change;
+    - ``summary`` (of a modified page): the changes in words (``diffwords.summarize``), the most telling first.
 
     ``UsageError`` when ``url`` is in neither commit.
     """
@@ -124,6 +126,7 @@ def page_diff(old: Side, new: Side, url: str) -> dict[str, Any]:
             result[name] = delta
             changed.append(name)
     result["changed"] = changed
+    result["summary"] = summarize(result)  # the same, in words, for people
     return result
 
 

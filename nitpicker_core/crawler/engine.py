@@ -109,6 +109,7 @@ class Crawler(ResultsMixin):
             limits=limits,
             on_hold=record_held(self),
             is_internal=self.scope.is_internal,
+            same_host=self.scope.same_host,
             depth_of=None
             if options.max_depth is None
             else ArchivedDepths(
@@ -296,20 +297,12 @@ class Crawler(ResultsMixin):
         items = []
         for raw in seeds:
             url = normalize(split_credentials(raw)[0], disable_queries=self.options.disable_queries)
-            items.append(QueueItem(url, external=not self.scope.is_internal(url)))
+            items.append(self._placed(url, metadata_only=False))
         self._seeds = {item.url for item in items}
         fresh = self.queue.add(items)
         if mode in ("resume", "append"):
             for url in archive.pending_urls():
-                self.queue.add(
-                    [
-                        QueueItem(
-                            url,
-                            external=not self.scope.is_internal(url),
-                            metadata_only=not self.scope.is_internal(url),
-                        )
-                    ]
-                )
+                self.queue.add([self._placed(url)])
         if mode == "inventory" and self.inventory is not None:
             import hashlib
 
@@ -445,8 +438,7 @@ class Crawler(ResultsMixin):
         if reason:
             if not self._is_guess(item):
                 assert self.sink is not None  # set when run() starts
-                self.sink.emit("crawl_page_skipped", url=url, reason=reason, is_external=item.external)
-                self.stats.skipped += 1
+                self._skipped(url, reason, item)
             else:
                 self.queue.discard(url)
             return False
@@ -457,9 +449,9 @@ class Crawler(ResultsMixin):
         if captured is not None:  # already seen as a 2xx sub-resource: build the record, fetch nothing
             self._record(self._from_resource(item, captured))
             return False
-        auth = self.scope.credentials_for(url) if not item.external else None
-        headers = self.options.headers if not item.external else None  # --header values stay in scope
-        conditional = None if item.external else self.revalidation.headers_for(url)
+        auth = self.scope.credentials_for(url) if item.in_scope else None
+        headers = self.options.headers if item.in_scope else None  # --header values stay in scope
+        conditional = self.revalidation.headers_for(url) if item.in_scope else None
         fetch_started = time.perf_counter()
         try:
             pre = await asyncio.to_thread(
@@ -491,7 +483,7 @@ class Crawler(ResultsMixin):
             return False
         html_like = pre.content_type in HTML_TYPES if pre.ok else looks_like_html(url)
         metadata_only = (
-            item.external or item.metadata_only or (not self.options.recursive and not self._is_root(url))
+            not item.in_scope or item.metadata_only or (not self.options.recursive and not self._is_root(url))
         )
         if not pre.ok:  # HEAD and GET died like behind a middlebox: the browser gets one try
             return await self._render(worker, item, pre, light=metadata_only)
@@ -554,7 +546,7 @@ class Crawler(ResultsMixin):
 
         url = item.url
         render_started = time.perf_counter()
-        credentials = None if item.external else self._credentials(url)
+        credentials = self._credentials(url) if item.in_scope else None
         timeout = self.options.page_timeout * 3
         if self._remote is not None:  # a Dask worker's Chromium renders it; the rest stays here
             scraped = await self._remote.render(url, light=light, credentials=credentials, timeout=timeout)

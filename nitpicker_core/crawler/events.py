@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 from nitpicker_core.crawler.phases import PhaseClock
+from nitpicker_core.records import ScrapeResult
 from nitpicker_core.sinks import ArchiveSink
 
 log = logging.getLogger(__name__)
@@ -43,10 +44,30 @@ class _Ask:
             self.loop.call_soon_threadsafe(settle)
 
 
+def _skipped_outside_scope(url: str, reason: str) -> ScrapeResult:
+    """A skipped URL of the crawl's own host outside the scope: internal, marked like its checked siblings.
+
+    Stored through ``put_page`` (``put_skipped`` has no place for the mark), as the writer stores any skip.
+    """
+    return ScrapeResult(
+        url=url,
+        scraped=True,
+        is_skipped=True,
+        skip_reason=reason,
+        is_external=False,
+        is_target=False,
+        anchors=[],
+        images=[],
+        extra={"outside_scope": True},
+    )
+
+
 def _store(archive: ArchiveSink, hook: str, kwargs: dict[str, Any]) -> None:
     """The archive sink's call for one event; the event's hook is fired after it, for observers."""
     if hook == "crawl_page_scraped":
         archive.put_page(kwargs["result"])
+    elif hook == "crawl_page_skipped" and kwargs.get("outside_scope"):
+        archive.put_page(_skipped_outside_scope(kwargs["url"], kwargs["reason"]))
     elif hook == "crawl_page_skipped":
         archive.put_skipped(kwargs["url"], kwargs["reason"], is_external=kwargs["is_external"])
     elif hook == "crawl_resource_received":
@@ -108,6 +129,7 @@ class EventSink:
                     else:
                         started = time.perf_counter()
                         _store(self.archive, target, args)
+                        args.pop("outside_scope", None)  # the store's business, not the hook's
                         getattr(self.pm.hook, target)(crawl=self.crawl, **args)
                         if self.clock is not None:  # a page's resources and errors count as its write
                             seconds = time.perf_counter() - started

@@ -24,6 +24,10 @@ def normalized(url: str, disable_queries: bool = False) -> str:
 class QueueItem:
     """A URL to crawl and how: ``metadata_only`` skips the browser, ``predicted`` came from pagination.
 
+    ``outside_scope``: a URL of the crawl's own host (and port) that the scope leaves out. It is internal, not
+    external, yet only checked like an external link (metadata only), and like one it is neither counted
+    nor held by ``--max-pages`` / ``--max-depth``.
+
     ``depth`` is the number of links from a root (roots are 0); None lets the queue work it out (a
     redirect's destination takes its source's depth, anything else asks the queue's ``depth_of``).
     """
@@ -34,16 +38,25 @@ class QueueItem:
     predicted: bool = False
     referrer: str | None = None
     depth: int | None = None
+    outside_scope: bool = False
+
+    @property
+    def in_scope(self) -> bool:
+        """Crawled within the scope and its limits: neither external nor a same-host URL outside the scope."""
+        return not self.external and not self.outside_scope
 
     @property
     def leads_on(self) -> bool:
         """An in-scope page whose links are followed (not a check that ends where it is)."""
-        return not self.external and not self.metadata_only
+        return self.in_scope and not self.metadata_only
 
 
 @dataclass(frozen=True)
 class QueueCounts:
-    """Numbers for the progress line (resumed URLs included)."""
+    """Numbers for the progress line (resumed URLs included).
+
+    Internal counts include the same-host URLs outside the scope (``outside_*``), checked but not crawled.
+    """
 
     internal_done: int
     internal_rendered: int
@@ -52,6 +65,8 @@ class QueueCounts:
     external_found: int
     pending: int
     in_progress: int
+    outside_done: int = 0
+    outside_found: int = 0
 
     @property
     def percent(self) -> int:
@@ -68,8 +83,8 @@ class UrlQueue:
 
     Thread-safe: workers ``pop()`` and ``finish()``, scrapers ``add()`` what they found.
 
-    Limits: with ``max_pages`` no internal URL is handed out once that many internal URLs are done or in
-    progress (external checks are not counted and go on). With ``max_depth`` pages are handed out level by
+    Limits: with ``max_pages`` no in-scope URL is handed out once that many in-scope URLs are done or in
+    progress (external checks and same-host URLs outside the scope are not counted and go on). With ``max_depth`` pages are handed out level by
     level: none of depth d+1 starts while one of depth d or less is pending or in progress, so the depth a URL
     is first found at is its real depth, and a URL deeper than the limit is held as soon as it is found.
     Held URLs are reported once to ``on_hold(url, reason)``; a held guess (predicted, never linked) is
@@ -82,12 +97,14 @@ class UrlQueue:
         disable_queries: bool = False,
         limits: Limits | None = None,
         is_internal: Callable[[str], bool] | None = None,
+        same_host: Callable[[str], bool] | None = None,
         depth_of: Callable[[str], int] | None = None,
         on_hold: Callable[[str, str], None] | None = None,
     ) -> None:
         self.disable_queries = disable_queries
         self.limits = limits or Limits()
         self._is_internal = is_internal  # for URLs recorded done by plain string (resumed, redirect hops)
+        self._same_host = same_host  # … and which of the others are of the crawl's own host
         self._depth_of = depth_of
         self._on_hold = on_hold
         self._by_depth = self.limits.max_depth is not None
@@ -104,7 +121,7 @@ class UrlQueue:
         self._done: set[str] = set()
         self._rendered: set[str] = set()
         self._held: dict[str, str] = {}  # URL → why a limit keeps it from being crawled
-        self._taken = 0  # internal URLs done or in progress: what --max-pages counts
+        self._taken = 0  # in-scope URLs done or in progress: what --max-pages counts
         self._busy: dict[str, int] = {}  # with --max-depth: pages in progress → the level they were taken at
         self._report: dict[str, int | None] = {
             "max_pages": self.limits.max_pages,
@@ -156,8 +173,10 @@ class UrlQueue:
     def add_done(self, item: QueueItem | str, *, rendered: bool = False) -> bool:
         """Record a URL finished in an earlier run (resume) or on the way (a redirect); False when known."""
         if isinstance(item, str):
-            internal = self._is_internal(self.key(item)) if self._is_internal else True
-            item = QueueItem(item, external=not internal)
+            key = self.key(item)
+            internal = self._is_internal(key) if self._is_internal else True
+            outside = not internal and self._same_host is not None and self._same_host(key)
+            item = QueueItem(item, external=not internal and not outside, outside_scope=outside)
         key = self.key(item.url)
         with self._lock:
             if key in self._items:
@@ -166,7 +185,7 @@ class UrlQueue:
             if item.depth is not None:
                 self._depth[key] = item.depth
             self._done.add(key)
-            self._taken += not item.external
+            self._taken += item.in_scope
             if rendered:
                 self._rendered.add(key)
         return True
@@ -185,7 +204,7 @@ class UrlQueue:
 
     def _too_deep(self, item: QueueItem) -> bool:
         limit = self.limits.max_depth
-        return limit is not None and not item.external and item.depth is not None and item.depth > limit
+        return limit is not None and item.in_scope and item.depth is not None and item.depth > limit
 
     def _seen_again(
         self, key: str, known: QueueItem, item: QueueItem, depth: int, placed: list[QueueItem]
@@ -226,7 +245,7 @@ class UrlQueue:
         held: list[tuple[str, str]] = []
         with self._lock:
             while (item := self._next()) is not None:
-                if not item.external and self._pages_full():
+                if item.in_scope and self._pages_full():
                     if self._items[item.url].predicted:  # a guess never linked: no trace
                         self._forget(item.url)
                         continue
@@ -234,7 +253,7 @@ class UrlQueue:
                     continue
                 item = self._items[item.url]
                 self._in_progress.add(item.url)
-                self._taken += not item.external
+                self._taken += item.in_scope
                 if self._by_depth and item.leads_on:
                     self._busy[item.url] = self._depth[item.url]
                 break
@@ -283,7 +302,7 @@ class UrlQueue:
             if key in self._in_progress:
                 self._leave_progress(key)
             elif key not in self._done:
-                self._taken += not self._external(key)
+                self._taken += not self._unlimited(key)
             self._done.add(key)
             if rendered:
                 self._rendered.add(key)
@@ -296,9 +315,9 @@ class UrlQueue:
     def _forget(self, key: str) -> None:
         if key in self._in_progress:
             self._leave_progress(key)
-            self._taken -= not self._external(key)
+            self._taken -= not self._unlimited(key)
         elif key in self._done:
-            self._taken -= not self._external(key)
+            self._taken -= not self._unlimited(key)
         self._items.pop(key, None)
         self._depth.pop(key, None)
         self._unhold(key)
@@ -316,16 +335,17 @@ class UrlQueue:
         with self._lock:
             if key in self._in_progress and key in self._items:
                 self._leave_progress(key)
-                self._taken -= not self._external(key)
+                self._taken -= not self._unlimited(key)
                 self._pending_for(self._items[key]).appendleft(self._items[key])
 
     def _leave_progress(self, key: str) -> None:
         self._in_progress.discard(key)
         self._busy.pop(key, None)
 
-    def _external(self, key: str) -> bool:
+    def _unlimited(self, key: str) -> bool:
+        """A check the limits do not count: an external URL, or a same-host one outside the scope."""
         item = self._items.get(key)
-        return item is not None and item.external
+        return item is not None and not item.in_scope
 
     # -- looking -------------------------------------------------------------------------------------------
     def state(self, url: str) -> str | None:
@@ -378,6 +398,7 @@ class UrlQueue:
         with self._lock:
             found = {k: i for k, i in self._items.items() if not i.predicted or k in self._done}
             internal = {k for k, i in found.items() if not i.external}
+            outside = {k for k, i in found.items() if i.outside_scope}
             guesses = sum(1 for p in (*self._levels.values(), self._checks) for i in p if i.url not in found)
             return QueueCounts(
                 internal_done=len(self._done & internal),
@@ -387,4 +408,6 @@ class UrlQueue:
                 external_found=len(found) - len(internal),
                 pending=sum(len(p) for p in self._levels.values()) + len(self._checks) - guesses,
                 in_progress=len(self._in_progress),
+                outside_done=len(self._done & outside),
+                outside_found=len(outside),
             )

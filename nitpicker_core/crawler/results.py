@@ -114,10 +114,7 @@ class ResultsMixin:
         # plugins judge the rendered page (the built-in --exclude-keyword is one): skipped, links not followed
         reason = self.pm.hook.crawl_page_filter(url=final, result=result, crawl=self.crawl)
         if reason:
-            self.sink.emit(
-                "crawl_page_skipped", url=final, reason=reason, is_external=not self.scope.is_internal(final)
-            )
-            self.stats.skipped += 1
+            self._skipped(final, reason, self._placed(final))
             return True
         self._flag_large_images(result)
         destination = ScrapeResult(
@@ -184,35 +181,25 @@ class ResultsMixin:
                 continue
             if not target.startswith(("http://", "https://")):
                 continue
-            internal = self.scope.is_internal(target)
-            if (
-                not internal
-                and self.scope.same_host(target)
-                and parent_depth < self.options.max_excluded_depth
-            ):
+            item = self._placed(target, referrer=page_url, depth=below)
+            if item.outside_scope and parent_depth < self.options.max_excluded_depth:
                 # --max-excluded-depth: same-host pages outside the scope are crawled this many links deep
                 self._outside_depth.setdefault(target, parent_depth + 1)
-                internal = True
-            found.append(
-                QueueItem(
-                    target,
-                    external=not internal,
-                    metadata_only=not internal or not self.options.recursive,
-                    referrer=page_url,
-                    depth=below,
-                )
-            )
+                item = dataclasses.replace(item, outside_scope=False, metadata_only=False)
+            if item.in_scope and not self.options.recursive:
+                item = dataclasses.replace(item, metadata_only=True)
+            found.append(item)
         self._linked.update(item.url for item in found)
         if self.options.recursive and (page_url in self._seeds or self._claimed.get(page_url) in self._seeds):
             # what the start page leads to on its host: the summary explains a scope that left most of it out
             # (--single, --no-recursive and --list crawl no links at all, whatever the scope)
             self.stats.start_links = self._start_links.observe(
-                page_url, [(item.url, not item.external) for item in found], self.scope
+                page_url, [(item.url, item.in_scope) for item in found], self.scope
             )
         fresh = self.queue.add(found)
         if self.queue.guessed(page_url):
             return  # a page reached only by a guess: its links are followed, but never guessed from
-        links = [item.url for item in fresh if not item.external]
+        links = [item.url for item in fresh if item.in_scope]
         predictions = [
             QueueItem(
                 normalize(guess.url),
@@ -231,7 +218,7 @@ class ResultsMixin:
         """A metadata-only record: status, type, headers, redirects, and the title of HTML (from 16 KiB)."""
         title = ""
         if pre.ok and html_like and pre.method != "GET":
-            inside = not item.external
+            inside = item.in_scope
             got = await asyncio.to_thread(
                 self.fetcher.fetch,
                 item.url,
@@ -259,7 +246,7 @@ class ResultsMixin:
         """
         title = pre.title
         if html_like and pre.method != "GET" and pre.status not in BODYLESS_STATUSES:
-            inside = not item.external
+            inside = item.in_scope
             got = await asyncio.to_thread(
                 self.fetcher.fetch,
                 item.url,
@@ -270,7 +257,7 @@ class ResultsMixin:
             title = got.title if got.ok else ""
         result = self._from_fetch(item, pre)
         result.metadata = {"title": title} if html_like else {}
-        reason = unrenderable(pre, bool(self.scope.credentials_for(item.url)) and not item.external)
+        reason = unrenderable(pre, bool(self.scope.credentials_for(item.url)) and item.in_scope)
         if reason:
             result.extra["unrendered"] = reason
         if browser_said:
@@ -403,9 +390,48 @@ class ResultsMixin:
             )
         )
 
+    def _placed(self, url: str, *, metadata_only: bool | None = None, **fields: Any) -> QueueItem:
+        """A queue item for ``url`` where the scope puts it: in scope (crawled), on the crawl's own host but
+        outside the scope (internal, checked only) or on another host (external, checked only)."""
+        internal = self.scope.is_internal(url)
+        outside = not internal and self.scope.same_host(url)
+        return QueueItem(
+            url,
+            external=not internal and not outside,
+            outside_scope=outside,
+            metadata_only=not internal if metadata_only is None else metadata_only,
+            **fields,
+        )
+
+    def _owned(self, result: ScrapeResult) -> ScrapeResult:
+        """A record of the crawl's own host is internal, whatever the scope says; outside the scope it is only
+        checked, so it is no target and says so (``extra.outside_scope``): never a page of the crawl.
+
+        Pages ``--max-excluded-depth`` let the crawl render are crawled pages, without the mark.
+        """
+        url = result.url
+        if self.scope.is_internal(url) or not self.scope.same_host(url):
+            return result
+        result.is_external = False
+        if url not in self._outside_depth:
+            result.is_target = False
+            result.extra["outside_scope"] = True
+        return result
+
+    def _skipped(self, url: str, reason: str, item: QueueItem) -> None:
+        """Record ``url`` as skipped (robots.txt, an exclusion, a page filter), outside the scope or not."""
+        self.sink.emit(
+            "crawl_page_skipped",
+            url=url,
+            reason=reason,
+            is_external=item.external,
+            **({"outside_scope": True} if item.outside_scope else {}),
+        )
+        self.stats.skipped += 1
+
     def _record(self, result: ScrapeResult) -> None:
         self.stats.pages += 1
-        self.sink.emit("crawl_page_scraped", result=result)
+        self.sink.emit("crawl_page_scraped", result=self._owned(result))
 
     def _credentials(self, url: str) -> dict[str, str] | None:
         creds = self.scope.credentials_for(url)

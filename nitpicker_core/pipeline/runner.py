@@ -175,7 +175,7 @@ class Pipeline:
         return dict(earlier["outputs"])
 
     def _verdict(self, summary: dict[str, Any]) -> int | None:
-        """Apply the --fail-on thresholds to the commit; a failed verdict stops the run (exit 1)."""
+        """Apply the --fail-on thresholds to the commit; a failed verdict stops the run (exit 3)."""
         thresholds = [verdict.parse(t) for t in self.ctx.declaration.get("fail_on") or []]
         crawl = self.ctx.outputs.get("crawl")
         if not thresholds or not crawl:
@@ -189,5 +189,5 @@ class Pipeline:
         summary["verdict"] = result
         if result["passed"]:
             return None
-        self.journal.append("run_finished", state="stopped", exit_code=1)
-        return 1
+        self.journal.append("run_finished", state="stopped", exit_code=verdict.EXIT_GATE_FAILED)
+        return verdict.EXIT_GATE_FAILED

@@ -27,6 +27,8 @@ METRICS = {
     "broken-links": "anchors whose destination, followed through redirects, answered 404",
     "crawl-errors": "in-scope URLs that failed to crawl",
 }
+# The exit code of a failed gate, apart from errors and bad arguments (1) and the crawl's warning outcome (2).
+EXIT_GATE_FAILED = 3
 _EXPR = re.compile(r"^\s*([a-z-]+)(?::([\w.-]+))?\s*(>=|<=|==|!=|>|<)\s*(\d+)\s*$")
 
 

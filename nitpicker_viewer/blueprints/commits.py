@@ -11,6 +11,7 @@ from flask import Blueprint, abort, request
 
 from nitpicker_core import MenuLink, UsageError, hookimpl
 from nitpicker_viewer.app import query, render
+from nitpicker_viewer.i18n import translate
 from nitpicker_viewer.tables import Col, paged_table
 
 commits = Blueprint("commits", __name__, template_folder="../templates")
@@ -35,8 +36,16 @@ def index() -> str:
 @commits.get("/diff")
 def diff() -> str:
     data = query("diff", base=request.args.get("base"), limit=DIFF_LIMIT, explain=DIFF_EXPLAIN)
-    return render("diff.html", title="view.diff", d=data, limit=DIFF_LIMIT, explained=DIFF_EXPLAIN,
+    changes = data.get("changes") or {}
+    # pages that became error pages or redirects (or came back) first: the changes that break something
+    first = sorted(data["modified"][:DIFF_EXPLAIN], key=lambda url: not _telling(changes.get(url)))
+    return render("diff.html", title="view.diff", d=data, limit=DIFF_LIMIT, explained=DIFF_EXPLAIN, first=first,
                   page_diff_href=page_diff_href)
+
+
+def _telling(change: Mapping[str, Any] | None) -> bool:
+    said = (change or {}).get("summary") or []
+    return bool(said) and said[0]["change"] in ("became_error", "recovered", "redirects", "redirect_removed")
 
 
 def page_diff_href(url: str, base: int, commit: int) -> str:
@@ -91,6 +100,45 @@ def facet_item(item: Any) -> str:
     if "types" in item:
         return f"{item.get('kind')}: {', '.join(item.get('types') or []) or '—'} {diff_value(item.get('data'))}"
     return " · ".join(diff_value(v) for v in item.values() if v not in (None, ""))
+
+
+def _label(prefix: str, name: str) -> str:
+    text = translate(prefix + name)
+    return name if text == prefix + name else text
+
+
+@commits.app_template_filter("say")
+def say(item: Mapping[str, Any]) -> str:
+    """One change of a page in words, in the page's language (a `summary` item of `page-diff`)."""
+    kind = item.get("change")
+    old, new = diff_value(item.get("old")), diff_value(item.get("new"))
+    if kind in ("became_error", "recovered", "status", "content_type", "redirect_changed", "redirect_removed"):
+        return translate("diff.say." + kind, old=old, new=new)
+    if kind == "redirects":
+        status = item.get("status")
+        if status:
+            return translate("diff.say.redirects_status", new=new, old=status[0], code=status[1])
+        return translate("diff.say.redirects", new=new)
+    if kind in ("field_added", "field_removed", "field_changed", "flag_on", "flag_off"):
+        return translate("diff.say." + kind, field=_label("field.", str(item.get("field"))), old=old, new=new)
+    if kind == "facet":
+        added, removed = item.get("added") or 0, item.get("removed") or 0
+        key = "diff.say.facet" if added and removed else "diff.say.facet_added" if added else "diff.say.facet_removed"
+        return translate(key, facet=_label("diff.facet.", str(item.get("facet"))), added=added, removed=removed)
+    if kind == "gone":
+        names = [_label("field.", name) for name in item.get("fields") or []]
+        names += [f"{_label('diff.facet.', name)} ({count})" for name, count in (item.get("facets") or {}).items()]
+        return translate("diff.say.gone", names=", ".join(names))
+    if kind == "headers":
+        return "; ".join(translate("diff.say.headers_" + key, names=", ".join(item[key]))
+                         for key in ("added", "removed", "changed") if item.get(key))
+    if kind == "content":
+        if item.get("old") is None or item.get("new") is None:
+            return translate("diff.say.content")
+        return translate("diff.say.content_size", old=f"{item['old']:,}", new=f"{item['new']:,}")
+    if kind == "other":
+        return translate("diff.say.other", names=", ".join(item.get("fields") or []))
+    return str(item.get("text") or "")  # a kind this viewer does not know yet: its English sentence
 
 
 @hookimpl

@@ -9,7 +9,8 @@ from flask import Blueprint, abort, request, url_for
 
 from nitpicker_core import PRIORITIES
 from nitpicker_viewer.app import derived, query, query_once, render
-from nitpicker_viewer.i18n import translate
+from nitpicker_viewer.changes import named_changes
+from nitpicker_viewer.i18n import current_language, translate
 from nitpicker_viewer.tables import Col, Filter, paged_table
 
 issues = Blueprint("issues", __name__, template_folder="../templates")
@@ -32,10 +33,19 @@ class Category:
 
     @property
     def label(self) -> str:
-        """The category's name in the page's language; a plugin's own category is shown as it is named."""
-        key = "issue_category." + self.name
-        text = translate(key)
-        return self.name if text == key else text
+        return category_label(self.name)
+
+
+def category_label(name: str) -> str:
+    """A check category's name in the page's language; a plugin's own category is shown as it is named."""
+    key = "issue_category." + name
+    text = translate(key)
+    return name if text == key else text
+
+
+def _issues(base: str | None, **params: Any) -> dict[str, Any]:
+    """The `issues` query with each check's title, description and fix in the page's language."""
+    return query("issues", base=base, lang=current_language(), **params)
 
 
 def _arg(name: str) -> str | None:
@@ -73,7 +83,7 @@ def overview() -> str:
     show = request.args.get("show") or "found"
     if show not in dict(SHOW):
         abort(400, f"parameter 'show' must be one of {', '.join(dict(SHOW))}")
-    data = query("issues", base=_arg("base"), priority=priority)
+    data = _issues(_arg("base"), priority=priority)
     rows = data["items"]
     if show in ("new", "fixed", "regressed"):
         shown = [row for row in rows if row[show]]
@@ -91,12 +101,13 @@ def overview() -> str:
                   commits=_commit_options(), priorities=PRIORITIES, priority=priority or "", show=show,
                   show_options=SHOW, totals=totals, hidden_clean=sum(1 for r in hidden if r["state"] == "ok"),
                   hidden_not_analysed=sum(1 for r in hidden if r["state"] == "not_analysed"),
-                  not_analysed_by=not_analysed, all_href=_link("issues.overview", show="all", priority=priority))
+                  not_analysed_by=not_analysed, all_href=_link("issues.overview", show="all", priority=priority),
+                  changes=named_changes(_arg("base"), priority, _link))
 
 
 def issue_row(check: str, rows: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
     """The overview's row for a check id: its own row, or the shared-defect row it is a source of."""
-    rows = query("issues", base=_arg("base"))["items"] if rows is None else rows
+    rows = _issues(_arg("base"))["items"] if rows is None else rows
     return next((row for row in rows if row["id"] == check), None) or next(
         (row for row in rows if check in row["sources"]), None)
 
@@ -113,12 +124,13 @@ def detail() -> str:
         Col("detail", "col.detail"), Col("check", "col.source")),
         filters=(Filter("state", "col.finding_state", "select", state_options),),
         params={"check": check, "base": _arg("base")}, sortable=False)
-    answer = query("issues", base=_arg("base"))
+    answer = _issues(_arg("base"))
     row = issue_row(check, answer["items"])
     if row is None:  # the query knew the id, so a registered check without a row cannot happen; be explicit
         abort(404, f"no check {check!r}")
     return render("issue.html", title="view.issue", check=check, row=row, table=table,
-                  share_of=answer["share_of"], overview_href=_link("issues.overview"))
+                  share_of=answer["share_of"], category=category_label(row["category"]),
+                  overview_href=_link("issues.overview"))
 
 
 def _on_page(url: str, base: str | None) -> list[tuple[str, int, str, str, bool]]:
@@ -128,7 +140,7 @@ def _on_page(url: str, base: str | None) -> list[tuple[str, int, str, str, bool]
     of the commit, built on the first page opened, took 26 s at 100,000 pages.
     """
     found = []
-    for row in query("issues", base=base)["items"]:
+    for row in _issues(base)["items"]:
         if not _shown(row) or row["state"] == "error":
             continue
         for item in query_once("issue-urls", check=row["id"], base=base, url=url, state="all",
@@ -142,7 +154,7 @@ def page_issues(url: str) -> list[dict[str, Any]]:
     """Every finding of every check on one page (fixed ones too), in the overview's order, new before persisting."""
     base = _arg("base")
     # a live crawl's answers may change between two reads: rows are matched by id, never by position
-    ranked = {row["id"]: (rank, row) for rank, row in enumerate(query("issues", base=base)["items"])}
+    ranked = {row["id"]: (rank, row) for rank, row in enumerate(_issues(base)["items"])}
     found = []
     for issue, state, detail, check, regressed in derived(("page-issues", base, url), lambda: _on_page(url, base)):
         if issue not in ranked:

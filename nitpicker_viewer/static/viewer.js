@@ -126,6 +126,15 @@
     const commit = new URLSearchParams(location.search).get("commit");
     let timer = null, asked = 0;
     const hide = () => { list.hidden = true; };
+    // the list opens from the box's left edge (viewer.css); where the box sits near the window's right edge,
+    // it moves left just enough to stay inside the window, never past its left edge
+    const place = () => {
+      list.style.left = "";
+      const margin = 8, room = document.documentElement.clientWidth - margin;
+      const box = list.getBoundingClientRect(), form = input.form.getBoundingClientRect();
+      if (box.right > room) list.style.left = Math.max(room - box.right, margin - form.left) + "px";
+    };
+    window.addEventListener("resize", () => { if (!list.hidden) place(); });
     const links = () => Array.from(list.querySelectorAll("a"));
     const show = (data) => {
       list.textContent = "";
@@ -154,6 +163,7 @@
         list.appendChild(li);
       }
       list.hidden = false;
+      place();
       list.dataset.q = data.q;
       announce(input.dataset.found.replace("{count}", data.items.length) + (data.more ? " " + input.dataset.more : ""));
     };

@@ -7,10 +7,21 @@ import concurrent.futures
 import threading
 from collections import Counter
 from collections.abc import Coroutine, Mapping
+from pathlib import Path
 from typing import Any
 
 import nitpicker_core
-from nitpicker_core import Analyzer, Cell, Column, PageInput, PageReport, Rule, UsageError, Violation
+from nitpicker_core import (
+    Analyzer,
+    Cell,
+    Column,
+    PageInput,
+    PageReport,
+    Rule,
+    UsageError,
+    Violation,
+    load_translations,
+)
 
 from .axe_core import axe_source, axe_version, load_locale
 from .catalogue import RULES
@@ -22,6 +33,10 @@ PRIORITY = {"critical": "critical", "serious": "high", "moderate": "medium", "mi
 # issues list shows such a defect once, with its sources
 DEFECTS = {"image-alt": "image-alt", "html-has-lang": "html-lang", "link-name": "link-name",
            "button-name": "button-name", "heading-order": "heading-order", "duplicate-id": "duplicate-id"}
+# rules outside WCAG (axe's best practices) and experimental ones point at something to look at: warnings
+WARNING_TAGS = frozenset({"best-practice", "experimental"})
+# rule id -> {language: {title, description}}: messages/ja.json, refreshed by catalogue_gen from axe's locale
+TRANSLATIONS = load_translations(Path(__file__).with_name("messages"))
 SOURCES = ("archive", "live")
 PLUGIN_VERSION = "1.0"
 # The archived HTML is the DOM after the page's scripts ran: running them again on it would add their
@@ -102,7 +117,8 @@ class AxeAnalyzer(Analyzer):
     def rules(self) -> list[Rule]:
         """axe-core's rules from catalogue.py, each at its usual impact (axe's impact is per violation)."""
         return [Rule(rule_id, meta["help"], PRIORITY[meta["impact"]], meta["description"], meta["help_url"],
-                     DEFECTS.get(rule_id, "")) for rule_id, meta in RULES.items()]
+                     DEFECTS.get(rule_id, ""), type="warning" if WARNING_TAGS & set(meta["tags"]) else "issue",
+                     i18n=TRANSLATIONS.get(rule_id, {})) for rule_id, meta in RULES.items()]
 
     def setup(self, settings: Mapping[str, Any]) -> None:
         self.source = settings.get("source") or "archive"

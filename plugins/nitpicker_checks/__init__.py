@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
-from nitpicker_core import hookimpl
+from nitpicker_core import hookimpl, load_translations
 
 from . import links, pages, security
 
-CHECKS = [*links.CHECKS, *pages.CHECKS, *security.CHECKS]
+# check id -> {language: {title, description, fix}}, from messages/<lang>.json
+TRANSLATIONS = load_translations(Path(__file__).with_name("messages"))
+CHECKS = [replace(check, i18n=TRANSLATIONS.get(check.id, {}))
+          for check in (*links.CHECKS, *pages.CHECKS, *security.CHECKS)]
 
 
 @hookimpl

@@ -32,6 +32,7 @@ _ROWS = (
     "SELECT u.url, ps.status, ps.content_type, d.url AS redirect_dest, ps.is_external, ps.is_skipped, "
     "ps.skip_reason, json_extract(ps.extra, '$.error_kind') AS error_kind, "
     "json_extract(ps.extra, '$.blocked') AS blocked, json_extract(ps.extra, '$.redirect_chain') AS redirect_chain, "
+    "json_extract(ps.extra, '$.outside_scope') AS outside_scope, "
     "ps.noindex, ps.title, ps.description, ps.viewport, ps.lang, "
     "ps.headers FROM commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id "
     "LEFT JOIN url d ON d.id = ps.redirect_dest_url_id WHERE cp.commit_id = ?"
@@ -64,11 +65,14 @@ def headers(row: dict[str, Any]) -> dict[str, str]:
 
 
 def content_pages(ctx: CheckContext) -> Iterator[dict[str, Any]]:
-    """Internal HTML pages that answered 2xx: the pages metadata, heading and header checks look at."""
+    """Internal HTML pages that answered 2xx: the pages metadata, heading and header checks look at.
+
+    A URL of the site's host outside the crawl's scope is internal but was only checked: it is no page.
+    """
     for row in rows(ctx).values():
         status = row.get("status")
         if (not row.get("is_external") and not row.get("is_skipped") and row.get("content_type") == "text/html"
-                and status is not None and 200 <= status < 300):
+                and not row.get("outside_scope") and status is not None and 200 <= status < 300):
             yield row
 
 
@@ -105,7 +109,7 @@ def _suspect(row: dict[str, Any]) -> bool:
 
 
 def links(ctx: CheckContext) -> list[Link]:
-    """Distinct links of internal pages to targets a link check may report (most links lead to fine pages)."""
+    """Distinct links of crawled pages to targets a link check may report (most links lead to fine pages)."""
     def load() -> list[Link]:
         targets = json.dumps([url for url, row in rows(ctx).items() if _suspect(row)])
         # One join over the anchors of the suspect targets: a per-page anchors() call is one query per page.
@@ -114,7 +118,8 @@ def links(ctx: CheckContext) -> list[Link]:
             "JOIN anchor a ON a.target_url_id = tu.id "
             "JOIN commit_page sc ON sc.commit_id = ? AND sc.state_id = a.state_id "
             "JOIN page_state sps ON sps.id = sc.state_id JOIN url su ON su.id = sc.url_id "
-            "WHERE tu.url IN (SELECT value FROM json_each(?)) AND sps.is_external = 0", [ctx.commit, targets])
+            "WHERE tu.url IN (SELECT value FROM json_each(?)) AND sps.is_external = 0 "
+            "AND json_extract(sps.extra, '$.outside_scope') IS NULL", [ctx.commit, targets])
         return sorted(Link(r[0], r[1]) for r in found)
 
     return memo(ctx, "links", load)

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
+from urllib.parse import urljoin, urlsplit
 
 import lxml.etree
 import lxml.html
 
 from nitpicker_core import Check, CheckContext, Finding
 
-from .common import children, content_pages, content_urls, rows, unique, without_positions
+from .common import children, content_pages, content_urls, memo, rows, unique, without_positions
 
 Finder = Callable[[CheckContext], Iterator[Finding]]
 # Search results show about this many characters (Google cuts by pixels; these are the usual audit limits).
@@ -18,6 +20,14 @@ DESCRIPTION_MAX = 160
 TITLE_HELP = "https://developers.google.com/search/docs/appearance/title-link"
 SNIPPET_HELP = "https://developers.google.com/search/docs/appearance/snippet"
 STATUS_HELP = "https://developer.mozilla.org/en-US/docs/Web/HTTP/Status"
+CANONICAL_HELP = "https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls"
+# The canonical as resolved (column) and as written (kept by the scrape only where the two differ).
+_CANONICALS = (
+    "SELECT u.url, ps.canonical, json_extract(ps.extra, '$.canonical_href') AS written FROM commit_page cp "
+    "JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id WHERE cp.commit_id = ? "
+    "AND (ps.canonical IS NOT NULL OR json_extract(ps.extra, '$.canonical_href') IS NOT NULL)"
+)
+_SPACE = re.compile(r"\s")
 
 
 def _status_pages(ctx: CheckContext, low: int, high: int) -> Iterator[Finding]:
@@ -97,9 +107,51 @@ def _h1(problem: str) -> Finder:
 
 def _mismatch(kind: str) -> Finder:
     def find(ctx: CheckContext) -> Iterator[Finding]:
+        # an invalid canonical is canonical-invalid, not a page pointing elsewhere
+        invalid = invalid_canonicals(ctx) if kind == "canonical" else {}
         for row in ctx.query("mismatches", kind=kind):
-            yield Finding(row["url"], row["declared_value"] or "")
+            if row["url"] not in invalid:
+                yield Finding(row["url"], row["declared_value"] or "")
     return find
+
+
+def canonical_is_invalid(written: str, page_url: str) -> bool:
+    """Whether a canonical, as written, is no absolute http(s) URL on the page's scheme once resolved.
+
+    Empty, fragment-only, containing white space, unparseable, without a host, or of another scheme
+    (``file:``, ``javascript:``, ``data:``, ``http:`` on an ``https:`` page): search engines ignore it or
+    index the wrong URL. A relative path is resolved against the page, as browsers and crawlers do.
+    """
+    value = written.strip()
+    if not value or value.startswith("#") or _SPACE.search(value):
+        return True
+    try:
+        parts = urlsplit(value)
+        if not parts.scheme:
+            parts = urlsplit(urljoin(page_url, value))
+        parts.port  # noqa: B018 - a port that is no number raises ValueError
+    except ValueError:
+        return True
+    return parts.scheme.lower() != urlsplit(page_url).scheme.lower() or not parts.hostname
+
+
+def invalid_canonicals(ctx: CheckContext) -> dict[str, str]:
+    """Content pages whose canonical is invalid, with the value as written (the resolved one on old commits)."""
+    def load() -> dict[str, str]:
+        pages = content_urls(ctx)
+        found = {}
+        for url, canonical, written in ctx.reader.execute(_CANONICALS, [ctx.commit]):
+            value = canonical if written is None else written
+            if url in pages and canonical_is_invalid(str(value or ""), url):
+                found[url] = value.strip() if str(value or "").strip() else f'href="{value or ""}"'
+        return found
+
+    return memo(ctx, "invalid_canonicals", load)
+
+
+def canonical_invalid(ctx: CheckContext) -> Iterator[Finding]:
+    for url, written in sorted(invalid_canonicals(ctx).items()):
+        yield Finding(url, written)
 
 
 def jsonld_errors(ctx: CheckContext) -> Iterator[Finding]:
@@ -121,9 +173,9 @@ def _page_errors(console: bool) -> Finder:
 
 
 def _check(id: str, title: str, category: str, priority: str, description: str, fix: str, help_url: str,
-           find: Finder, order: int, defect: str = "") -> Check:
+           find: Finder, order: int, defect: str = "", type: str = "issue") -> Check:
     return Check(id, title, category, priority, description, fix, help_url, lambda ctx: unique(find(ctx)),
-                 defect=defect, order=order)
+                 defect=defect, order=order, type=type)
 
 
 CHECKS = [
@@ -147,24 +199,24 @@ CHECKS = [
     _check("title-duplicate", "Pages sharing a title", "metadata", "medium",
            "HTML pages (status 200) whose title another page has too; the detail is the shared title.",
            "Write a title that says what this page has that the others do not.", TITLE_HELP,
-           _duplicates("title"), 41),
+           _duplicates("title"), 41, type="opportunity"),
     _check("title-too-long", "Titles too long", "metadata", "low",
            f"Titles over {TITLE_MAX} characters, which search results cut off; the detail is the title.",
            f"Keep titles under about {TITLE_MAX} characters, the important words first.", TITLE_HELP,
-           _too_long("title", TITLE_MAX), 42),
+           _too_long("title", TITLE_MAX), 42, type="opportunity"),
     _check("description-missing", "Pages without a meta description", "metadata", "medium",
            "HTML pages with no meta description or an empty one (the detail says which: missing or empty): "
            "search engines make up the snippet.",
            "Add a <meta name=\"description\"> that summarises the page in a sentence or two.", SNIPPET_HELP,
-           _absent("description"), 43),
+           _absent("description"), 43, type="opportunity"),
     _check("description-duplicate", "Pages sharing a meta description", "metadata", "low",
            "HTML pages (status 200) whose meta description another page has too; the detail is the description.",
            "Write a description specific to each page, or leave it out rather than repeat one.", SNIPPET_HELP,
-           _duplicates("description"), 44),
+           _duplicates("description"), 44, type="opportunity"),
     _check("description-too-long", "Meta descriptions too long", "metadata", "low",
            f"Meta descriptions over {DESCRIPTION_MAX} characters, which search results cut off.",
            f"Keep descriptions under about {DESCRIPTION_MAX} characters.", SNIPPET_HELP,
-           _too_long("description", DESCRIPTION_MAX), 45),
+           _too_long("description", DESCRIPTION_MAX), 45, type="opportunity"),
     _check("viewport-missing", "Pages without a viewport", "metadata", "medium",
            "HTML pages without <meta name=\"viewport\">: phones show them zoomed out as on a desktop.",
            "Add <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">.",
@@ -174,20 +226,25 @@ CHECKS = [
            "the language.", "Set <html lang=\"…\"> to the page's language (en, de, ja, …).",
            "https://www.w3.org/International/questions/qa-html-language-declarations", _empty("lang"), 70,
            defect="html-lang"),
+    _check("canonical-invalid", "Canonical URL is not a valid URL of the site", "indexability", "high",
+           "HTML pages whose rel=canonical is no absolute http(s) URL on the page's scheme: file:, javascript: or "
+           "data:, empty or only a fragment, malformed (white space, no host, unparseable) or http: against "
+           "https: (the detail is the value as written). Search engines ignore it or index the wrong URL.",
+           "Write the page's public absolute URL (or the one it duplicates) on the site's scheme; check the base "
+           "URL the site generator is configured with.", CANONICAL_HELP, canonical_invalid, 32),
     _check("canonical-mismatch", "Canonical URL points elsewhere", "indexability", "low",
            "HTML pages whose rel=canonical names another URL (the detail): search engines index that one instead. "
            "Intended for duplicates; a mistake on a page of its own.",
            "Make the canonical the page's own URL unless the page really duplicates the named one.",
-           "https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls",
-           _mismatch("canonical"), 32),
+           CANONICAL_HELP, _mismatch("canonical"), 33, type="warning"),
     _check("og-title-mismatch", "Shared title (og:title) differs from the title", "metadata", "info",
            "Pages whose og:title (the detail), shown when the page is shared, differs from its <title>.",
            "Check that the shared title still describes the page; align the two when they drifted apart.",
-           "https://ogp.me/", _mismatch("og_title"), 47),
+           "https://ogp.me/", _mismatch("og_title"), 47, type="warning"),
     _check("og-description-mismatch", "Shared description (og:description) differs from the description", "metadata", "info",
            "Pages whose og:description (the detail) differs from their meta description.",
            "Check that the shared description still describes the page; align the two when they drifted apart.",
-           "https://ogp.me/", _mismatch("og_description"), 48),
+           "https://ogp.me/", _mismatch("og_description"), 48, type="warning"),
     _check("h1-missing", "Pages without an h1", "content", "medium",
            "HTML pages (2xx) without an <h1>: readers, screen readers and search engines miss the main heading.",
            "Give the page one <h1> naming its subject.",
@@ -195,7 +252,7 @@ CHECKS = [
     _check("h1-multiple", "Pages with several h1", "content", "low",
            "HTML pages (2xx) with more than one <h1>; the detail is their texts.",
            "Keep one <h1> for the page's subject and make the others <h2>.",
-           "https://developer.mozilla.org/en-US/docs/Web/HTML/Element/Heading_Elements", _h1("multiple"), 51),
+           "https://developer.mozilla.org/en-US/docs/Web/HTML/Element/Heading_Elements", _h1("multiple"), 51, type="warning"),
     _check("jsonld-parse-error", "JSON-LD that does not parse", "structured-data", "medium",
            "JSON-LD scripts that are not valid JSON (the detail is the parser's message): search engines ignore "
            "the whole script.", "Fix the JSON (a validator shows where) or generate it with a JSON serialiser.",
@@ -205,10 +262,10 @@ CHECKS = [
            "Pages whose scripts threw or whose sub-resources failed while they rendered (the detail is the "
            "console message): a feature of the page may not work.",
            "Open the page with the browser's developer tools and fix the errors they show.",
-           "https://developer.chrome.com/docs/devtools/console", _page_errors(True), 61),
+           "https://developer.chrome.com/docs/devtools/console", _page_errors(True), 61, type="warning"),
     _check("page-error", "Pages the crawler could only partly read", "crawl", "low",
            "A step of reading the page failed (the detail names the step and the error): some of its data, such "
            "as links, images or screenshots, may be missing.",
            "Look at the error; re-crawl the page, with a longer --page-timeout if it timed out.", "",
-           _page_errors(False), 90),
+           _page_errors(False), 90, type="warning"),
 ]

@@ -64,7 +64,7 @@ def _header_check(name: str, priority: str, order: int, why: str, value: str, **
     return Check(f"missing-{name}", f"Pages without {label}", "security", priority,
                  f"HTML pages (2xx) answered without the {label} header: {why}",
                  f"Send {label}: {value} from the server or CDN for every page.", HEADERS_HELP + label,
-                 lambda ctx: unique(_missing(name, **options)(ctx)), order=order)
+                 lambda ctx: unique(_missing(name, **options)(ctx)), order=order, type="warning")
 
 
 CHECKS = [
@@ -90,21 +90,22 @@ CHECKS = [
           "HTTPS pages that loaded sub-resources over plain HTTP (the detail is the resource): browsers block "
           "them or mark the page not secure.", "Load every resource over HTTPS.",
           "https://developer.mozilla.org/en-US/docs/Web/Security/Mixed_content",
-          lambda ctx: unique(mixed_content(ctx)), order=85),
+          lambda ctx: unique(mixed_content(ctx)), order=85, type="issue"),
     Check("image-alt-missing", "Images without alt text", "accessibility", "high",
           "Images without an alt attribute (the detail is the image): screen readers read the file name. "
           "alt=\"\" marks a decorative image and is not reported.",
           "Add alt text saying what the image shows, or alt=\"\" if it is decoration.",
           "https://www.w3.org/WAI/tutorials/images/", lambda ctx: unique(_images("missing_alt")(ctx)),
-          defect="image-alt", order=71),
+          defect="image-alt", order=71, type="issue"),
     Check("image-size-missing", "Images without width and height", "performance", "low",
           "Images without width/height attributes: the page jumps when they load (layout shift).",
           "Give each <img> width and height attributes (CSS may still scale it).",
-          "https://web.dev/articles/optimize-cls", lambda ctx: unique(_images("missing_size")(ctx)), order=86),
+          "https://web.dev/articles/optimize-cls", lambda ctx: unique(_images("missing_size")(ctx)), order=86,
+          type="opportunity"),
     Check("image-oversized", "Oversized images", "performance", "medium",
           "Images whose file is over twice the size they are shown at, or over the crawl's file size threshold: "
           "bytes downloaded for nothing.",
           "Serve images at the size they are shown (srcset/sizes for several screens), compressed.",
           "https://web.dev/articles/serve-responsive-images", lambda ctx: unique(_images("oversized")(ctx)),
-          order=87),
+          order=87, type="opportunity"),
 ]

@@ -51,6 +51,15 @@ def _findings(analyzer: str, rule: str | None, known: frozenset[str]) -> Any:
     return findings
 
 
+def _i18n(rule: Rule) -> dict[str, dict[str, str]]:
+    """The rule's translations, its Japanese fix the generic one where the rule has none of its own."""
+    texts = {language: dict(fields) for language, fields in rule.i18n.items()}
+    generic = (f"各指摘で示された要素について、ルールのヘルプページ（{rule.help_url}）に従って修正してください。"
+               if rule.help_url else "各指摘で示されたページ上の要素またはテキストを修正してください。")
+    texts.setdefault("ja", {}).setdefault("fix", generic)
+    return texts
+
+
 def _check(analyzer: Analyzer, rule: Rule, findings: Any) -> Check:
     help_url = rule.help_url
     fix = rule.fix or (f"Follow the rule's help page ({help_url}) for the element named in each finding."
@@ -58,7 +67,7 @@ def _check(analyzer: Analyzer, rule: Rule, findings: Any) -> Check:
     return Check(
         id=f"{analyzer.name}/{rule.id}", title=rule.title, category=CATEGORIES.get(analyzer.name, analyzer.name),
         priority=rule.priority, description=rule.description or rule.title, fix=fix, help_url=help_url,
-        findings=findings, defect=rule.defect, analyzer=analyzer.name, type=rule.type, i18n=rule.i18n)
+        findings=findings, defect=rule.defect, analyzer=analyzer.name, type=rule.type, i18n=_i18n(rule))
 
 
 def analyzer_checks(analyzers: Iterable[Analyzer]) -> list[Check]:
@@ -72,10 +81,20 @@ def analyzer_checks(analyzers: Iterable[Analyzer]) -> list[Check]:
         label = analyzer.label or analyzer.name
         checks.append(_check(analyzer, Rule(
             SKIPPED, f"{label}: pages not checked", "info",
-            "Checks the analyzer could not make on a page (too large, too slow to parse): not a clean result."),
+            "Checks the analyzer could not make on a page (too large, too slow to parse): not a clean result.",
+            type="warning", fix="Read why in each finding's detail; raise the analyzer's limits in its settings "
+            "if the pages should be checked, then analyze again.",
+            i18n={"ja": {"title": f"{analyzer.name}: チェックできなかったページ",
+                         "description": "アナライザーがページをチェックできなかった箇所です（サイズが大きすぎる、"
+                                        "解析に時間がかかりすぎるなど）。問題がないという結果ではありません。",
+                         "fix": "各指摘の詳細で理由を確認してください。チェックが必要なページであれば、アナライザーの"
+                                "設定で上限を引き上げてから、もう一度解析してください。"}}),
             _findings(analyzer.name, SKIPPED, known)))
         checks.append(_check(analyzer, Rule(
             OTHER, f"{label}: other rules", "medium",
-            "Findings of rules the analyzer did not list in its catalogue; each detail starts with the rule id."),
+            "Findings of rules the analyzer did not list in its catalogue; each detail starts with the rule id.",
+            type="issue", i18n={"ja": {
+                "title": f"{analyzer.name}: その他のルール",
+                "description": "アナライザーのカタログに載っていないルールによる指摘です。各詳細はルール ID で始まります。"}}),
             _findings(analyzer.name, None, known)))
     return checks

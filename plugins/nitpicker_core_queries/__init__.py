@@ -10,6 +10,7 @@ from . import (
     analysis,
     analyzer_errors,
     archive_info,
+    changes,
     findings,
     headings,
     history,
@@ -23,7 +24,7 @@ from . import (
 )
 
 MODULES = (archive_info, history, issues, pages, links, resources, findings, analyzer_errors, tags, headings,
-           analysis, lookup, screenshots)
+           analysis, lookup, screenshots, changes)
 
 
 @hookimpl

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nitpicker_core import (
+    CHECK_TYPES,
     COUNT_DEFINITIONS,
     PRIORITIES,
     Check,
@@ -24,7 +25,6 @@ from nitpicker_core import (
     url_share,
 )
 from nitpicker_core.archive import aggregates, findings_store
-from nitpicker_core.checks import CHECK_TYPES
 
 from .common import PAGING, page_of
 
@@ -343,27 +343,25 @@ def _single_source(life: Lifecycle, check: Check) -> dict[str, Any] | None:
     return {"state": "ok", "error": None, "findings": now[2], "urls": now[2], **counts}
 
 
-def _row(life: Lifecycle, group: list[Check], changed: dict[str, str], missing: list[str]) -> dict[str, Any]:
+def _row(life: Lifecycle, group: list[Check], changed: dict[str, str], missing: list[str],
+         lang: str = "en") -> dict[str, Any]:
     lead = group[0]
     counts = _merged(life, group)
     notes = [f"{c.analyzer} {changed[c.analyzer]}: {BASE_NOTE}" for c in group if c.analyzer in changed]
     notes += [f"{c.analyzer} did not run on the base: nothing to compare" for c in group if c.analyzer in missing]
     return {
         "id": lead.defect if len(group) > 1 else lead.id,
-        "title": lead.title,
+        "title": lead.text("title", lang),
         "category": lead.category,
         "priority": min((c.priority for c in group), key=PRIORITIES.index),
-        "type": min((c.type for c in group), key=_type_rank),
+        "type": min((c.type for c in group), key=CHECK_TYPES.index),  # a merged defect: its sources' most serious
         "sources": [c.id for c in group],
         **{k: v for k, v in counts.items() if k != "sources"},
         "source_counts": counts.get("sources"),
         "base_note": "; ".join(notes) if notes else None,
-        "help": {"description": lead.description, "fix": lead.fix, "help_url": lead.help_url},
+        "help": {"description": lead.text("description", lang), "fix": lead.text("fix", lang),
+                 "help_url": lead.help_url},
     }
-
-
-def _type_rank(kind: str) -> int:
-    return CHECK_TYPES.index(kind) if kind in CHECK_TYPES else len(CHECK_TYPES)
 
 
 def share_of(archive: Any, commit: int) -> dict[str, Any]:
@@ -373,7 +371,7 @@ def share_of(archive: Any, commit: int) -> dict[str, Any]:
 
 
 def _issues(archive: Any, commit: int, pm: Any, base: str | None = None, priority: str | None = None,
-            category: str | None = None, state: str | None = None) -> dict[str, Any]:
+            category: str | None = None, state: str | None = None, lang: str | None = None) -> dict[str, Any]:
     life = Lifecycle(pm, archive, commit, base)
     groups = life.groups()
     if priority:
@@ -383,7 +381,7 @@ def _issues(archive: Any, commit: int, pm: Any, base: str | None = None, priorit
         groups = [g for g in groups if g[0].category == category]
     analyzers = {c.analyzer for g in groups for c in g if c.analyzer}
     changed, missing = life.tool_changes(analyzers), life.missing_on_base(analyzers)
-    rows = [_row(life, g, changed, missing) for g in groups]
+    rows = [_row(life, g, changed, missing, lang or "en") for g in groups]
     denominator = share_of(archive, commit)
     for row in rows:  # "% of URLs": the check's URLs among the internal URLs
         row["share"] = url_share(row["urls"], denominator["urls"])
@@ -525,7 +523,9 @@ QUERIES = [
                       "description": "only checks of this priority or more severe"},
          "category": {"type": "string", "description": "only this category (links, metadata, …)"},
          "state": {"type": "string", "enum": [*STATES, "regressed"],
-                   "description": "only checks with findings in this state"}},
+                   "description": "only checks with findings in this state"},
+         "lang": {"type": "string", "description": "language of each check's title, description and fix "
+                                                   "(e.g. ja); English where a check has no translation"}},
         order=20),
     Query(
         "issue-urls",

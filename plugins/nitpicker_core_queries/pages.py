@@ -182,11 +182,12 @@ def _page_html(archive: Any, commit: int, url: str, max_chars: int) -> dict[str,
 URL_PARAM = {"url": {"type": "string", "description": "the page's URL exactly as crawled"}}
 
 QUERIES = [
-    Query("summary", "Counts of internal/external URLs and pages, status distribution (hard failures broken "
-          "down by error kind; URLs never requested counted apart as not_checked), content types by category "
-          "and metadata fill rates of internal HTML pages; `totals` names the counts every front door shows "
-          "(urls, internal_urls, external_urls, pages, 2xx…5xx, failed, skipped, not_checked) and "
-          "`definitions` says what each one means.",
+    Query("summary", "Counts of internal/external URLs and pages (internal URLs include the host's URLs outside "
+          "the crawl's scope, counted apart as outside_scope: checked, never pages), status distribution (hard "
+          "failures broken down by error kind; URLs never requested counted apart as not_checked), content "
+          "types by category and metadata fill rates of internal HTML pages; `totals` names the counts every "
+          "front door shows (urls, internal_urls, external_urls, pages, 2xx…5xx, failed, skipped, "
+          "not_checked) and `definitions` says what each one means.",
           _summary, order=10),
     Query(
         "pages", "Pages of the commit. Default: HTML pages plus rows without a content type that are not "

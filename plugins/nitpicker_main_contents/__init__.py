@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from nitpicker_core import (
@@ -16,6 +17,7 @@ from nitpicker_core import (
     UsageError,
     Violation,
     hookimpl,
+    load_translations,
 )
 
 from .locate import compile_selector, locate, visible_texts
@@ -23,6 +25,8 @@ from .locate import compile_selector, locate, visible_texts
 WORD = re.compile(r"\w+")
 HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 NOTE_LINES = 50
+# rule id -> {language: {title, description, fix}}, from messages/<lang>.json
+TRANSLATIONS = load_translations(Path(__file__).with_name("messages"))
 
 
 class MainContents(Analyzer):
@@ -46,7 +50,10 @@ class MainContents(Analyzer):
     def rules(self) -> list[Rule]:
         # a warning about the setup, not the site: low
         return [Rule("selector-not-found", "Main content selector not found", "low",
-                     "No element matches the selector setting; the main content was found another way.")]
+                     "No element matches the selector setting; the main content was found another way.",
+                     type="warning", fix="Make the selector setting (--main-content-selector) match the site's "
+                     "main content element (main, article, #content, …), or leave it empty to find it "
+                     "automatically.", i18n=TRANSLATIONS.get("selector-not-found", {}))]
 
     def check(self, settings: Mapping[str, Any]) -> None:
         try:  # a broken selector fails once, in the main process, instead of on every page

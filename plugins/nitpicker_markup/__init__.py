@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from nitpicker_core import (
@@ -16,6 +17,7 @@ from nitpicker_core import (
     UsageError,
     Violation,
     hookimpl,
+    load_translations,
 )
 
 from .rules import check, start_tag
@@ -40,6 +42,10 @@ PARSE_RULES = "parse-error, invalid-nesting"
 #: severity -> nitpicker's one priority scale: an error breaks the page for someone (a screen reader, a
 #: parser), a warning is worth fixing, info is a note
 PRIORITY = {"error": "high", "warning": "medium", "info": "low"}
+#: severity -> check type: an error is a defect to fix, a warning something to look at (it may be intended)
+TYPE = {"error": "issue", "warning": "warning", "info": "warning"}
+# rule id -> {language: {title, description}}, from messages/<lang>.json
+TRANSLATIONS = load_translations(Path(__file__).with_name("messages"))
 _SPEC = "https://html.spec.whatwg.org/multipage/"
 # rule id -> (title, help URL, defect key shared with the other sources of the same defect: axe, the crawl)
 CATALOGUE: dict[str, tuple[str, str, str]] = {
@@ -81,7 +87,8 @@ class Markup(Analyzer):
 
     def rules(self) -> list[Rule]:
         return [Rule(rule, CATALOGUE[rule][0], PRIORITY[severity], description, CATALOGUE[rule][1],
-                     CATALOGUE[rule][2]) for rule, (severity, description) in RULES.items()]
+                     CATALOGUE[rule][2], type=TYPE[severity], i18n=TRANSLATIONS.get(rule, {}))
+                for rule, (severity, description) in RULES.items()]
 
     def check(self, settings: Mapping[str, Any]) -> None:
         check_disabled(settings.get("disable"))  # in the main process, so a typo fails before any page

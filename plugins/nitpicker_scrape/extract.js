@@ -40,7 +40,14 @@
     google_site_verification: byName("google-site-verification"), msvalidate: byName("msvalidate.01"),
     yandex_verification: byName("yandex-verification"),
   };
+  // The canonical as written, kept only where the resolved URL hides a defect of it (empty, blank,
+  // fragment-only, white space inside, a scheme without a host): other pages' stored state stays as it was.
+  const canonicalEl = document.querySelector('link[rel~="canonical" i][href]');
+  const canonicalHref = canonicalEl ? canonicalEl.getAttribute("href") : null;
+  const hidden = canonicalEl && canonicalHref !== canonicalEl.href
+    && /^\s*$|^\s*#|\S\s+\S|^\s*[a-z][a-z0-9+.-]*:(?!\/\/[^\/])/i.test(canonicalHref);
   const extra = {
+    ...(hidden ? { canonical_href: canonicalHref } : {}),
     alternate: link("alternate"),
     hreflang: [...document.querySelectorAll('link[rel~="alternate" i][hreflang][href]')].map((el) => ({ hreflang: el.getAttribute("hreflang"), href: el.href })),
     referrer: byName("referrer"),

@@ -1,8 +1,9 @@
-"""The `text` analyzer: proofreads the visible text of each page (Japanese and English rules)."""
+"""The `text` analyzer: proofreads the visible text of each page, each block by the rules of its language."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from nitpicker_core import (
@@ -15,21 +16,18 @@ from nitpicker_core import (
     UsageError,
     Violation,
     hookimpl,
+    load_translations,
+    priority_of,
 )
 
+from .language import GUESS_CHARS, block_language, guess
 from .rules import RULES, Checker, Options, Sentence, parse_dictionary, snippet
-from .visible import sentences, visible_blocks
+from .visible import OPAQUE, sentence_spans, visible_blocks
 
 PLUGIN = "text"
 DEFAULT_MAX_SENTENCE_LENGTH = 100
-#: severity -> the one priority scale: an error is a plain typo a reader notices, a warning a matter of style
-PRIORITY = {"error": "high", "warning": "medium", "info": "low"}
-TITLES = {
-    "mixed-style": "Mixed です・ます and である styles", "doubled-particle": "Doubled Japanese particles",
-    "halfwidth-kana": "Half-width katakana", "mixed-width-alnum": "Full-width letters or digits",
-    "long-sentence": "Long sentences", "repeated-word": "Repeated words", "double-space": "Double spaces",
-    "dictionary": "Terms of the user dictionary",
-}
+DEFAULT_MAX_SENTENCE_WORDS = 40
+TRANSLATIONS = load_translations(Path(__file__).parent / "messages")
 
 
 def options_from(settings: Mapping[str, Any]) -> Options:
@@ -42,17 +40,22 @@ def options_from(settings: Mapping[str, Any]) -> Options:
     limit = DEFAULT_MAX_SENTENCE_LENGTH if limit is None else limit
     if limit < 1:
         raise UsageError(f"text: max_sentence_length must be at least 1, got {limit}")
+    words = settings.get("max_sentence_words")
+    words = DEFAULT_MAX_SENTENCE_WORDS if words is None else words
+    if words < 1:
+        raise UsageError(f"text: max_sentence_words must be at least 1, got {words}")
     try:
         dictionary = parse_dictionary(settings.get("dictionary") or ())
     except ValueError as exc:
         raise UsageError(f"text: {exc}") from None
-    return Options(disabled, int(limit), dictionary)
+    return Options(disabled, int(limit), int(words), dictionary)
 
 
 class TextAnalyzer(Analyzer):
     name = "text"
     label = "Text proofreading"
-    version = "1.0.0"
+    # 2: rules by language (Japanese rules on Japanese text only, English ones on English), code not read
+    version = "2.0.0"
     columns = (
         Column("characters", "Characters"),
         Column("sentences", "Sentences"),
@@ -67,8 +70,9 @@ class TextAnalyzer(Analyzer):
         self.checker: Checker | None = None
 
     def rules(self) -> list[Rule]:
-        return [Rule(rule, TITLES.get(rule, rule), PRIORITY[severity], description)
-                for rule, (severity, description) in RULES.items()]
+        return [Rule(rule, r.title, priority_of(r.severity), r.description, type=r.type, fix=r.fix,
+                     i18n=TRANSLATIONS.get(rule, {}))
+                for rule, r in RULES.items()]
 
     def check(self, settings: Mapping[str, Any]) -> None:
         options_from(settings)  # the engine calls this before the run: a bad setting fails once, not per page
@@ -85,16 +89,24 @@ class TextAnalyzer(Analyzer):
         if self.checker is None:  # called without setup (e.g. from a test): set up from the page's settings
             self.setup(page.settings)
         assert self.checker is not None
+        blocks = visible_blocks(page.document)
+        page_language = guess(" ".join(b.text for b in blocks)[:GUESS_CHARS])
         found: list[Sentence] = []
         characters = 0
-        for block in visible_blocks(page.document):
-            characters += sum(1 for c in block.text if not c.isspace())
-            for text in sentences(block.text):
-                found.append(Sentence(len(found) + 1, text, block))
+        for block in blocks:
+            prose = block.text.replace(OPAQUE, "")
+            characters += len("".join(prose.split()))
+            language = block_language(prose, block.lang, page_language)
+            first = 0  # the block's OPAQUE characters before this sentence
+            for start, text in sentence_spans(block.text):
+                shown = block.shown(text, first)
+                first += text.count(OPAQUE)
+                if text.replace(OPAQUE, "").strip():
+                    found.append(Sentence(len(found) + 1, text, block, language, shown, start))
         findings, style = self.checker.check(found)
         violations = [
-            Violation(f.rule, f"{f.message} (sentence {f.sentence.index})", RULES[f.rule][0], f.sentence.path,
-                      snippet=snippet(f.sentence.text))
+            Violation(f.rule, f"{f.message} (sentence {f.sentence.index})", RULES[f.rule].severity,
+                      f.sentence.path, snippet=snippet(f.sentence.seen))
             for f in findings
         ]
         cells = {"characters": characters, "sentences": len(found), "findings": len(violations),
@@ -107,7 +119,9 @@ def register_settings(register: Any) -> None:
     register("disable", type="list", default=[],
              help=f"rule ids to switch off ({', '.join(RULES)})")
     register("max_sentence_length", type="int", default=DEFAULT_MAX_SENTENCE_LENGTH,
-             help="sentences longer than this many characters are reported (long-sentence)")
+             help="Japanese sentences longer than this many characters are reported (long-sentence)")
+    register("max_sentence_words", type="int", default=DEFAULT_MAX_SENTENCE_WORDS,
+             help="English sentences of more words than this are reported (long-sentence-words)")
     register("dictionary", type="list", default=[],
              help="forbidden terms: 'forbidden=preferred' items, or paths of UTF-8 files with one such "
                   "line each")

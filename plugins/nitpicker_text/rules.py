@@ -10,18 +10,60 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-# rule id → (severity, what it finds); the order here is the order findings of one sentence are listed in
-RULES: dict[str, tuple[str, str]] = {
-    "mixed-style": ("warning", "です・ます and である styles mixed in one page (the less used one is reported)"),
-    "doubled-particle": ("error", "the same Japanese particle twice in a row (「のの」「をを」「がが」…)"),
-    "halfwidth-kana": ("warning", "half-width katakana (ｶﾀｶﾅ)"),
-    "mixed-width-alnum": ("warning", "full-width letters or digits (ＡＢＣ１２３) in a page that also uses "
-                                     "half-width ones"),
-    "long-sentence": ("warning", "a sentence longer than max_sentence_length characters"),
-    "repeated-word": ("error", "the same English word twice in a row (“the the”)"),
-    "double-space": ("warning", "two or more spaces in a row in the visible text (&nbsp;, full-width "
-                                "spaces)"),
-    "dictionary": ("warning", "a term of the user dictionary: forbidden → preferred"),
+from .visible import OPAQUE
+
+
+@dataclass(frozen=True)
+class TextRule:
+    """One rule: ``language`` is the text it reads ("ja", "en", or "" for every language); ``severity``
+    is its level on the core's scale (error → high, warning → medium, info → low)."""
+
+    language: str
+    severity: str
+    type: str
+    title: str
+    description: str
+    fix: str
+
+
+# rule id → the rule; the order here is the order findings of one sentence are listed in
+RULES: dict[str, TextRule] = {
+    "mixed-style": TextRule(
+        "ja", "warning", "warning", "Mixed です・ます and である styles",
+        "です・ます and である styles mixed in one Japanese page (the less used one is reported)",
+        "Rewrite the reported sentences in the style the rest of the page uses."),
+    "doubled-particle": TextRule(
+        "ja", "warning", "issue", "Doubled Japanese particles",
+        "the same Japanese particle twice in a row (「のの」「をを」「がが」…): a typo",
+        "Delete the extra particle."),
+    "halfwidth-kana": TextRule(
+        "ja", "warning", "issue", "Half-width katakana", "half-width katakana (ｶﾀｶﾅ) in Japanese text",
+        "Write the katakana in full width (ｶﾀｶﾅ → カタカナ)."),
+    "mixed-width-alnum": TextRule(
+        "ja", "info", "warning", "Full-width letters or digits",
+        "full-width letters or digits (ＡＢＣ１２３) in Japanese text of a page that also uses half-width ones",
+        "Use half-width letters and digits throughout the page (ＡＢＣ１２３ → ABC123)."),
+    "long-sentence": TextRule(
+        "ja", "info", "warning", "Long Japanese sentences",
+        "a Japanese sentence longer than max_sentence_length characters: hard to read",
+        "Split the sentence in two, or cut what the reader does not need."),
+    "long-sentence-words": TextRule(
+        "en", "info", "warning", "Long English sentences",
+        "an English sentence of more than max_sentence_words words: hard to read",
+        "Split the sentence in two, or cut what the reader does not need."),
+    "repeated-word": TextRule(
+        "en", "warning", "issue", "Repeated words",
+        "the same English word twice in a row (“the the”) in prose; code, keyboard input and sample output "
+        "are not read, and “had had” and “that that” are not reported",
+        "Delete the repeated word."),
+    "double-space": TextRule(
+        "", "info", "warning", "Double spaces",
+        "two or more spaces in a row in the visible text (&nbsp;, full-width spaces), in any language",
+        "Use one space; indent or align with CSS instead of spaces."),
+    "dictionary": TextRule(
+        "", "warning", "issue", "Terms of the user dictionary",
+        "a term of the user dictionary (forbidden → preferred), in any language",
+        "Replace the term with the preferred one the finding names."),
 }
 POLITE, PLAIN = "desu-masu", "de-aru"
 
@@ -29,7 +71,10 @@ JAPANESE = re.compile(r"[\u3041-\u309f\u30a0-\u30ff\u4e00-\u9fff]")
 HALFWIDTH_KANA = re.compile(r"[\uff61-\uff9f]+")
 FULLWIDTH_ALNUM = re.compile(r"[Ａ-Ｚａ-ｚ０-９]+")
 HALFWIDTH_ALNUM = re.compile(r"[A-Za-z0-9]")
-REPEATED_WORD = re.compile(r"\b([A-Za-z]+)\s+\1\b", re.IGNORECASE)
+REPEATED_WORD = re.compile(r"(?<![\w'’-])([A-Za-z]+)\s+\1(?![\w'’-])", re.IGNORECASE)
+# English doublings that are grammatical ("what he had had", "the fact that that happened", C's "long long")
+DOUBLINGS = frozenset({"had", "that", "long"})
+ENGLISH_WORD = re.compile(r"[A-Za-z0-9][\w'’.-]*|" + OPAQUE)  # a piece of code counts as one word
 SPACES = re.compile(r"[ \u00a0\u2000-\u200a\u202f\u205f\u3000]{2,}")
 # only sentences with a repeated run of hiragana can hold a doubled particle: tokenize just those
 REPEATED_KANA = re.compile(r"([\u3041-\u3096]{1,3})\1")
@@ -50,8 +95,15 @@ CACHE_SIZE = 20_000  # sentences whose Japanese analysis is kept: menus and foot
 @dataclass(frozen=True)
 class Sentence:
     index: int  # 1-based, counted over the whole page
-    text: str
+    text: str  # the prose: one OPAQUE character where code (or a gap) stands
     block: Any  # anything with a ``path`` (the CSS path of the block the sentence is in)
+    language: str = ""  # "ja", "en", another primary language subtag, or "" (not known)
+    shown: str = ""  # the sentence as the reader sees it, code included (``text`` when empty)
+    start: int = 0  # where ``text`` starts in the block's text
+
+    @property
+    def seen(self) -> str:
+        return self.shown or self.text
 
     @property
     def path(self) -> str:
@@ -69,6 +121,7 @@ class Finding:
 class Options:
     disabled: frozenset[str] = frozenset()
     max_sentence_length: int = 100
+    max_sentence_words: int = 40
     dictionary: list[tuple[str, str]] = field(default_factory=list)
 
 
@@ -161,14 +214,20 @@ class Checker:
         return rule not in self.options.disabled
 
     def check(self, sentences: list[Sentence]) -> tuple[list[Finding], str]:
-        """Findings in sentence order (then rule order), and the page's style (polite, plain, mixed, "")."""
+        """Findings in sentence order (then rule order), and the page's style (polite, plain, mixed, "").
+
+        Each sentence gets the rules of its language and the language-neutral ones."""
         findings: list[Finding] = []
         styles: dict[str, list[Sentence]] = {POLITE: [], PLAIN: []}
         for sentence in sentences:
-            style, particles = self.japanese(sentence.text)
-            if style:
-                styles[style].append(sentence)
-            findings += self._sentence(sentence, particles)
+            if sentence.language == "ja":
+                style, particles = self.japanese(sentence.text)
+                if style:
+                    styles[style].append(sentence)
+                findings += self._japanese_sentence(sentence, particles)
+            elif sentence.language == "en":
+                findings += self._english_sentence(sentence)
+            findings += self._any_sentence(sentence)
         findings += self._mixed_style(styles)
         findings += self._mixed_width(sentences)
         order = list(RULES)
@@ -197,7 +256,7 @@ class Checker:
                 particles += doubled_particles(tokens, m.start() - left, m.end() - left)
         return style, tuple(particles)
 
-    def _sentence(self, sentence: Sentence, particles: tuple[str, ...]) -> list[Finding]:
+    def _japanese_sentence(self, sentence: Sentence, particles: tuple[str, ...]) -> list[Finding]:
         text, found = sentence.text, []
         if self.on("doubled-particle"):
             for particle in particles:
@@ -208,13 +267,28 @@ class Checker:
                 full = unicodedata.normalize("NFKC", m.group())
                 found.append(Finding("halfwidth-kana", f"half-width katakana 「{m.group()}」: use 「{full}」",
                                      sentence))
-        if self.on("long-sentence") and len(text) > self.options.max_sentence_length:
-            found.append(Finding("long-sentence", f"sentence of {len(text)} characters (limit "
+        length = len(sentence.seen)  # code included: the reader reads it too
+        if self.on("long-sentence") and length > self.options.max_sentence_length:
+            found.append(Finding("long-sentence", f"sentence of {length} characters (limit "
                                                   f"{self.options.max_sentence_length})", sentence))
+        return found
+
+    def _english_sentence(self, sentence: Sentence) -> list[Finding]:
+        text, found = sentence.text, []
+        words = len(ENGLISH_WORD.findall(text))
+        if self.on("long-sentence-words") and words > self.options.max_sentence_words:
+            found.append(Finding("long-sentence-words", f"sentence of {words} words (limit "
+                                                        f"{self.options.max_sentence_words})", sentence))
         if self.on("repeated-word"):
             for m in REPEATED_WORD.finditer(text):
+                if m.group(1).lower() in DOUBLINGS or _set_apart(sentence, m):
+                    continue
                 message = f"word “{m.group(1).lower()}” repeated: “{m.group()}”"
                 found.append(Finding("repeated-word", message, sentence))
+        return found
+
+    def _any_sentence(self, sentence: Sentence) -> list[Finding]:
+        text, found = sentence.text, []
         if self.on("double-space"):
             for m in SPACES.finditer(text):
                 names = " ".join("space" if c == " " else f"U+{ord(c):04X}" for c in m.group())
@@ -247,12 +321,25 @@ class Checker:
             return []
         found = []
         for sentence in sentences:
+            if sentence.language != "ja":
+                continue
             for m in FULLWIDTH_ALNUM.finditer(sentence.text):
                 half = unicodedata.normalize("NFKC", m.group())
                 message = (f"full-width 「{m.group()}」 in a page that also uses half-width letters and "
                            f"digits: use “{half}”")
                 found.append(Finding("mixed-width-alnum", message, sentence))
         return found
+
+
+def _set_apart(sentence: Sentence, match: re.Match[str]) -> bool:
+    """One of the two words is in italics (bold, a definition…) and the other in none: "the month
+    <em>month</em>" names a thing, it does not repeat a word."""
+    apart = getattr(sentence.block, "apart", None)
+    if apart is None:
+        return False
+    first = apart(sentence.start + match.start(1), sentence.start + match.end(1))
+    second = apart(sentence.start + match.end() - len(match.group(1)), sentence.start + match.end())
+    return first != second and not (first and second)
 
 
 def snippet(text: str) -> str:

@@ -100,13 +100,13 @@ def test_the_table_lists_checks_with_findings_by_priority(archive, env):
 
 
 @pytest.mark.parametrize(("specs", "code", "named"), [
-    (["new:high"], 1, "test-error-page"),        # /broken is new
+    (["new:high"], 3, "test-error-page"),        # /broken is new
     (["new:critical"], 0, None),            # nothing critical of ours (built-ins may add: checked below)
-    (["high"], 1, "test-error-page"),
-    (["test-long-url"], 1, "test-long-url"),
-    (["new:test-long-url"], 1, "test-long-url"),
+    (["high"], 3, "test-error-page"),
+    (["test-long-url"], 3, "test-long-url"),
+    (["new:test-long-url"], 3, "test-long-url"),
     (["--base", "2", "new:test-error-page"], 0, None),  # against itself nothing is new
-    (["--base", "2", "test-error-page"], 1, "test-error-page"),
+    (["--base", "2", "test-error-page"], 3, "test-error-page"),
     (["--commit", "1", "--base", "1", "new:high"], 0, None),
 ])
 def test_fail_on_exit_codes(archive, env, specs, code, named):
@@ -116,7 +116,7 @@ def test_fail_on_exit_codes(archive, env, specs, code, named):
     result = issues(archive, env, *args)
     answer = json.loads(result.stdout)
     if code == 0 and specs[-1] == "new:critical":  # built-in checks may find critical things; ours do not
-        code = 1 if any(r["new"] for r in answer["items"] if r["priority"] == "critical") else 0
+        code = 3 if any(r["new"] for r in answer["items"] if r["priority"] == "critical") else 0
     assert result.returncode == code, result.stderr
     if named:
         assert f"--fail-on {specs[-1]}: " in result.stderr and named in result.stderr

@@ -92,12 +92,12 @@ def test_issues_rows_count_the_same_sets(issues_answer: dict[str, Any]) -> None:
 def test_fail_on_gates_on_new_findings(lifecycle: dict[str, Any], issues_answer: dict[str, Any]) -> None:
     archive, cwd = str(lifecycle["archive"]), lifecycle["workdir"]
     gated = run_cli("issues", archive, "--json", "--fail-on", "new:high", cwd=cwd)
-    assert gated.returncode == 1
+    assert gated.returncode == 3  # the gate failed: not an error (1)
     assert gated.stderr.strip() == ("nitpicker: --fail-on new:high: 4 findings "
                                     "(axe/document-title, broken-link, duplicate-id, title-missing)")
     # against itself, nothing is new: the same gate passes, while any-high still fails
     latest = str(issues_answer["commit"])
     assert run_cli("issues", archive, "--json", "--base", latest, "--fail-on", "new:high", cwd=cwd).returncode == 0
-    assert run_cli("issues", archive, "--json", "--base", latest, "--fail-on", "high", cwd=cwd).returncode == 1
+    assert run_cli("issues", archive, "--json", "--base", latest, "--fail-on", "high", cwd=cwd).returncode == 3
     assert run_cli("issues", archive, "--json", "--fail-on", "new:title-duplicate", cwd=cwd).returncode == 0
-    assert run_cli("issues", archive, "--json", "--fail-on", "new:title-missing", cwd=cwd).returncode == 1
+    assert run_cli("issues", archive, "--json", "--fail-on", "new:title-missing", cwd=cwd).returncode == 3

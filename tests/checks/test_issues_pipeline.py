@@ -41,7 +41,7 @@ def pipeline(site, work, env, *flags):
 
 def test_a_weekly_gate_fails_on_the_first_crawl_and_passes_when_nothing_is_new(site, env, tmp_path):
     first = pipeline(site, tmp_path, env, "--fail-on", "new:gate-error-page")
-    assert first.returncode == 1, first.stderr
+    assert first.returncode == 3, first.stderr  # the gate failed
     verdict = json.loads(first.stdout)["verdict"]
     assert verdict == {"passed": False, "checks": [
         {"check": "new:gate-error-page", "value": 1, "failed": True, "failing": ["gate-error-page"]}]}
@@ -57,6 +57,6 @@ def test_a_weekly_gate_fails_on_the_first_crawl_and_passes_when_nothing_is_new(s
 
     # any finding, new or not, still fails the gate that asks for it
     third = run_cli("pipeline", "--resume", "site.nitpicker", "--fail-on", "high", cwd=tmp_path, env=env, timeout=300)
-    assert third.returncode == 1, third.stderr
+    assert third.returncode == 3, third.stderr
     (check,) = json.loads(third.stdout)["verdict"]["checks"]
     assert check["check"] == "high" and check["failed"] and "gate-error-page" in check["failing"]

@@ -25,8 +25,8 @@ EXPECTED: dict[str, set[tuple[str, str]]] = {
     "link-to-redirect": {("/checks-site/", "/checks-site/chain-1"), ("/checks-site/", "/checks-site/old")},
     "redirect-chain": {("/checks-site/chain-1", "/checks-site/chain-2 → /checks-site/ok")},
     "redirect-loop": {("/checks-site/loop-a", "")},
-    "external-link-broken": {("/checks-site/", "http://127.0.0.1:1/nothing"),
-                             ("/checks-site/", "EXT/checks-site/nowhere")},
+    "external-link-broken": {("/checks-site/", "EXT/checks-site/nowhere")},
+    "external-link-unreachable": {("/checks-site/", "http://127.0.0.1:1/nothing")},  # connection refused
     "external-link-blocked": {("/checks-site/", "EXT/checks-site/blocked"),
                               ("/checks-site/", "EXT/checks-site/limited")},
     "isolated-page": set(),
@@ -44,6 +44,7 @@ EXPECTED: dict[str, set[tuple[str, str]]] = {
     "description-too-long": {("/checks-site/long-description", " ".join(["word"] * 50))},
     "viewport-missing": {("/checks-site/bare", "")},
     "lang-missing": {("/checks-site/bare", "")},
+    "canonical-invalid": set(),
     "canonical-mismatch": {("/checks-site/canonical", "/checks-site/ok")},
     "og-title-mismatch": {("/checks-site/social", "Social Title")},
     "og-description-mismatch": {("/checks-site/social", "Social description")},
@@ -215,3 +216,38 @@ def test_a_redirect_chain_is_found_where_it_starts_with_its_hops(tmp_path: Path)
 
 def test_commits_stored_before_chains_were_kept_still_name_the_hops(tmp_path: Path) -> None:
     assert _redirects(tmp_path, chains=False)["redirect-chain"] == {("/b", "/end"), ("/c", "/end")}
+
+
+def test_the_hosts_urls_outside_the_scope_are_internal_links_never_pages(tmp_path: Path) -> None:
+    """A crawl of /docs/ that checked /about (404), /shop/ (200) and /down (500) of its host, and two external URLs."""
+    from nitpicker_core import run_query
+
+    archive = tmp_path / "docs.nitpicker"
+    outside = {"outside_scope": True}
+
+    def checked(path: str, status: int, content_type: str) -> Any:  # as the crawler stores a checked URL
+        return replace(page(SITE + path, None, title="Shop" if status == 200 else "", status=status,
+                            content_type=content_type), html=None, anchors=[], is_target=False, extra=dict(outside))
+
+    with archive_builder(archive, roots=[SITE + "/docs/"]) as build:
+        build.page(page(SITE + "/docs/", title="Docs", links=["/docs/a", "/about", "/shop/", "/down",
+                                                              "https://gone.test/", "https://moved.test/x"]))
+        build.page(page(SITE + "/docs/a", title="A", links=["/docs/"]))
+        build.page(checked("/about", 404, "text/plain"))
+        build.page(checked("/shop/", 200, "text/html"))
+        build.page(checked("/down", 500, "text/html"))
+        build.page(page("https://gone.test/", status=None, content_type=None, external=True,  # type: ignore[arg-type]
+                        extra={"error_kind": "dns"}))
+        build.page(page("https://moved.test/x", status=410, content_type="text/html", external=True))
+    found = _findings(archive, SITE)
+    assert found["broken-link"] == {("/docs/", "/about")}
+    assert found["link-to-server-error"] == {("/docs/", "/down")}
+    assert found["external-link-broken"] == {("/docs/", "https://moved.test/x")}  # answered 4xx/5xx only
+    assert found["external-link-unreachable"] == {("/docs/", "https://gone.test/")}  # no answer at all
+    pages_checked = {url for check in ("isolated-page", "description-missing", "viewport-missing", "title-missing",
+                                       "missing-content-security-policy") for url, _ in found[check]}
+    assert pages_checked == {"/docs/", "/docs/a"}  # /shop/ was checked, never crawled: no page of the crawl
+    with open_archive(archive) as reader:
+        summary = run_query(query_registry(make_plugin_manager()), reader, "summary", {})
+    assert summary["counts"]["internal"] == {"urls": 5, "pages": 2, "pages_loose": 2, "outside_scope": 3}
+    assert summary["counts"]["external"]["urls"] == 2

@@ -57,7 +57,7 @@ def test_update_makes_a_new_commit_sharing_unchanged_pages(crawl, site, cli, tmp
 
 def test_append_widens_scope_in_the_same_commit(crawl, site, cli, tmp_path):
     c = crawl(f"{site}/scope/blog/", "--no-image")
-    assert c.page(f"{site}/scope/docs/")["is_external"]
+    assert c.page(f"{site}/scope/docs/")["extra"]["outside_scope"]  # the host's own: internal, checked only
     result = cli("crawl", "--append", str(c.archive), f"{site}/scope/docs/", "--no-image", cwd=tmp_path, timeout=300)
     assert result.returncode == 0, result.stderr
     with open_archive(c.archive) as reader:
@@ -66,6 +66,7 @@ def test_append_widens_scope_in_the_same_commit(crawl, site, cli, tmp_path):
         api = reader.page(f"{site}/scope/docs/api")
         roots = reader.info()["options"]["roots"]
     assert docs["is_target"] and not docs["is_external"]  # re-promoted: now in scope, rendered
+    assert "outside_scope" not in docs["extra"]
     assert api["title"] == "API Docs" and roots == [f"{site}/scope/blog/", f"{site}/scope/docs/"]
 
 

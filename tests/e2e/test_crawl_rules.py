@@ -13,8 +13,9 @@ def test_scope_subtree_and_out_of_scope_links(crawl, site):
     c = crawl(f"{site}/scope/blog/", "--no-image")
     for path in ("/scope/blog/", "/scope/blog/post-1", "/scope/blog/post-2"):
         assert c.page(site + path)["is_target"] and not c.page(site + path)["is_external"]
-    docs = c.page(f"{site}/scope/docs/")  # same host, outside the start path: checked, not crawled
-    assert (docs["is_external"], docs["is_target"], docs["status"], docs["title"]) == (True, False, 200, "Docs Top")
+    docs = c.page(f"{site}/scope/docs/")  # same host, outside the start path: internal, checked, not crawled
+    assert (docs["is_external"], docs["is_target"], docs["status"], docs["title"]) == (False, False, 200, "Docs Top")
+    assert docs["extra"]["outside_scope"] is True and c.anchors[f"{site}/scope/docs/"] == []
     assert f"{site}/scope/docs/api" not in c.pages
 
 
@@ -100,10 +101,13 @@ def test_list_mode_crawls_only_the_list(crawl, site):
 def test_max_excluded_depth_crawls_out_of_scope_pages_that_deep(crawl, site):
     c = crawl(f"{site}/scope/blog/", "--max-excluded-depth", "1", "--no-image")
     docs = c.page(f"{site}/scope/docs/")
-    assert docs["is_target"] and docs["is_external"] and docs["title"] == "Docs Top"  # rendered, still outside
+    # rendered and followed like a page of the scope: the flag widened it
+    assert docs["is_target"] and not docs["is_external"] and docs["title"] == "Docs Top"
+    assert "outside_scope" not in docs["extra"]
     assert [a["href"] for a in c.anchors[f"{site}/scope/docs/"]] == [f"{site}/scope/docs/api"]
     api = c.page(f"{site}/scope/docs/api")  # two links away: checked only
     assert api["status"] == 200 and not api["is_target"] and c.anchors[f"{site}/scope/docs/api"] == []
+    assert not api["is_external"] and api["extra"]["outside_scope"] is True
 
 
 def test_robots_crawl_delay_spaces_requests_to_the_host(crawl, site):

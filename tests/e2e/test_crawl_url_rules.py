@@ -47,14 +47,15 @@ def test_a_start_url_naming_a_file_crawls_its_directory(crawl, site):
         page = c.page(site + path)
         assert (page["is_target"], page["is_external"], page["title"]) == (True, False, title)
     elsewhere = c.page(f"{site}/url-rules/elsewhere.html")  # above the start directory: checked, not crawled
-    assert (elsewhere["is_external"], elsewhere["is_target"]) == (True, False)
+    assert (elsewhere["is_external"], elsewhere["is_target"], elsewhere["extra"]["outside_scope"]) == (
+        False, False, True)
     assert "outside the scope" not in c.result.stderr  # everything the start page links to was crawled
     assert "3 rendered" in c.result.stderr
 
 
 def test_a_scope_that_leaves_most_links_out_is_explained(crawl, site):
     c = crawl(f"{site}/url-rules/narrow/start/", "--no-image")
-    assert c.page(f"{site}/url-rules/narrow/p1.html")["is_external"]
+    assert c.page(f"{site}/url-rules/narrow/p1.html")["extra"]["outside_scope"]
     said = c.result.stderr
     assert "2 rendered" in said
     assert (f"6 of the 7 pages the start page links to on localhost:{site.rsplit(':', 1)[1]} are outside the "

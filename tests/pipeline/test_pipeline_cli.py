@@ -114,7 +114,7 @@ def test_fail_on_stops_the_run_with_a_verdict(first, pipe_env):
     work, archive, _, _ = first
     before = len(events(journal_of(archive)))
     checks = ("broken-links>0", "violations>5", "violations:pipe-words>=0", "crawl-errors>0", "analyzer-errors>0")
-    summary = resume(work, *(a for c in checks for a in ("--fail-on", c)), env=pipe_env, code=1)
+    summary = resume(work, *(a for c in checks for a in ("--fail-on", c)), env=pipe_env, code=3)
     assert summary["verdict"] == {"passed": False, "checks": [
         {"check": "broken-links>0", "value": 1, "failed": True},
         {"check": "violations>5", "value": 0, "failed": False},
@@ -123,7 +123,7 @@ def test_fail_on_stops_the_run_with_a_verdict(first, pipe_env):
         {"check": "analyzer-errors>0", "value": 0, "failed": False}]}
     evs = new_events(archive, before)
     assert kinds(evs)[-2:] == ["verdict", "run_finished"]
-    assert evs[-1]["state"] == "stopped" and evs[-1]["exit_code"] == 1
+    assert evs[-1]["state"] == "stopped" and evs[-1]["exit_code"] == 3  # a failed gate, not an error
     summary = resume(work, "--fail-on", "broken-links>1", env=pipe_env)
     assert summary["verdict"]["passed"] is True
 

@@ -93,7 +93,8 @@ def test_diff_view_explains_each_modified_page_fields_links_and_resources(app):
     page = doc(app, "/diff")  # HEAD (3) against its parent (2)
     assert texts(page.xpath("//h1"))[0].endswith("2 → 3")
     assert texts(page.xpath('//section[@aria-labelledby="diff-removed"]//li')) == [ABOUT]
-    assert [d.get("data-url") for d in page.xpath('//details[@class="page-change"]')] == [HOME, PDF]
+    # the page that became an error page first, then the others in URL order
+    assert [d.get("data-url") for d in page.xpath('//details[@class="page-change"]')] == [PDF, HOME]
     change = page.xpath(f'//details[@data-url="{HOME}"]')[0]
     title = change.xpath('.//tr[@data-field="title"]')[0]
     assert texts(title.xpath("td")) == ["Home", TITLE_3]  # old → new, the markup as text
@@ -103,6 +104,31 @@ def test_diff_view_explains_each_modified_page_fields_links_and_resources(app):
     link = change.xpath('.//a[@class="html-diff-link"]')[0].get("href")
     assert (urlsplit(link).path, parse_qs(urlsplit(link).query)) == (
         "/diff/page", {"url": [HOME], "base": ["2"], "commit": ["3"]})
+
+
+def test_diff_view_says_what_changed_in_words_before_the_raw_fields(app):
+    page = doc(app, "/diff")
+    error = page.xpath(f'//details[@data-url="{PDF}"]')[0]
+    assert texts(error.xpath("summary"))[0] == f"{PDF} — Now an error page: status 200 → 500"
+    assert texts(error.xpath('ul[@class="change-words"]/li'))[0] == "Now an error page: status 200 → 500"
+    home_page = page.xpath(f'//details[@data-url="{HOME}"]')[0]
+    said = texts(home_page.xpath('ul[@class="change-words"]/li'))
+    assert said[0] == f"Title changed from “Home” to “{TITLE_3}”"
+    assert "Links: 1 removed" in said and "Resources: 1 added, 1 removed" in said
+    # the fields, headers and hashes are there, closed, after the words; never leading
+    [raw] = home_page.xpath('details[@class="raw-changes"]')
+    assert raw.get("open") is None and raw.xpath('.//tr[@data-field="html_sha256"]')
+    assert home_page.index(raw) > home_page.index(home_page.xpath('ul[@class="change-words"]')[0])
+    assert "html_sha256" not in texts(home_page.xpath("summary"))[0]
+    japanese = lxml.html.fromstring(get(app, "/diff", lang="ja"))
+    assert "エラーページになりました: ステータス 200 → 500" in texts(japanese.xpath('//ul[@class="change-words"]/li'))
+
+
+def test_page_diff_view_says_what_changed_in_words_first(app):
+    page = doc(app, f"/diff/page?url={quote(PDF, safe='')}")
+    section = page.xpath('//section[@aria-labelledby="changes"]')[0]
+    assert texts(section.xpath('ul[@class="change-words"]/li'))[0] == "Now an error page: status 200 → 500"
+    assert section.xpath('details[@class="raw-changes"]//tr[@data-field="status"]')
 
 
 def test_diff_view_against_a_chosen_base_lists_links_added_and_the_added_page(app):
@@ -205,7 +231,14 @@ def test_diff_view_in_chromium_opens_the_html_diff_as_inert_text(app, serving, b
             page.goto(base + "/diff")
             change = page.locator(f'details.page-change[data-url="{HOME}"]')
             assert change.get_attribute("open") is not None
-            assert change.locator('tr[data-field="title"] td.new').inner_text() == TITLE_3
+            # what changed in words; the raw fields behind their toggle until it is opened
+            words = change.locator('ul.change-words li[data-change="field_changed"]')
+            assert words.inner_text() == f"Title changed from “Home” to “{TITLE_3}”"
+            raw = change.locator('tr[data-field="title"] td.new')
+            assert not raw.is_visible()
+            change.locator("details.raw-changes > summary").click()
+            raw.wait_for(state="visible")
+            assert raw.inner_text() == TITLE_3
             change.locator("a.html-diff-link").click()
             page.wait_for_url(lambda url: urlsplit(url).path == "/diff/page")
             added = page.locator("pre.html-diff span.add")

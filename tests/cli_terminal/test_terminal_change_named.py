@@ -1,0 +1,45 @@
+"""On a terminal, the demo's second run names what changed: its new broken link, by check, before the
+security headers of the two added pages (issue 27: it said "12 new, 8 fixed" and named none of them)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from pty_terminal import Terminal
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def second_run(tmp_path_factory) -> str:
+    """The summary the demo's second `nitpicker pipeline` printed (version 2 of the shop, commit 2)."""
+    workdir = Path(tmp_path_factory.mktemp("demo-again"))
+    shown = ""
+    for _ in range(2):
+        term = Terminal("pipeline", "--no-image", "--plugin", "markup", cwd=workdir)
+        code = term.wait()
+        shown = "\n".join(term.fragments())
+        assert code == 2, shown[-3000:]  # 2: only an external link failed (the closed partner)
+    return shown[shown.index("Crawl complete:"):]
+
+
+def test_the_second_demo_run_names_its_new_broken_link(second_run):
+    lines = second_run.splitlines()
+    findings = next(i for i, line in enumerate(lines) if line.startswith("Findings: "))
+    counts = re.search(r"since commit 1: (\d+) new, (\d+) fixed$", lines[findings])
+    assert counts, lines[findings]
+    assert lines[findings + 1] == f"New since commit 1: {counts[1]} findings of 7 checks"
+    # the most severe first: the link from blog post 5 to the product page that answers 404 now
+    assert re.fullmatch(r"high +broken-link \(1\): http://localhost:\d+/showcase/blog/5 → "
+                        r"http://localhost:\d+/showcase/products/8", lines[findings + 2]), lines[findings + 2]
+    new = lines[findings + 2:lines.index(next(x for x in lines if x.startswith("Fixed since commit 1: ")))]
+    # ten findings of five header checks on the two added pages: two lines, not ten
+    headers = [line for line in new if "missing-" in line]
+    assert len(headers) == 2 and "/showcase/products/9" in headers[0] and "/showcase/blog/6" in headers[0]
+    assert headers[1].endswith("(2 each): the same pages as missing-content-security-policy")
+    fixed = lines.index(next(x for x in lines if x.startswith("Fixed since commit 1: ")))
+    assert re.fullmatch(r"high +broken-link \(1\): http://localhost:\d+/showcase/ → "
+                        r"http://localhost:\d+/showcase/old-catalogue", lines[fixed + 1]), lines[fixed + 1]
+    assert lines[fixed].startswith(f"Fixed since commit 1: {counts[2]} findings")
