@@ -75,7 +75,9 @@ class Check:
     ``analyzer`` names the analyzer whose run the findings depend on: on a commit that analyzer never
     ran on, the check is "not analysed", never 0. ``type`` is one of ``CHECK_TYPES``. ``i18n`` holds
     translations by language code (``{"ja": {"title": …, "description": …, "fix": …}}``); a field a
-    translation leaves out falls back to the English one (``text()``).
+    translation leaves out falls back to the English one (``text()``). ``link_target``: each finding is
+    a link, its URL the page the link is on and its detail the target written there; issue lists then show
+    each link's anchor text, position and the target's status.
     """
 
     id: str
@@ -91,6 +93,7 @@ class Check:
     order: int = 100
     type: str = "issue"
     i18n: Mapping[str, Mapping[str, str]] = field(default_factory=dict, hash=False, compare=False)
+    link_target: bool = False
 
     def text(self, name: str, language: str = "en") -> str:
         """The check's ``title``, ``description`` or ``fix`` in ``language``, English where not translated."""

@@ -253,18 +253,24 @@ class Stored:
             )[0][0]
         )
 
-    def shared_urls(self, commit: int, base: int, check_ids: list[str]) -> int:
-        """URLs the checks found on both commits (any check, any detail on each side)."""
+    def shared_urls(
+        self, commit: int, base: int, check_ids: list[str], base_ids: list[str] | None = None
+    ) -> int:
+        """URLs the checks found on both commits (any check, any detail on each side; ``base_ids`` on the base)."""
+        then = check_ids if base_ids is None else base_ids
         return int(
             self.reader.execute(
                 f"SELECT count(*) FROM (SELECT DISTINCT url FROM set_finding WHERE set_id IN "
                 f"({self._sets_of(commit, check_ids)})) n WHERE EXISTS (SELECT 1 FROM set_finding b WHERE "
-                f"b.set_id IN ({self._sets_of(base, check_ids)}) AND b.url = n.url)"
+                f"b.set_id IN ({self._sets_of(base, then)}) AND b.url = n.url)"
             )[0][0]
         )
 
-    def regressed_urls(self, commit: int, base: int, prior: int, check_ids: list[str]) -> int:
+    def regressed_urls(
+        self, commit: int, base: int, prior: int, check_ids: list[str], base_ids: list[str] | None = None
+    ) -> int:
         """New URLs (on the commit, on none of the checks on the base) with a finding the prior commit had."""
+        then = check_ids if base_ids is None else base_ids
         pairs = [
             (self.set_of(commit, c), self.set_of(prior, c))
             for c in check_ids
@@ -277,7 +283,7 @@ class Stored:
             self.reader.execute(
                 f"WITH pair (now, prior) AS (VALUES {values}) SELECT count(DISTINCT a.url) FROM pair "
                 f"JOIN set_finding a ON a.set_id = pair.now WHERE NOT EXISTS (SELECT 1 FROM set_finding b "
-                f"WHERE b.set_id IN ({self._sets_of(base, check_ids)}) AND b.url = a.url) AND EXISTS "
+                f"WHERE b.set_id IN ({self._sets_of(base, then)}) AND b.url = a.url) AND EXISTS "
                 "(SELECT 1 FROM set_finding p WHERE p.set_id = pair.prior AND p.url = a.url AND p.detail = a.detail)"
             )[0][0]
         )

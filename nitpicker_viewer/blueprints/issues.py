@@ -112,6 +112,18 @@ def issue_row(check: str, rows: list[dict[str, Any]] | None = None) -> dict[str,
         (row for row in rows if check in row["sources"]), None)
 
 
+# A link check's rows say where each link is; every other row names the page, what on it, and who found it.
+LINK_COLUMNS = (Col("url", "col.source", None, "page"), Col("state", "col.finding_state", None, "finding_state"),
+                Col("target", "col.link_target", None, "page"), Col("text", "col.text"),
+                Col("answer", "col.status"), Col("position", "col.line"))
+FINDING_COLUMNS = (Col("url", "col.page", None, "page"), Col("state", "col.finding_state", None, "finding_state"),
+                   Col("detail", "col.detail"), Col("sources", "col.found_by", None, "list"))
+
+
+def _columns(row: dict[str, Any] | None) -> tuple[Col, ...]:
+    return LINK_COLUMNS if row is not None and row.get("link") else FINDING_COLUMNS
+
+
 @issues.get("/issue")
 def detail() -> str:
     check = request.args.get("check", "")
@@ -119,13 +131,11 @@ def detail() -> str:
         abort(400, "give ?check= (a check id, e.g. broken-link)")
     # the default lists the commit's findings, as many as the count above; fixed ones are the base's
     state_options = (("", "issues.current"), *((state, "state." + state) for state in STATES), ("all", "any"))
-    table = paged_table("issue-urls", "issues.urls", "issue-urls", (
-        Col("url", "col.url", None, "page"), Col("state", "col.finding_state", None, "finding_state"),
-        Col("detail", "col.detail"), Col("check", "col.source")),
-        filters=(Filter("state", "col.finding_state", "select", state_options),),
-        params={"check": check, "base": _arg("base")}, sortable=False)
     answer = _issues(_arg("base"))
     row = issue_row(check, answer["items"])
+    table = paged_table("issue-urls", "issues.urls", "issue-urls", _columns(row),
+                        filters=(Filter("state", "col.finding_state", "select", state_options),),
+                        params={"check": check, "base": _arg("base")}, sortable=False)
     if row is None:  # the query knew the id, so a registered check without a row cannot happen; be explicit
         abort(404, f"no check {check!r}")
     return render("issue.html", title="view.issue", check=check, row=row, table=table,
@@ -133,8 +143,8 @@ def detail() -> str:
                   overview_href=_link("issues.overview"))
 
 
-def _on_page(url: str, base: str | None) -> list[tuple[str, int, str, str, bool]]:
-    """Every finding on one page against ``base``: (issue row id, state, detail, check, regressed).
+def _on_page(url: str, base: str | None) -> list[tuple[str, int, str, tuple[str, ...], bool]]:
+    """Every defect on one page against ``base``: (issue row id, state, detail, sources, regressed).
 
     Each check is asked for this URL only, which reads its stored findings by key; an index of every finding
     of the commit, built on the first page opened, took 26 s at 100,000 pages.
@@ -145,23 +155,24 @@ def _on_page(url: str, base: str | None) -> list[tuple[str, int, str, str, bool]
             continue
         for item in query_once("issue-urls", check=row["id"], base=base, url=url, state="all",
                                limit=SCAN_PAGE)["items"]:
-            found.append((row["id"], STATES.index(item["state"]), item["detail"], item["check"],
-                          bool(item.get("regressed"))))
+            found.append((row["id"], STATES.index(item["state"]), item["detail"],
+                          tuple(item.get("sources") or [item["check"]]), bool(item.get("regressed"))))
     return found
 
 
 def page_issues(url: str) -> list[dict[str, Any]]:
-    """Every finding of every check on one page (fixed ones too), in the overview's order, new before persisting."""
+    """Every defect on one page (fixed ones too), in the overview's order, new before persisting: a defect
+    several checks found is one entry naming them."""
     base = _arg("base")
     # a live crawl's answers may change between two reads: rows are matched by id, never by position
     ranked = {row["id"]: (rank, row) for rank, row in enumerate(_issues(base)["items"])}
     found = []
-    for issue, state, detail, check, regressed in derived(("page-issues", base, url), lambda: _on_page(url, base)):
+    for issue, state, detail, sources, regressed in derived(("page-issues", base, url), lambda: _on_page(url, base)):
         if issue not in ranked:
             continue
         rank, row = ranked[issue]
-        found.append({"rank": rank, "state": STATES[state], "detail": detail, "check": check, "regressed": regressed,
-                      "title": row["title"], "priority": row["priority"], "issue": issue,
+        found.append({"rank": rank, "state": STATES[state], "detail": detail, "sources": list(sources),
+                      "regressed": regressed, "title": row["title"], "priority": row["priority"], "issue": issue,
                       "href": _link("issues.detail", check=issue)})
-    found.sort(key=lambda f: (f["rank"], STATES.index(f["state"]), f["detail"], f["check"]))
+    found.sort(key=lambda f: (f["rank"], STATES.index(f["state"]), f["detail"], f["sources"]))
     return found

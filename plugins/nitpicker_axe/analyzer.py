@@ -31,8 +31,10 @@ IMPACTS = ("critical", "serious", "moderate", "minor")
 PRIORITY = {"critical": "critical", "serious": "high", "moderate": "medium", "minor": "low"}
 # rules that find the same defect as another source (the crawl's images without alt, markup's rules): the
 # issues list shows such a defect once, with its sources
-DEFECTS = {"image-alt": "image-alt", "html-has-lang": "html-lang", "link-name": "link-name",
-           "button-name": "button-name", "heading-order": "heading-order", "duplicate-id": "duplicate-id"}
+DEFECTS = {"image-alt": "image-alt", "input-image-alt": "image-alt", "html-has-lang": "html-lang",
+           "link-name": "link-name", "button-name": "button-name", "heading-order": "heading-order",
+           "duplicate-id": "duplicate-id", "duplicate-id-aria": "duplicate-id", "duplicate-id-active": "duplicate-id",
+           "page-has-heading-one": "h1-missing", "document-title": "title-missing"}
 # rules outside WCAG (axe's best practices) and experimental ones point at something to look at: warnings
 WARNING_TAGS = frozenset({"best-practice", "experimental"})
 # rule id -> {language: {title, description}}: messages/ja.json, refreshed by catalogue_gen from axe's locale

@@ -9,7 +9,7 @@ from typing import Any
 
 from nitpicker_core import Check, CheckContext, Finding
 
-from .common import final, links, rows, unique
+from .common import final, links, memo, rows, unique
 
 # Answers that mean "not for robots" rather than "gone": LinkedIn's 999 and the usual bot walls.
 BLOCKED = (403, 429, 999)
@@ -45,6 +45,22 @@ def _linked(ctx: CheckContext, external: bool, *outcomes: str) -> Iterator[Findi
 def broken_links(ctx: CheckContext) -> Iterator[Finding]:
     # An internal 403/429 is the site refusing its own pages: broken, whatever a bot wall would mean elsewhere.
     return _linked(ctx, False, "client", "blocked")
+
+
+def broken_targets(ctx: CheckContext) -> set[str]:
+    """The 4xx URLs internal links end at (after redirects): broken-link lists them with the links to them."""
+    def load() -> set[str]:
+        table = rows(ctx)
+        ends = set()
+        for link in links(ctx):
+            target = table.get(link.target)
+            end = final(ctx, link.target)
+            if (target is not None and not target.get("is_external") and link.source != link.target
+                    and end is not None and _outcome(end) in ("client", "blocked")):
+                ends.add(end["url"])
+        return ends
+
+    return memo(ctx, "broken_targets", load)
 
 
 def server_error_links(ctx: CheckContext) -> Iterator[Finding]:
@@ -132,22 +148,22 @@ CHECKS = [
           "outside the crawl's scope there is checked too.",
           "Point each link at the page's current URL, or restore or redirect the missing page.",
           "https://developers.google.com/search/docs/crawling-indexing/http-network-errors",
-          lambda ctx: unique(broken_links(ctx)), order=10, type="issue"),
+          lambda ctx: unique(broken_links(ctx)), link_target=True, order=10, type="issue"),
     Check("link-to-server-error", "Internal links to pages that answer 5xx", "links", "high",
           "Internal pages link to internal URLs that answered a server error (500, 502, 503, …).",
           "Fix the server error behind the target page; if it is gone for good, update the links.",
-          STATUS_HELP, lambda ctx: unique(server_error_links(ctx)), order=11, type="issue"),
+          STATUS_HELP, lambda ctx: unique(server_error_links(ctx)), link_target=True, order=11, type="issue"),
     Check("link-to-failed-url", "Internal links to URLs that could not be fetched", "links", "high",
           "Internal pages link to internal URLs that gave no answer at all: a timeout, a refused connection, a "
           "DNS failure or a redirect loop.",
           "Make the target answer, or change or remove the links to it.",
           "https://developers.google.com/search/docs/crawling-indexing/http-network-errors",
-          lambda ctx: unique(failed_links(ctx)), order=12, type="issue"),
+          lambda ctx: unique(failed_links(ctx)), link_target=True, order=12, type="issue"),
     Check("link-to-redirect", "Internal links to redirects", "links", "low",
           "Internal pages link to internal URLs that redirect: every click costs a round trip and crawlers spend "
           "budget on the hop.",
           "Link straight to the redirect's destination.", REDIRECTS_HELP,
-          lambda ctx: unique(redirect_links(ctx)), order=13, type="opportunity"),
+          lambda ctx: unique(redirect_links(ctx)), link_target=True, order=13, type="opportunity"),
     Check("redirect-chain", "Redirect chains", "links", "medium",
           "URLs that start a chain of two or more redirects (the detail is the chain, final destination last): "
           "each hop adds latency, and crawlers may stop following.",
@@ -161,7 +177,7 @@ CHECKS = [
           "Internal pages link to external URLs that answered 4xx or 5xx (other than the bot walls 403, 429 and "
           "999). External URLs that gave no answer at all are external-link-unreachable.",
           "Update the link to the resource's current address, or remove it.", STATUS_HELP,
-          lambda ctx: unique(external_broken(ctx)), order=16, type="issue"),
+          lambda ctx: unique(external_broken(ctx)), link_target=True, order=16, type="issue"),
     Check("external-link-unreachable", "External links that could not be reached", "links", "low",
           "Internal pages link to external URLs that gave no HTTP answer: the host does not resolve (dns), "
           "refused or reset the connection, timed out, or failed TLS. The error kind is the target URL's "
@@ -169,13 +185,13 @@ CHECKS = [
           "crawler's network (no DNS, a firewall).",
           "Open the link from your own network; if the host is gone, link to where the resource moved or remove "
           "the link.", "https://developers.google.com/search/docs/crawling-indexing/http-network-errors",
-          lambda ctx: unique(external_unreachable(ctx)), order=16, type="warning"),
+          lambda ctx: unique(external_unreachable(ctx)), link_target=True, order=16, type="warning"),
     Check("external-link-blocked", "External links that refused the crawler", "links", "low",
           "External URLs answered 403, 429 or 999, which sites send to robots and rate-limited clients: the link "
           "is probably fine for people, but could not be verified.",
           "Open the link in a browser; if it works, nothing to do (or exclude the host from link checking).",
           "https://developer.mozilla.org/en-US/docs/Web/HTTP/Status/429",
-          lambda ctx: unique(external_blocked(ctx)), order=17, type="warning"),
+          lambda ctx: unique(external_blocked(ctx)), link_target=True, order=17, type="warning"),
     Check("isolated-page", "Pages no other page links to", "links", "medium",
           "Internal HTML pages that no anchor of another page reaches, directly or through a redirect (crawl "
           "roots excepted): visitors cannot find them and search engines rank them low.",

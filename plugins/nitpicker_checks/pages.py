@@ -12,6 +12,7 @@ import lxml.html
 from nitpicker_core import Check, CheckContext, Finding
 
 from .common import children, content_pages, content_urls, memo, rows, unique, without_positions
+from .links import broken_targets
 
 Finder = Callable[[CheckContext], Iterator[Finding]]
 # Search results show about this many characters (Google cuts by pixels; these are the usual audit limits).
@@ -30,11 +31,17 @@ _CANONICALS = (
 _SPACE = re.compile(r"\s")
 
 
-def _status_pages(ctx: CheckContext, low: int, high: int) -> Iterator[Finding]:
+def _status_pages(ctx: CheckContext, low: int, high: int, linked: set[str] | None = None) -> Iterator[Finding]:
     for row in rows(ctx).values():
         status = row.get("status")
-        if not row.get("is_external") and status is not None and low <= status <= high:
+        if (not row.get("is_external") and status is not None and low <= status <= high
+                and row["url"] not in (linked or ())):
             yield Finding(row["url"], str(status))
+
+
+def client_error_pages(ctx: CheckContext) -> Iterator[Finding]:
+    # A 4xx page that internal links end at is one defect, listed by broken-link with each link to it.
+    return _status_pages(ctx, 400, 499, broken_targets(ctx))
 
 
 def failed_urls(ctx: CheckContext) -> Iterator[Finding]:
@@ -180,10 +187,11 @@ def _check(id: str, title: str, category: str, priority: str, description: str, 
 
 CHECKS = [
     _check("client-error-page", "Internal URLs answering 4xx", "response", "medium",
-           "Internal URLs that answered a client error (404, 410, 403, …); the detail is the status. The links "
-           "to them are listed by broken-link.",
+           "Internal URLs that answered a client error (404, 410, 403, …) and that no crawled page links to (a "
+           "start URL, a sitemap entry…); the detail is the status. A 4xx URL that pages link to is a broken-link "
+           "finding, listed with each link to it, not a second defect here.",
            "Restore the page or redirect it to its replacement; then fix the links pointing at it.", STATUS_HELP,
-           lambda ctx: _status_pages(ctx, 400, 499), 20),
+           client_error_pages, 20),
     _check("server-error-page", "Internal URLs answering 5xx", "response", "high",
            "Internal URLs that answered a server error (500, 502, 503, …): the site failed for this page.",
            "Find the error in the server's logs and fix it.", STATUS_HELP,
@@ -195,7 +203,8 @@ CHECKS = [
     _check("title-missing", "Pages without a title", "metadata", "high",
            "HTML pages with no <title> or an empty one (the detail says which: missing or empty): search results "
            "and browser tabs show the bare URL.",
-           "Give every page a unique, descriptive <title>.", TITLE_HELP, _absent("title"), 40),
+           "Give every page a unique, descriptive <title>.", TITLE_HELP, _absent("title"), 40,
+           defect="title-missing"),
     _check("title-duplicate", "Pages sharing a title", "metadata", "medium",
            "HTML pages (status 200) whose title another page has too; the detail is the shared title.",
            "Write a title that says what this page has that the others do not.", TITLE_HELP,
@@ -208,7 +217,7 @@ CHECKS = [
            "HTML pages with no meta description or an empty one (the detail says which: missing or empty): "
            "search engines make up the snippet.",
            "Add a <meta name=\"description\"> that summarises the page in a sentence or two.", SNIPPET_HELP,
-           _absent("description"), 43, type="opportunity"),
+           _absent("description"), 43, type="opportunity", defect="description-missing"),
     _check("description-duplicate", "Pages sharing a meta description", "metadata", "low",
            "HTML pages (status 200) whose meta description another page has too; the detail is the description.",
            "Write a description specific to each page, or leave it out rather than repeat one.", SNIPPET_HELP,
@@ -220,7 +229,8 @@ CHECKS = [
     _check("viewport-missing", "Pages without a viewport", "metadata", "medium",
            "HTML pages without <meta name=\"viewport\">: phones show them zoomed out as on a desktop.",
            "Add <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">.",
-           "https://developer.mozilla.org/en-US/docs/Web/HTML/Viewport_meta_tag", _empty("viewport"), 46),
+           "https://developer.mozilla.org/en-US/docs/Web/HTML/Viewport_meta_tag", _empty("viewport"), 46,
+           defect="viewport-missing"),
     _check("lang-missing", "Pages without a language", "accessibility", "medium",
            "HTML pages whose <html> has no lang attribute: screen readers guess the pronunciation, translators "
            "the language.", "Set <html lang=\"…\"> to the page's language (en, de, ja, …).",
@@ -248,11 +258,13 @@ CHECKS = [
     _check("h1-missing", "Pages without an h1", "content", "medium",
            "HTML pages (2xx) without an <h1>: readers, screen readers and search engines miss the main heading.",
            "Give the page one <h1> naming its subject.",
-           "https://developer.mozilla.org/en-US/docs/Web/HTML/Element/Heading_Elements", _h1("missing"), 50),
+           "https://developer.mozilla.org/en-US/docs/Web/HTML/Element/Heading_Elements", _h1("missing"), 50,
+           defect="h1-missing"),
     _check("h1-multiple", "Pages with several h1", "content", "low",
            "HTML pages (2xx) with more than one <h1>; the detail is their texts.",
            "Keep one <h1> for the page's subject and make the others <h2>.",
-           "https://developer.mozilla.org/en-US/docs/Web/HTML/Element/Heading_Elements", _h1("multiple"), 51, type="warning"),
+           "https://developer.mozilla.org/en-US/docs/Web/HTML/Element/Heading_Elements", _h1("multiple"), 51,
+           type="warning", defect="h1-multiple"),
     _check("jsonld-parse-error", "JSON-LD that does not parse", "structured-data", "medium",
            "JSON-LD scripts that are not valid JSON (the detail is the parser's message): search engines ignore "
            "the whole script.", "Fix the JSON (a validator shows where) or generate it with a JSON serialiser.",

@@ -27,6 +27,8 @@ from nitpicker_core import (
 from nitpicker_core.archive import aggregates, findings_store
 
 from .common import PAGING, page_of
+from .defects import DefectKey, key_of, lifecycle
+from .link_rows import with_links
 
 STATES = ("new", "persisting", "fixed")
 # What issue-urls lists by default: the commit's findings (the number `issues` shows); fixed ones on request.
@@ -207,11 +209,11 @@ class Lifecycle:
 
     def find(self, check_id: str) -> list[Check]:
         """The checks behind a row id (a check id or a shared defect key); UsageError naming the closest."""
+        group = next((g for g in self.groups() if len(g) > 1 and (g[0].defect or g[0].id) == check_id), None)
+        if group is not None:  # a shared defect key names its row, even where a source has the same id
+            return group
         if check_id in self.checks:  # one source of a shared defect lists only its own findings
             return [self.checks[check_id]]
-        group = [c for c in self.checks if c.defect and c.defect == check_id]
-        if group:
-            return next(g for g in self.groups() if group[0] in g)
         known = sorted(set(self.checks.names()) | {c.defect for c in self.checks if c.defect})
         close = difflib.get_close_matches(check_id, known, n=3, cutoff=0.5) or known[:3]
         raise UsageError(f"no check {check_id!r}" + (f"; closest: {', '.join(close)}" if close else ""))
@@ -226,59 +228,46 @@ def _urls(findings: Iterable[Finding]) -> set[str]:
 
 
 def _merged(life: Lifecycle, group: list[Check]) -> dict[str, Any]:
-    """Counts of a group of checks; a merged group (shared defect key) counts affected URLs, not findings."""
-    if len(group) == 1:
-        fast = life.counts(group[0])
-        if fast is not None:
-            return {"state": "ok", "error": None, **fast}
-    else:
-        fast = _merged_stored(life, group)
+    """Counts of a group of checks; a merged group (shared defect key) counts defects, each found by any source."""
+    if len(group) > 1:
+        key = key_of(group)
+        fast = _merged_stored(life, group) if key.of is None else _plain_stored(life, group, key)
         if fast is not None:
             return fast
-    per = {c.id: life.states(c) for c in group}
-    if len(group) == 1:
-        s = per[group[0].id]
-        now = s["now"]
-        return {
-            "state": "error" if now.error else "not_analysed" if now.found is None else "ok",
-            "error": now.error or None,
-            "findings": None if now.found is None else len(now.found),
-            "urls": None if now.found is None else len(_urls(now.found)),
-            **{state: _count(s["sets"], state) for state in STATES},
-            "regressed": None if s["sets"] is None else len(s["regressed"]),
-        }
-    now_urls: set[str] = set()
-    compared_now: set[str] = set()
-    compared_before: set[str] = set()
-    regressed: set[str] = set()
-    analysed, compared = False, False
-    for check in group:
-        s = per[check.id]
-        if s["now"].found is None:
-            continue
-        analysed = True
-        urls = _urls(s["now"].found)
-        now_urls |= urls
-        if s["sets"] is not None:  # only sources analysed on both commits take part in the comparison
-            compared = True
-            compared_now |= urls
-            compared_before |= _urls(s["before"].found if s["before"] is not None else ())
-            regressed |= _urls(s["regressed"])
-    sets = {"new": compared_now - compared_before, "persisting": compared_now & compared_before,
-            "fixed": compared_before - compared_now}
+        counts = lifecycle(life, group, lambda check, commit: life.outcome(check, commit).found).counts()
+        return {**counts, "sources": {c.id: _merged(life, [c]) for c in group}}
+    fast = life.counts(group[0])
+    if fast is not None:
+        return {"state": "ok", "error": None, **fast}
+    s = life.states(group[0])
+    now = s["now"]
     return {
-        "state": "ok" if analysed else "not_analysed",
-        "error": None,
-        "findings": len(now_urls) if analysed else None,
-        "urls": len(now_urls) if analysed else None,
-        **{state: len(sets[state]) if compared else None for state in STATES},
-        "regressed": len(regressed & sets["new"]) if compared else None,
-        "sources": {c.id: _merged(life, [c]) for c in group},
+        "state": "error" if now.error else "not_analysed" if now.found is None else "ok",
+        "error": now.error or None,
+        "findings": None if now.found is None else len(now.found),
+        "urls": None if now.found is None else len(_urls(now.found)),
+        **{state: _count(s["sets"], state) for state in STATES},
+        "regressed": None if s["sets"] is None else len(s["regressed"]),
     }
 
 
+def _plain_stored(life: Lifecycle, group: list[Check], key: DefectKey) -> dict[str, Any] | None:
+    """A merged row's counts when its one analysed source is a crawl check whose details are the defect keys."""
+    analysed = [c for c in group if not c.analyzer or life.context(life.commit).analysed(c.analyzer)]
+    if not key.plain or len(analysed) != 1 or analysed[0].analyzer:
+        return None
+    counts = life.counts(analysed[0])
+    if counts is None:
+        return None
+    return {"state": "ok", "error": None, **counts, "sources": {c.id: _merged(life, [c]) for c in group}}
+
+
 def _merged_stored(life: Lifecycle, group: list[Check]) -> dict[str, Any] | None:
-    """A merged group's URL counts by SQL on the stored findings; None unless every source needed is stored."""
+    """A merged per-page group's URL counts by SQL on the stored findings; None unless every source is stored.
+
+    Like ``defects.lifecycle``: the sources analysed now find the defects, those also analysed on the base
+    tell which were there before.
+    """
     now_ids: list[str] = []
     compared: list[str] = []
     for check in group:
@@ -307,20 +296,20 @@ def _merged_stored(life: Lifecycle, group: list[Check]) -> dict[str, Any] | None
     counts: dict[str, Any] = dict.fromkeys([*STATES, "regressed"])
     if compared:
         if life.base is None:
-            counts = {"new": store.urls(life.commit, compared), "persisting": 0, "fixed": 0, "regressed": 0}
+            counts = {"new": urls, "persisting": 0, "fixed": 0, "regressed": 0}
         elif life.base == life.commit:
-            counts = {"new": 0, "persisting": store.urls(life.commit, compared), "fixed": 0, "regressed": 0}
+            counts = {"new": 0, "persisting": urls, "fixed": 0, "regressed": 0}
         else:
-            now, before = store.urls(life.commit, compared), store.urls(life.base, compared)
-            both = store.shared_urls(life.commit, life.base, compared)
+            before = store.urls(life.base, compared)
+            both = store.shared_urls(life.commit, life.base, now_ids, compared)
             regressed = 0
-            if life.prior is not None and now > both:
+            if life.prior is not None and urls > both:
                 for check in group:
-                    if check.id in compared and life.stored_row(check, life.prior) is None and (
+                    if check.id in now_ids and life.stored_row(check, life.prior) is None and (
                             not check.analyzer or life.context(life.prior).analysed(check.analyzer)):
                         return None  # the commit before the base is not stored: computed in memory
-                regressed = store.regressed_urls(life.commit, life.base, life.prior, compared)
-            counts = {"new": now - both, "persisting": both, "fixed": before - both, "regressed": regressed}
+                regressed = store.regressed_urls(life.commit, life.base, life.prior, now_ids, compared)
+            counts = {"new": urls - both, "persisting": both, "fixed": before - both, "regressed": regressed}
     return {"state": "ok", "error": None, "findings": urls, "urls": urls, **counts,
             "sources": {c.id: _merged(life, [c]) for c in group}}
 
@@ -348,20 +337,47 @@ def _row(life: Lifecycle, group: list[Check], changed: dict[str, str], missing: 
     lead = group[0]
     counts = _merged(life, group)
     notes = [f"{c.analyzer} {changed[c.analyzer]}: {BASE_NOTE}" for c in group if c.analyzer in changed]
-    notes += [f"{c.analyzer} did not run on the base: nothing to compare" for c in group if c.analyzer in missing]
+    # a merged row still compares what its other sources found: a defect only this analyzer finds is new
+    absent = "what only it finds counts as new" if len(group) > 1 else "nothing to compare"
+    notes += [f"{c.analyzer} did not run on the base: {absent}" for c in group if c.analyzer in missing]
+    notes = list(dict.fromkeys(notes))  # an analyzer with several sources in the row is named once
     return {
-        "id": lead.defect if len(group) > 1 else lead.id,
+        "id": (lead.defect or lead.id) if len(group) > 1 else lead.id,
         "title": lead.text("title", lang),
         "category": lead.category,
-        "priority": min((c.priority for c in group), key=PRIORITIES.index),
+        "priority": _priority(group, counts.get("sources")),
         "type": min((c.type for c in group), key=CHECK_TYPES.index),  # a merged defect: its sources' most serious
         "sources": [c.id for c in group],
+        "found_by": _found_by(group, counts),
+        "link": all(c.link_target for c in group),
         **{k: v for k, v in counts.items() if k != "sources"},
         "source_counts": counts.get("sources"),
         "base_note": "; ".join(notes) if notes else None,
         "help": {"description": lead.text("description", lang), "fix": lead.text("fix", lang),
                  "help_url": lead.help_url},
     }
+
+
+def _found_by(group: list[Check], counts: dict[str, Any]) -> list[str]:
+    """The sources with findings on the commit (a merged row's other sources ran and found nothing, or never ran)."""
+    if len(group) == 1:
+        return [group[0].id] if counts.get("findings") else []
+    sources = counts.get("sources") or {}
+    return [c.id for c in group if (sources.get(c.id) or {}).get("findings")]
+
+
+def _priority(group: list[Check], sources: dict[str, dict[str, Any]] | None) -> str:
+    """A row's priority: its most severe source that found something, else that ran, else of them all.
+
+    A merged row takes no priority from an analyzer that never ran on the commit (nor, when another source
+    found the defect, from one that ran and found nothing).
+    """
+    if sources:
+        for wanted in (lambda c: c["state"] == "ok" and c["findings"], lambda c: c["state"] == "ok"):
+            chosen = [c.priority for c in group if c.id in sources and wanted(sources[c.id])]
+            if chosen:
+                return min(chosen, key=PRIORITIES.index)
+    return min((c.priority for c in group), key=PRIORITIES.index)
 
 
 def share_of(archive: Any, commit: int) -> dict[str, Any]:
@@ -374,7 +390,7 @@ def _issues(archive: Any, commit: int, pm: Any, base: str | None = None, priorit
             category: str | None = None, state: str | None = None, lang: str | None = None) -> dict[str, Any]:
     life = Lifecycle(pm, archive, commit, base)
     groups = life.groups()
-    if priority:
+    if priority:  # the most severe a group can be; its row's own priority is checked once counted
         worst = PRIORITIES.index(priority)
         groups = [g for g in groups if min(PRIORITIES.index(c.priority) for c in g) <= worst]
     if category:
@@ -382,6 +398,8 @@ def _issues(archive: Any, commit: int, pm: Any, base: str | None = None, priorit
     analyzers = {c.analyzer for g in groups for c in g if c.analyzer}
     changed, missing = life.tool_changes(analyzers), life.missing_on_base(analyzers)
     rows = [_row(life, g, changed, missing, lang or "en") for g in groups]
+    if priority:
+        rows = [r for r in rows if PRIORITIES.index(r["priority"]) <= PRIORITIES.index(priority)]
     denominator = share_of(archive, commit)
     for row in rows:  # "% of URLs": the check's URLs among the internal URLs
         row["share"] = url_share(row["urls"], denominator["urls"])
@@ -406,33 +424,81 @@ def _issue_urls(archive: Any, commit: int, pm: Any, check: str, base: str | None
                 offset: int = 0) -> dict[str, Any]:
     life = Lifecycle(pm, archive, commit, base)
     sources = life.find(check)
-    if len(sources) == 1 and url is None:
-        paged = _stored_page(life, sources[0], state, limit, offset)
+    if len(sources) > 1:
+        result = _merged_urls(life, sources, state, url, limit, offset)
+    else:
+        result = _source_urls(life, sources[0], state, url, limit, offset)
+    if all(c.link_target for c in sources):
+        then = None if life.base is None or life.base == life.commit else life.base
+        with_links(archive, {"new": commit, "persisting": commit, "fixed": then}, result["items"])
+    return {"check": check, "commit": commit, "base": life.base, **result}
+
+
+def _merged_urls(life: Lifecycle, group: list[Check], state: str | None, url: str | None, limit: int,
+                 offset: int) -> dict[str, Any]:
+    """A shared defect's rows: one per defect (page, image, id…), the sources that found it listed on it."""
+    key, row_id = key_of(group), group[0].defect or group[0].id
+    analysed = [c for c in group if not c.analyzer or life.context(life.commit).analysed(c.analyzer)]
+    if url is None and key.plain and len(analysed) == 1 and not analysed[0].analyzer:
+        # the crawl's check alone ran: its findings are the defects, paged through the stored key
+        paged = _stored_page(life, analysed[0], state, limit, offset)
         if paged is not None:
-            return {"check": check, "commit": commit, "base": life.base, "check_state": "ok", **paged}
-    items: list[dict[str, Any]] = []
-    analysed = False
-    for source in sources:
-        on_url = _stored_url(life, source, url) if url is not None else None
-        if on_url is not None:  # one page's findings through the stored key: no check evaluated
-            analysed = True
-            items += [item for item in on_url if item["state"] in _wanted(state)]
-            continue
-        s = life.states(source)
-        if s["now"].found is None:
-            continue
-        analysed = True
-        sets = s["sets"] or {"new": set(), "persisting": set(s["now"].found), "fixed": set()}
-        for name in _wanted(state):
-            for f in sets[name]:
-                if url is not None and f.url != url:
-                    continue
-                items.append({"url": f.url, "state": name, "detail": f.detail, "check": source.id,
-                              "regressed": f in s["regressed"], "fingerprint": fingerprint(source.id, f)})
-    items.sort(key=lambda r: (STATES.index(r["state"]), r["url"], r["detail"], r["check"]))
-    return {"check": check, "commit": commit, "base": life.base,
-            "check_state": "ok" if analysed else "not_analysed",
+            for item in paged["items"]:
+                item.update(check=row_id, fingerprint=fingerprint(row_id, Finding(item["url"], key(item["url"],
+                                                                                                  item["detail"]))))
+            return {"check_state": "ok", **paged}
+    found = _on_url(life, url) if url is not None else (lambda c, commit: life.outcome(c, commit).found)
+    cycle = lifecycle(life, group, found)
+    items = [item for item in cycle.items(row_id, group, None if state == "all" else state)
+             if item["state"] in _wanted(state)]
+    items.sort(key=lambda r: (STATES.index(r["state"]), r["url"], r["detail"]))
+    return {"check_state": "ok" if cycle.analysed else "not_analysed",
             **page_of(items[offset:offset + limit], len(items), limit, offset)}
+
+
+def _on_url(life: Lifecycle, url: str) -> Any:
+    """``found(check, commit)`` on one page: stored findings read by key, else the check's own, filtered."""
+    def found(check: Check, commit: int) -> set[Finding] | None:
+        if check.analyzer and not life.context(commit).analysed(check.analyzer):
+            return None
+        stored = life.stored_row(check, commit)
+        if stored is not None and stored[3] is None:
+            rows = life.reader.execute("SELECT detail FROM set_finding WHERE set_id = ? AND url = ?",
+                                       [life.stored.set_of(commit, check.id), url])
+            return {Finding(url, row[0]) for row in rows}
+        every = life.outcome(check, commit).found
+        return None if every is None else {f for f in every if f.url == url}
+
+    return found
+
+
+def _source_urls(life: Lifecycle, source: Check, state: str | None, url: str | None, limit: int,
+                 offset: int) -> dict[str, Any]:
+    """One check's findings, each its own row."""
+    if url is None:
+        paged = _stored_page(life, source, state, limit, offset)
+        if paged is not None:
+            return {"check_state": "ok", **paged}
+    items: list[dict[str, Any]] = []
+    on_url = _stored_url(life, source, url) if url is not None else None
+    if on_url is not None:  # one page's findings through the stored key: no check evaluated
+        items = [item for item in on_url if item["state"] in _wanted(state)]
+        analysed = True
+    else:
+        s = life.states(source)
+        analysed = s["now"].found is not None
+        sets = s["sets"] or {"new": set(), "persisting": set(s["now"].found or ()), "fixed": set()}
+        for name in _wanted(state):
+            items += [_item(source, f, name, f in s["regressed"]) for f in sets[name]
+                      if url is None or f.url == url]
+    items.sort(key=lambda r: (STATES.index(r["state"]), r["url"], r["detail"]))
+    return {"check_state": "ok" if analysed else "not_analysed",
+            **page_of(items[offset:offset + limit], len(items), limit, offset)}
+
+
+def _item(source: Check, finding: Finding, state: str, regressed: bool) -> dict[str, Any]:
+    return {"url": finding.url, "state": state, "detail": finding.detail, "check": source.id,
+            "sources": [source.id], "regressed": regressed, "fingerprint": fingerprint(source.id, finding)}
 
 
 def _stored_page(life: Lifecycle, source: Check, state: str | None, limit: int,
@@ -461,9 +527,7 @@ def _stored_page(life: Lifecycle, source: Check, state: str | None, limit: int,
             rows = life.stored.rows(life.commit, base, source.id, name, limit - len(items), skip)
         skip = 0
         regressed = _regressed(life, source, rows) if name == "new" and counts["regressed"] else set()
-        items += [{"url": url, "state": name, "detail": detail, "check": source.id,
-                   "regressed": (url, detail) in regressed,
-                   "fingerprint": fingerprint(source.id, Finding(url, detail))} for url, detail in rows]
+        items += [_item(source, Finding(url, detail), name, (url, detail) in regressed) for url, detail in rows]
     return page_of(items, total, limit, offset)
 
 
@@ -493,8 +557,7 @@ def _stored_url(life: Lifecycle, source: Check, url: str) -> list[dict[str, Any]
         if then is None or earlier is None:
             return None
         states, prior = {"new": now - then, "persisting": now & then, "fixed": then - now}, earlier
-    return [{"url": url, "state": name, "detail": detail, "check": source.id,
-             "regressed": name == "new" and detail in prior, "fingerprint": fingerprint(source.id, Finding(url, detail))}
+    return [_item(source, Finding(url, detail), name, name == "new" and detail in prior)
             for name, found in states.items() for detail in sorted(found)]
 
 
@@ -531,7 +594,9 @@ QUERIES = [
         "issue-urls",
         "The findings of one check (or of one shared defect) on the commit with their URL, detail and state "
         "against the base (new or persisting: as many as `issues` counts), new first; `state` fixed lists the "
-        "base's findings gone since, `all` every state.",
+        "base's findings gone since, `all` every state. A shared defect is one row per defect (an image, an "
+        "id, a page) with the checks that found it in `sources`; a link check's rows add the target, the "
+        "anchor's text and line:col, and the target's status (or error kind).",
         _issue_urls,
         {"check": {"type": "string", "description": "check id (e.g. broken-link, axe/image-alt)"},
          **_BASE,

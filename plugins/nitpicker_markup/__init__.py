@@ -57,7 +57,7 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "img-alt-empty": ("Images with an empty alt (decorative)", _SPEC + "images.html#alt", ""),
     "html-lang": ("Pages without a language (<html lang>)", _SPEC + "dom.html#attr-lang", "html-lang"),
     "heading-skip": ("Skipped heading levels", _SPEC + "sections.html#headings-and-outlines", "heading-order"),
-    "multiple-h1": ("Several h1 headings on a page", _SPEC + "sections.html#headings-and-outlines", "multiple-h1"),
+    "multiple-h1": ("Several h1 headings on a page", _SPEC + "sections.html#headings-and-outlines", "h1-multiple"),
     "empty-link": ("Links without an accessible name", "https://www.w3.org/WAI/WCAG22/Understanding/"
                    "link-purpose-in-context.html", "link-name"),
     "empty-button": ("Buttons without an accessible name", "https://www.w3.org/WAI/WCAG22/Understanding/"

@@ -211,9 +211,11 @@ def test_checks_sharing_a_defect_are_one_row_counting_urls(ask):
     assert (row["findings"], row["new"], row["fixed"], row["persisting"]) == (3, 1, 1, 2)
     assert row["source_counts"]["demo/short-title"]["findings"] == 1
     assert row["source_counts"]["short-title"]["new"] == 1
+    # one row per defect (a plugin's own defect key: one per page), the sources that found it listed on it
     listed = ask("issue-urls", commit=2, check="title-short", state="new")
-    assert [(i["url"].removeprefix(SITE), i["check"]) for i in listed["items"]] == [
-        ("/new", "demo/short-title"), ("/new", "short-title")]
+    assert [(i["url"].removeprefix(SITE), i["check"], i["sources"]) for i in listed["items"]] == [
+        ("/new", "title-short", ["short-title", "demo/short-title"])]
+    assert row["found_by"] == ["short-title", "demo/short-title"]
     # a source id alone lists that source's findings only
     assert urls(ask("issue-urls", commit=2, check="demo/short-title")) == [("/new", "New")]
 

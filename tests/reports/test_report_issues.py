@@ -114,7 +114,8 @@ def test_xlsx_issues_sheet_formatting(xlsx, answer):
     merged = next(item for item in answer["items"] if item["id"] == "image-alt")
     row = next(r for r in ws.iter_rows(min_row=2) if r[0].value == "image-alt")
     assert row[0].comment.text.splitlines() == [
-        "found by", *[f"{s}: {'not analysed' if s.startswith('axe/') else '0 URL(s)'}" for s in merged["sources"]]]
+        "found by", *[f"{s}: {'not analysed' if s.split('/')[0] in ('axe', 'lighthouse') else '0 URL(s)'}"
+                     for s in merged["sources"]]]
 
 
 def test_csv_issues_file_follows_the_cover_with_the_same_rows(archive, xlsx, answer):

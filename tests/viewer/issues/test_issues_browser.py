@@ -49,10 +49,13 @@ def test_base_picker_changes_the_counts_and_a_row_leads_to_its_urls(issues_serve
     assert page.get_by_role("heading", level=1).inner_text() == "Internal links to pages that answer 4xx"
     assert page.get_by_role("heading", name="How to fix").is_visible()
     rows = page.locator("#issue-urls tbody tr")
+    # each link where it is: source page, target, anchor text, the target's status, line:col (not recorded here)
+    assert page.locator("#issue-urls thead th").all_inner_texts() == [
+        "Source page", "State", "Link target", "Anchor text", "Status", "Line:col"]
     assert [rows.nth(i).locator("td").all_inner_texts() for i in range(rows.count())] == [
-        [f"{SITE}/", "New", f"{SITE}/new", "broken-link"],
-        [f"{SITE}/", "Persisting", f"{SITE}/missing", "broken-link"],
-        [f"{SITE}/", "Persisting", f"{SITE}/old", "broken-link"]]
+        [f"{SITE}/", "New", f"{SITE}/new", "/new", "404", "—"],
+        [f"{SITE}/", "Persisting", f"{SITE}/missing", "/missing", "404", "—"],
+        [f"{SITE}/", "Persisting", f"{SITE}/old", "/old", "404", "—"]]
 
     page.get_by_label("State", exact=True).select_option("new")
     page.get_by_role("button", name="Apply").click()
@@ -60,7 +63,7 @@ def test_base_picker_changes_the_counts_and_a_row_leads_to_its_urls(issues_serve
     assert rows.count() == 1 and rows.first.locator("td").nth(2).inner_text() == f"{SITE}/new"
     assert parse_qs(urlsplit(page.url).query)["base"] == ["1"]
 
-    rows.first.get_by_role("link").click()
+    rows.first.get_by_role("link").first.click()  # the source page (the target is a link too)
     page.wait_for_url("**/page?**")
     assert parse_qs(urlsplit(page.url).query)["url"] == [f"{SITE}/"]
     # the page's issues are the tab right after the overview, with their count on it
@@ -77,3 +80,34 @@ def test_issues_views_have_no_serious_axe_violation(browser, issues_served, them
              "/violations?priority=high", f"/page?url={quote(SITE + '/', safe='')}")
     found = axe_serious(browser, issues_served, paths, theme)
     assert found == {}, json.dumps(found, indent=1)
+
+
+@pytest.fixture(scope="module")
+def defects_served(tmp_path_factory, viewer_over, serving):
+    from defects_archive import build_defects_archive
+
+    archive = build_defects_archive(tmp_path_factory.mktemp("viewer-defects") / "defects.nitpicker")
+    with viewer_over(archive) as app, serving(app) as url:
+        yield url
+
+
+def test_one_image_three_sources_is_one_row_on_the_issue_page_and_in_the_pages_tab(defects_served, page):
+    page.goto(defects_served + "/issue?check=image-alt")
+    assert page.locator("#issue-urls thead th").all_inner_texts() == ["Page", "State", "Detail", "Found by"]
+    rows = page.locator("#issue-urls tbody tr")
+    assert rows.count() == 1
+    cells = rows.first.locator("td")
+    assert cells.nth(2).inner_text() == f"{SITE}/img/no-alt.png"
+    assert cells.nth(3).locator("li").all_inner_texts() == ["image-alt-missing", "axe/image-alt", "markup/img-alt-missing"]
+    assert "Found by: image-alt-missing, axe/image-alt, markup/img-alt-missing" in page.locator("#issue-facts").inner_text()
+
+    page.goto(defects_served + "/page?url=" + quote(SITE + "/", safe=""))
+    tabs = page.get_by_role("tab")
+    tabs.nth(1).click()
+    issues = page.locator("#page-issues tbody tr")
+    # the tab counts defects: the one image, the one missing language, each once whatever found them
+    assert tabs.nth(1).inner_text() == f"Issues ({issues.count()})"
+    assert page.locator("#page-issues tbody tr[data-check=image-alt]").count() == 1
+    image = page.locator("#page-issues tbody tr[data-check=image-alt] td")
+    assert image.nth(4).inner_text() == "image-alt-missing, axe/image-alt, markup/img-alt-missing"
+    assert page.locator("#page-issues tbody tr[data-check=html-lang]").count() == 1

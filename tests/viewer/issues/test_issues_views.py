@@ -60,7 +60,8 @@ def test_home_is_the_issues_overview_grouped_by_category_against_the_parent(issu
     assert issue_row(page, "axe/region")["priority"] == "medium"  # axe moderate → medium
     assert issue_row(page, "axe/color-contrast")["priority"] == "high"  # axe serious → high
     # the same defect from several sources is one row naming them
-    assert "Found by: axe/duplicate-id, markup/duplicate-id" in issue_row(page, "duplicate-id")["title"]
+    # the same defect from several sources is one row naming the sources that found it (axe ran, found none)
+    assert "Found by: markup/duplicate-id" in issue_row(page, "duplicate-id")["title"]
     # checks that found nothing are not listed by default, and the page says how many
     assert 'data-check="title-missing"' not in page
     assert re.search(r"Not listed: \d+ checks that found nothing, \d+ checks not analysed", words(page))
@@ -114,14 +115,16 @@ def test_a_row_leads_to_its_urls_with_detail_description_fix_and_help(issues_cli
     assert "<h1>Internal links to pages that answer 4xx</h1>" in page
     assert words(re.search(r'<p id="issue-description">(.*?)</p>', page, re.S).group(1)) != "—"
     assert words(re.search(r'<p id="issue-fix-text">(.*?)</p>', page, re.S).group(1)) != "—"
+    # a link's row: the page it is on, the target, its anchor text, the target's status, line:col (not recorded)
     assert table_rows(page, "issue-urls") == [
-        [f"{SITE}/", "New Regressed", f"{SITE}/missing", "broken-link"],
-        [f"{SITE}/", "New Regressed", f"{SITE}/old", "broken-link"],
-        [f"{SITE}/", "Persisting", f"{SITE}/new", "broken-link"]]
+        [f"{SITE}/", "New Regressed", f"{SITE}/missing", "/missing", "404", "—"],
+        [f"{SITE}/", "New Regressed", f"{SITE}/old", "/old", "404", "—"],
+        [f"{SITE}/", "Persisting", f"{SITE}/new", "/new", "404", "—"]]
     assert f'<a href="/page?url={quote(SITE + "/", safe="")}" class="url">' in page
     fixed = html(issues_client, "/issue?check=broken-link&commit=2&base=1&state=fixed")
-    assert table_rows(fixed, "issue-urls") == [[f"{SITE}/", "Fixed", f"{SITE}/missing", "broken-link"],
-                                               [f"{SITE}/", "Fixed", f"{SITE}/old", "broken-link"]]
+    # a fixed link is read where it was: on the base
+    assert table_rows(fixed, "issue-urls") == [[f"{SITE}/", "Fixed", f"{SITE}/missing", "/missing", "404", "—"],
+                                               [f"{SITE}/", "Fixed", f"{SITE}/old", "/old", "404", "—"]]
     # the filter form keeps the check, commit and base; the pager too
     assert '<input type="hidden" name="check" value="broken-link">' in fixed
     assert '<input type="hidden" name="base" value="1">' in fixed
@@ -137,7 +140,7 @@ def test_an_analyzer_issue_has_its_help_link_and_a_merged_one_lists_every_source
     assert table_rows(contrast, "issue-urls") == [[f"{SITE}/", "Persisting", '<p class="dim">', "axe/color-contrast"]]
     merged = html(issues_client, "/issue?check=duplicate-id")
     assert table_rows(merged, "issue-urls") == [[f"{SITE}/about", "Persisting", '<b id="a">', "markup/duplicate-id"]]
-    assert "Found by: axe/duplicate-id, markup/duplicate-id" in words(merged)
+    assert "Found by: markup/duplicate-id" in words(merged)
 
 
 def test_unknown_and_missing_checks_are_one_line_errors(issues_client):
@@ -167,13 +170,14 @@ def test_page_detail_lists_the_pages_issues_first(issues_client):
 
 def test_page_detail_issues_are_every_finding_of_that_url(issues_client):
     states = {"new": "New", "persisting": "Persisting", "fixed": "Fixed"}
-    for path in ("/", "/about", "/old"):
+    # (/old answers 404 but is linked: its defect is the broken link on "/", not a finding of its own)
+    for path in ("/", "/about"):
         url = SITE + path
         expected = set()
         for row in issues_client.get("/api/issues?base=1").get_json()["items"]:
             if row["findings"] or row["fixed"]:
                 answer = issues_client.get(f"/api/issue-urls?check={quote(row['id'])}&base=1&limit=1000").get_json()
-                expected |= {(states[item["state"]], item["detail"] or "—", item["check"])
+                expected |= {(states[item["state"]], item["detail"] or "—", ", ".join(item["sources"]))
                              for item in answer["items"] if item["url"] == url}
         shown = table_rows(html(issues_client, f"/page?url={quote(url, safe='')}&base=1"), "page-issues")
         assert {(row[2].replace(" Regressed", ""), row[3], row[4]) for row in shown} == expected, path
@@ -287,3 +291,32 @@ def test_a_live_crawl_shows_its_issues_as_they_are_now(tmp_path, pm):
             assert issue_row(html(client, "/"), "broken-link")["urls"] == "2"  # nothing of the first answer kept
         finally:
             app.config["NITPICKER_CLOSE"]()
+
+
+def headers(page: str, table_id: str) -> list[str]:
+    head = re.search(rf'<table class="data[^"]*" id="{table_id}".*?<thead>(.*?)</thead>', page, re.S).group(1)
+    return [words(cell) for cell in re.findall(r"<th[^>]*>(.*?)</th>", head, re.S)]
+
+
+def test_issue_url_headers_name_their_columns_in_every_language_and_in_the_export(issues_client):
+    import csv
+    import io
+
+    # "Source page" heads the page a link is on, never a check id; a finding's sources are "Found by"
+    assert headers(html(issues_client, "/issue?check=broken-link"), "issue-urls") == [
+        "Source page", "State", "Link target", "Anchor text", "Status", "Line:col"]
+    assert headers(html(issues_client, "/issue?check=duplicate-id"), "issue-urls") == [
+        "Page", "State", "Detail", "Found by"]
+    ja = {"Accept-Language": "ja"}
+    assert headers(html(issues_client, "/issue?check=broken-link", **ja), "issue-urls") == [
+        "リンク元ページ", "状態", "リンク先", "アンカーテキスト", "ステータス", "行:列"]
+    assert headers(html(issues_client, "/issue?check=duplicate-id", **ja), "issue-urls") == [
+        "ページ", "状態", "詳細", "検出元"]
+    assert headers(html(issues_client, f"/page?url={quote(SITE + '/', safe='')}"), "page-issues")[-1] == "Found by"
+    exported = issues_client.get("/issue?check=broken-link&export=csv").get_data(as_text=True)
+    rows = list(csv.reader(io.StringIO(exported)))
+    assert rows[0] == ["Source page", "State", "Link target", "Anchor text", "Status", "Line:col"]
+    assert rows[1] == [f"{SITE}/", "new", f"{SITE}/missing", "/missing", "404", ""]
+    merged = list(csv.reader(io.StringIO(issues_client.get("/issue?check=duplicate-id&export=csv").get_data(as_text=True))))
+    assert merged == [["Page", "State", "Detail", "Found by"], [f"{SITE}/about", "persisting", '<b id="a">',
+                                                                 "markup/duplicate-id"]]
