@@ -87,9 +87,9 @@ def test_junit_with_a_gate_fails_the_gated_checks_and_names_the_gate(archive):
     assert failure.text.splitlines()[0] == "http://site.test/:3:50  http://site.test/gone [new]"
     assert "fix: Point each link at the page's current URL" in failure.text
     # a check with findings that the gate does not count passes, and says so in the suite's output
-    assert len(case(doc, "response", "client-error-page")) == 0
-    (out,) = doc.xpath("testsuite[@name='response']/system-out")
-    assert "client-error-page (medium): 2 findings, none gated" in out.text
+    assert len(case(doc, "metadata", "description-missing")) == 0
+    (out,) = doc.xpath("testsuite[@name='metadata']/system-out")
+    assert "description-missing (medium): 2 findings, none gated" in out.text
     skipped = doc.xpath("testsuite/testcase[skipped]/@name")
     assert "axe/area-alt" in skipped  # analyzers never run on the commit: skipped, never passed
     for suite in doc.xpath("testsuite"):
@@ -129,7 +129,7 @@ def test_sarif_validates_and_carries_rules_levels_locations_and_fingerprints(arc
     assert {k: broken["properties"][k] for k in ("priority", "category", "type")} == \
         {"priority": "high", "category": "links", "type": "issue"}
     levels = {rule["id"]: rule["defaultConfiguration"]["level"] for rule in rules}
-    assert levels["client-error-page"] == "warning" and levels["missing-referrer-policy"] == "note"
+    assert levels["description-missing"] == "warning" and levels["missing-referrer-policy"] == "note"
     results = {(r["ruleId"], r["properties"]["detail"]): r for r in run["results"]}
     assert all(r["level"] == levels[r["ruleId"]] and r["ruleIndex"] == ids.index(r["ruleId"]) for r in run["results"])
     gone = results[("broken-link", "http://site.test/gone")]
@@ -143,7 +143,7 @@ def test_sarif_validates_and_carries_rules_levels_locations_and_fingerprints(arc
                               .encode()).hexdigest()
     assert missing["partialFingerprints"] == {ci_formats.FINGERPRINT: expected}
     assert expected == fingerprint("broken-link", Finding("http://site.test/", "http://site.test/missing"))
-    page = results[("client-error-page", "404")]
+    page = next(r for (rule, _), r in results.items() if rule == "description-missing")
     assert "region" not in page["locations"][0]["physicalLocation"]  # not a link: the page itself, no position
     # the same finding on the first commit has the same fingerprint, and no state without a base
     first = validate_sarif(issues(archive, "--format", "sarif", "--commit", "1").stdout)["runs"][0]["results"]
