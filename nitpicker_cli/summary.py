@@ -89,13 +89,16 @@ def gather(pm: Any, archive: Path, commit: int | None = None) -> dict[str, Any]:
 
     with open_archive(archive) as reader:
         resolved = reader.resolve(commit)
-        counts = (_query(pm, reader, "summary", {}, resolved) or {}).get("counts") or {}
-        internal = counts.get("internal") or {}
+        summary = _query(pm, reader, "summary", {}, resolved) or {}
+        totals = summary.get("totals")
+        internal = (summary.get("counts") or {}).get("internal") or {}
         facts: dict[str, Any] = {
             "commit": resolved,
-            "pages": internal.get("pages"),
+            # the summary query's named counts (nitpicker_core.counts), as the viewer and sheets show them
+            "totals": totals,
+            "pages": (totals or {}).get("pages"),
             # internal URLs include the host's URLs outside the crawl's scope: checked, not crawled
-            "urls": {"internal": internal.get("urls"), "external": (counts.get("external") or {}).get("urls"),
+            "urls": {**{side: (totals or {}).get(f"{side}_urls") for side in ("internal", "external")},
                      "outside_scope": internal.get("outside_scope", 0)},
             "errors": _errors(_query(pm, reader, "error-kinds", {"examples": 1}, resolved)),
             "findings": _findings(_query(pm, reader, "issues", {}, resolved)),
@@ -149,18 +152,32 @@ def changed_lines(changed: dict[str, Any] | None) -> list[str]:
 
 
 def crawl_lines(crawl: dict[str, Any], facts: dict[str, Any]) -> list[str]:
-    """The crawl stage in a few lines: pages, URLs outside the scope and external, errors by kind with their reason."""
+    """The crawl stage in a few lines: pages among the internal URLs (those outside the scope said apart),
+    external URLs, errors by side."""
+    totals = facts.get("totals") or {}
     external = (facts.get("urls") or {}).get("external")
+    internal = (facts.get("urls") or {}).get("internal")
     outside = (facts.get("urls") or {}).get("outside_scope")
     pages = facts.get("pages")
-    lines = [f"Crawl {crawl.get('status', 'complete')}: {_plural(pages or 0, 'page')} "
-             f"({crawl.get('rendered', 0)} rendered, {crawl.get('skipped', 0)} skipped)"
+    lines = [f"Crawl {crawl.get('status', 'complete')}: {_plural(pages or 0, 'page')}"
+             + (f" of {_plural(internal, 'internal URL')}" if internal is not None else "")
+             + f" ({crawl.get('rendered', 0)} rendered, {crawl.get('skipped', 0)} skipped)"
              + (f", {_plural(outside, 'internal URL')} outside the scope checked" if outside else "")
              + (f", {_plural(external, 'external URL')} checked" if external else "")
              + (f" in {_duration(crawl['seconds'])}" if crawl.get("seconds") is not None else "")]
+    errors = facts.get("errors") or []
+    if totals:  # errors as every front door counts them: 4xx, 5xx and failed URLs, per side
+        sides = {side: _error_counts(totals[side]) for side in ("internal", "external")}
+        if any(sum(counts.values()) for counts in sides.values()):
+            lines.append("Errors: " + ", ".join(f"{sum(counts.values())} {side}" + (
+                f" ({' · '.join(f'{n} {key}' for key, n in counts.items() if n)})" if sum(counts.values()) else "")
+                for side, counts in sides.items()))
+            lines.extend(error_lines(errors))
+        else:
+            lines.append("Errors: none")
+        return lines
     internal_errors, external_errors = crawl.get("internal_errors", 0), crawl.get("external_errors", 0)
     if internal_errors or external_errors:
-        errors = facts.get("errors") or []
         lines.append(f"Errors: {internal_errors} internal, {external_errors} external")
         lines.extend(error_lines(errors))
         answered = external_errors - sum(e["external"] for e in errors)
@@ -170,6 +187,10 @@ def crawl_lines(crawl: dict[str, Any], facts: dict[str, Any]) -> list[str]:
     else:
         lines.append("Errors: none")
     return lines
+
+
+def _error_counts(side: dict[str, int]) -> dict[str, int]:
+    return {"4xx": side["4xx"], "5xx": side["5xx"], "failed": side["failed"]}
 
 
 def _duration(seconds: float) -> str:

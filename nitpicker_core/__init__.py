@@ -21,6 +21,9 @@ from nitpicker_core.content_types import CATEGORIES, HTML_TYPES, normalize_conte
 from nitpicker_core.content_types import classify as classify_content_type
 from nitpicker_core.content_types import sql_case as content_type_sql_case
 from nitpicker_core.content_types import sql_filter as content_type_sql_filter
+from nitpicker_core.counts import DEFINITIONS as COUNT_DEFINITIONS
+from nitpicker_core.counts import share as url_share
+from nitpicker_core.counts import totals as count_totals
 from nitpicker_core.defaults import IMAGE_PRESETS, SCRAPE_TIMEOUTS, node_prefix
 from nitpicker_core.errors import ArchiveError, NitpickerError, NotConfigured, UsageError
 from nitpicker_core.hookspecs import hookimpl, hookspec
@@ -85,6 +88,9 @@ __all__ = [
     "find_browser",
     "kill_marked",
     "CATEGORIES",
+    "COUNT_DEFINITIONS",
+    "count_totals",
+    "url_share",
     "METADATA_FIELDS",
     "normalize_content_type",
     "Analyzer",

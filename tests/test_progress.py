@@ -194,13 +194,16 @@ def test_a_crawl_summary_and_its_json_say_the_same_as_the_queries(tmp_path):
     assert result["next"] == [f"nitpicker viewer {archive}", f"nitpicker analyze {archive}",
                               f"nitpicker issues {archive}"]
     lines = crawl_summary(Path("two.nitpicker"), stats, facts)
-    assert lines[:3] == ["Crawl complete: 3 pages (3 rendered, 0 skipped), 1 external URL checked in 12 s",
-                         "Errors: 0 internal, 1 external",  # no failed URL recorded: an external link's 4xx/5xx
-                         "  error status (1 external): external links answered 4xx/5xx (see the broken-links query)"]
+    # the numbers of the summary query: 3 pages among 4 internal URLs; errors as 4xx, 5xx and failed per side
+    totals = facts["totals"]
+    assert (totals["pages"], totals["internal_urls"], totals["external_urls"]) == (3, 4, 1)
+    assert lines[:2] == ["Crawl complete: 3 pages of 4 internal URLs (3 rendered, 0 skipped), 1 external URL checked "
+                         "in 12 s", "Errors: 1 internal (1 4xx), 0 external"]  # the archive's, not the run's stats
     assert "2 found URLs not crawled (--max-pages 3)" in lines
     subfolder = {**facts, "urls": {"internal": 95, "external": 1, "outside_scope": 91}}  # the host's other pages
     assert crawl_summary(Path("two.nitpicker"), stats, subfolder)[0] == (
-        "Crawl complete: 3 pages (3 rendered, 0 skipped), 91 internal URLs outside the scope checked, "
+        "Crawl complete: 3 pages of 95 internal URLs (3 rendered, 0 skipped), 91 internal URLs outside the scope "
+        "checked, "
         "1 external URL checked in 12 s")
     changed = facts["changed"]
     assert (f"Changed since commit 1: {changed['added']} added · {changed['removed']} removed · "

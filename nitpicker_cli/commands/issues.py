@@ -30,16 +30,18 @@ def render_table(answer: dict[str, Any]) -> str:
     lines = [f"commit {answer['commit']}" + (f" against base {base}" if base is not None else "")]
     if answer.get("base_note"):
         lines.append(f"note: {answer['base_note']}")
-    header = ("PRIORITY", "CHECK", "FINDINGS", "NEW", "FIXED", "URLS", "TITLE")
+    header = ("PRIORITY", "TYPE", "CHECK", "FINDINGS", "NEW", "FIXED", "URLS", "% OF URLS", "TITLE")
     table = [header] + [
         (
             r["priority"],
+            r.get("type") or "issue",
             r["id"],
             "not analysed" if r["state"] == "not_analysed" else "error" if r["state"] == "error" else
             _number(r["findings"]),
             _number(r["new"]),
             _number(r["fixed"]),
             _number(r["urls"]),
+            "–" if r.get("share") is None else f"{r['share']}%",
             r["title"],
         )
         for r in rows
@@ -49,6 +51,8 @@ def render_table(answer: dict[str, Any]) -> str:
         lines.append("  ".join(str(cell).ljust(w) for cell, w in zip(row, widths, strict=False)) + "  " + row[-1])
     if not rows:
         lines.append("no findings")
+    elif answer.get("share_of"):
+        lines.append(f"% of URLs: of the {answer['share_of']['urls']} internal URLs ({answer['share_of']['definition']})")
     quiet = sum(1 for r in answer["items"] if r not in rows and r["state"] == "ok")
     if quiet:
         lines.append(f"{quiet} more checks found nothing (--json lists them)")

@@ -218,6 +218,8 @@ def _summary(result: dict[str, Any], decl: dict[str, Any], journal: Path) -> dic
             out[name] = {k: stage[k] for k in ("reason", "class", "message")}
         elif name == "crawl":
             out[name] = {k: v for k, v in stage.items() if k not in ("state", "declaration", "mode", "seconds", "identity")}
+            if "pages" in out[name]:  # the crawler's "pages" are the URLs it recorded, not the pages counted
+                out[name]["urls_recorded"] = out[name].pop("pages")
         elif name == "analyze":
             out[name] = stage.get("summary") or {"skipped": stage.get("skipped")}
         else:
@@ -244,7 +246,9 @@ def _tell(app: Any, result: dict[str, Any], decl: dict[str, Any], journal: Path,
                                                             "changed"] if decl.get("demo") else [])
     if not human:
         if facts is not None:
-            out.update(findings=facts["findings"], changed=facts["changed"], next=commands)
+            if isinstance(out.get("crawl"), dict) and "urls_recorded" in out["crawl"]:
+                out["crawl"]["pages"] = facts["pages"]
+            out.update(totals=facts["totals"], findings=facts["findings"], changed=facts["changed"], next=commands)
         emit_json(out, pretty=True)
         return
     if facts is None:  # the crawl failed: the errors below say why

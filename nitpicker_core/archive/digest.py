@@ -135,6 +135,10 @@ def position(columns: frozenset[str], anchor: str = "a") -> str:
     return f"{anchor}.line AS line, {anchor}.col AS col" if "line" in columns else "NULL AS line, NULL AS col"
 
 
+# What became of a URL without a status, counted per side in the summary.
+SIDE_BUCKETS = ("redirect_hops", "skipped", "failed", "not_checked")
+
+
 def summary(run: Run, commit: int) -> dict[str, Any]:
     """Counts, status distribution (failures by kind, URLs never requested), content types and metadata fill."""
     base = f"FROM {PAGES_OF_COMMIT} WHERE cp.commit_id = ?"
@@ -171,20 +175,29 @@ def summary(run: Run, commit: int) -> dict[str, Any]:
         "ELSE 'not_checked' END"
     )
     sql = (
-        f"SELECT {bucket} AS bucket, ps.status, {kind} AS kind, COUNT(*) AS n "
+        f"SELECT {bucket} AS bucket, ps.status, {kind} AS kind, ps.is_external, COUNT(*) AS n "
         f"FROM {PAGES_OF_COMMIT} LEFT JOIN {ERRORS_OF_COMMIT} ce ON ce.url_id = cp.url_id "
-        "WHERE cp.commit_id = ? GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"
+        "WHERE cp.commit_id = ? GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4"
     )
-    by_code: dict[int, int] = {}
-    for bucket_name, code, kind, n in run(sql, [commit, commit]):
+    # every count also split by side, so a list of internal URLs only has its own number to agree with
+    by_code: dict[int, dict[str, int]] = {}
+    kinds: dict[str, int] = {}
+    sides = {side: dict.fromkeys(SIDE_BUCKETS, 0) for side in ("internal", "external")}
+    for bucket_name, code, kind, external, n in run(sql, [commit, commit]):
+        side = "external" if external else "internal"
         status["total"] += n
         if bucket_name == "code":
-            by_code[code] = by_code.get(code, 0) + n
+            row = by_code.setdefault(code, {"count": 0, "internal": 0, "external": 0})
+            row["count"] += n
+            row[side] += n
         else:
             status[bucket_name] += n
+            sides[side][bucket_name] += n
             if bucket_name == "failed":
-                status["failed_by_kind"].append({"kind": kind, "count": n})
-    status["by_code"] = [{"status": code, "count": n} for code, n in sorted(by_code.items())]
+                kinds[kind] = kinds.get(kind, 0) + n
+    status["failed_by_kind"] = [{"kind": kind, "count": n} for kind, n in sorted(kinds.items())]
+    status["by_code"] = [{"status": code, **row} for code, row in sorted(by_code.items())]
+    status.update(sides)
     categories = {c: {"category": c, "count": 0, "internal": 0, "external": 0} for c in CATEGORIES}
     for r in run(
         f"SELECT {CATEGORY} AS c, COUNT(*), SUM(ps.is_external = 0), SUM(ps.is_external) {base} GROUP BY 1",

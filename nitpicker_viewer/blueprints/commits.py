@@ -26,7 +26,7 @@ VALUE_CHARS = 300  # a changed field's old or new value is cut here (a long desc
 def index() -> str:
     table = paged_table("commits", "view.commits", "commits", (
         Col("id", "col.commit"), Col("kind", "col.kind"), Col("status", "col.state"),
-        Col("started_at", "col.started"), Col("finished_at", "col.finished"), Col("pages", "col.pages", None, "num"),
+        Col("started_at", "col.started"), Col("finished_at", "col.finished"), Col("pages", "col.urls_recorded", None, "num"),
         Col("parent_id", "col.parent"), Col("tools", "col.tools")), sortable=False)
     for row in table.rows:
         row["pages"] = (row.get("stats") or {}).get("pages")

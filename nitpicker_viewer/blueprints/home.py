@@ -54,7 +54,8 @@ def summary() -> str:
     # a fill rate leads to the pages that lack the field: what the auditor has to fix
     fill = [{"label": "field." + row["field"], "count": row["filled"], "total": row["total"],
              "pct": round(100.0 * row["rate"], 1), "href": _missing(row["field"])} for row in data["metadata_fill"]]
-    return render("summary.html", title="view.summary", counts=data["counts"], status=status, codes=codes,
+    return render("summary.html", title="view.summary", counts=data["counts"], totals=data["totals"],
+                  definitions=data["definitions"], status=status, codes=codes,
                   failures=failures, types=types, fill=fill, not_checked=not_checked)
 
 

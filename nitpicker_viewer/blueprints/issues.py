@@ -105,9 +105,9 @@ def overview() -> str:
                   changes=named_changes(_arg("base"), priority, _link))
 
 
-def issue_row(check: str) -> dict[str, Any] | None:
+def issue_row(check: str, rows: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
     """The overview's row for a check id: its own row, or the shared-defect row it is a source of."""
-    rows = _issues(_arg("base"))["items"]
+    rows = _issues(_arg("base"))["items"] if rows is None else rows
     return next((row for row in rows if row["id"] == check), None) or next(
         (row for row in rows if check in row["sources"]), None)
 
@@ -129,15 +129,17 @@ def detail() -> str:
     check = request.args.get("check", "")
     if not check:
         abort(400, "give ?check= (a check id, e.g. broken-link)")
-    state_options = (("", "any"), *((state, "state." + state) for state in STATES))
-    row = issue_row(check)
+    # the default lists the commit's findings, as many as the count above; fixed ones are the base's
+    state_options = (("", "issues.current"), *((state, "state." + state) for state in STATES), ("all", "any"))
+    answer = _issues(_arg("base"))
+    row = issue_row(check, answer["items"])
     table = paged_table("issue-urls", "issues.urls", "issue-urls", _columns(row),
                         filters=(Filter("state", "col.finding_state", "select", state_options),),
                         params={"check": check, "base": _arg("base")}, sortable=False)
     if row is None:  # the query knew the id, so a registered check without a row cannot happen; be explicit
         abort(404, f"no check {check!r}")
     return render("issue.html", title="view.issue", check=check, row=row, table=table,
-                  category=category_label(row["category"]),
+                  share_of=answer["share_of"], category=category_label(row["category"]),
                   overview_href=_link("issues.overview"))
 
 
@@ -151,7 +153,8 @@ def _on_page(url: str, base: str | None) -> list[tuple[str, int, str, tuple[str,
     for row in _issues(base)["items"]:
         if not _shown(row) or row["state"] == "error":
             continue
-        for item in query_once("issue-urls", check=row["id"], base=base, url=url, limit=SCAN_PAGE)["items"]:
+        for item in query_once("issue-urls", check=row["id"], base=base, url=url, state="all",
+                               limit=SCAN_PAGE)["items"]:
             found.append((row["id"], STATES.index(item["state"]), item["detail"],
                           tuple(item.get("sources") or [item["check"]]), bool(item.get("regressed"))))
     return found

@@ -10,6 +10,7 @@ from typing import Any
 
 from nitpicker_core import (
     CHECK_TYPES,
+    COUNT_DEFINITIONS,
     PRIORITIES,
     Check,
     CheckContext,
@@ -18,16 +19,27 @@ from nitpicker_core import (
     UsageError,
     check_commit,
     check_registry,
+    count_totals,
     fingerprint,
     query_registry,
+    url_share,
 )
-from nitpicker_core.archive import findings_store
+from nitpicker_core.archive import aggregates, findings_store
 
 from .common import PAGING, page_of
 from .defects import DefectKey, key_of, lifecycle
 from .link_rows import with_links
 
 STATES = ("new", "persisting", "fixed")
+# What issue-urls lists by default: the commit's findings (the number `issues` shows); fixed ones on request.
+CURRENT = ("new", "persisting")
+
+
+def _wanted(state: str | None) -> tuple[str, ...]:
+    """The finding states a `state` parameter asks for: one, every one (``all``) or the commit's own."""
+    if state == "all":
+        return STATES
+    return (state,) if state else CURRENT
 BASE_NOTE = "new findings may come from the tool, not the site"
 
 
@@ -368,6 +380,12 @@ def _priority(group: list[Check], sources: dict[str, dict[str, Any]] | None) -> 
     return min((c.priority for c in group), key=PRIORITIES.index)
 
 
+def share_of(archive: Any, commit: int) -> dict[str, Any]:
+    """The denominator of every "% of URLs": the commit's internal URLs, from the summary digest."""
+    total = count_totals(aggregates.value(archive, commit, "summary"))["internal_urls"]
+    return {"count": "internal_urls", "urls": total, "definition": COUNT_DEFINITIONS["internal_urls"]}
+
+
 def _issues(archive: Any, commit: int, pm: Any, base: str | None = None, priority: str | None = None,
             category: str | None = None, state: str | None = None, lang: str | None = None) -> dict[str, Any]:
     life = Lifecycle(pm, archive, commit, base)
@@ -382,6 +400,9 @@ def _issues(archive: Any, commit: int, pm: Any, base: str | None = None, priorit
     rows = [_row(life, g, changed, missing, lang or "en") for g in groups]
     if priority:
         rows = [r for r in rows if PRIORITIES.index(r["priority"]) <= PRIORITIES.index(priority)]
+    denominator = share_of(archive, commit)
+    for row in rows:  # "% of URLs": the check's URLs among the internal URLs
+        row["share"] = url_share(row["urls"], denominator["urls"])
     if state:
         rows = [r for r in rows if r[state]]
     rows.sort(key=lambda r: (PRIORITIES.index(r["priority"]), -(r["findings"] or 0), r["id"]))
@@ -394,7 +415,8 @@ def _issues(archive: Any, commit: int, pm: Any, base: str | None = None, priorit
     if missing:
         notes.append(f"not analysed on the base, so without new/fixed: {', '.join(missing)}")
     note = "; ".join(notes) or None
-    return {"commit": commit, "base": life.base, "base_note": note, "total": len(rows), "items": rows}
+    return {"commit": commit, "base": life.base, "base_note": note, "share_of": denominator, "total": len(rows),
+            "items": rows}
 
 
 def _issue_urls(archive: Any, commit: int, pm: Any, check: str, base: str | None = None,
@@ -427,7 +449,8 @@ def _merged_urls(life: Lifecycle, group: list[Check], state: str | None, url: st
             return {"check_state": "ok", **paged}
     found = _on_url(life, url) if url is not None else (lambda c, commit: life.outcome(c, commit).found)
     cycle = lifecycle(life, group, found)
-    items = cycle.items(row_id, group, state)
+    items = [item for item in cycle.items(row_id, group, None if state == "all" else state)
+             if item["state"] in _wanted(state)]
     items.sort(key=lambda r: (STATES.index(r["state"]), r["url"], r["detail"]))
     return {"check_state": "ok" if cycle.analysed else "not_analysed",
             **page_of(items[offset:offset + limit], len(items), limit, offset)}
@@ -459,15 +482,13 @@ def _source_urls(life: Lifecycle, source: Check, state: str | None, url: str | N
     items: list[dict[str, Any]] = []
     on_url = _stored_url(life, source, url) if url is not None else None
     if on_url is not None:  # one page's findings through the stored key: no check evaluated
-        items = [item for item in on_url if not state or item["state"] == state]
+        items = [item for item in on_url if item["state"] in _wanted(state)]
         analysed = True
     else:
         s = life.states(source)
         analysed = s["now"].found is not None
         sets = s["sets"] or {"new": set(), "persisting": set(s["now"].found or ()), "fixed": set()}
-        for name in STATES:
-            if state and name != state:
-                continue
+        for name in _wanted(state):
             items += [_item(source, f, name, f in s["regressed"]) for f in sets[name]
                       if url is None or f.url == url]
     items.sort(key=lambda r: (STATES.index(r["state"]), r["url"], r["detail"]))
@@ -490,7 +511,7 @@ def _stored_page(life: Lifecycle, source: Check, state: str | None, limit: int,
     if base is None:  # a first crawl (all new) or the commit against itself (all persisting)
         counts = {**counts, "new": counts["findings"] if life.base is None else 0,
                   "persisting": 0 if life.base is None else counts["findings"], "fixed": 0}
-    wanted = [name for name in STATES if not state or name == state]
+    wanted = _wanted(state)
     total = sum(counts[name] for name in wanted)
     items: list[dict[str, Any]] = []
     skip = offset
@@ -554,8 +575,9 @@ _BASE = {"base": {"type": "string",
 QUERIES = [
     Query(
         "issues",
-        "Every registered check with its findings on the commit, most severe first: priority, category, "
-        "affected URLs, and how many findings are new, fixed, persisting (and regressed: fixed before the "
+        "Every registered check with its findings on the commit, most severe first: priority, type (issue, "
+        "warning, opportunity), category, affected URLs and their `share` (% of URLs: of the internal URLs "
+        "counted in `share_of`), and how many findings are new, fixed, persisting (and regressed: fixed before the "
         "base, back now) against the base; checks finding the same defect are one row with their sources. "
         "An analyzer check on a commit that analyzer never ran on is not_analysed (findings null), not 0.",
         _issues,
@@ -570,14 +592,16 @@ QUERIES = [
         order=20),
     Query(
         "issue-urls",
-        "The findings of one check (or of one shared defect) with their URL, detail and state against the "
-        "base (new, persisting, fixed), new first. A shared defect is one row per defect (an image, an id, a "
-        "page) with the checks that found it in `sources`; a link check's rows add the target, the anchor's "
-        "text and line:col, and the target's status (or error kind).",
+        "The findings of one check (or of one shared defect) on the commit with their URL, detail and state "
+        "against the base (new or persisting: as many as `issues` counts), new first; `state` fixed lists the "
+        "base's findings gone since, `all` every state. A shared defect is one row per defect (an image, an "
+        "id, a page) with the checks that found it in `sources`; a link check's rows add the target, the "
+        "anchor's text and line:col, and the target's status (or error kind).",
         _issue_urls,
         {"check": {"type": "string", "description": "check id (e.g. broken-link, axe/image-alt)"},
          **_BASE,
-         "state": {"type": "string", "enum": list(STATES), "description": "only findings in this state"},
+         "state": {"type": "string", "enum": [*STATES, "all"],
+                   "description": "only findings in this state (default: new and persisting, the commit's own)"},
          "url": {"type": "string", "description": "only the findings on this exact URL"},
          **PAGING},
         required=("check",),

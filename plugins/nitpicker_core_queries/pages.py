@@ -7,10 +7,12 @@ from typing import Any
 
 from nitpicker_core import (
     CATEGORIES,
+    COUNT_DEFINITIONS,
     METADATA_FIELDS,
     Query,
     UsageError,
     content_type_sql_filter,
+    count_totals,
 )
 from nitpicker_core.archive import aggregates, digest, times
 
@@ -48,7 +50,11 @@ def flags(row: dict[str, Any], names: tuple[str, ...] = BOOLS) -> dict[str, Any]
 
 
 def _summary(archive: Any, commit: int) -> dict[str, Any]:
-    return aggregates.value(archive, commit, "summary")
+    found = aggregates.value(archive, commit, "summary")
+    if "internal" not in found["status"]:  # stored by a nitpicker that did not split statuses by side
+        found = {"commit": commit, **digest.summary(archive.execute, commit)}
+    # the named counts every front door shows, derived here once (nitpicker_core.counts defines them)
+    return {**found, "totals": count_totals(found), "definitions": dict(COUNT_DEFINITIONS)}
 
 
 def _pages(archive: Any, commit: int, limit: int, offset: int, sort: str, order: str, status: int | None = None,
@@ -62,8 +68,11 @@ def _pages(archive: Any, commit: int, limit: int, offset: int, sort: str, order:
     if category is not None:
         where, args = content_type_sql_filter("ps.content_type", category)
         sql, params = f"{sql} AND {where}", [*params, *args]
-    elif not every_type:
-        sql += f" AND {STRICT if strict else LOOSE}"
+    elif strict:
+        sql += f" AND {STRICT}"
+    elif not every_type and status is None and not status_class and not outcome:
+        # a status or outcome filter covers every URL of that status, HTML or not, as the summary counts them
+        sql += f" AND {LOOSE}"
     if status is not None:
         sql, params = sql + " AND ps.status = ?", [*params, status]
     if status_class:
@@ -176,13 +185,15 @@ QUERIES = [
     Query("summary", "Counts of internal/external URLs and pages (internal URLs include the host's URLs outside "
           "the crawl's scope, counted apart as outside_scope: checked, never pages), status distribution (hard "
           "failures broken down by error kind; URLs never requested counted apart as not_checked), content "
-          "types by category "
-          "and metadata fill rates of internal HTML pages.",
+          "types by category and metadata fill rates of internal HTML pages; `totals` names the counts every "
+          "front door shows (urls, internal_urls, external_urls, pages, 2xx…5xx, failed, skipped, "
+          "not_checked) and `definitions` says what each one means.",
           _summary, order=10),
     Query(
         "pages", "Pages of the commit. Default: HTML pages plus rows without a content type that are not "
         "redirects (failures, skipped URLs and URLs never requested); `strict` keeps only text/html; "
-        "`every_type` keeps every URL; a `category` replaces them. Each row says its `outcome` (answered, redirect, skipped, failed, not_checked).",
+        "`every_type` keeps every URL, and so does a `status`, `status_class` or `outcome` filter unless "
+        "`strict` or a `category` narrows the type; a `category` replaces them. Each row says its `outcome` (answered, redirect, skipped, failed, not_checked).",
         _pages,
         {**PAGING, **sorting(PAGE_SORTS, "url"),
          "status": {"type": "integer", "description": "HTTP status code"},

@@ -72,23 +72,22 @@ def _tools(row: Mapping[str, Any]) -> Iterator[list[Any]]:
 
 def _totals(report: Any) -> Iterator[list[Any]]:
     summary = report.query("summary")
-    counts, status = summary["counts"], summary["status"]
-    yield ["Totals", "Internal URLs", counts["internal"]["urls"]]
-    yield ["Totals", "HTML pages", counts["internal"]["pages"]]
-    yield ["Totals", "External URLs", counts["external"]["urls"]]
-    by_class = dict.fromkeys(CLASSES, 0)
-    for row in status["by_code"]:
-        key = f"{str(row['status'])[:1]}xx"
-        if key in by_class:
-            by_class[key] += row["count"]
-    for key, count in by_class.items():
-        yield ["Totals", key, count]
-    yield ["Totals", "Failed", status.get("failed", 0)]
-    yield ["Totals", "Skipped", status.get("skipped", 0)]
+    totals = summary["totals"]  # the counts every front door shows, by their one definition
+    for key, item in (("pages", "Pages"), ("internal_urls", "Internal URLs"), ("external_urls", "External URLs"),
+                      *((c, c) for c in CLASSES), ("failed", "Failed"), ("skipped", "Skipped")):
+        yield ["Totals", item, totals[key]]
     checks = [r for r in report.query("issues")["items"] if r["state"] == "ok"]
     yield ["Totals", "Checks with findings", sum(1 for r in checks if r["findings"])]
     for key, item in (("findings", "Findings"), ("new", "New"), ("fixed", "Fixed")):
         yield ["Totals", item, sum(r[key] or 0 for r in checks)]
+    for key, item in DEFINED:
+        yield ["What the numbers mean", item, summary["definitions"][key]]
+
+
+# The counts the Cover explains, once for the whole report (the Issues sheet's "% of URLs" included).
+DEFINED = (("pages", "Pages"), ("internal_urls", "Internal URLs"), ("external_urls", "External URLs"),
+           ("status_class", "2xx, 3xx, 4xx, 5xx"), ("failed", "Failed"), ("skipped", "Skipped"), ("findings", "Findings"),
+           ("share", "% of URLs"))
 
 
 def cover_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]:

@@ -7,7 +7,7 @@ from typing import Any
 
 from nitpicker_core import Cell, Sheet
 
-COUNTS = ("urls", "findings", "new", "fixed", "persisting")
+COUNTS = ("urls", "share", "findings", "new", "fixed", "persisting")
 NOT_ANALYSED = "not analysed"
 NOT_COMPARED = "not compared"
 FIRST_CRAWL = "no earlier commit: every finding is new"
@@ -20,7 +20,10 @@ def _counts(row: dict[str, Any]) -> list[Any]:
     if row["state"] == "error":
         return ["error"] * len(COUNTS)
     # analysed now but not on the base: the findings are counted, the comparison is not possible
-    return [NOT_COMPARED if row[key] is None else row[key] for key in COUNTS]
+    cells = [NOT_COMPARED if row[key] is None else row[key] for key in COUNTS]
+    share = row.get("share")
+    cells[COUNTS.index("share")] = None if share is None else round(share / 100, 4)  # a percent-formatted cell
+    return cells
 
 
 def _note(row: dict[str, Any], first_crawl: bool) -> str:
@@ -60,7 +63,7 @@ def issue_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]:
     # sorted() is stable: within each rank the query's order holds (priority, then most findings)
     for row in sorted(answer["items"], key=_rank):
         help_ = row.get("help") or {}
-        yield [_check(row), row["title"], row["priority"], row["category"], *_counts(row),
+        yield [_check(row), row["title"], row["priority"], row.get("type") or "issue", row["category"], *_counts(row),
                help_.get("description") or "", help_.get("fix") or "", help_.get("help_url") or "",
                _note(row, first_crawl)]
 
@@ -70,11 +73,12 @@ def _priority(value: str) -> dict[str, Any]:
 
 
 SHEETS = (
-    Sheet("Issues", ("Check", "Title", "Priority", "Category", "URLs", "Findings", "New", "Fixed", "Persisting",
-                     "Description", "How to Fix", "Help", "Note"),
+    Sheet("Issues", ("Check", "Title", "Priority", "Type", "Category", "URLs", "% of URLs", "Findings", "New", "Fixed",
+                     "Persisting", "Description", "How to Fix", "Help", "Note"),
           issue_rows, order=0, uses_report=True, freeze=(1, 1), links=("Help",),
           formats=(_priority("critical"), _priority("high")),
-          description="every check, most severe first: affected URLs and findings, new, fixed and persisting "
-                      "since the previous commit",
+          description="every check, most severe first: affected URLs (and their share of the internal URLs), "
+                      "findings, new, fixed and persisting since the previous commit",
+          number_formats={"% of URLs": "percent"},
           widths={"Check": 220, "Title": 300, "Description": 420, "How to Fix": 420, "Help": 300, "Note": 300}),
 )

@@ -98,10 +98,10 @@ def violation_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]
 
 def summary_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]:
     s = report.query("summary")
-    for side in ("internal", "external"):
-        c = s["counts"][side]
-        yield ["URLs", side, c["urls"], None]
-        yield ["HTML pages", side, c["pages"], None]
+    totals = s["totals"]  # named as every front door names them (Cover: what the numbers mean)
+    yield ["URLs", "internal", totals["internal_urls"], None]
+    yield ["URLs", "external", totals["external_urls"], None]
+    yield ["Pages", "internal", totals["pages"], None]
     status = s["status"]
     total = status["total"] or 0
     for row in status["by_code"]:

@@ -111,7 +111,7 @@ def test_stored_answers_equal_computed_answers(archive: Path, registry: Any, mon
     def answers() -> list[Any]:
         found = [_ask(registry, archive, "issues", commit, **extra)]
         for check in checks:
-            for state in (None, "new", "persisting", "fixed"):
+            for state in (None, "new", "persisting", "fixed", "all"):
                 chosen = {"state": state} if state else {}
                 found.append(_ask(registry, archive, "issue-urls", commit, check=check, **extra, **chosen))
                 found += [_ask(registry, archive, "issue-urls", commit, check=check, limit=1, offset=offset,
@@ -152,7 +152,7 @@ def test_a_stored_check_is_read_and_a_stale_one_recomputed(tmp_path: Path, regis
         build_archive(target, _pages(commit), roots=[SITE + "/"])
 
     def broken_links() -> list[str]:
-        answer = _ask(registry, target, "issue-urls", 2, check="broken-link")
+        answer = _ask(registry, target, "issue-urls", 2, check="broken-link", state="all")
         return sorted(f"{r['state']} {r['detail'].removeprefix(SITE)}" for r in answer["items"])
 
     assert broken_links() == ["fixed /gone-1", "new /gone-3", "persisting /gone-2"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pytest
 from archives import SITE, build_archive
@@ -86,11 +87,15 @@ def test_the_table_lists_checks_with_findings_by_priority(archive, env):
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == "commit 2 against base 2"
-    assert lines[1].split() == ["PRIORITY", "CHECK", "FINDINGS", "NEW", "FIXED", "URLS", "TITLE"]
+    assert lines[1].split() == ["PRIORITY", "TYPE", "CHECK", "FINDINGS", "NEW", "FIXED", "URLS", "%", "OF", "URLS",
+                                "TITLE"]
     error_row = next(line for line in lines if " test-error-page " in line)
     long_row = next(line for line in lines if " test-long-url " in line)
-    assert error_row.split()[:6] == ["high", "test-error-page", "2", "0", "0", "2"]
-    assert long_row.split()[:6] == ["low", "test-long-url", "1", "0", "0", "1"]
+    assert error_row.split()[:7] == ["high", "issue", "test-error-page", "2", "0", "0", "2"]
+    assert long_row.split()[:7] == ["low", "issue", "test-long-url", "1", "0", "0", "1"]
+    # % of URLs: the URLs as a share of the internal URLs, said once under the table
+    internal = int(re.search(r"^% of URLs: of the (\d+) internal URLs", result.stdout, re.M).group(1))
+    assert error_row.split()[7] == f"{round(100 * 2 / internal, 1)}%"
     assert lines.index(error_row) < lines.index(long_row)
 
 

@@ -45,7 +45,7 @@ def issues_answer(lifecycle: dict[str, Any]) -> dict[str, Any]:
 
 def _urls(life: dict[str, Any], check: str, *extra: str) -> dict[str, set[tuple[str, str]]]:
     """``issue-urls`` of one check as state → {(URL below the prefix, detail with the prefix cut)}."""
-    out = _ok("query", str(life["archive"]), "issue-urls", "--check", check, "--limit", "1000", *extra,
+    out = _ok("query", str(life["archive"]), "issue-urls", "--check", check, "--state", "all", "--limit", "1000", *extra,
               cwd=life["workdir"])
     found: dict[str, set[tuple[str, str]]] = {"new": set(), "persisting": set(), "fixed": set()}
     for row in json.loads(out)["items"]:

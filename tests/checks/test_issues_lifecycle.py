@@ -152,9 +152,11 @@ def test_a_finding_fixed_before_the_base_and_back_now_is_regressed(ask):
     assert (answer["commit"], answer["base"]) == (3, 2)
     row = rows(answer)["error-page"]
     assert (row["new"], row["fixed"], row["persisting"], row["regressed"]) == (1, 1, 1, 1)
-    listed = ask("issue-urls", check="error-page")
+    listed = ask("issue-urls", check="error-page", state="all")
     assert [(i["url"].removeprefix(SITE), i["state"], i["regressed"]) for i in listed["items"]] == [
         ("/old", "new", True), ("/new", "persisting", False), ("/missing", "fixed", False)]
+    # by default the list is the commit's findings: as many as the row counts
+    assert len(ask("issue-urls", check="error-page")["items"]) == row["findings"] == 2
 
 
 def test_any_two_commits_and_a_base_equal_to_the_commit(ask):
@@ -241,13 +243,13 @@ def test_a_failing_check_is_its_own_error_row(ask):
 
 
 def test_paging_and_unknown_check_ids(ask):
-    first = ask("issue-urls", commit=2, check="error-page", limit=2)
+    first = ask("issue-urls", commit=2, check="error-page", state="all", limit=2)
     assert first["total"] == 3 and len(first["items"]) == 2 and first["next_offset"] == 2
-    rest = ask("issue-urls", commit=2, check="error-page", limit=2, offset=2)
+    rest = ask("issue-urls", commit=2, check="error-page", state="all", limit=2, offset=2)
     assert len(rest["items"]) == 1 and rest["next_offset"] is None
     with pytest.raises(UsageError, match=r"^no check 'error-pages'; closest: error-page(, [a-z/-]+)*$"):
         ask("issue-urls", check="error-pages")
-    with pytest.raises(UsageError, match=r"^parameter 'state' must be one of new, persisting, fixed"):
+    with pytest.raises(UsageError, match=r"^parameter 'state' must be one of new, persisting, fixed, all"):
         ask("issue-urls", check="error-page", state="gone")
 
 

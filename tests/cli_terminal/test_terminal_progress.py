@@ -94,8 +94,8 @@ def test_the_crawl_ends_with_a_summary_for_people(gated_crawl):
     term, _, _, _ = gated_crawl
     text = "\n".join(term.fragments())
     summary = text[text.index("Crawl complete:"):]
-    assert re.match(r"Crawl complete: 6 pages \(6 rendered, 0 skipped\), 1 external URL checked in \d+ s\n"
-                    r"Errors: 1 internal, 1 external\n", summary), summary
+    assert re.match(r"Crawl complete: 6 pages of \d+ internal URLs \(6 rendered, 0 skipped\), 1 external URL checked "
+                    r"in \d+ s\nErrors: 1 internal \(1 failed\), 1 external \(1 failed\)\n", summary), summary
     assert re.search(r"connection-refused \(1 external\): connection refused \(nothing listens on 127\.0\.0\.1:\d+\)",
                      summary)
     assert "redirect-loop (1 internal): it redirects in a loop" in summary

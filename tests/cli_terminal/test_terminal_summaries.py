@@ -45,7 +45,8 @@ def test_pipeline_shows_its_stages_in_order_with_analyzer_bars(runs):
 def test_pipeline_ends_with_a_summary_for_people(runs):
     _, shown = runs["pipeline"]
     summary = _after(shown, "Crawl complete:")
-    assert re.match(r"Crawl complete: 3 pages \(3 rendered, 0 skipped\)(, \d+ external URLs? checked)? in \d+ s\n"
+    assert re.match(r"Crawl complete: 3 pages of \d+ internal URLs \(3 rendered, 0 skipped\)(, \d+ external URLs? "
+                    r"checked)? in \d+ s\n"
                     r"Errors: none\n"
                     r"Analyzed 3 pages with 1 analyzer \(markup\): \d+ violations, 0 analyzer errors\n"
                     r"Findings: .+\n"

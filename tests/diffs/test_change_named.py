@@ -89,7 +89,7 @@ def test_issues_as_text_lists_them_and_the_command_that_lists_the_rest(change_pa
     assert rest.returncode == 0, rest.stderr
     assert sorted(item["url"] for item in json.loads(rest.stdout)["items"]) == [root + f"n{i}" for i in range(1, 6)]
     as_json = run_cli("issues", str(archive), "--base", "1", "--json", cwd=workdir)
-    assert set(json.loads(as_json.stdout)) == {"commit", "base", "base_note", "total", "items"}  # as it was
+    assert set(json.loads(as_json.stdout)) == {"commit", "base", "base_note", "share_of", "total", "items"}
 
 
 def test_nitpicker_diff_says_per_page_what_changed_in_words(change_pair):

@@ -43,4 +43,6 @@ def pipe_env(tmp_path_factory):
     """Environment for CLI runs with the built-ins plus the `pipewords` test plugin."""
     dist = make_dist(tmp_path_factory.mktemp("pipe-dist"), "nitpicker-pipewords", "pipewords", "pipewords_plugin",
                      PLUGIN)
-    return {"PYTHONPATH": f"{ROOT}:{dist}", "NITPICKER_LOAD_PLUGINS": ",".join([*BUILTIN_PLUGINS, "pipewords"])}
+    # the tree's own plugins first, before any installed copy of nitpicker's
+    return {"PYTHONPATH": f"{ROOT}:{ROOT / 'plugins'}:{dist}",
+            "NITPICKER_LOAD_PLUGINS": ",".join([*BUILTIN_PLUGINS, "pipewords"])}

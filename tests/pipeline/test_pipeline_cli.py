@@ -41,6 +41,9 @@ def test_a_run_prints_a_summary_and_journals_every_stage(first, site):
     assert summary["stages"] == {"crawl": "done", "analyze": "done"}
     assert {k: summary["crawl"][k] for k in ("commit", "status", "pages", "rendered", "internal_errors")} == \
         {"commit": 1, "status": "complete", "pages": 8, "rendered": 8, "internal_errors": 0}
+    # "pages" is the summary query's (internal HTML answers); the crawler's own count of URLs is named so
+    assert summary["crawl"]["pages"] == summary["totals"]["pages"]
+    assert summary["crawl"]["urls_recorded"] == summary["totals"]["urls"] - summary["totals"]["skipped"] == 8
     assert summary["report"] == {"skipped": "no report destination"}
     assert kinds(evs) == ["run_started", "stage_started:crawl", "stage_finished:crawl", "stage_started:analyze",
                           "stage_finished:analyze", "run_finished"]

@@ -145,7 +145,7 @@ def test_xlsx_cover_leads_with_site_commit_settings_tools_and_totals(workbook, s
     assert cover[("Tools", "nitpicker")] == env["nitpicker"] and cover[("Tools", "Python")] == env["python"]
     assert cover[("Tools", "Chromium")] == env["chromium"]
     assert cover[("Tools", "linkcount")].startswith("0")  # the analyzer run: its version
-    assert cover[("Totals", "Internal URLs")] == 5 and cover[("Totals", "HTML pages")] == 4
+    assert cover[("Totals", "Internal URLs")] == 5 and cover[("Totals", "Pages")] == 4
     issues = [r for r in answer["items"] if r["state"] == "ok"]
     assert cover[("Totals", "4xx")] == 1 and cover[("Totals", "2xx")] == 4
     assert cover[("Totals", "Findings")] == sum(r["findings"] for r in issues) > 2  # the analyzer's 2 and more
@@ -159,7 +159,7 @@ def test_csv_percentages_analyzer_names_and_cover(csv_files, site):
     assert ["Status", "200", "4", "66.67%"] in summary and ["Status", "404", "1", "16.67%"] in summary
     assert read("page-list.csv")[0][-1] == ANCHORS
     cover = {(r[0], r[1]): r[2] for r in read("cover.csv")[1:]}
-    assert cover[("Site", "Root")] == site + "/report-site/" and cover[("Totals", "HTML pages")] == "4"
+    assert cover[("Site", "Root")] == site + "/report-site/" and cover[("Totals", "Pages")] == "4"
 
 
 def test_google_sheets_gets_the_same_corrections(google, site):

@@ -11,9 +11,10 @@ from support import run_cli
 
 from nitpicker_core import Anchor, ScrapeResult
 
-HEADER = ["Check", "Title", "Priority", "Category", "URLs", "Findings", "New", "Fixed", "Persisting",
-          "Description", "How to Fix", "Help", "Note"]
-COUNTS = slice(4, 9)  # URLs … Persisting
+HEADER = ["Check", "Title", "Priority", "Type", "Category", "URLs", "% of URLs", "Findings", "New", "Fixed",
+          "Persisting", "Description", "How to Fix", "Help", "Note"]
+COUNTS = ("URLs", "Findings", "New", "Fixed", "Persisting")
+FINDINGS = HEADER.index("Findings")
 BOOK = "1IssuesBook_sheet-0123"
 URL = f"https://docs.google.com/spreadsheets/d/{BOOK}/edit"
 
@@ -77,22 +78,27 @@ def test_xlsx_issues_sheet_follows_the_cover_with_one_row_per_issue(xlsx, answer
 
     broken = by_check["broken-link"]  # /gone fixed, /broken new: against the parent, not since the first crawl
     assert (broken["Priority"], broken["Category"]) == ("high", "links")
-    assert [broken[k] for k in HEADER[COUNTS]] == [1, 1, 1, 1, 0]
+    assert [broken[k] for k in COUNTS] == [1, 1, 1, 1, 0]
     assert broken["Help"].startswith('=HYPERLINK("https://') and broken["Description"] and broken["How to Fix"]
+    # its type, and its URLs as a share of the internal URLs: the issues query's own numbers
+    row = next(item for item in answer["items"] if item["id"] == "broken-link")
+    assert (broken["Type"], broken["% of URLs"]) == ("issue", round(row["share"] / 100, 4))
+    assert row["share"] == round(100 * 1 / answer["share_of"]["urls"], 1)
 
     # markup ran on the commit, not on its parent: findings counted, new/fixed not comparable — and said so
     center = by_check["markup/obsolete-element"]
-    assert [center[k] for k in HEADER[COUNTS]] == [1, 1, "not compared", "not compared", "not compared"]
+    assert [center[k] for k in COUNTS] == [1, 1, "not compared", "not compared", "not compared"]
     assert "markup did not run on the base" in center["Note"]
     # axe never ran: "not analysed", never a 0 that was not counted
     area = by_check["axe/area-alt"]
-    assert [area[k] for k in HEADER[COUNTS]] == ["not analysed"] * 5
+    assert [area[k] for k in COUNTS] == ["not analysed"] * 5
     assert area["Note"] == "axe did not run on this commit"
 
     # what is wrong leads: every check with findings comes before every clean one, unknown ones last
-    ranks = [0 if isinstance(r[5], int) and r[5] else 1 if isinstance(r[5], int) else 2 for r in rows[1:]]
+    ranks = [0 if isinstance(r[FINDINGS], int) and r[FINDINGS] else 1 if isinstance(r[FINDINGS], int) else 2
+             for r in rows[1:]]
     assert ranks == sorted(ranks) and ranks[0] == 0 and ranks[-1] == 2
-    found = [r for r in rows[1:] if isinstance(r[5], int) and r[5]]
+    found = [r for r in rows[1:] if isinstance(r[FINDINGS], int) and r[FINDINGS]]
     order = ["critical", "high", "medium", "low", "info"]
     assert [order.index(r[2]) for r in found] == sorted(order.index(r[2]) for r in found)
 
@@ -123,12 +129,14 @@ def test_csv_issues_file_follows_the_cover_with_the_same_rows(archive, xlsx, ans
         rows = list(csv.reader(handle))
     assert rows[0] == HEADER and len(rows) - 1 == answer["total"]
     broken = _by_check(rows)["broken-link"]
-    assert [broken[k] for k in HEADER[COUNTS]] == ["1", "1", "1", "1", "0"]
+    assert [broken[k] for k in COUNTS] == ["1", "1", "1", "1", "0"]
     assert _by_check(rows)["axe/area-alt"]["Findings"] == "not analysed"
     # the CSV holds what the workbook holds, cell for cell (links as plain URLs)
     expected = _rows(load_workbook(xlsx)["Issues"])
-    plain = [["" if v is None else str(v).split('"')[1] if str(v).startswith("=HYPERLINK") else str(v) for v in r]
-             for r in expected]
+    share = HEADER.index("% of URLs")
+    plain = [["" if v is None else str(v).split('"')[1] if str(v).startswith("=HYPERLINK") else
+              f"{v * 100:.2f}".rstrip("0").rstrip(".") + "%" if i == share and isinstance(v, int | float) else str(v)
+              for i, v in enumerate(r)] for r in expected]
     assert rows == plain
 
 
@@ -149,9 +157,9 @@ def test_google_sheets_issues_worksheet_leads_and_reads_back(archive, answer, st
     rows = [[text(c) for c in row] for row in stored]
     assert rows[0] == HEADER and len(rows) - 1 == answer["total"]
     broken = _by_check(rows)["broken-link"]
-    assert [broken[k] for k in HEADER[COUNTS]] == [1, 1, 1, 1, 0]
+    assert [broken[k] for k in COUNTS] == [1, 1, 1, 1, 0]
     assert _by_check(rows)["axe/area-alt"]["URLs"] == "not analysed"
-    formats = [r["booleanRule"]["condition"] for r in store.sheet(BOOK, "Issues")["formats"]]
+    formats = [r["booleanRule"]["condition"] for r in store.sheet(BOOK, "Issues")["formats"] if "booleanRule" in r]
     assert {f["values"][0]["userEnteredValue"] for f in formats if f["type"] == "TEXT_EQ"} == {"critical", "high"}
 
 
@@ -163,7 +171,7 @@ def test_a_first_crawl_says_every_finding_is_new(tmp_path):
     assert result.returncode == 0, result.stderr
     with (tmp_path / "out" / "issues.csv").open(encoding="utf-8-sig", newline="") as handle:
         broken = _by_check(list(csv.reader(handle)))["broken-link"]
-    assert [broken[k] for k in HEADER[COUNTS]] == ["1", "1", "1", "0", "0"]
+    assert [broken[k] for k in COUNTS] == ["1", "1", "1", "0", "0"]
     assert broken["Note"] == "no earlier commit: every finding is new"
 
 
@@ -188,9 +196,9 @@ def test_a_failing_check_is_an_error_row_and_the_others_keep_their_counts(archiv
         run_report(pm, reader, "csv", {"dir": str(tmp_path / "out"), "silent": True}, sheets=["Issues"])
     with (tmp_path / "out" / "issues.csv").open(encoding="utf-8-sig", newline="") as handle:
         rows = _by_check(list(csv.reader(handle)))
-    assert [rows["crashing-check"][k] for k in HEADER[COUNTS]] == ["error"] * 5
+    assert [rows["crashing-check"][k] for k in COUNTS] == ["error"] * 5
     assert rows["crashing-check"]["Note"] == "RuntimeError: the check's own bug"
-    assert [rows["broken-link"][k] for k in HEADER[COUNTS]] == ["1", "1", "1", "1", "0"]
+    assert [rows["broken-link"][k] for k in COUNTS] == ["1", "1", "1", "1", "0"]
 
 
 def test_google_sheets_leftover_is_dropped_and_a_moved_worksheet_stays_where_the_user_put_it(

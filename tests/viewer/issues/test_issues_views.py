@@ -51,9 +51,11 @@ def test_home_is_the_issues_overview_grouped_by_category_against_the_parent(issu
     assert categories(page)[:2] == ["links", "accessibility"]
     assert '<h2 id="cat-links">Links (2)</h2>' in page and '<caption class="visually-hidden">Issues: Links</caption>' in page
     broken = issue_row(page, "broken-link")
-    assert broken == {"urls": "1", "findings": "3", "new": "2 2 regressed", "fixed": "0", "persisting": "1",
-                      "state": "ok", "priority": "high", "title": broken["title"], "href": broken["href"]}
+    # % of URLs: 1 of the archive's 5 internal URLs, explained once above the tables
+    assert broken == {"urls": "1", "share": "20.0%", "findings": "3", "new": "2 2 regressed", "fixed": "0",
+                      "persisting": "1", "state": "ok", "priority": "high", "title": broken["title"], "href": broken["href"]}
     assert broken["title"].startswith("Internal links to pages that answer 4xx broken-link")
+    assert words(page).count("as a share of the 5 internal URLs") == 1
     assert parse_qs(urlsplit(broken["href"]).query) == {"check": ["broken-link"]}
     assert issue_row(page, "axe/region")["priority"] == "medium"  # axe moderate → medium
     assert issue_row(page, "axe/color-contrast")["priority"] == "high"  # axe serious → high
