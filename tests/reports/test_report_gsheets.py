@@ -15,7 +15,8 @@ BOOK = "1AbCdEfGhIjKlMnOp_q-rs"
 URL = f"https://docs.google.com/spreadsheets/d/{BOOK}/edit#gid=0"
 ALL_SHEETS = ["Cover", "Issues", "Summary", "Page List", "Links", "Discrepancies", "Resources", "Images", "Violations",
               "Referrers Relational Table", "Resources Relational Table"]
-ROWS = {"Summary": 27, "Page List": 4, "Links": 5, "Discrepancies": 4, "Resources": 5, "Images": 4,
+# Summary: URLs internal/external, then pages (internal only: "pages" has one meaning), statuses, types, fill rates
+ROWS = {"Summary": 26, "Page List": 4, "Links": 5, "Discrepancies": 4, "Resources": 5, "Images": 4,
         "Violations": 2, "Referrers Relational Table": 8, "Resources Relational Table": 8}
 
 
