@@ -57,7 +57,7 @@ def create_app(archive: str | Path, pm: Any, host: str = "127.0.0.1") -> Flask:
                                    "immutable": reader.path.is_file() and reader.live_pid is None}
     for blueprint, prefix in blueprint_registry(pm):
         app.register_blueprint(blueprint, url_prefix=prefix)
-    app.jinja_env.globals.update(t=i18n.translate, lang=i18n.current_language, languages=i18n.LANGUAGES,
+    app.jinja_env.globals.update(t=i18n.translate, t_or=i18n.translate_or, lang=i18n.current_language, languages=i18n.LANGUAGES,
                                 page_sizes=PAGE_SIZES, page_href=page_href, cell_list_limit=CELL_LIST_LIMIT)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(NitpickerError, _usage_error)

@@ -43,3 +43,8 @@ def translate(key: str, **values: object) -> str:
     if text is None:
         text = catalog(DEFAULT).get(key, key)
     return text.format(**values) if values else text
+
+
+def translate_or(key: str, default: str) -> str:
+    """The label ``key`` in the request's language, else ``default`` (a text the core already words in English)."""
+    return catalog(current_language()).get(key) or default

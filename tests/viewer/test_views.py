@@ -123,7 +123,10 @@ def test_crawled_text_is_escaped_in_the_viewer(client, site):
 
 def test_language_follows_cookie_and_accept_language(client):
     assert "<h1>Summary</h1>" in client.get("/summary").get_data(as_text=True)
-    assert "<h1>概要</h1>" in client.get("/summary", headers={"Accept-Language": "ja,en;q=0.5"}).get_data(as_text=True)
+    summary = client.get("/summary", headers={"Accept-Language": "ja,en;q=0.5"}).get_data(as_text=True)
+    assert "<h1>概要</h1>" in summary
+    assert "HTML 文書（text/html）で応答した内部 URL" in summary  # what "pages" means, in Japanese too
+    assert "internal URLs that answered with an HTML document" in client.get("/summary").get_data(as_text=True)
     assert "<h1>問題</h1>" in client.get("/", headers={"Accept-Language": "ja,en;q=0.5"}).get_data(as_text=True)
     switched = client.get("/lang/ja?next=/pages%3FpageSize%3D25")
     assert switched.status_code == 302 and switched.headers["Location"] == "/pages?pageSize=25"
@@ -135,6 +138,10 @@ def test_language_follows_cookie_and_accept_language(client):
 def test_catalogs_have_the_same_keys_and_every_used_key():
     english, japanese = i18n.catalog("en"), i18n.catalog("ja")
     assert sorted(english) == sorted(japanese)
+    # the English definitions of the counts are the core's own words (the summary query answers them too)
+    from nitpicker_core.counts import DEFINITIONS
+
+    assert {key: english[f"definition.{key}"] for key in DEFINITIONS} == DEFINITIONS
     assert all(value.strip() for value in [*english.values(), *japanese.values()])
     used: set[str] = set()
     for path in [*VIEWER.glob("templates/*.html"), *VIEWER.glob("blueprints/*.py"), VIEWER / "tables.py"]:
