@@ -47,8 +47,9 @@ def broken_links(ctx: CheckContext) -> Iterator[Finding]:
     return _linked(ctx, False, "client", "blocked")
 
 
-def broken_targets(ctx: CheckContext) -> set[str]:
-    """The 4xx URLs internal links end at (after redirects): broken-link lists them with the links to them."""
+def linked_targets(ctx: CheckContext, *outcomes: str) -> set[str]:
+    """The internal URLs internal links end at (after redirects) with one of ``outcomes``: the link checks list
+    them with each link to them, so the page-level status checks leave them out (one defect, not two)."""
     def load() -> set[str]:
         table = rows(ctx)
         ends = set()
@@ -56,11 +57,16 @@ def broken_targets(ctx: CheckContext) -> set[str]:
             target = table.get(link.target)
             end = final(ctx, link.target)
             if (target is not None and not target.get("is_external") and link.source != link.target
-                    and end is not None and _outcome(end) in ("client", "blocked")):
+                    and end is not None and _outcome(end) in outcomes):
                 ends.add(end["url"])
         return ends
 
-    return memo(ctx, "broken_targets", load)
+    return memo(ctx, "linked_targets:" + ",".join(outcomes), load)
+
+
+def broken_targets(ctx: CheckContext) -> set[str]:
+    """The 4xx URLs internal links end at (after redirects): broken-link lists them with the links to them."""
+    return linked_targets(ctx, "client", "blocked")
 
 
 def server_error_links(ctx: CheckContext) -> Iterator[Finding]:

@@ -12,7 +12,7 @@ import lxml.html
 from nitpicker_core import Check, CheckContext, Finding
 
 from .common import children, content_pages, content_urls, memo, rows, unique, without_positions
-from .links import broken_targets
+from .links import broken_targets, linked_targets
 
 Finder = Callable[[CheckContext], Iterator[Finding]]
 # Search results show about this many characters (Google cuts by pixels; these are the usual audit limits).
@@ -44,11 +44,19 @@ def client_error_pages(ctx: CheckContext) -> Iterator[Finding]:
     return _status_pages(ctx, 400, 499, broken_targets(ctx))
 
 
+def server_error_pages(ctx: CheckContext) -> Iterator[Finding]:
+    # A 5xx page that internal links end at is link-to-server-error's defect, listed with each link to it.
+    return _status_pages(ctx, 500, 599, linked_targets(ctx, "server"))
+
+
 def failed_urls(ctx: CheckContext) -> Iterator[Finding]:
-    # Redirect loops have their own check; every other hard failure of an internal URL is this one.
+    # Redirect loops have their own check; every other hard failure of an internal URL is this one, unless
+    # internal links end at it: then it is link-to-failed-url's defect, listed with each link to it.
+    linked = linked_targets(ctx, "failed")
     for row in rows(ctx).values():
         kind = row.get("error_kind")
-        if not row.get("is_external") and row.get("status") is None and kind and kind != "redirect-loop":
+        if (not row.get("is_external") and row.get("status") is None and kind and kind != "redirect-loop"
+                and row["url"] not in linked):
             yield Finding(row["url"], kind)
 
 
@@ -193,12 +201,13 @@ CHECKS = [
            "Restore the page or redirect it to its replacement; then fix the links pointing at it.", STATUS_HELP,
            client_error_pages, 20),
     _check("server-error-page", "Internal URLs answering 5xx", "response", "high",
-           "Internal URLs that answered a server error (500, 502, 503, …): the site failed for this page.",
-           "Find the error in the server's logs and fix it.", STATUS_HELP,
-           lambda ctx: _status_pages(ctx, 500, 599), 21),
+           "Internal URLs that answered a server error (500, 502, 503, …) and that no crawled page links to (a "
+           "start URL, a sitemap entry…): the site failed for this page. A 5xx URL that pages link to is a "
+           "link-to-server-error finding, listed with each link to it, not a second defect here.",
+           "Find the error in the server's logs and fix it.", STATUS_HELP, server_error_pages, 21),
     _check("failed-url", "Internal URLs that could not be fetched", "response", "high",
-           "Internal URLs that gave no HTTP answer (timeout, refused connection, DNS, TLS, …); the detail is the "
-           "error kind.", "Make the URL answer: check the server, its TLS certificate and its DNS records.",
+           "Internal URLs that gave no HTTP answer (timeout, refused connection, DNS, TLS, …) and that no crawled "
+           "page links to; the detail is the error kind. One that pages link to is a link-to-failed-url finding.", "Make the URL answer: check the server, its TLS certificate and its DNS records.",
            "https://developers.google.com/search/docs/crawling-indexing/http-network-errors", failed_urls, 22),
     _check("title-missing", "Pages without a title", "metadata", "high",
            "HTML pages with no <title> or an empty one (the detail says which: missing or empty): search results "

@@ -33,9 +33,9 @@ EXPECTED: dict[str, set[tuple[str, str]]] = {
     "noindex-linked": {("/checks-site/hidden", "")},
     "robots-blocked": {("/private/page", "")},
     # /checks-site/gone and /nowhere are linked: broken-link's defects, not a second one each here (an unlinked
-    # 4xx page is found: tests/checks/test_issue_rows.py)
+    # 4xx page is found: tests/checks/test_issue_rows.py); so is /checks-site/boom link-to-server-error's
     "client-error-page": set(),
-    "server-error-page": {("/checks-site/boom", "500")},
+    "server-error-page": set(),
     "failed-url": set(),
     "title-missing": {("/checks-site/empty-title", "empty"), ("/checks-site/untitled", "missing")},
     "title-duplicate": {("/checks-site/twin-a", "Twin Page"), ("/checks-site/twin-b", "Twin Page")},
@@ -181,10 +181,26 @@ def test_https_only_checks_and_orphans_on_a_built_archive(tmp_path: Path) -> Non
     assert found["missing-x-frame-options"] == set()  # CSP frame-ancestors stands in for it
     assert found["mixed-content"] == {("/", "http://cdn.test/old.png")}
     assert found["isolated-page"] == {("/orphan", "")}  # a link to itself does not count
-    assert found["failed-url"] == {("/down", "timeout")}
+    assert found["failed-url"] == set()  # /down is linked: link-to-failed-url's defect, listed with its link
     assert found["link-to-failed-url"] == {("/", "/down")}
     assert found["page-error"] == {("/about", "images:mobile: timed out after 10 s")}
     assert found["console-error"] == {("/about", "x")}
+
+
+def test_unlinked_5xx_and_failed_urls_are_page_findings_and_linked_ones_link_findings(tmp_path: Path) -> None:
+    archive = tmp_path / "status.nitpicker"
+    with archive_builder(archive, roots=[SITE + "/", SITE + "/crash", SITE + "/lost"]) as build:
+        build.page(page(SITE + "/", title="Shop", links=["/boom", "/down"]))
+        for path in ("/boom", "/crash"):
+            build.page(page(SITE + path, status=500, content_type="text/html"))
+        for path in ("/down", "/lost"):
+            build.page(page(SITE + path, status=None, content_type=None, extra={"error_kind": "timeout"}))
+    found = _findings(archive, SITE)
+    # a URL nothing links to (a start URL, a sitemap entry) is the page's defect; a linked one the link's
+    assert found["server-error-page"] == {("/crash", "500")}
+    assert found["link-to-server-error"] == {("/", "/boom")}
+    assert found["failed-url"] == {("/lost", "timeout")}
+    assert found["link-to-failed-url"] == {("/", "/down")}
 
 
 def _redirects(tmp_path: Path, chains: bool) -> dict[str, set[tuple[str, str]]]:

@@ -112,7 +112,7 @@ def test_the_first_run_crawls_the_shop_and_finds_each_kind_of_problem(installed,
     assert first["crawl"]["rendered"] >= 20 and first["crawl"]["external_errors"] == 1
     assert "nitpicker viewer nitpicker-demo.nitpicker" in " ".join(first.get("next") or [])
     found = {k: v["findings"] for k, v in _issues(installed, "--commit", "1").items() if v["findings"]}
-    for check in ("broken-link", "link-to-redirect", "redirect-chain", "server-error-page", "external-link-broken",
+    for check in ("broken-link", "link-to-redirect", "redirect-chain", "link-to-server-error", "external-link-broken",
                   "title-duplicate", "description-duplicate", "canonical-mismatch", "og-title-mismatch",
                   "jsonld-parse-error", "h1-missing", "h1-multiple", "title-too-long", "console-error",
                   "noindex-linked", "html-lang", "duplicate-id", "text/doubled-particle", "text/halfwidth-kana"):
