@@ -32,12 +32,20 @@ def make_pages(n: int) -> list[ScrapeResult]:
         body = shared if i % 10 == 0 else " ".join(rng.choice(WORDS) for _ in range(330))
         html = f"<html><head><title>T</title></head><body>{body}</body></html>"
         anchors = [Anchor(f"https://bench.example/p/{rng.randrange(n)}", f"link {k}") for k in range(20)]
-        pages.append(ScrapeResult(
-            url=url, status=200, content_type="text/html", content_length=len(html), headers={"server": "x"},
-            metadata={"title": f"Page {i}", "description": "d", "lang": "en", "canonical": url},
-            html=html, anchors=anchors, images=[Image(f"https://bench.example/i/{i % 50}.png", alt="a")],
-            resources=["https://bench.example/site.css"],
-        ))
+        pages.append(
+            ScrapeResult(
+                url=url,
+                status=200,
+                content_type="text/html",
+                content_length=len(html),
+                headers={"server": "x"},
+                metadata={"title": f"Page {i}", "description": "d", "lang": "en", "canonical": url},
+                html=html,
+                anchors=anchors,
+                images=[Image(f"https://bench.example/i/{i % 50}.png", alt="a")],
+                resources=["https://bench.example/site.css"],
+            )
+        )
     return pages
 
 
@@ -52,7 +60,7 @@ def raw_baseline(pages: list[ScrapeResult], workdir: Path) -> float:
     start = time.perf_counter()
     for k in range(0, len(rows), BATCH):
         conn.execute("BEGIN")
-        conn.executemany(f"INSERT INTO page VALUES ({marks})", rows[k:k + BATCH])
+        conn.executemany(f"INSERT INTO page VALUES ({marks})", rows[k : k + BATCH])
         conn.execute("COMMIT")
     elapsed = time.perf_counter() - start
     conn.close()
@@ -64,7 +72,7 @@ def commit_all(target: Path, pages: list[ScrapeResult]) -> tuple[float, float]:
     c = w.begin_commit()
     start = time.perf_counter()
     for k in range(0, len(pages), BATCH):
-        w.put_pages(c, pages[k:k + BATCH])
+        w.put_pages(c, pages[k : k + BATCH])
     insert = time.perf_counter() - start
     w.finish_commit(c, "complete")
     start = time.perf_counter()
@@ -92,8 +100,10 @@ def main() -> None:
         t0 = time.perf_counter()
         pages = make_pages(n)
         anchors = sum(len(p.anchors or ()) for p in pages)
-        print(f"pages: {n}, anchors: {anchors}, html: {sum(len(p.html or '') for p in pages) / 1e6:.1f} MB "
-              f"(generated in {time.perf_counter() - t0:.1f} s)")
+        print(
+            f"pages: {n}, anchors: {anchors}, html: {sum(len(p.html or '') for p in pages) / 1e6:.1f} MB "
+            f"(generated in {time.perf_counter() - t0:.1f} s)"
+        )
 
         raw = raw_baseline(pages, work)
         print(f"raw sqlite3 executemany of page rows: {raw:.2f} s = {n / raw:,.0f} pages/s")
@@ -101,19 +111,25 @@ def main() -> None:
         target = work / "bench.nitpicker"
         insert, tar = commit_all(target, pages)
         size1 = target.stat().st_size
-        print(f"put_pages (batches of {BATCH}): {insert:.2f} s = {n / insert:,.0f} pages/s, "
-              f"{anchors / insert:,.0f} anchors/s; ours / raw = {insert / raw:.1f}x")
+        print(
+            f"put_pages (batches of {BATCH}): {insert:.2f} s = {n / insert:,.0f} pages/s, "
+            f"{anchors / insert:,.0f} anchors/s; ours / raw = {insert / raw:.1f}x"
+        )
         print(f"write() (checkpoint + tar + fsync + rename): {tar:.2f} s, archive {size1 / 1e6:.1f} MB")
 
         cold = timed_open(target)
         cached = timed_open(target)
-        print(f"open: cold (unpack) {cold * 1000:.0f} ms, cached {cached * 1000:.1f} ms, "
-              f"cold / cached = {cold / cached:.0f}x")
+        print(
+            f"open: cold (unpack) {cold * 1000:.0f} ms, cached {cached * 1000:.1f} ms, "
+            f"cold / cached = {cold / cached:.0f}x"
+        )
 
         insert2, tar2 = commit_all(target, pages)
         size2 = target.stat().st_size
-        print(f"second identical commit: put_pages {insert2:.2f} s ({n / insert2:,.0f} pages/s), "
-              f"write {tar2:.2f} s, archive {size2 / 1e6:.2f} MB, growth {(size2 - size1) / size1 * 100:.2f} %")
+        print(
+            f"second identical commit: put_pages {insert2:.2f} s ({n / insert2:,.0f} pages/s), "
+            f"write {tar2:.2f} s, archive {size2 / 1e6:.2f} MB, growth {(size2 - size1) / size1 * 100:.2f} %"
+        )
 
 
 if __name__ == "__main__":

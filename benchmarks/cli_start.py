@@ -46,7 +46,10 @@ BASELINE = [sys.executable, "-c", "pass"]
 VERSION = [sys.executable, "-m", "nitpicker_cli.main", "--version"]
 # The environment manifest as the archive writer builds it for a crawl, timed inside the child (wall: a
 # `chromium --version` it starts counts); a tree whose manager has no records (`distributions`) scans.
-MANIFEST = [sys.executable, "-c", """
+MANIFEST = [
+    sys.executable,
+    "-c",
+    """
 import time
 from nitpicker_core.archive.manifest import crawl_environment
 from nitpicker_core.plugins import make_plugin_manager
@@ -55,7 +58,8 @@ extra = {"plugins": pm.distributions()} if hasattr(pm, "distributions") else {}
 start = time.perf_counter()
 crawl_environment(extra)
 print(time.perf_counter() - start)
-"""]
+""",
+]
 PAGES = {
     "index.html": '<a href="a.html">A</a> <a href="b.html">B</a>',
     "a.html": '<a href="b.html">B</a>',
@@ -84,9 +88,12 @@ def run_child(argv: list[str], tree: Path | None = None, **extra: str) -> tuple[
 
 
 def compile_tree(tree: Path) -> None:
-    folders = [str(tree / name) for name in ("nitpicker_core", "nitpicker_cli", "nitpicker_viewer", "plugins")]
-    subprocess.run([sys.executable, "-m", "compileall", "-q", "-j0", *folders], check=True,
-                   stdout=subprocess.DEVNULL)
+    folders = [
+        str(tree / name) for name in ("nitpicker_core", "nitpicker_cli", "nitpicker_viewer", "plugins")
+    ]
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", "-j0", *folders], check=True, stdout=subprocess.DEVNULL
+    )
 
 
 REQUESTS: list[float] = []  # when the tiny site answered each request (perf_counter)
@@ -97,15 +104,18 @@ def tiny_site(folder: Path) -> Iterator[str]:
     """Three linked pages served on 127.0.0.1 from a thread of this process; yields the start URL."""
     for name, links in PAGES.items():
         title = name.removesuffix(".html")
-        (folder / name).write_text(f"<!doctype html><html lang=en><head><title>{title}</title></head>"
-                                   f"<body><h1>{title}</h1><p>Page {title}.</p>{links}</body></html>")
+        (folder / name).write_text(
+            f"<!doctype html><html lang=en><head><title>{title}</title></head>"
+            f"<body><h1>{title}</h1><p>Page {title}.</p>{links}</body></html>"
+        )
 
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args: object) -> None:
             REQUESTS.append(time.perf_counter())
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                             functools.partial(Quiet, directory=str(folder)))
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder))
+    )
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -121,8 +131,11 @@ def crawl_once(tree: Path, url: str, work: Path, label: str, counter: list[int])
     REQUESTS.clear()
     start = time.perf_counter()
     output = work / f"{label}-{counter[0]}.nitpicker"
-    wall, cpu, out = run_child([sys.executable, "-m", "nitpicker_cli.main", "crawl", url, "-o", str(output),
-                                "--json"], tree, XDG_CACHE_HOME=str(work / f"cache-{label}"))
+    wall, cpu, out = run_child(
+        [sys.executable, "-m", "nitpicker_cli.main", "crawl", url, "-o", str(output), "--json"],
+        tree,
+        XDG_CACHE_HOME=str(work / f"cache-{label}"),
+    )
     summary = json.loads(out)
     if summary.get("pages") != len(PAGES) or summary.get("status") != "complete":
         raise SystemExit(f"the crawl with {tree} did not crawl the 3 pages: {out.strip()}")
@@ -132,8 +145,14 @@ def crawl_once(tree: Path, url: str, work: Path, label: str, counter: list[int])
 
 def slowest_imports(tree: Path, count: int = 12) -> list[tuple[int, str]]:
     """The top-level imports of a CLI start with their cumulative microseconds, slowest first."""
-    run = subprocess.run([sys.executable, "-X", "importtime", *VERSION[1:]], capture_output=True, text=True,
-                         check=True, env=tree_env(tree), cwd=tree)
+    run = subprocess.run(
+        [sys.executable, "-X", "importtime", *VERSION[1:]],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=tree_env(tree),
+        cwd=tree,
+    )
     rows = []
     for line in run.stderr.splitlines():
         parts = line.removeprefix("import time:").split("|")
@@ -173,8 +192,10 @@ def main() -> None:
     print(f"python -c pass                 {b * 1000:7.0f} ms CPU (median of {args.rounds})")
     for label, runs in version.items():
         cpu, wall = median([r[1] for r in runs]), median([r[0] for r in runs])
-        print(f"nitpicker --version ({label:6}) {cpu * 1000:7.0f} ms CPU {wall * 1000:7.0f} ms wall   "
-              f"{cpu / b:5.1f}x a bare interpreter")
+        print(
+            f"nitpicker --version ({label:6}) {cpu * 1000:7.0f} ms CPU {wall * 1000:7.0f} ms wall   "
+            f"{cpu / b:5.1f}x a bare interpreter"
+        )
     if args.baseline_tree:
         ratio = median([r[1] for r in version["after"]]) / median([r[1] for r in version["before"]])
         print(f"--version after / before        {ratio:7.2f} (CPU)")
@@ -185,7 +206,9 @@ def main() -> None:
             manifest[label].append(float(run_child(MANIFEST, tree, XDG_CACHE_HOME=str(cache / label))[2]))
     print()
     for label, values in manifest.items():
-        print(f"environment manifest ({label:6}) {median(values) * 1000:7.0f} ms wall (median of {args.rounds})")
+        print(
+            f"environment manifest ({label:6}) {median(values) * 1000:7.0f} ms wall (median of {args.rounds})"
+        )
 
     if args.crawls:
         with tempfile.TemporaryDirectory(prefix="cli-start-") as tmp:
@@ -203,13 +226,17 @@ def main() -> None:
         print()
         for label, runs in crawls.items():
             wall, cpu, own, first = (median([r[i] for r in runs]) for i in range(4))
-            print(f"3-page crawl ({label:6})  {wall:6.2f} s wall {cpu:6.2f} s CPU   first request after "
-                  f"{first:5.2f} s, the crawl's own seconds {own:5.2f} (median of {args.crawls})")
+            print(
+                f"3-page crawl ({label:6})  {wall:6.2f} s wall {cpu:6.2f} s CPU   first request after "
+                f"{first:5.2f} s, the crawl's own seconds {own:5.2f} (median of {args.crawls})"
+            )
         if args.baseline_tree:
             before, after = crawls["before"], crawls["after"]
             ratios = [median([r[i] for r in after]) / median([r[i] for r in before]) for i in (0, 1, 3)]
-            print(f"crawl after / before            {ratios[0]:7.2f} (wall) {ratios[1]:5.2f} (CPU) "
-                  f"{ratios[2]:5.2f} (until the first request)")
+            print(
+                f"crawl after / before            {ratios[0]:7.2f} (wall) {ratios[1]:5.2f} (CPU) "
+                f"{ratios[2]:5.2f} (until the first request)"
+            )
 
     shutil.rmtree(cache, ignore_errors=True)
     if args.imports:

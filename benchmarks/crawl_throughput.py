@@ -64,7 +64,7 @@ def _children_map() -> dict[int, list[int]]:
                 stat = handle.read().decode(errors="replace")
         except OSError:
             continue
-        fields = stat[stat.rfind(")") + 2:].split()
+        fields = stat[stat.rfind(")") + 2 :].split()
         if len(fields) > 1:
             children.setdefault(int(fields[1]), []).append(int(entry.name))
     return children
@@ -111,8 +111,11 @@ def _cpu(pid: int) -> tuple[str, float]:
         return "", 0.0
     comm = stat[stat.find("(") + 1 : stat.rfind(")")]
     fields = stat[stat.rfind(")") + 2 :].split()
-    kind = "python" if comm.startswith("python") or comm == "nitpicker" else (
-        "driver" if comm.startswith("node") else "chromium" if "chrom" in comm.lower() else comm)
+    kind = (
+        "python"
+        if comm.startswith("python") or comm == "nitpicker"
+        else ("driver" if comm.startswith("node") else "chromium" if "chrom" in comm.lower() else comm)
+    )
     return kind, (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
@@ -219,10 +222,23 @@ def run_nitpicker(root: str, k: int, images: bool, work: Path, tree: Path | None
     name = f"{'img' if images else 'noimg'}-{k}"
     archive = work / f"{name}.nitpicker"
     archive.unlink(missing_ok=True)  # a kept directory measured again: a new archive, not an update
-    cmd = [sys.executable, "-m", "nitpicker_cli.main", "crawl", root, "-o", str(archive),
-           "--parallels", str(k), "--interval", "0"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "nitpicker_cli.main",
+        "crawl",
+        root,
+        "-o",
+        str(archive),
+        "--parallels",
+        str(k),
+        "--interval",
+        "0",
+    ]
     env = None
-    if tree is not None:  # the code of a snapshot (its packages and plugins first on the path), not the tree's
+    if (
+        tree is not None
+    ):  # the code of a snapshot (its packages and plugins first on the path), not the tree's
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tree), str(tree / "plugins")])}
     if not images:
         cmd.append("--no-image")
@@ -248,24 +264,38 @@ def inspect_archive(archive: Path, run: Run) -> None:
         run.inner = stats.get("seconds")
         run.pages = int(stats.get("rendered") or 0)
         run.phases = stats.get("phases") or {}
-        run.ok = sum(1 for page in reader.pages(commit) if page.get("is_target") and not page.get("is_external")
-                     and page.get("content_type") == "text/html" and page.get("status") == 200)
+        run.ok = sum(
+            1
+            for page in reader.pages(commit)
+            if page.get("is_target")
+            and not page.get("is_external")
+            and page.get("content_type") == "text/html"
+            and page.get("status") == 200
+        )
         errors = reader.crawl_errors(commit)
         internal = [e for e in errors if "127.0.0.1" in e["url"] or "localhost" in e["url"]]
         if internal:
-            run.notes.append(f"{len(internal)} internal crawl errors, e.g. "
-                             + "; ".join(f"{e['url']}: {e['message'][:120]}" for e in internal[:3]))
+            run.notes.append(
+                f"{len(internal)} internal crawl errors, e.g. "
+                + "; ".join(f"{e['url']}: {e['message'][:120]}" for e in internal[:3])
+            )
         rows = reader.execute(
             "SELECT pe.step, pe.message FROM page_error pe JOIN commit_page cp ON cp.state_id = pe.state_id "
-            "WHERE cp.commit_id = ?", (commit,))
+            "WHERE cp.commit_id = ?",
+            (commit,),
+        )
         steps = Counter(r["step"] for r in rows if r["step"] != "console")
         if steps:
             run.notes.append(f"page errors by step {dict(steps)}")
         images = reader.execute(
             "SELECT COUNT(*) AS n, SUM(i.natural_width IS NULL) AS unloaded, SUM(i.is_lazy) AS lazy FROM image i "
-            "JOIN commit_page cp ON cp.state_id = i.state_id WHERE cp.commit_id = ?", (commit,))[0]
+            "JOIN commit_page cp ON cp.state_id = i.state_id WHERE cp.commit_id = ?",
+            (commit,),
+        )[0]
         if images["n"]:
-            run.notes.append(f"image rows: {images['n']} ({images['lazy']} lazy, {images['unloaded']} not loaded)")
+            run.notes.append(
+                f"image rows: {images['n']} ({images['lazy']} lazy, {images['unloaded']} not loaded)"
+            )
 
 
 # -- the site --------------------------------------------------------------------------------------------
@@ -274,8 +304,20 @@ def served_site(pages: int, work: Path) -> Any:
     """Generate the site with gen_site.py and serve it with http.server on 127.0.0.1; yields its root URL."""
     site = work / "site"
     port = free_port()  # the site's canonical and og: URLs name the port it is served on
-    subprocess.run([sys.executable, str(BENCH / "gen_site.py"), "--pages", str(pages), "--out", str(site),
-                    "--base", f"http://127.0.0.1:{port}"], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            str(BENCH / "gen_site.py"),
+            "--pages",
+            str(pages),
+            "--out",
+            str(site),
+            "--base",
+            f"http://127.0.0.1:{port}",
+        ],
+        check=True,
+        capture_output=True,
+    )
     with serve(site, port) as port:
         yield f"http://127.0.0.1:{port}/"
 
@@ -291,8 +333,10 @@ def baseline_rate(runs: list[Run], k: int) -> float:
 
 
 def print_table(runs: list[Run]) -> None:
-    head = (f"{'run':<12}{'K':>3}{'pages':>7}{'200':>6}{'wall s':>9}{'inner s':>9}{'pages/s':>9}{'vs a':>7}"
-            f"{'peak RSS MiB':>14}{'peak PSS MiB':>14}{'procs':>7}{'cpu s':>8}{'cpu ms/p':>9}{'load':>13}{'exit':>6}")
+    head = (
+        f"{'run':<12}{'K':>3}{'pages':>7}{'200':>6}{'wall s':>9}{'inner s':>9}{'pages/s':>9}{'vs a':>7}"
+        f"{'peak RSS MiB':>14}{'peak PSS MiB':>14}{'procs':>7}{'cpu s':>8}{'cpu ms/p':>9}{'load':>13}{'exit':>6}"
+    )
     print(head)
     print("-" * len(head))
     for run in runs:
@@ -300,9 +344,11 @@ def print_table(runs: list[Run]) -> None:
         ratio = f"{run.rate / base:.2f}" if base and run.label != "a baseline" else "-"
         inner = f"{run.inner:.1f}" if run.inner is not None else "-"
         per_page = f"{1000 * run.cpu / run.pages:.0f}" if run.pages else "-"
-        print(f"{run.label:<12}{run.parallels:>3}{run.pages:>7}{run.ok:>6}{run.wall:>9.1f}{inner:>9}{run.rate:>9.2f}"
-              f"{ratio:>7}{mib(run.peak_rss):>14}{mib(run.peak_pss):>14}{run.peak_procs:>7}{run.cpu:>8.1f}{per_page:>9}"
-              f"{run.load[0]:>6.1f}→{run.load[1]:<6.1f}{run.exit_code:>6}")
+        print(
+            f"{run.label:<12}{run.parallels:>3}{run.pages:>7}{run.ok:>6}{run.wall:>9.1f}{inner:>9}{run.rate:>9.2f}"
+            f"{ratio:>7}{mib(run.peak_rss):>14}{mib(run.peak_pss):>14}{run.peak_procs:>7}{run.cpu:>8.1f}{per_page:>9}"
+            f"{run.load[0]:>6.1f}→{run.load[1]:<6.1f}{run.exit_code:>6}"
+        )
 
 
 def print_phases(runs: list[Run]) -> None:
@@ -314,27 +360,41 @@ def print_phases(runs: list[Run]) -> None:
     print(f"{'run':<12}{'K':>3}" + "".join(f"{p:>15}" for p in PHASES))
     for run in crawls:
         cells = [run.phases.get(p, {}).get("mean_ms") for p in PHASES]
-        print(f"{run.label:<12}{run.parallels:>3}" + "".join(f"{c if c is not None else '-':>15}" for c in cells))
+        print(
+            f"{run.label:<12}{run.parallels:>3}"
+            + "".join(f"{c if c is not None else '-':>15}" for c in cells)
+        )
 
 
 def print_done(run: Run) -> None:
     """One line per finished run, as it finishes: a run cut short still leaves its figures."""
     per_page = f"{1000 * run.cpu / run.pages:.0f}" if run.pages else "-"
     phases = " ".join(f"{p}={run.phases[p]['mean_ms']}" for p in PHASES if p in run.phases)
-    split = " ".join(f"{kind} {1000 * s / max(1, run.pages):.0f}" for kind, s in sorted(run.cpu_split.items()))
-    print(f"  done {run.label} K={run.parallels}: {run.pages} pages in {run.wall:.1f} s, {run.rate:.2f} pages/s, "
-          f"cpu {per_page} ms/page ({split}), peak RSS {mib(run.peak_rss)} MiB, load {run.load[0]:.1f}→{run.load[1]:.1f}"
-          + (f"; ms/page {phases}" if phases else ""), flush=True)
+    split = " ".join(
+        f"{kind} {1000 * s / max(1, run.pages):.0f}" for kind, s in sorted(run.cpu_split.items())
+    )
+    print(
+        f"  done {run.label} K={run.parallels}: {run.pages} pages in {run.wall:.1f} s, {run.rate:.2f} pages/s, "
+        f"cpu {per_page} ms/page ({split}), peak RSS {mib(run.peak_rss)} MiB, load {run.load[0]:.1f}→{run.load[1]:.1f}"
+        + (f"; ms/page {phases}" if phases else ""),
+        flush=True,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--pages", type=int, default=300, help="content pages of the generated site (default 300)")
+    ap.add_argument(
+        "--pages", type=int, default=300, help="content pages of the generated site (default 300)"
+    )
     ap.add_argument("--parallels", default="1,2,4", help="comma-separated K values (default 1,2,4)")
     ap.add_argument("--runs", default="a,b,c", help="which runs: a baseline, b no-image, c images")
     ap.add_argument("--keep", type=Path, help="keep the site, archives and logs in this directory")
-    ap.add_argument("--tree", type=Path, help="run nitpicker from this copy of the code (e.g. `git archive HEAD` "
-                    "unpacked), so edits made while the benchmark runs do not mix into it")
+    ap.add_argument(
+        "--tree",
+        type=Path,
+        help="run nitpicker from this copy of the code (e.g. `git archive HEAD` "
+        "unpacked), so edits made while the benchmark runs do not mix into it",
+    )
     args = ap.parse_args(argv)
     if not (BENCH / "render_limit.py").exists():
         print(f"no render_limit.py in {BENCH} (set NITPICKER_BENCH_DIR)", file=sys.stderr)
@@ -357,11 +417,27 @@ def main(argv: list[str] | None = None) -> int:
         else:
             work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="crawl-bench-")))
         root = stack.enter_context(served_site(args.pages, work))
-        print(f"site: gen_site.py --pages {args.pages} at {root}; browser {browser}; {os.cpu_count()} CPUs; "
-              f"load {os.getloadavg()[0]:.1f}", flush=True)
+        print(
+            f"site: gen_site.py --pages {args.pages} at {root}; browser {browser}; {os.cpu_count()} CPUs; "
+            f"load {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
         # Warm the browser binary and the page cache so the first measured run is not the cold one
-        subprocess.run([sys.executable, str(BENCH / "render_limit.py"), root, "-k", "1", "--max-pages", "3",
-                        "--chromium", browser], check=False, capture_output=True)
+        subprocess.run(
+            [
+                sys.executable,
+                str(BENCH / "render_limit.py"),
+                root,
+                "-k",
+                "1",
+                "--max-pages",
+                "3",
+                "--chromium",
+                browser,
+            ],
+            check=False,
+            capture_output=True,
+        )
         runs: list[Run] = []
         for k in ks:
             order = ["a", "b", "c", "a"] if wanted & {"b", "c"} else ["a"]

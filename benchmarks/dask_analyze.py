@@ -40,8 +40,10 @@ def stored(archive: Path) -> Any:
     from nitpicker_core.archive import open_archive
 
     with open_archive(archive) as reader:
-        return [(reader.analysis(analyzer=n), reader.violations(analyzer=n), reader.analyzer_errors(analyzer=n))
-                for n in NAMES]
+        return [
+            (reader.analysis(analyzer=n), reader.violations(analyzer=n), reader.analyzer_errors(analyzer=n))
+            for n in NAMES
+        ]
 
 
 def timed(pm: Any, config: Any, archive: Path, pages: int, executor: Any, cpu: Any) -> dict[str, Any]:
@@ -53,8 +55,11 @@ def timed(pm: Any, config: Any, archive: Path, pages: int, executor: Any, cpu: A
     run = analyze(pm, config, archive, NAMES, executor=executor)
     seconds = time.perf_counter() - started
     assert all(run.summaries[n].pages == pages and run.summaries[n].errors == 0 for n in NAMES), run.summary()
-    result = {"seconds": round(seconds, 2), "pages_per_s": round(pages / seconds, 2),
-              "modes": {n: run.summaries[n].mode for n in NAMES}}
+    result = {
+        "seconds": round(seconds, 2),
+        "pages_per_s": round(pages / seconds, 2),
+        "modes": {n: run.summaries[n].mode for n in NAMES},
+    }
     if cpu:  # the local pools' workers are the forkserver's children, gone when the run ends: not counted
         result["worker_cpu_ms_per_page"] = round(1000 * (cpu() - cpu_before) / pages, 1)
     return result
@@ -68,7 +73,9 @@ def worker_rss_mb() -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--pages", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
@@ -106,8 +113,16 @@ def main() -> None:
                 result["ratio"] = round(ratios[-1], 3)
                 result["dask_worker_rss_mb"] = [round(v) for v in client.run(worker_rss_mb).values()]
                 print(json.dumps(result), flush=True)
-        print(json.dumps({"median_ratio_dask_over_local": round(statistics.median(ratios), 3), "target": 0.7,
-                          "identical_findings": same}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "median_ratio_dask_over_local": round(statistics.median(ratios), 3),
+                    "target": 0.7,
+                    "identical_findings": same,
+                }
+            ),
+            flush=True,
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

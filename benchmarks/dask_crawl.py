@@ -40,16 +40,30 @@ SIDES = {"local": [], "dask": ["--executor", "dask-local:2"]}
 def crawl(side: str, root: str, work: Path, n: int, flags: list[str]) -> tuple[Run, Path]:
     archive = work / f"{side}-{n}.nitpicker"
     archive.unlink(missing_ok=True)
-    cmd = [sys.executable, "-m", "nitpicker_cli.main", "crawl", root, "-o", str(archive), "--parallels", "2",
-           "--json", *SIDES[side], *flags]
+    cmd = [
+        sys.executable,
+        "-m",
+        "nitpicker_cli.main",
+        "crawl",
+        root,
+        "-o",
+        str(archive),
+        "--parallels",
+        "2",
+        "--json",
+        *SIDES[side],
+        *flags,
+    ]
     run = Run(side, 2)
     out = measure(cmd, work / f"{side}-{n}.log", run)
     try:
         result = json.loads(out)
         run.pages, run.inner = int(result["rendered"]), float(result["seconds"])
     except (ValueError, KeyError):
-        run.notes.append(f"{side} run {n} failed (exit {run.exit_code}): "
-                         f"{(work / f'{side}-{n}.log').read_text(errors='replace')[-400:]}")
+        run.notes.append(
+            f"{side} run {n} failed (exit {run.exit_code}): "
+            f"{(work / f'{side}-{n}.log').read_text(errors='replace')[-400:]}"
+        )
     return run, archive
 
 
@@ -68,7 +82,9 @@ def same_states(a: Path, b: Path) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--pages", type=int, default=300, help="content pages of the generated site (default 300)")
+    ap.add_argument(
+        "--pages", type=int, default=300, help="content pages of the generated site (default 300)"
+    )
     ap.add_argument("--rounds", type=int, default=2, help="local/dask pairs, alternating (default 2)")
     ap.add_argument("--flags", default="", help="more crawl flags for both sides, e.g. --no-image")
     ap.add_argument("--keep", type=Path, help="keep the site, archives and logs in this directory")
@@ -82,16 +98,22 @@ def main(argv: list[str] | None = None) -> int:
         else:
             work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="dask-crawl-bench-")))
         root = stack.enter_context(served_site(args.pages, work))
-        print(f"site: gen_site.py --pages {args.pages} at {root}; {os.cpu_count()} CPUs; "
-              f"load {os.getloadavg()[0]:.1f}; flags {' '.join(flags) or '(none)'}", flush=True)
+        print(
+            f"site: gen_site.py --pages {args.pages} at {root}; {os.cpu_count()} CPUs; "
+            f"load {os.getloadavg()[0]:.1f}; flags {' '.join(flags) or '(none)'}",
+            flush=True,
+        )
         runs: list[tuple[Run, Path]] = []
         for n in range(args.rounds):
             for side in ("local", "dask") if n % 2 == 0 else ("dask", "local"):
                 run, archive = crawl(side, root, work, n, flags)
                 runs.append((run, archive))
-                print(f"  done {side} #{n}: {run.pages} pages, crawl {run.inner or 0:.1f} s "
-                      f"({inner_rate(run):.2f} pages/s), wall {run.wall:.1f} s ({run.rate:.2f} pages/s), "
-                      f"load {run.load[0]:.1f}→{run.load[1]:.1f}", flush=True)
+                print(
+                    f"  done {side} #{n}: {run.pages} pages, crawl {run.inner or 0:.1f} s "
+                    f"({inner_rate(run):.2f} pages/s), wall {run.wall:.1f} s ({run.rate:.2f} pages/s), "
+                    f"load {run.load[0]:.1f}→{run.load[1]:.1f}",
+                    flush=True,
+                )
         report(runs)
     return 0
 
@@ -100,21 +122,27 @@ def report(runs: list[tuple[Run, Path]]) -> None:
     local = [run for run, _ in runs if run.label == "local" and run.pages]
     base_inner = sum(inner_rate(r) for r in local) / len(local) if local else 0.0
     base_wall = sum(r.rate for r in local) / len(local) if local else 0.0
-    head = (f"\n{'run':<8}{'pages':>7}{'crawl s':>9}{'pages/s':>9}{'vs local':>10}{'wall s':>9}{'pages/s':>9}"
-            f"{'vs local':>10}{'peak RSS MiB':>14}{'procs':>7}{'cpu s':>8}{'load':>13}{'exit':>6}")
+    head = (
+        f"\n{'run':<8}{'pages':>7}{'crawl s':>9}{'pages/s':>9}{'vs local':>10}{'wall s':>9}{'pages/s':>9}"
+        f"{'vs local':>10}{'peak RSS MiB':>14}{'procs':>7}{'cpu s':>8}{'load':>13}{'exit':>6}"
+    )
     print(head)
     print("-" * len(head))
     for run, _ in runs:
         ratio_inner = f"{inner_rate(run) / base_inner:.2f}" if base_inner and run.label == "dask" else "-"
         ratio_wall = f"{run.rate / base_wall:.2f}" if base_wall and run.label == "dask" else "-"
-        print(f"{run.label:<8}{run.pages:>7}{run.inner or 0:>9.1f}{inner_rate(run):>9.2f}{ratio_inner:>10}"
-              f"{run.wall:>9.1f}{run.rate:>9.2f}{ratio_wall:>10}{mib(run.peak_rss):>14}{run.peak_procs:>7}"
-              f"{run.cpu:>8.1f}{run.load[0]:>6.1f}→{run.load[1]:<6.1f}{run.exit_code:>6}")
+        print(
+            f"{run.label:<8}{run.pages:>7}{run.inner or 0:>9.1f}{inner_rate(run):>9.2f}{ratio_inner:>10}"
+            f"{run.wall:>9.1f}{run.rate:>9.2f}{ratio_wall:>10}{mib(run.peak_rss):>14}{run.peak_procs:>7}"
+            f"{run.cpu:>8.1f}{run.load[0]:>6.1f}→{run.load[1]:<6.1f}{run.exit_code:>6}"
+        )
     dask = [run for run, _ in runs if run.label == "dask" and run.pages]
     if dask and base_inner:
         mean = sum(inner_rate(r) for r in dask) / len(dask)
-        print(f"\ndask / local, crawl pages/s: {mean / base_inner:.2f} (target ≥ 0.7); "
-              f"wall (start-up included): {sum(r.rate for r in dask) / len(dask) / base_wall:.2f}")
+        print(
+            f"\ndask / local, crawl pages/s: {mean / base_inner:.2f} (target ≥ 0.7); "
+            f"wall (start-up included): {sum(r.rate for r in dask) / len(dask) / base_wall:.2f}"
+        )
     first = next((archive for run, archive in runs if run.label == "local" and archive.exists()), None)
     for _run, archive in runs:
         if first is not None and archive != first and archive.exists():

@@ -73,8 +73,18 @@ def install(tools: set[str]) -> None:
         subprocess.run([str(LINKCHECKER.parent / "pip"), "install", "-q", "linkchecker"], check=True)
     if "linkinator" in tools and not LINKINATOR.exists():
         LINKINATOR.parents[2].mkdir(parents=True, exist_ok=True)
-        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefix", str(LINKINATOR.parents[2]),
-                        "linkinator"], check=True)
+        subprocess.run(
+            [
+                "npm",
+                "install",
+                "--no-audit",
+                "--no-fund",
+                "--prefix",
+                str(LINKINATOR.parents[2]),
+                "linkinator",
+            ],
+            check=True,
+        )
 
 
 def missing(tools: set[str]) -> str | None:
@@ -99,8 +109,12 @@ def free_port() -> int:
 def serve(site: Path, port: int | None = None) -> Any:
     """``python -m http.server`` on ``port`` (a free loopback port when None), until the block ends."""
     port = port or free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"],
-                            cwd=site, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"],
+        cwd=site,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -116,7 +130,7 @@ def serve(site: Path, port: int | None = None) -> Any:
 
 
 def timed(cmd: list[str], log: Path, run: Run, stdout: Path | None = None) -> None:
-    with log.open("wb") as err, (stdout.open("wb") if stdout else contextlib.nullcontext(err)) as out:
+    with log.open("wb") as err, stdout.open("wb") if stdout else contextlib.nullcontext(err) as out:
         start = time.monotonic()
         run.exit_code = subprocess.run(cmd, stdout=out, stderr=err, cwd=ROOT, check=False).returncode
         run.wall = time.monotonic() - start
@@ -145,8 +159,17 @@ def rows_of(answer: Any) -> list[dict[str, Any]]:
 
 def run_nitpicker(origin: str, k: int, work: Path, run: Run) -> None:
     archive = work / f"nitpicker-{run.round}.nitpicker"
-    cmd = [str(NITPICKER), "crawl", f"{origin}/index.html", "--no-fetch-external", "--no-image",
-           "--parallels", str(k), "-o", str(archive)]
+    cmd = [
+        str(NITPICKER),
+        "crawl",
+        f"{origin}/index.html",
+        "--no-fetch-external",
+        "--no-image",
+        "--parallels",
+        str(k),
+        "-o",
+        str(archive),
+    ]
     timed(cmd, work / f"nitpicker-{run.round}.log", run)
     if not archive.exists():
         run.notes.append(f"no archive (exit {run.exit_code}): {tail(work / f'nitpicker-{run.round}.log')}")
@@ -170,7 +193,9 @@ def page_errors(archive: Path) -> list[str]:
     with open_archive(archive) as reader:
         rows = reader.execute(
             "SELECT u.url, pe.step, pe.message FROM page_error pe JOIN commit_page cp ON cp.state_id = pe.state_id "
-            "JOIN url u ON u.id = cp.url_id WHERE cp.commit_id = ? AND pe.step != 'console'", (reader.resolve(),))
+            "JOIN url u ON u.id = cp.url_id WHERE cp.commit_id = ? AND pe.step != 'console'",
+            (reader.resolve(),),
+        )
     return [f"page error ({r['step']}) on {r['url']}: {r['message'][:160]}" for r in rows]
 
 
@@ -200,14 +225,28 @@ def run_linkchecker(origin: str, k: int, work: Path, run: Run) -> None:
 def run_linkinator(origin: str, k: int, work: Path, run: Run) -> None:
     out = work / f"linkinator-{run.round}.json"
     skip = "^(?!" + origin.replace(".", r"\.") + "/)"
-    cmd = [str(LINKINATOR), f"{origin}/", "--recurse", "--format", "json", "--concurrency", str(k),
-           "--skip", skip, "--retry-errors", "--retry-errors-count", "3"]
+    cmd = [
+        str(LINKINATOR),
+        f"{origin}/",
+        "--recurse",
+        "--format",
+        "json",
+        "--concurrency",
+        str(k),
+        "--skip",
+        skip,
+        "--retry-errors",
+        "--retry-errors-count",
+        "3",
+    ]
     timed(cmd, work / f"linkinator-{run.round}.log", run, stdout=out)
     try:
         links = json.loads(out.read_text())["links"]
     except (ValueError, KeyError) as exc:
         # seen once: exit 13 (Node's "unsettled top-level await") with nothing written, the next run fine
-        run.notes.append(f"no usable output (exit {run.exit_code}; {exc}): {tail(work / f'linkinator-{run.round}.log')}")
+        run.notes.append(
+            f"no usable output (exit {run.exit_code}; {exc}): {tail(work / f'linkinator-{run.round}.log')}"
+        )
         return
     errors = 0
     for link in links:
@@ -239,14 +278,23 @@ def nitpicker_extras(archive: Path, origin: str, truth: files.Truth, k: int, wor
     """Duplicated titles from the crawl; orphans from an inventory of every HTML file on a copy of it."""
     extras: dict[str, Any] = {}
     groups = rows_of(query(archive, "duplicates", field="title", limit=10000))
-    extras["duplicate_titles"] = {
-        g["value"]: {files.path_of(u, origin) for u in urls_of(g)} for g in groups}
+    extras["duplicate_titles"] = {g["value"]: {files.path_of(u, origin) for u in urls_of(g)} for g in groups}
     inventory = work / "inventory.txt"
     inventory.write_text("".join(f"{origin}/{p}\n" for p in sorted(truth.html_files)))
     copy = work / "inventory.nitpicker"
     shutil.copyfile(archive, copy)
-    cmd = [str(NITPICKER), "crawl", "--inventory", str(inventory), "-o", str(copy), "--no-fetch-external",
-           "--no-image", "--parallels", str(k)]
+    cmd = [
+        str(NITPICKER),
+        "crawl",
+        "--inventory",
+        str(inventory),
+        "-o",
+        str(copy),
+        "--no-fetch-external",
+        "--no-image",
+        "--parallels",
+        str(k),
+    ]
     run = Run("nitpicker --inventory", 0)
     timed(cmd, work / "inventory.log", run)
     extras["inventory_seconds"] = run.wall
@@ -271,25 +319,38 @@ def check(run: Run, truth: files.Truth) -> list[str]:
     """How ``run`` differs from the files (pages and broken anchor targets with their sources)."""
     problems = []
     if run.pages != truth.reachable:
-        problems.append(f"pages: {len(run.pages)} vs {len(truth.reachable)} in the files; missing "
-                        f"{sorted(truth.reachable - run.pages)[:8]}, unexpected {sorted(run.pages - truth.reachable)[:8]}")
+        problems.append(
+            f"pages: {len(run.pages)} vs {len(truth.reachable)} in the files; missing "
+            f"{sorted(truth.reachable - run.pages)[:8]}, unexpected {sorted(run.pages - truth.reachable)[:8]}"
+        )
     if set(run.broken) != set(truth.broken):
         problems.append(f"broken targets {sorted(run.broken)} vs the files' {sorted(truth.broken)}")
     elif pairs(run.broken) != pairs(truth.broken):
-        problems.append(f"broken source→target pairs {pairs(run.broken)} vs {pairs(truth.broken)} in the files")
+        problems.append(
+            f"broken source→target pairs {pairs(run.broken)} vs {pairs(truth.broken)} in the files"
+        )
     if files.BROKEN_TARGET not in run.broken:
-        problems.append(f"the injected broken link {files.BROKEN_SOURCE} → {files.BROKEN_HREF} was not reported")
+        problems.append(
+            f"the injected broken link {files.BROKEN_SOURCE} → {files.BROKEN_HREF} was not reported"
+        )
     return problems
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=1, help="alternating rounds of every tool (default 1)")
-    ap.add_argument("--parallels", type=int, default=4, help="K: nitpicker --parallels, linkchecker --threads, "
-                                                              "linkinator --concurrency (default 4)")
+    ap.add_argument(
+        "--parallels",
+        type=int,
+        default=4,
+        help="K: nitpicker --parallels, linkchecker --threads, linkinator --concurrency (default 4)",
+    )
     ap.add_argument("--tools", default=",".join(TOOLS), help=f"comma-separated, from {','.join(TOOLS)}")
-    ap.add_argument("--install", action="store_true", help="install python3.11-doc (apt) and the other tools "
-                                                           f"into {CACHE} when missing")
+    ap.add_argument(
+        "--install",
+        action="store_true",
+        help=f"install python3.11-doc (apt) and the other tools into {CACHE} when missing",
+    )
     ap.add_argument("--keep", type=Path, help="keep the site, archives and logs in this folder")
     args = ap.parse_args(argv)
     tools = {t for t in args.tools.split(",") if t}
@@ -316,11 +377,13 @@ def main(argv: list[str] | None = None) -> int:
         truth = files.read(site)
         port = stack.enter_context(serve(site))
         origin = f"http://127.0.0.1:{port}"
-        print(f"site: {files.SOURCE} → {site}, {len(truth.html_files)} HTML files, {len(truth.reachable)} reachable "
-              f"from index.html, {len(truth.broken)} broken targets ({pairs(truth.broken)} source→target pairs), "
-              f"{len(truth.orphans)} orphans, served at {origin}; K={args.parallels}; {os.cpu_count()} CPUs, "
-              f"load {os.getloadavg()[0]:.1f}",
-              flush=True)
+        print(
+            f"site: {files.SOURCE} → {site}, {len(truth.html_files)} HTML files, {len(truth.reachable)} reachable "
+            f"from index.html, {len(truth.broken)} broken targets ({pairs(truth.broken)} source→target pairs), "
+            f"{len(truth.orphans)} orphans, served at {origin}; K={args.parallels}; {os.cpu_count()} CPUs, "
+            f"load {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
         runs: list[Run] = []
         for rnd in range(1, args.rounds + 1):
             # alternate the order so neither tool always runs on a warmer page cache
@@ -333,60 +396,92 @@ def main(argv: list[str] | None = None) -> int:
                 else:
                     run_linkinator(origin, args.parallels, work, run)
                 runs.append(run)
-                print(f"  round {rnd} {tool}: {run.wall:.1f} s, exit {run.exit_code}, "
-                      f"load {os.getloadavg()[0]:.1f}", flush=True)
+                print(
+                    f"  round {rnd} {tool}: {run.wall:.1f} s, exit {run.exit_code}, "
+                    f"load {os.getloadavg()[0]:.1f}",
+                    flush=True,
+                )
         first = work / "nitpicker-1.nitpicker"
         extras = nitpicker_extras(first, origin, truth, args.parallels, work) if first.exists() else {}
         return report(runs, truth, extras)
 
 
 def report(runs: list[Run], truth: files.Truth, extras: dict[str, Any]) -> int:
-    print(f"\n{'tool':<13}{'round':>6}{'wall s':>9}{'vs nitpicker':>14}{'pages':>7}{'broken':>8}{'pairs':>7}"
-          f"{'other':>7}{'exit':>6}  agrees with the files")
+    print(
+        f"\n{'tool':<13}{'round':>6}{'wall s':>9}{'vs nitpicker':>14}{'pages':>7}{'broken':>8}{'pairs':>7}"
+        f"{'other':>7}{'exit':>6}  agrees with the files"
+    )
     nit = {r.round: r for r in runs if r.tool == "nitpicker"}
     for run in runs:
         base = nit.get(run.round)
         ratio = f"{base.wall / run.wall:.2f}" if base and run.wall and run is not base else "-"
         problems = check(run, truth)
-        print(f"{run.tool:<13}{run.round:>6}{run.wall:>9.1f}{ratio:>14}{len(run.pages):>7}{len(run.broken):>8}"
-              f"{pairs(run.broken):>7}{run.other_broken:>7}{run.exit_code:>6}  {'yes' if not problems else 'no'}")
+        print(
+            f"{run.tool:<13}{run.round:>6}{run.wall:>9.1f}{ratio:>14}{len(run.pages):>7}{len(run.broken):>8}"
+            f"{pairs(run.broken):>7}{run.other_broken:>7}{run.exit_code:>6}  {'yes' if not problems else 'no'}"
+        )
         run.notes[:0] = problems
-    print(f"{'(the files)':<13}{'':>6}{'':>9}{'':>14}{len(truth.reachable):>7}{len(truth.broken):>8}"
-          f"{pairs(truth.broken):>7}")
+    print(
+        f"{'(the files)':<13}{'':>6}{'':>9}{'':>14}{len(truth.reachable):>7}{len(truth.broken):>8}"
+        f"{pairs(truth.broken):>7}"
+    )
     print("vs nitpicker = nitpicker's wall time / the tool's, same round (below 1: nitpicker faster)")
-    failures = [f"{r.tool} round {r.round}: {p}" for r in runs if r.tool == "nitpicker" for p in check(r, truth)]
+    failures = [
+        f"{r.tool} round {r.round}: {p}" for r in runs if r.tool == "nitpicker" for p in check(r, truth)
+    ]
     dups = extras.get("duplicate_titles")
     if dups is not None and dups != truth.duplicate_titles:
-        failures.append(f"duplicates: {len(dups)} title groups vs {len(truth.duplicate_titles)} in the files; "
-                        f"differ on {sorted(set(dups) ^ set(truth.duplicate_titles))[:5]}")
+        failures.append(
+            f"duplicates: {len(dups)} title groups vs {len(truth.duplicate_titles)} in the files; "
+            f"differ on {sorted(set(dups) ^ set(truth.duplicate_titles))[:5]}"
+        )
     orphans = extras.get("orphans")
     if "inventory_error" in extras:
         failures.append(f"inventory: {extras['inventory_error']}")
     elif orphans is not None and orphans != truth.orphans:
         failures.append(f"isolated-pages: {sorted(orphans)} vs the files' orphans {sorted(truth.orphans)}")
-    print(f"\nnitpicker duplicates: {len(dups or {})} title groups (files: {len(truth.duplicate_titles)}), injected "
-          f"{files.DUP_TO} found: {any(files.DUP_TO in g for g in (dups or {}).values())}")
-    print(f"nitpicker isolated-pages after --inventory ({extras.get('inventory_seconds', 0):.1f} s): "
-          f"{sorted(orphans or ())} (files: {sorted(truth.orphans)})")
+    print(
+        f"\nnitpicker duplicates: {len(dups or {})} title groups (files: {len(truth.duplicate_titles)}), injected "
+        f"{files.DUP_TO} found: {any(files.DUP_TO in g for g in (dups or {}).values())}"
+    )
+    print(
+        f"nitpicker isolated-pages after --inventory ({extras.get('inventory_seconds', 0):.1f} s): "
+        f"{sorted(orphans or ())} (files: {sorted(truth.orphans)})"
+    )
     print("\nnotes:")
     for run in runs:
         for note in run.notes:
             print(f"  {run.tool} round {run.round}: {note}")
     walls = {t: [r.wall for r in runs if r.tool == t] for t in TOOLS}
     summary = {
-        "site_html_files": len(truth.html_files), "reachable": len(truth.reachable),
-        "broken_targets": len(truth.broken), "broken_pairs": pairs(truth.broken), "orphans": len(truth.orphans),
+        "site_html_files": len(truth.html_files),
+        "reachable": len(truth.reachable),
+        "broken_targets": len(truth.broken),
+        "broken_pairs": pairs(truth.broken),
+        "orphans": len(truth.orphans),
         # per round, in round order: one failed run of a tool must not hide what its other runs found
-        "tools": {t: {"median_wall_s": round(statistics.median(w), 2),
-                      "pages": [len(r.pages) for r in runs if r.tool == t],
-                      "broken_targets": [len(r.broken) for r in runs if r.tool == t],
-                      "broken_pairs": [pairs(r.broken) for r in runs if r.tool == t],
-                      "exit": [r.exit_code for r in runs if r.tool == t],
-                      "agrees": [not check(r, truth) for r in runs if r.tool == t]}
-                  for t, w in walls.items() if w},
-        "ratios_nitpicker_over": {t: round(statistics.median(nit[r.round].wall / r.wall for r in runs if r.tool == t
-                                                             and r.round in nit and r.wall), 3)
-                                  for t, w in walls.items() if w and t != "nitpicker"},
+        "tools": {
+            t: {
+                "median_wall_s": round(statistics.median(w), 2),
+                "pages": [len(r.pages) for r in runs if r.tool == t],
+                "broken_targets": [len(r.broken) for r in runs if r.tool == t],
+                "broken_pairs": [pairs(r.broken) for r in runs if r.tool == t],
+                "exit": [r.exit_code for r in runs if r.tool == t],
+                "agrees": [not check(r, truth) for r in runs if r.tool == t],
+            }
+            for t, w in walls.items()
+            if w
+        },
+        "ratios_nitpicker_over": {
+            t: round(
+                statistics.median(
+                    nit[r.round].wall / r.wall for r in runs if r.tool == t and r.round in nit and r.wall
+                ),
+                3,
+            )
+            for t, w in walls.items()
+            if w and t != "nitpicker"
+        },
         "nitpicker_correct": not failures,
     }
     print("\n" + json.dumps(summary))

@@ -46,12 +46,22 @@ def prepare(dest: Path) -> None:
     page.write_text(text.replace(marker, marker + link, 1), encoding="utf-8")
     title = _title_of(dest / DUP_FROM)
     dup = dest / DUP_TO
-    dup.write_text(re.sub(r"<title>.*?</title>", f"<title>{title}</title>", dup.read_text(encoding="utf-8"),
-                          count=1, flags=re.S), encoding="utf-8")
+    dup.write_text(
+        re.sub(
+            r"<title>.*?</title>",
+            f"<title>{title}</title>",
+            dup.read_text(encoding="utf-8"),
+            count=1,
+            flags=re.S,
+        ),
+        encoding="utf-8",
+    )
     (dest / ORPHAN).write_text(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>nitpicker benchmark orphan"
-        "</title></head><body><h1>Orphan</h1><p>No page links here. <a href=\"index.html\">Home</a></p>"
-        "</body></html>\n", encoding="utf-8")
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>nitpicker benchmark orphan'
+        '</title></head><body><h1>Orphan</h1><p>No page links here. <a href="index.html">Home</a></p>'
+        "</body></html>\n",
+        encoding="utf-8",
+    )
 
 
 def _title_of(path: Path) -> str:
@@ -70,7 +80,7 @@ def path_of(url: str, origin: str) -> str | None:
     url = urldefrag(url)[0]
     if not url.startswith(origin.rstrip("/") + "/"):
         return None
-    return _to_path(BASE + url[len(origin.rstrip("/")) + 1:])
+    return _to_path(BASE + url[len(origin.rstrip("/")) + 1 :])
 
 
 def read(site: Path, start: str = "index.html") -> Truth:

@@ -38,8 +38,10 @@ from nitpicker_core.plugins import make_plugin_manager  # noqa: E402
 from nitpicker_core.query import query_registry, run_query  # noqa: E402
 
 MARKER = "ISSUES-LATENCY-RESULT "
-BASELINE = ("SELECT count(*) FROM commit_page cp JOIN page_state ps ON ps.id = cp.state_id "
-            "WHERE cp.commit_id = ? AND ps.status IS NOT NULL")
+BASELINE = (
+    "SELECT count(*) FROM commit_page cp JOIN page_state ps ON ps.id = cp.state_id "
+    "WHERE cp.commit_id = ? AND ps.status IS NOT NULL"
+)
 
 
 def cases(head: int, first: int) -> list[tuple[str, str, dict[str, Any]]]:
@@ -49,10 +51,17 @@ def cases(head: int, first: int) -> list[tuple[str, str, dict[str, Any]]]:
         (f"issues --base {first} (lifecycle)", "issues", {"base": str(first)}),
         (f"issues --base {head} (itself)", "issues", {"base": str(head)}),
         # no delta is stored for this pair: the lifecycle of 100k pages' findings is computed when asked
-        (f"issues --commit {first} --base {head} (computed)", "issues", {"commit": str(first), "base": str(head)}),
+        (
+            f"issues --commit {first} --base {head} (computed)",
+            "issues",
+            {"commit": str(first), "base": str(head)},
+        ),
         ("issue-urls missing-csp, page 1", "issue-urls", {"check": "missing-content-security-policy"}),
-        ("issue-urls missing-csp, offset 50000", "issue-urls",
-         {"check": "missing-content-security-policy", "offset": 50000}),
+        (
+            "issue-urls missing-csp, offset 50000",
+            "issue-urls",
+            {"check": "missing-content-security-policy", "offset": 50000},
+        ),
         ("issue-urls broken-link new", "issue-urls", {"check": "broken-link", "state": "new"}),
         ("issue-urls title-duplicate fixed", "issue-urls", {"check": "title-duplicate", "state": "fixed"}),
     ]
@@ -78,14 +87,27 @@ def cold(archive: Path, name: str, params: dict[str, Any]) -> dict[str, Any]:
     cache = Path(tempfile.mkdtemp(prefix="issues-cold-"))
     env = {**os.environ, "NITPICKER_TAR_CACHE_DIR": str(cache)}
     try:
-        proc = subprocess.run([sys.executable, __file__, "--archive", str(archive), "--one", name,
-                               "--params", json.dumps(params)], env=env, capture_output=True, text=True,
-                              timeout=1800)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--archive",
+                str(archive),
+                "--one",
+                name,
+                "--params",
+                json.dumps(params),
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=1800,
+        )
     finally:
         shutil.rmtree(cache, ignore_errors=True)
     for line in proc.stdout.splitlines():
         if line.startswith(MARKER):
-            return json.loads(line[len(MARKER):])
+            return json.loads(line[len(MARKER) :])
     return {"error": (proc.stderr.strip().splitlines() or ["no output"])[-1][:200]}
 
 
@@ -141,17 +163,29 @@ def copy_commit(archive: Path) -> None:
     try:
         conn = w._conn
         first = conn.execute("SELECT max(id) FROM commits").fetchone()[0]
-        columns = [r[1] for r in conn.execute("PRAGMA table_info(commits)") if r[1] not in ("id", "parent_id")]
+        columns = [
+            r[1] for r in conn.execute("PRAGMA table_info(commits)") if r[1] not in ("id", "parent_id")
+        ]
         listed = ", ".join(f'"{c}"' for c in columns)
-        conn.execute(f"INSERT INTO commits (parent_id, {listed}) SELECT id, {listed} FROM commits WHERE id = ?",
-                     (first,))
+        conn.execute(
+            f"INSERT INTO commits (parent_id, {listed}) SELECT id, {listed} FROM commits WHERE id = ?",
+            (first,),
+        )
         second = conn.execute("SELECT max(id) FROM commits").fetchone()[0]
-        for table, where in (("commit_page", "AND url_id % 100 != 7"), ("commit_resource", ""),
-                             ("crawl_error", "AND url_id % 100 != 7")):
-            cols = [r[1] for r in conn.execute(f"PRAGMA table_info({table})") if r[1] not in ("id", "commit_id")]
+        for table, where in (
+            ("commit_page", "AND url_id % 100 != 7"),
+            ("commit_resource", ""),
+            ("crawl_error", "AND url_id % 100 != 7"),
+        ):
+            cols = [
+                r[1] for r in conn.execute(f"PRAGMA table_info({table})") if r[1] not in ("id", "commit_id")
+            ]
             names = ", ".join(f'"{c}"' for c in cols)
-            conn.execute(f"INSERT INTO {table} (commit_id, {names}) SELECT ?, {names} FROM {table} "
-                         f"WHERE commit_id = ? {where}", (second, first))
+            conn.execute(
+                f"INSERT INTO {table} (commit_id, {names}) SELECT ?, {names} FROM {table} "
+                f"WHERE commit_id = ? {where}",
+                (second, first),
+            )
         conn.execute("UPDATE ref SET commit_id = ? WHERE name = 'HEAD'", (second,))
         conn.commit()
         w._touch()
@@ -176,15 +210,24 @@ def scale_findings(archive: Path, factor: int) -> None:
         conn.execute("CREATE TEMP TABLE original_finding AS SELECT * FROM set_finding")
         conn.execute("CREATE TEMP TABLE original_hash AS SELECT * FROM set_hash")
         for k in range(1, factor):
-            conn.execute("INSERT INTO set_finding (set_id, url, detail) SELECT set_id, url || '#s' || ?, detail "
-                         "FROM original_finding", (k,))
+            conn.execute(
+                "INSERT INTO set_finding (set_id, url, detail) SELECT set_id, url || '#s' || ?, detail "
+                "FROM original_finding",
+                (k,),
+            )
             # the copy of a hash is the same in every set, so copies persist or change as their originals
-            conn.execute("INSERT OR IGNORE INTO set_hash (set_id, h) SELECT set_id, h + ? * 1000003 "
-                         "FROM original_hash", (k,))
+            conn.execute(
+                "INSERT OR IGNORE INTO set_hash (set_id, h) SELECT set_id, h + ? * 1000003 "
+                "FROM original_hash",
+                (k,),
+            )
         conn.execute("UPDATE check_result SET findings = findings * ?, urls = urls * ?", (factor, factor))
-        conn.execute("UPDATE finding_delta SET new = new * ?, fixed = fixed * ?, persisting = persisting * ?, "
-                     "regressed = regressed * ?, new_urls = new_urls * ?, fixed_urls = fixed_urls * ?, "
-                     "persisting_urls = persisting_urls * ?, regressed_urls = regressed_urls * ?", (factor,) * 8)
+        conn.execute(
+            "UPDATE finding_delta SET new = new * ?, fixed = fixed * ?, persisting = persisting * ?, "
+            "regressed = regressed * ?, new_urls = new_urls * ?, fixed_urls = fixed_urls * ?, "
+            "persisting_urls = persisting_urls * ?, regressed_urls = regressed_urls * ?",
+            (factor,) * 8,
+        )
         conn.commit()
         w._touch()
         w.write()
@@ -197,10 +240,17 @@ def main() -> None:
     parser.add_argument("--archive", type=Path, help="reuse this archive (else generate one)")
     parser.add_argument("--pages", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=20)
-    parser.add_argument("--copy-commit", action="store_true",
-                        help="the archive has one commit: add a second one copied from it (see copy_commit)")
-    parser.add_argument("--scale", type=int, default=1,
-                        help="multiply the stored findings this many times first (see scale_findings)")
+    parser.add_argument(
+        "--copy-commit",
+        action="store_true",
+        help="the archive has one commit: add a second one copied from it (see copy_commit)",
+    )
+    parser.add_argument(
+        "--scale",
+        type=int,
+        default=1,
+        help="multiply the stored findings this many times first (see scale_findings)",
+    )
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--params", default="{}", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -225,12 +275,17 @@ def main() -> None:
         commits = sorted(c["id"] for c in reader.commits() if c["status"] == "complete")
         head, first = commits[-1], commits[0]
         pages = reader.execute("SELECT count(*) FROM commit_page WHERE commit_id = ?", [head])[0][0]
-        findings = reader.execute("SELECT coalesce(sum(findings), 0) FROM check_result WHERE commit_id = ?",
-                                  [head])[0][0]
+        findings = reader.execute(
+            "SELECT coalesce(sum(findings), 0) FROM check_result WHERE commit_id = ?", [head]
+        )[0][0]
         base = baseline(reader, head, args.runs)
-        print(f"{archive.name}: {pages:,} URLs in commit {head}, {findings:,} stored findings; "
-              f"baseline (count(*) over the pages) {base * 1000:.1f} ms")
-        print(f"{'case':42} {'cold query':>11} {'(unpack)':>9} {'warm p50':>9} {'warm p95':>9} {'p95/base':>9}")
+        print(
+            f"{archive.name}: {pages:,} URLs in commit {head}, {findings:,} stored findings; "
+            f"baseline (count(*) over the pages) {base * 1000:.1f} ms"
+        )
+        print(
+            f"{'case':42} {'cold query':>11} {'(unpack)':>9} {'warm p50':>9} {'warm p95':>9} {'p95/base':>9}"
+        )
         for label, name, params in cases(head, first):
             c = cold(archive, name, params)
             times = warm(reader, registry, name, params, args.runs)
@@ -238,8 +293,10 @@ def main() -> None:
             if "error" in c:
                 print(f"{label:42} error: {c['error']}")
                 continue
-            print(f"{label:42} {c['query'] * 1000:9.0f}ms {c['unpack']:8.1f}s {p50 * 1000:7.1f}ms "
-                  f"{p95 * 1000:7.1f}ms {p95 / base:9.2f}")
+            print(
+                f"{label:42} {c['query'] * 1000:9.0f}ms {c['unpack']:8.1f}s {p50 * 1000:7.1f}ms "
+                f"{p95 * 1000:7.1f}ms {p95 / base:9.2f}"
+            )
 
 
 if __name__ == "__main__":

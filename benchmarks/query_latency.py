@@ -67,8 +67,20 @@ def one(archive: Path, name: str, params: dict[str, Any]) -> None:
     finally:
         reader.close()
     rows, total = count_rows(result)
-    print(MARKER + json.dumps({"plugins": plugins, "open": opened, "query": queried, "encode": encode,
-                               "bytes": len(encoded), "rows": rows, "total": total}))
+    print(
+        MARKER
+        + json.dumps(
+            {
+                "plugins": plugins,
+                "open": opened,
+                "query": queried,
+                "encode": encode,
+                "bytes": len(encoded),
+                "rows": rows,
+                "total": total,
+            }
+        )
+    )
 
 
 # --- parameters -----------------------------------------------------------------------------------------
@@ -87,20 +99,30 @@ def samples(reader: Any) -> dict[str, list[Any]]:
         "WHERE cp.commit_id = ? AND ps.status = 200 AND ps.is_external = 0 AND ps.html_sha256 IS NOT NULL "
         "AND EXISTS (SELECT 1 FROM jsonld j WHERE j.state_id = ps.id) "
         "AND EXISTS (SELECT 1 FROM tag t WHERE t.state_id = ps.id) "
-        "ORDER BY cp.\"order\" LIMIT 1 OFFSET 300")
-    page = page or column("SELECT u.url FROM commit_page cp JOIN url u ON u.id = cp.url_id "
-                          "WHERE cp.commit_id = ? ORDER BY cp.\"order\" LIMIT 1")
-    resource = column("SELECT u.url FROM commit_resource_referrer r JOIN url u ON u.id = r.resource_url_id "
-                      "WHERE r.commit_id = ? GROUP BY r.resource_url_id ORDER BY COUNT(*) DESC LIMIT 1")
+        'ORDER BY cp."order" LIMIT 1 OFFSET 300'
+    )
+    page = page or column(
+        "SELECT u.url FROM commit_page cp JOIN url u ON u.id = cp.url_id "
+        'WHERE cp.commit_id = ? ORDER BY cp."order" LIMIT 1'
+    )
+    resource = column(
+        "SELECT u.url FROM commit_resource_referrer r JOIN url u ON u.id = r.resource_url_id "
+        "WHERE r.commit_id = ? GROUP BY r.resource_url_id ORDER BY COUNT(*) DESC LIMIT 1"
+    )
     image = column("SELECT src FROM image LIMIT 1")
-    external = column("SELECT u.url FROM commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps "
-                      "ON ps.id = cp.state_id WHERE cp.commit_id = ? AND ps.is_external = 1 LIMIT 1")
+    external = column(
+        "SELECT u.url FROM commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps "
+        "ON ps.id = cp.state_id WHERE cp.commit_id = ? AND ps.is_external = 1 LIMIT 1"
+    )
     jsonld_types: dict[str, int] = {}
     for (raw,) in reader.execute("SELECT types FROM jsonld LIMIT 5000"):
         for kind in json.loads(raw or "[]"):
             jsonld_types[kind] = jsonld_types.get(kind, 0) + 1
     return {
-        "page": page, "resource": resource, "image": image, "external": external,
+        "page": page,
+        "resource": resource,
+        "image": image,
+        "external": external,
         "provider": column("SELECT provider FROM tag GROUP BY provider ORDER BY COUNT(*) DESC LIMIT 3"),
         "category": column("SELECT category FROM tag GROUP BY category ORDER BY COUNT(*) DESC LIMIT 3"),
         "type": sorted(jsonld_types, key=lambda k: -jsonld_types[k])[:3],
@@ -133,11 +155,25 @@ def candidates(name: str, schema: dict[str, Any], pool: dict[str, list[Any]]) ->
     if "resource" in text or "image" in text:
         urls = [*pool["resource"], *pool["image"], *pool["page"], *pool["external"]]
     keyed = {
-        "url": urls, "page": urls, "href": urls, "src": urls, "target": urls, "resource": urls,
-        "provider": pool["provider"], "tag": pool["provider"], "technology": pool["provider"],
-        "category": pool["category"], "type": pool["type"], "jsonld_type": pool["type"],
-        "schema_type": pool["type"], "kind": pool["kind"], "error_kind": pool["kind"], "rule": pool["rule"],
-        "analyzer": pool["analyzer"], "severity": pool["severity"], "field": pool["field"],
+        "url": urls,
+        "page": urls,
+        "href": urls,
+        "src": urls,
+        "target": urls,
+        "resource": urls,
+        "provider": pool["provider"],
+        "tag": pool["provider"],
+        "technology": pool["provider"],
+        "category": pool["category"],
+        "type": pool["type"],
+        "jsonld_type": pool["type"],
+        "schema_type": pool["type"],
+        "kind": pool["kind"],
+        "error_kind": pool["kind"],
+        "rule": pool["rule"],
+        "analyzer": pool["analyzer"],
+        "severity": pool["severity"],
+        "field": pool["field"],
         "column": pool["field"],
     }
     if name in keyed:
@@ -159,7 +195,9 @@ def nonempty(result: Any) -> bool:
     return bool(result)
 
 
-def choose_params(registry: Any, reader: Any, name: str, pool: dict[str, list[Any]]) -> tuple[dict[str, Any], str]:
+def choose_params(
+    registry: Any, reader: Any, name: str, pool: dict[str, list[Any]]
+) -> tuple[dict[str, Any], str]:
     """Parameters for ``name``: the defaults, plus for required ones the first sampled values that work.
 
     A query whose function needs an optional parameter that has no default (so the registry passes nothing)
@@ -171,13 +209,16 @@ def choose_params(registry: Any, reader: Any, name: str, pool: dict[str, list[An
     if error and "required positional argument" in error:
         optional = [p for p, schema in query.params.items() if p not in required and "default" not in schema]
         params, note, retry = _try_samples(registry, reader, name, [*required, *optional], pool)
-        note = f"fails without {', '.join(optional)} ({error}); measured with it set" + (f"; {note}" if note else "")
+        note = f"fails without {', '.join(optional)} ({error}); measured with it set" + (
+            f"; {note}" if note else ""
+        )
         error = retry
     return params, note or error
 
 
-def _try_samples(registry: Any, reader: Any, name: str, names: list[str],
-                 pool: dict[str, list[Any]]) -> tuple[dict[str, Any], str, str]:
+def _try_samples(
+    registry: Any, reader: Any, name: str, names: list[str], pool: dict[str, list[Any]]
+) -> tuple[dict[str, Any], str, str]:
     """(params, note, error): the first combination giving a non-empty result, else the first that runs."""
     query = registry[name]
     options = [candidates(p, dict(query.params[p]), pool) for p in names]
@@ -219,8 +260,16 @@ def cold(archive: Path, name: str, params: dict[str, Any], timeout: float) -> di
     env.pop(LOAD_ENV, None)
     cache = Path(tempfile.mkdtemp(prefix="cold-cache-", dir=WORK))
     env["NITPICKER_TAR_CACHE_DIR"] = str(cache)
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--archive", str(archive), "--one", name,
-           "--params", json.dumps(params)]
+    cmd = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--archive",
+        str(archive),
+        "--one",
+        name,
+        "--params",
+        json.dumps(params),
+    ]
     t = time.perf_counter()
     try:
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
@@ -231,7 +280,7 @@ def cold(archive: Path, name: str, params: dict[str, Any], timeout: float) -> di
     wall = time.perf_counter() - t
     for line in proc.stdout.splitlines():
         if line.startswith(MARKER):
-            return {**json.loads(line[len(MARKER):]), "wall": wall}
+            return {**json.loads(line[len(MARKER) :]), "wall": wall}
     tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
     return {"error": tail[:200]}
 
@@ -260,8 +309,9 @@ class Deadline:
         self.timer.cancel()
 
 
-def warm(registry: Any, reader: Any, name: str, params: dict[str, Any], runs: int, budget: float,
-         timeout: float) -> dict[str, Any]:
+def warm(
+    registry: Any, reader: Any, name: str, params: dict[str, Any], runs: int, budget: float, timeout: float
+) -> dict[str, Any]:
     t = time.perf_counter()
     deadline = Deadline(reader, timeout)
     try:
@@ -282,8 +332,14 @@ def warm(registry: Any, reader: Any, name: str, params: dict[str, Any], runs: in
         times.append(time.perf_counter() - t)
         spent += times[-1]
     rows, total = count_rows(result)
-    return {"first": first, "p50": statistics.median(times), "p95": nearest_rank(times, 0.95), "runs": len(times),
-            "rows": rows, "total": total}
+    return {
+        "first": first,
+        "p50": statistics.median(times),
+        "p95": nearest_rank(times, 0.95),
+        "runs": len(times),
+        "rows": rows,
+        "total": total,
+    }
 
 
 # --- SQL diagnosis --------------------------------------------------------------------------------------
@@ -322,12 +378,16 @@ def explain(registry: Any, reader: Any, name: str, params: dict[str, Any], timeo
         sql_time += elapsed * statements.count(sql)
         heavy.append((elapsed, sql))
     stopped = " (stopped at the timeout)" if total >= timeout else ""
-    lines = [f"{name}: {len(statements)} statements ({len(distinct)} distinct), query {total * 1000:.0f} ms"
-             f"{stopped}, of which SQL ~{sql_time * 1000:.0f} ms (the rest is Python)"]
+    lines = [
+        f"{name}: {len(statements)} statements ({len(distinct)} distinct), query {total * 1000:.0f} ms"
+        f"{stopped}, of which SQL ~{sql_time * 1000:.0f} ms (the rest is Python)"
+    ]
     for elapsed, sql in sorted(heavy, reverse=True)[:3]:
         short = " ".join(sql.split())
-        lines.append(f"  [{elapsed * 1000:.0f} ms x{statements.count(sql)}] "
-                     f"{short[:600]}{' …' if len(short) > 600 else ''}")
+        lines.append(
+            f"  [{elapsed * 1000:.0f} ms x{statements.count(sql)}] "
+            f"{short[:600]}{' …' if len(short) > 600 else ''}"
+        )
         depth = {0: 0}
         for node, parent, _, detail in conn.execute("EXPLAIN QUERY PLAN " + sql).fetchall():
             depth[node] = depth.get(parent, 0) + 1
@@ -354,8 +414,10 @@ def verdict(c: dict[str, Any], w: dict[str, Any]) -> str:
 
 
 def table(results: list[dict[str, Any]]) -> str:
-    head = (f"{'query':<22} {'cold open s':>11} {'cold query s':>12} {'warm p50 ms':>11} {'warm p95 ms':>11} "
-            f"{'runs':>4} {'rows':>6} {'total':>9}  target")
+    head = (
+        f"{'query':<22} {'cold open s':>11} {'cold query s':>12} {'warm p50 ms':>11} {'warm p95 ms':>11} "
+        f"{'runs':>4} {'rows':>6} {'total':>9}  target"
+    )
     lines = [head, "-" * len(head)]
     for r in results:
         c, w = r["cold"], r["warm"]
@@ -364,7 +426,8 @@ def table(results: list[dict[str, Any]]) -> str:
         lines.append(
             f"{r['name']:<22} {fmt(c.get('open')):>11} {fmt(c.get('query'), 1, 3):>12} "
             f"{fmt(w.get('p50'), 1000, 1):>11} {fmt(w.get('p95'), 1000, 1):>11} {w.get('runs', '-'):>4} "
-            f"{'-' if rows is None else rows:>6} {'-' if total is None else total:>9}  {verdict(c, w)}")
+            f"{'-' if rows is None else rows:>6} {'-' if total is None else total:>9}  {verdict(c, w)}"
+        )
         for key, where in (("error", c), ("error", w)):
             if key in where:
                 lines.append(f"{'':<22} error: {where[key]}")
@@ -385,13 +448,20 @@ def ensure_archive(path: Path, pages: int, anchors_per_page: int, commits: int, 
     if path.exists() and not regenerate:
         with open_archive(path) as reader:
             made = reader.info().get("synthetic") or {}
-        note = "" if (made.get("pages"), made.get("commits", 1)) == (pages, commits) else (
-            f" (made with {made.get('pages', '?')} pages and {made.get('commits', 1)} commit(s), "
-            f"not {pages} and {commits}: use --regenerate)")
+        note = (
+            ""
+            if (made.get("pages"), made.get("commits", 1)) == (pages, commits)
+            else (
+                f" (made with {made.get('pages', '?')} pages and {made.get('commits', 1)} commit(s), "
+                f"not {pages} and {commits}: use --regenerate)"
+            )
+        )
         print(f"reusing {path} ({path.stat().st_size / 1e6:.0f} MB){note}")
         return
-    print(f"generating {path}: {pages:,} URLs, {anchors_per_page} anchors per page on average, "
-          f"{commits} commit(s) …")
+    print(
+        f"generating {path}: {pages:,} URLs, {anchors_per_page} anchors per page on average, "
+        f"{commits} commit(s) …"
+    )
     stats = synth_archive.generate(path, pages, anchors_per_page, commits, log=print)
     print(synth_archive.report(stats))
 
@@ -400,18 +470,32 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=100_000)
     parser.add_argument("--anchors-per-page", type=int, default=30)
-    parser.add_argument("--archive", type=Path, help="archive to reuse (generated there if missing); "
-                        "default /tmp/qbench/<pages>.nitpicker")
-    parser.add_argument("--commits", type=int, default=2, help="crawls in a generated archive (the second "
-                        "changes a few percent of the site, so diff has work)")
+    parser.add_argument(
+        "--archive",
+        type=Path,
+        help="archive to reuse (generated there if missing); default /tmp/qbench/<pages>.nitpicker",
+    )
+    parser.add_argument(
+        "--commits",
+        type=int,
+        default=2,
+        help="crawls in a generated archive (the second changes a few percent of the site, so diff has work)",
+    )
     parser.add_argument("--regenerate", action="store_true", help="generate even if the archive exists")
-    parser.add_argument("--build-aggregates", action="store_true",
-                        help="recompute the stored aggregates of every complete commit first (older archives)")
+    parser.add_argument(
+        "--build-aggregates",
+        action="store_true",
+        help="recompute the stored aggregates of every complete commit first (older archives)",
+    )
     parser.add_argument("--runs", type=int, default=20, help="timed warm runs per query")
     parser.add_argument("--budget", type=float, default=20.0, help="seconds of warm runs per query at most")
-    parser.add_argument("--timeout", type=float, default=120.0,
-                        help="seconds one run of a query may take (cold: the process is killed; warm and "
-                        "explain: the SQLite statement is interrupted)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=120.0,
+        help="seconds one run of a query may take (cold: the process is killed; warm and "
+        "explain: the SQLite statement is interrupted)",
+    )
     parser.add_argument("--only", help="comma-separated query names to measure")
     parser.add_argument("--explain", type=int, default=3, help="query plans of the N slowest queries")
     parser.add_argument("--json", type=Path, help="write the results here too")
@@ -448,8 +532,10 @@ def aggregate_report(reader: Any) -> str:
     for commit, seconds, totals in rows:
         data = json.loads(totals)
         steps = sorted(data.get("steps", {}).items(), key=lambda kv: -kv[1])[:3]
-        parts.append(f"commit {commit}: {seconds:.1f} s wall, {data.get('cpu_seconds', 0):.1f} s CPU "
-                     f"(slowest steps: {', '.join(f'{k} {v:.1f} s' for k, v in steps)})")
+        parts.append(
+            f"commit {commit}: {seconds:.1f} s wall, {data.get('cpu_seconds', 0):.1f} s CPU "
+            f"(slowest steps: {', '.join(f'{k} {v:.1f} s' for k, v in steps)})"
+        )
     return "aggregates built at commit finish: " + "; ".join(parts)
 
 
@@ -458,8 +544,13 @@ def build_aggregates(archive: Path) -> None:
     from nitpicker_core.archive import ArchiveWriter
 
     with ArchiveWriter.open(archive) as writer:
-        for commit in [c for (c,) in writer._conn.execute("SELECT id FROM commits WHERE status = 'complete'")]:
-            print(f"building aggregates of commit {commit} … {writer.build_aggregates(commit):.1f} s", flush=True)
+        for commit in [
+            c for (c,) in writer._conn.execute("SELECT id FROM commits WHERE status = 'complete'")
+        ]:
+            print(
+                f"building aggregates of commit {commit} … {writer.build_aggregates(commit):.1f} s",
+                flush=True,
+            )
         writer.write()
 
 
@@ -483,22 +574,31 @@ def measure(archive: Path, args: argparse.Namespace) -> None:
             w = warm(registry, reader, name, params, args.runs, args.budget, args.timeout)
             results.append({"name": name, "params": params, "note": note, "cold": c, "warm": w})
             problem = c.get("error") or w.get("error") or ""
-            print(f"  {name}: cold {fmt(c.get('query'), 1, 3)} s, warm p95 {fmt(w.get('p95'), 1000, 1)} ms"
-                  f"{'  ' + problem if problem else ''}", flush=True)
+            print(
+                f"  {name}: cold {fmt(c.get('query'), 1, 3)} s, warm p95 {fmt(w.get('p95'), 1000, 1)} ms"
+                f"{'  ' + problem if problem else ''}",
+                flush=True,
+            )
         print()
-        print(f"archive {archive} ({archive.stat().st_size / 1e6:.0f} MB); targets: cold query <= "
-              f"{COLD_QUERY_TARGET:.0f} s, warm p95 <= {WARM_P95_TARGET * 1000:.0f} ms")
+        print(
+            f"archive {archive} ({archive.stat().st_size / 1e6:.0f} MB); targets: cold query <= "
+            f"{COLD_QUERY_TARGET:.0f} s, warm p95 <= {WARM_P95_TARGET * 1000:.0f} ms"
+        )
         print(table(results))
         opens = [r["cold"]["open"] for r in results if "open" in r["cold"]]
         plugins = [r["cold"]["plugins"] for r in results if "plugins" in r["cold"]]
         if opens:
-            print(f"\ncold open_archive (fresh unpack): median {statistics.median(opens):.2f} s, "
-                  f"max {max(opens):.2f} s; plugin loading: median {statistics.median(plugins):.2f} s")
-        slow = sorted(results, key=lambda r: -r["warm"].get("p50", math.inf if "timeout" in
-                                                         r["warm"].get("error", "") else -1))
+            print(
+                f"\ncold open_archive (fresh unpack): median {statistics.median(opens):.2f} s, "
+                f"max {max(opens):.2f} s; plugin loading: median {statistics.median(plugins):.2f} s"
+            )
+        slow = sorted(
+            results,
+            key=lambda r: -r["warm"].get("p50", math.inf if "timeout" in r["warm"].get("error", "") else -1),
+        )
         if args.explain and slow:
             print(f"\nquery plans of the {min(args.explain, len(slow))} slowest (by warm p50):")
-            for r in slow[:args.explain]:
+            for r in slow[: args.explain]:
                 try:
                     print("\n".join(explain(registry, reader, r["name"], r["params"], args.timeout)))
                 except Exception as exc:  # the diagnosis is best effort

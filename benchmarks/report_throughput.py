@@ -44,9 +44,12 @@ def timed(sheets: Iterable[tuple[Any, Iterable[list[Any]]]], stats: list[dict[st
                 yield row
             entry["seconds"] = time.perf_counter() - start
             entry["peak_rss_mb"] = round(peak_rss_mb(), 1)
-            print(f"  {entry['sheet']:<28} {entry['rows']:>10,} rows {entry['seconds']:8.1f} s "
-                  f"{entry['rows'] / max(entry['seconds'], 1e-9):>10,.0f} rows/s  peak RSS {entry['peak_rss_mb']:.0f} MB",
-                  file=sys.stderr, flush=True)
+            print(
+                f"  {entry['sheet']:<28} {entry['rows']:>10,} rows {entry['seconds']:8.1f} s "
+                f"{entry['rows'] / max(entry['seconds'], 1e-9):>10,.0f} rows/s  peak RSS {entry['peak_rss_mb']:.0f} MB",
+                file=sys.stderr,
+                flush=True,
+            )
 
         yield sheet, counted()
 
@@ -55,16 +58,33 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("archive", type=Path, nargs="?", default=DEFAULT)
     parser.add_argument("--out", type=Path, default=Path("/tmp/rbench/report.xlsx"))
-    parser.add_argument("--pages", type=int, default=100_000, help="pages to generate when ARCHIVE is missing")
+    parser.add_argument(
+        "--pages", type=int, default=100_000, help="pages to generate when ARCHIVE is missing"
+    )
     parser.add_argument("--batch", type=int, default=None, help="rows per query call (default: the report's)")
-    parser.add_argument("--skip", action="append", default=[], metavar="SHEET",
-                        help="leave this sheet out (e.g. one whose query an older archive cannot answer)")
+    parser.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        metavar="SHEET",
+        help="leave this sheet out (e.g. one whose query an older archive cannot answer)",
+    )
     args = parser.parse_args()
     if not args.archive.exists():
         args.archive.parent.mkdir(parents=True, exist_ok=True)
         print(f"generating {args.archive} ({args.pages:,} pages)…", file=sys.stderr, flush=True)
-        subprocess.run([sys.executable, str(Path(__file__).with_name("synth_archive.py")), str(args.archive),
-                        "--pages", str(args.pages), "--commits", "1"], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                str(Path(__file__).with_name("synth_archive.py")),
+                str(args.archive),
+                "--pages",
+                str(args.pages),
+                "--commits",
+                "1",
+            ],
+            check=True,
+        )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     pm = make_plugin_manager()
     stats: list[dict[str, Any]] = []
@@ -82,12 +102,25 @@ def main() -> None:
         total = time.perf_counter() - started
     save = total - opened - sum(s["seconds"] for s in stats) - (before_save - started - opened)
     rows = sum(s["rows"] for s in stats)
-    result = {"archive": args.archive.name, "commit": commit, "open_seconds": round(opened, 1),
-              "sheets": [{**s, "seconds": round(s["seconds"], 1),
-                          "rows_per_second": round(s["rows"] / max(s["seconds"], 1e-9))} for s in stats],
-              "rows": rows, "total_seconds": round(total, 1), "save_seconds": round(save, 1),
-              "rows_per_second": round(rows / total), "peak_rss_mb": round(peak_rss_mb(), 1),
-              "xlsx_mb": round(args.out.stat().st_size / 2**20, 1)}
+    result = {
+        "archive": args.archive.name,
+        "commit": commit,
+        "open_seconds": round(opened, 1),
+        "sheets": [
+            {
+                **s,
+                "seconds": round(s["seconds"], 1),
+                "rows_per_second": round(s["rows"] / max(s["seconds"], 1e-9)),
+            }
+            for s in stats
+        ],
+        "rows": rows,
+        "total_seconds": round(total, 1),
+        "save_seconds": round(save, 1),
+        "rows_per_second": round(rows / total),
+        "peak_rss_mb": round(peak_rss_mb(), 1),
+        "xlsx_mb": round(args.out.stat().st_size / 2**20, 1),
+    }
     print(json.dumps(result, indent=2))
 
 

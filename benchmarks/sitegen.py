@@ -35,25 +35,39 @@ JS = b"""document.addEventListener("DOMContentLoaded", () => {
   if (footer) footer.textContent += " (" + n + " links)";
 });
 """
-WORDS = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma "
-         "tau upsilon phi chi psi omega").split()
+WORDS = (
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma "
+    "tau upsilon phi chi psi omega"
+).split()
 
 
 def _png(width: int, height: int, rgb: tuple[int, int, int]) -> bytes:
     """A valid solid-colour RGB PNG."""
+
     def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+        return (
+            struct.pack(">I", len(data))
+            + kind
+            + data
+            + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+        )
 
     row = b"\x00" + bytes(rgb) * width
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(row * height))
-            + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(row * height))
+        + chunk(b"IEND", b"")
+    )
 
 
 def _svg(k: int) -> bytes:
     hue = (k * 47) % 360
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="96" height="48" viewBox="0 0 96 48">'
-            f'<rect width="96" height="48" fill="hsl({hue},60%,60%)"/><text x="8" y="30">{k}</text></svg>').encode()
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="96" height="48" viewBox="0 0 96 48">'
+        f'<rect width="96" height="48" fill="hsl({hue},60%,60%)"/><text x="8" y="30">{k}</text></svg>'
+    ).encode()
 
 
 class Site:
@@ -65,8 +79,10 @@ class Site:
         self.pages = pages
         self.seed = seed
         self.port = 0
-        self.pngs = {k: _png(16 + k, 16 + k, ((k * 40) % 256, (k * 90) % 256, (k * 150) % 256))
-                     for k in range(IMAGE_POOL)}
+        self.pngs = {
+            k: _png(16 + k, 16 + k, ((k * 40) % 256, (k * 90) % 256, (k * 150) % 256))
+            for k in range(IMAGE_POOL)
+        }
         self.svgs = {k: _svg(k) for k in range(IMAGE_POOL)}
         self.requests: Counter[tuple[str, str]] = Counter()
         self.stray: Counter[str] = Counter()  # 404s for paths no page links to (guessed URLs)
@@ -104,12 +120,14 @@ class Site:
         plan = self._plan(i)
         links = "\n".join(f'<a href="{self.path_of(t)}">Page {t}</a>' for t in plan["links"])
         missing = "\n".join(f'<a href="/missing/{j}">Old page {j}</a>' for j in plan["missing"])
-        external = "\n".join(f'<a href="http://127.0.0.1:{self.port}/ext/{j}">Partner {j}</a>'
-                             for j in plan["external"])
+        external = "\n".join(
+            f'<a href="http://127.0.0.1:{self.port}/ext/{j}">Partner {j}</a>' for j in plan["external"]
+        )
         top = plan["top_image"]
         lazy = "\n".join(
             f'<img src="/img/{k}.{"svg" if n % 2 else "png"}" alt="lazy {k}" loading="lazy" width="96" height="48">'
-            for n, k in enumerate(plan["lazy_images"]))
+            for n, k in enumerate(plan["lazy_images"])
+        )
         html = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <title>Page {i} of the benchmark site</title>
@@ -146,12 +164,14 @@ class Site:
     def _count(self, method: str, kind: str, path: str) -> None:
         with self._lock:
             self.requests[(method, kind)] += 1
-            if kind in ("404-other", "external-404") or (kind == "missing" and not self._linked_missing(path)):
+            if kind in ("404-other", "external-404") or (
+                kind == "missing" and not self._linked_missing(path)
+            ):
                 self.stray[f"{method} {path}"] += 1
 
     @staticmethod
     def _linked_missing(path: str) -> bool:
-        tail = path[len("/missing/"):]
+        tail = path[len("/missing/") :]
         return tail.isdigit() and int(tail) < MISSING_POOL
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:

@@ -51,19 +51,65 @@ ANALYZER = "synth-lint"
 
 # Roles by index modulo 1000 (index 0 is always the home page).
 EXTERNAL, REDIRECT, NOT_FOUND, SERVER_ERROR, FETCH_ERROR, ISOLATED, CLUSTER, OK = (
-    "external", "redirect", "404", "5xx", "fetch-error", "isolated", "cluster", "ok")
-_BANDS = ((50, EXTERNAL), (60, REDIRECT), (70, NOT_FOUND), (73, SERVER_ERROR), (75, FETCH_ERROR),
-          (80, ISOLATED), (92, CLUSTER))
+    "external",
+    "redirect",
+    "404",
+    "5xx",
+    "fetch-error",
+    "isolated",
+    "cluster",
+    "ok",
+)
+_BANDS = (
+    (50, EXTERNAL),
+    (60, REDIRECT),
+    (70, NOT_FOUND),
+    (73, SERVER_ERROR),
+    (75, FETCH_ERROR),
+    (80, ISOLATED),
+    (92, CLUSTER),
+)
 CLUSTER_START, CLUSTER_SIZE = 80, 3
 EXTERNAL_ERROR_KINDS = ("dns", "timeout", "tls", "connection-refused", "connection-reset", "client-blocked")
-RULES = (("no-h1", "warning", "the page has no h1"), ("img-alt", "error", "an image has no alt text"),
-         ("title-length", "warning", "the title is longer than 60 characters"),
-         ("meta-description", "warning", "the page has no meta description"),
-         ("heading-order", "info", "heading levels skip a level"), ("html-lang", "error", "<html> has no lang"))
+RULES = (
+    ("no-h1", "warning", "the page has no h1"),
+    ("img-alt", "error", "an image has no alt text"),
+    ("title-length", "warning", "the title is longer than 60 characters"),
+    ("meta-description", "warning", "the page has no meta description"),
+    ("heading-order", "info", "heading levels skip a level"),
+    ("html-lang", "error", "<html> has no lang"),
+)
 JSONLD_TYPES = ("Article", "BreadcrumbList", "Product", "Organization", "FAQPage", "WebPage", "Event")
-WORDS = ("lorem", "ipsum", "dolor", "sit", "amet", "consectetur", "adipiscing", "elit", "sed", "do",
-         "eiusmod", "tempor", "incididunt", "labore", "dolore", "magna", "aliqua", "enim", "minim",
-         "veniam", "quis", "nostrud", "exercitation", "ullamco", "laboris", "nisi", "aliquip", "commodo")
+WORDS = (
+    "lorem",
+    "ipsum",
+    "dolor",
+    "sit",
+    "amet",
+    "consectetur",
+    "adipiscing",
+    "elit",
+    "sed",
+    "do",
+    "eiusmod",
+    "tempor",
+    "incididunt",
+    "labore",
+    "dolore",
+    "magna",
+    "aliqua",
+    "enim",
+    "minim",
+    "veniam",
+    "quis",
+    "nostrud",
+    "exercitation",
+    "ullamco",
+    "laboris",
+    "nisi",
+    "aliquip",
+    "commodo",
+)
 
 
 def role(i: int) -> str:
@@ -126,12 +172,24 @@ class Pools:
 
 def _resource(url: str, ctype: str, k: int, external: bool = False) -> Resource:
     status = 404 if k % 23 == 5 else 200
-    headers = {"content-type": ctype, "cache-control": "max-age=86400", "date": "Mon, 01 Jan 2024 00:00:00 GMT"}
+    headers = {
+        "content-type": ctype,
+        "cache-control": "max-age=86400",
+        "date": "Mon, 01 Jan 2024 00:00:00 GMT",
+    }
     if k % 4 == 0:
         headers["content-encoding"] = "br"
-    return Resource(url=url, status=status, status_text="OK" if status == 200 else "Not Found", content_type=ctype,
-                    content_length=1000 + 37 * k, compression=headers.get("content-encoding", ""),
-                    cdn="cloudfront" if external else "", headers=headers, is_external=external)
+    return Resource(
+        url=url,
+        status=status,
+        status_text="OK" if status == 200 else "Not Found",
+        content_type=ctype,
+        content_length=1000 + 37 * k,
+        compression=headers.get("content-encoding", ""),
+        cdn="cloudfront" if external else "",
+        headers=headers,
+        is_external=external,
+    )
 
 
 def _title(i: int) -> str:
@@ -144,10 +202,18 @@ def _title(i: int) -> str:
 
 def _metadata(i: int, url: str) -> dict[str, Any]:
     title = _title(i)
-    meta: dict[str, Any] = {"title": title, "charset": "utf-8", "viewport": "width=device-width",
-                            "og_type": "article", "og_site_name": "Synth", "twitter_card": "summary"}
+    meta: dict[str, Any] = {
+        "title": title,
+        "charset": "utf-8",
+        "viewport": "width=device-width",
+        "og_type": "article",
+        "og_site_name": "Synth",
+        "twitter_card": "summary",
+    }
     if i % 12 != 1:
-        meta["description"] = f"Shared description {i % 41}" if i % 31 == 2 else f"About page {i} of the site."
+        meta["description"] = (
+            f"Shared description {i % 41}" if i % 31 == 2 else f"About page {i} of the site."
+        )
     if i % 50 != 4:
         meta["lang"] = "de" if i % 17 == 0 else "en"
     meta["canonical"] = f"{ROOT}/canonical/{i % 100}" if i % 47 == 6 else url
@@ -163,8 +229,13 @@ def _metadata(i: int, url: str) -> dict[str, Any]:
 
 
 def _headers(i: int) -> dict[str, str]:
-    headers = {"content-type": "text/html; charset=utf-8", "server": "nginx/1.25", "cache-control": "max-age=600",
-               "date": "Mon, 01 Jan 2024 00:00:00 GMT", "x-request-id": f"r{i}"}
+    headers = {
+        "content-type": "text/html; charset=utf-8",
+        "server": "nginx/1.25",
+        "cache-control": "max-age=600",
+        "date": "Mon, 01 Jan 2024 00:00:00 GMT",
+        "x-request-id": f"r{i}",
+    }
     if i % 3 == 0:
         headers["content-security-policy"] = "default-src 'self'; img-src 'self' data:"
     if i % 2 == 0:
@@ -179,8 +250,10 @@ def _html(i: int, meta: dict[str, Any], rng: random.Random, pools: Pools) -> str
         body = "".join(pools.paragraphs[(i % 7) * 4 + k] for k in range(4))
         return f"<html><head><title>Duplicate</title></head><body><main>{body}</main></body></html>"
     body = "".join(rng.choice(pools.paragraphs) for _ in range(4))
-    return (f"<html lang=\"{meta.get('lang', '')}\"><head><title>{meta['title']}</title></head>"
-            f"<body><h1>Page {i}</h1><main>{body}</main><footer>#{i}</footer></body></html>")
+    return (
+        f'<html lang="{meta.get("lang", "")}"><head><title>{meta["title"]}</title></head>'
+        f"<body><h1>Page {i}</h1><main>{body}</main><footer>#{i}</footer></body></html>"
+    )
 
 
 def _anchors(i: int, count: int, rng: random.Random, pools: Pools) -> list[Anchor]:
@@ -208,9 +281,20 @@ def _images(i: int, rng: random.Random, pools: Pools) -> list[Image]:
     for k in range(2):
         src = rng.choice(pools.images)
         alt = None if (i + k) % 9 == 0 else ("" if (i + k) % 13 == 0 else f"photo {k} of page {i}")
-        out.append(Image(src=src, current_src=src, alt=alt, width=640.0, height=480.0, natural_width=1280,
-                         natural_height=960, is_lazy=k == 1, viewport_width=1280,
-                         markup=f'<img src="{src}" alt="{alt or ""}">'))
+        out.append(
+            Image(
+                src=src,
+                current_src=src,
+                alt=alt,
+                width=640.0,
+                height=480.0,
+                natural_width=1280,
+                natural_height=960,
+                is_lazy=k == 1,
+                viewport_width=1280,
+                markup=f'<img src="{src}" alt="{alt or ""}">',
+            )
+        )
     return out
 
 
@@ -218,7 +302,7 @@ def _jsonld(i: int) -> list[JsonLd]:
     if i % 4 != 0:
         return []
     if i % 400 == 0:
-        return [JsonLd(raw="{\"@context\": \"https://schema.org\", \"@type\": ", error="Expecting value")]
+        return [JsonLd(raw='{"@context": "https://schema.org", "@type": ', error="Expecting value")]
     kinds = [JSONLD_TYPES[i % len(JSONLD_TYPES)]]
     if i % 3 == 0:
         kinds.append("BreadcrumbList")
@@ -258,27 +342,65 @@ def build(i: int, anchors_each: int, pools: Pools, generation: int = 1) -> Built
     if r == EXTERNAL:
         if i % 3 == 0:
             kind = EXTERNAL_ERROR_KINDS[(i // 3) % len(EXTERNAL_ERROR_KINDS)]
-            page = ScrapeResult(url=url, is_external=True, is_target=False, scraped=True,
-                                extra={"error_kind": kind, "permanent": kind != "timeout"})
+            page = ScrapeResult(
+                url=url,
+                is_external=True,
+                is_target=False,
+                scraped=True,
+                extra={"error_kind": kind, "permanent": kind != "timeout"},
+            )
             return Built(page, error=CrawlErrorRecord(url, kind, f"{kind} while fetching {url}", "preflight"))
         status = 404 if i % 3 == 1 and i % 2 == 0 else 200
-        return Built(ScrapeResult(url=url, status=status, status_text="OK" if status == 200 else "Not Found",
-                                  content_type="text/html", headers={"server": "ext"}, is_external=True,
-                                  is_target=False, anchors=[], images=[]))
+        return Built(
+            ScrapeResult(
+                url=url,
+                status=status,
+                status_text="OK" if status == 200 else "Not Found",
+                content_type="text/html",
+                headers={"server": "ext"},
+                is_external=True,
+                is_target=False,
+                anchors=[],
+                images=[],
+            )
+        )
     if r == REDIRECT:
         j = pools.linkable[(i * 31) % len(pools.linkable)]
         dest = page_url(j) if role(j) == OK else ROOT + "/"
-        return Built(ScrapeResult(url=url, status=301, status_text="Moved Permanently", redirect_chain=[dest],
-                                  headers={"location": dest}, is_target=False, anchors=[], images=[]))
+        return Built(
+            ScrapeResult(
+                url=url,
+                status=301,
+                status_text="Moved Permanently",
+                redirect_chain=[dest],
+                headers={"location": dest},
+                is_target=False,
+                anchors=[],
+                images=[],
+            )
+        )
     if r == FETCH_ERROR:
         page = ScrapeResult(url=url, extra={"error_kind": "timeout", "permanent": False})
-        return Built(page, error=CrawlErrorRecord(url, "timeout", "navigation timed out after 30 s", "render"))
+        return Built(
+            page, error=CrawlErrorRecord(url, "timeout", "navigation timed out after 30 s", "render")
+        )
     if r in (NOT_FOUND, SERVER_ERROR):
         status = 404 if r == NOT_FOUND else (500 if i % 2 else 503)
         html = f"<html><head><title>Error {status}</title></head><body><h1>{status}</h1></body></html>"
-        return Built(ScrapeResult(url=url, status=status, status_text="Not Found" if status == 404 else "Error",
-                                  content_type="text/html", content_length=len(html), headers=_headers(i),
-                                  metadata={"title": f"Error {status}"}, html=html, anchors=[], images=[]))
+        return Built(
+            ScrapeResult(
+                url=url,
+                status=status,
+                status_text="Not Found" if status == 404 else "Error",
+                content_type="text/html",
+                content_length=len(html),
+                headers=_headers(i),
+                metadata={"title": f"Error {status}"},
+                html=html,
+                anchors=[],
+                images=[],
+            )
+        )
     meta = _metadata(i, url)
     if generation > 1 and i % 31 == generation:  # a re-crawl finds ~3 % of the pages edited
         meta["title"] += f" (edit {generation})"
@@ -287,9 +409,19 @@ def build(i: int, anchors_each: int, pools: Pools, generation: int = 1) -> Built
     used += [pools.resources[24 + (i * 3 + k * 5) % 36] for k in range(2)]
     used.append(pools.resources[60 + i % (len(pools.resources) - 60)])
     page = ScrapeResult(
-        url=url, status=200, status_text="OK", content_type="text/html; charset=utf-8", content_length=len(html),
-        headers=_headers(i), metadata=meta, html=html, anchors=_anchors(i, anchors_each, rng, pools),
-        images=_images(i, rng, pools), resources=[res.url for res in used], jsonld=_jsonld(i), tags=_tags(i),
+        url=url,
+        status=200,
+        status_text="OK",
+        content_type="text/html; charset=utf-8",
+        content_length=len(html),
+        headers=_headers(i),
+        metadata=meta,
+        html=html,
+        anchors=_anchors(i, anchors_each, rng, pools),
+        images=_images(i, rng, pools),
+        resources=[res.url for res in used],
+        jsonld=_jsonld(i),
+        tags=_tags(i),
         errors=[PageError("images", "image capture timed out")] if i % 250 == 7 else [],
     )
     return Built(page, resources=used)
@@ -311,7 +443,9 @@ def present(i: int, n: int, generation: int) -> bool:
     return i < n + n // 100 and i % 97 != generation
 
 
-def batches(n: int, anchors_per_page: int, pools: Pools, generation: int = 1) -> Iterator[list[tuple[int, Built]]]:
+def batches(
+    n: int, anchors_per_page: int, pools: Pools, generation: int = 1
+) -> Iterator[list[tuple[int, Built]]]:
     rendered = sum(1 for i in range(n) if role(i) in (OK, ISOLATED, CLUSTER))
     each, extra = divmod(anchors_per_page * n, max(rendered, 1))
     seen = 0
@@ -329,8 +463,9 @@ def batches(n: int, anchors_per_page: int, pools: Pools, generation: int = 1) ->
             yield out
 
 
-def generate(target: Path, pages: int, anchors_per_page: int = 30, commits: int = 1,
-             log: Any = print) -> dict[str, Any]:
+def generate(
+    target: Path, pages: int, anchors_per_page: int = 30, commits: int = 1, log: Any = print
+) -> dict[str, Any]:
     """Write an archive of ``pages`` URLs to ``target`` in ``commits`` complete crawls; returns timings, counts.
 
     Every commit is a full crawl (pages, resources, crawl errors, analysis); the later ones change a few
@@ -341,8 +476,17 @@ def generate(target: Path, pages: int, anchors_per_page: int = 30, commits: int 
     target.unlink(missing_ok=True)
     t0 = time.perf_counter()
     pools = Pools.build(pages)
-    stats: dict[str, Any] = {"pages": pages, "commits": commits, "anchors": 0, "aggregate_seconds": [], "html_bytes": 0, "crawl_errors": 0,
-                             "violations": 0, "resource_refs": 0, "commit_seconds": []}
+    stats: dict[str, Any] = {
+        "pages": pages,
+        "commits": commits,
+        "anchors": 0,
+        "aggregate_seconds": [],
+        "html_bytes": 0,
+        "crawl_errors": 0,
+        "violations": 0,
+        "resource_refs": 0,
+        "commit_seconds": [],
+    }
     timing = {"build": 0.0, "put_pages": 0.0, "put_resources": 0.0, "put_crawl_error": 0.0, "analysis": 0.0}
     w = ArchiveWriter.open(target, is_external=is_external)
     try:
@@ -364,8 +508,16 @@ def generate(target: Path, pages: int, anchors_per_page: int = 30, commits: int 
     return stats
 
 
-def _commit(w: ArchiveWriter, generation: int, pages: int, anchors_per_page: int, pools: Pools,
-            stats: dict[str, Any], timing: dict[str, float], log: Any) -> None:
+def _commit(
+    w: ArchiveWriter,
+    generation: int,
+    pages: int,
+    anchors_per_page: int,
+    pools: Pools,
+    stats: dict[str, Any],
+    timing: dict[str, float],
+    log: Any,
+) -> None:
     t0 = time.perf_counter()
     c = w.begin_commit("crawl", options={"synthetic": True, "pages": pages})
     w.begin_analysis(c, ANALYZER, "1.0", {"strict": False})
@@ -405,17 +557,22 @@ def _commit(w: ArchiveWriter, generation: int, pages: int, anchors_per_page: int
         if written // (BATCH * 10) > before // (BATCH * 10):
             log(f"  commit {generation}: {written:,} URLs written ({time.perf_counter() - t0:.0f} s)")
     # Resources nothing refers to (an orphaned stylesheet, a stale script).
-    w.put_resources(c, [(_resource(f"{ROOT}/static/old/unused-{k}.css", "text/css", k), None) for k in range(8)])
-    w.add_inventory_run(c, hashlib.sha256(f"synthetic-inventory-{generation}".encode()).hexdigest(),
-                        {"urls": written})
+    w.put_resources(
+        c, [(_resource(f"{ROOT}/static/old/unused-{k}.css", "text/css", k), None) for k in range(8)]
+    )
+    w.add_inventory_run(
+        c, hashlib.sha256(f"synthetic-inventory-{generation}".encode()).hexdigest(), {"urls": written}
+    )
     w.finish_analysis(c, ANALYZER)
     t = time.perf_counter()
     w.finish_commit(c, "complete", {"pages": written, "errors_by_kind": {}})
     timing["finish_commit"] = timing.get("finish_commit", 0.0) + time.perf_counter() - t
     # Completing a commit builds its link aggregates (edges, components, broken/external links).
     stats["aggregate_seconds"].append(w.aggregate_seconds.get(c, 0.0))
-    log(f"  commit {generation}: {written:,} URLs in {time.perf_counter() - t0:.1f} s "
-        f"(aggregates {stats['aggregate_seconds'][-1]:.1f} s)")
+    log(
+        f"  commit {generation}: {written:,} URLs in {time.perf_counter() - t0:.1f} s "
+        f"(aggregates {stats['aggregate_seconds'][-1]:.1f} s)"
+    )
 
 
 def report(stats: dict[str, Any]) -> str:
@@ -425,12 +582,15 @@ def report(stats: dict[str, Any]) -> str:
     parts = ", ".join(f"{k} {v:.1f} s" for k, v in t.items())
     per_commit = ", ".join(f"{x:.1f} s" for x in stats["commit_seconds"])
     per_commit += "; aggregates built at commit finish: " + ", ".join(
-        f"{x:.1f} s" for x in stats.get("aggregate_seconds", []))
-    return (f"generated {stats['commits']} commit(s) ({per_commit}); the first has {stats['pages']:,} URLs, "
-            f"{stats['anchors']:,} anchors, {stats['resource_refs']:,} resource "
-            f"references, {stats['violations']:,} violations, {stats['crawl_errors']:,} crawl errors, "
-            f"{stats['html_bytes'] / 1e6:.0f} MB HTML; {secs:.1f} s in all (first commit "
-            f"{stats['pages'] / first:,.0f} URLs/s, {stats['anchors'] / first:,.0f} anchors/s); archive {stats['archive_bytes'] / 1e6:.0f} MB\n  ({parts})")
+        f"{x:.1f} s" for x in stats.get("aggregate_seconds", [])
+    )
+    return (
+        f"generated {stats['commits']} commit(s) ({per_commit}); the first has {stats['pages']:,} URLs, "
+        f"{stats['anchors']:,} anchors, {stats['resource_refs']:,} resource "
+        f"references, {stats['violations']:,} violations, {stats['crawl_errors']:,} crawl errors, "
+        f"{stats['html_bytes'] / 1e6:.0f} MB HTML; {secs:.1f} s in all (first commit "
+        f"{stats['pages'] / first:,.0f} URLs/s, {stats['anchors'] / first:,.0f} anchors/s); archive {stats['archive_bytes'] / 1e6:.0f} MB\n  ({parts})"
+    )
 
 
 def main() -> None:
@@ -438,7 +598,9 @@ def main() -> None:
     parser.add_argument("output", type=Path)
     parser.add_argument("--pages", type=int, default=100_000)
     parser.add_argument("--anchors-per-page", type=int, default=30)
-    parser.add_argument("--commits", type=int, default=2, help="crawls to store (the later ones change a little)")
+    parser.add_argument(
+        "--commits", type=int, default=2, help="crawls to store (the later ones change a little)"
+    )
     args = parser.parse_args()
     print(report(generate(args.output, args.pages, args.anchors_per_page, args.commits)))
 

@@ -139,9 +139,15 @@ def _snapshot() -> Counter[tuple[str, int, bool, bool]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--site", choices=("gen", "generations"), default="gen",
-                        help="gen: a gen_site.py site of --pages pages; generations: test_server's /generations/")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--site",
+        choices=("gen", "generations"),
+        default="gen",
+        help="gen: a gen_site.py site of --pages pages; generations: test_server's /generations/",
+    )
     parser.add_argument("--pages", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--updates", type=int, default=3, help="unchanged updates per round (2 or more)")
@@ -153,8 +159,11 @@ def main() -> None:
         rows = []
         if args.site == "gen":
             site = work / "site"
-            subprocess.run([sys.executable, str(BENCH / "gen_site.py"), "--pages", str(args.pages), "--out",
-                            str(site)], check=True, capture_output=True)
+            subprocess.run(
+                [sys.executable, str(BENCH / "gen_site.py"), "--pages", str(args.pages), "--out", str(site)],
+                check=True,
+                capture_output=True,
+            )
             server = serving(site)
         else:
             server = generations_site()
@@ -172,33 +181,48 @@ def main() -> None:
                     tables.append(table_bytes(archive))
                 seen = _snapshot() - before
                 # The /generations/ server counts for itself (its __hits); this one only counts gen_site's.
-                full_page_gets = sum(c for (m, s, _, page), c in seen.items() if m == "GET" and s == 200 and page)
+                full_page_gets = sum(
+                    c for (m, s, _, page), c in seen.items() if m == "GET" and s == 200 and page
+                )
                 used = [sum(t.values()) for t in tables]
                 later = args.updates - 1  # growth per update after the first (which may store one-time rows)
-                rows.append({
-                    "round": n + 1, "first_s": round(first, 2), "update_s": [round(t, 2) for t in times],
-                    "ratios": [round(t / first, 3) for t in times],
-                    "full_page_gets": full_page_gets,
-                    "conditional": sum(c for (_, _, cond, _), c in seen.items() if cond),
-                    "not_modified": sum(c for (_, s, _, _), c in seen.items() if s == 304),
-                    "requests": sum(seen.values()),
-                    "archive_first": size1, "growth": [b - a for a, b in zip(sizes, sizes[1:], strict=False)],
-                    "growth_pct": round(100 * (sizes[-1] - sizes[1]) / later / size1, 2),
-                    "used_first": used[0], "used_growth": [b - a for a, b in zip(used, used[1:], strict=False)],
-                    "used_growth_pct": round(100 * (used[-1] - used[1]) / later / used[0], 2),
-                    "tables_growth_last": growth_by_table(tables[-2], tables[-1]),
-                    "load": round(os.getloadavg()[0], 1),
-                })
+                rows.append(
+                    {
+                        "round": n + 1,
+                        "first_s": round(first, 2),
+                        "update_s": [round(t, 2) for t in times],
+                        "ratios": [round(t / first, 3) for t in times],
+                        "full_page_gets": full_page_gets,
+                        "conditional": sum(c for (_, _, cond, _), c in seen.items() if cond),
+                        "not_modified": sum(c for (_, s, _, _), c in seen.items() if s == 304),
+                        "requests": sum(seen.values()),
+                        "archive_first": size1,
+                        "growth": [b - a for a, b in zip(sizes, sizes[1:], strict=False)],
+                        "growth_pct": round(100 * (sizes[-1] - sizes[1]) / later / size1, 2),
+                        "used_first": used[0],
+                        "used_growth": [b - a for a, b in zip(used, used[1:], strict=False)],
+                        "used_growth_pct": round(100 * (used[-1] - used[1]) / later / used[0], 2),
+                        "tables_growth_last": growth_by_table(tables[-2], tables[-1]),
+                        "load": round(os.getloadavg()[0], 1),
+                    }
+                )
                 print(json.dumps(rows[-1]), flush=True)
                 if args.keep:
                     args.keep.mkdir(parents=True, exist_ok=True)
                     shutil.copy(archive, args.keep / archive.name)
         ratio = statistics.median(x for r in rows for x in r["ratios"])
-        print(json.dumps({"site": args.site, "pages": args.pages if args.site == "gen" else 31,
-                          "median_update_over_first": ratio,
-                          "full_page_gets": sum(r["full_page_gets"] for r in rows),
-                          "median_growth_pct": statistics.median(r["growth_pct"] for r in rows),
-                          "median_used_growth_pct": statistics.median(r["used_growth_pct"] for r in rows)}))
+        print(
+            json.dumps(
+                {
+                    "site": args.site,
+                    "pages": args.pages if args.site == "gen" else 31,
+                    "median_update_over_first": ratio,
+                    "full_page_gets": sum(r["full_page_gets"] for r in rows),
+                    "median_growth_pct": statistics.median(r["growth_pct"] for r in rows),
+                    "median_used_growth_pct": statistics.median(r["used_growth_pct"] for r in rows),
+                }
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -41,24 +41,67 @@ WORK = Path("/tmp/vbench")
 WARM_TARGET_MS = 300.0
 RSS_TARGET_MB = 500.0
 
-VIEWS = ("/", "/summary", "/issue?check=broken-link", "/pages", "/pages?page=500&pageSize=100",
-         "/pages?missing=description&sort=title", "/pages?category=image&external=1", "/pages?url=*page-1234*", "/broken-links", "/external-links",
-         "/external-links?sort=referrers&order=desc", "/isolated", "/isolated/clusters", "/graph", "/graph/edges", "/resources",
-         "/resources?sort=referrers&order=desc", "/images", "/images?missing_alt=1", "/violations",
-         "/violations?priority=high", "/violations/rules", "/duplicates", "/duplicates?field=description",
-         "/mismatches", "/commits", "/diff", "/api/link-graph?limit=3000&sort=anchors&order=desc",
-         "/pages?status=4xx&external=1", "/pages?status=failed&every_type=1", "/resources?status=2xx",
-         "/search?q=page-12", "/api/analysis?column=words&sort=value&order=desc",
-         "/security-headers", "/security-headers?missing=referrer_policy", "/security-headers?url=page-12")
+VIEWS = (
+    "/",
+    "/summary",
+    "/issue?check=broken-link",
+    "/pages",
+    "/pages?page=500&pageSize=100",
+    "/pages?missing=description&sort=title",
+    "/pages?category=image&external=1",
+    "/pages?url=*page-1234*",
+    "/broken-links",
+    "/external-links",
+    "/external-links?sort=referrers&order=desc",
+    "/isolated",
+    "/isolated/clusters",
+    "/graph",
+    "/graph/edges",
+    "/resources",
+    "/resources?sort=referrers&order=desc",
+    "/images",
+    "/images?missing_alt=1",
+    "/violations",
+    "/violations?priority=high",
+    "/violations/rules",
+    "/duplicates",
+    "/duplicates?field=description",
+    "/mismatches",
+    "/commits",
+    "/diff",
+    "/api/link-graph?limit=3000&sort=anchors&order=desc",
+    "/pages?status=4xx&external=1",
+    "/pages?status=failed&every_type=1",
+    "/resources?status=2xx",
+    "/search?q=page-12",
+    "/api/analysis?column=words&sort=value&order=desc",
+    "/security-headers",
+    "/security-headers?missing=referrer_policy",
+    "/security-headers?url=page-12",
+)
 # What one types into the search box, a keystroke at a time (each a new question: never the viewer's cache),
 # then words no URL or title holds (the whole index is read).
-TYPED = ("p", "pa", "pag", "page", "page-", "page-4", "page-42", "page-421", "zzq", "zzqx", "no-such-page-anywhere")
+TYPED = (
+    "p",
+    "pa",
+    "pag",
+    "page",
+    "page-",
+    "page-4",
+    "page-42",
+    "page-421",
+    "zzq",
+    "zzqx",
+    "no-such-page-anywhere",
+)
 SEARCH_TARGET_MS = 100.0
 
 
 def rss_mb() -> tuple[float, float]:
     """(current, peak) resident set size of this process in MB, from /proc."""
-    fields = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines() if ":" in line)
+    fields = dict(
+        line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines() if ":" in line
+    )
     return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
 
 
@@ -139,9 +182,16 @@ def samples(base: str) -> list[str]:
     neighbourhood in the link graph and, when the last commit changed pages, a changed page's detail (its
     history) and its HTML diff."""
     page, resource, modified = (quote(u, safe="") if u else u for u in sample_urls(base))
-    views = [f"/page?url={page}", f"/page/html?url={page}", f"/resource?url={resource}",
-             f"/graph?url={page}&depth=1", f"/graph/around?url={page}&depth=2"]
-    if modified:  # a page that changed between the last two commits: its detail (with history) and its HTML diff
+    views = [
+        f"/page?url={page}",
+        f"/page/html?url={page}",
+        f"/resource?url={resource}",
+        f"/graph?url={page}&depth=1",
+        f"/graph/around?url={page}&depth=2",
+    ]
+    if (
+        modified
+    ):  # a page that changed between the last two commits: its detail (with history) and its HTML diff
         views += [f"/page?url={modified}", f"/diff/page?url={modified}"]
     return views
 
@@ -151,18 +201,29 @@ def api_views(base: str) -> list[str]:
     page, resource, modified = sample_urls(base)
     tags = get(base, "/api/tag-counts").get("items") or [{}]
     types = get(base, "/api/jsonld-counts").get("items") or [{}]
-    filled = {"url": page, "q": "page-12", "field": "status", "check": "broken-link",
-              "provider": tags[0].get("provider", "x"), "type": types[0].get("type", "Product")}
-    special = {"resource-referrers": {"url": resource}, "page-diff": {"url": modified or page},
-               "history": {"url": modified or page}}
+    filled = {
+        "url": page,
+        "q": "page-12",
+        "field": "status",
+        "check": "broken-link",
+        "provider": tags[0].get("provider", "x"),
+        "type": types[0].get("type", "Product"),
+    }
+    special = {
+        "resource-referrers": {"url": resource},
+        "page-diff": {"url": modified or page},
+        "history": {"url": modified or page},
+    }
     out = []
     for info in get(base, "/api/"):
         name, required = info["name"], info["schema"].get("required") or []
         if "sha256" in required:
             continue  # screenshots: a synthetic archive has none
         params = {key: special.get(name, {}).get(key, filled.get(key, "")) for key in required}
-        out.append(f"/api/{name}" + ("?" + "&".join(f"{k}={quote(str(v), safe='')}" for k, v in params.items())
-                                     if params else ""))
+        out.append(
+            f"/api/{name}"
+            + ("?" + "&".join(f"{k}={quote(str(v), safe='')}" for k, v in params.items()) if params else "")
+        )
     return out
 
 
@@ -174,10 +235,17 @@ def timed_view(base: str, view: str, runs: int) -> dict[str, Any]:
         reference.append(reference_ms())
         warm.append(fetch(base + view)[0])
     median, ref = statistics.median(warm), statistics.median(reference)
-    return {"view": view, "status": status, "bytes": size, "cold_ms": round(cold, 1),
-            "warm_median_ms": round(median, 1), "warm_max_ms": round(max(warm), 1),
-            "reference_ms": round(ref, 1), "ratio": round(median / ref, 2),
-            "viewer_own_first_ms": round(cold - first_query, 1)}
+    return {
+        "view": view,
+        "status": status,
+        "bytes": size,
+        "cold_ms": round(cold, 1),
+        "warm_median_ms": round(median, 1),
+        "warm_max_ms": round(max(warm), 1),
+        "reference_ms": round(ref, 1),
+        "ratio": round(median / ref, 2),
+        "viewer_own_first_ms": round(cold - first_query, 1),
+    }
 
 
 def measure_search(base: str) -> list[dict[str, Any]]:
@@ -205,7 +273,9 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write the results here too")
     parser.add_argument("--only", help="comma-separated substrings: measure only the views containing one")
     parser.add_argument("--no-api", action="store_true", help="skip the /api/<query> endpoints")
-    parser.add_argument("--skip", help="comma-separated paths: leave out the views of these paths (any query string)")
+    parser.add_argument(
+        "--skip", help="comma-separated paths: leave out the views of these paths (any query string)"
+    )
     args = parser.parse_args()
 
     ensure_archive(args.archive, args.pages)
@@ -228,11 +298,16 @@ def main() -> None:
         threading.Thread(target=server.serve_forever, daemon=True).start()
         base = f"http://127.0.0.1:{server.port}"
         results = []
-        views = (*VIEWS, *samples(base)) if not args.only else tuple(v for v in (*VIEWS, *samples(base))
-                                                                      if any(o in v for o in args.only.split(",")))
+        views = (
+            (*VIEWS, *samples(base))
+            if not args.only
+            else tuple(v for v in (*VIEWS, *samples(base)) if any(o in v for o in args.only.split(",")))
+        )
         if not args.no_api:
-            views = (*views, *(v for v in api_views(base) if not args.only
-                               or any(o in v for o in args.only.split(","))))
+            views = (
+                *views,
+                *(v for v in api_views(base) if not args.only or any(o in v for o in args.only.split(","))),
+            )
         if args.skip:
             views = tuple(v for v in views if v.split("?")[0] not in args.skip.split(","))
         print(f"{'view':<60} status  first ms  warm median / max ms  reference ms  ratio")
@@ -240,17 +315,32 @@ def main() -> None:
             r = timed_view(base, view, args.runs)
             results.append(r)
             mark = "" if r["warm_max_ms"] <= WARM_TARGET_MS and r["status"] == 200 else "  <-- over target"
-            print(f"  {view[:58]:<58} {r['status']}  {r['cold_ms']:8.0f}  {r['warm_median_ms']:8.1f} / "
-                  f"{r['warm_max_ms']:7.1f}  {r['reference_ms']:8.1f}  {r['ratio']:6.2f}{mark}", flush=True)
+            print(
+                f"  {view[:58]:<58} {r['status']}  {r['cold_ms']:8.0f}  {r['warm_median_ms']:8.1f} / "
+                f"{r['warm_max_ms']:7.1f}  {r['reference_ms']:8.1f}  {r['ratio']:6.2f}{mark}",
+                flush=True,
+            )
         searches = measure_search(base) if not args.only or "search" in args.only else []
         current, peak = rss_mb()
         slowest = max(results, key=lambda r: r["warm_max_ms"])
-        print(f"\n{len(results)} views; slowest warm: {slowest['view']} {slowest['warm_max_ms']} ms "
-              f"(target <= {WARM_TARGET_MS:.0f} ms); RSS now {current:.0f} MB, peak {peak:.0f} MB "
-              f"(target < {RSS_TARGET_MB:.0f} MB)")
+        print(
+            f"\n{len(results)} views; slowest warm: {slowest['view']} {slowest['warm_max_ms']} ms "
+            f"(target <= {WARM_TARGET_MS:.0f} ms); RSS now {current:.0f} MB, peak {peak:.0f} MB "
+            f"(target < {RSS_TARGET_MB:.0f} MB)"
+        )
         if args.json:
-            args.json.write_text(json.dumps({"archive": str(args.archive), "views": results, "search": searches,
-                                             "rss_mb": round(current), "peak_rss_mb": round(peak)}, indent=1))
+            args.json.write_text(
+                json.dumps(
+                    {
+                        "archive": str(args.archive),
+                        "views": results,
+                        "search": searches,
+                        "rss_mb": round(current),
+                        "peak_rss_mb": round(peak),
+                    },
+                    indent=1,
+                )
+            )
         server.shutdown()
         app.config["NITPICKER_CLOSE"]()
     finally:

@@ -75,19 +75,28 @@ def measure(count: int, shape: str, work: Path) -> dict[str, Any]:
     writer.write()
     pack = time.perf_counter() - started
     writer.close(remove_stub=True)
-    return {"shape": shape, "pages": stored, "put_page_s": round(spent, 2),
-            "pages_per_s": round(stored / spent, 1), "ms_per_page": round(1000 * spent / stored, 2),
-            # CPU time: what one free core gives, whatever else the machine runs now
-            "cpu_ms_per_page": round(1000 * cpu / stored, 2), "pages_per_cpu_s": round(stored / cpu, 1),
-            "html_kb_per_page": round(html_bytes / stored / 1024, 1),
-            "db_kb_per_page": round(db_bytes / stored / 1024, 2),
-            "file_kb_per_page": round(target.stat().st_size / stored / 1024, 2),
-            "finish_commit_s": round(finish, 2), "finish_commit_cpu_ms_per_page": round(1000 * finish_cpu / stored, 2),
-            "write_s": round(pack, 2)}
+    return {
+        "shape": shape,
+        "pages": stored,
+        "put_page_s": round(spent, 2),
+        "pages_per_s": round(stored / spent, 1),
+        "ms_per_page": round(1000 * spent / stored, 2),
+        # CPU time: what one free core gives, whatever else the machine runs now
+        "cpu_ms_per_page": round(1000 * cpu / stored, 2),
+        "pages_per_cpu_s": round(stored / cpu, 1),
+        "html_kb_per_page": round(html_bytes / stored / 1024, 1),
+        "db_kb_per_page": round(db_bytes / stored / 1024, 2),
+        "file_kb_per_page": round(target.stat().st_size / stored / 1024, 2),
+        "finish_commit_s": round(finish, 2),
+        "finish_commit_cpu_ms_per_page": round(1000 * finish_cpu / stored, 2),
+        "write_s": round(pack, 2),
+    }
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--pages", type=int, default=5000)
     parser.add_argument("--shapes", nargs="+", default=["synth", "rendered"], choices=["synth", "rendered"])
     args = parser.parse_args()

@@ -26,7 +26,9 @@ class App:
         if self._file is None:
             from nitpicker_cli.settings_file import table_keys
 
-            ctx = click.get_current_context(silent=True)  # none when used outside a command: only [crawl]'s limits
+            ctx = click.get_current_context(
+                silent=True
+            )  # none when used outside a command: only [crawl]'s limits
             root = ctx.find_root().command if ctx is not None else None
             keys = table_keys(root, self.pm) if isinstance(root, click.Group) else None
             self._file = load_config(self.pm, commands=keys)
@@ -48,7 +50,9 @@ class App:
         from nitpicker_core.config import COMMAND_TABLES
 
         name = name or ctx.invoked_subcommand
-        command = ctx.command.get_command(ctx, name) if name and isinstance(ctx.command, click.Group) else None
+        command = (
+            ctx.command.get_command(ctx, name) if name and isinstance(ctx.command, click.Group) else None
+        )
         if command is None or name not in COMMAND_TABLES:
             return None
         return {name: defaults_for(self.file_config(), command, name, self.pm, ctx)}

@@ -25,19 +25,25 @@ def _detail(item: dict[str, Any], title: str) -> str:
 
 
 def _where(item: dict[str, Any]) -> str:
-    urls = ", ".join(u["url"] + _detail(u, item["title"]) + (" [regressed]" if u.get("regressed") else "")
-                     for u in item["urls"])
+    urls = ", ".join(
+        u["url"] + _detail(u, item["title"]) + (" [regressed]" if u.get("regressed") else "")
+        for u in item["urls"]
+    )
     more = f" and {item['more']} more" if item["more"] else ""
     return (urls + more) if urls else f"{item['count']} findings"
 
 
 def _command(archive: str, name: str, *args: str, commit: Any = None, base: Any = None) -> str:
-    where = [*(["--commit", str(commit)] if commit is not None else []),
-             *(["--base", str(base)] if base is not None else [])]
+    where = [
+        *(["--commit", str(commit)] if commit is not None else []),
+        *(["--base", str(base)] if base is not None else []),
+    ]
     return shlex.join(["nitpicker", "query", archive, name, *args, *where])
 
 
-def change_lines(changes: dict[str, Any] | None, archive: Any, commit: Any = None, base: Any = None) -> list[str]:
+def change_lines(
+    changes: dict[str, Any] | None, archive: Any, commit: Any = None, base: Any = None
+) -> list[str]:
     """The lines naming what changed, one per check (checks on the same pages share a line); nothing when
     there is no base to compare with. ``commit`` and ``base`` as the user gave them go into the commands."""
     if not changes or changes.get("base") is None or changes["base"] == changes["commit"]:
@@ -48,8 +54,10 @@ def change_lines(changes: dict[str, Any] | None, archive: Any, commit: Any = Non
         part = changes.get(change) or {}
         if not part.get("findings"):
             continue
-        lines.append(f"{HEADINGS[change]} since commit {changes['base']}: {part['findings']} findings of "
-                     f"{part['checks']} checks")
+        lines.append(
+            f"{HEADINGS[change]} since commit {changes['base']}: {part['findings']} findings of "
+            f"{part['checks']} checks"
+        )
         state = "fixed" if change == "fixed" else "new"
         rows: list[dict[str, Any]] = []  # one per line: its checks, priority and where
         lines_of: dict[tuple[str, str], dict[str, Any]] = {}  # (the check whose pages, priority) → its line
@@ -60,8 +68,12 @@ def change_lines(changes: dict[str, Any] | None, archive: Any, commit: Any = Non
             if key in lines_of:  # the same pages at the same priority: one line
                 lines_of[key]["checks"].append(item)
                 continue
-            row = {"priority": item["priority"], "checks": [item],
-                   "where": f"the same pages as {same}" if same else _where(item), "all": not same}
+            row = {
+                "priority": item["priority"],
+                "checks": [item],
+                "where": f"the same pages as {same}" if same else _where(item),
+                "all": not same,
+            }
             rows.append(row)
             lines_of[key] = row
         width = max((len(r["priority"]) for r in rows), default=0)
@@ -76,9 +88,24 @@ def change_lines(changes: dict[str, Any] | None, archive: Any, commit: Any = Non
             ids = ", ".join(c["check"] for c in checks)
             lines.append(f"  {row['priority'].ljust(width)}  {ids} ({count}): {row['where']}")
             if lead["more"] and row["all"]:
-                lines.append("  " + " " * width + "  all: " + _command(
-                    name, "issue-urls", "--check", lead["check"], "--state", state, commit=commit, base=base))
+                lines.append(
+                    "  "
+                    + " " * width
+                    + "  all: "
+                    + _command(
+                        name,
+                        "issue-urls",
+                        "--check",
+                        lead["check"],
+                        "--state",
+                        state,
+                        commit=commit,
+                        base=base,
+                    )
+                )
         if part.get("more_checks"):
-            lines.append(f"  and {part['more_checks']} more checks: " + _command(
-                name, "issues", "--state", change, commit=commit, base=base))
+            lines.append(
+                f"  and {part['more_checks']} more checks: "
+                + _command(name, "issues", "--state", change, commit=commit, base=base)
+            )
     return lines

@@ -47,7 +47,9 @@ class Findings:
         return [row for row in self.answer["items"] if self.items.get(row["id"])]
 
     def type_of(self, row: dict[str, Any]) -> str:
-        return str(row.get("type") or self.types.get(row["id"]) or self.types.get(row["sources"][0]) or "issue")
+        return str(
+            row.get("type") or self.types.get(row["id"]) or self.types.get(row["sources"][0]) or "issue"
+        )
 
 
 class _Positions:
@@ -62,8 +64,13 @@ class _Positions:
             return None, None
         if url not in self.pages:
             try:
-                page = run_query(self.queries, self.reader, "page-detail",
-                                 {"url": url, "inbound_limit": 1, "resource_limit": 1}, self.commit)
+                page = run_query(
+                    self.queries,
+                    self.reader,
+                    "page-detail",
+                    {"url": url, "inbound_limit": 1, "resource_limit": 1},
+                    self.commit,
+                )
             except NitpickerError:  # not a page of the commit: no position
                 page = {"outbound": []}
             first: dict[str, tuple[int, int]] = {}
@@ -85,17 +92,30 @@ def collect(pm: Any, reader: Any, queries: Any, answer: dict[str, Any], base: st
         found: list[Item] = []
         offset: int | None = 0
         while offset is not None:
-            page = run_query(queries, reader, "issue-urls",
-                             {"check": row["id"], "base": base, "limit": _PAGE, "offset": offset}, commit)
+            page = run_query(
+                queries,
+                reader,
+                "issue-urls",
+                {"check": row["id"], "base": base, "limit": _PAGE, "offset": offset},
+                commit,
+            )
             for entry in page["items"]:
                 if entry["state"] == "fixed":  # gone from the site: nothing to report
                     continue
                 line, col = entry.get("line"), entry.get("col")
                 if line is None:
                     line, col = positions.of(entry["url"], entry["detail"])
-                found.append(Item(entry["check"], entry["url"], entry["detail"],
-                                  "regressed" if entry.get("regressed") else entry["state"], entry["fingerprint"],
-                                  line, col))
+                found.append(
+                    Item(
+                        entry["check"],
+                        entry["url"],
+                        entry["detail"],
+                        "regressed" if entry.get("regressed") else entry["state"],
+                        entry["fingerprint"],
+                        line,
+                        col,
+                    )
+                )
             offset = page.get("next_offset")
         items[row["id"]] = found
     return Findings(answer, items, {check.id: check.type for check in check_registry(pm)})

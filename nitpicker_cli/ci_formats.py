@@ -59,7 +59,9 @@ class _Case:
     body: str = ""
 
 
-def _check_case(found: Findings, specs: list[verdict.IssueSpec], row: dict[str, Any], quiet: list[str]) -> _Case:
+def _check_case(
+    found: Findings, specs: list[verdict.IssueSpec], row: dict[str, Any], quiet: list[str]
+) -> _Case:
     """A check's test case: failed by its gated findings; its findings nobody gated are counted in ``quiet``."""
     name, classname = row["id"], f"nitpicker.{row['category'] or 'other'}"
     if row["state"] == "error":
@@ -76,8 +78,10 @@ def _check_case(found: Findings, specs: list[verdict.IssueSpec], row: dict[str, 
     body = [_line(item, found.compared) for item in hits]
     body += [""] + [f"{key}: {help_[key]}" for key in ("description", "fix", "help_url") if help_.get(key)]
     first = hits[0]
-    message = (f"{len(hits)} {'finding' if len(hits) == 1 else 'findings'} of {row['title']} ({row['priority']}): "
-               f"{first.where()} {first.detail}".rstrip())
+    message = (
+        f"{len(hits)} {'finding' if len(hits) == 1 else 'findings'} of {row['title']} ({row['priority']}): "
+        f"{first.where()} {first.detail}".rstrip()
+    )
     return _Case(name, classname, "failure", {"type": row["priority"], "message": message}, "\n".join(body))
 
 
@@ -86,11 +90,17 @@ def _gate_case(check: dict[str, Any]) -> _Case:
     if not check["failed"]:
         return _Case(check["check"], "nitpicker.gate")
     failing = f" ({', '.join(check['failing'])})" if check.get("failing") else ""
-    return _Case(check["check"], "nitpicker.gate", "failure",
-                 {"type": "fail-on", "message": f"--fail-on {check['check']}: {check['value']}{failing}"})
+    return _Case(
+        check["check"],
+        "nitpicker.gate",
+        "failure",
+        {"type": "fail-on", "message": f"--fail-on {check['check']}: {check['value']}{failing}"},
+    )
 
 
-def junit(found: Findings, fail_on: list[str] | tuple[str, ...] = (), result: dict[str, Any] | None = None) -> str:
+def junit(
+    found: Findings, fail_on: list[str] | tuple[str, ...] = (), result: dict[str, Any] | None = None
+) -> str:
     """JUnit XML: one test suite per category, one test case per check; a check with gated findings fails.
 
     Checks of analyzers that never ran on the commit are skipped, a check that failed is an error.
@@ -106,27 +116,50 @@ def junit(found: Findings, fail_on: list[str] | tuple[str, ...] = (), result: di
         categories.setdefault(row["category"] or "other", []).append(row)
     for category in sorted(categories):
         quiet: list[str] = []
-        suites.append((category, [_check_case(found, specs, row, quiet) for row in categories[category]], quiet))
-    properties = {"commit": answer["commit"], "base": answer["base"],
-                  "gate": ", ".join(fail_on) or f"{DEFAULT_GATE} (no --fail-on: findings of priority high or worse)"}
+        suites.append(
+            (category, [_check_case(found, specs, row, quiet) for row in categories[category]], quiet)
+        )
+    properties = {
+        "commit": answer["commit"],
+        "base": answer["base"],
+        "gate": ", ".join(fail_on) or f"{DEFAULT_GATE} (no --fail-on: findings of priority high or worse)",
+    }
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S")
     host = socket.gethostname() or "localhost"
     root = ElementTree.Element("testsuites")
     for index, (name, cases, quiet) in enumerate(suites):
-        counts = {kind: sum(1 for case in cases if case.outcome == kind) for kind in ("failure", "error", "skipped")}
-        suite = ElementTree.SubElement(root, "testsuite", {
-            "name": name, "package": "nitpicker", "id": str(index), "tests": str(len(cases)),
-            "failures": str(counts["failure"]), "errors": str(counts["error"]), "skipped": str(counts["skipped"]),
-            "time": "0", "timestamp": stamp, "hostname": host})
+        counts = {
+            kind: sum(1 for case in cases if case.outcome == kind) for kind in ("failure", "error", "skipped")
+        }
+        suite = ElementTree.SubElement(
+            root,
+            "testsuite",
+            {
+                "name": name,
+                "package": "nitpicker",
+                "id": str(index),
+                "tests": str(len(cases)),
+                "failures": str(counts["failure"]),
+                "errors": str(counts["error"]),
+                "skipped": str(counts["skipped"]),
+                "time": "0",
+                "timestamp": stamp,
+                "hostname": host,
+            },
+        )
         props = ElementTree.SubElement(suite, "properties")
         for key, value in properties.items():
-            ElementTree.SubElement(props, "property", {"name": key, "value": "" if value is None else str(value)})
+            ElementTree.SubElement(
+                props, "property", {"name": key, "value": "" if value is None else str(value)}
+            )
         for case in cases:
-            element = ElementTree.SubElement(suite, "testcase",
-                                             {"name": case.name, "classname": case.classname, "time": "0"})
+            element = ElementTree.SubElement(
+                suite, "testcase", {"name": case.name, "classname": case.classname, "time": "0"}
+            )
             if case.outcome:
-                outcome = ElementTree.SubElement(element, case.outcome,
-                                                 {k: _xml(v) for k, v in (case.attrs or {}).items()})
+                outcome = ElementTree.SubElement(
+                    element, case.outcome, {k: _xml(v) for k, v in (case.attrs or {}).items()}
+                )
                 outcome.text = _xml(case.body) if case.body else None
         ElementTree.SubElement(suite, "system-out").text = _xml("\n".join(quiet))
         ElementTree.SubElement(suite, "system-err").text = ""
@@ -142,8 +175,13 @@ def _rule(found: Findings, row: dict[str, Any]) -> dict[str, Any]:
         "fullDescription": {"text": help_.get("description") or row["title"]},
         "help": {"text": "\n".join(filter(None, (help_.get("fix"), help_.get("help_url")))) or row["title"]},
         "defaultConfiguration": {"level": LEVELS[row["priority"]]},
-        "properties": {"priority": row["priority"], "category": row["category"], "type": found.type_of(row),
-                       "sources": row["sources"], "tags": [row["category"], found.type_of(row)]},
+        "properties": {
+            "priority": row["priority"],
+            "category": row["category"],
+            "type": found.type_of(row),
+            "sources": row["sources"],
+            "tags": [row["category"], found.type_of(row)],
+        },
     }
     if (help_.get("help_url") or "").startswith(("http://", "https://")):
         rule["helpUri"] = help_["help_url"]
@@ -154,8 +192,13 @@ def _result(found: Findings, row: dict[str, Any], rule_index: int, item: Item) -
     location: dict[str, Any] = {"artifactLocation": {"uri": item.url}}
     if item.line:
         location["region"] = {"startLine": item.line, **({"startColumn": item.col} if item.col else {})}
-    properties = {"priority": row["priority"], "category": row["category"], "type": found.type_of(row),
-                  "check": item.check, "detail": item.detail}
+    properties = {
+        "priority": row["priority"],
+        "category": row["category"],
+        "type": found.type_of(row),
+        "check": item.check,
+        "detail": item.detail,
+    }
     result: dict[str, Any] = {
         "ruleId": row["id"],
         "ruleIndex": rule_index,
@@ -178,11 +221,17 @@ def sarif(found: Findings) -> str:
     for row in found.rows:
         rules.append(_rule(found, row))
         results += [_result(found, row, len(rules) - 1, item) for item in found.items[row["id"]]]
-    log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{
-        "tool": {"driver": {"name": "nitpicker", "version": __version__, "rules": rules}},
-        "results": results,
-        "properties": {"commit": found.answer["commit"], "base": found.answer["base"]},
-    }]}
+    log = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {"driver": {"name": "nitpicker", "version": __version__, "rules": rules}},
+                "results": results,
+                "properties": {"commit": found.answer["commit"], "base": found.answer["base"]},
+            }
+        ],
+    }
     return json.dumps(log, ensure_ascii=False, indent=2) + "\n"
 
 
@@ -210,20 +259,32 @@ def github(found: Findings, limit: int = GITHUB_LIMIT) -> str:
             text = f"{state}{item.where()}: {row['title']}" + (f": {item.detail}" if item.detail else "")
             lines.append(f"::{command} title={title}::{_escape_data(text)}")
     if total > limit:
-        lines.append(f"::notice title=nitpicker::{_escape_data(f'{total - limit} more findings not annotated')} "
-                     f"(nitpicker issues --format sarif lists all {total})")
+        lines.append(
+            f"::notice title=nitpicker::{_escape_data(f'{total - limit} more findings not annotated')} "
+            f"(nitpicker issues --format sarif lists all {total})"
+        )
     elif not total:
         lines.append(f"::notice title=nitpicker::no findings on commit {found.answer['commit']}")
     return "\n".join(lines) + "\n"
 
 
-def render(fmt: str, pm: Any, reader: Any, queries: Any, answer: dict[str, Any], base: str | None = None,
-           fail_on: list[str] | tuple[str, ...] = (), result: dict[str, Any] | None = None) -> str:
+def render(
+    fmt: str,
+    pm: Any,
+    reader: Any,
+    queries: Any,
+    answer: dict[str, Any],
+    base: str | None = None,
+    fail_on: list[str] | tuple[str, ...] = (),
+    result: dict[str, Any] | None = None,
+) -> str:
     """The issues ``answer`` in one of ``CI_FORMATS``, its findings read while ``reader`` is open."""
     return _formatted(fmt, collect(pm, reader, queries, answer, base), fail_on, result)
 
 
-def _formatted(fmt: str, found: Findings, fail_on: list[str] | tuple[str, ...], result: dict[str, Any] | None) -> str:
+def _formatted(
+    fmt: str, found: Findings, fail_on: list[str] | tuple[str, ...], result: dict[str, Any] | None
+) -> str:
     if fmt == "junit":
         return junit(found, fail_on, result)
     if fmt == "sarif":
@@ -248,8 +309,14 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
-def write_reports(pm: Any, archive: Path, commit: int, files: dict[str, Path], fail_on: list[str],
-                  result: dict[str, Any] | None) -> None:
+def write_reports(
+    pm: Any,
+    archive: Path,
+    commit: int,
+    files: dict[str, Path],
+    fail_on: list[str],
+    result: dict[str, Any] | None,
+) -> None:
     """`pipeline --junit FILE --sarif FILE`: the issues of the run's commit, each file written atomically."""
     from nitpicker_core.archive import open_archive
     from nitpicker_core.query import query_registry

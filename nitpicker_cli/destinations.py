@@ -16,8 +16,10 @@ from nitpicker_core.errors import UsageError
 from nitpicker_core.report import destination_from_flags, destination_registry
 from nitpicker_core.types import OUTPUT_TYPES, Destination, DestinationOption
 
-TO_HELP = ("Write the report to this destination, by name (see the Destination sections below and "
-           "`nitpicker plugins`); --sheet, --xlsx and --csv are shorthands.")
+TO_HELP = (
+    "Write the report to this destination, by name (see the Destination sections below and "
+    "`nitpicker plugins`); --sheet, --xlsx and --csv are shorthands."
+)
 _TYPES: dict[str, Any] = {"str": str, "int": int, "float": float}
 _PATH_TYPES = ("file", *OUTPUT_TYPES)
 
@@ -89,8 +91,10 @@ def destination_options(pm: Any, command: str) -> Callable[[Any], Any]:
             clash = next(((n, taken[n]) for n, _ in names if n in taken), None)
             if clash is not None:  # built-ins come first, so a built-in can only clash with the command
                 owner = "an option" if clash[1] == "nitpicker" else f"an option of plugin {clash[1]}"
-                pm.decline(entry.plugin, f"destination {entry.name}: {clash[0]} is already {owner} "
-                                         f"of `nitpicker {command}`")
+                pm.decline(
+                    entry.plugin,
+                    f"destination {entry.name}: {clash[0]} is already {owner} of `nitpicker {command}`",
+                )
                 continue
             taken.update({n: entry.plugin for n, _ in names})
             made.extend(flags)
@@ -112,8 +116,11 @@ def destination_values(kw: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 def path_params() -> set[str]:
     """The parameter names of the generated path options (stored absolute by `nitpicker pipeline`)."""
-    return {p.name for p in click.get_current_context().command.params
-            if isinstance(p, DestinationFlag) and p.path and p.name}
+    return {
+        p.name
+        for p in click.get_current_context().command.params
+        if isinstance(p, DestinationFlag) and p.path and p.name
+    }
 
 
 def _typed_flag(destination: str, key: str) -> str:
@@ -135,7 +142,9 @@ def select_destination(kw: Mapping[str, Any]) -> tuple[str, dict[str, Any], dict
     values: dict[str, Any] = {}
     shown: dict[str, str] = {}
     if any(shorthands.values()):
-        short_name, values = destination_from_flags(**{k: str(v) if v else None for k, v in shorthands.items()})
+        short_name, values = destination_from_flags(
+            **{k: str(v) if v else None for k, v in shorthands.items()}
+        )
         flag = next(f"--{k}" for k, v in shorthands.items() if v)
         if to:
             raise UsageError(f"give one destination, not --to and {flag}")
@@ -153,8 +162,11 @@ def select_destination(kw: Mapping[str, Any]) -> tuple[str, dict[str, Any], dict
     for other, options in given.items():
         if other != name:
             flag = _typed_flag(other, next(iter(options)))
-            raise UsageError(f"{flag} is an option of destination {other}: give --to {other}" if name is None
-                             else f"{flag} is an option of destination {other}, not of {name}")
+            raise UsageError(
+                f"{flag} is an option of destination {other}: give --to {other}"
+                if name is None
+                else f"{flag} is an option of destination {other}, not of {name}"
+            )
     if name is None:
         return None
     return name, {**values, **given.get(name, {})}, shown

@@ -12,7 +12,10 @@ INTERRUPTED = 130
 
 TABLE = (
     (OK, "success"),
-    (ERROR, "an error: bad arguments, an unreadable archive, a failed stage, in-scope URLs that failed, a crash"),
+    (
+        ERROR,
+        "an error: bad arguments, an unreadable archive, a failed stage, in-scope URLs that failed, a crash",
+    ),
     (WARNING, "a warning: only external links failed (crawl, pipeline; --strict makes it 1)"),
     (GATE_FAILED, "the quality gate failed: a --fail-on of `issues` or `pipeline` holds"),
     (INTERRUPTED, "interrupted (Ctrl-C or SIGTERM)"),

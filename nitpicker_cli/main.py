@@ -37,8 +37,11 @@ class PluginGroup(click.Group):
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         super().format_commands(ctx, formatter)
-        missing = [(name, why) for name, why in (self.missing_commands() if self.missing_commands else [])
-                   if name not in self.commands]
+        missing = [
+            (name, why)
+            for name, why in (self.missing_commands() if self.missing_commands else [])
+            if name not in self.commands
+        ]
         if missing:
             with formatter.section("Commands not loaded"):
                 formatter.write_dl(missing)
@@ -58,8 +61,11 @@ def build_cli(pm: NitpickerPluginManager) -> click.Group:
         """Audit whole websites: crawl into a .nitpicker archive, analyze, query, view, report."""
         app = ctx.ensure_object(App)
         app.verbose, app.silent = verbose, silent
-        logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING if not silent else logging.ERROR,
-                            format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+        logging.basicConfig(
+            level=logging.DEBUG if verbose else logging.WARNING if not silent else logging.ERROR,
+            format="%(levelname)s %(name)s: %(message)s",
+            stream=sys.stderr,
+        )
         ctx.call_on_close(app.close)
         ctx.default_map = app.command_defaults(ctx)  # the config file's [crawl], [analyze], … tables
 
@@ -94,7 +100,10 @@ def register_commands(pm: NitpickerPluginManager, cli: click.Group) -> None:
 
 def _sigterm_interrupts() -> None:
     """SIGTERM ends any command the way Ctrl-C does (cleanly, exit 130); commands may own both later."""
-    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+    if (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    ):
         signal.signal(signal.SIGTERM, signal.default_int_handler)
 
 
@@ -121,7 +130,9 @@ def main(argv: list[str] | None = None) -> int:
     _sigterm_interrupts()
     verbose = "-v" in args or "--verbose" in args
     if verbose:  # before plugins load, so a failing plugin's traceback is shown (the group keeps this level)
-        logging.basicConfig(level=logging.DEBUG, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+        logging.basicConfig(
+            level=logging.DEBUG, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr
+        )
     try:
         pm = make_plugin_manager()
         cli = build_cli(pm)
@@ -155,8 +166,10 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         if verbose:
             traceback.print_exc()
-        click.echo(f"nitpicker: internal error: {type(exc).__name__}: {exc} (run with --verbose for details)",
-                   err=True)
+        click.echo(
+            f"nitpicker: internal error: {type(exc).__name__}: {exc} (run with --verbose for details)",
+            err=True,
+        )
         return 1
 
 

@@ -37,10 +37,21 @@ def setting_option(setting: Setting) -> Callable[[Callable[..., Any]], Callable[
         negative = setting.flag.replace("--", "--no-", 1)
         return click.option(f"{setting.flag}/{negative}", setting.dest, default=None, help=_help(setting))
     if setting.type == "list":
-        return click.option(setting.flag, setting.dest, multiple=True, metavar=_metavar(setting),
-                            help=_help(setting, "; repeatable, or comma-separated"))
-    return click.option(setting.flag, setting.dest, type=_CLICK_TYPES[setting.type], default=None,
-                        help=_help(setting), metavar=_metavar(setting))
+        return click.option(
+            setting.flag,
+            setting.dest,
+            multiple=True,
+            metavar=_metavar(setting),
+            help=_help(setting, "; repeatable, or comma-separated"),
+        )
+    return click.option(
+        setting.flag,
+        setting.dest,
+        type=_CLICK_TYPES[setting.type],
+        default=None,
+        help=_help(setting),
+        metavar=_metavar(setting),
+    )
 
 
 def setting_options(pm: Any, plugins: Iterable[str] | None = None) -> Callable[[Any], Any]:
@@ -82,8 +93,9 @@ def list_flags(flags: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def choose_from_menu(entries: list[tuple[str, str]], question: str, defaults: list[str],
-                     empty: str = "the default ones") -> list[str]:
+def choose_from_menu(
+    entries: list[tuple[str, str]], question: str, defaults: list[str], empty: str = "the default ones"
+) -> list[str]:
     """A numbered menu on stderr: ``entries`` are (name, description); an empty answer gives ``defaults``."""
     for i, (name, description) in enumerate(entries, 1):
         click.echo(f"  {i}. {name} — {description}", err=True)
@@ -100,5 +112,10 @@ def choose_from_menu(entries: list[tuple[str, str]], question: str, defaults: li
             chosen.append(entries[int(part) - 1][0])
         return chosen
 
-    return click.prompt(f"{question} (numbers, comma-separated; empty for {empty})", default="",
-                        show_default=False, err=True, value_proc=names)
+    return click.prompt(
+        f"{question} (numbers, comma-separated; empty for {empty})",
+        default="",
+        show_default=False,
+        err=True,
+        value_proc=names,
+    )

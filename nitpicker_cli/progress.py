@@ -24,8 +24,13 @@ def _clock(seconds: float) -> str:
     return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
-def progress_line(counts: Any, parallels: int, errors: tuple[int, int] = (0, 0), elapsed: float | None = None,
-                  rate: float | None = None) -> str:
+def progress_line(
+    counts: Any,
+    parallels: int,
+    errors: tuple[int, int] = (0, 0),
+    elapsed: float | None = None,
+    rate: float | None = None,
+) -> str:
     """The crawl's numbers in words: internal pages, external links and errors apart, rate and ETA.
 
     ``errors`` is (internal, external). Without ``elapsed`` the time columns are left out (the final line of a
@@ -33,11 +38,13 @@ def progress_line(counts: Any, parallels: int, errors: tuple[int, int] = (0, 0),
     """
     outside = getattr(counts, "outside_found", 0)  # same-host URLs outside the scope: internal, checked only
     checked = f", {counts.outside_done}/{outside} outside the scope checked" if outside else ""
-    line = (f"internal {counts.internal_done}/{counts.internal_found} done ({counts.internal_rendered} rendered"
-            f"{checked}) · "
-            f"external {counts.external_done}/{counts.external_found} checked · "
-            f"{counts.pending} queued · {counts.in_progress} in progress · "
-            f"errors {errors[0]} internal / {errors[1]} external · {min(counts.percent, 100)}%")
+    line = (
+        f"internal {counts.internal_done}/{counts.internal_found} done ({counts.internal_rendered} rendered"
+        f"{checked}) · "
+        f"external {counts.external_done}/{counts.external_found} checked · "
+        f"{counts.pending} queued · {counts.in_progress} in progress · "
+        f"errors {errors[0]} internal / {errors[1]} external · {min(counts.percent, 100)}%"
+    )
     if elapsed is not None:
         left = counts.remaining
         eta = _clock(left / rate) if rate and left else ("0:00:00" if not left else "-:--:--")
@@ -102,8 +109,11 @@ class _CrawlView:
         total = self.counts.internal_found + self.counts.external_found
         done = self.counts.internal_done + self.counts.external_done
         grid = Table.grid(padding=(0, 1))
-        grid.add_row(Text("Crawling:"), ProgressBar(total=max(total, 1), completed=min(done, total), width=20),
-                     Text(progress_line(self.counts, self.parallels, self.errors.counts, elapsed, self.rate(now))))
+        grid.add_row(
+            Text("Crawling:"),
+            ProgressBar(total=max(total, 1), completed=min(done, total), width=20),
+            Text(progress_line(self.counts, self.parallels, self.errors.counts, elapsed, self.rate(now))),
+        )
         return grid
 
 
@@ -119,8 +129,11 @@ class _AnalyzerView:
             return Text("Analyzing: starting the analyzers")
         grid = Table.grid(padding=(0, 1))
         for name, (done, total, violations) in list(bars.items()):
-            grid.add_row(Text(f"{name:<14}"), ProgressBar(total=max(total, 1), completed=min(done, total), width=30),
-                         Text(f"{done}/{total} pages · {violations} violations"))
+            grid.add_row(
+                Text(f"{name:<14}"),
+                ProgressBar(total=max(total, 1), completed=min(done, total), width=30),
+                Text(f"{done}/{total} pages · {violations} violations"),
+            )
         return grid
 
 

@@ -108,4 +108,3 @@ def check_same_roots(archive: Path, roots: list[str]) -> None:
         f"{archive.name} holds a crawl of {had}, not of these URLs: add them with --append {archive.name}, "
         f"crawl its roots again with --update {archive.name}, or write another archive with -o"
     )
-

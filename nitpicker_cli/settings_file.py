@@ -17,8 +17,22 @@ from nitpicker_core.errors import UsageError
 from nitpicker_core.registries import setting_registry
 
 # About one invocation, never a saved setting (and --header values are secrets: never written anywhere).
-PER_RUN = frozenset({"help", "verbose_here", "silent_here", "resume", "append", "update", "retry_failed",
-                     "inventory", "list_urls", "list_file", "commit", "headers"})
+PER_RUN = frozenset(
+    {
+        "help",
+        "verbose_here",
+        "silent_here",
+        "resume",
+        "append",
+        "update",
+        "retry_failed",
+        "inventory",
+        "list_urls",
+        "list_file",
+        "commit",
+        "headers",
+    }
+)
 # the tables a command's defaults come from, later ones winning
 SOURCES = {"pipeline": ("crawl", "analyze", "pipeline")}
 
@@ -32,8 +46,11 @@ def file_key(param: click.Parameter) -> str:
 def file_options(command: click.Command, pm: Any) -> dict[str, click.Parameter]:
     """The options of ``command`` that can live in its table, by file key (plugin settings have their own)."""
     settings = {s.dest for s in setting_registry(pm)}
-    return {file_key(p): p for p in command.params
-            if isinstance(p, click.Option) and p.name not in PER_RUN and p.name not in settings}
+    return {
+        file_key(p): p
+        for p in command.params
+        if isinstance(p, click.Option) and p.name not in PER_RUN and p.name not in settings
+    }
 
 
 def table_keys(group: click.Group, pm: Any) -> dict[str, set[str]]:
@@ -46,7 +63,9 @@ def table_keys(group: click.Group, pm: Any) -> dict[str, set[str]]:
     return keys
 
 
-def defaults_for(config: Config, command: click.Command, name: str, pm: Any, ctx: click.Context) -> dict[str, Any]:
+def defaults_for(
+    config: Config, command: click.Command, name: str, pm: Any, ctx: click.Context
+) -> dict[str, Any]:
     """The ``default_map`` of ``name`` from the file's tables; a value its option refuses is a one-line error."""
     if name == "crawl" or name == "pipeline":
         _ = config.crawl  # a malformed [crawl] limit: the error this table has always given

@@ -17,8 +17,12 @@ PRIORITIES = ("critical", "high", "medium", "low", "info")
 
 
 def json_option(f: Any) -> Any:
-    return click.option("--json", "as_json", is_flag=True,
-                         help="Print the result as JSON (the default when stdout is not a terminal).")(f)
+    return click.option(
+        "--json",
+        "as_json",
+        is_flag=True,
+        help="Print the result as JSON (the default when stdout is not a terminal).",
+    )(f)
 
 
 def for_people(as_json: bool) -> bool:
@@ -41,10 +45,16 @@ def _errors(found: Any) -> list[dict[str, Any]]:
     items = []
     for item in (found or {}).get("items", []):
         example = item["examples"][0] if item["examples"] else None
-        items.append({"kind": item["kind"], "count": item["count"], "internal": item["internal"],
-                      "external": item["external"],
-                      "reason": reason(item["kind"], example["message"] or "", example["url"]) if example else "",
-                      "example": example["url"] if example else None})
+        items.append(
+            {
+                "kind": item["kind"],
+                "count": item["count"],
+                "internal": item["internal"],
+                "external": item["external"],
+                "reason": reason(item["kind"], example["message"] or "", example["url"]) if example else "",
+                "example": example["url"] if example else None,
+            }
+        )
     return items
 
 
@@ -57,21 +67,35 @@ def _findings(found: Any) -> dict[str, Any] | None:
     for item in found.get("items", []):
         if item.get("findings"):
             by_priority[item["priority"]] = by_priority.get(item["priority"], 0) + item["findings"]
-            top.append({"check": item["id"], "priority": item["priority"], "findings": item["findings"],
-                        "urls": item.get("urls")})
-    top.sort(key=lambda t: (PRIORITIES.index(t["priority"]) if t["priority"] in PRIORITIES else 9, -t["findings"]))
+            top.append(
+                {
+                    "check": item["id"],
+                    "priority": item["priority"],
+                    "findings": item["findings"],
+                    "urls": item.get("urls"),
+                }
+            )
+    top.sort(
+        key=lambda t: (PRIORITIES.index(t["priority"]) if t["priority"] in PRIORITIES else 9, -t["findings"])
+    )
     since = None
     if found.get("base") is not None:  # against the previous complete commit: findings new and fixed since
         items = found.get("items", [])
-        since = {"base": found["base"], "new": sum(i.get("new") or 0 for i in items),
-                 "fixed": sum(i.get("fixed") or 0 for i in items)}
+        since = {
+            "base": found["base"],
+            "new": sum(i.get("new") or 0 for i in items),
+            "fixed": sum(i.get("fixed") or 0 for i in items),
+        }
     return {"by_priority": by_priority, "total": sum(by_priority.values()), "top": top[:5], "since": since}
 
 
 def _changed(found: Any) -> dict[str, Any] | None:
     if found is None or found.get("base") is None:
         return None
-    return {"base": found["base"], **{key: len(found.get(key) or []) for key in ("added", "removed", "modified")}}
+    return {
+        "base": found["base"],
+        **{key: len(found.get(key) or []) for key in ("added", "removed", "modified")},
+    }
 
 
 def next_commands(archive: Path, analyzed: bool) -> list[str]:
@@ -98,13 +122,17 @@ def gather(pm: Any, archive: Path, commit: int | None = None) -> dict[str, Any]:
             "totals": totals,
             "pages": (totals or {}).get("pages"),
             # internal URLs include the host's URLs outside the crawl's scope: checked, not crawled
-            "urls": {**{side: (totals or {}).get(f"{side}_urls") for side in ("internal", "external")},
-                     "outside_scope": internal.get("outside_scope", 0)},
+            "urls": {
+                **{side: (totals or {}).get(f"{side}_urls") for side in ("internal", "external")},
+                "outside_scope": internal.get("outside_scope", 0),
+            },
             "errors": _errors(_query(pm, reader, "error-kinds", {"examples": 1}, resolved)),
             "findings": _findings(_query(pm, reader, "issues", {}, resolved)),
             "changed": _changed(_query(pm, reader, "diff", {"explain": 0, "limit": 100000}, resolved)),
         }
-        if facts["findings"] and facts["findings"]["since"]:  # an update: name what changed, not just count it
+        if (
+            facts["findings"] and facts["findings"]["since"]
+        ):  # an update: name what changed, not just count it
             facts["findings"]["changes"] = _query(pm, reader, "issue-changes", {}, resolved)
     return facts
 
@@ -147,8 +175,10 @@ def findings_lines(findings: dict[str, Any] | None, archive: Any = None) -> list
 def changed_lines(changed: dict[str, Any] | None) -> list[str]:
     if changed is None:
         return ["Changed: nothing to compare with (the archive's first commit)"]
-    return [f"Changed since commit {changed['base']}: {changed['added']} added · {changed['removed']} removed · "
-            f"{changed['modified']} modified"]
+    return [
+        f"Changed since commit {changed['base']}: {changed['added']} added · {changed['removed']} removed · "
+        f"{changed['modified']} modified"
+    ]
 
 
 def crawl_lines(crawl: dict[str, Any], facts: dict[str, Any]) -> list[str]:
@@ -159,19 +189,30 @@ def crawl_lines(crawl: dict[str, Any], facts: dict[str, Any]) -> list[str]:
     internal = (facts.get("urls") or {}).get("internal")
     outside = (facts.get("urls") or {}).get("outside_scope")
     pages = facts.get("pages")
-    lines = [f"Crawl {crawl.get('status', 'complete')}: {_plural(pages or 0, 'page')}"
-             + (f" of {_plural(internal, 'internal URL')}" if internal is not None else "")
-             + f" ({crawl.get('rendered', 0)} rendered, {crawl.get('skipped', 0)} skipped)"
-             + (f", {_plural(outside, 'internal URL')} outside the scope checked" if outside else "")
-             + (f", {_plural(external, 'external URL')} checked" if external else "")
-             + (f" in {_duration(crawl['seconds'])}" if crawl.get("seconds") is not None else "")]
+    lines = [
+        f"Crawl {crawl.get('status', 'complete')}: {_plural(pages or 0, 'page')}"
+        + (f" of {_plural(internal, 'internal URL')}" if internal is not None else "")
+        + f" ({crawl.get('rendered', 0)} rendered, {crawl.get('skipped', 0)} skipped)"
+        + (f", {_plural(outside, 'internal URL')} outside the scope checked" if outside else "")
+        + (f", {_plural(external, 'external URL')} checked" if external else "")
+        + (f" in {_duration(crawl['seconds'])}" if crawl.get("seconds") is not None else "")
+    ]
     errors = facts.get("errors") or []
     if totals:  # errors as every front door counts them: 4xx, 5xx and failed URLs, per side
         sides = {side: _error_counts(totals[side]) for side in ("internal", "external")}
         if any(sum(counts.values()) for counts in sides.values()):
-            lines.append("Errors: " + ", ".join(f"{sum(counts.values())} {side}" + (
-                f" ({' · '.join(f'{n} {key}' for key, n in counts.items() if n)})" if sum(counts.values()) else "")
-                for side, counts in sides.items()))
+            lines.append(
+                "Errors: "
+                + ", ".join(
+                    f"{sum(counts.values())} {side}"
+                    + (
+                        f" ({' · '.join(f'{n} {key}' for key, n in counts.items() if n)})"
+                        if sum(counts.values())
+                        else ""
+                    )
+                    for side, counts in sides.items()
+                )
+            )
             lines.extend(error_lines(errors))
         else:
             lines.append("Errors: none")
@@ -182,8 +223,10 @@ def crawl_lines(crawl: dict[str, Any], facts: dict[str, Any]) -> list[str]:
         lines.extend(error_lines(errors))
         answered = external_errors - sum(e["external"] for e in errors)
         if answered > 0:  # the crawl counts external links that answer 4xx/5xx as errors too
-            lines.append(f"  error status ({answered} external): external links answered 4xx/5xx "
-                         "(see the broken-links query)")
+            lines.append(
+                f"  error status ({answered} external): external links answered 4xx/5xx "
+                "(see the broken-links query)"
+            )
     else:
         lines.append("Errors: none")
     return lines
@@ -204,14 +247,19 @@ def analyze_lines(analysis: dict[str, Any]) -> list[str]:
         return []
     errors = sum(a.get("errors", 0) for a in analyzers.values())
     cached = sum(a.get("cached", 0) for a in analyzers.values())
-    return [f"Analyzed {_plural(analysis.get('pages') or 0, 'page')} with {_plural(len(analyzers), 'analyzer')} "
-            f"({', '.join(analyzers)}): {analysis.get('violations', 0)} violations, {errors} analyzer errors"
-            + (f", {cached} page results reused" if cached else "")]
+    return [
+        f"Analyzed {_plural(analysis.get('pages') or 0, 'page')} with {_plural(len(analyzers), 'analyzer')} "
+        f"({', '.join(analyzers)}): {analysis.get('violations', 0)} violations, {errors} analyzer errors"
+        + (f", {cached} page results reused" if cached else "")
+    ]
 
 
 def closing_lines(archive: Path, commit: int, analyzed: bool) -> list[str]:
-    return [f"Archive: {archive} (commit {commit})", "Next:",
-            *(f"  {command}" for command in next_commands(archive, analyzed))]
+    return [
+        f"Archive: {archive} (commit {commit})",
+        "Next:",
+        *(f"  {command}" for command in next_commands(archive, analyzed)),
+    ]
 
 
 def print_lines(lines: list[str]) -> None:

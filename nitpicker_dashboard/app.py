@@ -14,12 +14,19 @@ from nitpicker_core.pipeline.state import STALE_AFTER, STALL_AFTER, Monitor
 from nitpicker_viewer import guard
 
 # the page is one script and one stylesheet of its own that poll one JSON endpoint: nothing else is allowed
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-       "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
 
 
-def create_app(directories: list[Path], stale_after: float = STALE_AFTER, poll_ms: int = 1500,
-               stall_after: float = STALL_AFTER, host: str = "127.0.0.1") -> Flask:
+def create_app(
+    directories: list[Path],
+    stale_after: float = STALE_AFTER,
+    poll_ms: int = 1500,
+    stall_after: float = STALL_AFTER,
+    host: str = "127.0.0.1",
+) -> Flask:
     """One Monitor for the app's lifetime, so journals are replayed incrementally between polls.
 
     ``host`` is the address the server binds: besides the loopback names, the only Host it answers.

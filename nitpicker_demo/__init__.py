@@ -23,13 +23,20 @@ def create_app(version: int = 1) -> Flask:
     app.register_blueprint(bp)
     app.add_url_rule("/", "root", lambda: redirect(f"{PREFIX}/"))
     # a plain-text 404, so a missing page never looks like a page of the shop
-    app.register_error_handler(404, lambda _e: Response("404 Not Found", status=404,
-                                                        content_type="text/plain; charset=UTF-8"))
+    app.register_error_handler(
+        404, lambda _e: Response("404 Not Found", status=404, content_type="text/plain; charset=UTF-8")
+    )
     return app
 
 
-def serve_app(app: Flask, host: str = "127.0.0.1", port: int = 0, *, quiet: bool = True,
-              before_shutdown: Callable[[], None] | None = None) -> tuple[BaseWSGIServer, str]:
+def serve_app(
+    app: Flask,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    quiet: bool = True,
+    before_shutdown: Callable[[], None] | None = None,
+) -> tuple[BaseWSGIServer, str]:
     """Serve ``app`` in a daemon thread; returns the server and ``http://localhost:<port>``.
 
     ``server.shutdown()`` runs ``before_shutdown`` (say, to release requests that wait), stops the server
@@ -53,7 +60,8 @@ def serve_app(app: Flask, host: str = "127.0.0.1", port: int = 0, *, quiet: bool
     return server, f"http://{name}:{server.server_port}"
 
 
-def serve(host: str = "127.0.0.1", port: int = 0, version: int = 1, *,
-          quiet: bool = True) -> tuple[BaseWSGIServer, str]:
+def serve(
+    host: str = "127.0.0.1", port: int = 0, version: int = 1, *, quiet: bool = True
+) -> tuple[BaseWSGIServer, str]:
     """Serve the demo shop in a daemon thread; returns the server and ``http://localhost:<port>``."""
     return serve_app(create_app(version), host, port, quiet=quiet)

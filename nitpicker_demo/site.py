@@ -50,24 +50,41 @@ def _partner(path: str) -> str:
     return f"http://127.0.0.1:{request.server[1] if request.server else 80}{PREFIX}/{path}"
 
 
-def _html(title: str, body: str, *, lang: str | None = "en", description: str | None = None,
-          head: str = "", status: int = 200) -> Response:
+def _html(
+    title: str,
+    body: str,
+    *,
+    lang: str | None = "en",
+    description: str | None = None,
+    head: str = "",
+    status: int = 200,
+) -> Response:
     lang_attr = f' lang="{lang}"' if lang else ""
     meta = f'<meta name="description" content="{escape(description)}">\n' if description else ""
-    nav = (f'<nav><a href="{_url("")}">Home</a><a href="{_url("products/")}">Products</a>'
-           f'<a href="{_url("blog/")}">Blog</a><a href="{_url("ja/")}">日本語</a></nav>')
-    html = (f'<!DOCTYPE html>\n<html{lang_attr}>\n<head>\n<meta charset="UTF-8">\n<title>{escape(title)}</title>\n'
-            f'{meta}{VIEWPORT}<link rel="stylesheet" href="{_url("style.css")}">\n{head}</head>\n'
-            f"<body>\n{nav}\n<main>\n{body}\n</main>\n</body>\n</html>\n")
+    nav = (
+        f'<nav><a href="{_url("")}">Home</a><a href="{_url("products/")}">Products</a>'
+        f'<a href="{_url("blog/")}">Blog</a><a href="{_url("ja/")}">日本語</a></nav>'
+    )
+    html = (
+        f'<!DOCTYPE html>\n<html{lang_attr}>\n<head>\n<meta charset="UTF-8">\n<title>{escape(title)}</title>\n'
+        f'{meta}{VIEWPORT}<link rel="stylesheet" href="{_url("style.css")}">\n{head}</head>\n'
+        f"<body>\n{nav}\n<main>\n{body}\n</main>\n</body>\n</html>\n"
+    )
     response = Response(html, status=status, content_type="text/html; charset=UTF-8")
-    if status == 200:  # an ETag, so `crawl --update` can ask with If-None-Match and get 304 for unchanged pages
+    if (
+        status == 200
+    ):  # an ETag, so `crawl --update` can ask with If-None-Match and get 304 for unchanged pages
         response.add_etag()
         response.make_conditional(request)
     return response
 
 
 def _list(*items: tuple[str, str]) -> str:
-    return "<ul>" + "".join(f'<li><a href="{escape(href)}">{escape(text)}</a></li>' for href, text in items) + "</ul>"
+    return (
+        "<ul>"
+        + "".join(f'<li><a href="{escape(href)}">{escape(text)}</a></li>' for href, text in items)
+        + "</ul>"
+    )
 
 
 def _jsonld(data: dict[str, object]) -> str:
@@ -82,20 +99,34 @@ def _image(name: str, alt: str | None = None, size: tuple[int, int] | None = (16
 
 @bp.get("/")
 def home():  # type: ignore[no-untyped-def]
-    links = [(_url("products/"), "All products"), (_url("blog/"), "Blog"), (_url("ja/"), "日本語のページ"),
-             (_url("about"), "About us"), (_url("contact"), "Contact"),
-             (_url("sale"), "Sale (moved for good)"), (_url("promo"), "Promotion (two redirects)"),
-             (_url("stores"), "Our stores (server error)"),
-             (_partner("partner"), "Our partner"), (_partner("partner-gone"), "A partner that closed")]
+    links = [
+        (_url("products/"), "All products"),
+        (_url("blog/"), "Blog"),
+        (_url("ja/"), "日本語のページ"),
+        (_url("about"), "About us"),
+        (_url("contact"), "Contact"),
+        (_url("sale"), "Sale (moved for good)"),
+        (_url("promo"), "Promotion (two redirects)"),
+        (_url("stores"), "Our stores (server error)"),
+        (_partner("partner"), "Our partner"),
+        (_partner("partner-gone"), "A partner that closed"),
+    ]
     if version() == 1:  # version 2 drops the link to the page that is gone: a broken link fixed
         links.insert(5, (_url("old-catalogue"), "Old catalogue"))
-    org = {"@context": "https://schema.org", "@type": "Organization", "name": "Demo Shop",
-           "url": request.host_url.rstrip("/") + _url("")}
-    body = (f"<h1>Demo Shop</h1>\n<p>Furniture for home and garden. This little shop is nitpicker's demo: "
-            f"each page shows one thing an audit finds.</p>\n{_image('banner', 'Our showroom', (320, 120))}\n"
-            + _list(*links))
-    return _html("Demo Shop", body, description="Furniture for home and garden, made to be audited.",
-                 head=_jsonld(org))
+    org = {
+        "@context": "https://schema.org",
+        "@type": "Organization",
+        "name": "Demo Shop",
+        "url": request.host_url.rstrip("/") + _url(""),
+    }
+    body = (
+        f"<h1>Demo Shop</h1>\n<p>Furniture for home and garden. This little shop is nitpicker's demo: "
+        f"each page shows one thing an audit finds.</p>\n{_image('banner', 'Our showroom', (320, 120))}\n"
+        + _list(*links)
+    )
+    return _html(
+        "Demo Shop", body, description="Furniture for home and garden, made to be audited.", head=_jsonld(org)
+    )
 
 
 def _product_numbers() -> list[int]:
@@ -105,7 +136,9 @@ def _product_numbers() -> list[int]:
 @bp.get("/products/")
 def products():  # type: ignore[no-untyped-def]
     items = [(_url(f"products/{n}"), PRODUCTS[n][0]) for n in _product_numbers()]
-    body = "<h1>Products</h1>\n" + _list(*items) + f'\n<p><a href="{_url("products/99")}">Clearance item</a></p>'
+    body = (
+        "<h1>Products</h1>\n" + _list(*items) + f'\n<p><a href="{_url("products/99")}">Clearance item</a></p>'
+    )
     return _html("Products — Demo Shop", body, description="Every piece of furniture we sell.")
 
 
@@ -116,19 +149,29 @@ def product(n: int):  # type: ignore[no-untyped-def]
     name, description = PRODUCTS[n]
     if n == 2 and version() == 2:
         name = "Linen chair (new colours)"  # a changed title between the versions
-    head = _jsonld({"@context": "https://schema.org", "@type": "Product", "name": name,
-                    "description": description, "offers": {"@type": "Offer", "price": 100 + n * 10,
-                                                           "priceCurrency": "EUR"}})
+    head = _jsonld(
+        {
+            "@context": "https://schema.org",
+            "@type": "Product",
+            "name": name,
+            "description": description,
+            "offers": {"@type": "Offer", "price": 100 + n * 10, "priceCurrency": "EUR"},
+        }
+    )
     if n == 3:  # a trailing comma: JSON-LD that does not parse
         head = '<script type="application/ld+json">{"@type": "Product", "name": "Desk lamp",}</script>\n'
     if n == 6:  # a canonical naming another page, and a shared title that says something else
-        head += (f'<link rel="canonical" href="{request.host_url.rstrip("/")}{_url("products/5")}">\n'
-                 '<meta property="og:title" content="Cheap chairs!">\n')
+        head += (
+            f'<link rel="canonical" href="{request.host_url.rstrip("/")}{_url("products/5")}">\n'
+            '<meta property="og:title" content="Cheap chairs!">\n'
+        )
     if n == 7:
         head += '<meta property="og:description" content="Our best seller.">\n'
     size = None if n == 7 else (160, 120)  # an image without width/height: the layout shifts
-    body = (f"<h1>{escape(name)}</h1>\n{_image(f'product-{n}', name, size)}\n<p>{escape(description)}</p>\n"
-            f'<p><a href="{_url("products/")}">Back to all products</a></p>')
+    body = (
+        f"<h1>{escape(name)}</h1>\n{_image(f'product-{n}', name, size)}\n<p>{escape(description)}</p>\n"
+        f'<p><a href="{_url("products/")}">Back to all products</a></p>'
+    )
     return _html(f"{name} — Demo Shop", body, description=description, head=head)
 
 
@@ -176,21 +219,31 @@ def post(n: int):  # type: ignore[no-untyped-def]
 
 
 JA_PAGES = {
-    "company": ("会社案内", """<h1>会社案内</h1>
+    "company": (
+        "会社案内",
+        """<h1>会社案内</h1>
 <p>私たちは家具を作っています。お客様のご注文をを毎月お届けします。</p>
 <p>ｻｰﾋﾞｽの詳細は担当者にお問い合わせください。</p>
-<p>送料は全国一律１０００円です。</p>"""),
-    "care": ("お手入れ", """<h1>お手入れ</h1>
+<p>送料は全国一律１０００円です。</p>""",
+    ),
+    "care": (
+        "お手入れ",
+        """<h1>お手入れ</h1>
 <p>サーバの設定とサーバーの監視を行います。木の家具は乾いた布で拭いてください。</p>
-<p>この説明書は重要である。</p>"""),
+<p>この説明書は重要である。</p>""",
+    ),
 }
 
 
 @bp.get("/ja/")
 def ja_top():  # type: ignore[no-untyped-def]
     items = [(_url(f"ja/{slug}"), title) for slug, (title, _) in JA_PAGES.items()]
-    return _html("日本語のページ", "<h1>日本語のページ</h1>\n" + _list(*items), lang="ja",
-                 description="デモショップの日本語のページです。")
+    return _html(
+        "日本語のページ",
+        "<h1>日本語のページ</h1>\n" + _list(*items),
+        lang="ja",
+        description="デモショップの日本語のページです。",
+    )
 
 
 @bp.get("/ja/<slug>")
@@ -258,7 +311,9 @@ def image(name: str):  # type: ignore[no-untyped-def]
     # The banner is drawn far larger than it is shown: an oversized image
     width, height = (2400, 900) if name == "banner" else (160, 120)
     hue = sum(map(ord, name)) % 360
-    svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}">'
-           f'<rect width="100%" height="100%" fill="hsl({hue}, 40%, 70%)"/>'
-           f'<text x="50%" y="50%" text-anchor="middle" font-size="{height // 6}">{escape(name)}</text></svg>')
+    svg = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}">'
+        f'<rect width="100%" height="100%" fill="hsl({hue}, 40%, 70%)"/>'
+        f'<text x="50%" y="50%" text-anchor="middle" font-size="{height // 6}">{escape(name)}</text></svg>'
+    )
     return Response(svg, content_type="image/svg+xml")

@@ -15,9 +15,20 @@ SITE = "http://site.test"
 PageData = ScrapeResult | Mapping[str, Any]
 
 
-def page(url: str, html: str | None = None, *, title: str = "", links: Iterable[str] = (), status: int = 200,
-         content_type: str = "text/html", source: str | None = None, metadata: Mapping[str, Any] | None = None,
-         headers: Mapping[str, str] | None = None, external: bool = False, **fields: Any) -> ScrapeResult:
+def page(
+    url: str,
+    html: str | None = None,
+    *,
+    title: str = "",
+    links: Iterable[str] = (),
+    status: int = 200,
+    content_type: str = "text/html",
+    source: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    headers: Mapping[str, str] | None = None,
+    external: bool = False,
+    **fields: Any,
+) -> ScrapeResult:
     """One URL as the crawler would have stored it: a ScrapeResult from plain values.
 
     ``links`` are hrefs as written on the page (relative ones are resolved against ``url``) and become its
@@ -27,14 +38,26 @@ def page(url: str, html: str | None = None, *, title: str = "", links: Iterable[
     hrefs = list(links)
     if html is None and not external and content_type == "text/html":
         anchors = "".join(f'<a href="{html_escape.escape(h)}">{html_escape.escape(h)}</a> ' for h in hrefs)
-        html = (f"<!doctype html><html lang='en'><head><title>{html_escape.escape(title)}</title></head>"
-                f"<body><h1>{html_escape.escape(title)}</h1>{anchors}</body></html>")
+        html = (
+            f"<!doctype html><html lang='en'><head><title>{html_escape.escape(title)}</title></head>"
+            f"<body><h1>{html_escape.escape(title)}</h1>{anchors}</body></html>"
+        )
     meta = {"title": title, **(metadata or {})} if title else dict(metadata or {})
     return ScrapeResult(
-        url=url, status=status, status_text="OK" if status == 200 else "", content_type=content_type,
-        content_length=len(html.encode()) if html is not None else None, headers=dict(headers or {}),
-        metadata=meta, html=html, source=source, is_external=external, is_target=not external,
-        anchors=None if external else [_anchor(url, href) for href in hrefs], **fields)
+        url=url,
+        status=status,
+        status_text="OK" if status == 200 else "",
+        content_type=content_type,
+        content_length=len(html.encode()) if html is not None else None,
+        headers=dict(headers or {}),
+        metadata=meta,
+        html=html,
+        source=source,
+        is_external=external,
+        is_target=not external,
+        anchors=None if external else [_anchor(url, href) for href in hrefs],
+        **fields,
+    )
 
 
 def _anchor(url: str, href: str) -> Anchor:
@@ -92,8 +115,14 @@ class ArchiveBuilder:
 
 
 @contextlib.contextmanager
-def archive_builder(path: Path | str, *, pm: Any = None, roots: list[str] | None = None, mode: str = "new",
-                    options: Mapping[str, Any] | None = None) -> Iterator[ArchiveBuilder]:
+def archive_builder(
+    path: Path | str,
+    *,
+    pm: Any = None,
+    roots: list[str] | None = None,
+    mode: str = "new",
+    options: Mapping[str, Any] | None = None,
+) -> Iterator[ArchiveBuilder]:
     """Open a commit of the archive at ``path`` through ``crawl_open_archive`` and store what the block adds.
 
     ``pm`` defaults to a plugin manager with the installed plugins (the built-in archive writer among
@@ -104,8 +133,12 @@ def archive_builder(path: Path | str, *, pm: Any = None, roots: list[str] | None
         from nitpicker_core.plugins import make_plugin_manager
 
         pm = make_plugin_manager()
-    crawl = CrawlContext(output=Path(path), roots=list(roots or [SITE + "/"]),
-                         options={"parallels": 1, **(options or {})}, mode=mode)
+    crawl = CrawlContext(
+        output=Path(path),
+        roots=list(roots or [SITE + "/"]),
+        options={"parallels": 1, **(options or {})},
+        mode=mode,
+    )
     sink = check_sink(pm.hook.crawl_open_archive(crawl=crawl))
     crawl.commit = sink.commit
     try:
@@ -119,8 +152,13 @@ def archive_builder(path: Path | str, *, pm: Any = None, roots: list[str] | None
     pm.hook.crawl_finished(crawl=crawl, stats=stats)
 
 
-def build_archive(path: Path | str, pages: Iterable[PageData] | None = None, *, pm: Any = None,
-                  roots: list[str] | None = None) -> Path:
+def build_archive(
+    path: Path | str,
+    pages: Iterable[PageData] | None = None,
+    *,
+    pm: Any = None,
+    roots: list[str] | None = None,
+) -> Path:
     """Write ``pages`` (ScrapeResults or ``page()`` keyword mappings; default ``demo_pages()``) as one commit."""
     with archive_builder(path, pm=pm, roots=roots) as build:
         for item in demo_pages() if pages is None else pages:

@@ -26,8 +26,9 @@ def nitpicker_settings() -> Mapping[str, Mapping[str, Any]]:
 
 
 @pytest.fixture
-def _nitpicker_host(nitpicker_plugins: Mapping[str, object], nitpicker_settings: Mapping[str, Mapping[str, Any]]
-                    ) -> Iterator[tuple[Any, Any]]:
+def _nitpicker_host(
+    nitpicker_plugins: Mapping[str, object], nitpicker_settings: Mapping[str, Mapping[str, Any]]
+) -> Iterator[tuple[Any, Any]]:
     """(plugin manager, config), configured once as the CLI does; unconfigured after the test."""
     from nitpicker_testing.runs import configured, plugin_manager
 
@@ -66,8 +67,9 @@ def nitpicker_archive(nitpicker_pm: Any, tmp_path: Path) -> Callable[..., Path]:
 
 
 @pytest.fixture
-def nitpicker_analyze(nitpicker_pm: Any, nitpicker_config: Any, tmp_path_factory: pytest.TempPathFactory
-                      ) -> Callable[..., Any]:
+def nitpicker_analyze(
+    nitpicker_pm: Any, nitpicker_config: Any, tmp_path_factory: pytest.TempPathFactory
+) -> Callable[..., Any]:
     """Run one analyzer on given HTML: ``nitpicker_analyze(name, html, url=..., settings={...})``.
 
     Returns ``nitpicker_testing.runs.AnalyzerResult`` (``cells``, ``notes``, ``violations``, ``errors``,
@@ -77,8 +79,9 @@ def nitpicker_analyze(nitpicker_pm: Any, nitpicker_config: Any, tmp_path_factory
     from nitpicker_testing.runs import analyze_html
 
     def run(analyzer: str, html: str, **options: Any) -> Any:
-        return analyze_html(nitpicker_pm, nitpicker_config, analyzer, html, tmp_path_factory.mktemp("analyze"),
-                            **options)
+        return analyze_html(
+            nitpicker_pm, nitpicker_config, analyzer, html, tmp_path_factory.mktemp("analyze"), **options
+        )
 
     return run
 

@@ -37,7 +37,9 @@ def configured(pm: Any, settings: Mapping[str, Mapping[str, Any]] | None = None)
     """
     from nitpicker_core.config import load_config
 
-    config = load_config(pm, data={"plugins": {name: dict(table) for name, table in (settings or {}).items()}})
+    config = load_config(
+        pm, data={"plugins": {name: dict(table) for name, table in (settings or {}).items()}}
+    )
     pm.configure_plugins(config)
     return config
 
@@ -47,8 +49,10 @@ def with_settings(config: Any, plugin: str, settings: Mapping[str, Any]) -> Any:
     declared = {s.key: s for s in config.settings if s.plugin == plugin}
     unknown = sorted(set(settings) - set(declared))
     if unknown:
-        raise UsageError(f"plugin {plugin!r} declares no setting {unknown[0]!r} "
-                         f"(settings: {', '.join(sorted(declared)) or 'none'})")
+        raise UsageError(
+            f"plugin {plugin!r} declares no setting {unknown[0]!r} "
+            f"(settings: {', '.join(sorted(declared)) or 'none'})"
+        )
     return config.override({declared[key].dest: value for key, value in settings.items()})
 
 
@@ -78,9 +82,18 @@ class AnalyzerResult:
         return [v.rule for v in self.violations]
 
 
-def analyze_html(pm: Any, config: Any, analyzer: str, html: str, workdir: Path | str, *, url: str = DEFAULT_URL,
-                 settings: Mapping[str, Any] | None = None, source: str | None = None,
-                 metadata: Mapping[str, Any] | None = None) -> AnalyzerResult:
+def analyze_html(
+    pm: Any,
+    config: Any,
+    analyzer: str,
+    html: str,
+    workdir: Path | str,
+    *,
+    url: str = DEFAULT_URL,
+    settings: Mapping[str, Any] | None = None,
+    source: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+) -> AnalyzerResult:
     """Run ``analyzer`` on one page with ``html`` through the real analyze path, and read back what it stored.
 
     The page is written into a fresh archive in ``workdir`` (``source`` is the server's HTML, for analyzers
@@ -105,12 +118,27 @@ def analyze_html(pm: Any, config: Any, analyzer: str, html: str, workdir: Path |
     with open_archive(archive) as reader:
         cells = reader.analysis(analyzer=analyzer)
         result = AnalyzerResult(
-            url, {c["column"]: c["value"] for c in cells}, {c["column"]: c["note"] for c in cells if c["note"]},
-            [Violation(v["rule"], v["message"], v["severity"], v["location"] or "", v["url"], v["analyzer"],
-                       v["snippet"] or "", v["help_url"] or "") for v in reader.violations(analyzer=analyzer)],
+            url,
+            {c["column"]: c["value"] for c in cells},
+            {c["column"]: c["note"] for c in cells if c["note"]},
+            [
+                Violation(
+                    v["rule"],
+                    v["message"],
+                    v["severity"],
+                    v["location"] or "",
+                    v["url"],
+                    v["analyzer"],
+                    v["snippet"] or "",
+                    v["help_url"] or "",
+                )
+                for v in reader.violations(analyzer=analyzer)
+            ],
             [e["message"] for e in reader.analyzer_errors(analyzer=analyzer)],
-            run.summaries[analyzer].as_dict(), archive,
-            _tracebacks(pm, reader, analyzer) if run.stats["errors"].get(analyzer) else [])
+            run.summaries[analyzer].as_dict(),
+            archive,
+            _tracebacks(pm, reader, analyzer) if run.stats["errors"].get(analyzer) else [],
+        )
     return result
 
 
@@ -125,8 +153,13 @@ def _tracebacks(pm: Any, reader: Any, analyzer: str) -> list[str]:
     return [row["traceback"] for row in rows if row.get("traceback")]
 
 
-def analyze_archive(pm: Any, config: Any, archive: Path | str, *analyzers: str,
-                    settings: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+def analyze_archive(
+    pm: Any,
+    config: Any,
+    archive: Path | str,
+    *analyzers: str,
+    settings: Mapping[str, Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
     """``nitpicker analyze ARCHIVE --plugin NAME…`` in this process (default: the default analyzers).
 
     ``settings`` maps a plugin name to its settings for this run. Returns the run's summary (``pages``,
@@ -152,8 +185,9 @@ def run_named_query(pm: Any, archive: Path | str, name: str, commit: Any = None,
         return run_query(query_registry(pm), reader, name, params, commit)
 
 
-def render_sheet(pm: Any, archive: Path | str, name: str, commit: Any = None,
-                 options: Mapping[str, Any] | None = None) -> tuple[tuple[str, ...], list[list[Any]]]:
+def render_sheet(
+    pm: Any, archive: Path | str, name: str, commit: Any = None, options: Mapping[str, Any] | None = None
+) -> tuple[tuple[str, ...], list[list[Any]]]:
     """The sheet ``name`` of ``archive`` as every report destination gets it: (columns, rows).
 
     Rows are lists in column order; a value a sheet gave as a ``Cell`` stays one (its note is the report's

@@ -38,8 +38,10 @@ UNCACHED = frozenset({"page-html"})  # large and only ever read by the sandboxed
 DERIVED_ENTRIES = 2  # values views build from many answers (the page → issues index); each may be large
 T = TypeVar("T")
 # the viewer's own pages: same-origin scripts and styles only, never inline script, never framed
-CSP = ("default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-src 'self'; "
-       "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+CSP = (
+    "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-src 'self'; "
+    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
 
 
 def create_app(archive: str | Path, pm: Any, host: str = "127.0.0.1") -> Flask:
@@ -51,14 +53,27 @@ def create_app(archive: str | Path, pm: Any, host: str = "127.0.0.1") -> Flask:
     guard.install(app, host, CSP)
     app.before_request(check_arguments)
     reader = open_archive(archive)
-    app.extensions["nitpicker"] = {"pm": pm, "reader": reader, "queries": query_registry(pm),
-                                   "name": Path(archive).name, "lock": threading.Lock(), "cache": OrderedDict(),
-                                   "derived": OrderedDict(),
-                                   "immutable": reader.path.is_file() and reader.live_pid is None}
+    app.extensions["nitpicker"] = {
+        "pm": pm,
+        "reader": reader,
+        "queries": query_registry(pm),
+        "name": Path(archive).name,
+        "lock": threading.Lock(),
+        "cache": OrderedDict(),
+        "derived": OrderedDict(),
+        "immutable": reader.path.is_file() and reader.live_pid is None,
+    }
     for blueprint, prefix in blueprint_registry(pm):
         app.register_blueprint(blueprint, url_prefix=prefix)
-    app.jinja_env.globals.update(t=i18n.translate, t_or=i18n.translate_or, lang=i18n.current_language, languages=i18n.LANGUAGES,
-                                page_sizes=PAGE_SIZES, page_href=page_href, cell_list_limit=CELL_LIST_LIMIT)
+    app.jinja_env.globals.update(
+        t=i18n.translate,
+        t_or=i18n.translate_or,
+        lang=i18n.current_language,
+        languages=i18n.LANGUAGES,
+        page_sizes=PAGE_SIZES,
+        page_href=page_href,
+        cell_list_limit=CELL_LIST_LIMIT,
+    )
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(NitpickerError, _usage_error)
     app.config["NITPICKER_CLOSE"] = lambda: _close(app)
@@ -78,10 +93,15 @@ def check_arguments() -> None:
         if len(name) > 100:
             abort(400, f"parameter name {shown!r} is too long")
         if len(value) > MAX_ARG_CHARS:
-            abort(400, f"parameter {shown!r} is too long ({len(value):,} characters; at most {MAX_ARG_CHARS:,})")
+            abort(
+                400, f"parameter {shown!r} is too long ({len(value):,} characters; at most {MAX_ARG_CHARS:,})"
+            )
     commit = request.args.get("commit", "")
-    if commit and commit.upper() != "HEAD" and not (commit.isascii() and commit.isdigit()
-                                                     and int(commit) <= MAX_COMMIT):
+    if (
+        commit
+        and commit.upper() != "HEAD"
+        and not (commit.isascii() and commit.isdigit() and int(commit) <= MAX_COMMIT)
+    ):
         abort(400, "parameter 'commit' must be a commit id (a whole number) or HEAD")
 
 
@@ -177,8 +197,11 @@ def page_href(url: str) -> str:
     # groups links 2,500 URLs, and reading request.args for each was two thirds of its time).
     parts = request.environ.get(PAGE_HREF_KEY)
     if parts is None:
-        suffix = "".join(f"&{name}={quote(value, safe='')}" for name in ("commit", "base")
-                         if (value := request.args.get(name)))
+        suffix = "".join(
+            f"&{name}={quote(value, safe='')}"
+            for name in ("commit", "base")
+            if (value := request.args.get(name))
+        )
         parts = request.environ[PAGE_HREF_KEY] = (f"{request.script_root}/page?url=", suffix)
     return f"{parts[0]}{quote(url, safe='')}{parts[1]}"
 

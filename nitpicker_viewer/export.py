@@ -27,7 +27,9 @@ def _chunk_size(name: str) -> int:
     return min(CHUNK, int(limit.get("maximum", CHUNK)))
 
 
-def _rows(name: str, given: Mapping[str, Any], shape: Shape | None, meta: dict[str, Any]) -> Iterator[dict[str, Any]]:
+def _rows(
+    name: str, given: Mapping[str, Any], shape: Shape | None, meta: dict[str, Any]
+) -> Iterator[dict[str, Any]]:
     """Every row of query ``name`` with ``given``, a chunk at a time; ``meta["total"]`` is set by the first."""
     size, offset = _chunk_size(name), 0
     while True:
@@ -74,7 +76,9 @@ def _csv(rows: Iterator[dict[str, Any]], columns: Sequence[Any]) -> Iterator[str
     yield flush()
 
 
-def _json(rows: Iterator[dict[str, Any]], name: str, given: Mapping[str, Any], meta: dict[str, Any]) -> Iterator[str]:
+def _json(
+    rows: Iterator[dict[str, Any]], name: str, given: Mapping[str, Any], meta: dict[str, Any]
+) -> Iterator[str]:
     head = {"query": name, "params": dict(given), "total": meta.get("total")}
     yield json.dumps(head, ensure_ascii=False)[:-1] + ', "items": ['
     for n, row in enumerate(rows):
@@ -82,8 +86,14 @@ def _json(rows: Iterator[dict[str, Any]], name: str, given: Mapping[str, Any], m
     yield "\n]}\n"
 
 
-def export_response(fmt: str, table_id: str, name: str, columns: Sequence[Any], given: Mapping[str, Any],
-                    shape: Shape | None = None) -> Response:
+def export_response(
+    fmt: str,
+    table_id: str,
+    name: str,
+    columns: Sequence[Any],
+    given: Mapping[str, Any],
+    shape: Shape | None = None,
+) -> Response:
     """The streamed download of query ``name``'s rows: CSV with the view's columns, or JSON with every field."""
     meta: dict[str, Any] = {}
     rows = _rows(name, given, shape, meta)

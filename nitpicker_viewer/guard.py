@@ -12,8 +12,12 @@ LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
 WILDCARDS = frozenset({"0.0.0.0", "::", ""})
 # a Host header is a name or an address and an optional port: no user info, path, spaces or other tricks
 _HOST_RE = re.compile(r"(?P<name>[a-z0-9.\-]+|\[[0-9a-f:.]+\])(?::(?P<port>[0-9]{1,5}))?")
-BASE_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
-                "Cross-Origin-Opener-Policy": "same-origin", "Cross-Origin-Resource-Policy": "same-origin"}
+BASE_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Resource-Policy": "same-origin",
+}
 
 
 def is_loopback(host: str) -> bool:
@@ -75,21 +79,34 @@ class Guard:
             origin_port = parts.port or 80
         except ValueError:
             return False
-        clean = parts.path in ("", "/") and not (parts.query or parts.fragment or parts.username or parts.password)
-        return (parts.scheme == "http" and clean and parts.hostname is not None and self.allows(parts.hostname)
-                and str(origin_port) == port)
+        clean = parts.path in ("", "/") and not (
+            parts.query or parts.fragment or parts.username or parts.password
+        )
+        return (
+            parts.scheme == "http"
+            and clean
+            and parts.hostname is not None
+            and self.allows(parts.hostname)
+            and str(origin_port) == port
+        )
 
     def check(self) -> Response | None:
         port = str(request.environ.get("SERVER_PORT", ""))
         host = request.headers.get("Host")
         # no Host header at all (HTTP/1.0) cannot come from a browser, so it cannot be a rebound name
         if host is not None and not self.host_ok(host, port):
-            return Response("421 Misdirected Request: this server answers only its own host name\n", 421,
-                            content_type="text/plain; charset=utf-8")
+            return Response(
+                "421 Misdirected Request: this server answers only its own host name\n",
+                421,
+                content_type="text/plain; charset=utf-8",
+            )
         origin = request.headers.get("Origin")
         if origin is not None and not self.origin_ok(origin, port):
-            return Response("403 Forbidden: requests from other origins are refused\n", 403,
-                            content_type="text/plain; charset=utf-8")
+            return Response(
+                "403 Forbidden: requests from other origins are refused\n",
+                403,
+                content_type="text/plain; charset=utf-8",
+            )
         return None
 
     def headers(self, response: Response) -> Response:
@@ -111,4 +128,3 @@ def install(app: Flask, host: str, csp: str) -> Guard:
     app.after_request(guard.headers)
     app.extensions["nitpicker_guard"] = guard
     return guard
-

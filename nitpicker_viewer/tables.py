@@ -56,13 +56,20 @@ class Filter:
             if value.lower() in STATUS_CLASSES:
                 return {"status_class": value.lower()}
             if not (value.isascii() and value.isdigit()):
-                abort(400, f"parameter {self.name!r} must be a status code or one of {', '.join(STATUS_CLASSES)}")
+                abort(
+                    400,
+                    f"parameter {self.name!r} must be a status code or one of {', '.join(STATUS_CLASSES)}",
+                )
         return {self.param or self.name: value}
 
 
 def status_filter(codes: Sequence[Any] = (), name: str = "status") -> Filter:
     """A status picker: any, the classes (2xx … 5xx, failed), then each code the data has."""
-    options = (("", "any"), *((c, "status_class." + c) for c in STATUS_CLASSES), *((str(c), str(c)) for c in codes))
+    options = (
+        ("", "any"),
+        *((c, "status_class." + c) for c in STATUS_CLASSES),
+        *((str(c), str(c)) for c in codes),
+    )
     return Filter(name, "col.status", "status", options)
 
 
@@ -127,9 +134,18 @@ def _int_arg(name: str, default: int, lowest: int, highest: int) -> int:
     return min(max(value, lowest), highest)
 
 
-def paged_table(table_id: str, caption: str, name: str, columns: Sequence[Col], *,
-                filters: Sequence[Filter] = (), params: Mapping[str, Any] | None = None,
-                sortable: bool = True, default_sort: str | None = None, shape: Shape | None = None) -> Table:
+def paged_table(
+    table_id: str,
+    caption: str,
+    name: str,
+    columns: Sequence[Col],
+    *,
+    filters: Sequence[Filter] = (),
+    params: Mapping[str, Any] | None = None,
+    sortable: bool = True,
+    default_sort: str | None = None,
+    shape: Shape | None = None,
+) -> Table:
     """Run query ``name`` for the page the URL asks for and wrap the rows for the ``table`` macro.
 
     ``shape`` completes a list of the query's rows for the view (and for its export). With ``?export=csv``
@@ -152,5 +168,16 @@ def paged_table(table_id: str, caption: str, name: str, columns: Sequence[Col], 
         abort(export_response(fmt, table_id, name, columns, given, shape))
     data = query(name, limit=size, offset=(page - 1) * size, **given)
     rows = shape(data["items"]) if shape else data["items"]
-    return Table(table_id, caption, columns, rows, data["total"], page, size,
-                 sort if sortable else None, order, filters, extra=data)
+    return Table(
+        table_id,
+        caption,
+        columns,
+        rows,
+        data["total"],
+        page,
+        size,
+        sort if sortable else None,
+        order,
+        filters,
+        extra=data,
+    )

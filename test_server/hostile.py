@@ -58,7 +58,7 @@ class TrickleServer:
         try:
             sent = 0
             while not self._stop.is_set():
-                byte = _PREFIX[sent:sent + 1] or b"a"
+                byte = _PREFIX[sent : sent + 1] or b"a"
                 sock.sendall(byte)
                 sent += 1
                 # Waiting on readability tells at once when the client hung up (recv gives b"")
@@ -73,7 +73,8 @@ class TrickleServer:
     def wait_for(self, state: str | Callable[[TrickleServer], bool], timeout: float = 30.0) -> bool:
         """Wait until ``"connected"`` (some connection is open), ``"closed"`` (none is) or ``state(self)``."""
         checks: dict[str, Callable[[TrickleServer], bool]] = {
-            "connected": lambda s: s.open > 0, "closed": lambda s: s.open == 0,
+            "connected": lambda s: s.open > 0,
+            "closed": lambda s: s.open == 0,
         }
         check = checks[state] if isinstance(state, str) else state
         deadline = time.monotonic() + timeout
@@ -90,7 +91,9 @@ class TrickleServer:
         threading.Thread(target=self._server.serve_forever, name="trickle-server", daemon=True).start()
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self._stop.set()
         self._server.shutdown()
         self._server.server_close()

@@ -15,15 +15,21 @@ SITE = "http://site.test"
 
 def page_html(title: str, body: str, links: list[str]) -> str:
     anchors = "".join(f'<a href="{href}">{href}</a> ' for href in links)
-    return (f"<!doctype html><html lang='en'><head><title>{title}</title></head>"
-            f"<body><h1>{title}</h1><p>{body}</p>{anchors}</body></html>")
+    return (
+        f"<!doctype html><html lang='en'><head><title>{title}</title></head>"
+        f"<body><h1>{title}</h1><p>{body}</p>{anchors}</body></html>"
+    )
 
 
 def demo_pages() -> list[ScrapeResult]:
     """A five-page site: three pages with text, one thin page, one 404, plus an external link."""
     specs = [
-        ("/", "Home", "Welcome to the demo site, which has several pages worth auditing today.",
-         ["/about", "/blog/", "/missing", "https://elsewhere.test/"]),
+        (
+            "/",
+            "Home",
+            "Welcome to the demo site, which has several pages worth auditing today.",
+            ["/about", "/blog/", "/missing", "https://elsewhere.test/"],
+        ),
         ("/about", "About", "We are a small team that writes about careful website audits.", ["/"]),
         ("/blog/", "Blog", "Short.", ["/", "/about"]),
         ("/missing", "Not Found", "This page does not exist.", []),
@@ -31,13 +37,28 @@ def demo_pages() -> list[ScrapeResult]:
     results = []
     for path, title, body, links in specs:
         url = SITE + path
-        results.append(ScrapeResult(
-            url=url, status=404 if path == "/missing" else 200, status_text="OK",
-            content_type="text/html", content_length=1000, metadata={"title": title, "lang": "en"},
-            html=page_html(title, body, links),
-            anchors=[Anchor(href if href.startswith("http") else SITE + href, href) for href in links]))
-    results.append(ScrapeResult(url="https://elsewhere.test/", status=200, content_type="text/html",
-                                is_external=True, is_target=False, metadata={"title": "Elsewhere"}))
+        results.append(
+            ScrapeResult(
+                url=url,
+                status=404 if path == "/missing" else 200,
+                status_text="OK",
+                content_type="text/html",
+                content_length=1000,
+                metadata={"title": title, "lang": "en"},
+                html=page_html(title, body, links),
+                anchors=[Anchor(href if href.startswith("http") else SITE + href, href) for href in links],
+            )
+        )
+    results.append(
+        ScrapeResult(
+            url="https://elsewhere.test/",
+            status=200,
+            content_type="text/html",
+            is_external=True,
+            is_target=False,
+            metadata={"title": "Elsewhere"},
+        )
+    )
     return results
 
 

@@ -16,8 +16,9 @@ settings.load_profile("loaded")
 os.environ["NITPICKER_LOAD_PLUGINS"] = ",".join(BUILTIN_PLUGINS)
 os.environ.pop("NITPICKER_DISABLE_PLUGINS", None)
 # Chromium resolves nothing but loopback in tests (recipes §1): no stray DNS traffic from the browser.
-os.environ.setdefault("NITPICKER_BROWSER_ARGS",
-                      "--host-resolver-rules='MAP * ~NOTFOUND , EXCLUDE 127.0.0.1, EXCLUDE localhost'")
+os.environ.setdefault(
+    "NITPICKER_BROWSER_ARGS", "--host-resolver-rules='MAP * ~NOTFOUND , EXCLUDE 127.0.0.1, EXCLUDE localhost'"
+)
 
 
 @pytest.fixture(scope="session")
@@ -55,12 +56,22 @@ def cli():
 # --dist loadfile --no-loadscope-reorder, so workers take whole modules in this order; a long module taken
 # last would keep one worker busy after the others have finished.
 LONG_FIRST = (
-    "tests/e2e/test_crawl_rules.py", "tests/e2e/test_crawl_edges.py", "tests/dask/test_dask_analyze.py",
-    "tests/dask/test_dask_crawl.py", "tests/e2e/test_crawl_control.py", "tests/pipeline/test_pipeline_cli.py",
-    "tests/e2e/test_crawl_statuses.py", "tests/viewer/test_viewer_browser.py", "tests/queries/test_pages.py",
-    "tests/e2e/test_crawl_stop.py", "tests/analyze/test_analyze_engine.py", "tests/demo/test_demo_installed.py",
-    "tests/cli_ux/test_config_file.py", "tests/e2e/test_crawl_limits.py",
-    "tests/security/test_security_servers.py", "tests/queries/test_findings.py",
+    "tests/e2e/test_crawl_rules.py",
+    "tests/e2e/test_crawl_edges.py",
+    "tests/dask/test_dask_analyze.py",
+    "tests/dask/test_dask_crawl.py",
+    "tests/e2e/test_crawl_control.py",
+    "tests/pipeline/test_pipeline_cli.py",
+    "tests/e2e/test_crawl_statuses.py",
+    "tests/viewer/test_viewer_browser.py",
+    "tests/queries/test_pages.py",
+    "tests/e2e/test_crawl_stop.py",
+    "tests/analyze/test_analyze_engine.py",
+    "tests/demo/test_demo_installed.py",
+    "tests/cli_ux/test_config_file.py",
+    "tests/e2e/test_crawl_limits.py",
+    "tests/security/test_security_servers.py",
+    "tests/queries/test_findings.py",
     "tests/screenshots/test_screenshots_crawl.py",
 )
 
@@ -68,4 +79,3 @@ LONG_FIRST = (
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     rank = {path: i for i, path in enumerate(LONG_FIRST)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(LONG_FIRST)))  # stable: order within
-

@@ -14,15 +14,29 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-BUILTIN_PLUGINS = sorted(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"]["nitpicker"])
+BUILTIN_PLUGINS = sorted(
+    tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"]["nitpicker"]
+)
 
 
-def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
-            input: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    input: str | None = None,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
     """Run the real `nitpicker` console entry point in a subprocess."""
     full_env = dict(os.environ, **(env or {}))
-    return subprocess.run([sys.executable, "-m", "nitpicker_cli.main", *args], cwd=cwd, env=full_env,
-                          capture_output=True, text=True, input=input, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "nitpicker_cli.main", *args],
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        input=input,
+        timeout=timeout,
+    )
 
 
 def as_from_a_terminal() -> None:
@@ -72,13 +86,21 @@ class RunningCli:
     the way a terminal's Ctrl-C does: to the whole foreground group, children included.
     """
 
-    def __init__(self, *args: str, cwd: Path, env: dict[str, str] | None = None, own_group: bool = False) -> None:
+    def __init__(
+        self, *args: str, cwd: Path, env: dict[str, str] | None = None, own_group: bool = False
+    ) -> None:
         import threading
 
         self.lines: list[str] = []
-        self.proc = subprocess.Popen([sys.executable, "-m", "nitpicker_cli.main", *args], cwd=cwd,
-                                     env=dict(os.environ, **(env or {})), stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, start_new_session=own_group)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "nitpicker_cli.main", *args],
+            cwd=cwd,
+            env=dict(os.environ, **(env or {})),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=own_group,
+        )
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
@@ -100,9 +122,14 @@ class RunningCli:
         os.killpg(self.proc.pid, signal.SIGINT)
 
     def wait_for_line(self, text: str, timeout: float = 120.0) -> None:
-        wait_until(lambda: any(text in line for line in self.lines) or self.proc.poll() is not None,
-                   f"{text!r} on stderr", timeout)
-        assert any(text in line for line in self.lines), f"exited {self.proc.returncode} before {text!r}:\n{self.stderr}"
+        wait_until(
+            lambda: any(text in line for line in self.lines) or self.proc.poll() is not None,
+            f"{text!r} on stderr",
+            timeout,
+        )
+        assert any(text in line for line in self.lines), (
+            f"exited {self.proc.returncode} before {text!r}:\n{self.stderr}"
+        )
 
     def wait(self, timeout: float = 300.0) -> int:
         self.proc.wait(timeout=timeout)
@@ -117,16 +144,21 @@ class McpStdio:
     ``deadline`` seconds (a hang fails the test instead of blocking it).
     """
 
-    def __init__(self, cwd: Path, errlog: Any, env: dict[str, str] | None = None, *args: str,
-                 deadline: float = 90.0) -> None:
+    def __init__(
+        self, cwd: Path, errlog: Any, env: dict[str, str] | None = None, *args: str, deadline: float = 90.0
+    ) -> None:
         import asyncio
         import threading
 
         from mcp import StdioServerParameters
 
         self.deadline = deadline
-        self.params = StdioServerParameters(command=sys.executable, args=["-m", "nitpicker_cli.main", *args, "mcp"],
-                                            env=dict(os.environ) if env is None else env, cwd=cwd)
+        self.params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "nitpicker_cli.main", *args, "mcp"],
+            env=dict(os.environ) if env is None else env,
+            cwd=cwd,
+        )
         self.errlog = errlog
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
@@ -165,8 +197,9 @@ class McpStdio:
         assert session is not None
 
         async def all_of() -> list[Any]:
-            return await asyncio.gather(*(asyncio.wait_for(session.call_tool(name, args), self.deadline)
-                                          for name, args in calls))
+            return await asyncio.gather(
+                *(asyncio.wait_for(session.call_tool(name, args), self.deadline) for name, args in calls)
+            )
 
         return self.run(all_of())
 

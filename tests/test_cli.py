@@ -32,7 +32,8 @@ def test_unknown_command_is_one_line_exit_1(cli):
     result = cli("frobnicate")
     assert result.returncode == 1
     assert result.stderr.strip().splitlines() == [
-        "nitpicker: error: No such command 'frobnicate'. (see `nitpicker --help`)"]
+        "nitpicker: error: No such command 'frobnicate'. (see `nitpicker --help`)"
+    ]
 
 
 def test_missing_archive_is_one_line_and_traceback_only_with_verbose(cli, tmp_path):
@@ -49,7 +50,10 @@ def test_missing_archive_is_one_line_and_traceback_only_with_verbose(cli, tmp_pa
 def test_pipeline_rejects_a_bad_url_in_one_line(cli, tmp_path):
     result = cli("pipeline", "ftp://example.test/", cwd=tmp_path)
     assert result.returncode == 1
-    assert result.stderr.strip().splitlines()[-1] == "nitpicker: error: not an http(s) URL: 'ftp://example.test/'"
+    assert (
+        result.stderr.strip().splitlines()[-1]
+        == "nitpicker: error: not an http(s) URL: 'ftp://example.test/'"
+    )
     assert list(tmp_path.iterdir()) == []
 
 

@@ -24,11 +24,20 @@ def kpm(bare_pm):
     return bare_pm
 
 
-@pytest.mark.parametrize("name,text", [
-    ("nitpicker.toml", '[plugins.search]\nkeywords = ["alpha", "beta"]\nlimit = 7\n'),
-    (".nitpickerrc.json", json.dumps({"plugins": {"search": {"keywords": ["alpha", "beta"], "limit": 7}}})),
-    ("pyproject.toml", '[project]\nname = "x"\n[tool.nitpicker.plugins.search]\nkeywords = ["alpha", "beta"]\nlimit = 7\n'),
-])
+@pytest.mark.parametrize(
+    "name,text",
+    [
+        ("nitpicker.toml", '[plugins.search]\nkeywords = ["alpha", "beta"]\nlimit = 7\n'),
+        (
+            ".nitpickerrc.json",
+            json.dumps({"plugins": {"search": {"keywords": ["alpha", "beta"], "limit": 7}}}),
+        ),
+        (
+            "pyproject.toml",
+            '[project]\nname = "x"\n[tool.nitpicker.plugins.search]\nkeywords = ["alpha", "beta"]\nlimit = 7\n',
+        ),
+    ],
+)
 def test_each_file_kind_is_found_walking_up(tmp_path, kpm, name, text):
     (tmp_path / name).write_text(text)
     deep = tmp_path / "a" / "b"
@@ -49,7 +58,7 @@ def test_pyproject_without_our_table_is_skipped(tmp_path):
 
 
 def test_flags_override_the_file_for_one_run(tmp_path, kpm):
-    (tmp_path / "nitpicker.toml").write_text('[plugins.search]\nlimit = 7\n')
+    (tmp_path / "nitpicker.toml").write_text("[plugins.search]\nlimit = 7\n")
     config = load_config(kpm, start=tmp_path)
     overridden = config.override({"search_limit": "9", "search_keywords": "a, b", "search_strict": None})
     assert overridden.settings_for("search") == {"keywords": ["a", "b"], "limit": 9, "strict": False}
@@ -58,17 +67,26 @@ def test_flags_override_the_file_for_one_run(tmp_path, kpm):
 
 def test_unknown_keys_are_reported(tmp_path, kpm):
     (tmp_path / "nitpicker.toml").write_text(
-        'colour = "blue"\n[plugins.search]\nlimti = 3\n[plugins.nosuch]\nx = 1\n')
+        'colour = "blue"\n[plugins.search]\nlimti = 3\n[plugins.nosuch]\nx = 1\n'
+    )
     config = load_config(kpm, start=tmp_path)
-    assert config.warnings == ["nitpicker.toml: unknown key 'colour'",
-                               "nitpicker.toml: unknown key 'plugins.search.limti' (did you mean 'limit'?)",
-                               "nitpicker.toml: unknown plugin 'nosuch'"]
+    assert config.warnings == [
+        "nitpicker.toml: unknown key 'colour'",
+        "nitpicker.toml: unknown key 'plugins.search.limti' (did you mean 'limit'?)",
+        "nitpicker.toml: unknown plugin 'nosuch'",
+    ]
 
 
-@pytest.mark.parametrize("text,message", [
-    ('[plugins.search]\nlimit = "many"\n', "nitpicker.toml: plugins.search.limit: expected int, got 'many'"),
-    ("[plugins.search\n", "cannot read config file nitpicker.toml"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        (
+            '[plugins.search]\nlimit = "many"\n',
+            "nitpicker.toml: plugins.search.limit: expected int, got 'many'",
+        ),
+        ("[plugins.search\n", "cannot read config file nitpicker.toml"),
+    ],
+)
 def test_bad_values_are_one_line_errors_when_the_plugin_is_used(tmp_path, kpm, text, message):
     (tmp_path / "nitpicker.toml").write_text(text)
     config = load_config(kpm, start=tmp_path)  # loading never fails: commands not using search keep working
@@ -96,4 +114,7 @@ def test_setting_derives_flag_and_key(kpm):
     config = load_config(kpm, data={})
     setting = config.settings["search.keywords"]
     assert (setting.config_key, setting.flag, setting.dest) == (
-        "plugins.search.keywords", "--search-keywords", "search_keywords")
+        "plugins.search.keywords",
+        "--search-keywords",
+        "search_keywords",
+    )

@@ -24,16 +24,21 @@ def _definitions(wanted: set[str]) -> list[str]:
     found = []
     for path in _modules():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, (ast.Tuple, ast.List, ast.Set, ast.Dict)) and wanted <= _literal_strings(node):
+            if isinstance(node, (ast.Tuple, ast.List, ast.Set, ast.Dict)) and wanted <= _literal_strings(
+                node
+            ):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     return found
 
 
-@pytest.mark.parametrize(("wanted", "home"), [
-    ({"text/html", "application/xhtml+xml"}, "nitpicker_core/content_types.py"),
-    ({"desktop-compact", "mobile-small"}, "nitpicker_core/defaults.py"),
-    ({"navigation", "dom", "idle", "preset"}, "nitpicker_core/defaults.py"),
-])
+@pytest.mark.parametrize(
+    ("wanted", "home"),
+    [
+        ({"text/html", "application/xhtml+xml"}, "nitpicker_core/content_types.py"),
+        ({"desktop-compact", "mobile-small"}, "nitpicker_core/defaults.py"),
+        ({"navigation", "dom", "idle", "preset"}, "nitpicker_core/defaults.py"),
+    ],
+)
 def test_a_shared_default_is_defined_once(wanted, home):
     # scrape/images.py maps each preset to its viewport: that is the presets' own table, not a default
     found = [f for f in _definitions(wanted) if not f.startswith("plugins/nitpicker_scrape/images.py")]
@@ -41,8 +46,11 @@ def test_a_shared_default_is_defined_once(wanted, home):
 
 
 def test_the_node_prefix_is_defined_once():
-    users = [p.relative_to(ROOT).as_posix() for p in _modules() if "NITPICKER_NODE_PREFIX" in _literal_strings(
-        ast.parse(p.read_text(encoding="utf-8")))]
+    users = [
+        p.relative_to(ROOT).as_posix()
+        for p in _modules()
+        if "NITPICKER_NODE_PREFIX" in _literal_strings(ast.parse(p.read_text(encoding="utf-8")))
+    ]
     assert users == ["nitpicker_core/defaults.py"]
 
 
@@ -60,8 +68,11 @@ def test_registries_leave_no_cycle_between_engine_pool_and_reports():
     core = ROOT / "nitpicker_core"
     assert not {m for m in _imports(core / "analyze" / "pool.py") if m.startswith("nitpicker_core.analyze")}
     assert not {m for m in _imports(core / "report.py") if m.startswith("nitpicker_core.analyze")}
-    assert not {m for m in _imports(core / "registries.py") if m.startswith(("nitpicker_core.analyze",
-                                                                              "nitpicker_core.report"))}
+    assert not {
+        m
+        for m in _imports(core / "registries.py")
+        if m.startswith(("nitpicker_core.analyze", "nitpicker_core.report"))
+    }
 
 
 def test_dead_code_is_gone():

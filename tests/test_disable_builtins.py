@@ -40,8 +40,13 @@ def assert_works_or_refuses(code: int, err: str, name: str, what: str) -> bool:
 
 
 @pytest.mark.parametrize("name", BUILTIN_PLUGINS)
-def test_disabling_one_builtin(name: str, archive: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_disabling_one_builtin(
+    name: str,
+    archive: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     monkeypatch.setenv("NITPICKER_DISABLE_PLUGINS", name)
     monkeypatch.chdir(tmp_path)
     code, out, err = run(capsys, "--help")

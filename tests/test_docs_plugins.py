@@ -34,7 +34,9 @@ def reader_names() -> set[str]:
     from nitpicker_core.archive.reader import ArchiveReader
 
     members = {name for name in vars(ArchiveReader) if not name.startswith("_")}
-    attributes = set(re.findall(r"self\.([a-z][a-z_]*)\s*(?::[^=\n]+)?=", inspect.getsource(ArchiveReader.__init__)))
+    attributes = set(
+        re.findall(r"self\.([a-z][a-z_]*)\s*(?::[^=\n]+)?=", inspect.getsource(ArchiveReader.__init__))
+    )
     return members | attributes
 
 
@@ -45,8 +47,11 @@ def hook_names() -> set[str]:
 
 
 def block_names() -> set[str]:
-    return {name for path in TEMPLATES.glob("*.html")
-            for name in re.findall(r"\{%-?\s*block\s+(\w+)", path.read_text())}
+    return {
+        name
+        for path in TEMPLATES.glob("*.html")
+        for name in re.findall(r"\{%-?\s*block\s+(\w+)", path.read_text())
+    }
 
 
 def fixture_names() -> set[str]:
@@ -55,17 +60,25 @@ def fixture_names() -> set[str]:
     def is_fixture(value: object) -> bool:  # pytest 8.4+ wraps fixtures; older versions mark the function
         return type(value).__name__ == "FixtureFunctionDefinition" or hasattr(value, "_pytestfixturefunction")
 
-    return {name for name, value in vars(pytest_plugin).items() if not name.startswith("_") and is_fixture(value)}
+    return {
+        name for name, value in vars(pytest_plugin).items() if not name.startswith("_") and is_fixture(value)
+    }
 
 
-NAMES = {"core": core_names, "fixture": fixture_names, "reader": reader_names, "hook": hook_names,
-         "block": block_names}
+NAMES = {
+    "core": core_names,
+    "fixture": fixture_names,
+    "reader": reader_names,
+    "hook": hook_names,
+    "block": block_names,
+}
 
 
 def missing(text: str, kind: str, names: set[str]) -> list[str]:
     """The names of ``kind`` that ``text`` has no entry for."""
-    return sorted(name for name in names
-                  if not re.search(ENTRY[kind].format(name=re.escape(name)), text, re.MULTILINE))
+    return sorted(
+        name for name in names if not re.search(ENTRY[kind].format(name=re.escape(name)), text, re.MULTILINE)
+    )
 
 
 @pytest.mark.parametrize("kind", sorted(NAMES))
@@ -75,9 +88,16 @@ def test_every_public_name_has_its_entry(kind):
     assert missing(DOC.read_text(), kind, names) == []
 
 
-@pytest.mark.parametrize("kind, name", [("core", "PageInput"), ("reader", "analyzer_errors"),
-                                        ("hook", "crawl_page_filter"), ("block", "content"),
-                                        ("fixture", "nitpicker_analyze")])
+@pytest.mark.parametrize(
+    "kind, name",
+    [
+        ("core", "PageInput"),
+        ("reader", "analyzer_errors"),
+        ("hook", "crawl_page_filter"),
+        ("block", "content"),
+        ("fixture", "nitpicker_analyze"),
+    ],
+)
 def test_a_name_without_its_entry_is_reported(kind, name):
     text = DOC.read_text()
     entry = re.compile(ENTRY[kind].format(name=re.escape(name)) + ".*$", re.MULTILINE)
@@ -98,8 +118,12 @@ def test_entries_name_only_what_exists():
 
 
 def example_sources() -> str:
-    files = [*EXAMPLE.glob("nitpicker_example/*.py"), EXAMPLE / "conftest.py", *EXAMPLE.glob("tests/*.py"),
-             EXAMPLE / "pyproject.toml"]
+    files = [
+        *EXAMPLE.glob("nitpicker_example/*.py"),
+        EXAMPLE / "conftest.py",
+        *EXAMPLE.glob("tests/*.py"),
+        EXAMPLE / "pyproject.toml",
+    ]
     return "\n".join(path.read_text() for path in files)
 
 
@@ -117,15 +141,17 @@ def test_tutorial_code_is_the_tested_example_plugin():
 
 
 def test_a_block_changed_from_the_example_is_reported():
-    changed = DOC.read_text().replace('register(WordCount())', 'register(WordCounter())')
+    changed = DOC.read_text().replace("register(WordCount())", "register(WordCounter())")
     sources = example_sources()
     assert [b for _, b in code_blocks(changed) if b.strip() not in sources] != []
 
 
 def test_the_doc_links_resolve():
     text = DOC.read_text()
-    anchors = {re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
-               for heading in re.findall(r"^#+ (.*)$", text, re.MULTILINE)}
+    anchors = {
+        re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        for heading in re.findall(r"^#+ (.*)$", text, re.MULTILINE)
+    }
     links = re.findall(r"\]\(#([^)]+)\)", text)
     assert links and sorted(set(links) - anchors) == []
     for target in re.findall(r"\]\(([^)#:]+\.md)\)", text):
@@ -137,9 +163,13 @@ def test_the_pytest_plugin_imports_nothing_of_nitpicker(tmp_path):
     import subprocess
     import sys
 
-    probe = ("import sys, nitpicker_testing.pytest_plugin; "
-             "print(sorted(m for m in sys.modules if m.startswith(('nitpicker', 'flask', 'lxml', 'click'))))")
-    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    probe = (
+        "import sys, nitpicker_testing.pytest_plugin; "
+        "print(sorted(m for m in sys.modules if m.startswith(('nitpicker', 'flask', 'lxml', 'click'))))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "['nitpicker_testing', 'nitpicker_testing.pytest_plugin']"
 

@@ -32,8 +32,12 @@ def installed(tmp_path_factory):
     shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
     # --no-build-isolation: build with this environment's setuptools (bin/setup upgrades it), no download
-    done = subprocess.run([*pip, "install", "--no-build-isolation", "--no-deps", "--target", str(target), str(source)],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [*pip, "install", "--no-build-isolation", "--no-deps", "--target", str(target), str(source)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     ENV["PYTHONPATH"] = os.pathsep.join(filter(None, [str(target), os.environ.get("PYTHONPATH")]))
     BUILTINS_ONLY["PYTHONPATH"] = ENV["PYTHONPATH"]
@@ -43,10 +47,23 @@ def installed(tmp_path_factory):
 def test_plugins_lists_the_example_with_its_hooks(installed, cli):
     plugins = {p["name"]: p for p in json.loads(cli("plugins", env=ENV).stdout)}
     assert plugins["word-count"] == {
-        "name": "word-count", "module": "nitpicker_example", "distribution": "nitpicker-example",
-        "version": "0.4.0", "status": "enabled",
-        "hooks": ["configure", "crawl_page_filter", "register_analyzers", "register_commands", "register_queries",
-                  "register_settings", "register_sheets", "register_viewer_blueprints", "viewer_menu_links"]}
+        "name": "word-count",
+        "module": "nitpicker_example",
+        "distribution": "nitpicker-example",
+        "version": "0.4.0",
+        "status": "enabled",
+        "hooks": [
+            "configure",
+            "crawl_page_filter",
+            "register_analyzers",
+            "register_commands",
+            "register_queries",
+            "register_settings",
+            "register_sheets",
+            "register_viewer_blueprints",
+            "viewer_menu_links",
+        ],
+    }
 
 
 def test_installed_but_not_allowed_stays_out(installed, cli):
@@ -81,7 +98,8 @@ def test_analyzer_query_and_command_work_through_the_normal_commands(installed, 
         runs = reader.execute("SELECT analyzer, version, settings FROM analyzer_run")
     assert thin_pages == [SITE + "/blog/", SITE + "/missing"]  # 3 and 7 words < 12
     assert [(r[0], r[1], json.loads(r[2])) for r in runs] == [
-        ("word-count", "0.3.0", {"min_words": 12, "max_url_length": 80, "skip_below": 0})]
+        ("word-count", "0.3.0", {"min_words": 12, "max_url_length": 80, "skip_below": 0})
+    ]
 
 
 def test_config_file_sets_the_plugin_setting(installed, cli, tmp_path):
@@ -94,23 +112,35 @@ def test_config_file_sets_the_plugin_setting(installed, cli, tmp_path):
 
 def test_the_crawl_filter_skips_thin_pages_in_a_real_crawl(installed, cli, site, tmp_path):
     (tmp_path / "nitpicker.toml").write_text("[plugins.word-count]\nskip_below = 5\n")
-    crawled = cli("crawl", "-o", "thin.nitpicker", "--parallels", "2", site + "/recursive/", cwd=tmp_path, env=ENV,
-                  timeout=300)
+    crawled = cli(
+        "crawl",
+        "-o",
+        "thin.nitpicker",
+        "--parallels",
+        "2",
+        site + "/recursive/",
+        cwd=tmp_path,
+        env=ENV,
+        timeout=300,
+    )
     assert crawled.returncode == 0, crawled.stderr
     with open_archive(tmp_path / "thin.nitpicker") as reader:
         pages = {p["url"].removeprefix(site): p for p in reader.pages()}
     assert not pages["/recursive/"]["is_skipped"]  # "Page A Page B Page C": 6 words
     for path in ("/recursive/page-a", "/recursive/page-b", "/recursive/page-c"):
         assert pages[path]["is_skipped"], path
-        assert pages[path]["skip_reason"].endswith("words (word-count skip_below 5)"), pages[path]["skip_reason"]
+        assert pages[path]["skip_reason"].endswith("words (word-count skip_below 5)"), pages[path][
+            "skip_reason"
+        ]
     # page-b alone links to the external host; skipped, its links are not followed
     assert not any("external-like" in url for url in pages)
 
 
 def test_a_crawl_records_the_example_distribution_in_its_environment(installed, cli, site, tmp_path):
     """The manifest's plugins come from the plugin manager's records: a third party's with its version."""
-    crawled = cli("crawl", "-o", "one.nitpicker", "--single", site + "/scope/docs/", cwd=tmp_path, env=ENV,
-                  timeout=300)
+    crawled = cli(
+        "crawl", "-o", "one.nitpicker", "--single", site + "/scope/docs/", cwd=tmp_path, env=ENV, timeout=300
+    )
     assert crawled.returncode == 0, crawled.stderr
     logged = cli("log", "one.nitpicker", "--json", cwd=tmp_path, env=ENV)
     plugins = json.loads(logged.stdout)[0]["environment"]["plugins"]
@@ -122,8 +152,14 @@ def test_the_examples_own_tests_pass_with_the_shipped_fixtures(tmp_path):
     """The example is a project of its own: `pytest` there finds nitpicker's fixtures through pytest11."""
     env = dict(os.environ, NITPICKER_LOAD_PLUGINS=",".join(BUILTIN_PLUGINS))  # conftest adds word-count
     env.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--basetemp",
-                           str(tmp_path / "t")], cwd=EXAMPLE, env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "t")],
+        cwd=EXAMPLE,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.splitlines()[-1].startswith("10 passed"), done.stdout
 
@@ -131,9 +167,25 @@ def test_the_examples_own_tests_pass_with_the_shipped_fixtures(tmp_path):
 def test_nitpickers_own_run_leaves_the_examples_tests_to_it():
     """From nitpicker's root the example's tests are not collected: they run once, as their own project."""
     # two arguments: their common ancestor is tests/, so the rootdir is nitpicker's, as in a whole-suite run
-    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-                           "tests/example_plugin", "tests/test_example_plugin.py"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/example_plugin",
+            "tests/test_example_plugin.py",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "tests/test_example_plugin.py::test_nitpickers_own_run_leaves_the_examples_tests_to_it" in done.stdout
+    assert (
+        "tests/test_example_plugin.py::test_nitpickers_own_run_leaves_the_examples_tests_to_it" in done.stdout
+    )
     assert "test_example_views" not in done.stdout and "test_example_analyzers" not in done.stdout

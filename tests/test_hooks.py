@@ -214,8 +214,9 @@ def test_hook_crawl_page_scraped(archive):
 def test_hook_crawl_page_skipped(pm, tmp_path):
     crawl = _crawl(tmp_path)
     with storing(pm, crawl):
-        pm.hook.crawl_page_skipped(url=SITE + "/private/", reason="blocked by robots.txt", crawl=crawl,
-                                   is_external=False)
+        pm.hook.crawl_page_skipped(
+            url=SITE + "/private/", reason="blocked by robots.txt", crawl=crawl, is_external=False
+        )
     with open_archive(crawl.output) as reader:
         page = reader.page(SITE + "/private/")
     assert page["is_skipped"] and page["skip_reason"] == "blocked by robots.txt"
@@ -229,7 +230,9 @@ def test_hook_crawl_resource_received(pm, tmp_path):
         pm.hook.crawl_resource_received(resource=css, referrer_url=SITE + "/", crawl=crawl)
     with open_archive(crawl.output) as reader:
         resources = list(reader.resources())
-    assert [(r["url"], r["status"], r["compression"]) for r in resources] == [(SITE + "/style.css", 200, "gzip")]
+    assert [(r["url"], r["status"], r["compression"]) for r in resources] == [
+        (SITE + "/style.css", 200, "gzip")
+    ]
 
 
 def test_hook_crawl_error(pm, tmp_path):
@@ -238,7 +241,9 @@ def test_hook_crawl_error(pm, tmp_path):
         error = CrawlErrorRecord(url="http://gone.test/", kind="dns", message="net::ERR_NAME_NOT_RESOLVED")
         pm.hook.crawl_error(url=error.url, error=error, crawl=crawl)
     with open_archive(crawl.output) as reader:
-        rows = reader.execute("SELECT u.url, e.kind, e.message FROM crawl_error e JOIN url u ON u.id = e.url_id")
+        rows = reader.execute(
+            "SELECT u.url, e.kind, e.message FROM crawl_error e JOIN url u ON u.id = e.url_id"
+        )
     assert [tuple(r) for r in rows] == [("http://gone.test/", "dns", "net::ERR_NAME_NOT_RESOLVED")]
 
 
@@ -273,7 +278,9 @@ class Shouty(Analyzer):
         title = page.document.findtext(".//title") or ""
         if page.url.endswith("/about"):
             raise RuntimeError("cannot read this one")
-        violations = [Violation("short-title", f"title {title!r} is short", "warning")] if len(title) < 5 else []
+        violations = (
+            [Violation("short-title", f"title {title!r} is short", "warning")] if len(title) < 5 else []
+        )
         return PageReport({"title_length": len(title)}, violations)
 
     def each_url(self, url, is_external, settings):
@@ -292,7 +299,10 @@ def test_hook_register_analyzers(pm, archive):
     assert stats["errors"] == {"shouty": 1} and stats["violations"] == 2
     with open_archive(archive) as reader:
         violations = sorted((v["url"], v["rule"], v["analyzer"]) for v in reader.violations())
-        assert violations == [(SITE + "/", "short-title", "shouty"), (SITE + "/blog/", "short-title", "shouty")]
+        assert violations == [
+            (SITE + "/", "short-title", "shouty"),
+            (SITE + "/blog/", "short-title", "shouty"),
+        ]
         errors = reader.execute("SELECT u.url, e.message FROM analyzer_error e JOIN url u ON u.id = e.url_id")
         assert [tuple(e) for e in errors] == [(SITE + "/about", "RuntimeError: cannot read this one")]
 
@@ -392,9 +402,14 @@ def test_hook_register_queries(pm, archive):
     class P:
         @hookimpl
         def register_queries(self, register):
-            register(Query("titles", "Titles by status", lambda a, c, status: sorted(
-                p["title"] for p in a.pages(c) if p["status"] == status),
-                {"status": {"type": "integer", "default": 200}}))
+            register(
+                Query(
+                    "titles",
+                    "Titles by status",
+                    lambda a, c, status: sorted(p["title"] for p in a.pages(c) if p["status"] == status),
+                    {"status": {"type": "integer", "default": 200}},
+                )
+            )
 
     pm.add_plugin(P(), "titles")
     registry = query_registry(pm)
@@ -437,7 +452,12 @@ def test_hook_viewer_menu_links(pm, archive):
     pm.add_plugin(P(), "menu")
     app = create_app(archive, pm)
     html = app.test_client().get("/").get_data(as_text=True)
-    assert html.index(">Summary<") < html.index(">Mismatches<") < html.index(">Audit report<") < html.index(">Commits<")
+    assert (
+        html.index(">Summary<")
+        < html.index(">Mismatches<")
+        < html.index(">Audit report<")
+        < html.index(">Commits<")
+    )
     app.config["NITPICKER_CLOSE"]()
 
 

@@ -10,8 +10,11 @@ from support import ROOT
 
 from nitpicker_core import hookspecs
 
-SPECS = {name: fn for name, fn in inspect.getmembers(hookspecs, inspect.isfunction)
-         if hasattr(fn, "nitpicker_spec")}
+SPECS = {
+    name: fn
+    for name, fn in inspect.getmembers(hookspecs, inspect.isfunction)
+    if hasattr(fn, "nitpicker_spec")
+}
 DOC = (ROOT / "docs" / "hooks.md").read_text(encoding="utf-8")
 TESTS = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "tests").rglob("test_*.py"))
 
@@ -19,9 +22,20 @@ TESTS = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "tests").rglob(
 def test_there_are_hooks_for_every_family():
     families = {
         "lifecycle": {"register_settings", "configure", "unconfigure"},
-        "scrape": {"crawl_open_archive", "crawl_started", "crawl_should_skip", "crawl_before_navigate",
-                   "crawl_scrape", "crawl_page_filter", "crawl_page_scraped", "crawl_page_unchanged", "crawl_page_skipped", "crawl_resource_received", "crawl_error",
-                   "crawl_finished"},
+        "scrape": {
+            "crawl_open_archive",
+            "crawl_started",
+            "crawl_should_skip",
+            "crawl_before_navigate",
+            "crawl_scrape",
+            "crawl_page_filter",
+            "crawl_page_scraped",
+            "crawl_page_unchanged",
+            "crawl_page_skipped",
+            "crawl_resource_received",
+            "crawl_error",
+            "crawl_finished",
+        },
         "analyze": {"register_analyzers", "analyze_started", "analyze_page_reported", "analyze_finished"},
         "report": {"register_sheets", "register_report_destinations"},
         "query": {"register_queries", "register_checks"},

@@ -30,8 +30,10 @@ class Echo(Analyzer):
             raise ValueError("asked to fail")
         if "wrong" in page.html:
             return {"kind": page.html_kind}  # a dict, not a PageReport
-        return PageReport({"kind": page.html_kind, "title": page.metadata.get("title")},
-                          [Violation("seen", page.url, "info")])
+        return PageReport(
+            {"kind": page.html_kind, "title": page.metadata.get("title")},
+            [Violation("seen", page.url, "info")],
+        )
 
 
 class SourceEcho(Echo):
@@ -56,7 +58,9 @@ def test_page_resolves_links_and_builds_html():
 
     result = page(SITE + "/a/b", title="B", links=["../c#top", "https://other.test/"])
     assert [(a.href, a.fragment, a.raw_href) for a in result.anchors] == [
-        (SITE + "/c", "top", "../c#top"), ("https://other.test/", "", "https://other.test/")]
+        (SITE + "/c", "top", "../c#top"),
+        ("https://other.test/", "", "https://other.test/"),
+    ]
     assert "<title>B</title>" in result.html and result.metadata == {"title": "B"}
     assert page("https://other.test/", external=True).html is None
 

@@ -15,19 +15,28 @@ from plugin_dists import make_dist
 from support import BUILTIN_PLUGINS
 
 IMPORTS = "from nitpicker_core import Analyzer, PageReport, Query, hookimpl\n"
-QUERY = IMPORTS + """
+QUERY = (
+    IMPORTS
+    + """
 @hookimpl
 def register_queries(register):
     register(Query("{name}", "a query", lambda archive, commit: "{name}"))
 """
+)
 # name → (source, the status `nitpicker plugins` must show)
 REJECTED = {
-    "misspelled": (IMPORTS + """
+    "misspelled": (
+        IMPORTS
+        + """
 @hookimpl
 def register_analysers(register):
     raise AssertionError("never called")
-""", "unavailable: unknown hook register_analysers (did you mean register_analyzers?)"),
-    "two-unknown": (IMPORTS + """
+""",
+        "unavailable: unknown hook register_analysers (did you mean register_analyzers?)",
+    ),
+    "two-unknown": (
+        IMPORTS
+        + """
 @hookimpl
 def configur(config):
     pass
@@ -35,52 +44,84 @@ def configur(config):
 @hookimpl
 def frobnicate(thing):
     pass
-""", "unavailable: unknown hook configur (did you mean configure?); unknown hook frobnicate"),
-    "extra-argument": (IMPORTS + """
+""",
+        "unavailable: unknown hook configur (did you mean configure?); unknown hook frobnicate",
+    ),
+    "extra-argument": (
+        IMPORTS
+        + """
 @hookimpl
 def register_queries(register, extra):
     pass
-""", "unavailable: hook register_queries: Argument(s) {'extra'} are declared in the hookimpl but can not be "
-     "found in the hookspec"),
-    "setting-type": (IMPORTS + """
+""",
+        "unavailable: hook register_queries: Argument(s) {'extra'} are declared in the hookimpl but can not be "
+        "found in the hookspec",
+    ),
+    "setting-type": (
+        IMPORTS
+        + """
 @hookimpl
 def register_settings(register):
     register("level", type="complex")
-""", "unavailable: ValueError: setting setting-type.level: unknown type 'complex'"),
-    "setting-default": (IMPORTS + """
+""",
+        "unavailable: ValueError: setting setting-type.level: unknown type 'complex'",
+    ),
+    "setting-default": (
+        IMPORTS
+        + """
 @hookimpl
 def register_settings(register):
     register("pages", type="int", default="many")
-""", "unavailable: RegistrationError: setting setting-default.pages: default 'many' is not a int"),
-    "setting-key": (IMPORTS + """
+""",
+        "unavailable: RegistrationError: setting setting-default.pages: default 'many' is not a int",
+    ),
+    "setting-key": (
+        IMPORTS
+        + """
 @hookimpl
 def register_settings(register):
     register("Max Pages", type="int")
-""", "unavailable: RegistrationError: setting setting-key.'Max Pages': a key is lower-case letters, digits, - and _"),
-    "query-name": (QUERY.format(name="Top_Pages"),
-                   "unavailable: RegistrationError: plugin 'query-name' registered a query with an invalid name "
-                   "'Top_Pages' (lower-case kebab-case)"),
-    "query-type": (IMPORTS + """
+""",
+        "unavailable: RegistrationError: setting setting-key.'Max Pages': a key is lower-case letters, digits, - and _",
+    ),
+    "query-name": (
+        QUERY.format(name="Top_Pages"),
+        "unavailable: RegistrationError: plugin 'query-name' registered a query with an invalid name "
+        "'Top_Pages' (lower-case kebab-case)",
+    ),
+    "query-type": (
+        IMPORTS
+        + """
 @hookimpl
 def register_queries(register):
     register("pages")
-""", "unavailable: RegistrationError: plugin 'query-type' registered a query that is a str, not a "
-     "nitpicker_core.Query"),
-    "query-duplicate": (QUERY.format(name="summary"),
-                        "unavailable: RegistrationError: query 'summary' is registered twice (by 'core-queries' and "
-                        "'query-duplicate')"),
-    "analyzer-empty": (IMPORTS + """
+""",
+        "unavailable: RegistrationError: plugin 'query-type' registered a query that is a str, not a "
+        "nitpicker_core.Query",
+    ),
+    "query-duplicate": (
+        QUERY.format(name="summary"),
+        "unavailable: RegistrationError: query 'summary' is registered twice (by 'core-queries' and "
+        "'query-duplicate')",
+    ),
+    "analyzer-empty": (
+        IMPORTS
+        + """
 class Nothing(Analyzer):
     name = "does-nothing"
 
 @hookimpl
 def register_analyzers(register):
     register(Nothing())
-""", "unavailable: RegistrationError: analyzer 'does-nothing' has neither each_page nor each_url"),
+""",
+        "unavailable: RegistrationError: analyzer 'does-nothing' has neither each_page nor each_url",
+    ),
 }
 ACCEPTED = {
     # helpers named like hooks are no hooks: only functions marked @hookimpl are
-    "helpers": (IMPORTS + """
+    "helpers": (
+        IMPORTS
+        + """
 def register_helper(register):
     raise AssertionError("a helper, not a hook")
 
@@ -105,7 +146,9 @@ def register_analyzers(register):
 @hookimpl
 def register_settings(register):
     register("limit", type="int", default=80, help="longest URL")
-""", "enabled"),
+""",
+        "enabled",
+    ),
 }
 
 
@@ -138,14 +181,20 @@ def test_invalid_registrations_make_only_their_plugin_unavailable(tmp_path, cli,
     names = [q["name"] for q in json.loads(listed.stdout)]
     assert "summary" in names and "Top_Pages" not in names
     helped = cli("analyze", "--help", env=env)
-    assert helped.returncode == 0 and "--helpers-limit" in helped.stdout and "--setting-type" not in helped.stdout
+    assert (
+        helped.returncode == 0
+        and "--helpers-limit" in helped.stdout
+        and "--setting-type" not in helped.stdout
+    )
     # analyze works with the valid plugin's analyzer (an analyzer without each_* once failed every run)
     analyzed = cli("analyze", str(archive), "--plugin", "url-length", env=env)
     assert analyzed.returncode == 0, analyzed.stderr
     assert "Traceback" not in analyzed.stderr + helped.stderr + listed.stderr
 
 
-TRACED = IMPORTS + """
+TRACED = (
+    IMPORTS
+    + """
 import os, pathlib
 
 def _note(line):
@@ -161,13 +210,17 @@ def register_queries(register):
     _note("wrapped register_queries")
     return (yield)
 """
+)
 OWN_QUERY = QUERY.format(name="own-query")
-BAD_WRAPPER = IMPORTS + """
+BAD_WRAPPER = (
+    IMPORTS
+    + """
 @hookimpl(wrapper=True)
 def register_queries(register):
     yield
     raise RuntimeError("the wrapper broke")
 """
+)
 
 
 def test_configure_and_register_hooks_go_through_pluggy(tmp_path, cli, archive):

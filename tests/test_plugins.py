@@ -56,21 +56,33 @@ def test_allow_list_keeps_only_named_plugins(monkeypatch):
     monkeypatch.setenv("NITPICKER_LOAD_PLUGINS", "csv")
     pm = make_plugin_manager()
     assert pm.enabled_names() == ["csv"]
-    assert {i.status for i in pm.plugin_infos() if i.name != "csv"} == {"disabled: not in NITPICKER_LOAD_PLUGINS"}
+    assert {i.status for i in pm.plugin_infos() if i.name != "csv"} == {
+        "disabled: not in NITPICKER_LOAD_PLUGINS"
+    }
 
 
 def test_broken_plugin_is_unavailable_and_others_still_load(tmp_path, cli):
     make_dist(tmp_path, "nitpicker-broken", "broken", "broken_plugin", BROKEN)
     make_dist(tmp_path, "nitpicker-hello", "hello", "hello_plugin", GOOD)
-    env = {"PYTHONPATH": str(tmp_path), "NITPICKER_LOAD_PLUGINS": ",".join([*BUILTIN_PLUGINS, "broken", "hello"])}
+    env = {
+        "PYTHONPATH": str(tmp_path),
+        "NITPICKER_LOAD_PLUGINS": ",".join([*BUILTIN_PLUGINS, "broken", "hello"]),
+    }
     result = cli("plugins", env=env)
     assert result.returncode == 0, result.stderr
     plugins = {p["name"]: p for p in json.loads(result.stdout)}
     assert plugins["broken"]["status"] == (
-        "unavailable: ModuleNotFoundError: No module named 'this_module_does_not_exist_anywhere'")
+        "unavailable: ModuleNotFoundError: No module named 'this_module_does_not_exist_anywhere'"
+    )
     assert plugins["broken"]["distribution"] == "nitpicker-broken" and plugins["broken"]["hooks"] == []
-    assert plugins["hello"] == {"name": "hello", "module": "hello_plugin", "distribution": "nitpicker-hello",
-                                "version": "1.0", "hooks": ["register_queries"], "status": "enabled"}
+    assert plugins["hello"] == {
+        "name": "hello",
+        "module": "hello_plugin",
+        "distribution": "nitpicker-hello",
+        "version": "1.0",
+        "hooks": ["register_queries"],
+        "status": "enabled",
+    }
     assert all(plugins[name]["status"] == "enabled" for name in BUILTIN_PLUGINS)
     listed = cli("query", "--list", env=env)
     assert "hello" in [q["name"] for q in json.loads(listed.stdout)]
@@ -166,7 +178,10 @@ def test_a_late_plugin_with_an_unknown_hook_is_refused_before_it_is_configured(b
     with pytest.raises(PluginRejected, match="is unavailable: unknown hook register_querys"):
         bare_pm.add_plugin(Misspelled(), "late")  # loud in a test; an entry point is only listed unavailable
     assert configured == [] and bare_pm.get_plugin("late") is None
-    assert bare_pm.infos["late"].status == "unavailable: unknown hook register_querys (did you mean register_queries?)"
+    assert (
+        bare_pm.infos["late"].status
+        == "unavailable: unknown hook register_querys (did you mean register_queries?)"
+    )
     assert bare_pm.hook.register_querys.get_hookimpls() == []  # nothing of it stays registered
 
 

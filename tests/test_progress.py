@@ -13,11 +13,19 @@ from nitpicker_core.crawler.queue import QueueCounts, QueueItem, UrlQueue
 
 
 def test_progress_line_says_internal_external_queued_errors_rate_and_eta():
-    counts = QueueCounts(internal_done=130, internal_rendered=85, internal_found=250, external_done=12,
-                         external_found=20, pending=100, in_progress=8)
+    counts = QueueCounts(
+        internal_done=130,
+        internal_rendered=85,
+        internal_found=250,
+        external_done=12,
+        external_found=20,
+        pending=100,
+        in_progress=8,
+    )
     assert progress_line(counts, 10, (3, 1)) == (
         "internal 130/250 done (85 rendered) · external 12/20 checked · 100 queued · 8 in progress · "
-        "errors 3 internal / 1 external · 52% · 10 parallel")
+        "errors 3 internal / 1 external · 52% · 10 parallel"
+    )
     timed = progress_line(counts, 10, (3, 1), elapsed=71, rate=2.0)
     assert timed.endswith("· 52% · 2.0 URLs/s · ETA 0:00:54 · 0:01:11 · 10 parallel")  # 108 left at 2/s
     assert "ETA -:--:--" in progress_line(counts, 1, elapsed=1, rate=None)  # nothing done yet: no guess
@@ -28,15 +36,25 @@ def test_urls_outside_the_scope_count_as_internal_checks_that_no_limit_holds():
     queue = UrlQueue(limits=Limits(max_pages=1, max_depth=0))
     queue.add([QueueItem("http://h/docs/", depth=0)])
     queue.finish(queue.pop().url, rendered=True)  # type: ignore[union-attr]
-    queue.add([QueueItem("http://h/about.html", outside_scope=True, metadata_only=True, depth=1),
-               QueueItem("http://other/", external=True, metadata_only=True, depth=1)])
+    queue.add(
+        [
+            QueueItem("http://h/about.html", outside_scope=True, metadata_only=True, depth=1),
+            QueueItem("http://other/", external=True, metadata_only=True, depth=1),
+        ]
+    )
     while (item := queue.pop()) is not None:  # --max-pages 1 and --max-depth 0 hold neither
         queue.finish(item.url)
     counts = queue.counts()
-    assert (counts.internal_done, counts.internal_found, counts.outside_done, counts.outside_found) == (2, 2, 1, 1)
+    assert (counts.internal_done, counts.internal_found, counts.outside_done, counts.outside_found) == (
+        2,
+        2,
+        1,
+        1,
+    )
     assert (counts.external_done, counts.external_found, queue.held()) == (1, 1, {})
     assert progress_line(counts, 2).startswith(
-        "internal 2/2 done (1 rendered, 1/1 outside the scope checked) · external 1/1 checked · ")
+        "internal 2/2 done (1 rendered, 1/1 outside the scope checked) · external 1/1 checked · "
+    )
 
 
 def _crawl_with_a_failed_guess() -> tuple[UrlQueue, list[QueueCounts]]:
@@ -62,7 +80,12 @@ def test_a_forgotten_guess_is_never_counted_done_nor_external():
     # issue 18: "11(11) done / 11 found URLs (+5/0 ext) (145%)" on a site without external URLs
     queue, seen = _crawl_with_a_failed_guess()
     final = seen[-1]
-    assert (final.internal_done, final.internal_found, final.external_done, final.external_found) == (3, 3, 0, 0)
+    assert (final.internal_done, final.internal_found, final.external_done, final.external_found) == (
+        3,
+        3,
+        0,
+        0,
+    )
     assert final.percent == 100 and all(c.percent <= 100 for c in seen)
     assert queue.state("http://h/list/page/3") is None
 
@@ -149,16 +172,29 @@ def test_summary_facts_of_an_archive(tmp_path):
 
     def refused(pm, crawl):
         url = "http://127.0.0.1:9/gone"
-        pm.hook.crawl_error(url=url, crawl=crawl, error=CrawlErrorRecord(url, "connection-refused", "refused", "x"))
-        pm.hook.crawl_page_scraped(crawl=crawl, result=ScrapeResult(url=url, is_external=True, is_target=False,
-                                                                    extra={"error_kind": "connection-refused"}))
+        pm.hook.crawl_error(
+            url=url, crawl=crawl, error=CrawlErrorRecord(url, "connection-refused", "refused", "x")
+        )
+        pm.hook.crawl_page_scraped(
+            crawl=crawl,
+            result=ScrapeResult(
+                url=url, is_external=True, is_target=False, extra={"error_kind": "connection-refused"}
+            ),
+        )
 
     archive = build_archive(tmp_path / "a.nitpicker", also=refused)
     facts = gather(make_plugin_manager(), archive)
     assert facts["commit"] == 1 and facts["pages"] == 4 and facts["changed"] is None
-    assert facts["errors"] == [{"kind": "connection-refused", "count": 1, "internal": 0, "external": 1,
-                                "reason": "connection refused (nothing listens on 127.0.0.1:9)",
-                                "example": "http://127.0.0.1:9/gone"}]
+    assert facts["errors"] == [
+        {
+            "kind": "connection-refused",
+            "count": 1,
+            "internal": 0,
+            "external": 1,
+            "reason": "connection refused (nothing listens on 127.0.0.1:9)",
+            "example": "http://127.0.0.1:9/gone",
+        }
+    ]
     assert facts["findings"]["by_priority"]["high"] >= 1  # the broken link to /missing
     assert findings_lines(facts["findings"])[0].startswith("Findings: ")
 
@@ -181,35 +217,66 @@ def test_a_crawl_summary_and_its_json_say_the_same_as_the_queries(tmp_path):
         issues = run_query(query_registry(pm), reader, "issues", {})["items"]
     facts = gather(pm, archive)
     assert facts["changed"] == {"base": 1, **{k: len(diff[k]) for k in ("added", "removed", "modified")}}
-    assert facts["findings"]["since"] == {"base": 1, "new": sum(i["new"] or 0 for i in issues),
-                                          "fixed": sum(i["fixed"] or 0 for i in issues)}
+    assert facts["findings"]["since"] == {
+        "base": 1,
+        "new": sum(i["new"] or 0 for i in issues),
+        "fixed": sum(i["fixed"] or 0 for i in issues),
+    }
     assert facts["findings"]["since"]["fixed"] >= 1  # /blog/'s own findings are gone
-    stats = CrawlStats(pages=4, rendered=3, skipped=0, internal_errors=0, external_errors=1, seconds=12.4,
-                       errors_by_kind={"dns": 1}, limits={"max_pages": 3, "not_crawled_max_pages": 2})
+    stats = CrawlStats(
+        pages=4,
+        rendered=3,
+        skipped=0,
+        internal_errors=0,
+        external_errors=1,
+        seconds=12.4,
+        errors_by_kind={"dns": 1},
+        limits={"max_pages": 3, "not_crawled_max_pages": 2},
+    )
     result = crawl_result(archive, stats, facts)
     assert (result["commit"], result["pages"], result["rendered"], result["urls"]) == (
-        2, 3, 3, {"internal": 4, "external": 1, "outside_scope": 0})  # /blog/ is still linked: a URL, no longer a page
+        2,
+        3,
+        3,
+        {"internal": 4, "external": 1, "outside_scope": 0},
+    )  # /blog/ is still linked: a URL, no longer a page
     assert result["errors"] == {"internal": 0, "external": 1, "by_kind": []}  # none recorded in this archive
     assert result["not_crawled"] == {"max_pages": 2, "max_depth": 0}
-    assert result["next"] == [f"nitpicker viewer {archive}", f"nitpicker analyze {archive}",
-                              f"nitpicker issues {archive}"]
+    assert result["next"] == [
+        f"nitpicker viewer {archive}",
+        f"nitpicker analyze {archive}",
+        f"nitpicker issues {archive}",
+    ]
     lines = crawl_summary(Path("two.nitpicker"), stats, facts)
     # the numbers of the summary query: 3 pages among 4 internal URLs; errors as 4xx, 5xx and failed per side
     totals = facts["totals"]
     assert (totals["pages"], totals["internal_urls"], totals["external_urls"]) == (3, 4, 1)
-    assert lines[:2] == ["Crawl complete: 3 pages of 4 internal URLs (3 rendered, 0 skipped), 1 external URL checked "
-                         "in 12 s", "Errors: 1 internal (1 4xx), 0 external"]  # the archive's, not the run's stats
+    assert lines[:2] == [
+        "Crawl complete: 3 pages of 4 internal URLs (3 rendered, 0 skipped), 1 external URL checked in 12 s",
+        "Errors: 1 internal (1 4xx), 0 external",
+    ]  # the archive's, not the run's stats
     assert "2 found URLs not crawled (--max-pages 3)" in lines
-    subfolder = {**facts, "urls": {"internal": 95, "external": 1, "outside_scope": 91}}  # the host's other pages
+    subfolder = {
+        **facts,
+        "urls": {"internal": 95, "external": 1, "outside_scope": 91},
+    }  # the host's other pages
     assert crawl_summary(Path("two.nitpicker"), stats, subfolder)[0] == (
         "Crawl complete: 3 pages of 95 internal URLs (3 rendered, 0 skipped), 91 internal URLs outside the scope "
         "checked, "
-        "1 external URL checked in 12 s")
+        "1 external URL checked in 12 s"
+    )
     changed = facts["changed"]
-    assert (f"Changed since commit 1: {changed['added']} added · {changed['removed']} removed · "
-            f"{changed['modified']} modified") in lines
-    assert lines[-5:] == ["Archive: two.nitpicker (commit 2)", "Next:", "  nitpicker viewer two.nitpicker",
-                          "  nitpicker analyze two.nitpicker", "  nitpicker issues two.nitpicker"]
+    assert (
+        f"Changed since commit 1: {changed['added']} added · {changed['removed']} removed · "
+        f"{changed['modified']} modified"
+    ) in lines
+    assert lines[-5:] == [
+        "Archive: two.nitpicker (commit 2)",
+        "Next:",
+        "  nitpicker viewer two.nitpicker",
+        "  nitpicker analyze two.nitpicker",
+        "  nitpicker issues two.nitpicker",
+    ]
 
 
 def test_json_with_the_flag_or_when_stdout_is_no_terminal(monkeypatch):
@@ -232,11 +299,25 @@ def test_rate_and_eta_follow_the_last_half_minute_not_the_browser_start():
 
     view = _CrawlView(2, ErrorTally())
     start = view.started
-    view.counts = QueueCounts(internal_done=0, internal_rendered=0, internal_found=1, external_done=0,
-                              external_found=0, pending=1, in_progress=0)
+    view.counts = QueueCounts(
+        internal_done=0,
+        internal_rendered=0,
+        internal_found=1,
+        external_done=0,
+        external_found=0,
+        pending=1,
+        in_progress=0,
+    )
     assert view.rate(start + 20) is None  # 20 s of browser start, nothing done: no rate, no ETA guess
     for second in range(21, 61):  # then one URL a second
-        view.counts = QueueCounts(internal_done=second - 20, internal_rendered=second - 20, internal_found=100,
-                                  external_done=0, external_found=0, pending=60, in_progress=0)
+        view.counts = QueueCounts(
+            internal_done=second - 20,
+            internal_rendered=second - 20,
+            internal_found=100,
+            external_done=0,
+            external_found=0,
+            pending=60,
+            in_progress=0,
+        )
         rate = view.rate(start + second)
     assert rate is not None and 0.95 <= rate <= 1.05  # not 40 URLs / 60 s

@@ -26,16 +26,27 @@ def get(url: str, **kwargs) -> requests.Response:  # type: ignore[no-untyped-def
 @pytest.mark.parametrize(
     ("path", "status", "title"),
     [
-        ("/", 200, "Test Top"), ("/about", 200, "About"), ("/recursive/", 200, "Recursive Top"),
-        ("/recursive/page-c", 200, "Page C"), ("/external-like", 200, "External Page"),
-        ("/redirect/dest", 200, "Redirect Destination"), ("/meta/full", 200, "Full Meta Page"),
-        ("/meta/minimal", 200, "Minimal Page"), ("/exclude/secret/hidden", 200, "Secret Hidden"),
-        ("/options/page-a?tab=1", 200, "Options Page A"), ("/error-status/not-found", 404, "Not Found"),
-        ("/error-status/server-error", 500, "Server Error"), ("/error-status/forbidden", 403, "Forbidden"),
-        ("/scope/blog/post-2", 200, "Post 2"), ("/scope/admin/settings", 200, "Settings"),
-        ("/pagination/page/10", 200, "Page 10"), ("/query/?kind=beta", 200, "Query Beta"),
-        ("/private/page", 200, "Private Page"), ("/jsonld/valid", 200, "JSON-LD Valid"),
-        ("/analytics/", 200, "Analytics"), ("/scroll-jack/", 200, "Scroll Jack"),
+        ("/", 200, "Test Top"),
+        ("/about", 200, "About"),
+        ("/recursive/", 200, "Recursive Top"),
+        ("/recursive/page-c", 200, "Page C"),
+        ("/external-like", 200, "External Page"),
+        ("/redirect/dest", 200, "Redirect Destination"),
+        ("/meta/full", 200, "Full Meta Page"),
+        ("/meta/minimal", 200, "Minimal Page"),
+        ("/exclude/secret/hidden", 200, "Secret Hidden"),
+        ("/options/page-a?tab=1", 200, "Options Page A"),
+        ("/error-status/not-found", 404, "Not Found"),
+        ("/error-status/server-error", 500, "Server Error"),
+        ("/error-status/forbidden", 403, "Forbidden"),
+        ("/scope/blog/post-2", 200, "Post 2"),
+        ("/scope/admin/settings", 200, "Settings"),
+        ("/pagination/page/10", 200, "Page 10"),
+        ("/query/?kind=beta", 200, "Query Beta"),
+        ("/private/page", 200, "Private Page"),
+        ("/jsonld/valid", 200, "JSON-LD Valid"),
+        ("/analytics/", 200, "Analytics"),
+        ("/scroll-jack/", 200, "Scroll Jack"),
     ],
 )
 def test_pages(server: tuple[str, str], path: str, status: int, title: str) -> None:
@@ -50,7 +61,9 @@ def test_pages(server: tuple[str, str], path: str, status: int, title: str) -> N
 def test_redirects(server: tuple[str, str]) -> None:
     base, external = server
     assert (get(f"{base}/redirect/start").status_code, get(f"{base}/redirect/start").headers["Location"]) == (
-        301, "/redirect/middle")
+        301,
+        "/redirect/middle",
+    )
     assert get(f"{base}/redirect/middle").status_code == 302
     assert get(f"{base}/redirect/loop-b").headers["Location"] == "/redirect/loop-a"
     port = base.rsplit(":", 1)[1]
@@ -67,10 +80,22 @@ def test_external_links_use_the_request_port(server: tuple[str, str]) -> None:
 
 def test_meta_full(server: tuple[str, str]) -> None:
     text = get(f"{server[0]}/meta/full").text
-    for needle in ('lang="ja"', 'content="Test description"', 'content="test,meta,nitpicker"',
-                   'content="index,follow"', 'rel="canonical"', 'property="og:image"',
-                   'content="summary_large_image"', "<base href=", 'hreflang="x-default"', 'name="viewport"',
-                   'name="theme-color"', 'rel="icon"', 'name="author"', 'name="generator"'):
+    for needle in (
+        'lang="ja"',
+        'content="Test description"',
+        'content="test,meta,nitpicker"',
+        'content="index,follow"',
+        'rel="canonical"',
+        'property="og:image"',
+        'content="summary_large_image"',
+        "<base href=",
+        'hreflang="x-default"',
+        'name="viewport"',
+        'name="theme-color"',
+        'rel="icon"',
+        'name="author"',
+        'name="generator"',
+    ):
         assert needle in text
     assert 'content="noindex,nofollow,noarchive"' in get(f"{server[0]}/meta/robots-noindex").text
 

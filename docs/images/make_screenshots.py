@@ -67,8 +67,14 @@ SHOTS = (
     Shot("issues", "/", "main h1"),
     Shot("pages-filtered", "/pages?status=4xx&every_type=1&external=1", "main table", bottom="main table"),
     Shot("page-detail", "/page?url={home}#t-links", "#t-links:not([hidden])", _at_top, top="main h1"),
-    Shot("link-graph", "/graph", "#graph[data-drawn='true']", _label_a_page, top="main h1",
-         bottom="#graph-legend"),
+    Shot(
+        "link-graph",
+        "/graph",
+        "#graph[data-drawn='true']",
+        _label_a_page,
+        top="main h1",
+        bottom="#graph-legend",
+    ),
     Shot("security-headers", "/security-headers", "#header-counts"),
     Shot("diff", "/diff", "main h1"),
 )
@@ -80,8 +86,12 @@ def run_demo(workdir: Path) -> Path:
     nitpicker = Path(sys.executable).with_name("nitpicker")
     for run in (1, 2):
         print(f"demo pipeline, run {run} of 2 …", flush=True)
-        subprocess.run([str(nitpicker), "pipeline", "-o", str(archive)], cwd=workdir, check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [str(nitpicker), "pipeline", "-o", str(archive)],
+            cwd=workdir,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
     return archive
 
 
@@ -118,8 +128,8 @@ def home_url(base: str) -> str:
 def _chunks(data: bytes) -> Iterator[tuple[bytes, bytes]]:
     pos = 8
     while pos < len(data):
-        (length,) = struct.unpack(">I", data[pos:pos + 4])
-        yield data[pos + 4:pos + 8], data[pos + 8:pos + 8 + length]
+        (length,) = struct.unpack(">I", data[pos : pos + 4])
+        yield data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + length]
         pos += 12 + length
 
 
@@ -133,13 +143,18 @@ def shrink_png(data: bytes) -> bytes:
     chunks = list(_chunks(data))
     header = next(body for kind, body in chunks if kind == b"IHDR")
     raw = zlib.decompress(b"".join(body for kind, body in chunks if kind == b"IDAT"))
-    smaller = (b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", header) + _png_chunk(b"IDAT", zlib.compress(raw, 9))
-               + _png_chunk(b"IEND", b""))
+    smaller = (
+        b"\x89PNG\r\n\x1a\n"
+        + _png_chunk(b"IHDR", header)
+        + _png_chunk(b"IDAT", zlib.compress(raw, 9))
+        + _png_chunk(b"IEND", b"")
+    )
     return smaller if len(smaller) < len(data) else data
 
 
 def region(page: Any, shot: Shot) -> dict[str, float]:
     """The clip of ``shot`` in page coordinates."""
+
     def box(selector: str) -> dict[str, float]:
         found = page.locator(selector).first.bounding_box()
         scroll = page.evaluate("window.scrollY")
@@ -159,9 +174,16 @@ def capture(base: str, out: Path, shots: tuple[Shot, ...]) -> dict[str, int]:
     home = quote(home_url(base), safe="")
     sizes = {}
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=find_browser(), args=browser_args(), headless=True)
-        context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}, color_scheme="light",
-                                      locale="en-US", reduced_motion="reduce", device_scale_factor=1)
+        browser = playwright.chromium.launch(
+            executable_path=find_browser(), args=browser_args(), headless=True
+        )
+        context = browser.new_context(
+            viewport={"width": WIDTH, "height": HEIGHT},
+            color_scheme="light",
+            locale="en-US",
+            reduced_motion="reduce",
+            device_scale_factor=1,
+        )
         context.add_init_script("try { localStorage.setItem('nitpicker-theme', 'light'); } catch (e) {}")
         page = context.new_page()
         for shot in shots:
@@ -173,8 +195,10 @@ def capture(base: str, out: Path, shots: tuple[Shot, ...]) -> dict[str, int]:
             png = shrink_png(page.screenshot(full_page=True, clip=region(page, shot)))
             target.write_bytes(png)
             sizes[target.name] = len(png)
-            print(f"{target}: {len(png) / 1000:.0f} kB{'  <-- over the limit' if len(png) > LIMIT else ''}",
-                  flush=True)
+            print(
+                f"{target}: {len(png) / 1000:.0f} kB{'  <-- over the limit' if len(png) > LIMIT else ''}",
+                flush=True,
+            )
         browser.close()
     return sizes
 

@@ -39,10 +39,16 @@ def summary_lines(analyzers: dict[str, dict[str, Any]]) -> list[str]:
         urls = f" + {s['urls']} URLs" if s["urls"] else ""
         # pages with a check left out (too large, too slow) and pages read rendered for want of the sent HTML
         skipped = f", {s['skipped']} skipped (see its 'skipped' findings)" if s.get("skipped") else ""
-        missing = (f"; {s['source_missing']} pages read as rendered: the archive did not keep the HTML the "
-                   "server sent" if s.get("source_missing") else "")
-        lines.append(f"{name}: {s['pages']} pages{urls}, {s['cached']} cached, {s['violations']} violations, "
-                     f"{s['errors']} errors ({s['timeouts']} timeouts){skipped}{missing}")
+        missing = (
+            f"; {s['source_missing']} pages read as rendered: the archive did not keep the HTML the "
+            "server sent"
+            if s.get("source_missing")
+            else ""
+        )
+        lines.append(
+            f"{name}: {s['pages']} pages{urls}, {s['cached']} cached, {s['violations']} violations, "
+            f"{s['errors']} errors ({s['timeouts']} timeouts){skipped}{missing}"
+        )
     return lines
 
 
@@ -61,8 +67,13 @@ def error_lines(pm: Any, archive: Path, commit: int, analyzers: list[str]) -> li
         for analyzer in analyzers:
             offset: int | None = 0
             while offset is not None:
-                found = run_query(registry, reader, "analyzer-errors",
-                                  {"analyzer": analyzer, "limit": 1000, "offset": offset}, commit)
+                found = run_query(
+                    registry,
+                    reader,
+                    "analyzer-errors",
+                    {"analyzer": analyzer, "limit": 1000, "offset": offset},
+                    commit,
+                )
                 for row in found["items"]:
                     lines.append(f"{row['analyzer']}: {row['url'] or '(no URL)'}: {row['error']}")
                     if row["traceback"]:
@@ -79,35 +90,76 @@ def _tell(pm: Any, archive: Path, commit: int, summary: dict[str, Any], human: b
         emit_json(summary)
         return
     facts = said.gather(pm, archive, commit)
-    said.print_lines([*said.analyze_lines(summary), *said.findings_lines(facts["findings"], archive),
-                      *said.closing_lines(archive, commit, analyzed=True)])
+    said.print_lines(
+        [
+            *said.analyze_lines(summary),
+            *said.findings_lines(facts["findings"], archive),
+            *said.closing_lines(archive, commit, analyzed=True),
+        ]
+    )
 
 
 @hookimpl
 def register_commands(cli: click.Group, pm: Any) -> None:
     @cli.command("analyze")
     @click.argument("archive", type=click.Path(path_type=Path))
-    @click.option("--all", "all_", is_flag=True, help="Run every analyzer, lighthouse and other opt-in ones included.")
-    @click.option("--plugin", "plugins", multiple=True, metavar="NAME", shell_complete=complete_analyzers,
-                  help="Run this analyzer (repeatable). Without --all/--plugin: ask on a TTY, else run the default ones (all but opt-in analyzers such as lighthouse).")
+    @click.option(
+        "--all", "all_", is_flag=True, help="Run every analyzer, lighthouse and other opt-in ones included."
+    )
+    @click.option(
+        "--plugin",
+        "plugins",
+        multiple=True,
+        metavar="NAME",
+        shell_complete=complete_analyzers,
+        help="Run this analyzer (repeatable). Without --all/--plugin: ask on a TTY, else run the default ones (all but opt-in analyzers such as lighthouse).",
+    )
     @click.option("--commit", default=None, help="Commit id to analyze (default: HEAD).")
-    @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
-                  help="Time limit of one each_page call for every analyzer (default: each analyzer's own, 60 s).")
-    @click.option("--executor", default="local", show_default=True, metavar="WHERE",
-                  help="Where each_page runs: local (this machine's worker processes), dask-local[:N] (a Dask "
-                       "cluster of N worker processes here, default 2) or dask://HOST:PORT (a Dask scheduler); "
-                       "Dask needs pip install \"nitpicker[dask]\".")
-    @click.option("--no-cache", is_flag=True,
-                  help="Recompute every page instead of reusing results stored for the same HTML, analyzer "
-                       "version and settings.")
-    @click.option("-v", "--verbose", "verbose_here", is_flag=True,
-                  help="Same as `nitpicker --verbose`; also print each analyzer error with its traceback.")
+    @click.option(
+        "--timeout",
+        type=click.FloatRange(min=0, min_open=True),
+        default=None,
+        metavar="SECONDS",
+        help="Time limit of one each_page call for every analyzer (default: each analyzer's own, 60 s).",
+    )
+    @click.option(
+        "--executor",
+        default="local",
+        show_default=True,
+        metavar="WHERE",
+        help="Where each_page runs: local (this machine's worker processes), dask-local[:N] (a Dask "
+        "cluster of N worker processes here, default 2) or dask://HOST:PORT (a Dask scheduler); "
+        'Dask needs pip install "nitpicker[dask]".',
+    )
+    @click.option(
+        "--no-cache",
+        is_flag=True,
+        help="Recompute every page instead of reusing results stored for the same HTML, analyzer "
+        "version and settings.",
+    )
+    @click.option(
+        "-v",
+        "--verbose",
+        "verbose_here",
+        is_flag=True,
+        help="Same as `nitpicker --verbose`; also print each analyzer error with its traceback.",
+    )
     @click.option("-s", "--silent", "silent_here", is_flag=True, help="Same as `nitpicker --silent`.")
     @json_option
     @setting_options(pm)
-    def analyze(archive: Path, all_: bool, plugins: tuple[str, ...], commit: str | None, timeout: float | None,
-                executor: str, no_cache: bool, verbose_here: bool, silent_here: bool, as_json: bool,
-                **kwargs: Any) -> None:
+    def analyze(
+        archive: Path,
+        all_: bool,
+        plugins: tuple[str, ...],
+        commit: str | None,
+        timeout: float | None,
+        executor: str,
+        no_cache: bool,
+        verbose_here: bool,
+        silent_here: bool,
+        as_json: bool,
+        **kwargs: Any,
+    ) -> None:
         """Run analyzers over ARCHIVE and store tables, violations and errors with the commit.
 
         Ends with a short summary on a terminal, JSON with --json or when piped; exits 1 when an analyzer
@@ -144,8 +196,17 @@ def register_commands(cli: click.Group, pm: Any) -> None:
 
         try:
             with executor_client(where, app.info) as client, AnalyzeProgress(app.silent) as progress:
-                run = run_analyzers(app.pm, config, archive, names or None, commit, progress.update, timeout,
-                                    use_cache=not no_cache, executor=client)
+                run = run_analyzers(
+                    app.pm,
+                    config,
+                    archive,
+                    names or None,
+                    commit,
+                    progress.update,
+                    timeout,
+                    use_cache=not no_cache,
+                    executor=client,
+                )
         except ClusterLost as exc:  # interrupted, as on Ctrl-C: what was recorded stays for the next run
             app.warn(f"{exc.reason}; run the same command again to finish (pages done are kept)")
             raise
@@ -159,8 +220,10 @@ def register_commands(cli: click.Group, pm: Any) -> None:
             for line in error_lines(app.pm, archive, run.commit, run.analyzers):
                 click.echo(line, err=True)
         elif errors:
-            app.info(f"{errors} analyzer errors: see them with `nitpicker analyze --verbose` or "
-                     f"`nitpicker query {archive.name} analyzer-errors`")
+            app.info(
+                f"{errors} analyzer errors: see them with `nitpicker analyze --verbose` or "
+                f"`nitpicker query {archive.name} analyzer-errors`"
+            )
         _tell(app.pm, archive, run.commit, summary, human)
         failed = [name for name, s in run.summaries.items() if s.failed_everywhere]
         if failed:

@@ -36,9 +36,12 @@ def _comment(text: str) -> list[str]:
 
 def example(ctx: click.Context, pm: Any) -> str:
     """Every command option and plugin setting, commented out at its default, with its help."""
-    lines = ["# nitpicker.toml: settings for every run started in this directory or below it.",
-             "# Uncomment a line to change it; a flag given on the command line wins over this file.",
-             "# `nitpicker config show` prints what is in effect and where each value comes from.", ""]
+    lines = [
+        "# nitpicker.toml: settings for every run started in this directory or below it.",
+        "# Uncomment a line to change it; a flag given on the command line wins over this file.",
+        "# `nitpicker config show` prints what is in effect and where each value comes from.",
+        "",
+    ]
     for name, command in _commands(ctx).items():
         lines.append(f"[{name}]")
         # parsed from nothing and without the group's default_map: the built-in defaults, not the file's
@@ -47,15 +50,20 @@ def example(ctx: click.Context, pm: Any) -> str:
             assert isinstance(param, click.Option)
             lines += _comment(param.help or "")
             default = _default(param, plain)
-            lines.append(f"# {key} = {toml_value(default)}" if default is not None else f"# {key} = …  (no default)")
+            lines.append(
+                f"# {key} = {toml_value(default)}" if default is not None else f"# {key} = …  (no default)"
+            )
         lines.append("")
     for setting in sorted(setting_registry(pm), key=lambda s: (s.plugin, s.key)):
         header = f"[plugins.{setting.plugin}]"
         if header not in lines:
             lines.append(header)
         lines += _comment(setting.help or "")
-        lines.append(f"# {setting.key} = {toml_value(setting.default)}" if setting.default is not None
-                     else f"# {setting.key} = …  (no default)")
+        lines.append(
+            f"# {setting.key} = {toml_value(setting.default)}"
+            if setting.default is not None
+            else f"# {setting.key} = …  (no default)"
+        )
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -79,12 +87,17 @@ def effective(ctx: click.Context, pm: Any, name: str | None, args: list[str]) ->
             continue
         root = ctx.find_root()
         root.default_map = app.command_defaults(root, table)
-        sub = command.make_context(table, list(args) if table == name else [], parent=root,
-                                   resilient_parsing=True)
+        sub = command.make_context(
+            table, list(args) if table == name else [], parent=root, resilient_parsing=True
+        )
         options = file_options(command, pm)
-        out[table] = {key: {"value": _plain(sub.params.get(str(p.name))),
-                            "source": _SOURCES.get(sub.get_parameter_source(str(p.name)), "default")}
-                      for key, p in sorted(options.items())}
+        out[table] = {
+            key: {
+                "value": _plain(sub.params.get(str(p.name))),
+                "source": _SOURCES.get(sub.get_parameter_source(str(p.name)), "default"),
+            }
+            for key, p in sorted(options.items())
+        }
         flags.update({k: v for k, v in sub.params.items() if v not in (None, ())})
     config = app.file_config()
     dests = {str(p.name) for table in out for p in commands[table].params}
@@ -94,7 +107,10 @@ def effective(ctx: click.Context, pm: Any, name: str | None, args: list[str]) ->
         flag = flags.get(setting.dest)
         source = "flag" if flag is not None else "file" if setting.config_key in config.values else "default"
         value = flag if flag is not None else config.values.get(setting.config_key, setting.default)
-        out.setdefault(f"plugins.{setting.plugin}", {})[setting.key] = {"value": _plain(value), "source": source}
+        out.setdefault(f"plugins.{setting.plugin}", {})[setting.key] = {
+            "value": _plain(value),
+            "source": source,
+        }
     return out
 
 

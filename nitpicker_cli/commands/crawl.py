@@ -64,28 +64,129 @@ def _check_scope(values: list[str]) -> list[str]:
 
 def crawl_options(f: Any) -> Any:
     opts = [
-        click.option("-o", "--output", type=click.Path(path_type=Path), help="Archive to write (default: <host>-<timestamp>.nitpicker)."),
-        click.option("--interval", type=click.IntRange(0), metavar="MS", default=0, show_default=True, help="Milliseconds to wait before each request, per worker."),
-        click.option("--parallels", type=click.IntRange(1, 64), default=2, show_default=True, help="Pages rendered at the same time (one browser tab each)."),
-        click.option("--executor", default="local", show_default=True, metavar="WHERE", help="Where pages render: local (this machine's Chromium), dask-local[:N] (a Dask cluster of N worker processes here, default 2) or dask://HOST:PORT (a Dask scheduler); Dask needs pip install \"nitpicker[dask]\"."),
-        click.option("--retry", type=click.IntRange(1, 10), metavar="N", default=3, show_default=True, help="Attempts per URL."),
-        click.option("--single", is_flag=True, help="Render only the given URL; its links are checked (metadata only), not crawled."),
-        click.option("--no-recursive", "no_recursive", is_flag=True, help="Do not follow internal links; check them (metadata only)."),
-        click.option("--no-fetch-external", "no_fetch_external", is_flag=True, help="Record external links without requesting them."),
-        click.option("--scope", multiple=True, metavar="HOST", help="More hosts or URLs counted as internal (comma-separated, repeatable)."),
-        click.option("--exclude", multiple=True, metavar="GLOB", help="Path globs to skip, with ** and {a,b} (comma-separated, repeatable)."),
-        click.option("--exclude-keyword", multiple=True, metavar="REGEX", help="Skip pages whose HTML matches this regex (repeatable)."),
-        click.option("--exclude-url", multiple=True, metavar="PREFIX", help="Skip URLs starting with this prefix (comma-separated, repeatable)."),
+        click.option(
+            "-o",
+            "--output",
+            type=click.Path(path_type=Path),
+            help="Archive to write (default: <host>-<timestamp>.nitpicker).",
+        ),
+        click.option(
+            "--interval",
+            type=click.IntRange(0),
+            metavar="MS",
+            default=0,
+            show_default=True,
+            help="Milliseconds to wait before each request, per worker.",
+        ),
+        click.option(
+            "--parallels",
+            type=click.IntRange(1, 64),
+            default=2,
+            show_default=True,
+            help="Pages rendered at the same time (one browser tab each).",
+        ),
+        click.option(
+            "--executor",
+            default="local",
+            show_default=True,
+            metavar="WHERE",
+            help='Where pages render: local (this machine\'s Chromium), dask-local[:N] (a Dask cluster of N worker processes here, default 2) or dask://HOST:PORT (a Dask scheduler); Dask needs pip install "nitpicker[dask]".',
+        ),
+        click.option(
+            "--retry",
+            type=click.IntRange(1, 10),
+            metavar="N",
+            default=3,
+            show_default=True,
+            help="Attempts per URL.",
+        ),
+        click.option(
+            "--single",
+            is_flag=True,
+            help="Render only the given URL; its links are checked (metadata only), not crawled.",
+        ),
+        click.option(
+            "--no-recursive",
+            "no_recursive",
+            is_flag=True,
+            help="Do not follow internal links; check them (metadata only).",
+        ),
+        click.option(
+            "--no-fetch-external",
+            "no_fetch_external",
+            is_flag=True,
+            help="Record external links without requesting them.",
+        ),
+        click.option(
+            "--scope",
+            multiple=True,
+            metavar="HOST",
+            help="More hosts or URLs counted as internal (comma-separated, repeatable).",
+        ),
+        click.option(
+            "--exclude",
+            multiple=True,
+            metavar="GLOB",
+            help="Path globs to skip, with ** and {a,b} (comma-separated, repeatable).",
+        ),
+        click.option(
+            "--exclude-keyword",
+            multiple=True,
+            metavar="REGEX",
+            help="Skip pages whose HTML matches this regex (repeatable).",
+        ),
+        click.option(
+            "--exclude-url",
+            multiple=True,
+            metavar="PREFIX",
+            help="Skip URLs starting with this prefix (comma-separated, repeatable).",
+        ),
         click.option("--disable-queries", is_flag=True, help="Strip query strings from every URL."),
-        click.option("--max-excluded-depth", type=click.IntRange(0), metavar="N", default=0, help="Also crawl same-host pages outside the scope, this many links deep (default 0: only check them)."),
-        click.option("--max-pages", type=click.IntRange(1), default=None, metavar="N", help="Crawl at most N internal URLs in this commit, resumed ones included; the rest are recorded as skipped (default: no limit, or crawl.max_pages in the config file)."),
-        click.option("--max-depth", type=click.IntRange(0), default=None, metavar="N", help="Crawl internal pages at most N links from a root (roots are 0); deeper ones are recorded as skipped (default: no limit, or crawl.max_depth in the config file)."),
-        click.option("--user-agent", default=None, metavar="UA", help="User agent (default: Nitpicker/<version>)."),
+        click.option(
+            "--max-excluded-depth",
+            type=click.IntRange(0),
+            metavar="N",
+            default=0,
+            help="Also crawl same-host pages outside the scope, this many links deep (default 0: only check them).",
+        ),
+        click.option(
+            "--max-pages",
+            type=click.IntRange(1),
+            default=None,
+            metavar="N",
+            help="Crawl at most N internal URLs in this commit, resumed ones included; the rest are recorded as skipped (default: no limit, or crawl.max_pages in the config file).",
+        ),
+        click.option(
+            "--max-depth",
+            type=click.IntRange(0),
+            default=None,
+            metavar="N",
+            help="Crawl internal pages at most N links from a root (roots are 0); deeper ones are recorded as skipped (default: no limit, or crawl.max_depth in the config file).",
+        ),
+        click.option(
+            "--user-agent", default=None, metavar="UA", help="User agent (default: Nitpicker/<version>)."
+        ),
         click.option("--ignore-robots", is_flag=True, help="Do not honour robots.txt."),
         click.option("--no-image", "no_image", is_flag=True, help="Do not capture images per device preset."),
-        click.option("--screenshots", is_flag=True, help="Keep a screenshot of every rendered page (JPEG, 1280 px wide, at most 8000 px high) and a thumbnail in the archive."),
-        click.option("--image-file-size-threshold", type=click.IntRange(0), metavar="BYTES", default=0, help="Images larger than this many bytes are flagged."),
-        click.option("--header", "headers", multiple=True, metavar="NAME:VALUE", help="NAME:VALUE sent to in-scope URLs only; never stored (repeatable)."),
+        click.option(
+            "--screenshots",
+            is_flag=True,
+            help="Keep a screenshot of every rendered page (JPEG, 1280 px wide, at most 8000 px high) and a thumbnail in the archive.",
+        ),
+        click.option(
+            "--image-file-size-threshold",
+            type=click.IntRange(0),
+            metavar="BYTES",
+            default=0,
+            help="Images larger than this many bytes are flagged.",
+        ),
+        click.option(
+            "--header",
+            "headers",
+            multiple=True,
+            metavar="NAME:VALUE",
+            help="NAME:VALUE sent to in-scope URLs only; never stored (repeatable).",
+        ),
         click.option("--strict", is_flag=True, help="Exit 1 instead of 2 when only external links failed."),
         click.option("-v", "--verbose", "verbose_here", is_flag=True, help="Same as `nitpicker --verbose`."),
         click.option("-s", "--silent", "silent_here", is_flag=True, help="Same as `nitpicker --silent`."),
@@ -98,14 +199,53 @@ def crawl_options(f: Any) -> Any:
 def continue_options(f: Any) -> Any:
     """Options of `crawl` only: URL lists and the ways to continue an existing archive."""
     opts = [
-        click.option("--list", "list_urls", multiple=True, metavar="URL", help="Crawl only these URLs (comma-separated, repeatable)."),
-        click.option("--list-file", type=click.Path(path_type=Path), help="Crawl only the URLs in this file (one per line)."),
-        click.option("--resume", type=click.Path(path_type=Path), metavar="ARCHIVE", help="Finish the interrupted crawl of ARCHIVE (same commit)."),
-        click.option("--append", type=click.Path(path_type=Path), metavar="ARCHIVE", help="Add the given URLs as more roots of ARCHIVE's newest crawl (same commit)."),
-        click.option("--update", type=click.Path(path_type=Path), metavar="ARCHIVE", help="Crawl ARCHIVE's scope again into a new commit; a page that answers its conditional request with 304 is taken over without rendering."),
-        click.option("--full", is_flag=True, help="With --update: send no conditional request, render every page again."),
-        click.option("--retry-failed", type=click.Path(path_type=Path), metavar="ARCHIVE", help="Fetch again the URLs of ARCHIVE that failed, except permanent failures."),
-        click.option("--inventory", type=click.Path(path_type=Path), metavar="FILE", help="Seed the URLs listed in FILE into the archive given with -o (logged as an inventory run)."),
+        click.option(
+            "--list",
+            "list_urls",
+            multiple=True,
+            metavar="URL",
+            help="Crawl only these URLs (comma-separated, repeatable).",
+        ),
+        click.option(
+            "--list-file",
+            type=click.Path(path_type=Path),
+            help="Crawl only the URLs in this file (one per line).",
+        ),
+        click.option(
+            "--resume",
+            type=click.Path(path_type=Path),
+            metavar="ARCHIVE",
+            help="Finish the interrupted crawl of ARCHIVE (same commit).",
+        ),
+        click.option(
+            "--append",
+            type=click.Path(path_type=Path),
+            metavar="ARCHIVE",
+            help="Add the given URLs as more roots of ARCHIVE's newest crawl (same commit).",
+        ),
+        click.option(
+            "--update",
+            type=click.Path(path_type=Path),
+            metavar="ARCHIVE",
+            help="Crawl ARCHIVE's scope again into a new commit; a page that answers its conditional request with 304 is taken over without rendering.",
+        ),
+        click.option(
+            "--full",
+            is_flag=True,
+            help="With --update: send no conditional request, render every page again.",
+        ),
+        click.option(
+            "--retry-failed",
+            type=click.Path(path_type=Path),
+            metavar="ARCHIVE",
+            help="Fetch again the URLs of ARCHIVE that failed, except permanent failures.",
+        ),
+        click.option(
+            "--inventory",
+            type=click.Path(path_type=Path),
+            metavar="FILE",
+            help="Seed the URLs listed in FILE into the archive given with -o (logged as an inventory run).",
+        ),
     ]
     for opt in reversed(opts):
         f = opt(f)
@@ -118,23 +258,38 @@ def build_options(urls: tuple[str, ...], kw: dict[str, Any]) -> Any:
     def _limits(kw: dict[str, Any]) -> dict[str, Any]:
         # the flag wins; without it, the config file's [crawl] table; without that, no limit
         file = get_app().config().crawl
-        return {key: kw.get(key) if kw.get(key) is not None else file.get(key) for key in ("max_pages", "max_depth")}
+        return {
+            key: kw.get(key) if kw.get(key) is not None else file.get(key)
+            for key in ("max_pages", "max_depth")
+        }
 
     listed = _split(kw["list_urls"]) + (_read_list(kw["list_file"]) if kw.get("list_file") else [])
     roots = [_check_url(u) for u in (list(urls) or listed)]
     if not roots:
         raise UsageError("give at least one URL (or --list / --list-file)")
     return CrawlOptions(
-        roots=roots, interval=kw["interval"], parallels=kw["parallels"], retry=kw["retry"],
-        recursive=not kw["no_recursive"] and not kw["single"] and not listed, fetch_external=not kw["no_fetch_external"],
-        scope=_check_scope(_split(kw["scope"])), excludes=_split(kw["exclude"]), exclude_keywords=list(kw["exclude_keyword"]),
-        exclude_urls=_split(kw["exclude_url"]), disable_queries=kw["disable_queries"],
-        max_excluded_depth=kw["max_excluded_depth"], from_list=bool(listed),
+        roots=roots,
+        interval=kw["interval"],
+        parallels=kw["parallels"],
+        retry=kw["retry"],
+        recursive=not kw["no_recursive"] and not kw["single"] and not listed,
+        fetch_external=not kw["no_fetch_external"],
+        scope=_check_scope(_split(kw["scope"])),
+        excludes=_split(kw["exclude"]),
+        exclude_keywords=list(kw["exclude_keyword"]),
+        exclude_urls=_split(kw["exclude_url"]),
+        disable_queries=kw["disable_queries"],
+        max_excluded_depth=kw["max_excluded_depth"],
+        from_list=bool(listed),
         **_limits(kw),
-        user_agent=kw["user_agent"] or f"Nitpicker/{__version__}", ignore_robots=kw["ignore_robots"],
-        image=not kw["no_image"], image_file_size_threshold=kw["image_file_size_threshold"],
+        user_agent=kw["user_agent"] or f"Nitpicker/{__version__}",
+        ignore_robots=kw["ignore_robots"],
+        image=not kw["no_image"],
+        image_file_size_threshold=kw["image_file_size_threshold"],
         screenshots=kw["screenshots"],
-        headers=_headers(kw["headers"]), single=kw["single"], strict=kw["strict"],
+        headers=_headers(kw["headers"]),
+        single=kw["single"],
+        strict=kw["strict"],
     ), ([_check_url(u) for u in listed] if listed else None)
 
 
@@ -159,7 +314,9 @@ def _mode(kw: dict[str, Any]) -> tuple[str, Path | None]:
     return mode.replace("_", "-"), kw[mode]
 
 
-def _continued_options(archive: Path, mode: str, urls: tuple[str, ...], kw: dict[str, Any]) -> tuple[Any, Any]:
+def _continued_options(
+    archive: Path, mode: str, urls: tuple[str, ...], kw: dict[str, Any]
+) -> tuple[Any, Any]:
     """The stored options of the archive's crawl, with this run's roots, parallelism and headers."""
     from dataclasses import fields
 
@@ -182,7 +339,9 @@ def _continued_options(archive: Path, mode: str, urls: tuple[str, ...], kw: dict
     values.update(parallels=kw["parallels"], interval=kw["interval"], headers=_headers(kw["headers"]))
     # limits given now apply to this run into the archive (say, a wider --max-pages to go on)
     values.update({k: kw[k] for k in ("max_pages", "max_depth") if kw.get(k) is not None})
-    if kw.get("screenshots"):  # given now, screenshots are taken from this run on (never turned off by omission)
+    if kw.get(
+        "screenshots"
+    ):  # given now, screenshots are taken from this run on (never turned off by omission)
         values["screenshots"] = True
     options = CrawlOptions(**values)
     list_urls = None
@@ -195,8 +354,10 @@ def _continued_options(archive: Path, mode: str, urls: tuple[str, ...], kw: dict
 
 def _left_counts(stats: Any) -> dict[str, int]:
     limits = getattr(stats, "limits", None) or {}
-    return {flag: int(limits.get(key) or 0) for flag, key in (("--max-pages", "not_crawled_max_pages"),
-                                                               ("--max-depth", "not_crawled_max_depth"))}
+    return {
+        flag: int(limits.get(key) or 0)
+        for flag, key in (("--max-pages", "not_crawled_max_pages"), ("--max-depth", "not_crawled_max_depth"))
+    }
 
 
 def _limited(stats: Any) -> str:
@@ -206,8 +367,11 @@ def _limited(stats: Any) -> str:
 def _left_out(stats: Any) -> str:
     """What --max-pages / --max-depth left out, said plainly so a limited crawl is never mistaken for a whole one."""
     limits = getattr(stats, "limits", None) or {}
-    parts = [f"{n} found URLs not crawled ({flag} {limits.get(flag[2:].replace('-', '_'))})"
-             for flag, n in _left_counts(stats).items() if n]
+    parts = [
+        f"{n} found URLs not crawled ({flag} {limits.get(flag[2:].replace('-', '_'))})"
+        for flag, n in _left_counts(stats).items()
+        if n
+    ]
     return "; " + "; ".join(parts) if parts else ""
 
 
@@ -222,16 +386,24 @@ def _explain_scope(app: Any, stats: Any) -> None:
 
 def _unextracted(stats: Any) -> str:
     n = int(getattr(stats, "unextracted", 0) or 0)
-    return (f"; {n} rendered page(s) stored without title and links: they did not answer the extraction in "
-            "time (see their page errors)") if n else ""
+    return (
+        (
+            f"; {n} rendered page(s) stored without title and links: they did not answer the extraction in "
+            "time (see their page errors)"
+        )
+        if n
+        else ""
+    )
 
 
 def _revalidated(counts: dict[str, Any]) -> str:
     """What --update's conditional requests found, in one line."""
     if counts.get("off"):
         return f"update: no conditional requests ({counts['off']})"
-    return (f"update: {counts['conditional']} conditional requests: {counts['unchanged']} pages unchanged (304, "
-            f"taken over without rendering), {counts['changed']} changed or not validated (rendered)")
+    return (
+        f"update: {counts['conditional']} conditional requests: {counts['unchanged']} pages unchanged (304, "
+        f"taken over without rendering), {counts['changed']} changed or not validated (rendered)"
+    )
 
 
 def _say(message: str) -> None:
@@ -244,22 +416,39 @@ def crawl_result(output: Path, stats: Any, facts: dict[str, Any]) -> dict[str, A
     from nitpicker_cli.summary import next_commands
 
     left = _left_counts(stats)
-    return {"archive": str(output), "status": stats.status, "seconds": stats.seconds, "rendered": stats.rendered,
-            "skipped": stats.skipped, **facts,
-            "errors": {"internal": stats.internal_errors, "external": stats.external_errors, "by_kind": facts["errors"]},
-            "not_crawled": {"max_pages": left["--max-pages"], "max_depth": left["--max-depth"]},
-            "next": next_commands(output, analyzed=False)}
+    return {
+        "archive": str(output),
+        "status": stats.status,
+        "seconds": stats.seconds,
+        "rendered": stats.rendered,
+        "skipped": stats.skipped,
+        **facts,
+        "errors": {
+            "internal": stats.internal_errors,
+            "external": stats.external_errors,
+            "by_kind": facts["errors"],
+        },
+        "not_crawled": {"max_pages": left["--max-pages"], "max_depth": left["--max-depth"]},
+        "next": next_commands(output, analyzed=False),
+    }
 
 
 def crawl_summary(output: Path, stats: Any, facts: dict[str, Any]) -> list[str]:
     """The crawl in a few lines for people."""
     from nitpicker_cli import summary
 
-    crawl = {key: getattr(stats, key) for key in ("status", "rendered", "skipped", "internal_errors",
-                                                  "external_errors", "seconds")}
+    crawl = {
+        key: getattr(stats, key)
+        for key in ("status", "rendered", "skipped", "internal_errors", "external_errors", "seconds")
+    }
     notes = [note.lstrip("; ") for note in (_left_out(stats), _unextracted(stats)) if note]
-    return [*summary.crawl_lines(crawl, facts), *notes, *summary.findings_lines(facts["findings"], output),
-            *summary.changed_lines(facts["changed"]), *summary.closing_lines(output, facts["commit"], analyzed=False)]
+    return [
+        *summary.crawl_lines(crawl, facts),
+        *notes,
+        *summary.findings_lines(facts["findings"], output),
+        *summary.changed_lines(facts["changed"]),
+        *summary.closing_lines(output, facts["commit"], analyzed=False),
+    ]
 
 
 def _summarize(app: Any, output: Path, stats: Any, human: bool) -> None:
@@ -324,17 +513,29 @@ def register_commands(cli: click.Group, pm: Any) -> None:
             check_file_destination(output, output.name)
             with executor_client(executor, app.info) as client:
                 progress = Progress(options.parallels, silent=app.silent)
-                crawler = Crawler(app.pm, options, output, mode=mode, list_urls=list_urls, inventory=inventory,
-                                  progress=progress.update, stop=stop, stop_message=_say, revalidate=not kw["full"],
-                                  executor=client)
+                crawler = Crawler(
+                    app.pm,
+                    options,
+                    output,
+                    mode=mode,
+                    list_urls=list_urls,
+                    inventory=inventory,
+                    progress=progress.update,
+                    stop=stop,
+                    stop_message=_say,
+                    revalidate=not kw["full"],
+                    executor=client,
+                )
                 progress.watch(crawler.queue.counts)
                 with progress, progress.errors_counted(app.pm):
                     stats = asyncio.run(crawler.run())
         human = for_people(kw["as_json"])
         if not human:
-            app.info(f"{stats.status}{_limited(stats)}: {stats.pages} URLs ({stats.rendered} rendered, "
-                     f"{stats.skipped} skipped, {stats.internal_errors} internal / {stats.external_errors} "
-                     f"external errors) → {output}{_left_out(stats)}{_unextracted(stats)}")
+            app.info(
+                f"{stats.status}{_limited(stats)}: {stats.pages} URLs ({stats.rendered} rendered, "
+                f"{stats.skipped} skipped, {stats.internal_errors} internal / {stats.external_errors} "
+                f"external errors) → {output}{_left_out(stats)}{_unextracted(stats)}"
+            )
         _explain_scope(app, stats)
         if stats.revalidation:
             app.info(_revalidated(stats.revalidation))

@@ -12,8 +12,13 @@ from nitpicker_core import UsageError, hookimpl
 from nitpicker_core.pipeline.state import STALE_AFTER, STALL_AFTER
 
 
-def start_dashboard(directories: list[Path], host: str, port: int, stale_after: float = STALE_AFTER,
-                    stall_after: float = STALL_AFTER) -> tuple[Any, str]:
+def start_dashboard(
+    directories: list[Path],
+    host: str,
+    port: int,
+    stale_after: float = STALE_AFTER,
+    stall_after: float = STALL_AFTER,
+) -> tuple[Any, str]:
     """Serve the dashboard over ``directories`` in a daemon thread; returns the server and its URL.
 
     A host this machine cannot listen on is a UsageError (one line), not a traceback.
@@ -34,17 +39,40 @@ def start_dashboard(directories: list[Path], host: str, port: int, stale_after: 
 def register_commands(cli: click.Group, pm: Any) -> None:
     @cli.command("dashboard")
     @click.argument("directories", nargs=-1, type=click.Path(path_type=Path))
-    @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default).")
-    @click.option("--port", type=click.IntRange(0, 65535), default=8766, show_default=True,
-                  help="Preferred port; the next free one is used when it is taken (0: any).")
-    @click.option("--stale-after", type=click.FloatRange(1), default=STALE_AFTER, show_default=True,
-                  help="Seconds without a journal event after which a running run shows as hung.")
-    @click.option("--stall-after", type=click.FloatRange(1), default=STALL_AFTER, show_default=True,
-                  help="Seconds a running stage's counts may stand still, heartbeats or not, before the run "
-                       "shows as hung.")
+    @click.option(
+        "--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback by default)."
+    )
+    @click.option(
+        "--port",
+        type=click.IntRange(0, 65535),
+        default=8766,
+        show_default=True,
+        help="Preferred port; the next free one is used when it is taken (0: any).",
+    )
+    @click.option(
+        "--stale-after",
+        type=click.FloatRange(1),
+        default=STALE_AFTER,
+        show_default=True,
+        help="Seconds without a journal event after which a running run shows as hung.",
+    )
+    @click.option(
+        "--stall-after",
+        type=click.FloatRange(1),
+        default=STALL_AFTER,
+        show_default=True,
+        help="Seconds a running stage's counts may stand still, heartbeats or not, before the run "
+        "shows as hung.",
+    )
     @click.option("--no-open", is_flag=True, help="Do not open a browser.")
-    def dashboard(directories: tuple[Path, ...], host: str, port: int, stale_after: float, stall_after: float,
-                  no_open: bool) -> None:
+    def dashboard(
+        directories: tuple[Path, ...],
+        host: str,
+        port: int,
+        stale_after: float,
+        stall_after: float,
+        no_open: bool,
+    ) -> None:
         """Show every pipeline run journaled in DIR (default: the working directory), live.
 
         Journals are found directly in each DIR and in its `*.nitpicker.runs/` directories. The page

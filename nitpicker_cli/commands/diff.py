@@ -22,13 +22,30 @@ def register_commands(cli: click.Group) -> None:
     @click.argument("archive", type=click.Path(path_type=str))
     @click.argument("base", required=False)
     @click.argument("commit", required=False)
-    @click.option("--url", help="What changed in this page: fields old and new, links, images… added and removed.")
-    @click.option("--html", "html_url", metavar="URL",
-                  help="Print a unified diff of this page's rendered HTML, normalised (see [diff] in the config).")
-    @click.option("--explain", type=click.IntRange(min=0), default=100, show_default=True,
-                  help="How many modified pages get their changes explained.")
-    def diff(archive: str, base: str | None, commit: str | None, url: str | None, html_url: str | None,
-             explain: int) -> None:
+    @click.option(
+        "--url", help="What changed in this page: fields old and new, links, images… added and removed."
+    )
+    @click.option(
+        "--html",
+        "html_url",
+        metavar="URL",
+        help="Print a unified diff of this page's rendered HTML, normalised (see [diff] in the config).",
+    )
+    @click.option(
+        "--explain",
+        type=click.IntRange(min=0),
+        default=100,
+        show_default=True,
+        help="How many modified pages get their changes explained.",
+    )
+    def diff(
+        archive: str,
+        base: str | None,
+        commit: str | None,
+        url: str | None,
+        html_url: str | None,
+        explain: int,
+    ) -> None:
         """Pages and resources added, removed and modified from commit BASE (default: COMMIT's parent) to
         COMMIT (default: HEAD) as JSON, with what changed in each modified page.
 
@@ -56,7 +73,12 @@ def register_commands(cli: click.Group) -> None:
                 compiled = pagediff.patterns(table["normalize"], table["builtin_normalize"])
                 sys.stdout.write(pagediff.html_diff(old, new, html_url, compiled))
                 return
-            result: dict[str, Any] = {"old": old.label, "new": new.label, "base": old.commit, "commit": new.commit}
+            result: dict[str, Any] = {
+                "old": old.label,
+                "new": new.label,
+                "base": old.commit,
+                "commit": new.commit,
+            }
             if url:
                 result.update(pagediff.page_diff(old, new, url))
             else:

@@ -31,7 +31,8 @@ def summary(result: Pruned, size_before: int, size_after: int | None) -> str:
     else:
         freed = f"freed {size_before - size_after} bytes ({size_before} → {size_after})"
     moved = "".join(
-        f"; commit {c} now follows {p if p is not None else 'nothing'}" for c, p in sorted(result.reparented.items())
+        f"; commit {c} now follows {p if p is not None else 'nothing'}"
+        for c, p in sorted(result.reparented.items())
     )
     return f"dropped commits: {dropped}{moved}; {verb} {', '.join(parts)}; {freed}"
 
@@ -40,7 +41,9 @@ def summary(result: Pruned, size_before: int, size_after: int | None) -> str:
 def register_commands(cli: click.Group) -> None:
     @cli.command("gc")
     @click.argument("archive", type=click.Path(path_type=str))
-    @click.option("--keep", type=int, metavar="N", help="Keep the N newest complete commits, drop older ones.")
+    @click.option(
+        "--keep", type=int, metavar="N", help="Keep the N newest complete commits, drop older ones."
+    )
     @click.option("--drop", "drop", multiple=True, metavar="COMMIT", help="Drop this commit (repeatable).")
     @click.option("--dry-run", is_flag=True, help="Say what would be removed; change nothing.")
     @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of one line.")

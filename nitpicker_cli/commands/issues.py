@@ -24,8 +24,14 @@ def render_table(answer: dict[str, Any]) -> str:
     """The issues answer as a plain-text table, most severe first; checks without findings are left out."""
     rows = [r for r in answer["items"] if r["findings"] or r["fixed"] or r["state"] == "error"]
     # an analyzer that never ran on the commit is one line per analyzer, not one per rule
-    unanalysed = sorted({source.split("/", 1)[0] for r in answer["items"] if r["state"] == "not_analysed"
-                         for source in r.get("sources") or [r["id"]]})
+    unanalysed = sorted(
+        {
+            source.split("/", 1)[0]
+            for r in answer["items"]
+            if r["state"] == "not_analysed"
+            for source in r.get("sources") or [r["id"]]
+        }
+    )
     base = answer["base"]
     lines = [f"commit {answer['commit']}" + (f" against base {base}" if base is not None else "")]
     if answer.get("base_note"):
@@ -36,8 +42,11 @@ def render_table(answer: dict[str, Any]) -> str:
             r["priority"],
             r.get("type") or "issue",
             r["id"],
-            "not analysed" if r["state"] == "not_analysed" else "error" if r["state"] == "error" else
-            _number(r["findings"]),
+            "not analysed"
+            if r["state"] == "not_analysed"
+            else "error"
+            if r["state"] == "error"
+            else _number(r["findings"]),
             _number(r["new"]),
             _number(r["fixed"]),
             _number(r["urls"]),
@@ -48,16 +57,22 @@ def render_table(answer: dict[str, Any]) -> str:
     ]
     widths = [max(len(str(row[i])) for row in table) for i in range(len(header) - 1)]
     for row in table:
-        lines.append("  ".join(str(cell).ljust(w) for cell, w in zip(row, widths, strict=False)) + "  " + row[-1])
+        lines.append(
+            "  ".join(str(cell).ljust(w) for cell, w in zip(row, widths, strict=False)) + "  " + row[-1]
+        )
     if not rows:
         lines.append("no findings")
     elif answer.get("share_of"):
-        lines.append(f"% of URLs: of the {answer['share_of']['urls']} internal URLs ({answer['share_of']['definition']})")
+        lines.append(
+            f"% of URLs: of the {answer['share_of']['urls']} internal URLs ({answer['share_of']['definition']})"
+        )
     quiet = sum(1 for r in answer["items"] if r not in rows and r["state"] == "ok")
     if quiet:
         lines.append(f"{quiet} more checks found nothing (--json lists them)")
     if unanalysed:
-        lines.append(f"not analysed on this commit: {', '.join(unanalysed)} (nitpicker analyze adds their checks)")
+        lines.append(
+            f"not analysed on this commit: {', '.join(unanalysed)} (nitpicker analyze adds their checks)"
+        )
     return "\n".join(lines)
 
 
@@ -66,19 +81,40 @@ def register_commands(cli: click.Group) -> None:
     @cli.command("issues", epilog=exit_codes.epilog())
     @click.argument("archive", type=click.Path(path_type=str))
     @click.option("--commit", default=None, help="Commit id to read (default: HEAD).")
-    @click.option("--base", default=None, help="Commit to compare with (default: the previous complete commit).")
-    @click.option("--format", "fmt", type=click.Choice(ci_formats.FORMATS), default=None,
-                  help="What to print on stdout: text (the table), json (the issues query's answer), junit "
-                       "(JUnit XML: a test case per check; findings matching --fail-on fail it, without "
-                       "--fail-on those of priority high or worse), sarif (SARIF 2.1.0: a result per finding) or "
-                       "github (GitHub Actions annotations). Default: text on a terminal, json when piped.")
+    @click.option(
+        "--base", default=None, help="Commit to compare with (default: the previous complete commit)."
+    )
+    @click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(ci_formats.FORMATS),
+        default=None,
+        help="What to print on stdout: text (the table), json (the issues query's answer), junit "
+        "(JUnit XML: a test case per check; findings matching --fail-on fail it, without "
+        "--fail-on those of priority high or worse), sarif (SARIF 2.1.0: a result per finding) or "
+        "github (GitHub Actions annotations). Default: text on a terminal, json when piped.",
+    )
     @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
-    @click.option("--table", "as_table", is_flag=True, help="Same as --format text: the table even when piped.")
-    @click.option("--fail-on", "fail_on", multiple=True, metavar="SPEC",
-                  help=f"Exit {exit_codes.GATE_FAILED} when findings match: new:PRIORITY (new findings of that "
-                       "priority or worse), PRIORITY (any finding), CHECK-ID, new:CHECK-ID. Repeatable.")
-    def issues(archive: str, commit: str | None, base: str | None, fmt: str | None, as_json: bool, as_table: bool,
-               fail_on: tuple[str, ...]) -> int:
+    @click.option(
+        "--table", "as_table", is_flag=True, help="Same as --format text: the table even when piped."
+    )
+    @click.option(
+        "--fail-on",
+        "fail_on",
+        multiple=True,
+        metavar="SPEC",
+        help=f"Exit {exit_codes.GATE_FAILED} when findings match: new:PRIORITY (new findings of that "
+        "priority or worse), PRIORITY (any finding), CHECK-ID, new:CHECK-ID. Repeatable.",
+    )
+    def issues(
+        archive: str,
+        commit: str | None,
+        base: str | None,
+        fmt: str | None,
+        as_json: bool,
+        as_table: bool,
+        fail_on: tuple[str, ...],
+    ) -> int:
         """What is wrong with the site at a commit, most severe first, and what is new or fixed since BASE."""
         app = get_app()
         app.config()
@@ -89,9 +125,14 @@ def register_commands(cli: click.Group) -> None:
         registry = query_registry(app.pm)
         with open_archive(archive) as reader:
             answer = run_query(registry, reader, "issues", {"base": base}, commit)
-            result = verdict.evaluate(specs, reader, answer["commit"], registry, base, answer) if specs else None
-            report = (ci_formats.render(fmt, app.pm, reader, registry, answer, base, fail_on, result)
-                      if fmt in ci_formats.CI_FORMATS else None)
+            result = (
+                verdict.evaluate(specs, reader, answer["commit"], registry, base, answer) if specs else None
+            )
+            report = (
+                ci_formats.render(fmt, app.pm, reader, registry, answer, base, fail_on, result)
+                if fmt in ci_formats.CI_FORMATS
+                else None
+            )
             as_text = report is None and not (fmt == "json" or (fmt is None and not sys.stdout.isatty()))
             named = run_query(registry, reader, "issue-changes", {"base": base}, commit) if as_text else None
         if report is not None:
@@ -107,5 +148,7 @@ def register_commands(cli: click.Group) -> None:
         for check in result["checks"]:
             if check["failed"]:
                 named = ", ".join(check.get("failing") or ()) or check["check"]
-                click.echo(f"nitpicker: --fail-on {check['check']}: {check['value']} findings ({named})", err=True)
+                click.echo(
+                    f"nitpicker: --fail-on {check['check']}: {check['value']} findings ({named})", err=True
+                )
         return exit_codes.GATE_FAILED

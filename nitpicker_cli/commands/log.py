@@ -13,8 +13,12 @@ from nitpicker_core.archive import open_archive, tools_line
 def register_commands(cli: click.Group) -> None:
     @cli.command("log")
     @click.argument("archive", type=click.Path(path_type=str))
-    @click.option("--json", "as_json", is_flag=True,
-                  help="Print JSON: every commit with its stats, options, environment and analyzer runs.")
+    @click.option(
+        "--json",
+        "as_json",
+        is_flag=True,
+        help="Print JSON: every commit with its stats, options, environment and analyzer runs.",
+    )
     def log(archive: str, as_json: bool) -> None:
         """List the commits of ARCHIVE: id, parent, kind, status, start time, page count and the tools
         that made it (nitpicker, Chromium, analyzer rule sets); HEAD marked. --json has the whole
@@ -32,5 +36,7 @@ def register_commands(cli: click.Group) -> None:
             pages = (c.get("stats") or {}).get("pages", "?")
             parent = c["parent_id"] if c["parent_id"] is not None else "-"
             made_by = tools_line(c)
-            click.echo(f"{mark}{c['id']:>4}  parent {parent!s:>4}  {c['kind']:<8} {c['status']:<11} "
-                       f"{c['started_at']}  pages {pages}" + (f"  ({made_by})" if made_by else ""))
+            click.echo(
+                f"{mark}{c['id']:>4}  parent {parent!s:>4}  {c['kind']:<8} {c['status']:<11} "
+                f"{c['started_at']}  pages {pages}" + (f"  ({made_by})" if made_by else "")
+            )

@@ -34,8 +34,19 @@ from nitpicker_core.writable import check_file_destination
 
 # Parameters that are about this invocation, not about what the run produces: never part of the declaration.
 # Where the work runs (--executor) is one too: a run resumed on another cluster still reuses its stages.
-_RUNTIME = {"resume", "journal_dir", "heartbeat", "dashboard", "verbose_here", "silent_here", "headers", "as_json",
-            "executor", "junit", "sarif"}
+_RUNTIME = {
+    "resume",
+    "journal_dir",
+    "heartbeat",
+    "dashboard",
+    "verbose_here",
+    "silent_here",
+    "headers",
+    "as_json",
+    "executor",
+    "junit",
+    "sarif",
+}
 _PATHS = {"output", "xlsx", "csv_dir", "credentials"}
 _REPORT_FLAGS = ("to", "sheet", "xlsx", "csv_dir")
 
@@ -47,8 +58,11 @@ def _paths() -> set[str]:
 
 def _report_flags() -> set[str]:
     """Parameters that choose the report destination: given again on resume, they replace the stored ones."""
-    return set(_REPORT_FLAGS) | {p.name for p in click.get_current_context().command.params
-                                 if isinstance(p, DestinationFlag) and p.name}
+    return set(_REPORT_FLAGS) | {
+        p.name
+        for p in click.get_current_context().command.params
+        if isinstance(p, DestinationFlag) and p.name
+    }
 
 
 DEMO_ARCHIVE = "nitpicker-demo.nitpicker"
@@ -88,43 +102,98 @@ def demo_target(archive: Path) -> tuple[int, int]:
         return 0, 1
     from nitpicker_demo import PREFIX
 
-    others = [u for u in roots if urlsplit(u).hostname != "localhost" or not urlsplit(u).path.startswith(PREFIX)]
+    others = [
+        u for u in roots if urlsplit(u).hostname != "localhost" or not urlsplit(u).path.startswith(PREFIX)
+    ]
     if others:  # a demo commit in another site's archive would show every page of that site as removed
-        raise UsageError(f"{archive.name} holds a crawl of {others[0]}, not of the demo shop: give that URL to "
-                         "crawl it again, or write the demo to another archive with -o")
+        raise UsageError(
+            f"{archive.name} holds a crawl of {others[0]}, not of the demo shop: give that URL to "
+            "crawl it again, or write the demo to another archive with -o"
+        )
     return (urlsplit(roots[0]).port or 0) if roots else 0, 1 + complete % 2
 
 
 def pipeline_options(f: Any) -> Any:
     opts = [
-        click.option("--plugin", "plugins", multiple=True, metavar="NAME", shell_complete=complete_analyzers,
-                     help="Analyzer to run (repeatable; default: the default analyzers, all but opt-in ones such "
-                          "as lighthouse, as in `nitpicker analyze`)."),
-        click.option("--all", "all_", is_flag=True, help="Run every analyzer, lighthouse and other opt-in ones included."),
+        click.option(
+            "--plugin",
+            "plugins",
+            multiple=True,
+            metavar="NAME",
+            shell_complete=complete_analyzers,
+            help="Analyzer to run (repeatable; default: the default analyzers, all but opt-in ones such "
+            "as lighthouse, as in `nitpicker analyze`).",
+        ),
+        click.option(
+            "--all",
+            "all_",
+            is_flag=True,
+            help="Run every analyzer, lighthouse and other opt-in ones included.",
+        ),
         click.option("--no-analyze", is_flag=True, help="Stop after the crawl."),
         click.option("--to", "to", metavar="NAME", help=TO_HELP),
-        click.option("--sheet", metavar="URL", help="Report to this Google spreadsheet (--to google-sheets)."),
-        click.option("--xlsx", type=click.Path(path_type=Path), metavar="FILE", help="Report to an XLSX file."),
-        click.option("--csv", "csv_dir", type=click.Path(path_type=Path), metavar="DIR",
-                     help="Report as CSV files in DIR."),
-        click.option("--credentials", type=click.Path(path_type=Path), metavar="FILE",
-                     help="Google credentials for --sheet (default: ./credentials.json)."),
+        click.option(
+            "--sheet", metavar="URL", help="Report to this Google spreadsheet (--to google-sheets)."
+        ),
+        click.option(
+            "--xlsx", type=click.Path(path_type=Path), metavar="FILE", help="Report to an XLSX file."
+        ),
+        click.option(
+            "--csv",
+            "csv_dir",
+            type=click.Path(path_type=Path),
+            metavar="DIR",
+            help="Report as CSV files in DIR.",
+        ),
+        click.option(
+            "--credentials",
+            type=click.Path(path_type=Path),
+            metavar="FILE",
+            help="Google credentials for --sheet (default: ./credentials.json).",
+        ),
         click.option("--only", multiple=True, metavar="SHEET", help="Report only this sheet (repeatable)."),
-        click.option("--dedupe-resources", is_flag=True, help="Group the Resources sheet by URL/status/type."),
-        click.option("--fail-on", multiple=True, metavar="CHECK",
-                     help="Stop the run when CHECK holds after analyze, e.g. violations>0, broken-links>10, "
-                          "violations:markup>=5, analyzer-errors>0, crawl-errors>0 (repeatable)."),
-        click.option("--junit", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
-                     help="After the run, write its commit's issues as JUnit XML (a test case per check; findings "
-                          "matching --fail-on fail it, without --fail-on those of priority high or worse)."),
-        click.option("--sarif", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
-                     help="After the run, write its commit's findings as SARIF 2.1.0."),
-        click.option("--journal-dir", type=click.Path(path_type=Path), metavar="DIR",
-                     help="Where run journals go (default: ARCHIVE.runs/ next to the archive)."),
-        click.option("--resume", metavar="RUN",
-                     help="Resume a run: its journal file, its id, or an archive (its latest run)."),
-        click.option("--heartbeat", type=click.FloatRange(0.1), metavar="SECONDS", default=5.0, show_default=True,
-                     help="Seconds between progress events in the journal."),
+        click.option(
+            "--dedupe-resources", is_flag=True, help="Group the Resources sheet by URL/status/type."
+        ),
+        click.option(
+            "--fail-on",
+            multiple=True,
+            metavar="CHECK",
+            help="Stop the run when CHECK holds after analyze, e.g. violations>0, broken-links>10, "
+            "violations:markup>=5, analyzer-errors>0, crawl-errors>0 (repeatable).",
+        ),
+        click.option(
+            "--junit",
+            type=click.Path(path_type=Path, dir_okay=False),
+            metavar="FILE",
+            help="After the run, write its commit's issues as JUnit XML (a test case per check; findings "
+            "matching --fail-on fail it, without --fail-on those of priority high or worse).",
+        ),
+        click.option(
+            "--sarif",
+            type=click.Path(path_type=Path, dir_okay=False),
+            metavar="FILE",
+            help="After the run, write its commit's findings as SARIF 2.1.0.",
+        ),
+        click.option(
+            "--journal-dir",
+            type=click.Path(path_type=Path),
+            metavar="DIR",
+            help="Where run journals go (default: ARCHIVE.runs/ next to the archive).",
+        ),
+        click.option(
+            "--resume",
+            metavar="RUN",
+            help="Resume a run: its journal file, its id, or an archive (its latest run).",
+        ),
+        click.option(
+            "--heartbeat",
+            type=click.FloatRange(0.1),
+            metavar="SECONDS",
+            default=5.0,
+            show_default=True,
+            help="Seconds between progress events in the journal.",
+        ),
         click.option("--dashboard", is_flag=True, help="Also serve the monitoring dashboard during the run."),
     ]
     for opt in reversed(opts):
@@ -149,20 +218,30 @@ def _params(kw: dict[str, Any], settings: dict[str, Any], url: str | None) -> di
     return data
 
 
-def _merge_resumed(stored: dict[str, Any], kw: dict[str, Any], settings: dict[str, Any], url: str | None) -> tuple:
+def _merge_resumed(
+    stored: dict[str, Any], kw: dict[str, Any], settings: dict[str, Any], url: str | None
+) -> tuple:
     """The stored invocation, overridden by what was given on the command line this time."""
     ctx = click.get_current_context()
-    explicit = {name for name in ctx.params
-                if ctx.get_parameter_source(name) in (click.core.ParameterSource.COMMANDLINE,
-                                                       click.core.ParameterSource.ENVIRONMENT)}
+    explicit = {
+        name
+        for name in ctx.params
+        if ctx.get_parameter_source(name)
+        in (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT)
+    }
     report_flags = _report_flags()
     if explicit & report_flags:  # a destination given now replaces the stored one
         explicit |= report_flags
     merged = dict(kw)
     for key, value in stored.items():
         if key in merged and key not in explicit and key not in _RUNTIME:
-            merged[key] = (Path(value) if key in _paths() and value else
-                           tuple(value) if isinstance(value, list) else value)
+            merged[key] = (
+                Path(value)
+                if key in _paths() and value
+                else tuple(value)
+                if isinstance(value, list)
+                else value
+            )
     new_settings = {**(stored.get("settings") or {}), **{k: v for k, v in settings.items() if v is not None}}
     return merged, new_settings, url or stored.get("url")
 
@@ -182,13 +261,19 @@ def _report(pm: Any, kw: dict[str, Any]) -> dict[str, Any] | None:
     options = absolute_paths(destination, options)
     if kw.get("dedupe_resources"):
         options["dedupe_resources"] = True
-    return {"destination": name, "options": options, "sheets": list(kw.get("only") or ()),
-            "target": describe_target(destination, options), "local_target": local_target(destination, options),
-            "shown": shown}
+    return {
+        "destination": name,
+        "options": options,
+        "sheets": list(kw.get("only") or ()),
+        "target": describe_target(destination, options),
+        "local_target": local_target(destination, options),
+        "shown": shown,
+    }
 
 
-def _declaration(pm: Any, url: str, archive: Path, kw: dict[str, Any], options: Any, params: dict[str, Any],
-                 demo: bool) -> dict[str, Any]:
+def _declaration(
+    pm: Any, url: str, archive: Path, kw: dict[str, Any], options: Any, params: dict[str, Any], demo: bool
+) -> dict[str, Any]:
     from nitpicker_core.pipeline import verdict
 
     specs = [verdict.parse(check) for check in kw.get("fail_on") or ()]  # bad specs fail before anything runs
@@ -196,41 +281,68 @@ def _declaration(pm: Any, url: str, archive: Path, kw: dict[str, Any], options: 
         verdict.check_known(specs, verdict.known_checks(pm))  # a misspelt check id too, not after the crawl
     report = _report(pm, kw)
     stages = ["crawl"] + ([] if kw.get("no_analyze") else ["analyze"]) + (["report"] if report else [])
-    return {"url": split_credentials(url)[0], "demo": demo, "archive": str(archive.absolute()), "stages": stages,
-            "crawl": options.for_storage(), "analyze": {"plugins": list(kw.get("plugins") or ())},
-            "report": report, "fail_on": list(kw.get("fail_on") or ()), "params": params}
+    return {
+        "url": split_credentials(url)[0],
+        "demo": demo,
+        "archive": str(archive.absolute()),
+        "stages": stages,
+        "crawl": options.for_storage(),
+        "analyze": {"plugins": list(kw.get("plugins") or ())},
+        "report": report,
+        "fail_on": list(kw.get("fail_on") or ()),
+        "params": params,
+    }
 
 
 def _summary(result: dict[str, Any], decl: dict[str, Any], journal: Path) -> dict[str, Any]:
     """The run's JSON summary: one entry per stage (crawl stats, analyze summary, report), plus the run."""
     stages = result["stages"]
-    out: dict[str, Any] = {"archive": Path(decl["archive"]).name, "run": result["run"], "journal": journal.name,
-                           "stages": {k: v.get("state") for k, v in stages.items()}}
+    out: dict[str, Any] = {
+        "archive": Path(decl["archive"]).name,
+        "run": result["run"],
+        "journal": journal.name,
+        "stages": {k: v.get("state") for k, v in stages.items()},
+    }
     failed = next((n for n, s in stages.items() if s.get("state") == "failed"), None)
     for name in ("crawl", "analyze", "report"):
         stage = stages.get(name)
         if stage is None:
-            why = ("--no-analyze" if name == "analyze" and "analyze" not in decl["stages"] else
-                   "no report destination" if name == "report" and "report" not in decl["stages"] else
-                   f"{failed} failed" if failed else "stopped by --fail-on")
+            why = (
+                "--no-analyze"
+                if name == "analyze" and "analyze" not in decl["stages"]
+                else "no report destination"
+                if name == "report" and "report" not in decl["stages"]
+                else f"{failed} failed"
+                if failed
+                else "stopped by --fail-on"
+            )
             out[name] = {"skipped": why}
         elif stage.get("state") == "failed":
             out[name] = {k: stage[k] for k in ("reason", "class", "message")}
         elif name == "crawl":
-            out[name] = {k: v for k, v in stage.items() if k not in ("state", "declaration", "mode", "seconds", "identity")}
+            out[name] = {
+                k: v
+                for k, v in stage.items()
+                if k not in ("state", "declaration", "mode", "seconds", "identity")
+            }
             if "pages" in out[name]:  # the crawler's "pages" are the URLs it recorded, not the pages counted
                 out[name]["urls_recorded"] = out[name].pop("pages")
         elif name == "analyze":
             out[name] = stage.get("summary") or {"skipped": stage.get("skipped")}
         else:
-            out[name] = {"destination": stage.get("destination"), "target": stage.get("target"),
-                         "result": stage.get("result")}
+            out[name] = {
+                "destination": stage.get("destination"),
+                "target": stage.get("target"),
+                "result": stage.get("result"),
+            }
     if "verdict" in result:
         out["verdict"] = result["verdict"]
     return out
 
 
-def _tell(app: Any, result: dict[str, Any], decl: dict[str, Any], journal: Path, output: Path, human: bool) -> None:
+def _tell(
+    app: Any, result: dict[str, Any], decl: dict[str, Any], journal: Path, output: Path, human: bool
+) -> None:
     """The run's summary: a few lines for people on a terminal, the JSON summary otherwise."""
     import shlex
 
@@ -238,17 +350,23 @@ def _tell(app: Any, result: dict[str, Any], decl: dict[str, Any], journal: Path,
 
     out = _summary(result, decl, journal)
     crawl = result["stages"].get("crawl") or {}
-    facts = (summary.gather(app.pm, output, crawl.get("commit"))
-             if crawl.get("state") in ("done", "reused") and crawl.get("commit") and output.exists() else None)
+    facts = (
+        summary.gather(app.pm, output, crawl.get("commit"))
+        if crawl.get("state") in ("done", "reused") and crawl.get("commit") and output.exists()
+        else None
+    )
     analyzed = (result["stages"].get("analyze") or {}).get("state") in ("done", "reused")
     again = "nitpicker pipeline" + ("" if str(output) == DEMO_ARCHIVE else f" -o {shlex.quote(str(output))}")
-    commands = summary.next_commands(output, analyzed) + ([f"{again}   # again: the shop's next version, and what "
-                                                            "changed"] if decl.get("demo") else [])
+    commands = summary.next_commands(output, analyzed) + (
+        [f"{again}   # again: the shop's next version, and what changed"] if decl.get("demo") else []
+    )
     if not human:
         if facts is not None:
             if isinstance(out.get("crawl"), dict) and "urls_recorded" in out["crawl"]:
                 out["crawl"]["pages"] = facts["pages"]
-            out.update(totals=facts["totals"], findings=facts["findings"], changed=facts["changed"], next=commands)
+            out.update(
+                totals=facts["totals"], findings=facts["findings"], changed=facts["changed"], next=commands
+            )
         emit_json(out, pretty=True)
         return
     if facts is None:  # the crawl failed: the errors below say why
@@ -260,8 +378,11 @@ def _tell(app: Any, result: dict[str, Any], decl: dict[str, Any], journal: Path,
     report = out.get("report") or {}
     if report.get("target"):
         lines.append(f"Report: {report['target']}")
-    lines += [f"Archive: {output} (commit {facts['commit']}) · journal: {journal.name}", "Next:",
-              *(f"  {command}" for command in commands)]
+    lines += [
+        f"Archive: {output} (commit {facts['commit']}) · journal: {journal.name}",
+        "Next:",
+        *(f"  {command}" for command in commands),
+    ]
     summary.print_lines(lines)
 
 
@@ -317,8 +438,11 @@ def register_commands(cli: click.Group, pm: Any) -> None:
         settings = list_flags(setting_flags(kw, app.pm))
         previous = journal_path = None
         if kw["resume"]:
-            dirs = [d for d in (kw["journal_dir"], kw["output"] and runs_dir_for(Path(kw["output"])), Path("."))
-                    if d]
+            dirs = [
+                d
+                for d in (kw["journal_dir"], kw["output"] and runs_dir_for(Path(kw["output"])), Path("."))
+                if d
+            ]
             journal_path = find_journal(kw["resume"], [Path(d) for d in dirs])
             previous = replay(journal_path)
             if not previous.declaration.get("params"):
@@ -334,7 +458,9 @@ def register_commands(cli: click.Group, pm: Any) -> None:
         with contextlib.ExitStack() as stack:
             demo = url is None
             demo_version = 0
-            if demo:  # a resumed demo run asks for the port and version it had, so its declaration still matches
+            if (
+                demo
+            ):  # a resumed demo run asks for the port and version it had, so its declaration still matches
                 if previous and previous.declaration.get("demo"):
                     port = urlsplit(previous.declaration.get("url") or "").port or 0
                     demo_version = int(previous.declaration.get("demo_version") or 1)
@@ -367,25 +493,39 @@ def register_commands(cli: click.Group, pm: Any) -> None:
                 stack.callback(server.shutdown)
                 app.info(f"dashboard: {address}")
             # this line first, then the live display: stages are shown in the order they run, never interleaved
-            app.info(f"pipeline: run {journal.run_id}: {' → '.join(decl['stages'])} of {decl['url']} → {output.name}")
+            app.info(
+                f"pipeline: run {journal.run_id}: {' → '.join(decl['stages'])} of {decl['url']} → {output.name}"
+            )
             client = stack.enter_context(executor_client(executor, app.info))  # one cluster for every stage
             progress = stack.enter_context(PipelineProgress(options.parallels, silent=app.silent))
             stack.enter_context(progress.errors_counted(app.pm))
-            ctx = Context(app.pm, config, decl, options, on_crawl_progress=progress.update, previous=previous,
-                          silent=app.silent, executor=client)
+            ctx = Context(
+                app.pm,
+                config,
+                decl,
+                options,
+                on_crawl_progress=progress.update,
+                previous=previous,
+                silent=app.silent,
+                executor=client,
+            )
             progress.watch_run(ctx)
             runner = Pipeline(ctx, journal, heartbeat=kw["heartbeat"])
             runner.start(resumed=previous is not None)
             code, result = runner.run()
         analysis = result["stages"].get("analyze") or {}
         human = for_people(kw["as_json"])
-        if analysis.get("state") == "done" and not human:  # a reused analysis was summarized by the run that made it
+        if (
+            analysis.get("state") == "done" and not human
+        ):  # a reused analysis was summarized by the run that made it
             for line in summary_lines((analysis.get("summary") or {}).get("analyzers") or {}):
                 app.info(line)
         _tell(app, result, decl, journal_path, output, human)
         crawled = result["stages"].get("crawl") or {}
         if ci_files and crawled.get("state") in ("done", "reused") and code != exit_codes.INTERRUPTED:
-            ci_formats.write_reports(app.pm, output, crawled["commit"], ci_files, decl["fail_on"], result.get("verdict"))
+            ci_formats.write_reports(
+                app.pm, output, crawled["commit"], ci_files, decl["fail_on"], result.get("verdict")
+            )
         elif ci_files:
             app.warn(f"no commit to report: {', '.join(str(p) for p in ci_files.values())} not written")
         if analysis.get("failed"):
@@ -395,10 +535,16 @@ def register_commands(cli: click.Group, pm: Any) -> None:
                 click.echo(f"nitpicker: error: {line}", err=True)
         for name, stage in result["stages"].items():
             if stage.get("state") == "failed":
-                click.echo(f"nitpicker: error: {name} failed ({stage['reason']}, {stage['class']}): "
-                           f"{stage['message']}", err=True)
+                click.echo(
+                    f"nitpicker: error: {name} failed ({stage['reason']}, {stage['class']}): "
+                    f"{stage['message']}",
+                    err=True,
+                )
         if result.get("verdict") and not result["verdict"]["passed"]:
-            failed = ", ".join(c["check"] + (f" ({', '.join(c['failing'])})" if c.get("failing") else "")
-                               for c in result["verdict"]["checks"] if c["failed"])
+            failed = ", ".join(
+                c["check"] + (f" ({', '.join(c['failing'])})" if c.get("failing") else "")
+                for c in result["verdict"]["checks"]
+                if c["failed"]
+            )
             click.echo(f"nitpicker: quality gate failed: {failed}", err=True)
         sys.exit(code)

@@ -31,7 +31,9 @@ def register_commands(cli: click.Group) -> None:
     def plugins(pretty: bool) -> None:
         """List plugins as JSON: name, version, hooks, status (enabled / disabled / unavailable: reason)."""
         app = get_app()
-        config = app.config()  # runs configure, so plugins that decline show up as unavailable with their reason
+        config = (
+            app.config()
+        )  # runs configure, so plugins that decline show up as unavailable with their reason
         for error in dict.fromkeys(config.errors.values()):  # what stops the commands using these plugins
             app.warn(error)
         _collect_all(app.pm)

@@ -45,16 +45,23 @@ class QueryCommand(click.Command):
 
 @hookimpl
 def register_commands(cli: click.Group, pm: object) -> None:
-    @cli.command("query", cls=QueryCommand,
-                 context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+    @cli.command(
+        "query", cls=QueryCommand, context_settings={"ignore_unknown_options": True, "allow_extra_args": True}
+    )
     @click.argument("archive", required=False, type=click.Path(path_type=str))
     @click.argument("name", required=False)
     @click.option("--list", "list_", is_flag=True, help="List every query with its parameter schema.")
     @click.option("--commit", default=None, help="Commit id to read (default: HEAD).")
     @click.option("--pretty", is_flag=True, help="Indent the JSON.")
     @click.pass_context
-    def query(ctx: click.Context, archive: str | None, name: str | None, list_: bool, commit: str | None,
-              pretty: bool) -> None:
+    def query(
+        ctx: click.Context,
+        archive: str | None,
+        name: str | None,
+        list_: bool,
+        commit: str | None,
+        pretty: bool,
+    ) -> None:
         """Run the query NAME on ARCHIVE (a .nitpicker file or a live working directory) and print JSON.
 
         Query parameters follow the name as --param value; `--list` shows every query and its parameters.

@@ -28,22 +28,50 @@ def register_commands(cli: click.Group, pm: Any) -> None:
     @destination_options(pm, "report")
     @click.argument("archive", type=click.Path(path_type=Path))
     @click.option("--to", "to", metavar="NAME", help=TO_HELP)
-    @click.option("--sheet", "-S", metavar="URL", help="Write to this Google spreadsheet (--to google-sheets).")
-    @click.option("--credentials", "-C", metavar="FILE",
-                  help="Google service account key, authorized-user file or OAuth client, with --sheet "
-                       "(default: credentials.json).")
+    @click.option(
+        "--sheet", "-S", metavar="URL", help="Write to this Google spreadsheet (--to google-sheets)."
+    )
+    @click.option(
+        "--credentials",
+        "-C",
+        metavar="FILE",
+        help="Google service account key, authorized-user file or OAuth client, with --sheet "
+        "(default: credentials.json).",
+    )
     @click.option("--xlsx", metavar="FILE", help="Write one .xlsx workbook (--to xlsx).")
     @click.option("--csv", "csv_dir", metavar="DIR", help="Write one CSV file per sheet into DIR (--to csv).")
-    @click.option("--all", "all_", is_flag=True, help="Write every sheet (the default when not on a terminal).")
-    @click.option("--only", multiple=True, metavar="NAME",
-                  help="Write only this sheet (repeatable; case-insensitive, e.g. --only 'Page List').")
+    @click.option(
+        "--all", "all_", is_flag=True, help="Write every sheet (the default when not on a terminal)."
+    )
+    @click.option(
+        "--only",
+        multiple=True,
+        metavar="NAME",
+        help="Write only this sheet (repeatable; case-insensitive, e.g. --only 'Page List').",
+    )
     @click.option("--commit", default=None, help="Commit id to report (default: HEAD).")
-    @click.option("--dedupe-resources", is_flag=True,
-                  help="Group Resources by canonical URL, status and type, with Count and Query Pattern.")
-    @click.option("--limit", "-l", type=click.IntRange(min=1), default=None, metavar="N",
-                  help="Rows (or pages) read per query call while streaming (default 2000).")
-    def report(archive: Path, all_: bool, only: tuple[str, ...], commit: str | None, dedupe_resources: bool,
-               limit: int | None, **kw: Any) -> None:
+    @click.option(
+        "--dedupe-resources",
+        is_flag=True,
+        help="Group Resources by canonical URL, status and type, with Count and Query Pattern.",
+    )
+    @click.option(
+        "--limit",
+        "-l",
+        type=click.IntRange(min=1),
+        default=None,
+        metavar="N",
+        help="Rows (or pages) read per query call while streaming (default 2000).",
+    )
+    def report(
+        archive: Path,
+        all_: bool,
+        only: tuple[str, ...],
+        commit: str | None,
+        dedupe_resources: bool,
+        limit: int | None,
+        **kw: Any,
+    ) -> None:
         """Write the report sheets of ARCHIVE (Page List, Links, Resources, Images, Violations, …).
 
         Give one destination: --to NAME with that destination's options (--to xlsx --xlsx-file
@@ -65,6 +93,8 @@ def register_commands(cli: click.Group, pm: Any) -> None:
         with open_archive(archive) as reader:
             reader.resolve(commit)
             if not only and not all_ and sys.stdin.isatty() and sys.stderr.isatty():
-                names = choose_interactively([s.name for s in chosen], {s.name: s.description for s in chosen})
+                names = choose_interactively(
+                    [s.name for s in chosen], {s.name: s.description for s in chosen}
+                )
             result = run_report(app.pm, reader, name, options, names, commit)
         emit_json(result)

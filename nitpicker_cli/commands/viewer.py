@@ -36,7 +36,9 @@ def bind_near(host: str, port: int, app: Any) -> Any:
     for candidate in range(port, min(port + PORT_ATTEMPTS, 65536)):
         sock = socket.socket(family, kind, proto)
         try:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # TIME_WAIT only; a listener still blocks
+            sock.setsockopt(
+                socket.SOL_SOCKET, socket.SO_REUSEADDR, 1
+            )  # TIME_WAIT only; a listener still blocks
             sock.bind((host, candidate))
             sock.listen(128)
         except OSError as exc:
@@ -62,10 +64,19 @@ def server_url(host: str, port: int) -> str:
 def register_commands(cli: click.Group) -> None:
     @cli.command("viewer")
     @click.argument("archive", type=click.Path(path_type=str))
-    @click.option("--host", default="127.0.0.1", show_default=True,
-                  help="Address to bind; anything but loopback exposes the archive to the network.")
-    @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535),
-                  help="Preferred port; the next free one is used when it is taken.")
+    @click.option(
+        "--host",
+        default="127.0.0.1",
+        show_default=True,
+        help="Address to bind; anything but loopback exposes the archive to the network.",
+    )
+    @click.option(
+        "--port",
+        default=8765,
+        show_default=True,
+        type=click.IntRange(0, 65535),
+        help="Preferred port; the next free one is used when it is taken.",
+    )
     @click.option("--no-open", is_flag=True, help="Do not open a browser.")
     def viewer(archive: str, host: str, port: int, no_open: bool) -> None:
         """Browse ARCHIVE (a .nitpicker file or a live crawl's working directory) in a local web viewer.
@@ -81,7 +92,9 @@ def register_commands(cli: click.Group) -> None:
         if not is_loopback(host):
             app_state.warn(f"binding {host}: anyone who can reach this address can read the archive")
         if not app_state.verbose:
-            logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per request only with --verbose
+            logging.getLogger("werkzeug").setLevel(
+                logging.WARNING
+            )  # one line per request only with --verbose
         flask_app = create_app(archive, app_state.pm, host=host)
         close = flask_app.config["NITPICKER_CLOSE"]
         try:

@@ -24,10 +24,22 @@ VALUE_CHARS = 300  # a changed field's old or new value is cut here (a long desc
 
 @commits.get("/commits")
 def index() -> str:
-    table = paged_table("commits", "view.commits", "commits", (
-        Col("id", "col.commit"), Col("kind", "col.kind"), Col("status", "col.state"),
-        Col("started_at", "col.started"), Col("finished_at", "col.finished"), Col("pages", "col.urls_recorded", None, "num"),
-        Col("parent_id", "col.parent"), Col("tools", "col.tools")), sortable=False)
+    table = paged_table(
+        "commits",
+        "view.commits",
+        "commits",
+        (
+            Col("id", "col.commit"),
+            Col("kind", "col.kind"),
+            Col("status", "col.state"),
+            Col("started_at", "col.started"),
+            Col("finished_at", "col.finished"),
+            Col("pages", "col.urls_recorded", None, "num"),
+            Col("parent_id", "col.parent"),
+            Col("tools", "col.tools"),
+        ),
+        sortable=False,
+    )
     for row in table.rows:
         row["pages"] = (row.get("stats") or {}).get("pages")
     return render("commits.html", title="view.commits", table=table)
@@ -39,8 +51,15 @@ def diff() -> str:
     changes = data.get("changes") or {}
     # pages that became error pages or redirects (or came back) first: the changes that break something
     first = sorted(data["modified"][:DIFF_EXPLAIN], key=lambda url: not _telling(changes.get(url)))
-    return render("diff.html", title="view.diff", d=data, limit=DIFF_LIMIT, explained=DIFF_EXPLAIN, first=first,
-                  page_diff_href=page_diff_href)
+    return render(
+        "diff.html",
+        title="view.diff",
+        d=data,
+        limit=DIFF_LIMIT,
+        explained=DIFF_EXPLAIN,
+        first=first,
+        page_diff_href=page_diff_href,
+    )
 
 
 def _telling(change: Mapping[str, Any] | None) -> bool:
@@ -67,8 +86,15 @@ def page_diff() -> str:
             raise
         data, note = query("page-diff", url=url, base=base), str(exc)
     lines = (data.get("html_diff") or "").splitlines()
-    return render("page_diff.html", title="view.page_diff", url=url, d=data, lines=lines[:HTML_DIFF_LINES],
-                  total_lines=len(lines), html_note=note)
+    return render(
+        "page_diff.html",
+        title="view.page_diff",
+        url=url,
+        d=data,
+        lines=lines[:HTML_DIFF_LINES],
+        total_lines=len(lines),
+        html_note=note,
+    )
 
 
 @commits.app_template_filter("diff_line")
@@ -98,7 +124,9 @@ def facet_item(item: Any) -> str:
     if "src" in item:
         return f"{item['src']} (alt: {diff_value(item.get('alt'))})"
     if "types" in item:
-        return f"{item.get('kind')}: {', '.join(item.get('types') or []) or '—'} {diff_value(item.get('data'))}"
+        return (
+            f"{item.get('kind')}: {', '.join(item.get('types') or []) or '—'} {diff_value(item.get('data'))}"
+        )
     return " · ".join(diff_value(v) for v in item.values() if v not in (None, ""))
 
 
@@ -112,7 +140,14 @@ def say(item: Mapping[str, Any]) -> str:
     """One change of a page in words, in the page's language (a `summary` item of `page-diff`)."""
     kind = item.get("change")
     old, new = diff_value(item.get("old")), diff_value(item.get("new"))
-    if kind in ("became_error", "recovered", "status", "content_type", "redirect_changed", "redirect_removed"):
+    if kind in (
+        "became_error",
+        "recovered",
+        "status",
+        "content_type",
+        "redirect_changed",
+        "redirect_removed",
+    ):
         return translate("diff.say." + kind, old=old, new=new)
     if kind == "redirects":
         status = item.get("status")
@@ -123,15 +158,28 @@ def say(item: Mapping[str, Any]) -> str:
         return translate("diff.say." + kind, field=_label("field.", str(item.get("field"))), old=old, new=new)
     if kind == "facet":
         added, removed = item.get("added") or 0, item.get("removed") or 0
-        key = "diff.say.facet" if added and removed else "diff.say.facet_added" if added else "diff.say.facet_removed"
-        return translate(key, facet=_label("diff.facet.", str(item.get("facet"))), added=added, removed=removed)
+        key = (
+            "diff.say.facet"
+            if added and removed
+            else "diff.say.facet_added"
+            if added
+            else "diff.say.facet_removed"
+        )
+        return translate(
+            key, facet=_label("diff.facet.", str(item.get("facet"))), added=added, removed=removed
+        )
     if kind == "gone":
         names = [_label("field.", name) for name in item.get("fields") or []]
-        names += [f"{_label('diff.facet.', name)} ({count})" for name, count in (item.get("facets") or {}).items()]
+        names += [
+            f"{_label('diff.facet.', name)} ({count})" for name, count in (item.get("facets") or {}).items()
+        ]
         return translate("diff.say.gone", names=", ".join(names))
     if kind == "headers":
-        return "; ".join(translate("diff.say.headers_" + key, names=", ".join(item[key]))
-                         for key in ("added", "removed", "changed") if item.get(key))
+        return "; ".join(
+            translate("diff.say.headers_" + key, names=", ".join(item[key]))
+            for key in ("added", "removed", "changed")
+            if item.get(key)
+        )
     if kind == "content":
         if item.get("old") is None or item.get("new") is None:
             return translate("diff.say.content")

@@ -15,8 +15,9 @@ from nitpicker_viewer.app import has_query, query, render
 from nitpicker_viewer.blueprints.issues import issues
 from nitpicker_viewer.i18n import COOKIE, LANGUAGES
 
-home = Blueprint("home", __name__, template_folder="../templates", static_folder="../static",
-                 static_url_path="/static")
+home = Blueprint(
+    "home", __name__, template_folder="../templates", static_folder="../static", static_url_path="/static"
+)
 SEARCH_PAGE = 200  # matches the search page lists (the box as one types shows fewer)
 
 
@@ -35,28 +36,81 @@ def summary() -> str:
     data = query("summary")
     status = data["status"]
     total = status["total"]
-    codes = [{"label": str(row["status"]), "count": row["count"], "pct": _share(row["count"], total),
-              "href": _pages(status=str(row["status"]), every_type="1")} for row in status["by_code"]]
+    codes = [
+        {
+            "label": str(row["status"]),
+            "count": row["count"],
+            "pct": _share(row["count"], total),
+            "href": _pages(status=str(row["status"]), every_type="1"),
+        }
+        for row in status["by_code"]
+    ]
     if status["failed"]:
-        codes.append({"label": "summary.failed", "count": status["failed"], "pct": _share(status["failed"], total),
-                      "href": _pages(status="failed", every_type="1")})
+        codes.append(
+            {
+                "label": "summary.failed",
+                "count": status["failed"],
+                "pct": _share(status["failed"], total),
+                "href": _pages(status="failed", every_type="1"),
+            }
+        )
     # URLs never requested (--no-fetch-external, a crawl cut short) are a category of their own, never failures.
     not_checked = status.get("not_checked", 0)
     if not_checked:
-        codes.append({"label": "summary.not_checked", "count": not_checked, "pct": _share(not_checked, total),
-                      "href": _pages(outcome="not_checked", every_type="1")})
-    failures = [{"label": row["kind"], "count": row["count"], "pct": _share(row["count"], status["failed"]),
-                 "href": _pages(status="failed", every_type="1")} for row in status["failed_by_kind"]]
+        codes.append(
+            {
+                "label": "summary.not_checked",
+                "count": not_checked,
+                "pct": _share(not_checked, total),
+                "href": _pages(outcome="not_checked", every_type="1"),
+            }
+        )
+    failures = [
+        {
+            "label": row["kind"],
+            "count": row["count"],
+            "pct": _share(row["count"], status["failed"]),
+            "href": _pages(status="failed", every_type="1"),
+        }
+        for row in status["failed_by_kind"]
+    ]
     type_total = sum(row["count"] for row in data["content_types"])
-    types = [{"label": "category." + row["category"], "count": row["count"], "pct": _share(row["count"], type_total),
-              "internal": row["internal"], "external": row["external"], "href": _pages(category=row["category"])}
-             for row in data["content_types"] if row["count"]]
+    types = [
+        {
+            "label": "category." + row["category"],
+            "count": row["count"],
+            "pct": _share(row["count"], type_total),
+            "internal": row["internal"],
+            "external": row["external"],
+            "href": _pages(category=row["category"]),
+        }
+        for row in data["content_types"]
+        if row["count"]
+    ]
     # a fill rate leads to the pages that lack the field: what the auditor has to fix
-    fill = [{"label": "field." + row["field"], "count": row["filled"], "total": row["total"],
-             "pct": round(100.0 * row["rate"], 1), "href": _missing(row["field"])} for row in data["metadata_fill"]]
-    return render("summary.html", title="view.summary", counts=data["counts"], totals=data["totals"],
-                  definitions=data["definitions"], status=status, codes=codes,
-                  failures=failures, types=types, fill=fill, not_checked=not_checked)
+    fill = [
+        {
+            "label": "field." + row["field"],
+            "count": row["filled"],
+            "total": row["total"],
+            "pct": round(100.0 * row["rate"], 1),
+            "href": _missing(row["field"]),
+        }
+        for row in data["metadata_fill"]
+    ]
+    return render(
+        "summary.html",
+        title="view.summary",
+        counts=data["counts"],
+        totals=data["totals"],
+        definitions=data["definitions"],
+        status=status,
+        codes=codes,
+        failures=failures,
+        types=types,
+        fill=fill,
+        not_checked=not_checked,
+    )
 
 
 def _missing(field: str) -> str | None:
@@ -80,7 +134,9 @@ def search() -> str:
 @home.get("/favicon.ico")
 def favicon() -> Response:
     # browsers ask for /favicon.ico on their own (a JSON answer under /api/ has no <link rel=icon>)
-    response = send_from_directory(home.static_folder or "", "favicon.svg", mimetype="image/svg+xml", max_age=86400)
+    response = send_from_directory(
+        home.static_folder or "", "favicon.svg", mimetype="image/svg+xml", max_age=86400
+    )
     return response
 
 

@@ -18,8 +18,13 @@ issues = Blueprint("issues", __name__, template_folder="../templates")
 STATES = ("new", "persisting", "fixed")
 # which rows the overview lists: with findings (the default), every check, or only those with new, fixed or
 # regressed findings against the base (what got worse, what got better)
-SHOW = (("found", "issues.show_found"), ("new", "issues.show_new"), ("fixed", "issues.show_fixed"),
-        ("regressed", "issues.show_regressed"), ("all", "issues.show_all"))
+SHOW = (
+    ("found", "issues.show_found"),
+    ("new", "issues.show_new"),
+    ("fixed", "issues.show_fixed"),
+    ("regressed", "issues.show_regressed"),
+    ("all", "issues.show_all"),
+)
 PICKER_COMMITS = 500  # commits offered in the base picker, newest first
 SCAN_PAGE = 10_000  # the issue-urls query's largest page: every finding of one check on one URL
 
@@ -71,8 +76,16 @@ def _analyzer(row: dict[str, Any]) -> str | None:
 
 def _commit_options() -> list[dict[str, Any]]:
     rows = query("commits", limit=PICKER_COMMITS)["items"]
-    return [{"id": row["id"], "kind": row.get("kind"), "finished": row.get("finished_at") or row.get("started_at"),
-             "status": row.get("status"), "head": row.get("head")} for row in rows]
+    return [
+        {
+            "id": row["id"],
+            "kind": row.get("kind"),
+            "finished": row.get("finished_at") or row.get("started_at"),
+            "status": row.get("status"),
+            "head": row.get("head"),
+        }
+        for row in rows
+    ]
 
 
 @issues.get("/")
@@ -97,27 +110,48 @@ def overview() -> str:
     hidden = [row for row in rows if row["id"] not in shown_ids]
     not_analysed = sorted({_analyzer(row) or "" for row in hidden if row["state"] == "not_analysed"} - {""})
     totals = {key: sum(row[key] or 0 for row in rows) for key in ("findings", "new", "fixed")}
-    return render("issues.html", title="view.issues", data=data, categories=list(categories.values()),
-                  commits=_commit_options(), priorities=PRIORITIES, priority=priority or "", show=show,
-                  show_options=SHOW, totals=totals, hidden_clean=sum(1 for r in hidden if r["state"] == "ok"),
-                  hidden_not_analysed=sum(1 for r in hidden if r["state"] == "not_analysed"),
-                  not_analysed_by=not_analysed, all_href=_link("issues.overview", show="all", priority=priority),
-                  changes=named_changes(_arg("base"), priority, _link))
+    return render(
+        "issues.html",
+        title="view.issues",
+        data=data,
+        categories=list(categories.values()),
+        commits=_commit_options(),
+        priorities=PRIORITIES,
+        priority=priority or "",
+        show=show,
+        show_options=SHOW,
+        totals=totals,
+        hidden_clean=sum(1 for r in hidden if r["state"] == "ok"),
+        hidden_not_analysed=sum(1 for r in hidden if r["state"] == "not_analysed"),
+        not_analysed_by=not_analysed,
+        all_href=_link("issues.overview", show="all", priority=priority),
+        changes=named_changes(_arg("base"), priority, _link),
+    )
 
 
 def issue_row(check: str, rows: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
     """The overview's row for a check id: its own row, or the shared-defect row it is a source of."""
     rows = _issues(_arg("base"))["items"] if rows is None else rows
     return next((row for row in rows if row["id"] == check), None) or next(
-        (row for row in rows if check in row["sources"]), None)
+        (row for row in rows if check in row["sources"]), None
+    )
 
 
 # A link check's rows say where each link is; every other row names the page, what on it, and who found it.
-LINK_COLUMNS = (Col("url", "col.source", None, "page"), Col("state", "col.finding_state", None, "finding_state"),
-                Col("target", "col.link_target", None, "page"), Col("text", "col.text"),
-                Col("answer", "col.status"), Col("position", "col.line"))
-FINDING_COLUMNS = (Col("url", "col.page", None, "page"), Col("state", "col.finding_state", None, "finding_state"),
-                   Col("detail", "col.detail"), Col("sources", "col.found_by", None, "list"))
+LINK_COLUMNS = (
+    Col("url", "col.source", None, "page"),
+    Col("state", "col.finding_state", None, "finding_state"),
+    Col("target", "col.link_target", None, "page"),
+    Col("text", "col.text"),
+    Col("answer", "col.status"),
+    Col("position", "col.line"),
+)
+FINDING_COLUMNS = (
+    Col("url", "col.page", None, "page"),
+    Col("state", "col.finding_state", None, "finding_state"),
+    Col("detail", "col.detail"),
+    Col("sources", "col.found_by", None, "list"),
+)
 
 
 def _columns(row: dict[str, Any] | None) -> tuple[Col, ...]:
@@ -133,14 +167,27 @@ def detail() -> str:
     state_options = (("", "issues.current"), *((state, "state." + state) for state in STATES), ("all", "any"))
     answer = _issues(_arg("base"))
     row = issue_row(check, answer["items"])
-    table = paged_table("issue-urls", "issues.urls", "issue-urls", _columns(row),
-                        filters=(Filter("state", "col.finding_state", "select", state_options),),
-                        params={"check": check, "base": _arg("base")}, sortable=False)
+    table = paged_table(
+        "issue-urls",
+        "issues.urls",
+        "issue-urls",
+        _columns(row),
+        filters=(Filter("state", "col.finding_state", "select", state_options),),
+        params={"check": check, "base": _arg("base")},
+        sortable=False,
+    )
     if row is None:  # the query knew the id, so a registered check without a row cannot happen; be explicit
         abort(404, f"no check {check!r}")
-    return render("issue.html", title="view.issue", check=check, row=row, table=table,
-                  share_of=answer["share_of"], category=category_label(row["category"]),
-                  overview_href=_link("issues.overview"))
+    return render(
+        "issue.html",
+        title="view.issue",
+        check=check,
+        row=row,
+        table=table,
+        share_of=answer["share_of"],
+        category=category_label(row["category"]),
+        overview_href=_link("issues.overview"),
+    )
 
 
 def _on_page(url: str, base: str | None) -> list[tuple[str, int, str, tuple[str, ...], bool]]:
@@ -153,10 +200,18 @@ def _on_page(url: str, base: str | None) -> list[tuple[str, int, str, tuple[str,
     for row in _issues(base)["items"]:
         if not _shown(row) or row["state"] == "error":
             continue
-        for item in query_once("issue-urls", check=row["id"], base=base, url=url, state="all",
-                               limit=SCAN_PAGE)["items"]:
-            found.append((row["id"], STATES.index(item["state"]), item["detail"],
-                          tuple(item.get("sources") or [item["check"]]), bool(item.get("regressed"))))
+        for item in query_once(
+            "issue-urls", check=row["id"], base=base, url=url, state="all", limit=SCAN_PAGE
+        )["items"]:
+            found.append(
+                (
+                    row["id"],
+                    STATES.index(item["state"]),
+                    item["detail"],
+                    tuple(item.get("sources") or [item["check"]]),
+                    bool(item.get("regressed")),
+                )
+            )
     return found
 
 
@@ -167,12 +222,24 @@ def page_issues(url: str) -> list[dict[str, Any]]:
     # a live crawl's answers may change between two reads: rows are matched by id, never by position
     ranked = {row["id"]: (rank, row) for rank, row in enumerate(_issues(base)["items"])}
     found = []
-    for issue, state, detail, sources, regressed in derived(("page-issues", base, url), lambda: _on_page(url, base)):
+    for issue, state, detail, sources, regressed in derived(
+        ("page-issues", base, url), lambda: _on_page(url, base)
+    ):
         if issue not in ranked:
             continue
         rank, row = ranked[issue]
-        found.append({"rank": rank, "state": STATES[state], "detail": detail, "sources": list(sources),
-                      "regressed": regressed, "title": row["title"], "priority": row["priority"], "issue": issue,
-                      "href": _link("issues.detail", check=issue)})
+        found.append(
+            {
+                "rank": rank,
+                "state": STATES[state],
+                "detail": detail,
+                "sources": list(sources),
+                "regressed": regressed,
+                "title": row["title"],
+                "priority": row["priority"],
+                "issue": issue,
+                "href": _link("issues.detail", check=issue),
+            }
+        )
     found.sort(key=lambda f: (f["rank"], STATES.index(f["state"]), f["detail"], f["sources"]))
     return found

@@ -20,15 +20,38 @@ AROUND_NODES = 150  # pages drawn around one page: a hub's second ring is cut he
 GROUPS = ("target", "source", "anchor")
 # Per grouping: the columns and the default sort (each group's own URL).
 BROKEN_COLUMNS = {
-    "target": ((Col("url", "col.resolved", "url", "page"), Col("status", "col.status", None, "status"),
-                Col("pages", "col.referring_pages", "pages", "num"), Col("anchors", "col.anchors", "anchors", "num"),
-                Col("sources", "col.source", None, "pages"), Col("links", "col.written", None, "anchors")), "url"),
-    "source": ((Col("source", "col.source", "source", "page"),
-                Col("targets", "col.broken_targets", "targets", "num"), Col("anchors", "col.anchors", "anchors", "num"),
-                Col("urls", "col.resolved", None, "pages"), Col("links", "col.written", None, "anchors")), "source"),
-    "anchor": ((Col("source", "col.source", "source", "page"), Col("href", "col.written", "href", "url"),
-                Col("line", "col.line", None, "num"), Col("url", "col.resolved", "url", "page"),
-                Col("status", "col.status", None, "status"), Col("text", "col.text")), "source"),
+    "target": (
+        (
+            Col("url", "col.resolved", "url", "page"),
+            Col("status", "col.status", None, "status"),
+            Col("pages", "col.referring_pages", "pages", "num"),
+            Col("anchors", "col.anchors", "anchors", "num"),
+            Col("sources", "col.source", None, "pages"),
+            Col("links", "col.written", None, "anchors"),
+        ),
+        "url",
+    ),
+    "source": (
+        (
+            Col("source", "col.source", "source", "page"),
+            Col("targets", "col.broken_targets", "targets", "num"),
+            Col("anchors", "col.anchors", "anchors", "num"),
+            Col("urls", "col.resolved", None, "pages"),
+            Col("links", "col.written", None, "anchors"),
+        ),
+        "source",
+    ),
+    "anchor": (
+        (
+            Col("source", "col.source", "source", "page"),
+            Col("href", "col.written", "href", "url"),
+            Col("line", "col.line", None, "num"),
+            Col("url", "col.resolved", "url", "page"),
+            Col("status", "col.status", None, "status"),
+            Col("text", "col.text"),
+        ),
+        "source",
+    ),
 }
 
 
@@ -37,10 +60,15 @@ def broken() -> str:
     asked = request.args.get("group", "")
     group = asked if asked in GROUPS else "target"
     columns, default_sort = BROKEN_COLUMNS[group]
-    table = paged_table("broken", "view.broken_links", "broken-links", columns,
-                        filters=(Filter("group", "filter.group", "select",
-                                        tuple((g, "group." + g) for g in GROUPS)),),
-                        params={"group": group}, default_sort=default_sort)
+    table = paged_table(
+        "broken",
+        "view.broken_links",
+        "broken-links",
+        columns,
+        filters=(Filter("group", "filter.group", "select", tuple((g, "group." + g) for g in GROUPS)),),
+        params={"group": group},
+        default_sort=default_sort,
+    )
     if group == "anchor":  # line and column in one cell
         for row in table.rows:
             if row.get("line") is not None:
@@ -50,34 +78,72 @@ def broken() -> str:
 
 @links.get("/external-links")
 def external() -> str:
-    table = paged_table("external", "view.external_links", "external-links", (
-        Col("url", "col.destination", "url", "page"), Col("status", "col.status", "status", "status"),
-        Col("error_kind", "col.error_kind"), Col("outcome", "col.outcome", None, "outcome"),
-        Col("referrers", "col.referrers", "referrers", "num"),
-        Col("anchors", "col.anchors", "anchors", "num")), default_sort="url")
-    return render("table_view.html", title="view.external_links", table=table,
-                  note="external.note")
+    table = paged_table(
+        "external",
+        "view.external_links",
+        "external-links",
+        (
+            Col("url", "col.destination", "url", "page"),
+            Col("status", "col.status", "status", "status"),
+            Col("error_kind", "col.error_kind"),
+            Col("outcome", "col.outcome", None, "outcome"),
+            Col("referrers", "col.referrers", "referrers", "num"),
+            Col("anchors", "col.anchors", "anchors", "num"),
+        ),
+        default_sort="url",
+    )
+    return render("table_view.html", title="view.external_links", table=table, note="external.note")
 
 
 @links.get("/isolated")
 def isolated() -> str:
-    table = paged_table("isolated", "view.isolated_pages", "isolated-pages", (
-        Col("url", "col.url", "url", "page"), Col("title", "col.title", "title"),
-        Col("status", "col.status", "status", "status"), Col("root", "col.root", "root", "bool")),
-        filters=(Filter("include_roots", "filter.include_roots", "select",
-                        (("", "filter.default"), ("true", "yes"), ("false", "no"))),), default_sort="url")
+    table = paged_table(
+        "isolated",
+        "view.isolated_pages",
+        "isolated-pages",
+        (
+            Col("url", "col.url", "url", "page"),
+            Col("title", "col.title", "title"),
+            Col("status", "col.status", "status", "status"),
+            Col("root", "col.root", "root", "bool"),
+        ),
+        filters=(
+            Filter(
+                "include_roots",
+                "filter.include_roots",
+                "select",
+                (("", "filter.default"), ("true", "yes"), ("false", "no")),
+            ),
+        ),
+        default_sort="url",
+    )
     return render("table_view.html", title="view.isolated_pages", table=table, tabs="isolated")
 
 
 @links.get("/isolated/clusters")
 def clusters() -> str:
-    table = paged_table("clusters", "view.isolated_clusters", "isolated-clusters", (
-        Col("size", "col.size_pages", None, "num"), Col("roots", "col.roots", None, "pages"),
-        Col("urls", "col.urls", None, "pages")),
-        filters=(Filter("singletons", "filter.singletons", "check"),
-                 Filter("rooted", "filter.rooted", "check")), sortable=False)
-    return render("table_view.html", title="view.isolated_clusters", table=table, tabs="isolated",
-                  note_text=("clusters.singletons", table.extra.get("singleton_total", 0)))
+    table = paged_table(
+        "clusters",
+        "view.isolated_clusters",
+        "isolated-clusters",
+        (
+            Col("size", "col.size_pages", None, "num"),
+            Col("roots", "col.roots", None, "pages"),
+            Col("urls", "col.urls", None, "pages"),
+        ),
+        filters=(
+            Filter("singletons", "filter.singletons", "check"),
+            Filter("rooted", "filter.rooted", "check"),
+        ),
+        sortable=False,
+    )
+    return render(
+        "table_view.html",
+        title="view.isolated_clusters",
+        table=table,
+        tabs="isolated",
+        note_text=("clusters.singletons", table.extra.get("singleton_total", 0)),
+    )
 
 
 @links.get("/graph")
@@ -86,10 +152,23 @@ def graph() -> str:
     # neighbourhood), so the page answers at once and announces loading while a large graph is computed.
     url, depth = request.args.get("url", ""), _depth()
     commit = request.args.get("commit")
-    api = (url_for("links.around", url=url, depth=depth, commit=commit) if url else
-           url_for("api.call", name="link-graph", limit=GRAPH_EDGE_LIMIT, sort="anchors", order="desc", commit=commit))
-    return render("graph.html", title="view.graph", limit=GRAPH_EDGE_LIMIT, tabs="graph", api=api, centre=url,
-                  depth=depth, around_limit=AROUND_NODES)
+    api = (
+        url_for("links.around", url=url, depth=depth, commit=commit)
+        if url
+        else url_for(
+            "api.call", name="link-graph", limit=GRAPH_EDGE_LIMIT, sort="anchors", order="desc", commit=commit
+        )
+    )
+    return render(
+        "graph.html",
+        title="view.graph",
+        limit=GRAPH_EDGE_LIMIT,
+        tabs="graph",
+        api=api,
+        centre=url,
+        depth=depth,
+        around_limit=AROUND_NODES,
+    )
 
 
 def _depth() -> int:
@@ -123,12 +202,19 @@ def neighbourhood(url: str, depth: int) -> dict[str, Any]:
             nodes[current] = {"url": current, "status": page.get("status"), "title": page.get("title") or ""}
             if level == depth:
                 continue
-            pairs = [((current, a.get("redirect_dest") or a["href"]), 1) for a in detail.get("outbound") or ()]
-            pairs += [((i["source"], current), i.get("anchors") or 1) for i in (detail.get("inbound") or {}).get("items", ())]
+            pairs = [
+                ((current, a.get("redirect_dest") or a["href"]), 1) for a in detail.get("outbound") or ()
+            ]
+            pairs += [
+                ((i["source"], current), i.get("anchors") or 1)
+                for i in (detail.get("inbound") or {}).get("items", ())
+            ]
             for (source, target), anchors in pairs:
                 if source == target:
                     continue
-                edges[(source, target)] = edges.get((source, target), 0) + anchors if source == current else anchors
+                edges[(source, target)] = (
+                    edges.get((source, target), 0) + anchors if source == current else anchors
+                )
                 other = target if source == current else source
                 if other in reached:
                     continue
@@ -138,17 +224,34 @@ def neighbourhood(url: str, depth: int) -> dict[str, Any]:
                 reached.add(other)
                 following.append(other)
         frontier = following
-    items = [{"source": s, "target": t, "anchors": n} for (s, t), n in sorted(edges.items())
-             if s in nodes and t in nodes]
-    return {"items": items, "nodes": sorted(nodes.values(), key=lambda n: n["url"]), "centre": url,
-            "depth": depth, "total": len(items), "truncated": truncated}
+    items = [
+        {"source": s, "target": t, "anchors": n}
+        for (s, t), n in sorted(edges.items())
+        if s in nodes and t in nodes
+    ]
+    return {
+        "items": items,
+        "nodes": sorted(nodes.values(), key=lambda n: n["url"]),
+        "centre": url,
+        "depth": depth,
+        "total": len(items),
+        "truncated": truncated,
+    }
 
 
 @links.get("/graph/edges")
 def edges() -> str:
-    table = paged_table("edges", "graph.edges", "link-graph", (
-        Col("source", "col.source", "source", "page"), Col("target", "col.target", "target", "page"),
-        Col("anchors", "col.anchors", "anchors", "num")), default_sort="source")
+    table = paged_table(
+        "edges",
+        "graph.edges",
+        "link-graph",
+        (
+            Col("source", "col.source", "source", "page"),
+            Col("target", "col.target", "target", "page"),
+            Col("anchors", "col.anchors", "anchors", "num"),
+        ),
+        default_sort="source",
+    )
     return render("table_view.html", title="graph.edges", table=table, tabs="graph")
 
 
@@ -159,6 +262,9 @@ def register_viewer_blueprints(register: Any) -> None:
 
 @hookimpl
 def viewer_menu_links(request: Any) -> list[MenuLink]:
-    return [MenuLink("/broken-links", "view.broken_links", order=20),
-            MenuLink("/external-links", "view.external_links", order=21),
-            MenuLink("/isolated", "view.isolated", order=22), MenuLink("/graph", "view.graph", order=23)]
+    return [
+        MenuLink("/broken-links", "view.broken_links", order=20),
+        MenuLink("/external-links", "view.external_links", order=21),
+        MenuLink("/isolated", "view.isolated", order=22),
+        MenuLink("/graph", "view.graph", order=23),
+    ]

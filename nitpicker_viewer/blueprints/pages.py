@@ -15,30 +15,59 @@ from nitpicker_viewer.tables import Col, Filter, paged_table, status_filter
 
 pages = Blueprint("pages", __name__, template_folder="../templates")
 
-METADATA_FIELDS = ("title", "description", "keywords", "lang", "canonical", "viewport", "robots", "og_title",
-                   "og_description", "og_image", "twitter_card")
+METADATA_FIELDS = (
+    "title",
+    "description",
+    "keywords",
+    "lang",
+    "canonical",
+    "viewport",
+    "robots",
+    "og_title",
+    "og_description",
+    "og_image",
+    "twitter_card",
+)
 # The crawled page's HTML is untrusted: an opaque origin with no script, no network, no forms, no plugins.
 # Framed only by the viewer's own page view (frame-ancestors 'self').
 SANDBOX_CSP = "sandbox; default-src 'none'; img-src data:; style-src 'unsafe-inline'; frame-ancestors 'self'"
 
 PAGE_COLUMNS = (
-    Col("url", "col.url", "url", "page"), Col("status", "col.status", "status", "status"),
-    Col("content_type", "col.content_type", "content_type"), Col("title", "col.title", "title"),
-    Col("content_length", "col.size", "size", "num"), Col("crawl_order", "col.crawl_order", "crawl_order", "num"),
-    Col("error_kind", "col.error_kind"), Col("outcome", "col.outcome", None, "outcome"),
+    Col("url", "col.url", "url", "page"),
+    Col("status", "col.status", "status", "status"),
+    Col("content_type", "col.content_type", "content_type"),
+    Col("title", "col.title", "title"),
+    Col("content_length", "col.size", "size", "num"),
+    Col("crawl_order", "col.crawl_order", "crawl_order", "num"),
+    Col("error_kind", "col.error_kind"),
+    Col("outcome", "col.outcome", None, "outcome"),
 )
 OUTCOMES = ("answered", "redirect", "skipped", "failed", "not_checked")
-HISTORY_CHANGES = 20  # newest changes of a page whose fields are read (one page-diff each); older ones are counted
+HISTORY_CHANGES = (
+    20  # newest changes of a page whose fields are read (one page-diff each); older ones are counted
+)
 SET_FACETS = ("headers", "extra", "anchors", "images", "resources", "jsonld", "tags", "headings", "errors")
 
 
 def page_filters() -> tuple[Filter, ...]:
     return (
         status_filter(codes()),
-        Filter("category", "filter.category", "select", (("", "any"), *((c, "category." + c) for c in categories()))),
-        Filter("missing", "filter.missing", "select", (("", "any"), *((f, "field." + f) for f in METADATA_FIELDS))),
+        Filter(
+            "category",
+            "filter.category",
+            "select",
+            (("", "any"), *((c, "category." + c) for c in categories())),
+        ),
+        Filter(
+            "missing",
+            "filter.missing",
+            "select",
+            (("", "any"), *((f, "field." + f) for f in METADATA_FIELDS)),
+        ),
         Filter("url", "filter.url_pattern"),
-        Filter("outcome", "filter.outcome", "select", (("", "any"), *((o, "outcome." + o) for o in OUTCOMES))),
+        Filter(
+            "outcome", "filter.outcome", "select", (("", "any"), *((o, "outcome." + o) for o in OUTCOMES))
+        ),
         Filter("strict", "filter.strict", "check"),
         Filter("every_type", "filter.every_type", "check"),
         Filter("external", "filter.include_external", "check"),  # last: index() sends it apart
@@ -64,8 +93,16 @@ def index() -> str:
     offered = analysis_columns()
     chosen = [key for key in request.args.getlist("acol") if key in offered]
     columns = (*PAGE_COLUMNS, *(Col("acol:" + key, offered[key], None, "cell") for key in chosen))
-    table = paged_table("pages", "view.pages", "pages", columns, filters=filters[:-1], params=params,
-                        default_sort="url", shape=with_cells(chosen) if chosen else None)
+    table = paged_table(
+        "pages",
+        "view.pages",
+        "pages",
+        columns,
+        filters=filters[:-1],
+        params=params,
+        default_sort="url",
+        shape=with_cells(chosen) if chosen else None,
+    )
     table.filters = filters
     return render("pages.html", title="view.pages", table=table, offered=offered, chosen=chosen)
 
@@ -74,19 +111,26 @@ def analysis_columns() -> dict[str, str]:
     """The analyzer columns the pages table can add, ``analyzer:column`` → its heading, from the data."""
     if not has_query("analysis-columns"):
         return {}
-    return {f"{c['analyzer']}:{c['column']}": f"{c['analyzer']}: {c['column']}"
-            for c in query("analysis-columns")["items"]}
+    return {
+        f"{c['analyzer']}:{c['column']}": f"{c['analyzer']}: {c['column']}"
+        for c in query("analysis-columns")["items"]
+    }
 
 
 def with_cells(chosen: list[str]) -> Any:
     """A shape adding the ``chosen`` analyzer cells to page rows (one indexed lookup per page)."""
+
     def shape(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for row in rows:
             found = query_once("analysis", page=row["url"], limit=1000)["items"]
-            cells = {f"{entry['analyzer']}:{column}": value for entry in found
-                     for column, value in entry["cells"].items()}
+            cells = {
+                f"{entry['analyzer']}:{column}": value
+                for entry in found
+                for column, value in entry["cells"].items()
+            }
             row.update({"acol:" + key: cells.get(key) for key in chosen})
         return rows
+
     return shape
 
 
@@ -104,15 +148,28 @@ def detail() -> str:
     data = query("page-detail", url=url)
     jsonld = query("page-jsonld", url=url)["items"] if has_query("page-jsonld") else []
     images = _page_rows("images", url) if data.get("images") else []
-    violations = [{**row, "priority": row.get("priority") or priority_of(row.get("severity"))}
-                  for row in _page_rows("violations", url)]
+    violations = [
+        {**row, "priority": row.get("priority") or priority_of(row.get("severity"))}
+        for row in _page_rows("violations", url)
+    ]
     # shown only when an analyzer failed on this page: its findings are missing from the violations above
     errors = _page_rows("analyzer-errors", url) if has_query("analyzer-errors") else []
     found = page_issues(url) if has_query("issues") else []
     history = page_history(url) if has_query("history") else None
-    return render("page.html", title="view.page", url=url, d=data, page=data.get("page") or {}, issues=found,
-                  jsonld=jsonld, images=images, violations=violations, analyzer_errors=errors,
-                  fields=METADATA_FIELDS, history=history)
+    return render(
+        "page.html",
+        title="view.page",
+        url=url,
+        d=data,
+        page=data.get("page") or {},
+        issues=found,
+        jsonld=jsonld,
+        images=images,
+        violations=violations,
+        analyzer_errors=errors,
+        fields=METADATA_FIELDS,
+        history=history,
+    )
 
 
 def page_history(url: str) -> dict[str, Any] | None:
@@ -133,17 +190,31 @@ def page_history(url: str) -> dict[str, Any] | None:
             rows.append({**at, "what": change.get("status"), "kind": "status"})
             continue
         delta = query_at("page-diff", change["commit"], url=url, base=change["base"])
-        rows += [{**at, "what": name, "kind": "field", "old": pair[0], "new": pair[1]}
-                 for name, pair in (delta.get("fields") or {}).items()]
+        rows += [
+            {**at, "what": name, "kind": "field", "old": pair[0], "new": pair[1]}
+            for name, pair in (delta.get("fields") or {}).items()
+        ]
         for name in SET_FACETS:
             part = delta.get(name) or {}
             added, removed = part.get("added") or (), part.get("removed") or ()
             changed = part.get("changed") or {}
             if added or removed or changed:
-                rows.append({**at, "what": name, "kind": "set", "added": len(added), "removed": len(removed),
-                             "changed": len(changed)})
-    return {"commits": data["commits"], "rows": rows, "changes": len(data["changes"]),
-            "older": len(data["changes"]) - len(newest)}
+                rows.append(
+                    {
+                        **at,
+                        "what": name,
+                        "kind": "set",
+                        "added": len(added),
+                        "removed": len(removed),
+                        "changed": len(changed),
+                    }
+                )
+    return {
+        "commits": data["commits"],
+        "rows": rows,
+        "changes": len(data["changes"]),
+        "older": len(data["changes"]) - len(newest),
+    }
 
 
 @pages.get("/page/html")

@@ -31,7 +31,9 @@ def image(sha256: str) -> Response:
     if etag in request.headers.get("If-None-Match", ""):
         return _cached(Response(status=304), etag)
     try:
-        found = query_once("screenshot", sha256=sha256)  # never kept: images are large and cached by the browser
+        found = query_once(
+            "screenshot", sha256=sha256
+        )  # never kept: images are large and cached by the browser
     except NitpickerError:
         abort(404)
     if found.get("media_type") not in IMAGE_TYPES:

@@ -123,8 +123,10 @@ def crawl_open_archive(crawl: CrawlContext) -> FileSink:
             if latest is not None and writer.recovered and writer.commit_status(latest) == "complete":
                 # killed after the crawl completed but before its file was written: opening wrote it
                 writer.close()
-                raise NothingToResume(f"{crawl.output.name}: nothing left to crawl; the crawl was complete "
-                                      "and its file, left unwritten by a killed run, is written now")
+                raise NothingToResume(
+                    f"{crawl.output.name}: nothing left to crawl; the crawl was complete "
+                    "and its file, left unwritten by a killed run, is written now"
+                )
             if latest is None or writer.commit_status(latest) == "complete":
                 raise NitpickerError(f"{crawl.output.name} has no interrupted crawl to resume")
             commit = writer.resume_commit(latest, environment)
@@ -134,8 +136,10 @@ def crawl_open_archive(crawl: CrawlContext) -> FileSink:
             commit = writer.resume_commit(latest, environment)
         else:
             if crawl.mode == "update" and writer.head() is None:
-                raise NitpickerError(f"{crawl.output.name} has no complete crawl to update: finish its crawl "
-                                     f"first with --resume {crawl.output.name}")
+                raise NitpickerError(
+                    f"{crawl.output.name} has no complete crawl to update: finish its crawl "
+                    f"first with --resume {crawl.output.name}"
+                )
             commit = writer.begin_commit(kind=crawl.kind, options=crawl.options, environment=environment)
         # an update is made from the newest complete crawl (HEAD), which becomes its parent
         base = writer.base_of(commit) if crawl.mode == "update" else None

@@ -31,10 +31,19 @@ IMPACTS = ("critical", "serious", "moderate", "minor")
 PRIORITY = {"critical": "critical", "serious": "high", "moderate": "medium", "minor": "low"}
 # rules that find the same defect as another source (the crawl's images without alt, markup's rules): the
 # issues list shows such a defect once, with its sources
-DEFECTS = {"image-alt": "image-alt", "input-image-alt": "image-alt", "html-has-lang": "html-lang",
-           "link-name": "link-name", "button-name": "button-name", "heading-order": "heading-order",
-           "duplicate-id": "duplicate-id", "duplicate-id-aria": "duplicate-id", "duplicate-id-active": "duplicate-id",
-           "page-has-heading-one": "h1-missing", "document-title": "title-missing"}
+DEFECTS = {
+    "image-alt": "image-alt",
+    "input-image-alt": "image-alt",
+    "html-has-lang": "html-lang",
+    "link-name": "link-name",
+    "button-name": "button-name",
+    "heading-order": "heading-order",
+    "duplicate-id": "duplicate-id",
+    "duplicate-id-aria": "duplicate-id",
+    "duplicate-id-active": "duplicate-id",
+    "page-has-heading-one": "h1-missing",
+    "document-title": "title-missing",
+}
 # rules outside WCAG (axe's best practices) and experimental ones point at something to look at: warnings
 WARNING_TAGS = frozenset({"best-practice", "experimental"})
 # rule id -> {language: {title, description}}: messages/ja.json, refreshed by catalogue_gen from axe's locale
@@ -118,9 +127,19 @@ class AxeAnalyzer(Analyzer):
 
     def rules(self) -> list[Rule]:
         """axe-core's rules from catalogue.py, each at its usual impact (axe's impact is per violation)."""
-        return [Rule(rule_id, meta["help"], PRIORITY[meta["impact"]], meta["description"], meta["help_url"],
-                     DEFECTS.get(rule_id, ""), type="warning" if WARNING_TAGS & set(meta["tags"]) else "issue",
-                     i18n=TRANSLATIONS.get(rule_id, {})) for rule_id, meta in RULES.items()]
+        return [
+            Rule(
+                rule_id,
+                meta["help"],
+                PRIORITY[meta["impact"]],
+                meta["description"],
+                meta["help_url"],
+                DEFECTS.get(rule_id, ""),
+                type="warning" if WARNING_TAGS & set(meta["tags"]) else "issue",
+                i18n=TRANSLATIONS.get(rule_id, {}),
+            )
+            for rule_id, meta in RULES.items()
+        ]
 
     def setup(self, settings: Mapping[str, Any]) -> None:
         self.source = settings.get("source") or "archive"
@@ -197,8 +216,11 @@ class AxeAnalyzer(Analyzer):
                 await route.abort()
                 return
             self._served = True
-            await route.fulfill(status=200, body=self._html, headers={
-                "content-type": "text/html; charset=utf-8", "content-security-policy": NO_SCRIPTS})
+            await route.fulfill(
+                status=200,
+                body=self._html,
+                headers={"content-type": "text/html; charset=utf-8", "content-security-policy": NO_SCRIPTS},
+            )
             return
         await route.continue_()
 
@@ -206,10 +228,17 @@ class AxeAnalyzer(Analyzer):
         violations: list[Violation] = []
         for rule in found:
             for node in rule["nodes"]:
-                violations.append(Violation(
-                    rule=rule["id"], message=rule["help"], severity=node.get("impact") or rule["impact"] or "minor",
-                    location=_selector(node["target"]), url=url, snippet=node.get("html") or "",
-                    help_url=rule.get("helpUrl") or ""))
+                violations.append(
+                    Violation(
+                        rule=rule["id"],
+                        message=rule["help"],
+                        severity=node.get("impact") or rule["impact"] or "minor",
+                        location=_selector(node["target"]),
+                        url=url,
+                        snippet=node.get("html") or "",
+                        help_url=rule.get("helpUrl") or "",
+                    )
+                )
         counts = Counter(v.severity for v in violations)
         cells: dict[str, Any] = {}
         for impact in IMPACTS:

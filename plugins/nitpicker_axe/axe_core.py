@@ -60,9 +60,18 @@ def load_locale(lang: str, extra_dir: str = "") -> dict[str, Any] | None:
             path = folder / f"{name}.json"
             if path.is_file():
                 return json.loads(path.read_text(encoding="utf-8"))
-    available = sorted({p.stem for folder in dirs if folder.is_dir() for p in folder.glob("*.json")
-                        if not p.stem.startswith("_")})
+    available = sorted(
+        {
+            p.stem
+            for folder in dirs
+            if folder.is_dir()
+            for p in folder.glob("*.json")
+            if not p.stem.startswith("_")
+        }
+    )
     if not available:
-        raise UsageError(f"axe: no axe-core locale files found for lang {lang!r}; "
-                         + INSTALL_HINT.format(version=axe_version()))
+        raise UsageError(
+            f"axe: no axe-core locale files found for lang {lang!r}; "
+            + INSTALL_HINT.format(version=axe_version())
+        )
     raise UsageError(f"axe: no axe-core locale for lang {lang!r} (available: {', '.join(available)})")

@@ -20,8 +20,18 @@ from nitpicker_core import find_browser
 from .axe_core import axe_source, axe_version, locale_dirs
 
 # the tags that say how binding a rule is; the others name WCAG criteria, EN 301 549 clauses, categories
-LEVEL_TAGS = ("wcag2a", "wcag2aa", "wcag2aaa", "wcag21a", "wcag21aa", "wcag22aa", "wcag2a-obsolete",
-              "best-practice", "experimental", "deprecated")
+LEVEL_TAGS = (
+    "wcag2a",
+    "wcag2aa",
+    "wcag2aaa",
+    "wcag21a",
+    "wcag21aa",
+    "wcag22aa",
+    "wcag2a-obsolete",
+    "best-practice",
+    "experimental",
+    "deprecated",
+)
 MESSAGES = Path(__file__).with_name("messages") / "ja.json"
 
 RULES_JS = """() => {
@@ -65,7 +75,11 @@ def japanese(rules: dict[str, Any]) -> dict[str, dict[str, str]]:
     for rule_id in rules:
         texts = locale.get(rule_id) or {}
         if texts.get("help") and texts.get("description"):
-            entries[rule_id] = {**kept.get(rule_id, {}), "title": texts["help"], "description": texts["description"]}
+            entries[rule_id] = {
+                **kept.get(rule_id, {}),
+                "title": texts["help"],
+                "description": texts["description"],
+            }
         elif rule_id in kept:
             entries[rule_id] = kept[rule_id]
     return entries
@@ -88,8 +102,10 @@ def main() -> None:
     entries = japanese(rules)
     MESSAGES.parent.mkdir(exist_ok=True)
     MESSAGES.write_text(json.dumps(entries, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    print(f"{len(rules)} rules of axe-core {axe_version()} written to {target.name}, "
-          f"{len(entries)} Japanese texts to messages/{MESSAGES.name}")
+    print(
+        f"{len(rules)} rules of axe-core {axe_version()} written to {target.name}, "
+        f"{len(entries)} Japanese texts to messages/{MESSAGES.name}"
+    )
 
 
 if __name__ == "__main__":

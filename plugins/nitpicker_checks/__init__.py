@@ -12,8 +12,10 @@ from . import links, pages, security
 
 # check id -> {language: {title, description, fix}}, from messages/<lang>.json
 TRANSLATIONS = load_translations(Path(__file__).with_name("messages"))
-CHECKS = [replace(check, i18n=TRANSLATIONS.get(check.id, {}))
-          for check in (*links.CHECKS, *pages.CHECKS, *security.CHECKS)]
+CHECKS = [
+    replace(check, i18n=TRANSLATIONS.get(check.id, {}))
+    for check in (*links.CHECKS, *pages.CHECKS, *security.CHECKS)
+]
 
 
 @hookimpl

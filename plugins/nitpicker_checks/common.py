@@ -41,6 +41,7 @@ _ROWS = (
 
 def rows(ctx: CheckContext) -> dict[str, dict[str, Any]]:
     """Every URL row of the commit by URL, ``error_kind`` from the row or else the commit's crawl errors."""
+
     def load() -> dict[str, dict[str, Any]]:
         kinds: dict[str, str] = {}
         for error in ctx.reader.crawl_errors(ctx.commit):
@@ -71,8 +72,14 @@ def content_pages(ctx: CheckContext) -> Iterator[dict[str, Any]]:
     """
     for row in rows(ctx).values():
         status = row.get("status")
-        if (not row.get("is_external") and not row.get("is_skipped") and row.get("content_type") == "text/html"
-                and not row.get("outside_scope") and status is not None and 200 <= status < 300):
+        if (
+            not row.get("is_external")
+            and not row.get("is_skipped")
+            and row.get("content_type") == "text/html"
+            and not row.get("outside_scope")
+            and status is not None
+            and 200 <= status < 300
+        ):
             yield row
 
 
@@ -104,12 +111,19 @@ class Link(NamedTuple):
 def _suspect(row: dict[str, Any]) -> bool:
     """Whether links to this row can be a finding: anything but an internal 2xx page that is indexable."""
     status = row.get("status")
-    return bool(row.get("is_external") or row.get("redirect_dest") or row.get("noindex") or row.get("error_kind")
-                or status is None or not 200 <= status < 300)
+    return bool(
+        row.get("is_external")
+        or row.get("redirect_dest")
+        or row.get("noindex")
+        or row.get("error_kind")
+        or status is None
+        or not 200 <= status < 300
+    )
 
 
 def links(ctx: CheckContext) -> list[Link]:
     """Distinct links of crawled pages to targets a link check may report (most links lead to fine pages)."""
+
     def load() -> list[Link]:
         targets = json.dumps([url for url, row in rows(ctx).items() if _suspect(row)])
         # One join over the anchors of the suspect targets: a per-page anchors() call is one query per page.
@@ -119,7 +133,9 @@ def links(ctx: CheckContext) -> list[Link]:
             "JOIN commit_page sc ON sc.commit_id = ? AND sc.state_id = a.state_id "
             "JOIN page_state sps ON sps.id = sc.state_id JOIN url su ON su.id = sc.url_id "
             "WHERE tu.url IN (SELECT value FROM json_each(?)) AND sps.is_external = 0 "
-            "AND json_extract(sps.extra, '$.outside_scope') IS NULL", [ctx.commit, targets])
+            "AND json_extract(sps.extra, '$.outside_scope') IS NULL",
+            [ctx.commit, targets],
+        )
         return sorted(Link(r[0], r[1]) for r in found)
 
     return memo(ctx, "links", load)
@@ -130,7 +146,8 @@ def children(ctx: CheckContext, table: str, columns: str, joins: str = "") -> li
     found = ctx.reader.execute(
         f"SELECT u.url AS url, {columns} FROM commit_page cp JOIN url u ON u.id = cp.url_id "
         f"JOIN {table} t ON t.state_id = cp.state_id {joins} WHERE cp.commit_id = ? ORDER BY u.url, t.id",
-        [ctx.commit])
+        [ctx.commit],
+    )
     return [dict(r) for r in found]
 
 

@@ -50,14 +50,20 @@ def broken_links(ctx: CheckContext) -> Iterator[Finding]:
 def linked_targets(ctx: CheckContext, *outcomes: str) -> set[str]:
     """The internal URLs internal links end at (after redirects) with one of ``outcomes``: the link checks list
     them with each link to them, so the page-level status checks leave them out (one defect, not two)."""
+
     def load() -> set[str]:
         table = rows(ctx)
         ends = set()
         for link in links(ctx):
             target = table.get(link.target)
             end = final(ctx, link.target)
-            if (target is not None and not target.get("is_external") and link.source != link.target
-                    and end is not None and _outcome(end) in outcomes):
+            if (
+                target is not None
+                and not target.get("is_external")
+                and link.source != link.target
+                and end is not None
+                and _outcome(end) in outcomes
+            ):
                 ends.add(end["url"])
         return ends
 
@@ -101,8 +107,11 @@ def external_blocked(ctx: CheckContext) -> Iterator[Finding]:
 def redirect_chains(ctx: CheckContext) -> Iterator[Finding]:
     # A URL starting a chain of two or more redirects keeps the chain's hops; a hop in the middle of a longer
     # chain keeps the rest of it, so the starts are the URLs no other chain passes through.
-    chains = {url: json.loads(row["redirect_chain"]) for url, row in rows(ctx).items()
-              if row.get("redirect_chain") and not row.get("is_external")}
+    chains = {
+        url: json.loads(row["redirect_chain"])
+        for url, row in rows(ctx).items()
+        if row.get("redirect_chain") and not row.get("is_external")
+    }
     if not chains:
         yield from _middle_hops(ctx)
         return
@@ -141,79 +150,181 @@ def noindex_linked(ctx: CheckContext) -> Iterator[Finding]:
     linked = set()
     for link in links(ctx):
         row = final(ctx, link.target)
-        if row is not None and row["url"] != link.source and not row.get("is_external") and row.get("noindex"):
+        if (
+            row is not None
+            and row["url"] != link.source
+            and not row.get("is_external")
+            and row.get("noindex")
+        ):
             linked.add(row["url"])
     for url in sorted(linked):
         yield Finding(url)
 
 
 CHECKS = [
-    Check("broken-link", "Internal links to pages that answer 4xx", "links", "high",
-          "Internal pages link to internal URLs that answer a client error (404 Not Found, 410 Gone, …), directly "
-          "or after redirects: visitors and crawlers hit a dead end. Internal means the site's host: a URL "
-          "outside the crawl's scope there is checked too.",
-          "Point each link at the page's current URL, or restore or redirect the missing page.",
-          "https://developers.google.com/search/docs/crawling-indexing/http-network-errors",
-          lambda ctx: unique(broken_links(ctx)), link_target=True, order=10, type="issue"),
-    Check("link-to-server-error", "Internal links to pages that answer 5xx", "links", "high",
-          "Internal pages link to internal URLs that answered a server error (500, 502, 503, …).",
-          "Fix the server error behind the target page; if it is gone for good, update the links.",
-          STATUS_HELP, lambda ctx: unique(server_error_links(ctx)), link_target=True, order=11, type="issue"),
-    Check("link-to-failed-url", "Internal links to URLs that could not be fetched", "links", "high",
-          "Internal pages link to internal URLs that gave no answer at all: a timeout, a refused connection, a "
-          "DNS failure or a redirect loop.",
-          "Make the target answer, or change or remove the links to it.",
-          "https://developers.google.com/search/docs/crawling-indexing/http-network-errors",
-          lambda ctx: unique(failed_links(ctx)), link_target=True, order=12, type="issue"),
-    Check("link-to-redirect", "Internal links to redirects", "links", "low",
-          "Internal pages link to internal URLs that redirect: every click costs a round trip and crawlers spend "
-          "budget on the hop.",
-          "Link straight to the redirect's destination.", REDIRECTS_HELP,
-          lambda ctx: unique(redirect_links(ctx)), link_target=True, order=13, type="opportunity"),
-    Check("redirect-chain", "Redirect chains", "links", "medium",
-          "URLs that start a chain of two or more redirects (the detail is the chain, final destination last): "
-          "each hop adds latency, and crawlers may stop following.",
-          "Make the first redirect of the chain point straight at the final destination.", REDIRECTS_HELP,
-          lambda ctx: unique(redirect_chains(ctx)), order=14, type="warning"),
-    Check("redirect-loop", "Redirect loops", "links", "high",
-          "Internal URLs whose redirects lead back to themselves: the page can never be reached.",
-          "Break the loop: make one of the redirects point at a page that answers.", REDIRECTS_HELP,
-          lambda ctx: unique(redirect_loops(ctx)), order=15, type="issue"),
-    Check("external-link-broken", "External links that are broken", "links", "medium",
-          "Internal pages link to external URLs that answered 4xx or 5xx (other than the bot walls 403, 429 and "
-          "999). External URLs that gave no answer at all are external-link-unreachable.",
-          "Update the link to the resource's current address, or remove it.", STATUS_HELP,
-          lambda ctx: unique(external_broken(ctx)), link_target=True, order=16, type="issue"),
-    Check("external-link-unreachable", "External links that could not be reached", "links", "low",
-          "Internal pages link to external URLs that gave no HTTP answer: the host does not resolve (dns), "
-          "refused or reset the connection, timed out, or failed TLS. The error kind is the target URL's "
-          "(the pages list and the error-kinds query show it). Often the host is gone; it may also be the "
-          "crawler's network (no DNS, a firewall).",
-          "Open the link from your own network; if the host is gone, link to where the resource moved or remove "
-          "the link.", "https://developers.google.com/search/docs/crawling-indexing/http-network-errors",
-          lambda ctx: unique(external_unreachable(ctx)), link_target=True, order=16, type="warning"),
-    Check("external-link-blocked", "External links that refused the crawler", "links", "low",
-          "External URLs answered 403, 429 or 999, which sites send to robots and rate-limited clients: the link "
-          "is probably fine for people, but could not be verified.",
-          "Open the link in a browser; if it works, nothing to do (or exclude the host from link checking).",
-          "https://developer.mozilla.org/en-US/docs/Web/HTTP/Status/429",
-          lambda ctx: unique(external_blocked(ctx)), link_target=True, order=17, type="warning"),
-    Check("isolated-page", "Pages no other page links to", "links", "medium",
-          "Internal HTML pages that no anchor of another page reaches, directly or through a redirect (crawl "
-          "roots excepted): visitors cannot find them and search engines rank them low.",
-          "Link to the page from a relevant page or menu, or remove it if it is obsolete.",
-          "https://developers.google.com/search/docs/crawling-indexing/links-crawlable",
-          lambda ctx: unique(isolated(ctx)), order=18, type="warning"),
-    Check("noindex-linked", "Noindex pages linked internally", "indexability", "low",
-          "Internal pages marked noindex that other internal pages link to: crawl budget goes to pages that will "
-          "not be indexed, and a noindex set by mistake hides a page people can reach.",
-          "Remove the noindex if the page should be found; otherwise consider fewer links to it.",
-          "https://developers.google.com/search/docs/crawling-indexing/block-indexing",
-          lambda ctx: unique(noindex_linked(ctx)), order=30, type="warning"),
-    Check("robots-blocked", "URLs blocked by robots.txt", "indexability", "info",
-          "Linked URLs the crawler did not fetch because robots.txt disallows them. Often intended; listed so an "
-          "accidental Disallow is seen.",
-          "Nothing to do if intended; otherwise narrow the Disallow rule in robots.txt.",
-          "https://developers.google.com/search/docs/crawling-indexing/robots/intro",
-          lambda ctx: unique(robots_blocked(ctx)), order=31, type="warning"),
+    Check(
+        "broken-link",
+        "Internal links to pages that answer 4xx",
+        "links",
+        "high",
+        "Internal pages link to internal URLs that answer a client error (404 Not Found, 410 Gone, …), directly "
+        "or after redirects: visitors and crawlers hit a dead end. Internal means the site's host: a URL "
+        "outside the crawl's scope there is checked too.",
+        "Point each link at the page's current URL, or restore or redirect the missing page.",
+        "https://developers.google.com/search/docs/crawling-indexing/http-network-errors",
+        lambda ctx: unique(broken_links(ctx)),
+        link_target=True,
+        order=10,
+        type="issue",
+    ),
+    Check(
+        "link-to-server-error",
+        "Internal links to pages that answer 5xx",
+        "links",
+        "high",
+        "Internal pages link to internal URLs that answered a server error (500, 502, 503, …).",
+        "Fix the server error behind the target page; if it is gone for good, update the links.",
+        STATUS_HELP,
+        lambda ctx: unique(server_error_links(ctx)),
+        link_target=True,
+        order=11,
+        type="issue",
+    ),
+    Check(
+        "link-to-failed-url",
+        "Internal links to URLs that could not be fetched",
+        "links",
+        "high",
+        "Internal pages link to internal URLs that gave no answer at all: a timeout, a refused connection, a "
+        "DNS failure or a redirect loop.",
+        "Make the target answer, or change or remove the links to it.",
+        "https://developers.google.com/search/docs/crawling-indexing/http-network-errors",
+        lambda ctx: unique(failed_links(ctx)),
+        link_target=True,
+        order=12,
+        type="issue",
+    ),
+    Check(
+        "link-to-redirect",
+        "Internal links to redirects",
+        "links",
+        "low",
+        "Internal pages link to internal URLs that redirect: every click costs a round trip and crawlers spend "
+        "budget on the hop.",
+        "Link straight to the redirect's destination.",
+        REDIRECTS_HELP,
+        lambda ctx: unique(redirect_links(ctx)),
+        link_target=True,
+        order=13,
+        type="opportunity",
+    ),
+    Check(
+        "redirect-chain",
+        "Redirect chains",
+        "links",
+        "medium",
+        "URLs that start a chain of two or more redirects (the detail is the chain, final destination last): "
+        "each hop adds latency, and crawlers may stop following.",
+        "Make the first redirect of the chain point straight at the final destination.",
+        REDIRECTS_HELP,
+        lambda ctx: unique(redirect_chains(ctx)),
+        order=14,
+        type="warning",
+    ),
+    Check(
+        "redirect-loop",
+        "Redirect loops",
+        "links",
+        "high",
+        "Internal URLs whose redirects lead back to themselves: the page can never be reached.",
+        "Break the loop: make one of the redirects point at a page that answers.",
+        REDIRECTS_HELP,
+        lambda ctx: unique(redirect_loops(ctx)),
+        order=15,
+        type="issue",
+    ),
+    Check(
+        "external-link-broken",
+        "External links that are broken",
+        "links",
+        "medium",
+        "Internal pages link to external URLs that answered 4xx or 5xx (other than the bot walls 403, 429 and "
+        "999). External URLs that gave no answer at all are external-link-unreachable.",
+        "Update the link to the resource's current address, or remove it.",
+        STATUS_HELP,
+        lambda ctx: unique(external_broken(ctx)),
+        link_target=True,
+        order=16,
+        type="issue",
+    ),
+    Check(
+        "external-link-unreachable",
+        "External links that could not be reached",
+        "links",
+        "low",
+        "Internal pages link to external URLs that gave no HTTP answer: the host does not resolve (dns), "
+        "refused or reset the connection, timed out, or failed TLS. The error kind is the target URL's "
+        "(the pages list and the error-kinds query show it). Often the host is gone; it may also be the "
+        "crawler's network (no DNS, a firewall).",
+        "Open the link from your own network; if the host is gone, link to where the resource moved or remove "
+        "the link.",
+        "https://developers.google.com/search/docs/crawling-indexing/http-network-errors",
+        lambda ctx: unique(external_unreachable(ctx)),
+        link_target=True,
+        order=16,
+        type="warning",
+    ),
+    Check(
+        "external-link-blocked",
+        "External links that refused the crawler",
+        "links",
+        "low",
+        "External URLs answered 403, 429 or 999, which sites send to robots and rate-limited clients: the link "
+        "is probably fine for people, but could not be verified.",
+        "Open the link in a browser; if it works, nothing to do (or exclude the host from link checking).",
+        "https://developer.mozilla.org/en-US/docs/Web/HTTP/Status/429",
+        lambda ctx: unique(external_blocked(ctx)),
+        link_target=True,
+        order=17,
+        type="warning",
+    ),
+    Check(
+        "isolated-page",
+        "Pages no other page links to",
+        "links",
+        "medium",
+        "Internal HTML pages that no anchor of another page reaches, directly or through a redirect (crawl "
+        "roots excepted): visitors cannot find them and search engines rank them low.",
+        "Link to the page from a relevant page or menu, or remove it if it is obsolete.",
+        "https://developers.google.com/search/docs/crawling-indexing/links-crawlable",
+        lambda ctx: unique(isolated(ctx)),
+        order=18,
+        type="warning",
+    ),
+    Check(
+        "noindex-linked",
+        "Noindex pages linked internally",
+        "indexability",
+        "low",
+        "Internal pages marked noindex that other internal pages link to: crawl budget goes to pages that will "
+        "not be indexed, and a noindex set by mistake hides a page people can reach.",
+        "Remove the noindex if the page should be found; otherwise consider fewer links to it.",
+        "https://developers.google.com/search/docs/crawling-indexing/block-indexing",
+        lambda ctx: unique(noindex_linked(ctx)),
+        order=30,
+        type="warning",
+    ),
+    Check(
+        "robots-blocked",
+        "URLs blocked by robots.txt",
+        "indexability",
+        "info",
+        "Linked URLs the crawler did not fetch because robots.txt disallows them. Often intended; listed so an "
+        "accidental Disallow is seen.",
+        "Nothing to do if intended; otherwise narrow the Disallow rule in robots.txt.",
+        "https://developers.google.com/search/docs/crawling-indexing/robots/intro",
+        lambda ctx: unique(robots_blocked(ctx)),
+        order=31,
+        type="warning",
+    ),
 ]

@@ -31,11 +31,17 @@ _CANONICALS = (
 _SPACE = re.compile(r"\s")
 
 
-def _status_pages(ctx: CheckContext, low: int, high: int, linked: set[str] | None = None) -> Iterator[Finding]:
+def _status_pages(
+    ctx: CheckContext, low: int, high: int, linked: set[str] | None = None
+) -> Iterator[Finding]:
     for row in rows(ctx).values():
         status = row.get("status")
-        if (not row.get("is_external") and status is not None and low <= status <= high
-                and row["url"] not in (linked or ())):
+        if (
+            not row.get("is_external")
+            and status is not None
+            and low <= status <= high
+            and row["url"] not in (linked or ())
+        ):
             yield Finding(row["url"], str(status))
 
 
@@ -55,8 +61,13 @@ def failed_urls(ctx: CheckContext) -> Iterator[Finding]:
     linked = linked_targets(ctx, "failed")
     for row in rows(ctx).values():
         kind = row.get("error_kind")
-        if (not row.get("is_external") and row.get("status") is None and kind and kind != "redirect-loop"
-                and row["url"] not in linked):
+        if (
+            not row.get("is_external")
+            and row.get("status") is None
+            and kind
+            and kind != "redirect-loop"
+            and row["url"] not in linked
+        ):
             yield Finding(row["url"], kind)
 
 
@@ -65,16 +76,19 @@ def _empty(field: str) -> Finder:
         for row in content_pages(ctx):
             if not (row.get(field) or "").strip():
                 yield Finding(row["url"])
+
     return find
 
 
 # The element whose absence or emptiness a field's check tells apart (the scrape stores "" for both).
-_ELEMENTS = {"title": "//head/title | //title", "description": "//meta[translate(@name, 'DESCRIPTION', "
-             "'description') = 'description']"}
+_ELEMENTS = {
+    "title": "//head/title | //title",
+    "description": "//meta[translate(@name, 'DESCRIPTION', 'description') = 'description']",
+}
 
 
 def _which(ctx: CheckContext, url: str, field: str) -> str:
-    """"missing" when the stored HTML has no such element, "empty" when it has one; "" without stored HTML."""
+    """ "missing" when the stored HTML has no such element, "empty" when it has one; "" without stored HTML."""
     html = ctx.reader.html(url, ctx.commit)
     if not html or not html.strip():
         return ""
@@ -87,10 +101,12 @@ def _which(ctx: CheckContext, url: str, field: str) -> str:
 
 def _absent(field: str) -> Finder:
     """Pages whose title or description is missing or empty, told apart in the detail (read from the HTML)."""
+
     def find(ctx: CheckContext) -> Iterator[Finding]:
         for row in content_pages(ctx):
             if not (row.get(field) or "").strip():
                 yield Finding(row["url"], _which(ctx, row["url"], field))
+
     return find
 
 
@@ -100,6 +116,7 @@ def _too_long(field: str, limit: int) -> Finder:
             value = (row.get(field) or "").strip()
             if len(value) > limit:
                 yield Finding(row["url"], value)
+
     return find
 
 
@@ -108,6 +125,7 @@ def _duplicates(field: str) -> Finder:
         for group in ctx.query("duplicates", field=field):
             for url in group["urls"]:
                 yield Finding(url, group["value"])
+
     return find
 
 
@@ -117,6 +135,7 @@ def _h1(problem: str) -> Finder:
         for row in ctx.query("h1-problems", problem=problem):
             if row["url"] in pages:
                 yield Finding(row["url"], " | ".join(row["h1"]) if problem == "multiple" else "")
+
     return find
 
 
@@ -127,6 +146,7 @@ def _mismatch(kind: str) -> Finder:
         for row in ctx.query("mismatches", kind=kind):
             if row["url"] not in invalid:
                 yield Finding(row["url"], row["declared_value"] or "")
+
     return find
 
 
@@ -152,6 +172,7 @@ def canonical_is_invalid(written: str, page_url: str) -> bool:
 
 def invalid_canonicals(ctx: CheckContext) -> dict[str, str]:
     """Content pages whose canonical is invalid, with the value as written (the resolved one on old commits)."""
+
     def load() -> dict[str, str]:
         pages = content_urls(ctx)
         found = {}
@@ -184,109 +205,289 @@ def _page_errors(console: bool) -> Finder:
             if row["url"] in pages and (row["step"] == "console") == console:
                 message = without_positions(row["message"])
                 yield Finding(row["url"], message if console else f"{row['step']}: {message}")
+
     return find
 
 
-def _check(id: str, title: str, category: str, priority: str, description: str, fix: str, help_url: str,
-           find: Finder, order: int, defect: str = "", type: str = "issue") -> Check:
-    return Check(id, title, category, priority, description, fix, help_url, lambda ctx: unique(find(ctx)),
-                 defect=defect, order=order, type=type)
+def _check(
+    id: str,
+    title: str,
+    category: str,
+    priority: str,
+    description: str,
+    fix: str,
+    help_url: str,
+    find: Finder,
+    order: int,
+    defect: str = "",
+    type: str = "issue",
+) -> Check:
+    return Check(
+        id,
+        title,
+        category,
+        priority,
+        description,
+        fix,
+        help_url,
+        lambda ctx: unique(find(ctx)),
+        defect=defect,
+        order=order,
+        type=type,
+    )
 
 
 CHECKS = [
-    _check("client-error-page", "Internal URLs answering 4xx", "response", "medium",
-           "Internal URLs that answered a client error (404, 410, 403, …) and that no crawled page links to (a "
-           "start URL, a sitemap entry…); the detail is the status. A 4xx URL that pages link to is a broken-link "
-           "finding, listed with each link to it, not a second defect here.",
-           "Restore the page or redirect it to its replacement; then fix the links pointing at it.", STATUS_HELP,
-           client_error_pages, 20),
-    _check("server-error-page", "Internal URLs answering 5xx", "response", "high",
-           "Internal URLs that answered a server error (500, 502, 503, …) and that no crawled page links to (a "
-           "start URL, a sitemap entry…): the site failed for this page. A 5xx URL that pages link to is a "
-           "link-to-server-error finding, listed with each link to it, not a second defect here.",
-           "Find the error in the server's logs and fix it.", STATUS_HELP, server_error_pages, 21),
-    _check("failed-url", "Internal URLs that could not be fetched", "response", "high",
-           "Internal URLs that gave no HTTP answer (timeout, refused connection, DNS, TLS, …) and that no crawled "
-           "page links to; the detail is the error kind. One that pages link to is a link-to-failed-url finding.", "Make the URL answer: check the server, its TLS certificate and its DNS records.",
-           "https://developers.google.com/search/docs/crawling-indexing/http-network-errors", failed_urls, 22),
-    _check("title-missing", "Pages without a title", "metadata", "high",
-           "HTML pages with no <title> or an empty one (the detail says which: missing or empty): search results "
-           "and browser tabs show the bare URL.",
-           "Give every page a unique, descriptive <title>.", TITLE_HELP, _absent("title"), 40,
-           defect="title-missing"),
-    _check("title-duplicate", "Pages sharing a title", "metadata", "medium",
-           "HTML pages (status 200) whose title another page has too; the detail is the shared title.",
-           "Write a title that says what this page has that the others do not.", TITLE_HELP,
-           _duplicates("title"), 41, type="opportunity"),
-    _check("title-too-long", "Titles too long", "metadata", "low",
-           f"Titles over {TITLE_MAX} characters, which search results cut off; the detail is the title.",
-           f"Keep titles under about {TITLE_MAX} characters, the important words first.", TITLE_HELP,
-           _too_long("title", TITLE_MAX), 42, type="opportunity"),
-    _check("description-missing", "Pages without a meta description", "metadata", "medium",
-           "HTML pages with no meta description or an empty one (the detail says which: missing or empty): "
-           "search engines make up the snippet.",
-           "Add a <meta name=\"description\"> that summarises the page in a sentence or two.", SNIPPET_HELP,
-           _absent("description"), 43, type="opportunity", defect="description-missing"),
-    _check("description-duplicate", "Pages sharing a meta description", "metadata", "low",
-           "HTML pages (status 200) whose meta description another page has too; the detail is the description.",
-           "Write a description specific to each page, or leave it out rather than repeat one.", SNIPPET_HELP,
-           _duplicates("description"), 44, type="opportunity"),
-    _check("description-too-long", "Meta descriptions too long", "metadata", "low",
-           f"Meta descriptions over {DESCRIPTION_MAX} characters, which search results cut off.",
-           f"Keep descriptions under about {DESCRIPTION_MAX} characters.", SNIPPET_HELP,
-           _too_long("description", DESCRIPTION_MAX), 45, type="opportunity"),
-    _check("viewport-missing", "Pages without a viewport", "metadata", "medium",
-           "HTML pages without <meta name=\"viewport\">: phones show them zoomed out as on a desktop.",
-           "Add <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">.",
-           "https://developer.mozilla.org/en-US/docs/Web/HTML/Viewport_meta_tag", _empty("viewport"), 46,
-           defect="viewport-missing"),
-    _check("lang-missing", "Pages without a language", "accessibility", "medium",
-           "HTML pages whose <html> has no lang attribute: screen readers guess the pronunciation, translators "
-           "the language.", "Set <html lang=\"…\"> to the page's language (en, de, ja, …).",
-           "https://www.w3.org/International/questions/qa-html-language-declarations", _empty("lang"), 70,
-           defect="html-lang"),
-    _check("canonical-invalid", "Canonical URL is not a valid URL of the site", "indexability", "high",
-           "HTML pages whose rel=canonical is no absolute http(s) URL on the page's scheme: file:, javascript: or "
-           "data:, empty or only a fragment, malformed (white space, no host, unparseable) or http: against "
-           "https: (the detail is the value as written). Search engines ignore it or index the wrong URL.",
-           "Write the page's public absolute URL (or the one it duplicates) on the site's scheme; check the base "
-           "URL the site generator is configured with.", CANONICAL_HELP, canonical_invalid, 32),
-    _check("canonical-mismatch", "Canonical URL points elsewhere", "indexability", "low",
-           "HTML pages whose rel=canonical names another URL (the detail): search engines index that one instead. "
-           "Intended for duplicates; a mistake on a page of its own.",
-           "Make the canonical the page's own URL unless the page really duplicates the named one.",
-           CANONICAL_HELP, _mismatch("canonical"), 33, type="warning"),
-    _check("og-title-mismatch", "Shared title (og:title) differs from the title", "metadata", "info",
-           "Pages whose og:title (the detail), shown when the page is shared, differs from its <title>.",
-           "Check that the shared title still describes the page; align the two when they drifted apart.",
-           "https://ogp.me/", _mismatch("og_title"), 47, type="warning"),
-    _check("og-description-mismatch", "Shared description (og:description) differs from the description", "metadata", "info",
-           "Pages whose og:description (the detail) differs from their meta description.",
-           "Check that the shared description still describes the page; align the two when they drifted apart.",
-           "https://ogp.me/", _mismatch("og_description"), 48, type="warning"),
-    _check("h1-missing", "Pages without an h1", "content", "medium",
-           "HTML pages (2xx) without an <h1>: readers, screen readers and search engines miss the main heading.",
-           "Give the page one <h1> naming its subject.",
-           "https://developer.mozilla.org/en-US/docs/Web/HTML/Element/Heading_Elements", _h1("missing"), 50,
-           defect="h1-missing"),
-    _check("h1-multiple", "Pages with several h1", "content", "low",
-           "HTML pages (2xx) with more than one <h1>; the detail is their texts.",
-           "Keep one <h1> for the page's subject and make the others <h2>.",
-           "https://developer.mozilla.org/en-US/docs/Web/HTML/Element/Heading_Elements", _h1("multiple"), 51,
-           type="warning", defect="h1-multiple"),
-    _check("jsonld-parse-error", "JSON-LD that does not parse", "structured-data", "medium",
-           "JSON-LD scripts that are not valid JSON (the detail is the parser's message): search engines ignore "
-           "the whole script.", "Fix the JSON (a validator shows where) or generate it with a JSON serialiser.",
-           "https://developers.google.com/search/docs/appearance/structured-data/intro-structured-data",
-           jsonld_errors, 60),
-    _check("console-error", "Pages logging errors in the browser console", "content", "low",
-           "Pages whose scripts threw or whose sub-resources failed while they rendered (the detail is the "
-           "console message): a feature of the page may not work.",
-           "Open the page with the browser's developer tools and fix the errors they show.",
-           "https://developer.chrome.com/docs/devtools/console", _page_errors(True), 61, type="warning"),
-    _check("page-error", "Pages the crawler could only partly read", "crawl", "low",
-           "A step of reading the page failed (the detail names the step and the error): some of its data, such "
-           "as links, images or screenshots, may be missing.",
-           "Look at the error; re-crawl the page, with a longer --page-timeout if it timed out.", "",
-           _page_errors(False), 90, type="warning"),
+    _check(
+        "client-error-page",
+        "Internal URLs answering 4xx",
+        "response",
+        "medium",
+        "Internal URLs that answered a client error (404, 410, 403, …) and that no crawled page links to (a "
+        "start URL, a sitemap entry…); the detail is the status. A 4xx URL that pages link to is a broken-link "
+        "finding, listed with each link to it, not a second defect here.",
+        "Restore the page or redirect it to its replacement; then fix the links pointing at it.",
+        STATUS_HELP,
+        client_error_pages,
+        20,
+    ),
+    _check(
+        "server-error-page",
+        "Internal URLs answering 5xx",
+        "response",
+        "high",
+        "Internal URLs that answered a server error (500, 502, 503, …) and that no crawled page links to (a "
+        "start URL, a sitemap entry…): the site failed for this page. A 5xx URL that pages link to is a "
+        "link-to-server-error finding, listed with each link to it, not a second defect here.",
+        "Find the error in the server's logs and fix it.",
+        STATUS_HELP,
+        server_error_pages,
+        21,
+    ),
+    _check(
+        "failed-url",
+        "Internal URLs that could not be fetched",
+        "response",
+        "high",
+        "Internal URLs that gave no HTTP answer (timeout, refused connection, DNS, TLS, …) and that no crawled "
+        "page links to; the detail is the error kind. One that pages link to is a link-to-failed-url finding.",
+        "Make the URL answer: check the server, its TLS certificate and its DNS records.",
+        "https://developers.google.com/search/docs/crawling-indexing/http-network-errors",
+        failed_urls,
+        22,
+    ),
+    _check(
+        "title-missing",
+        "Pages without a title",
+        "metadata",
+        "high",
+        "HTML pages with no <title> or an empty one (the detail says which: missing or empty): search results "
+        "and browser tabs show the bare URL.",
+        "Give every page a unique, descriptive <title>.",
+        TITLE_HELP,
+        _absent("title"),
+        40,
+        defect="title-missing",
+    ),
+    _check(
+        "title-duplicate",
+        "Pages sharing a title",
+        "metadata",
+        "medium",
+        "HTML pages (status 200) whose title another page has too; the detail is the shared title.",
+        "Write a title that says what this page has that the others do not.",
+        TITLE_HELP,
+        _duplicates("title"),
+        41,
+        type="opportunity",
+    ),
+    _check(
+        "title-too-long",
+        "Titles too long",
+        "metadata",
+        "low",
+        f"Titles over {TITLE_MAX} characters, which search results cut off; the detail is the title.",
+        f"Keep titles under about {TITLE_MAX} characters, the important words first.",
+        TITLE_HELP,
+        _too_long("title", TITLE_MAX),
+        42,
+        type="opportunity",
+    ),
+    _check(
+        "description-missing",
+        "Pages without a meta description",
+        "metadata",
+        "medium",
+        "HTML pages with no meta description or an empty one (the detail says which: missing or empty): "
+        "search engines make up the snippet.",
+        'Add a <meta name="description"> that summarises the page in a sentence or two.',
+        SNIPPET_HELP,
+        _absent("description"),
+        43,
+        type="opportunity",
+        defect="description-missing",
+    ),
+    _check(
+        "description-duplicate",
+        "Pages sharing a meta description",
+        "metadata",
+        "low",
+        "HTML pages (status 200) whose meta description another page has too; the detail is the description.",
+        "Write a description specific to each page, or leave it out rather than repeat one.",
+        SNIPPET_HELP,
+        _duplicates("description"),
+        44,
+        type="opportunity",
+    ),
+    _check(
+        "description-too-long",
+        "Meta descriptions too long",
+        "metadata",
+        "low",
+        f"Meta descriptions over {DESCRIPTION_MAX} characters, which search results cut off.",
+        f"Keep descriptions under about {DESCRIPTION_MAX} characters.",
+        SNIPPET_HELP,
+        _too_long("description", DESCRIPTION_MAX),
+        45,
+        type="opportunity",
+    ),
+    _check(
+        "viewport-missing",
+        "Pages without a viewport",
+        "metadata",
+        "medium",
+        'HTML pages without <meta name="viewport">: phones show them zoomed out as on a desktop.',
+        'Add <meta name="viewport" content="width=device-width, initial-scale=1">.',
+        "https://developer.mozilla.org/en-US/docs/Web/HTML/Viewport_meta_tag",
+        _empty("viewport"),
+        46,
+        defect="viewport-missing",
+    ),
+    _check(
+        "lang-missing",
+        "Pages without a language",
+        "accessibility",
+        "medium",
+        "HTML pages whose <html> has no lang attribute: screen readers guess the pronunciation, translators "
+        "the language.",
+        'Set <html lang="…"> to the page\'s language (en, de, ja, …).',
+        "https://www.w3.org/International/questions/qa-html-language-declarations",
+        _empty("lang"),
+        70,
+        defect="html-lang",
+    ),
+    _check(
+        "canonical-invalid",
+        "Canonical URL is not a valid URL of the site",
+        "indexability",
+        "high",
+        "HTML pages whose rel=canonical is no absolute http(s) URL on the page's scheme: file:, javascript: or "
+        "data:, empty or only a fragment, malformed (white space, no host, unparseable) or http: against "
+        "https: (the detail is the value as written). Search engines ignore it or index the wrong URL.",
+        "Write the page's public absolute URL (or the one it duplicates) on the site's scheme; check the base "
+        "URL the site generator is configured with.",
+        CANONICAL_HELP,
+        canonical_invalid,
+        32,
+    ),
+    _check(
+        "canonical-mismatch",
+        "Canonical URL points elsewhere",
+        "indexability",
+        "low",
+        "HTML pages whose rel=canonical names another URL (the detail): search engines index that one instead. "
+        "Intended for duplicates; a mistake on a page of its own.",
+        "Make the canonical the page's own URL unless the page really duplicates the named one.",
+        CANONICAL_HELP,
+        _mismatch("canonical"),
+        33,
+        type="warning",
+    ),
+    _check(
+        "og-title-mismatch",
+        "Shared title (og:title) differs from the title",
+        "metadata",
+        "info",
+        "Pages whose og:title (the detail), shown when the page is shared, differs from its <title>.",
+        "Check that the shared title still describes the page; align the two when they drifted apart.",
+        "https://ogp.me/",
+        _mismatch("og_title"),
+        47,
+        type="warning",
+    ),
+    _check(
+        "og-description-mismatch",
+        "Shared description (og:description) differs from the description",
+        "metadata",
+        "info",
+        "Pages whose og:description (the detail) differs from their meta description.",
+        "Check that the shared description still describes the page; align the two when they drifted apart.",
+        "https://ogp.me/",
+        _mismatch("og_description"),
+        48,
+        type="warning",
+    ),
+    _check(
+        "h1-missing",
+        "Pages without an h1",
+        "content",
+        "medium",
+        "HTML pages (2xx) without an <h1>: readers, screen readers and search engines miss the main heading.",
+        "Give the page one <h1> naming its subject.",
+        "https://developer.mozilla.org/en-US/docs/Web/HTML/Element/Heading_Elements",
+        _h1("missing"),
+        50,
+        defect="h1-missing",
+    ),
+    _check(
+        "h1-multiple",
+        "Pages with several h1",
+        "content",
+        "low",
+        "HTML pages (2xx) with more than one <h1>; the detail is their texts.",
+        "Keep one <h1> for the page's subject and make the others <h2>.",
+        "https://developer.mozilla.org/en-US/docs/Web/HTML/Element/Heading_Elements",
+        _h1("multiple"),
+        51,
+        type="warning",
+        defect="h1-multiple",
+    ),
+    _check(
+        "jsonld-parse-error",
+        "JSON-LD that does not parse",
+        "structured-data",
+        "medium",
+        "JSON-LD scripts that are not valid JSON (the detail is the parser's message): search engines ignore "
+        "the whole script.",
+        "Fix the JSON (a validator shows where) or generate it with a JSON serialiser.",
+        "https://developers.google.com/search/docs/appearance/structured-data/intro-structured-data",
+        jsonld_errors,
+        60,
+    ),
+    _check(
+        "console-error",
+        "Pages logging errors in the browser console",
+        "content",
+        "low",
+        "Pages whose scripts threw or whose sub-resources failed while they rendered (the detail is the "
+        "console message): a feature of the page may not work.",
+        "Open the page with the browser's developer tools and fix the errors they show.",
+        "https://developer.chrome.com/docs/devtools/console",
+        _page_errors(True),
+        61,
+        type="warning",
+    ),
+    _check(
+        "page-error",
+        "Pages the crawler could only partly read",
+        "crawl",
+        "low",
+        "A step of reading the page failed (the detail names the step and the error): some of its data, such "
+        "as links, images or screenshots, may be missing.",
+        "Look at the error; re-crawl the page, with a longer --page-timeout if it timed out.",
+        "",
+        _page_errors(False),
+        90,
+        type="warning",
+    ),
 ]

@@ -21,8 +21,9 @@ def _frames_denied(row: dict[str, Any]) -> bool:
     return "frame-ancestors" in headers(row).get("content-security-policy", "").lower()
 
 
-def _missing(name: str, *, https_only: bool = False,
-             satisfied: Callable[[dict[str, Any]], bool] | None = None) -> Callable[[CheckContext], Iterator[Finding]]:
+def _missing(
+    name: str, *, https_only: bool = False, satisfied: Callable[[dict[str, Any]], bool] | None = None
+) -> Callable[[CheckContext], Iterator[Finding]]:
     label = "-".join(part.capitalize() for part in name.split("-"))
 
     def find(ctx: CheckContext) -> Iterator[Finding]:
@@ -31,6 +32,7 @@ def _missing(name: str, *, https_only: bool = False,
                 continue  # browsers ignore HSTS sent over plain HTTP
             if not _has(row, name) and not (satisfied and satisfied(row)):
                 yield Finding(row["url"], label)
+
     return find
 
 
@@ -55,57 +57,125 @@ def _images(flag: str) -> Callable[[CheckContext], Iterator[Finding]]:
             if not (row["alt"] is None if flag == "missing_alt" else row[flag]):
                 continue
             # the src as written, resolved: the same image at every device preset, whatever srcset picked
-            yield Finding(row["page"], join_url(row["page"], row["src"]) if row["src"] else row["current_src"])
+            yield Finding(
+                row["page"], join_url(row["page"], row["src"]) if row["src"] else row["current_src"]
+            )
+
     return find
 
 
 def _header_check(name: str, priority: str, order: int, why: str, value: str, **options: Any) -> Check:
     label = "-".join(part.capitalize() for part in name.split("-"))
-    return Check(f"missing-{name}", f"Pages without {label}", "security", priority,
-                 f"HTML pages (2xx) answered without the {label} header: {why}",
-                 f"Send {label}: {value} from the server or CDN for every page.", HEADERS_HELP + label,
-                 lambda ctx: unique(_missing(name, **options)(ctx)), order=order, type="warning")
+    return Check(
+        f"missing-{name}",
+        f"Pages without {label}",
+        "security",
+        priority,
+        f"HTML pages (2xx) answered without the {label} header: {why}",
+        f"Send {label}: {value} from the server or CDN for every page.",
+        HEADERS_HELP + label,
+        lambda ctx: unique(_missing(name, **options)(ctx)),
+        order=order,
+        type="warning",
+    )
 
 
 CHECKS = [
-    _header_check("content-security-policy", "medium", 80,
-                  "nothing limits where scripts may come from, so an injected script runs.",
-                  "a policy listing the script, style and frame sources the site uses"),
-    _header_check("x-frame-options", "medium", 81,
-                  "other sites may frame the page (clickjacking). CSP frame-ancestors counts as well.",
-                  "DENY or SAMEORIGIN (or CSP frame-ancestors)", satisfied=_frames_denied),
-    _header_check("x-content-type-options", "low", 82,
-                  "browsers may sniff a response into a different content type.", "nosniff"),
-    _header_check("strict-transport-security", "medium", 83,
-                  "a first visit over plain HTTP can be intercepted (HTTPS pages only).",
-                  "max-age=31536000; includeSubDomains", https_only=True),
-    _header_check("referrer-policy", "low", 84,
-                  "full URLs, query strings included, leak to other sites in the Referer header.",
-                  "strict-origin-when-cross-origin (or stricter)"),
-    _header_check("permissions-policy", "low", 84,
-                  "nothing stops an embedded frame or an injected script from asking for the camera, the "
-                  "microphone or the location.", "camera=(), microphone=(), geolocation=() (the features "
-                  "the site does not use)"),
-    Check("mixed-content", "HTTPS pages loading HTTP resources", "security", "high",
-          "HTTPS pages that loaded sub-resources over plain HTTP (the detail is the resource): browsers block "
-          "them or mark the page not secure.", "Load every resource over HTTPS.",
-          "https://developer.mozilla.org/en-US/docs/Web/Security/Mixed_content",
-          lambda ctx: unique(mixed_content(ctx)), order=85, type="issue"),
-    Check("image-alt-missing", "Images without alt text", "accessibility", "high",
-          "Images without an alt attribute (the detail is the image): screen readers read the file name. "
-          "alt=\"\" marks a decorative image and is not reported.",
-          "Add alt text saying what the image shows, or alt=\"\" if it is decoration.",
-          "https://www.w3.org/WAI/tutorials/images/", lambda ctx: unique(_images("missing_alt")(ctx)),
-          defect="image-alt", order=71, type="issue"),
-    Check("image-size-missing", "Images without width and height", "performance", "low",
-          "Images without width/height attributes: the page jumps when they load (layout shift).",
-          "Give each <img> width and height attributes (CSS may still scale it).",
-          "https://web.dev/articles/optimize-cls", lambda ctx: unique(_images("missing_size")(ctx)), order=86,
-          type="opportunity"),
-    Check("image-oversized", "Oversized images", "performance", "medium",
-          "Images whose file is over twice the size they are shown at, or over the crawl's file size threshold: "
-          "bytes downloaded for nothing.",
-          "Serve images at the size they are shown (srcset/sizes for several screens), compressed.",
-          "https://web.dev/articles/serve-responsive-images", lambda ctx: unique(_images("oversized")(ctx)),
-          order=87, type="opportunity"),
+    _header_check(
+        "content-security-policy",
+        "medium",
+        80,
+        "nothing limits where scripts may come from, so an injected script runs.",
+        "a policy listing the script, style and frame sources the site uses",
+    ),
+    _header_check(
+        "x-frame-options",
+        "medium",
+        81,
+        "other sites may frame the page (clickjacking). CSP frame-ancestors counts as well.",
+        "DENY or SAMEORIGIN (or CSP frame-ancestors)",
+        satisfied=_frames_denied,
+    ),
+    _header_check(
+        "x-content-type-options",
+        "low",
+        82,
+        "browsers may sniff a response into a different content type.",
+        "nosniff",
+    ),
+    _header_check(
+        "strict-transport-security",
+        "medium",
+        83,
+        "a first visit over plain HTTP can be intercepted (HTTPS pages only).",
+        "max-age=31536000; includeSubDomains",
+        https_only=True,
+    ),
+    _header_check(
+        "referrer-policy",
+        "low",
+        84,
+        "full URLs, query strings included, leak to other sites in the Referer header.",
+        "strict-origin-when-cross-origin (or stricter)",
+    ),
+    _header_check(
+        "permissions-policy",
+        "low",
+        84,
+        "nothing stops an embedded frame or an injected script from asking for the camera, the "
+        "microphone or the location.",
+        "camera=(), microphone=(), geolocation=() (the features the site does not use)",
+    ),
+    Check(
+        "mixed-content",
+        "HTTPS pages loading HTTP resources",
+        "security",
+        "high",
+        "HTTPS pages that loaded sub-resources over plain HTTP (the detail is the resource): browsers block "
+        "them or mark the page not secure.",
+        "Load every resource over HTTPS.",
+        "https://developer.mozilla.org/en-US/docs/Web/Security/Mixed_content",
+        lambda ctx: unique(mixed_content(ctx)),
+        order=85,
+        type="issue",
+    ),
+    Check(
+        "image-alt-missing",
+        "Images without alt text",
+        "accessibility",
+        "high",
+        "Images without an alt attribute (the detail is the image): screen readers read the file name. "
+        'alt="" marks a decorative image and is not reported.',
+        'Add alt text saying what the image shows, or alt="" if it is decoration.',
+        "https://www.w3.org/WAI/tutorials/images/",
+        lambda ctx: unique(_images("missing_alt")(ctx)),
+        defect="image-alt",
+        order=71,
+        type="issue",
+    ),
+    Check(
+        "image-size-missing",
+        "Images without width and height",
+        "performance",
+        "low",
+        "Images without width/height attributes: the page jumps when they load (layout shift).",
+        "Give each <img> width and height attributes (CSS may still scale it).",
+        "https://web.dev/articles/optimize-cls",
+        lambda ctx: unique(_images("missing_size")(ctx)),
+        order=86,
+        type="opportunity",
+    ),
+    Check(
+        "image-oversized",
+        "Oversized images",
+        "performance",
+        "medium",
+        "Images whose file is over twice the size they are shown at, or over the crawl's file size threshold: "
+        "bytes downloaded for nothing.",
+        "Serve images at the size they are shown (srcset/sizes for several screens), compressed.",
+        "https://web.dev/articles/serve-responsive-images",
+        lambda ctx: unique(_images("oversized")(ctx)),
+        order=87,
+        type="opportunity",
+    ),
 ]

@@ -23,8 +23,22 @@ from . import (
     tags,
 )
 
-MODULES = (archive_info, history, issues, pages, links, resources, findings, analyzer_errors, tags, headings,
-           analysis, lookup, screenshots, changes)
+MODULES = (
+    archive_info,
+    history,
+    issues,
+    pages,
+    links,
+    resources,
+    findings,
+    analyzer_errors,
+    tags,
+    headings,
+    analysis,
+    lookup,
+    screenshots,
+    changes,
+)
 
 
 @hookimpl

@@ -36,8 +36,9 @@ def group_cells(rows: Iterable[Any]) -> dict[tuple[int, str], dict[str, Any]]:
     return out
 
 
-def _where(commit: int, analyzer: str | None, column: str | None, url: str | None,
-           page: str | None) -> tuple[str, list[Any]]:
+def _where(
+    commit: int, analyzer: str | None, column: str | None, url: str | None, page: str | None
+) -> tuple[str, list[Any]]:
     where, params = "c.commit_id = ?", [commit]
     if analyzer:
         where, params = where + " AND c.analyzer = ?", [*params, analyzer]
@@ -51,36 +52,57 @@ def _where(commit: int, analyzer: str | None, column: str | None, url: str | Non
     return where, params
 
 
-def _analysis(archive: Any, commit: int, analyzer: str | None = None, column: str | None = None,
-              url: str | None = None, page: str | None = None, sort: str = "url", order: str = "asc",
-              limit: int = 100, offset: int = 0) -> dict[str, Any]:
+def _analysis(
+    archive: Any,
+    commit: int,
+    analyzer: str | None = None,
+    column: str | None = None,
+    url: str | None = None,
+    page: str | None = None,
+    sort: str = "url",
+    order: str = "asc",
+    limit: int = 100,
+    offset: int = 0,
+) -> dict[str, Any]:
     if sort == "value" and not column:
         raise UsageError("sort 'value' needs parameter 'column' (the column whose value orders the rows)")
     where, params = _where(commit, analyzer, column, url, page)
     direction = "DESC" if order == "desc" else "ASC"
     # With a column each (page, analyzer) has at most one row (the table's unique key); without, one per cell.
     source = f"FROM analysis_cell c JOIN url u ON u.id = c.url_id WHERE {where}"
-    keys = (f"SELECT c.url_id, c.analyzer, u.url, {_VALUE} AS value {source}" if column
-            else f"SELECT DISTINCT c.url_id, c.analyzer, u.url {source}")
+    keys = (
+        f"SELECT c.url_id, c.analyzer, u.url, {_VALUE} AS value {source}"
+        if column
+        else f"SELECT DISTINCT c.url_id, c.analyzer, u.url {source}"
+    )
     # rows without a value go last in either direction: a sort by value is about the values
     first = f"value IS NULL ASC, value {direction}" if sort == "value" else f"{sort} {direction}"
     clause = f" ORDER BY {first}, url ASC, analyzer ASC"
     total = archive.execute(f"SELECT COUNT(*) FROM ({keys})", params)[0][0]
     rows = archive.execute(f"SELECT * FROM ({keys}){clause} LIMIT ? OFFSET ?", [*params, limit, offset])
     cells = _cells_of(archive, commit, [(r["url_id"], r["analyzer"]) for r in rows], column)
-    items = [{"url": r["url"], "analyzer": r["analyzer"], **cells.get((r["url_id"], r["analyzer"]),
-                                                                     {"cells": {}, "notes": {}})} for r in rows]
+    items = [
+        {
+            "url": r["url"],
+            "analyzer": r["analyzer"],
+            **cells.get((r["url_id"], r["analyzer"]), {"cells": {}, "notes": {}}),
+        }
+        for r in rows
+    ]
     return page_of(items, total, limit, offset)
 
 
-def _cells_of(archive: Any, commit: int, keys: list[tuple[int, str]],
-              column: str | None) -> dict[tuple[int, str], dict[str, Any]]:
+def _cells_of(
+    archive: Any, commit: int, keys: list[tuple[int, str]], column: str | None
+) -> dict[tuple[int, str], dict[str, Any]]:
     if not keys:
         return {}
     ids = sorted({url_id for url_id, _ in keys})
     marks = ",".join("?" * len(ids))
-    sql = (f'SELECT c.url_id, c.analyzer, c."column", c.value, c.note FROM analysis_cell c '
-           f"WHERE c.commit_id = ? AND c.url_id IN ({marks})")
+    sql = (
+        f'SELECT c.url_id, c.analyzer, c."column", c.value, c.note FROM analysis_cell c '
+        f"WHERE c.commit_id = ? AND c.url_id IN ({marks})"
+    )
     params: list[Any] = [commit, *ids]
     if column:
         sql, params = sql + ' AND c."column" = ?', [*params, column]
@@ -91,13 +113,19 @@ def _cells_of(archive: Any, commit: int, keys: list[tuple[int, str]],
 
 def page_analysis(archive: Any, commit: int, url_id: int) -> list[dict[str, Any]]:
     """One page's cells of every analyzer, for `page-detail`: ``[{"analyzer", "cells", "notes"}]``."""
-    rows = archive.execute('SELECT c.url_id, c.analyzer, c."column", c.value, c.note FROM analysis_cell c '
-                           'WHERE c.commit_id = ? AND c.url_id = ? ORDER BY c.analyzer, c."column"', [commit, url_id])
+    rows = archive.execute(
+        'SELECT c.url_id, c.analyzer, c."column", c.value, c.note FROM analysis_cell c '
+        'WHERE c.commit_id = ? AND c.url_id = ? ORDER BY c.analyzer, c."column"',
+        [commit, url_id],
+    )
     return [{"analyzer": analyzer, **entry} for (_, analyzer), entry in group_cells(rows).items()]
 
 
 def _columns(archive: Any, commit: int, analyzer: str | None = None) -> dict[str, Any]:
-    sql, params = 'SELECT analyzer, "column", COUNT(*) AS pages FROM analysis_cell WHERE commit_id = ?', [commit]
+    sql, params = (
+        'SELECT analyzer, "column", COUNT(*) AS pages FROM analysis_cell WHERE commit_id = ?',
+        [commit],
+    )
     if analyzer:
         sql, params = sql + " AND analyzer = ?", [*params, analyzer]
     rows = archive.execute(sql + ' GROUP BY analyzer, "column" ORDER BY analyzer, "column"', params)
@@ -112,18 +140,40 @@ QUERIES = [
         "was given). Filter by analyzer, column and URL; `sort=value` orders by the value of `column` (rows "
         "without a value last).",
         _analysis,
-        {"analyzer": {"type": "string", "description": "only this analyzer"},
-         "column": {"type": "string", "description": "only pages with a cell in this column, and only that cell"},
-         "url": {"type": "string", "format": "glob",
-                 "description": "case-sensitive substring of the URL; a pattern with * ? or [ is a GLOB over the "
-                 "whole URL"},
-         "page": {"type": "string", "description": "only this URL, exactly as crawled"},
-         "sort": {"type": "string", "enum": list(SORTS), "default": "url",
-                  "description": "url, analyzer, or value (the value of `column`)"},
-         "order": {"type": "string", "enum": ["asc", "desc"], "default": "asc", "description": "sort direction"},
-         **PAGING},
-        order=57),
-    Query("analysis-columns", "The analyzer table columns that have cells in the commit, with the number of pages "
-          "that have each.", _columns, {"analyzer": {"type": "string", "description": "only this analyzer"}},
-          order=58),
+        {
+            "analyzer": {"type": "string", "description": "only this analyzer"},
+            "column": {
+                "type": "string",
+                "description": "only pages with a cell in this column, and only that cell",
+            },
+            "url": {
+                "type": "string",
+                "format": "glob",
+                "description": "case-sensitive substring of the URL; a pattern with * ? or [ is a GLOB over the "
+                "whole URL",
+            },
+            "page": {"type": "string", "description": "only this URL, exactly as crawled"},
+            "sort": {
+                "type": "string",
+                "enum": list(SORTS),
+                "default": "url",
+                "description": "url, analyzer, or value (the value of `column`)",
+            },
+            "order": {
+                "type": "string",
+                "enum": ["asc", "desc"],
+                "default": "asc",
+                "description": "sort direction",
+            },
+            **PAGING,
+        },
+        order=57,
+    ),
+    Query(
+        "analysis-columns",
+        "The analyzer table columns that have cells in the commit, with the number of pages that have each.",
+        _columns,
+        {"analyzer": {"type": "string", "description": "only this analyzer"}},
+        order=58,
+    ),
 ]

@@ -15,8 +15,16 @@ def _columns(archive: Any, table: str) -> set[str]:
     return {row[1] for row in archive.execute(f"PRAGMA table_info({table})")}
 
 
-def _analyzer_errors(archive: Any, commit: int, analyzer: str | None = None, url: str | None = None,
-                     sort: str = "url", order: str = "asc", limit: int = 100, offset: int = 0) -> dict[str, Any]:
+def _analyzer_errors(
+    archive: Any,
+    commit: int,
+    analyzer: str | None = None,
+    url: str | None = None,
+    sort: str = "url",
+    order: str = "asc",
+    limit: int = 100,
+    offset: int = 0,
+) -> dict[str, Any]:
     have = _columns(archive, "analyzer_error")
     if not have:  # an archive from before analyzers kept their errors
         return page_of([], 0, limit, offset)
@@ -27,10 +35,18 @@ def _analyzer_errors(archive: Any, commit: int, analyzer: str | None = None, url
         where, params = where + " AND e.analyzer = ?", [*params, analyzer]
     if url:
         where, params = where + " AND instr(u.url, ?) > 0", [*params, url]
-    sql = (f"SELECT e.analyzer, u.url, e.message AS error, {traceback} AS traceback "
-           f"FROM analyzer_error e LEFT JOIN url u ON u.id = e.url_id WHERE {where}")
-    return paged(archive, sql, params, order_by(_COLUMNS, sort, order, tiebreak="e.analyzer, u.url, e.rowid"),
-                 limit, offset)
+    sql = (
+        f"SELECT e.analyzer, u.url, e.message AS error, {traceback} AS traceback "
+        f"FROM analyzer_error e LEFT JOIN url u ON u.id = e.url_id WHERE {where}"
+    )
+    return paged(
+        archive,
+        sql,
+        params,
+        order_by(_COLUMNS, sort, order, tiebreak="e.analyzer, u.url, e.rowid"),
+        limit,
+        offset,
+    )
 
 
 QUERIES = [
@@ -40,8 +56,12 @@ QUERIES = [
         "time limit, a wrong return type naming the plugin) and its traceback where there is one. The URL is "
         "null for an error of the whole analyzer.",
         _analyzer_errors,
-        {"analyzer": {"type": "string", "description": "only this analyzer"},
-         "url": {"type": "string", "description": "only URLs containing this text"},
-         **sorting(_COLUMNS, "url"), **PAGING},
-        order=56),
+        {
+            "analyzer": {"type": "string", "description": "only this analyzer"},
+            "url": {"type": "string", "description": "only URLs containing this text"},
+            **sorting(_COLUMNS, "url"),
+            **PAGING,
+        },
+        order=56,
+    ),
 ]

@@ -23,16 +23,23 @@ def _commits(archive: Any, commit: int, limit: int, offset: int) -> dict[str, An
     for row in rows:
         row["head"] = row["id"] == head
         row["tools"] = tools_line(row)  # environment and analyzers hold the whole manifest
-    return {"total": len(rows), "items": rows[offset:offset + limit]}
+    return {"total": len(rows), "items": rows[offset : offset + limit]}
 
 
 def _diff(archive: Any, commit: int, base: int | None, limit: int, explain: int = 100) -> dict[str, Any]:
     if base is None:
         changes = aggregates.value(archive, commit, "diff_parent")
         if changes["base"] is None:
-            return {"base": None, "commit": commit, "added": [], "removed": [], "modified": [], "changes": {},
-                    "resources": {"added": [], "removed": [], "modified": []},
-                    "note": "this commit has no parent to compare with"}
+            return {
+                "base": None,
+                "commit": commit,
+                "added": [],
+                "removed": [],
+                "modified": [],
+                "changes": {},
+                "resources": {"added": [], "removed": [], "modified": []},
+                "note": "this commit has no parent to compare with",
+            }
         base = changes["base"]
     else:
         base = archive.resolve(base)
@@ -50,8 +57,14 @@ def _diff(archive: Any, commit: int, base: int | None, limit: int, explain: int 
     return result
 
 
-def _page_diff(archive: Any, commit: int, url: str, base: int | None = None, html: bool = False,
-               normalize: list[str] | None = None) -> dict[str, Any]:
+def _page_diff(
+    archive: Any,
+    commit: int,
+    url: str,
+    base: int | None = None,
+    html: bool = False,
+    normalize: list[str] | None = None,
+) -> dict[str, Any]:
     new = pagediff.Side(archive, commit)
     old = pagediff.side(archive, base) if base is not None else pagediff.parent_side(new)
     if old is None:
@@ -68,29 +81,56 @@ _BASE = {"type": "integer", "default": None, "description": "commit id to compar
 
 QUERIES = [
     Query("info", "Format version, roots and crawl options of the archive.", _info, order=1),
-    Query("commits", "Every commit (crawl generation) with status, times, stats and the environment manifest "
-          "(tools, plugins, analyzer runs), newest first.",
-                   _commits, PAGING, order=2),
     Query(
-        "diff", "URLs added, removed and modified between a base commit (default: the parent) and the commit, "
+        "commits",
+        "Every commit (crawl generation) with status, times, stats and the environment manifest "
+        "(tools, plugins, analyzer runs), newest first.",
+        _commits,
+        PAGING,
+        order=2,
+    ),
+    Query(
+        "diff",
+        "URLs added, removed and modified between a base commit (default: the parent) and the commit, "
         "with what changed in each modified page (fields old and new; links, images, resources, JSON-LD, "
         "tags and headings added and removed) and the resources added, removed and modified.",
         _diff,
-        {"base": _BASE,
-         "limit": {"type": "integer", "default": 1000, "minimum": 1, "description": "URLs per list"},
-         "explain": {"type": "integer", "default": 100, "minimum": 0,
-                     "description": "how many modified pages get their changes explained"}},
-        order=3),
+        {
+            "base": _BASE,
+            "limit": {"type": "integer", "default": 1000, "minimum": 1, "description": "URLs per list"},
+            "explain": {
+                "type": "integer",
+                "default": 100,
+                "minimum": 0,
+                "description": "how many modified pages get their changes explained",
+            },
+        },
+        order=3,
+    ),
     Query(
-        "page-diff", "What changed in one page between a base commit (default: the parent) and the commit: "
+        "page-diff",
+        "What changed in one page between a base commit (default: the parent) and the commit: "
         "fields old and new, headers, links, images, resources, JSON-LD, tags and headings added and removed; "
         "with html, a unified diff of the rendered HTML after normalisation (nonces, CSRF tokens, cache-busting "
         "query strings, timestamps).",
         _page_diff,
-        {"url": {"type": "string", "description": "the page's URL"},
-         "base": _BASE,
-         "html": {"type": "boolean", "default": False, "description": "add html_diff, the rendered HTML's line diff"},
-         "normalize": {"type": "array", "items": {"type": "string"}, "format": "regex", "default": None,
-                       "description": "more regular expressions whose matches (or groups) the HTML diff ignores"}},
-        required=("url",), order=4),
+        {
+            "url": {"type": "string", "description": "the page's URL"},
+            "base": _BASE,
+            "html": {
+                "type": "boolean",
+                "default": False,
+                "description": "add html_diff, the rendered HTML's line diff",
+            },
+            "normalize": {
+                "type": "array",
+                "items": {"type": "string"},
+                "format": "regex",
+                "default": None,
+                "description": "more regular expressions whose matches (or groups) the HTML diff ignores",
+            },
+        },
+        required=("url",),
+        order=4,
+    ),
 ]

@@ -19,8 +19,9 @@ SAME_PAGES_UP_TO = 200
 SCAN = 10_000  # regressed findings are a subset of the new ones: looked for among this many
 
 
-def _findings(archive: Any, commit: int, pm: Any, check: str, base: str | None, change: str,
-              wanted: int) -> tuple[list[dict[str, Any]], bool]:
+def _findings(
+    archive: Any, commit: int, pm: Any, check: str, base: str | None, change: str, wanted: int
+) -> tuple[list[dict[str, Any]], bool]:
     """Up to ``wanted`` findings of ``check`` in ``change`` (regressed: the new ones that came back), and
     whether they are all of them."""
     state = "new" if change == "regressed" else change
@@ -32,15 +33,26 @@ def _findings(archive: Any, commit: int, pm: Any, check: str, base: str | None, 
     return found[:wanted], answer["total"] <= limit and len(found) <= wanted
 
 
-def _listed(archive: Any, commit: int, pm: Any, row: dict[str, Any], base: str | None, change: str,
-            urls: int) -> dict[str, Any]:
+def _listed(
+    archive: Any, commit: int, pm: Any, row: dict[str, Any], base: str | None, change: str, urls: int
+) -> dict[str, Any]:
     count = row[change] or 0
-    found, whole = _findings(archive, commit, pm, row["id"], base, change,
-                             SAME_PAGES_UP_TO if count <= SAME_PAGES_UP_TO else urls)
-    shown = [{"url": f["url"], "detail": f["detail"], "regressed": bool(f["regressed"])} for f in found[:urls]]
-    return {"check": row["id"], "title": row["title"], "priority": row["priority"], "category": row["category"],
-            "count": count, "urls": shown, "more": max(count - len(shown), 0),
-            "pages": sorted({f["url"] for f in found}) if whole else None}
+    found, whole = _findings(
+        archive, commit, pm, row["id"], base, change, SAME_PAGES_UP_TO if count <= SAME_PAGES_UP_TO else urls
+    )
+    shown = [
+        {"url": f["url"], "detail": f["detail"], "regressed": bool(f["regressed"])} for f in found[:urls]
+    ]
+    return {
+        "check": row["id"],
+        "title": row["title"],
+        "priority": row["priority"],
+        "category": row["category"],
+        "count": count,
+        "urls": shown,
+        "more": max(count - len(shown), 0),
+        "pages": sorted({f["url"] for f in found}) if whole else None,
+    }
 
 
 def _same_pages(items: list[dict[str, Any]]) -> None:
@@ -54,8 +66,15 @@ def _same_pages(items: list[dict[str, Any]]) -> None:
             seen[key] = item["check"]
 
 
-def issue_changes(archive: Any, commit: int, pm: Any, base: str | None = None, urls: int = 3,
-                  limit: int = 10, priority: str | None = None) -> dict[str, Any]:
+def issue_changes(
+    archive: Any,
+    commit: int,
+    pm: Any,
+    base: str | None = None,
+    urls: int = 3,
+    limit: int = 10,
+    priority: str | None = None,
+) -> dict[str, Any]:
     answer = _issues(archive, commit, pm, base=base, priority=priority)
     compared = answer["base"] if answer["base"] is not None and answer["base"] != commit else None
     out: dict[str, Any] = {"commit": commit, "base": answer["base"], "base_note": answer["base_note"]}
@@ -63,10 +82,16 @@ def issue_changes(archive: Any, commit: int, pm: Any, base: str | None = None, u
         rows = [r for r in answer["items"] if r.get(change)]
         # the most severe checks first, then the ones with more findings: one broken link before ten headers
         rows.sort(key=lambda r: (PRIORITIES.index(r["priority"]), -r[change], r["id"]))
-        items = [_listed(archive, commit, pm, r, base, change, urls) for r in rows[:limit]] if compared else []
+        items = (
+            [_listed(archive, commit, pm, r, base, change, urls) for r in rows[:limit]] if compared else []
+        )
         _same_pages(items)
-        out[change] = {"findings": sum(r[change] for r in rows), "checks": len(rows), "items": items,
-                       "more_checks": len(rows) - len(items)}
+        out[change] = {
+            "findings": sum(r[change] for r in rows),
+            "checks": len(rows),
+            "items": items,
+            "more_checks": len(rows) - len(items),
+        }
     return out
 
 
@@ -78,12 +103,28 @@ QUERIES = [
         "and how many more; `same_as` names an earlier check found on exactly the same pages. On a commit "
         "without a base nothing is listed (every finding is new).",
         issue_changes,
-        {**_BASE,
-         "urls": {"type": "integer", "default": 3, "minimum": 0, "maximum": 100,
-                  "description": "findings listed per check"},
-         "limit": {"type": "integer", "default": 10, "minimum": 1, "maximum": 1000,
-                   "description": "checks listed per change (new, fixed, regressed)"},
-         "priority": {"type": "string", "enum": list(PRIORITIES),
-                      "description": "only checks of this priority or more severe"}},
-        order=22),
+        {
+            **_BASE,
+            "urls": {
+                "type": "integer",
+                "default": 3,
+                "minimum": 0,
+                "maximum": 100,
+                "description": "findings listed per check",
+            },
+            "limit": {
+                "type": "integer",
+                "default": 10,
+                "minimum": 1,
+                "maximum": 1000,
+                "description": "checks listed per change (new, fixed, regressed)",
+            },
+            "priority": {
+                "type": "string",
+                "enum": list(PRIORITIES),
+                "description": "only checks of this priority or more severe",
+            },
+        },
+        order=22,
+    ),
 ]

@@ -12,7 +12,13 @@ from nitpicker_core.archive import digest
 PAGES_OF_COMMIT = digest.PAGES_OF_COMMIT
 
 PAGING: dict[str, dict[str, Any]] = {
-    "limit": {"type": "integer", "default": 100, "minimum": 1, "maximum": 10000, "description": "rows per page"},
+    "limit": {
+        "type": "integer",
+        "default": 100,
+        "minimum": 1,
+        "maximum": 10000,
+        "description": "rows per page",
+    },
     "offset": {"type": "integer", "default": 0, "minimum": 0, "description": "rows to skip"},
 }
 
@@ -20,8 +26,18 @@ PAGING: dict[str, dict[str, Any]] = {
 def sorting(columns: dict[str, str], default: str) -> dict[str, dict[str, Any]]:
     """``sort`` (one of ``columns``' keys) and ``order`` parameters for a list query."""
     return {
-        "sort": {"type": "string", "enum": sorted(columns), "default": default, "description": "column to sort by"},
-        "order": {"type": "string", "enum": ["asc", "desc"], "default": "asc", "description": "sort direction"},
+        "sort": {
+            "type": "string",
+            "enum": sorted(columns),
+            "default": default,
+            "description": "column to sort by",
+        },
+        "order": {
+            "type": "string",
+            "enum": ["asc", "desc"],
+            "default": "asc",
+            "description": "sort direction",
+        },
     }
 
 
@@ -35,12 +51,25 @@ def order_by(columns: dict[str, str], sort: str, order: str, tiebreak: str = "u.
 
 def page_of(items: list[Any], total: int, limit: int, offset: int) -> dict[str, Any]:
     """The shape of every paginated list: the items plus enough to fetch the next page."""
-    return {"total": total, "limit": limit, "offset": offset, "items": items,
-            "next_offset": offset + limit if offset + limit < total else None}
+    return {
+        "total": total,
+        "limit": limit,
+        "offset": offset,
+        "items": items,
+        "next_offset": offset + limit if offset + limit < total else None,
+    }
 
 
-def paged(archive: Any, sql: str, params: list[Any], order: str, limit: int, offset: int,
-          shape: Callable[[dict[str, Any]], dict[str, Any]] | None = None, total: int | None = None) -> dict[str, Any]:
+def paged(
+    archive: Any,
+    sql: str,
+    params: list[Any],
+    order: str,
+    limit: int,
+    offset: int,
+    shape: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    total: int | None = None,
+) -> dict[str, Any]:
     """Run ``sql`` for one page of rows (``order`` appended) plus its total (unless known), in the list shape."""
     if total is None:
         total = archive.execute(f"SELECT COUNT(*) FROM ({sql})", params)[0][0]
@@ -60,8 +89,13 @@ STATUS_CLASSES = ("2xx", "3xx", "4xx", "5xx", "failed")
 
 def status_class_param(failed: str) -> dict[str, dict[str, Any]]:
     """The ``status_class`` parameter; ``failed`` says what the class ``failed`` means for the query's rows."""
-    return {"status_class": {"type": "string", "enum": list(STATUS_CLASSES),
-                             "description": f"a class of status codes (4xx: 400 to 499), or failed ({failed})"}}
+    return {
+        "status_class": {
+            "type": "string",
+            "enum": list(STATUS_CLASSES),
+            "description": f"a class of status codes (4xx: 400 to 499), or failed ({failed})",
+        }
+    }
 
 
 def status_class_sql(column: str, status_class: str, failed: str) -> str:

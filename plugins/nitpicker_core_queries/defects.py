@@ -80,8 +80,17 @@ KEYS = {
     "link-name": DefectKey(start_tag),
     "button-name": DefectKey(start_tag),
     # one per page; the crawl's check of each finds a page once
-    **dict.fromkeys(("html-lang", "h1-missing", "h1-multiple", "title-missing", "description-missing",
-                     "viewport-missing"), DefectKey(plain=True)),
+    **dict.fromkeys(
+        (
+            "html-lang",
+            "h1-missing",
+            "h1-multiple",
+            "title-missing",
+            "description-missing",
+            "viewport-missing",
+        ),
+        DefectKey(plain=True),
+    ),
 }
 PER_PAGE = DefectKey()
 
@@ -117,12 +126,23 @@ class Lifecycle:
 
     def counts(self) -> dict[str, Any]:
         if not self.analysed:
-            return {"state": "not_analysed", "error": None, "findings": None, "urls": None,
-                    **dict.fromkeys(STATES), "regressed": None}
+            return {
+                "state": "not_analysed",
+                "error": None,
+                "findings": None,
+                "urls": None,
+                **dict.fromkeys(STATES),
+                "regressed": None,
+            }
         states = self.states
-        return {"state": "ok", "error": None, "findings": len(self.now), "urls": len({u for u, _ in self.now}),
-                **{name: None if states is None else len(states[name]) for name in STATES},
-                "regressed": None if states is None else len(self.regressed)}
+        return {
+            "state": "ok",
+            "error": None,
+            "findings": len(self.now),
+            "urls": len({u for u, _ in self.now}),
+            **{name: None if states is None else len(states[name]) for name in STATES},
+            "regressed": None if states is None else len(self.regressed),
+        }
 
     def items(self, row_id: str, group: list[Check], state: str | None) -> list[dict[str, Any]]:
         """One row per defect: its URL, state, first detail (sources in the group's order) and its sources."""
@@ -136,9 +156,17 @@ class Lifecycle:
                 continue
             for (url, key), by_source in states[name].items():
                 sources = [s for s in order if s in by_source]
-                items.append({"url": url, "state": name, "detail": sorted(by_source[sources[0]])[0],
-                              "check": row_id, "sources": sources, "regressed": (url, key) in self.regressed,
-                              "fingerprint": fingerprint(row_id, Finding(url, key))})
+                items.append(
+                    {
+                        "url": url,
+                        "state": name,
+                        "detail": sorted(by_source[sources[0]])[0],
+                        "check": row_id,
+                        "sources": sources,
+                        "regressed": (url, key) in self.regressed,
+                        "fingerprint": fingerprint(row_id, Finding(url, key)),
+                    }
+                )
         return items
 
 
@@ -157,15 +185,20 @@ def lifecycle(life: Any, group: list[Check], found: Callable[[Check, int], set[F
     if not before_sources:
         return Lifecycle(True, now, None, set())
     before = collect(key, ((c.id, f) for c, fs in before_sources for f in fs))
-    states = {"new": {k: v for k, v in now.items() if k not in before},
-              "persisting": {k: v for k, v in now.items() if k in before},
-              "fixed": {k: v for k, v in before.items() if k not in now}}
+    states = {
+        "new": {k: v for k, v in now.items() if k not in before},
+        "persisting": {k: v for k, v in now.items() if k in before},
+        "fixed": {k: v for k, v in before.items() if k not in now},
+    }
     regressed: set[tuple[str, str]] = set()
     if life.prior is not None and states["new"]:
         prior: set[tuple[str, str, str]] = set()
         for check, _ in now_sources:
             for f in found(check, life.prior) or ():
                 prior.add((check.id, f.url, f.detail))
-        regressed = {k for k, by_source in states["new"].items()
-                     if any((s, k[0], d) in prior for s, details in by_source.items() for d in details)}
+        regressed = {
+            k
+            for k, by_source in states["new"].items()
+            if any((s, k[0], d) in prior for s, details in by_source.items() for d in details)
+        }
     return Lifecycle(True, now, states, regressed)

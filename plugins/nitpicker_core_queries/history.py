@@ -34,8 +34,12 @@ def _history(archive: Any, commit: int, url: str, field: str | None = None) -> d
         page = archive.page(url, row["id"])
         if page is not None and field is not None and field not in pagediff.FACETS and field not in page:
             raise UsageError(f"no field {field!r}; fields: {', '.join(_fields(page))}")
-        entry: dict[str, Any] = {"commit": row["id"], "started_at": row["started_at"], "status": row["status"],
-                                 "present": page is not None}
+        entry: dict[str, Any] = {
+            "commit": row["id"],
+            "started_at": row["started_at"],
+            "status": row["status"],
+            "present": page is not None,
+        }
         value = None
         if page is not None:
             value = _value(archive, url, row["id"], page, field) if field else page["hash"]
@@ -47,8 +51,9 @@ def _history(archive: Any, commit: int, url: str, field: str | None = None) -> d
             elif field:
                 change.update(old=previous[2], new=value)
             else:
-                delta = pagediff.page_diff(pagediff.Side(archive, previous[0]), pagediff.Side(archive, row["id"]),
-                                           url)
+                delta = pagediff.page_diff(
+                    pagediff.Side(archive, previous[0]), pagediff.Side(archive, row["id"]), url
+                )
                 change.update(status=delta["status"], changed=delta["changed"])
             changes.append(change)
         entries.append(entry)
@@ -73,13 +78,21 @@ def _fields(page: dict[str, Any]) -> list[str]:
 
 QUERIES = [
     Query(
-        "history", "One page across the commits that led to the commit (oldest first): with field, the field's "
-        "value per commit and the commits where it changed (\"when did this title change?\"); without, its "
+        "history",
+        "One page across the commits that led to the commit (oldest first): with field, the field's "
+        'value per commit and the commits where it changed ("when did this title change?"); without, its '
         "state per commit and what changed where it did.",
         _history,
-        {"url": {"type": "string", "description": "the page's URL"},
-         "field": {"type": "string", "default": None,
-                   "description": "a field of the page (title, status, description, headers…) or one of "
-                                  "anchors, images, resources, jsonld, tags, headings, errors"}},
-        required=("url",), order=5),
+        {
+            "url": {"type": "string", "description": "the page's URL"},
+            "field": {
+                "type": "string",
+                "default": None,
+                "description": "a field of the page (title, status, description, headers…) or one of "
+                "anchors, images, resources, jsonld, tags, headings, errors",
+            },
+        },
+        required=("url",),
+        order=5,
+    ),
 ]

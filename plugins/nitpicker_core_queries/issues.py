@@ -40,6 +40,8 @@ def _wanted(state: str | None) -> tuple[str, ...]:
     if state == "all":
         return STATES
     return (state,) if state else CURRENT
+
+
 BASE_NOTE = "new findings may come from the tool, not the site"
 
 
@@ -53,7 +55,9 @@ _REGISTRIES: weakref.WeakKeyDictionary[Any, tuple[Any, Any, Any]] = weakref.Weak
 
 def _registries(pm: Any) -> tuple[Any, Any]:
     """The check and query registries of ``pm``, rebuilt when its plugins changed."""
-    key = tuple(sorted(name for name, _ in pm.list_name_plugin())) if hasattr(pm, "list_name_plugin") else None
+    key = (
+        tuple(sorted(name for name, _ in pm.list_name_plugin())) if hasattr(pm, "list_name_plugin") else None
+    )
     try:
         cached = _REGISTRIES.get(pm)
     except TypeError:  # not weakly referable: no cache
@@ -127,7 +131,13 @@ class Lifecycle:
             if self.stored_row(check, self.prior) is None:
                 return None
             regressed = self.stored.regressed(self.commit, self.base, self.prior, check.id)
-        return {**result, "new": now[1] - both, "persisting": both, "fixed": then[1] - both, "regressed": regressed}
+        return {
+            **result,
+            "new": now[1] - both,
+            "persisting": both,
+            "fixed": then[1] - both,
+            "regressed": regressed,
+        }
 
     def context(self, commit: int) -> CheckContext:
         if commit not in self._contexts:
@@ -167,7 +177,9 @@ class Lifecycle:
         for name in sorted(set(analyzers)):
             a, b = then.get(name), now.get(name)
             if a and b and (a["version"], a["settings_hash"]) != (b["version"], b["settings_hash"]):
-                what = f"{a['version']} → {b['version']}" if a["version"] != b["version"] else "other settings"
+                what = (
+                    f"{a['version']} → {b['version']}" if a["version"] != b["version"] else "other settings"
+                )
                 changed[name] = what
         return changed
 
@@ -285,8 +297,15 @@ def _merged_stored(life: Lifecycle, group: list[Check]) -> dict[str, Any] | None
                 return None
             compared.append(check.id)
     if not now_ids:
-        return {"state": "not_analysed", "error": None, "findings": None, "urls": None,
-                **dict.fromkeys(STATES), "regressed": None, "sources": {c.id: _merged(life, [c]) for c in group}}
+        return {
+            "state": "not_analysed",
+            "error": None,
+            "findings": None,
+            "urls": None,
+            **dict.fromkeys(STATES),
+            "regressed": None,
+            "sources": {c.id: _merged(life, [c]) for c in group},
+        }
     store = life.stored
     if compared == now_ids and len(now_ids) == 1:  # one source analysed: its own URL counts, stored
         single = _single_source(life, life.checks[now_ids[0]])
@@ -305,13 +324,22 @@ def _merged_stored(life: Lifecycle, group: list[Check]) -> dict[str, Any] | None
             regressed = 0
             if life.prior is not None and urls > both:
                 for check in group:
-                    if check.id in now_ids and life.stored_row(check, life.prior) is None and (
-                            not check.analyzer or life.context(life.prior).analysed(check.analyzer)):
+                    if (
+                        check.id in now_ids
+                        and life.stored_row(check, life.prior) is None
+                        and (not check.analyzer or life.context(life.prior).analysed(check.analyzer))
+                    ):
                         return None  # the commit before the base is not stored: computed in memory
                 regressed = store.regressed_urls(life.commit, life.base, life.prior, now_ids, compared)
             counts = {"new": urls - both, "persisting": both, "fixed": before - both, "regressed": regressed}
-    return {"state": "ok", "error": None, "findings": urls, "urls": urls, **counts,
-            "sources": {c.id: _merged(life, [c]) for c in group}}
+    return {
+        "state": "ok",
+        "error": None,
+        "findings": urls,
+        "urls": urls,
+        **counts,
+        "sources": {c.id: _merged(life, [c]) for c in group},
+    }
 
 
 def _single_source(life: Lifecycle, check: Check) -> dict[str, Any] | None:
@@ -324,16 +352,20 @@ def _single_source(life: Lifecycle, check: Check) -> dict[str, Any] | None:
         counts = {"new": 0, "persisting": now[2], "fixed": 0, "regressed": 0}
     elif life.base is not None:
         then = life.stored_row(check, life.base)
-        delta = None if then is None else life.stored.delta(life.commit, life.base, check.id,
-                                                             f"{now[0]}\n{then[0]}", by_url=True)
+        delta = (
+            None
+            if then is None
+            else life.stored.delta(life.commit, life.base, check.id, f"{now[0]}\n{then[0]}", by_url=True)
+        )
         if delta is None:
             return None
         counts = delta
     return {"state": "ok", "error": None, "findings": now[2], "urls": now[2], **counts}
 
 
-def _row(life: Lifecycle, group: list[Check], changed: dict[str, str], missing: list[str],
-         lang: str = "en") -> dict[str, Any]:
+def _row(
+    life: Lifecycle, group: list[Check], changed: dict[str, str], missing: list[str], lang: str = "en"
+) -> dict[str, Any]:
     lead = group[0]
     counts = _merged(life, group)
     notes = [f"{c.analyzer} {changed[c.analyzer]}: {BASE_NOTE}" for c in group if c.analyzer in changed]
@@ -346,15 +378,20 @@ def _row(life: Lifecycle, group: list[Check], changed: dict[str, str], missing: 
         "title": lead.text("title", lang),
         "category": lead.category,
         "priority": _priority(group, counts.get("sources")),
-        "type": min((c.type for c in group), key=CHECK_TYPES.index),  # a merged defect: its sources' most serious
+        "type": min(
+            (c.type for c in group), key=CHECK_TYPES.index
+        ),  # a merged defect: its sources' most serious
         "sources": [c.id for c in group],
         "found_by": _found_by(group, counts),
         "link": all(c.link_target for c in group),
         **{k: v for k, v in counts.items() if k != "sources"},
         "source_counts": counts.get("sources"),
         "base_note": "; ".join(notes) if notes else None,
-        "help": {"description": lead.text("description", lang), "fix": lead.text("fix", lang),
-                 "help_url": lead.help_url},
+        "help": {
+            "description": lead.text("description", lang),
+            "fix": lead.text("fix", lang),
+            "help_url": lead.help_url,
+        },
     }
 
 
@@ -386,8 +423,16 @@ def share_of(archive: Any, commit: int) -> dict[str, Any]:
     return {"count": "internal_urls", "urls": total, "definition": COUNT_DEFINITIONS["internal_urls"]}
 
 
-def _issues(archive: Any, commit: int, pm: Any, base: str | None = None, priority: str | None = None,
-            category: str | None = None, state: str | None = None, lang: str | None = None) -> dict[str, Any]:
+def _issues(
+    archive: Any,
+    commit: int,
+    pm: Any,
+    base: str | None = None,
+    priority: str | None = None,
+    category: str | None = None,
+    state: str | None = None,
+    lang: str | None = None,
+) -> dict[str, Any]:
     life = Lifecycle(pm, archive, commit, base)
     groups = life.groups()
     if priority:  # the most severe a group can be; its row's own priority is checked once counted
@@ -415,13 +460,27 @@ def _issues(archive: Any, commit: int, pm: Any, base: str | None = None, priorit
     if missing:
         notes.append(f"not analysed on the base, so without new/fixed: {', '.join(missing)}")
     note = "; ".join(notes) or None
-    return {"commit": commit, "base": life.base, "base_note": note, "share_of": denominator, "total": len(rows),
-            "items": rows}
+    return {
+        "commit": commit,
+        "base": life.base,
+        "base_note": note,
+        "share_of": denominator,
+        "total": len(rows),
+        "items": rows,
+    }
 
 
-def _issue_urls(archive: Any, commit: int, pm: Any, check: str, base: str | None = None,
-                state: str | None = None, url: str | None = None, limit: int = 100,
-                offset: int = 0) -> dict[str, Any]:
+def _issue_urls(
+    archive: Any,
+    commit: int,
+    pm: Any,
+    check: str,
+    base: str | None = None,
+    state: str | None = None,
+    url: str | None = None,
+    limit: int = 100,
+    offset: int = 0,
+) -> dict[str, Any]:
     life = Lifecycle(pm, archive, commit, base)
     sources = life.find(check)
     if len(sources) > 1:
@@ -434,8 +493,9 @@ def _issue_urls(archive: Any, commit: int, pm: Any, check: str, base: str | None
     return {"check": check, "commit": commit, "base": life.base, **result}
 
 
-def _merged_urls(life: Lifecycle, group: list[Check], state: str | None, url: str | None, limit: int,
-                 offset: int) -> dict[str, Any]:
+def _merged_urls(
+    life: Lifecycle, group: list[Check], state: str | None, url: str | None, limit: int, offset: int
+) -> dict[str, Any]:
     """A shared defect's rows: one per defect (page, image, id…), the sources that found it listed on it."""
     key, row_id = key_of(group), group[0].defect or group[0].id
     analysed = [c for c in group if not c.analyzer or life.context(life.commit).analysed(c.analyzer)]
@@ -444,27 +504,37 @@ def _merged_urls(life: Lifecycle, group: list[Check], state: str | None, url: st
         paged = _stored_page(life, analysed[0], state, limit, offset)
         if paged is not None:
             for item in paged["items"]:
-                item.update(check=row_id, fingerprint=fingerprint(row_id, Finding(item["url"], key(item["url"],
-                                                                                                  item["detail"]))))
+                item.update(
+                    check=row_id,
+                    fingerprint=fingerprint(row_id, Finding(item["url"], key(item["url"], item["detail"]))),
+                )
             return {"check_state": "ok", **paged}
     found = _on_url(life, url) if url is not None else (lambda c, commit: life.outcome(c, commit).found)
     cycle = lifecycle(life, group, found)
-    items = [item for item in cycle.items(row_id, group, None if state == "all" else state)
-             if item["state"] in _wanted(state)]
+    items = [
+        item
+        for item in cycle.items(row_id, group, None if state == "all" else state)
+        if item["state"] in _wanted(state)
+    ]
     items.sort(key=lambda r: (STATES.index(r["state"]), r["url"], r["detail"]))
-    return {"check_state": "ok" if cycle.analysed else "not_analysed",
-            **page_of(items[offset:offset + limit], len(items), limit, offset)}
+    return {
+        "check_state": "ok" if cycle.analysed else "not_analysed",
+        **page_of(items[offset : offset + limit], len(items), limit, offset),
+    }
 
 
 def _on_url(life: Lifecycle, url: str) -> Any:
     """``found(check, commit)`` on one page: stored findings read by key, else the check's own, filtered."""
+
     def found(check: Check, commit: int) -> set[Finding] | None:
         if check.analyzer and not life.context(commit).analysed(check.analyzer):
             return None
         stored = life.stored_row(check, commit)
         if stored is not None and stored[3] is None:
-            rows = life.reader.execute("SELECT detail FROM set_finding WHERE set_id = ? AND url = ?",
-                                       [life.stored.set_of(commit, check.id), url])
+            rows = life.reader.execute(
+                "SELECT detail FROM set_finding WHERE set_id = ? AND url = ?",
+                [life.stored.set_of(commit, check.id), url],
+            )
             return {Finding(url, row[0]) for row in rows}
         every = life.outcome(check, commit).found
         return None if every is None else {f for f in every if f.url == url}
@@ -472,8 +542,9 @@ def _on_url(life: Lifecycle, url: str) -> Any:
     return found
 
 
-def _source_urls(life: Lifecycle, source: Check, state: str | None, url: str | None, limit: int,
-                 offset: int) -> dict[str, Any]:
+def _source_urls(
+    life: Lifecycle, source: Check, state: str | None, url: str | None, limit: int, offset: int
+) -> dict[str, Any]:
     """One check's findings, each its own row."""
     if url is None:
         paged = _stored_page(life, source, state, limit, offset)
@@ -489,28 +560,43 @@ def _source_urls(life: Lifecycle, source: Check, state: str | None, url: str | N
         analysed = s["now"].found is not None
         sets = s["sets"] or {"new": set(), "persisting": set(s["now"].found or ()), "fixed": set()}
         for name in _wanted(state):
-            items += [_item(source, f, name, f in s["regressed"]) for f in sets[name]
-                      if url is None or f.url == url]
+            items += [
+                _item(source, f, name, f in s["regressed"]) for f in sets[name] if url is None or f.url == url
+            ]
     items.sort(key=lambda r: (STATES.index(r["state"]), r["url"], r["detail"]))
-    return {"check_state": "ok" if analysed else "not_analysed",
-            **page_of(items[offset:offset + limit], len(items), limit, offset)}
+    return {
+        "check_state": "ok" if analysed else "not_analysed",
+        **page_of(items[offset : offset + limit], len(items), limit, offset),
+    }
 
 
 def _item(source: Check, finding: Finding, state: str, regressed: bool) -> dict[str, Any]:
-    return {"url": finding.url, "state": state, "detail": finding.detail, "check": source.id,
-            "sources": [source.id], "regressed": regressed, "fingerprint": fingerprint(source.id, finding)}
+    return {
+        "url": finding.url,
+        "state": state,
+        "detail": finding.detail,
+        "check": source.id,
+        "sources": [source.id],
+        "regressed": regressed,
+        "fingerprint": fingerprint(source.id, finding),
+    }
 
 
-def _stored_page(life: Lifecycle, source: Check, state: str | None, limit: int,
-                 offset: int) -> dict[str, Any] | None:
+def _stored_page(
+    life: Lifecycle, source: Check, state: str | None, limit: int, offset: int
+) -> dict[str, Any] | None:
     """One page of a check's findings read through the stored key, state by state; None unless all stored."""
     counts = life.counts(source)
     if counts is None or counts["new"] is None:
         return None
     base = None if life.base is None or life.base == life.commit else life.base
     if base is None:  # a first crawl (all new) or the commit against itself (all persisting)
-        counts = {**counts, "new": counts["findings"] if life.base is None else 0,
-                  "persisting": 0 if life.base is None else counts["findings"], "fixed": 0}
+        counts = {
+            **counts,
+            "new": counts["findings"] if life.base is None else 0,
+            "persisting": 0 if life.base is None else counts["findings"],
+            "fixed": 0,
+        }
     wanted = _wanted(state)
     total = sum(counts[name] for name in wanted)
     items: list[dict[str, Any]] = []
@@ -527,7 +613,9 @@ def _stored_page(life: Lifecycle, source: Check, state: str | None, limit: int,
             rows = life.stored.rows(life.commit, base, source.id, name, limit - len(items), skip)
         skip = 0
         regressed = _regressed(life, source, rows) if name == "new" and counts["regressed"] else set()
-        items += [_item(source, Finding(url, detail), name, (url, detail) in regressed) for url, detail in rows]
+        items += [
+            _item(source, Finding(url, detail), name, (url, detail) in regressed) for url, detail in rows
+        ]
     return page_of(items, total, limit, offset)
 
 
@@ -541,7 +629,9 @@ def _stored_url(life: Lifecycle, source: Check, url: str) -> list[dict[str, Any]
         set_id = None if commit is None else life.stored.set_of(commit, source.id)
         if set_id is None:
             return None
-        rows = life.reader.execute("SELECT detail FROM set_finding WHERE set_id = ? AND url = ?", [set_id, url])
+        rows = life.reader.execute(
+            "SELECT detail FROM set_finding WHERE set_id = ? AND url = ?", [set_id, url]
+        )
         return {row[0] for row in rows}
 
     now = details(life.commit)
@@ -557,8 +647,11 @@ def _stored_url(life: Lifecycle, source: Check, url: str) -> list[dict[str, Any]
         if then is None or earlier is None:
             return None
         states, prior = {"new": now - then, "persisting": now & then, "fixed": then - now}, earlier
-    return [_item(source, Finding(url, detail), name, name == "new" and detail in prior)
-            for name, found in states.items() for detail in sorted(found)]
+    return [
+        _item(source, Finding(url, detail), name, name == "new" and detail in prior)
+        for name, found in states.items()
+        for detail in sorted(found)
+    ]
 
 
 def _regressed(life: Lifecycle, source: Check, rows: list[tuple[str, str]]) -> set[tuple[str, str]]:
@@ -568,9 +661,13 @@ def _regressed(life: Lifecycle, source: Check, rows: list[tuple[str, str]]) -> s
     return {row for row in rows if row in prior}
 
 
-_BASE = {"base": {"type": "string",
-                  "description": "commit to compare with (default: the previous complete commit); "
-                                 "the commit itself makes every finding persisting"}}
+_BASE = {
+    "base": {
+        "type": "string",
+        "description": "commit to compare with (default: the previous complete commit); "
+        "the commit itself makes every finding persisting",
+    }
+}
 
 QUERIES = [
     Query(
@@ -581,15 +678,27 @@ QUERIES = [
         "base, back now) against the base; checks finding the same defect are one row with their sources. "
         "An analyzer check on a commit that analyzer never ran on is not_analysed (findings null), not 0.",
         _issues,
-        {**_BASE,
-         "priority": {"type": "string", "enum": list(PRIORITIES),
-                      "description": "only checks of this priority or more severe"},
-         "category": {"type": "string", "description": "only this category (links, metadata, …)"},
-         "state": {"type": "string", "enum": [*STATES, "regressed"],
-                   "description": "only checks with findings in this state"},
-         "lang": {"type": "string", "description": "language of each check's title, description and fix "
-                                                   "(e.g. ja); English where a check has no translation"}},
-        order=20),
+        {
+            **_BASE,
+            "priority": {
+                "type": "string",
+                "enum": list(PRIORITIES),
+                "description": "only checks of this priority or more severe",
+            },
+            "category": {"type": "string", "description": "only this category (links, metadata, …)"},
+            "state": {
+                "type": "string",
+                "enum": [*STATES, "regressed"],
+                "description": "only checks with findings in this state",
+            },
+            "lang": {
+                "type": "string",
+                "description": "language of each check's title, description and fix "
+                "(e.g. ja); English where a check has no translation",
+            },
+        },
+        order=20,
+    ),
     Query(
         "issue-urls",
         "The findings of one check (or of one shared defect) on the commit with their URL, detail and state "
@@ -598,12 +707,18 @@ QUERIES = [
         "id, a page) with the checks that found it in `sources`; a link check's rows add the target, the "
         "anchor's text and line:col, and the target's status (or error kind).",
         _issue_urls,
-        {"check": {"type": "string", "description": "check id (e.g. broken-link, axe/image-alt)"},
-         **_BASE,
-         "state": {"type": "string", "enum": [*STATES, "all"],
-                   "description": "only findings in this state (default: new and persisting, the commit's own)"},
-         "url": {"type": "string", "description": "only the findings on this exact URL"},
-         **PAGING},
+        {
+            "check": {"type": "string", "description": "check id (e.g. broken-link, axe/image-alt)"},
+            **_BASE,
+            "state": {
+                "type": "string",
+                "enum": [*STATES, "all"],
+                "description": "only findings in this state (default: new and persisting, the commit's own)",
+            },
+            "url": {"type": "string", "description": "only the findings on this exact URL"},
+            **PAGING,
+        },
         required=("check",),
-        order=21),
+        order=21,
+    ),
 ]

@@ -23,7 +23,9 @@ _TARGETS = (
 POSITIONS = 5  # line:col of at most this many anchors of one link in a row; the rest are counted
 
 
-def _anchors(archive: Any, commit: int, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], list[dict[str, Any]]]:
+def _anchors(
+    archive: Any, commit: int, pairs: list[tuple[str, str]]
+) -> dict[tuple[str, str], list[dict[str, Any]]]:
     columns = digest.anchor_columns(archive.execute)
     sql = (
         f"SELECT su.url AS source, tu.url AS target, a.text, {digest.position(columns)} "
@@ -35,8 +37,9 @@ def _anchors(archive: Any, commit: int, pairs: list[tuple[str, str]]) -> dict[tu
     )
     found: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in archive.execute(sql, [json.dumps(pairs), commit]):
-        found.setdefault((r["source"], r["target"]), []).append({"text": r["text"], "line": r["line"],
-                                                                  "col": r["col"]})
+        found.setdefault((r["source"], r["target"]), []).append(
+            {"text": r["text"], "line": r["line"], "col": r["col"]}
+        )
     return found
 
 
@@ -46,7 +49,9 @@ def _position(anchor: dict[str, Any]) -> str | None:
     return f"{anchor['line']}:{anchor['col']}" if anchor["col"] is not None else str(anchor["line"])
 
 
-def with_links(archive: Any, commits: dict[str, int | None], items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def with_links(
+    archive: Any, commits: dict[str, int | None], items: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     """Link findings completed: ``target``, anchor ``text``, ``line``/``col`` (``position``), the target's
     ``status``, ``final_status`` (after its redirects), ``error_kind``, and ``answer`` ("301 → 404", "dns").
 
@@ -57,23 +62,40 @@ def with_links(archive: Any, commits: dict[str, int | None], items: list[dict[st
     by_commit: dict[int, list[dict[str, Any]]] = {}
     for item in items:
         commit = commits.get(item["state"])
-        item.update(target=item["detail"], text=None, status=None, final_status=None, error_kind=None,
-                    answer=None, line=None, col=None, position=None, anchors=0)
+        item.update(
+            target=item["detail"],
+            text=None,
+            status=None,
+            final_status=None,
+            error_kind=None,
+            answer=None,
+            line=None,
+            col=None,
+            position=None,
+            anchors=0,
+        )
         if commit is not None:
             by_commit.setdefault(commit, []).append(item)
     for commit, chunk in by_commit.items():
         pairs = sorted({(i["url"], i["detail"]) for i in chunk})
         anchors = _anchors(archive, commit, pairs)
-        targets = {r["target"]: dict(r) for r in archive.execute(
-            _TARGETS, [commit, json.dumps(sorted({t for _, t in pairs}))])}
+        targets = {
+            r["target"]: dict(r)
+            for r in archive.execute(_TARGETS, [commit, json.dumps(sorted({t for _, t in pairs}))])
+        }
         for item in chunk:
             found = anchors.get((item["url"], item["detail"])) or []
             if found:
                 first = found[0]
                 where = [p for p in (_position(a) for a in found[:POSITIONS]) if p]
                 more = f" (+{len(found) - POSITIONS})" if len(found) > POSITIONS else ""
-                item.update(text=first["text"], line=first["line"], col=first["col"],
-                            position=", ".join(where) + more if where else None, anchors=len(found))
+                item.update(
+                    text=first["text"],
+                    line=first["line"],
+                    col=first["col"],
+                    position=", ".join(where) + more if where else None,
+                    anchors=len(found),
+                )
             item.update(_answer(targets.get(item["detail"]) or {}))
     return items
 

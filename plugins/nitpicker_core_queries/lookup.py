@@ -11,21 +11,32 @@ from nitpicker_core import Query
 
 # Per field: the SQL of (value, count) rows of one commit (bound as the first parameter), and what it lists.
 _VALUES = {
-    "analyzer": ("SELECT r.analyzer, (SELECT COUNT(*) FROM violation v WHERE v.commit_id = r.commit_id "
-                 "AND v.analyzer = r.analyzer) FROM analyzer_run r WHERE r.commit_id = ?", "analyzers that ran "
-                 "(count: their violations)"),
-    "rule": ("SELECT v.rule, COUNT(*) FROM violation v WHERE v.commit_id = ? GROUP BY v.rule",
-             "rules with violations (count: violations)"),
-    "page_content_type": ("SELECT ps.content_type, COUNT(*) FROM commit_page cp CROSS JOIN page_state ps "
-                          "ON ps.id = cp.state_id WHERE cp.commit_id = ? AND ps.content_type IS NOT NULL "
-                          "AND ps.content_type != '' GROUP BY ps.content_type", "content types of pages (count: URLs)"),
-    "resource_content_type": ("SELECT rs.content_type, COUNT(*) FROM commit_resource cr CROSS JOIN resource_state rs "
-                              "ON rs.id = cr.state_id WHERE cr.commit_id = ? AND rs.content_type IS NOT NULL AND "
-                              "rs.content_type != '' GROUP BY rs.content_type",
-                              "content types of sub-resources (count: resources)"),
-    "status": ("SELECT ps.status, COUNT(*) FROM commit_page cp CROSS JOIN page_state ps ON ps.id = cp.state_id "
-               "WHERE cp.commit_id = ? AND ps.status IS NOT NULL GROUP BY ps.status", "status codes of pages "
-               "(count: URLs)"),
+    "analyzer": (
+        "SELECT r.analyzer, (SELECT COUNT(*) FROM violation v WHERE v.commit_id = r.commit_id "
+        "AND v.analyzer = r.analyzer) FROM analyzer_run r WHERE r.commit_id = ?",
+        "analyzers that ran (count: their violations)",
+    ),
+    "rule": (
+        "SELECT v.rule, COUNT(*) FROM violation v WHERE v.commit_id = ? GROUP BY v.rule",
+        "rules with violations (count: violations)",
+    ),
+    "page_content_type": (
+        "SELECT ps.content_type, COUNT(*) FROM commit_page cp CROSS JOIN page_state ps "
+        "ON ps.id = cp.state_id WHERE cp.commit_id = ? AND ps.content_type IS NOT NULL "
+        "AND ps.content_type != '' GROUP BY ps.content_type",
+        "content types of pages (count: URLs)",
+    ),
+    "resource_content_type": (
+        "SELECT rs.content_type, COUNT(*) FROM commit_resource cr CROSS JOIN resource_state rs "
+        "ON rs.id = cr.state_id WHERE cr.commit_id = ? AND rs.content_type IS NOT NULL AND "
+        "rs.content_type != '' GROUP BY rs.content_type",
+        "content types of sub-resources (count: resources)",
+    ),
+    "status": (
+        "SELECT ps.status, COUNT(*) FROM commit_page cp CROSS JOIN page_state ps ON ps.id = cp.state_id "
+        "WHERE cp.commit_id = ? AND ps.status IS NOT NULL GROUP BY ps.status",
+        "status codes of pages (count: URLs)",
+    ),
 }
 
 
@@ -36,8 +47,10 @@ def _filter_values(archive: Any, commit: int, field: str, limit: int = 1000) -> 
 
 
 # Every row of one commit a search reads: (url, title, status, is_external), in URL order.
-_ROWS = ("SELECT u.url, ps.title, ps.status, ps.is_external FROM commit_page cp CROSS JOIN url u ON u.id = cp.url_id "
-         "CROSS JOIN page_state ps ON ps.id = cp.state_id WHERE cp.commit_id = ? ORDER BY u.url")
+_ROWS = (
+    "SELECT u.url, ps.title, ps.status, ps.is_external FROM commit_page cp CROSS JOIN url u ON u.id = cp.url_id "
+    "CROSS JOIN page_state ps ON ps.id = cp.state_id WHERE cp.commit_id = ? ORDER BY u.url"
+)
 _KEPT = 4  # indexes kept (one per archive and commit a process reads)
 
 
@@ -74,10 +87,15 @@ def search_index(archive: Any, commit: int) -> SearchIndex:
     """The commit's index, built on first use; a commit a live crawl still adds pages to gets a new one."""
     # A finished commit's pages never change (a resumed crawl sets a new finished_at): one row read says so.
     # Only a running commit is counted (a range scan of its pages: tens of ms at 100,000 pages).
-    state = tuple(archive.execute("SELECT status, started_at, finished_at FROM commits WHERE id = ?", [commit])[0])
+    state = tuple(
+        archive.execute("SELECT status, started_at, finished_at FROM commits WHERE id = ?", [commit])[0]
+    )
     if state[0] == "running":
-        state += tuple(archive.execute("SELECT COUNT(*), MAX(state_id) FROM commit_page WHERE commit_id = ?",
-                                       [commit])[0])
+        state += tuple(
+            archive.execute("SELECT COUNT(*), MAX(state_id) FROM commit_page WHERE commit_id = ?", [commit])[
+                0
+            ]
+        )
     key = (str(getattr(archive, "path", id(archive))), commit, *state)
     if key not in _INDEXES:
         _INDEXES[key] = SearchIndex(archive.execute(_ROWS, [commit]))
@@ -92,23 +110,50 @@ def _search(archive: Any, commit: int, q: str, limit: int = 20) -> dict[str, Any
     index = search_index(archive, commit)  # also for a blank text: the search box asks one to prepare it
     # a tab or newline never occurs inside a URL or a title line: such a search finds nothing
     hits = [] if not text or "\t" in text or "\n" in text else index.find(text.lower(), limit + 1)
-    items = [dict(zip(("url", "title", "status", "is_external"), index.rows[i], strict=True)) for i in hits[:limit]]
+    items = [
+        dict(zip(("url", "title", "status", "is_external"), index.rows[i], strict=True)) for i in hits[:limit]
+    ]
     return {"q": text, "items": items, "more": len(hits) > limit}
 
 
 QUERIES = [
-    Query("search", "URLs of the commit (pages, failures, external pages) whose URL or title contains `q`, "
-          "ignoring case; the first `limit` in URL order, and `more` when there are others. The first search of "
-          "a commit reads its URLs into memory (seconds at 100,000 pages); a blank `q` finds nothing and does "
-          "only that.", _search,
-          {"q": {"type": "string", "description": "text to find in URLs and titles"},
-           "limit": {"type": "integer", "default": 20, "minimum": 1, "maximum": 200,
-                     "description": "matches to return"}},
-          required=("q",), order=14),
-    Query("filter-values", "The values a filter can take in the commit, each with a count: "
-          + "; ".join(f"{name}: {what}" for name, (_, what) in _VALUES.items()) + ".", _filter_values,
-          {"field": {"type": "string", "enum": list(_VALUES), "description": "what to list"},
-           "limit": {"type": "integer", "default": 1000, "minimum": 1, "maximum": 10000,
-                     "description": "values to return (in order; `more` says whether there are others)"}},
-          required=("field",), order=15),
+    Query(
+        "search",
+        "URLs of the commit (pages, failures, external pages) whose URL or title contains `q`, "
+        "ignoring case; the first `limit` in URL order, and `more` when there are others. The first search of "
+        "a commit reads its URLs into memory (seconds at 100,000 pages); a blank `q` finds nothing and does "
+        "only that.",
+        _search,
+        {
+            "q": {"type": "string", "description": "text to find in URLs and titles"},
+            "limit": {
+                "type": "integer",
+                "default": 20,
+                "minimum": 1,
+                "maximum": 200,
+                "description": "matches to return",
+            },
+        },
+        required=("q",),
+        order=14,
+    ),
+    Query(
+        "filter-values",
+        "The values a filter can take in the commit, each with a count: "
+        + "; ".join(f"{name}: {what}" for name, (_, what) in _VALUES.items())
+        + ".",
+        _filter_values,
+        {
+            "field": {"type": "string", "enum": list(_VALUES), "description": "what to list"},
+            "limit": {
+                "type": "integer",
+                "default": 1000,
+                "minimum": 1,
+                "maximum": 10000,
+                "description": "values to return (in order; `more` says whether there are others)",
+            },
+        },
+        required=("field",),
+        order=15,
+    ),
 ]

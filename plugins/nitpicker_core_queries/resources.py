@@ -18,11 +18,18 @@ def _resource_rows(archive: Any) -> str:
         "FROM commit_resource cr JOIN url u ON u.id = cr.url_id JOIN resource_state rs ON rs.id = cr.state_id "
         "WHERE cr.commit_id = ?"
     )
+
+
 _RESOURCE_COLUMNS = {
-    "url": "u.url", "status": "rs.status", "content_type": "rs.content_type",
-    "content_length": "rs.content_length", "compression": "rs.compression", "cdn": "rs.cdn",
+    "url": "u.url",
+    "status": "rs.status",
+    "content_type": "rs.content_type",
+    "content_length": "rs.content_length",
+    "compression": "rs.compression",
+    "cdn": "rs.cdn",
     "referrers": "referrers",
 }
+
 
 # No page of the commit loaded it and no anchor of a page of the commit points at the URL.
 def _unused(archive: Any) -> str:
@@ -33,10 +40,19 @@ def _unused(archive: Any) -> str:
     )
 
 
-def _resources(archive: Any, commit: int, url: str | None = None, status: int | None = None,
-               content_type: str | None = None, external: bool | None = None, sort: str = "url",
-               order: str = "asc", limit: int = 100, offset: int = 0,
-               status_class: str | None = None) -> dict[str, Any]:
+def _resources(
+    archive: Any,
+    commit: int,
+    url: str | None = None,
+    status: int | None = None,
+    content_type: str | None = None,
+    external: bool | None = None,
+    sort: str = "url",
+    order: str = "asc",
+    limit: int = 100,
+    offset: int = 0,
+    status_class: str | None = None,
+) -> dict[str, Any]:
     sql, params = _resource_rows(archive), [commit]
     if status_class:
         sql += " AND " + status_class_sql("rs.status", status_class, "rs.status IS NULL OR rs.status = 0")
@@ -59,8 +75,9 @@ def _prefix(text: str) -> str:
 _STREAM_FROM = 2000  # referrers
 
 
-def _resource_referrers(archive: Any, commit: int, url: str, limit: int = 100,
-                        offset: int = 0) -> dict[str, Any]:
+def _resource_referrers(
+    archive: Any, commit: int, url: str, limit: int = 100, offset: int = 0
+) -> dict[str, Any]:
     found = archive.execute(_resource_rows(archive) + " AND u.url = ?", [commit, url])
     if not found:
         raise UsageError(f"no resource {url} in commit {commit}")
@@ -68,21 +85,34 @@ def _resource_referrers(archive: Any, commit: int, url: str, limit: int = 100,
     total = found[0]["referrers"]
     # A widely used resource streams its referrers through the URL index (LIMIT stops early); a rarely
     # used one sorts its few referrers rather than walking every URL.
-    pages = ("url pu CROSS JOIN commit_resource_referrer r ON r.page_url_id = pu.id" if total > _STREAM_FROM
-             else "commit_resource_referrer r CROSS JOIN url pu ON pu.id = r.page_url_id")
+    pages = (
+        "url pu CROSS JOIN commit_resource_referrer r ON r.page_url_id = pu.id"
+        if total > _STREAM_FROM
+        else "commit_resource_referrer r CROSS JOIN url pu ON pu.id = r.page_url_id"
+    )
     sql = (
         f"SELECT pu.url, ps.status, ps.title, ps.content_type FROM {pages} "
         "LEFT JOIN commit_page cp ON cp.commit_id = r.commit_id AND cp.url_id = r.page_url_id "
         "LEFT JOIN page_state ps ON ps.id = cp.state_id WHERE r.commit_id = ? AND r.resource_url_id = ?"
     )
-    result = paged(archive, sql, [commit, resource_id], " ORDER BY pu.url", limit, offset, external_flag, total)
+    result = paged(
+        archive, sql, [commit, resource_id], " ORDER BY pu.url", limit, offset, external_flag, total
+    )
     return {"resource": external_flag(dict(found[0])), **result}
 
 
-def _unused_resources(archive: Any, commit: int, sort: str = "url", order: str = "asc", limit: int = 100,
-                      offset: int = 0) -> dict[str, Any]:
-    return paged(archive, _resource_rows(archive) + _unused(archive), [commit], order_by(_RESOURCE_COLUMNS, sort, order),
-                 limit, offset, external_flag)
+def _unused_resources(
+    archive: Any, commit: int, sort: str = "url", order: str = "asc", limit: int = 100, offset: int = 0
+) -> dict[str, Any]:
+    return paged(
+        archive,
+        _resource_rows(archive) + _unused(archive),
+        [commit],
+        order_by(_RESOURCE_COLUMNS, sort, order),
+        limit,
+        offset,
+        external_flag,
+    )
 
 
 # Images of internal pages; `oversized` compares the natural with the displayed size, or finds the image
@@ -105,7 +135,8 @@ _IMAGE_SELECT = (
     f"{_OVERSIZED} AS oversized "
 )
 _IMAGE_ROWS = (
-    _IMAGE_SELECT + "FROM commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id "
+    _IMAGE_SELECT
+    + "FROM commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id "
     "JOIN image i ON i.state_id = cp.state_id WHERE cp.commit_id = ? AND ps.is_external = 0"
 )
 # The same rows driven by the URL index, so page-sorted lists stream and LIMIT stops early.
@@ -115,17 +146,34 @@ _IMAGE_ROWS_BY_URL = (
     "WHERE cp.commit_id = ? AND ps.is_external = 0"
 )
 _IMAGE_COLUMNS = {
-    "page": "u.url", "src": "i.src", "alt": "i.alt", "width": "i.width", "height": "i.height",
-    "natural_width": "i.natural_width", "natural_height": "i.natural_height",
+    "page": "u.url",
+    "src": "i.src",
+    "alt": "i.alt",
+    "width": "i.width",
+    "height": "i.height",
+    "natural_width": "i.natural_width",
+    "natural_height": "i.natural_height",
     "viewport_width": "i.viewport_width",
 }
 
 
-def _images(archive: Any, commit: int, url: str | None = None, missing_alt: bool = False,
-            missing_size: bool = False, oversized: bool = False, lazy: bool | None = None,
-            viewport_width: int | None = None, sort: str = "page", order: str = "asc", limit: int = 100,
-            offset: int = 0) -> dict[str, Any]:
-    unfiltered = not (url or missing_alt or missing_size or oversized) and lazy is None and viewport_width is None
+def _images(
+    archive: Any,
+    commit: int,
+    url: str | None = None,
+    missing_alt: bool = False,
+    missing_size: bool = False,
+    oversized: bool = False,
+    lazy: bool | None = None,
+    viewport_width: int | None = None,
+    sort: str = "page",
+    order: str = "asc",
+    limit: int = 100,
+    offset: int = 0,
+) -> dict[str, Any]:
+    unfiltered = (
+        not (url or missing_alt or missing_size or oversized) and lazy is None and viewport_width is None
+    )
     total = aggregates.value(archive, commit, "list_totals")["images"] if unfiltered else None
     sql, params = (_IMAGE_ROWS_BY_URL if sort == "page" else _IMAGE_ROWS), [commit]
     if url:
@@ -156,37 +204,63 @@ QUERIES = [
         "Sub-resources the pages loaded (images, scripts, styles, fonts, …) with status, content type, size, "
         "compression, CDN and the number of pages that referenced each.",
         _resources,
-        {**_FILTER,
-         "status": {"type": "integer", "description": "only this HTTP status"},
-         **status_class_param("no status: the resource never answered"),
-         "content_type": {"type": "string", "description": "only content types starting with this (image/)"},
-         "external": {"type": "boolean", "description": "only external (true) or internal (false) resources"},
-         **sorting(_RESOURCE_COLUMNS, "url"), **PAGING},
-        order=40),
+        {
+            **_FILTER,
+            "status": {"type": "integer", "description": "only this HTTP status"},
+            **status_class_param("no status: the resource never answered"),
+            "content_type": {
+                "type": "string",
+                "description": "only content types starting with this (image/)",
+            },
+            "external": {
+                "type": "boolean",
+                "description": "only external (true) or internal (false) resources",
+            },
+            **sorting(_RESOURCE_COLUMNS, "url"),
+            **PAGING,
+        },
+        order=40,
+    ),
     Query(
-        "resource-referrers", "The pages that referenced one resource in the commit.", _resource_referrers,
-        {"url": {"type": "string", "description": "the resource URL, exactly as listed by `resources`"},
-         **PAGING},
-        required=("url",), order=41),
+        "resource-referrers",
+        "The pages that referenced one resource in the commit.",
+        _resource_referrers,
+        {
+            "url": {"type": "string", "description": "the resource URL, exactly as listed by `resources`"},
+            **PAGING,
+        },
+        required=("url",),
+        order=41,
+    ),
     Query(
         "unused-resources",
         "Resources of the commit that no page of the commit referenced while rendering and that no anchor "
         "of the commit links to (for example left over after the pages using them changed).",
-        _unused_resources, {**sorting(_RESOURCE_COLUMNS, "url"), **PAGING}, order=42),
+        _unused_resources,
+        {**sorting(_RESOURCE_COLUMNS, "url"), **PAGING},
+        order=42,
+    ),
     Query(
         "images",
         "Images of internal pages, one row per page, image and device viewport. Filters: missing alt (no alt "
-        "attribute; alt=\"\" marks a decorative image and is not missing), missing size (no width/height "
+        'attribute; alt="" marks a decorative image and is not missing), missing size (no width/height '
         "attribute), oversized (natural size over twice the displayed size, or over "
         "--image-file-size-threshold).",
         _images,
-        {"url": {"type": "string", "description": "only pages whose URL contains this text"},
-         "missing_alt": {"type": "boolean", "default": False, "description": "only images without alt"},
-         "missing_size": {"type": "boolean", "default": False,
-                          "description": "only images without width/height attributes"},
-         "oversized": {"type": "boolean", "default": False, "description": "only oversized images"},
-         "lazy": {"type": "boolean", "description": "only lazy (true) or eager (false) images"},
-         "viewport_width": {"type": "integer", "description": "only this device viewport width"},
-         **sorting(_IMAGE_COLUMNS, "page"), **PAGING},
-        order=43),
+        {
+            "url": {"type": "string", "description": "only pages whose URL contains this text"},
+            "missing_alt": {"type": "boolean", "default": False, "description": "only images without alt"},
+            "missing_size": {
+                "type": "boolean",
+                "default": False,
+                "description": "only images without width/height attributes",
+            },
+            "oversized": {"type": "boolean", "default": False, "description": "only oversized images"},
+            "lazy": {"type": "boolean", "description": "only lazy (true) or eager (false) images"},
+            "viewport_width": {"type": "integer", "description": "only this device viewport width"},
+            **sorting(_IMAGE_COLUMNS, "page"),
+            **PAGING,
+        },
+        order=43,
+    ),
 ]

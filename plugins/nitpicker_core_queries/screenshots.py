@@ -14,7 +14,9 @@ _INFO = "SELECT sha256, media_type, width, height, size FROM screenshot_blob WHE
 
 def _has_screenshots(archive: Any) -> bool:
     # archives written before screenshots existed have no such table (readers never migrate)
-    return bool(archive.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'page_screenshot'"))
+    return bool(
+        archive.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'page_screenshot'")
+    )
 
 
 def page_screenshot(archive: Any, state_id: int) -> dict[str, Any] | None:
@@ -34,7 +36,11 @@ def page_screenshot(archive: Any, state_id: int) -> dict[str, Any] | None:
 def _screenshot(archive: Any, commit: int, sha256: str) -> dict[str, Any]:
     if not _SHA256.fullmatch(sha256):
         raise UsageError("parameter 'sha256': expected 64 lower-case hex digits (a hash `page-detail` names)")
-    rows = archive.execute(_INFO.replace("size FROM", "size, data FROM"), [sha256]) if _has_screenshots(archive) else []
+    rows = (
+        archive.execute(_INFO.replace("size FROM", "size, data FROM"), [sha256])
+        if _has_screenshots(archive)
+        else []
+    )
     if not rows:
         raise UsageError(f"no screenshot {sha256} in {archive.name}")
     row = dict(rows[0])
@@ -42,9 +48,14 @@ def _screenshot(archive: Any, commit: int, sha256: str) -> dict[str, Any]:
 
 
 QUERIES = [
-    Query("screenshot", "One screenshot or thumbnail (taken by `crawl --screenshots`) by the `sha256` that "
-          "`page-detail`'s `screenshot` names: `media_type`, `width`, `height`, `size` and the image as "
-          "base64 `data`.", _screenshot,
-          {"sha256": {"type": "string", "description": "the image's content hash (64 hex digits)"}},
-          required=("sha256",), order=14),
+    Query(
+        "screenshot",
+        "One screenshot or thumbnail (taken by `crawl --screenshots`) by the `sha256` that "
+        "`page-detail`'s `screenshot` names: `media_type`, `width`, `height`, `size` and the image as "
+        "base64 `data`.",
+        _screenshot,
+        {"sha256": {"type": "string", "description": "the image's content hash (64 hex digits)"}},
+        required=("sha256",),
+        order=14,
+    ),
 ]

@@ -97,6 +97,15 @@ def write_csv(sheets: Iterable[tuple[Sheet, Iterable[list[Any]]]], options: dict
 
 @hookimpl
 def register_report_destinations(register: Any) -> None:
-    register(Destination("csv", write_csv, "one CSV file per sheet in a directory (--csv DIR)", options=(
-        DestinationOption("dir", "output-dir", "Directory the CSV files go into (made if missing).", required=True),
-    )))
+    register(
+        Destination(
+            "csv",
+            write_csv,
+            "one CSV file per sheet in a directory (--csv DIR)",
+            options=(
+                DestinationOption(
+                    "dir", "output-dir", "Directory the CSV files go into (made if missing).", required=True
+                ),
+            ),
+        )
+    )

@@ -12,12 +12,21 @@ from nitpicker_core import Cell, Destination, DestinationOption, NitpickerError,
 CHUNK = 2500  # rows per appendCells request
 CELL_CHARS = 49_999  # the API refuses cells over 50,000 characters
 NOTE_CHARS = 5_000
-ERROR_FORMAT = {"backgroundColor": {"red": 0.9, "green": 0.0, "blue": 0.0},
-                "textFormat": {"foregroundColor": {"red": 1.0, "green": 1.0, "blue": 1.0}}}
+ERROR_FORMAT = {
+    "backgroundColor": {"red": 0.9, "green": 0.0, "blue": 0.0},
+    "textFormat": {"foregroundColor": {"red": 1.0, "green": 1.0, "blue": 1.0}},
+}
 NUMBER_FORMATS = {"percent": {"type": "PERCENT", "pattern": "0.0%"}}  # Sheet.number_formats → the API's
-_NUMBER = {"eq": "NUMBER_EQ", "ne": "NUMBER_NOT_EQ", "lt": "NUMBER_LESS", "gt": "NUMBER_GREATER",
-           "lte": "NUMBER_LESS_THAN_EQ", "gte": "NUMBER_GREATER_THAN_EQ", "between": "NUMBER_BETWEEN",
-           "not_between": "NUMBER_NOT_BETWEEN"}
+_NUMBER = {
+    "eq": "NUMBER_EQ",
+    "ne": "NUMBER_NOT_EQ",
+    "lt": "NUMBER_LESS",
+    "gt": "NUMBER_GREATER",
+    "lte": "NUMBER_LESS_THAN_EQ",
+    "gte": "NUMBER_GREATER_THAN_EQ",
+    "between": "NUMBER_BETWEEN",
+    "not_between": "NUMBER_NOT_BETWEEN",
+}
 
 
 def _quote(text: str) -> str:
@@ -65,30 +74,55 @@ def _condition(fmt: dict[str, Any], first: str) -> dict[str, Any]:
         tests += [f"ISNUMBER(SEARCH({_quote(s)},{first}))" for s in fmt.get("contains", ())]
         return {"type": "CUSTOM_FORMULA", "values": [{"userEnteredValue": f"=OR({','.join(tests)})"}]}
     if when in ("eq", "ne") and values and isinstance(values[0], str):
-        return {"type": "TEXT_EQ" if when == "eq" else "CUSTOM_FORMULA",
-                "values": [{"userEnteredValue": values[0] if when == "eq" else f"={first}<>{_quote(values[0])}"}]}
+        return {
+            "type": "TEXT_EQ" if when == "eq" else "CUSTOM_FORMULA",
+            "values": [{"userEnteredValue": values[0] if when == "eq" else f"={first}<>{_quote(values[0])}"}],
+        }
     return {"type": _NUMBER[when], "values": [{"userEnteredValue": str(v)} for v in values]}
 
 
 def setup_requests(sheet: Sheet, sheet_id: int) -> list[dict[str, Any]]:
     """Header row (bold), column widths and conditional formats of a freshly added worksheet."""
-    header = [{"userEnteredValue": {"stringValue": c}, "userEnteredFormat": {"textFormat": {"bold": True}}}
-              for c in sheet.columns]
-    requests: list[dict[str, Any]] = [{"appendCells": {
-        "sheetId": sheet_id, "rows": [{"values": header}],
-        "fields": "userEnteredValue,userEnteredFormat.textFormat.bold"}}]
+    header = [
+        {"userEnteredValue": {"stringValue": c}, "userEnteredFormat": {"textFormat": {"bold": True}}}
+        for c in sheet.columns
+    ]
+    requests: list[dict[str, Any]] = [
+        {
+            "appendCells": {
+                "sheetId": sheet_id,
+                "rows": [{"values": header}],
+                "fields": "userEnteredValue,userEnteredFormat.textFormat.bold",
+            }
+        }
+    ]
     for i, column in enumerate(sheet.columns):
         if column in sheet.widths:
-            requests.append({"updateDimensionProperties": {
-                "range": {"sheetId": sheet_id, "dimension": "COLUMNS", "startIndex": i, "endIndex": i + 1},
-                "properties": {"pixelSize": sheet.widths[column]}, "fields": "pixelSize"}})
+            requests.append(
+                {
+                    "updateDimensionProperties": {
+                        "range": {
+                            "sheetId": sheet_id,
+                            "dimension": "COLUMNS",
+                            "startIndex": i,
+                            "endIndex": i + 1,
+                        },
+                        "properties": {"pixelSize": sheet.widths[column]},
+                        "fields": "pixelSize",
+                    }
+                }
+            )
     for fmt in sheet.formats:
         for column in fmt["columns"]:
             if column not in sheet.columns:
                 continue
             i = sheet.columns.index(column)
-            rule = {"ranges": [{"sheetId": sheet_id, "startRowIndex": 1, "startColumnIndex": i, "endColumnIndex": i + 1}],
-                    "booleanRule": {"condition": _condition(fmt, f"{_letter(i)}2"), "format": ERROR_FORMAT}}
+            rule = {
+                "ranges": [
+                    {"sheetId": sheet_id, "startRowIndex": 1, "startColumnIndex": i, "endColumnIndex": i + 1}
+                ],
+                "booleanRule": {"condition": _condition(fmt, f"{_letter(i)}2"), "format": ERROR_FORMAT},
+            }
             requests.append({"addConditionalFormatRule": {"rule": rule, "index": 0}})
     return requests
 
@@ -98,12 +132,38 @@ def finish_requests(sheet: Sheet, sheet_id: int) -> list[dict[str, Any]]:
     requests: list[dict[str, Any]] = []
     for i, column in enumerate(sheet.columns):
         if column in sheet.number_formats:
-            requests.append({"repeatCell": {
-                "range": {"sheetId": sheet_id, "startRowIndex": 1, "startColumnIndex": i, "endColumnIndex": i + 1},
-                "cell": {"userEnteredFormat": {"numberFormat": NUMBER_FORMATS[sheet.number_formats[column]]}},
-                "fields": "userEnteredFormat.numberFormat"}})
-    requests.append({"setBasicFilter": {"filter": {"range": {
-        "sheetId": sheet_id, "startRowIndex": 0, "startColumnIndex": 0, "endColumnIndex": max(1, len(sheet.columns))}}}})
+            requests.append(
+                {
+                    "repeatCell": {
+                        "range": {
+                            "sheetId": sheet_id,
+                            "startRowIndex": 1,
+                            "startColumnIndex": i,
+                            "endColumnIndex": i + 1,
+                        },
+                        "cell": {
+                            "userEnteredFormat": {
+                                "numberFormat": NUMBER_FORMATS[sheet.number_formats[column]]
+                            }
+                        },
+                        "fields": "userEnteredFormat.numberFormat",
+                    }
+                }
+            )
+    requests.append(
+        {
+            "setBasicFilter": {
+                "filter": {
+                    "range": {
+                        "sheetId": sheet_id,
+                        "startRowIndex": 0,
+                        "startColumnIndex": 0,
+                        "endColumnIndex": max(1, len(sheet.columns)),
+                    }
+                }
+            }
+        }
+    )
     return requests
 
 
@@ -118,7 +178,9 @@ class _Progress:
         print(("\r" if self.live else "") + text, end="\n" if done else "", file=sys.stderr, flush=True)
 
 
-def _write_sheet(sh: Any, sheet: Sheet, rows: Iterable[list[Any]], show: Any, previous: str | None = None) -> int:
+def _write_sheet(
+    sh: Any, sheet: Sheet, rows: Iterable[list[Any]], show: Any, previous: str | None = None
+) -> int:
     from .api import call
 
     """Write one worksheet: in place of the one it replaces, else right after ``previous`` (else first tab).
@@ -137,31 +199,79 @@ def _write_sheet(sh: Any, sheet: Sheet, rows: Iterable[list[Any]], show: Any, pr
     else:
         position = tabs[previous].index + 1 if previous in tabs else 0
     frozen_rows, frozen_cols = sheet.freeze
-    grid = {"rowCount": 2, "columnCount": max(1, len(sheet.columns)), "frozenRowCount": frozen_rows,
-            "frozenColumnCount": min(frozen_cols, max(0, len(sheet.columns) - 1))}
-    reply = call(sh.batch_update, {"requests": [{"addSheet": {"properties": {
-        "title": temp if replacing else sheet.name, "index": position, "gridProperties": grid}}}]})
+    grid = {
+        "rowCount": 2,
+        "columnCount": max(1, len(sheet.columns)),
+        "frozenRowCount": frozen_rows,
+        "frozenColumnCount": min(frozen_cols, max(0, len(sheet.columns) - 1)),
+    }
+    reply = call(
+        sh.batch_update,
+        {
+            "requests": [
+                {
+                    "addSheet": {
+                        "properties": {
+                            "title": temp if replacing else sheet.name,
+                            "index": position,
+                            "gridProperties": grid,
+                        }
+                    }
+                }
+            ]
+        },
+    )
     sheet_id = reply["replies"][0]["addSheet"]["properties"]["sheetId"]
     call(sh.batch_update, {"requests": setup_requests(sheet, sheet_id)})
     links = [c in sheet.links for c in sheet.columns]
     count, chunk = 0, []
     for row in rows:
-        chunk.append({"values": [cell_data(v, links[i] if i < len(links) else False) for i, v in enumerate(row)]})
+        chunk.append(
+            {"values": [cell_data(v, links[i] if i < len(links) else False) for i, v in enumerate(row)]}
+        )
         count += 1
         if len(chunk) >= CHUNK:
-            call(sh.batch_update, {"requests": [{"appendCells": {"sheetId": sheet_id, "rows": chunk,
-                                                                 "fields": "userEnteredValue,note"}}]})
+            call(
+                sh.batch_update,
+                {
+                    "requests": [
+                        {
+                            "appendCells": {
+                                "sheetId": sheet_id,
+                                "rows": chunk,
+                                "fields": "userEnteredValue,note",
+                            }
+                        }
+                    ]
+                },
+            )
             chunk = []
             show(count)
     if chunk:
-        call(sh.batch_update, {"requests": [{"appendCells": {"sheetId": sheet_id, "rows": chunk,
-                                                             "fields": "userEnteredValue,note"}}]})
+        call(
+            sh.batch_update,
+            {
+                "requests": [
+                    {"appendCells": {"sheetId": sheet_id, "rows": chunk, "fields": "userEnteredValue,note"}}
+                ]
+            },
+        )
     call(sh.batch_update, {"requests": finish_requests(sheet, sheet_id)})
     if replacing:  # swap only now, so an interrupted run leaves the previous worksheet intact
-        call(sh.batch_update, {"requests": [
-            {"deleteSheet": {"sheetId": tabs[sheet.name].id}},
-            {"updateSheetProperties": {"properties": {"sheetId": sheet_id, "title": sheet.name}, "fields": "title"}},
-        ]})
+        call(
+            sh.batch_update,
+            {
+                "requests": [
+                    {"deleteSheet": {"sheetId": tabs[sheet.name].id}},
+                    {
+                        "updateSheetProperties": {
+                            "properties": {"sheetId": sheet_id, "title": sheet.name},
+                            "fields": "title",
+                        }
+                    },
+                ]
+            },
+        )
     return count
 
 
@@ -181,15 +291,18 @@ def _target(options: Mapping[str, Any]) -> str:
     return _spreadsheet(options)  # the spreadsheet's id names it in a run summary; credentials never do
 
 
-def write_gsheets(sheets: Iterable[tuple[Sheet, Iterable[list[Any]]]], options: dict[str, Any]) -> dict[str, Any]:
+def write_gsheets(
+    sheets: Iterable[tuple[Sheet, Iterable[list[Any]]]], options: dict[str, Any]
+) -> dict[str, Any]:
     import gspread
 
     from .api import call, client
     from .auth import load_credentials
 
     key = _spreadsheet(options)
-    creds = load_credentials(Path(options.get("credentials") or "credentials.json"),
-                             interactive=bool(options.get("interactive")))
+    creds = load_credentials(
+        Path(options.get("credentials") or "credentials.json"), interactive=bool(options.get("interactive"))
+    )
     gc = client(creds)
     try:
         sh = call(gc.open_by_key, key)
@@ -200,7 +313,9 @@ def write_gsheets(sheets: Iterable[tuple[Sheet, Iterable[list[Any]]]], options: 
     written: dict[str, int] = {}
     previous = None
     for k, (sheet, rows) in enumerate(todo, 1):
-        count = _write_sheet(sh, sheet, rows, lambda n, k=k, name=sheet.name: progress.update(k, name, n), previous)
+        count = _write_sheet(
+            sh, sheet, rows, lambda n, k=k, name=sheet.name: progress.update(k, name, n), previous
+        )
         previous = sheet.name
         progress.update(k, sheet.name, count, done=True)
         written[sheet.name] = count
@@ -209,12 +324,25 @@ def write_gsheets(sheets: Iterable[tuple[Sheet, Iterable[list[Any]]]], options: 
 
 @hookimpl
 def register_report_destinations(register: Any) -> None:
-    register(Destination(
-        "google-sheets", write_gsheets, "a Google spreadsheet (--sheet URL, --credentials FILE)",
-        options=(
-            DestinationOption("url", help="The spreadsheet's URL (https://docs.google.com/spreadsheets/d/ID/…).",
-                              required=True),
-            DestinationOption("credentials", "file", "Service account key, authorized-user file or OAuth client.",
-                              default="credentials.json"),
-        ),
-        check=_check, target=_target))
+    register(
+        Destination(
+            "google-sheets",
+            write_gsheets,
+            "a Google spreadsheet (--sheet URL, --credentials FILE)",
+            options=(
+                DestinationOption(
+                    "url",
+                    help="The spreadsheet's URL (https://docs.google.com/spreadsheets/d/ID/…).",
+                    required=True,
+                ),
+                DestinationOption(
+                    "credentials",
+                    "file",
+                    "Service account key, authorized-user file or OAuth client.",
+                    default="credentials.json",
+                ),
+            ),
+            check=_check,
+            target=_target,
+        )
+    )

@@ -17,7 +17,11 @@ from nitpicker_core import NitpickerError, UsageError
 
 T = TypeVar("T")
 API_URL_ENV = "NITPICKER_GOOGLE_API_URL"
-GOOGLE_PREFIXES = ("https://sheets.googleapis.com/", "https://www.googleapis.com/", "https://oauth2.googleapis.com/")
+GOOGLE_PREFIXES = (
+    "https://sheets.googleapis.com/",
+    "https://www.googleapis.com/",
+    "https://oauth2.googleapis.com/",
+)
 SHEET_ID = re.compile(r"/spreadsheets/d/([a-zA-Z0-9-_]+)")
 MAX_ATTEMPTS = 8
 MAX_WAIT = 300.0
@@ -34,7 +38,7 @@ class RedirectAdapter(HTTPAdapter):
     def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:  # type: ignore[override]
         for prefix in GOOGLE_PREFIXES:
             if request.url and request.url.startswith(prefix):
-                request.url = f"{self.base}/{request.url[len(prefix):]}"
+                request.url = f"{self.base}/{request.url[len(prefix) :]}"
                 break
         return super().send(request, **kwargs)
 
@@ -101,7 +105,9 @@ def countdown(seconds: float, why: str) -> None:
     """Wait, showing the seconds left on stderr (one line, rewritten in place)."""
     left = seconds
     while left > 0:
-        print(f"\rgoogle-sheets: {why}; retrying in {int(left + 0.999)} s ", end="", file=sys.stderr, flush=True)
+        print(
+            f"\rgoogle-sheets: {why}; retrying in {int(left + 0.999)} s ", end="", file=sys.stderr, flush=True
+        )
         step = min(1.0, left)
         time.sleep(step)
         left -= step

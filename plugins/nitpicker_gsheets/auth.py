@@ -37,7 +37,9 @@ def _refresh(creds: Any) -> None:
         creds.refresh(auth_request())
     except (RefreshError, TransportError) as exc:
         # The messages of these errors can quote the token endpoint's answer; say only what failed.
-        raise NitpickerError(f"Google authentication failed ({type(exc).__name__}); check the credentials") from None
+        raise NitpickerError(
+            f"Google authentication failed ({type(exc).__name__}); check the credentials"
+        ) from None
 
 
 def _oauth_client(path: Path, data: dict[str, Any], interactive: bool) -> Any:
@@ -57,8 +59,10 @@ def _oauth_client(path: Path, data: dict[str, Any], interactive: bool) -> Any:
         _save_token(cache, creds)
         return creds
     if not interactive:
-        raise UsageError(f"no valid OAuth token cached for {path.name}; run `nitpicker report` once in a terminal "
-                         "to authorize, or use a service account key")
+        raise UsageError(
+            f"no valid OAuth token cached for {path.name}; run `nitpicker report` once in a terminal "
+            "to authorize, or use a service account key"
+        )
     from google_auth_oauthlib.flow import InstalledAppFlow
 
     flow = InstalledAppFlow.from_client_config(data, SCOPES)

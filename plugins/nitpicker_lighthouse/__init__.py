@@ -12,10 +12,18 @@ from .runner import find_chromium, find_lighthouse
 
 @hookimpl
 def register_settings(register: Any) -> None:
-    register("binary", default="", help="the lighthouse executable; empty: lighthouse on PATH, "
-             "else the one bin/install-lighthouse installs")
-    register("categories", type="list", default=list(CATEGORIES),
-             help="categories to audit: performance, accessibility, best-practices, seo")
+    register(
+        "binary",
+        default="",
+        help="the lighthouse executable; empty: lighthouse on PATH, "
+        "else the one bin/install-lighthouse installs",
+    )
+    register(
+        "categories",
+        type="list",
+        default=list(CATEGORIES),
+        help="categories to audit: performance, accessibility, best-practices, seo",
+    )
     register("preset", default="", help="Lighthouse preset: desktop, perf or experimental; empty: mobile")
     register("locale", default="", help="language of Lighthouse's audit titles, e.g. ja; empty: English")
     register("timeout", type="float", default=150.0, help="seconds allowed for one page's audit")

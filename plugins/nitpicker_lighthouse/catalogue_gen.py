@@ -63,7 +63,9 @@ def main() -> None:
     with tempfile.NamedTemporaryFile("w", suffix=".mjs", dir=prefix, delete=False) as script:
         script.write(META_JS)
     try:
-        out = subprocess.run(["node", script.name], cwd=prefix, capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(
+            ["node", script.name], cwd=prefix, capture_output=True, text=True, check=True
+        ).stdout
     finally:
         Path(script.name).unlink()
     rules = {}
@@ -73,12 +75,18 @@ def main() -> None:
         if meta["mode"] in ("informative", "manual"):
             continue
         links = LINK.findall(meta["description"])
-        rules[audit_id] = {"title": meta["title"], "priority": "high" if meta["mode"] == "binary" else "medium",
-                           "description": LINK.sub(r"\1", meta["description"]).strip(),
-                           "help_url": links[-1][1] if links else "", "category": meta["category"],
-                           "savings": meta["savings"]}
+        rules[audit_id] = {
+            "title": meta["title"],
+            "priority": "high" if meta["mode"] == "binary" else "medium",
+            "description": LINK.sub(r"\1", meta["description"]).strip(),
+            "help_url": links[-1][1] if links else "",
+            "category": meta["category"],
+            "savings": meta["savings"],
+        }
         if meta["ja_title"] and meta["ja_description"]:
-            japanese[audit_id] = japanese_entry(kept.get(audit_id, {}), meta["ja_title"], meta["ja_description"])
+            japanese[audit_id] = japanese_entry(
+                kept.get(audit_id, {}), meta["ja_title"], meta["ja_description"]
+            )
         elif audit_id in kept:
             japanese[audit_id] = kept[audit_id]
     target = Path(__file__).with_name("catalogue.py")
@@ -88,11 +96,14 @@ def main() -> None:
         f"LIGHTHOUSE = {PINNED!r}\n"
         "# audit id -> failure title, priority, description, help URL, category and whether it estimates savings\n"
         f"RULES: dict[str, dict[str, Any]] = {pprint.pformat(rules, width=110, sort_dicts=False)}\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     MESSAGES.parent.mkdir(exist_ok=True)
     MESSAGES.write_text(json.dumps(japanese, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    print(f"{len(rules)} audits of Lighthouse written to {target.name}, {len(japanese)} Japanese texts to "
-          f"messages/{MESSAGES.name}")
+    print(
+        f"{len(rules)} audits of Lighthouse written to {target.name}, {len(japanese)} Japanese texts to "
+        f"messages/{MESSAGES.name}"
+    )
 
 
 if __name__ == "__main__":

@@ -63,19 +63,30 @@ def chrome_flags(marker: str) -> str:
 def run_lighthouse(binary: str, chromium: str, url: str, extra: list[str], timeout: float) -> dict[str, Any]:
     """Audit ``url``; the parsed JSON report (RuntimeError when lighthouse fails or times out)."""
     marker = f"{MARKER}={uuid.uuid4().hex}"
-    command = [binary, url, "--output=json", "--output-path=stdout", "--quiet", "--disable-full-page-screenshot",
-               f"--chrome-flags={chrome_flags(marker)}", *extra]
+    command = [
+        binary,
+        url,
+        "--output=json",
+        "--output-path=stdout",
+        "--quiet",
+        "--disable-full-page-screenshot",
+        f"--chrome-flags={chrome_flags(marker)}",
+        *extra,
+    ]
     env = dict(os.environ, CHROME_PATH=chromium)
     try:
-        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout,
-                              start_new_session=True)
+        done = subprocess.run(
+            command, capture_output=True, text=True, env=env, timeout=timeout, start_new_session=True
+        )
     except subprocess.TimeoutExpired:
         raise RuntimeError(f"lighthouse did not finish within {timeout:g} s") from None
     finally:
         nitpicker_core.kill_marked(marker)  # Chromium that lighthouse left behind, with its children
     if done.returncode != 0:
         lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
-        raise RuntimeError(f"lighthouse exited with status {done.returncode}: {lines[-1][:300] if lines else ''}")
+        raise RuntimeError(
+            f"lighthouse exited with status {done.returncode}: {lines[-1][:300] if lines else ''}"
+        )
     report = json.loads(done.stdout)
     problem = report.get("runtimeError")
     if problem:

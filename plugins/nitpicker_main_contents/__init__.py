@@ -49,11 +49,19 @@ class MainContents(Analyzer):
 
     def rules(self) -> list[Rule]:
         # a warning about the setup, not the site: low
-        return [Rule("selector-not-found", "Main content selector not found", "low",
-                     "No element matches the selector setting; the main content was found another way.",
-                     type="warning", fix="Make the selector setting (--main-content-selector) match the site's "
-                     "main content element (main, article, #content, …), or leave it empty to find it "
-                     "automatically.", i18n=TRANSLATIONS.get("selector-not-found", {}))]
+        return [
+            Rule(
+                "selector-not-found",
+                "Main content selector not found",
+                "low",
+                "No element matches the selector setting; the main content was found another way.",
+                type="warning",
+                fix="Make the selector setting (--main-content-selector) match the site's "
+                "main content element (main, article, #content, …), or leave it empty to find it "
+                "automatically.",
+                i18n=TRANSLATIONS.get("selector-not-found", {}),
+            )
+        ]
 
     def check(self, settings: Mapping[str, Any]) -> None:
         try:  # a broken selector fails once, in the main process, instead of on every page
@@ -69,20 +77,30 @@ class MainContents(Analyzer):
         main, method = locate(page.document, self.selector)
         violations = []
         if self.selector is not None and method != "selector":
-            violations.append(Violation("selector-not-found", f"no element matches {self.selector_text!r}; "
-                                        f"the main content was found by {method}", "warning", self.selector_text))
+            violations.append(
+                Violation(
+                    "selector-not-found",
+                    f"no element matches {self.selector_text!r}; the main content was found by {method}",
+                    "warning",
+                    self.selector_text,
+                )
+            )
         texts = " ".join(visible_texts(main))
         headings = [el for el in main.iter(*HEADINGS)]
-        images = [el for el in main.iter("img", "input") if el.tag == "img"
-                  or (el.get("type") or "").lower() == "image"]
+        images = [
+            el
+            for el in main.iter("img", "input")
+            if el.tag == "img" or (el.get("type") or "").lower() == "image"
+        ]
         without_alt = [el for el in images if el.get("alt") is None]
         tables = list(main.iter("table"))
         cells = {
             "method": Cell(method, describe(main)),
             "characters": len("".join(texts.split())),
             "words": len(WORD.findall(texts)),
-            "headings": Cell(len(headings), _lines(f"{h.tag} {' '.join(''.join(h.itertext()).split())}"
-                                                  for h in headings)),
+            "headings": Cell(
+                len(headings), _lines(f"{h.tag} {' '.join(''.join(h.itertext()).split())}" for h in headings)
+            ),
             "images": len(images),
             "images_without_alt": Cell(len(without_alt), _lines(el.get("src") or "" for el in without_alt)),
             "links": len([a for a in main.iter("a") if a.get("href") is not None]),
@@ -116,8 +134,10 @@ def table_note(tables: list[Any]) -> str:
         rows = list(table.iter("tr"))
         first = rows[0] if rows else None
         cols = sum(1 for cell in first if cell.tag in ("td", "th")) if first is not None else 0
-        merged = any(cell.get("rowspan") not in (None, "1") or cell.get("colspan") not in (None, "1")
-                     for cell in table.iter("td", "th"))
+        merged = any(
+            cell.get("rowspan") not in (None, "1") or cell.get("colspan") not in (None, "1")
+            for cell in table.iter("td", "th")
+        )
         flags = ["o" if table.find(tag) is not None else "x" for tag in ("thead", "tfoot")]
         lines.append(f"| {len(rows)} | {cols} | {flags[0]} | {flags[1]} | {'o' if merged else 'x'} |")
     return _lines(lines)
@@ -125,9 +145,13 @@ def table_note(tables: list[Any]) -> str:
 
 @hookimpl
 def register_settings(register: Any) -> None:
-    register("selector", type="str", default=None,
-             help="CSS selector of the main content; when it matches nothing: main, [role=main], article, "
-                  "then the densest text block")
+    register(
+        "selector",
+        type="str",
+        default=None,
+        help="CSS selector of the main content; when it matches nothing: main, [role=main], article, "
+        "then the densest text block",
+    )
 
 
 @hookimpl

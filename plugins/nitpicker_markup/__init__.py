@@ -35,7 +35,10 @@ RULES: dict[str, tuple[str, str]] = {
     "empty-link": ("error", "a link without text, aria-label, aria-labelledby, title or image alt"),
     "empty-button": ("error", "a button without text, aria-label, aria-labelledby, title or image alt"),
     "obsolete-element": ("warning", "an element the HTML Living Standard lists as obsolete (center, font…)"),
-    "obsolete-attribute": ("warning", "a presentational attribute the HTML Living Standard lists as obsolete"),
+    "obsolete-attribute": (
+        "warning",
+        "a presentational attribute the HTML Living Standard lists as obsolete",
+    ),
     "label-without-control": ("warning", "a <label> whose for= matches no labelable control, or without one"),
 }
 PARSE_RULES = "parse-error, invalid-nesting"
@@ -50,21 +53,41 @@ _SPEC = "https://html.spec.whatwg.org/multipage/"
 # rule id -> (title, help URL, defect key shared with the other sources of the same defect: axe, the crawl)
 CATALOGUE: dict[str, tuple[str, str, str]] = {
     "parse-error": ("HTML parse errors", _SPEC + "parsing.html#parse-errors", ""),
-    "invalid-nesting": ("Misnested or misplaced tags", _SPEC + "parsing.html#an-introduction-to-error-handling-"
-                        "and-strange-cases-in-the-parser", ""),
+    "invalid-nesting": (
+        "Misnested or misplaced tags",
+        _SPEC + "parsing.html#an-introduction-to-error-handling-and-strange-cases-in-the-parser",
+        "",
+    ),
     "duplicate-id": ("Duplicate id attributes", _SPEC + "dom.html#the-id-attribute", "duplicate-id"),
     "img-alt-missing": ("Images without alt text", _SPEC + "images.html#alt", "image-alt"),
     "img-alt-empty": ("Images with an empty alt (decorative)", _SPEC + "images.html#alt", ""),
     "html-lang": ("Pages without a language (<html lang>)", _SPEC + "dom.html#attr-lang", "html-lang"),
-    "heading-skip": ("Skipped heading levels", _SPEC + "sections.html#headings-and-outlines", "heading-order"),
-    "multiple-h1": ("Several h1 headings on a page", _SPEC + "sections.html#headings-and-outlines", "h1-multiple"),
-    "empty-link": ("Links without an accessible name", "https://www.w3.org/WAI/WCAG22/Understanding/"
-                   "link-purpose-in-context.html", "link-name"),
-    "empty-button": ("Buttons without an accessible name", "https://www.w3.org/WAI/WCAG22/Understanding/"
-                     "name-role-value.html", "button-name"),
+    "heading-skip": (
+        "Skipped heading levels",
+        _SPEC + "sections.html#headings-and-outlines",
+        "heading-order",
+    ),
+    "multiple-h1": (
+        "Several h1 headings on a page",
+        _SPEC + "sections.html#headings-and-outlines",
+        "h1-multiple",
+    ),
+    "empty-link": (
+        "Links without an accessible name",
+        "https://www.w3.org/WAI/WCAG22/Understanding/link-purpose-in-context.html",
+        "link-name",
+    ),
+    "empty-button": (
+        "Buttons without an accessible name",
+        "https://www.w3.org/WAI/WCAG22/Understanding/name-role-value.html",
+        "button-name",
+    ),
     "obsolete-element": ("Obsolete elements", _SPEC + "obsolete.html#non-conforming-features", ""),
-    "obsolete-attribute": ("Obsolete presentational attributes", _SPEC + "obsolete.html#non-conforming-features",
-                           ""),
+    "obsolete-attribute": (
+        "Obsolete presentational attributes",
+        _SPEC + "obsolete.html#non-conforming-features",
+        "",
+    ),
     "label-without-control": ("Labels without a form control", _SPEC + "forms.html#the-label-element", ""),
 }
 # Measured on real documentation (docs/analyzers.md, "How the limits were set"): html5lib parses typical
@@ -86,9 +109,19 @@ class Markup(Analyzer):
     reads = "source"
 
     def rules(self) -> list[Rule]:
-        return [Rule(rule, CATALOGUE[rule][0], PRIORITY[severity], description, CATALOGUE[rule][1],
-                     CATALOGUE[rule][2], type=TYPE[severity], i18n=TRANSLATIONS.get(rule, {}))
-                for rule, (severity, description) in RULES.items()]
+        return [
+            Rule(
+                rule,
+                CATALOGUE[rule][0],
+                PRIORITY[severity],
+                description,
+                CATALOGUE[rule][1],
+                CATALOGUE[rule][2],
+                type=TYPE[severity],
+                i18n=TRANSLATIONS.get(rule, {}),
+            )
+            for rule, (severity, description) in RULES.items()
+        ]
 
     def check(self, settings: Mapping[str, Any]) -> None:
         check_disabled(settings.get("disable"))  # in the main process, so a typo fails before any page
@@ -110,8 +143,10 @@ class Markup(Analyzer):
         if {"parse-error", "invalid-nesting"} <= self.disabled:
             pass
         elif self.max_size and len(page.html) > self.max_size:
-            skipped[PARSE_RULES] = (f"{len(page.html):,} characters exceed max_size {self.max_size:,} "
-                                    "(raise --markup-max-size; 0: no limit)")
+            skipped[PARSE_RULES] = (
+                f"{len(page.html):,} characters exceed max_size {self.max_size:,} "
+                "(raise --markup-max-size; 0: no limit)"
+            )
         else:
             from .parse import ParseTooSlow  # loaded by setup() already: a dictionary lookup
 
@@ -120,23 +155,39 @@ class Markup(Analyzer):
                 parse_errors = len(errors)
             except ParseTooSlow as exc:
                 errors = []
-                skipped[PARSE_RULES] = (f"{exc}, stopped after {exc.tokens:,} tokens "
-                                        "(raise --markup-parse-timeout to wait longer)")
+                skipped[PARSE_RULES] = (
+                    f"{exc}, stopped after {exc.tokens:,} tokens "
+                    "(raise --markup-parse-timeout to wait longer)"
+                )
             for error in errors:
                 rule = "invalid-nesting" if error.nesting else "parse-error"
                 if rule not in self.disabled:
-                    violations.append(self._violation(rule, f"{error.message} ({error.code})",
-                                                      f"{error.line}:{error.column}", error.snippet))
+                    violations.append(
+                        self._violation(
+                            rule,
+                            f"{error.message} ({error.code})",
+                            f"{error.line}:{error.column}",
+                            error.snippet,
+                        )
+                    )
         findings, selector = check(page.document)
         for finding in findings:
             if finding.rule not in self.disabled:
-                violations.append(self._violation(finding.rule, finding.message, selector(finding.element),
-                                                  start_tag(finding.element)))
+                violations.append(
+                    self._violation(
+                        finding.rule, finding.message, selector(finding.element), start_tag(finding.element)
+                    )
+                )
         by_rule = Counter(v.rule for v in violations)
         note = "\n".join(f"{rule}: {count}" for rule, count in sorted(by_rule.items()))
-        return PageReport(cells={"parse_errors": parse_note(parse_errors, page, skipped.get(PARSE_RULES)),
-                                 "violations": Cell(len(violations), note)},
-                          violations=violations, skipped=skipped)
+        return PageReport(
+            cells={
+                "parse_errors": parse_note(parse_errors, page, skipped.get(PARSE_RULES)),
+                "violations": Cell(len(violations), note),
+            },
+            violations=violations,
+            skipped=skipped,
+        )
 
     @staticmethod
     def _violation(rule: str, message: str, location: str, snippet: str) -> Violation:
@@ -146,8 +197,12 @@ class Markup(Analyzer):
 def parse_note(count: int | None, page: PageInput, skipped: str | None) -> Any:
     """The parse-error count, with a note when it was not made on the server's HTML or not made at all."""
     if count is None:
-        return Cell(None, f"not checked: {skipped}" if skipped else "not checked: parse-error and "
-                    "invalid-nesting are disabled")
+        return Cell(
+            None,
+            f"not checked: {skipped}"
+            if skipped
+            else "not checked: parse-error and invalid-nesting are disabled",
+        )
     if page.html_kind == "source":
         return count
     if page.settings.get("reads") == "rendered":
@@ -159,13 +214,17 @@ def check_disabled(value: Any) -> frozenset[str]:
     """The rule ids of the `disable` setting; an unknown id is a usage error naming the known ones."""
     names = [value] if isinstance(value, str) else list(value or [])
     if "parse-skipped" in names:
-        raise UsageError("markup disable (--markup-disable): parse-skipped can no longer be switched off: a page "
-                         "too large or too slow to parse is always reported (raise --markup-max-size or "
-                         "--markup-parse-timeout instead)")
+        raise UsageError(
+            "markup disable (--markup-disable): parse-skipped can no longer be switched off: a page "
+            "too large or too slow to parse is always reported (raise --markup-max-size or "
+            "--markup-parse-timeout instead)"
+        )
     unknown = sorted(set(names) - set(RULES))
     if unknown:
-        raise UsageError(f"markup disable (--markup-disable): unknown rule {', '.join(unknown)} "
-                         f"(known: {', '.join(RULES)})")
+        raise UsageError(
+            f"markup disable (--markup-disable): unknown rule {', '.join(unknown)} "
+            f"(known: {', '.join(RULES)})"
+        )
     return frozenset(names)
 
 
@@ -178,23 +237,37 @@ def limits(settings: Mapping[str, Any]) -> tuple[int, float]:
     if size < 0:
         raise UsageError(f"markup max_size (--markup-max-size) must be 0 (no limit) or more, got {size}")
     if seconds <= 0:
-        raise UsageError(f"markup parse_timeout (--markup-parse-timeout) must be more than 0 s, got {seconds:g}")
+        raise UsageError(
+            f"markup parse_timeout (--markup-parse-timeout) must be more than 0 s, got {seconds:g}"
+        )
     return size, seconds
 
 
 @hookimpl
 def register_settings(register: Any) -> None:
-    register("disable", type="list", default=[],
-             help=f"markup rule ids to switch off (known: {', '.join(RULES)})")
-    register("max_size", type="int", default=DEFAULT_MAX_SIZE,
-             help="pages longer than this many characters skip the html5lib parse-error pass, reported as "
-                  "skipped (0: no limit)")
-    register("parse_timeout", type="float", default=DEFAULT_PARSE_TIMEOUT,
-             help="seconds the html5lib parse-error pass may take on one page; slower pages are reported as "
-                  "skipped")
-    register("reads", default="source",
-             help="the HTML to check: source (what the server sent, as validators do) or rendered (the DOM "
-                  "after the page's scripts ran)")
+    register(
+        "disable", type="list", default=[], help=f"markup rule ids to switch off (known: {', '.join(RULES)})"
+    )
+    register(
+        "max_size",
+        type="int",
+        default=DEFAULT_MAX_SIZE,
+        help="pages longer than this many characters skip the html5lib parse-error pass, reported as "
+        "skipped (0: no limit)",
+    )
+    register(
+        "parse_timeout",
+        type="float",
+        default=DEFAULT_PARSE_TIMEOUT,
+        help="seconds the html5lib parse-error pass may take on one page; slower pages are reported as "
+        "skipped",
+    )
+    register(
+        "reads",
+        default="source",
+        help="the HTML to check: source (what the server sent, as validators do) or rendered (the DOM "
+        "after the page's scripts ran)",
+    )
 
 
 @hookimpl

@@ -15,17 +15,29 @@ from html5lib.constants import E
 # Tree-construction errors about where an element may (not) stand: misnested or stray tags, table
 # "voodoo" (foster parenting), adoption-agency repairs. Tokenizer errors (characters, attributes,
 # entities, comments, doctype, end of file) stay plain parse errors.
-_TOKENIZER_TAG_ERRORS = frozenset({
-    "incorrectly-placed-solidus", "self-closing-flag-on-end-tag", "non-void-element-with-trailing-solidus",
-    "attributes-in-end-tag", "deprecated-tag", "unexpected-EOF-after-solidus-in-tag",
-    "unexpected-character-after-solidus-in-tag",
-})
+_TOKENIZER_TAG_ERRORS = frozenset(
+    {
+        "incorrectly-placed-solidus",
+        "self-closing-flag-on-end-tag",
+        "non-void-element-with-trailing-solidus",
+        "attributes-in-end-tag",
+        "deprecated-tag",
+        "unexpected-EOF-after-solidus-in-tag",
+        "unexpected-character-after-solidus-in-tag",
+    }
+)
 NESTING_CODES = frozenset(
-    code for code in E
-    if not code.startswith(("expected-", "eof-")) and code not in _TOKENIZER_TAG_ERRORS
+    code
+    for code in E
+    if not code.startswith(("expected-", "eof-"))
+    and code not in _TOKENIZER_TAG_ERRORS
     and any(word in code for word in ("tag", "adoption", "table", "select", "frameset", "foreign", "head"))
-) | {"expected-one-end-tag-but-got-another", "expected-eof-but-got-start-tag", "expected-eof-but-got-end-tag",
-     "non-html-root"}
+) | {
+    "expected-one-end-tag-but-got-another",
+    "expected-eof-but-got-start-tag",
+    "expected-eof-but-got-end-tag",
+    "non-html-root",
+}
 SNIPPET_BEFORE, SNIPPET_AFTER = 60, 20
 CHECK_EVERY = 64  # tokens between two looks at the clock: a slow token costs milliseconds, not seconds
 
@@ -108,5 +120,5 @@ class ErrorCollector:
             except (KeyError, TypeError, ValueError):
                 message = E.get(code, code)
             text = lines[line - 1] if 0 < line <= len(lines) else ""
-            snippet = text[max(0, column - SNIPPET_BEFORE):column + SNIPPET_AFTER].strip()
+            snippet = text[max(0, column - SNIPPET_BEFORE) : column + SNIPPET_AFTER].strip()
             yield ParseError(line, column, code, message, snippet)

@@ -7,32 +7,88 @@ from dataclasses import dataclass
 from typing import Any
 
 # Non-conforming features of the HTML Living Standard (§16.2 "Non-conforming features").
-OBSOLETE_ELEMENTS = frozenset({
-    "acronym", "applet", "basefont", "bgsound", "big", "blink", "center", "dir", "font", "frame", "frameset",
-    "isindex", "keygen", "listing", "marquee", "menuitem", "multicol", "nextid", "nobr", "noembed",
-    "noframes", "plaintext", "rb", "rtc", "spacer", "strike", "tt", "xmp",
-})
+OBSOLETE_ELEMENTS = frozenset(
+    {
+        "acronym",
+        "applet",
+        "basefont",
+        "bgsound",
+        "big",
+        "blink",
+        "center",
+        "dir",
+        "font",
+        "frame",
+        "frameset",
+        "isindex",
+        "keygen",
+        "listing",
+        "marquee",
+        "menuitem",
+        "multicol",
+        "nextid",
+        "nobr",
+        "noembed",
+        "noframes",
+        "plaintext",
+        "rb",
+        "rtc",
+        "spacer",
+        "strike",
+        "tt",
+        "xmp",
+    }
+)
 # Presentational attributes: attribute -> the elements it is obsolete on (None: on every element).
 _TABLE_PARTS = frozenset({"table", "thead", "tbody", "tfoot", "tr", "td", "th", "col", "colgroup", "caption"})
 OBSOLETE_ATTRIBUTES: dict[str, frozenset[str] | None] = {
-    "align": None, "bgcolor": None, "valign": None, "background": None, "hspace": None, "vspace": None,
+    "align": None,
+    "bgcolor": None,
+    "valign": None,
+    "background": None,
+    "hspace": None,
+    "vspace": None,
     "border": frozenset({"img", "object", "table"}),
-    "cellpadding": frozenset({"table"}), "cellspacing": frozenset({"table"}), "frame": frozenset({"table"}),
-    "rules": frozenset({"table"}), "summary": frozenset({"table"}),
+    "cellpadding": frozenset({"table"}),
+    "cellspacing": frozenset({"table"}),
+    "frame": frozenset({"table"}),
+    "rules": frozenset({"table"}),
+    "summary": frozenset({"table"}),
     "width": frozenset({"table", "td", "th", "col", "colgroup", "hr", "pre"}),
     "height": frozenset({"table", "thead", "tbody", "tfoot", "tr", "td", "th"}),
-    "nowrap": frozenset({"td", "th"}), "char": _TABLE_PARTS, "charoff": _TABLE_PARTS, "axis": frozenset({"td", "th"}),
-    "abbr": frozenset({"td"}), "scope": frozenset({"td"}),
-    "noshade": frozenset({"hr"}), "size": frozenset({"hr"}), "clear": frozenset({"br"}),
+    "nowrap": frozenset({"td", "th"}),
+    "char": _TABLE_PARTS,
+    "charoff": _TABLE_PARTS,
+    "axis": frozenset({"td", "th"}),
+    "abbr": frozenset({"td"}),
+    "scope": frozenset({"td"}),
+    "noshade": frozenset({"hr"}),
+    "size": frozenset({"hr"}),
+    "clear": frozenset({"br"}),
     "compact": frozenset({"dl", "ol", "ul", "menu", "dir"}),
-    "text": frozenset({"body"}), "link": frozenset({"body"}), "vlink": frozenset({"body"}),
-    "alink": frozenset({"body"}), "marginheight": frozenset({"body", "iframe"}),
-    "marginwidth": frozenset({"body", "iframe"}), "topmargin": frozenset({"body"}),
-    "leftmargin": frozenset({"body"}), "rightmargin": frozenset({"body"}), "bottommargin": frozenset({"body"}),
-    "frameborder": frozenset({"iframe"}), "scrolling": frozenset({"iframe"}), "longdesc": frozenset({"img", "iframe"}),
-    "language": frozenset({"script"}), "event": frozenset({"script"}), "for": frozenset({"script"}),
-    "rev": frozenset({"a", "link"}), "charset": frozenset({"a", "link"}), "coords": frozenset({"a"}),
-    "shape": frozenset({"a"}), "datasrc": None, "datafld": None, "dataformatas": None,
+    "text": frozenset({"body"}),
+    "link": frozenset({"body"}),
+    "vlink": frozenset({"body"}),
+    "alink": frozenset({"body"}),
+    "marginheight": frozenset({"body", "iframe"}),
+    "marginwidth": frozenset({"body", "iframe"}),
+    "topmargin": frozenset({"body"}),
+    "leftmargin": frozenset({"body"}),
+    "rightmargin": frozenset({"body"}),
+    "bottommargin": frozenset({"body"}),
+    "frameborder": frozenset({"iframe"}),
+    "scrolling": frozenset({"iframe"}),
+    "longdesc": frozenset({"img", "iframe"}),
+    "language": frozenset({"script"}),
+    "event": frozenset({"script"}),
+    "for": frozenset({"script"}),
+    "rev": frozenset({"a", "link"}),
+    "charset": frozenset({"a", "link"}),
+    "coords": frozenset({"a"}),
+    "shape": frozenset({"a"}),
+    "datasrc": None,
+    "datafld": None,
+    "dataformatas": None,
 }
 HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 LABELABLE = frozenset({"button", "input", "meter", "output", "progress", "select", "textarea"})
@@ -51,7 +107,7 @@ def start_tag(element: Any) -> str:
     """The element's start tag rebuilt from its attributes (the snippet a finding shows)."""
     attrs = "".join(f' {name}="{value}"' for name, value in element.attrib.items())
     text = f"<{element.tag}{attrs}>"
-    return text if len(text) <= SNIPPET_LIMIT else text[:SNIPPET_LIMIT - 1] + "…"
+    return text if len(text) <= SNIPPET_LIMIT else text[: SNIPPET_LIMIT - 1] + "…"
 
 
 class Selectors:
@@ -147,8 +203,11 @@ def check(document: Any) -> tuple[list[Finding], Selectors]:
             if tag == "h1":
                 h1_seen += 1
                 if h1_seen > 1:
-                    add(Finding("multiple-h1", f"h1 number {h1_seen} of {h1_total}; a page should have one",
-                                el))
+                    add(
+                        Finding(
+                            "multiple-h1", f"h1 number {h1_seen} of {h1_total}; a page should have one", el
+                        )
+                    )
         elif tag == "a":
             if el.get("href") is not None and not _has_name(el):
                 add(Finding("empty-link", "the link has no text, aria-label, title or image alt", el))
@@ -157,8 +216,12 @@ def check(document: Any) -> tuple[list[Finding], Selectors]:
                 add(Finding("empty-button", "the button has no text, aria-label, title or image alt", el))
         elif tag == "label":
             _check_label(el, ids, add)
-        if tag == "input" and (el.get("type") or "").lower() == "button" and not (
-            (el.get("value") or "").strip() or any((el.get(a) or "").strip() for a in NAMING_ATTRIBUTES)
+        if (
+            tag == "input"
+            and (el.get("type") or "").lower() == "button"
+            and not (
+                (el.get("value") or "").strip() or any((el.get(a) or "").strip() for a in NAMING_ATTRIBUTES)
+            )
         ):
             add(Finding("empty-button", "the button has no value, aria-label or title", el))
     return findings, Selectors(id_counts)
@@ -181,9 +244,22 @@ def _check_label(el: Any, ids: dict[str, Any], add: Any) -> None:
     if target is not None:
         control = ids.get(target)
         if control is None:
-            add(Finding("label-without-control", f'the label points to id "{target}", which does not exist', el))
+            add(
+                Finding(
+                    "label-without-control", f'the label points to id "{target}", which does not exist', el
+                )
+            )
         elif not _labelable(control):
-            add(Finding("label-without-control",
-                        f'the label points to id "{target}", a <{control.tag}> that cannot be labelled', el))
+            add(
+                Finding(
+                    "label-without-control",
+                    f'the label points to id "{target}", a <{control.tag}> that cannot be labelled',
+                    el,
+                )
+            )
     elif not any(_labelable(child) for child in el.iterdescendants()):
-        add(Finding("label-without-control", "the label has no for attribute and contains no form control", el))
+        add(
+            Finding(
+                "label-without-control", "the label has no for attribute and contains no form control", el
+            )
+        )

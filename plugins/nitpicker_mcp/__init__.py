@@ -16,11 +16,23 @@ from nitpicker_core import hookimpl, query_registry
 @hookimpl
 def register_commands(cli: click.Group, pm: Any) -> None:
     @cli.command("mcp")
-    @click.option("--max-result-bytes", type=click.IntRange(min=4096), default=1_000_000, show_default=True,
-                  help="Most bytes of JSON one tool call returns; bigger results are cut and say so.")
-    @click.option("--wait", "wait", type=click.FloatRange(min=0, max=3600), default=60.0, show_default=True,
-                  metavar="SECONDS", help="How long a call waits for an archive another call is opening or "
-                  "querying; then it answers an error (calls on other archives never wait).")
+    @click.option(
+        "--max-result-bytes",
+        type=click.IntRange(min=4096),
+        default=1_000_000,
+        show_default=True,
+        help="Most bytes of JSON one tool call returns; bigger results are cut and say so.",
+    )
+    @click.option(
+        "--wait",
+        "wait",
+        type=click.FloatRange(min=0, max=3600),
+        default=60.0,
+        show_default=True,
+        metavar="SECONDS",
+        help="How long a call waits for an archive another call is opening or "
+        "querying; then it answers an error (calls on other archives never wait).",
+    )
     @click.pass_context
     def mcp(ctx: click.Context, max_result_bytes: int, wait: float) -> None:
         """Serve every query as an MCP tool over stdio, for MCP clients (AI assistants, IDEs).

@@ -90,7 +90,9 @@ class ArchiveManager:
     def _acquire(self, given: str, deadline: float) -> _Entry:
         path = Path(given).expanduser()
         locate(path)  # stat only: a FIFO, a device, a bad path fail here, before any lock
-        key = Path(os.path.realpath(path))  # the .nitpicker path names the archive even while only its stub exists
+        key = Path(
+            os.path.realpath(path)
+        )  # the .nitpicker path names the archive even while only its stub exists
         with self._lock:
             gate = self._gates.setdefault(key, _Gate())
             gate.users += 1
@@ -153,8 +155,12 @@ class ArchiveManager:
         try:
             for entry in entries:
                 reader = entry.reader
-                row = {"archive": entry.given, "name": reader.name, "live": reader.live_pid is not None,
-                       "calls": entry.calls}
+                row = {
+                    "archive": entry.given,
+                    "name": reader.name,
+                    "live": reader.live_pid is not None,
+                    "calls": entry.calls,
+                }
                 if entry.lock.acquire(blocking=False):
                     try:
                         row.update(commits=len(reader.commits()), head=reader.head())

@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 
 INSTRUCTIONS = (
     "Each tool runs one nitpicker query on a website audit archive. Pass `archive`: the path of a "
-    ".nitpicker file or of a live crawl's working directory; `commit` (an id or \"HEAD\", the default) "
+    '.nitpicker file or of a live crawl\'s working directory; `commit` (an id or "HEAD", the default) '
     "picks the crawl generation. List results are paginated with `limit` and `offset`. "
     "`list_commits` shows an archive's commits; `list_archives` the archives open in this server."
 )
@@ -35,29 +35,39 @@ def error_result(message: str) -> types.CallToolResult:
 
 
 def build_server(toolbox: Toolbox) -> Server[Any]:
-    tools = [types.Tool(name=spec.name, description=spec.description, input_schema=spec.input_schema)
-             for spec in toolbox.tools.values()]
+    tools = [
+        types.Tool(name=spec.name, description=spec.description, input_schema=spec.input_schema)
+        for spec in toolbox.tools.values()
+    ]
 
-    async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-                         ) -> types.ListToolsResult:
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
     def call(name: str, arguments: dict[str, Any] | None) -> tuple[list[str], dict[str, Any] | None]:
         return render(toolbox.call(name, arguments), toolbox.max_bytes)
 
-    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-                        ) -> types.CallToolResult:
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
         try:
             texts, structured = await anyio.to_thread.run_sync(call, params.name, params.arguments)
         except Exception as exc:
             message = error_message(exc)
             log.info("tool %s failed: %s", params.name, message)
             return error_result(message)
-        return types.CallToolResult(content=[types.TextContent(type="text", text=t) for t in texts],
-                                    structured_content=structured)
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=t) for t in texts], structured_content=structured
+        )
 
-    return Server("nitpicker", version=__version__, instructions=INSTRUCTIONS,
-                  on_list_tools=list_tools, on_call_tool=call_tool)
+    return Server(
+        "nitpicker",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
 
 
 def serve(toolbox: Toolbox) -> None:

@@ -25,7 +25,7 @@ MAX_BYTES = 1_000_000  # the most JSON text one call returns; paginated queries 
 ARCHIVE_PARAM = {
     "type": "string",
     "description": "path of a .nitpicker archive or of a live crawl's working directory "
-                   "(relative paths are relative to the server's working directory)",
+    "(relative paths are relative to the server's working directory)",
 }
 COMMIT_PARAM = {
     "anyOf": [{"type": "integer", "minimum": 1}, {"type": "string", "enum": ["HEAD"]}],
@@ -47,11 +47,21 @@ def tool_name(query_name: str) -> str:
 
 def _builtin_tools() -> list[ToolSpec]:
     return [
-        ToolSpec("list_archives", "The archives this server has open, with their number of commits and HEAD.",
-                 {"type": "object", "properties": {}, "additionalProperties": False}),
-        ToolSpec("list_commits", "Every commit of an archive (newest first) and which one is HEAD.",
-                 {"type": "object", "properties": {"archive": ARCHIVE_PARAM}, "required": ["archive"],
-                  "additionalProperties": False}),
+        ToolSpec(
+            "list_archives",
+            "The archives this server has open, with their number of commits and HEAD.",
+            {"type": "object", "properties": {}, "additionalProperties": False},
+        ),
+        ToolSpec(
+            "list_commits",
+            "Every commit of an archive (newest first) and which one is HEAD.",
+            {
+                "type": "object",
+                "properties": {"archive": ARCHIVE_PARAM},
+                "required": ["archive"],
+                "additionalProperties": False,
+            },
+        ),
     ]
 
 
@@ -64,12 +74,20 @@ def build_tools(registry: Any) -> dict[str, ToolSpec]:
         properties = schema.setdefault("properties", {})
         clash = sorted({"archive", "commit"} & set(properties))
         if clash:
-            log.warning("query %r (plugin %s) is not served over MCP: its parameter %r clashes with the tool's own",
-                        item["name"], item["plugin"], clash[0])
+            log.warning(
+                "query %r (plugin %s) is not served over MCP: its parameter %r clashes with the tool's own",
+                item["name"],
+                item["plugin"],
+                clash[0],
+            )
             continue
         if name in tools:
-            log.warning("query %r (plugin %s) is not served over MCP: a tool named %r already exists",
-                        item["name"], item["plugin"], name)
+            log.warning(
+                "query %r (plugin %s) is not served over MCP: a tool named %r already exists",
+                item["name"],
+                item["plugin"],
+                name,
+            )
             continue
         schema["properties"] = {"archive": ARCHIVE_PARAM, "commit": COMMIT_PARAM, **properties}
         schema["required"] = ["archive", *schema.get("required", [])]
@@ -81,7 +99,9 @@ def build_tools(registry: Any) -> dict[str, ToolSpec]:
 def _archive_arg(arguments: dict[str, Any]) -> str:
     value = arguments.pop("archive", None)
     if not isinstance(value, str) or not value.strip():
-        raise UsageError("parameter 'archive' is required: the path of a .nitpicker archive or a working directory")
+        raise UsageError(
+            "parameter 'archive' is required: the path of a .nitpicker archive or a working directory"
+        )
     return value  # its NUL bytes, length and file type are checked where it is opened (``locate``)
 
 
@@ -92,7 +112,9 @@ def _commit_arg(arguments: dict[str, Any]) -> int | str | None:
 class Toolbox:
     """The tools of one server: the registry, the open archives and the size limit of a result."""
 
-    def __init__(self, registry: Any, archives: ArchiveManager | None = None, max_bytes: int = MAX_BYTES) -> None:
+    def __init__(
+        self, registry: Any, archives: ArchiveManager | None = None, max_bytes: int = MAX_BYTES
+    ) -> None:
         self.registry = registry
         self.archives = archives or ArchiveManager()
         self.max_bytes = max_bytes
@@ -113,8 +135,12 @@ class Toolbox:
             with self.archives.use(archive) as reader:
                 head = reader.head()
                 commits = reader.commits()
-                return {"archive": reader.name, "head": head, "total": len(commits),
-                        "items": [dict(c, head=c["id"] == head) for c in commits]}
+                return {
+                    "archive": reader.name,
+                    "head": head,
+                    "total": len(commits),
+                    "items": [dict(c, head=c["id"] == head) for c in commits],
+                }
         query = spec.query or name
         commit = _commit_arg(args)
         validate_params(self.registry[query], args)  # bad parameters fail before the archive is opened
@@ -131,6 +157,7 @@ def _no_more(name: str, args: dict[str, Any]) -> None:
 
 
 # --- results --------------------------------------------------------------------------------------------
+
 
 def dumps(data: Any) -> str:
     """The same JSON as `nitpicker query` prints."""
@@ -165,16 +192,20 @@ def render(result: Any, max_bytes: int = MAX_BYTES) -> tuple[list[str], dict[str
                 mid = (low + high + 1) // 2
                 low, high = (mid, high) if fits(mid) else (low, mid - 1)
             trimmed = {**result, "items": items[:low]}
-            note = (f"the result was {size} bytes, over the limit of {max_bytes}: only {low} of {len(items)} "
-                    "items are returned; ask for fewer with 'limit'")
+            note = (
+                f"the result was {size} bytes, over the limit of {max_bytes}: only {low} of {len(items)} "
+                "items are returned; ask for fewer with 'limit'"
+            )
             if isinstance(result.get("offset"), int):
                 trimmed["next_offset"] = result["offset"] + low
                 note += f" and continue at offset {result['offset'] + low}"
             trimmed["truncated"] = note
             return render(trimmed, max_bytes)
     cut = text.encode("utf-8")[:max_bytes].decode("utf-8", errors="ignore")
-    note = (f"[truncated: the result is {size} bytes, over the limit of {max_bytes}; "
-            "narrow the query with its parameters]")
+    note = (
+        f"[truncated: the result is {size} bytes, over the limit of {max_bytes}; "
+        "narrow the query with its parameters]"
+    )
     return [cut, note], None
 
 
@@ -197,7 +228,7 @@ def scrub(message: str) -> str:
     message = _QUOTED_PATH.sub(lambda m: m.group(1) + _basename(m.group(2)) + m.group(1), message)
     message = _BARE_PATH.sub(lambda m: m.group(1), message)
     message = " ".join(message.split())
-    return message if len(message) <= _MAX_MESSAGE else message[:_MAX_MESSAGE - 1] + "…"
+    return message if len(message) <= _MAX_MESSAGE else message[: _MAX_MESSAGE - 1] + "…"
 
 
 def error_message(exc: BaseException) -> str:

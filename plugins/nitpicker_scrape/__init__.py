@@ -62,8 +62,15 @@ class _Recorder(PageListener):
     """Listens to one page: sub-resource responses, main-frame documents, console errors, dialogs."""
 
     def __init__(self, page: Any) -> None:
-        super().__init__(page, {"response": self._on_response, "console": self._on_console,
-                                "pageerror": self._on_pageerror, "dialog": self._on_dialog})
+        super().__init__(
+            page,
+            {
+                "response": self._on_response,
+                "console": self._on_console,
+                "pageerror": self._on_pageerror,
+                "dialog": self._on_dialog,
+            },
+        )
         self.resources: dict[str, Any] = {}
         self.documents: list[Any] = []
         self.errors: list[PageError] = []
@@ -120,8 +127,15 @@ async def _first_status(response: Any) -> int | None:
     return first.status if first is not None else None
 
 
-async def _follow_client_redirects(page: Any, url: str, recorder: _Recorder, in_flight: InFlight, response: Any,
-                                   timeouts: dict[str, float], chain: list[str]) -> tuple[Any, dict[str, Any]]:
+async def _follow_client_redirects(
+    page: Any,
+    url: str,
+    recorder: _Recorder,
+    in_flight: InFlight,
+    response: Any,
+    timeouts: dict[str, float],
+    chain: list[str],
+) -> tuple[Any, dict[str, Any]]:
     """Settle the page, following JS / meta-refresh redirects as edges; returns final response and extract."""
     dom, idle = timeouts["dom"], timeouts["idle"]
     extracted: dict[str, Any] = {}
@@ -148,11 +162,14 @@ async def _follow_client_redirects(page: Any, url: str, recorder: _Recorder, in_
             break
         # A short meta refresh the browser has not acted on yet: go there ourselves
         try:
-            landed = await page.goto(refresh[1], wait_until="domcontentloaded",
-                                     timeout=timeouts["navigation"] * 1000)
+            landed = await page.goto(
+                refresh[1], wait_until="domcontentloaded", timeout=timeouts["navigation"] * 1000
+            )
         except Exception as exc:  # noqa: BLE001 - the edge exists even when its target is broken
             chain += chain_edges(chain[-1] if chain else url, [strip_fragment(refresh[1])])
-            recorder.errors.append(PageError(step="refresh", message=str(exc).splitlines()[0] if str(exc) else ""))
+            recorder.errors.append(
+                PageError(step="refresh", message=str(exc).splitlines()[0] if str(exc) else "")
+            )
             break
         if landed is None:
             break
@@ -204,8 +221,9 @@ async def scrape(url: str, page: Any, options: dict[str, Any], *, full: bool = T
         over = result.content_length is not None and result.content_length > source.MAX_SOURCE_BYTES
         early_body = None if over else asyncio.ensure_future(response.body())
         try:
-            final, extracted = await _follow_client_redirects(page, url, recorder, in_flight, response, timeouts,
-                                                              result.redirect_chain)
+            final, extracted = await _follow_client_redirects(
+                page, url, recorder, in_flight, response, timeouts, result.redirect_chain
+            )
         except BaseException:
             _discard(early_body)
             raise
@@ -221,19 +239,23 @@ async def scrape(url: str, page: Any, options: dict[str, Any], *, full: bool = T
             # A huge page (an index of tens of thousands of links) on a loaded machine can need far more than
             # the short settle bound; an empty extract would store the page with no title and no links, so
             # the last try gets a long bound of its own
-            extracted = await _bounded(page.evaluate(READ_JS), max(timeouts["dom"] * EXTRACT_PATIENCE, 30.0), {})
+            extracted = await _bounded(
+                page.evaluate(READ_JS), max(timeouts["dom"] * EXTRACT_PATIENCE, 30.0), {}
+            )
         if not extracted:
             result.errors.append(PageError(step="extract", message="the page did not answer in time"))
         result.html = extracted.get("html") or await _bounded(page.content(), timeouts["dom"], None)
         _apply_extract(result, extracted)
         body = early_body if final is response and early_body is not None else final.body()
         await _keep_source(result, body, extracted.get("encoding"), timeouts["dom"])
-        result.tags = tags.detect(result.html or "", extracted.get("probe") or {}, result.headers,
-                                  guess_cdn(result.headers))
+        result.tags = tags.detect(
+            result.html or "", extracted.get("probe") or {}, result.headers, guess_cdn(result.headers)
+        )
         laps.lap("extraction")
         if options.get("image", True):
-            found, errors = await images.capture(page, list(options.get("image_presets") or IMAGE_PRESETS),
-                                                 preset_timeout=timeouts["preset"])
+            found, errors = await images.capture(
+                page, list(options.get("image_presets") or IMAGE_PRESETS), preset_timeout=timeouts["preset"]
+            )
             result.images = found
             result.errors += errors
             laps.lap("images")
@@ -243,7 +265,9 @@ async def scrape(url: str, page: Any, options: dict[str, Any], *, full: bool = T
     return result
 
 
-async def _keep_source(result: ScrapeResult, fetch: Awaitable[bytes], encoding: str | None, seconds: float) -> None:
+async def _keep_source(
+    result: ScrapeResult, fetch: Awaitable[bytes], encoding: str | None, seconds: float
+) -> None:
     """Keep the body of the final document response (the HTML the server sent) and place anchors in it."""
     limit = source.MAX_SOURCE_BYTES
     if result.content_length is not None and result.content_length > limit:

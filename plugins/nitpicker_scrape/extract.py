@@ -14,7 +14,9 @@ IMAGES_JS = (files(__package__) / "images.js").read_text(encoding="utf-8")
 
 BOOLEAN_FIELDS = frozenset({"noindex", "nofollow", "noarchive", "noimageindex"})
 SCHEMA_PREFIXES = ("https://schema.org/", "http://schema.org/", "schema:")
-REFRESH = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*(?:[;,]\s*(?:url\s*=\s*)?['\"]?([^'\"]*)['\"]?)?\s*$", re.IGNORECASE)
+REFRESH = re.compile(
+    r"^\s*(\d+(?:\.\d*)?)\s*(?:[;,]\s*(?:url\s*=\s*)?['\"]?([^'\"]*)['\"]?)?\s*$", re.IGNORECASE
+)
 
 
 def metadata_from(raw: dict[str, Any]) -> dict[str, Any]:
@@ -32,8 +34,14 @@ def anchors_from(raw: list[dict[str, Any]]) -> list[Anchor]:
         href, _, fragment = str(item.get("href") or "").partition("#")
         if href:
             written = item.get("raw")
-            anchors.append(Anchor(href=href, text=str(item.get("text") or ""), fragment=fragment,
-                                  raw_href=str(written) if written is not None else None))
+            anchors.append(
+                Anchor(
+                    href=href,
+                    text=str(item.get("text") or ""),
+                    fragment=fragment,
+                    raw_href=str(written) if written is not None else None,
+                )
+            )
     return anchors
 
 
@@ -57,7 +65,7 @@ def _types_of(node: Any) -> list[str]:
         if isinstance(item, str) and item:
             for prefix in SCHEMA_PREFIXES:
                 if item.startswith(prefix):
-                    item = item[len(prefix):]
+                    item = item[len(prefix) :]
                     break
             types.append(item)
     return types

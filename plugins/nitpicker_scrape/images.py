@@ -11,8 +11,13 @@ from .extract import IMAGES_JS
 
 # name → (viewport width, device pixel ratio). DPR is fixed per browser context, so it is informative only.
 PRESETS: dict[str, tuple[int, int]] = {
-    "desktop-compact": (1280, 1), "mobile-small": (320, 2), "desktop": (1400, 1), "tablet": (768, 1),
-    "mobile": (375, 2), "desktop-hd": (1920, 1), "mobile-large": (414, 3),
+    "desktop-compact": (1280, 1),
+    "mobile-small": (320, 2),
+    "desktop": (1400, 1),
+    "tablet": (768, 1),
+    "mobile": (375, 2),
+    "desktop-hd": (1920, 1),
+    "mobile-large": (414, 3),
 }
 MAX_SCROLL_STEPS = 200
 SCROLL_STEP_MS = 60
@@ -74,11 +79,17 @@ def _image(raw: dict[str, Any], width: int) -> Image:
 
     natural_w, natural_h = raw.get("natural_width"), raw.get("natural_height")
     return Image(
-        src=str(raw.get("src") or ""), current_src=str(raw.get("current_src") or ""), alt=raw.get("alt"),
-        width=number("width"), height=number("height"),
+        src=str(raw.get("src") or ""),
+        current_src=str(raw.get("current_src") or ""),
+        alt=raw.get("alt"),
+        width=number("width"),
+        height=number("height"),
         # 0 means "not loaded (yet)": unknown, not a zero-sized picture
-        natural_width=int(natural_w) if natural_w else None, natural_height=int(natural_h) if natural_h else None,
-        is_lazy=bool(raw.get("is_lazy")), viewport_width=width, markup=str(raw.get("markup") or ""),
+        natural_width=int(natural_w) if natural_w else None,
+        natural_height=int(natural_h) if natural_h else None,
+        is_lazy=bool(raw.get("is_lazy")),
+        viewport_width=width,
+        markup=str(raw.get("markup") or ""),
     )
 
 
@@ -88,19 +99,23 @@ async def capture_preset(page: Any, name: str, image_wait: float) -> list[Image]
         raise ValueError(f"unknown device preset {name!r} (known: {', '.join(PRESETS)})")
     width, _dpr = PRESETS[name]
     await page.set_viewport_size(viewport_for(width))
-    raw = await page.evaluate(CAPTURE_JS, [MAX_SCROLL_STEPS, SCROLL_STEP_MS, LAZY_SELECTOR, int(image_wait * 1000)])
+    raw = await page.evaluate(
+        CAPTURE_JS, [MAX_SCROLL_STEPS, SCROLL_STEP_MS, LAZY_SELECTOR, int(image_wait * 1000)]
+    )
     return [_image(item, width) for item in raw or []]
 
 
-async def capture(page: Any, presets: list[str], *, preset_timeout: float,
-                  image_wait: float = 3.0) -> tuple[list[Image], list[PageError]]:
+async def capture(
+    page: Any, presets: list[str], *, preset_timeout: float, image_wait: float = 3.0
+) -> tuple[list[Image], list[PageError]]:
     """Images of every preset; a preset that fails or overruns becomes a PageError, the others still count."""
     images: list[Image] = []
     errors: list[PageError] = []
     for name in presets:
         try:
-            images += await asyncio.wait_for(capture_preset(page, name, min(image_wait, preset_timeout / 2)),
-                                             preset_timeout)
+            images += await asyncio.wait_for(
+                capture_preset(page, name, min(image_wait, preset_timeout / 2)), preset_timeout
+            )
         except TimeoutError:
             errors.append(PageError(step=f"images:{name}", message=f"timed out after {preset_timeout:g} s"))
         except Exception as exc:  # noqa: BLE001 - any failure of one preset is recorded, not fatal

@@ -51,7 +51,6 @@ def clean_headers(headers: Mapping[str, str]) -> dict[str, str]:
     return {name.lower(): value for name, value in headers.items() if name.lower() not in HIDDEN_HEADERS}
 
 
-
 def content_length(headers: Mapping[str, str]) -> int | None:
     try:
         return int(headers.get("content-length", "").strip())

@@ -37,21 +37,37 @@ async def capture(page: Any) -> Screenshot:
         await page.set_viewport_size({"width": WIDTH, "height": VIEWPORT_HEIGHT})
     height = max(1, min(int(await page.evaluate(_TOP_JS) or 0), MAX_HEIGHT))
     # animations stopped: the same page gives the same bytes, so identical pages share one stored image
-    image = await page.screenshot(type="jpeg", quality=QUALITY, full_page=True, animations="disabled",
-                                  clip={"x": 0, "y": 0, "width": WIDTH, "height": height},
-                                  timeout=TIMEOUT * 1000)
+    image = await page.screenshot(
+        type="jpeg",
+        quality=QUALITY,
+        full_page=True,
+        animations="disabled",
+        clip={"x": 0, "y": 0, "width": WIDTH, "height": height},
+        timeout=TIMEOUT * 1000,
+    )
     top = min(height, VIEWPORT_HEIGHT)
     # Chromium scales the thumbnail itself (no image library, and no decoding of the big image in Python):
     # one more capture of the first viewport, ~50 ms, off the event loop
     session = await page.context.new_cdp_session(page)
     try:
-        shot = await session.send("Page.captureScreenshot", {
-            "format": "jpeg", "quality": QUALITY,
-            "clip": {"x": 0, "y": 0, "width": WIDTH, "height": top, "scale": THUMB_SCALE}})
+        shot = await session.send(
+            "Page.captureScreenshot",
+            {
+                "format": "jpeg",
+                "quality": QUALITY,
+                "clip": {"x": 0, "y": 0, "width": WIDTH, "height": top, "scale": THUMB_SCALE},
+            },
+        )
     finally:
         await session.detach()
-    return Screenshot(image=image, width=WIDTH, height=height, thumbnail=base64.b64decode(shot["data"]),
-                      thumb_width=round(WIDTH * THUMB_SCALE), thumb_height=round(top * THUMB_SCALE))
+    return Screenshot(
+        image=image,
+        width=WIDTH,
+        height=height,
+        thumbnail=base64.b64decode(shot["data"]),
+        thumb_width=round(WIDTH * THUMB_SCALE),
+        thumb_height=round(top * THUMB_SCALE),
+    )
 
 
 async def _photographed(scraping: Awaitable[ScrapeResult] | ScrapeResult, page: Any) -> ScrapeResult:

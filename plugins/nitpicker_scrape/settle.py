@@ -103,8 +103,15 @@ class InFlight(PageListener):
     """The page's requests that have started and neither finished nor failed, followed through page events."""
 
     def __init__(self, page: Any) -> None:
-        super().__init__(page, {"request": self._started, "requestfinished": self._ended, "requestfailed": self._ended,
-                                "load": self._load})
+        super().__init__(
+            page,
+            {
+                "request": self._started,
+                "requestfinished": self._ended,
+                "requestfailed": self._ended,
+                "load": self._load,
+            },
+        )
         self.pending: set[Any] = set()
         self._changed = asyncio.Event()
         self._loaded = asyncio.Event()

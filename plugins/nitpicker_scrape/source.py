@@ -13,8 +13,9 @@ MAX_SOURCE_BYTES = 10 * 1024 * 1024
 
 # Content the browser does not parse into elements (raw text, other namespaces, inert templates, or
 # noscript with scripting on): an <a> written there is not one of the page's anchors.
-OPAQUE = frozenset({"noscript", "template", "svg", "math", "textarea", "title", "iframe", "noembed",
-                    "noframes", "xmp"})
+OPAQUE = frozenset(
+    {"noscript", "template", "svg", "math", "textarea", "title", "iframe", "noembed", "noframes", "xmp"}
+)
 
 
 def decode(body: bytes, encoding: str | None) -> str:

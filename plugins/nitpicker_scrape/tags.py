@@ -20,12 +20,32 @@ VERSION = re.compile(r"\bv?(\d+(?:\.\d+)*)\b")
 
 # Generator meta names, lower case → how the provider is spelled
 GENERATORS = {
-    "wordpress": "WordPress", "drupal": "Drupal", "joomla": "Joomla!", "typo3": "TYPO3", "wix.com": "Wix",
-    "squarespace": "Squarespace", "shopify": "Shopify", "webflow": "Webflow", "ghost": "Ghost",
-    "hugo": "Hugo", "jekyll": "Jekyll", "gatsby": "Gatsby", "hexo": "Hexo", "eleventy": "Eleventy",
-    "next.js": "Next.js", "nuxt": "Nuxt", "astro": "Astro", "docusaurus": "Docusaurus", "mkdocs": "MkDocs",
-    "sphinx": "Sphinx", "movable type": "Movable Type", "a-blog cms": "a-blog cms", "concrete": "Concrete CMS",
-    "elementor": "Elementor", "wpml": "WPML", "site kit by google": "Site Kit by Google",
+    "wordpress": "WordPress",
+    "drupal": "Drupal",
+    "joomla": "Joomla!",
+    "typo3": "TYPO3",
+    "wix.com": "Wix",
+    "squarespace": "Squarespace",
+    "shopify": "Shopify",
+    "webflow": "Webflow",
+    "ghost": "Ghost",
+    "hugo": "Hugo",
+    "jekyll": "Jekyll",
+    "gatsby": "Gatsby",
+    "hexo": "Hexo",
+    "eleventy": "Eleventy",
+    "next.js": "Next.js",
+    "nuxt": "Nuxt",
+    "astro": "Astro",
+    "docusaurus": "Docusaurus",
+    "mkdocs": "MkDocs",
+    "sphinx": "Sphinx",
+    "movable type": "Movable Type",
+    "a-blog cms": "a-blog cms",
+    "concrete": "Concrete CMS",
+    "elementor": "Elementor",
+    "wpml": "WPML",
+    "site kit by google": "Site Kit by Google",
 }
 
 # Runs in the page: generator metas, script text for id matching, and framework fingerprints
@@ -68,11 +88,13 @@ def generator_tag(content: str) -> Tag | None:
     provider = next((name for key, name in GENERATORS.items() if lowered.startswith(key)), None)
     match = VERSION.search(content)
     if provider is None:
-        provider = (content[:match.start()] if match and match.start() > 0 else content).strip(" -:;,(")
+        provider = (content[: match.start()] if match and match.start() > 0 else content).strip(" -:;,(")
     return Tag(provider=provider or content, category="generator", version=match.group(1) if match else "")
 
 
-def detect(html: str, probe: Mapping[str, Any] | None, headers: Mapping[str, str], cdn: str = "") -> list[Tag]:
+def detect(
+    html: str, probe: Mapping[str, Any] | None, headers: Mapping[str, str], cdn: str = ""
+) -> list[Tag]:
     """Every tag found on a page, unique by (provider, external id), in a stable order."""
     probe = probe or {}
     tags: list[Tag] = []
@@ -96,8 +118,13 @@ def detect(html: str, probe: Mapping[str, Any] | None, headers: Mapping[str, str
         if tag:
             add(tag)
     for item in probe.get("frameworks") or []:
-        add(Tag(provider=str(item.get("provider")), category=str(item.get("category") or ""),
-                version=str(item.get("version") or "")))
+        add(
+            Tag(
+                provider=str(item.get("provider")),
+                category=str(item.get("category") or ""),
+                version=str(item.get("version") or ""),
+            )
+        )
     powered = headers.get("x-powered-by", "")
     for part in filter(None, (p.strip() for p in powered.split(","))):
         name, _, version = part.partition("/")

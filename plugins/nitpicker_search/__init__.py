@@ -91,10 +91,18 @@ _ANALYZER = SearchAnalyzer()
 
 @hookimpl
 def register_settings(register: Any) -> None:
-    register("keywords", type="list", default=[],
-             help="keywords to count: plain text (case-insensitive) or /regex/flags (flags i, m, s, x)")
-    register("scope", type="str", default=DEFAULT_SCOPE,
-             help="CSS selector of the part of the page searched (visible text only, attributes not counted)")
+    register(
+        "keywords",
+        type="list",
+        default=[],
+        help="keywords to count: plain text (case-insensitive) or /regex/flags (flags i, m, s, x)",
+    )
+    register(
+        "scope",
+        type="str",
+        default=DEFAULT_SCOPE,
+        help="CSS selector of the part of the page searched (visible text only, attributes not counted)",
+    )
 
 
 @hookimpl

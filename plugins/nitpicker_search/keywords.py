@@ -10,11 +10,13 @@ from typing import Any
 REGEX = re.compile(r"^/(?P<body>.+)/(?P<flags>[a-z]*)$", re.DOTALL)
 FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE, "g": 0}
 SKIP_TAGS = frozenset("script style noscript template head svg math iframe object textarea".split())
-BLOCK_TAGS = frozenset("""
+BLOCK_TAGS = frozenset(
+    """
     address article aside blockquote body br caption dd details dialog div dl dt fieldset figcaption
     figure footer form h1 h2 h3 h4 h5 h6 header hgroup hr html legend li main menu nav ol option p pre
     section summary table tbody td tfoot th thead tr ul button label
-""".split())
+""".split()
+)
 DISPLAY_NONE = re.compile(r"(?:^|;)\s*display\s*:\s*none\b", re.IGNORECASE)
 WHITESPACE = re.compile(r"\s+")
 

@@ -40,7 +40,11 @@ def flag(value: Any) -> Any:
     return None if value is None else bool(value)
 
 
-def text_rule(columns: tuple[str, ...], starts: tuple[str, ...] = (), ends: tuple[str, ...] = (),
-              contains: tuple[str, ...] = ()) -> dict[str, Any]:
+def text_rule(
+    columns: tuple[str, ...],
+    starts: tuple[str, ...] = (),
+    ends: tuple[str, ...] = (),
+    contains: tuple[str, ...] = (),
+) -> dict[str, Any]:
     """A case-insensitive "starts with / ends with / contains any of" highlight, expressible everywhere."""
     return {"columns": columns, "when": "text", "starts": starts, "ends": ends, "contains": contains}

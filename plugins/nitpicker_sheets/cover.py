@@ -11,8 +11,13 @@ from urllib.parse import urlsplit
 from nitpicker_core import Sheet
 
 # The environment manifest's keys a reader knows by these names, in this order (the rest follow as stored).
-TOOLS = {"nitpicker": "nitpicker", "chromium": "Chromium", "playwright": "Playwright", "python": "Python",
-         "os": "Operating system"}
+TOOLS = {
+    "nitpicker": "nitpicker",
+    "chromium": "Chromium",
+    "playwright": "Playwright",
+    "python": "Python",
+    "os": "Operating system",
+}
 CLASSES = ("2xx", "3xx", "4xx", "5xx")
 
 
@@ -36,8 +41,12 @@ def _site(roots: list[str]) -> Iterator[list[Any]]:
 
 def _dates(row: Mapping[str, Any]) -> Iterator[list[Any]]:
     yield ["Commit", "Commit", row["id"]]
-    for key, item in (("kind", "Kind"), ("status", "Status"), ("started_at", "Started"),
-                      ("finished_at", "Crawled")):
+    for key, item in (
+        ("kind", "Kind"),
+        ("status", "Status"),
+        ("started_at", "Started"),
+        ("finished_at", "Crawled"),
+    ):
         if row.get(key) is not None:
             yield ["Commit", item, row[key]]
     yield ["Commit", "Report written", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())]
@@ -48,8 +57,9 @@ def _settings(reader: Any, commit: int, row: Mapping[str, Any]) -> Iterator[list
         if key == "roots":
             continue  # under Site
         yield ["Settings", key, _value(value)]
-    runs = reader.execute("SELECT analyzer, settings FROM analyzer_run WHERE commit_id = ? ORDER BY analyzer",
-                           [commit])
+    runs = reader.execute(
+        "SELECT analyzer, settings FROM analyzer_run WHERE commit_id = ? ORDER BY analyzer", [commit]
+    )
     for analyzer, settings in runs:
         yield ["Analyzer settings", analyzer, settings or "{}"]
 
@@ -73,8 +83,14 @@ def _tools(row: Mapping[str, Any]) -> Iterator[list[Any]]:
 def _totals(report: Any) -> Iterator[list[Any]]:
     summary = report.query("summary")
     totals = summary["totals"]  # the counts every front door shows, by their one definition
-    for key, item in (("pages", "Pages"), ("internal_urls", "Internal URLs"), ("external_urls", "External URLs"),
-                      *((c, c) for c in CLASSES), ("failed", "Failed"), ("skipped", "Skipped")):
+    for key, item in (
+        ("pages", "Pages"),
+        ("internal_urls", "Internal URLs"),
+        ("external_urls", "External URLs"),
+        *((c, c) for c in CLASSES),
+        ("failed", "Failed"),
+        ("skipped", "Skipped"),
+    ):
         yield ["Totals", item, totals[key]]
     checks = [r for r in report.query("issues")["items"] if r["state"] == "ok"]
     yield ["Totals", "Checks with findings", sum(1 for r in checks if r["findings"])]
@@ -85,9 +101,16 @@ def _totals(report: Any) -> Iterator[list[Any]]:
 
 
 # The counts the Cover explains, once for the whole report (the Issues sheet's "% of URLs" included).
-DEFINED = (("pages", "Pages"), ("internal_urls", "Internal URLs"), ("external_urls", "External URLs"),
-           ("status_class", "2xx, 3xx, 4xx, 5xx"), ("failed", "Failed"), ("skipped", "Skipped"), ("findings", "Findings"),
-           ("share", "% of URLs"))
+DEFINED = (
+    ("pages", "Pages"),
+    ("internal_urls", "Internal URLs"),
+    ("external_urls", "External URLs"),
+    ("status_class", "2xx, 3xx, 4xx, 5xx"),
+    ("failed", "Failed"),
+    ("skipped", "Skipped"),
+    ("findings", "Findings"),
+    ("share", "% of URLs"),
+)
 
 
 def cover_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]:
@@ -100,7 +123,13 @@ def cover_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]:
 
 
 SHEETS = (
-    Sheet("Cover", ("Section", "Item", "Value"), cover_rows, order=-10, uses_report=True,
-          description="site, roots, commit and dates, settings, tool versions and totals: what the report is of",
-          widths={"Section": 160, "Item": 200, "Value": 520}),
+    Sheet(
+        "Cover",
+        ("Section", "Item", "Value"),
+        cover_rows,
+        order=-10,
+        uses_report=True,
+        description="site, roots, commit and dates, settings, tool versions and totals: what the report is of",
+        widths={"Section": 160, "Item": 200, "Value": 520},
+    ),
 )

@@ -22,7 +22,9 @@ def _counts(row: dict[str, Any]) -> list[Any]:
     # analysed now but not on the base: the findings are counted, the comparison is not possible
     cells = [NOT_COMPARED if row[key] is None else row[key] for key in COUNTS]
     share = row.get("share")
-    cells[COUNTS.index("share")] = None if share is None else round(share / 100, 4)  # a percent-formatted cell
+    cells[COUNTS.index("share")] = (
+        None if share is None else round(share / 100, 4)
+    )  # a percent-formatted cell
     return cells
 
 
@@ -63,9 +65,18 @@ def issue_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]:
     # sorted() is stable: within each rank the query's order holds (priority, then most findings)
     for row in sorted(answer["items"], key=_rank):
         help_ = row.get("help") or {}
-        yield [_check(row), row["title"], row["priority"], row.get("type") or "issue", row["category"], *_counts(row),
-               help_.get("description") or "", help_.get("fix") or "", help_.get("help_url") or "",
-               _note(row, first_crawl)]
+        yield [
+            _check(row),
+            row["title"],
+            row["priority"],
+            row.get("type") or "issue",
+            row["category"],
+            *_counts(row),
+            help_.get("description") or "",
+            help_.get("fix") or "",
+            help_.get("help_url") or "",
+            _note(row, first_crawl),
+        ]
 
 
 def _priority(value: str) -> dict[str, Any]:
@@ -73,12 +84,34 @@ def _priority(value: str) -> dict[str, Any]:
 
 
 SHEETS = (
-    Sheet("Issues", ("Check", "Title", "Priority", "Type", "Category", "URLs", "% of URLs", "Findings", "New", "Fixed",
-                     "Persisting", "Description", "How to Fix", "Help", "Note"),
-          issue_rows, order=0, uses_report=True, freeze=(1, 1), links=("Help",),
-          formats=(_priority("critical"), _priority("high")),
-          description="every check, most severe first: affected URLs (and their share of the internal URLs), "
-                      "findings, new, fixed and persisting since the previous commit",
-          number_formats={"% of URLs": "percent"},
-          widths={"Check": 220, "Title": 300, "Description": 420, "How to Fix": 420, "Help": 300, "Note": 300}),
+    Sheet(
+        "Issues",
+        (
+            "Check",
+            "Title",
+            "Priority",
+            "Type",
+            "Category",
+            "URLs",
+            "% of URLs",
+            "Findings",
+            "New",
+            "Fixed",
+            "Persisting",
+            "Description",
+            "How to Fix",
+            "Help",
+            "Note",
+        ),
+        issue_rows,
+        order=0,
+        uses_report=True,
+        freeze=(1, 1),
+        links=("Help",),
+        formats=(_priority("critical"), _priority("high")),
+        description="every check, most severe first: affected URLs (and their share of the internal URLs), "
+        "findings, new, fixed and persisting since the previous commit",
+        number_formats={"% of URLs": "percent"},
+        widths={"Check": 220, "Title": 300, "Description": 420, "How to Fix": 420, "Help": 300, "Note": 300},
+    ),
 )

@@ -40,11 +40,14 @@ def _read(handle: IO[bytes]) -> Iterator[Any]:
                 return
 
 
-def natural_sorted(items: Iterable[Any], text: Callable[[Any], str], run_size: int = RUN_SIZE) -> Iterator[Any]:
+def natural_sorted(
+    items: Iterable[Any], text: Callable[[Any], str], run_size: int = RUN_SIZE
+) -> Iterator[Any]:
     """``items`` in natural order of ``text(item)``, holding at most ``run_size`` items in memory.
 
     Equal keys keep their input order: each run is sorted stably and ``heapq.merge`` prefers earlier runs.
     """
+
     def key(item: Any) -> Any:
         return natural_key(text(item))
 

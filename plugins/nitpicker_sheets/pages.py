@@ -13,21 +13,61 @@ from nitpicker_core import Cell, Sheet
 from .cells import PATH_COLUMNS, counted, flag, listed, path_cells, text_rule
 
 PAGE_LIST_COLUMNS = (
-    "Title", "Full Title", "URL", "Protocol", "Domain", *PATH_COLUMNS, "Status Code", "Redirect From",
-    "Language", "Internal Links", "Internal Bad Links", "External Links", "External Bad Links",
-    "Internal Referrers", "Self Links", "description", "keywords", "noindex", "nofollow", "noarchive", "canonical",
-    "alternate", "twitter:card", "og:site_name", "og:url", "og:title", "og:description", "og:type", "og:image",
+    "Title",
+    "Full Title",
+    "URL",
+    "Protocol",
+    "Domain",
+    *PATH_COLUMNS,
+    "Status Code",
+    "Redirect From",
+    "Language",
+    "Internal Links",
+    "Internal Bad Links",
+    "External Links",
+    "External Bad Links",
+    "Internal Referrers",
+    "Self Links",
+    "description",
+    "keywords",
+    "noindex",
+    "nofollow",
+    "noarchive",
+    "canonical",
+    "alternate",
+    "twitter:card",
+    "og:site_name",
+    "og:url",
+    "og:title",
+    "og:description",
+    "og:type",
+    "og:image",
 )
-LINKS_COLUMNS = ("URL", "Page Title", "Status Code", "Status Text", "Content Type", "Redirect From", "Referrers",
-                 "Self Links", "Headers", "Remarks")
+LINKS_COLUMNS = (
+    "URL",
+    "Page Title",
+    "Status Code",
+    "Status Text",
+    "Content Type",
+    "Redirect From",
+    "Referrers",
+    "Self Links",
+    "Headers",
+    "Remarks",
+)
 STATUS_RULE = {"columns": ("Status Code",), "when": "not_between", "values": (200, 399)}
 PAGE_FORMATS = (
     {"columns": ("Internal Bad Links", "External Bad Links"), "when": "ne", "values": (0,)},
     {"columns": ("Language",), "when": "blank"},
     {"columns": ("Internal Referrers",), "when": "lt", "values": (2,)},
-    text_rule(PATH_COLUMNS, starts=("/_",), ends=("_",), contains=("_copy", "-copy", "copy_", "copy-", "dummy")),
-    text_rule(("Title",), starts=("401", "403", "404", "500", "501", "502", "503"),
-              contains=(" 401", " 403", " 404", " 500", " 501", " 502", " 503")),
+    text_rule(
+        PATH_COLUMNS, starts=("/_",), ends=("_",), contains=("_copy", "-copy", "copy_", "copy-", "dummy")
+    ),
+    text_rule(
+        ("Title",),
+        starts=("401", "403", "404", "500", "501", "502", "503"),
+        contains=(" 401", " 403", " 404", " 500", " 501", " 502", " 503"),
+    ),
     {"columns": ("Protocol",), "when": "eq", "values": ("http:",)},
     STATUS_RULE,
 )
@@ -74,7 +114,9 @@ def _bad_note(bad: list[Any] | None, external: bool) -> str:
         where = f"{href} => {dest}" if dest and dest != href.split("#", 1)[0] else href
         if line is not None:
             where += f" at {line}:{col}" if col is not None else f" at line {line}"
-        code = f"{status} {status_text or ''}".strip() if status is not None else f"failed: {error or 'unknown'}"
+        code = (
+            f"{status} {status_text or ''}".strip() if status is not None else f"failed: {error or 'unknown'}"
+        )
         lines.append(f"{_SPACE.sub(' ', text or '').strip() or '__NO_TEXT_CONTENT__'} ({code} {where})")
     return listed(lines, len(lines))
 
@@ -110,8 +152,10 @@ def analysis_keys(reader: Any, commit: int, report: Any) -> list[tuple[tuple[str
     present.sort(key=lambda k: (k[0], declared.index(k) if k in labels else len(declared), k[1]))
     names = [analyzer_header(k[0], labels.get(k, k[1]), prefixes) for k in present]
     # two analyzers with one short label: the analyzer's name tells them apart
-    return [(k, name if names.count(name) == 1 else f"{k[0]}: {labels.get(k, k[1])}")
-            for k, name in zip(present, names, strict=True)]
+    return [
+        (k, name if names.count(name) == 1 else f"{k[0]}: {labels.get(k, k[1])}")
+        for k, name in zip(present, names, strict=True)
+    ]
 
 
 def _page_list_extra(reader: Any, commit: int, report: Any) -> tuple[str, ...]:
@@ -126,14 +170,35 @@ def page_list_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]
         parts = urlsplit(url)
         links = p["links"] or {}
         yield [
-            _title_cell(titles.short(url, full), full), full, url, f"{parts.scheme}:", parts.hostname or "",
-            *path_cells(url), p["status"], counted(p["redirect_from"], p["redirect_from_urls"]),
-            p["lang"] or "", links.get("internal", 0),
+            _title_cell(titles.short(url, full), full),
+            full,
+            url,
+            f"{parts.scheme}:",
+            parts.hostname or "",
+            *path_cells(url),
+            p["status"],
+            counted(p["redirect_from"], p["redirect_from_urls"]),
+            p["lang"] or "",
+            links.get("internal", 0),
             Cell(links.get("internal_bad", 0), _bad_note(links.get("bad"), False)),
-            links.get("external", 0), Cell(links.get("external_bad", 0), _bad_note(links.get("bad"), True)),
-            counted(p["referrers"], p["referrer_urls"]), p["self_links"], p["description"], p["keywords"], flag(p["noindex"]),
-            flag(p["nofollow"]), flag(p["noarchive"]), p["canonical"], p["alternate"], p["twitter_card"],
-            p["og_site_name"], p["og_url"], p["og_title"], p["og_description"], p["og_type"], p["og_image"],
+            links.get("external", 0),
+            Cell(links.get("external_bad", 0), _bad_note(links.get("bad"), True)),
+            counted(p["referrers"], p["referrer_urls"]),
+            p["self_links"],
+            p["description"],
+            p["keywords"],
+            flag(p["noindex"]),
+            flag(p["nofollow"]),
+            flag(p["noarchive"]),
+            p["canonical"],
+            p["alternate"],
+            p["twitter_card"],
+            p["og_site_name"],
+            p["og_url"],
+            p["og_title"],
+            p["og_description"],
+            p["og_type"],
+            p["og_image"],
             *_analysis_values(p, keys),
         ]
 
@@ -153,19 +218,51 @@ def links_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]:
     for p in report.stream("report-pages", scope="rows"):
         headers = p["headers"] or {}
         yield [
-            p["url"], p["title"] or "", p["status"], p["status_text"] or "", p["content_type"] or "",
-            counted(p["redirect_from"], p["redirect_from_urls"]), counted(p["referrers"], p["referrer_urls"]),
-            p["self_links"], Cell(len(headers), json.dumps(headers, indent=2, sort_keys=True, ensure_ascii=False)) if headers else 0,
+            p["url"],
+            p["title"] or "",
+            p["status"],
+            p["status_text"] or "",
+            p["content_type"] or "",
+            counted(p["redirect_from"], p["redirect_from_urls"]),
+            counted(p["referrers"], p["referrer_urls"]),
+            p["self_links"],
+            Cell(len(headers), json.dumps(headers, indent=2, sort_keys=True, ensure_ascii=False))
+            if headers
+            else 0,
             _remarks(p),
         ]
 
 
 SHEETS = (
-    Sheet("Page List", PAGE_LIST_COLUMNS, page_list_rows, order=10, uses_report=True,
-          description="internal HTML pages in scope, with metadata, link counts and analyzer columns",
-          extra_columns=_page_list_extra, freeze=(1, 1), links=("URL", "og:url"), formats=PAGE_FORMATS,
-          widths={"Title": 260, "Full Title": 260, "URL": 320, "description": 260, **dict.fromkeys(PATH_COLUMNS, 110)}),
-    Sheet("Links", LINKS_COLUMNS, links_rows, order=20, uses_report=True,
-          description="every URL of the crawl (redirect sources excluded) with status, referrers and headers",
-          freeze=(1, 2), links=("URL",), formats=(STATUS_RULE,), widths={"URL": 360, "Page Title": 260}),
+    Sheet(
+        "Page List",
+        PAGE_LIST_COLUMNS,
+        page_list_rows,
+        order=10,
+        uses_report=True,
+        description="internal HTML pages in scope, with metadata, link counts and analyzer columns",
+        extra_columns=_page_list_extra,
+        freeze=(1, 1),
+        links=("URL", "og:url"),
+        formats=PAGE_FORMATS,
+        widths={
+            "Title": 260,
+            "Full Title": 260,
+            "URL": 320,
+            "description": 260,
+            **dict.fromkeys(PATH_COLUMNS, 110),
+        },
+    ),
+    Sheet(
+        "Links",
+        LINKS_COLUMNS,
+        links_rows,
+        order=20,
+        uses_report=True,
+        description="every URL of the crawl (redirect sources excluded) with status, referrers and headers",
+        freeze=(1, 2),
+        links=("URL",),
+        formats=(STATUS_RULE,),
+        widths={"URL": 360, "Page Title": 260},
+    ),
 )

@@ -28,12 +28,16 @@ _RESOLVED = (
 )
 _R = "(CASE WHEN tps.redirect_dest_url_id IS NOT NULL THEN dps.{0} ELSE tps.{0} END)"
 # The error recorded for the (resolved) URL: its state's own record first, else the commit's crawl_error.
-_ERROR = (f"COALESCE(json_extract({_R.format('extra')}, '$.error_kind'), (SELECT MIN(ce.kind) FROM crawl_error ce "
-          "WHERE ce.commit_id = :c AND ce.url_id = COALESCE(tps.redirect_dest_url_id, a.target_url_id)))")
+_ERROR = (
+    f"COALESCE(json_extract({_R.format('extra')}, '$.error_kind'), (SELECT MIN(ce.kind) FROM crawl_error ce "
+    "WHERE ce.commit_id = :c AND ce.url_id = COALESCE(tps.redirect_dest_url_id, a.target_url_id)))"
+)
 # Bad: the (resolved) URL answered 4xx/5xx, or was requested and failed (an error was recorded). Skipped
 # URLs and URLs never requested (--no-fetch-external, a crawl cut short) are not checked, so never bad.
-_BAD = (f"(tc.url_id IS NOT NULL AND NOT COALESCE({_R.format('is_skipped')}, 0) "
-        f"AND ({_R.format('status')} >= 400 OR ({_R.format('status')} IS NULL AND {_ERROR} IS NOT NULL)))")
+_BAD = (
+    f"(tc.url_id IS NOT NULL AND NOT COALESCE({_R.format('is_skipped')}, 0) "
+    f"AND ({_R.format('status')} >= 400 OR ({_R.format('status')} IS NULL AND {_ERROR} IS NOT NULL)))"
+)
 
 
 def _links(columns: frozenset[str]) -> str:
@@ -52,8 +56,10 @@ def _links(columns: frozenset[str]) -> str:
 
 
 # URLs of this commit that redirect to the page.
-_SOURCES = ("page_state r CROSS JOIN commit_page rc ON rc.commit_id = :c AND rc.state_id = r.id "
-            "AND rc.url_id = r.url_id WHERE r.redirect_dest_url_id = k.url_id")
+_SOURCES = (
+    "page_state r CROSS JOIN commit_page rc ON rc.commit_id = :c AND rc.state_id = r.id "
+    "AND rc.url_id = r.url_id WHERE r.redirect_dest_url_id = k.url_id"
+)
 _REDIRECT_FROM = (
     f"(SELECT COUNT(*) FROM {_SOURCES}) AS redirect_from, "
     f"(SELECT json_group_array(url) FROM (SELECT ru.url FROM {_SOURCES.replace(' WHERE', ' JOIN url ru ON ru.id = r.url_id WHERE')} "
@@ -75,19 +81,36 @@ _REFERRERS = (
     f"(SELECT COUNT(*) {_INBOUND} WHERE sc.url_id = k.url_id) AS self_links"
 )
 _CELLS = (
-    "(SELECT json_group_array(json_array(c.analyzer, c.\"column\", json(c.value), c.note)) "
+    '(SELECT json_group_array(json_array(c.analyzer, c."column", json(c.value), c.note)) '
     "FROM analysis_cell c WHERE c.commit_id = :c AND c.url_id = k.url_id) AS cells"
 )
-_META = ("title", "description", "keywords", "lang", "noindex", "nofollow", "noarchive", "canonical",
-         "twitter_card", "og_site_name", "og_url", "og_title", "og_description", "og_type", "og_image")
+_META = (
+    "title",
+    "description",
+    "keywords",
+    "lang",
+    "noindex",
+    "nofollow",
+    "noarchive",
+    "canonical",
+    "twitter_card",
+    "og_site_name",
+    "og_url",
+    "og_title",
+    "og_description",
+    "og_type",
+    "og_image",
+)
 
 
 def _keys(archive: Any, commit: int, scope: str, after: str, limit: int, extra: str = "") -> list[Any]:
     """The next ``limit`` page rows of ``scope`` after the URL ``after``, in URL order."""
     # CROSS JOIN keeps the url index as the outer loop: a range scan in URL order that stops after `limit`.
-    sql = (f"SELECT u.url, cp.url_id, cp.state_id FROM url u CROSS JOIN commit_page cp ON cp.commit_id = ? "
-           f"AND cp.url_id = u.id JOIN page_state ps ON ps.id = cp.state_id WHERE u.url > ? AND {SCOPES[scope]}"
-           f"{extra} ORDER BY u.url LIMIT ?")
+    sql = (
+        f"SELECT u.url, cp.url_id, cp.state_id FROM url u CROSS JOIN commit_page cp ON cp.commit_id = ? "
+        f"AND cp.url_id = u.id JOIN page_state ps ON ps.id = cp.state_id WHERE u.url > ? AND {SCOPES[scope]}"
+        f"{extra} ORDER BY u.url LIMIT ?"
+    )
     return archive.execute(sql, [commit, after, limit])
 
 
@@ -95,7 +118,9 @@ def _batch(keys: list[Any], items: list[dict[str, Any]], limit: int) -> dict[str
     return {"items": items, "next_after": keys[-1][0] if len(keys) == limit else None}
 
 
-def _page_rows(archive: Any, commit: int, scope: str = "targets", after: str = "", limit: int = 500) -> dict[str, Any]:
+def _page_rows(
+    archive: Any, commit: int, scope: str = "targets", after: str = "", limit: int = 500
+) -> dict[str, Any]:
     keys = _keys(archive, commit, scope, after, limit)
     if not keys:
         return _batch(keys, [], limit)
@@ -179,11 +204,15 @@ def _resource_referrers(archive: Any, commit: int, after: str = "", limit: int =
         "LEFT JOIN commit_resource cr ON cr.commit_id = :c AND cr.url_id = r.resource_url_id "
         "LEFT JOIN resource_state rs ON rs.id = cr.state_id ORDER BY k.url, ru.url"
     )
-    rows = archive.execute(sql, {"c": commit, "keys": json.dumps([list(k)[:2] for k in keys])}) if keys else []
+    rows = (
+        archive.execute(sql, {"c": commit, "keys": json.dumps([list(k)[:2] for k in keys])}) if keys else []
+    )
     return _batch(keys, [dict(r) for r in rows], limit)
 
 
-_AFTER = {"after": {"type": "string", "default": "", "description": "continue after this URL (keyset paging)"}}
+_AFTER = {
+    "after": {"type": "string", "default": "", "description": "continue after this URL (keyset paging)"}
+}
 
 
 def _limit(what: str) -> dict[str, Any]:
@@ -191,32 +220,73 @@ def _limit(what: str) -> dict[str, Any]:
 
 
 QUERIES = [
-    Query("report-pages", "Page rows for reports, in URL order, keyset-paginated (`after`, `next_after`): "
-          "metadata, link counts with the bad links (href as written), redirect sources, inbound anchors of other "
-          "pages (`referrers`) and the page's links to itself (`self_links`), and analyzer cells. "
-          "scope: targets (internal HTML in scope), rows (every URL but redirect sources), html.",
-          _page_rows, {"scope": {"type": "string", "enum": sorted(SCOPES), "default": "targets",
-                                 "description": "which rows"}, **_AFTER, **_limit("pages per call")},
-          order=90),
-    Query("report-referrers", "One row per (page, anchor of this commit pointing at it, through a redirect "
-          "or not), pages in URL order, keyset-paginated by page.", _referrers,
-          {**_AFTER, **_limit("pages per call")}, order=91),
-    Query("report-link-texts", "Anchors of internal HTML pages whose text and the title of the internal HTML "
-          "page they lead to (redirects followed) do not contain one another, keyset-paginated by source page.",
-          _link_texts, {**_AFTER, **_limit("source pages per call")}, order=92),
-    Query("report-resources", "Resources with status, content type, size and referring pages (count and the "
-          "first URLs), in URL order, keyset-paginated.", _resource_rows,
-          {**_AFTER, **_limit("resources per call")}, order=93),
-    Query("report-resource-referrers", "One row per (page, resource it loaded), pages in URL order, "
-          "keyset-paginated by page.", _resource_referrers, {**_AFTER, **_limit("pages per call")}, order=94),
+    Query(
+        "report-pages",
+        "Page rows for reports, in URL order, keyset-paginated (`after`, `next_after`): "
+        "metadata, link counts with the bad links (href as written), redirect sources, inbound anchors of other "
+        "pages (`referrers`) and the page's links to itself (`self_links`), and analyzer cells. "
+        "scope: targets (internal HTML in scope), rows (every URL but redirect sources), html.",
+        _page_rows,
+        {
+            "scope": {
+                "type": "string",
+                "enum": sorted(SCOPES),
+                "default": "targets",
+                "description": "which rows",
+            },
+            **_AFTER,
+            **_limit("pages per call"),
+        },
+        order=90,
+    ),
+    Query(
+        "report-referrers",
+        "One row per (page, anchor of this commit pointing at it, through a redirect "
+        "or not), pages in URL order, keyset-paginated by page.",
+        _referrers,
+        {**_AFTER, **_limit("pages per call")},
+        order=91,
+    ),
+    Query(
+        "report-link-texts",
+        "Anchors of internal HTML pages whose text and the title of the internal HTML "
+        "page they lead to (redirects followed) do not contain one another, keyset-paginated by source page.",
+        _link_texts,
+        {**_AFTER, **_limit("source pages per call")},
+        order=92,
+    ),
+    Query(
+        "report-resources",
+        "Resources with status, content type, size and referring pages (count and the "
+        "first URLs), in URL order, keyset-paginated.",
+        _resource_rows,
+        {**_AFTER, **_limit("resources per call")},
+        order=93,
+    ),
+    Query(
+        "report-resource-referrers",
+        "One row per (page, resource it loaded), pages in URL order, keyset-paginated by page.",
+        _resource_referrers,
+        {**_AFTER, **_limit("pages per call")},
+        order=94,
+    ),
 ]
 
 
 def _analysis_columns(archive: Any, commit: int) -> dict[str, Any]:
-    rows = archive.execute('SELECT DISTINCT analyzer, "column" FROM analysis_cell WHERE commit_id = ? '
-                           'ORDER BY analyzer, "column"', [commit])
+    rows = archive.execute(
+        'SELECT DISTINCT analyzer, "column" FROM analysis_cell WHERE commit_id = ? '
+        'ORDER BY analyzer, "column"',
+        [commit],
+    )
     return {"items": [{"analyzer": r[0], "column": r[1]} for r in rows]}
 
 
-QUERIES.append(Query("report-analysis-columns", "The analyzer table columns that have cells in the commit.",
-                     _analysis_columns, order=95))
+QUERIES.append(
+    Query(
+        "report-analysis-columns",
+        "The analyzer table columns that have cells in the commit.",
+        _analysis_columns,
+        order=95,
+    )
+)

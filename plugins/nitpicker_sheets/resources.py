@@ -41,13 +41,21 @@ class QueryPattern:
 
     def text(self) -> str:
         keys = sorted(self._seen)
-        return ", ".join(f"{k}={PATTERN_CAP}+" if k in self._capped else f"{k}={len(self._seen[k])}" for k in keys)
+        return ", ".join(
+            f"{k}={PATTERN_CAP}+" if k in self._capped else f"{k}={len(self._seen[k])}" for k in keys
+        )
 
 
 def _raw(items: Iterable[dict[str, Any]]) -> Iterator[list[Any]]:
     for r in natural_sorted(items, lambda r: r["url"]):
-        yield [r["url"], r["status"], r["status_text"] or "", r["content_type"] or "", r["content_length"],
-               Cell(r["referrers"], listed(r["referrer_urls"], r["referrers"]))]
+        yield [
+            r["url"],
+            r["status"],
+            r["status_text"] or "",
+            r["content_type"] or "",
+            r["content_length"],
+            Cell(r["referrers"], listed(r["referrer_urls"], r["referrers"])),
+        ]
 
 
 def _grouped(items: Iterable[dict[str, Any]]) -> Iterator[list[Any]]:
@@ -55,7 +63,9 @@ def _grouped(items: Iterable[dict[str, Any]]) -> Iterator[list[Any]]:
         return (canonical(r["url"]), r["status"], r["content_type"])
 
     # Sorting by "canonical URL, then the whole URL" makes each group contiguous and the groups natural.
-    ordered = natural_sorted(items, lambda r: f"{canonical(r['url'])}\x00{r['status']}\x00{r['content_type']}")
+    ordered = natural_sorted(
+        items, lambda r: f"{canonical(r['url'])}\x00{r['status']}\x00{r['content_type']}"
+    )
     group: list[Any] | None = None
     pattern = QueryPattern()
     current: tuple[Any, ...] | None = None
@@ -86,14 +96,35 @@ def _resource_extra(reader: Any, commit: int, report: Any) -> tuple[str, ...]:
 def image_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]:
     for i in report.stream("images"):
         alt = Cell("", "no alt attribute") if i["alt"] is None else i["alt"]
-        yield [i["page"], i["src"], i["current_src"], alt, i["width"], i["height"], i["natural_width"],
-               i["natural_height"], i["is_lazy"], i["viewport_width"], i["missing_size"], i["oversized"]]
+        yield [
+            i["page"],
+            i["src"],
+            i["current_src"],
+            alt,
+            i["width"],
+            i["height"],
+            i["natural_width"],
+            i["natural_height"],
+            i["is_lazy"],
+            i["viewport_width"],
+            i["missing_size"],
+            i["oversized"],
+        ]
 
 
 def violation_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]:
     for v in report.stream("violations"):
-        yield [v["analyzer"], v["priority"], v["severity"], v["rule"], v.get("snippet") or "", v["message"], v["url"],
-               v.get("location") or "", v.get("help_url") or ""]
+        yield [
+            v["analyzer"],
+            v["priority"],
+            v["severity"],
+            v["rule"],
+            v.get("snippet") or "",
+            v["message"],
+            v["url"],
+            v.get("location") or "",
+            v.get("help_url") or "",
+        ]
 
 
 def summary_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]:
@@ -123,20 +154,59 @@ def _share(count: int, total: int) -> float | None:
 
 
 SHEETS = (
-    Sheet("Resources", RESOURCE_COLUMNS, resource_rows, order=40, uses_report=True, extra_columns=_resource_extra,
-          description="sub-resources in natural order (--dedupe-resources groups them by canonical URL)",
-          links=("URL",), widths={"URL": 420, "Query Pattern": 240}),
-    Sheet("Images", ("Page URL", "Image Path (src)", "Image Path (currentSrc)", "Alternative Text",
-                     "Displayed Width", "Displayed Height", "Natural Width", "Natural Height", "Lazy Loading",
-                     "Viewport Width", "Missing Size", "Oversized"),
-          image_rows, order=50, uses_report=True, links=("Page URL",), freeze=(1, 1),
-          description="images of internal pages per device viewport, from the crawl's image records",
-          widths={"Page URL": 320, "Image Path (src)": 320, "Image Path (currentSrc)": 320}),
-    Sheet("Violations", ("Validator", "Priority", "Severity", "Rule", "Code", "Message", "URL", "Location", "Help"),
-          violation_rows, order=55, uses_report=True, links=("URL", "Help"),
-          description="analyzer findings, with the priority every analyzer shares and the analyzer's own severity",
-          widths={"Code": 240, "Message": 420, "URL": 320}),
-    Sheet("Summary", ("Section", "Item", "Value", "Share"), summary_rows, order=5, uses_report=True,
-          description="counts, status and content-type distribution, metadata fill rates",
-          widths={"Section": 220, "Item": 200}, number_formats={"Share": "percent"}),
+    Sheet(
+        "Resources",
+        RESOURCE_COLUMNS,
+        resource_rows,
+        order=40,
+        uses_report=True,
+        extra_columns=_resource_extra,
+        description="sub-resources in natural order (--dedupe-resources groups them by canonical URL)",
+        links=("URL",),
+        widths={"URL": 420, "Query Pattern": 240},
+    ),
+    Sheet(
+        "Images",
+        (
+            "Page URL",
+            "Image Path (src)",
+            "Image Path (currentSrc)",
+            "Alternative Text",
+            "Displayed Width",
+            "Displayed Height",
+            "Natural Width",
+            "Natural Height",
+            "Lazy Loading",
+            "Viewport Width",
+            "Missing Size",
+            "Oversized",
+        ),
+        image_rows,
+        order=50,
+        uses_report=True,
+        links=("Page URL",),
+        freeze=(1, 1),
+        description="images of internal pages per device viewport, from the crawl's image records",
+        widths={"Page URL": 320, "Image Path (src)": 320, "Image Path (currentSrc)": 320},
+    ),
+    Sheet(
+        "Violations",
+        ("Validator", "Priority", "Severity", "Rule", "Code", "Message", "URL", "Location", "Help"),
+        violation_rows,
+        order=55,
+        uses_report=True,
+        links=("URL", "Help"),
+        description="analyzer findings, with the priority every analyzer shares and the analyzer's own severity",
+        widths={"Code": 240, "Message": 420, "URL": 320},
+    ),
+    Sheet(
+        "Summary",
+        ("Section", "Item", "Value", "Share"),
+        summary_rows,
+        order=5,
+        uses_report=True,
+        description="counts, status and content-type distribution, metadata fill rates",
+        widths={"Section": 220, "Item": 200},
+        number_formats={"Share": "percent"},
+    ),
 )

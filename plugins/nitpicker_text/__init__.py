@@ -70,9 +70,18 @@ class TextAnalyzer(Analyzer):
         self.checker: Checker | None = None
 
     def rules(self) -> list[Rule]:
-        return [Rule(rule, r.title, priority_of(r.severity), r.description, type=r.type, fix=r.fix,
-                     i18n=TRANSLATIONS.get(rule, {}))
-                for rule, r in RULES.items()]
+        return [
+            Rule(
+                rule,
+                r.title,
+                priority_of(r.severity),
+                r.description,
+                type=r.type,
+                fix=r.fix,
+                i18n=TRANSLATIONS.get(rule, {}),
+            )
+            for rule, r in RULES.items()
+        ]
 
     def check(self, settings: Mapping[str, Any]) -> None:
         options_from(settings)  # the engine calls this before the run: a bad setting fails once, not per page
@@ -105,26 +114,45 @@ class TextAnalyzer(Analyzer):
                     found.append(Sentence(len(found) + 1, text, block, language, shown, start))
         findings, style = self.checker.check(found)
         violations = [
-            Violation(f.rule, f"{f.message} (sentence {f.sentence.index})", RULES[f.rule].severity,
-                      f.sentence.path, snippet=snippet(f.sentence.seen))
+            Violation(
+                f.rule,
+                f"{f.message} (sentence {f.sentence.index})",
+                RULES[f.rule].severity,
+                f.sentence.path,
+                snippet=snippet(f.sentence.seen),
+            )
             for f in findings
         ]
-        cells = {"characters": characters, "sentences": len(found), "findings": len(violations),
-                 "style": Cell(style, "mixed: see the mixed-style findings" if style == "mixed" else "")}
+        cells = {
+            "characters": characters,
+            "sentences": len(found),
+            "findings": len(violations),
+            "style": Cell(style, "mixed: see the mixed-style findings" if style == "mixed" else ""),
+        }
         return PageReport(cells, violations)
 
 
 @hookimpl
 def register_settings(register: Any) -> None:
-    register("disable", type="list", default=[],
-             help=f"rule ids to switch off ({', '.join(RULES)})")
-    register("max_sentence_length", type="int", default=DEFAULT_MAX_SENTENCE_LENGTH,
-             help="Japanese sentences longer than this many characters are reported (long-sentence)")
-    register("max_sentence_words", type="int", default=DEFAULT_MAX_SENTENCE_WORDS,
-             help="English sentences of more words than this are reported (long-sentence-words)")
-    register("dictionary", type="list", default=[],
-             help="forbidden terms: 'forbidden=preferred' items, or paths of UTF-8 files with one such "
-                  "line each")
+    register("disable", type="list", default=[], help=f"rule ids to switch off ({', '.join(RULES)})")
+    register(
+        "max_sentence_length",
+        type="int",
+        default=DEFAULT_MAX_SENTENCE_LENGTH,
+        help="Japanese sentences longer than this many characters are reported (long-sentence)",
+    )
+    register(
+        "max_sentence_words",
+        type="int",
+        default=DEFAULT_MAX_SENTENCE_WORDS,
+        help="English sentences of more words than this are reported (long-sentence-words)",
+    )
+    register(
+        "dictionary",
+        type="list",
+        default=[],
+        help="forbidden terms: 'forbidden=preferred' items, or paths of UTF-8 files with one such line each",
+    )
 
 
 @hookimpl

@@ -15,11 +15,13 @@ LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+(?:['’][A-Za-z]+)?")
 LATIN_LETTER = re.compile(r"[A-Za-z\u00c0-\u024f]")
 # Words that are English and (nearly) nothing else written in Latin letters: "a", "in", "on", "an" are
 # left out, since French, German, Italian or Dutch use them too.
-ENGLISH = frozenset("""
+ENGLISH = frozenset(
+    """
     the and of to is that it for with as was are be this by not or from at which have has had can will
     you your if we they their but all when there been were would should these than its into also more
     other each only how what who use used such may must does do any some most our it's don't isn't
-""".split())
+""".split()
+)
 JAPANESE_SHARE = 0.2  # kana and kanji among the letters: below it, Japanese words quoted in other prose
 ENGLISH_SHARE = 0.2  # English function words among the Latin words (running English: 30-50 %)
 ENGLISH_MIN_WORDS = 5  # fewer words (headings, menu items) say nothing about the language
@@ -60,7 +62,7 @@ def looks_english(text: str) -> bool:
 
 
 def guess(text: str) -> str:
-    """"ja", "en" or "" (unknown) from the text alone."""
+    """ "ja", "en" or "" (unknown) from the text alone."""
     if looks_japanese(text):
         return "ja"
     return "en" if looks_english(text) else ""

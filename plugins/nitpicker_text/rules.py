@@ -29,41 +29,78 @@ class TextRule:
 # rule id → the rule; the order here is the order findings of one sentence are listed in
 RULES: dict[str, TextRule] = {
     "mixed-style": TextRule(
-        "ja", "warning", "warning", "Mixed です・ます and である styles",
+        "ja",
+        "warning",
+        "warning",
+        "Mixed です・ます and である styles",
         "です・ます and である styles mixed in one Japanese page (the less used one is reported)",
-        "Rewrite the reported sentences in the style the rest of the page uses."),
+        "Rewrite the reported sentences in the style the rest of the page uses.",
+    ),
     "doubled-particle": TextRule(
-        "ja", "warning", "issue", "Doubled Japanese particles",
+        "ja",
+        "warning",
+        "issue",
+        "Doubled Japanese particles",
         "the same Japanese particle twice in a row (「のの」「をを」「がが」…): a typo",
-        "Delete the extra particle."),
+        "Delete the extra particle.",
+    ),
     "halfwidth-kana": TextRule(
-        "ja", "warning", "issue", "Half-width katakana", "half-width katakana (ｶﾀｶﾅ) in Japanese text",
-        "Write the katakana in full width (ｶﾀｶﾅ → カタカナ)."),
+        "ja",
+        "warning",
+        "issue",
+        "Half-width katakana",
+        "half-width katakana (ｶﾀｶﾅ) in Japanese text",
+        "Write the katakana in full width (ｶﾀｶﾅ → カタカナ).",
+    ),
     "mixed-width-alnum": TextRule(
-        "ja", "info", "warning", "Full-width letters or digits",
+        "ja",
+        "info",
+        "warning",
+        "Full-width letters or digits",
         "full-width letters or digits (ＡＢＣ１２３) in Japanese text of a page that also uses half-width ones",
-        "Use half-width letters and digits throughout the page (ＡＢＣ１２３ → ABC123)."),
+        "Use half-width letters and digits throughout the page (ＡＢＣ１２３ → ABC123).",
+    ),
     "long-sentence": TextRule(
-        "ja", "info", "warning", "Long Japanese sentences",
+        "ja",
+        "info",
+        "warning",
+        "Long Japanese sentences",
         "a Japanese sentence longer than max_sentence_length characters: hard to read",
-        "Split the sentence in two, or cut what the reader does not need."),
+        "Split the sentence in two, or cut what the reader does not need.",
+    ),
     "long-sentence-words": TextRule(
-        "en", "info", "warning", "Long English sentences",
+        "en",
+        "info",
+        "warning",
+        "Long English sentences",
         "an English sentence of more than max_sentence_words words: hard to read",
-        "Split the sentence in two, or cut what the reader does not need."),
+        "Split the sentence in two, or cut what the reader does not need.",
+    ),
     "repeated-word": TextRule(
-        "en", "warning", "issue", "Repeated words",
+        "en",
+        "warning",
+        "issue",
+        "Repeated words",
         "the same English word twice in a row (“the the”) in prose; code, keyboard input and sample output "
         "are not read, and “had had” and “that that” are not reported",
-        "Delete the repeated word."),
+        "Delete the repeated word.",
+    ),
     "double-space": TextRule(
-        "", "info", "warning", "Double spaces",
+        "",
+        "info",
+        "warning",
+        "Double spaces",
         "two or more spaces in a row in the visible text (&nbsp;, full-width spaces), in any language",
-        "Use one space; indent or align with CSS instead of spaces."),
+        "Use one space; indent or align with CSS instead of spaces.",
+    ),
     "dictionary": TextRule(
-        "", "warning", "issue", "Terms of the user dictionary",
+        "",
+        "warning",
+        "issue",
+        "Terms of the user dictionary",
         "a term of the user dictionary (forbidden → preferred), in any language",
-        "Replace the term with the preferred one the finding names."),
+        "Replace the term with the preferred one the finding names.",
+    ),
 }
 POLITE, PLAIN = "desu-masu", "de-aru"
 
@@ -82,8 +119,9 @@ TRAILING = re.compile(r"[\s。．.！？!?」』）)\]”’\"'…]+$")
 FINAL_PARTICLES = frozenset({"か", "ね", "よ", "な", "わ", "ぞ", "ぜ", "さ", "かな", "よね"})
 _FINAL = "(?:か|ね|よ|な|わ|ぞ|ぜ|さ)*$"
 # endings that are one style whatever precedes them; only だ/である endings need the tokenizer (まだ is no だ)
-POLITE_END = re.compile(f"(?:です|でした|でしょう|ます|ました|ません|ませんでした|ましょう|ください|下さい)"
-                        f"{_FINAL}")
+POLITE_END = re.compile(
+    f"(?:です|でした|でしょう|ます|ました|ません|ませんでした|ましょう|ください|下さい){_FINAL}"
+)
 PLAIN_END = re.compile(f"(?:ではない|ではなかった){_FINAL}")
 MAYBE_PLAIN_END = re.compile(f"(?:だ|だった|だろう|である|であった|であろう){_FINAL}")
 SNIPPET_MAX = 300
@@ -166,9 +204,12 @@ def doubled_particles(tokens: list[Any], start: int = 0, end: int | None = None)
     offset = 0
     for prev, token in zip(tokens, tokens[1:], strict=False):
         begin, offset = offset, offset + len(prev.surface)
-        if (token.surface == prev.surface and token.part_of_speech.startswith("助詞")
-                and prev.part_of_speech.startswith("助詞")
-                and (end is None or (begin, offset + len(token.surface)) == (start, end))):
+        if (
+            token.surface == prev.surface
+            and token.part_of_speech.startswith("助詞")
+            and prev.part_of_speech.startswith("助詞")
+            and (end is None or (begin, offset + len(token.surface)) == (start, end))
+        ):
             found.append(token.surface)
     return found
 
@@ -176,8 +217,9 @@ def doubled_particles(tokens: list[Any], start: int = 0, end: int | None = None)
 def sentence_style(tokens: list[Any]) -> str | None:
     """です・ます (polite), である/だ (plain) or neither, from the auxiliaries that end the sentence."""
     i = len(tokens) - 1
-    while i >= 0 and (_pos(tokens[i]) == "記号"
-                      or _pos(tokens[i]) == "助詞" and tokens[i].surface in FINAL_PARTICLES):
+    while i >= 0 and (
+        _pos(tokens[i]) == "記号" or _pos(tokens[i]) == "助詞" and tokens[i].surface in FINAL_PARTICLES
+    ):
         i -= 1
     chain = []
     while i >= 0 and _pos(tokens[i]) == "助動詞":
@@ -188,8 +230,13 @@ def sentence_style(tokens: list[Any]) -> str | None:
         return POLITE
     if "だ" in bases:  # だ, だった, だろう, である (で is だ's 連用形)
         return PLAIN
-    if chain and chain[-1].base_form == "ない" and i >= 1 and tokens[i].surface == "は" \
-            and tokens[i - 1].surface == "で":
+    if (
+        chain
+        and chain[-1].base_form == "ない"
+        and i >= 1
+        and tokens[i].surface == "は"
+        and tokens[i - 1].surface == "で"
+    ):
         return PLAIN  # ではない, ではなかった
     if not chain and i >= 0 and tokens[i].base_form == "くださる":
         return POLITE
@@ -232,8 +279,15 @@ class Checker:
         findings += self._mixed_width(sentences)
         order = list(RULES)
         findings.sort(key=lambda f: (f.sentence.index, order.index(f.rule)))
-        page_style = "mixed" if styles[POLITE] and styles[PLAIN] else \
-            POLITE if styles[POLITE] else PLAIN if styles[PLAIN] else ""
+        page_style = (
+            "mixed"
+            if styles[POLITE] and styles[PLAIN]
+            else POLITE
+            if styles[POLITE]
+            else PLAIN
+            if styles[PLAIN]
+            else ""
+        )
         return findings, page_style
 
     def _japanese(self, text: str) -> tuple[str | None, tuple[str, ...]]:
@@ -247,12 +301,12 @@ class Checker:
         elif PLAIN_END.search(body):
             style = PLAIN
         elif MAYBE_PLAIN_END.search(body):
-            style = sentence_style(list(self.tokenizer.tokenize(text[max(0, len(body) - STYLE_TAIL):])))
+            style = sentence_style(list(self.tokenizer.tokenize(text[max(0, len(body) - STYLE_TAIL) :])))
         particles: list[str] = []
         if self.on("doubled-particle"):
             for m in REPEATED_KANA.finditer(text):
                 left = max(0, m.start() - PARTICLE_WINDOW)
-                tokens = list(self.tokenizer.tokenize(text[left:m.end() + PARTICLE_WINDOW]))
+                tokens = list(self.tokenizer.tokenize(text[left : m.end() + PARTICLE_WINDOW]))
                 particles += doubled_particles(tokens, m.start() - left, m.end() - left)
         return style, tuple(particles)
 
@@ -260,25 +314,43 @@ class Checker:
         text, found = sentence.text, []
         if self.on("doubled-particle"):
             for particle in particles:
-                found.append(Finding("doubled-particle", f"particle 「{particle}」 twice in a row: "
-                                                         f"「{particle}{particle}」", sentence))
+                found.append(
+                    Finding(
+                        "doubled-particle",
+                        f"particle 「{particle}」 twice in a row: 「{particle}{particle}」",
+                        sentence,
+                    )
+                )
         if self.on("halfwidth-kana"):
             for m in HALFWIDTH_KANA.finditer(text):
                 full = unicodedata.normalize("NFKC", m.group())
-                found.append(Finding("halfwidth-kana", f"half-width katakana 「{m.group()}」: use 「{full}」",
-                                     sentence))
+                found.append(
+                    Finding(
+                        "halfwidth-kana", f"half-width katakana 「{m.group()}」: use 「{full}」", sentence
+                    )
+                )
         length = len(sentence.seen)  # code included: the reader reads it too
         if self.on("long-sentence") and length > self.options.max_sentence_length:
-            found.append(Finding("long-sentence", f"sentence of {length} characters (limit "
-                                                  f"{self.options.max_sentence_length})", sentence))
+            found.append(
+                Finding(
+                    "long-sentence",
+                    f"sentence of {length} characters (limit {self.options.max_sentence_length})",
+                    sentence,
+                )
+            )
         return found
 
     def _english_sentence(self, sentence: Sentence) -> list[Finding]:
         text, found = sentence.text, []
         words = len(ENGLISH_WORD.findall(text))
         if self.on("long-sentence-words") and words > self.options.max_sentence_words:
-            found.append(Finding("long-sentence-words", f"sentence of {words} words (limit "
-                                                        f"{self.options.max_sentence_words})", sentence))
+            found.append(
+                Finding(
+                    "long-sentence-words",
+                    f"sentence of {words} words (limit {self.options.max_sentence_words})",
+                    sentence,
+                )
+            )
         if self.on("repeated-word"):
             for m in REPEATED_WORD.finditer(text):
                 if m.group(1).lower() in DOUBLINGS or _set_apart(sentence, m):
@@ -325,8 +397,10 @@ class Checker:
                 continue
             for m in FULLWIDTH_ALNUM.finditer(sentence.text):
                 half = unicodedata.normalize("NFKC", m.group())
-                message = (f"full-width 「{m.group()}」 in a page that also uses half-width letters and "
-                           f"digits: use “{half}”")
+                message = (
+                    f"full-width 「{m.group()}」 in a page that also uses half-width letters and "
+                    f"digits: use “{half}”"
+                )
                 found.append(Finding("mixed-width-alnum", message, sentence))
         return found
 

@@ -25,11 +25,13 @@ CODE_TAGS = frozenset("code kbd samp var tt".split())
 # is how Sphinx names a parameter, not a repeated word.
 SET_APART_TAGS = frozenset("em i b strong dfn cite mark u q".split())
 OPAQUE = "\ufffc"  # OBJECT REPLACEMENT CHARACTER: neither a letter nor a space, so no word runs across it
-BLOCK_TAGS = frozenset("""
+BLOCK_TAGS = frozenset(
+    """
     address article aside blockquote body caption dd details dialog div dl dt fieldset figcaption figure
     footer form h1 h2 h3 h4 h5 h6 header hgroup hr html legend li main menu nav ol p section summary table
     tbody td tfoot th thead tr ul button label option pre
-""".split())
+""".split()
+)
 DISPLAY_NONE = re.compile(r"(?:^|;)\s*display\s*:\s*none\b", re.IGNORECASE)
 # HTML's collapsible white space only: no-break and ideographic spaces are rendered as they are.
 COLLAPSIBLE = re.compile(r"[ \t\n\r\f]+")
@@ -160,7 +162,9 @@ class _Collector:
         """Depth first without recursion: unclosed inline tags can nest thousands of levels deep."""
         # (element, block owning the text around it, entering?, language around it, language of that block,
         #  (block serial, offset) where a set-apart element started)
-        stack: list[tuple[Any, Any, bool, str, str, tuple[int, int]]] = [(root, root, True, lang, lang, (-1, 0))]
+        stack: list[tuple[Any, Any, bool, str, str, tuple[int, int]]] = [
+            (root, root, True, lang, lang, (-1, 0))
+        ]
         while stack:
             el, outer, entering, around, outer_lang, began = stack.pop()
             tag = el.tag.lower() if isinstance(el.tag, str) else ""
@@ -205,12 +209,11 @@ def visible_blocks(document: Any) -> list[Block]:
     return collector.blocks
 
 
-SENTENCE = re.compile(
-    r"[^\n]*?(?:[。！？]+|[.!?]+(?=[\s\"'”’)\]]|$))[」』）)\]”’\"']*|[^\n]+"
-)
+SENTENCE = re.compile(r"[^\n]*?(?:[。！？]+|[.!?]+(?=[\s\"'”’)\]]|$))[」』）)\]”’\"']*|[^\n]+")
 # What a period may follow without ending the sentence ("e.g. Python", "Dr. Smith", "Fig. 3").
-ABBREVIATIONS = frozenset("e.g i.e cf vs mr mrs ms dr prof st fig figs al approx incl resp jr sr esp viz "
-                          "ca".split())
+ABBREVIATIONS = frozenset(
+    "e.g i.e cf vs mr mrs ms dr prof st fig figs al approx incl resp jr sr esp viz ca".split()
+)
 BEFORE_NUMBER = frozenset("no nos vol vols p pp ch sec eq art".split())  # "see p. 12"
 BEFORE_LOWER = frozenset({"etc"})  # "etc. and so on", but "…, etc. The next sentence"
 LAST_WORD = re.compile(r"([^\s(\[\"'“‘]+)\.$")

@@ -8,7 +8,9 @@ from typing import Any
 from nitpicker_core import Destination, DestinationOption, Sheet, hookimpl
 
 
-def write_xlsx(sheets: Iterable[tuple[Sheet, Iterable[list[Any]]]], options: dict[str, Any]) -> dict[str, Any]:
+def write_xlsx(
+    sheets: Iterable[tuple[Sheet, Iterable[list[Any]]]], options: dict[str, Any]
+) -> dict[str, Any]:
     # imported on use: openpyxl costs every nitpicker command ~0.1 s at start, and only a report needs it
     from .workbook import write_xlsx as write
 
@@ -17,6 +19,15 @@ def write_xlsx(sheets: Iterable[tuple[Sheet, Iterable[list[Any]]]], options: dic
 
 @hookimpl
 def register_report_destinations(register: Any) -> None:
-    register(Destination("xlsx", write_xlsx, "one .xlsx workbook (--xlsx FILE)", options=(
-        DestinationOption("file", "output-file", "The workbook to write (replaced if it exists).", required=True),
-    )))
+    register(
+        Destination(
+            "xlsx",
+            write_xlsx,
+            "one .xlsx workbook (--xlsx FILE)",
+            options=(
+                DestinationOption(
+                    "file", "output-file", "The workbook to write (replaced if it exists).", required=True
+                ),
+            ),
+        )
+    )

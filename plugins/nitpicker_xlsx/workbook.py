@@ -28,15 +28,25 @@ from nitpicker_core import (
 
 MAX_ROWS = 1_048_576  # Excel's row limit: longer sheets continue in "Name (2)", "Name (3)", …
 MAX_TEXT = 32_767
-NOTE_LIMIT = 2_000  # openpyxl holds comments until the workbook is saved (~14 KB each while saving): cap per worksheet
+NOTE_LIMIT = (
+    2_000  # openpyxl holds comments until the workbook is saved (~14 KB each while saving): cap per worksheet
+)
 NOTE_CHARS = 5_000
 LINK_CHARS = 255  # HYPERLINK() takes at most 255 characters in Excel
 ERROR_FILL = PatternFill(bgColor="E60000", fill_type="solid")
 ERROR_FONT = Font(color="FFFFFF")
 HEADER_FONT = Font(bold=True)
 NUMBER_FORMATS = {"percent": "0.0%"}  # Sheet.number_formats → Excel's number format codes
-_OPERATORS = {"eq": "equal", "ne": "notEqual", "lt": "lessThan", "gt": "greaterThan", "lte": "lessThanOrEqual",
-              "gte": "greaterThanOrEqual", "between": "between", "not_between": "notBetween"}
+_OPERATORS = {
+    "eq": "equal",
+    "ne": "notEqual",
+    "lt": "lessThan",
+    "gt": "greaterThan",
+    "lte": "lessThanOrEqual",
+    "gte": "greaterThanOrEqual",
+    "between": "between",
+    "not_between": "notBetween",
+}
 
 
 def _title(name: str, part: int) -> str:
@@ -57,9 +67,9 @@ def _rule(fmt: dict[str, Any], first: str) -> Any:
     if when == "blank":
         return FormulaRule(formula=[f"LEN(TRIM({first}))=0"], **style)
     if when == "text":
-        tests = [f'LEFT(LOWER({first}),{len(s)})={_literal(s.lower())}' for s in fmt.get("starts", ())]
-        tests += [f'RIGHT(LOWER({first}),{len(s)})={_literal(s.lower())}' for s in fmt.get("ends", ())]
-        tests += [f'ISNUMBER(SEARCH({_literal(s)},{first}))' for s in fmt.get("contains", ())]
+        tests = [f"LEFT(LOWER({first}),{len(s)})={_literal(s.lower())}" for s in fmt.get("starts", ())]
+        tests += [f"RIGHT(LOWER({first}),{len(s)})={_literal(s.lower())}" for s in fmt.get("ends", ())]
+        tests += [f"ISNUMBER(SEARCH({_literal(s)},{first}))" for s in fmt.get("contains", ())]
         return FormulaRule(formula=[f"OR({','.join(tests)})"], **style)
     raise ValueError(f"unknown conditional format {when!r}")
 
@@ -73,11 +83,16 @@ class _Writer:
         self.rows = 0
         self.notes = 0
         self.links = {i for i, c in enumerate(sheet.columns) if c in sheet.links}
-        self.number_formats = {i: NUMBER_FORMATS[sheet.number_formats[c]] for i, c in enumerate(sheet.columns)
-                               if c in sheet.number_formats}
+        self.number_formats = {
+            i: NUMBER_FORMATS[sheet.number_formats[c]]
+            for i, c in enumerate(sheet.columns)
+            if c in sheet.number_formats
+        }
         for i, column in enumerate(sheet.columns, 1):
             width = sheet.widths.get(column)
-            self.ws.column_dimensions[get_column_letter(i)].width = (width or max(80, 8 * len(column) + 24)) / 7
+            self.ws.column_dimensions[get_column_letter(i)].width = (
+                width or max(80, 8 * len(column) + 24)
+            ) / 7
         rows, cols = sheet.freeze
         if rows or cols:
             self.ws.freeze_panes = f"{get_column_letter(cols + 1)}{rows + 1}"
@@ -85,7 +100,9 @@ class _Writer:
             for column in fmt["columns"]:
                 if column in sheet.columns:
                     letter = get_column_letter(sheet.columns.index(column) + 1)
-                    self.ws.conditional_formatting.add(f"{letter}2:{letter}{MAX_ROWS}", _rule(fmt, f"{letter}2"))
+                    self.ws.conditional_formatting.add(
+                        f"{letter}2:{letter}{MAX_ROWS}", _rule(fmt, f"{letter}2")
+                    )
         header = []
         for column in sheet.columns:
             cell = WriteOnlyCell(self.ws, value=column)
@@ -121,7 +138,9 @@ class _Writer:
         elif value is not None and not isinstance(value, bool | int | float):
             value = str(value)[:MAX_TEXT]
         plain = not note and index not in self.links and index not in self.number_formats
-        if (value is None and not note) or (plain and not own and not (isinstance(value, str) and value.startswith("="))):
+        if (value is None and not note) or (
+            plain and not own and not (isinstance(value, str) and value.startswith("="))
+        ):
             return value  # the common case: a plain value (or nothing), no cell object needed
         cell = WriteOnlyCell(self.ws)
         if index in self.number_formats:
@@ -167,7 +186,9 @@ def _save(wb: Workbook, path: Path, shown: str) -> None:
     except OSError as exc:  # the directory changed since the check (full disk, permissions taken away)
         with contextlib.suppress(OSError):
             partial.unlink(missing_ok=True)
-        raise NitpickerError(f"cannot write {shown}: {(exc.strerror or type(exc).__name__).lower()}") from None
+        raise NitpickerError(
+            f"cannot write {shown}: {(exc.strerror or type(exc).__name__).lower()}"
+        ) from None
 
 
 def _discard(wb: Workbook) -> None:
@@ -178,7 +199,9 @@ def _discard(wb: Workbook) -> None:
                 ws.close()
 
 
-def write_xlsx(sheets: Iterable[tuple[Sheet, Iterable[list[Any]]]], options: dict[str, Any]) -> dict[str, Any]:
+def write_xlsx(
+    sheets: Iterable[tuple[Sheet, Iterable[list[Any]]]], options: dict[str, Any]
+) -> dict[str, Any]:
     target = options.get("file") or options.get("path")  # path: the key before options were declared
     if not target:
         raise UsageError("the xlsx destination needs a file name (--xlsx-file FILE)")

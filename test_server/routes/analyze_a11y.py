@@ -23,8 +23,11 @@ PIXEL = "<svg xmlns='http://www.w3.org/2000/svg' width='40' height='40'><rect wi
 
 @bp.get("/")
 def index():  # type: ignore[no-untyped-def]
-    nav = links(("/analyze/a11y/bad", "A page with five problems"), ("/analyze/a11y/clean", "A clean page"),
-                ("/analyze/a11y/scripted", "A page changed by its script"))
+    nav = links(
+        ("/analyze/a11y/bad", "A page with five problems"),
+        ("/analyze/a11y/clean", "A clean page"),
+        ("/analyze/a11y/scripted", "A page changed by its script"),
+    )
     return page("Accessibility fixtures", f"<main><h1>Accessibility fixtures</h1>{nav}</main>", head=STYLE)
 
 
@@ -32,7 +35,7 @@ def index():  # type: ignore[no-untyped-def]
 def bad():  # type: ignore[no-untyped-def]
     # No lang on <html>, so the helper (which always sets one) is not used here.
     html = (
-        "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"UTF-8\">\n<title>Five problems</title>\n"
+        '<!DOCTYPE html>\n<html>\n<head>\n<meta charset="UTF-8">\n<title>Five problems</title>\n'
         f"{STYLE}</head>\n<body>\n<main>\n<h1>Five problems</h1>\n"
         '<img src="/analyze/a11y/pixel.svg" width="40" height="40">\n'
         '<form action="/analyze/a11y/clean"><input type="text" name="q"></form>\n'
@@ -57,10 +60,15 @@ def clean():  # type: ignore[no-untyped-def]
 
 @bp.get("/scripted")
 def scripted():  # type: ignore[no-untyped-def]
-    script = ("<script>document.querySelector('main').insertAdjacentHTML('beforeend', "
-              "'<img src=\"/analyze/a11y/pixel.svg\" width=\"40\" height=\"40\">');</script>")
-    return page("Changed by script", f"<main><h1>Changed by script</h1><p>One image follows.</p></main>{script}",
-                head=STYLE)
+    script = (
+        "<script>document.querySelector('main').insertAdjacentHTML('beforeend', "
+        '\'<img src="/analyze/a11y/pixel.svg" width="40" height="40">\');</script>'
+    )
+    return page(
+        "Changed by script",
+        f"<main><h1>Changed by script</h1><p>One image follows.</p></main>{script}",
+        head=STYLE,
+    )
 
 
 @bp.get("/style.css")

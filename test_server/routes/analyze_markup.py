@@ -14,8 +14,10 @@ PIXEL = "data:image/gif;base64,R0lGODlhAQABAAAAACw="
 @bp.get("/")
 def top():  # type: ignore[no-untyped-def]
     # Clean: no finding at all
-    return page("Markup fixtures", "<h1>Markup fixtures</h1>\n"
-                + links(("structure", "Structure rules"), ("parse", "Parse errors")))
+    return page(
+        "Markup fixtures",
+        "<h1>Markup fixtures</h1>\n" + links(("structure", "Structure rules"), ("parse", "Parse errors")),
+    )
 
 
 @bp.get("/structure")

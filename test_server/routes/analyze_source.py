@@ -37,8 +37,10 @@ LONG_PARAGRAPHS = 60  # about 4,000 characters: over the max_size the tests set,
 
 @bp.get("/")
 def top():  # type: ignore[no-untyped-def]
-    return page("Source fixtures", "<h1>Source fixtures</h1>\n"
-                + links(("sidebar", "Sidebar page"), ("long", "Long page")))
+    return page(
+        "Source fixtures",
+        "<h1>Source fixtures</h1>\n" + links(("sidebar", "Sidebar page"), ("long", "Long page")),
+    )
 
 
 @bp.get("/sidebar")
@@ -53,6 +55,7 @@ def sidebar_js():  # type: ignore[no-untyped-def]
 
 @bp.get("/long")
 def long():  # type: ignore[no-untyped-def]
-    body = "\n".join(f"<p>Paragraph {n} of a long page that says the same thing again.</p>"
-                     for n in range(LONG_PARAGRAPHS))
+    body = "\n".join(
+        f"<p>Paragraph {n} of a long page that says the same thing again.</p>" for n in range(LONG_PARAGRAPHS)
+    )
     return page("Long page", f"<h1>Long page</h1>\n{body}")

@@ -20,8 +20,11 @@ HIDDEN = """<p hidden>これは隠れた文だ。the the</p>
 
 @bp.get("/text/")
 def text_top():  # type: ignore[no-untyped-def]
-    return page("Text Top", links(("ja", "日本語のページ"), ("en", "English page"), ("clean", "整ったページ")),
-                lang="ja")
+    return page(
+        "Text Top",
+        links(("ja", "日本語のページ"), ("en", "English page"), ("clean", "整ったページ")),
+        lang="ja",
+    )
 
 
 @bp.get("/text/ja")

@@ -23,8 +23,15 @@ def index():  # type: ignore[no-untyped-def]
 @bp.get("/<year>/<month>")
 def month(year: str, month: str):  # type: ignore[no-untyped-def]
     # any year at all answers, as a real calendar script does: only a malformed month is missing
-    if not (year.isascii() and year.isdigit() and int(year) >= 1 and month.isascii() and month.isdigit()
-            and len(month) == 2 and 1 <= int(month) <= 12):
+    if not (
+        year.isascii()
+        and year.isdigit()
+        and int(year) >= 1
+        and month.isascii()
+        and month.isdigit()
+        and len(month) == 2
+        and 1 <= int(month) <= 12
+    ):
         abort(404)
     y, m = int(year), int(month)
     before = (y, m - 1) if m > 1 else (y - 1, 12)

@@ -33,8 +33,11 @@ CANONICALS = {
 
 @bp.get("/")
 def index() -> Response:
-    return page("Canonicals", links(*((f"/canonicals/{name}", name) for name in CANONICALS)),
-                head=f'<link rel="canonical" href="{request.host_url}canonicals/">\n')
+    return page(
+        "Canonicals",
+        links(*((f"/canonicals/{name}", name) for name in CANONICALS)),
+        head=f'<link rel="canonical" href="{request.host_url}canonicals/">\n',
+    )
 
 
 @bp.get("/<name>")
@@ -42,5 +45,8 @@ def canonical(name: str) -> Response:
     if name not in CANONICALS:
         abort(404)
     written = CANONICALS[name].format(origin=request.host_url.rstrip("/"), host=request.host)
-    return page(f"Canonical: {name}", '<p><a href="/canonicals/">Back</a></p>',
-                head=f'<link rel="canonical" href="{escape(written)}">\n')
+    return page(
+        f"Canonical: {name}",
+        '<p><a href="/canonicals/">Back</a></p>',
+        head=f'<link rel="canonical" href="{escape(written)}">\n',
+    )

@@ -53,12 +53,17 @@ def one(key: str, name: str):  # type: ignore[no-untyped-def]
     if name == "a":
         head = '<meta name="description" content="About page A">\n' if first else ""
         targets = (root, root + "b") if first else (root, root + "n1", root + "n2", root + "n3")
-        return page("Page A" if first else "Page A, renamed",
-                    "<h1>Page A</h1>" + links(*((t, t.rsplit("/", 1)[-1] or "Home") for t in targets)), head=head)
+        return page(
+            "Page A" if first else "Page A, renamed",
+            "<h1>Page A</h1>" + links(*((t, t.rsplit("/", 1)[-1] or "Home") for t in targets)),
+            head=head,
+        )
     if name == "b":
         return page("Page B", "<h1>Page B</h1>" + links((root, "Home"))) if first else _not_found()
     if name == "c":
-        return page("Page C", "<h1>Page C</h1>" + links((root, "Home"))) if first else redirect(root + "n1", 301)
+        return (
+            page("Page C", "<h1>Page C</h1>" + links((root, "Home"))) if first else redirect(root + "n1", 301)
+        )
     if name in ADDED and not first:
         return page(f"Added {name}", f"<h1>Added {name}</h1>" + links((root, "Home")))
     return _not_found()

@@ -36,16 +36,31 @@ def _security_headers(response: Response) -> Response:
 
 def _png(width: int, height: int) -> bytes:
     """A plain grey PNG of the given size (an oversized image needs real natural dimensions)."""
+
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
     rows = b"".join(b"\x00" + b"\x80" * width for _ in range(height))
     header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
 
 
-def _page(title: str | None, body: str = "", *, head: str = "", status: int = 200, lang: str = "en",
-          description: str | None = "", h1: str | None = "Checks", viewport: bool = True) -> Response:
+def _page(
+    title: str | None,
+    body: str = "",
+    *,
+    head: str = "",
+    status: int = 200,
+    lang: str = "en",
+    description: str | None = "",
+    h1: str | None = "Checks",
+    viewport: bool = True,
+) -> Response:
     """An HTML page; None leaves the element out (no <title>, no description, no h1).
 
     The default description names the path, so no two pages share one by accident.
@@ -61,29 +76,50 @@ def _page(title: str | None, body: str = "", *, head: str = "", status: int = 20
         parts.append(f'<meta name="description" content="{escape(description)}">')
     lang_attr = f' lang="{lang}"' if lang else ""
     heading = f"<h1>{escape(h1)}</h1>" if h1 is not None else ""
-    html = (f"<!DOCTYPE html>\n<html{lang_attr}>\n<head>\n{''.join(parts)}\n{head}</head>\n<body>\n"
-            f"{heading}\n{body}\n</body>\n</html>\n")
+    html = (
+        f"<!DOCTYPE html>\n<html{lang_attr}>\n<head>\n{''.join(parts)}\n{head}</head>\n<body>\n"
+        f"{heading}\n{body}\n</body>\n</html>\n"
+    )
     return Response(html, status=status, content_type="text/html; charset=UTF-8")
 
 
 @bp.get("/")
 def home():  # type: ignore[no-untyped-def]
-    return _page("Checks Home", links(
-        ("/checks-site/ok", "OK"), ("/checks-site/gone", "Gone"), ("/checks-site/nowhere", "Nowhere"),
-        ("/checks-site/boom", "Boom"), ("/checks-site/old", "Old"), ("/checks-site/chain-1", "Chain"),
-        ("/checks-site/loop-a", "Loop"), ("/checks-site/twin-a", "Twin A"), ("/checks-site/twin-b", "Twin B"),
-        ("/checks-site/long-title", "Long"), ("/checks-site/untitled", "Untitled"),
-        ("/checks-site/empty-title", "Empty title"), ("/checks-site/no-description", "No description"),
-        ("/checks-site/empty-description", "Empty description"),
-        ("/checks-site/long-description", "Long description"), ("/checks-site/no-h1", "No h1"),
-        ("/checks-site/two-h1", "Two h1"), ("/checks-site/canonical", "Canonical"),
-        ("/checks-site/social", "Social"), ("/checks-site/hidden", "Hidden"), ("/checks-site/images", "Images"),
-        ("/checks-site/bare", "Bare"), ("/checks-site/jsonld", "JSON-LD"), ("/private/page", "Private"),
-        ("/checks-site/script-error", "Script"),
-        (external("/checks-site/ok"), "Elsewhere"), (external("/checks-site/nowhere"), "Elsewhere gone"),
-        (external("/checks-site/blocked"), "Blocked"), (external("/checks-site/limited"), "Limited"),
-        ("http://127.0.0.1:1/nothing", "Refused"),
-    ))
+    return _page(
+        "Checks Home",
+        links(
+            ("/checks-site/ok", "OK"),
+            ("/checks-site/gone", "Gone"),
+            ("/checks-site/nowhere", "Nowhere"),
+            ("/checks-site/boom", "Boom"),
+            ("/checks-site/old", "Old"),
+            ("/checks-site/chain-1", "Chain"),
+            ("/checks-site/loop-a", "Loop"),
+            ("/checks-site/twin-a", "Twin A"),
+            ("/checks-site/twin-b", "Twin B"),
+            ("/checks-site/long-title", "Long"),
+            ("/checks-site/untitled", "Untitled"),
+            ("/checks-site/empty-title", "Empty title"),
+            ("/checks-site/no-description", "No description"),
+            ("/checks-site/empty-description", "Empty description"),
+            ("/checks-site/long-description", "Long description"),
+            ("/checks-site/no-h1", "No h1"),
+            ("/checks-site/two-h1", "Two h1"),
+            ("/checks-site/canonical", "Canonical"),
+            ("/checks-site/social", "Social"),
+            ("/checks-site/hidden", "Hidden"),
+            ("/checks-site/images", "Images"),
+            ("/checks-site/bare", "Bare"),
+            ("/checks-site/jsonld", "JSON-LD"),
+            ("/private/page", "Private"),
+            ("/checks-site/script-error", "Script"),
+            (external("/checks-site/ok"), "Elsewhere"),
+            (external("/checks-site/nowhere"), "Elsewhere gone"),
+            (external("/checks-site/blocked"), "Blocked"),
+            (external("/checks-site/limited"), "Limited"),
+            ("http://127.0.0.1:1/nothing", "Refused"),
+        ),
+    )
 
 
 @bp.get("/ok")
@@ -184,13 +220,17 @@ def two_h1():  # type: ignore[no-untyped-def]
 
 @bp.get("/canonical")
 def canonical():  # type: ignore[no-untyped-def]
-    return _page("Canonical Elsewhere", head=f'<link rel="canonical" href="{request.host_url}checks-site/ok">')
+    return _page(
+        "Canonical Elsewhere", head=f'<link rel="canonical" href="{request.host_url}checks-site/ok">'
+    )
 
 
 @bp.get("/social")
 def social():  # type: ignore[no-untyped-def]
-    head = ('<meta property="og:title" content="Social Title">'
-            '<meta property="og:description" content="Social description">')
+    head = (
+        '<meta property="og:title" content="Social Title">'
+        '<meta property="og:description" content="Social description">'
+    )
     return _page("Social Page", head=head)
 
 
@@ -201,10 +241,12 @@ def hidden():  # type: ignore[no-untyped-def]
 
 @bp.get("/images")
 def images():  # type: ignore[no-untyped-def]
-    body = ('<img src="/checks-site/img/fine.png" alt="Fine" width="10" height="10">'
-            '<img src="/checks-site/img/no-alt.png" width="10" height="10">'
-            '<img src="/checks-site/img/no-size.png" alt="No size">'
-            '<img src="/checks-site/img/big.png" alt="Big" width="10" height="10">')
+    body = (
+        '<img src="/checks-site/img/fine.png" alt="Fine" width="10" height="10">'
+        '<img src="/checks-site/img/no-alt.png" width="10" height="10">'
+        '<img src="/checks-site/img/no-size.png" alt="No size">'
+        '<img src="/checks-site/img/big.png" alt="Big" width="10" height="10">'
+    )
     return _page("Images", body)
 
 
@@ -226,6 +268,8 @@ def script_error():  # type: ignore[no-untyped-def]
 
 @bp.get("/jsonld")
 def jsonld():  # type: ignore[no-untyped-def]
-    head = ('<script type="application/ld+json">{"@context": "https://schema.org", "@type": "Thing"}</script>'
-            '<script type="application/ld+json">{"@type": "Thing",, }</script>')
+    head = (
+        '<script type="application/ld+json">{"@context": "https://schema.org", "@type": "Thing"}</script>'
+        '<script type="application/ld+json">{"@type": "Thing",, }</script>'
+    )
     return _page("Structured Data", head=head)

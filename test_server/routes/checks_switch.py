@@ -34,8 +34,10 @@ def _version(key: str) -> int:
 
 def _html(title: str | None, body: str, status: int = 200) -> Response:
     head = "" if title is None else f"<title>{escape(title)}</title>"
-    html = (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="UTF-8">\n{head}\n</head>\n'
-            f"<body>\n<h1>Switch</h1>\n{body}\n</body>\n</html>\n")
+    html = (
+        f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="UTF-8">\n{head}\n</head>\n'
+        f"<body>\n<h1>Switch</h1>\n{body}\n</body>\n</html>\n"
+    )
     return Response(html, status=status, content_type="text/html; charset=UTF-8")
 
 

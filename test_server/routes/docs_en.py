@@ -31,37 +31,53 @@ def _doc(path: str, title: str, body: str, *, h1: str | None = None) -> Response
 
 @bp.get("/tutorial/index.html")
 def tutorial() -> Response:
-    return _doc("tutorial/index.html", "The Python Tutorial", (
-        "<p>Python is an easy to learn, powerful programming language. It has efficient high-level data "
-        "structures and a simple but effective approach to object-oriented programming.</p>\n"
-        "<p>Boolean expressions combine values with the <code>and</code> and <code>or</code> operators; "
-        "<code>not</code> <code>not</code> negates twice.</p>\n"
-        "<pre>if x and and_also:\n    pass\npass\n</pre>\n"
-        "<p>See the <a href=\"/docs-en/whatsnew/changelog.html\">changelog</a>, the "
-        "<a href=\"/docs-en/tutorial/missing.html\">appendix</a>, the "
-        f"<a href=\"{external('/docs-en/ext-missing')}\">old mirror</a> and the "
-        "<a href=\"http://docs.unresolvable.invalid/\">community wiki</a>.</p>"))
+    return _doc(
+        "tutorial/index.html",
+        "The Python Tutorial",
+        (
+            "<p>Python is an easy to learn, powerful programming language. It has efficient high-level data "
+            "structures and a simple but effective approach to object-oriented programming.</p>\n"
+            "<p>Boolean expressions combine values with the <code>and</code> and <code>or</code> operators; "
+            "<code>not</code> <code>not</code> negates twice.</p>\n"
+            "<pre>if x and and_also:\n    pass\npass\n</pre>\n"
+            '<p>See the <a href="/docs-en/whatsnew/changelog.html">changelog</a>, the '
+            '<a href="/docs-en/tutorial/missing.html">appendix</a>, the '
+            f'<a href="{external("/docs-en/ext-missing")}">old mirror</a> and the '
+            '<a href="http://docs.unresolvable.invalid/">community wiki</a>.</p>'
+        ),
+    )
 
 
 @bp.get("/tutorial/intro.html")
 def intro() -> Response:
-    return _doc("tutorial/intro.html", "An Informal Introduction to Python", (
-        "<p>In the following examples, input and output are distinguished by the presence or absence of "
-        "prompts, and you must type everything after the prompt when the prompt appears, because lines "
-        "that do not begin with a prompt are output from the interpreter, which means that you can copy "
-        "them into your own session without changing anything and without worrying about what the "
-        "interpreter will print back to you in the meantime, even when the example is very long indeed.</p>\n"
-        "<p>This sentence repeats the the article by mistake.</p>\n"
-        "<p>Type <kbd>Ctrl</kbd> <kbd>Ctrl</kbd> to interrupt; the variable <var>n</var> <var>n</var> is "
-        "shown twice; <samp>ok ok</samp> is the output.</p>"), h1="")
+    return _doc(
+        "tutorial/intro.html",
+        "An Informal Introduction to Python",
+        (
+            "<p>In the following examples, input and output are distinguished by the presence or absence of "
+            "prompts, and you must type everything after the prompt when the prompt appears, because lines "
+            "that do not begin with a prompt are output from the interpreter, which means that you can copy "
+            "them into your own session without changing anything and without worrying about what the "
+            "interpreter will print back to you in the meantime, even when the example is very long indeed.</p>\n"
+            "<p>This sentence repeats the the article by mistake.</p>\n"
+            "<p>Type <kbd>Ctrl</kbd> <kbd>Ctrl</kbd> to interrupt; the variable <var>n</var> <var>n</var> is "
+            "shown twice; <samp>ok ok</samp> is the output.</p>"
+        ),
+        h1="",
+    )
 
 
 @bp.get("/tutorial/controlflow.html")
 def controlflow() -> Response:
-    return _doc("tutorial/controlflow.html", "More Control Flow Tools", (
-        "<h1>Second top-level heading</h1>\n"
-        "<p>Besides the <code>while</code> statement just introduced, Python uses a few more.</p>\n"
-        "<script>var data = 'data data';</script>"))
+    return _doc(
+        "tutorial/controlflow.html",
+        "More Control Flow Tools",
+        (
+            "<h1>Second top-level heading</h1>\n"
+            "<p>Besides the <code>while</code> statement just introduced, Python uses a few more.</p>\n"
+            "<script>var data = 'data data';</script>"
+        ),
+    )
 
 
 @bp.get("/tutorial/missing.html")

@@ -11,10 +11,15 @@ bp = Blueprint("error_status", __name__, url_prefix="/error-status")
 
 @bp.get("/")
 def top():  # type: ignore[no-untyped-def]
-    return page("Error Status Top", links(
-        ("not-found", "Not found"), ("server-error", "Server error"), ("forbidden", "Forbidden"),
-        ("normal", "Normal"),
-    ))
+    return page(
+        "Error Status Top",
+        links(
+            ("not-found", "Not found"),
+            ("server-error", "Server error"),
+            ("forbidden", "Forbidden"),
+            ("normal", "Normal"),
+        ),
+    )
 
 
 @bp.get("/not-found")

@@ -11,10 +11,16 @@ bp = Blueprint("exclude", __name__, url_prefix="/exclude")
 
 @bp.get("/")
 def top():  # type: ignore[no-untyped-def]
-    return page("Exclude Top", links(
-        ("page-a", "Page A"), ("page-b", "Page B"), ("secret/hidden", "Hidden"),
-        (external("/exclude/external-a"), "External A"), (external("/exclude/external-b"), "External B"),
-    ))
+    return page(
+        "Exclude Top",
+        links(
+            ("page-a", "Page A"),
+            ("page-b", "Page B"),
+            ("secret/hidden", "Hidden"),
+            (external("/exclude/external-a"), "External A"),
+            (external("/exclude/external-b"), "External B"),
+        ),
+    )
 
 
 @bp.get("/page-a")

@@ -127,9 +127,7 @@ def one_page(site: str, name: str):  # type: ignore[no-untyped-def]
     with _lock:
         version = _versions[site][name]
     modified = EPOCH + timedelta(days=version)
-    return _validated(
-        site, name, f'"{name}-v{version}"', modified, lambda: _page_html(site, name, version)
-    )
+    return _validated(site, name, f'"{name}-v{version}"', modified, lambda: _page_html(site, name, version))
 
 
 @bp.get("/<site>/__change/<name>")

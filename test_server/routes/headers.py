@@ -19,7 +19,9 @@ def _seen() -> str:
 
 @bp.get("/headers/")
 def top():  # type: ignore[no-untyped-def]
-    return page(f"Header {_seen()}", links(("/headers/inner", "Inner"), (external("/headers/outside"), "Outside")))
+    return page(
+        f"Header {_seen()}", links(("/headers/inner", "Inner"), (external("/headers/outside"), "Outside"))
+    )
 
 
 @bp.get("/headers/inner")

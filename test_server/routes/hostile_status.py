@@ -14,11 +14,18 @@ BAD_PORTS = ("99999", "65536", "-1", "abc")
 
 @bp.get("/")
 def top():  # type: ignore[no-untyped-def]
-    return page("Hostile Status Top", links(
-        ("challenge", "Challenge"), ("forbidden", "Forbidden"), ("too-many", "Too many"),
-        ("no-content", "No content"), ("not-modified", "Not modified"), ("attachment", "Attachment"),
-        ("normal", "Normal"),
-    ))
+    return page(
+        "Hostile Status Top",
+        links(
+            ("challenge", "Challenge"),
+            ("forbidden", "Forbidden"),
+            ("too-many", "Too many"),
+            ("no-content", "No content"),
+            ("not-modified", "Not modified"),
+            ("attachment", "Attachment"),
+            ("normal", "Normal"),
+        ),
+    )
 
 
 @bp.get("/challenge")
@@ -65,8 +72,14 @@ def normal():  # type: ignore[no-untyped-def]
 
 @bp.get("/hops/")
 def hops():  # type: ignore[no-untyped-def]
-    return page("Hops Top", links((f"/hostile-status/hops/chain/{LONG_CHAIN}", "Thirty hops"),
-                                  ("/hostile-status/hops/loop-a", "Loop"), ("/hostile-status/hops/chain/3", "Three hops")))
+    return page(
+        "Hops Top",
+        links(
+            (f"/hostile-status/hops/chain/{LONG_CHAIN}", "Thirty hops"),
+            ("/hostile-status/hops/loop-a", "Loop"),
+            ("/hostile-status/hops/chain/3", "Three hops"),
+        ),
+    )
 
 
 @bp.get("/hops/chain/<int:left>")

@@ -31,14 +31,21 @@ document.querySelector("h3").insertAdjacentHTML("afterend", "<h4>Added by script
 """
 # (href as written, line, col) of the rendered anchors in DOM order; None where script made the anchor
 DOC_POSITIONS = [
-    ("whatsnew/changelog.html#id1", 6, 9), ("whatsnew/changelog.html#id1", 7, 3), ("guide.html", 7, 51),
-    ("/keeps/noh1", 11, 4), ("/keeps/twoh1", 11, 36), ("/keeps/latin1", 11, 70),
-    ("made-by-script.html", None, None), ("guide.html", None, None),
+    ("whatsnew/changelog.html#id1", 6, 9),
+    ("whatsnew/changelog.html#id1", 7, 3),
+    ("guide.html", 7, 51),
+    ("/keeps/noh1", 11, 4),
+    ("/keeps/twoh1", 11, 36),
+    ("/keeps/latin1", 11, 70),
+    ("made-by-script.html", None, None),
+    ("guide.html", None, None),
 ]
 DOC_HEADINGS = [(1, "Docs home"), (2, "Second"), (3, "Third level"), (4, "Added by script")]
 
-LATIN1 = "<!DOCTYPE html>\n<html><head><title>Caf\xe9</title></head>\n<body><h1>Caf\xe9 cr\xe8me</h1>\n" \
-         "<a href=\"guide.html\">guide</a></body></html>\n"
+LATIN1 = (
+    "<!DOCTYPE html>\n<html><head><title>Caf\xe9</title></head>\n<body><h1>Caf\xe9 cr\xe8me</h1>\n"
+    '<a href="guide.html">guide</a></body></html>\n'
+)
 
 
 @bp.get("/keeps/")

@@ -40,14 +40,18 @@ def full():  # type: ignore[no-untyped-def]
 <meta property="og:image" content="{origin}/og-image.png">
 <meta name="twitter:card" content="summary_large_image">
 """
-    return page("Full Meta Page", links(("robots-noindex", "Noindex"), ("minimal", "Minimal")), lang="ja",
-                head=head)
+    return page(
+        "Full Meta Page", links(("robots-noindex", "Noindex"), ("minimal", "Minimal")), lang="ja", head=head
+    )
 
 
 @bp.get("/robots-noindex")
 def robots_noindex():  # type: ignore[no-untyped-def]
-    return page("Robots Noindex", "<p>Hidden from search.</p>",
-                head='<meta name="robots" content="noindex,nofollow,noarchive">\n')
+    return page(
+        "Robots Noindex",
+        "<p>Hidden from search.</p>",
+        head='<meta name="robots" content="noindex,nofollow,noarchive">\n',
+    )
 
 
 @bp.get("/minimal")

@@ -11,10 +11,15 @@ bp = Blueprint("options", __name__, url_prefix="/options")
 
 @bp.get("/")
 def top():  # type: ignore[no-untyped-def]
-    return page("Options Top", links(
-        ("/options/page-a?tab=1", "Page A tab 1"), (external("/options/external"), "External"),
-        ("/options/data.json", "Data"), (external("/options/data.json"), "External data"),
-    ))
+    return page(
+        "Options Top",
+        links(
+            ("/options/page-a?tab=1", "Page A tab 1"),
+            (external("/options/external"), "External"),
+            ("/options/data.json", "Data"),
+            (external("/options/data.json"), "External data"),
+        ),
+    )
 
 
 @bp.get("/page-a")

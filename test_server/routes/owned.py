@@ -17,10 +17,18 @@ bp = Blueprint("owned", __name__, url_prefix="/owned")
 
 @bp.get("/sub/")
 def start():  # type: ignore[no-untyped-def]
-    return page("Owned Start", links(
-        ("/owned/sub/inner.html", "Inner"), ("/owned/other.html", "Other"), ("/owned/secret.html", "Secret"),
-        ("/private/page", "Private"), ("/owned/echo.html", "Echo"), ("/owned/gone.html", "Gone"),
-        (external("/owned/other.html"), "Elsewhere")))
+    return page(
+        "Owned Start",
+        links(
+            ("/owned/sub/inner.html", "Inner"),
+            ("/owned/other.html", "Other"),
+            ("/owned/secret.html", "Secret"),
+            ("/private/page", "Private"),
+            ("/owned/echo.html", "Echo"),
+            ("/owned/gone.html", "Gone"),
+            (external("/owned/other.html"), "Elsewhere"),
+        ),
+    )
 
 
 @bp.get("/sub/inner.html")

@@ -28,7 +28,9 @@ def numbered(number: str):  # type: ignore[no-untyped-def]
 @bp.get("/linked/")
 def linked_index():  # type: ignore[no-untyped-def]
     # /linked/item/1 and /2 make the crawler predict /3, which is missing; /2 then really links to /3
-    return page("Linked Index", links(("/pagination/linked/item/1", "One"), ("/pagination/linked/item/2", "Two")))
+    return page(
+        "Linked Index", links(("/pagination/linked/item/1", "One"), ("/pagination/linked/item/2", "Two"))
+    )
 
 
 @bp.get("/linked/item/<int:n>")

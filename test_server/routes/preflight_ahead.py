@@ -25,7 +25,9 @@ _changed = threading.Condition()
 
 @bp.get("/<run>/")
 def top(run: str):  # type: ignore[no-untyped-def]
-    return page("Preflight Ahead", links(*((f"/preflight-ahead/{run}/{leaf}", leaf.title()) for leaf in LEAVES)))
+    return page(
+        "Preflight Ahead", links(*((f"/preflight-ahead/{run}/{leaf}", leaf.title()) for leaf in LEAVES))
+    )
 
 
 @bp.route("/<run>/<leaf>", methods=["GET", "HEAD"])

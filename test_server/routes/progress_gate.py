@@ -24,8 +24,14 @@ _changed = threading.Condition()
 @bp.get("/<run>/")
 def top(run: str):  # type: ignore[no-untyped-def]
     closed = f"http://127.0.0.1:{_ports.setdefault(run, _closed_port())}/gone"
-    return page("Progress Gate", links(*((f"/progress-gate/{run}/{leaf}", leaf.title()) for leaf in LEAVES),
-                                       (f"/progress-gate/{run}/loop-a", "Loop"), (closed, "Gone")))
+    return page(
+        "Progress Gate",
+        links(
+            *((f"/progress-gate/{run}/{leaf}", leaf.title()) for leaf in LEAVES),
+            (f"/progress-gate/{run}/loop-a", "Loop"),
+            (closed, "Gone"),
+        ),
+    )
 
 
 @bp.post("/<run>/open")

@@ -13,18 +13,31 @@ bp = Blueprint("read_side", __name__, url_prefix="/read-side")
 
 @bp.get("/")
 def home():  # type: ignore[no-untyped-def]
-    body = links(("docs/a.html", "A"), ("docs/b.html", "B"), ("#top", "Top"), ("./", "Home again"),
-                 ("docs/gone.html#section", "Gone section"),
-                 (external("/read-side/ext/1"), "Ext 1"), (external("/read-side/ext/2"), "Ext 2"),
-                 (external("/read-side/ext/3"), "Ext 3"))
+    body = links(
+        ("docs/a.html", "A"),
+        ("docs/b.html", "B"),
+        ("#top", "Top"),
+        ("./", "Home again"),
+        ("docs/gone.html#section", "Gone section"),
+        (external("/read-side/ext/1"), "Ext 1"),
+        (external("/read-side/ext/2"), "Ext 2"),
+        (external("/read-side/ext/3"), "Ext 3"),
+    )
     return page("Read side", body)
 
 
 @bp.get("/docs/a.html")
 def doc_a():  # type: ignore[no-untyped-def]
-    body = links(("gone.html#intro", "Gone intro"), ("gone.html#other", "Gone other"), ("missing.html", "Missing"),
-                 ("#a1", "A1"), ("#a2", "A2"), ("a.html#a3", "A3"), ("../", "Home"),
-                 (external("/read-side/ext/1"), "Ext 1"))
+    body = links(
+        ("gone.html#intro", "Gone intro"),
+        ("gone.html#other", "Gone other"),
+        ("missing.html", "Missing"),
+        ("#a1", "A1"),
+        ("#a2", "A2"),
+        ("a.html#a3", "A3"),
+        ("../", "Home"),
+        (external("/read-side/ext/1"), "Ext 1"),
+    )
     return page("Doc A", body)
 
 

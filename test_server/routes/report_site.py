@@ -17,25 +17,36 @@ PNG_1X1 = base64.b64decode(
 
 
 def _assets(version: int) -> str:
-    return (f'<link rel="stylesheet" href="/report-site/static/site.css?v={version}">'
-            '<script src="/report-site/static/app.js?v=7"></script>')
+    return (
+        f'<link rel="stylesheet" href="/report-site/static/site.css?v={version}">'
+        '<script src="/report-site/static/app.js?v=7"></script>'
+    )
 
 
 @bp.get("/")
 def home():  # type: ignore[no-untyped-def]
-    body = ('<img src="/report-site/static/logo2.png" alt="Logo" width="1" height="1">'
-            '<img src="/report-site/static/logo10.png">'
-            + links(("/report-site/alpha", "Alpha"), ("/report-site/beta", "Completely different"),
-                    ("/report-site/missing", "Gone"), ("/report-site/old", "Old alpha"),
-                    (external("/report-site/outside"), "Outside")))
+    body = (
+        '<img src="/report-site/static/logo2.png" alt="Logo" width="1" height="1">'
+        '<img src="/report-site/static/logo10.png">'
+        + links(
+            ("/report-site/alpha", "Alpha"),
+            ("/report-site/beta", "Completely different"),
+            ("/report-site/missing", "Gone"),
+            ("/report-site/old", "Old alpha"),
+            (external("/report-site/outside"), "Outside"),
+        )
+    )
     return page("Report Home", body, head=_assets(1))
 
 
 @bp.get("/alpha")
 def alpha():  # type: ignore[no-untyped-def]
     head = _assets(2) + '<meta property="og:title" content="Alpha on social">'
-    return page("Alpha | Report Home", links(("/report-site/", "Report Home"), ("/report-site/beta", "Beta")),
-                head=head)
+    return page(
+        "Alpha | Report Home",
+        links(("/report-site/", "Report Home"), ("/report-site/beta", "Beta")),
+        head=head,
+    )
 
 
 @bp.get("/beta")

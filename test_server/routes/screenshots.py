@@ -15,7 +15,9 @@ from test_server.routes._html import links, page
 bp = Blueprint("screenshots", __name__)
 
 TALL_PX = 12000  # above the 8000 px the full-size screenshot keeps
-_STYLE = "<style>body { margin: 0; font: 24px sans-serif; background: #fff8e7; } h1 { color: #7a1f00; }</style>"
+_STYLE = (
+    "<style>body { margin: 0; font: 24px sans-serif; background: #fff8e7; } h1 { color: #7a1f00; }</style>"
+)
 
 
 def _validated(response: Response) -> Response:
@@ -28,8 +30,12 @@ def _validated(response: Response) -> Response:
 
 @bp.get("/shots/")
 def index():  # type: ignore[no-untyped-def]
-    body = "<h1>Screenshots</h1>" + links(("/shots/twin-a", "Twin A"), ("/shots/twin-b", "Twin B"),
-                                          ("/shots/tall", "Tall"), ("/shots/pixel.svg", "A picture"))
+    body = "<h1>Screenshots</h1>" + links(
+        ("/shots/twin-a", "Twin A"),
+        ("/shots/twin-b", "Twin B"),
+        ("/shots/tall", "Tall"),
+        ("/shots/pixel.svg", "A picture"),
+    )
     return _validated(page("Screenshots", body, head=_STYLE))
 
 
@@ -42,12 +48,16 @@ def twin():  # type: ignore[no-untyped-def]
 
 @bp.get("/shots/tall")
 def tall():  # type: ignore[no-untyped-def]
-    body = (f'<h1>Tall</h1><div style="height: {TALL_PX}px; background: linear-gradient(#cde, #edc)">'
-            "a very long page</div>" + links(("/shots/", "Back")))
+    body = (
+        f'<h1>Tall</h1><div style="height: {TALL_PX}px; background: linear-gradient(#cde, #edc)">'
+        "a very long page</div>" + links(("/shots/", "Back"))
+    )
     return _validated(page("Tall", body, head=_STYLE))
 
 
 @bp.get("/shots/pixel.svg")
 def picture():  # type: ignore[no-untyped-def]
-    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>'
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>'
+    )
     return _validated(Response(svg, content_type="image/svg+xml"))

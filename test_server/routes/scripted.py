@@ -8,7 +8,9 @@ from test_server.routes._html import links, page
 
 bp = Blueprint("scripted", __name__)
 
-SVG = "<svg xmlns='http://www.w3.org/2000/svg' width='{w}' height='{h}'><rect width='{w}' height='{h}'/></svg>"
+SVG = (
+    "<svg xmlns='http://www.w3.org/2000/svg' width='{w}' height='{h}'><rect width='{w}' height='{h}'/></svg>"
+)
 
 
 @bp.get("/lazy/")
@@ -37,14 +39,18 @@ def jsonld_top():  # type: ignore[no-untyped-def]
 
 @bp.get("/jsonld/valid")
 def jsonld_valid():  # type: ignore[no-untyped-def]
-    data = '{"@context": "https://schema.org", "@type": "Article", "headline": "Valid JSON-LD", ' \
+    data = (
+        '{"@context": "https://schema.org", "@type": "Article", "headline": "Valid JSON-LD", '
         '"author": {"@type": "Person", "name": "Test Author"}}'
+    )
     return page("JSON-LD Valid", "<p>Article</p>", head=_jsonld(data))
 
 
 @bp.get("/jsonld/invalid")
 def jsonld_invalid():  # type: ignore[no-untyped-def]
-    return page("JSON-LD Invalid", "<p>Broken</p>", head=_jsonld('{"@context": "https://schema.org", "@type": '))
+    return page(
+        "JSON-LD Invalid", "<p>Broken</p>", head=_jsonld('{"@context": "https://schema.org", "@type": ')
+    )
 
 
 @bp.get("/jsonld/speculation")
@@ -84,5 +90,5 @@ def analytics():  # type: ignore[no-untyped-def]
 <script>window.dataLayer = window.dataLayer || []; function gtag(){dataLayer.push(arguments);}
 gtag('js', new Date()); gtag('config', 'G-XXXX1234');</script>
 """
-    body = '<noscript>GTM-ABC1234</noscript><p>Tracked page.</p>'
+    body = "<noscript>GTM-ABC1234</noscript><p>Tracked page.</p>"
     return page("Analytics", body, head=head)

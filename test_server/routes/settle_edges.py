@@ -39,7 +39,9 @@ def busy():  # type: ignore[no-untyped-def]
     # The page's script is busy for BUSY_MS between its two requests: a fixed quiet window after the first ends
     # would call the page settled before the second starts
     busy_loop = f"const t = Date.now(); while (Date.now() - t < {BUSY_MS}) {{}}"
-    return page("Busy Before Its Next Request", "<p>A link arrives after a busy script.</p>" + _two_fetches(busy_loop))
+    return page(
+        "Busy Before Its Next Request", "<p>A link arrives after a busy script.</p>" + _two_fetches(busy_loop)
+    )
 
 
 @bp.get("/settle/late/part/<int:n>")
@@ -74,5 +76,7 @@ def tall_lazy():  # type: ignore[no-untyped-def]
 
 @bp.get("/settle/img.svg")
 def image():  # type: ignore[no-untyped-def]
-    svg = "<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'><rect width='10' height='10'/></svg>"
+    svg = (
+        "<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'><rect width='10' height='10'/></svg>"
+    )
     return Response(svg, content_type="image/svg+xml")

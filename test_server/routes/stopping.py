@@ -20,8 +20,13 @@ def top():  # type: ignore[no-untyped-def]
 @bp.get("/flawed/")
 def flawed():  # type: ignore[no-untyped-def]
     # the same busy pages, and first an in-scope redirect loop: a failure before any interruption
-    return page("Stopping Flawed", links(("/stopping/flawed/loop-a", "Loop"),
-                                         *((f"/stopping/flawed/p/{n}", f"Page {n}") for n in range(1, PAGES + 1))))
+    return page(
+        "Stopping Flawed",
+        links(
+            ("/stopping/flawed/loop-a", "Loop"),
+            *((f"/stopping/flawed/p/{n}", f"Page {n}") for n in range(1, PAGES + 1)),
+        ),
+    )
 
 
 @bp.get("/flawed/loop-a")
@@ -39,8 +44,10 @@ def loop_b():  # type: ignore[no-untyped-def]
 def child(n: int):  # type: ignore[no-untyped-def]
     # The image keeps the page's network busy, so the page is in flight for seconds (the scrape's
     # network-quiet wait is bounded); its request tells a test that the page is being rendered now.
-    return page(f"Stopping {n}", f'<p>Busy page {n}.</p><img src="/stopping/img/{n}.png" alt="busy">'
-                + links(("/stopping/", "Top")))
+    return page(
+        f"Stopping {n}",
+        f'<p>Busy page {n}.</p><img src="/stopping/img/{n}.png" alt="busy">' + links(("/stopping/", "Top")),
+    )
 
 
 def _released() -> threading.Event:
@@ -84,8 +91,11 @@ CAMPAIGN_DELAY = 0.15
 
 def campaign_urls() -> list[str]:
     """Every page path of the campaign site, the root first."""
-    return ["/stopping/campaign/", *(f"/stopping/campaign/{s}/" for s in SECTIONS),
-            *(f"/stopping/campaign/{s}/{leaf}" for s in SECTIONS for leaf in LEAVES)]
+    return [
+        "/stopping/campaign/",
+        *(f"/stopping/campaign/{s}/" for s in SECTIONS),
+        *(f"/stopping/campaign/{s}/{leaf}" for s in SECTIONS for leaf in LEAVES),
+    ]
 
 
 @bp.get("/campaign/")
@@ -99,8 +109,13 @@ def campaign_section(section: str):  # type: ignore[no-untyped-def]
     current_app.extensions["stop_event"].wait(CAMPAIGN_DELAY)
     if section not in SECTIONS:
         return page("Not here", status=404)
-    return page(f"Section {section}", links(*((f"/stopping/campaign/{section}/{leaf}", leaf) for leaf in LEAVES),
-                                            ("/stopping/campaign/", "Top")))
+    return page(
+        f"Section {section}",
+        links(
+            *((f"/stopping/campaign/{section}/{leaf}", leaf) for leaf in LEAVES),
+            ("/stopping/campaign/", "Top"),
+        ),
+    )
 
 
 @bp.get("/campaign/<section>/<leaf>")
@@ -109,8 +124,11 @@ def campaign_leaf(section: str, leaf: str):  # type: ignore[no-untyped-def]
     if section not in SECTIONS or leaf not in LEAVES:
         return page("Not here", status=404)
     others = [(f"/stopping/campaign/{s}/{leaf}", f"{leaf} in {s}") for s in SECTIONS if s != section]
-    return page(f"{leaf.title()} of {section}", f'<img src="/stopping/campaign/{section}/{leaf}.svg" alt="{leaf}">'
-                + links(*others, (f"/stopping/campaign/{section}/", "Up")))
+    return page(
+        f"{leaf.title()} of {section}",
+        f'<img src="/stopping/campaign/{section}/{leaf}.svg" alt="{leaf}">'
+        + links(*others, (f"/stopping/campaign/{section}/", "Up")),
+    )
 
 
 @bp.get("/campaign/<section>/<leaf>.svg")

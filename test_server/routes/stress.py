@@ -48,7 +48,9 @@ def slow():  # type: ignore[no-untyped-def]
 
 @bp.get("/big/")
 def big():  # type: ignore[no-untyped-def]
-    head = b'<!DOCTYPE html>\n<html lang="en"><head><meta charset="UTF-8"><title>Big Page</title></head><body>\n'
+    head = (
+        b'<!DOCTYPE html>\n<html lang="en"><head><meta charset="UTF-8"><title>Big Page</title></head><body>\n'
+    )
     tail = b"</body></html>\n"
     block = (b"<p>" + b"x" * 1017 + b"</p>\n") * 64  # 64 lines of 1 KiB
 
@@ -61,7 +63,9 @@ def big():  # type: ignore[no-untyped-def]
             yield chunk
         yield tail
 
-    return Response(generate(), content_type="text/html; charset=UTF-8", headers={"Content-Length": str(BIG_SIZE)})
+    return Response(
+        generate(), content_type="text/html; charset=UTF-8", headers={"Content-Length": str(BIG_SIZE)}
+    )
 
 
 @bp.get("/sjis/")

@@ -26,10 +26,14 @@ def query():  # type: ignore[no-untyped-def]
     kind = request.args.get("kind")
     if kind in ("alpha", "beta"):
         return page(f"Query {kind.title()}", f"<p>Kind {kind}</p>")
-    return page("Query Top", links(
-        ("/query/?kind=alpha", "Alpha"), ("/query/?kind=beta", "Beta"),
-        ("/query/?PHPSESSID=abc123&kind=alpha", "Alpha with a session id"),
-    ))
+    return page(
+        "Query Top",
+        links(
+            ("/query/?kind=alpha", "Alpha"),
+            ("/query/?kind=beta", "Beta"),
+            ("/query/?PHPSESSID=abc123&kind=alpha", "Alpha with a session id"),
+        ),
+    )
 
 
 @bp.get("/clobber/")

@@ -14,8 +14,12 @@ WAYBACK = "/url-rules/web/20060524042422/https://www.python.org/windows/pythonwi
 @bp.get("/wayback/")
 def wayback():  # type: ignore[no-untyped-def]
     # as the Python docs link the Wayback Machine: a whole URL inside the path, its "//" included
-    return page("Wayback links", links((WAYBACK, "PythonWin (archived)"),
-                                       ("../web/2007/https://www.python.org/", "Relative, archived")))
+    return page(
+        "Wayback links",
+        links(
+            (WAYBACK, "PythonWin (archived)"), ("../web/2007/https://www.python.org/", "Relative, archived")
+        ),
+    )
 
 
 # merge_slashes=False: Werkzeug would otherwise answer /a//b with a redirect to /a/b, hiding the defect
@@ -28,9 +32,14 @@ def archived(rest: str):  # type: ignore[no-untyped-def]
 
 @bp.get("/social/")
 def social():  # type: ignore[no-untyped-def]
-    return page("Social links", links(("https://www.google.com/search?q=nitpicker", "Search"),
-                                      ("https://twitter.com/intent/tweet?text=x", "Tweet"),
-                                      ("/url-rules/docs/a.html", "Docs A")))
+    return page(
+        "Social links",
+        links(
+            ("https://www.google.com/search?q=nitpicker", "Search"),
+            ("https://twitter.com/intent/tweet?text=x", "Tweet"),
+            ("/url-rules/docs/a.html", "Docs A"),
+        ),
+    )
 
 
 @bp.get("/docs/index.html")

@@ -23,10 +23,13 @@ if (window.top !== window) {
 
 @bp.get("/viewer-sandbox/")
 def probe():  # type: ignore[no-untyped-def]
-    body = ("<h1>Sandbox probe</h1><p id='probe-text'>Rendered probe content</p>" + PROBE
-            + '<img src="/viewer-sandbox-beacon?from=img" alt="" '
-              'onerror="window.parent.document.body.setAttribute(\'data-pwned\', \'onerror\')">'
-            + links(('/viewer-sandbox/markup?q="><b id=injected>x</b>', "Escaped <b>link</b>")))
+    body = (
+        "<h1>Sandbox probe</h1><p id='probe-text'>Rendered probe content</p>"
+        + PROBE
+        + '<img src="/viewer-sandbox-beacon?from=img" alt="" '
+        "onerror=\"window.parent.document.body.setAttribute('data-pwned', 'onerror')\">"
+        + links(('/viewer-sandbox/markup?q="><b id=injected>x</b>', "Escaped <b>link</b>"))
+    )
     return page("Sandbox probe <b>bold</b>", body)
 
 

@@ -39,9 +39,18 @@ def probe_pm(dist):
 
 
 def page(path: str, body: str) -> ScrapeResult:
-    html = f"<!doctype html><html lang='en'><head><title>{path}</title></head><body><p>{body}</p></body></html>"
-    return ScrapeResult(url=SITE + path, status=200, status_text="OK", content_type="text/html",
-                        content_length=len(html), metadata={"title": path}, html=html)
+    html = (
+        f"<!doctype html><html lang='en'><head><title>{path}</title></head><body><p>{body}</p></body></html>"
+    )
+    return ScrapeResult(
+        url=SITE + path,
+        status=200,
+        status_text="OK",
+        content_type="text/html",
+        content_length=len(html),
+        metadata={"title": path},
+        html=html,
+    )
 
 
 def html_of(path: str, body: str) -> str:
@@ -81,19 +90,32 @@ def errors(archive: Path) -> dict[str, str]:
 
 
 def test_workers_read_the_html_themselves_and_run_setup_once(probe_pm, tmp_path):
-    archive = build_archive(tmp_path / "site.nitpicker",
-                            [page("/a", "bad words"), page("/b", "fine"), page("/c", "also fine")])
+    archive = build_archive(
+        tmp_path / "site.nitpicker", [page("/a", "bad words"), page("/b", "fine"), page("/c", "also fine")]
+    )
     log = tmp_path / "log"
     result = run(probe_pm, archive, log, words=["w"])
-    assert result.summary()["analyzers"] == {"probe": {
-        "pages": 3, "urls": 0, "cached": 0, "violations": 1, "errors": 0, "timeouts": 0, "mode": "pool",
-        "skipped": 0, "reads": "rendered", "source_missing": 0}}
+    assert result.summary()["analyzers"] == {
+        "probe": {
+            "pages": 3,
+            "urls": 0,
+            "cached": 0,
+            "violations": 1,
+            "errors": 0,
+            "timeouts": 0,
+            "mode": "pool",
+            "skipped": 0,
+            "reads": "rendered",
+            "source_missing": 0,
+        }
+    }
     assert result.stats == {"pages": 3, "violations": 1, "errors": {"probe": 0}}
     found = cells(archive)
     assert {k: (v["length"], v["words"], v["html_in_metadata"]) for k, v in found.items()} == {
         "/a": (len(html_of("/a", "bad words")), ["w"], False),
         "/b": (len(html_of("/b", "fine")), ["w"], False),
-        "/c": (len(html_of("/c", "also fine")), ["w"], False)}
+        "/c": (len(html_of("/c", "also fine")), ["w"], False),
+    }
     workers = {int(pid) for pid in log_lines(log, "setup")}
     assert {v["pid"] for v in found.values()} <= workers and os.getpid() not in workers
     assert len(workers) == 2  # concurrency 2: setup once per worker, not per page
@@ -101,7 +123,8 @@ def test_workers_read_the_html_themselves_and_run_setup_once(probe_pm, tmp_path)
     assert not any(alive(pid) for pid in workers)
     with open_archive(archive) as reader:
         assert [(v["url"], v["rule"], v["severity"], v["snippet"]) for v in reader.violations()] == [
-            (SITE + "/a", "has-bad", "warning", "bad")]
+            (SITE + "/a", "has-bad", "warning", "bad")
+        ]
         (run_row,) = reader.analyzer_runs()
         assert (run_row["version"], run_row["status"]) == ("1", "complete")
         assert run_row["settings_hash"] == settings_hash(run_row["settings"])
@@ -129,18 +152,38 @@ def test_only_ids_cross_the_process_boundary(tmp_path):
 
 
 def test_hang_times_out_crash_and_exception_become_error_rows_and_the_run_goes_on(probe_pm, tmp_path):
-    archive = build_archive(tmp_path / "site.nitpicker", [
-        page("/a", "one"), page("/hang", "zzz"), page("/b", "two"), page("/boom", "x"), page("/crash", "y"),
-        page("/c", "three")])
+    archive = build_archive(
+        tmp_path / "site.nitpicker",
+        [
+            page("/a", "one"),
+            page("/hang", "zzz"),
+            page("/b", "two"),
+            page("/boom", "x"),
+            page("/crash", "y"),
+            page("/c", "three"),
+        ],
+    )
     log = tmp_path / "log"
     started = time.monotonic()
     result = run(probe_pm, archive, log, timeout=2)
     assert time.monotonic() - started < 300  # the hung page sleeps 600 s: it was cut off, not waited for
     assert result.summaries["probe"].as_dict() == {
-        "pages": 6, "urls": 0, "cached": 0, "violations": 0, "errors": 3, "timeouts": 1, "mode": "pool",
-        "skipped": 0, "reads": "rendered", "source_missing": 0}
-    assert errors(archive) == {"/hang": "timed out after 2 s", "/boom": "ValueError: boom page",
-                               "/crash": "worker exited with code 3"}
+        "pages": 6,
+        "urls": 0,
+        "cached": 0,
+        "violations": 0,
+        "errors": 3,
+        "timeouts": 1,
+        "mode": "pool",
+        "skipped": 0,
+        "reads": "rendered",
+        "source_missing": 0,
+    }
+    assert errors(archive) == {
+        "/hang": "timed out after 2 s",
+        "/boom": "ValueError: boom page",
+        "/crash": "worker exited with code 3",
+    }
     assert sorted(cells(archive)) == ["/a", "/b", "/c"]
     workers = {int(pid) for pid in log_lines(log, "setup")}
     assert len(workers) >= 3  # two at the start and at least the one replacing the hung worker
@@ -156,7 +199,9 @@ def test_an_aborted_run_leaves_no_worker_behind(probe_pm, tmp_path):
             raise KeyboardInterrupt  # what Ctrl-C looks like to the main process
 
     probe_pm.add_plugin(Stop(), "stop")
-    archive = build_archive(tmp_path / "site.nitpicker", [page("/hang", "z"), page("/a", "one"), page("/b", "two")])
+    archive = build_archive(
+        tmp_path / "site.nitpicker", [page("/hang", "z"), page("/a", "one"), page("/b", "two")]
+    )
     log = tmp_path / "log"
     started = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
@@ -178,8 +223,17 @@ def test_second_run_and_unchanged_pages_of_a_new_commit_come_from_the_cache(prob
     again = run(probe_pm, archive, log)  # same commit, same version and settings: nothing to compute
     assert not log.exists()  # no worker started, no each_page call
     assert again.summaries["probe"].as_dict() == {
-        "pages": 3, "urls": 0, "cached": 3, "violations": 1, "errors": 0, "timeouts": 0, "mode": "none",
-        "skipped": 0, "reads": "rendered", "source_missing": 0}
+        "pages": 3,
+        "urls": 0,
+        "cached": 3,
+        "violations": 1,
+        "errors": 0,
+        "timeouts": 0,
+        "mode": "none",
+        "skipped": 0,
+        "reads": "rendered",
+        "source_missing": 0,
+    }
     assert cells(archive) == first
 
     build_archive(archive, [page("/a", "bad"), page("/b", "changed"), page("/c", "three")])  # a new commit
@@ -204,7 +258,9 @@ def test_second_run_and_unchanged_pages_of_a_new_commit_come_from_the_cache(prob
     assert changed.summaries["probe"].cached == 0
     assert {tuple(v["words"]) for v in cells(archive).values()} == {("new",)}
     with open_archive(archive) as reader:
-        keys = reader.execute("SELECT analyzer, version, COUNT(*) FROM analysis_cache GROUP BY 1, 2, settings_hash")
+        keys = reader.execute(
+            "SELECT analyzer, version, COUNT(*) FROM analysis_cache GROUP BY 1, 2, settings_hash"
+        )
         assert sorted(tuple(k) for k in keys) == [("probe", "1", 3), ("probe", "1", 4)]
 
 
@@ -215,8 +271,10 @@ def test_pool_that_cannot_start_runs_serially_with_a_warning(probe_pm, tmp_path,
     assert result.summaries["probe"].mode == "serial" and result.summaries["probe"].errors == 0
     assert {v["pid"] for v in cells(archive).values()} == {os.getpid()}
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert ("analyzer probe: no worker process could run (setup failed: RuntimeError: no workers today); "
-            "running it in this process") in warnings
+    assert (
+        "analyzer probe: no worker process could run (setup failed: RuntimeError: no workers today); "
+        "running it in this process"
+    ) in warnings
 
 
 # --- which HTML an analyzer reads, and checks it left out ------------------------------------------------
@@ -231,24 +289,48 @@ def sent(path: str, body: str, source: str | None) -> ScrapeResult:
 
 def test_an_analyzer_reading_source_gets_the_sent_html_or_says_it_got_the_rendered_one(probe_pm, tmp_path):
     source_a = "<!doctype html><p>as sent by the server</p>"
-    archive = build_archive(tmp_path / "site.nitpicker", [sent("/a", "rendered a", source_a),
-                                                          sent("/b", "rendered b", None)])
+    archive = build_archive(
+        tmp_path / "site.nitpicker", [sent("/a", "rendered a", source_a), sent("/b", "rendered b", None)]
+    )
     log = tmp_path / "log"
     result = run(probe_pm, archive, log, names=("source-probe", "probe"))
     assert result.summaries["source-probe"].as_dict() == {
-        "pages": 2, "urls": 0, "cached": 0, "violations": 0, "errors": 0, "timeouts": 0, "mode": "pool",
-        "skipped": 0, "reads": "source", "source_missing": 1}
+        "pages": 2,
+        "urls": 0,
+        "cached": 0,
+        "violations": 0,
+        "errors": 0,
+        "timeouts": 0,
+        "mode": "pool",
+        "skipped": 0,
+        "reads": "source",
+        "source_missing": 1,
+    }
     with open_archive(archive) as reader:
-        found = {(c["url"].removeprefix(SITE), c["column"]): c["value"]
-                 for c in reader.analysis(analyzer="source-probe") if c["column"] in ("kind", "length")}
-        rendered = {c["url"].removeprefix(SITE): c["value"]
-                    for c in reader.analysis(analyzer="probe") if c["column"] == "length"}
+        found = {
+            (c["url"].removeprefix(SITE), c["column"]): c["value"]
+            for c in reader.analysis(analyzer="source-probe")
+            if c["column"] in ("kind", "length")
+        }
+        rendered = {
+            c["url"].removeprefix(SITE): c["value"]
+            for c in reader.analysis(analyzer="probe")
+            if c["column"] == "length"
+        }
         source_sha = reader.page(SITE + "/a")["source_sha256"]
-        cached = {(row[0], row[1]) for row in reader.execute(
-            "SELECT html_sha256, settings_hash FROM analysis_cache WHERE analyzer = 'source-probe'")}
+        cached = {
+            (row[0], row[1])
+            for row in reader.execute(
+                "SELECT html_sha256, settings_hash FROM analysis_cache WHERE analyzer = 'source-probe'"
+            )
+        }
         rendered_b = reader.page(SITE + "/b")["html_sha256"]
-    assert found == {("/a", "kind"): "source", ("/a", "length"): len(source_a),
-                     ("/b", "kind"): "rendered", ("/b", "length"): len(html_of("/b", "rendered b"))}
+    assert found == {
+        ("/a", "kind"): "source",
+        ("/a", "length"): len(source_a),
+        ("/b", "kind"): "rendered",
+        ("/b", "length"): len(html_of("/b", "rendered b")),
+    }
     assert rendered == {"/a": len(html_of("/a", "rendered a")), "/b": len(html_of("/b", "rendered b"))}
     # cached by the sha of the HTML read; a result made on the server's HTML has a key of its own
     digest = settings_hash(result_settings(archive, "source-probe"))
@@ -270,7 +352,12 @@ def test_builtin_analyzers_declare_what_they_read(pm):
     registry = analyzer_registry(pm)
     declared = {name: registry[name].reading({}) for name in registry.names()}
     assert {name: declared[name] for name in ("markup", "main-contents", "text", "search", "axe")} == {
-        "markup": "source", "main-contents": "rendered", "text": "rendered", "search": "rendered", "axe": "rendered"}
+        "markup": "source",
+        "main-contents": "rendered",
+        "text": "rendered",
+        "search": "rendered",
+        "axe": "rendered",
+    }
 
 
 def result_settings(archive: Path, analyzer: str) -> dict:
@@ -283,7 +370,10 @@ def test_a_reads_setting_overrides_what_the_analyzer_reads(probe_pm, tmp_path):
     archive = build_archive(tmp_path / "site.nitpicker", [sent("/a", "rendered a", "<p>sent</p>")])
     log = tmp_path / "log"
     result = run(probe_pm, archive, log, names=("source-probe",), reads="rendered")
-    assert (result.summaries["source-probe"].reads, result.summaries["source-probe"].source_missing) == ("rendered", 0)
+    assert (result.summaries["source-probe"].reads, result.summaries["source-probe"].source_missing) == (
+        "rendered",
+        0,
+    )
     with open_archive(archive) as reader:
         kinds = [c["value"] for c in reader.analysis(analyzer="source-probe") if c["column"] == "kind"]
     assert kinds == ["rendered"]
@@ -294,21 +384,26 @@ def test_a_reads_setting_overrides_what_the_analyzer_reads(probe_pm, tmp_path):
 
 
 def test_a_check_left_out_is_a_stored_finding_and_counted_also_from_the_cache(probe_pm, tmp_path):
-    archive = build_archive(tmp_path / "site.nitpicker", [
-        sent("/a", "big page", "<p>big as sent</p>"), sent("/b", "small", "<p>small as sent</p>")])
+    archive = build_archive(
+        tmp_path / "site.nitpicker",
+        [sent("/a", "big page", "<p>big as sent</p>"), sent("/b", "small", "<p>small as sent</p>")],
+    )
     log = tmp_path / "log"
     first = run(probe_pm, archive, log, names=("source-probe",))
     assert (first.summaries["source-probe"].skipped, first.summaries["source-probe"].violations) == (1, 1)
-    build_archive(archive, [sent("/a", "big page", "<p>big as sent</p>"), sent("/b", "small", "<p>still</p>")])
+    build_archive(
+        archive, [sent("/a", "big page", "<p>big as sent</p>"), sent("/b", "small", "<p>still</p>")]
+    )
     log.unlink()
     second = run(probe_pm, archive, log, names=("source-probe",))  # a new commit: /a comes from the cache
     assert log_lines(log, "page") == [SITE + "/b"]
     assert (second.summaries["source-probe"].skipped, second.summaries["source-probe"].cached) == (1, 1)
     with open_archive(archive) as reader:
         for commit in (1, 2):
-            assert [(v["url"], v["rule"], v["severity"], v["message"])
-                    for v in reader.violations(commit, analyzer="source-probe")] == [
-                (SITE + "/a", "skipped", "info", "big-rule not checked: the page is too big")]
+            assert [
+                (v["url"], v["rule"], v["severity"], v["message"])
+                for v in reader.violations(commit, analyzer="source-probe")
+            ] == [(SITE + "/a", "skipped", "info", "big-rule not checked: the page is too big")]
 
 
 class Sleeper(Analyzer):
@@ -332,22 +427,37 @@ def test_in_process_analyzers_are_time_limited_too(pm, tmp_path):
     result = analyze(pm, load_config(pm, data={}), archive, ["sleeper"], timeout=1)
     assert time.monotonic() - started < 10
     assert result.summaries["sleeper"].as_dict() == {
-        "pages": 2, "urls": 0, "cached": 0, "violations": 0, "errors": 1, "timeouts": 1, "mode": "serial",
-        "skipped": 0, "reads": "rendered", "source_missing": 0}
+        "pages": 2,
+        "urls": 0,
+        "cached": 0,
+        "violations": 0,
+        "errors": 1,
+        "timeouts": 1,
+        "mode": "serial",
+        "skipped": 0,
+        "reads": "rendered",
+        "source_missing": 0,
+    }
     with open_archive(archive) as reader:
-        assert [(e["url"], e["message"]) for e in reader.analyzer_errors()] == [(SITE + "/slow", "timed out after 1 s")]
+        assert [(e["url"], e["message"]) for e in reader.analyzer_errors()] == [
+            (SITE + "/slow", "timed out after 1 s")
+        ]
         assert [(c["url"], c["value"]) for c in reader.analysis()] == [(SITE + "/fast", True)]
 
 
 @pytest.mark.browser
 def test_a_hung_browser_worker_is_killed_with_its_chromium(probe_pm, tmp_path):
-    archive = build_archive(tmp_path / "site.nitpicker", [page("/a", "one"), page("/hang", "z"), page("/b", "two")])
+    archive = build_archive(
+        tmp_path / "site.nitpicker", [page("/a", "one"), page("/hang", "z"), page("/b", "two")]
+    )
     log = tmp_path / "log"
     result = run(probe_pm, archive, log, names=("browser-probe",), timeout=5)
     assert result.stats["errors"] == {"browser-probe": 1}
     with open_archive(archive) as reader:
         titles = {c["url"]: c["value"] for c in reader.analysis(analyzer="browser-probe")}
-        assert [(e["url"], e["message"]) for e in reader.analyzer_errors()] == [(SITE + "/hang", "timed out after 5 s")]
+        assert [(e["url"], e["message"]) for e in reader.analyzer_errors()] == [
+            (SITE + "/hang", "timed out after 5 s")
+        ]
     assert titles == {SITE + "/a": "/a", SITE + "/b": "/b"}
     trees = [[int(p) for p in line.split()] for line in log_lines(log, "pids")]
     assert len(trees) == 2 and all(len(tree) >= 3 for tree in trees)  # worker, driver, chromium (and helpers)
@@ -361,12 +471,29 @@ def test_a_hung_browser_worker_is_killed_with_its_chromium(probe_pm, tmp_path):
 def test_cli_repeatable_list_settings_summary_and_exit_codes(dist, cli, tmp_path):
     env = {"PYTHONPATH": f"{ROOT}:{dist}", "NITPICKER_LOAD_PLUGINS": LOAD}
     archive = build_archive(tmp_path / "site.nitpicker", [page("/a", "bad"), page("/b", "two")])
-    done = cli("analyze", str(archive), "--plugin", "probe", "--probe-words", "a", "--probe-words", "b, c", env=env)
+    done = cli(
+        "analyze", str(archive), "--plugin", "probe", "--probe-words", "a", "--probe-words", "b, c", env=env
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {
-        "pages": 2, "violations": 1, "errors": {"probe": 0},
-        "analyzers": {"probe": {"pages": 2, "urls": 0, "cached": 0, "violations": 1, "errors": 0, "timeouts": 0,
-                                "mode": "pool", "skipped": 0, "reads": "rendered", "source_missing": 0}}}
+        "pages": 2,
+        "violations": 1,
+        "errors": {"probe": 0},
+        "analyzers": {
+            "probe": {
+                "pages": 2,
+                "urls": 0,
+                "cached": 0,
+                "violations": 1,
+                "errors": 0,
+                "timeouts": 0,
+                "mode": "pool",
+                "skipped": 0,
+                "reads": "rendered",
+                "source_missing": 0,
+            }
+        },
+    }
     assert "probe: 2 pages, 0 cached, 1 violations, 0 errors (0 timeouts)" in done.stderr.splitlines()
     assert {tuple(v["words"]) for v in cells(archive).values()} == {("a", "b", "c")}
 
@@ -383,4 +510,6 @@ def test_cli_repeatable_list_settings_summary_and_exit_codes(dist, cli, tmp_path
     assert refused.returncode == 1 and refused.stdout == ""
     assert refused.stderr.splitlines() == ["nitpicker: error: probe: these settings make no sense"]
     with open_archive(archive) as reader:  # refused before anything was written: the first run is intact
-        assert [r["settings"]["usage_error"] for r in reader.analyzer_runs() if r["analyzer"] == "probe"] == [False]
+        assert [r["settings"]["usage_error"] for r in reader.analyzer_runs() if r["analyzer"] == "probe"] == [
+            False
+        ]

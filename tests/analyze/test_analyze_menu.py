@@ -16,8 +16,13 @@ from archives import build_archive
 def _ask(archive, cwd, *answers) -> tuple[bytes, subprocess.CompletedProcess]:
     """Answer the menu with each of ``answers`` in turn, each once the question was asked (again)."""
     master, slave = pty.openpty()
-    process = subprocess.Popen([sys.executable, "-m", "nitpicker_cli.main", "analyze", str(archive)],
-                               stdin=slave, stdout=subprocess.PIPE, stderr=slave, cwd=cwd)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "nitpicker_cli.main", "analyze", str(archive)],
+        stdin=slave,
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        cwd=cwd,
+    )
     shown, deadline = b"", time.monotonic() + 60
     for asked, answer in enumerate(answers, 1):
         while shown.count(b"Analyzers to run") < asked and time.monotonic() < deadline:

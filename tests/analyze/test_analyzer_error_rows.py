@@ -22,8 +22,15 @@ PATHS = ("/ok", "/boom", "/wrong", "/dict", "/cells", "/fine")
 
 def page(path: str) -> ScrapeResult:
     html = f"<!doctype html><html lang='en'><head><title>{path}</title></head><body><h1>{path}</h1></body></html>"
-    return ScrapeResult(url=SITE + path, status=200, status_text="OK", content_type="text/html",
-                        content_length=len(html), metadata={"title": path}, html=html)
+    return ScrapeResult(
+        url=SITE + path,
+        status=200,
+        status_text="OK",
+        content_type="text/html",
+        content_length=len(html),
+        metadata={"title": path},
+        html=html,
+    )
 
 
 @pytest.fixture
@@ -35,12 +42,15 @@ def flaky_pm():
 
 def errors_of(archive, analyzer: str) -> dict[str, dict[str, object]]:
     with open_archive(archive) as reader:
-        found = run_query(query_registry(make_plugin_manager()), reader, "analyzer-errors",
-                          {"analyzer": analyzer}, None)
+        found = run_query(
+            query_registry(make_plugin_manager()), reader, "analyzer-errors", {"analyzer": analyzer}, None
+        )
     return {row["url"].removeprefix(SITE): row for row in found["items"]}
 
 
-def test_each_page_raising_and_returning_wrong_types_are_error_rows_and_the_rest_is_stored(flaky_pm, tmp_path):
+def test_each_page_raising_and_returning_wrong_types_are_error_rows_and_the_rest_is_stored(
+    flaky_pm, tmp_path
+):
     archive = build_archive(tmp_path / "site.nitpicker", [page(p) for p in PATHS])
     run = analyze(flaky_pm, load_config(flaky_pm, data={}), archive, ["flaky"])
     summary = run.summaries["flaky"]
@@ -53,7 +63,10 @@ def test_each_page_raising_and_returning_wrong_types_are_error_rows_and_the_rest
     named = "each_page of analyzer 'flaky' (plugin 'flaky') returned "
     assert errors["/wrong"]["error"] == named + "a str, not a PageReport"
     assert errors["/dict"]["error"] == named + "a dict, not a PageReport"
-    assert errors["/cells"]["error"] == named + "a PageReport whose cells are not a dict of column keys (str) to values"
+    assert (
+        errors["/cells"]["error"]
+        == named + "a PageReport whose cells are not a dict of column keys (str) to values"
+    )
     assert {row["analyzer"] for row in errors.values()} == {"flaky"}
     with open_archive(archive) as reader:
         lengths = {row["url"].removeprefix(SITE) for row in reader.analysis(analyzer="flaky")}
@@ -70,8 +83,9 @@ def test_each_url_raising_and_returning_a_wrong_type_are_error_rows(flaky_pm, tm
     errors = errors_of(archive, "flaky-urls")
     assert errors["/boom"]["error"] == "KeyError: 'no such key'"
     assert 'File "flaky_plugin.py", line 34, in each_url' in errors["/boom"]["traceback"]
-    assert errors["/wrong"]["error"] == ("each_url of analyzer 'flaky-urls' (plugin 'flaky') returned a list, "
-                                         "not a PageReport")
+    assert errors["/wrong"]["error"] == (
+        "each_url of analyzer 'flaky-urls' (plugin 'flaky') returned a list, not a PageReport"
+    )
     assert errors["/wrong"]["traceback"] is None
     with open_archive(archive) as reader:
         assert [r["url"] for r in reader.analysis(analyzer="flaky-urls")] == [SITE + "/ok"]
@@ -109,8 +123,10 @@ def test_a_failing_setup_is_every_page_s_error_with_the_setup_traceback(flaky_pm
     assert run.summaries["no-setup"].failed_everywhere
     errors = errors_of(archive, "no-setup")
     assert {e["error"] for e in errors.values()} == {"setup failed: OSError: the parser binary is missing"}
-    assert all("in setup" in e["traceback"] and 'raise OSError("the parser binary is missing")' in e["traceback"]
-               for e in errors.values())
+    assert all(
+        "in setup" in e["traceback"] and 'raise OSError("the parser binary is missing")' in e["traceback"]
+        for e in errors.values()
+    )
 
 
 class Hollow(Analyzer):
@@ -126,10 +142,14 @@ class HollowPlugin:
 def test_an_analyzer_with_neither_method_leaves_only_its_plugin_out(flaky_pm, tmp_path):
     flaky_pm.add_plugin(HollowPlugin(), "hollow-plugin")
     archive = build_archive(tmp_path / "site.nitpicker", [page("/ok")])
-    run = analyze(flaky_pm, load_config(flaky_pm, data={}), archive, ["flaky"])  # no UsageError for the others
+    run = analyze(
+        flaky_pm, load_config(flaky_pm, data={}), archive, ["flaky"]
+    )  # no UsageError for the others
     assert run.summaries["flaky"].pages == 1
     status = flaky_pm.infos["hollow-plugin"].status
-    assert status.startswith("unavailable: ") and status.endswith("analyzer 'hollow' has neither each_page nor each_url")
+    assert status.startswith("unavailable: ") and status.endswith(
+        "analyzer 'hollow' has neither each_page nor each_url"
+    )
 
 
 def test_a_commit_the_archive_lacks_leaves_no_stub(flaky_pm, tmp_path):
@@ -158,10 +178,16 @@ def register_analyzers(register):
 
 
 def test_cli_verbose_prints_each_error_with_its_traceback(cli, tmp_path_factory):
-    dist = make_dist(tmp_path_factory.mktemp("flaky-dist"), "nitpicker-flaky", "flaky", "flaky_plugin", SOURCE)
-    hollow = make_dist(tmp_path_factory.mktemp("hollow-dist"), "nitpicker-hollow", "hollow", "hollow_plugin", HOLLOW)
-    env = {"PYTHONPATH": f"{ROOT}:{dist}:{hollow}",
-           "NITPICKER_LOAD_PLUGINS": ",".join([*BUILTIN_PLUGINS, "flaky", "hollow"])}
+    dist = make_dist(
+        tmp_path_factory.mktemp("flaky-dist"), "nitpicker-flaky", "flaky", "flaky_plugin", SOURCE
+    )
+    hollow = make_dist(
+        tmp_path_factory.mktemp("hollow-dist"), "nitpicker-hollow", "hollow", "hollow_plugin", HOLLOW
+    )
+    env = {
+        "PYTHONPATH": f"{ROOT}:{dist}:{hollow}",
+        "NITPICKER_LOAD_PLUGINS": ",".join([*BUILTIN_PLUGINS, "flaky", "hollow"]),
+    }
     workdir = tmp_path_factory.mktemp("flaky-run")
     archive = build_archive(workdir / "site.nitpicker", [page(p) for p in ("/ok", "/boom", "/wrong")])
 
@@ -169,10 +195,14 @@ def test_cli_verbose_prints_each_error_with_its_traceback(cli, tmp_path_factory)
     assert quiet.returncode == 0, quiet.stderr
     summary = json.loads(quiet.stdout)
     assert summary["errors"] == {"flaky": 2} and summary["analyzers"]["flaky"]["mode"] == "pool"
-    assert ("2 analyzer errors: see them with `nitpicker analyze --verbose` or "
-            "`nitpicker query site.nitpicker analyzer-errors`") in quiet.stderr.splitlines()
+    assert (
+        "2 analyzer errors: see them with `nitpicker analyze --verbose` or "
+        "`nitpicker query site.nitpicker analyzer-errors`"
+    ) in quiet.stderr.splitlines()
     assert "Traceback" not in quiet.stderr
-    warned = [line for line in quiet.stderr.splitlines() if line.startswith("nitpicker: warning: plugin hollow ")]
+    warned = [
+        line for line in quiet.stderr.splitlines() if line.startswith("nitpicker: warning: plugin hollow ")
+    ]
     assert len(warned) == 1 and warned[0].startswith("nitpicker: warning: plugin hollow is unavailable: ")
     assert warned[0].endswith("analyzer 'hollow' has neither each_page nor each_url")  # and the others ran
 
@@ -181,15 +211,21 @@ def test_cli_verbose_prints_each_error_with_its_traceback(cli, tmp_path_factory)
     lines = loud.stderr.splitlines()
     boom = lines.index(f"flaky: {SITE}/boom: ValueError: boom page")
     assert lines[boom + 1] == "    Traceback (most recent call last):"
-    assert '        raise ValueError("boom page")' in lines[boom + 1:]  # the traceback, indented under its error
-    assert (f"flaky: {SITE}/wrong: each_page of analyzer 'flaky' (plugin 'flaky') returned a str, "
-            "not a PageReport") in lines
+    assert (
+        '        raise ValueError("boom page")' in lines[boom + 1 :]
+    )  # the traceback, indented under its error
+    assert (
+        f"flaky: {SITE}/wrong: each_page of analyzer 'flaky' (plugin 'flaky') returned a str, "
+        "not a PageReport"
+    ) in lines
 
     listed = cli("query", str(archive), "analyzer-errors", "--analyzer", "flaky", env=env, cwd=workdir)
     assert listed.returncode == 0, listed.stderr
     rows = json.loads(listed.stdout)["items"]
-    assert [(r["url"], r["error"][:10]) for r in rows] == [(SITE + "/boom", "ValueError"), (SITE + "/wrong", "each_page ")]
+    assert [(r["url"], r["error"][:10]) for r in rows] == [
+        (SITE + "/boom", "ValueError"),
+        (SITE + "/wrong", "each_page "),
+    ]
     assert "flaky_plugin.py" in rows[0]["traceback"]
     with open_archive(archive) as reader:
         assert [r["url"] for r in reader.analysis(analyzer="flaky")] == [SITE + "/ok"]
-

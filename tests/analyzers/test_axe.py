@@ -18,8 +18,13 @@ pytestmark = pytest.mark.browser
 
 EXPECTED = {
     "/analyze/a11y/": [],
-    "/analyze/a11y/bad": [("color-contrast", "serious"), ("html-has-lang", "serious"), ("image-alt", "critical"),
-                          ("label", "critical"), ("link-name", "serious")],
+    "/analyze/a11y/bad": [
+        ("color-contrast", "serious"),
+        ("html-has-lang", "serious"),
+        ("image-alt", "critical"),
+        ("label", "critical"),
+        ("link-name", "serious"),
+    ],
     "/analyze/a11y/clean": [],
     # one image, added by the page's script; scripts must not run a second time on the archived DOM
     "/analyze/a11y/scripted": [("image-alt", "critical")],
@@ -92,9 +97,13 @@ def test_axe_reports_exactly_the_known_violations(crawled, site, tmp_path):
     contrast = next(v for v in by_page["/analyze/a11y/bad"] if v["rule"] == "color-contrast")
     assert contrast["location"] == ".faint" and contrast["snippet"] == '<p class="faint">Hard to read</p>'
 
-    assert table["/analyze/a11y/bad"] == {"critical": (2, "image-alt, label"),
-                                          "serious": (3, "color-contrast, html-has-lang, link-name"),
-                                          "moderate": (0, ""), "minor": (0, ""), "total": (5, "")}
+    assert table["/analyze/a11y/bad"] == {
+        "critical": (2, "image-alt, label"),
+        "serious": (3, "color-contrast, html-has-lang, link-name"),
+        "moderate": (0, ""),
+        "minor": (0, ""),
+        "total": (5, ""),
+    }
     assert table["/analyze/a11y/clean"]["total"] == (0, "")
     run = next(r for r in runs if r["analyzer"] == "axe")
     assert run["version"] == "1.0+axe-core.4.12.1"
@@ -158,12 +167,22 @@ def test_a_resource_that_never_finishes_does_not_cost_the_page_its_audit(site, m
     try:
         html = requests.get(f"{site}/hang/", timeout=10).text.replace(' alt="x"', "")
         report = analyzer.each_page(PageInput(f"{site}/hang/", html, {}, {}))
-        again = analyzer.each_page(PageInput(f"{site}/analyze/a11y/clean", "<!DOCTYPE html><html "
-                                                    'lang="en"><title>t</title><main><h1>t</h1></main></html>', {}, {}))
+        again = analyzer.each_page(
+            PageInput(
+                f"{site}/analyze/a11y/clean",
+                '<!DOCTYPE html><html lang="en"><title>t</title><main><h1>t</h1></main></html>',
+                {},
+                {},
+            )
+        )
     finally:
         analyzer.teardown()
     # /hang/ has no <main> and no <h1>: the landmark and heading rules fire beside image-alt
     assert sorted((v.rule, v.location) for v in report.violations) == [
-        ("image-alt", "img"), ("landmark-one-main", "html"), ("page-has-heading-one", "html"), ("region", "img"),
-        ("region", "p")]
+        ("image-alt", "img"),
+        ("landmark-one-main", "html"),
+        ("page-has-heading-one", "html"),
+        ("region", "img"),
+        ("region", "p"),
+    ]
     assert again.violations == [] and again.cells["total"] == 0  # the reused tab serves the next page

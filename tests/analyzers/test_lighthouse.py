@@ -17,18 +17,41 @@ from nitpicker_core.archive import open_archive
 from nitpicker_core.plugins import make_plugin_manager
 
 LOCAL = Path(os.environ.get("NITPICKER_NODE_PREFIX") or Path(sys.prefix) / "lighthouse")
-HAVE_LIGHTHOUSE = bool(shutil.which("lighthouse") or (LOCAL / "node_modules" / ".bin" / "lighthouse").exists())
-MISSING = ("unavailable: lighthouse binary not found; install it with: npm i -g lighthouse@12.2.3 "
-           "(or run bin/install-lighthouse)")
+HAVE_LIGHTHOUSE = bool(
+    shutil.which("lighthouse") or (LOCAL / "node_modules" / ".bin" / "lighthouse").exists()
+)
+MISSING = (
+    "unavailable: lighthouse binary not found; install it with: npm i -g lighthouse@12.2.3 "
+    "(or run bin/install-lighthouse)"
+)
 # What /analyze/a11y/bad fails: the five accessibility problems axe also finds, a missing viewport
 # (which also makes font sizes illegible on mobile), no description, the favicon's 404 in the console and
 # no cache headers on its stylesheet and image.
-FAILED = {"color-contrast", "html-has-lang", "image-alt", "label", "link-name", "viewport", "font-size",
-          "meta-description", "errors-in-console", "uses-long-cache-ttl"}
+FAILED = {
+    "color-contrast",
+    "html-has-lang",
+    "image-alt",
+    "label",
+    "link-name",
+    "viewport",
+    "font-size",
+    "meta-description",
+    "errors-in-console",
+    "uses-long-cache-ttl",
+}
 # Timing metrics depend on the machine's load: they may fail on a busy machine, so they are not asserted
-METRICS = {"first-contentful-paint", "largest-contentful-paint", "speed-index", "total-blocking-time",
-           "cumulative-layout-shift", "max-potential-fid", "interactive", "server-response-time",
-           "mainthread-work-breakdown", "bootup-time"}
+METRICS = {
+    "first-contentful-paint",
+    "largest-contentful-paint",
+    "speed-index",
+    "total-blocking-time",
+    "cumulative-layout-shift",
+    "max-potential-fid",
+    "interactive",
+    "server-response-time",
+    "mainthread-work-breakdown",
+    "bootup-time",
+}
 
 
 def status(cli, tmp_path, env=None):
@@ -52,8 +75,10 @@ def test_lighthouse_is_unavailable_without_a_binary(cli, tmp_path):
 
 def test_lighthouse_binary_setting_that_names_nothing(cli, tmp_path):
     (tmp_path / "nitpicker.toml").write_text('[plugins.lighthouse]\nbinary = "no-such-lighthouse"\n')
-    assert status(cli, tmp_path) == ("unavailable: setting plugins.lighthouse.binary does not name an executable; "
-                                     + MISSING.removeprefix("unavailable: "))
+    assert status(cli, tmp_path) == (
+        "unavailable: setting plugins.lighthouse.binary does not name an executable; "
+        + MISSING.removeprefix("unavailable: ")
+    )
 
 
 def test_unavailable_lighthouse_is_not_an_analyzer(monkeypatch, tmp_path):
@@ -73,16 +98,33 @@ def test_lighthouse_scores_and_failed_audits(site, tmp_path):
     # bin/setup runs bin/install-lighthouse: a missing install must fail here, not pass as a skip
     assert HAVE_LIGHTHOUSE, "no lighthouse binary: run bin/install-lighthouse"
     archive = tmp_path / "bad.nitpicker"
-    crawled = run_cli("crawl", "-o", str(archive), "--single", "--no-image", f"{site}/analyze/a11y/bad",
-                      cwd=tmp_path, timeout=300)
+    crawled = run_cli(
+        "crawl",
+        "-o",
+        str(archive),
+        "--single",
+        "--no-image",
+        f"{site}/analyze/a11y/bad",
+        cwd=tmp_path,
+        timeout=300,
+    )
     assert crawled.returncode == 0, crawled.stderr
     marker = f"--nitpicker-lighthouse-test={uuid.uuid4().hex}"
     env = {"NITPICKER_BROWSER_ARGS": f"{os.environ.get('NITPICKER_BROWSER_ARGS', '')} {marker}"}
     watcher = Watcher(marker)
     watcher.start()
     try:
-        result = run_cli("analyze", str(archive), "--plugin", "lighthouse", "--lighthouse-categories",
-                         "accessibility,seo,best-practices,performance", cwd=tmp_path, env=env, timeout=400)
+        result = run_cli(
+            "analyze",
+            str(archive),
+            "--plugin",
+            "lighthouse",
+            "--lighthouse-categories",
+            "accessibility,seo,best-practices,performance",
+            cwd=tmp_path,
+            env=env,
+            timeout=400,
+        )
     finally:
         watcher.stop.set()
         watcher.join()
@@ -149,20 +191,43 @@ def test_failed_audits_follow_lighthouse_scoring():
     from nitpicker_lighthouse.analyzer import failed_audits
 
     def audit(id, score, mode="binary", **extra):
-        return {"id": id, "title": id.title(), "score": score, "scoreDisplayMode": mode,
-                "description": f"Why. [Learn more](https://example.test/{id}).", **extra}
+        return {
+            "id": id,
+            "title": id.title(),
+            "score": score,
+            "scoreDisplayMode": mode,
+            "description": f"Why. [Learn more](https://example.test/{id}).",
+            **extra,
+        }
 
-    nodes = {"details": {"items": [{"node": {"selector": f"img:nth-of-type({n})", "snippet": "<img>"}}
-                                   for n in range(1, 31)]}}
-    audits = [audit("image-alt", 0, **nodes), audit("slow", 0.5, "numeric", displayValue="2.1 s"),
-              audit("almost", 0.89, "metricSavings"), audit("fine", 0.9, "numeric"), audit("na", 0, "notApplicable"),
-              audit("info", 0, "informative"), audit("unscored", None, "manual")]
-    report = {"audits": {a["id"]: a for a in audits},
-              "categories": {"a": {"auditRefs": [{"id": a["id"]} for a in audits]},
-                             "b": {"auditRefs": [{"id": "image-alt"}]}}}  # listed twice, reported once
+    nodes = {
+        "details": {
+            "items": [
+                {"node": {"selector": f"img:nth-of-type({n})", "snippet": "<img>"}} for n in range(1, 31)
+            ]
+        }
+    }
+    audits = [
+        audit("image-alt", 0, **nodes),
+        audit("slow", 0.5, "numeric", displayValue="2.1 s"),
+        audit("almost", 0.89, "metricSavings"),
+        audit("fine", 0.9, "numeric"),
+        audit("na", 0, "notApplicable"),
+        audit("info", 0, "informative"),
+        audit("unscored", None, "manual"),
+    ]
+    report = {
+        "audits": {a["id"]: a for a in audits},
+        "categories": {
+            "a": {"auditRefs": [{"id": a["id"]} for a in audits]},
+            "b": {"auditRefs": [{"id": "image-alt"}]},
+        },
+    }  # listed twice, reported once
     found = failed_audits(report, "http://site.test/")
-    assert [(v.rule, v.severity) for v in found if v.rule != "image-alt"] == [("slow", "warning"),
-                                                                              ("almost", "warning")]
+    assert [(v.rule, v.severity) for v in found if v.rule != "image-alt"] == [
+        ("slow", "warning"),
+        ("almost", "warning"),
+    ]
     images = [v for v in found if v.rule == "image-alt"]
     assert len(images) == 20 and images[0].location == "img:nth-of-type(1)" and images[0].severity == "error"
     assert found[20].message == "Slow (2.1 s)" and found[20].help_url == "https://example.test/slow"
@@ -172,7 +237,10 @@ def test_chrome_flags_keep_spaced_values_in_one_switch(monkeypatch):
     from nitpicker_lighthouse.runner import chrome_flags
 
     monkeypatch.setenv("NITPICKER_BROWSER_ARGS", "--host-resolver-rules='MAP * ~NOTFOUND' --lang=ja")
-    assert chrome_flags("--mark=1") == '--headless=new --no-sandbox --host-resolver-rules="MAP * ~NOTFOUND" --lang=ja --mark=1'
+    assert (
+        chrome_flags("--mark=1")
+        == '--headless=new --no-sandbox --host-resolver-rules="MAP * ~NOTFOUND" --lang=ja --mark=1'
+    )
 
 
 def test_bad_settings_stop_only_a_run_that_uses_lighthouse():
@@ -180,7 +248,9 @@ def test_bad_settings_stop_only_a_run_that_uses_lighthouse():
 
     from nitpicker_core import UsageError
 
-    with pytest.raises(UsageError, match=r"^lighthouse: preset must be one of desktop, perf, experimental, not 'tv'$"):
+    with pytest.raises(
+        UsageError, match=r"^lighthouse: preset must be one of desktop, perf, experimental, not 'tv'$"
+    ):
         LighthouseAnalyzer().check({"preset": "tv", "categories": ["seo"]})
     with pytest.raises(UsageError, match=r"^lighthouse: unknown categories speed \(known: "):
         LighthouseAnalyzer().check({"preset": "", "categories": ["seo", "speed"]})

@@ -29,6 +29,7 @@ def method(body: str, selector: str | None = None) -> tuple[str, str]:
 
 # --- how the main content is found -----------------------------------------------------------------------
 
+
 def test_main_wins_over_role_and_article():
     body = '<div role="main" id="r"><article><p>long long long text</p></article></div><main id="m"><p>x</p></main>'
     assert method(body) == ("main", "main#m")
@@ -36,7 +37,9 @@ def test_main_wins_over_role_and_article():
 
 def test_role_main_before_article():
     assert method('<article><p>text</p></article><div role="main" class="a b"><p>x</p></div>') == (
-        "role=main", "div.a.b")
+        "role=main",
+        "div.a.b",
+    )
 
 
 def test_article_with_the_most_text():
@@ -55,7 +58,9 @@ def test_densest_block_ignores_chrome_and_link_text():
 
 
 def test_densest_block_is_the_deepest_holding_most_of_the_text():
-    body = '<div id="a"><div id="b"><section id="c"><p>all of the text is here</p></section></div></div><p>x</p>'
+    body = (
+        '<div id="a"><div id="b"><section id="c"><p>all of the text is here</p></section></div></div><p>x</p>'
+    )
     assert method(body) == ("densest-block", "section#c")
 
 
@@ -70,8 +75,13 @@ def test_custom_selector_first_and_a_warning_when_it_misses():
     report = analyze(body, "#absent")
     assert report.cells["method"].value == "main"
     assert [(v.rule, v.severity, v.location, v.message) for v in report.violations] == [
-        ("selector-not-found", "warning", "#absent",
-         "no element matches '#absent'; the main content was found by main")]
+        (
+            "selector-not-found",
+            "warning",
+            "#absent",
+            "no element matches '#absent'; the main content was found by main",
+        )
+    ]
 
 
 def test_invalid_selector_is_a_usage_error_when_the_analyzer_is_used():
@@ -89,6 +99,7 @@ def test_invalid_selector_is_a_usage_error_when_the_analyzer_is_used():
 
 
 # --- what is counted ---------------------------------------------------------------------------------------
+
 
 def test_counts_in_the_main_content():
     body = """<nav><a href="/">Home</a><img src="logo.png"></nav>
@@ -116,19 +127,52 @@ def test_counts_in_the_main_content():
 
 # --- a real crawl of /analyze/main/ ------------------------------------------------------------------------
 
-def cells(method, note, characters, words, headings, heading_note, images, without_alt, alt_note, links, tables,
-          table_note=""):
-    return {"method": (method, note), "characters": (characters, ""), "words": (words, ""),
-            "headings": (headings, heading_note), "images": (images, ""),
-            "images_without_alt": (without_alt, alt_note), "links": (links, ""), "tables": (tables, table_note)}
+
+def cells(
+    method,
+    note,
+    characters,
+    words,
+    headings,
+    heading_note,
+    images,
+    without_alt,
+    alt_note,
+    links,
+    tables,
+    table_note="",
+):
+    return {
+        "method": (method, note),
+        "characters": (characters, ""),
+        "words": (words, ""),
+        "headings": (headings, heading_note),
+        "images": (images, ""),
+        "images_without_alt": (without_alt, alt_note),
+        "links": (links, ""),
+        "tables": (tables, table_note),
+    }
 
 
 EXPECTED = {
     "/analyze/main/": cells("main", "main", 41, 8, 1, "h1 Main pages", 0, 0, "", 4, 0),
-    "/analyze/main/role": cells("role=main", "div#content", 18, 4, 1, "h2 Role main", 2, 1, "/analyze/main/pixel.gif",
-                                0, 0),
-    "/analyze/main/article": cells("article", "article#long", 38, 10, 1, "h2 Second", 0, 0, "", 0, 1,
-                                   "| r | c | h | f | m |\n| 2 | 2 | o | x | o |"),
+    "/analyze/main/role": cells(
+        "role=main", "div#content", 18, 4, 1, "h2 Role main", 2, 1, "/analyze/main/pixel.gif", 0, 0
+    ),
+    "/analyze/main/article": cells(
+        "article",
+        "article#long",
+        38,
+        10,
+        1,
+        "h2 Second",
+        0,
+        0,
+        "",
+        0,
+        1,
+        "| r | c | h | f | m |\n| 2 | 2 | o | x | o |",
+    ),
     "/analyze/main/dense": cells("densest-block", "div#content", 102, 27, 1, "h1 Dense", 0, 0, "", 0, 0),
     "/analyze/main/custom": cells("main", "main", 28, 6, 1, "h2 Entry", 0, 0, "", 1, 0),
 }
@@ -143,7 +187,9 @@ def crawled(site, tmp_path_factory) -> Path:
 def analyzed(crawled: Path, name: str, *flags: str) -> Path:
     archive = crawled.with_name(f"{name}.nitpicker")
     shutil.copyfile(crawled, archive)
-    result = run_cli("analyze", str(archive), "--plugin", "main-contents", *flags, cwd=archive.parent, timeout=300)
+    result = run_cli(
+        "analyze", str(archive), "--plugin", "main-contents", *flags, cwd=archive.parent, timeout=300
+    )
     assert result.returncode == 0, result.stderr
     return archive
 
@@ -153,8 +199,10 @@ def read(archive: Path, site: str) -> tuple[dict[str, dict], list[tuple[str, ...
         table: dict[str, dict] = {}
         for row in reader.analysis(analyzer="main-contents"):
             table.setdefault(row["url"].removeprefix(site), {})[row["column"]] = (row["value"], row["note"])
-        found = [(row["url"].removeprefix(site), row["rule"], row["severity"], row["location"], row["message"])
-                 for row in reader.violations(analyzer="main-contents")]
+        found = [
+            (row["url"].removeprefix(site), row["rule"], row["severity"], row["location"], row["message"])
+            for row in reader.violations(analyzer="main-contents")
+        ]
     return table, found
 
 
@@ -168,18 +216,34 @@ def test_crawl_cells_are_exact(crawled, site):
 @pytest.mark.browser
 def test_crawl_with_a_custom_selector(crawled, site):
     table, found = read(analyzed(crawled, "custom", "--main-content-selector", ".entry"), site)
-    assert table["/analyze/main/custom"] == cells("selector", "div.entry", 19, 4, 1, "h2 Entry", 0, 0, "", 1, 0)
+    assert table["/analyze/main/custom"] == cells(
+        "selector", "div.entry", 19, 4, 1, "h2 Entry", 0, 0, "", 1, 0
+    )
     assert {url: row for url, row in table.items() if url != "/analyze/main/custom"} == {
-        url: row for url, row in EXPECTED.items() if url != "/analyze/main/custom"}
+        url: row for url, row in EXPECTED.items() if url != "/analyze/main/custom"
+    }
     assert found == [
-        (url, "selector-not-found", "warning", ".entry",
-         f"no element matches '.entry'; the main content was found by {EXPECTED[url]['method'][0]}")
-        for url in sorted(EXPECTED) if url != "/analyze/main/custom"]
+        (
+            url,
+            "selector-not-found",
+            "warning",
+            ".entry",
+            f"no element matches '.entry'; the main content was found by {EXPECTED[url]['method'][0]}",
+        )
+        for url in sorted(EXPECTED)
+        if url != "/analyze/main/custom"
+    ]
 
 
 def test_invalid_selector_on_the_cli_is_one_line(tmp_path):
-    result = run_cli("analyze", str(tmp_path / "none.nitpicker"), "--plugin", "main-contents",
-                     "--main-content-selector", "div[[")
+    result = run_cli(
+        "analyze",
+        str(tmp_path / "none.nitpicker"),
+        "--plugin",
+        "main-contents",
+        "--main-content-selector",
+        "div[[",
+    )
     assert result.returncode == 1
     assert result.stderr.startswith("nitpicker: error: --main-content-selector: invalid CSS selector 'div[['")
     assert len(result.stderr.strip().splitlines()) == 1

@@ -63,8 +63,9 @@ def test_keywords_from_the_config_file_in_the_body(crawled: Path, site: str, tmp
 
 
 def test_scope_and_keyword_flags(crawled: Path, site: str, tmp_path: Path) -> None:
-    result, archive = analyze(crawled, tmp_path, "--search-scope", "main", "--search-keywords", "apple",
-                              "--search-keywords", "東京")
+    result, archive = analyze(
+        crawled, tmp_path, "--search-scope", "main", "--search-keywords", "apple", "--search-keywords", "東京"
+    )
     assert result.returncode == 0, result.stderr
     missing = (None, "scope 'main' not found")
     assert cells(archive, site) == {
@@ -74,15 +75,23 @@ def test_scope_and_keyword_flags(crawled: Path, site: str, tmp_path: Path) -> No
     }
 
 
-@pytest.mark.parametrize(("args", "error"), [
-    (("--search-keywords", "/(unclosed/"),
-     "nitpicker: error: search: keyword '/(unclosed/': invalid regular expression: "
-     "missing ), unterminated subpattern at position 0"),
-    (("--search-keywords", "apple", "--search-scope", "main >"),
-     "nitpicker: error: search: invalid scope selector 'main >': Expected selector, got <EOF at 6>"),
-])
-def test_bad_settings_stop_before_the_run(crawled: Path, tmp_path: Path, args: tuple[str, ...],
-                                          error: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (
+            ("--search-keywords", "/(unclosed/"),
+            "nitpicker: error: search: keyword '/(unclosed/': invalid regular expression: "
+            "missing ), unterminated subpattern at position 0",
+        ),
+        (
+            ("--search-keywords", "apple", "--search-scope", "main >"),
+            "nitpicker: error: search: invalid scope selector 'main >': Expected selector, got <EOF at 6>",
+        ),
+    ],
+)
+def test_bad_settings_stop_before_the_run(
+    crawled: Path, tmp_path: Path, args: tuple[str, ...], error: str
+) -> None:
     result, archive = analyze(crawled, tmp_path, *args)
     assert result.returncode == 1
     assert result.stderr.strip().splitlines() == [error]
@@ -102,14 +111,24 @@ def count(body: str, keywords: list[str], scope: str = "body") -> dict[str, Any]
 
 def test_plain_keywords_are_case_insensitive_literals() -> None:
     assert count("<p>A.B a.b AxB</p><p>New   York, new york</p>", ["a.b", "new york", "NEW YORK"]) == {
-        "keyword:a.b": 2, "keyword:new york": 2, "keyword:NEW YORK": 2, "total": 6}
+        "keyword:a.b": 2,
+        "keyword:new york": 2,
+        "keyword:NEW YORK": 2,
+        "total": 6,
+    }
 
 
 def test_regex_flags() -> None:
     body = "<p>Apple apple</p><p>line one</p><p>line two</p>"
     assert count(body, ["/apple/", "/APPLE/i", "/^line/m", "/^line/", "/one.line/s", "/apple/g"]) == {
-        "keyword:/apple/": 1, "keyword:/APPLE/i": 2, "keyword:/^line/m": 2, "keyword:/^line/": 0,
-        "keyword:/one.line/s": 1, "keyword:/apple/g": 1, "total": 7}
+        "keyword:/apple/": 1,
+        "keyword:/APPLE/i": 2,
+        "keyword:/^line/m": 2,
+        "keyword:/^line/": 0,
+        "keyword:/one.line/s": 1,
+        "keyword:/apple/g": 1,
+        "total": 7,
+    }
 
 
 def test_visible_text_only() -> None:
@@ -123,8 +142,10 @@ def test_visible_text_only() -> None:
 def test_scope_matches_are_counted_once() -> None:
     body = "<div class='s'>apple <div class='s'>apple</div></div><p>apple</p><div class='s'>apple</div>"
     assert count(body, ["apple"], scope=".s") == {"keyword:apple": 3, "total": 3}
-    assert count(body, ["apple"], scope="article") == {"keyword:apple": (None, "scope 'article' not found"),
-                                                       "total": (None, "scope 'article' not found")}
+    assert count(body, ["apple"], scope="article") == {
+        "keyword:apple": (None, "scope 'article' not found"),
+        "total": (None, "scope 'article' not found"),
+    }
 
 
 def test_no_keywords_no_columns() -> None:
@@ -143,16 +164,21 @@ def test_columns_follow_the_configured_settings(pm: Any) -> None:
     config = load_config(pm, data={"plugins": {"search": {"keywords": ["apple", "/pie/i"]}}})
     pm.configure_plugins(config)
     assert analyzer_registry(pm)["search"].columns == (
-        Column("keyword:apple", "Search keyword: apple"), Column("keyword:/pie/i", "Search keyword: /pie/i"),
-        Column("total", "Search total"))
+        Column("keyword:apple", "Search keyword: apple"),
+        Column("keyword:/pie/i", "Search keyword: /pie/i"),
+        Column("total", "Search total"),
+    )
 
 
-@pytest.mark.parametrize(("text", "error"), [
-    ("  ", "empty keyword"),
-    ("/[a-/", "keyword '/[a-/': invalid regular expression: unterminated character set at position 0"),
-    ("/x/gz", "keyword '/x/gz': unknown regex flag 'z' (use i, m, s, x)"),
-    ("/(a|)/", "keyword '/(a|)/': the regular expression matches the empty string"),
-])
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("  ", "empty keyword"),
+        ("/[a-/", "keyword '/[a-/': invalid regular expression: unterminated character set at position 0"),
+        ("/x/gz", "keyword '/x/gz': unknown regex flag 'z' (use i, m, s, x)"),
+        ("/(a|)/", "keyword '/(a|)/': the regular expression matches the empty string"),
+    ],
+)
 def test_bad_keywords(text: str, error: str) -> None:
     with pytest.raises(ValueError) as caught:
         parse_keyword(text)

@@ -12,8 +12,11 @@ from pathlib import Path
 
 from nitpicker_core.records import Anchor, Image, JsonLd, PageError, ScrapeResult, Tag
 
-_WORDS = [f"{a}{b}" for a in ("ka", "lo", "mi", "ne", "po", "ru", "si", "ta", "ve", "zo", "qu", "ix")
-          for b in ("ban", "cor", "dit", "fel", "gam", "hun", "jor", "kel", "lum", "mar", "nex", "pol")]
+_WORDS = [
+    f"{a}{b}"
+    for a in ("ka", "lo", "mi", "ne", "po", "ru", "si", "ta", "ve", "zo", "qu", "ix")
+    for b in ("ban", "cor", "dit", "fel", "gam", "hun", "jor", "kel", "lum", "mar", "nex", "pol")
+]
 
 
 def prose(seed: int, words: int) -> str:
@@ -26,17 +29,29 @@ def page(i: int, n_pages: int = 200, *, variant: str = "") -> ScrapeResult:
     url = f"https://example.org/p/{i}"
     links = [Anchor(f"https://example.org/p/{(i + k) % n_pages}", f"link {k}") for k in range(1, 6)]
     links.append(Anchor("https://external.example/", "out"))
-    body = "".join(f"<p class=\"c{k}\">{prose(i * 100 + k, 60)}{variant}</p>\n" for k in range(10))
+    body = "".join(f'<p class="c{k}">{prose(i * 100 + k, 60)}{variant}</p>\n' for k in range(10))
     return ScrapeResult(
-        url=url, status=200, status_text="OK", content_type="text/html; charset=UTF-8", content_length=len(body),
+        url=url,
+        status=200,
+        status_text="OK",
+        content_type="text/html; charset=UTF-8",
+        content_length=len(body),
         headers={"server": "test", "content-type": "text/html"},
-        metadata={"title": f"Page {i}", "description": f"About {i}", "lang": "en", "noindex": False,
-                  "canonical": url, "hreflang": [{"en": url}]},
+        metadata={
+            "title": f"Page {i}",
+            "description": f"About {i}",
+            "lang": "en",
+            "noindex": False,
+            "canonical": url,
+            "hreflang": [{"en": url}],
+        },
         html=f"<html><head><title>Page {i}</title></head><body>{body}</body></html>",
-        anchors=links, images=[Image(f"https://example.org/img/{i}.png", alt=f"img {i}", width=100, height=50)],
+        anchors=links,
+        images=[Image(f"https://example.org/img/{i}.png", alt=f"img {i}", width=100, height=50)],
         resources=["https://example.org/site.css", "https://example.org/app.js"],
         jsonld=[JsonLd('{"@type":"WebPage"}', parsed={"@type": "WebPage"}, types=["WebPage"])],
-        tags=[Tag("gtm", "analytics", "GTM-1234")], errors=[PageError("mobile", "timeout")] if i % 50 == 0 else [],
+        tags=[Tag("gtm", "analytics", "GTM-1234")],
+        errors=[PageError("mobile", "timeout")] if i % 50 == 0 else [],
     )
 
 
@@ -54,14 +69,20 @@ def snapshot(*dirs: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
 
 def _as_format2(conn: sqlite3.Connection) -> None:
     """Format 2's referrers: a table of (commit, resource, page) rows written per commit, no resource index."""
-    rows = conn.execute("SELECT commit_id, resource_url_id, page_url_id FROM commit_resource_referrer").fetchall()
+    rows = conn.execute(
+        "SELECT commit_id, resource_url_id, page_url_id FROM commit_resource_referrer"
+    ).fetchall()
     conn.execute("DROP VIEW commit_resource_referrer")
     conn.execute("DROP INDEX page_resource_resource_url_id_state_id")
-    conn.execute("CREATE TABLE commit_resource_referrer (commit_id INTEGER NOT NULL, resource_url_id INTEGER "
-                 "NOT NULL, page_url_id INTEGER NOT NULL, PRIMARY KEY (commit_id, resource_url_id, page_url_id), "
-                 "FOREIGN KEY (commit_id) REFERENCES commits (id) ON DELETE CASCADE) WITHOUT ROWID")
-    conn.execute("CREATE INDEX commitresourcereferrer_commit_id_page_url_id "
-                 "ON commit_resource_referrer (commit_id, page_url_id)")
+    conn.execute(
+        "CREATE TABLE commit_resource_referrer (commit_id INTEGER NOT NULL, resource_url_id INTEGER "
+        "NOT NULL, page_url_id INTEGER NOT NULL, PRIMARY KEY (commit_id, resource_url_id, page_url_id), "
+        "FOREIGN KEY (commit_id) REFERENCES commits (id) ON DELETE CASCADE) WITHOUT ROWID"
+    )
+    conn.execute(
+        "CREATE INDEX commitresourcereferrer_commit_id_page_url_id "
+        "ON commit_resource_referrer (commit_id, page_url_id)"
+    )
     conn.executemany("INSERT INTO commit_resource_referrer VALUES (?, ?, ?)", rows)
     conn.execute("ALTER TABLE commit_resource DROP COLUMN referrers")
     for table, columns in (("commit_page", ("first_seen_at", "last_crawled_at")), ("crawl_error", ("at",))):
@@ -71,19 +92,30 @@ def _as_format2(conn: sqlite3.Connection) -> None:
 
 def _times_as_text(conn: sqlite3.Connection, table: str, columns: tuple[str, ...]) -> None:
     """Format 2 kept crawl times as ISO strings in TEXT columns."""
-    ddl = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone()[0]
-    indexes = [r[0] for r in conn.execute("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? "
-                                          "AND sql IS NOT NULL", (table,))]
+    ddl = conn.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+    ).fetchone()[0]
+    indexes = [
+        r[0]
+        for r in conn.execute(
+            "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
+            (table,),
+        )
+    ]
     for column in columns:
         ddl = ddl.replace(f'"{column}" INTEGER', f'"{column}" TEXT')
     conn.execute(f"ALTER TABLE {table} RENAME TO old_{table}")
-    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? "
-                                "AND sql IS NOT NULL", (f"old_{table}",)).fetchall():
+    for (name,) in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
+        (f"old_{table}",),
+    ).fetchall():
         conn.execute(f'DROP INDEX "{name}"')
     conn.execute(ddl)
     names = [r[1] for r in conn.execute(f"PRAGMA table_info(old_{table})")]
-    values = [f"strftime('%Y-%m-%dT%H:%M:%fZ', {n} / 1000.0, 'unixepoch')" if n in columns else f'"{n}"'
-              for n in names]
+    values = [
+        f"strftime('%Y-%m-%dT%H:%M:%fZ', {n} / 1000.0, 'unixepoch')" if n in columns else f'"{n}"'
+        for n in names
+    ]
     conn.execute(f"INSERT INTO {table} SELECT {', '.join(values)} FROM old_{table}")
     conn.execute(f"DROP TABLE old_{table}")
     for sql in indexes:
@@ -119,8 +151,12 @@ def downgrade_to_format1(target: Path) -> None:
     def as_format1(conn: sqlite3.Connection) -> None:
         _as_format2(conn)
         conn.execute("DROP TABLE heading")
-        for table, column in (("page_state", "source_sha256"), ("anchor", "raw_href"), ("anchor", "line"),
-                              ("anchor", "col")):
+        for table, column in (
+            ("page_state", "source_sha256"),
+            ("anchor", "raw_href"),
+            ("anchor", "line"),
+            ("anchor", "col"),
+        ):
             conn.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
         conn.execute("UPDATE info SET value = '1' WHERE key = 'format_version'")
 

@@ -14,9 +14,16 @@ from nitpicker_core.query import query_registry, run_query
 
 PAGES = 12
 # The stored link answers and digests: each must read the same from the set as computed on demand.
-QUERIES = (("link-graph", {"limit": 1000}), ("external-links", {}), ("isolated-pages", {}),
-           ("isolated-clusters", {"singletons": True}), ("broken-links", {"group": "anchor"}),
-           ("summary", {}), ("diff", {}), ("pages", {}))
+QUERIES = (
+    ("link-graph", {"limit": 1000}),
+    ("external-links", {}),
+    ("isolated-pages", {}),
+    ("isolated-clusters", {"singletons": True}),
+    ("broken-links", {"group": "anchor"}),
+    ("summary", {}),
+    ("diff", {}),
+    ("pages", {}),
+)
 
 
 def _set_bytes(target: Path) -> int:
@@ -70,8 +77,10 @@ def _sets(target: Path) -> tuple[dict[int, int], int]:
 
 def _rows_of_set(target: Path, set_id: int) -> int:
     with open_archive(target) as reader:
-        return sum(reader.execute(f"SELECT COUNT(*) FROM {t} WHERE set_id = ?", [set_id])[0][0]
-                   for t in aggregates.SET_TABLES)
+        return sum(
+            reader.execute(f"SELECT COUNT(*) FROM {t} WHERE set_id = ?", [set_id])[0][0]
+            for t in aggregates.SET_TABLES
+        )
 
 
 def test_identical_commits_share_one_set(archive, registry, monkeypatch) -> None:
@@ -86,9 +95,13 @@ def test_identical_commits_share_one_set(archive, registry, monkeypatch) -> None
     diffs = {c: _answers(registry, target, c, monkeypatch, stored=True)["diff"] for c in (1, 2, 3)}
     assert diffs[1]["base"] is None and (diffs[2]["base"], diffs[2]["modified"]) == (1, [])
     # p12 was linked but not crawled before (a placeholder row): crawled now, it is modified, not added
-    assert (diffs[3]["base"], diffs[3]["modified"]) == (2, [f"https://example.org/p/{PAGES}",
-                                                            "https://example.org/p/3"])
-    graphs = [_answers(registry, target, c, monkeypatch, stored=True)["link-graph"]["total"] for c in (1, 2, 3)]
+    assert (diffs[3]["base"], diffs[3]["modified"]) == (
+        2,
+        [f"https://example.org/p/{PAGES}", "https://example.org/p/3"],
+    )
+    graphs = [
+        _answers(registry, target, c, monkeypatch, stored=True)["link-graph"]["total"] for c in (1, 2, 3)
+    ]
     assert graphs == [PAGES * 6, PAGES * 6, (PAGES + 1) * 6]  # six links a page, p12's own in commit 3
 
 
@@ -136,7 +149,9 @@ _VERSION4 = (
 )
 
 
-def test_an_archive_of_version_4_answers_on_demand_and_migrates(archive, tmp_path, registry, monkeypatch) -> None:
+def test_an_archive_of_version_4_answers_on_demand_and_migrates(
+    archive, tmp_path, registry, monkeypatch
+) -> None:
     target = tmp_path / "old.nitpicker"
     shutil.copy(archive[0], target)
     expected = _answers(registry, target, 1, monkeypatch, stored=False)

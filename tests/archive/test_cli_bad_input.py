@@ -10,8 +10,14 @@ from support import run_cli
 from test_files import _bad_inputs
 
 
-@pytest.mark.parametrize("command", [("query", "{path}", "info"), ("log", "{path}"),
-                                     ("analyze", "{path}", "--all", "--search-keywords", "x")])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("query", "{path}", "info"),
+        ("log", "{path}"),
+        ("analyze", "{path}", "--all", "--search-keywords", "x"),
+    ],
+)
 def test_bad_archives_through_the_cli(tmp_path: Path, command: tuple[str, ...]) -> None:
     cases = _bad_inputs(tmp_path)
     user = tmp_path / "user"

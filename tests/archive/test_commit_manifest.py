@@ -18,7 +18,9 @@ from archives import build_archive  # noqa: E402
 
 def test_a_crawled_commit_records_its_environment_and_analyzer_runs(tmp_path: Path, cli) -> None:
     archive = build_archive(tmp_path / "site.nitpicker")
-    analyzed = cli("analyze", str(archive), "--plugin", "axe", "--plugin", "markup", cwd=tmp_path, timeout=300)
+    analyzed = cli(
+        "analyze", str(archive), "--plugin", "axe", "--plugin", "markup", cwd=tmp_path, timeout=300
+    )
     assert analyzed.returncode == 0, analyzed.stderr
     result = cli("log", str(archive), "--json")
     assert result.returncode == 0, result.stderr
@@ -93,5 +95,8 @@ def test_a_resume_with_other_tools_is_recorded(tmp_path: Path) -> None:
     writer.close()
     with open_archive(target) as reader:
         env = reader.commits()[0]["environment"]
-    assert env == {"nitpicker": "1.0", "chromium": "Chromium 150",
-                   "later_runs": [{"nitpicker": "1.0", "chromium": "Chromium 151"}]}
+    assert env == {
+        "nitpicker": "1.0",
+        "chromium": "Chromium 150",
+        "later_runs": [{"nitpicker": "1.0", "chromium": "Chromium 151"}],
+    }

@@ -108,22 +108,36 @@ def _bad_inputs(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     (tmp_path / "plain").mkdir()
     cases["dir"] = (tmp_path / "plain", "plain is a directory but not a nitpicker working directory")
     (tmp_path / "text.nitpicker").write_text("hello, not a tar\n" * 100)
-    cases["not tar"] = (tmp_path / "text.nitpicker", "text.nitpicker is not a nitpicker archive (not a tar file)")
+    cases["not tar"] = (
+        tmp_path / "text.nitpicker",
+        "text.nitpicker is not a nitpicker archive (not a tar file)",
+    )
     _tar_with(tmp_path / "nodb.nitpicker", {"readme.txt": b"hi"})
-    cases["no db"] = (tmp_path / "nodb.nitpicker", "nodb.nitpicker is not a nitpicker archive (no archive.db inside)")
+    cases["no db"] = (
+        tmp_path / "nodb.nitpicker",
+        "nodb.nitpicker is not a nitpicker archive (no archive.db inside)",
+    )
     _tar_with(tmp_path / "evil.nitpicker", {"../archive.db": b"x", "sub/archive.db": b"y"})
-    cases["traversal"] = (tmp_path / "evil.nitpicker", "evil.nitpicker is not a nitpicker archive (no archive.db inside)")
+    cases["traversal"] = (
+        tmp_path / "evil.nitpicker",
+        "evil.nitpicker is not a nitpicker archive (no archive.db inside)",
+    )
     data = good.read_bytes()
     (tmp_path / "cut.nitpicker").write_bytes(data[: len(data) // 2])
     cases["truncated"] = (tmp_path / "cut.nitpicker", "cut.nitpicker is truncated or corrupt")
     _tar_with(tmp_path / "junkdb.nitpicker", {"archive.db": b"not sqlite at all" * 100})
-    cases["not sqlite"] = (tmp_path / "junkdb.nitpicker",
-                           "junkdb.nitpicker is not a nitpicker archive (archive.db is not an SQLite database)")
+    cases["not sqlite"] = (
+        tmp_path / "junkdb.nitpicker",
+        "junkdb.nitpicker is not a nitpicker archive (archive.db is not an SQLite database)",
+    )
     foreign = tmp_path / "foreign.db"
     sqlite3.connect(foreign).execute("CREATE TABLE t (x)").connection.commit()
     _tar_with(tmp_path / "foreign.nitpicker", {"archive.db": foreign.read_bytes()})
     foreign.unlink()
-    cases["no info"] = (tmp_path / "foreign.nitpicker", "foreign.nitpicker is not a nitpicker archive (no info table)")
+    cases["no info"] = (
+        tmp_path / "foreign.nitpicker",
+        "foreign.nitpicker is not a nitpicker archive (no info table)",
+    )
     newer_dir = tmp_path / "newer-work"
     newer_dir.mkdir()
     with tarfile.open(good) as tar:
@@ -136,8 +150,10 @@ def _bad_inputs(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     for p in newer_dir.iterdir():
         p.unlink()
     newer_dir.rmdir()
-    cases["newer"] = (tmp_path / "newer.nitpicker",
-                      f"newer.nitpicker has archive format 7; this nitpicker reads up to {FORMAT_VERSION} — upgrade nitpicker")
+    cases["newer"] = (
+        tmp_path / "newer.nitpicker",
+        f"newer.nitpicker has archive format 7; this nitpicker reads up to {FORMAT_VERSION} — upgrade nitpicker",
+    )
     return cases
 
 
@@ -210,10 +226,21 @@ def test_reader_never_writes(tmp_path: Path, cache_dir: Path) -> None:
         state = snapshot(tmp_path)
         with open_archive(source) as r:
             state = snapshot(tmp_path)  # includes the cache entry, which the open created
-            ops = [r.info, r.commits, r.head, lambda: list(r.pages(None)), lambda: r.page("https://example.org/p/1"),
-                   lambda: r.anchors("https://example.org/p/1"), lambda: r.html("https://example.org/p/1"),
-                   r.row_hashes, r.resources, r.analysis, r.violations, lambda: r.diff(1, r.commits()[0]["id"]),
-                   lambda: r.execute("SELECT COUNT(*) FROM url")]
+            ops = [
+                r.info,
+                r.commits,
+                r.head,
+                lambda: list(r.pages(None)),
+                lambda: r.page("https://example.org/p/1"),
+                lambda: r.anchors("https://example.org/p/1"),
+                lambda: r.html("https://example.org/p/1"),
+                r.row_hashes,
+                r.resources,
+                r.analysis,
+                r.violations,
+                lambda: r.diff(1, r.commits()[0]["id"]),
+                lambda: r.execute("SELECT COUNT(*) FROM url"),
+            ]
             for op in ops:
                 op()
                 assert snapshot(tmp_path) == state

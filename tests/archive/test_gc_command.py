@@ -38,7 +38,9 @@ def _state(archive: Path) -> dict:
             "head": reader.head(),
             "page_states": one("SELECT COUNT(*) FROM page_state WHERE scraped = 1"),
             "blobs": one("SELECT COUNT(*) FROM blob"),
-            "orphans": one("SELECT COUNT(*) FROM commit_page WHERE commit_id NOT IN (SELECT id FROM commits)"),
+            "orphans": one(
+                "SELECT COUNT(*) FROM commit_page WHERE commit_id NOT IN (SELECT id FROM commits)"
+            ),
             "aggregated": sorted(r[0] for r in reader.execute("SELECT commit_id FROM agg_commit")),
         }
 
@@ -52,8 +54,14 @@ def test_keep_one_drops_older_commits_and_their_content(three: Path, cli) -> Non
     assert line.startswith("dropped commits: 1, 2; commit 3 now follows nothing; removed 2 commits")
     assert "10 page states" in line and "10 blobs" in line
     after = _state(three)
-    assert after == {"commits": {3: None}, "head": 3, "page_states": 20, "blobs": 20, "orphans": 0,
-                     "aggregated": [3]}
+    assert after == {
+        "commits": {3: None},
+        "head": 3,
+        "page_states": 20,
+        "blobs": 20,
+        "orphans": 0,
+        "aggregated": [3],
+    }
     freed = size - three.stat().st_size
     assert freed > 0 and f"freed {freed} bytes" in line
     with open_archive(three) as reader:  # the survivor reads as it did: 20 pages, the newest variant

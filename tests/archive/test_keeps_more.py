@@ -20,13 +20,25 @@ SOURCE = '<html><body>\n<h1>Guide</h1>\n  <a href="whatsnew/changelog.html#id1">
 def rich(url: str = URL, *, source: str | None = SOURCE, variant: str = "") -> ScrapeResult:
     """A rendered page with what format 2 adds: its sent HTML, an anchor's raw href and position, headings."""
     return ScrapeResult(
-        url=url, status=200, content_type="text/html", scraped=True,
+        url=url,
+        status=200,
+        content_type="text/html",
+        scraped=True,
         html=f"<html><head></head><body><h1>Guide</h1><a>log</a>{variant}<a>made by script</a></body></html>",
         source=source,
-        anchors=[Anchor("https://example.org/guide/whatsnew/changelog.html", "log", "id1",
-                        raw_href="whatsnew/changelog.html#id1", line=3, col=3),
-                 Anchor("https://example.org/x", "made by script", raw_href="/x")],
-        headings=[Heading(1, "Guide"), Heading(2, "Install"), Heading(2, "Use")], images=[],
+        anchors=[
+            Anchor(
+                "https://example.org/guide/whatsnew/changelog.html",
+                "log",
+                "id1",
+                raw_href="whatsnew/changelog.html#id1",
+                line=3,
+                col=3,
+            ),
+            Anchor("https://example.org/x", "made by script", raw_href="/x"),
+        ],
+        headings=[Heading(1, "Guide"), Heading(2, "Install"), Heading(2, "Use")],
+        images=[],
     )
 
 
@@ -67,10 +79,24 @@ def test_anchor_keeps_href_as_written_and_position(tmp_path: Path) -> None:
     write(target, rich())
     with open_archive(target) as r:
         assert r.anchors(URL) == [
-            {"ordinal": 0, "href": "https://example.org/guide/whatsnew/changelog.html", "fragment": "id1",
-             "text": "log", "raw_href": "whatsnew/changelog.html#id1", "line": 3, "col": 3},
-            {"ordinal": 1, "href": "https://example.org/x", "fragment": "", "text": "made by script",
-             "raw_href": "/x", "line": None, "col": None},
+            {
+                "ordinal": 0,
+                "href": "https://example.org/guide/whatsnew/changelog.html",
+                "fragment": "id1",
+                "text": "log",
+                "raw_href": "whatsnew/changelog.html#id1",
+                "line": 3,
+                "col": 3,
+            },
+            {
+                "ordinal": 1,
+                "href": "https://example.org/x",
+                "fragment": "",
+                "text": "made by script",
+                "raw_href": "/x",
+                "line": None,
+                "col": None,
+            },
         ]
 
 
@@ -79,9 +105,11 @@ def test_headings_in_order(tmp_path: Path) -> None:
     write(target, rich())
     with open_archive(target) as r:
         assert r.has_headings
-        assert r.headings(URL) == [{"ordinal": 0, "level": 1, "text": "Guide"},
-                                   {"ordinal": 1, "level": 2, "text": "Install"},
-                                   {"ordinal": 2, "level": 2, "text": "Use"}]
+        assert r.headings(URL) == [
+            {"ordinal": 0, "level": 1, "text": "Guide"},
+            {"ordinal": 1, "level": 2, "text": "Install"},
+            {"ordinal": 2, "level": 2, "text": "Use"},
+        ]
 
 
 def test_degraded_scrape_keeps_headings_and_raw_hrefs(tmp_path: Path) -> None:
@@ -95,7 +123,9 @@ def test_degraded_scrape_keeps_headings_and_raw_hrefs(tmp_path: Path) -> None:
     w.close()
     with open_archive(target) as r:
         assert [h["text"] for h in r.headings(URL)] == ["Guide", "Install", "Use"]
-        assert r.anchors(URL)[0]["raw_href"] == "whatsnew/changelog.html#id1" and r.anchors(URL)[0]["line"] == 3
+        assert (
+            r.anchors(URL)[0]["raw_href"] == "whatsnew/changelog.html#id1" and r.anchors(URL)[0]["line"] == 3
+        )
 
 
 def test_a_page_without_the_new_data_hashes_as_format_1_did() -> None:
@@ -104,9 +134,11 @@ def test_a_page_without_the_new_data_hashes_as_format_1_did() -> None:
     sorted_resources = page(3, 20)
     sorted_resources.resources.sort()
     assert prepare_page(sorted_resources).hash == (
-        "6da00cf6a8f96d18b54177c50b313d7a247e30b2000fff542a4769b64f9c5c09")
+        "6da00cf6a8f96d18b54177c50b313d7a247e30b2000fff542a4769b64f9c5c09"
+    )
     assert placeholder("https://external.example/", True).hash == (
-        "6747a8bbac1c38ea0d9642be839cfbb0120d6885af2b86a806934e90c20727c9")
+        "6747a8bbac1c38ea0d9642be839cfbb0120d6885af2b86a806934e90c20727c9"
+    )
 
 
 def test_state_hash_follows_the_new_data_and_only_it() -> None:
@@ -145,8 +177,11 @@ def test_reader_tolerates_format_1(format1: Path) -> None:
         assert r.page(url)["source_sha256"] is None and r.source(url) is None
         assert r.headings(url) == []
         first = r.anchors(url)[0]
-        assert first["href"] == "https://example.org/p/2" and (first["raw_href"], first["line"], first["col"]) == (
-            None, None, None)
+        assert first["href"] == "https://example.org/p/2" and (
+            first["raw_href"],
+            first["line"],
+            first["col"],
+        ) == (None, None, None)
 
 
 def test_writer_upgrades_format_1_on_open(format1: Path) -> None:
@@ -184,11 +219,16 @@ def test_headings_queries_read_format_2_and_refuse_format_1(tmp_path: Path, form
     write(target, rich(), two, none)
     with open_archive(target) as r:
         assert [h["text"] for h in run_query(registry, r, "headings", {"url": URL})["items"]] == [
-            "Guide", "Install", "Use"]
+            "Guide",
+            "Install",
+            "Use",
+        ]
         assert run_query(registry, r, "headings", {"level": 1})["total"] == 3
         found = run_query(registry, r, "h1-problems", {})
         assert [(p["url"], p["problem"], p["h1_count"], p["h1"]) for p in found["items"]] == [
-            ("https://example.org/none/", "missing", 0, []), ("https://example.org/two/", "multiple", 2, ["A", "C"])]
+            ("https://example.org/none/", "missing", 0, []),
+            ("https://example.org/two/", "multiple", 2, ["A", "C"]),
+        ]
         assert found["not_recorded"] == 0
     with open_archive(format1) as r, pytest.raises(UsageError, match="before headings were kept"):
         run_query(registry, r, "h1-problems", {})

@@ -43,8 +43,13 @@ RACER = textwrap.dedent("""
 
 def _spawn(target: Path, go: Path, hold: float) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen([sys.executable, "-c", RACER, str(target), str(go), str(hold)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    return subprocess.Popen(
+        [sys.executable, "-c", RACER, str(target), str(go), str(hold)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
 
 
 def test_two_processes_race_exactly_one_wins(tmp_path: Path) -> None:

@@ -13,7 +13,9 @@ HTML = (
 )
 
 
-def _page(token: str = "t1", nonce: str = "n1", query: str = "", resources=("/a.js", "/b.css"), **kw) -> ScrapeResult:
+def _page(
+    token: str = "t1", nonce: str = "n1", query: str = "", resources=("/a.js", "/b.css"), **kw
+) -> ScrapeResult:
     html = HTML.format(token=token, nonce=nonce, query=query)
     headers = {
         "date": "Tue, 01 Dec 2026 18:00:00 GMT",
@@ -22,14 +24,29 @@ def _page(token: str = "t1", nonce: str = "n1", query: str = "", resources=("/a.
         "etag": '"v1"',
         **kw.pop("headers", {}),
     }
-    return ScrapeResult(url="http://site.test/", status=200, html=html, source=html, headers=headers,
-                        resources=list(resources), anchors=[], images=[], **kw)
+    return ScrapeResult(
+        url="http://site.test/",
+        status=200,
+        html=html,
+        source=html,
+        headers=headers,
+        resources=list(resources),
+        anchors=[],
+        images=[],
+        **kw,
+    )
 
 
 def test_per_render_values_and_order_races_keep_the_hash() -> None:
     base = prepare_page(_page())
-    again = prepare_page(_page(token="t2", nonce="n2", resources=("/b.css", "/a.js"),
-                               headers={"date": "Wed, 02 Dec 2026 00:00:00 GMT"}))
+    again = prepare_page(
+        _page(
+            token="t2",
+            nonce="n2",
+            resources=("/b.css", "/a.js"),
+            headers={"date": "Wed, 02 Dec 2026 00:00:00 GMT"},
+        )
+    )
     assert again.hash == base.hash
     assert again.html_sha256 != base.html_sha256  # the stored HTML is still the HTML as rendered
 
@@ -43,8 +60,15 @@ def test_real_changes_change_the_hash() -> None:
 
 
 def test_logical_headers_and_html() -> None:
-    headers = {"Date": "x", "Set-Cookie": "a=1; Path=/\nb=2", "Content-Security-Policy": "script-src 'nonce-abc'"}
-    assert logical_headers(headers) == {"Set-Cookie": ["a", "b"], "Content-Security-Policy": "script-src 'nonce-'"}
+    headers = {
+        "Date": "x",
+        "Set-Cookie": "a=1; Path=/\nb=2",
+        "Content-Security-Policy": "script-src 'nonce-abc'",
+    }
+    assert logical_headers(headers) == {
+        "Set-Cookie": ["a", "b"],
+        "Content-Security-Policy": "script-src 'nonce-'",
+    }
     assert normalize_html('<input name="_csrf" value="zz"><input name="x" value="zz">') == (
         '<input name="_csrf" value=""><input name="x" value="zz">'
     )
@@ -53,8 +77,9 @@ def test_logical_headers_and_html() -> None:
 
 def test_resource_hash_ignores_volatile_headers() -> None:
     def res(date: str, etag: str) -> str:
-        return prepare_resource(Resource(url="http://site.test/a.js", status=200,
-                                         headers={"date": date, "etag": etag}))[0]
+        return prepare_resource(
+            Resource(url="http://site.test/a.js", status=200, headers={"date": date, "etag": etag})
+        )[0]
 
     assert res("a", '"1"') == res("b", '"1"')
     assert res("a", '"1"') != res("a", '"2"')

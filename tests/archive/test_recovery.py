@@ -42,8 +42,13 @@ def run_writer(target: Path, variant: str = "", kill_at: str | None = None) -> i
     env.pop("NITPICKER_TEST_KILL_AT", None)
     if kill_at:
         env["NITPICKER_TEST_KILL_AT"] = kill_at
-    done = subprocess.run([sys.executable, "-c", _WRITER, str(target), variant, str(HERE)], env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", _WRITER, str(target), variant, str(HERE)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode in (0, -signal.SIGKILL), done.stderr
     return done.returncode
 
@@ -109,8 +114,11 @@ def test_kill_during_the_first_write_then_the_next_writer_writes_it(tmp_path: Pa
 
 def test_temp_files_of_other_targets_are_left_alone(tmp_path: Path) -> None:
     target = tmp_path / "site.nitpicker"
-    others = [tmp_path / ".site.nitpicker.old.nitpicker.k2j4h5g6.tmp",  # temp of site.nitpicker.old.nitpicker
-              tmp_path / ".other.nitpicker.k2j4h5g6.tmp", tmp_path / "site.nitpicker.k2j4h5g6.tmp"]
+    others = [
+        tmp_path / ".site.nitpicker.old.nitpicker.k2j4h5g6.tmp",  # temp of site.nitpicker.old.nitpicker
+        tmp_path / ".other.nitpicker.k2j4h5g6.tmp",
+        tmp_path / "site.nitpicker.k2j4h5g6.tmp",
+    ]
     mine = tmp_path / ".site.nitpicker.k2j4h5g6.tmp"
     for path in [*others, mine]:
         path.write_bytes(b"partial")
@@ -166,8 +174,9 @@ def test_analysis_killed_after_its_finish_is_written_by_the_next_writer(tmp_path
     target = tmp_path / "site.nitpicker"
     assert run_writer(target) == 0
     env = dict(os.environ, NITPICKER_TEST_KILL_AT="after-analysis")
-    done = subprocess.run([sys.executable, "-c", _ANALYZER, str(target)], env=env, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", _ANALYZER, str(target)], env=env, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == -signal.SIGKILL, done.stderr
     with open_archive(target) as r:
         assert r.violations() == []  # finished, but only in the working directory
@@ -181,13 +190,21 @@ def test_analysis_killed_after_its_finish_is_written_by_the_next_writer(tmp_path
 
 
 def _error(url: str, kind: str, external: bool) -> tuple[ScrapeResult, CrawlErrorRecord]:
-    record = ScrapeResult(url=url, is_external=external, is_target=not external,
-                          extra={"error_kind": kind, "permanent": False})
+    record = ScrapeResult(
+        url=url, is_external=external, is_target=not external, extra={"error_kind": kind, "permanent": False}
+    )
     return record, CrawlErrorRecord(url=url, kind=kind, message=f"{kind} at {url}", phase="preflight")
 
 
-def _run(w: ArchiveWriter, c: int, first: int, last: int, errors: list[tuple[str, str, bool]],
-         skipped: list[str], external_status: dict[str, int]) -> None:
+def _run(
+    w: ArchiveWriter,
+    c: int,
+    first: int,
+    last: int,
+    errors: list[tuple[str, str, bool]],
+    skipped: list[str],
+    external_status: dict[str, int],
+) -> None:
     """What one crawler run records: rendered pages, failures, skipped URLs and checked external links."""
     w.put_pages(c, [page(i, 40) for i in range(first, last)])
     for url, kind, external in errors:
@@ -196,36 +213,82 @@ def _run(w: ArchiveWriter, c: int, first: int, last: int, errors: list[tuple[str
         w.put_page(c, record)
     for url in skipped:
         w.put_skipped(c, url, "robots.txt")
-    w.put_pages(c, [ScrapeResult(url=url, status=status, content_type="text/html", is_external=True,
-                                 is_target=False, anchors=[], images=[])
-                    for url, status in external_status.items()])
+    w.put_pages(
+        c,
+        [
+            ScrapeResult(
+                url=url,
+                status=status,
+                content_type="text/html",
+                is_external=True,
+                is_target=False,
+                anchors=[],
+                images=[],
+            )
+            for url, status in external_status.items()
+        ],
+    )
 
 
 def test_stats_of_a_commit_built_in_two_runs_describe_the_whole_commit(tmp_path: Path) -> None:
     target = tmp_path / "site.nitpicker"
     w = ArchiveWriter.open(target)
     c = w.begin_commit()
-    _run(w, c, 0, 10, [("https://example.org/broken", "timeout", False),
-                       ("https://gone.example/", "dns", True)],
-         ["https://example.org/private/a"], {"https://external.example/": 200, "https://ext.example/404": 404})
-    w.finish_commit(c, "interrupted", {"status": "interrupted", "pages": 15, "seconds": 2.5,
-                                       "browser_restarts": 1, "internal_errors": 1})
+    _run(
+        w,
+        c,
+        0,
+        10,
+        [("https://example.org/broken", "timeout", False), ("https://gone.example/", "dns", True)],
+        ["https://example.org/private/a"],
+        {"https://external.example/": 200, "https://ext.example/404": 404},
+    )
+    w.finish_commit(
+        c,
+        "interrupted",
+        {"status": "interrupted", "pages": 15, "seconds": 2.5, "browser_restarts": 1, "internal_errors": 1},
+    )
     w.write()
     w.close()
 
     w = ArchiveWriter.open(target)
     assert w.resume_commit(w.latest_commit()) == c
-    _run(w, c, 10, 20, [("https://example.org/slow", "timeout", False)],
-         ["https://example.org/private/b"], {"https://ext.example/500": 500})
+    _run(
+        w,
+        c,
+        10,
+        20,
+        [("https://example.org/slow", "timeout", False)],
+        ["https://example.org/private/b"],
+        {"https://ext.example/500": 500},
+    )
     # what this run's own counters say: only what it did itself
-    w.finish_commit(c, "complete", {"status": "complete", "pages": 11, "rendered": 10, "internal_errors": 1,
-                                    "seconds": 4.25, "browser_restarts": 0, "errors_by_kind": {"timeout": 1}})
+    w.finish_commit(
+        c,
+        "complete",
+        {
+            "status": "complete",
+            "pages": 11,
+            "rendered": 10,
+            "internal_errors": 1,
+            "seconds": 4.25,
+            "browser_restarts": 0,
+            "errors_by_kind": {"timeout": 1},
+        },
+    )
     whole = w.commit_stats(c)
     w.write()
     w.close()
     # 20 rendered + 3 failed + 3 external checked (the placeholder of the pages' external link counts once)
-    assert whole == {"pages": 26, "rendered": 20, "skipped": 2, "internal_errors": 2,
-                     "external_errors": 3, "errors_by_kind": {"dns": 1, "timeout": 2}, "unextracted": 0}
+    assert whole == {
+        "pages": 26,
+        "rendered": 20,
+        "skipped": 2,
+        "internal_errors": 2,
+        "external_errors": 3,
+        "errors_by_kind": {"dns": 1, "timeout": 2},
+        "unextracted": 0,
+    }
     with open_archive(target) as r:
         stats = r.commits()[0]["stats"]
     assert {k: stats[k] for k in whole} == whole
@@ -239,8 +302,15 @@ def test_retried_urls_count_by_their_current_state(tmp_path: Path) -> None:
         _run(w, c, 0, 3, [("https://example.org/p/1", "timeout", False)], [], {})
         assert w.commit_stats(c)["internal_errors"] == 1 and w.commit_stats(c)["rendered"] == 2
         w.put_page(c, page(1, 40))  # --retry-failed fetched it again, fine this time
-        assert w.commit_stats(c) == {"pages": 3, "rendered": 3, "skipped": 0, "internal_errors": 0,
-                                     "external_errors": 0, "errors_by_kind": {}, "unextracted": 0}
+        assert w.commit_stats(c) == {
+            "pages": 3,
+            "rendered": 3,
+            "skipped": 0,
+            "internal_errors": 0,
+            "external_errors": 0,
+            "errors_by_kind": {},
+            "unextracted": 0,
+        }
         # a placeholder (a URL known only as a link target) is no recorded URL
         assert w.commit_stats(c)["pages"] == 3 and len(w.pending_urls(c)) >= 1
 

@@ -25,14 +25,19 @@ def crawl(w: ArchiveWriter, pages: list, extra_on: int | None = None) -> int:
         if extra_on is not None and result.url.endswith(f"/p/{extra_on}"):
             result.resources = [*result.resources, EXTRA]
     w.put_pages(c, pages)
-    w.put_resources(c, [(Resource(url, 200, content_type="text/css"), p.url) for p in pages for url in p.resources])
+    w.put_resources(
+        c, [(Resource(url, 200, content_type="text/css"), p.url) for p in pages for url in p.resources]
+    )
     w.finish_commit(c)
     return c
 
 
 def referrers(r, commit: int) -> dict[str, list[str]]:
-    rows = r.execute("SELECT ru.url, pu.url FROM commit_resource_referrer x JOIN url ru ON ru.id = x.resource_url_id "
-                     "JOIN url pu ON pu.id = x.page_url_id WHERE x.commit_id = ? ORDER BY 1, 2", [commit])
+    rows = r.execute(
+        "SELECT ru.url, pu.url FROM commit_resource_referrer x JOIN url ru ON ru.id = x.resource_url_id "
+        "JOIN url pu ON pu.id = x.page_url_id WHERE x.commit_id = ? ORDER BY 1, 2",
+        [commit],
+    )
     found: dict[str, list[str]] = {}
     for resource, referrer in rows:
         found.setdefault(resource, []).append(referrer)
@@ -84,7 +89,10 @@ def test_a_writer_upgrades_format_2_and_a_reader_reads_it_as_it_is(tmp_path: Pat
     downgrade_to_format2(target)
     with open_archive(target) as r:  # readers never migrate: format 2's table answers
         assert r.format_version == 2
-        assert r.execute("SELECT type FROM sqlite_master WHERE name = 'commit_resource_referrer'")[0][0] == "table"
+        assert (
+            r.execute("SELECT type FROM sqlite_master WHERE name = 'commit_resource_referrer'")[0][0]
+            == "table"
+        )
         assert referrers(r, first) == expected and counts(r, first) == {CSS: 5, JS: 5}
     w = ArchiveWriter.open(target)
     assert w.info()["format_version"] == FORMAT_VERSION
@@ -93,13 +101,18 @@ def test_a_writer_upgrades_format_2_and_a_reader_reads_it_as_it_is(tmp_path: Pat
     w.write()
     w.close()
     with open_archive(target) as r:
-        assert r.execute("SELECT type FROM sqlite_master WHERE name = 'commit_resource_referrer'")[0][0] == "view"
+        assert (
+            r.execute("SELECT type FROM sqlite_master WHERE name = 'commit_resource_referrer'")[0][0]
+            == "view"
+        )
         assert referrers(r, first) == expected
         assert counts(r, second) == {CSS: 3, JS: 3}
 
 
 def stored(w: ArchiveWriter, commit: int) -> dict[int, int | None]:
-    return dict(w._conn.execute("SELECT url_id, referrers FROM commit_resource WHERE commit_id = ?", (commit,)))
+    return dict(
+        w._conn.execute("SELECT url_id, referrers FROM commit_resource WHERE commit_id = ?", (commit,))
+    )
 
 
 def test_counts_are_kept_when_a_commit_finishes_and_dropped_when_it_changes_again(tmp_path: Path) -> None:
@@ -134,11 +147,15 @@ def test_crawl_times_read_the_same_in_format_2_and_after_the_upgrade(tmp_path: P
     w = ArchiveWriter.open(target)
     c = w.begin_commit()
     w.put_pages(c, [page(0, 2)], "2026-12-02T04:55:00.123Z")  # links to p/1: a placeholder, seen now
-    w.put_crawl_error(c, CrawlErrorRecord("https://example.org/p/1", "dns", "no such host", "fetch"),
-                      at="2026-12-02T04:56:01.500Z")
+    w.put_crawl_error(
+        c,
+        CrawlErrorRecord("https://example.org/p/1", "dns", "no such host", "fetch"),
+        at="2026-12-02T04:56:01.500Z",
+    )
     w.finish_commit(c)
-    stored_as = w._conn.execute("SELECT typeof(first_seen_at), last_crawled_at FROM commit_page "
-                                "WHERE last_crawled_at IS NOT NULL").fetchone()
+    stored_as = w._conn.execute(
+        "SELECT typeof(first_seen_at), last_crawled_at FROM commit_page WHERE last_crawled_at IS NOT NULL"
+    ).fetchone()
     assert tuple(stored_as) == ("integer", 1796187300123)  # 6 bytes a time, not 24
     w.write()
     w.close()
@@ -146,8 +163,12 @@ def test_crawl_times_read_the_same_in_format_2_and_after_the_upgrade(tmp_path: P
     def seen(r) -> tuple:
         first = r.page("https://example.org/p/0")
         placeholder = r.page("https://example.org/p/1")
-        return (first["first_seen_at"], first["last_crawled_at"], placeholder["last_crawled_at"],
-                r.crawl_errors()[0]["at"])
+        return (
+            first["first_seen_at"],
+            first["last_crawled_at"],
+            placeholder["last_crawled_at"],
+            r.crawl_errors()[0]["at"],
+        )
 
     with open_archive(target) as r:
         now = seen(r)

@@ -9,8 +9,12 @@ from archive_testdata import page
 from nitpicker_core.archive import ArchiveWriter, open_archive
 
 OPTIONS = {"roots": ["https://example.org/"], "parallels": 2, "excludes": [], "timeouts": {"dom": 5.0}}
-ENVIRONMENT = {"nitpicker": "1.0", "chromium": "Chromium 150", "python": "3.11.7 (CPython)",
-               "plugins": {f"plugin-{n}": "nitpicker 1.0" for n in range(20)}}
+ENVIRONMENT = {
+    "nitpicker": "1.0",
+    "chromium": "Chromium 150",
+    "python": "3.11.7 (CPython)",
+    "plugins": {f"plugin-{n}": "nitpicker 1.0" for n in range(20)},
+}
 
 
 def _commit(writer: ArchiveWriter, environment: dict) -> int:
@@ -54,4 +58,6 @@ def test_gc_drops_a_manifest_with_its_last_commit(tmp_path: Path) -> None:
     assert (first.removed["manifests"], second.removed["manifests"]) == (1, 0)
     with open_archive(target) as reader:
         assert [c["environment"] for c in reader.commits()] == [ENVIRONMENT]
-        assert reader.execute("SELECT COUNT(*) FROM commit_manifest")[0][0] == 2  # the options and environment
+        assert (
+            reader.execute("SELECT COUNT(*) FROM commit_manifest")[0][0] == 2
+        )  # the options and environment

@@ -26,8 +26,10 @@ def fake_chromium(folder: Path, version: str, real: str | None = None) -> tuple[
     notes = folder / "version-calls"
     script = folder / "chromium"
     rest = f'exec "{real}" "$@"' if real else "exit 3"
-    script.write_text(f'#!/bin/sh\nfor arg in "$@"; do\n  if [ "$arg" = --version ]; then\n'
-                      f'    echo called >> "{notes}"\n    echo "{version}"\n    exit 0\n  fi\ndone\n{rest}\n')
+    script.write_text(
+        f'#!/bin/sh\nfor arg in "$@"; do\n  if [ "$arg" = --version ]; then\n'
+        f'    echo called >> "{notes}"\n    echo "{version}"\n    exit 0\n  fi\ndone\n{rest}\n'
+    )
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
     return script, notes
 
@@ -85,7 +87,11 @@ def test_an_unwritable_cache_never_fails(tmp_path: Path, monkeypatch: pytest.Mon
         assert manifest.chromium_version(str(script)) == "Chromium 150.0.1"
     finally:
         manifest.chromium_version.cache_clear()
-    assert calls(notes) == 1 and sorted(p.name for p in tmp_path.iterdir()) == ["chromium", "file", "version-calls"]
+    assert calls(notes) == 1 and sorted(p.name for p in tmp_path.iterdir()) == [
+        "chromium",
+        "file",
+        "version-calls",
+    ]
 
 
 def test_a_failing_binary_is_not_cached(tmp_path: Path, cache_home: Path) -> None:
@@ -115,8 +121,16 @@ def test_the_second_crawl_starts_no_chromium_to_ask_its_version(site, cli, tmp_p
     script, notes = fake_chromium(tmp_path, "Chromium 150.0.1 (fake)", real=real)
     env = {"NITPICKER_BROWSER": str(script), "XDG_CACHE_HOME": str(tmp_path / "cache")}
     for name in ("one", "two"):
-        done = cli("crawl", "-o", f"{name}.nitpicker", "--single", f"{site}/scope/docs/", cwd=tmp_path, env=env,
-                   timeout=300)
+        done = cli(
+            "crawl",
+            "-o",
+            f"{name}.nitpicker",
+            "--single",
+            f"{site}/scope/docs/",
+            cwd=tmp_path,
+            env=env,
+            timeout=300,
+        )
         assert done.returncode == 0, done.stderr
         logged = cli("log", f"{name}.nitpicker", "--json", cwd=tmp_path)
         assert json.loads(logged.stdout)[0]["environment"]["chromium"] == "Chromium 150.0.1 (fake)"

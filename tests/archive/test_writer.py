@@ -40,14 +40,18 @@ def test_round_trip(tmp_path: Path) -> None:
         assert got["extra"] == {"hreflang": [{"en": "https://example.org/p/3"}]}
         assert got["headers"]["server"] == "test" and got["order"] == 4
         assert [a["href"] for a in r.anchors("https://example.org/p/3")][:2] == [
-            "https://example.org/p/4", "https://example.org/p/5"]
+            "https://example.org/p/4",
+            "https://example.org/p/5",
+        ]
         assert r.html("https://example.org/p/3") == pages[3].html
         assert r.images("https://example.org/p/3")[0]["alt"] == "img 3"
         assert r.jsonld("https://example.org/p/3")[0]["types"] == ["WebPage"]
         assert r.tags("https://example.org/p/3")[0]["external_id"] == "GTM-1234"
         assert r.page_errors("https://example.org/p/0")[0]["step"] == "mobile"
-        assert r.page_resources("https://example.org/p/3") == ["https://example.org/site.css",
-                                                                "https://example.org/app.js"]
+        assert r.page_resources("https://example.org/p/3") == [
+            "https://example.org/site.css",
+            "https://example.org/app.js",
+        ]
         urls = [p["url"] for p in r.pages()]
         assert len(urls) == 21 and urls[-1] == "https://external.example/"  # placeholder, no order, last
         assert len(list(r.pages(scraped=True))) == 20
@@ -87,7 +91,11 @@ def test_second_identical_commit_grows_little(tmp_path: Path) -> None:
     assert 0 < derived1 <= derived2 <= derived1 + 4096 < 0.25 * content2, (derived1, derived2, content2)
     with open_archive(target) as r:
         assert r.head() == 2 and r.diff(1, 2) == {
-            "added": [], "removed": [], "modified": [], "resources": {"added": [], "removed": [], "modified": []}}
+            "added": [],
+            "removed": [],
+            "modified": [],
+            "resources": {"added": [], "removed": [], "modified": []},
+        }
 
 
 def test_head_moves_only_to_complete_commits(tmp_path: Path) -> None:
@@ -163,10 +171,19 @@ def test_placeholders_redirects_and_skips(tmp_path: Path) -> None:
     target = tmp_path / "site.nitpicker"
     w = ArchiveWriter.open(target, is_external=lambda u: not u.startswith("https://example.org/"))
     c = w.begin_commit()
-    w.put_page(c, ScrapeResult(url="https://example.org/", anchors=[Anchor("https://other.example/x"),
-                                                                     Anchor("https://example.org/b")]))
-    w.put_page(c, ScrapeResult(url="http://example.org/b", status=301,
-                               redirect_chain=["https://example.org/b"], anchors=[]))
+    w.put_page(
+        c,
+        ScrapeResult(
+            url="https://example.org/",
+            anchors=[Anchor("https://other.example/x"), Anchor("https://example.org/b")],
+        ),
+    )
+    w.put_page(
+        c,
+        ScrapeResult(
+            url="http://example.org/b", status=301, redirect_chain=["https://example.org/b"], anchors=[]
+        ),
+    )
     w.put_page(c, ScrapeResult(url="https://example.org/b", status=200, anchors=[]))
     w.put_skipped(c, "https://example.org/private", "robots.txt")
     w.put_placeholder(c, "https://example.org/orphan")
@@ -188,10 +205,17 @@ def test_resources_errors_inventory(tmp_path: Path) -> None:
     target = tmp_path / "site.nitpicker"
     w = ArchiveWriter.open(target)
     c = w.begin_commit()
-    css = Resource("https://example.org/site.css", 200, content_type="Text/CSS; charset=utf-8", compression="br")
+    css = Resource(
+        "https://example.org/site.css", 200, content_type="Text/CSS; charset=utf-8", compression="br"
+    )
     # the pages that loaded it are the pages whose state lists it
-    w.put_pages(c, [ScrapeResult(url=f"https://example.org/{path}", status=200, resources=[css.url])
-                    for path in ("", "about")])
+    w.put_pages(
+        c,
+        [
+            ScrapeResult(url=f"https://example.org/{path}", status=200, resources=[css.url])
+            for path in ("", "about")
+        ],
+    )
     w.put_resource(c, css, "https://example.org/")
     w.put_resource(c, css, "https://example.org/about")
     w.put_crawl_error(c, CrawlErrorRecord("https://example.org/x", "dns", "no such host", "fetch"))
@@ -235,12 +259,23 @@ def test_gc_removes_unreachable_states_and_blobs(tmp_path: Path) -> None:
     w.put_page(c, page(1, 3, variant="new"))  # re-pointing leaves the old state unreferenced
     old_html, new_html = w._conn.execute(
         "SELECT html_sha256 FROM page_state WHERE url_id = (SELECT id FROM url WHERE url = ?) ORDER BY id",
-        ("https://example.org/p/1",)).fetchall()
+        ("https://example.org/p/1",),
+    ).fetchall()
     key = ("words", "1", "settings-hash")
-    w.put_cached_reports(key, [(old_html[0], PageReport({"words": 3})), (new_html[0], PageReport({"words": 4}))])
+    w.put_cached_reports(
+        key, [(old_html[0], PageReport({"words": 3})), (new_html[0], PageReport({"words": 4}))]
+    )
     counts = w.gc()
-    assert counts == {"page_states": 1, "resource_states": 0, "blobs": 1, "finding_sets": 0, "screenshots": 0,
-                      "aggregate_sets": 0, "manifests": 0, "analysis_cache": 1}
+    assert counts == {
+        "page_states": 1,
+        "resource_states": 0,
+        "blobs": 1,
+        "finding_sets": 0,
+        "screenshots": 0,
+        "aggregate_sets": 0,
+        "manifests": 0,
+        "analysis_cache": 1,
+    }
     assert w.cached_report(old_html[0], key) is None
     assert w.cached_report(new_html[0], key).cells == {"words": 4}
     w.finish_commit(c)

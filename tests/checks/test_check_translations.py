@@ -19,14 +19,24 @@ from nitpicker_testing.archives import archive_builder, page
 JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 FIELDS = ("title", "description", "fix")
 # the package holding each messages/ja.json -> the analyzer whose rules it translates ("" for crawl checks)
-CATALOGUES = {"nitpicker_checks": "", "nitpicker_axe": "axe", "nitpicker_lighthouse": "lighthouse",
-              "nitpicker_markup": "markup", "nitpicker_main_contents": "main-contents", "nitpicker_text": "text"}
+CATALOGUES = {
+    "nitpicker_checks": "",
+    "nitpicker_axe": "axe",
+    "nitpicker_lighthouse": "lighthouse",
+    "nitpicker_markup": "markup",
+    "nitpicker_main_contents": "main-contents",
+    "nitpicker_text": "text",
+}
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _checks() -> list[Check]:
     registry = check_registry(make_plugin_manager())
-    return [registry[name] for name in registry.names() if registry.plugin_of(name) in ("checks", "analyzer-checks")]
+    return [
+        registry[name]
+        for name in registry.names()
+        if registry.plugin_of(name) in ("checks", "analyzer-checks")
+    ]
 
 
 CHECKS = _checks()
@@ -59,7 +69,8 @@ def test_every_translation_names_a_check_that_exists(package: str) -> None:
 
 def test_the_translations_ship_in_the_wheel() -> None:
     package_data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][
-        "package-data"]
+        "package-data"
+    ]
     for package in CATALOGUES:
         assert "messages/*.json" in package_data.get(package, []), package
 
@@ -89,11 +100,16 @@ def test_the_issues_query_says_each_check_type(tmp_path: Path) -> None:
     site = "https://docs.test"
     archive = tmp_path / "typed.nitpicker"
     with archive_builder(archive, roots=[site + "/"]) as build:
-        build.page(page(site + "/", title="Home", links=["/gone"], metadata={"canonical": "file:///srv/index.html"}))
+        build.page(
+            page(site + "/", title="Home", links=["/gone"], metadata={"canonical": "file:///srv/index.html"})
+        )
         build.page(page(site + "/gone", status=404, content_type="text/plain"))
     pm = make_plugin_manager()
     with open_archive(archive) as reader:
         answer = run_query(query_registry(pm), reader, "issues", {}, reader.resolve(None))
     types = {item["id"]: item["type"] for item in answer["items"]}
     assert (types["canonical-invalid"], types["title-too-long"], types["robots-blocked"]) == (
-        "issue", "opportunity", "warning")
+        "issue",
+        "opportunity",
+        "warning",
+    )

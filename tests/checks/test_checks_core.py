@@ -17,8 +17,15 @@ def titles(ctx: CheckContext):
             yield Finding(row["url"], row["title"])
 
 
-SHORT = Check("short-title", "Short title", "metadata", "medium", "Titles under six characters.",
-              "Write a longer title.", findings=titles)
+SHORT = Check(
+    "short-title",
+    "Short title",
+    "metadata",
+    "medium",
+    "Titles under six characters.",
+    "Write a longer title.",
+    findings=titles,
+)
 
 
 class Checks:
@@ -39,17 +46,23 @@ def test_hook_register_checks(pm, tmp_path):
     with open_archive(archive) as reader:
         ctx = CheckContext(reader, reader.resolve(), query_registry(pm))
         assert sorted(SHORT.findings(ctx)) == [
-            Finding(SITE + "/", "Home"), Finding(SITE + "/about", "About"), Finding(SITE + "/blog/", "Blog")]
+            Finding(SITE + "/", "Home"),
+            Finding(SITE + "/about", "About"),
+            Finding(SITE + "/blog/", "Blog"),
+        ]
 
 
-@pytest.mark.parametrize(("check", "reason"), [
-    (Check("Bad_Id", "t", "links", "high", "", ""), "invalid name 'Bad_Id'"),
-    (Check("a/b/c", "t", "links", "high", "", ""), "invalid name 'a/b/c'"),
-    (Check("ok", "t", "links", "serious", "", ""), "priority 'serious' (one of critical, high"),
-    (Check("ok", "t", "Links!", "high", "", ""), "invalid category 'Links!'"),
-    (Check("ok", "t", "links", "high", "", "", findings="rows"), "whose findings is not callable"),
-    ("not a check", "not a nitpicker_core.Check"),
-])
+@pytest.mark.parametrize(
+    ("check", "reason"),
+    [
+        (Check("Bad_Id", "t", "links", "high", "", ""), "invalid name 'Bad_Id'"),
+        (Check("a/b/c", "t", "links", "high", "", ""), "invalid name 'a/b/c'"),
+        (Check("ok", "t", "links", "serious", "", ""), "priority 'serious' (one of critical, high"),
+        (Check("ok", "t", "Links!", "high", "", ""), "invalid category 'Links!'"),
+        (Check("ok", "t", "links", "high", "", "", findings="rows"), "whose findings is not callable"),
+        ("not a check", "not a nitpicker_core.Check"),
+    ],
+)
 def test_an_invalid_check_makes_only_its_plugin_unavailable(pm, check, reason):
     pm.add_plugin(Checks(check), "bad-checks")
     pm.add_plugin(Checks(SHORT), "good-checks")
@@ -121,7 +134,11 @@ def test_register_checks_gets_the_registered_analyzers(pm):
         def register_checks(self, register, analyzers):
             seen.extend(a.name for a in analyzers)
             for a in analyzers:
-                register(Check(f"{a.name}/any", f"Anything {a.name} finds", "markup", "low", "", "", analyzer=a.name))
+                register(
+                    Check(
+                        f"{a.name}/any", f"Anything {a.name} finds", "markup", "low", "", "", analyzer=a.name
+                    )
+                )
 
     pm.add_plugin(Rules(), "rule-checks")
     registry = check_registry(pm)

@@ -18,7 +18,11 @@ from nitpicker_testing.archives import build_archive, page
 
 SITE = "https://store.test"
 # commit → (linked 404s, pages without a title); commit 3 brings back what commit 2 fixed (regressed)
-SHAPES = {1: (("gone-1", "gone-2"), ("a",)), 2: (("gone-2", "gone-3"), ("b",)), 3: (("gone-1", "gone-3"), ("a", "b"))}
+SHAPES = {
+    1: (("gone-1", "gone-2"), ("a",)),
+    2: (("gone-2", "gone-3"), ("b",)),
+    3: (("gone-1", "gone-3"), ("a", "b")),
+}
 # commit → the markup analyzer's duplicate ids by page
 DUPLICATES = {1: {"/a": ["x"], "/b": ["y"]}, 2: {"/b": ["y"], "/c": ["z"]}, 3: {"/a": ["x"], "/c": ["z"]}}
 
@@ -38,8 +42,13 @@ def _analyse(target: Path, commit: int) -> None:
     try:
         w.begin_analysis(commit, "markup", "1.0", {})
         for path, ids in DUPLICATES[commit].items():
-            w.put_analysis(commit, "markup", SITE + path, {}, [
-                Violation("duplicate-id", f"Duplicate id {i}", snippet=f'<p id="{i}">') for i in ids])
+            w.put_analysis(
+                commit,
+                "markup",
+                SITE + path,
+                {},
+                [Violation("duplicate-id", f"Duplicate id {i}", snippet=f'<p id="{i}">') for i in ids],
+            )
         w.finish_analysis(commit, "markup", "complete")
         w.write()
     finally:
@@ -67,14 +76,26 @@ def _ask(registry: Any, archive: Path, name: str, commit: int, **params: Any) ->
 
 def test_commits_store_their_checks_and_counts_against_the_base(archive: Path) -> None:
     with open_archive(archive) as reader:
-        stored = {(r[0], r[1]) for r in reader.execute(
-            "SELECT c.commit_id, n.check_id FROM check_result c JOIN finding_name n ON n.id = c.check_no")}
-        deltas = {(r[0], r[1], r[2]): tuple(r[3:]) for r in reader.execute(
-            "SELECT d.commit_id, d.base_id, n.check_id, d.new, d.fixed, d.persisting, d.regressed "
-            "FROM finding_delta d JOIN finding_name n ON n.id = d.check_no")}
+        stored = {
+            (r[0], r[1])
+            for r in reader.execute(
+                "SELECT c.commit_id, n.check_id FROM check_result c JOIN finding_name n ON n.id = c.check_no"
+            )
+        }
+        deltas = {
+            (r[0], r[1], r[2]): tuple(r[3:])
+            for r in reader.execute(
+                "SELECT d.commit_id, d.base_id, n.check_id, d.new, d.fixed, d.persisting, d.regressed "
+                "FROM finding_delta d JOIN finding_name n ON n.id = d.check_no"
+            )
+        }
     for commit in SHAPES:
-        assert {(commit, "broken-link"), (commit, "title-missing"), (commit, "markup/duplicate-id"),
-                (commit, "missing-content-security-policy")} <= stored
+        assert {
+            (commit, "broken-link"),
+            (commit, "title-missing"),
+            (commit, "markup/duplicate-id"),
+            (commit, "missing-content-security-policy"),
+        } <= stored
     # (new, fixed, persisting, regressed)
     assert deltas[(2, 1, "broken-link")] == (1, 1, 1, 0)
     assert deltas[(3, 2, "broken-link")] == (1, 1, 1, 1)  # gone-1 is back: regressed
@@ -88,23 +109,35 @@ def test_an_unchanged_commit_points_at_its_parents_finding_sets(tmp_path: Path, 
     for _ in range(3):
         build_archive(target, _pages(2), roots=[SITE + "/"])
     with open_archive(target) as reader:
-        sets = {commit: sorted(r[0] for r in reader.execute(
-            "SELECT set_id FROM check_result WHERE commit_id = ? ORDER BY check_no", [commit])) for commit in (1, 2, 3)}
+        sets = {
+            commit: sorted(
+                r[0]
+                for r in reader.execute(
+                    "SELECT set_id FROM check_result WHERE commit_id = ? ORDER BY check_no", [commit]
+                )
+            )
+            for commit in (1, 2, 3)
+        }
         copies = reader.execute("SELECT count(*) FROM set_finding")[0][0]
         distinct = reader.execute("SELECT count(*) FROM (SELECT DISTINCT url, detail FROM set_finding)")[0][0]
         assert not reader.execute("SELECT 1 FROM finding_delta WHERE commit_id = 3")
     assert sets[1] == sets[2] == sets[3] and sets[1]
     assert copies == distinct  # each finding once, whatever the number of commits that found it
     rows = {r["id"]: r for r in _ask(registry, target, "issues", 3)["items"]}
-    assert (rows["broken-link"]["findings"], rows["broken-link"]["new"], rows["broken-link"]["persisting"],
-            rows["broken-link"]["fixed"]) == (2, 0, 2, 0)
+    assert (
+        rows["broken-link"]["findings"],
+        rows["broken-link"]["new"],
+        rows["broken-link"]["persisting"],
+        rows["broken-link"]["fixed"],
+    ) == (2, 0, 2, 0)
     urls = _ask(registry, target, "issue-urls", 3, check="broken-link", state="persisting")
     assert sorted(r["detail"].removeprefix(SITE) for r in urls["items"]) == ["/gone-2", "/gone-3"]
 
 
 @pytest.mark.parametrize("commit,base", [(2, None), (3, None), (3, "1"), (3, "3"), (1, None)])
-def test_stored_answers_equal_computed_answers(archive: Path, registry: Any, monkeypatch: pytest.MonkeyPatch,
-                                               commit: int, base: str | None) -> None:
+def test_stored_answers_equal_computed_answers(
+    archive: Path, registry: Any, monkeypatch: pytest.MonkeyPatch, commit: int, base: str | None
+) -> None:
     extra = {"base": base} if base else {}
     checks = ("broken-link", "title-missing", "client-error-page", "markup/duplicate-id", "duplicate-id")
 
@@ -114,8 +147,20 @@ def test_stored_answers_equal_computed_answers(archive: Path, registry: Any, mon
             for state in (None, "new", "persisting", "fixed", "all"):
                 chosen = {"state": state} if state else {}
                 found.append(_ask(registry, archive, "issue-urls", commit, check=check, **extra, **chosen))
-                found += [_ask(registry, archive, "issue-urls", commit, check=check, limit=1, offset=offset,
-                               **extra, **chosen) for offset in range(4)]
+                found += [
+                    _ask(
+                        registry,
+                        archive,
+                        "issue-urls",
+                        commit,
+                        check=check,
+                        limit=1,
+                        offset=offset,
+                        **extra,
+                        **chosen,
+                    )
+                    for offset in range(4)
+                ]
         return found
 
     stored = answers()
@@ -128,9 +173,9 @@ def test_stored_answers_equal_computed_answers(archive: Path, registry: Any, mon
 
 
 @pytest.mark.parametrize("commit,base", [(2, None), (3, None), (3, "1"), (3, "3"), (1, None)])
-def test_one_urls_findings_are_the_whole_lists_rows_of_that_url(archive: Path, registry: Any,
-                                                               monkeypatch: pytest.MonkeyPatch, commit: int,
-                                                               base: str | None) -> None:
+def test_one_urls_findings_are_the_whole_lists_rows_of_that_url(
+    archive: Path, registry: Any, monkeypatch: pytest.MonkeyPatch, commit: int, base: str | None
+) -> None:
     """`issue-urls --url` (a page's issues, read by key from the stored sets) answers the same rows as the
     whole list filtered to the URL, states and regressed flags included, stored or computed."""
     extra = {"base": base} if base else {}
@@ -159,8 +204,10 @@ def test_a_stored_check_is_read_and_a_stale_one_recomputed(tmp_path: Path, regis
     w = ArchiveWriter.open(target)
     try:  # a stored finding removed behind the store's back: the answer follows what is stored
         broken = "commit_id = 2 AND check_no = (SELECT id FROM finding_name WHERE check_id = 'broken-link')"
-        w._conn.execute("DELETE FROM set_finding WHERE detail LIKE '%gone-3' AND set_id = "
-                        f"(SELECT set_id FROM check_result WHERE {broken})")
+        w._conn.execute(
+            "DELETE FROM set_finding WHERE detail LIKE '%gone-3' AND set_id = "
+            f"(SELECT set_id FROM check_result WHERE {broken})"
+        )
         w._conn.execute("DELETE FROM finding_delta WHERE commit_id = 2")
         w._conn.execute(f"UPDATE check_result SET findings = 1 WHERE {broken}")
         w._touch()

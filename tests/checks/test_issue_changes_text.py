@@ -21,17 +21,25 @@ BROKEN = ({"/a", "/b"}, set(), {"/a", "/b", "/c", "/d", "/e"})
 
 
 def _page(path: str, status: int, links: tuple[str, ...] = ()) -> ScrapeResult:
-    return ScrapeResult(url=SITE + path, status=status, status_text="OK", content_type="text/html",
-                        content_length=100, metadata={"title": f"Page {path}", "lang": "en"},
-                        html=f"<html lang='en'><head><title>Page {path}</title></head><body><h1>x</h1></body></html>",
-                        anchors=[Anchor(SITE + href, href) for href in links])
+    return ScrapeResult(
+        url=SITE + path,
+        status=status,
+        status_text="OK",
+        content_type="text/html",
+        content_length=100,
+        metadata={"title": f"Page {path}", "lang": "en"},
+        html=f"<html lang='en'><head><title>Page {path}</title></head><body><h1>x</h1></body></html>",
+        anchors=[Anchor(SITE + href, href) for href in links],
+    )
 
 
 @pytest.fixture(scope="module")
 def archive(tmp_path_factory):
     target = tmp_path_factory.mktemp("issue-changes") / "site.nitpicker"
     for broken in BROKEN:
-        build_archive(target, [_page("/", 200, TARGETS), *(_page(p, 404 if p in broken else 200) for p in TARGETS)])
+        build_archive(
+            target, [_page("/", 200, TARGETS), *(_page(p, 404 if p in broken else 200) for p in TARGETS)]
+        )
     return target
 
 
@@ -43,9 +51,14 @@ def changes(archive, commit=None, **params):
 def test_regressed_findings_are_named_apart_from_the_other_new_ones(archive):
     answer = changes(archive)
     [broken] = [item for item in answer["regressed"]["items"] if item["check"] == "broken-link"]
-    assert [(u["url"], u["detail"]) for u in broken["urls"]] == [(SITE + "/", SITE + "/a"), (SITE + "/", SITE + "/b")]
+    assert [(u["url"], u["detail"]) for u in broken["urls"]] == [
+        (SITE + "/", SITE + "/a"),
+        (SITE + "/", SITE + "/b"),
+    ]
     lines = change_lines(answer, "site.nitpicker")
-    regressed = lines.index(next(line for line in lines if line.startswith("Regressed (fixed before, back now) ")))
+    regressed = lines.index(
+        next(line for line in lines if line.startswith("Regressed (fixed before, back now) "))
+    )
     assert lines[regressed + 1].split()[:3] == ["high", "broken-link", "(2):"]
     new = next(line for line in lines if line.split()[:2] == ["high", "broken-link"])
     # among the new ones, the regressed are marked; past three URLs, how many more
@@ -55,14 +68,32 @@ def test_regressed_findings_are_named_apart_from_the_other_new_ones(archive):
 def test_past_the_limits_the_lines_give_the_commands_that_list_the_rest(archive, tmp_path):
     answer = changes(archive, "3", urls=1, limit=1, base="2")
     lines = change_lines(answer, archive, "3", "2")
-    commands = [line.split(": ", 1)[1] for line in lines if line.lstrip().startswith(("all: ", "and "))
-                and "nitpicker query" in line]
-    assert commands[0] == shlex.join(["nitpicker", "query", str(archive), "issue-urls", "--check", "broken-link",
-                                      "--state", "new", "--commit", "3", "--base", "2"])
+    commands = [
+        line.split(": ", 1)[1]
+        for line in lines
+        if line.lstrip().startswith(("all: ", "and ")) and "nitpicker query" in line
+    ]
+    assert commands[0] == shlex.join(
+        [
+            "nitpicker",
+            "query",
+            str(archive),
+            "issue-urls",
+            "--check",
+            "broken-link",
+            "--state",
+            "new",
+            "--commit",
+            "3",
+            "--base",
+            "2",
+        ]
+    )
     more_checks = next(c for c in commands if " issues " in c)
     # one check has new findings (the 404s are broken-link's alone); seven have fixed ones
-    assert more_checks == shlex.join(["nitpicker", "query", str(archive), "issues", "--state", "fixed", "--commit", "3",
-                                      "--base", "2"])
+    assert more_checks == shlex.join(
+        ["nitpicker", "query", str(archive), "issues", "--state", "fixed", "--commit", "3", "--base", "2"]
+    )
     for command in (commands[0], more_checks):  # each runs and lists what the lines left out
         done = run_cli(*shlex.split(command)[1:], cwd=tmp_path)
         assert done.returncode == 0, done.stderr

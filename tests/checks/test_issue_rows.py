@@ -30,6 +30,7 @@ def ask(request, pm, archive, monkeypatch):
     def ask(name, commit=None, **params):
         with open_archive(archive) as reader:
             return run_query(registry, reader, name, params, commit)
+
     return ask
 
 
@@ -53,7 +54,11 @@ def test_one_image_found_by_three_sources_is_one_row_naming_them(ask):
 def test_overlapping_checks_across_sources_are_one_defect(ask):
     rows = _rows(ask("issues", commit=2))
     assert rows["h1-multiple"]["sources"] == ["h1-multiple", "markup/multiple-h1"]
-    assert rows["title-missing"]["sources"] == ["title-missing", "axe/document-title", "lighthouse/document-title"]
+    assert rows["title-missing"]["sources"] == [
+        "title-missing",
+        "axe/document-title",
+        "lighthouse/document-title",
+    ]
     assert rows["h1-missing"]["sources"][:2] == ["h1-missing", "axe/page-has-heading-one"]
     assert "markup/multiple-h1" not in rows and "axe/page-has-heading-one" not in rows
     assert rows["h1-missing"]["findings"] == 1  # /none; the 4xx pages have no h1 to miss
@@ -61,14 +66,17 @@ def test_overlapping_checks_across_sources_are_one_defect(ask):
     assert (none["url"], none["sources"]) == (SITE + "/none", ["h1-missing", "axe/page-has-heading-one"])
     two = ask("issue-urls", commit=2, check="h1-multiple")["items"]
     assert [(i["url"], i["detail"], i["sources"]) for i in two] == [
-        (SITE + "/two", "First | Second", ["h1-multiple", "markup/multiple-h1"])]
+        (SITE + "/two", "First | Second", ["h1-multiple", "markup/multiple-h1"])
+    ]
     assert rows["h1-multiple"]["priority"] == "medium"  # markup found it too, at medium
 
 
 def test_a_merged_rows_priority_comes_from_the_sources_that_ran(ask):
     crawled = _rows(ask("issues", commit=1))["html-lang"]
     assert crawled["sources"][0] == "lang-missing" and crawled["findings"] == 1
-    assert crawled["priority"] == "medium"  # axe and markup never ran on commit 1: their "high" does not count
+    assert (
+        crawled["priority"] == "medium"
+    )  # axe and markup never ran on commit 1: their "high" does not count
     assert _rows(ask("issues", commit=2))["html-lang"]["priority"] == "high"  # now they ran and found it
     assert "html-lang" not in _rows(ask("issues", commit=1, priority="high"))
     assert "html-lang" in _rows(ask("issues", commit=2, priority="high"))
@@ -77,10 +85,20 @@ def test_a_merged_rows_priority_comes_from_the_sources_that_ran(ask):
 def test_a_broken_link_row_says_where_the_link_is(ask):
     listed = ask("issue-urls", commit=2, check="broken-link")
     (item,) = listed["items"]
-    assert {k: item[k] for k in ("url", "target", "text", "status", "answer", "line", "col", "position",
-                                 "anchors")} == {
-        "url": SITE + "/", "target": SITE + "/missing", "text": "Gone page", "status": 404, "answer": "404",
-        "line": 9, "col": 5, "position": "9:5, 12:1", "anchors": 2}
+    assert {
+        k: item[k]
+        for k in ("url", "target", "text", "status", "answer", "line", "col", "position", "anchors")
+    } == {
+        "url": SITE + "/",
+        "target": SITE + "/missing",
+        "text": "Gone page",
+        "status": 404,
+        "answer": "404",
+        "line": 9,
+        "col": 5,
+        "position": "9:5, 12:1",
+        "anchors": 2,
+    }
     assert _rows(ask("issues", commit=2))["broken-link"]["link"] is True
 
 
@@ -96,7 +114,10 @@ def test_every_rows_counts_equal_the_rows_it_lists(ask):
             if row["state"] != "ok" or not (row["findings"] or row["fixed"]):
                 continue
             listed = ask("issue-urls", commit=commit, base=base, check=row["id"], limit=1000)["items"]
-            by_state = {state: sum(1 for i in listed if i["state"] == state) for state in ("new", "persisting", "fixed")}
+            by_state = {
+                state: sum(1 for i in listed if i["state"] == state)
+                for state in ("new", "persisting", "fixed")
+            }
             assert row["findings"] == by_state["new"] + by_state["persisting"], (commit, base, row["id"])
             if row["new"] is not None:
                 assert {k: row[k] for k in by_state} == by_state, (commit, base, row["id"])
@@ -110,8 +131,10 @@ def docs_en(site, tmp_path_factory):
     workdir = tmp_path_factory.mktemp("docs-en")
     archive = workdir / "docs.nitpicker"
     # the crawl exits 2: only external links failed (the site's unresolvable and 404 hosts)
-    for expected, args in ((2, ("crawl", "--parallels", "2", "-o", str(archive), site + "/docs-en/tutorial/index.html")),
-                           (0, ("analyze", "--plugin", "markup", str(archive)))):
+    for expected, args in (
+        (2, ("crawl", "--parallels", "2", "-o", str(archive), site + "/docs-en/tutorial/index.html")),
+        (0, ("analyze", "--plugin", "markup", str(archive))),
+    ):
         result = run_cli(*args, cwd=workdir, timeout=300)
         assert result.returncode == expected, result.stderr
     return archive
@@ -130,7 +153,11 @@ def test_a_docs_sites_lists_say_where_on_a_real_crawl(pm, docs_en, site):
     link = links[missing]
     # the anchor as written in index.html: its text, its start tag's line:col, the text/plain 404 it met
     assert (link["url"], link["text"], link["status"], link["answer"]) == (
-        site + "/docs-en/tutorial/index.html", "appendix", 404, "404")
+        site + "/docs-en/tutorial/index.html",
+        "appendix",
+        404,
+        "404",
+    )
     assert link["line"] > 1 and link["col"] > 1 and link["position"] == f"{link['line']}:{link['col']}"
     assert link["anchors"] == 1
     # the linked 404 is that broken link's defect, not a second "client error page" one

@@ -14,7 +14,7 @@ from support import McpStdio, run_cli
 from nitpicker_core import ScrapeResult
 
 # A separate distribution with two checks, found through its entry point as a third party's would be.
-PLUGIN = '''
+PLUGIN = """
 from nitpicker_core import Check, Finding, hookimpl
 
 
@@ -36,19 +36,30 @@ def register_checks(register):
                    "Fix or redirect them.", findings=error_pages))
     register(Check("test-long-url", "Long URL", "links", "low", "URLs over 30 characters.", "Shorten them.",
                  findings=long_urls))
-'''
+"""
 
 
 def page(path: str, status: int = 200) -> ScrapeResult:
-    return ScrapeResult(url=SITE + path, status=status, status_text="OK", content_type="text/html",
-                        content_length=100, metadata={"title": path}, html="<html></html>")
+    return ScrapeResult(
+        url=SITE + path,
+        status=status,
+        status_text="OK",
+        content_type="text/html",
+        content_length=100,
+        metadata={"title": path},
+        html="<html></html>",
+    )
 
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
-    root = make_dist(tmp_path_factory.mktemp("dist"), "issue-checks", "issue-checks", "issue_checks_plugin", PLUGIN)
-    return {"PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])),
-            "NITPICKER_LOAD_PLUGINS": os.environ["NITPICKER_LOAD_PLUGINS"] + ",issue-checks"}
+    root = make_dist(
+        tmp_path_factory.mktemp("dist"), "issue-checks", "issue-checks", "issue_checks_plugin", PLUGIN
+    )
+    return {
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])),
+        "NITPICKER_LOAD_PLUGINS": os.environ["NITPICKER_LOAD_PLUGINS"] + ",issue-checks",
+    }
 
 
 @pytest.fixture(scope="module")
@@ -56,8 +67,16 @@ def archive(tmp_path_factory):
     """Commit 1: /gone is 404; commit 2: /gone fixed, /broken 404 (new), /a-rather-long-path-here (low, new)."""
     target = tmp_path_factory.mktemp("cli") / "site.nitpicker"
     build_archive(target, [page("/"), page("/gone", 404), page("/kept", 500)])
-    build_archive(target, [page("/"), page("/gone"), page("/kept", 500), page("/broken", 404),
-                           page("/a-rather-long-path-here")])
+    build_archive(
+        target,
+        [
+            page("/"),
+            page("/gone"),
+            page("/kept", 500),
+            page("/broken", 404),
+            page("/a-rather-long-path-here"),
+        ],
+    )
     return target
 
 
@@ -75,7 +94,11 @@ def test_json_when_piped_is_the_issues_query_answer(archive, env):
     answer = json.loads(result.stdout)
     assert (answer["commit"], answer["base"]) == (2, 1)
     rows = mine(answer)
-    assert (rows["test-error-page"]["new"], rows["test-error-page"]["fixed"], rows["test-error-page"]["persisting"]) == (1, 1, 1)
+    assert (
+        rows["test-error-page"]["new"],
+        rows["test-error-page"]["fixed"],
+        rows["test-error-page"]["persisting"],
+    ) == (1, 1, 1)
     assert rows["test-long-url"]["new"] == 1
     assert answer == json.loads(issues(archive, env, "--json").stdout)
     query = run_cli("query", archive.name, "issues", cwd=archive.parent, env=env)
@@ -87,8 +110,19 @@ def test_the_table_lists_checks_with_findings_by_priority(archive, env):
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == "commit 2 against base 2"
-    assert lines[1].split() == ["PRIORITY", "TYPE", "CHECK", "FINDINGS", "NEW", "FIXED", "URLS", "%", "OF", "URLS",
-                                "TITLE"]
+    assert lines[1].split() == [
+        "PRIORITY",
+        "TYPE",
+        "CHECK",
+        "FINDINGS",
+        "NEW",
+        "FIXED",
+        "URLS",
+        "%",
+        "OF",
+        "URLS",
+        "TITLE",
+    ]
     error_row = next(line for line in lines if " test-error-page " in line)
     long_row = next(line for line in lines if " test-long-url " in line)
     assert error_row.split()[:7] == ["high", "issue", "test-error-page", "2", "0", "0", "2"]
@@ -99,20 +133,27 @@ def test_the_table_lists_checks_with_findings_by_priority(archive, env):
     assert lines.index(error_row) < lines.index(long_row)
 
 
-@pytest.mark.parametrize(("specs", "code", "named"), [
-    (["new:high"], 3, "test-error-page"),        # /broken is new
-    (["new:critical"], 0, None),            # nothing critical of ours (built-ins may add: checked below)
-    (["high"], 3, "test-error-page"),
-    (["test-long-url"], 3, "test-long-url"),
-    (["new:test-long-url"], 3, "test-long-url"),
-    (["--base", "2", "new:test-error-page"], 0, None),  # against itself nothing is new
-    (["--base", "2", "test-error-page"], 3, "test-error-page"),
-    (["--commit", "1", "--base", "1", "new:high"], 0, None),
-])
+@pytest.mark.parametrize(
+    ("specs", "code", "named"),
+    [
+        (["new:high"], 3, "test-error-page"),  # /broken is new
+        (["new:critical"], 0, None),  # nothing critical of ours (built-ins may add: checked below)
+        (["high"], 3, "test-error-page"),
+        (["test-long-url"], 3, "test-long-url"),
+        (["new:test-long-url"], 3, "test-long-url"),
+        (["--base", "2", "new:test-error-page"], 0, None),  # against itself nothing is new
+        (["--base", "2", "test-error-page"], 3, "test-error-page"),
+        (["--commit", "1", "--base", "1", "new:high"], 0, None),
+    ],
+)
 def test_fail_on_exit_codes(archive, env, specs, code, named):
     args = []
     for spec in specs:
-        args += [spec] if spec.startswith("--") or (args and args[-1] in ("--base", "--commit")) else ["--fail-on", spec]
+        args += (
+            [spec]
+            if spec.startswith("--") or (args and args[-1] in ("--base", "--commit"))
+            else ["--fail-on", spec]
+        )
     result = issues(archive, env, *args)
     answer = json.loads(result.stdout)
     if code == 0 and specs[-1] == "new:critical":  # built-in checks may find critical things; ours do not
@@ -128,7 +169,9 @@ def test_fail_on_exit_codes(archive, env, specs, code, named):
 def test_unknown_and_malformed_specs_are_one_line(archive, env):
     unknown = issues(archive, env, "--fail-on", "new:test-eror-page")
     assert unknown.returncode == 1 and unknown.stdout == ""
-    assert unknown.stderr.startswith("nitpicker: error: --fail-on new:test-eror-page: no check 'test-eror-page'; closest: ")
+    assert unknown.stderr.startswith(
+        "nitpicker: error: --fail-on new:test-eror-page: no check 'test-eror-page'; closest: "
+    )
     assert "test-error-page" in unknown.stderr and len(unknown.stderr.splitlines()) == 1
     for bad in ("new:", "High", "new:high:now", "violations>x"):
         result = issues(archive, env, "--fail-on", bad)
@@ -143,13 +186,25 @@ def test_existing_metric_thresholds_still_work_in_issues(archive, env):
 
 
 def test_unknown_check_in_issue_urls_names_the_closest(archive, env):
-    result = run_cli("query", archive.name, "issue-urls", "--check", "test-long-urls", cwd=archive.parent, env=env)
+    result = run_cli(
+        "query", archive.name, "issue-urls", "--check", "test-long-urls", cwd=archive.parent, env=env
+    )
     assert result.returncode == 1
     assert result.stderr.startswith("nitpicker: error: no check 'test-long-urls'; closest: test-long-url")
-    listed = run_cli("query", archive.name, "issue-urls", "--check", "test-error-page", "--state", "new",
-                     cwd=archive.parent, env=env)
+    listed = run_cli(
+        "query",
+        archive.name,
+        "issue-urls",
+        "--check",
+        "test-error-page",
+        "--state",
+        "new",
+        cwd=archive.parent,
+        env=env,
+    )
     assert [(i["url"], i["state"], i["detail"]) for i in json.loads(listed.stdout)["items"]] == [
-        (SITE + "/broken", "new", "404")]
+        (SITE + "/broken", "new", "404")
+    ]
 
 
 def test_the_mcp_server_has_the_issues_tools(archive, env, tmp_path):

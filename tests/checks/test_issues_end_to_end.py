@@ -45,20 +45,39 @@ def issues_answer(lifecycle: dict[str, Any]) -> dict[str, Any]:
 
 def _urls(life: dict[str, Any], check: str, *extra: str) -> dict[str, set[tuple[str, str]]]:
     """``issue-urls`` of one check as state → {(URL below the prefix, detail with the prefix cut)}."""
-    out = _ok("query", str(life["archive"]), "issue-urls", "--check", check, "--state", "all", "--limit", "1000", *extra,
-              cwd=life["workdir"])
+    out = _ok(
+        "query",
+        str(life["archive"]),
+        "issue-urls",
+        "--check",
+        check,
+        "--state",
+        "all",
+        "--limit",
+        "1000",
+        *extra,
+        cwd=life["workdir"],
+    )
     found: dict[str, set[tuple[str, str]]] = {"new": set(), "persisting": set(), "fixed": set()}
     for row in json.loads(out)["items"]:
-        found[row["state"]].add((row["url"].replace(life["prefix"], ""), row["detail"].replace(life["prefix"], "")))
+        found[row["state"]].add(
+            (row["url"].replace(life["prefix"], ""), row["detail"].replace(life["prefix"], ""))
+        )
     return found
 
 
 def test_crawl_checks_new_fixed_persisting(lifecycle: dict[str, Any]) -> None:
     assert _urls(lifecycle, "broken-link") == {
-        "new": {("", "gone-3")}, "persisting": {("", "gone-2")}, "fixed": {("", "gone-1")}}
+        "new": {("", "gone-3")},
+        "persisting": {("", "gone-2")},
+        "fixed": {("", "gone-1")},
+    }
     # the detail tells a missing <title> from an empty one
     assert _urls(lifecycle, "title-missing") == {
-        "new": {("c", "empty")}, "persisting": {("b", "missing")}, "fixed": {("a", "missing")}}
+        "new": {("c", "empty")},
+        "persisting": {("b", "missing")},
+        "fixed": {("a", "missing")},
+    }
     # the 404 pages are linked: each is broken-link's defect, not a second one of client-error-page
     assert _urls(lifecycle, "client-error-page") == {"new": set(), "persisting": set(), "fixed": set()}
 
@@ -69,11 +88,17 @@ def test_analyzer_checks_new_fixed_persisting(lifecycle: dict[str, Any]) -> None
 
     markup = _urls(lifecycle, "markup/duplicate-id")
     assert {state: ids(found) for state, found in markup.items()} == {
-        "new": {("c", "z")}, "persisting": {("b", "y")}, "fixed": {("a", "x")}}
+        "new": {("c", "z")},
+        "persisting": {("b", "y")},
+        "fixed": {("a", "x")},
+    }
     # axe reads the same pages: the missing <title> there is document-title, on the same three pages
     axe = _urls(lifecycle, "axe/document-title")
     assert {state: {url for url, _ in found} for state, found in axe.items()} == {
-        "new": {"c"}, "persisting": {"b"}, "fixed": {"a"}}
+        "new": {"c"},
+        "persisting": {"b"},
+        "fixed": {"a"},
+    }
 
 
 def test_issues_rows_count_the_same_sets(issues_answer: dict[str, Any]) -> None:
@@ -87,7 +112,12 @@ def test_issues_rows_count_the_same_sets(issues_answer: dict[str, Any]) -> None:
     assert rows["client-error-page"]["findings"] == 0
     for check in ("broken-link", "title-missing", "duplicate-id"):
         assert {k: rows[check][k] for k in ("findings", "new", "fixed", "persisting", "regressed")} == {
-            "findings": 2, "new": 1, "fixed": 1, "persisting": 1, "regressed": 0}, check
+            "findings": 2,
+            "new": 1,
+            "fixed": 1,
+            "persisting": 1,
+            "regressed": 0,
+        }, check
     assert rows["markup/parse-error"]["findings"] == 0
     assert rows["markup/parse-error"]["state"] == "ok"  # analysed, nothing found: 0, not "not analysed"
 
@@ -96,11 +126,17 @@ def test_fail_on_gates_on_new_findings(lifecycle: dict[str, Any], issues_answer:
     archive, cwd = str(lifecycle["archive"]), lifecycle["workdir"]
     gated = run_cli("issues", archive, "--json", "--fail-on", "new:high", cwd=cwd)
     assert gated.returncode == 3  # the gate failed: not an error (1)
-    assert gated.stderr.strip() == ("nitpicker: --fail-on new:high: 3 findings "
-                                    "(broken-link, duplicate-id, title-missing)")
+    assert gated.stderr.strip() == (
+        "nitpicker: --fail-on new:high: 3 findings (broken-link, duplicate-id, title-missing)"
+    )
     # against itself, nothing is new: the same gate passes, while any-high still fails
     latest = str(issues_answer["commit"])
-    assert run_cli("issues", archive, "--json", "--base", latest, "--fail-on", "new:high", cwd=cwd).returncode == 0
-    assert run_cli("issues", archive, "--json", "--base", latest, "--fail-on", "high", cwd=cwd).returncode == 3
+    assert (
+        run_cli("issues", archive, "--json", "--base", latest, "--fail-on", "new:high", cwd=cwd).returncode
+        == 0
+    )
+    assert (
+        run_cli("issues", archive, "--json", "--base", latest, "--fail-on", "high", cwd=cwd).returncode == 3
+    )
     assert run_cli("issues", archive, "--json", "--fail-on", "new:title-duplicate", cwd=cwd).returncode == 0
     assert run_cli("issues", archive, "--json", "--fail-on", "new:title-missing", cwd=cwd).returncode == 3

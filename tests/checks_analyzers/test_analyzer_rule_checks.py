@@ -82,13 +82,25 @@ def test_lighthouse_catalogue_matches_the_pinned_lighthouse():
 def test_severities_map_onto_the_one_priority_scale():
     assert AXE_PRIORITY == {"critical": "critical", "serious": "high", "moderate": "medium", "minor": "low"}
     assert [priority_of(s) for s in ("critical", "serious", "moderate", "minor")] == [
-        "critical", "high", "medium", "low"]
-    assert [priority_of(s) for s in ("error", "warning", "info", "Error")] == ["high", "medium", "low", "high"]
+        "critical",
+        "high",
+        "medium",
+        "low",
+    ]
+    assert [priority_of(s) for s in ("error", "warning", "info", "Error")] == [
+        "high",
+        "medium",
+        "low",
+        "high",
+    ]
     assert priority_of("something-else") == "medium"
 
 
 def test_details_drop_positions_nonces_and_generated_ids():
-    assert normalise({"snippet": '<img  id="img-83921" src="a.png"\n nonce="xyz">'}) == '<img id="…" src="a.png">'
+    assert (
+        normalise({"snippet": '<img  id="img-83921" src="a.png"\n nonce="xyz">'})
+        == '<img id="…" src="a.png">'
+    )
     assert normalise({"snippet": '<div id=":r4:" class="x">'}) == '<div id="…" class="x">'
     assert normalise({"snippet": '<a id="menu" href="/">'}) == '<a id="menu" href="/">'
     assert normalise({"message": "the the: repeated word (sentence 12)"}) == "the the: repeated word"
@@ -99,7 +111,9 @@ def test_details_drop_positions_nonces_and_generated_ids():
 
 def _page(path: str, body: str) -> ScrapeResult:
     html = f"<!doctype html><html lang='en'><head><title>{path}</title></head><body><h1>{path}</h1>{body}</body></html>"
-    return ScrapeResult(url=SITE + path, status=200, content_type="text/html", metadata={"title": path}, html=html)
+    return ScrapeResult(
+        url=SITE + path, status=200, content_type="text/html", metadata={"title": path}, html=html
+    )
 
 
 PAGES = [
@@ -131,7 +145,9 @@ def test_checks_list_the_urls_of_each_rule(pm, archive):
     ctx, found = _findings(pm, reader, first, "markup/img-alt-missing")
     assert ctx.analysed("markup")
     assert found == [(SITE + "/gallery", '<img src="/a.png">'), (SITE + "/old", '<img src="/c.png">')]
-    assert _findings(pm, reader, first, "markup/img-alt-empty")[1] == [(SITE + "/gallery", '<img src="/b.png" alt="">')]
+    assert _findings(pm, reader, first, "markup/img-alt-empty")[1] == [
+        (SITE + "/gallery", '<img src="/b.png" alt="">')
+    ]
     assert _findings(pm, reader, first, "markup/obsolete-element")[1] == [(SITE + "/old", "<center>")]
     assert [url for url, _ in _findings(pm, reader, first, "markup/duplicate-id")[1]] == [SITE + "/old"]
     assert _findings(pm, reader, first, "markup/html-lang")[1] == []

@@ -27,8 +27,13 @@ def _found(archive: Path, origin: str) -> dict[str, set[tuple[str, str]]]:
     registry = check_registry(pm)
     with open_archive(archive) as reader:
         ctx = CheckContext(reader, reader.resolve(None), query_registry(pm))
-        return {name: {(f.url.replace(origin, ""), f.detail.replace(origin, ""))
-                       for f in registry[name].findings(ctx)} for name in CANONICAL_CHECKS}
+        return {
+            name: {
+                (f.url.replace(origin, ""), f.detail.replace(origin, ""))
+                for f in registry[name].findings(ctx)
+            }
+            for name in CANONICAL_CHECKS
+        }
 
 
 def _crawl(tmp_path: Path, start: str) -> Path:
@@ -48,7 +53,9 @@ def test_a_file_canonical_on_every_docs_page_is_invalid_not_a_mismatch(site: str
     found = _found(_crawl(tmp_path, f"{site}/docs-en/tutorial/index.html"), site)
     written = {url: detail for url, detail in found["canonical-invalid"]}
     assert written["/docs-en/tutorial/index.html"] == "file:///usr/share/doc/python3/html/tutorial/index.html"
-    assert written and all(detail.startswith("file:///usr/share/doc/python3/html/") for detail in written.values())
+    assert written and all(
+        detail.startswith("file:///usr/share/doc/python3/html/") for detail in written.values()
+    )
     assert found["canonical-mismatch"] == set()
 
 
@@ -57,7 +64,8 @@ def _written(archive: Path) -> dict[str, str | None]:
     with open_archive(archive) as reader:
         found = reader.execute(
             "SELECT u.url, json_extract(ps.extra, '$.canonical_href') FROM commit_page cp JOIN url u "
-            "ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id WHERE u.url LIKE '%/canonicals/%'")
+            "ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id WHERE u.url LIKE '%/canonicals/%'"
+        )
         return {url.split("/canonicals/")[1]: written for url, written in found}
 
 
@@ -77,40 +85,84 @@ def test_each_wrong_way_of_writing_a_canonical_is_invalid(site: str, tmp_path: P
         ("/canonicals/other-scheme", f"https://{host}/canonicals/other-scheme"),
     }
     # valid canonicals naming another page stay mismatches; none of the invalid ones is one too
-    assert found["canonical-mismatch"] == {("/canonicals/elsewhere", "/canonicals/"),
-                                           ("/canonicals/relative-query", "/canonicals/relative-self?lang=en")}
+    assert found["canonical-mismatch"] == {
+        ("/canonicals/elsewhere", "/canonicals/"),
+        ("/canonicals/relative-query", "/canonicals/relative-self?lang=en"),
+    }
     # kept only where the resolved URL hides the defect: valid relative canonicals store nothing new
     written = _written(archive)
     assert {name: value for name, value in written.items() if value is not None} == {
-        "empty": "", "blank": "   ", "fragment": "#top", "spaces": "http://exa mple.test/canonicals/spaces"}
+        "empty": "",
+        "blank": "   ",
+        "fragment": "#top",
+        "spaces": "http://exa mple.test/canonicals/spaces",
+    }
 
 
 def test_commits_without_the_written_value_judge_the_resolved_one(tmp_path: Path) -> None:
     site = "https://docs.test"
     archive = tmp_path / "built.nitpicker"
     with archive_builder(archive, roots=[site + "/"]) as build:
-        build.page(page(site + "/", title="Home", links=["/a", "/b", "/c", "/d"],
-                        metadata={"canonical": site + "/"}))
-        build.page(page(site + "/a", title="A", links=["/"], metadata={"canonical": "file:///usr/share/a.html"}))
+        build.page(
+            page(site + "/", title="Home", links=["/a", "/b", "/c", "/d"], metadata={"canonical": site + "/"})
+        )
+        build.page(
+            page(site + "/a", title="A", links=["/"], metadata={"canonical": "file:///usr/share/a.html"})
+        )
         build.page(page(site + "/b", title="B", links=["/"], metadata={"canonical": "http://docs.test/b"}))
         # written empty: the resolved value is the page itself, only the kept attribute tells
-        build.page(page(site + "/c", title="C", links=["/"], metadata={"canonical": site + "/c"},
-                        extra={"canonical_href": ""}))
-        build.page(page(site + "/d", title="D", links=["/"], metadata={"canonical": site + "/"},
-                        extra={"canonical_href": "/"}))
+        build.page(
+            page(
+                site + "/c",
+                title="C",
+                links=["/"],
+                metadata={"canonical": site + "/c"},
+                extra={"canonical_href": ""},
+            )
+        )
+        build.page(
+            page(
+                site + "/d",
+                title="D",
+                links=["/"],
+                metadata={"canonical": site + "/"},
+                extra={"canonical_href": "/"},
+            )
+        )
     found = _found(archive, site)
-    assert found["canonical-invalid"] == {("/a", "file:///usr/share/a.html"), ("/b", "http://docs.test/b"),
-                                          ("/c", 'href=""')}
+    assert found["canonical-invalid"] == {
+        ("/a", "file:///usr/share/a.html"),
+        ("/b", "http://docs.test/b"),
+        ("/c", 'href=""'),
+    }
     assert found["canonical-mismatch"] == {("/d", "/")}
 
 
-@pytest.mark.parametrize(("written", "invalid"), [
-    ("https://site.test/page", False), ("/page", False), ("page.html", False), ("//site.test/page", False),
-    ("https://other.test/page", False), ("HTTPS://site.test/", False),
-    ("", True), ("  ", True), ("#main", True), ("file:///usr/share/doc/x.html", True), ("javascript:;", True),
-    ("data:,x", True), ("mailto:a@site.test", True), ("http://site.test/page", True), ("https://", True),
-    ("https:///page", True), ("https://site .test/", True), ("/my page.html", True), ("https://[::1", True),
-    ("https://site.test:port/", True), ("C:\\docs\\index.html", True),
-])
+@pytest.mark.parametrize(
+    ("written", "invalid"),
+    [
+        ("https://site.test/page", False),
+        ("/page", False),
+        ("page.html", False),
+        ("//site.test/page", False),
+        ("https://other.test/page", False),
+        ("HTTPS://site.test/", False),
+        ("", True),
+        ("  ", True),
+        ("#main", True),
+        ("file:///usr/share/doc/x.html", True),
+        ("javascript:;", True),
+        ("data:,x", True),
+        ("mailto:a@site.test", True),
+        ("http://site.test/page", True),
+        ("https://", True),
+        ("https:///page", True),
+        ("https://site .test/", True),
+        ("/my page.html", True),
+        ("https://[::1", True),
+        ("https://site.test:port/", True),
+        ("C:\\docs\\index.html", True),
+    ],
+)
 def test_what_counts_as_invalid(written: str, invalid: bool) -> None:
     assert canonical_is_invalid(written, "https://site.test/dir/here") is invalid

@@ -27,8 +27,10 @@ EXPECTED: dict[str, set[tuple[str, str]]] = {
     "redirect-loop": {("/checks-site/loop-a", "")},
     "external-link-broken": {("/checks-site/", "EXT/checks-site/nowhere")},
     "external-link-unreachable": {("/checks-site/", "http://127.0.0.1:1/nothing")},  # connection refused
-    "external-link-blocked": {("/checks-site/", "EXT/checks-site/blocked"),
-                              ("/checks-site/", "EXT/checks-site/limited")},
+    "external-link-blocked": {
+        ("/checks-site/", "EXT/checks-site/blocked"),
+        ("/checks-site/", "EXT/checks-site/limited"),
+    },
     "isolated-page": set(),
     "noindex-linked": {("/checks-site/hidden", "")},
     "robots-blocked": {("/private/page", "")},
@@ -40,9 +42,14 @@ EXPECTED: dict[str, set[tuple[str, str]]] = {
     "title-missing": {("/checks-site/empty-title", "empty"), ("/checks-site/untitled", "missing")},
     "title-duplicate": {("/checks-site/twin-a", "Twin Page"), ("/checks-site/twin-b", "Twin Page")},
     "title-too-long": {("/checks-site/long-title", LONG_TITLE)},
-    "description-missing": {("/checks-site/no-description", "missing"), ("/checks-site/empty-description", "empty")},
-    "description-duplicate": {("/checks-site/twin-a", "Twin description"),
-                              ("/checks-site/twin-b", "Twin description")},
+    "description-missing": {
+        ("/checks-site/no-description", "missing"),
+        ("/checks-site/empty-description", "empty"),
+    },
+    "description-duplicate": {
+        ("/checks-site/twin-a", "Twin description"),
+        ("/checks-site/twin-b", "Twin description"),
+    },
     "description-too-long": {("/checks-site/long-description", " ".join(["word"] * 50))},
     "viewport-missing": {("/checks-site/bare", "")},
     "lang-missing": {("/checks-site/bare", "")},
@@ -73,8 +80,9 @@ def _crawl_checks() -> dict[str, Check]:
     return {name: registry[name] for name in registry.names() if registry.plugin_of(name) == "checks"}
 
 
-def _findings(archive: Path, origin: str = "", external: str = "",
-              commit: int | None = None) -> dict[str, set[tuple[str, str]]]:
+def _findings(
+    archive: Path, origin: str = "", external: str = "", commit: int | None = None
+) -> dict[str, set[tuple[str, str]]]:
     """Every crawl check's findings on a commit (HEAD by default), origins shortened so expectations read plainly."""
     pm = make_plugin_manager()
     queries = query_registry(pm)
@@ -85,8 +93,10 @@ def _findings(archive: Path, origin: str = "", external: str = "",
 
     with open_archive(archive) as reader:
         ctx = CheckContext(reader, reader.resolve(commit), queries)
-        return {check.id: {(short(f.url), short(f.detail)) for f in check.findings(ctx)}  # type: ignore[misc]
-                for check in _crawl_checks().values()}
+        return {
+            check.id: {(short(f.url), short(f.detail)) for f in check.findings(ctx)}  # type: ignore[misc]
+            for check in _crawl_checks().values()
+        }
 
 
 def _crawl(workdir: Path, *args: str) -> None:
@@ -108,13 +118,15 @@ def crawled(site: str, archive: Path) -> dict[str, set[tuple[str, str]]]:
 
 
 @pytest.mark.parametrize("check_id", sorted(EXPECTED))
-def test_each_check_finds_exactly_the_defects_of_the_site(crawled: dict[str, set[tuple[str, str]]],
-                                                           check_id: str) -> None:
+def test_each_check_finds_exactly_the_defects_of_the_site(
+    crawled: dict[str, set[tuple[str, str]]], check_id: str
+) -> None:
     assert crawled[check_id] == EXPECTED[check_id]
 
 
-def test_a_recrawl_of_the_unchanged_site_finds_the_same_findings(archive: Path,
-                                                                 crawled: dict[str, set[tuple[str, str]]]) -> None:
+def test_a_recrawl_of_the_unchanged_site_finds_the_same_findings(
+    archive: Path, crawled: dict[str, set[tuple[str, str]]]
+) -> None:
     # what fingerprints rest on: URL and detail carry no id, position or time that changes between crawls
     _crawl(archive.parent, "--update", str(archive))
     with open_archive(archive) as reader:
@@ -146,7 +158,8 @@ def test_the_checks_cover_the_issue_and_its_priorities() -> None:
     assert checks["robots-blocked"].priority == "info"
     # blocked is not broken: a bot wall ranks below a dead link
     assert PRIORITIES.index(checks["external-link-blocked"].priority) > PRIORITIES.index(
-        checks["external-link-broken"].priority)
+        checks["external-link-broken"].priority
+    )
     assert checks["image-alt-missing"].defect == "image-alt"
     assert sum(1 for c in checks.values() if c.id.startswith("missing-") and c.category == "security") == 6
 
@@ -156,22 +169,48 @@ SITE = "https://shop.test"
 
 def _built(tmp_path: Path, **extra: Any) -> dict[str, set[tuple[str, str]]]:
     """An HTTPS site: an orphan page, a failed internal URL, an HTTP image, one page without HSTS, a step error."""
-    hsts = {"Strict-Transport-Security": "max-age=31536000", "Content-Security-Policy": "frame-ancestors 'none'",
-            "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+    hsts = {
+        "Strict-Transport-Security": "max-age=31536000",
+        "Content-Security-Policy": "frame-ancestors 'none'",
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+    }
     archive = tmp_path / "shop.nitpicker"
     with archive_builder(archive, roots=[SITE + "/"]) as build:
-        build.page(page(SITE + "/", title="Shop", links=["/about", "/down"], headers=hsts,
-                        metadata={"description": "The shop", "viewport": "width=device-width", "lang": "en"},
-                        resources=[SITE + "/logo.png", "http://cdn.test/old.png"]))
-        build.page(page(SITE + "/about", title="About", links=["/"], headers={**hsts, "Strict-Transport-Security": ""},
-                        metadata={"description": "About the shop", "viewport": "width=device-width", "lang": "en"},
-                        errors=[PageError("images:mobile", "timed out after 10 s"), PageError("console", "x")]))
-        build.page(page(SITE + "/orphan", title="Orphan", headers=hsts, links=["/orphan"],
-                        metadata={"description": "Nobody links here", "viewport": "width=device-width",
-                                  "lang": "en"}))
+        build.page(
+            page(
+                SITE + "/",
+                title="Shop",
+                links=["/about", "/down"],
+                headers=hsts,
+                metadata={"description": "The shop", "viewport": "width=device-width", "lang": "en"},
+                resources=[SITE + "/logo.png", "http://cdn.test/old.png"],
+            )
+        )
+        build.page(
+            page(
+                SITE + "/about",
+                title="About",
+                links=["/"],
+                headers={**hsts, "Strict-Transport-Security": ""},
+                metadata={"description": "About the shop", "viewport": "width=device-width", "lang": "en"},
+                errors=[PageError("images:mobile", "timed out after 10 s"), PageError("console", "x")],
+            )
+        )
+        build.page(
+            page(
+                SITE + "/orphan",
+                title="Orphan",
+                headers=hsts,
+                links=["/orphan"],
+                metadata={"description": "Nobody links here", "viewport": "width=device-width", "lang": "en"},
+            )
+        )
         build.page(page(SITE + "/down", status=None, content_type=None, extra={"error_kind": "timeout"}))
-        build.resource(Resource(url="http://cdn.test/old.png", status=200, content_type="image/png",
-                                is_external=True), SITE + "/")
+        build.resource(
+            Resource(url="http://cdn.test/old.png", status=200, content_type="image/png", is_external=True),
+            SITE + "/",
+        )
     return _findings(archive, SITE)
 
 
@@ -220,7 +259,7 @@ def _redirects(tmp_path: Path, chains: bool) -> dict[str, set[tuple[str, str]]]:
         build.page(page(SITE + "/end", title="End"))
         build.page(redirect(SITE + "/a", 301, hops if chains else hops[-1:]))
         for i, hop in enumerate(hops[:-1]):
-            build.page(redirect(hop, None, hops[i + 1:] if chains else hops[-1:]))
+            build.page(redirect(hop, None, hops[i + 1 :] if chains else hops[-1:]))
         build.page(redirect(SITE + "/one", 302, hops[-1:]))
     return _findings(archive, SITE)
 
@@ -244,26 +283,58 @@ def test_the_hosts_urls_outside_the_scope_are_internal_links_never_pages(tmp_pat
     outside = {"outside_scope": True}
 
     def checked(path: str, status: int, content_type: str) -> Any:  # as the crawler stores a checked URL
-        return replace(page(SITE + path, None, title="Shop" if status == 200 else "", status=status,
-                            content_type=content_type), html=None, anchors=[], is_target=False, extra=dict(outside))
+        return replace(
+            page(
+                SITE + path,
+                None,
+                title="Shop" if status == 200 else "",
+                status=status,
+                content_type=content_type,
+            ),
+            html=None,
+            anchors=[],
+            is_target=False,
+            extra=dict(outside),
+        )
 
     with archive_builder(archive, roots=[SITE + "/docs/"]) as build:
-        build.page(page(SITE + "/docs/", title="Docs", links=["/docs/a", "/about", "/shop/", "/down",
-                                                              "https://gone.test/", "https://moved.test/x"]))
+        build.page(
+            page(
+                SITE + "/docs/",
+                title="Docs",
+                links=["/docs/a", "/about", "/shop/", "/down", "https://gone.test/", "https://moved.test/x"],
+            )
+        )
         build.page(page(SITE + "/docs/a", title="A", links=["/docs/"]))
         build.page(checked("/about", 404, "text/plain"))
         build.page(checked("/shop/", 200, "text/html"))
         build.page(checked("/down", 500, "text/html"))
-        build.page(page("https://gone.test/", status=None, content_type=None, external=True,  # type: ignore[arg-type]
-                        extra={"error_kind": "dns"}))
+        build.page(
+            page(
+                "https://gone.test/",
+                status=None,
+                content_type=None,
+                external=True,  # type: ignore[arg-type]
+                extra={"error_kind": "dns"},
+            )
+        )
         build.page(page("https://moved.test/x", status=410, content_type="text/html", external=True))
     found = _findings(archive, SITE)
     assert found["broken-link"] == {("/docs/", "/about")}
     assert found["link-to-server-error"] == {("/docs/", "/down")}
     assert found["external-link-broken"] == {("/docs/", "https://moved.test/x")}  # answered 4xx/5xx only
     assert found["external-link-unreachable"] == {("/docs/", "https://gone.test/")}  # no answer at all
-    pages_checked = {url for check in ("isolated-page", "description-missing", "viewport-missing", "title-missing",
-                                       "missing-content-security-policy") for url, _ in found[check]}
+    pages_checked = {
+        url
+        for check in (
+            "isolated-page",
+            "description-missing",
+            "viewport-missing",
+            "title-missing",
+            "missing-content-security-policy",
+        )
+        for url, _ in found[check]
+    }
     assert pages_checked == {"/docs/", "/docs/a"}  # /shop/ was checked, never crawled: no page of the crawl
     with open_archive(archive) as reader:
         summary = run_query(query_registry(make_plugin_manager()), reader, "summary", {})

@@ -28,8 +28,15 @@ class Terminal:
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 60, 200, 0, 0))
         env = dict(os.environ, COLUMNS="200", LINES="60", TERM="xterm-256color")
         env.pop("NO_COLOR", None)
-        self.proc = subprocess.Popen([sys.executable, "-m", "nitpicker_cli.main", *args], cwd=cwd, env=env,
-                                     stdin=slave, stdout=slave, stderr=slave, close_fds=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "nitpicker_cli.main", *args],
+            cwd=cwd,
+            env=env,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            close_fds=True,
+        )
         os.close(slave)
         self._master = master
         self._raw = bytearray()

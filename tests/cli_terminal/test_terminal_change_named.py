@@ -22,7 +22,7 @@ def second_run(tmp_path_factory) -> str:
         code = term.wait()
         shown = "\n".join(term.fragments())
         assert code == 2, shown[-3000:]  # 2: only an external link failed (the closed partner)
-    return shown[shown.index("Crawl complete:"):]
+    return shown[shown.index("Crawl complete:") :]
 
 
 def test_the_second_demo_run_names_its_new_broken_link(second_run):
@@ -33,14 +33,20 @@ def test_the_second_demo_run_names_its_new_broken_link(second_run):
     # 6: the new 404 is broken-link's defect alone (a linked 4xx is no client-error-page finding too)
     assert lines[findings + 1] == f"New since commit 1: {counts[1]} findings of 6 checks"
     # the most severe first: the link from blog post 5 to the product page that answers 404 now
-    assert re.fullmatch(r"high +broken-link \(1\): http://localhost:\d+/showcase/blog/5 → "
-                        r"http://localhost:\d+/showcase/products/8", lines[findings + 2]), lines[findings + 2]
-    new = lines[findings + 2:lines.index(next(x for x in lines if x.startswith("Fixed since commit 1: ")))]
+    assert re.fullmatch(
+        r"high +broken-link \(1\): http://localhost:\d+/showcase/blog/5 → "
+        r"http://localhost:\d+/showcase/products/8",
+        lines[findings + 2],
+    ), lines[findings + 2]
+    new = lines[findings + 2 : lines.index(next(x for x in lines if x.startswith("Fixed since commit 1: ")))]
     # ten findings of five header checks on the two added pages: two lines, not ten
     headers = [line for line in new if "missing-" in line]
     assert len(headers) == 2 and "/showcase/products/9" in headers[0] and "/showcase/blog/6" in headers[0]
     assert headers[1].endswith("(2 each): the same pages as missing-content-security-policy")
     fixed = lines.index(next(x for x in lines if x.startswith("Fixed since commit 1: ")))
-    assert re.fullmatch(r"high +broken-link \(1\): http://localhost:\d+/showcase/ → "
-                        r"http://localhost:\d+/showcase/old-catalogue", lines[fixed + 1]), lines[fixed + 1]
+    assert re.fullmatch(
+        r"high +broken-link \(1\): http://localhost:\d+/showcase/ → "
+        r"http://localhost:\d+/showcase/old-catalogue",
+        lines[fixed + 1],
+    ), lines[fixed + 1]
     assert lines[fixed].startswith(f"Fixed since commit 1: {counts[2]} findings")

@@ -16,8 +16,10 @@ from nitpicker_core.plugins import make_plugin_manager
 pytestmark = pytest.mark.browser
 
 RUN = "terminal"  # the gate's run name: its own counter in the test site
-LINE = re.compile(r"internal (\d+)/(\d+) done \((\d+) rendered\) · external (\d+)/(\d+) checked · (\d+) queued · "
-                  r"(\d+) in progress · errors (\d+) internal / (\d+) external · (\d+)%")
+LINE = re.compile(
+    r"internal (\d+)/(\d+) done \((\d+) rendered\) · external (\d+)/(\d+) checked · (\d+) queued · "
+    r"(\d+) in progress · errors (\d+) internal / (\d+) external · (\d+)%"
+)
 
 
 def _open_gate(site: str, n: int) -> None:
@@ -37,8 +39,18 @@ def gated_crawl(site, tmp_path_factory):
     workdir = Path(tmp_path_factory.mktemp("terminal"))
     # --interval keeps one worker per tab (no URL preflighted ahead while the tabs render), so "in progress"
     # is exactly the two pages held at their gates
-    term = Terminal("crawl", "-o", "gate.nitpicker", "--no-image", "--parallels", "2", "--interval", "1",
-                    f"{site}/progress-gate/{RUN}/", cwd=workdir)
+    term = Terminal(
+        "crawl",
+        "-o",
+        "gate.nitpicker",
+        "--no-image",
+        "--parallels",
+        "2",
+        "--interval",
+        "1",
+        f"{site}/progress-gate/{RUN}/",
+        cwd=workdir,
+    )
     moments = {}
     try:
         # the top page is done, two workers wait at the closed gates of alpha and bravo, the rest is queued
@@ -93,14 +105,21 @@ def test_the_last_line_matches_the_archive_and_nothing_ever_counts_down(gated_cr
 def test_the_crawl_ends_with_a_summary_for_people(gated_crawl):
     term, _, _, _ = gated_crawl
     text = "\n".join(term.fragments())
-    summary = text[text.index("Crawl complete:"):]
-    assert re.match(r"Crawl complete: 6 pages of \d+ internal URLs \(6 rendered, 0 skipped\), 1 external URL checked "
-                    r"in \d+ s\nErrors: 1 internal \(1 failed\), 1 external \(1 failed\)\n", summary), summary
-    assert re.search(r"connection-refused \(1 external\): connection refused \(nothing listens on 127\.0\.0\.1:\d+\)",
-                     summary)
+    summary = text[text.index("Crawl complete:") :]
+    assert re.match(
+        r"Crawl complete: 6 pages of \d+ internal URLs \(6 rendered, 0 skipped\), 1 external URL checked "
+        r"in \d+ s\nErrors: 1 internal \(1 failed\), 1 external \(1 failed\)\n",
+        summary,
+    ), summary
+    assert re.search(
+        r"connection-refused \(1 external\): connection refused \(nothing listens on 127\.0\.0\.1:\d+\)",
+        summary,
+    )
     assert "redirect-loop (1 internal): it redirects in a loop" in summary
     assert re.search(r"\nFindings: .*\d+ high.* — most severe: ", summary)
     assert "Changed: nothing to compare with (the archive's first commit)" in summary
-    assert summary.endswith("Archive: gate.nitpicker (commit 1)\nNext:\nnitpicker viewer gate.nitpicker\n"
-                            "nitpicker analyze gate.nitpicker\nnitpicker issues gate.nitpicker")
+    assert summary.endswith(
+        "Archive: gate.nitpicker (commit 1)\nNext:\nnitpicker viewer gate.nitpicker\n"
+        "nitpicker analyze gate.nitpicker\nnitpicker issues gate.nitpicker"
+    )
     assert "{" not in summary  # no JSON for people

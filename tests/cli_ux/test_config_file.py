@@ -22,8 +22,10 @@ def _show(*args: str) -> dict:
 
 
 def test_show_says_default_file_and_flag(here) -> None:
-    (here / "nitpicker.toml").write_text('[crawl]\nparallels = 2\nmax-pages = 9\n[analyze]\nplugin = ["search"]\n'
-                                         '[plugins.search]\nkeywords = ["a"]\n')
+    (here / "nitpicker.toml").write_text(
+        '[crawl]\nparallels = 2\nmax-pages = 9\n[analyze]\nplugin = ["search"]\n'
+        '[plugins.search]\nkeywords = ["a"]\n'
+    )
     shown = _show()
     assert shown["crawl"]["parallels"] == {"value": 2, "source": "file"}
     assert shown["crawl"]["max_pages"] == {"value": 9, "source": "file"}
@@ -51,18 +53,26 @@ def test_init_writes_every_setting_and_each_line_loads(here) -> None:
     result = run_cli("config", "show", "--json")
     assert result.returncode == 0 and "warning" not in result.stderr, result.stderr
     settings = json.loads(result.stdout)["settings"]
-    sources = {item["source"] for table in settings.values() for item in table.values() if item["value"] is not None}
+    sources = {
+        item["source"] for table in settings.values() for item in table.values() if item["value"] is not None
+    }
     assert sources == {"file"}
 
 
-@pytest.mark.parametrize(("text", "warning"), [
-    ("[crawl]\nparalels = 2\n", "unknown key 'crawl.paralels' (did you mean 'parallels'?)"),
-    ("[pipelin]\n", "unknown key 'pipelin' (did you mean 'pipeline'?)"),
-    ("[analyze]\nno-cach = true\n", "unknown key 'analyze.no-cach' (did you mean 'no_cache'?)"),
-    ("[plugins.serch]\nkeywords = []\n", "unknown plugin 'serch' (did you mean 'search'?)"),
-    ("[plugins.search]\nkeyword = []\n", "unknown key 'plugins.search.keyword' (did you mean 'keywords'?)"),
-    ("[report]\nzzz = 1\n", "unknown key 'report.zzz'"),
-])
+@pytest.mark.parametrize(
+    ("text", "warning"),
+    [
+        ("[crawl]\nparalels = 2\n", "unknown key 'crawl.paralels' (did you mean 'parallels'?)"),
+        ("[pipelin]\n", "unknown key 'pipelin' (did you mean 'pipeline'?)"),
+        ("[analyze]\nno-cach = true\n", "unknown key 'analyze.no-cach' (did you mean 'no_cache'?)"),
+        ("[plugins.serch]\nkeywords = []\n", "unknown plugin 'serch' (did you mean 'search'?)"),
+        (
+            "[plugins.search]\nkeyword = []\n",
+            "unknown key 'plugins.search.keyword' (did you mean 'keywords'?)",
+        ),
+        ("[report]\nzzz = 1\n", "unknown key 'report.zzz'"),
+    ],
+)
 def test_unknown_names_get_the_closest(here, text, warning) -> None:
     (here / "nitpicker.toml").write_text(text)
     result = run_cli("config", "show")
@@ -75,7 +85,8 @@ def test_a_bad_value_fails_only_its_command(here, site) -> None:
     crawled = run_cli("crawl", "-o", "out.nitpicker", f"{site}/recursive/", cwd=here)
     assert crawled.returncode == 1
     assert crawled.stderr.splitlines() == [
-        "nitpicker: error: nitpicker.toml: crawl.parallels: 0 is not in the range 1<=x<=64."]
+        "nitpicker: error: nitpicker.toml: crawl.parallels: 0 is not in the range 1<=x<=64."
+    ]
     assert not (here / "out.nitpicker").exists()
     assert run_cli("plugins").returncode == 0
 
@@ -87,11 +98,14 @@ def _counts(stderr: str) -> str:
 def test_crawl_and_analyze_take_the_file_and_flags_win(here, site) -> None:
     (here / "nitpicker.toml").write_text(
         '[crawl]\nexclude = ["/recursive/page-a"]\nparallels = 2\nno_fetch_external = true\n'
-        '[analyze]\nplugin = ["search"]\n[plugins.search]\nkeywords = ["Page"]\n')
+        '[analyze]\nplugin = ["search"]\n[plugins.search]\nkeywords = ["Page"]\n'
+    )
     from_file = run_cli("crawl", "-o", "a.nitpicker", f"{site}/recursive/", cwd=here)
     assert from_file.returncode == 0, from_file.stderr
     assert _counts(from_file.stderr) == "3 rendered, 1 skipped"  # page-a excluded by the file
-    flagged = run_cli("crawl", "-o", "b.nitpicker", "--exclude", "/recursive/page-*", f"{site}/recursive/", cwd=here)
+    flagged = run_cli(
+        "crawl", "-o", "b.nitpicker", "--exclude", "/recursive/page-*", f"{site}/recursive/", cwd=here
+    )
     assert flagged.returncode == 0, flagged.stderr
     assert _counts(flagged.stderr) == "1 rendered, 3 skipped"  # the flag replaces the file's list
     analyzed = run_cli("analyze", "a.nitpicker", cwd=here)

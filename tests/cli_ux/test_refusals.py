@@ -25,7 +25,8 @@ def test_a_refused_root_says_so_and_exits_1(tmp_path) -> None:
     assert result.returncode == 1
     assert _error_lines(result.stderr) == [
         f"nitpicker: error: cannot crawl http://127.0.0.1:{port}/: connection refused "
-        f"(nothing listens on 127.0.0.1:{port})"]
+        f"(nothing listens on 127.0.0.1:{port})"
+    ]
 
 
 def test_tls_to_a_plain_http_server_says_tls(tmp_path, site) -> None:
@@ -33,17 +34,25 @@ def test_tls_to_a_plain_http_server_says_tls(tmp_path, site) -> None:
     result = run_cli("crawl", "-o", "out.nitpicker", "--single", url, cwd=tmp_path)
     assert result.returncode == 1
     netloc = site.split("://")[1]
-    assert _error_lines(result.stderr) == [f"nitpicker: error: cannot crawl {url}: TLS/SSL handshake with "
-                                           f"{netloc} failed"]
+    assert _error_lines(result.stderr) == [
+        f"nitpicker: error: cannot crawl {url}: TLS/SSL handshake with {netloc} failed"
+    ]
 
 
-@pytest.mark.parametrize(("given", "hint"), [("localhost:8311/", "http://localhost:8311/"),
-                                             ("example.com", "http://example.com"),
-                                             ("127.0.0.1:8/a?b=1", "http://127.0.0.1:8/a?b=1")])
+@pytest.mark.parametrize(
+    ("given", "hint"),
+    [
+        ("localhost:8311/", "http://localhost:8311/"),
+        ("example.com", "http://example.com"),
+        ("127.0.0.1:8/a?b=1", "http://127.0.0.1:8/a?b=1"),
+    ],
+)
 def test_a_url_without_a_scheme_gets_the_suggestion(tmp_path, given, hint) -> None:
     result = run_cli("crawl", given, cwd=tmp_path)
     assert result.returncode == 1
-    assert _error_lines(result.stderr) == [f"nitpicker: error: not an http(s) URL: {given!r} (did you mean {hint}?)"]
+    assert _error_lines(result.stderr) == [
+        f"nitpicker: error: not an http(s) URL: {given!r} (did you mean {hint}?)"
+    ]
     assert list(tmp_path.iterdir()) == []
 
 
@@ -62,7 +71,8 @@ def test_other_roots_into_an_existing_archive_are_refused(tmp_path, site) -> Non
     assert _error_lines(other.stderr) == [
         f"nitpicker: error: site.nitpicker holds a crawl of {site}/recursive/, not of these URLs: add them with "
         "--append site.nitpicker, crawl its roots again with --update site.nitpicker, or write another archive "
-        "with -o"]
+        "with -o"
+    ]
     assert hashlib.sha256(archive.read_bytes()).hexdigest() == before
     again = run_cli("crawl", "-o", str(archive), "--single", f"{site}/recursive/", cwd=tmp_path)  # same roots
     assert again.returncode == 0, again.stderr
@@ -72,18 +82,35 @@ def test_other_roots_into_an_existing_archive_are_refused(tmp_path, site) -> Non
 
 def test_pipeline_says_why_and_refuses_other_roots(tmp_path) -> None:
     port = _closed_port()
-    first = run_cli("pipeline", f"http://127.0.0.1:{port}/", "-o", "p.nitpicker", "--no-analyze", cwd=tmp_path,
-                    timeout=300)
+    first = run_cli(
+        "pipeline",
+        f"http://127.0.0.1:{port}/",
+        "-o",
+        "p.nitpicker",
+        "--no-analyze",
+        cwd=tmp_path,
+        timeout=300,
+    )
     assert first.returncode == 1
-    assert (f"nitpicker: error: cannot crawl http://127.0.0.1:{port}/: connection refused (nothing listens on "
-            f"127.0.0.1:{port})") in _error_lines(first.stderr)
+    assert (
+        f"nitpicker: error: cannot crawl http://127.0.0.1:{port}/: connection refused (nothing listens on "
+        f"127.0.0.1:{port})"
+    ) in _error_lines(first.stderr)
     archive = tmp_path / "p.nitpicker"
     before = hashlib.sha256(archive.read_bytes()).hexdigest()
-    other = run_cli("pipeline", f"http://127.0.0.1:{port}/other/", "-o", "p.nitpicker", "--no-analyze",
-                    cwd=tmp_path, timeout=300)
+    other = run_cli(
+        "pipeline",
+        f"http://127.0.0.1:{port}/other/",
+        "-o",
+        "p.nitpicker",
+        "--no-analyze",
+        cwd=tmp_path,
+        timeout=300,
+    )
     assert other.returncode == 1
     assert _error_lines(other.stderr) == [
         f"nitpicker: error: p.nitpicker holds a crawl of http://127.0.0.1:{port}/, not of these URLs: add them "
         "with --append p.nitpicker, crawl its roots again with --update p.nitpicker, or write another archive "
-        "with -o"]
+        "with -o"
+    ]
     assert hashlib.sha256(archive.read_bytes()).hexdigest() == before

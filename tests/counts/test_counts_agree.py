@@ -25,12 +25,28 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 # what each crawl holds, counted by hand from the sites (nitpicker_demo version 2; test_server/routes/docs_en.py)
 EXPECTED = {
-    "demo": {"pages": 23, "internal_urls": 28, "external_urls": 2, "urls": 30, "4xx": 4, "5xx": 1, "failed": 0,
-             "internal_4xx": 3},
+    "demo": {
+        "pages": 23,
+        "internal_urls": 28,
+        "external_urls": 2,
+        "urls": 30,
+        "4xx": 4,
+        "5xx": 1,
+        "failed": 0,
+        "internal_4xx": 3,
+    },
     # pages: tutorial index, intro, controlflow; internal too: missing.html (404) and, outside the scope (only
     # checked), library, glossary and whatsnew/changelog (404); external: the 404 mirror and the unresolvable host
-    "docs": {"pages": 3, "internal_urls": 7, "external_urls": 2, "urls": 9, "4xx": 3, "5xx": 0, "failed": 1,
-             "internal_4xx": 2},
+    "docs": {
+        "pages": 3,
+        "internal_urls": 7,
+        "external_urls": 2,
+        "urls": 9,
+        "4xx": 3,
+        "5xx": 0,
+        "failed": 1,
+        "internal_4xx": 2,
+    },
 }
 
 
@@ -39,7 +55,7 @@ def _terminal(work: Path, *args: str, code: int) -> str:
     exited = term.wait()
     shown = "\n".join(term.fragments())
     assert exited == code, shown[-2000:]
-    return shown[shown.index("Crawl complete:"):]
+    return shown[shown.index("Crawl complete:") :]
 
 
 @pytest.fixture(scope="module", params=sorted(EXPECTED))
@@ -56,8 +72,9 @@ def doors(request, site, tmp_path_factory) -> dict[str, Any]:
         _terminal(work, "pipeline", "-o", archive.name, "--no-analyze", code=2)
         terminal = _terminal(work, "pipeline", "-o", archive.name, "--no-analyze", code=2)
     else:
-        terminal = _terminal(work, "crawl", f"{site}/docs-en/tutorial/index.html", "-o", archive.name,
-                             "--no-image", code=2)
+        terminal = _terminal(
+            work, "crawl", f"{site}/docs-en/tutorial/index.html", "-o", archive.name, "--no-image", code=2
+        )
     for args in (("--xlsx", "audit.xlsx"), ("--csv", "sheets")):
         written = run_cli("report", str(archive), *args, "--all", cwd=work, timeout=300)
         assert written.returncode == 0, written.stderr
@@ -67,11 +84,21 @@ def doors(request, site, tmp_path_factory) -> dict[str, Any]:
     registry = query_registry(pm)
     with open_archive(archive) as reader:
         answers = {name: run_query(registry, reader, name, {}, None) for name in ("summary", "issues")}
-        lists = {row["id"]: run_query(registry, reader, "issue-urls", {"check": row["id"], "limit": 10000}, None)
-                 for row in answers["issues"]["items"] if row["findings"] or row["fixed"]}
+        lists = {
+            row["id"]: run_query(registry, reader, "issue-urls", {"check": row["id"], "limit": 10000}, None)
+            for row in answers["issues"]["items"]
+            if row["findings"] or row["fixed"]
+        }
     app = create_app(archive, pm)
-    yield {"site": request.param, "terminal": terminal, "work": work, "table": table.stdout,
-           "viewer": app.test_client(), "lists": lists, **answers}
+    yield {
+        "site": request.param,
+        "terminal": terminal,
+        "work": work,
+        "table": table.stdout,
+        "viewer": app.test_client(),
+        "lists": lists,
+        **answers,
+    }
     app.config["NITPICKER_CLOSE"]()
 
 
@@ -104,17 +131,30 @@ def test_the_site_is_what_the_counts_are_about(doors):
     # exact figures of each crawl; the 404s of both sites are text/plain, so a list of HTML pages alone would
     # hide them
     totals, expected = doors["summary"]["totals"], EXPECTED[doors["site"]]
-    assert {k: totals[k] for k in expected if k in totals} == {k: v for k, v in expected.items() if k in totals}
+    assert {k: totals[k] for k in expected if k in totals} == {
+        k: v for k, v in expected.items() if k in totals
+    }
     assert totals["internal"]["4xx"] == expected["internal_4xx"]
-    assert set(doors["summary"]["definitions"]) >= {"pages", "internal_urls", "external_urls", "urls", "failed",
-                                                   "status_class", "errors", "findings", "share"}
+    assert set(doors["summary"]["definitions"]) >= {
+        "pages",
+        "internal_urls",
+        "external_urls",
+        "urls",
+        "failed",
+        "status_class",
+        "errors",
+        "findings",
+        "share",
+    }
 
 
 def test_pages_and_urls_agree_on_every_front_door(doors):
     totals = doors["summary"]["totals"]
     pages, internal, external = totals["pages"], totals["internal_urls"], totals["external_urls"]
     # the terminal summary of the crawl
-    assert doors["terminal"].startswith(f"Crawl complete: {pages} pages of {internal} internal URLs "), doors["terminal"]
+    assert doors["terminal"].startswith(f"Crawl complete: {pages} pages of {internal} internal URLs "), doors[
+        "terminal"
+    ]
     assert f", {external} external URLs checked in " in doors["terminal"].splitlines()[0]
     # the viewer: the summary's cards and the lists they lead to
     summary = _html(doors, "/summary")
@@ -126,10 +166,18 @@ def test_pages_and_urls_agree_on_every_front_door(doors):
     # the sheets: Cover and Summary (XLSX and CSV alike), Page List one row per page
     for rows in (_xlsx(doors, "Cover"), _csv(doors, "cover.csv")):
         cover = {row[1]: row[2] for row in rows if row[0] == "Totals"}
-        assert [int(cover[k]) for k in ("Pages", "Internal URLs", "External URLs")] == [pages, internal, external]
+        assert [int(cover[k]) for k in ("Pages", "Internal URLs", "External URLs")] == [
+            pages,
+            internal,
+            external,
+        ]
     for rows in (_xlsx(doors, "Summary"), _csv(doors, "summary.csv")):
         named = {(row[0], row[1]): int(row[2]) for row in rows[1:] if row[0] in ("URLs", "Pages")}
-        assert named == {("URLs", "internal"): internal, ("URLs", "external"): external, ("Pages", "internal"): pages}
+        assert named == {
+            ("URLs", "internal"): internal,
+            ("URLs", "external"): external,
+            ("Pages", "internal"): pages,
+        }
     assert len(_xlsx(doors, "Page List")) - 1 == pages == len(_csv(doors, "page-list.csv")) - 1
 
 
@@ -145,13 +193,20 @@ def test_a_status_class_lists_every_url_of_that_class(doors):
     for rows in (_xlsx(doors, "Cover"), _csv(doors, "cover.csv")):
         cover = {row[1]: row[2] for row in rows if row[0] == "Totals"}
         assert [int(cover[k]) for k in ("2xx", "3xx", "4xx", "5xx", "Failed")] == [
-            totals[k] for k in ("2xx", "3xx", "4xx", "5xx", "failed")]
+            totals[k] for k in ("2xx", "3xx", "4xx", "5xx", "failed")
+        ]
     inside, outside = totals["internal"], totals["external"]
+
     def side(counts: dict[str, int], name: str) -> str:
         parts = [f"{counts[k]} {k}" for k in ("4xx", "5xx", "failed") if counts[k]]
-        return f"{sum(counts[k] for k in ('4xx', '5xx', 'failed'))} {name}" + (f" ({' · '.join(parts)})" if parts else "")
+        return f"{sum(counts[k] for k in ('4xx', '5xx', 'failed'))} {name}" + (
+            f" ({' · '.join(parts)})" if parts else ""
+        )
 
-    assert doors["terminal"].splitlines()[1] == f"Errors: {side(inside, 'internal')}, {side(outside, 'external')}"
+    assert (
+        doors["terminal"].splitlines()[1]
+        == f"Errors: {side(inside, 'internal')}, {side(outside, 'external')}"
+    )
 
 
 def _overview_rows(html: str) -> dict[str, dict[str, str]]:
@@ -168,7 +223,9 @@ def test_each_checks_count_agrees_everywhere(doors):
     denominator = doors["issues"]["share_of"]
     assert denominator["urls"] == doors["summary"]["totals"]["internal_urls"]
     overview = _overview_rows(_html(doors, "/"))
-    text = {line.split()[2]: line.split() for line in doors["table"].splitlines()[2:] if len(line.split()) > 7}
+    text = {
+        line.split()[2]: line.split() for line in doors["table"].splitlines()[2:] if len(line.split()) > 7
+    }
     sheets = {
         "xlsx": {row[0]: row for row in _xlsx(doors, "Issues")[1:]},
         "csv": {row[0]: row for row in _csv(doors, "issues.csv")[1:]},
@@ -178,19 +235,35 @@ def test_each_checks_count_agrees_everywhere(doors):
     for row in items:
         check, share = row["id"], f"{row['share']}%"
         assert row["share"] == round(100 * row["urls"] / denominator["urls"], 1)
-        assert overview[check] == {**overview[check], "urls": str(row["urls"]), "findings": str(row["findings"]),
-                                   "share": share, "type": row["type"].capitalize()}, check
+        assert overview[check] == {
+            **overview[check],
+            "urls": str(row["urls"]),
+            "findings": str(row["findings"]),
+            "share": share,
+            "type": row["type"].capitalize(),
+        }, check
         assert text[check][1] == row["type"] and text[check][3] == str(row["findings"]), check
         assert text[check][6:8] == [str(row["urls"]), share], check
         xlsx, csv_row = sheets["xlsx"][check], sheets["csv"][check]
-        assert (xlsx[at["Type"]], xlsx[at["URLs"]], xlsx[at["Findings"]]) == (row["type"], row["urls"], row["findings"])
+        assert (xlsx[at["Type"]], xlsx[at["URLs"]], xlsx[at["Findings"]]) == (
+            row["type"],
+            row["urls"],
+            row["findings"],
+        )
         assert round(xlsx[at["% of URLs"]] * 100, 1) == row["share"], check
-        assert (csv_row[at["URLs"]], csv_row[at["Findings"]]) == (str(row["urls"]), str(row["findings"])), check
-        assert float(csv_row[at["% of URLs"]].rstrip("%")) == row["share"], check  # the CSV writes 80% for 80.0%
+        assert (csv_row[at["URLs"]], csv_row[at["Findings"]]) == (str(row["urls"]), str(row["findings"])), (
+            check
+        )
+        assert float(csv_row[at["% of URLs"]].rstrip("%")) == row["share"], (
+            check
+        )  # the CSV writes 80% for 80.0%
         page = _html(doors, f"/issue?check={check}")
         facts = dict(re.findall(r'data-col="([a-z]+)">([^<]*)', page))
         assert (facts["findings"], facts["urls"], facts["share"].strip()) == (
-            str(row["findings"]), str(row["urls"]), share), check
+            str(row["findings"]),
+            str(row["urls"]),
+            share,
+        ), check
     assert f"% of URLs: of the {denominator['urls']} internal URLs" in doors["table"]
     assert f"of the {denominator['urls']} internal URLs" in _html(doors, "/")
 
@@ -214,10 +287,14 @@ def test_the_status_bars_of_the_summary_lead_to_as_many_urls(doors):
     # the measured defect on surfaces that existed before: Pages filtered by 4xx said "Nothing to show" while
     # the Summary's status bars counted the (text/plain) 404s
     summary = _html(doors, "/summary")
-    bars = summary[summary.index('id="status-bars"'):]
-    bars = bars[:bars.index("</table>")]
-    codes = {int(code): int(count.replace(",", "")) for code, count in re.findall(
-        r'<th scope="row"><a href="[^"]*">(\d{3})</a></th><td class="k-num">([\d,]+)</td>', bars)}
+    bars = summary[summary.index('id="status-bars"') :]
+    bars = bars[: bars.index("</table>")]
+    codes = {
+        int(code): int(count.replace(",", ""))
+        for code, count in re.findall(
+            r'<th scope="row"><a href="[^"]*">(\d{3})</a></th><td class="k-num">([\d,]+)</td>', bars
+        )
+    }
     fours = sum(n for code, n in codes.items() if 400 <= code < 500)
     assert fours and _listed(doors, "/pages?status=4xx&external=1") == fours
     assert "Nothing to show" not in _html(doors, "/pages?status=4xx")

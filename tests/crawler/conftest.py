@@ -17,6 +17,8 @@ def counts(site: str):  # type: ignore[no-untyped-def]
     requests.get(f"{site}/__counts/reset", timeout=5)
 
     def read(by_method: bool = False) -> dict[str, int]:
-        return requests.get(f"{site}/__counts", params={"by": "method"} if by_method else {}, timeout=5).json()
+        return requests.get(
+            f"{site}/__counts", params={"by": "method"} if by_method else {}, timeout=5
+        ).json()
 
     return read

@@ -37,7 +37,10 @@ from nitpicker_core.crawler.errors import (
         ("net::ERR_INTERNET_DISCONNECTED", "local-network"),
         # Chromium stops at 20 redirects whether they loop or not: what it saw is a chain too long
         ("net::ERR_TOO_MANY_REDIRECTS", "redirect-chain-too-long"),
-        ("RedirectLoopError: redirect chain too long: 21 redirects from http://h/a", "redirect-chain-too-long"),
+        (
+            "RedirectLoopError: redirect chain too long: 21 redirects from http://h/a",
+            "redirect-chain-too-long",
+        ),
         ("RedirectLoopError: redirect loop at http://h/a after 4 redirects", "redirect-loop"),
         ("Timeout 30000ms exceeded.", "timeout"),
         ("[Errno -2] Name or service not known", "dns"),
@@ -69,10 +72,17 @@ def test_classify_exception_chains() -> None:
     assert classify(requests.ConnectTimeout("connect timed out")) == "connection-timeout"
     assert classify(requests.ReadTimeout("read timed out")) == "timeout"
     assert classify(requests.TooManyRedirects("Exceeded 30 redirects.")) == "redirect-chain-too-long"
-    assert classify(requests.TooManyRedirects("redirect chain too long: 21 redirects")) == "redirect-chain-too-long"
-    assert classify(requests.TooManyRedirects("redirect loop at http://h/a after 4 redirects")) == "redirect-loop"
+    assert (
+        classify(requests.TooManyRedirects("redirect chain too long: 21 redirects"))
+        == "redirect-chain-too-long"
+    )
+    assert (
+        classify(requests.TooManyRedirects("redirect loop at http://h/a after 4 redirects"))
+        == "redirect-loop"
+    )
     assert classify(_wrapped(requests.TooManyRedirects("Redirect chain too long"), RuntimeError)) == (
-        "redirect-chain-too-long")
+        "redirect-chain-too-long"
+    )
     assert classify(requests.exceptions.ChunkedEncodingError("broken")) == "parse-error"
     assert classify(ValueError("no idea")) == "unknown"
 
@@ -93,10 +103,20 @@ def test_classify_real_requests_failures(external: str) -> None:
 
 
 def test_permanent_kinds() -> None:
-    assert {"dns", "tls", "connection-refused", "parse-error", "client-blocked", "redirect-loop",
-            "invalid-url"} <= PERMANENT_KINDS
+    assert {
+        "dns",
+        "tls",
+        "connection-refused",
+        "parse-error",
+        "client-blocked",
+        "redirect-loop",
+        "invalid-url",
+    } <= PERMANENT_KINDS
     # a site may shorten a long chain any day, so --retry-failed asks again
-    assert not {"dns-transient", "timeout", "connection-reset", "unknown", "redirect-chain-too-long"} & PERMANENT_KINDS
+    assert (
+        not {"dns-transient", "timeout", "connection-reset", "unknown", "redirect-chain-too-long"}
+        & PERMANENT_KINDS
+    )
     assert PERMANENT_KINDS <= set(KINDS)
     assert {"redirect-chain-too-long", "invalid-url"} <= set(KINDS)
     assert SETTLED_KINDS == PERMANENT_KINDS | {"redirect-chain-too-long"}  # not retried within one crawl

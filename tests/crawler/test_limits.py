@@ -15,12 +15,26 @@ from nitpicker_core.records import Anchor, ScrapeResult
 def test_link_depths_are_the_fewest_links_and_redirects_cost_none() -> None:
     links = {"r": ["a", "b"], "a": ["c", "x"], "c": ["d"], "b": ["moved"], "new": ["e"]}
     assert link_depths(["r"], links, {"moved": "new"}) == {
-        "r": 0, "a": 1, "b": 1, "c": 2, "x": 2, "moved": 2, "new": 2, "d": 3, "e": 3}
+        "r": 0,
+        "a": 1,
+        "b": 1,
+        "c": 2,
+        "x": 2,
+        "moved": 2,
+        "new": 2,
+        "d": 3,
+        "e": 3,
+    }
 
 
 def _page(url: str, *links: str) -> ScrapeResult:
-    return ScrapeResult(url=url, status=200, content_type="text/html", html=f"<title>{url}</title>",
-                        anchors=[Anchor(href, "") for href in links])
+    return ScrapeResult(
+        url=url,
+        status=200,
+        content_type="text/html",
+        html=f"<title>{url}</title>",
+        anchors=[Anchor(href, "") for href in links],
+    )
 
 
 def test_a_resumed_commit_gets_its_depths_from_its_own_links(tmp_path) -> None:
@@ -35,7 +49,12 @@ def test_a_resumed_commit_gets_its_depths_from_its_own_links(tmp_path) -> None:
         writer.finish_commit(commit, "interrupted")
         writer.resume_commit(commit)
         depths = ArchivedDepths(FileSink(writer, commit).link_graph, ["http://user:pw@h/"], max_depth=3)
-        assert [depths(u) for u in ("http://h/", "http://h/b", "http://h/a/1", "http://h/a/1/x")] == [0, 1, 2, 3]
+        assert [depths(u) for u in ("http://h/", "http://h/b", "http://h/a/1", "http://h/a/1/x")] == [
+            0,
+            1,
+            2,
+            3,
+        ]
         assert depths("http://h/never-linked") == 3  # unknown: at the limit, so nothing deeper is crawled
     finally:
         writer.close(remove_stub=False)
@@ -54,8 +73,16 @@ def test_the_config_file_sets_crawl_limits(tmp_path, bare_pm) -> None:
     assert config.override({}).crawl == config.crawl
 
 
-@pytest.mark.parametrize("text", ["[crawl]\nmax_pages = 0\n", "[crawl]\nmax_depth = -1\n",
-                                  '[crawl]\nmax_depth = "3"\n', "[crawl]\nmax_pages = true\n", "crawl = 3\n"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[crawl]\nmax_pages = 0\n",
+        "[crawl]\nmax_depth = -1\n",
+        '[crawl]\nmax_depth = "3"\n',
+        "[crawl]\nmax_pages = true\n",
+        "crawl = 3\n",
+    ],
+)
 def test_bad_crawl_limits_are_one_line_errors(tmp_path, bare_pm, text) -> None:
     (tmp_path / "nitpicker.toml").write_text(text)
     with pytest.raises(UsageError) as err:

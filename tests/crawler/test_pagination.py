@@ -10,13 +10,16 @@ from nitpicker_core.crawler.pagination import MAX_STEP, PaginationPredictor, det
 
 def test_path_sequence() -> None:
     assert predict("http://h/pagination/page/1", "http://h/pagination/page/2", 3) == [
-        "http://h/pagination/page/3", "http://h/pagination/page/4", "http://h/pagination/page/5",
+        "http://h/pagination/page/3",
+        "http://h/pagination/page/4",
+        "http://h/pagination/page/5",
     ]
 
 
 def test_query_sequence_with_step_and_padding() -> None:
     assert predict("http://h/list?cat=x&p=10", "http://h/list?cat=x&p=20", 2) == [
-        "http://h/list?cat=x&p=30", "http://h/list?cat=x&p=40",
+        "http://h/list?cat=x&p=30",
+        "http://h/list?cat=x&p=40",
     ]
     assert predict("http://h/img/007/", "http://h/img/008/", 2) == ["http://h/img/009/", "http://h/img/010/"]
 
@@ -44,13 +47,17 @@ def test_a_page_and_its_next_link_predict() -> None:
     assert [g.steps for g in guesses] == [1, 2]
     # page 3, reached by a real link, links page 4 (already guessed): only what was not issued comes back
     assert _urls(predictor.observe_page("http://h/pagination/page/3", ["http://h/pagination/page/4"])) == [
-        "http://h/pagination/page/5", "http://h/pagination/page/6"]
+        "http://h/pagination/page/5",
+        "http://h/pagination/page/6",
+    ]
 
 
 def test_a_list_page_linking_pages_in_order_predicts() -> None:
     predictor = PaginationPredictor(count=2)
     assert _urls(predictor.observe_page("http://h/list", ["http://h/list?p=1", "http://h/list?p=2"])) == [
-        "http://h/list?p=3", "http://h/list?p=4"]
+        "http://h/list?p=3",
+        "http://h/list?p=4",
+    ]
 
 
 def test_links_of_different_pages_never_pair() -> None:
@@ -71,12 +78,19 @@ def test_implausible_steps_are_refused() -> None:
     big = MAX_STEP + 1
     assert predictor.observe_page("http://h/o?start=0", [f"http://h/o?start={big}"]) == []
     assert _urls(predictor.observe_page("http://h/o?start=0", ["http://h/o?start=50"])) == [
-        "http://h/o?start=100", "http://h/o?start=150", "http://h/o?start=200"]
+        "http://h/o?start=100",
+        "http://h/o?start=150",
+        "http://h/o?start=200",
+    ]
 
 
-@given(st.lists(st.tuples(st.integers(0, 10**6), st.lists(st.integers(0, 10**6), max_size=4)), max_size=12),
-       st.integers(1, 6))
-def test_guesses_stay_within_count_steps_of_a_linked_value(pages: list[tuple[int, list[int]]], count: int) -> None:
+@given(
+    st.lists(st.tuples(st.integers(0, 10**6), st.lists(st.integers(0, 10**6), max_size=4)), max_size=12),
+    st.integers(1, 6),
+)
+def test_guesses_stay_within_count_steps_of_a_linked_value(
+    pages: list[tuple[int, list[int]]], count: int
+) -> None:
     predictor = PaginationPredictor(count=count)
     linked: set[int] = set()
     for page, links in pages:

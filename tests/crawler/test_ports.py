@@ -8,7 +8,12 @@ from nitpicker_core.crawler.errors import PERMANENT_KINDS, classify
 from nitpicker_core.crawler.queue import QueueItem, UrlQueue
 from nitpicker_core.urls import Scope, normalize
 
-BAD = ("http://localhost:99999/x", "http://localhost:65536/x", "http://localhost:-1/x", "http://localhost:abc/x")
+BAD = (
+    "http://localhost:99999/x",
+    "http://localhost:65536/x",
+    "http://localhost:-1/x",
+    "http://localhost:abc/x",
+)
 
 
 @pytest.mark.parametrize("url", BAD)

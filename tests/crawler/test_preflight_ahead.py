@@ -35,7 +35,9 @@ def _crawler(root: str, output: Path, *, interval: int = 0) -> tuple[Crawler, As
     counter = AskedToSkip()
     pm = make_plugin_manager()
     pm.add_plugin(counter, "asked-to-skip")
-    options = CrawlOptions(roots=[root], parallels=1, interval=interval, image=False, user_agent="Nitpicker/test")
+    options = CrawlOptions(
+        roots=[root], parallels=1, interval=interval, image=False, user_agent="Nitpicker/test"
+    )
     return Crawler(pm, options, output), counter
 
 

@@ -23,14 +23,27 @@ def test_html_first_in_batch_order_assets_last() -> None:
     queue.add(["http://h/old-page", "http://h/old.css"])
     queue.add(["http://h/a.png", "http://h/p1", "http://h/doc.pdf", "http://h/p2/"])
     assert _drain(queue) == [
-        "http://h/p1", "http://h/p2/", "http://h/old-page", "http://h/old.css", "http://h/a.png", "http://h/doc.pdf",
+        "http://h/p1",
+        "http://h/p2/",
+        "http://h/old-page",
+        "http://h/old.css",
+        "http://h/a.png",
+        "http://h/doc.pdf",
     ]
 
 
 def test_dedup_by_normalized_url() -> None:
     queue = UrlQueue()
-    fresh = queue.add(["http://H/a#x", "http://user:pw@h/a", "http://h/./%61", "http://h/q?kind=alpha",
-                       "http://h/q?kind=beta", "http://h/q?PHPSESSID=1&kind=alpha"])
+    fresh = queue.add(
+        [
+            "http://H/a#x",
+            "http://user:pw@h/a",
+            "http://h/./%61",
+            "http://h/q?kind=alpha",
+            "http://h/q?kind=beta",
+            "http://h/q?PHPSESSID=1&kind=alpha",
+        ]
+    )
     assert [i.url for i in fresh] == ["http://h/a", "http://h/q?kind=alpha", "http://h/q?kind=beta"]
     assert queue.add(["http://h/a"]) == []
     item = queue.pop()
@@ -106,8 +119,11 @@ def test_every_url_popped_once(paths: list[str]) -> None:
 # -- limits -------------------------------------------------------------------------------------------------
 def _limited(**limits: int) -> tuple[UrlQueue, list[tuple[str, str]]]:
     held: list[tuple[str, str]] = []
-    queue = UrlQueue(limits=Limits(**limits), is_internal=lambda url: "//h/" in url,
-                     on_hold=lambda url, reason: held.append((url, reason)))
+    queue = UrlQueue(
+        limits=Limits(**limits),
+        is_internal=lambda url: "//h/" in url,
+        on_hold=lambda url, reason: held.append((url, reason)),
+    )
     return queue, held
 
 
@@ -115,20 +131,28 @@ def test_max_pages_counts_internal_urls_and_resumed_ones_and_lets_external_check
     queue, held = _limited(max_pages=4)
     queue.add_done("http://h/resumed", rendered=True)  # finished before an interruption: counts
     queue.add_done("http://ext/resumed")  # an external check from before: does not
-    queue.add(["http://h/a", "http://h/b", QueueItem("http://ext/x", external=True), "http://h/c", "http://h/d.css"])
+    queue.add(
+        ["http://h/a", "http://h/b", QueueItem("http://ext/x", external=True), "http://h/c", "http://h/d.css"]
+    )
     assert _drain(queue) == ["http://h/a", "http://h/b", "http://ext/x", "http://h/c"]
     reason = "not crawled: --max-pages 4 reached"
     assert held == [("http://h/d.css", reason)] and queue.state("http://h/d.css") == "held"
     queue.add(["http://h/later"])  # found by a page still in flight when the limit was reached
     assert queue.pop() is None and held[-1] == ("http://h/later", reason) and queue.idle()
-    assert queue.limit_stats() == {"max_pages": 4, "max_depth": None, "not_crawled_max_pages": 2,
-                                   "not_crawled_max_depth": 0}
+    assert queue.limit_stats() == {
+        "max_pages": 4,
+        "max_depth": None,
+        "not_crawled_max_pages": 2,
+        "not_crawled_max_depth": 0,
+    }
     assert queue.counts().internal_done == 4
 
 
 def test_max_pages_frees_the_slot_of_a_forgotten_guess_and_drops_held_guesses_silently() -> None:
     queue, held = _limited(max_pages=2)
-    queue.add(["http://h/a", QueueItem("http://h/p/3", predicted=True), QueueItem("http://h/p/4", predicted=True)])
+    queue.add(
+        ["http://h/a", QueueItem("http://h/p/3", predicted=True), QueueItem("http://h/p/4", predicted=True)]
+    )
     first, guess = queue.pop(), queue.pop()
     assert first is not None and guess is not None and guess.predicted
     queue.discard(guess.url)  # a guess that was a 404 leaves no trace, and no page is counted for it
@@ -156,9 +180,13 @@ def test_max_depth_holds_deeper_urls_and_takes_pages_level_by_level() -> None:
     queue.finish(root.url)
     a = queue.pop()
     assert a is not None and a.url == "http://h/a"
-    queue.add([QueueItem("http://h/a/deep", depth=2, referrer=a.url),
-               QueueItem("http://ext/", depth=2, external=True, metadata_only=True),
-               QueueItem("http://h/a/guess", depth=2, predicted=True)])
+    queue.add(
+        [
+            QueueItem("http://h/a/deep", depth=2, referrer=a.url),
+            QueueItem("http://ext/", depth=2, external=True, metadata_only=True),
+            QueueItem("http://h/a/guess", depth=2, predicted=True),
+        ]
+    )
     assert held == [("http://h/a/deep", "deeper than --max-depth 1")]
     assert queue.state("http://h/a/guess") is None  # a guess past the limit is never made
     # external checks are never held by depth; pages of depth 1 still go before them
@@ -168,8 +196,13 @@ def test_max_depth_holds_deeper_urls_and_takes_pages_level_by_level() -> None:
 
 def test_a_page_waits_while_a_shallower_page_is_in_progress() -> None:
     queue, _ = _limited(max_depth=5)
-    queue.add([QueueItem("http://h/", depth=0), QueueItem("http://h/one", depth=1),
-               QueueItem("http://h/pic.png", depth=1, metadata_only=True)])
+    queue.add(
+        [
+            QueueItem("http://h/", depth=0),
+            QueueItem("http://h/one", depth=1),
+            QueueItem("http://h/pic.png", depth=1, metadata_only=True),
+        ]
+    )
     root = queue.pop()
     assert root is not None and root.url == "http://h/"
     # "one" may yet be found nearer the root by the root page: it waits; a check that leads nowhere does not

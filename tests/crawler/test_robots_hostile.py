@@ -56,8 +56,13 @@ print(about, private, tracemalloc.get_traced_memory()[1])
 def test_endless_robots_is_read_up_to_500_kib(hostile: tuple[Flask, str]) -> None:
     app, base = hostile
     app.config["ENDLESS_LIMIT"] = 32 * 1024 * 1024  # "endless" enough: 64 times the limit
-    done = subprocess.run([sys.executable, "-c", _MEASURE, base], capture_output=True, text=True, timeout=120,
-                          cwd=Path(__file__).parents[2])
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURE, base],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).parents[2],
+    )
     assert done.returncode == 0, done.stderr
     about, private, peak = done.stdout.split()
     assert (about, private) == ("True", "False")  # the rules at its top were parsed

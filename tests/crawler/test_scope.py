@@ -44,7 +44,9 @@ def test_deepest_entry_wins_and_carries_credentials() -> None:
 
 
 def test_extra_hosts_and_ports() -> None:
-    scope = Scope(["http://localhost:8010/scope/blog/"], ["http://localhost:8010/scope/docs/", "cdn.example:8080"])
+    scope = Scope(
+        ["http://localhost:8010/scope/blog/"], ["http://localhost:8010/scope/docs/", "cdn.example:8080"]
+    )
     assert scope.is_internal("http://localhost:8010/scope/docs/api")
     assert not scope.is_internal("http://localhost:8010/scope/admin/")
     assert not scope.is_internal("http://127.0.0.1:8010/scope/blog/")
@@ -58,7 +60,12 @@ def test_a_start_url_naming_a_file_scopes_to_its_directory() -> None:
     # issue 12: starting at /docs/index.html crawled that one page; users start at index.html all the time
     scope = Scope(["http://h/docs/index.html"])
     assert scope.entries[0].url == "http://h/docs/"
-    for url in ("http://h/docs/index.html", "http://h/docs/a.html", "http://h/docs/sub/b.html", "http://h/docs/"):
+    for url in (
+        "http://h/docs/index.html",
+        "http://h/docs/a.html",
+        "http://h/docs/sub/b.html",
+        "http://h/docs/",
+    ):
         assert scope.is_internal(url), url
     assert not scope.is_internal("http://h/other.html")
     assert not scope.is_internal("http://h/docsx/a.html")
@@ -68,7 +75,10 @@ def test_a_start_url_naming_a_file_scopes_to_its_directory() -> None:
 
 def test_a_start_url_whose_last_segment_is_no_page_keeps_its_exact_scope() -> None:
     # /python/3.11 or /socket.io may well be directories: no page extension, so nothing is widened
-    for start, sibling in (("http://h/python/3.11", "http://h/python/3.12"), ("http://h/a/socket.io", "http://h/a/x")):
+    for start, sibling in (
+        ("http://h/python/3.11", "http://h/python/3.12"),
+        ("http://h/a/socket.io", "http://h/a/x"),
+    ):
         scope = Scope([start])
         assert scope.is_internal(start + "/x") and not scope.is_internal(sibling)
 

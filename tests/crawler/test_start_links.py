@@ -12,14 +12,27 @@ def _observe(start: str, links: list[str], extra: list[str] | None = None) -> di
 
 
 def test_a_narrow_scope_is_explained_with_the_way_to_widen_it() -> None:
-    links = ["http://h/docs/api/a.html", *(f"http://h/docs/p{n}.html" for n in range(5)), "http://h/docs/logo.png",
-             "http://other.example/x.html", "http://h/docs/api/"]
+    links = [
+        "http://h/docs/api/a.html",
+        *(f"http://h/docs/p{n}.html" for n in range(5)),
+        "http://h/docs/logo.png",
+        "http://other.example/x.html",
+        "http://h/docs/api/",
+    ]
     seen = _observe("http://h/docs/api/", links)
     # the logo is no page, other.example another site, the start page itself no link to count
-    assert seen == {"pages": 6, "outside": 5, "host": "h", "scope": ["http://h/docs/api/"], "widen": "http://h/docs/"}
+    assert seen == {
+        "pages": 6,
+        "outside": 5,
+        "host": "h",
+        "scope": ["http://h/docs/api/"],
+        "widen": "http://h/docs/",
+    }
     note = scope_note(seen, rendered=2)
-    assert note.startswith("only 2 page(s) rendered: 5 of the 6 pages the start page links to on h are outside "
-                           "the scope (http://h/docs/api/)")
+    assert note.startswith(
+        "only 2 page(s) rendered: 5 of the 6 pages the start page links to on h are outside "
+        "the scope (http://h/docs/api/)"
+    )
     assert "--scope http://h/docs/ or start at http://h/docs/" in note
 
 

@@ -24,7 +24,10 @@ from nitpicker_core.urls import (
         ("http://example.com:80/a", "http://example.com/a"),
         ("http://example.com:8080/a", "http://example.com:8080/a"),
         ("https://user:pw@example.com/a#frag", "https://example.com/a"),
-        ("http://example.com//a///b//", "http://example.com//a///b//"),  # RFC 3986: empty segments are segments
+        (
+            "http://example.com//a///b//",
+            "http://example.com//a///b//",
+        ),  # RFC 3986: empty segments are segments
         ("http://Example.COM./a", "http://example.com./a"),  # a trailing dot is another name for the server
         ("http://example.com/a/./b/../c", "http://example.com/a/c"),
         ("http://example.com/?b=2&a=1", "http://example.com/?a=1&b=2"),
@@ -74,8 +77,7 @@ def test_normalize_is_idempotent(url: str) -> None:
 
 
 def test_split_credentials() -> None:
-    assert split_credentials("https://us%40er:p%3Aw@h.example/a") == (
-        "https://h.example/a", ("us@er", "p:w"))
+    assert split_credentials("https://us%40er:p%3Aw@h.example/a") == ("https://h.example/a", ("us@er", "p:w"))
     assert split_credentials("https://h.example/a") == ("https://h.example/a", None)
 
 
@@ -87,11 +89,20 @@ def test_fragment_of() -> None:
 @pytest.mark.parametrize(
     ("url", "html"),
     [
-        ("http://h/", True), ("http://h/about", True), ("http://h/a/index.html", True),
-        ("http://h/x.PHP?id=1", True), ("http://h/a.aspx", True), ("http://h/a.jsp", True),
-        ("http://h/cgi/x.cgi", True), ("http://h/a.shtml", True), ("http://h/a.xhtml", True),
-        ("http://h/style.css", False), ("http://h/img/logo.png", False), ("http://h/doc.pdf", False),
-        ("http://h/app.min.js", False), ("http://h/data.json", False),
+        ("http://h/", True),
+        ("http://h/about", True),
+        ("http://h/a/index.html", True),
+        ("http://h/x.PHP?id=1", True),
+        ("http://h/a.aspx", True),
+        ("http://h/a.jsp", True),
+        ("http://h/cgi/x.cgi", True),
+        ("http://h/a.shtml", True),
+        ("http://h/a.xhtml", True),
+        ("http://h/style.css", False),
+        ("http://h/img/logo.png", False),
+        ("http://h/doc.pdf", False),
+        ("http://h/app.min.js", False),
+        ("http://h/data.json", False),
     ],
 )
 def test_looks_like_html(url: str, html: bool) -> None:
@@ -116,10 +127,18 @@ def test_excludes_globs() -> None:
 
 
 def test_excludes_url_prefixes_are_protocol_insensitive() -> None:
-    ex = Excludes(url_prefixes=["http://127.0.0.1:8010/exclude/external-a", "https://line.me",
-                                "https://www.facebook.com/sharer/"])
-    assert ex.url_prefixes == ["http://127.0.0.1:8010/exclude/external-a", "https://line.me",
-                               "https://www.facebook.com/sharer/"]
+    ex = Excludes(
+        url_prefixes=[
+            "http://127.0.0.1:8010/exclude/external-a",
+            "https://line.me",
+            "https://www.facebook.com/sharer/",
+        ]
+    )
+    assert ex.url_prefixes == [
+        "http://127.0.0.1:8010/exclude/external-a",
+        "https://line.me",
+        "https://www.facebook.com/sharer/",
+    ]
     assert ex.is_excluded("https://127.0.0.1:8010/exclude/external-a")
     assert not ex.is_excluded("http://127.0.0.1:8010/exclude/external-b")
     assert ex.is_excluded("https://WWW.facebook.com/sharer/sharer.php?u=x")
@@ -128,10 +147,17 @@ def test_excludes_url_prefixes_are_protocol_insensitive() -> None:
     assert ex.is_excluded("https://line.me/R/msg")
 
 
-@pytest.mark.parametrize("url", [
-    "https://www.google.com/search?q=x", "https://twitter.com/intent/tweet?text=x", "https://x.com/share",
-    "https://www.facebook.com/sharer/sharer.php?u=x", "https://line.me/R/msg", "https://plus.google.com/",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://www.google.com/search?q=x",
+        "https://twitter.com/intent/tweet?text=x",
+        "https://x.com/share",
+        "https://www.facebook.com/sharer/sharer.php?u=x",
+        "https://line.me/R/msg",
+        "https://plus.google.com/",
+    ],
+)
 def test_no_url_is_excluded_unless_the_user_asked(url: str) -> None:
     # issue 12: a built-in prefix list skipped every https://www.google.com link nobody had excluded
     assert not Excludes().is_excluded(url)
@@ -166,13 +192,16 @@ def test_invalid_port_message_never_carries_credentials() -> None:
     assert "secret" not in str(refused.value) and "'99999'" in str(refused.value)
 
 
-@pytest.mark.parametrize(("raw", "expected"), [
-    ("http://example.com:65535/x", "http://example.com:65535/x"),
-    ("http://example.com:0/x", "http://example.com:0/x"),
-    ("http://example.com:/x", "http://example.com/x"),  # an empty port is the default one
-    ("http://example.com:0080/x", "http://example.com/x"),
-    ("http://[::1]:443/x", "http://[::1]:443/x"),
-])
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("http://example.com:65535/x", "http://example.com:65535/x"),
+        ("http://example.com:0/x", "http://example.com:0/x"),
+        ("http://example.com:/x", "http://example.com/x"),  # an empty port is the default one
+        ("http://example.com:0080/x", "http://example.com/x"),
+        ("http://[::1]:443/x", "http://[::1]:443/x"),
+    ],
+)
 def test_normalize_keeps_valid_ports(raw: str, expected: str) -> None:
     assert normalize(raw) == expected
 

@@ -11,7 +11,9 @@ PAGE = "http://h/"
 
 
 def _resource(n: int, status: int = 200) -> Resource:
-    return Resource(url=f"http://h/asset-{n}.css", status=status, content_type="text/css", content_length=10 * n)
+    return Resource(
+        url=f"http://h/asset-{n}.css", status=status, content_type="text/css", content_length=10 * n
+    )
 
 
 def test_a_pages_resources_share_its_transaction_and_nothing_is_lost(tmp_path) -> None:

@@ -15,4 +15,3 @@ def dask_cluster() -> Iterator[Any]:
     """A connected ``distributed.Client``; ``--executor dask://`` + its address reaches the same cluster."""
     with dask_client(parse_executor("dask-local:2")) as client:
         yield client
-

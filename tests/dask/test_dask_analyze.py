@@ -34,7 +34,7 @@ from nitpicker_core.plugins import make_plugin_manager
 
 # A test analyzer loaded by name on the workers: logs each page it starts (and, in the recording process,
 # each page recorded), holds "gate" pages until a file exists, hangs on "hang" pages, raises on "boom" pages.
-SOURCE = '''
+SOURCE = """
 import os
 import time
 from pathlib import Path
@@ -94,26 +94,35 @@ def register_settings(register):
 @hookimpl
 def register_analyzers(register):
     register(SlowProbe())
-'''
+"""
 PLUGINS = {*BUILTIN_PLUGINS, "slowprobe"}
 
 
 def scraped(path: str, body: str) -> ScrapeResult:
     html = page_html(path.strip("/").title() or "Home", body, ["/", "/a"])
-    return ScrapeResult(url=SITE + path, status=200, status_text="OK", content_type="text/html",
-                        content_length=len(html), metadata={"title": path}, html=html)
+    return ScrapeResult(
+        url=SITE + path,
+        status=200,
+        status_text="OK",
+        content_type="text/html",
+        content_length=len(html),
+        metadata={"title": path},
+        html=html,
+    )
 
 
 def findings_site() -> list[ScrapeResult]:
     """Pages with markup and proofreading problems, so both analyzers have findings to compare."""
-    bodies = ["A plain page with nothing wrong in it at all.",
-              "<center>Centred</center> and <font color=red>red</font> text, the the end.",
-              "Two  spaces here and <tt>old</tt> markup; <img src=x.png> without alt.",
-              "<table align=center><tr><td>cell</td></tr></table> is is a table.",
-              "本サービスはサイトを点検します。新製品は来月の予定である。ﾒﾝﾃﾅﾝｽ中です。",
-              "<h3>Skipped</h3><p id=d>one</p><p id=d>two</p> and and more.",
-              "<marquee>moving</marquee> words words words.",
-              "A fine page with a <a href='/b'>link</a> and a <strong>strong</strong> word."]
+    bodies = [
+        "A plain page with nothing wrong in it at all.",
+        "<center>Centred</center> and <font color=red>red</font> text, the the end.",
+        "Two  spaces here and <tt>old</tt> markup; <img src=x.png> without alt.",
+        "<table align=center><tr><td>cell</td></tr></table> is is a table.",
+        "本サービスはサイトを点検します。新製品は来月の予定である。ﾒﾝﾃﾅﾝｽ中です。",
+        "<h3>Skipped</h3><p id=d>one</p><p id=d>two</p> and and more.",
+        "<marquee>moving</marquee> words words words.",
+        "A fine page with a <a href='/b'>link</a> and a <strong>strong</strong> word.",
+    ]
     return [scraped(f"/p{i}", body) for i, body in enumerate(bodies)]
 
 
@@ -123,7 +132,9 @@ def probe_site(*names: str) -> list[ScrapeResult]:
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    root = make_dist(tmp_path_factory.mktemp("dist"), "nitpicker-slowprobe", "slowprobe", "slowprobe_plugin", SOURCE)
+    root = make_dist(
+        tmp_path_factory.mktemp("dist"), "nitpicker-slowprobe", "slowprobe", "slowprobe_plugin", SOURCE
+    )
     sys.path.insert(0, str(root))
     yield root
     sys.path.remove(str(root))
@@ -160,8 +171,11 @@ def address(client: Any) -> str:
 
 def stored(archive: Path, analyzer: str) -> dict[str, Any]:
     with open_archive(archive) as reader:
-        return {"cells": reader.analysis(analyzer=analyzer), "violations": reader.violations(analyzer=analyzer),
-                "errors": reader.analyzer_errors(analyzer=analyzer)}
+        return {
+            "cells": reader.analysis(analyzer=analyzer),
+            "violations": reader.violations(analyzer=analyzer),
+            "errors": reader.analyzer_errors(analyzer=analyzer),
+        }
 
 
 def probe_config(pm: Any, log: Path, gate: Path | None = None) -> Any:
@@ -182,7 +196,9 @@ def reference(pm, tmp_path_factory) -> tuple[Path, Path, Any]:
     return pristine, here, analyze(pm, load_config(pm, data={}), here, ["markup", "text"])
 
 
-def test_markup_and_text_on_the_cluster_store_what_a_local_run_stores(pm, cluster, reference, tmp_path) -> None:
+def test_markup_and_text_on_the_cluster_store_what_a_local_run_stores(
+    pm, cluster, reference, tmp_path
+) -> None:
     pristine, here, local = reference
     there = shutil.copy(pristine, tmp_path / "there.nitpicker")
     config = load_config(pm, data={})
@@ -201,13 +217,26 @@ def test_markup_and_text_on_the_cluster_store_what_a_local_run_stores(pm, cluste
     assert again.summaries["markup"].cached == 8 and again.stats["executor"]["html"] == {}
 
 
-def test_workers_that_cannot_read_the_archive_get_the_html_with_each_page(cluster, dist, reference, tmp_path) -> None:
+def test_workers_that_cannot_read_the_archive_get_the_html_with_each_page(
+    cluster, dist, reference, tmp_path
+) -> None:
     pristine, here, _ = reference
     there = shutil.copy(pristine, tmp_path / "there.nitpicker")
     # the switch makes every worker answer as one on another machine would: it cannot open the path
-    result = run_cli("analyze", "--executor", address(cluster), "--plugin", "markup", "--plugin", "text",
-                     "--json", str(there), cwd=tmp_path, env={"NITPICKER_DASK_SHIP_HTML": "1", **_with_path(dist)},
-                     timeout=300)
+    result = run_cli(
+        "analyze",
+        "--executor",
+        address(cluster),
+        "--plugin",
+        "markup",
+        "--plugin",
+        "text",
+        "--json",
+        str(there),
+        cwd=tmp_path,
+        env={"NITPICKER_DASK_SHIP_HTML": "1", **_with_path(dist)},
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert set(summary["executor"]["html"].values()) == {"shipped"}, summary
@@ -224,10 +253,17 @@ def test_time_limit_and_exceptions_are_error_rows_with_tracebacks(pm, cluster, t
     assert (summary.pages, summary.errors, summary.timeouts, summary.violations) == (4, 2, 1, 2)
     assert run.stats["executor"]["worker_restarts"] == 1  # the worker whose page went over time is replaced
     with open_archive(archive) as reader:
-        errors = {row[0].removeprefix(SITE): (row[1], row[2] or "") for row in reader.execute(
-            "SELECT u.url, e.message, e.traceback FROM analyzer_error e JOIN url u ON u.id = e.url_id")}
+        errors = {
+            row[0].removeprefix(SITE): (row[1], row[2] or "")
+            for row in reader.execute(
+                "SELECT u.url, e.message, e.traceback FROM analyzer_error e JOIN url u ON u.id = e.url_id"
+            )
+        }
     assert errors["/hang"] == ("timed out after 3 s", "")
-    assert errors["/boom"][0] == "ValueError: boom page" and 'raise ValueError("boom page")' in errors["/boom"][1]
+    assert (
+        errors["/boom"][0] == "ValueError: boom page"
+        and 'raise ValueError("boom page")' in errors["/boom"][1]
+    )
     assert len(log_lines(log, "setup")) >= 2  # the timed-out instance is replaced by a fresh one
 
 
@@ -237,10 +273,13 @@ def test_a_worker_killed_mid_run_loses_no_page(pm, cluster, tmp_path) -> None:
     log, gate = tmp_path / "log", tmp_path / "gate"
     outcome: dict[str, Any] = {}
     config = probe_config(pm, log, gate)
-    runner = threading.Thread(target=lambda: outcome.update(
-        run=analyze(pm, config, archive, ["slowprobe"], executor=cluster)))
+    runner = threading.Thread(
+        target=lambda: outcome.update(run=analyze(pm, config, archive, ["slowprobe"], executor=cluster))
+    )
     runner.start()
-    wait_until(lambda: any(url.endswith("/gate") for _, url in log_lines(log, "start")), "the gate page to start")
+    wait_until(
+        lambda: any(url.endswith("/gate") for _, url in log_lines(log, "start")), "the gate page to start"
+    )
     killed = int(next(pid for pid, url in log_lines(log, "start") if url.endswith("/gate")))
     os.kill(killed, signal.SIGKILL)  # the worker process; its nanny starts another
     wait_until(lambda: not _alive(killed), "the worker to die")
@@ -276,25 +315,69 @@ def test_a_cluster_that_goes_away_interrupts_the_run_and_the_next_run_finishes_i
     log, gate = tmp_path / "log", tmp_path / "gate"
     port = _free_port()
     env = dict(os.environ, **_with_path(dist))
-    scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
-                                  "--port", str(port), "--no-dashboard"], env=env, start_new_session=True,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", f"tcp://127.0.0.1:{port}",
-                               "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"], env=env,
-                              start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    scheduler = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "distributed.cli.dask_scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--no-dashboard",
+        ],
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "distributed.cli.dask_worker",
+            f"tcp://127.0.0.1:{port}",
+            "--nthreads",
+            "1",
+            "--no-dashboard",
+            "--host",
+            "127.0.0.1",
+        ],
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         (tmp_path / "nitpicker.toml").write_text(f'[plugins.slowprobe]\nlog = "{log}"\ngate = "{gate}"\n')
-        cli = RunningCli("analyze", "--executor", f"dask://127.0.0.1:{port}", "--plugin", "slowprobe", str(archive),
-                         cwd=tmp_path, env={"NITPICKER_LOAD_PLUGINS": ",".join(sorted(PLUGINS)), **_with_path(dist)})
-        wait_until(lambda: cli.proc.poll() is not None or (
-            len(log_lines(log, "reported")) == 3 and log_lines(log, "start")[-1][1].endswith("/zgate")),
-            "three pages recorded and the gate page started")
+        cli = RunningCli(
+            "analyze",
+            "--executor",
+            f"dask://127.0.0.1:{port}",
+            "--plugin",
+            "slowprobe",
+            str(archive),
+            cwd=tmp_path,
+            env={"NITPICKER_LOAD_PLUGINS": ",".join(sorted(PLUGINS)), **_with_path(dist)},
+        )
+        wait_until(
+            lambda: (
+                cli.proc.poll() is not None
+                or (
+                    len(log_lines(log, "reported")) == 3 and log_lines(log, "start")[-1][1].endswith("/zgate")
+                )
+            ),
+            "three pages recorded and the gate page started",
+        )
         assert cli.proc.poll() is None, cli.stderr
         os.killpg(scheduler.pid, signal.SIGKILL)
         assert cli.wait() == 130, cli.stderr
         said = [line for line in cli.lines if line.startswith("nitpicker: ")]
-        assert said == ["nitpicker: warning: the Dask cluster went away (scheduler-connection-lost); run the same "
-                        "command again to finish (pages done are kept)", "nitpicker: aborted"], cli.stderr  # as Ctrl-C
+        assert said == [
+            "nitpicker: warning: the Dask cluster went away (scheduler-connection-lost); run the same "
+            "command again to finish (pages done are kept)",
+            "nitpicker: aborted",
+        ], cli.stderr  # as Ctrl-C
     finally:
         for process in (worker, scheduler):
             if process.poll() is None:

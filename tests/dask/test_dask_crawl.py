@@ -62,8 +62,17 @@ def crawled(site: str, dask_cluster: Any, tmp_path_factory: pytest.TempPathFacto
     flags = ["--no-image", "--parallels", "2", "--header", f"X-Audit: {TOKEN}", "--json", *roots]
     work = tmp_path_factory.mktemp("dask-crawl")
     local = run_cli("crawl", "-o", str(work / "local.nitpicker"), *flags, cwd=work, timeout=300)
-    remote = run_cli("crawl", "-o", str(work / "dask.nitpicker"), "--executor", executor_of(dask_cluster),
-                     "--verbose", *flags, cwd=work, timeout=300)
+    remote = run_cli(
+        "crawl",
+        "-o",
+        str(work / "dask.nitpicker"),
+        "--executor",
+        executor_of(dask_cluster),
+        "--verbose",
+        *flags,
+        cwd=work,
+        timeout=300,
+    )
     return work, local, remote
 
 
@@ -78,13 +87,17 @@ def test_a_cluster_crawl_stores_what_a_local_crawl_stores(crawled: tuple[Path, A
         assert {u: there.anchors(u) for u in states} == {u: here.anchors(u) for u in states}
         titles = {page["url"]: page["title"] for page in there.pages()}
     external = site.replace("localhost", "127.0.0.1")
-    assert titles[f"{site}/auth/inner"] == "Welcome user"  # the root's credentials reached the worker's browser
+    assert (
+        titles[f"{site}/auth/inner"] == "Welcome user"
+    )  # the root's credentials reached the worker's browser
     assert titles[f"{site}/headers/inner"] == f"Header {hashlib.sha256(TOKEN.encode()).hexdigest()[:12]}"
     assert titles[f"{external}/headers/outside"] == "Header none"  # --header values stay in scope there too
     assert json.loads(remote.stdout)["rendered"] == json.loads(local.stdout)["rendered"]
     # secrets go to the workers inside the task, never in its key, its repr or the log
     assert TOKEN not in remote.stderr and "secret" not in remote.stderr
-    job = RenderJob("p", f"{site}/auth/", False, 1.0, {"username": "user", "password": "secret"}, {"X-Audit": TOKEN})
+    job = RenderJob(
+        "p", f"{site}/auth/", False, 1.0, {"username": "user", "password": "secret"}, {"X-Audit": TOKEN}
+    )
     assert "secret" not in repr(job) and TOKEN not in repr(job)
 
 
@@ -111,9 +124,14 @@ def test_a_worker_killed_mid_crawl_loses_no_page(site: str, dask_cluster: Any, t
 
     def kill_a_rendering_worker() -> None:
         try:
-            wait_until(lambda: _get(f"{gate}/waiting")["waiting"] >= 2, "two renders held on the workers", 300)
-            busy = [worker for worker, keys in dask_cluster.processing().items()
-                    if any(str(key).startswith("nitpicker-render-") for key in keys)]
+            wait_until(
+                lambda: _get(f"{gate}/waiting")["waiting"] >= 2, "two renders held on the workers", 300
+            )
+            busy = [
+                worker
+                for worker, keys in dask_cluster.processing().items()
+                if any(str(key).startswith("nitpicker-render-") for key in keys)
+            ]
             killed.update(dask_cluster.run(os.getpid, workers=busy[:1]))
             os.kill(next(iter(killed.values())), signal.SIGKILL)
         except BaseException as exc:  # noqa: BLE001 - reported by the test below
@@ -132,7 +150,9 @@ def test_a_worker_killed_mid_crawl_loses_no_page(site: str, dask_cluster: Any, t
     assert recorded.urls == Counter(pages)  # every page, each recorded once
     with open_archive(tmp_path / "killed.nitpicker") as reader:
         assert {p["url"]: p["title"] for p in reader.pages()} == {
-            f"{gate}/": "Dask Gate", **{f"{gate}/{leaf}": f"Leaf {leaf.title()}" for leaf in LEAVES}}
+            f"{gate}/": "Dask Gate",
+            **{f"{gate}/{leaf}": f"Leaf {leaf.title()}" for leaf in LEAVES},
+        }
         assert reader.crawl_errors() == []
     # the killed worker's page was rendered again elsewhere: one more script request than there are leaves
     assert server_hits(site, "/dask-gate/killed/hold.js") > len(LEAVES)
@@ -148,12 +168,18 @@ def test_a_cluster_that_goes_away_leaves_an_interrupted_crawl(site: str, tmp_pat
     gate = f"{site}/dask-gate/gone"
     archive = tmp_path / "gone.nitpicker"
     try:
-        with LocalCluster(n_workers=1, threads_per_worker=1, host="127.0.0.1", dashboard_address=None) as cluster:
+        with LocalCluster(
+            n_workers=1, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
+        ) as cluster:
             address = "dask://" + str(cluster.scheduler_address).removeprefix("tcp://")
-            cli = RunningCli("crawl", "-o", str(archive), "--no-image", "--executor", address, f"{gate}/",
-                             cwd=tmp_path)
-            wait_until(lambda: _get(f"{gate}/waiting")["waiting"] >= 1 or cli.proc.poll() is not None,
-                       "a render held on the worker", 300)
+            cli = RunningCli(
+                "crawl", "-o", str(archive), "--no-image", "--executor", address, f"{gate}/", cwd=tmp_path
+            )
+            wait_until(
+                lambda: _get(f"{gate}/waiting")["waiting"] >= 1 or cli.proc.poll() is not None,
+                "a render held on the worker",
+                300,
+            )
         code = cli.wait(timeout=240)
     finally:
         _open_gate(gate)
@@ -183,8 +209,13 @@ sys.exit(main(sys.argv[1:]))
 
 
 def test_executor_refusals_are_one_line(site: str, tmp_path: Path) -> None:
-    without = subprocess.run([sys.executable, "-c", NO_DASK, "crawl", "--executor", "dask-local:2",
-                              f"{site}/recursive/"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    without = subprocess.run(
+        [sys.executable, "-c", NO_DASK, "crawl", "--executor", "dask-local:2", f"{site}/recursive/"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert without.returncode != 0
     assert _one_error_line(without.stderr).endswith('needs Dask: pip install "nitpicker[dask]"')
     assert list(tmp_path.iterdir()) == []  # refused before anything was made

@@ -25,13 +25,26 @@ def _complete(bash_env: dict[str, str], *lines: str) -> list[set[str]]:
 
     One bash for all lines: each completion starts the CLI once, which takes seconds on a loaded machine.
     """
-    script = ['eval "$(_NITPICKER_COMPLETE=bash_source nitpicker)"', "complete -p nitpicker >/dev/null || exit 3"]
+    script = [
+        'eval "$(_NITPICKER_COMPLETE=bash_source nitpicker)"',
+        "complete -p nitpicker >/dev/null || exit 3",
+    ]
     for line in lines:
         words = line.split() + ([""] if line.endswith(" ") else [])
-        script += [f"COMP_WORDS=({' '.join(repr(w) for w in words)})", f"COMP_CWORD={len(words) - 1}",
-                   "COMPREPLY=()", "_nitpicker_completion nitpicker", 'printf "%s\\n" "${COMPREPLY[@]}" "--"']
-    done = subprocess.run(["bash", "--norc", "--noprofile", "-c", "\n".join(script)], env=bash_env,
-                          capture_output=True, text=True, timeout=300)
+        script += [
+            f"COMP_WORDS=({' '.join(repr(w) for w in words)})",
+            f"COMP_CWORD={len(words) - 1}",
+            "COMPREPLY=()",
+            "_nitpicker_completion nitpicker",
+            'printf "%s\\n" "${COMPREPLY[@]}" "--"',
+        ]
+    done = subprocess.run(
+        ["bash", "--norc", "--noprofile", "-c", "\n".join(script)],
+        env=bash_env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     answers = done.stdout.split("--\n")[:-1]
     assert len(answers) == len(lines), done.stdout
@@ -39,8 +52,13 @@ def _complete(bash_env: dict[str, str], *lines: str) -> list[set[str]]:
 
 
 def test_commands_options_and_analyzers_complete_in_bash(bash_env) -> None:
-    commands, option, analyzers, some = _complete(bash_env, "nitpicker p", "nitpicker pipeline --pl",
-                                                  "nitpicker analyze --plugin ", "nitpicker pipeline --plugin ma")
+    commands, option, analyzers, some = _complete(
+        bash_env,
+        "nitpicker p",
+        "nitpicker pipeline --pl",
+        "nitpicker analyze --plugin ",
+        "nitpicker pipeline --plugin ma",
+    )
     assert {"pipeline", "plugins"} <= commands
     assert option == {"--plugin"}
     assert {"axe", "markup", "text", "main-contents"} <= analyzers  # the analyzers' names, not files

@@ -22,16 +22,33 @@ from support import ROOT
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-SKIPPED = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", "*.nitpicker",
-                                 "*.nitpicker.stub", "*.runs", ".tox", ".*_cache", ".hypothesis", "node_modules",
-                                 "benchmarks", "tests")
+SKIPPED = shutil.ignore_patterns(
+    ".git",
+    ".venv",
+    "build",
+    "dist",
+    "*.egg-info",
+    "__pycache__",
+    "*.nitpicker",
+    "*.nitpicker.stub",
+    "*.runs",
+    ".tox",
+    ".*_cache",
+    ".hypothesis",
+    "node_modules",
+    "benchmarks",
+    "tests",
+)
 # The checkout's own install in this interpreter: the editable finder and its metadata (entry points)
 OWN = ("nitpicker", "__editable__", "_nitpicker")
 
 
-def _run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None,
-         timeout: float = 900) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+def _run(
+    *args: str | Path, cwd: Path, env: dict[str, str] | None = None, timeout: float = 900
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def _dependencies(into: Path) -> Path:
@@ -49,8 +66,19 @@ def installed(tmp_path_factory) -> dict[str, Path]:
     base = tmp_path_factory.mktemp("installed")
     source, wheels, venv = base / "src", base / "wheels", base / "venv"
     shutil.copytree(ROOT, source, ignore=SKIPPED, symlinks=True)
-    built = _run(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", wheels,
-                 source, cwd=base)
+    built = _run(
+        sys.executable,
+        "-m",
+        "pip",
+        "wheel",
+        "-q",
+        "--no-deps",
+        "--no-build-isolation",
+        "-w",
+        wheels,
+        source,
+        cwd=base,
+    )
     assert built.returncode == 0, built.stderr
     wheel = next(wheels.glob("nitpicker-*.whl"))
     full = os.environ.get("NITPICKER_INSTALL_DEPS") == "1"
@@ -60,7 +88,9 @@ def installed(tmp_path_factory) -> dict[str, Path]:
     if full:
         done = _run(python, "-m", "pip", "install", "-q", wheel, cwd=base, timeout=1800)
     else:
-        done = _run(sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-deps", wheel, cwd=base)
+        done = _run(
+            sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-deps", wheel, cwd=base
+        )
         purelib = _run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])", cwd=base)
         (Path(purelib.stdout.strip()) / "nitpicker_deps.pth").write_text(f"{_dependencies(base / 'deps')}\n")
     assert done.returncode == 0, done.stderr
@@ -101,21 +131,46 @@ def test_the_wheel_ships_the_demo_not_the_test_site(installed):
     names = zipfile.ZipFile(installed["wheel"]).namelist()
     assert "nitpicker_demo/site.py" in names
     assert not [n for n in names if n.startswith(("test_server/", "tests/"))]
-    where = _run(installed["nitpicker"].with_name("python"), "-c", "import nitpicker_demo; print(nitpicker_demo.__file__)",
-                 cwd=installed["work"], env=_env())
+    where = _run(
+        installed["nitpicker"].with_name("python"),
+        "-c",
+        "import nitpicker_demo; print(nitpicker_demo.__file__)",
+        cwd=installed["work"],
+        env=_env(),
+    )
     assert "site-packages" in where.stdout and str(ROOT) not in where.stdout
 
 
 def test_the_first_run_crawls_the_shop_and_finds_each_kind_of_problem(installed, runs):
     first = runs[0]
-    assert first["archive"] == "nitpicker-demo.nitpicker" and first["stages"] == {"crawl": "done", "analyze": "done"}
+    assert first["archive"] == "nitpicker-demo.nitpicker" and first["stages"] == {
+        "crawl": "done",
+        "analyze": "done",
+    }
     assert first["crawl"]["rendered"] >= 20 and first["crawl"]["external_errors"] == 1
     assert "nitpicker viewer nitpicker-demo.nitpicker" in " ".join(first.get("next") or [])
     found = {k: v["findings"] for k, v in _issues(installed, "--commit", "1").items() if v["findings"]}
-    for check in ("broken-link", "link-to-redirect", "redirect-chain", "link-to-server-error", "external-link-broken",
-                  "title-duplicate", "description-duplicate", "canonical-mismatch", "og-title-mismatch",
-                  "jsonld-parse-error", "h1-missing", "h1-multiple", "title-too-long", "console-error",
-                  "noindex-linked", "html-lang", "duplicate-id", "text/doubled-particle", "text/halfwidth-kana"):
+    for check in (
+        "broken-link",
+        "link-to-redirect",
+        "redirect-chain",
+        "link-to-server-error",
+        "external-link-broken",
+        "title-duplicate",
+        "description-duplicate",
+        "canonical-mismatch",
+        "og-title-mismatch",
+        "jsonld-parse-error",
+        "h1-missing",
+        "h1-multiple",
+        "title-too-long",
+        "console-error",
+        "noindex-linked",
+        "html-lang",
+        "duplicate-id",
+        "text/doubled-particle",
+        "text/halfwidth-kana",
+    ):
         assert check in found, (check, sorted(found))
 
 
@@ -125,7 +180,12 @@ def test_the_second_run_crawls_version_2_and_shows_what_changed(installed, runs)
     diff = _cli(installed, "diff", "nitpicker-demo.nitpicker", timeout=300)
     assert diff.returncode == 0, diff.stderr
     changed = json.loads(diff.stdout)
-    assert {u.split("/showcase/")[1] for u in changed["added"]} == {"products/9", "blog/6"}  # same URLs: same port
+    assert {u.split("/showcase/")[1] for u in changed["added"]} == {
+        "products/9",
+        "blog/6",
+    }  # same URLs: same port
     issues = _issues(installed)
-    assert issues["broken-link"]["new"] >= 1 and issues["broken-link"]["fixed"] >= 1  # products/8 ; old-catalogue
+    assert (
+        issues["broken-link"]["new"] >= 1 and issues["broken-link"]["fixed"] >= 1
+    )  # products/8 ; old-catalogue
     assert issues["text/doubled-particle"]["fixed"] == 1 and issues["console-error"]["fixed"] == 1

@@ -23,8 +23,17 @@ def test_the_home_page_leads_to_every_kind_of_finding(shop):
     page = shop[1].get("/showcase/")
     assert page.status_code == 200 and page.content_type.startswith("text/html")
     hrefs = _hrefs(page)
-    assert {"/showcase/products/", "/showcase/blog/", "/showcase/ja/", "/showcase/about", "/showcase/contact",
-            "/showcase/old-catalogue", "/showcase/sale", "/showcase/promo", "/showcase/stores"} <= hrefs
+    assert {
+        "/showcase/products/",
+        "/showcase/blog/",
+        "/showcase/ja/",
+        "/showcase/about",
+        "/showcase/contact",
+        "/showcase/old-catalogue",
+        "/showcase/sale",
+        "/showcase/promo",
+        "/showcase/stores",
+    } <= hrefs
     # the partner links are on another host (127.0.0.1 instead of localhost): external links, one of them gone
     assert any(h.startswith("http://127.0.0.1:") and h.endswith("/showcase/partner-gone") for h in hrefs)
     assert shop[1].get("/").headers["Location"].endswith("/showcase/")
@@ -48,7 +57,10 @@ def test_duplicates_mismatches_and_structured_data(shop):
     title = re.compile(r"<title>(.*?)</title>")
     assert title.search(four).group(1) == title.search(five).group(1)  # a duplicate title
     six = client.get("/showcase/products/6").get_data(as_text=True)
-    assert 'rel="canonical" href="http://localhost/showcase/products/5"' in six and 'og:title" content="Cheap' in six
+    assert (
+        'rel="canonical" href="http://localhost/showcase/products/5"' in six
+        and 'og:title" content="Cheap' in six
+    )
     ld = re.compile(r'<script type="application/ld\+json">(.*?)</script>', re.S)
     assert json.loads(ld.search(four).group(1))["@type"] == "Product"
     with pytest.raises(json.JSONDecodeError):  # product 3's JSON-LD does not parse
@@ -72,8 +84,14 @@ def test_version_2_adds_removes_fixes_and_breaks(shop):
     assert "/showcase/old-catalogue" in _hrefs(one.get("/showcase/")) - _hrefs(two.get("/showcase/"))
     assert "/showcase/products/8" in _hrefs(one.get("/showcase/products/"))
     assert "/showcase/products/9" in _hrefs(two.get("/showcase/products/"))
-    assert (one.get("/showcase/products/9").status_code, two.get("/showcase/products/9").status_code) == (404, 200)
-    assert (one.get("/showcase/products/8").status_code, two.get("/showcase/products/8").status_code) == (200, 404)
+    assert (one.get("/showcase/products/9").status_code, two.get("/showcase/products/9").status_code) == (
+        404,
+        200,
+    )
+    assert (one.get("/showcase/products/8").status_code, two.get("/showcase/products/8").status_code) == (
+        200,
+        404,
+    )
     assert "/showcase/products/8" in _hrefs(two.get("/showcase/blog/5"))  # a link broken by version 2
     assert two.get("/showcase/blog/6").status_code == 200
     assert "をを" not in two.get("/showcase/ja/company").get_data(as_text=True)
@@ -103,8 +121,11 @@ def test_the_demo_is_not_written_into_another_sites_archive(tmp_path):
     before = archive.read_bytes()
     refused = run_cli("pipeline", "-o", "site.nitpicker", cwd=tmp_path, timeout=300)
     assert refused.returncode == 1
-    assert refused.stderr.strip().splitlines()[-1].startswith(
-        "nitpicker: error: site.nitpicker holds a crawl of http://"), refused.stderr
+    assert (
+        refused.stderr.strip()
+        .splitlines()[-1]
+        .startswith("nitpicker: error: site.nitpicker holds a crawl of http://")
+    ), refused.stderr
     assert "not of the demo shop" in refused.stderr and archive.read_bytes() == before
 
 

@@ -25,8 +25,13 @@ def cli() -> click.Group:
 @pytest.fixture(scope="module")
 def effective(tmp_path_factory) -> dict[str, dict[str, object]]:
     """Section → key → the value in effect with no flag and no config file."""
-    shown = run_cli("config", "show", "--json", cwd=tmp_path_factory.mktemp("no-config"),
-                    env={"XDG_CONFIG_HOME": str(tmp_path_factory.mktemp("no-user-config"))})
+    shown = run_cli(
+        "config",
+        "show",
+        "--json",
+        cwd=tmp_path_factory.mktemp("no-config"),
+        env={"XDG_CONFIG_HOME": str(tmp_path_factory.mktemp("no-user-config"))},
+    )
     assert shown.returncode == 0, shown.stderr
     settings = json.loads(shown.stdout)["settings"]
     assert all(v["source"] == "default" for section in settings.values() for v in section.values())
@@ -71,7 +76,7 @@ def _section(flag: str, command: str, effective: dict[str, dict[str, object]]) -
         return command, key
     for section, values in effective.items():
         if section.startswith("plugins.") and flag.startswith(f"--{section[8:]}-"):
-            setting = flag[len(section[8:]) + 3:].replace("-", "_")
+            setting = flag[len(section[8:]) + 3 :].replace("-", "_")
             if setting in values:
                 return section, setting
     return None
@@ -96,15 +101,20 @@ def test_every_default_in_help_is_the_default_in_effect(cli, effective) -> None:
 
 
 def test_no_option_says_its_default_twice(cli) -> None:
-    doubled = [f"{command} {flag}" for command in COMMANDS for flag, line in _help_lines(cli, command).items()
-               if len(SAID.findall(line)) > 1]
+    doubled = [
+        f"{command} {flag}"
+        for command in COMMANDS
+        for flag, line in _help_lines(cli, command).items()
+        if len(SAID.findall(line)) > 1
+    ]
     assert not doubled
 
 
 def test_the_readme_names_the_same_defaults(cli, effective) -> None:
     readme = (ROOT / "README.md").read_text()
-    stated = re.findall(r"`(--[a-z][\w-]*)[^`]*`[^`\n.;]{0,40}?(?:\(default:? |, default |defaults to )`?([\w.]+)",
-                        readme)
+    stated = re.findall(
+        r"`(--[a-z][\w-]*)[^`]*`[^`\n.;]{0,40}?(?:\(default:? |, default |defaults to )`?([\w.]+)", readme
+    )
     compared, wrong = 0, []
     for flag, said in stated:
         value = _value(said)
@@ -114,6 +124,8 @@ def test_the_readme_names_the_same_defaults(cli, effective) -> None:
                 continue
             compared += 1
             if not _same(value, effective[where[0]][where[1]]):
-                wrong.append(f"README: {flag} default {said}; {command} uses {effective[where[0]][where[1]]!r}")
+                wrong.append(
+                    f"README: {flag} default {said}; {command} uses {effective[where[0]][where[1]]!r}"
+                )
     assert not wrong
     assert compared >= 2  # --parallels, --heartbeat at least

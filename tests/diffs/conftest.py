@@ -18,10 +18,14 @@ def change_pair(site: str, tmp_path_factory) -> dict:
     workdir = Path(tmp_path_factory.mktemp("change-named"))
     root = f"{site}/change-named/{uuid.uuid4().hex[:10]}/"
     archive = workdir / "change.nitpicker"
-    first = run_cli("crawl", "--parallels", "2", "--no-image", "-o", str(archive), root, cwd=workdir, timeout=300)
+    first = run_cli(
+        "crawl", "--parallels", "2", "--no-image", "-o", str(archive), root, cwd=workdir, timeout=300
+    )
     assert first.returncode in (0, 1), first.stderr  # 1: the broken links are internal errors
     with urllib.request.urlopen(root + "__next", timeout=30) as response:
         assert response.status == 200
-    second = run_cli("crawl", "--parallels", "2", "--no-image", "--update", str(archive), cwd=workdir, timeout=300)
+    second = run_cli(
+        "crawl", "--parallels", "2", "--no-image", "--update", str(archive), cwd=workdir, timeout=300
+    )
     assert second.returncode in (0, 1), second.stderr
     return {"archive": archive, "root": root, "workdir": workdir, "update": second.stdout}

@@ -16,8 +16,13 @@ from nitpicker_core.query import query_registry, run_query
 
 pytestmark = pytest.mark.browser
 
-HEADERS = ("missing-content-security-policy", "missing-x-frame-options", "missing-permissions-policy",
-           "missing-referrer-policy", "missing-x-content-type-options")
+HEADERS = (
+    "missing-content-security-policy",
+    "missing-x-frame-options",
+    "missing-permissions-policy",
+    "missing-referrer-policy",
+    "missing-x-content-type-options",
+)
 
 
 def ask(archive, name: str, **params):
@@ -66,10 +71,26 @@ def test_the_summary_after_an_update_names_the_new_broken_links(change_pair):
     lines = findings_lines(gather(make_plugin_manager(), archive)["findings"], archive)
     assert lines[0].startswith("Findings: ") and "since commit 1: " in lines[0]
     assert lines[1].startswith("New since commit 1: ")
-    assert lines[2].split() == ["high", "broken-link", "(2):", root, "→", root + "b,", root, "→", root + "gone-2"]
+    assert lines[2].split() == [
+        "high",
+        "broken-link",
+        "(2):",
+        root,
+        "→",
+        root + "b,",
+        root,
+        "→",
+        root + "gone-2",
+    ]
     headers = next(line for line in lines[1:] if "missing-content-security-policy" in line)
-    assert headers.split("):")[0].split() == ["medium", "missing-content-security-policy,",
-                                              "missing-x-frame-options,", "viewport-missing", "(5", "each"]
+    assert headers.split("):")[0].split() == [
+        "medium",
+        "missing-content-security-policy,",
+        "missing-x-frame-options,",
+        "viewport-missing",
+        "(5",
+        "each",
+    ]
     assert headers.endswith("and 2 more")
     fixed = next(i for i, line in enumerate(lines) if line.startswith("Fixed since commit 1: "))
     assert lines[fixed + 1].split() == ["high", "broken-link", "(1):", root, "→", root + "gone-1"]
@@ -83,11 +104,14 @@ def test_issues_as_text_lists_them_and_the_command_that_lists_the_rest(change_pa
     new = lines.index(next(line for line in lines if line.startswith("New since commit 1: ")))
     assert lines[new + 1].split()[:3] == ["high", "broken-link", "(2):"] and root + "gone-2" in lines[new + 1]
     command = next(line.split("all: ", 1)[1] for line in lines[new:] if "--check missing-content" in line)
-    assert command == (f"nitpicker query {archive} issue-urls --check missing-content-security-policy "
-                       "--state new --base 1")
+    assert command == (
+        f"nitpicker query {archive} issue-urls --check missing-content-security-policy --state new --base 1"
+    )
     rest = run_cli(*shlex.split(command)[1:], cwd=workdir)
     assert rest.returncode == 0, rest.stderr
-    assert sorted(item["url"] for item in json.loads(rest.stdout)["items"]) == [root + f"n{i}" for i in range(1, 6)]
+    assert sorted(item["url"] for item in json.loads(rest.stdout)["items"]) == [
+        root + f"n{i}" for i in range(1, 6)
+    ]
     as_json = run_cli("issues", str(archive), "--base", "1", "--json", cwd=workdir)
     assert set(json.loads(as_json.stdout)) == {"commit", "base", "base_note", "share_of", "total", "items"}
 
@@ -102,10 +126,16 @@ def test_nitpicker_diff_says_per_page_what_changed_in_words(change_pair):
         return [item["text"] for item in changes[root + page]["summary"]]
 
     # a page that became an error page says so first, and what it lost in one line
-    assert said("b")[:3] == ["now an error page: status 200 → 404", "content type text/html → text/plain",
-                             "no longer has: title, lang, 1 link, 1 heading"]
-    assert said("a")[:3] == ["title changed from “Page A” to “Page A, renamed”", "description removed",
-                             "3 links added, 1 removed"]
+    assert said("b")[:3] == [
+        "now an error page: status 200 → 404",
+        "content type text/html → text/plain",
+        "no longer has: title, lang, 1 link, 1 heading",
+    ]
+    assert said("a")[:3] == [
+        "title changed from “Page A” to “Page A, renamed”",
+        "description removed",
+        "3 links added, 1 removed",
+    ]
     assert said("c")[0] == f"now redirects to {root}n1 (status 200 → 301)"
     assert said("")[0] == "6 links added, 1 removed"
     assert changes[root + "b"]["fields"]["status"] == [200, 404]  # the raw fields stay as they were

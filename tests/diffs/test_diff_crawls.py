@@ -19,11 +19,15 @@ def crawled(site, tmp_path_factory):
     workdir = tmp_path_factory.mktemp("diffs")
     archive = workdir / "site.nitpicker"
     root = f"{site}/generations/f-diffs/"
-    first = run_cli("crawl", "-o", str(archive), "--parallels", "2", "--no-image", root, cwd=workdir, timeout=300)
+    first = run_cli(
+        "crawl", "-o", str(archive), "--parallels", "2", "--no-image", root, cwd=workdir, timeout=300
+    )
     assert first.returncode == 0, first.stderr
     with urllib.request.urlopen(f"{root}__change/p1", timeout=30) as response:
         assert json.load(response) == {"page": "p1", "version": 1}
-    second = run_cli("crawl", "--update", str(archive), "--parallels", "2", "--no-image", cwd=workdir, timeout=300)
+    second = run_cli(
+        "crawl", "--update", str(archive), "--parallels", "2", "--no-image", cwd=workdir, timeout=300
+    )
     assert second.returncode == 0, second.stderr
     return archive, root
 
@@ -45,10 +49,14 @@ def test_the_changed_page_is_explained_without_per_render_noise(crawled):
     assert p1["headers"]["changed"]["etag"] == ['"p1-v0"', '"p1-v1"']
     # Date, X-Request-Id, Server-Timing, the session cookie and the CSP nonce differ on every response
     assert "content-security-policy" not in p1["headers"].get("changed", {})
-    assert not {"date", "x-request-id", "server-timing", "set-cookie"} & {k.lower() for k in p1["headers"].get("changed", {})}
+    assert not {"date", "x-request-id", "server-timing", "set-cookie"} & {
+        k.lower() for k in p1["headers"].get("changed", {})
+    }
     for url, change in data["changes"].items():  # any other page the crawl saw as modified changed no content
         if url != root + "p1":
-            assert not {"title", "anchors", "images", "resources", "jsonld", "tags", "headings"} & set(change["changed"])
+            assert not {"title", "anchors", "images", "resources", "jsonld", "tags", "headings"} & set(
+                change["changed"]
+            )
 
 
 def test_the_html_diff_shows_the_new_title_and_text_and_no_nonce_or_token(crawled):
@@ -68,14 +76,18 @@ def test_the_html_diff_shows_the_new_title_and_text_and_no_nonce_or_token(crawle
 
 def test_history_and_page_diff_as_queries_and_as_mcp_tools(crawled, tmp_path):
     archive, root = crawled
-    title = cli_json("query", str(archive), "history", "--url", root + "p1", "--field", "title", cwd=archive.parent)
+    title = cli_json(
+        "query", str(archive), "history", "--url", root + "p1", "--field", "title", cwd=archive.parent
+    )
     assert [c["value"] for c in title["commits"]] == ["Generations p1", "Generations p1 v1"]
     assert title["changes"] == [{"commit": 2, "base": 1, "old": "Generations p1", "new": "Generations p1 v1"}]
     with (tmp_path / "mcp.log").open("w+", encoding="utf-8") as errlog:
         server = McpStdio(archive.parent, errlog)
         try:
-            history, delta = server.gather(("history", {"archive": archive.name, "url": root + "p1", "field": "title"}),
-                                           ("page_diff", {"archive": archive.name, "url": root + "p1"}))
+            history, delta = server.gather(
+                ("history", {"archive": archive.name, "url": root + "p1", "field": "title"}),
+                ("page_diff", {"archive": archive.name, "url": root + "p1"}),
+            )
         finally:
             server.close()
     assert json.loads(history.content[0].text) == title

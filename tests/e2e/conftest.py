@@ -41,8 +41,9 @@ class Crawled:
 def crawl(tmp_path):
     def run(*args: str, name: str = "site", ok: tuple[int, ...] = (0,), env: dict | None = None) -> Crawled:
         archive = tmp_path / f"{name}.nitpicker"
-        result = run_cli("crawl", "-o", str(archive), "--parallels", "2", *args, cwd=tmp_path, env=env,
-                         timeout=300)
+        result = run_cli(
+            "crawl", "-o", str(archive), "--parallels", "2", *args, cwd=tmp_path, env=env, timeout=300
+        )
         assert result.returncode in ok, result.stderr
         return Crawled(result, archive)
 

@@ -11,7 +11,12 @@ def test_single_page(crawl, site):
     c = crawl(f"{site}/", "--single", "--no-image")
     top = c.page(f"{site}/")
     assert (top["title"], top["status"], top["content_type"], top["is_target"], top["is_external"]) == (
-        "Test Top", 200, "text/html", 1, 0)
+        "Test Top",
+        200,
+        "text/html",
+        1,
+        0,
+    )
     about = c.page(f"{site}/about")  # linked, checked without the browser, not a target
     assert about["is_target"] == 0 and about["status"] == 200 and about["title"] == "About"
     assert [a["href"] for a in c.anchors[f"{site}/"]] == [f"{site}/about"]
@@ -19,12 +24,19 @@ def test_single_page(crawl, site):
 
 def test_recursive(crawl, site, external):
     c = crawl(f"{site}/recursive/", "--no-image")
-    for path, title in [("/recursive/", "Recursive Top"), ("/recursive/page-a", "Page A"),
-                        ("/recursive/page-b", "Page B"), ("/recursive/page-c", "Page C")]:
+    for path, title in [
+        ("/recursive/", "Recursive Top"),
+        ("/recursive/page-a", "Page A"),
+        ("/recursive/page-b", "Page B"),
+        ("/recursive/page-c", "Page C"),
+    ]:
         page = c.page(site + path)
         assert (page["title"], page["is_target"], page["is_external"]) == (title, 1, 0)
     assert [a["href"] for a in c.anchors[f"{site}/recursive/"]] == [
-        f"{site}/recursive/page-a", f"{site}/recursive/page-b", f"{site}/recursive/page-c"]
+        f"{site}/recursive/page-a",
+        f"{site}/recursive/page-b",
+        f"{site}/recursive/page-c",
+    ]
     ext = c.page(f"{external}/external-like")
     assert (ext["is_external"], ext["is_target"], ext["status"], ext["title"]) == (1, 0, 200, "External Page")
     assert c.anchors[f"{external}/external-like"] == []  # external pages are never rendered
@@ -54,10 +66,17 @@ def test_meta_fields(crawl, site):
     c = crawl(f"{site}/meta/", "--no-image")
     full = c.page(f"{site}/meta/full")
     expected = {
-        "lang": "ja", "description": "Test description", "keywords": "test,meta,nitpicker",
+        "lang": "ja",
+        "description": "Test description",
+        "keywords": "test,meta,nitpicker",
         "canonical": f"http://localhost:{site.rsplit(':', 1)[1]}/meta/full",
-        "og_type": "website", "og_title": "OG Title", "og_site_name": "Test Site",
-        "og_description": "OG Description", "twitter_card": "summary_large_image", "noindex": 0, "nofollow": 0,
+        "og_type": "website",
+        "og_title": "OG Title",
+        "og_site_name": "Test Site",
+        "og_description": "OG Description",
+        "twitter_card": "summary_large_image",
+        "noindex": 0,
+        "nofollow": 0,
     }
     assert {k: full[k] for k in expected} == expected
     noindex = c.page(f"{site}/meta/robots-noindex")
@@ -68,8 +87,10 @@ def test_meta_fields(crawl, site):
 
 def test_error_statuses_are_targets(crawl, site):
     c = crawl(f"{site}/error-status/", "--no-image")
-    statuses = {path: c.page(f"{site}/error-status/{path}")["status"]
-                for path in ("not-found", "server-error", "forbidden", "normal")}
+    statuses = {
+        path: c.page(f"{site}/error-status/{path}")["status"]
+        for path in ("not-found", "server-error", "forbidden", "normal")
+    }
     assert statuses == {"not-found": 404, "server-error": 500, "forbidden": 403, "normal": 200}
     assert c.page(f"{site}/error-status/not-found")["is_target"] == 1
     assert c.page(f"{site}/error-status/not-found")["title"] == "Not Found"

@@ -119,8 +119,9 @@ def test_hook_crawl_open_archive(site, tmp_path):
     pm = make_plugin_manager()
     pm.add_plugin(plugin, "memory-archive")
     output = tmp_path / "never.nitpicker"
-    stats = asyncio.run(Crawler(pm, _options(f"{site}/exclude/", exclude_urls=[f"{site}/exclude/page-b"]),
-                                output).run())
+    stats = asyncio.run(
+        Crawler(pm, _options(f"{site}/exclude/", exclude_urls=[f"{site}/exclude/page-b"]), output).run()
+    )
     sink = plugin.sink
     assert stats.status == "complete" and stats.rendered == 3
     assert {f"{site}/exclude/", f"{site}/exclude/page-a", f"{site}/exclude/secret/hidden"} <= set(sink.pages)
@@ -149,7 +150,9 @@ def test_hook_crawl_page_filter(site, tmp_path):
         pages = {p["url"]: p for p in reader.pages()}
     a, b = pages[f"{site}/exclude/page-a"], pages[f"{site}/exclude/page-b"]
     assert a["is_skipped"] and a["skip_reason"] == "thin: says only 'Allowed.'"
-    assert b["is_skipped"] and "FORBIDDEN_KEYWORD" in b["skip_reason"]  # the built-in keyword filter, a hookimpl
+    assert (
+        b["is_skipped"] and "FORBIDDEN_KEYWORD" in b["skip_reason"]
+    )  # the built-in keyword filter, a hookimpl
     assert pages[f"{site}/exclude/secret/hidden"]["is_target"]
 
 
@@ -183,8 +186,16 @@ def test_a_sink_short_of_the_protocol_is_refused_before_any_work(site, tmp_path)
 
 def test_disabling_the_archive_writer_refuses_in_one_line(site, tmp_path):
     # Before: "complete: … → b.nitpicker" and no file at all
-    result = run_cli("crawl", "-o", "b.nitpicker", "--no-image", f"{site}/exclude/", cwd=tmp_path,
-                     env={"NITPICKER_DISABLE_PLUGINS": "archive-writer"}, timeout=300)
+    result = run_cli(
+        "crawl",
+        "-o",
+        "b.nitpicker",
+        "--no-image",
+        f"{site}/exclude/",
+        cwd=tmp_path,
+        env={"NITPICKER_DISABLE_PLUGINS": "archive-writer"},
+        timeout=300,
+    )
     line = _one_line_refusal(result)
     assert "archive-writer" in line
     assert not (tmp_path / "b.nitpicker").exists() and not (tmp_path / "b.nitpicker.stub").exists()
@@ -193,8 +204,16 @@ def test_disabling_the_archive_writer_refuses_in_one_line(site, tmp_path):
 def test_disabling_crawl_rules_keeps_the_crawlers_own_policy(site, tmp_path):
     # Before: "internal error: KeyError". Now either the crawl works, robots.txt still obeyed (it is the
     # crawler's policy, not the plugin's), or disabling the essential plugin is refused in one line
-    result = run_cli("crawl", "-o", "r.nitpicker", "--no-image", f"{site}/private/", cwd=tmp_path,
-                     env={"NITPICKER_DISABLE_PLUGINS": "crawl-rules"}, timeout=300)
+    result = run_cli(
+        "crawl",
+        "-o",
+        "r.nitpicker",
+        "--no-image",
+        f"{site}/private/",
+        cwd=tmp_path,
+        env={"NITPICKER_DISABLE_PLUGINS": "crawl-rules"},
+        timeout=300,
+    )
     if result.returncode != 0:
         assert "crawl-rules" in _one_line_refusal(result)
         return
@@ -209,4 +228,6 @@ def test_essential_plugins_refuse_to_be_disabled_in_one_line():
     with pytest.raises(UsageError) as err:
         check_disabling(["axe", "archive-writer", "scrape"])
     message = str(err.value)
-    assert "\n" not in message and "archive-writer" in message and "scrape" in message and "axe" not in message
+    assert (
+        "\n" not in message and "archive-writer" in message and "scrape" in message and "axe" not in message
+    )

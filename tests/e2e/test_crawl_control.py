@@ -60,7 +60,9 @@ def test_only_external_failures_exit_2_and_strict_makes_it_1(crawl, site):
     ok = crawl(f"{site}/error-status/", "--no-image")  # 404/500 pages are findings, not crawl errors
     assert ok.result.returncode == 0
     warned = crawl(f"{site}/broken-external/", "--no-image", "--retry", "1", name="warned", ok=(2,))
-    assert [(e["url"], e["kind"]) for e in warned.errors] == [("http://127.0.0.1:1/nothing", "connection-refused")]
+    assert [(e["url"], e["kind"]) for e in warned.errors] == [
+        ("http://127.0.0.1:1/nothing", "connection-refused")
+    ]
     assert warned.page(f"{site}/about")["status"] == 200
     crawl(f"{site}/broken-external/", "--no-image", "--retry", "1", "--strict", name="strict", ok=(1,))
 
@@ -88,7 +90,12 @@ def test_bad_url_is_one_line(cli, tmp_path):
 
 
 def test_scrape_wrapper_plugin_times_every_page(site, tmp_path, cli):
-    make_dist(tmp_path / "dist", "nitpicker-timer", "timer", "timer_plugin", """
+    make_dist(
+        tmp_path / "dist",
+        "nitpicker-timer",
+        "timer",
+        "timer_plugin",
+        """
         import time
         from nitpicker_core import hookimpl
 
@@ -102,10 +109,16 @@ def test_scrape_wrapper_plugin_times_every_page(site, tmp_path, cli):
         def crawl_scrape(url, page, crawl):
             inner = yield
             return timed(inner)
-    """)
-    env = {"PYTHONPATH": str(tmp_path / "dist"), "NITPICKER_LOAD_PLUGINS": ",".join([*BUILTIN_PLUGINS, "timer"])}
+    """,
+    )
+    env = {
+        "PYTHONPATH": str(tmp_path / "dist"),
+        "NITPICKER_LOAD_PLUGINS": ",".join([*BUILTIN_PLUGINS, "timer"]),
+    }
     archive = tmp_path / "t.nitpicker"
-    result = cli("crawl", "-o", str(archive), f"{site}/recursive/", "--no-image", cwd=tmp_path, env=env, timeout=300)
+    result = cli(
+        "crawl", "-o", str(archive), f"{site}/recursive/", "--no-image", cwd=tmp_path, env=env, timeout=300
+    )
     assert result.returncode == 0, result.stderr
     with open_archive(archive) as reader:
         timed = {p["url"]: p["extra"].get("scrape_ms") for p in reader.pages() if p["is_target"]}

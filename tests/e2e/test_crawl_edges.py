@@ -100,7 +100,9 @@ def test_images_per_preset(crawl, site):
 
 def test_image_file_size_threshold_flags_large_images(crawl, site):
     c = crawl(f"{site}/reuse/", "--single", "--image-file-size-threshold", "10")
-    assert c.page(f"{site}/reuse/")["extra"]["large_images"] == [{"src": f"{site}/reuse/pic.png", "bytes": 70}]
+    assert c.page(f"{site}/reuse/")["extra"]["large_images"] == [
+        {"src": f"{site}/reuse/pic.png", "bytes": 70}
+    ]
     quiet = crawl(f"{site}/reuse/", "--single", "--image-file-size-threshold", "100000", name="quiet")
     assert "large_images" not in quiet.page(f"{site}/reuse/")["extra"]
 
@@ -109,4 +111,6 @@ def test_scroll_jack_in_a_narrow_preset_does_not_redirect_the_page(crawl, site):
     c = crawl(f"{site}/scroll-jack/", "--single")
     page = c.page(f"{site}/scroll-jack/")
     assert (page["title"], page["redirect_dest"], page["is_target"]) == ("Scroll Jack", None, True)
-    assert f"{site}/scroll-jack/mobile" not in c.pages or not c.page(f"{site}/scroll-jack/mobile")["is_target"]
+    assert (
+        f"{site}/scroll-jack/mobile" not in c.pages or not c.page(f"{site}/scroll-jack/mobile")["is_target"]
+    )

@@ -20,8 +20,18 @@ def about_crawled(site, tmp_path_factory) -> Path:
     """One complete single-page crawl of /about for the module; each test gets its own copy (``about``)."""
     workdir = tmp_path_factory.mktemp("about")
     archive = workdir / "site.nitpicker"
-    result = run_cli("crawl", "-o", str(archive), "--parallels", "2", f"{site}/about", "--single", "--no-image",
-                     cwd=workdir, timeout=300)
+    result = run_cli(
+        "crawl",
+        "-o",
+        str(archive),
+        "--parallels",
+        "2",
+        f"{site}/about",
+        "--single",
+        "--no-image",
+        cwd=workdir,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     return archive
 
@@ -44,7 +54,10 @@ def test_update_makes_a_new_commit_sharing_unchanged_pages(crawl, site, cli, tmp
     assert result.returncode == 0, result.stderr
     with open_archive(c.archive) as reader:
         commits = reader.commits()
-        assert [(x["id"], x["parent_id"], x["status"]) for x in commits] == [(2, 1, "complete"), (1, None, "complete")]
+        assert [(x["id"], x["parent_id"], x["status"]) for x in commits] == [
+            (2, 1, "complete"),
+            (1, None, "complete"),
+        ]
         assert reader.head() == 2
         changes = reader.diff(1, 2)
         hashes = reader.row_hashes(2)
@@ -58,7 +71,9 @@ def test_update_makes_a_new_commit_sharing_unchanged_pages(crawl, site, cli, tmp
 def test_append_widens_scope_in_the_same_commit(crawl, site, cli, tmp_path):
     c = crawl(f"{site}/scope/blog/", "--no-image")
     assert c.page(f"{site}/scope/docs/")["extra"]["outside_scope"]  # the host's own: internal, checked only
-    result = cli("crawl", "--append", str(c.archive), f"{site}/scope/docs/", "--no-image", cwd=tmp_path, timeout=300)
+    result = cli(
+        "crawl", "--append", str(c.archive), f"{site}/scope/docs/", "--no-image", cwd=tmp_path, timeout=300
+    )
     assert result.returncode == 0, result.stderr
     with open_archive(c.archive) as reader:
         assert [(x["id"], x["status"]) for x in reader.commits()] == [(1, "complete")]
@@ -73,7 +88,9 @@ def test_append_widens_scope_in_the_same_commit(crawl, site, cli, tmp_path):
 def test_inventory_seeds_urls_and_logs_the_run(about, site, cli, tmp_path):
     listing = tmp_path / "inventory.txt"
     listing.write_text(f"# pages the client listed\n{site}/recursive/page-c\n{site}/about\n")
-    result = cli("crawl", "--inventory", str(listing), "-o", str(about), "--no-image", cwd=tmp_path, timeout=300)
+    result = cli(
+        "crawl", "--inventory", str(listing), "-o", str(about), "--no-image", cwd=tmp_path, timeout=300
+    )
     assert result.returncode == 0, result.stderr
     with open_archive(about) as reader:
         runs = reader.inventory_runs()
@@ -89,7 +106,10 @@ def test_failed_inventory_leaves_the_archive_exactly_as_it_was(about, cli, tmp_p
     listing = tmp_path / "bad.txt"
     listing.write_text("not a url\n")
     result = cli("crawl", "--inventory", str(listing), "-o", str(about), cwd=tmp_path)
-    assert result.returncode == 1 and result.stderr.strip() == "nitpicker: error: not an http(s) URL: 'not a url'"
+    assert (
+        result.returncode == 1
+        and result.stderr.strip() == "nitpicker: error: not an http(s) URL: 'not a url'"
+    )
     assert about.read_bytes() == before and not (tmp_path / "site.nitpicker.stub").exists()
 
 

@@ -31,12 +31,16 @@ def test_crawl_keeps_sent_html_raw_hrefs_positions_and_headings(crawl, site):
     mine = _query(done.archive, "headings", "--url", site + "/keeps/")
     assert [(h["level"], h["text"]) for h in mine["items"]] == DOC_HEADINGS
     h2s = _query(done.archive, "headings", "--level", "2")
-    assert {h["url"] for h in h2s["items"]} == {site + "/keeps/", site + "/keeps/noh1",
-                                                site + "/keeps/whatsnew/changelog.html"}
+    assert {h["url"] for h in h2s["items"]} == {
+        site + "/keeps/",
+        site + "/keeps/noh1",
+        site + "/keeps/whatsnew/changelog.html",
+    }
 
     problems = _query(done.archive, "h1-problems")
     assert [(p["url"], p["problem"], p["h1"]) for p in problems["items"]] == [
-        (site + "/keeps/noh1", "missing", []), (site + "/keeps/twoh1", "multiple", ["First", "Second"])]
+        (site + "/keeps/noh1", "missing", []),
+        (site + "/keeps/twoh1", "multiple", ["First", "Second"]),
+    ]
     assert problems["not_recorded"] == 0
     assert _query(done.archive, "h1-problems", "--problem", "multiple")["total"] == 1
-

@@ -30,7 +30,9 @@ def _pages_of(crawled) -> dict[str, dict]:
 
 
 def _internal_fetched(crawled) -> list[str]:
-    return [u for u, p in crawled.pages.items() if p["scraped"] and not p["is_skipped"] and not p["is_external"]]
+    return [
+        u for u, p in crawled.pages.items() if p["scraped"] and not p["is_skipped"] and not p["is_external"]
+    ]
 
 
 def _index(months: tuple[int, int]) -> int:
@@ -48,7 +50,9 @@ def test_max_pages_ends_the_calendar_trap(crawl, site):
     assert skipped, "the URLs left out are in the archive, with the reason"
     assert crawled.info["options"]["max_pages"] == 20
     left = stats["limits"]["not_crawled_max_pages"]
-    assert "complete (limited): " in crawled.result.stderr  # a limited crawl is never mistaken for a whole one
+    assert (
+        "complete (limited): " in crawled.result.stderr
+    )  # a limited crawl is never mistaken for a whole one
     assert f"{left} found URLs not crawled (--max-pages 20)" in crawled.result.stderr
 
 
@@ -60,8 +64,9 @@ def test_a_wider_max_pages_given_with_update_applies(crawl, site, tmp_path):
     first = crawl("--max-pages", "5", "--no-image", f"{site}/cal/", name="widen")
     assert len(_internal_fetched(first)) <= 5
     # the limited crawl is complete: an --update with a wider limit crawls further into a new commit
-    wider = run_cli("crawl", "--update", str(first.archive), "--max-pages", "12", "--no-image", cwd=tmp_path,
-                    timeout=300)
+    wider = run_cli(
+        "crawl", "--update", str(first.archive), "--max-pages", "12", "--no-image", cwd=tmp_path, timeout=300
+    )
     assert wider.returncode == 0, wider.stderr
     with open_archive(first.archive) as reader:
         stats = reader.commits()[0]["stats"]
@@ -77,7 +82,11 @@ def test_guesses_never_run_past_the_linked_months(crawl, site):
     crawled = crawl("--max-pages", "80", "--no-image", "--parallels", str(count), f"{site}/cal/")
     fetched = sorted(_index(m) for m in _months(crawled, fetched=True).values())
     assert len(fetched) >= 40, fetched
-    gaps = [(divmod(a, 12), divmod(b, 12)) for a, b in zip(fetched, fetched[1:], strict=False) if b - a > count + 1]
+    gaps = [
+        (divmod(a, 12), divmod(b, 12))
+        for a, b in zip(fetched, fetched[1:], strict=False)
+        if b - a > count + 1
+    ]
     assert not gaps, f"guessed months far from any linked one: {gaps[:5]}"
     assert fetched[-1] - fetched[0] <= len(fetched) + count, (divmod(fetched[0], 12), divmod(fetched[-1], 12))
 
@@ -94,8 +103,11 @@ def _commit_stats(crawled) -> dict:
 def _depth_outcome(crawled) -> tuple[list[str], dict[str, str]]:
     """Calendar months fetched, and the ones skipped with their reason."""
     months = sorted(u.split("/cal/")[1] for u in _months(crawled, fetched=True))
-    skipped = {u.split("/cal/")[1]: p["skip_reason"] for u, p in _pages_of(crawled).items()
-               if p["is_skipped"] and MONTH.search(u)}
+    skipped = {
+        u.split("/cal/")[1]: p["skip_reason"]
+        for u, p in _pages_of(crawled).items()
+        if p["is_skipped"] and MONTH.search(u)
+    }
     return months, skipped
 
 
@@ -134,14 +146,31 @@ def test_depth_survives_a_kill_and_resume(crawl, site, tmp_path):
             return 0
         try:
             with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30) as conn:
-                return int(conn.execute("SELECT COUNT(*) FROM commit_page WHERE last_crawled_at IS NOT NULL")
-                           .fetchone()[0])
+                return int(
+                    conn.execute(
+                        "SELECT COUNT(*) FROM commit_page WHERE last_crawled_at IS NOT NULL"
+                    ).fetchone()[0]
+                )
         except sqlite3.Error:  # created but not initialised yet
             return 0
 
-    running = RunningCli("crawl", "-o", str(archive), "--max-depth", "4", "--no-image", "--parallels", "2",
-                         "--interval", "1000", f"{site}/cal/", cwd=tmp_path)
-    wait_until(lambda: crawled_pages() >= 3 or running.proc.poll() is not None, "3 pages crawled", timeout=300)
+    running = RunningCli(
+        "crawl",
+        "-o",
+        str(archive),
+        "--max-depth",
+        "4",
+        "--no-image",
+        "--parallels",
+        "2",
+        "--interval",
+        "1000",
+        f"{site}/cal/",
+        cwd=tmp_path,
+    )
+    wait_until(
+        lambda: crawled_pages() >= 3 or running.proc.poll() is not None, "3 pages crawled", timeout=300
+    )
     assert running.proc.poll() is None, "the crawl ended before it could be killed"
     running.signal(signal.SIGKILL)
     running.wait(timeout=120)

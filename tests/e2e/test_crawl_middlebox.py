@@ -15,8 +15,14 @@ pytestmark = pytest.mark.browser
 
 
 def test_middlebox_timeouts_fall_back_to_the_browser(site, tmp_path):
-    options = CrawlOptions(roots=[f"{site}/middlebox/"], parallels=1, retry=1, image=False,
-                           user_agent="Nitpicker/test", preflight_timeouts=(0.5,))
+    options = CrawlOptions(
+        roots=[f"{site}/middlebox/"],
+        parallels=1,
+        retry=1,
+        image=False,
+        user_agent="Nitpicker/test",
+        preflight_timeouts=(0.5,),
+    )
     stats = asyncio.run(Crawler(make_plugin_manager(), options, tmp_path / "m.nitpicker").run())
     assert stats.status == "complete" and stats.internal_errors == 0 and stats.rendered == 1
     with open_archive(tmp_path / "m.nitpicker") as reader:

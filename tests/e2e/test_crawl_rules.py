@@ -14,7 +14,12 @@ def test_scope_subtree_and_out_of_scope_links(crawl, site):
     for path in ("/scope/blog/", "/scope/blog/post-1", "/scope/blog/post-2"):
         assert c.page(site + path)["is_target"] and not c.page(site + path)["is_external"]
     docs = c.page(f"{site}/scope/docs/")  # same host, outside the start path: internal, checked, not crawled
-    assert (docs["is_external"], docs["is_target"], docs["status"], docs["title"]) == (False, False, 200, "Docs Top")
+    assert (docs["is_external"], docs["is_target"], docs["status"], docs["title"]) == (
+        False,
+        False,
+        200,
+        "Docs Top",
+    )
     assert docs["extra"]["outside_scope"] is True and c.anchors[f"{site}/scope/docs/"] == []
     assert f"{site}/scope/docs/api" not in c.pages
 
@@ -37,8 +42,11 @@ def test_exclude_keyword(crawl, site):
     c = crawl(f"{site}/exclude/", "--exclude-keyword", "FORBIDDEN_KEYWORD", "--no-image")
     b = c.page(f"{site}/exclude/page-b")
     assert b["is_skipped"] and not b["is_target"]
-    assert json.loads(b["skip_reason"]) == {"url": f"{site}/exclude/page-b", "matchedText": "FORBIDDEN_KEYWORD",
-                                            "excludeKeywords": ["FORBIDDEN_KEYWORD"]}
+    assert json.loads(b["skip_reason"]) == {
+        "url": f"{site}/exclude/page-b",
+        "matchedText": "FORBIDDEN_KEYWORD",
+        "excludeKeywords": ["FORBIDDEN_KEYWORD"],
+    }
     assert c.page(f"{site}/exclude/page-a")["is_target"]
 
 
@@ -62,7 +70,10 @@ def test_fetch_external_and_non_html(crawl, site, external):
     assert (data["content_type"], data["is_target"], data["is_external"]) == ("application/json", True, False)
     ext_data = c.page(f"{external}/options/data.json")
     assert (ext_data["content_type"], ext_data["is_target"], ext_data["is_external"]) == (
-        "application/json", False, True)
+        "application/json",
+        False,
+        True,
+    )
 
 
 def test_disable_queries(crawl, site):

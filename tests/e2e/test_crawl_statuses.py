@@ -18,8 +18,9 @@ def statuses(site, tmp_path_factory):
 
     work = tmp_path_factory.mktemp("statuses")
     archive = work / "statuses.nitpicker"
-    result = run_cli("crawl", "-o", str(archive), "--parallels", "2", "--no-image", f"{site}{ROOT}",
-                     cwd=work, timeout=300)
+    result = run_cli(
+        "crawl", "-o", str(archive), "--parallels", "2", "--no-image", f"{site}{ROOT}", cwd=work, timeout=300
+    )
     return Crawled(result, archive)
 
 
@@ -29,9 +30,14 @@ def test_unrenderable_answers_are_not_crawl_failures(statuses):
     assert statuses.errors == []
 
 
-@pytest.mark.parametrize(("path", "status", "text"), [
-    ("challenge", 401, "UNAUTHORIZED"), ("forbidden", 403, "FORBIDDEN"), ("too-many", 429, "TOO MANY REQUESTS"),
-])
+@pytest.mark.parametrize(
+    ("path", "status", "text"),
+    [
+        ("challenge", 401, "UNAUTHORIZED"),
+        ("forbidden", 403, "FORBIDDEN"),
+        ("too-many", 429, "TOO MANY REQUESTS"),
+    ],
+)
 def test_blocked_statuses_are_recorded_with_their_status(statuses, site, path, status, text):
     page = statuses.page(f"{site}{ROOT}{path}")
     assert (page["status"], page["status_text"]) == (status, text)
@@ -89,7 +95,9 @@ def test_links_with_bad_ports_are_invalid_links_never_requested(crawl, site):
     targets = [f"http://localhost:{port}/x" for port in BAD_PORTS]
     hrefs = [a["href"] for a in c.anchors[f"{site}{ROOT}bad-ports/"]]
     assert hrefs == [*targets, f"{site}{ROOT}normal"]  # kept as written
-    assert {e["url"]: (e["kind"], e["phase"]) for e in c.errors} == {t: ("invalid-url", "link") for t in targets}
+    assert {e["url"]: (e["kind"], e["phase"]) for e in c.errors} == {
+        t: ("invalid-url", "link") for t in targets
+    }
     for target in targets:
         page = c.page(target)
         assert page["extra"] == {"error_kind": "invalid-url", "permanent": True} and page["status"] is None
@@ -102,7 +110,9 @@ def test_an_archive_holding_invalid_links_can_be_continued(crawl, site, cli, tmp
     from nitpicker_core.archive import open_archive
 
     c = crawl(f"{site}{ROOT}bad-ports/", "--no-image", ok=(2,))
-    result = cli("crawl", "--append", str(c.archive), f"{site}{ROOT}normal", "--no-image", cwd=tmp_path, timeout=300)
+    result = cli(
+        "crawl", "--append", str(c.archive), f"{site}{ROOT}normal", "--no-image", cwd=tmp_path, timeout=300
+    )
     assert result.returncode in (0, 2), result.stderr
     assert "Traceback" not in result.stderr and "internal error" not in result.stderr
     with open_archive(c.archive) as reader:
@@ -121,8 +131,10 @@ def test_a_redirect_to_a_bad_port_is_not_followed(crawl, site):
 def test_thirty_hops_are_a_long_chain_not_a_loop(crawl, site):
     c = crawl(f"{site}{ROOT}hops/", "--no-image", ok=(1,))
     kinds = {e["url"]: e["kind"] for e in c.errors}
-    assert kinds == {f"{site}{ROOT}hops/chain/30": "redirect-chain-too-long",
-                     f"{site}{ROOT}hops/loop-a": "redirect-loop"}
+    assert kinds == {
+        f"{site}{ROOT}hops/chain/30": "redirect-chain-too-long",
+        f"{site}{ROOT}hops/loop-a": "redirect-loop",
+    }
     long_chain = c.page(f"{site}{ROOT}hops/chain/30")
     assert long_chain["extra"] == {"error_kind": "redirect-chain-too-long", "permanent": False}
     assert c.page(f"{site}{ROOT}hops/chain/0")["title"] == "End Of The Chain"  # three hops reach it
@@ -147,8 +159,10 @@ def test_retry_failed_retries_a_long_chain_but_not_a_loop(crawl, site, tmp_path)
 def test_a_root_with_an_invalid_port_is_refused_in_one_line(cli, tmp_path, port):
     result = cli("crawl", f"http://user:secret@localhost:{port}/", cwd=tmp_path)
     assert result.returncode == 1
-    assert result.stderr.strip() == (f"nitpicker: error: not a valid URL: 'http://localhost:{port}/': "
-                                     f"invalid port '{port}' (a port is a number from 0 to 65535)")
+    assert result.stderr.strip() == (
+        f"nitpicker: error: not a valid URL: 'http://localhost:{port}/': "
+        f"invalid port '{port}' (a port is a number from 0 to 65535)"
+    )
     assert list(tmp_path.iterdir()) == []
 
 

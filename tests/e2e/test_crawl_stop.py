@@ -51,12 +51,23 @@ def child_hits(site: str) -> int:
     return sum(server_hits(site, f"/stopping/img/{n}.png") for n in range(1, PAGES + 1))
 
 
-def start(site: str, tmp_path: Path, name: str, *flags: str, own_group: bool = False) -> tuple[RunningCli, Path, str]:
+def start(
+    site: str, tmp_path: Path, name: str, *flags: str, own_group: bool = False
+) -> tuple[RunningCli, Path, str]:
     tag = uuid.uuid4().hex
     archive = tmp_path / f"{name}.nitpicker"
     busy_images(site, True)
-    running = RunningCli("crawl", "-o", str(archive), f"{site}/stopping/", "--no-image", *flags,
-                         cwd=tmp_path, env={"NITPICKER_TEST_TAG": tag}, own_group=own_group)
+    running = RunningCli(
+        "crawl",
+        "-o",
+        str(archive),
+        f"{site}/stopping/",
+        "--no-image",
+        *flags,
+        cwd=tmp_path,
+        env={"NITPICKER_TEST_TAG": tag},
+        own_group=own_group,
+    )
     return running, archive, tag
 
 
@@ -144,16 +155,30 @@ def test_exit_code_and_stats_describe_the_whole_commit_after_resume(site, tmp_pa
     archive = tmp_path / "f.nitpicker"
     busy_images(site, True)
     before = server_hits(site, "/stopping/img/1.png")
-    running = RunningCli("crawl", "-o", str(archive), f"{site}/stopping/flawed/", "--no-image", "--parallels", "1",
-                         "--retry", "1", cwd=tmp_path)
-    wait_until(lambda: server_hits(site, "/stopping/img/1.png") > before or running.proc.poll() is not None,
-               "page 1 in flight, after the loop failed")
+    running = RunningCli(
+        "crawl",
+        "-o",
+        str(archive),
+        f"{site}/stopping/flawed/",
+        "--no-image",
+        "--parallels",
+        "1",
+        "--retry",
+        "1",
+        cwd=tmp_path,
+    )
+    wait_until(
+        lambda: server_hits(site, "/stopping/img/1.png") > before or running.proc.poll() is not None,
+        "page 1 in flight, after the loop failed",
+    )
     running.signal(signal.SIGINT)
     assert running.wait(timeout=120) == 130, running.stderr
     with open_archive(archive) as reader:
         assert [e["kind"] for e in reader.crawl_errors()] == ["redirect-loop"]
     busy_images(site, False)
-    resumed = run_cli("crawl", "--resume", str(archive), "--no-image", "--retry", "1", cwd=tmp_path, timeout=600)
+    resumed = run_cli(
+        "crawl", "--resume", str(archive), "--no-image", "--retry", "1", cwd=tmp_path, timeout=600
+    )
     assert resumed.returncode == 1, resumed.stderr  # an uninterrupted crawl of this site exits 1 too
     assert "1 internal / 0 external errors" in resumed.stderr
     with open_archive(archive) as reader:

@@ -50,10 +50,16 @@ def content(archive: Path) -> dict[str, Any]:
         commits = [(c["id"], c["status"]) for c in reader.commits()]
         pages = {}
         for page in reader.pages():
-            pages[page["url"]] = (page["status"], page["content_type"], page["title"], page["scraped"],
-                                  page["is_target"], page["is_external"],
-                                  tuple(sorted(a["href"] for a in reader.anchors(page["url"]))),
-                                  reader.html(page["url"]))
+            pages[page["url"]] = (
+                page["status"],
+                page["content_type"],
+                page["title"],
+                page["scraped"],
+                page["is_target"],
+                page["is_external"],
+                tuple(sorted(a["href"] for a in reader.anchors(page["url"]))),
+                reader.html(page["url"]),
+            )
         errors = sorted((e["url"], e["kind"]) for e in reader.crawl_errors())
         violations = sorted((v["url"], v["rule"], v["message"]) for v in reader.violations())
     return {"commits": commits, "pages": pages, "errors": errors, "violations": violations}
@@ -112,7 +118,9 @@ def test_crawl_killed_three_times_then_resumed_equals_an_uninterrupted_crawl(ref
 @pytest.mark.parametrize("point", ["after-finish", "during-write"])
 def test_kill_at_the_final_write_is_finished_by_resume(reference, site, tmp_path, point):
     archive = tmp_path / "w.nitpicker"
-    killed = run_cli(*crawl_args(site, archive), cwd=tmp_path, env={"NITPICKER_TEST_KILL_AT": point}, timeout=600)
+    killed = run_cli(
+        *crawl_args(site, archive), cwd=tmp_path, env={"NITPICKER_TEST_KILL_AT": point}, timeout=600
+    )
     assert killed.returncode == -signal.SIGKILL
     assert not archive.exists()  # the first crawl's file was never written
     resumed = run_cli("crawl", "--resume", str(archive), "--no-image", cwd=tmp_path, timeout=600)
@@ -124,11 +132,16 @@ def test_kill_at_the_final_write_is_finished_by_resume(reference, site, tmp_path
 
 def test_analyze_killed_then_run_again_equals_an_uninterrupted_analyze(reference, tmp_path):
     rng = random.Random(SEED + 1)
-    archive = Path(shutil.copy(reference[2], tmp_path / "a.nitpicker"))  # the reference crawl, not analyzed yet
+    archive = Path(
+        shutil.copy(reference[2], tmp_path / "a.nitpicker")
+    )  # the reference crawl, not analyzed yet
     moment = rng.randrange(1, len(campaign_urls()) // 2)
     running = RunningCli("analyze", str(archive), "--plugin", "markup", cwd=tmp_path)
-    kill_when(running, lambda: stub_count(archive, "SELECT COUNT(DISTINCT url_id) FROM analysis_cell") >= moment,
-              f"{moment} pages analyzed")
+    kill_when(
+        running,
+        lambda: stub_count(archive, "SELECT COUNT(DISTINCT url_id) FROM analysis_cell") >= moment,
+        f"{moment} pages analyzed",
+    )
     with open_archive(archive) as reader:  # the archive still opens between the kill and the re-run
         assert reader.commits()[0]["status"] == "complete"
     again = run_cli("analyze", str(archive), "--plugin", "markup", cwd=tmp_path, timeout=600)

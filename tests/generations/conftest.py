@@ -20,7 +20,9 @@ class GenerationsSite:
     """One independent /generations/<name>/ site: its root URL, page changes and request counts."""
 
     def __init__(self, base: str, kind: str = "") -> None:
-        self.name = kind + uuid.uuid4().hex[:10]  # "ignores-", "lastmod-": see test_server/routes/generations.py
+        self.name = (
+            kind + uuid.uuid4().hex[:10]
+        )  # "ignores-", "lastmod-": see test_server/routes/generations.py
         self.root = f"{base}/generations/{self.name}/"
 
     def url(self, page: str) -> str:

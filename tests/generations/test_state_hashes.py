@@ -13,8 +13,16 @@ from support import run_cli
 from nitpicker_core.archive import open_archive
 
 # Rows that hold content: an unchanged re-crawl adds none of them (only the new commit's own bookkeeping).
-CONTENT_TABLES = ("page_state", "resource_state", "blob", "anchor", "heading", "page_resource", "url",
-                  "set_finding")  # the same findings again are not stored again either
+CONTENT_TABLES = (
+    "page_state",
+    "resource_state",
+    "blob",
+    "anchor",
+    "heading",
+    "page_resource",
+    "url",
+    "set_finding",
+)  # the same findings again are not stored again either
 # The bookkeeping of one commit of the 31-page site: its commits row (options and environment shared with
 # the parent's), 31 commit_page rows, the resource referrers and an agg_commit row pointing at the parent's
 # aggregate set, measured at about 5 KiB (it was 10 KiB with a copy of the aggregates and manifest per commit).
@@ -71,10 +79,18 @@ def test_unchanged_recrawl_modifies_nothing_and_stores_no_content(history) -> No
     growth = (unchanged["size"] - first["size"]) / 2
     # the crawl checks' stored findings (finding*, check_result, set_*) have their own store, measured apart
     stored_findings = ("finding", "check_result", "set_")
-    crawl = sum(v - first["tables"].get(k, 0) for k, v in unchanged["tables"].items()
-                if not k.startswith(stored_findings)) / 2
-    print(f"growth per unchanged re-crawl: {growth:.0f} bytes ({growth / first['size']:.2%} of {first['size']}), "
-          f"{crawl:.0f} of them outside the findings tables")
+    crawl = (
+        sum(
+            v - first["tables"].get(k, 0)
+            for k, v in unchanged["tables"].items()
+            if not k.startswith(stored_findings)
+        )
+        / 2
+    )
+    print(
+        f"growth per unchanged re-crawl: {growth:.0f} bytes ({growth / first['size']:.2%} of {first['size']}), "
+        f"{crawl:.0f} of them outside the findings tables"
+    )
     assert crawl <= BOOKKEEPING_BYTES
 
 

@@ -18,7 +18,9 @@ PAGES = ["/", *(f"p{n}" for n in range(1, 31))]
 STATIC = ("style.css", "logo.png", "app.js")
 
 
-def _delta(before: dict[str, dict[str, int]], after: dict[str, dict[str, int]], outcome: str) -> dict[str, int]:
+def _delta(
+    before: dict[str, dict[str, int]], after: dict[str, dict[str, int]], outcome: str
+) -> dict[str, int]:
     """Per path, how many more ``outcome`` (200, 304, conditional) the server counted."""
     paths = set(before) | set(after)
     moved = {p: after.get(p, {}).get(outcome, 0) - before.get(p, {}).get(outcome, 0) for p in paths}
@@ -72,19 +74,26 @@ def test_update_asks_conditionally_and_renders_only_what_changed(gsite, recrawl,
 def _paths(archive: Any, root: str) -> list[str]:
     """The site paths the first commit rendered, as the server counts them ("/" for the index)."""
     with open_archive(archive) as reader:
-        return sorted(p["url"].removeprefix(root) or "/" for p in reader.pages(1, scraped=True) if p["status"] == 200)
+        return sorted(
+            p["url"].removeprefix(root) or "/" for p in reader.pages(1, scraped=True) if p["status"] == 200
+        )
 
 
 def test_a_server_that_ignores_validators_is_crawled_as_usual(make_gsite, tmp_path) -> None:
     # the crawls run in this process (the CLI's `crawl --update` is the test above's)
     ignoring = make_gsite("ignores-")
-    options = CrawlOptions(roots=[ignoring.root], parallels=2, image=False, max_pages=6, user_agent="Nitpicker/test")
+    options = CrawlOptions(
+        roots=[ignoring.root], parallels=2, image=False, max_pages=6, user_agent="Nitpicker/test"
+    )
     archive = tmp_path / "i.nitpicker"
     assert asyncio.run(Crawler(make_plugin_manager(), options, archive).run()).status == "complete"
     crawled = _paths(archive, ignoring.root)
     assert len(crawled) == 6
     before = ignoring.hits()
-    assert asyncio.run(Crawler(make_plugin_manager(), options, archive, mode="update").run()).status == "complete"
+    assert (
+        asyncio.run(Crawler(make_plugin_manager(), options, archive, mode="update").run()).status
+        == "complete"
+    )
     after = ignoring.hits()
     assert _delta(before, after, "304") == {}
     assert _delta(before, after, "conditional") == dict.fromkeys(crawled, 1)
@@ -130,7 +139,9 @@ class Unchanged:
 def test_hook_crawl_page_unchanged(make_gsite, tmp_path) -> None:
     # Last-Modified alone is a validator too (If-Modified-Since); the hook sees each page taken over
     lastmod = make_gsite("lastmod-")
-    options = CrawlOptions(roots=[lastmod.root], parallels=2, image=False, max_pages=4, user_agent="Nitpicker/test")
+    options = CrawlOptions(
+        roots=[lastmod.root], parallels=2, image=False, max_pages=4, user_agent="Nitpicker/test"
+    )
     output = tmp_path / "h.nitpicker"
     assert asyncio.run(Crawler(make_plugin_manager(), options, output).run()).status == "complete"
     observer = Unchanged()

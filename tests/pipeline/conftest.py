@@ -41,8 +41,11 @@ def register_sheets(register):
 @pytest.fixture(scope="session")
 def pipe_env(tmp_path_factory):
     """Environment for CLI runs with the built-ins plus the `pipewords` test plugin."""
-    dist = make_dist(tmp_path_factory.mktemp("pipe-dist"), "nitpicker-pipewords", "pipewords", "pipewords_plugin",
-                     PLUGIN)
+    dist = make_dist(
+        tmp_path_factory.mktemp("pipe-dist"), "nitpicker-pipewords", "pipewords", "pipewords_plugin", PLUGIN
+    )
     # the tree's own plugins first, before any installed copy of nitpicker's
-    return {"PYTHONPATH": f"{ROOT}:{ROOT / 'plugins'}:{dist}",
-            "NITPICKER_LOAD_PLUGINS": ",".join([*BUILTIN_PLUGINS, "pipewords"])}
+    return {
+        "PYTHONPATH": f"{ROOT}:{ROOT / 'plugins'}:{dist}",
+        "NITPICKER_LOAD_PLUGINS": ",".join([*BUILTIN_PLUGINS, "pipewords"]),
+    }

@@ -12,8 +12,11 @@ def events(path: Path) -> list[dict]:
 
 def kinds(evs: list[dict], *, heartbeats: bool = False) -> list[str]:
     """Event kinds with their stage, e.g. ``stage_started:crawl``; heartbeats left out by default."""
-    return [f"{e['event']}:{e['stage']}" if e.get("stage") else e["event"]
-            for e in evs if heartbeats or e["event"] != "heartbeat"]
+    return [
+        f"{e['event']}:{e['stage']}" if e.get("stage") else e["event"]
+        for e in evs
+        if heartbeats or e["event"] != "heartbeat"
+    ]
 
 
 def journal_of(archive: Path) -> Path:
@@ -30,7 +33,7 @@ def process_tree(pid: int) -> list[int]:
                 stat = (entry / "stat").read_text()
             except OSError:
                 continue
-            children.setdefault(int(stat[stat.rfind(")") + 2:].split()[1]), []).append(int(entry.name))
+            children.setdefault(int(stat[stat.rfind(")") + 2 :].split()[1]), []).append(int(entry.name))
     found, todo = [pid], [pid]
     while todo:
         for child in children.get(todo.pop(), ()):

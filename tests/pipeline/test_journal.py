@@ -29,16 +29,19 @@ def test_events_are_appended_one_json_line_each(tmp_path):
     assert run.state == "running" and run.stages["crawl"]["state"] == "running"
 
 
-@pytest.mark.parametrize(("exc", "expected"), [
-    (KeyboardInterrupt(), ("interrupted", "retryable")),
-    (TimeoutError(), ("timeout", "retryable")),
-    (ConnectionRefusedError(), ("network", "retryable")),
-    (socket.gaierror(), ("network", "retryable")),
-    (UsageError("bad"), ("usage", "hard")),
-    (ArchiveError("corrupt"), ("archive", "hard")),
-    (ArchiveLocked("locked", 3), ("archive", "hard")),
-    (ValueError("bug"), ("internal", "hard")),
-])
+@pytest.mark.parametrize(
+    ("exc", "expected"),
+    [
+        (KeyboardInterrupt(), ("interrupted", "retryable")),
+        (TimeoutError(), ("timeout", "retryable")),
+        (ConnectionRefusedError(), ("network", "retryable")),
+        (socket.gaierror(), ("network", "retryable")),
+        (UsageError("bad"), ("usage", "hard")),
+        (ArchiveError("corrupt"), ("archive", "hard")),
+        (ArchiveLocked("locked", 3), ("archive", "hard")),
+        (ValueError("bug"), ("internal", "hard")),
+    ],
+)
 def test_failures_are_classified(exc, expected):
     assert classify(exc) == expected
 
@@ -79,7 +82,12 @@ def test_an_event_after_a_torn_line_starts_on_a_fresh_line(tmp_path):
     resumed = Journal(path, "r1")  # the next process, resuming the run
     resumed.append("run_resumed", declaration={"stages": ["crawl"], "url": "http://a.test/"})
     resumed.append("stage_started", stage="crawl")
-    assert [e["event"] for e in read_events(path)] == ["run_started", "journal_torn", "run_resumed", "stage_started"]
+    assert [e["event"] for e in read_events(path)] == [
+        "run_started",
+        "journal_torn",
+        "run_resumed",
+        "stage_started",
+    ]
     torn = read_events(path)[1]
     assert torn["torn_bytes"] == len('{"event": "heartbeat", "stage": "cr')
     assert path.read_text().endswith("\n") and path.read_text().count("\n") == 5

@@ -37,9 +37,17 @@ def register_report_destinations(register):
 
 @pytest.fixture(scope="module")
 def jsondump_env(tmp_path_factory):
-    dist = make_dist(tmp_path_factory.mktemp("pipe-dest-dist"), "nitpicker-jsondump", "jsondump", "jsondump_plugin",
-                     JSONDUMP)
-    return {"PYTHONPATH": f"{ROOT}:{dist}", "NITPICKER_LOAD_PLUGINS": ",".join([*BUILTIN_PLUGINS, "jsondump"])}
+    dist = make_dist(
+        tmp_path_factory.mktemp("pipe-dest-dist"),
+        "nitpicker-jsondump",
+        "jsondump",
+        "jsondump_plugin",
+        JSONDUMP,
+    )
+    return {
+        "PYTHONPATH": f"{ROOT}:{dist}",
+        "NITPICKER_LOAD_PLUGINS": ",".join([*BUILTIN_PLUGINS, "jsondump"]),
+    }
 
 
 def _run(*args, cwd, env, code=0):
@@ -53,9 +61,24 @@ def test_a_third_party_destination_is_the_report_stage_and_survives_resume(site,
     work, elsewhere = tmp_path / "work", tmp_path / "elsewhere"
     work.mkdir()
     elsewhere.mkdir()
-    summary = _run(f"{site}/pipeline-site/", "-o", "p.nitpicker", "--single", "--no-analyze", "--no-image",
-                   "--to", "jsondump", "--jsondump-dir", "out", "--jsondump-tag", "nightly", "--only", "Page List",
-                   cwd=work, env=jsondump_env)
+    summary = _run(
+        f"{site}/pipeline-site/",
+        "-o",
+        "p.nitpicker",
+        "--single",
+        "--no-analyze",
+        "--no-image",
+        "--to",
+        "jsondump",
+        "--jsondump-dir",
+        "out",
+        "--jsondump-tag",
+        "nightly",
+        "--only",
+        "Page List",
+        cwd=work,
+        env=jsondump_env,
+    )
     assert summary["stages"] == {"crawl": "done", "report": "done"}
     assert summary["report"] == {"destination": "jsondump", "target": "out", "result": ["page-list.json"]}
     written = json.loads((work / "out" / "page-list.json").read_text())
@@ -78,13 +101,25 @@ def test_a_third_party_destination_is_the_report_stage_and_survives_resume(site,
     assert (elsewhere / "csv-out" / "page-list.csv").is_file()
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (("--to", "jsondumb"), "unknown report destination 'jsondumb' (did you mean jsondump? destinations: csv, "
-                           "google-sheets, jsondump, xlsx)"),
-    (("--to", "jsondump"), "destination jsondump needs --jsondump-dir DIR"),
-    (("--to", "jsondump", "--jsondump-dir", "out", "--csv", "c"), "give one destination, not --to and --csv"),
-    (("--to", "xlsx", "--xlsx-file", "missing-dir/a.xlsx"), "cannot write a.xlsx: its directory does not exist"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ("--to", "jsondumb"),
+            "unknown report destination 'jsondumb' (did you mean jsondump? destinations: csv, "
+            "google-sheets, jsondump, xlsx)",
+        ),
+        (("--to", "jsondump"), "destination jsondump needs --jsondump-dir DIR"),
+        (
+            ("--to", "jsondump", "--jsondump-dir", "out", "--csv", "c"),
+            "give one destination, not --to and --csv",
+        ),
+        (
+            ("--to", "xlsx", "--xlsx-file", "missing-dir/a.xlsx"),
+            "cannot write a.xlsx: its directory does not exist",
+        ),
+    ],
+)
 def test_a_bad_destination_is_refused_before_the_crawl(jsondump_env, tmp_path, args, message):
     result = run_cli("pipeline", "http://localhost:9/", *args, cwd=tmp_path, env=jsondump_env)
     assert (result.returncode, result.stdout, result.stderr) == (1, "", f"nitpicker: error: {message}\n")

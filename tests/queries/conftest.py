@@ -7,8 +7,23 @@ from pathlib import Path
 import pytest
 from support import run_cli
 
-ROOTS = ("/", "/recursive/", "/redirect/", "/error-status/", "/meta/", "/jsonld/", "/analytics/", "/reuse/",
-         "/lazy/", "/clobber/", "/broken-external/", "/options/", "/query/", "/scope/admin/", "/exclude/")
+ROOTS = (
+    "/",
+    "/recursive/",
+    "/redirect/",
+    "/error-status/",
+    "/meta/",
+    "/jsonld/",
+    "/analytics/",
+    "/reuse/",
+    "/lazy/",
+    "/clobber/",
+    "/broken-external/",
+    "/options/",
+    "/query/",
+    "/scope/admin/",
+    "/exclude/",
+)
 
 
 @pytest.fixture(scope="session")
@@ -26,8 +41,18 @@ def crawled(qsite, tmp_path_factory) -> Path:
 
     workdir = tmp_path_factory.mktemp("queries")
     archive = workdir / "site.nitpicker"
-    result = run_cli("crawl", "-o", str(archive), *(qsite + r for r in ROOTS), "--parallels", "2",
-                     "--exclude", "/exclude/secret/*", cwd=workdir, timeout=600)
+    result = run_cli(
+        "crawl",
+        "-o",
+        str(archive),
+        *(qsite + r for r in ROOTS),
+        "--parallels",
+        "2",
+        "--exclude",
+        "/exclude/secret/*",
+        cwd=workdir,
+        timeout=600,
+    )
     assert result.returncode in (0, 1, 2), result.stderr
     assert archive.exists(), result.stderr
 
@@ -37,8 +62,20 @@ def crawled(qsite, tmp_path_factory) -> Path:
 
         def each_page(self, page):
             headings = len(page.document.findall(".//h1"))
-            found = [Violation("no-h1", "the page has no h1", "warning", "body", snippet="<body>",
-                               help_url="https://rules.test/no-h1")] if headings == 0 else []
+            found = (
+                [
+                    Violation(
+                        "no-h1",
+                        "the page has no h1",
+                        "warning",
+                        "body",
+                        snippet="<body>",
+                        help_url="https://rules.test/no-h1",
+                    )
+                ]
+                if headings == 0
+                else []
+            )
             if not page.metadata.get("lang"):
                 found.append(Violation("html-lang", "<html> has no lang attribute", "error", "html"))
             return PageReport({"headings": headings}, found)

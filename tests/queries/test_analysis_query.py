@@ -30,7 +30,9 @@ def archive(tmp_path_factory):
 
         def each_page(self, page):
             count = words(page.url)
-            return PageReport({"count": count, "grade": Cell("long" if count > 8 else "short", "by word count")})
+            return PageReport(
+                {"count": count, "grade": Cell("long" if count > 8 else "short", "by word count")}
+            )
 
     class Lang(Analyzer):
         name = "lang"
@@ -68,8 +70,9 @@ def test_rows_per_page_and_analyzer_with_cells_and_notes(ask):
     analyzed = sorted({row["url"] for row in data["items"]})
     assert SITE + "/" in analyzed and SITE + "/about" in analyzed
     assert data["total"] == 2 * len(analyzed) == len(data["items"])
-    assert [(r["url"], r["analyzer"]) for r in data["items"]] == sorted((u, a) for u in analyzed
-                                                                         for a in ("lang", "words"))
+    assert [(r["url"], r["analyzer"]) for r in data["items"]] == sorted(
+        (u, a) for u in analyzed for a in ("lang", "words")
+    )
     home = {r["analyzer"]: r for r in data["items"] if r["url"] == SITE + "/"}
     count = words(SITE + "/")
     assert home["words"]["cells"] == {"count": count, "grade": "long" if count > 8 else "short"}
@@ -108,13 +111,19 @@ def test_sorts_by_a_columns_value_and_pages_through(ask):
 def test_columns_and_page_detail_carry_the_cells(ask):
     columns = ask("analysis-columns")["items"]
     pages = len({r["url"] for r in ask("analysis")["items"]})
-    assert columns == [{"analyzer": "lang", "column": "lang", "pages": pages},
-                       {"analyzer": "words", "column": "count", "pages": pages},
-                       {"analyzer": "words", "column": "grade", "pages": pages}]
+    assert columns == [
+        {"analyzer": "lang", "column": "lang", "pages": pages},
+        {"analyzer": "words", "column": "count", "pages": pages},
+        {"analyzer": "words", "column": "grade", "pages": pages},
+    ]
     detail = ask("page-detail", url=SITE + "/about")
     assert {entry["analyzer"]: entry["cells"] for entry in detail["analysis"]} == {
-        "lang": {"lang": "en"}, "words": {"count": words(SITE + "/about"),
-                                          "grade": "long" if words(SITE + "/about") > 8 else "short"}}
+        "lang": {"lang": "en"},
+        "words": {
+            "count": words(SITE + "/about"),
+            "grade": "long" if words(SITE + "/about") > 8 else "short",
+        },
+    }
 
 
 def test_the_mcp_tool_follows_from_the_query(archive, ask, tmp_path):
@@ -124,7 +133,11 @@ def test_the_mcp_tool_follows_from_the_query(archive, ask, tmp_path):
         try:
             tools = {tool.name: tool for tool in stdio.run(stdio.session.list_tools()).tools}
             assert {"analysis", "analysis_columns"} <= set(tools)
-            assert tools["analysis"].input_schema["properties"]["sort"]["enum"] == ["url", "analyzer", "value"]
+            assert tools["analysis"].input_schema["properties"]["sort"]["enum"] == [
+                "url",
+                "analyzer",
+                "value",
+            ]
             answer = stdio.call("analysis", archive=str(archive), column="count", sort="value")
             assert not answer.is_error, answer.content[0].text
             assert json.loads(answer.content[0].text) == expected
@@ -136,11 +149,16 @@ def test_the_mcp_tool_follows_from_the_query(archive, ask, tmp_path):
 
 def test_filter_values_status_classes_and_search(ask):
     assert [v["value"] for v in ask("filter-values", field="analyzer")["items"]] == ["lang", "words"]
-    assert ask("filter-values", field="status")["items"] == [{"value": 200, "count": 4}, {"value": 404, "count": 1}]
+    assert ask("filter-values", field="status")["items"] == [
+        {"value": 200, "count": 4},
+        {"value": 404, "count": 1},
+    ]
     assert ask("filter-values", field="page_content_type")["items"] == [{"value": "text/html", "count": 5}]
     assert ask("filter-values", field="status", limit=1)["more"] is True
     assert [r["url"] for r in ask("pages", status_class="4xx")["items"]] == [SITE + "/missing"]
-    assert ask("pages", status_class="2xx")["total"] == 4 and ask("pages", status_class="failed")["total"] == 0
+    assert (
+        ask("pages", status_class="2xx")["total"] == 4 and ask("pages", status_class="failed")["total"] == 0
+    )
     assert ask("pages", every_type=True)["total"] == 5
     with pytest.raises(UsageError, match="must be one of 2xx, 3xx, 4xx, 5xx, failed"):
         ask("pages", status_class="4")

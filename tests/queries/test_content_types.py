@@ -15,11 +15,15 @@ EXAMPLES = {
     "html": ["text/html", "Text/HTML; charset=UTF-8", "application/xhtml+xml"],
     "pdf": ["application/pdf"],
     "csv": ["text/csv", "text/csv; header=present"],
-    "word": ["application/msword",
-             "application/vnd.openxmlformats-officedocument.wordprocessingml.document"],
-    "excel": ["application/vnd.ms-excel", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"],
-    "powerpoint": ["application/vnd.ms-powerpoint",
-                   "application/vnd.openxmlformats-officedocument.presentationml.presentation"],
+    "word": ["application/msword", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"],
+    "excel": [
+        "application/vnd.ms-excel",
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    ],
+    "powerpoint": [
+        "application/vnd.ms-powerpoint",
+        "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    ],
     "image": ["image/png", "image/svg+xml", "IMAGE/JPEG"],
     "css": ["text/css"],
     "javascript": ["text/javascript", "application/javascript; charset=utf-8"],
@@ -35,8 +39,10 @@ EXAMPLES = {
 }
 
 # Random MIME-ish strings: pieces of the rule patterns glued to random text, so rules really get hit.
-PIECES = sorted({p for _, pattern, _ in RULES for p in (pattern, pattern[:4], pattern[-4:])}
-                | {"/", "+", ";", " ", "json", "xml", "TEXT", "Html", ";charset=utf-8"})
+PIECES = sorted(
+    {p for _, pattern, _ in RULES for p in (pattern, pattern[:4], pattern[-4:])}
+    | {"/", "+", ";", " ", "json", "xml", "TEXT", "Html", ";charset=utf-8"}
+)
 TEXT = st.text(alphabet=st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)), max_size=8)
 MIME = st.lists(st.one_of(st.sampled_from(PIECES), TEXT), max_size=5).map("".join)
 
@@ -54,7 +60,10 @@ def sql_category(db: sqlite3.Connection, value: str | None) -> str:
 
 def sql_matches(db: sqlite3.Connection, value: str | None, category: str) -> bool:
     where, params = content_type_sql_filter("ct", category)
-    return db.execute(f"SELECT COUNT(*) FROM (SELECT ? AS ct) WHERE {where}", (value, *params)).fetchone()[0] == 1
+    return (
+        db.execute(f"SELECT COUNT(*) FROM (SELECT ? AS ct) WHERE {where}", (value, *params)).fetchone()[0]
+        == 1
+    )
 
 
 def test_categories_are_the_eighteen():
@@ -96,4 +105,6 @@ def test_summary_categories_match_page_filters(crawled, nitpicker_query):
     assert counts["html"] > 30 and counts["json"] == 2 and counts["image"] == 1 and counts["unknown"] >= 5
     assert sum(counts.values()) == summary["status"]["total"]
     for category in CATEGORIES:
-        assert nitpicker_query(crawled, "pages", category=category, limit="1")["total"] == counts[category], category
+        assert nitpicker_query(crawled, "pages", category=category, limit="1")["total"] == counts[category], (
+            category
+        )

@@ -7,14 +7,24 @@ from archives import SITE, build_archive
 
 from nitpicker_core import CrawlErrorRecord, ScrapeResult
 
-SECURE = {"content-security-policy": "default-src 'self'", "x-frame-options": "DENY",
-          "x-content-type-options": "nosniff", "strict-transport-security": "max-age=63072000"}
+SECURE = {
+    "content-security-policy": "default-src 'self'",
+    "x-frame-options": "DENY",
+    "x-content-type-options": "nosniff",
+    "strict-transport-security": "max-age=63072000",
+}
 
 
 def _page(path: str, title: str, description: str = "", status: int = 200, **extra) -> ScrapeResult:
     metadata = {"title": title, "description": description, **extra.pop("metadata", {})}
-    return ScrapeResult(url=SITE + path, status=status, content_type="text/html",
-                        html=f"<title>{title}</title>", metadata=metadata, **extra)
+    return ScrapeResult(
+        url=SITE + path,
+        status=status,
+        content_type="text/html",
+        html=f"<title>{title}</title>",
+        metadata=metadata,
+        **extra,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -22,18 +32,31 @@ def made(tmp_path_factory):
     """A small archive built through the scrape hooks: duplicates, headers and an inventory run."""
     pages = [
         _page("/", "Home", "Same words", headers=SECURE),
-        _page("/a", "Same", "Same words", headers={"x-frame-options": "SAMEORIGIN"},
-              metadata={"canonical": SITE + "/", "og_title": "Same"}),
+        _page(
+            "/a",
+            "Same",
+            "Same words",
+            headers={"x-frame-options": "SAMEORIGIN"},
+            metadata={"canonical": SITE + "/", "og_title": "Same"},
+        ),
         _page("/b", "Same", "Own words"),
         _page("/c", "Same", ""),
         _page("/gone", "Same", status=404),
-        ScrapeResult(url="http://else.test/", status=200, content_type="text/html", is_external=True,
-                     is_target=False, metadata={"title": "Same"}),
+        ScrapeResult(
+            url="http://else.test/",
+            status=200,
+            content_type="text/html",
+            is_external=True,
+            is_target=False,
+            metadata={"title": "Same"},
+        ),
     ]
 
     def errors_and_inventory(pm, crawl):
         for kind, path in (("timeout", "/slow"), ("timeout", "/slower"), ("timeout", "/slow"), ("dns", "/x")):
-            error = CrawlErrorRecord(url=SITE + path, kind=kind, message=f"{kind} at {path}", phase="preflight")
+            error = CrawlErrorRecord(
+                url=SITE + path, kind=kind, message=f"{kind} at {path}", phase="preflight"
+            )
             pm.hook.crawl_error(crawl=crawl, url=error.url, error=error)
         crawl.state["build-archive"].put_inventory_run("ab" * 32, {"listed": 3, "new": 1})
 
@@ -57,8 +80,11 @@ def test_violations_rows(query, qsite):
     assert urls == sorted(urls) and rows["total"] == len(urls)
     assert qsite + "/meta/full" in urls and qsite + "/" not in urls and qsite + "/about" not in urls
     assert {k: rows["items"][0][k] for k in ("message", "location", "snippet", "help_url")} == {
-        "message": "the page has no h1", "location": "body", "snippet": "<body>",
-        "help_url": "https://rules.test/no-h1"}
+        "message": "the page has no h1",
+        "location": "body",
+        "snippet": "<body>",
+        "help_url": "https://rules.test/no-h1",
+    }
     one = query("violations", "--url", "/meta/full")
     assert [(r["url"], r["rule"]) for r in one["items"]] == [(qsite + "/meta/full", "no-h1")]
     assert query("violations", "--severity", "error")["total"] == 0
@@ -89,7 +115,8 @@ def test_mismatches(query, qsite, made):
     assert query("mismatches", "--kind", "canonical")["total"] == 0
     made_rows = query("mismatches", archive=made)["items"]
     assert [(m["url"], m["kind"], m["declared_value"]) for m in made_rows] == [
-        (SITE + "/a", "canonical", SITE + "/")]
+        (SITE + "/a", "canonical", SITE + "/")
+    ]
 
 
 def test_headers(query, qsite, made):
@@ -97,13 +124,27 @@ def test_headers(query, qsite, made):
     totals = crawled["totals"]
     # test_server sends no security header at all
     assert totals["pages"] == crawled["total"] == len(crawled["items"]) > 30
-    assert totals == {"pages": totals["pages"], "csp": 0, "x_frame_options": 0, "x_content_type_options": 0,
-                      "hsts": 0, "referrer_policy": 0, "permissions_policy": 0}
+    assert totals == {
+        "pages": totals["pages"],
+        "csp": 0,
+        "x_frame_options": 0,
+        "x_content_type_options": 0,
+        "hsts": 0,
+        "referrer_policy": 0,
+        "permissions_policy": 0,
+    }
     assert qsite + "/meta/full" in {p["url"] for p in crawled["items"]}
     assert all(u.startswith(qsite) for u in (p["url"] for p in crawled["items"]))
     made_all = query("headers", archive=made)
-    assert made_all["totals"] == {"pages": 5, "csp": 1, "x_frame_options": 2, "x_content_type_options": 1,
-                                  "hsts": 1, "referrer_policy": 0, "permissions_policy": 0}
+    assert made_all["totals"] == {
+        "pages": 5,
+        "csp": 1,
+        "x_frame_options": 2,
+        "x_content_type_options": 1,
+        "hsts": 1,
+        "referrer_policy": 0,
+        "permissions_policy": 0,
+    }
     home = made_all["items"][0]
     assert home["url"] == SITE + "/" and home["csp"] and home["hsts"]
     no_hsts = query("headers", "--missing", "hsts", archive=made)
@@ -125,7 +166,9 @@ def test_error_kinds(query, qsite, made):
     assert refused["examples"][0]["url"] == "http://127.0.0.1:1/nothing"
     made_kinds = query("error-kinds", "--examples", "1", archive=made)
     assert [(k["kind"], k["count"], k["events"]) for k in made_kinds["items"]] == [
-        ("timeout", 2, 3), ("dns", 1, 1)]
+        ("timeout", 2, 3),
+        ("dns", 1, 1),
+    ]
     assert made_kinds["items"][0]["examples"] == [{"url": SITE + "/slow", "message": "timeout at /slow"}]
 
 

@@ -14,31 +14,59 @@ def test_broken_links_only_resolved_404(query, qsite):
     row = broken["items"][0]
     href = row["href"]  # as written where the crawl recorded it, else the absolute URL
     assert href in ("/error-status/not-found", "not-found", qsite + "/error-status/not-found")
-    assert row == {"source": qsite + "/error-status/", "href": href, "target": qsite + "/error-status/not-found",
-                   "fragment": "", "text": "Not found", "url": qsite + "/error-status/not-found", "status": 404,
-                   "line": row["line"], "col": row["col"]}
+    assert row == {
+        "source": qsite + "/error-status/",
+        "href": href,
+        "target": qsite + "/error-status/not-found",
+        "fragment": "",
+        "text": "Not found",
+        "url": qsite + "/error-status/not-found",
+        "status": 404,
+        "line": row["line"],
+        "col": row["col"],
+    }
     grouped = query("broken-links")
     assert grouped["total"] == 1 and grouped["items"][0]["sources"] == [qsite + "/error-status/"]
 
 
 def test_broken_links_show_the_href_as_written_with_its_position(query, tmp_path):
     """Anchors that recorded their written href and position show them; older rows fall back to URL#fragment."""
-    pages = [ScrapeResult(url=SITE + "/docs/page.html", status=200, content_type="text/html",
-                          metadata={"title": "Page"}, html="<html></html>", anchors=[
-                              Anchor(SITE + "/docs/gone.html", "Gone", "sec", raw_href="gone.html#sec", line=12, col=7),
-                              Anchor(SITE + "/docs/gone.html", "Old", "x")]),
-             ScrapeResult(url=SITE + "/docs/gone.html", status=404, content_type="text/html",
-                          metadata={"title": "Gone"}, html="<html></html>")]
+    pages = [
+        ScrapeResult(
+            url=SITE + "/docs/page.html",
+            status=200,
+            content_type="text/html",
+            metadata={"title": "Page"},
+            html="<html></html>",
+            anchors=[
+                Anchor(SITE + "/docs/gone.html", "Gone", "sec", raw_href="gone.html#sec", line=12, col=7),
+                Anchor(SITE + "/docs/gone.html", "Old", "x"),
+            ],
+        ),
+        ScrapeResult(
+            url=SITE + "/docs/gone.html",
+            status=404,
+            content_type="text/html",
+            metadata={"title": "Gone"},
+            html="<html></html>",
+        ),
+    ]
     archive = build_archive(tmp_path / "written.nitpicker", pages)
     links = query("broken-links", archive=archive)["items"][0]["links"]
     assert [(a["href"], a["line"], a["col"]) for a in links] == [
-        ("gone.html#sec", 12, 7), (SITE + "/docs/gone.html#x", None, None)]
+        ("gone.html#sec", 12, 7),
+        (SITE + "/docs/gone.html#x", None, None),
+    ]
     anchors = query("broken-links", "--group", "anchor", archive=archive)["items"]
     assert [(a["href"], a["target"], a["fragment"]) for a in anchors] == [
-        ("gone.html#sec", SITE + "/docs/gone.html", "sec"), (SITE + "/docs/gone.html#x", SITE + "/docs/gone.html", "x")]
+        ("gone.html#sec", SITE + "/docs/gone.html", "sec"),
+        (SITE + "/docs/gone.html#x", SITE + "/docs/gone.html", "x"),
+    ]
     outbound = query("page-detail", "--url", SITE + "/docs/page.html", archive=archive)["outbound"]
     assert [(a["written"], a["href"], a["line"]) for a in outbound] == [
-        ("gone.html#sec", SITE + "/docs/gone.html", 12), (SITE + "/docs/gone.html#x", SITE + "/docs/gone.html", None)]
+        ("gone.html#sec", SITE + "/docs/gone.html", 12),
+        (SITE + "/docs/gone.html#x", SITE + "/docs/gone.html", None),
+    ]
 
 
 def test_self_links_are_not_inbound_links(query, orphans):
@@ -50,7 +78,11 @@ def test_self_links_are_not_inbound_links(query, orphans):
 def test_external_links(query, qsite):
     external = {i["url"]: i for i in query("external-links")["items"]}
     refused = external["http://127.0.0.1:1/nothing"]
-    assert refused["referrers"] == 1 and refused["error_kind"] == "connection-refused" and refused["status"] is None
+    assert (
+        refused["referrers"] == 1
+        and refused["error_kind"] == "connection-refused"
+        and refused["status"] is None
+    )
     other = qsite.replace("localhost", "127.0.0.1")
     assert external[other + "/external-like"]["status"] == 200
     # An external URL that redirects back in is grouped under its (internal) destination.
@@ -82,17 +114,29 @@ def test_isolated_clusters_on_the_crawl(query, qsite):
 
 
 def _page(path: str, links: list[str], **kw) -> ScrapeResult:
-    return ScrapeResult(url=SITE + path, status=kw.pop("status", 200), content_type="text/html",
-                        metadata={"title": path}, html="<html></html>",
-                        anchors=[Anchor(SITE + href, href) for href in links], **kw)
+    return ScrapeResult(
+        url=SITE + path,
+        status=kw.pop("status", 200),
+        content_type="text/html",
+        metadata={"title": path},
+        html="<html></html>",
+        anchors=[Anchor(SITE + href, href) for href in links],
+        **kw,
+    )
 
 
 @pytest.fixture(scope="module")
 def orphans(tmp_path_factory):
     """/ → /a; an orphan cluster /x ↔ /y (/z reaches /y through /old's redirect); a lone /lone."""
-    pages = [_page("/", ["/a"]), _page("/a", ["/"]), _page("/x", ["/y"]), _page("/y", []),
-             _page("/z", ["/old"]), _page("/lone", ["/lone"]),
-             ScrapeResult(url=SITE + "/old", status=301, redirect_chain=[SITE + "/y"])]
+    pages = [
+        _page("/", ["/a"]),
+        _page("/a", ["/"]),
+        _page("/x", ["/y"]),
+        _page("/y", []),
+        _page("/z", ["/old"]),
+        _page("/lone", ["/lone"]),
+        ScrapeResult(url=SITE + "/old", status=301, redirect_chain=[SITE + "/y"]),
+    ]
     return build_archive(tmp_path_factory.mktemp("orphans") / "o.nitpicker", pages)
 
 
@@ -103,11 +147,16 @@ def test_isolated_clusters_find_orphans(query, orphans):
     both = query("isolated-clusters", "--singletons", archive=orphans)["items"]
     assert [c["urls"] for c in both] == [[SITE + p for p in ("/x", "/y", "/z")], [SITE + "/lone"]]
     isolated = query("isolated-pages", archive=orphans)["items"]
-    assert {i["url"]: i["root"] for i in isolated} == {SITE + "/x": False, SITE + "/z": False,
-                                                      SITE + "/lone": False}
+    assert {i["url"]: i["root"] for i in isolated} == {
+        SITE + "/x": False,
+        SITE + "/z": False,
+        SITE + "/lone": False,
+    }
     detail = query("page-detail", "--url", SITE + "/y", archive=orphans)
     assert [(i["source"], i["hrefs"]) for i in detail["inbound"]["items"]] == [
-        (SITE + "/x", [SITE + "/y"]), (SITE + "/z", [SITE + "/old"])]
+        (SITE + "/x", [SITE + "/y"]),
+        (SITE + "/z", [SITE + "/old"]),
+    ]
 
 
 def test_link_graph(query, qsite):

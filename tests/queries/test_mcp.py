@@ -67,13 +67,16 @@ def test_every_query_is_a_tool_with_its_schema_and_the_archive_parameter(server,
     assert len(tools) == len(listed) + 2
 
 
-@pytest.mark.parametrize(("tool", "arguments", "params"), [
-    ("info", {}, []),
-    ("commits", {}, []),
-    ("commits", {"limit": 1, "offset": 0}, ["--limit", "1", "--offset", "0"]),
-    ("diff", {"commit": 1, "base": 1}, ["--commit", "1", "--base", "1"]),
-    ("info", {"commit": "HEAD"}, ["--commit", "HEAD"]),
-])
+@pytest.mark.parametrize(
+    ("tool", "arguments", "params"),
+    [
+        ("info", {}, []),
+        ("commits", {}, []),
+        ("commits", {"limit": 1, "offset": 0}, ["--limit", "1", "--offset", "0"]),
+        ("diff", {"commit": 1, "base": 1}, ["--commit", "1", "--base", "1"]),
+        ("info", {"commit": "HEAD"}, ["--commit", "HEAD"]),
+    ],
+)
 def test_tool_results_equal_the_query_command(server, query, crawled, tool, arguments, params):
     assert payload(server.call(tool, archive=str(crawled), **arguments)) == query(tool, *params)
 
@@ -106,13 +109,16 @@ def test_list_commits(server, crawled, query):
     assert data["items"][0]["head"] is True
 
 
-@pytest.mark.parametrize(("arguments", "expected"), [
-    ({"limit": "many"}, "parameter 'limit' must be integer"),
-    ({"limit": 0}, "parameter 'limit' must be at least 1"),
-    ({"limits": 3}, "has no parameter 'limits'"),
-    ({"commit": "latest"}, "parameter 'commit' must be"),
-    ({"commit": 99}, "has no commit 99"),
-])
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        ({"limit": "many"}, "parameter 'limit' must be integer"),
+        ({"limit": 0}, "parameter 'limit' must be at least 1"),
+        ({"limits": 3}, "has no parameter 'limits'"),
+        ({"commit": "latest"}, "parameter 'commit' must be"),
+        ({"commit": 99}, "has no commit 99"),
+    ],
+)
 def test_bad_parameters_are_one_line_errors(server, crawled, arguments, expected):
     text = error_text(server.call("commits", archive=str(crawled), **arguments))
     assert expected in text
@@ -157,6 +163,7 @@ def test_logs_go_to_stderr(server, crawled):
 
 # --- in process -------------------------------------------------------------------------------------------
 
+
 def _in_process(toolbox: Any, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[Any], list[Any]]:
     from mcp import Client
     from nitpicker_mcp.server import build_server
@@ -179,22 +186,40 @@ def test_a_plugin_query_becomes_a_tool_and_big_results_are_cut(pm, crawled):
 
     def rows(archive, commit, limit, offset):
         items = [{"n": i, "text": "x" * 100} for i in range(offset, 5000)][:limit]
-        return {"total": 5000, "limit": limit, "offset": offset, "items": items, "next_offset": offset + limit}
+        return {
+            "total": 5000,
+            "limit": limit,
+            "offset": offset,
+            "items": items,
+            "next_offset": offset + limit,
+        }
 
     class Plugin:
         @hookimpl
         def register_queries(self, register):
-            register(Query("many-rows", "Lots of rows.", rows,
-                           {"limit": {"type": "integer", "default": 5000}, "offset": {"type": "integer", "default": 0}}))
+            register(
+                Query(
+                    "many-rows",
+                    "Lots of rows.",
+                    rows,
+                    {
+                        "limit": {"type": "integer", "default": 5000},
+                        "offset": {"type": "integer", "default": 0},
+                    },
+                )
+            )
             register(Query("blob", "One big string.", lambda archive, commit: "y" * 50_000))
 
     pm.add_plugin(Plugin(), "big")
     toolbox = Toolbox(query_registry(pm), max_bytes=20_000)
-    tools, (cut, blob, small) = _in_process(toolbox, [
-        ("many_rows", {"archive": str(crawled), "offset": 10}),
-        ("blob", {"archive": str(crawled)}),
-        ("many_rows", {"archive": str(crawled), "limit": 3}),
-    ])
+    tools, (cut, blob, small) = _in_process(
+        toolbox,
+        [
+            ("many_rows", {"archive": str(crawled), "offset": 10}),
+            ("blob", {"archive": str(crawled)}),
+            ("many_rows", {"archive": str(crawled), "limit": 3}),
+        ],
+    )
     assert {"many_rows", "blob", "info"} <= {t.name for t in tools}
     data = payload(cut)
     assert len(cut.content[0].text.encode()) <= 20_000
@@ -235,16 +260,21 @@ def test_archives_are_opened_once_reopened_when_changed_and_closed_at_the_end(tm
     assert second.closed and len(manager) == 0
 
 
-@pytest.mark.parametrize(("message", "expected"), [
-    ("no such archive: gone.nitpicker", "no such archive: gone.nitpicker"),
-    ("cannot read /home/me/sites/site.nitpicker: bad tar", "cannot read site.nitpicker: bad tar"),
-    ("[Errno 2] No such file or directory: '/var/cache/my dir/archive.db'",
-     "[Errno 2] No such file or directory: 'archive.db'"),
-    ("unable to open file:/tmp/x/archive.db?mode=ro", "unable to open archive.db?mode=ro"),
-    (r"C:\Users\me\site.nitpicker is locked", "site.nitpicker is locked"),
-    ("no page http://example.com/a/b in commit 2", "no page http://example.com/a/b in commit 2"),
-    ("3 / 4 and/or\nsecond line", "3 / 4 and/or second line"),
-])
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("no such archive: gone.nitpicker", "no such archive: gone.nitpicker"),
+        ("cannot read /home/me/sites/site.nitpicker: bad tar", "cannot read site.nitpicker: bad tar"),
+        (
+            "[Errno 2] No such file or directory: '/var/cache/my dir/archive.db'",
+            "[Errno 2] No such file or directory: 'archive.db'",
+        ),
+        ("unable to open file:/tmp/x/archive.db?mode=ro", "unable to open archive.db?mode=ro"),
+        (r"C:\Users\me\site.nitpicker is locked", "site.nitpicker is locked"),
+        ("no page http://example.com/a/b in commit 2", "no page http://example.com/a/b in commit 2"),
+        ("3 / 4 and/or\nsecond line", "3 / 4 and/or second line"),
+    ],
+)
 def test_messages_lose_absolute_paths_and_line_breaks(message, expected):
     from nitpicker_mcp.tools import scrub
 

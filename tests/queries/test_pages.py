@@ -20,15 +20,24 @@ def test_summary_counts_and_statuses(query):
     assert sum(kinds.values()) == status["failed"] == 2
     assert status["skipped"] == 1
     assert status["not_checked"] == 0  # every URL of this crawl was requested
-    assert sum(codes.values()) + status["redirect_hops"] + status["skipped"] + status["failed"] + \
-        status["not_checked"] == status["total"]
+    assert (
+        sum(codes.values())
+        + status["redirect_hops"]
+        + status["skipped"]
+        + status["failed"]
+        + status["not_checked"]
+        == status["total"]
+    )
     assert status["total"] == internal["urls"] + external["urls"]
 
 
 def test_summary_fill_rates(query):
     fill = {row["field"]: row for row in query("summary")["metadata_fill"]}
-    assert fill["title"]["filled"] == fill["title"]["total"] == query("pages", "--strict", "--external",
-                                                                      "false")["total"]
+    assert (
+        fill["title"]["filled"]
+        == fill["title"]["total"]
+        == query("pages", "--strict", "--external", "false")["total"]
+    )
     assert fill["description"]["filled"] == 1 and fill["og_image"]["filled"] == 1
     assert fill["lang"]["rate"] == 1.0 and 0 < fill["canonical"]["rate"] < 0.1
 
@@ -47,12 +56,14 @@ def test_pages_filters(query, qsite):
     assert urls(query("pages", "--status", "404")) == [qsite + "/error-status/not-found"]
     assert urls(query("pages", "--url", "*/redirect/d*")) == [qsite + "/redirect/dest"]
     assert set(urls(query("pages", "--url", "redirect/"))) == {
-        qsite + p for p in ("/redirect/", "/redirect/dest", "/redirect/loop-a")}
+        qsite + p for p in ("/redirect/", "/redirect/dest", "/redirect/loop-a")
+    }
     assert urls(query("pages", "--tag", "Google Analytics")) == [qsite + "/analytics/"]
     assert urls(query("pages", "--jsonld-type", "Article")) == [qsite + "/jsonld/valid"]
-    assert set(urls(query("pages", "--category", "json"))) == {qsite + "/options/data.json",
-                                                               qsite.replace("localhost", "127.0.0.1")
-                                                               + "/options/data.json"}
+    assert set(urls(query("pages", "--category", "json"))) == {
+        qsite + "/options/data.json",
+        qsite.replace("localhost", "127.0.0.1") + "/options/data.json",
+    }
     external = query("pages", "--external", "--strict")
     assert external["total"] == 4 and all(i["is_external"] for i in external["items"])
     missing = urls(query("pages", "--missing", "description", "--strict", "--limit", "1000"))
@@ -79,9 +90,14 @@ def test_page_detail_redirect_destination(query, qsite):
     inbound = {i["source"]: i for i in detail["inbound"]["items"]}
     assert inbound[qsite + "/redirect/"]["hrefs"] == [qsite + "/redirect/start"]
     assert inbound[qsite + "/redirect/"]["texts"] == ["Start"]
-    assert {s["url"] for s in detail["redirect_sources"]} == {qsite + "/redirect/start", qsite + "/redirect/middle"}
+    assert {s["url"] for s in detail["redirect_sources"]} == {
+        qsite + "/redirect/start",
+        qsite + "/redirect/middle",
+    }
     out = detail["outbound"]
-    assert [(o["href"], o["text"], o["status"]) for o in out] == [(qsite + "/redirect/start", "Start again", 301)]
+    assert [(o["href"], o["text"], o["status"]) for o in out] == [
+        (qsite + "/redirect/start", "Start again", 301)
+    ]
 
 
 def test_page_detail_outbound_and_errors(query, qsite):
@@ -100,7 +116,11 @@ def test_page_detail_outbound_and_errors(query, qsite):
 
 def test_page_html(query, qsite):
     full = query("page-html", "--url", qsite + "/about")
-    assert full["truncated"] is False and "<h1>About</h1>" in full["html"] and full["length"] == len(full["html"])
+    assert (
+        full["truncated"] is False
+        and "<h1>About</h1>" in full["html"]
+        and full["length"] == len(full["html"])
+    )
     cut = query("page-html", "--url", qsite + "/about", "--max-chars", "20")
     assert cut["truncated"] is True and len(cut["html"]) == 20 and cut["length"] == full["length"]
     assert query("page-html", "--url", qsite + "/redirect/start")["html"] is None
@@ -108,22 +128,59 @@ def test_page_html(query, qsite):
 
 def test_page_detail_lists_resources_and_tags(query, qsite):
     reuse = query("page-detail", "--url", qsite + "/reuse/")
-    assert reuse["resources"] == {"total": 1, "items": [
-        {"url": qsite + "/reuse/pic.png", "status": 200, "content_type": "image/png", "content_length": 70,
-         "compression": "", "cdn": "", "is_external": False}]}
+    assert reuse["resources"] == {
+        "total": 1,
+        "items": [
+            {
+                "url": qsite + "/reuse/pic.png",
+                "status": 200,
+                "content_type": "image/png",
+                "content_length": 70,
+                "compression": "",
+                "cdn": "",
+                "is_external": False,
+            }
+        ],
+    }
     assert reuse["tags"] == []
     analytics = query("page-detail", "--url", qsite + "/analytics/")
     assert analytics["resources"] == {"total": 0, "items": []}
     assert analytics["tags"] == [
-        {"provider": "Google Tag Manager", "category": "tag-manager", "external_id": "GTM-ABC1234", "version": "",
-         "confidence": 100},
-        {"provider": "Google Analytics", "category": "analytics", "external_id": "G-XXXX1234", "version": "GA4",
-         "confidence": 100},
-        {"provider": "WordPress", "category": "generator", "external_id": "", "version": "6.4", "confidence": 100}]
-    assert query("page-detail", "--url", qsite + "/reuse/", "--resource-limit", "1")["resources"] == reuse["resources"]
+        {
+            "provider": "Google Tag Manager",
+            "category": "tag-manager",
+            "external_id": "GTM-ABC1234",
+            "version": "",
+            "confidence": 100,
+        },
+        {
+            "provider": "Google Analytics",
+            "category": "analytics",
+            "external_id": "G-XXXX1234",
+            "version": "GA4",
+            "confidence": 100,
+        },
+        {
+            "provider": "WordPress",
+            "category": "generator",
+            "external_id": "",
+            "version": "6.4",
+            "confidence": 100,
+        },
+    ]
+    assert (
+        query("page-detail", "--url", qsite + "/reuse/", "--resource-limit", "1")["resources"]
+        == reuse["resources"]
+    )
     # Sorted by URL; the limit cuts the list, the total still counts every resource of the page.
-    svg = {"status": 200, "content_type": "image/svg+xml", "content_length": 101, "compression": "", "cdn": "",
-           "is_external": False}
+    svg = {
+        "status": 200,
+        "content_type": "image/svg+xml",
+        "content_length": 101,
+        "compression": "",
+        "cdn": "",
+        "is_external": False,
+    }
     lazy = query("page-detail", "--url", qsite + "/lazy/")["resources"]
     assert lazy == {"total": 4, "items": [{"url": qsite + f"/lazy/img/{n}.svg", **svg} for n in range(4)]}
     cut = query("page-detail", "--url", qsite + "/lazy/", "--resource-limit", "2")["resources"]

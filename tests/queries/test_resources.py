@@ -12,23 +12,63 @@ from nitpicker_core import Image, Resource, ScrapeResult
 def made(tmp_path_factory):
     """A small archive built through the scrape hooks: images the crawl of test_server cannot produce."""
     images = [
-        Image("/a.png", SITE + "/a.png", None, 100, 50, 100, 50, viewport_width=1280,
-              markup='<img src="/a.png">'),
-        Image("/b.png", SITE + "/b.png", "", 100, 50, 400, 200, viewport_width=1280,
-              markup='<img src="/b.png" alt="" width="100" height="50">'),
-        Image("/c.png", SITE + "/c.png", "c", 100, 50, 100, 50, viewport_width=1280,
-              markup='<img src="/c.png" alt="c" width="100" height="50">'),
+        Image(
+            "/a.png",
+            SITE + "/a.png",
+            None,
+            100,
+            50,
+            100,
+            50,
+            viewport_width=1280,
+            markup='<img src="/a.png">',
+        ),
+        Image(
+            "/b.png",
+            SITE + "/b.png",
+            "",
+            100,
+            50,
+            400,
+            200,
+            viewport_width=1280,
+            markup='<img src="/b.png" alt="" width="100" height="50">',
+        ),
+        Image(
+            "/c.png",
+            SITE + "/c.png",
+            "c",
+            100,
+            50,
+            100,
+            50,
+            viewport_width=1280,
+            markup='<img src="/c.png" alt="c" width="100" height="50">',
+        ),
     ]
     home = ScrapeResult(
-        url=SITE + "/", status=200, content_type="text/html", metadata={"title": "Home"}, images=images,
-        html="<html></html>", extra={"large_images": [{"src": SITE + "/c.png", "bytes": 900000}]},
-        resources=[SITE + "/a.png", SITE + "/cdn.js"])  # what the page loaded: its referrers
+        url=SITE + "/",
+        status=200,
+        content_type="text/html",
+        metadata={"title": "Home"},
+        images=images,
+        html="<html></html>",
+        extra={"large_images": [{"src": SITE + "/c.png", "bytes": 900000}]},
+        resources=[SITE + "/a.png", SITE + "/cdn.js"],
+    )  # what the page loaded: its referrers
 
     def resources(pm, crawl):
         for path, referrer in (("/a.png", SITE + "/"), ("/old.css", None), ("/cdn.js", SITE + "/")):
             kind = "text/css" if path.endswith("css") else "image/png"
-            resource = Resource(SITE + path, 200, content_type=kind, content_length=10, compression="gzip",
-                                cdn="cloudflare" if "cdn" in path else "", is_external="cdn" in path)
+            resource = Resource(
+                SITE + path,
+                200,
+                content_type=kind,
+                content_length=10,
+                compression="gzip",
+                cdn="cloudflare" if "cdn" in path else "",
+                is_external="cdn" in path,
+            )
             pm.hook.crawl_resource_received(crawl=crawl, resource=resource, referrer_url=referrer)
 
     return build_archive(tmp_path_factory.mktemp("made") / "made.nitpicker", [home], also=resources)
@@ -72,10 +112,14 @@ def test_unused_resources(query, made):
 def test_resources_of_a_made_archive(query, made):
     by_refs = query("resources", "--sort", "referrers", "--order", "desc", archive=made)
     assert [(r["url"], r["referrers"]) for r in by_refs["items"]] == [
-        (SITE + "/a.png", 1), (SITE + "/cdn.js", 1), (SITE + "/old.css", 0)]
+        (SITE + "/a.png", 1),
+        (SITE + "/cdn.js", 1),
+        (SITE + "/old.css", 0),
+    ]
     external = query("resources", "--external", "true", archive=made)["items"]
     assert [(r["url"], r["cdn"], r["compression"]) for r in external] == [
-        (SITE + "/cdn.js", "cloudflare", "gzip")]
+        (SITE + "/cdn.js", "cloudflare", "gzip")
+    ]
 
 
 def test_images_of_the_crawl(query, qsite):

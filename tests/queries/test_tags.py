@@ -8,7 +8,11 @@ def test_pages_by_tag(query, qsite):
     assert gtm["total"] == 1
     (row,) = gtm["items"]
     assert (row["url"], row["provider"], row["category"], row["title"]) == (
-        qsite + "/analytics/", "Google Tag Manager", "tag-manager", "Analytics")
+        qsite + "/analytics/",
+        "Google Tag Manager",
+        "tag-manager",
+        "Analytics",
+    )
     generators = query("pages-by-tag", "--provider", "WordPress")
     assert [(r["url"], r["version"]) for r in generators["items"]] == [(qsite + "/analytics/", "6.4")]
     unknown = query("pages-by-tag", "--provider", "Google Tag Manager", "--external-id", "GTM-NOPE")
@@ -32,7 +36,8 @@ def test_tag_counts(query):
 def test_pages_by_jsonld_type(query, qsite):
     articles = query("pages-by-jsonld-type", "--type", "Article")
     assert [(p["url"], p["scripts"], p["title"]) for p in articles["items"]] == [
-        (qsite + "/jsonld/valid", 1, "JSON-LD Valid")]
+        (qsite + "/jsonld/valid", 1, "JSON-LD Valid")
+    ]
     # types are the top-level @type values; the nested author Person is not one
     assert query("pages-by-jsonld-type", "--type", "Person")["total"] == 0
     assert query("pages-by-jsonld-type", "--type", "article")["total"] == 0

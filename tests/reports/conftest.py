@@ -30,8 +30,11 @@ def report_archive(site, tmp_path_factory) -> Path:
 
         def each_page(self, page):
             anchors = len(page.document.findall(".//a"))
-            found = [Violation("few-links", f"only {anchors} link(s)", "warning", "body", snippet="<body>")
-                     ] if anchors < 2 else []
+            found = (
+                [Violation("few-links", f"only {anchors} link(s)", "warning", "body", snippet="<body>")]
+                if anchors < 2
+                else []
+            )
             return PageReport({"anchors": anchors}, found)
 
     class Plugin:
@@ -51,10 +54,14 @@ def rsa_key():
     from cryptography.hazmat.primitives.asymmetric import rsa
 
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    private = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption()).decode()
-    public = key.public_key().public_bytes(serialization.Encoding.PEM,
-                                           serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+    private = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode()
+    public = (
+        key.public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        .decode()
+    )
     return private, public
 
 
@@ -73,9 +80,17 @@ def service_account(tmp_path, rsa_key, standin) -> Path:
     """A service-account key file whose token_uri is the stand-in: google-auth signs a real JWT for it."""
     _, base = standin
     path = tmp_path / "sa.json"
-    path.write_text(json.dumps({
-        "type": "service_account", "project_id": "nitpicker-test", "private_key_id": "test-key-1",
-        "private_key": rsa_key[0], "client_email": "reporter@nitpicker-test.iam.gserviceaccount.com",
-        "client_id": "1234567890", "token_uri": f"{base}/token",
-    }))
+    path.write_text(
+        json.dumps(
+            {
+                "type": "service_account",
+                "project_id": "nitpicker-test",
+                "private_key_id": "test-key-1",
+                "private_key": rsa_key[0],
+                "client_email": "reporter@nitpicker-test.iam.gserviceaccount.com",
+                "client_id": "1234567890",
+                "token_uri": f"{base}/token",
+            }
+        )
+    )
     return path

@@ -41,12 +41,17 @@ class Store:
 
     def _add_sheet(self, book: dict[str, Any], props: dict[str, Any]) -> dict[str, Any]:
         if any(s["properties"]["title"] == props["title"] for s in book["sheets"]):
-            raise ValueError(f"A sheet with the name \"{props['title']}\" already exists.")
+            raise ValueError(f'A sheet with the name "{props["title"]}" already exists.')
         sheet_id = props.get("sheetId", max([s["properties"]["sheetId"] for s in book["sheets"]] + [0]) + 1)
         grid = {"rowCount": 1000, "columnCount": 26, **props.get("gridProperties", {})}
         index = min(props.get("index", len(book["sheets"])), len(book["sheets"]))  # the API inserts there
-        properties = {"sheetId": sheet_id, "title": props["title"], "index": index,
-                      "sheetType": "GRID", "gridProperties": grid}
+        properties = {
+            "sheetId": sheet_id,
+            "title": props["title"],
+            "index": index,
+            "sheetType": "GRID",
+            "gridProperties": grid,
+        }
         book["sheets"].insert(index, {"properties": properties, "rows": [], "formats": [], "widths": {}})
         _renumber(book)
         return properties
@@ -100,8 +105,11 @@ def create_app(store: Store) -> Flask:
         if grant == JWT_GRANT:
             try:
                 # google-auth addresses the assertion to Google's token URI even when token_uri is elsewhere
-                jwt.decode(request.form["assertion"], certs=store.public_key,
-                           audience=[request.base_url, GOOGLE_TOKEN_URI])
+                jwt.decode(
+                    request.form["assertion"],
+                    certs=store.public_key,
+                    audience=[request.base_url, GOOGLE_TOKEN_URI],
+                )
             except (ValueError, KeyError) as exc:
                 return jsonify({"error": "invalid_grant", "error_description": str(exc)}), 400
         elif grant == "refresh_token":
@@ -130,8 +138,13 @@ def create_app(store: Store) -> Flask:
         book = store.books.get(key)
         if book is None:
             return _error(404, "NOT_FOUND", "Requested entity was not found.")
-        return jsonify({"spreadsheetId": key, "properties": {"title": book["title"]},
-                        "sheets": [{"properties": s["properties"]} for s in book["sheets"]]})
+        return jsonify(
+            {
+                "spreadsheetId": key,
+                "properties": {"title": book["title"]},
+                "sheets": [{"properties": s["properties"]} for s in book["sheets"]],
+            }
+        )
 
     @app.route("/v4/spreadsheets/<key>:batchUpdate", methods=["POST"])
     def batch_update(key: str):  # type: ignore[no-untyped-def]
@@ -142,8 +155,12 @@ def create_app(store: Store) -> Flask:
             if store.throttle > 0:
                 store.throttle -= 1
                 store.throttled += 1
-                return _error(429, "RESOURCE_EXHAUSTED", "Quota exceeded for quota metric 'Write requests'.",
-                              {"Retry-After": "1"})
+                return _error(
+                    429,
+                    "RESOURCE_EXHAUSTED",
+                    "Quota exceeded for quota metric 'Write requests'.",
+                    {"Retry-After": "1"},
+                )
             replies = []
             try:
                 for req in request.get_json()["requests"]:
@@ -175,11 +192,15 @@ def create_app(store: Store) -> Flask:
             if action == "clear":
                 sheet["rows"] = []
                 return jsonify({"spreadsheetId": key, "clearedRange": range_})
-            data = [[{"userEnteredValue": {"stringValue": str(v)}} for v in row]
-                    for row in request.get_json().get("values", [])]
+            data = [
+                [{"userEnteredValue": {"stringValue": str(v)}} for v in row]
+                for row in request.get_json().get("values", [])
+            ]
             if action == "append":
                 sheet["rows"].extend(data)
-                return jsonify({"spreadsheetId": key, "updates": {"updatedRange": range_, "updatedRows": len(data)}})
+                return jsonify(
+                    {"spreadsheetId": key, "updates": {"updatedRange": range_, "updatedRows": len(data)}}
+                )
             sheet["rows"][: len(data)] = data
             return jsonify({"spreadsheetId": key, "updatedRange": range_, "updatedRows": len(data)})
 
@@ -191,7 +212,9 @@ def create_app(store: Store) -> Flask:
         with store.lock:
             for item in request.get_json().get("data", []):
                 sheet = store.sheet(key, _title_of(item["range"]))
-                rows = [[{"userEnteredValue": {"stringValue": str(v)}} for v in row] for row in item["values"]]
+                rows = [
+                    [{"userEnteredValue": {"stringValue": str(v)}} for v in row] for row in item["values"]
+                ]
                 sheet["rows"][: len(rows)] = rows
         return jsonify({"spreadsheetId": key, "totalUpdatedRows": 0})
 
@@ -208,7 +231,7 @@ def _by_id(book: dict[str, Any], sheet_id: int) -> dict[str, Any]:
 
 
 def _apply(store: Store, book: dict[str, Any], req: dict[str, Any]) -> dict[str, Any]:
-    (kind, body), = req.items()
+    ((kind, body),) = req.items()
     if kind == "addSheet":
         return {"addSheet": {"properties": store._add_sheet(book, body["properties"])}}
     if kind == "deleteSheet":
@@ -220,7 +243,9 @@ def _apply(store: Store, book: dict[str, Any], req: dict[str, Any]) -> dict[str,
     if kind == "updateSheetProperties":
         props = _by_id(book, body["properties"]["sheetId"])["properties"]
         for name in body["fields"].split(","):
-            if name == "title" and any(s["properties"]["title"] == body["properties"]["title"] for s in book["sheets"]):
+            if name == "title" and any(
+                s["properties"]["title"] == body["properties"]["title"] for s in book["sheets"]
+            ):
                 raise ValueError("A sheet with that name already exists.")
             head, _, rest = name.partition(".")
             if rest:
@@ -240,7 +265,7 @@ def _apply(store: Store, book: dict[str, Any], req: dict[str, Any]) -> dict[str,
         rows = [row.get("values", []) for row in body["rows"]]
         while len(sheet["rows"]) < start + len(rows):
             sheet["rows"].append([])
-        sheet["rows"][start: start + len(rows)] = rows
+        sheet["rows"][start : start + len(rows)] = rows
         return {}
     if kind == "repeatCell":
         _by_id(book, body["range"]["sheetId"])["formats"].append({"repeat": body})

@@ -60,10 +60,19 @@ def google(report_archive, out, rsa_key):
     store = Store(public_key=rsa_key[1])
     store.add_book(BOOK)
     server, base = serve(store)
-    (out / "sa.json").write_text(json.dumps({
-        "type": "service_account", "project_id": "nitpicker-test", "private_key_id": "k1",
-        "private_key": rsa_key[0], "client_email": "reporter@nitpicker-test.iam.gserviceaccount.com",
-        "client_id": "1", "token_uri": f"{base}/token"}))
+    (out / "sa.json").write_text(
+        json.dumps(
+            {
+                "type": "service_account",
+                "project_id": "nitpicker-test",
+                "private_key_id": "k1",
+                "private_key": rsa_key[0],
+                "client_email": "reporter@nitpicker-test.iam.gserviceaccount.com",
+                "client_id": "1",
+                "token_uri": f"{base}/token",
+            }
+        )
+    )
     try:
         with mock.patch.dict(os.environ, {"NITPICKER_GOOGLE_API_URL": base}):
             _report(report_archive, "google-sheets", {"url": URL, "credentials": str(out / "sa.json")})
@@ -84,13 +93,20 @@ def test_xlsx_notes_sit_only_on_their_own_cell(workbook, site):
         for cell in row:
             if cell.comment is not None:
                 noted[(cell.row, header[cell.column - 1])] = cell.comment.text
-    alpha = next(r[0].row for r in pages.iter_rows(min_row=2) if r[2].value and "/report-site/alpha" in r[2].value)
+    alpha = next(
+        r[0].row for r in pages.iter_rows(min_row=2) if r[2].value and "/report-site/alpha" in r[2].value
+    )
     # the Redirect From note is on Redirect From only: Language, Internal Links, … carry none
     assert noted[(alpha, "Redirect From")] == site + "/report-site/old"
     assert (alpha, "Language") not in noted and (alpha, "Internal Links") not in noted
     # every note left on the sheet belongs to a column that makes notes
-    assert {column for _, column in noted} <= {"Title", "Redirect From", "Internal Bad Links", "External Bad Links",
-                                               "Internal Referrers"}, sorted(noted)
+    assert {column for _, column in noted} <= {
+        "Title",
+        "Redirect From",
+        "Internal Bad Links",
+        "External Bad Links",
+        "Internal Referrers",
+    }, sorted(noted)
     # and no two cells of a row share one note text (a repeated note is the defect's signature)
     for row in {r for r, _ in noted}:
         texts = [text for (r, _), text in noted.items() if r == row]
@@ -148,7 +164,9 @@ def test_xlsx_cover_leads_with_site_commit_settings_tools_and_totals(workbook, s
     assert cover[("Totals", "Internal URLs")] == 5 and cover[("Totals", "Pages")] == 4
     issues = [r for r in answer["items"] if r["state"] == "ok"]
     assert cover[("Totals", "4xx")] == 1 and cover[("Totals", "2xx")] == 4
-    assert cover[("Totals", "Findings")] == sum(r["findings"] for r in issues) > 2  # the analyzer's 2 and more
+    assert (
+        cover[("Totals", "Findings")] == sum(r["findings"] for r in issues) > 2
+    )  # the analyzer's 2 and more
     assert cover[("Totals", "Checks with findings")] == sum(1 for r in issues if r["findings"])
 
 
@@ -177,14 +195,24 @@ def test_google_sheets_gets_the_same_corrections(google, site):
     header = [c["userEnteredValue"]["stringValue"] for c in pages[0]]
     assert header[-1] == ANCHORS
     notes = {header[i] for row in pages[1:] for i, c in enumerate(row) if c.get("note")}
-    assert notes <= {"Title", "Redirect From", "Internal Bad Links", "External Bad Links", "Internal Referrers"}
+    assert notes <= {
+        "Title",
+        "Redirect From",
+        "Internal Bad Links",
+        "External Bad Links",
+        "Internal Referrers",
+    }
     summary = google.sheet(BOOK, "Summary")
     share = [c["userEnteredValue"]["stringValue"] for c in summary["rows"][0]].index("Share")
     percent = [f["repeat"] for f in summary["formats"] if "repeat" in f]
-    assert [(p["range"]["startColumnIndex"], p["range"]["startRowIndex"], p["cell"]["userEnteredFormat"])
-            for p in percent] == [(share, 1, {"numberFormat": {"type": "PERCENT", "pattern": "0.0%"}})]
-    cover = {(r[0]["userEnteredValue"]["stringValue"], r[1]["userEnteredValue"]["stringValue"]): r[2]
-             for r in google.sheet(BOOK, "Cover")["rows"][1:]}
+    assert [
+        (p["range"]["startColumnIndex"], p["range"]["startRowIndex"], p["cell"]["userEnteredFormat"])
+        for p in percent
+    ] == [(share, 1, {"numberFormat": {"type": "PERCENT", "pattern": "0.0%"}})]
+    cover = {
+        (r[0]["userEnteredValue"]["stringValue"], r[1]["userEnteredValue"]["stringValue"]): r[2]
+        for r in google.sheet(BOOK, "Cover")["rows"][1:]
+    }
     assert cover[("Site", "Root")] == {"userEnteredValue": {"stringValue": site + "/report-site/"}}
 
 
@@ -201,13 +229,18 @@ def test_xlsx_notes_stay_put_whatever_follows_them(tmp_path):
         [Cell("", "empty"), Cell(None, "none"), Cell(2, "two"), 4, Cell(0.25, "quarter"), "https://x.test/a"],
         ["plain", 2, 3, Cell("last", "end"), None, None],
     ]
-    sheet = Sheet("Notes", columns, lambda reader, commit: rows, links=("F",), number_formats={"E": "percent"})
+    sheet = Sheet(
+        "Notes", columns, lambda reader, commit: rows, links=("F",), number_formats={"E": "percent"}
+    )
     write_xlsx([(sheet, iter(rows))], {"file": str(tmp_path / "n.xlsx"), "silent": True})
     ws = load_workbook(tmp_path / "n.xlsx")["Notes"]
     notes = {c.coordinate: c.comment.text for r in ws.iter_rows() for c in r if c.comment is not None}
     assert notes == {"A2": "one", "A3": "empty", "B3": "none", "C3": "two", "E3": "quarter", "D4": "end"}
     assert [c.value for c in ws[2]][:5] == [1, None, 3, "text", 0.5] and ws["E2"].number_format == "0.0%"
-    assert ws["E3"].number_format == "0.0%" and ws["F3"].value == '=HYPERLINK("https://x.test/a","https://x.test/a")'
+    assert (
+        ws["E3"].number_format == "0.0%"
+        and ws["F3"].value == '=HYPERLINK("https://x.test/a","https://x.test/a")'
+    )
     assert ws.auto_filter.ref == "A1:F4" and ws.freeze_panes == "A2"
 
 
@@ -247,7 +280,9 @@ def test_the_cover_and_the_issues_sheet_share_one_issues_query(report_archive):
             return original(name, **params)
 
         context.run = counting
-        rendered = [(sheet.name, list(rows)) for sheet, rows in
-                    render_sheets(select_sheets(pm, ["Cover", "Issues"]), reader, commit, context)]
+        rendered = [
+            (sheet.name, list(rows))
+            for sheet, rows in render_sheets(select_sheets(pm, ["Cover", "Issues"]), reader, commit, context)
+        ]
     assert [name for name, _ in rendered] == ["Cover", "Issues"] and all(rows for _, rows in rendered)
     assert calls.count("issues") == 1 and calls.count("summary") == 1

@@ -64,23 +64,52 @@ def dest_env(tmp_path_factory):
     root = tmp_path_factory.mktemp("dest-dists")
     make_dist(root / "a", "nitpicker-jsondump", "jsondump", "jsondump_plugin", JSONDUMP)
     make_dist(root / "b", "nitpicker-dedupe", "dedupe", "dedupe_plugin", CLASHING)
-    return {"PYTHONPATH": f"{ROOT}:{root / 'a'}:{root / 'b'}",
-            "NITPICKER_LOAD_PLUGINS": ",".join([*BUILTIN_PLUGINS, "jsondump", "dedupe"])}
+    return {
+        "PYTHONPATH": f"{ROOT}:{root / 'a'}:{root / 'b'}",
+        "NITPICKER_LOAD_PLUGINS": ",".join([*BUILTIN_PLUGINS, "jsondump", "dedupe"]),
+    }
 
 
 def test_a_third_party_destination_selected_by_to_receives_the_sheets(report_archive, dest_env, tmp_path):
-    result = run_cli("report", str(report_archive), "--to", "jsondump", "--jsondump-dir", "out", "--jsondump-tag",
-                     "weekly", "--jsondump-indent", "4", "--only", "Page List", "--only", "Links",
-                     cwd=tmp_path, env=dest_env)
+    result = run_cli(
+        "report",
+        str(report_archive),
+        "--to",
+        "jsondump",
+        "--jsondump-dir",
+        "out",
+        "--jsondump-tag",
+        "weekly",
+        "--jsondump-indent",
+        "4",
+        "--only",
+        "Page List",
+        "--only",
+        "Links",
+        cwd=tmp_path,
+        env=dest_env,
+    )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == {"written": {"page-list.json": 4, "links.json": 5}}
     pages = json.loads((tmp_path / "out" / "page-list.json").read_text())
     assert pages["options"] == {"dir": "out", "indent": 4, "tag": "weekly", "compact": None}
-    assert (tmp_path / "out" / "page-list.json").read_text().startswith('{\n    "columns"')  # the int reached it
+    assert (
+        (tmp_path / "out" / "page-list.json").read_text().startswith('{\n    "columns"')
+    )  # the int reached it
 
     # the same sheet through the built-in CSV destination: same columns, same pages
-    result = run_cli("report", str(report_archive), "--to", "csv", "--csv-dir", "csv", "--only", "Page List",
-                     cwd=tmp_path, env=dest_env)
+    result = run_cli(
+        "report",
+        str(report_archive),
+        "--to",
+        "csv",
+        "--csv-dir",
+        "csv",
+        "--only",
+        "Page List",
+        cwd=tmp_path,
+        env=dest_env,
+    )
     assert result.returncode == 0, result.stderr
     with (tmp_path / "csv" / "page-list.csv").open(encoding="utf-8-sig", newline="") as handle:
         header, *rows = list(csv.reader(handle))
@@ -94,53 +123,105 @@ def test_help_groups_each_destinations_options_on_report_and_pipeline(dest_env, 
         result = run_cli(command, "--help", cwd=tmp_path, env=dest_env)
         assert result.returncode == 0, result.stderr
         text = result.stdout
-        for section, flags in (("Destination jsondump (--to jsondump):", ["--jsondump-dir DIR",
-                                "--jsondump-indent INT", "--jsondump-tag TEXT", "--jsondump-compact / --no-jsondump-compact"]),
-                               ("Destination xlsx (--to xlsx):", ["--xlsx-file FILE"]),
-                               ("Destination csv (--to csv):", ["--csv-dir DIR"]),
-                               ("Destination google-sheets (--to google-sheets):", ["--google-sheets-url TEXT",
-                                                                                    "--google-sheets-credentials FILE"])):
+        for section, flags in (
+            (
+                "Destination jsondump (--to jsondump):",
+                [
+                    "--jsondump-dir DIR",
+                    "--jsondump-indent INT",
+                    "--jsondump-tag TEXT",
+                    "--jsondump-compact / --no-jsondump-compact",
+                ],
+            ),
+            ("Destination xlsx (--to xlsx):", ["--xlsx-file FILE"]),
+            ("Destination csv (--to csv):", ["--csv-dir DIR"]),
+            (
+                "Destination google-sheets (--to google-sheets):",
+                ["--google-sheets-url TEXT", "--google-sheets-credentials FILE"],
+            ),
+        ):
             part = text.split(section, 1)[1].split("\n\n", 1)[0]
             assert all(flag in part for flag in flags), (command, section, part)
         assert "--to NAME" in text.split("Destination ", 1)[0]
         assert "--dedupe-resources" in text and "Destination dedupe" not in text
 
 
-def test_a_destination_option_that_clashes_with_a_command_option_makes_only_its_plugin_unavailable(dest_env, tmp_path):
+def test_a_destination_option_that_clashes_with_a_command_option_makes_only_its_plugin_unavailable(
+    dest_env, tmp_path
+):
     result = run_cli("plugins", cwd=tmp_path, env=dest_env)
     assert result.returncode == 0, result.stderr
     status = {p["name"]: p["status"] for p in json.loads(result.stdout)}
     # whichever of report and pipeline is built first finds the clash; both have --dedupe-resources
-    assert re.fullmatch(r"unavailable: destination dedupe: --dedupe-resources is already an option of "
-                        r"`nitpicker (report|pipeline)`", status["dedupe"]), status["dedupe"]
+    assert re.fullmatch(
+        r"unavailable: destination dedupe: --dedupe-resources is already an option of "
+        r"`nitpicker (report|pipeline)`",
+        status["dedupe"],
+    ), status["dedupe"]
     assert status["jsondump"] == "enabled" and status["cmd-report"] == "enabled"
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (("--to", "jsondmp"), "unknown report destination 'jsondmp' (did you mean jsondump? destinations: csv, "
-                          "google-sheets, jsondump, xlsx)"),
-    (("--to", "xlxs"), "unknown report destination 'xlxs' (did you mean xlsx? destinations: csv, google-sheets, "
-                       "jsondump, xlsx)"),
-    (("--to", "pdf"), "unknown report destination 'pdf' (destinations: csv, google-sheets, jsondump, xlsx)"),
-    (("--to", "dedupe"), "report destination 'dedupe' is not available: plugin dedupe is unavailable: destination "
-                         "dedupe: --dedupe-resources is already an option of `nitpicker pipeline`"),
-    (("--to", "jsondump"), "destination jsondump needs --jsondump-dir DIR"),
-    (("--to", "xlsx"), "destination xlsx needs --xlsx-file FILE"),
-    (("--jsondump-dir", "out"), "--jsondump-dir is an option of destination jsondump: give --to jsondump"),
-    (("--to", "csv", "--csv-dir", "out", "--xlsx-file", "a.xlsx"),
-     "--xlsx-file is an option of destination xlsx, not of csv"),
-    (("--to", "csv", "--xlsx", "a.xlsx"), "give one destination, not --to and --xlsx"),
-    (("--xlsx", "a.xlsx", "--xlsx-file", "b.xlsx"), "give --xlsx or --xlsx-file, not both"),
-    (("--to", "jsondump", "--jsondump-dir", "plain-file"), "cannot write into plain-file: it exists and is not a "
-                                                           "directory"),
-    (("--to", "xlsx", "--xlsx-file", "no/such/dir/a.xlsx"), "cannot write no/such/dir/a.xlsx: its directory does not exist"),
-    (("--to", "google-sheets", "--google-sheets-url", "https://example.com/x"),
-     "--sheet must be a Google Sheets URL (https://docs.google.com/spreadsheets/d/ID/…)"),
-    (("--to", "google-sheets", "--google-sheets-url", "https://docs.google.com/spreadsheets/d/abc/edit"),
-     "credentials file not found: credentials.json (give --google-sheets-credentials FILE)"),
-    (("--to", "jsondump", "--jsondump-dir", "out", "--jsondump-indent", "two"),
-     "Invalid value for '--jsondump-indent': 'two' is not a valid integer. (see `nitpicker report --help`)"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ("--to", "jsondmp"),
+            "unknown report destination 'jsondmp' (did you mean jsondump? destinations: csv, "
+            "google-sheets, jsondump, xlsx)",
+        ),
+        (
+            ("--to", "xlxs"),
+            "unknown report destination 'xlxs' (did you mean xlsx? destinations: csv, google-sheets, "
+            "jsondump, xlsx)",
+        ),
+        (
+            ("--to", "pdf"),
+            "unknown report destination 'pdf' (destinations: csv, google-sheets, jsondump, xlsx)",
+        ),
+        (
+            ("--to", "dedupe"),
+            "report destination 'dedupe' is not available: plugin dedupe is unavailable: destination "
+            "dedupe: --dedupe-resources is already an option of `nitpicker pipeline`",
+        ),
+        (("--to", "jsondump"), "destination jsondump needs --jsondump-dir DIR"),
+        (("--to", "xlsx"), "destination xlsx needs --xlsx-file FILE"),
+        (
+            ("--jsondump-dir", "out"),
+            "--jsondump-dir is an option of destination jsondump: give --to jsondump",
+        ),
+        (
+            ("--to", "csv", "--csv-dir", "out", "--xlsx-file", "a.xlsx"),
+            "--xlsx-file is an option of destination xlsx, not of csv",
+        ),
+        (("--to", "csv", "--xlsx", "a.xlsx"), "give one destination, not --to and --xlsx"),
+        (("--xlsx", "a.xlsx", "--xlsx-file", "b.xlsx"), "give --xlsx or --xlsx-file, not both"),
+        (
+            ("--to", "jsondump", "--jsondump-dir", "plain-file"),
+            "cannot write into plain-file: it exists and is not a directory",
+        ),
+        (
+            ("--to", "xlsx", "--xlsx-file", "no/such/dir/a.xlsx"),
+            "cannot write no/such/dir/a.xlsx: its directory does not exist",
+        ),
+        (
+            ("--to", "google-sheets", "--google-sheets-url", "https://example.com/x"),
+            "--sheet must be a Google Sheets URL (https://docs.google.com/spreadsheets/d/ID/…)",
+        ),
+        (
+            (
+                "--to",
+                "google-sheets",
+                "--google-sheets-url",
+                "https://docs.google.com/spreadsheets/d/abc/edit",
+            ),
+            "credentials file not found: credentials.json (give --google-sheets-credentials FILE)",
+        ),
+        (
+            ("--to", "jsondump", "--jsondump-dir", "out", "--jsondump-indent", "two"),
+            "Invalid value for '--jsondump-indent': 'two' is not a valid integer. (see `nitpicker report --help`)",
+        ),
+    ],
+)
 def test_bad_destinations_are_one_line_before_anything_is_opened(dest_env, tmp_path, args, message):
     (tmp_path / "plain-file").write_text("x")
     # the archive does not exist: every one of these must fail before it is opened
@@ -183,22 +264,30 @@ def test_a_plugin_whose_destination_declaration_fails_is_unavailable_and_the_res
 
     pm = make_plugin_manager()
     pm.add_plugin(Broken(), "broken")
-    with pytest.raises(UsageError, match=r"^report destination 'broken' is not available: plugin broken is "
-                                         r"unavailable: ValueError: destination option x: unknown type 'nope'"):
+    with pytest.raises(
+        UsageError,
+        match=r"^report destination 'broken' is not available: plugin broken is "
+        r"unavailable: ValueError: destination option x: unknown type 'nope'",
+    ):
         prepare_destination(pm, "broken", {})
     assert prepare_destination(pm, "csv", {"dir": "out"}, check_paths=False)[1] == {"dir": "out"}
 
 
 def test_defaults_fill_options_and_free_form_destinations_keep_their_keys():
     checked = []
-    declared = Destination("declared", print, options=(DestinationOption("level", "int", default=3),
-                                                       DestinationOption("name", required=True)),
-                           check=checked.append)
+    declared = Destination(
+        "declared",
+        print,
+        options=(DestinationOption("level", "int", default=3), DestinationOption("name", required=True)),
+        check=checked.append,
+    )
     free = Destination("free", print)  # declares nothing: any option passes, as before options were declared
     pm = _pm_with(declared, free)
     destination, options = prepare_destination(pm, "declared", {"name": "n", "level": None})
     assert destination is not None and options == {"name": "n", "level": 3} and checked == [options]
-    with pytest.raises(UsageError, match=r"^destination declared has no option 'colour' \(options: level, name\)$"):
+    with pytest.raises(
+        UsageError, match=r"^destination declared has no option 'colour' \(options: level, name\)$"
+    ):
         prepare_destination(pm, "declared", {"name": "n", "colour": "red"})
     assert prepare_destination(pm, "free", {"anything": 1})[1] == {"anything": 1}
 
@@ -206,5 +295,6 @@ def test_defaults_fill_options_and_free_form_destinations_keep_their_keys():
 def test_shorthands_map_to_the_declared_options():
     assert destination_from_flags(xlsx="a.xlsx") == ("xlsx", {"file": "a.xlsx"})
     assert destination_from_flags(csv="out") == ("csv", {"dir": "out"})
-    assert destination_from_flags(sheet="https://docs.google.com/spreadsheets/d/x/", credentials="c.json") == (
-        "google-sheets", {"url": "https://docs.google.com/spreadsheets/d/x/", "credentials": "c.json"})
+    assert destination_from_flags(
+        sheet="https://docs.google.com/spreadsheets/d/x/", credentials="c.json"
+    ) == ("google-sheets", {"url": "https://docs.google.com/spreadsheets/d/x/", "credentials": "c.json"})

@@ -11,8 +11,23 @@ from support import run_cli
 
 from nitpicker_core import Anchor, ScrapeResult
 
-HEADER = ["Check", "Title", "Priority", "Type", "Category", "URLs", "% of URLs", "Findings", "New", "Fixed",
-          "Persisting", "Description", "How to Fix", "Help", "Note"]
+HEADER = [
+    "Check",
+    "Title",
+    "Priority",
+    "Type",
+    "Category",
+    "URLs",
+    "% of URLs",
+    "Findings",
+    "New",
+    "Fixed",
+    "Persisting",
+    "Description",
+    "How to Fix",
+    "Help",
+    "Note",
+]
 COUNTS = ("URLs", "Findings", "New", "Fixed", "Persisting")
 FINDINGS = HEADER.index("Findings")
 BOOK = "1IssuesBook_sheet-0123"
@@ -20,11 +35,20 @@ URL = f"https://docs.google.com/spreadsheets/d/{BOOK}/edit"
 
 
 def _page(path: str, body: str = "", status: int = 200, links: tuple[str, ...] = ()) -> ScrapeResult:
-    html = (f"<!doctype html><html lang='en'><head><title>{path}</title></head>"
-            f"<body><h1>{path}</h1>{body}</body></html>")
-    return ScrapeResult(url=SITE + path, status=status, status_text="OK", content_type="text/html",
-                        content_length=100, metadata={"title": path, "lang": "en"}, html=html,
-                        anchors=[Anchor(SITE + link, link) for link in links])
+    html = (
+        f"<!doctype html><html lang='en'><head><title>{path}</title></head>"
+        f"<body><h1>{path}</h1>{body}</body></html>"
+    )
+    return ScrapeResult(
+        url=SITE + path,
+        status=status,
+        status_text="OK",
+        content_type="text/html",
+        content_length=100,
+        metadata={"title": path, "lang": "en"},
+        html=html,
+        anchors=[Anchor(SITE + link, link) for link in links],
+    )
 
 
 @pytest.fixture(scope="module")
@@ -35,8 +59,14 @@ def archive(tmp_path_factory):
 
     path = tmp_path_factory.mktemp("issues-report") / "site.nitpicker"
     build_archive(path, [_page("/", links=("/gone", "/old")), _page("/gone", status=404), _page("/old")])
-    build_archive(path, [_page("/", links=("/broken", "/old")), _page("/broken", status=404),
-                         _page("/old", "<center>old</center>")])
+    build_archive(
+        path,
+        [
+            _page("/", links=("/broken", "/old")),
+            _page("/broken", status=404),
+            _page("/old", "<center>old</center>"),
+        ],
+    )
     result = run_cli("analyze", str(path), "--plugin", "markup", timeout=300)
     assert result.returncode == 0, result.stderr
     return path
@@ -73,13 +103,20 @@ def test_xlsx_issues_sheet_follows_the_cover_with_one_row_per_issue(xlsx, answer
     rows = _rows(wb["Issues"])
     assert rows[0] == HEADER
     by_check = _by_check(rows)
-    assert sorted(by_check) == sorted(item["id"] for item in answer["items"]) and len(rows) - 1 == answer["total"]
+    assert (
+        sorted(by_check) == sorted(item["id"] for item in answer["items"])
+        and len(rows) - 1 == answer["total"]
+    )
     assert (answer["commit"], answer["base"]) == (2, 1)
 
-    broken = by_check["broken-link"]  # /gone fixed, /broken new: against the parent, not since the first crawl
+    broken = by_check[
+        "broken-link"
+    ]  # /gone fixed, /broken new: against the parent, not since the first crawl
     assert (broken["Priority"], broken["Category"]) == ("high", "links")
     assert [broken[k] for k in COUNTS] == [1, 1, 1, 1, 0]
-    assert broken["Help"].startswith('=HYPERLINK("https://') and broken["Description"] and broken["How to Fix"]
+    assert (
+        broken["Help"].startswith('=HYPERLINK("https://') and broken["Description"] and broken["How to Fix"]
+    )
     # its type, and its URLs as a share of the internal URLs: the issues query's own numbers
     row = next(item for item in answer["items"] if item["id"] == "broken-link")
     assert (broken["Type"], broken["% of URLs"]) == ("issue", round(row["share"] / 100, 4))
@@ -95,8 +132,10 @@ def test_xlsx_issues_sheet_follows_the_cover_with_one_row_per_issue(xlsx, answer
     assert area["Note"] == "axe did not run on this commit"
 
     # what is wrong leads: every check with findings comes before every clean one, unknown ones last
-    ranks = [0 if isinstance(r[FINDINGS], int) and r[FINDINGS] else 1 if isinstance(r[FINDINGS], int) else 2
-             for r in rows[1:]]
+    ranks = [
+        0 if isinstance(r[FINDINGS], int) and r[FINDINGS] else 1 if isinstance(r[FINDINGS], int) else 2
+        for r in rows[1:]
+    ]
     assert ranks == sorted(ranks) and ranks[0] == 0 and ranks[-1] == 2
     found = [r for r in rows[1:] if isinstance(r[FINDINGS], int) and r[FINDINGS]]
     order = ["critical", "high", "medium", "low", "info"]
@@ -114,8 +153,12 @@ def test_xlsx_issues_sheet_formatting(xlsx, answer):
     merged = next(item for item in answer["items"] if item["id"] == "image-alt")
     row = next(r for r in ws.iter_rows(min_row=2) if r[0].value == "image-alt")
     assert row[0].comment.text.splitlines() == [
-        "found by", *[f"{s}: {'not analysed' if s.split('/')[0] in ('axe', 'lighthouse') else '0 URL(s)'}"
-                     for s in merged["sources"]]]
+        "found by",
+        *[
+            f"{s}: {'not analysed' if s.split('/')[0] in ('axe', 'lighthouse') else '0 URL(s)'}"
+            for s in merged["sources"]
+        ],
+    ]
 
 
 def test_csv_issues_file_follows_the_cover_with_the_same_rows(archive, xlsx, answer):
@@ -134,18 +177,39 @@ def test_csv_issues_file_follows_the_cover_with_the_same_rows(archive, xlsx, ans
     # the CSV holds what the workbook holds, cell for cell (links as plain URLs)
     expected = _rows(load_workbook(xlsx)["Issues"])
     share = HEADER.index("% of URLs")
-    plain = [["" if v is None else str(v).split('"')[1] if str(v).startswith("=HYPERLINK") else
-              f"{v * 100:.2f}".rstrip("0").rstrip(".") + "%" if i == share and isinstance(v, int | float) else str(v)
-              for i, v in enumerate(r)] for r in expected]
+    plain = [
+        [
+            ""
+            if v is None
+            else str(v).split('"')[1]
+            if str(v).startswith("=HYPERLINK")
+            else f"{v * 100:.2f}".rstrip("0").rstrip(".") + "%"
+            if i == share and isinstance(v, int | float)
+            else str(v)
+            for i, v in enumerate(r)
+        ]
+        for r in expected
+    ]
     assert rows == plain
 
 
 def test_google_sheets_issues_worksheet_leads_and_reads_back(archive, answer, standin, service_account):
     store, base = standin
     store.add_book(BOOK, ("Sheet1",))
-    result = run_cli("report", str(archive), "--sheet", URL, "--credentials", service_account.name,
-                     "--only", "issues", "--only", "violations", cwd=service_account.parent,
-                     env={"NITPICKER_GOOGLE_API_URL": base})
+    result = run_cli(
+        "report",
+        str(archive),
+        "--sheet",
+        URL,
+        "--credentials",
+        service_account.name,
+        "--only",
+        "issues",
+        "--only",
+        "violations",
+        cwd=service_account.parent,
+        env={"NITPICKER_GOOGLE_API_URL": base},
+    )
     assert result.returncode == 0, result.stderr
     assert store.titles(BOOK) == ["Issues", "Violations", "Sheet1"]
     stored = store.sheet(BOOK, "Issues")["rows"]
@@ -159,14 +223,21 @@ def test_google_sheets_issues_worksheet_leads_and_reads_back(archive, answer, st
     broken = _by_check(rows)["broken-link"]
     assert [broken[k] for k in COUNTS] == [1, 1, 1, 1, 0]
     assert _by_check(rows)["axe/area-alt"]["URLs"] == "not analysed"
-    formats = [r["booleanRule"]["condition"] for r in store.sheet(BOOK, "Issues")["formats"] if "booleanRule" in r]
-    assert {f["values"][0]["userEnteredValue"] for f in formats if f["type"] == "TEXT_EQ"} == {"critical", "high"}
+    formats = [
+        r["booleanRule"]["condition"] for r in store.sheet(BOOK, "Issues")["formats"] if "booleanRule" in r
+    ]
+    assert {f["values"][0]["userEnteredValue"] for f in formats if f["type"] == "TEXT_EQ"} == {
+        "critical",
+        "high",
+    }
 
 
 def test_a_first_crawl_says_every_finding_is_new(tmp_path):
     from archives import build_archive
 
-    path = build_archive(tmp_path / "one.nitpicker", [_page("/", links=("/gone",)), _page("/gone", status=404)])
+    path = build_archive(
+        tmp_path / "one.nitpicker", [_page("/", links=("/gone",)), _page("/gone", status=404)]
+    )
     result = run_cli("report", str(path), "--csv", "out", "--only", "issues", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     with (tmp_path / "out" / "issues.csv").open(encoding="utf-8-sig", newline="") as handle:
@@ -187,8 +258,17 @@ def test_a_failing_check_is_an_error_row_and_the_others_keep_their_counts(archiv
     class Plugin:
         @hookimpl
         def register_checks(self, register):
-            register(Check("crashing-check", "A check that fails", "links", "high", "Fails on purpose.",
-                           "Nothing to fix.", findings=crash))
+            register(
+                Check(
+                    "crashing-check",
+                    "A check that fails",
+                    "links",
+                    "high",
+                    "Fails on purpose.",
+                    "Nothing to fix.",
+                    findings=crash,
+                )
+            )
 
     pm = make_plugin_manager()
     pm.register(Plugin(), "crashing-plugin")
@@ -202,12 +282,24 @@ def test_a_failing_check_is_an_error_row_and_the_others_keep_their_counts(archiv
 
 
 def test_google_sheets_leftover_is_dropped_and_a_moved_worksheet_stays_where_the_user_put_it(
-        archive, standin, service_account):
+    archive, standin, service_account
+):
     store, base = standin
     store.add_book(BOOK, ("Sheet1", "Summary", "Issues (writing)"))  # an interrupted run left a half sheet
-    result = run_cli("report", str(archive), "--sheet", URL, "--credentials", service_account.name,
-                     "--only", "issues", "--only", "summary", cwd=service_account.parent,
-                     env={"NITPICKER_GOOGLE_API_URL": base})
+    result = run_cli(
+        "report",
+        str(archive),
+        "--sheet",
+        URL,
+        "--credentials",
+        service_account.name,
+        "--only",
+        "issues",
+        "--only",
+        "summary",
+        cwd=service_account.parent,
+        env={"NITPICKER_GOOGLE_API_URL": base},
+    )
     assert result.returncode == 0, result.stderr
     assert store.titles(BOOK) == ["Issues", "Sheet1", "Summary"]
     assert [p["properties"]["index"] for p in store.books[BOOK]["sheets"]] == [0, 1, 2]

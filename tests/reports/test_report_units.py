@@ -12,8 +12,15 @@ from nitpicker_sheets.resources import PATTERN_CAP, QueryPattern, canonical
 
 def test_natural_order_numbers_case_and_stability():
     urls = ["/img10.png", "/IMG2.png", "/img2.png", "/img1.png", "/a/b", "/a10", "/a9"]
-    assert sorted(urls, key=natural_key) == ["/a9", "/a10", "/a/b", "/img1.png", "/IMG2.png", "/img2.png",
-                                             "/img10.png"]
+    assert sorted(urls, key=natural_key) == [
+        "/a9",
+        "/a10",
+        "/a/b",
+        "/img1.png",
+        "/IMG2.png",
+        "/img2.png",
+        "/img10.png",
+    ]
 
 
 @pytest.mark.parametrize("run_size", [3, 7, 1000])
@@ -83,9 +90,21 @@ def _api_error(status, body, headers=None):
 def test_rate_limit_waits_honour_retry_after_and_quota_403_only():
     from nitpicker_gsheets.api import rate_limit_wait
 
-    quota = {"error": {"code": 403, "message": "Quota exceeded for quota metric 'Write requests'",
-                       "status": "PERMISSION_DENIED", "errors": [{"reason": "rateLimitExceeded"}]}}
-    denied = {"error": {"code": 403, "message": "The caller does not have permission", "status": "PERMISSION_DENIED"}}
+    quota = {
+        "error": {
+            "code": 403,
+            "message": "Quota exceeded for quota metric 'Write requests'",
+            "status": "PERMISSION_DENIED",
+            "errors": [{"reason": "rateLimitExceeded"}],
+        }
+    }
+    denied = {
+        "error": {
+            "code": 403,
+            "message": "The caller does not have permission",
+            "status": "PERMISSION_DENIED",
+        }
+    }
     assert rate_limit_wait(_api_error(429, {}, {"Retry-After": "7"}), 0) == 7
     assert rate_limit_wait(_api_error(429, {}), 0) == 2 and rate_limit_wait(_api_error(429, {}), 3) == 16
     assert rate_limit_wait(_api_error(429, {}), 10) == 64

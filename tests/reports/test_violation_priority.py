@@ -22,16 +22,27 @@ def archive(tmp_path_factory):
     from nitpicker_core.config import load_config
     from nitpicker_core.plugins import make_plugin_manager
 
-    path = build_archive(tmp_path_factory.mktemp("priority") / "site.nitpicker", [ScrapeResult(
-        url=SITE + "/", status=200, content_type="text/html", metadata={"title": "Home"},
-        html="<!doctype html><html lang='en'><head><title>Home</title></head><body><p>x</p></body></html>")])
+    path = build_archive(
+        tmp_path_factory.mktemp("priority") / "site.nitpicker",
+        [
+            ScrapeResult(
+                url=SITE + "/",
+                status=200,
+                content_type="text/html",
+                metadata={"title": "Home"},
+                html="<!doctype html><html lang='en'><head><title>Home</title></head><body><p>x</p></body></html>",
+            )
+        ],
+    )
 
     class Graded(Analyzer):
         def __init__(self, name: str, severities: tuple[str, ...]) -> None:
             self.name, self.severities = name, severities
 
         def each_page(self, page):
-            return PageReport({}, [Violation(f"rule-{s.lower()}", f"a {s} finding", s, "body") for s in self.severities])
+            return PageReport(
+                {}, [Violation(f"rule-{s.lower()}", f"a {s} finding", s, "body") for s in self.severities]
+            )
 
     class Plugin:
         @hookimpl
@@ -64,7 +75,10 @@ def test_priority_filter_reaches_every_analyzer(archive):
     high = query(archive, "--priority", "high")
     assert high["total"] == 3
     assert sorted((r["analyzer"], r["severity"]) for r in high["items"]) == [
-        ("impacts", "serious"), ("levels", "ERROR"), ("levels", "error")]
+        ("impacts", "serious"),
+        ("levels", "ERROR"),
+        ("levels", "error"),
+    ]
     for priority in PRIORITIES:  # each row is in exactly one priority's answer
         answer = query(archive, "--priority", priority)
         assert answer["total"] == sum(priority_of(s) == priority for s in SEVERITIES)
@@ -72,7 +86,10 @@ def test_priority_filter_reaches_every_analyzer(archive):
     assert query(archive, "--priority", "high", "--analyzer", "impacts")["total"] == 1
     grouped = query(archive, "--priority", "medium", "--group-by-rule", "true")["items"]
     assert sorted((g["rule"], g["priority"], g["count"]) for g in grouped) == [
-        ("rule-moderate", "medium", 1), ("rule-warning", "medium", 1), ("rule-weird", "medium", 1)]
+        ("rule-moderate", "medium", 1),
+        ("rule-warning", "medium", 1),
+        ("rule-weird", "medium", 1),
+    ]
 
 
 def test_sort_by_priority_puts_the_most_severe_first(archive):

@@ -34,7 +34,7 @@ def chromium_pids() -> set[int]:
             cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        fields = stat[stat.rfind(")") + 2:].split()
+        fields = stat[stat.rfind(")") + 2 :].split()
         if fields[0] == "Z":
             continue
         parents[int(entry.name)] = int(fields[1])
@@ -84,7 +84,12 @@ def test_find_browser_order(tmp_path, monkeypatch):
     monkeypatch.delenv("NITPICKER_BROWSER")
     # A Playwright registry holding its own headless shell wins over Debian's Chromium
     revision = browser_mod._playwright_registry()[1]["chromium-headless-shell"]
-    shell = tmp_path / f"chromium_headless_shell-{revision}" / "chrome-headless-shell-linux64" / "chrome-headless-shell"
+    shell = (
+        tmp_path
+        / f"chromium_headless_shell-{revision}"
+        / "chrome-headless-shell-linux64"
+        / "chrome-headless-shell"
+    )
     shell.parent.mkdir(parents=True)
     shell.write_text("#!/bin/sh\n")
     shell.chmod(0o755)

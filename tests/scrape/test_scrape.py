@@ -29,8 +29,9 @@ class Site:
     loop: asyncio.AbstractEventLoop
     host: BrowserHost
 
-    def render(self, path: str, options: dict[str, Any] | None = None, *, full: bool = True,
-               base: str | None = None) -> ScrapeResult:
+    def render(
+        self, path: str, options: dict[str, Any] | None = None, *, full: bool = True, base: str | None = None
+    ) -> ScrapeResult:
         async def go() -> ScrapeResult:
             page = await self.host.new_page("Nitpicker/test")
             try:
@@ -59,36 +60,73 @@ def test_full_metadata(site):
     result = site.render("/meta/full")
     b = site.base
     assert result.status == 200 and result.status_text == "OK"
-    assert result.content_type == "text/html" and result.content_length == int(result.headers["content-length"])
+    assert result.content_type == "text/html" and result.content_length == int(
+        result.headers["content-length"]
+    )
     assert result.redirect_chain == [] and result.errors == []
     assert result.metadata == {
-        "title": "Full Meta Page", "description": "Test description", "keywords": "test,meta,nitpicker",
-        "lang": "ja", "dir": "", "charset": "UTF-8", "base_href": f"{b}/meta/",
-        "viewport": "width=device-width, initial-scale=1", "theme_color": "#336699", "robots": "index,follow",
-        "noindex": False, "nofollow": False, "noarchive": False, "noimageindex": False, "googlebot": None,
-        "canonical": f"{b}/meta/full", "amphtml": None, "manifest": None, "icon": f"{b}/favicon.ico",
+        "title": "Full Meta Page",
+        "description": "Test description",
+        "keywords": "test,meta,nitpicker",
+        "lang": "ja",
+        "dir": "",
+        "charset": "UTF-8",
+        "base_href": f"{b}/meta/",
+        "viewport": "width=device-width, initial-scale=1",
+        "theme_color": "#336699",
+        "robots": "index,follow",
+        "noindex": False,
+        "nofollow": False,
+        "noarchive": False,
+        "noimageindex": False,
+        "googlebot": None,
+        "canonical": f"{b}/meta/full",
+        "amphtml": None,
+        "manifest": None,
+        "icon": f"{b}/favicon.ico",
         "apple_touch_icon": f"{b}/apple-touch-icon.png",
-        "og_type": "website", "og_title": "OG Title", "og_site_name": "Test Site", "og_description": "OG Description",
-        "og_url": f"{b}/meta/full", "og_image": f"{b}/og-image.png", "og_locale": None,
-        "twitter_card": "summary_large_image", "twitter_site": None, "twitter_creator": None,
-        "twitter_title": None, "twitter_description": None, "twitter_image": None, "author": "Test Author",
-        "generator": "Hand Written 1.0", "publisher": None, "google_site_verification": None,
-        "msvalidate": None, "yandex_verification": None,
+        "og_type": "website",
+        "og_title": "OG Title",
+        "og_site_name": "Test Site",
+        "og_description": "OG Description",
+        "og_url": f"{b}/meta/full",
+        "og_image": f"{b}/og-image.png",
+        "og_locale": None,
+        "twitter_card": "summary_large_image",
+        "twitter_site": None,
+        "twitter_creator": None,
+        "twitter_title": None,
+        "twitter_description": None,
+        "twitter_image": None,
+        "author": "Test Author",
+        "generator": "Hand Written 1.0",
+        "publisher": None,
+        "google_site_verification": None,
+        "msvalidate": None,
+        "yandex_verification": None,
     }
     assert result.extra["hreflang"] == [
-        {"hreflang": "en", "href": f"{b}/meta/full-en"}, {"hreflang": "ja", "href": f"{b}/meta/full"},
+        {"hreflang": "en", "href": f"{b}/meta/full-en"},
+        {"hreflang": "ja", "href": f"{b}/meta/full"},
         {"hreflang": "x-default", "href": f"{b}/meta/full-en"},
     ]
     # Relative links resolve against <base href>
     assert [(a.href, a.text) for a in result.anchors] == [
-        (f"{b}/meta/robots-noindex", "Noindex"), (f"{b}/meta/minimal", "Minimal")]
+        (f"{b}/meta/robots-noindex", "Noindex"),
+        (f"{b}/meta/minimal", "Minimal"),
+    ]
     assert "Full Meta Page" in result.html
     assert [t.provider for t in result.tags] == ["Hand Written"] and result.tags[0].version == "1.0"
 
 
 def test_robots_flags(site):
     meta = site.render("/meta/robots-noindex").metadata
-    assert (meta["noindex"], meta["nofollow"], meta["noarchive"], meta["noimageindex"]) == (True, True, True, False)
+    assert (meta["noindex"], meta["nofollow"], meta["noarchive"], meta["noimageindex"]) == (
+        True,
+        True,
+        True,
+        False,
+    )
 
 
 def test_redirect_chain_and_destination(site):
@@ -103,7 +141,9 @@ def test_redirect_chain_and_destination(site):
 def test_anchors_with_texts(site):
     result = site.render("/recursive/page-b")
     assert [(a.href, a.text, a.fragment) for a in result.anchors] == [
-        (f"{site.base}/recursive/page-c", "Page C", ""), (f"{site.external}/external-like", "External", "")]
+        (f"{site.base}/recursive/page-c", "Page C", ""),
+        (f"{site.external}/external-like", "External", ""),
+    ]
     top = site.render("/recursive/")
     assert [a.text for a in top.anchors] == ["Page A", "Page B", "Page C"]
 
@@ -114,7 +154,10 @@ def test_jsonld_valid_invalid_and_speculation_rules(site):
     assert valid[0].types == ["Article"] and valid[0].parsed["headline"] == "Valid JSON-LD"
     invalid = site.render("/jsonld/invalid").jsonld
     assert len(invalid) == 1 and invalid[0].parsed is None and invalid[0].types == []
-    assert invalid[0].raw == '{"@context": "https://schema.org", "@type": ' and "Expecting value" in invalid[0].error
+    assert (
+        invalid[0].raw == '{"@context": "https://schema.org", "@type": '
+        and "Expecting value" in invalid[0].error
+    )
     rules = site.render("/jsonld/speculation").jsonld
     assert [(r.kind, r.error) for r in rules] == [("speculationrules", "")]
     assert rules[0].parsed == {"prerender": [{"source": "list", "urls": ["/jsonld/valid"]}]}
@@ -132,24 +175,41 @@ def test_analytics_tags(site):
 def test_images_per_preset(site):
     result = site.render("/", {**FAST, "image": True})
     assert result.errors == []
-    rows = [(i.viewport_width, i.alt, i.is_lazy, i.natural_width, i.natural_height, i.width) for i in result.images]
-    assert rows == [
-        (1280, "test image", False, 1, 1, 100.0), (1280, "lazy image", True, 200, 150, 200.0),
-        (320, "test image", False, 1, 1, 100.0), (320, "lazy image", True, 200, 150, 200.0),
+    rows = [
+        (i.viewport_width, i.alt, i.is_lazy, i.natural_width, i.natural_height, i.width)
+        for i in result.images
     ]
-    assert result.images[1].src.startswith("data:image/svg+xml") and 'loading="lazy"' in result.images[1].markup
+    assert rows == [
+        (1280, "test image", False, 1, 1, 100.0),
+        (1280, "lazy image", True, 200, 150, 200.0),
+        (320, "test image", False, 1, 1, 100.0),
+        (320, "lazy image", True, 200, 150, 200.0),
+    ]
+    assert (
+        result.images[1].src.startswith("data:image/svg+xml") and 'loading="lazy"' in result.images[1].markup
+    )
 
 
 def test_lazy_images_below_the_fold_load_and_resources_belong_to_the_page(site):
     result = site.render("/lazy/", {**FAST, "image": True, "image_presets": ["desktop-compact"]})
     assert [(i.alt, i.natural_width) for i in result.images] == [
-        ("eager", 120), ("lazy 1", 120), ("lazy 2", 120), ("lazy 3", 120)]
+        ("eager", 120),
+        ("lazy 1", 120),
+        ("lazy 2", 120),
+        ("lazy 3", 120),
+    ]
     # Every picture the page pulled in is a resource of the page; the page itself is not. In the order their
     # responses arrived, which is a race between the pictures (seen in CI: 1.svg before 0.svg)
     assert sorted(result.resources) == [f"{site.base}/lazy/img/{n}.svg" for n in range(4)]
     assert [r.url for r in result.received] == result.resources
     svg = result.received[0]
-    assert (svg.status, svg.status_text, svg.content_type, svg.compression, svg.cdn) == (200, "OK", "image/svg+xml", "", "")
+    assert (svg.status, svg.status_text, svg.content_type, svg.compression, svg.cdn) == (
+        200,
+        "OK",
+        "image/svg+xml",
+        "",
+        "",
+    )
     assert svg.content_length == int(svg.headers["content-length"]) and "set-cookie" not in svg.headers
 
 
@@ -215,8 +275,12 @@ def test_delayed_meta_refresh_is_followed_without_waiting(site):
 
 
 def test_a_failing_preset_is_a_page_error(site):
-    result = site.render("/about", {**FAST, "image": True, "image_presets": ["no-such-device", "mobile-small"]})
-    assert [(e.step, "unknown device preset" in e.message) for e in result.errors] == [("images:no-such-device", True)]
+    result = site.render(
+        "/about", {**FAST, "image": True, "image_presets": ["no-such-device", "mobile-small"]}
+    )
+    assert [(e.step, "unknown device preset" in e.message) for e in result.errors] == [
+        ("images:no-such-device", True)
+    ]
     assert result.images == []  # /about has no images, but the good preset still ran
     assert result.metadata["title"] == "About"
 
@@ -224,12 +288,19 @@ def test_a_failing_preset_is_a_page_error(site):
 def test_non_html_returns_early(site):
     result = site.render("/reuse/pic.png")
     assert (result.status, result.content_type, result.html, result.anchors, result.scraped) == (
-        200, "image/png", None, None, True)
+        200,
+        "image/png",
+        None,
+        None,
+        True,
+    )
 
 
 def test_console_errors_and_dialogs(site):
-    html = ("<title>Noisy</title><script>console.error('broken widget'); alert('hi'); console.log('fine');"
-            "setTimeout(() => { throw new Error('late failure'); }, 0);</script><p>after the dialog</p>")
+    html = (
+        "<title>Noisy</title><script>console.error('broken widget'); alert('hi'); console.log('fine');"
+        "setTimeout(() => { throw new Error('late failure'); }, 0);</script><p>after the dialog</p>"
+    )
 
     async def go() -> ScrapeResult:
         page = await site.host.new_page("Nitpicker/test")
@@ -242,7 +313,9 @@ def test_console_errors_and_dialogs(site):
     result = site.loop.run_until_complete(go())
     assert result.metadata["title"] == "Noisy" and "after the dialog" in result.html  # alert() did not block
     assert [(e.step, e.message) for e in result.errors] == [
-        ("console", "broken widget"), ("console", "Error: late failure")]
+        ("console", "broken widget"),
+        ("console", "Error: late failure"),
+    ]
 
 
 def test_hookimpl_light_and_full(site, tmp_path):

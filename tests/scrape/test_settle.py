@@ -92,8 +92,9 @@ def test_a_hanging_request_is_capped(browser):
     assert browser.on_page(go) == (False, {f"{browser.base}/hang/forever.png"})
 
 
-@pytest.mark.parametrize(("path", "scrolled", "alt"), [("/settle/tall/", False, "eager"),
-                                                       ("/settle/tall-lazy/", True, "lazy")])
+@pytest.mark.parametrize(
+    ("path", "scrolled", "alt"), [("/settle/tall/", False, "eager"), ("/settle/tall-lazy/", True, "lazy")]
+)
 def test_only_pages_with_lazy_candidates_are_scrolled(browser, path, scrolled, alt):
     options = {**PATIENT, "image": True, "image_presets": ["desktop-compact"]}
 

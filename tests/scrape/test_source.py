@@ -24,8 +24,10 @@ def test_entities_and_newlines_are_read_as_the_browser_reads_them():
 
 
 def test_anchors_the_browser_never_sees_take_no_place():
-    src = ('<noscript><a href="a">n</a></noscript><template><a href="a">t</a></template>'
-           '<svg><a href="a"></a></svg><textarea><a href="a"></textarea><svg/><a href="a">real</a>')
+    src = (
+        '<noscript><a href="a">n</a></noscript><template><a href="a">t</a></template>'
+        '<svg><a href="a"></a></svg><textarea><a href="a"></textarea><svg/><a href="a">real</a>'
+    )
     assert _place(src, "a") == [(1, 143)]
 
 

@@ -46,7 +46,9 @@ def test_listeners_stay_attached_and_each_scrape_sees_its_own_page(tab):
     assert counts == dict.fromkeys(EVENTS, 1)
     assert first.resources == third.resources == [f"{base}/reuse/pic.png"]
     assert second.resources == [f"{base}/settle/late/part/1", f"{base}/settle/late/part/2"]
-    assert [a.href for a in second.anchors] == [f"{base}/settle/late/found"]  # its late requests were waited for
+    assert [a.href for a in second.anchors] == [
+        f"{base}/settle/late/found"
+    ]  # its late requests were waited for
     assert not first.errors and not second.errors and not third.errors
 
 

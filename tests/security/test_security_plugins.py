@@ -19,47 +19,63 @@ from nitpicker_core import __version__
 QUERY = "from nitpicker_core import Query, hookimpl\n"
 # name → (source of the plugin module, the status `nitpicker plugins` must show)
 FAILURES = {
-    "import-baseexception": ("class Boom(BaseException):\n    pass\nraise Boom('import went wrong')\n",
-                             "unavailable: Boom: import went wrong"),
+    "import-baseexception": (
+        "class Boom(BaseException):\n    pass\nraise Boom('import went wrong')\n",
+        "unavailable: Boom: import went wrong",
+    ),
     "import-systemexit": ("raise SystemExit(3)\n", "unavailable: SystemExit: 3"),
-    "import-keyboardinterrupt": ("raise KeyboardInterrupt('raised by the plugin')\n",
-                                 "unavailable: KeyboardInterrupt: raised by the plugin"),
+    "import-keyboardinterrupt": (
+        "raise KeyboardInterrupt('raised by the plugin')\n",
+        "unavailable: KeyboardInterrupt: raised by the plugin",
+    ),
     "import-generatorexit": ("raise GeneratorExit('closed')\n", "unavailable: GeneratorExit: closed"),
-    "configure-runtimeerror": (QUERY + "@hookimpl\ndef configure(config):\n    raise RuntimeError('configure broke')\n",
-                               "unavailable: RuntimeError: configure broke"),
-    "configure-systemexit": (QUERY + "@hookimpl\ndef configure(config):\n    raise SystemExit(4)\n",
-                             "unavailable: SystemExit: 4"),
+    "configure-runtimeerror": (
+        QUERY + "@hookimpl\ndef configure(config):\n    raise RuntimeError('configure broke')\n",
+        "unavailable: RuntimeError: configure broke",
+    ),
+    "configure-systemexit": (
+        QUERY + "@hookimpl\ndef configure(config):\n    raise SystemExit(4)\n",
+        "unavailable: SystemExit: 4",
+    ),
     "commands-runtimeerror": (
         QUERY + "@hookimpl\ndef register_commands(cli):\n"
         "    @cli.command('half-made')\n    def half_made():\n        pass\n"
         "    raise RuntimeError('commands broke')\n",
-        "unavailable: RuntimeError: commands broke"),
+        "unavailable: RuntimeError: commands broke",
+    ),
     "queries-runtimeerror": (
         QUERY + "@hookimpl\ndef register_queries(register):\n"
         "    register(Query('half-made', 'never', lambda archive, commit: 1))\n"
         "    raise RuntimeError('queries broke')\n",
-        "unavailable: RuntimeError: queries broke"),
+        "unavailable: RuntimeError: queries broke",
+    ),
     "queries-duplicate": (
         QUERY + "@hookimpl\ndef register_queries(register):\n"
         "    register(Query('summary', 'a third party taking a built-in query', lambda archive, commit: 1))\n",
         "unavailable: RegistrationError: query 'summary' is registered twice (by 'core-queries' and "
-        "'queries-duplicate')"),
+        "'queries-duplicate')",
+    ),
     "commands-takeover": (
         QUERY + "@hookimpl\ndef register_commands(cli):\n"
         "    @cli.command('query')\n    def query():\n        print('not the real query')\n",
-        "unavailable: command 'query' is taken by cmd-query"),
+        "unavailable: command 'query' is taken by cmd-query",
+    ),
     "settings-unknown-type": (
         QUERY + "@hookimpl\ndef register_settings(register):\n    register('level', type='complex')\n",
-        "unavailable: ValueError: setting settings-unknown-type.level: unknown type 'complex'"),
+        "unavailable: ValueError: setting settings-unknown-type.level: unknown type 'complex'",
+    ),
     "settings-baseexception": (
         QUERY + "@hookimpl\ndef register_settings(register):\n    raise SystemExit('settings broke')\n",
-        "unavailable: SystemExit: settings broke"),
+        "unavailable: SystemExit: settings broke",
+    ),
 }
 NOISY = {  # plugins that print to stdout where they must not reach it
     "noisy-import": "print('PLUGIN NOISE at import')\n",
     "noisy-configure": QUERY + "@hookimpl\ndef configure(config):\n    print('PLUGIN NOISE in configure')\n",
-    "noisy-queries": QUERY + "@hookimpl\ndef register_queries(register):\n    print('PLUGIN NOISE in queries')\n",
-    "noisy-commands": QUERY + "@hookimpl\ndef register_commands(cli):\n    print('PLUGIN NOISE in commands')\n",
+    "noisy-queries": QUERY
+    + "@hookimpl\ndef register_queries(register):\n    print('PLUGIN NOISE in queries')\n",
+    "noisy-commands": QUERY
+    + "@hookimpl\ndef register_commands(cli):\n    print('PLUGIN NOISE in commands')\n",
 }
 
 
@@ -86,7 +102,9 @@ def test_failing_plugins_are_unavailable_and_everything_else_works(tmp_path, cli
         assert plugins[(name, f"nitpicker-{name}")]["hooks"] == []
     assert all(plugins[(p, "nitpicker")]["status"] == "enabled" for p in BUILTIN_PLUGINS if p != "lighthouse")
     version = cli("--version", env=env)
-    assert (version.returncode, version.stdout.strip()) == (0, f"nitpicker, version {__version__}"), version.stderr
+    assert (version.returncode, version.stdout.strip()) == (0, f"nitpicker, version {__version__}"), (
+        version.stderr
+    )
     helped = cli("--help", env=env)
     assert helped.returncode == 0 and "query" in helped.stdout and "half-made" not in helped.stdout
     assert "Traceback" not in helped.stderr
@@ -104,7 +122,9 @@ def test_one_failing_plugin_alone_leaves_every_command(tmp_path, cli, name):
     """The three failures the issue saw take everything down, each installed on its own."""
     env = _install(tmp_path / "dists", {name: FAILURES[name][0]})
     version = cli("--version", env=env)
-    assert (version.returncode, version.stdout.strip()) == (0, f"nitpicker, version {__version__}"), version.stderr
+    assert (version.returncode, version.stdout.strip()) == (0, f"nitpicker, version {__version__}"), (
+        version.stderr
+    )
     result = cli("plugins", env=env)
     assert result.returncode == 0, result.stderr
     assert {p["name"]: p["status"] for p in json.loads(result.stdout)}[name] == FAILURES[name][1]
@@ -117,15 +137,20 @@ def test_print_in_a_plugin_never_reaches_json_output(tmp_path, cli, archive):
         assert result.returncode == 0, result.stderr
         json.loads(result.stdout)  # the whole of stdout is one JSON document
         assert "PLUGIN NOISE" not in result.stdout
-        assert all(f"PLUGIN NOISE {where}" in result.stderr for where in ("at import", "in configure", "in commands"))
+        assert all(
+            f"PLUGIN NOISE {where}" in result.stderr for where in ("at import", "in configure", "in commands")
+        )
     assert "PLUGIN NOISE in queries" in result.stderr  # `plugins` asks every plugin for its contributions
 
 
-IMPOSTOR = QUERY + """
+IMPOSTOR = (
+    QUERY
+    + """
 @hookimpl
 def register_queries(register):
     register(Query("impostor", "must never be registered", lambda archive, commit: 1))
 """
+)
 
 
 @pytest.mark.parametrize("impostor_first", [True, False])
@@ -136,15 +161,26 @@ def test_a_third_party_cannot_take_a_builtin_name(tmp_path, cli, impostor_first)
     if impostor_first:  # PYTHONPATH comes before site-packages: the impostor's dist-info is found first
         result = cli("plugins", env={**env, "PYTHONPATH": str(root)})
     else:  # appended to sys.path: nitpicker's own dist-info is found first
-        code = (f"import sys; sys.path.append({str(root)!r}); from nitpicker_cli.main import main; "
-                "sys.exit(main(sys.argv[1:]))")
-        result = subprocess.run([sys.executable, "-c", code, "plugins"], capture_output=True, text=True,
-                                timeout=120, env={**os.environ, **env}, cwd=ROOT)
+        code = (
+            f"import sys; sys.path.append({str(root)!r}); from nitpicker_cli.main import main; "
+            "sys.exit(main(sys.argv[1:]))"
+        )
+        result = subprocess.run(
+            [sys.executable, "-c", code, "plugins"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, **env},
+            cwd=ROOT,
+        )
     assert result.returncode == 0, result.stderr
     plugins = {(p["name"], p["distribution"]): p for p in json.loads(result.stdout)}
     assert plugins[("markup", "nitpicker")]["status"] == "enabled"
     assert plugins[("markup", "nitpicker")]["module"] == "nitpicker_markup"
-    assert plugins[("markup", "evil-markup")]["status"] == "unavailable: name taken by nitpicker's built-in markup"
+    assert (
+        plugins[("markup", "evil-markup")]["status"]
+        == "unavailable: name taken by nitpicker's built-in markup"
+    )
     assert plugins[("markup", "evil-markup")]["hooks"] == []
 
 
@@ -153,8 +189,9 @@ def test_unknown_names_in_load_plugins_are_reported(cli):
     result = cli("plugins", env=env)
     assert result.returncode == 0, result.stderr
     warnings = [line for line in result.stderr.splitlines() if "not installed" in line]
-    assert warnings == ["nitpicker: warning: NITPICKER_LOAD_PLUGINS names plugins that are not installed: "
-                        "nosuch, typo-markup"]
+    assert warnings == [
+        "nitpicker: warning: NITPICKER_LOAD_PLUGINS names plugins that are not installed: nosuch, typo-markup"
+    ]
     plugins = {p["name"]: p for p in json.loads(result.stdout)}
     assert plugins["nosuch"]["status"] == plugins["typo-markup"]["status"] == "unknown: not installed"
 
@@ -173,12 +210,20 @@ def test_a_command_whose_plugin_is_not_loaded_says_why(cli):
     assert result.returncode != 0
     assert result.stderr.strip().splitlines()[-1] == (
         "nitpicker: error: No such command 'query': its plugin cmd-query is disabled: not in "
-        "NITPICKER_LOAD_PLUGINS (see `nitpicker --help`)")
+        "NITPICKER_LOAD_PLUGINS (see `nitpicker --help`)"
+    )
     helped = cli("--help", env={"NITPICKER_LOAD_PLUGINS": "markup"})
     assert helped.returncode == 0, helped.stderr
     listed = helped.stdout.split("Commands not loaded:")[1].split()
-    assert listed[listed.index("query"):listed.index("query") + 7] == [
-        "query", "plugin", "cmd-query", "is", "disabled:", "not", "in"]
+    assert listed[listed.index("query") : listed.index("query") + 7] == [
+        "query",
+        "plugin",
+        "cmd-query",
+        "is",
+        "disabled:",
+        "not",
+        "in",
+    ]
 
 
 # A plugin whose import never ends (it loops, sleeping, inside the plugin): the test waits on its marker file,
@@ -194,9 +239,14 @@ while True:
 def test_ctrl_c_while_a_plugin_loads_still_stops_nitpicker(tmp_path):
     marker = tmp_path / "loading"
     env = _install(tmp_path / "dists", {"slow": SLOW_IMPORT.format(marker=str(marker))})
-    process = subprocess.Popen([sys.executable, "-m", "nitpicker_cli.main", "plugins"], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, env={**os.environ, **env},
-                               preexec_fn=as_from_a_terminal)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "nitpicker_cli.main", "plugins"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **env},
+        preexec_fn=as_from_a_terminal,
+    )
     try:
         wait_until(marker.exists, "the slow plugin to start loading")
         process.send_signal(signal.SIGINT)
@@ -211,14 +261,28 @@ def test_ctrl_c_while_a_plugin_loads_still_stops_nitpicker(tmp_path):
 def test_print_in_a_plugin_never_reaches_the_mcp_stream(tmp_path):
     env = _install(tmp_path / "dists", NOISY)
     messages = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2024-11-05",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
     ]
-    server = subprocess.Popen([sys.executable, "-m", "nitpicker_cli.main", "mcp"], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              env={**os.environ, **env}, cwd=tmp_path)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "nitpicker_cli.main", "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **env},
+        cwd=tmp_path,
+    )
     # stdin stays open until the last answer came, as a real client keeps it: at EOF a server may stop
     # before it answered what it had read
     server.stdin.write("".join(json.dumps(m) + "\n" for m in messages))

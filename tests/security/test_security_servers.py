@@ -26,9 +26,15 @@ def cli(*args: str, cwd: Path, stderr: Path) -> subprocess.Popen[str]:
     # SIGINT at its default in the child: a test worker that ignores SIGINT would pass that on, and each
     # stop() below would then wait its whole minute before killing the server (CI: 60 s per server)
     with stderr.open("w") as sink:
-        return subprocess.Popen([sys.executable, "-m", "nitpicker_cli.main", *args, "--no-open"], cwd=cwd,
-                                stdout=subprocess.PIPE, stderr=sink, text=True, env=dict(os.environ),
-                                preexec_fn=as_from_a_terminal)
+        return subprocess.Popen(
+            [sys.executable, "-m", "nitpicker_cli.main", *args, "--no-open"],
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=sink,
+            text=True,
+            env=dict(os.environ),
+            preexec_fn=as_from_a_terminal,
+        )
 
 
 def stop(proc: subprocess.Popen[str]) -> None:
@@ -41,8 +47,9 @@ def stop(proc: subprocess.Popen[str]) -> None:
             proc.wait()
 
 
-def fetch(port: int, path: str = "/", *, host: str | None = None, origin: str | None = None,
-          method: str = "GET") -> tuple[int, Any, bytes]:
+def fetch(
+    port: int, path: str = "/", *, host: str | None = None, origin: str | None = None, method: str = "GET"
+) -> tuple[int, Any, bytes]:
     """One real HTTP request to 127.0.0.1:port; ``host`` forges the Host header (as a rebound name would)."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
     headers = {} if host is None else {"Host": host}
@@ -86,7 +93,9 @@ def dashboard(workdir) -> Iterator[int]:
     err = workdir / "dashboard.err"
     proc = cli("dashboard", str(runs), "--port", "0", cwd=workdir, stderr=err)
     try:
-        wait_until(lambda: "dashboard: http://" in err.read_text() or proc.poll() is not None, "the dashboard's URL")
+        wait_until(
+            lambda: "dashboard: http://" in err.read_text() or proc.poll() is not None, "the dashboard's URL"
+        )
         line = next((x for x in err.read_text().splitlines() if x.startswith("dashboard: http://")), "")
         assert line, err.read_text()
         yield int(line.split()[1].rsplit(":", 1)[1].rstrip("/"))
@@ -104,9 +113,21 @@ def server(request) -> tuple[str, int, str]:
 
 # --- Host -----------------------------------------------------------------------------------------
 
-FOREIGN_HOSTS = ["evil.example", "evil.example:{port}", "127.0.0.1.evil.example:{port}", "localhost.evil.example",
-                 "127.0.0.1:{other}", "localhost:{other}", "127.0.0.3:{port}", "10.0.0.1", "[::2]:{port}",
-                 "127.0.0.1:{port}@evil.example", "localhost/evil", "", "LOCALHOST:{port} x"]
+FOREIGN_HOSTS = [
+    "evil.example",
+    "evil.example:{port}",
+    "127.0.0.1.evil.example:{port}",
+    "localhost.evil.example",
+    "127.0.0.1:{other}",
+    "localhost:{other}",
+    "127.0.0.3:{port}",
+    "10.0.0.1",
+    "[::2]:{port}",
+    "127.0.0.1:{port}@evil.example",
+    "localhost/evil",
+    "",
+    "LOCALHOST:{port} x",
+]
 
 
 @pytest.mark.parametrize("host", FOREIGN_HOSTS)
@@ -119,8 +140,18 @@ def test_a_foreign_host_gets_421_with_a_short_plain_text_body(server, host):
     assert text.count("\n") <= 1 and len(text) < 200 and "Home" not in text and "runs" not in text
 
 
-@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.1:{port}", "localhost", "localhost:{port}",
-                                  "LocalHost:{port}", "[::1]", "[::1]:{port}"])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "127.0.0.1",
+        "127.0.0.1:{port}",
+        "localhost",
+        "localhost:{port}",
+        "LocalHost:{port}",
+        "[::1]",
+        "[::1]:{port}",
+    ],
+)
 def test_the_loopback_names_with_or_without_the_port_are_served(server, host):
     name, port, path = server
     status, headers, body = fetch(port, path, host=host.format(port=port))
@@ -130,8 +161,16 @@ def test_the_loopback_names_with_or_without_the_port_are_served(server, host):
 
 def test_the_viewer_answers_the_host_it_was_given(archive, workdir):
     # 127.0.0.2 is loopback on Linux but not one of the loopback *names*: only --host makes it acceptable.
-    proc = cli("viewer", str(archive), "--port", "0", "--host", "127.0.0.2", cwd=workdir,
-               stderr=workdir / "viewer2.err")
+    proc = cli(
+        "viewer",
+        str(archive),
+        "--port",
+        "0",
+        "--host",
+        "127.0.0.2",
+        cwd=workdir,
+        stderr=workdir / "viewer2.err",
+    )
     try:
         url = proc.stdout.readline().strip()
         assert url.startswith("http://127.0.0.2:"), (workdir / "viewer2.err").read_text()
@@ -186,16 +225,30 @@ def test_a_host_name_given_is_served_and_a_wildcard_accepts_only_ip_literals(kin
 
 # --- Origin ---------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("origin", ["http://127.0.0.1:{port}", "http://localhost:{port}", "http://[::1]:{port}"])
+
+@pytest.mark.parametrize(
+    "origin", ["http://127.0.0.1:{port}", "http://localhost:{port}", "http://[::1]:{port}"]
+)
 def test_a_same_origin_request_is_served(server, origin):
     name, port, path = server
     assert fetch(port, path, origin=origin.format(port=port))[0] == 200
 
 
 @pytest.mark.parametrize("method", ["GET", "POST", "HEAD"])
-@pytest.mark.parametrize("origin", ["http://evil.example", "http://evil.example:{port}", "null",
-                                    "http://127.0.0.1:{other}", "https://127.0.0.1:{port}", "http://127.0.0.1",
-                                    "http://127.0.0.1:{port}.evil.example", "http://127.0.0.3:{port}", "garbage"])
+@pytest.mark.parametrize(
+    "origin",
+    [
+        "http://evil.example",
+        "http://evil.example:{port}",
+        "null",
+        "http://127.0.0.1:{other}",
+        "https://127.0.0.1:{port}",
+        "http://127.0.0.1",
+        "http://127.0.0.1:{port}.evil.example",
+        "http://127.0.0.3:{port}",
+        "garbage",
+    ],
+)
 def test_a_foreign_origin_gets_403(server, origin, method):
     name, port, path = server
     status, headers, body = fetch(port, path, origin=origin.format(port=port, other=port + 1), method=method)
@@ -206,10 +259,27 @@ def test_a_foreign_origin_gets_403(server, origin, method):
 
 # --- Security headers -----------------------------------------------------------------------------
 
-VIEWER_PATHS = ["/", "/pages", "/api/", "/api/pages", "/static/viewer.css", "/static/viewer.js", "/nowhere",
-                "/api/nowhere", "/static/nowhere.js", f"/page?url={SITE}/", "/api/pages?offset=-1"]
-DASHBOARD_PATHS = ["/", "/api/snapshot", "/static/dashboard.js", "/static/dashboard.css", "/nowhere",
-                   "/static/nowhere.js"]
+VIEWER_PATHS = [
+    "/",
+    "/pages",
+    "/api/",
+    "/api/pages",
+    "/static/viewer.css",
+    "/static/viewer.js",
+    "/nowhere",
+    "/api/nowhere",
+    "/static/nowhere.js",
+    f"/page?url={SITE}/",
+    "/api/pages?offset=-1",
+]
+DASHBOARD_PATHS = [
+    "/",
+    "/api/snapshot",
+    "/static/dashboard.js",
+    "/static/dashboard.css",
+    "/nowhere",
+    "/static/nowhere.js",
+]
 
 
 def assert_security_headers(headers: Any, where: str) -> dict[str, str]:
@@ -264,26 +334,39 @@ def test_the_sandboxed_snapshot_keeps_its_own_stricter_policy(viewer):
 
 # --- The dashboard's loopback warning -------------------------------------------------------------
 
+
 def test_the_dashboard_warns_about_a_non_loopback_host(tmp_path):
     # 192.0.2.1 (TEST-NET-1) is not on this machine: the warning comes, then binding fails in one line.
     proc = cli("dashboard", str(tmp_path), "--host", "192.0.2.1", cwd=tmp_path, stderr=tmp_path / "err")
     out, _ = proc.communicate(timeout=120)
     lines = (tmp_path / "err").read_text().splitlines()
     assert proc.returncode == 1 and out == "", lines
-    assert lines == ["nitpicker: warning: binding 192.0.2.1: anyone who can reach this address can watch the "
-                     "pipeline runs", "nitpicker: error: cannot listen on 192.0.2.1: Cannot assign requested address"]
+    assert lines == [
+        "nitpicker: warning: binding 192.0.2.1: anyone who can reach this address can watch the "
+        "pipeline runs",
+        "nitpicker: error: cannot listen on 192.0.2.1: Cannot assign requested address",
+    ]
 
 
 # --- The viewer's JSON API: malformed arguments are one-line 400s ---------------------------------
 
 BAD_API = [
-    ("/api/pages?offset=" + BIG, "offset"), ("/api/pages?limit=" + BIG, "limit"),
-    ("/api/pages?commit=" + BIG, "commit"), ("/api/page-detail?commit=" + "9" * 40 + f"&url={SITE}/", "commit"),
-    ("/api/diff?base=" + BIG, "base"), ("/api/pages?offset=-1", "offset"), ("/api/pages?commit=-1", "commit"),
-    ("/api/pages?commit=%EF%BC%91", "commit"), ("/api/pages?commit=1%00", "commit"),
-    ("/api/pages?url=a%00b", "url"), ("/api/page-detail?url=a%00b", "url"), ("/api/resources?url=%00", "url"),
-    ("/api/pages?ca%00t=1", None), ("/api/page-detail?url=" + "a" * 5000, "url"),
-    ("/api/pages?url=" + "a" * 5000, "url"), ("/api/pages?url=%5B%5B%5B", "url"),
+    ("/api/pages?offset=" + BIG, "offset"),
+    ("/api/pages?limit=" + BIG, "limit"),
+    ("/api/pages?commit=" + BIG, "commit"),
+    ("/api/page-detail?commit=" + "9" * 40 + f"&url={SITE}/", "commit"),
+    ("/api/diff?base=" + BIG, "base"),
+    ("/api/pages?offset=-1", "offset"),
+    ("/api/pages?commit=-1", "commit"),
+    ("/api/pages?commit=%EF%BC%91", "commit"),
+    ("/api/pages?commit=1%00", "commit"),
+    ("/api/pages?url=a%00b", "url"),
+    ("/api/page-detail?url=a%00b", "url"),
+    ("/api/resources?url=%00", "url"),
+    ("/api/pages?ca%00t=1", None),
+    ("/api/page-detail?url=" + "a" * 5000, "url"),
+    ("/api/pages?url=" + "a" * 5000, "url"),
+    ("/api/pages?url=%5B%5B%5B", "url"),
     ("/api/pages?url=*%5B%5B%5B*", "url"),
 ]
 
@@ -301,9 +384,14 @@ def test_malformed_api_arguments_are_a_one_line_400(viewer, workdir, path, param
         assert param in error, error
 
 
-@pytest.mark.parametrize(("path", "message"), [
-    ("/pages?commit=" + BIG, "parameter 'commit' must be a commit id"), ("/pages?url=%00", "contains a NUL byte"),
-    ("/page?url=" + "b" * 5000, "is too long (5,000 characters")])
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        ("/pages?commit=" + BIG, "parameter 'commit' must be a commit id"),
+        ("/pages?url=%00", "contains a NUL byte"),
+        ("/page?url=" + "b" * 5000, "is too long (5,000 characters"),
+    ],
+)
 def test_malformed_arguments_to_pages_are_a_400_page(viewer, path, message):
     status, headers, body = fetch(viewer, path)
     assert status == 400 and headers["Content-Type"].startswith("text/html")
@@ -320,8 +408,10 @@ def test_a_rebound_name_in_chromium_reads_nothing(server):
 
     name, port, path = server
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=find_browser(),
-                                     args=[*browser_args(), "--host-resolver-rules=MAP evil.example 127.0.0.1"])
+        browser = pw.chromium.launch(
+            executable_path=find_browser(),
+            args=[*browser_args(), "--host-resolver-rules=MAP evil.example 127.0.0.1"],
+        )
         try:
             page = browser.new_page()
             response = page.goto(f"http://evil.example:{port}{path}")

@@ -87,11 +87,14 @@ def test_analyze_of_a_missing_commit_leaves_no_stub(tmp_path):
     assert listing(tmp_path) == before and archive.exists()  # no .stub with a copy of the database
 
 
-@pytest.mark.parametrize("flag,target,shown", [
-    ("--xlsx", "ro/out.xlsx", "cannot write ro/out.xlsx"),
-    ("--csv", "ro/csv", "cannot write into ro/csv"),
-    ("--csv", "ro", "cannot write into ro"),
-])
+@pytest.mark.parametrize(
+    "flag,target,shown",
+    [
+        ("--xlsx", "ro/out.xlsx", "cannot write ro/out.xlsx"),
+        ("--csv", "ro/csv", "cannot write into ro/csv"),
+        ("--csv", "ro", "cannot write into ro"),
+    ],
+)
 def test_report_into_a_read_only_directory_fails_before_rendering(flag, target, shown, rodir, tmp_path):
     build_archive(tmp_path / "site.nitpicker")
     (rodir / "out.xlsx").write_bytes(b"an earlier report")
@@ -110,12 +113,15 @@ def test_xlsx_that_cannot_be_saved_is_one_line_without_tracebacks(tmp_path):
     assert "Exception ignored" not in result.stderr and not (tmp_path / "out.xlsx").exists()
 
 
-@pytest.mark.parametrize("outputs", [
-    ("-o", "ro/run.nitpicker"),
-    ("-o", "run.nitpicker", "--xlsx", "ro/out.xlsx"),
-    ("-o", "run.nitpicker", "--csv", "ro/csv"),
-    ("-o", "run.nitpicker", "--journal-dir", "ro/runs"),
-])
+@pytest.mark.parametrize(
+    "outputs",
+    [
+        ("-o", "ro/run.nitpicker"),
+        ("-o", "run.nitpicker", "--xlsx", "ro/out.xlsx"),
+        ("-o", "run.nitpicker", "--csv", "ro/csv"),
+        ("-o", "run.nitpicker", "--journal-dir", "ro/runs"),
+    ],
+)
 def test_pipeline_checks_every_output_before_the_crawl(outputs, rodir, tmp_path):
     with read_only(rodir):
         result = run_cli("pipeline", NOWHERE, "--no-analyze", *outputs, cwd=tmp_path)

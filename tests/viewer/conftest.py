@@ -12,8 +12,19 @@ import pytest
 from support import run_cli
 
 AXE = Path(__import__("axe_playwright_python").__file__).with_name("axe.min.js")
-ROOTS = ("/", "/recursive/", "/redirect/", "/error-status/", "/meta/", "/jsonld/", "/analytics/", "/reuse/",
-         "/lazy/", "/broken-external/", "/viewer-sandbox/")
+ROOTS = (
+    "/",
+    "/recursive/",
+    "/redirect/",
+    "/error-status/",
+    "/meta/",
+    "/jsonld/",
+    "/analytics/",
+    "/reuse/",
+    "/lazy/",
+    "/broken-external/",
+    "/viewer-sandbox/",
+)
 
 
 @pytest.fixture(scope="session")
@@ -26,8 +37,9 @@ def viewer_archive(site, tmp_path_factory) -> Path:
 
     workdir = tmp_path_factory.mktemp("viewer")
     archive = workdir / "site.nitpicker"
-    result = run_cli("crawl", "-o", str(archive), *(site + r for r in ROOTS), "--parallels", "2", cwd=workdir,
-                     timeout=600)
+    result = run_cli(
+        "crawl", "-o", str(archive), *(site + r for r in ROOTS), "--parallels", "2", cwd=workdir, timeout=600
+    )
     assert archive.exists(), result.stderr
 
     class Lint(Analyzer):
@@ -115,7 +127,9 @@ def browser():
     from nitpicker_core.crawler.browser import browser_args, find_browser
 
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=find_browser(), args=browser_args(), headless=True)
+        chromium = playwright.chromium.launch(
+            executable_path=find_browser(), args=browser_args(), headless=True
+        )
         yield chromium
         chromium.close()
 
@@ -133,8 +147,11 @@ def _axe_serious(browser: Any, base: str, paths: Iterable[str], theme: str) -> d
             assert page.locator("html").get_attribute("data-theme") == theme
             page.add_script_tag(path=str(AXE))
             result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
-            serious = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3]) for v in result["violations"]
-                       if v["impact"] in ("serious", "critical")]
+            serious = [
+                (v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
+                for v in result["violations"]
+                if v["impact"] in ("serious", "critical")
+            ]
             if serious:
                 found[path] = serious
     finally:

@@ -8,28 +8,45 @@ from archives import SITE, build_archive, demo_pages
 
 from nitpicker_core import CrawlErrorRecord, Resource, ScrapeResult
 
-EVIL = "=HYPERLINK(\"http://evil.test\",\"click\")"
+EVIL = '=HYPERLINK("http://evil.test","click")'
 
 
 def _pages() -> list[ScrapeResult]:
-    extra = [ScrapeResult(url=SITE + f"/shop/item-{n}", status=200, content_type="text/html", content_length=500,
-                          metadata={"title": f"Item {n}" if n else EVIL, "lang": "en"},
-                          html=f"<html><head><title>Item {n}</title></head><body><p>{'word ' * n}</p></body></html>")
-             for n in range(12)]
-    extra += [ScrapeResult(url=SITE + "/old", status=301, content_type="text/html", metadata={"title": "Moved"}),
-              ScrapeResult(url=SITE + "/boom", status=503, content_type="text/html", metadata={"title": "Busy"}),
-              ScrapeResult(url=SITE + "/down", is_external=False)]
+    extra = [
+        ScrapeResult(
+            url=SITE + f"/shop/item-{n}",
+            status=200,
+            content_type="text/html",
+            content_length=500,
+            metadata={"title": f"Item {n}" if n else EVIL, "lang": "en"},
+            html=f"<html><head><title>Item {n}</title></head><body><p>{'word ' * n}</p></body></html>",
+        )
+        for n in range(12)
+    ]
+    extra += [
+        ScrapeResult(url=SITE + "/old", status=301, content_type="text/html", metadata={"title": "Moved"}),
+        ScrapeResult(url=SITE + "/boom", status=503, content_type="text/html", metadata={"title": "Busy"}),
+        ScrapeResult(url=SITE + "/down", is_external=False),
+    ]
     return [*demo_pages(), *extra]
 
 
 def _also(pm, crawl):
-    pm.hook.crawl_error(url=SITE + "/down", crawl=crawl,
-                        error=CrawlErrorRecord(SITE + "/down", "connection-refused", "refused", "fetch"))
-    pm.hook.crawl_resource_received(resource=Resource(SITE + "/a.css", status=200, content_type="text/css"),
-                                    referrer_url=SITE + "/", crawl=crawl)
-    pm.hook.crawl_resource_received(resource=Resource(SITE + "/gone.js", status=404,
-                                                      content_type="application/javascript"),
-                                    referrer_url=SITE + "/", crawl=crawl)
+    pm.hook.crawl_error(
+        url=SITE + "/down",
+        crawl=crawl,
+        error=CrawlErrorRecord(SITE + "/down", "connection-refused", "refused", "fetch"),
+    )
+    pm.hook.crawl_resource_received(
+        resource=Resource(SITE + "/a.css", status=200, content_type="text/css"),
+        referrer_url=SITE + "/",
+        crawl=crawl,
+    )
+    pm.hook.crawl_resource_received(
+        resource=Resource(SITE + "/gone.js", status=404, content_type="application/javascript"),
+        referrer_url=SITE + "/",
+        crawl=crawl,
+    )
 
 
 def build_export_site(path: Path) -> Path:

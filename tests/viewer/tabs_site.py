@@ -7,9 +7,14 @@ import dataclasses
 from archives import SITE, demo_pages
 
 # lower-cased, as the browser reports response headers to the crawler
-ALL_HEADERS = {"content-security-policy": "default-src 'self'", "x-frame-options": "DENY",
-               "x-content-type-options": "nosniff", "strict-transport-security": "max-age=300",
-               "referrer-policy": "no-referrer", "permissions-policy": "camera=()"}
+ALL_HEADERS = {
+    "content-security-policy": "default-src 'self'",
+    "x-frame-options": "DENY",
+    "x-content-type-options": "nosniff",
+    "strict-transport-security": "max-age=300",
+    "referrer-policy": "no-referrer",
+    "permissions-policy": "camera=()",
+}
 
 
 def headered_pages():

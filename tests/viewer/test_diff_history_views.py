@@ -19,14 +19,27 @@ SCRIPT = "<script>window.pwned = 1</script>"
 
 def home(title: str, links: tuple[str, ...], resources: tuple[str, ...], extra: str = "") -> ScrapeResult:
     html = page_html(title, "Welcome." + extra, list(links))
-    return ScrapeResult(url=HOME, status=200, content_type="text/html", metadata={"title": title}, html=html,
-                        headers={"content-type": "text/html"}, anchors=[Anchor(SITE + h, h) for h in links],
-                        resources=[SITE + r for r in resources])
+    return ScrapeResult(
+        url=HOME,
+        status=200,
+        content_type="text/html",
+        metadata={"title": title},
+        html=html,
+        headers={"content-type": "text/html"},
+        anchors=[Anchor(SITE + h, h) for h in links],
+        resources=[SITE + r for r in resources],
+    )
 
 
 def leaf(url: str, title: str) -> ScrapeResult:
-    return ScrapeResult(url=url, status=200, content_type="text/html", metadata={"title": title},
-                        html=page_html(title, "Text.", []), anchors=[])
+    return ScrapeResult(
+        url=url,
+        status=200,
+        content_type="text/html",
+        metadata={"title": title},
+        html=page_html(title, "Text.", []),
+        anchors=[],
+    )
 
 
 def pdf(status: int) -> ScrapeResult:
@@ -53,10 +66,19 @@ def archive(tmp_path_factory):
 
     path = tmp_path_factory.mktemp("diffview") / "site.nitpicker"
     build_archive(path, [home("Home", ("/about",), ("/a.css", "/old.js")), leaf(ABOUT, "About")])
-    build_archive(path, [home("Home", ("/about", "/contact"), ("/a.css", "/old.js")), leaf(ABOUT, "About"),
-                         leaf(CONTACT, "Contact"), pdf(200)])
-    build_archive(path, [home(TITLE_3, ("/contact",), ("/a.css", "/new.js"), SCRIPT),
-                         leaf(CONTACT, "Contact"), pdf(500)])
+    build_archive(
+        path,
+        [
+            home("Home", ("/about", "/contact"), ("/a.css", "/old.js")),
+            leaf(ABOUT, "About"),
+            leaf(CONTACT, "Contact"),
+            pdf(200),
+        ],
+    )
+    build_archive(
+        path,
+        [home(TITLE_3, ("/contact",), ("/a.css", "/new.js"), SCRIPT), leaf(CONTACT, "Contact"), pdf(500)],
+    )
 
     class Plugin:
         @hookimpl
@@ -103,7 +125,9 @@ def test_diff_view_explains_each_modified_page_fields_links_and_resources(app):
     assert "+1 −1" in texts(change.xpath('.//div[@data-facet="resources"]/h4'))[0]
     link = change.xpath('.//a[@class="html-diff-link"]')[0].get("href")
     assert (urlsplit(link).path, parse_qs(urlsplit(link).query)) == (
-        "/diff/page", {"url": [HOME], "base": ["2"], "commit": ["3"]})
+        "/diff/page",
+        {"url": [HOME], "base": ["2"], "commit": ["3"]},
+    )
 
 
 def test_diff_view_says_what_changed_in_words_before_the_raw_fields(app):
@@ -121,7 +145,9 @@ def test_diff_view_says_what_changed_in_words_before_the_raw_fields(app):
     assert home_page.index(raw) > home_page.index(home_page.xpath('ul[@class="change-words"]')[0])
     assert "html_sha256" not in texts(home_page.xpath("summary"))[0]
     japanese = lxml.html.fromstring(get(app, "/diff", lang="ja"))
-    assert "エラーページになりました: ステータス 200 → 500" in texts(japanese.xpath('//ul[@class="change-words"]/li'))
+    assert "エラーページになりました: ステータス 200 → 500" in texts(
+        japanese.xpath('//ul[@class="change-words"]/li')
+    )
 
 
 def test_page_diff_view_says_what_changed_in_words_first(app):
@@ -187,7 +213,9 @@ def test_page_history_at_an_older_commit_stops_there_and_shows_where_a_page_appe
     assert (row.get("data-commit"), row.get("data-field")) == ("2", "added")
     assert "In 2 of 3 commits" in texts(contact.xpath('//section[@aria-labelledby="history"]/p'))[0]
     about = doc(app, f"/page?url={quote(ABOUT, safe='')}&commit=2")
-    assert texts(about.xpath('//table[@id="page-history"]/tbody/tr')) == ["The page did not change in these commits."]
+    assert texts(about.xpath('//table[@id="page-history"]/tbody/tr')) == [
+        "The page did not change in these commits."
+    ]
 
 
 def test_commits_page_shows_the_tools_line_and_the_manifest_in_a_disclosure(app):
@@ -198,8 +226,9 @@ def test_commits_page_shows_the_tools_line_and_the_manifest_in_a_disclosure(app)
     tools = head.xpath('td[@class="tools"]')[0]
     assert re.match(r"nitpicker \S+.*lint-rules 2\.1", " ".join(tools.text.split()))
     details = tools.xpath('details[@class="manifest"]')[0]
-    environment = dict(zip(texts(details.xpath(".//th[@scope='row']")), texts(details.xpath(".//tbody/tr/td")),
-                           strict=False))
+    environment = dict(
+        zip(texts(details.xpath(".//th[@scope='row']")), texts(details.xpath(".//tbody/tr/td")), strict=False)
+    )
     import platform
 
     assert environment["Python"].startswith(platform.python_version())
@@ -213,7 +242,15 @@ def test_commits_page_shows_the_tools_line_and_the_manifest_in_a_disclosure(app)
 def test_diff_history_and_manifest_are_translated(app):
     text = get(app, "/diff", lang="ja") + get(app, f"/page?url={quote(HOME, safe='')}", lang="ja")
     text += get(app, f"/diff/page?url={quote(HOME, safe='')}", lang="ja") + get(app, "/commits", lang="ja")
-    for label in ("変更前", "変更後", "HTML の差分", "履歴", "リソース", "環境とアナライザー", "ルールセット"):
+    for label in (
+        "変更前",
+        "変更後",
+        "HTML の差分",
+        "履歴",
+        "リソース",
+        "環境とアナライザー",
+        "ルールセット",
+    ):
         assert label in text, label
     for label in ("Before", "After", "History", "Rule set", "Environment and analyzers"):
         assert f">{label}<" not in text, label
@@ -254,7 +291,9 @@ def test_diff_view_in_chromium_opens_the_html_diff_as_inert_text(app, serving, b
 
 @pytest.mark.browser
 @pytest.mark.parametrize("theme", ["light", "dark"])
-def test_diff_page_diff_history_and_commits_have_no_serious_axe_findings(app, serving, browser, axe_serious, theme):
+def test_diff_page_diff_history_and_commits_have_no_serious_axe_findings(
+    app, serving, browser, axe_serious, theme
+):
     home_url = quote(HOME, safe="")
     paths = ["/diff", f"/diff/page?url={home_url}", f"/page?url={home_url}", "/commits"]
     with serving(app) as base:

@@ -26,14 +26,19 @@ def client(tmp_path_factory: pytest.TempPathFactory, viewer_over):
 
 def test_the_query_lists_at_most_the_urls_asked_for(client) -> None:
     every = client.get("/api/duplicates").get_json()
-    assert [(g["value"], g["count"], len(g["urls"])) for g in every["items"]] == [("Same title", GROUP, GROUP),
-                                                                                  ("Twin", 2, 2)]
+    assert [(g["value"], g["count"], len(g["urls"])) for g in every["items"]] == [
+        ("Same title", GROUP, GROUP),
+        ("Twin", 2, 2),
+    ]
     few = client.get("/api/duplicates?urls=3").get_json()
     assert [(g["count"], g["urls"]) for g in few["items"]] == [
-        (GROUP, [f"{SITE}/p000", f"{SITE}/p001", f"{SITE}/p002"]), (2, [f"{SITE}/a", f"{SITE}/b"])]
+        (GROUP, [f"{SITE}/p000", f"{SITE}/p001", f"{SITE}/p002"]),
+        (2, [f"{SITE}/a", f"{SITE}/b"]),
+    ]
     assert few["total"] == 2
     assert client.get("/api/duplicates?urls=1&limit=1&offset=1").get_json()["items"] == [
-        {"value": "Twin", "count": 2, "urls": [f"{SITE}/a"]}]
+        {"value": "Twin", "count": 2, "urls": [f"{SITE}/a"]}
+    ]
 
 
 def test_the_view_shows_a_cells_worth_and_the_export_every_url(client) -> None:

@@ -19,7 +19,9 @@ def app(tmp_path_factory):
     from nitpicker_core.plugins import make_plugin_manager
     from nitpicker_viewer.app import create_app
 
-    app = create_app(build_export_site(tmp_path_factory.mktemp("export") / "site.nitpicker"), make_plugin_manager())
+    app = create_app(
+        build_export_site(tmp_path_factory.mktemp("export") / "site.nitpicker"), make_plugin_manager()
+    )
     yield app
     app.config["NITPICKER_CLOSE"]()
 
@@ -62,8 +64,9 @@ def test_export_streams_the_whole_filtered_result_not_one_page(client, monkeypat
     data = json.loads(response.get_data(as_text=True))
     assert data["total"] == len(everything) == len(data["items"]) > 5
     titles = [row["title"] or "" for row in data["items"]]
-    assert [row["url"] for row in data["items"]] == [row["url"] for row in api(
-        client, "pages?sort=title&order=desc&limit=1000")["items"]]
+    assert [row["url"] for row in data["items"]] == [
+        row["url"] for row in api(client, "pages?sort=title&order=desc&limit=1000")["items"]
+    ]
     assert titles[0] >= titles[-1]
 
     response = get(client, links["CSV"])
@@ -78,12 +81,21 @@ def test_export_streams_the_whole_filtered_result_not_one_page(client, monkeypat
 def test_export_keeps_filters_and_refuses_unknown_formats(client):
     data = json.loads(get(client, "/pages?status=4xx&external=1&export=json").get_data(as_text=True))
     assert {row["url"] for row in data["items"]} == {SITE + "/missing"}
-    rows = list(csv.reader(io.StringIO(get(client, "/violations?rule=thin&export=csv").get_data(as_text=True))))
+    rows = list(
+        csv.reader(io.StringIO(get(client, "/violations?rule=thin&export=csv").get_data(as_text=True)))
+    )
     assert rows[0][:3] == ["URL", "Analyzer", "Priority"] and len(rows) > 2
     assert {row[1] for row in rows[1:]} == {"words"} and all(row[2] for row in rows[1:])  # priority filled in
     assert "export" in get(client, "/pages?export=xml", 400).get_data(as_text=True)
-    for view in ("/resources", "/broken-links", "/external-links", "/images", "/violations/rules", "/duplicates",
-                 "/commits"):
+    for view in (
+        "/resources",
+        "/broken-links",
+        "/external-links",
+        "/images",
+        "/violations/rules",
+        "/duplicates",
+        "/commits",
+    ):
         assert doc(client, view).xpath("//p[@class='exports']/a[text()='JSON']"), view
         assert json.loads(get(client, view + "?export=json").get_data(as_text=True))["items"] is not None
 
@@ -103,7 +115,9 @@ def test_status_classes_filter_pages_and_resources(client):
     resources = doc(client, "/resources?status=4xx")
     assert [a.text for a in resources.xpath("//table[@id='resources']//td[1]/a")] == [SITE + "/gone.js"]
     options = doc(client, "/pages").xpath("//select[@id='f-status']/option/@value")
-    assert options[:6] == ["", "2xx", "3xx", "4xx", "5xx", "failed"] and {"200", "301", "404", "503"} <= set(options)
+    assert options[:6] == ["", "2xx", "3xx", "4xx", "5xx", "failed"] and {"200", "301", "404", "503"} <= set(
+        options
+    )
 
 
 def test_pickers_are_filled_from_the_data(client):
@@ -147,9 +161,14 @@ def test_search_finds_urls_and_titles_ignoring_case(client):
     assert api(client, "search?q=100%25")["items"] == []  # % is text, not a wildcard
     assert api(client, "search?q=%20") == {"q": "", "items": [], "more": False}  # what the box sends on focus
     page = doc(client, "/search?q=shop/item-1")
-    assert {a.text for a in page.xpath("//ul[@id='search-list']//a")} == {SITE + "/shop/item-1", SITE + "/shop/item-10",
-                                                                         SITE + "/shop/item-11"}
-    assert doc(client, "/pages").xpath("//header//form[@role='search']//input[@name='q']/@aria-keyshortcuts") == ["/"]
+    assert {a.text for a in page.xpath("//ul[@id='search-list']//a")} == {
+        SITE + "/shop/item-1",
+        SITE + "/shop/item-10",
+        SITE + "/shop/item-11",
+    }
+    assert doc(client, "/pages").xpath(
+        "//header//form[@role='search']//input[@name='q']/@aria-keyshortcuts"
+    ) == ["/"]
 
 
 def test_pages_table_adds_analyzer_columns_from_the_data(client):
@@ -158,17 +177,26 @@ def test_pages_table_adds_analyzer_columns_from_the_data(client):
     page = doc(client, "/pages?acol=words:count&sort=url")
     headers = page.xpath("//table[@id='pages']/thead//th/text()")
     assert "words: count" in [h.strip() for h in headers]
-    counts = {row.xpath("string(td[1])").strip(): row.xpath("string(td[last()])").strip()
-              for row in page.xpath("//table[@id='pages']/tbody/tr")}
+    counts = {
+        row.xpath("string(td[1])").strip(): row.xpath("string(td[last()])").strip()
+        for row in page.xpath("//table[@id='pages']/tbody/tr")
+    }
     expected = {row["url"]: row["cells"]["count"] for row in api(client, "analysis?column=count")["items"]}
     assert counts[SITE + "/about"] == str(expected[SITE + "/about"])
-    assert page.xpath("//form[contains(@class,'filters')]//input[@type='hidden'][@name='acol']/@value") == ["words:count"]
+    assert page.xpath("//form[contains(@class,'filters')]//input[@type='hidden'][@name='acol']/@value") == [
+        "words:count"
+    ]
     exported = json.loads(get(client, "/pages?acol=words:count&export=json").get_data(as_text=True))
-    assert {row["url"]: row["acol:words:count"] for row in exported["items"] if row["url"] in expected} == expected
+    assert {
+        row["url"]: row["acol:words:count"] for row in exported["items"] if row["url"] in expected
+    } == expected
     detail = doc(client, f"/page?url={SITE}/about")
-    assert detail.xpath("//table[@id='page-analysis']//td/text()")[:4] == ["words", "count",
-                                                                          str(expected[SITE + "/about"]),
-                                                                          "words in the HTML"]
+    assert detail.xpath("//table[@id='page-analysis']//td/text()")[:4] == [
+        "words",
+        "count",
+        str(expected[SITE + "/about"]),
+        "words in the HTML",
+    ]
 
 
 def test_favicon_is_served(client):

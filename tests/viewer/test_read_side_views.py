@@ -15,8 +15,14 @@ EXTERNAL = ("https://far.test/a", "https://far.test/b")
 
 
 def _page(path: str, anchors: list[Anchor], status: int = 200) -> ScrapeResult:
-    return ScrapeResult(url=SITE + path, status=status, content_type="text/html", metadata={"title": path},
-                        html="<html></html>", anchors=anchors)
+    return ScrapeResult(
+        url=SITE + path,
+        status=status,
+        content_type="text/html",
+        metadata={"title": path},
+        html="<html></html>",
+        anchors=anchors,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -25,11 +31,21 @@ def app(tmp_path_factory):
     from nitpicker_viewer.app import create_app
 
     pages = [
-        _page("/", [Anchor(SITE + "/docs/", "Docs", raw_href="docs/", line=4, col=3),
-                    Anchor(SITE + "/", "Top", "top", raw_href="#top", line=5, col=3),
-                    *(Anchor(url, url, raw_href=url, line=6, col=3) for url in EXTERNAL)]),
-        _page("/docs/", [Anchor(SITE + "/docs/gone.html", "Gone", "part", raw_href="gone.html#part", line=9, col=12),
-                         Anchor(SITE + "/", "Home", raw_href="../", line=10, col=1)]),
+        _page(
+            "/",
+            [
+                Anchor(SITE + "/docs/", "Docs", raw_href="docs/", line=4, col=3),
+                Anchor(SITE + "/", "Top", "top", raw_href="#top", line=5, col=3),
+                *(Anchor(url, url, raw_href=url, line=6, col=3) for url in EXTERNAL),
+            ],
+        ),
+        _page(
+            "/docs/",
+            [
+                Anchor(SITE + "/docs/gone.html", "Gone", "part", raw_href="gone.html#part", line=9, col=12),
+                Anchor(SITE + "/", "Home", raw_href="../", line=10, col=1),
+            ],
+        ),
         _page("/docs/gone.html", [], status=404),
         # what the crawler records with --no-fetch-external: the URL, never requested
         *(ScrapeResult(url=url, is_external=True, is_target=False, scraped=False) for url in EXTERNAL),

@@ -16,9 +16,14 @@ from nitpicker_core.plugins import make_plugin_manager
 from nitpicker_core.registries import check_registry, query_registry
 from nitpicker_testing.archives import page
 
-EVERY = {"content-security-policy": "default-src 'self'", "x-frame-options": "DENY",
-         "x-content-type-options": "nosniff", "strict-transport-security": "max-age=300",
-         "referrer-policy": "no-referrer", "permissions-policy": "camera=()"}
+EVERY = {
+    "content-security-policy": "default-src 'self'",
+    "x-frame-options": "DENY",
+    "x-content-type-options": "nosniff",
+    "strict-transport-security": "max-age=300",
+    "referrer-policy": "no-referrer",
+    "permissions-policy": "camera=()",
+}
 KEYS = ("csp", "x_frame_options", "x_content_type_options", "hsts", "referrer_policy", "permissions_policy")
 
 
@@ -27,10 +32,17 @@ def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pages = [
         page(SITE + "/", title="Home", links=["/ancestors", "/blank", "/bare"], headers=EVERY),
         # CSP frame-ancestors stands in for X-Frame-Options, as the missing-x-frame-options check says
-        page(SITE + "/ancestors", title="Ancestors",
-             headers={"content-security-policy": "default-src 'self'; Frame-Ancestors 'none'"}),
+        page(
+            SITE + "/ancestors",
+            title="Ancestors",
+            headers={"content-security-policy": "default-src 'self'; Frame-Ancestors 'none'"},
+        ),
         # an empty value is no header to a browser
-        page(SITE + "/blank", title="Blank", headers={"referrer-policy": " ", "permissions-policy": "geolocation=()"}),
+        page(
+            SITE + "/blank",
+            title="Blank",
+            headers={"referrer-policy": " ", "permissions-policy": "geolocation=()"},
+        ),
         page(SITE + "/bare", title="Bare"),
     ]
     return build_archive(tmp_path_factory.mktemp("auditor") / "headers.nitpicker", pages)
@@ -56,15 +68,28 @@ def test_the_query_answers_every_header_an_auditor_expects(client) -> None:
     answer = _api(client)
     assert set(answer["headers"]) == set(KEYS)
     assert answer["headers"]["referrer_policy"] == "referrer-policy"
-    assert answer["totals"] == {"pages": 4, "csp": 2, "x_frame_options": 2, "x_content_type_options": 1,
-                                "hsts": 1, "referrer_policy": 1, "permissions_policy": 2}
+    assert answer["totals"] == {
+        "pages": 4,
+        "csp": 2,
+        "x_frame_options": 2,
+        "x_content_type_options": 1,
+        "hsts": 1,
+        "referrer_policy": 1,
+        "permissions_policy": 2,
+    }
     assert _missing(_api(client, missing="referrer_policy")) == ["/ancestors", "/bare", "/blank"]
     assert _missing(_api(client, missing="permissions_policy")) == ["/ancestors", "/bare"]
     assert _missing(_api(client, missing="x_frame_options")) == ["/bare", "/blank"]
     # the same counts where a URL filter makes the query count them itself instead of reading the digest
-    assert _api(client, url="/b")["totals"] == {"pages": 2, "csp": 0, "x_frame_options": 0,
-                                                "x_content_type_options": 0, "hsts": 0, "referrer_policy": 0,
-                                                "permissions_policy": 1}
+    assert _api(client, url="/b")["totals"] == {
+        "pages": 2,
+        "csp": 0,
+        "x_frame_options": 0,
+        "x_content_type_options": 0,
+        "hsts": 0,
+        "referrer_policy": 0,
+        "permissions_policy": 1,
+    }
 
 
 def test_the_view_has_a_card_and_a_column_per_header(client) -> None:
@@ -83,8 +108,10 @@ def test_the_view_has_a_card_and_a_column_per_header(client) -> None:
     exported = client.get("/security-headers?missing=permissions_policy&export=csv").get_data(as_text=True)
     lines = exported.splitlines()
     assert lines[0].endswith(",Referrer-Policy,Permissions-Policy"), exported
-    assert lines[1:] == [f"{SITE}/ancestors,200,true,true,false,false,false,false",
-                         f"{SITE}/bare,200,false,false,false,false,false,false"]
+    assert lines[1:] == [
+        f"{SITE}/ancestors,200,true,true,false,false,false,false",
+        f"{SITE}/bare,200,false,false,false,false,false,false",
+    ]
 
 
 def test_a_check_per_header_finds_what_the_view_counts_missing(archive: Path) -> None:
@@ -92,11 +119,15 @@ def test_a_check_per_header_finds_what_the_view_counts_missing(archive: Path) ->
     checks = check_registry(pm)
     with open_archive(archive) as reader:
         ctx = CheckContext(reader, reader.resolve(None), query_registry(pm))
-        found = {name: sorted(f.url.removeprefix(SITE) for f in checks[name].findings(ctx))  # type: ignore[misc]
-                 for name in ("missing-referrer-policy", "missing-permissions-policy", "missing-x-frame-options")}
-    assert found == {"missing-referrer-policy": ["/ancestors", "/bare", "/blank"],
-                     "missing-permissions-policy": ["/ancestors", "/bare"],
-                     "missing-x-frame-options": ["/bare", "/blank"]}
+        found = {
+            name: sorted(f.url.removeprefix(SITE) for f in checks[name].findings(ctx))  # type: ignore[misc]
+            for name in ("missing-referrer-policy", "missing-permissions-policy", "missing-x-frame-options")
+        }
+    assert found == {
+        "missing-referrer-policy": ["/ancestors", "/bare", "/blank"],
+        "missing-permissions-policy": ["/ancestors", "/bare"],
+        "missing-x-frame-options": ["/bare", "/blank"],
+    }
     check = checks["missing-permissions-policy"]
     assert (check.category, check.priority) == ("security", checks["missing-referrer-policy"].priority)
     assert "Permissions-Policy" in check.title and check.help_url.endswith("/Permissions-Policy")

@@ -26,8 +26,14 @@ def page(browser):
     context = browser.new_context(locale="en-US", reduced_motion="reduce")
     page = context.new_page()
     page.problems = []
-    page.on("console", lambda msg: msg.type == "error" and "/page/html" not in (msg.location or {}).get("url", "")
-            and page.problems.append(msg.text))
+    page.on(
+        "console",
+        lambda msg: (
+            msg.type == "error"
+            and "/page/html" not in (msg.location or {}).get("url", "")
+            and page.problems.append(msg.text)
+        ),
+    )
     page.on("pageerror", lambda exc: page.problems.append(str(exc)))
     page.on("response", lambda r: r.status >= 400 and page.problems.append(f"{r.status} {r.url}"))
     yield page
@@ -91,15 +97,22 @@ def test_graph_legend_labels_and_neighbourhood(base, page):
     legend = page.locator("#graph-legend")
     assert legend.is_visible() and legend.locator("li").count() == 4
     # the swatches are the colours the picture uses
-    node_colour = page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--node').trim()")
+    node_colour = page.evaluate(
+        "getComputedStyle(document.documentElement).getPropertyValue('--node').trim()"
+    )
     swatch = page.eval_on_selector(".swatch.node", "e => getComputedStyle(e).backgroundColor")
-    assert swatch == page.evaluate(f"(() => {{ const e = document.createElement('i'); e.style.color = '{node_colour}';"
-                                   "document.body.append(e); const c = getComputedStyle(e).color; e.remove(); return c; })()")
+    assert swatch == page.evaluate(
+        f"(() => {{ const e = document.createElement('i'); e.style.color = '{node_colour}';"
+        "document.body.append(e); const c = getComputedStyle(e).color; e.remove(); return c; })()"
+    )
     # keyboard: N steps through the pages (the centre first), the label is shown and read out, Enter opens
     canvas.focus()
     page.keyboard.press("n")
     assert canvas.get_attribute("data-chosen") == ABOUT
-    assert ABOUT in page.locator("#graph-hover").inner_text() and "About" in page.locator("#graph-hover").inner_text()
+    assert (
+        ABOUT in page.locator("#graph-hover").inner_text()
+        and "About" in page.locator("#graph-hover").inner_text()
+    )
     page.keyboard.press("n")
     second = canvas.get_attribute("data-chosen")
     assert second in (HOME, SITE + "/blog/") and second in page.locator("#graph-hover").inner_text()
@@ -131,6 +144,10 @@ def test_security_headers_view_filters_from_its_counts(base, page):
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_axe_finds_nothing_serious(base, browser, axe_serious, theme):
-    paths = [f"/page?url={quote(HOME, safe='')}", f"/page?url={quote(HOME, safe='')}#t-links",
-             f"/graph?url={quote(ABOUT, safe='')}&depth=1", "/security-headers?missing=csp"]  # /graph: test_viewer_browser
+    paths = [
+        f"/page?url={quote(HOME, safe='')}",
+        f"/page?url={quote(HOME, safe='')}#t-links",
+        f"/graph?url={quote(ABOUT, safe='')}&depth=1",
+        "/security-headers?missing=csp",
+    ]  # /graph: test_viewer_browser
     assert axe_serious(browser, base, paths, theme) == {}

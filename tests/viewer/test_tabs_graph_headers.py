@@ -59,8 +59,18 @@ def test_page_detail_is_grouped_in_panels_each_named_by_a_section_link(tclient):
 
     page = lxml_html.fromstring(tclient.get(f"/page?url={SITE}/").get_data(as_text=True))
     links = page.xpath("//nav[@id='page-tabs']//a/@href")
-    assert links == ["#t-overview", "#t-issues", "#t-links", "#t-images", "#t-resources", "#t-structured",
-                     "#t-analysis", "#t-history", "#t-screenshot", "#t-source"]
+    assert links == [
+        "#t-overview",
+        "#t-issues",
+        "#t-links",
+        "#t-images",
+        "#t-resources",
+        "#t-structured",
+        "#t-analysis",
+        "#t-history",
+        "#t-screenshot",
+        "#t-source",
+    ]
     for href in links:  # without scripts every panel is shown (no hidden attribute) and its link jumps to it
         panel = page.get_element_by_id(href[1:])
         assert "tab-panel" in panel.get("class") and panel.get("hidden") is None
@@ -91,11 +101,19 @@ def test_graph_page_has_a_legend_and_a_neighbourhood_of_one_page(tclient):
     # /about links to / and is linked from / and /blog/: those three pages, not /missing (two links away)
     assert [n["url"] for n in one["nodes"]] == [SITE + "/", SITE + "/about", SITE + "/blog/"]
     assert {(e["source"], e["target"]) for e in one["items"]} == {
-        (SITE + "/", SITE + "/about"), (SITE + "/about", SITE + "/"), (SITE + "/blog/", SITE + "/about")}
+        (SITE + "/", SITE + "/about"),
+        (SITE + "/about", SITE + "/"),
+        (SITE + "/blog/", SITE + "/about"),
+    }
     assert one["truncated"] is False
     two = tclient.get(f"/graph/around?url={SITE}/about&depth=2").get_json()
     # two links away: /missing (from /) joins, the external page never does
-    assert [n["url"] for n in two["nodes"]] == [SITE + "/", SITE + "/about", SITE + "/blog/", SITE + "/missing"]
+    assert [n["url"] for n in two["nodes"]] == [
+        SITE + "/",
+        SITE + "/about",
+        SITE + "/blog/",
+        SITE + "/missing",
+    ]
     assert (SITE + "/blog/", SITE + "/") in {(e["source"], e["target"]) for e in two["items"]}
     assert next(n for n in two["nodes"] if n["url"].endswith("/missing"))["status"] == 404
     assert tclient.get("/graph/around").status_code == 400

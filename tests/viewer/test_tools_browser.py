@@ -49,9 +49,17 @@ def test_export_links_download_the_whole_filtered_table(base, page):
     assert page.locator("#pages tbody tr").count() == 5
     expected = page.request.get(base + "/api/pages?status_class=2xx&external=false&limit=1000").json()
     assert expected["total"] > 5
-    data = json.loads(_download(page, page.get_by_role("link", name=f"Export all {expected['total']} rows as JSON")))
+    data = json.loads(
+        _download(page, page.get_by_role("link", name=f"Export all {expected['total']} rows as JSON"))
+    )
     assert [row["url"] for row in data["items"]] == [row["url"] for row in expected["items"]]
-    rows = list(csv.reader(io.StringIO(_download(page, page.get_by_role("link", name=f"Export all {expected['total']} rows as CSV")))))
+    rows = list(
+        csv.reader(
+            io.StringIO(
+                _download(page, page.get_by_role("link", name=f"Export all {expected['total']} rows as CSV"))
+            )
+        )
+    )
     assert rows[0][0] == "URL" and [row[0] for row in rows[1:]] == [row["url"] for row in expected["items"]]
     assert page.problems == []
 
@@ -80,8 +88,11 @@ def test_search_from_any_page_by_keyboard(base, page):
     box.press_sequentially("ITEM-1")
     results = page.locator("#site-search-results a")
     page.wait_for_function("() => document.querySelector('#site-search-results').dataset.q === 'ITEM-1'")
-    assert results.locator(".hit-url").all_inner_texts() == [SITE + "/shop/item-1", SITE + "/shop/item-10",
-                                                             SITE + "/shop/item-11"]
+    assert results.locator(".hit-url").all_inner_texts() == [
+        SITE + "/shop/item-1",
+        SITE + "/shop/item-10",
+        SITE + "/shop/item-11",
+    ]
     assert "3 matches shown" in page.locator("#announcer").inner_text()
     box.press("ArrowDown")
     assert page.evaluate("document.activeElement.textContent").startswith(SITE + "/shop/item-1")
@@ -92,7 +103,9 @@ def test_search_from_any_page_by_keyboard(base, page):
     # no match says so; Enter in the box opens the full list
     page.keyboard.press("/")
     page.locator("#site-search-q").fill("no such thing")
-    page.wait_for_function("() => document.querySelector('#site-search-results').dataset.q === 'no such thing'")
+    page.wait_for_function(
+        "() => document.querySelector('#site-search-results').dataset.q === 'no such thing'"
+    )
     assert page.locator("#site-search-results .hit-none").count() == 1
     page.locator("#site-search-q").fill("busy")
     page.locator("#site-search-q").press("Enter")
@@ -115,8 +128,11 @@ def test_axe_finds_no_serious_violation_in_the_new_ui(browser, base, theme, axe_
         page.wait_for_selector("#site-search-results a")
         page.add_script_tag(path=str(AXE))
         result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
-        serious = [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in result["violations"]
-                   if v["impact"] in ("serious", "critical")]
+        serious = [
+            (v["id"], [n["target"] for n in v["nodes"]][:3])
+            for v in result["violations"]
+            if v["impact"] in ("serious", "critical")
+        ]
         assert serious == []
     finally:
         context.close()

@@ -9,9 +9,26 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-ROOT_PATHS = ("/", "/summary", "/issue?check=broken-link", "/pages", "/broken-links", "/external-links", "/isolated", "/isolated/clusters?singletons=1",
-              "/graph", "/graph/edges", "/resources", "/images", "/violations", "/violations/rules", "/duplicates",
-              "/mismatches", "/commits", "/diff")
+ROOT_PATHS = (
+    "/",
+    "/summary",
+    "/issue?check=broken-link",
+    "/pages",
+    "/broken-links",
+    "/external-links",
+    "/isolated",
+    "/isolated/clusters?singletons=1",
+    "/graph",
+    "/graph/edges",
+    "/resources",
+    "/images",
+    "/violations",
+    "/violations/rules",
+    "/duplicates",
+    "/mismatches",
+    "/commits",
+    "/diff",
+)
 
 
 class Watched:
@@ -54,7 +71,10 @@ def page_url(site_base: str, path: str) -> str:
 
 
 def detail_paths(site: str) -> list[str]:
-    return [f"/page?url={quote(site + p, safe='')}" for p in ("/", "/jsonld/valid", "/meta/full", "/viewer-sandbox/")]
+    return [
+        f"/page?url={quote(site + p, safe='')}"
+        for p in ("/", "/jsonld/valid", "/meta/full", "/viewer-sandbox/")
+    ]
 
 
 def test_every_view_loads_without_console_errors_or_failed_requests(served, site, watched):
@@ -114,7 +134,9 @@ def test_sorting_columns_and_resizing_them_by_keyboard(served, watched):
     page.locator("#pages th[data-col=status] a.sort").click()
     page.wait_for_url("**order=desc**")
     assert page.locator("#pages th[data-col=status]").get_attribute("aria-sort") == "descending"
-    statuses = [int(s) for s in page.locator("#pages tbody td:nth-child(2)").all_inner_texts() if s.strip().isdigit()]
+    statuses = [
+        int(s) for s in page.locator("#pages tbody td:nth-child(2)").all_inner_texts() if s.strip().isdigit()
+    ]
     assert statuses == sorted(statuses, reverse=True) and statuses[0] == 500
 
     handle = page.locator("#pages th[data-col=title] .col-resize")
@@ -188,7 +210,9 @@ def test_link_graph_draws_nodes_and_opens_a_page_on_click(served, watched):
 
 def test_sandbox_keeps_the_crawled_script_out(served, site, watched):
     page = watched.page
-    response = page.goto(served + f"/page?url={quote(site + '/viewer-sandbox/', safe='')}#t-source")  # the Source tab
+    response = page.goto(
+        served + f"/page?url={quote(site + '/viewer-sandbox/', safe='')}#t-source"
+    )  # the Source tab
     assert response.status == 200
     frame_element = page.locator("iframe.rendered")
     assert frame_element.get_attribute("sandbox") == ""

@@ -17,9 +17,14 @@ from nitpicker_viewer.guard import is_loopback
 
 
 def start(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "nitpicker_cli.main", "viewer", *args, "--no-open"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ),
-                            preexec_fn=as_from_a_terminal)
+    return subprocess.Popen(
+        [sys.executable, "-m", "nitpicker_cli.main", "viewer", *args, "--no-open"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ),
+        preexec_fn=as_from_a_terminal,
+    )
 
 
 def test_serves_on_the_next_free_port_and_stops_on_ctrl_c(viewer_archive):
@@ -59,7 +64,10 @@ def test_a_non_loopback_host_is_warned_about(viewer_archive):
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 1 and out == ""
     lines = err.strip().splitlines()
-    assert lines[0] == "nitpicker: warning: binding 192.0.2.1: anyone who can reach this address can read the archive"
+    assert (
+        lines[0]
+        == "nitpicker: warning: binding 192.0.2.1: anyone who can reach this address can read the archive"
+    )
     assert lines[1] == "nitpicker: error: cannot listen on 192.0.2.1: Cannot assign requested address"
 
 
@@ -70,8 +78,17 @@ def test_a_missing_archive_is_one_error_line(tmp_path):
     assert err.strip() == "nitpicker: error: no such archive: nope.nitpicker"
 
 
-@pytest.mark.parametrize(("host", "loopback"), [("127.0.0.1", True), ("127.0.0.2", True), ("::1", True),
-                                                ("localhost", True), ("0.0.0.0", False), ("192.168.1.5", False),
-                                                ("example.test", False)])
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [
+        ("127.0.0.1", True),
+        ("127.0.0.2", True),
+        ("::1", True),
+        ("localhost", True),
+        ("0.0.0.0", False),
+        ("192.168.1.5", False),
+        ("example.test", False),
+    ],
+)
 def test_is_loopback(host, loopback):
     assert is_loopback(host) is loopback

@@ -14,17 +14,44 @@ pytestmark = pytest.mark.browser
 WIDTHS = (1280, 1920)
 THEMES = ("light", "dark")
 LANGUAGES = ("en", "ja")
-VIEWS = ("/", "/summary", "/issue?check=broken-link", "/pages", "/broken-links", "/external-links", "/isolated",
-         "/graph", "/resources", "/images", "/violations", "/violations/rules", "/duplicates", "/mismatches",
-         "/commits", "/diff")
+VIEWS = (
+    "/",
+    "/summary",
+    "/issue?check=broken-link",
+    "/pages",
+    "/broken-links",
+    "/external-links",
+    "/isolated",
+    "/graph",
+    "/resources",
+    "/images",
+    "/violations",
+    "/violations/rules",
+    "/duplicates",
+    "/mismatches",
+    "/commits",
+    "/diff",
+)
 URL_CHARS = 30  # the narrowest a URL column may get, in characters of its own font
 ROW_LINES = 3  # the tallest a security headers row may get on average, in lines of text
 
 # Short texts that read as one unit: a break inside one of their words is a layout defect.
-LABELS = ", ".join((
-    "header nav a", "thead th", ".card-label", ".card-value", "td.k-num", "td.k-status", ".priority", ".badge",
-    ".finding-state", ".page-tabs a", "#commits tbody td:not(.tools)", "table.kv th",
-))
+LABELS = ", ".join(
+    (
+        "header nav a",
+        "thead th",
+        ".card-label",
+        ".card-value",
+        "td.k-num",
+        "td.k-status",
+        ".priority",
+        ".badge",
+        ".finding-state",
+        ".page-tabs a",
+        "#commits tbody td:not(.tools)",
+        "table.kv th",
+    )
+)
 # Every place inside ``selector``'s elements where a line ends between two characters of one word: the first
 # character of each line compared with the last one before it. A word goes on after a hyphen, a slash or a
 # space; in Japanese (no spaces) any break between two letters of a label is inside its word.
@@ -60,7 +87,9 @@ BREAKS = """(selector) => {
 def screen(request, browser, served):
     """A page at one width in one theme; ``screen.lang(code)`` switches the viewer's language."""
     width, theme = request.param
-    context = browser.new_context(viewport={"width": width, "height": 900}, locale="en-US", reduced_motion="reduce")
+    context = browser.new_context(
+        viewport={"width": width, "height": 900}, locale="en-US", reduced_motion="reduce"
+    )
     context.add_init_script(f"try {{ localStorage.setItem('nitpicker-theme', '{theme}'); }} catch (e) {{}}")
     page = context.new_page()
     errors: list[str] = []
@@ -121,15 +150,21 @@ def test_security_headers_table_fits_with_readable_urls(screen, served):
                     rows: rows.length, body: table.tBodies[0].getBoundingClientRect().height, line: line};
         }""")
         assert geometry["rows"] >= 10, geometry
-        assert geometry["scroll"] <= geometry["client"] + 1, geometry  # every column visible, no sideways scroll
+        assert geometry["scroll"] <= geometry["client"] + 1, (
+            geometry
+        )  # every column visible, no sideways scroll
         assert max(geometry["headings"]) <= geometry["right"] + 1, geometry
         assert min(geometry["urls"]) >= URL_CHARS, geometry
         assert geometry["body"] / geometry["rows"] <= ROW_LINES * geometry["line"], geometry
 
 
 def test_labels_never_break_inside_a_word(screen, served, site):
-    paths = (*VIEWS, "/security-headers", f"/page?url={quote(site + '/', safe='')}",
-             f"/page?url={quote(site + '/meta/full', safe='')}")
+    paths = (
+        *VIEWS,
+        "/security-headers",
+        f"/page?url={quote(site + '/', safe='')}",
+        f"/page?url={quote(site + '/meta/full', safe='')}",
+    )
     found = {}
     for code in LANGUAGES:
         screen.lang(code)

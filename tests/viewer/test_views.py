@@ -16,11 +16,30 @@ from nitpicker_core.query import query_registry, run_query
 from nitpicker_viewer import i18n
 
 VIEWER = Path(__file__).resolve().parents[2] / "nitpicker_viewer"
-HTML_VIEWS = ("/", "/?show=all&priority=high", "/summary", "/issue?check=broken-link", "/pages", "/pages?external=1&category=html&missing=description&status=200&url=*meta*",
-              "/broken-links", "/external-links", "/isolated", "/isolated?include_roots=false",
-              "/isolated/clusters?singletons=1&rooted=1", "/graph", "/graph/edges", "/resources", "/resources?external=false",
-              "/images?missing_alt=1&lazy=true", "/violations?priority=medium", "/violations/rules",
-              "/duplicates?field=description", "/mismatches?kind=og_title", "/commits", "/diff")
+HTML_VIEWS = (
+    "/",
+    "/?show=all&priority=high",
+    "/summary",
+    "/issue?check=broken-link",
+    "/pages",
+    "/pages?external=1&category=html&missing=description&status=200&url=*meta*",
+    "/broken-links",
+    "/external-links",
+    "/isolated",
+    "/isolated?include_roots=false",
+    "/isolated/clusters?singletons=1&rooted=1",
+    "/graph",
+    "/graph/edges",
+    "/resources",
+    "/resources?external=false",
+    "/images?missing_alt=1&lazy=true",
+    "/violations?priority=medium",
+    "/violations/rules",
+    "/duplicates?field=description",
+    "/mismatches?kind=og_title",
+    "/commits",
+    "/diff",
+)
 
 
 def test_api_lists_every_registered_query(client, pm):
@@ -48,15 +67,18 @@ def test_api_answers_what_the_registry_answers(client, viewer_archive, pm):
     assert client.get("/api/summary?commit=1").get_json() == summary
 
 
-@pytest.mark.parametrize(("path", "status", "error"), [
-    ("/api/no-such-query", 404, "unknown query 'no-such-query'"),
-    ("/api/pages?limit=lots", 400, "parameter 'limit' must be integer, got 'lots'"),
-    ("/api/pages?colour=red", 400, "query 'pages' has no parameter 'colour'"),
-    ("/api/page-detail", 400, "query 'page-detail' needs parameter 'url'"),
-    ("/api/summary?commit=99", 400, None),
-    ("/api/page-detail?url=http://nowhere.test/", 404, "no URL 'http://nowhere.test/' in commit 1"),
-    ("/api/no/such/route", 404, None),
-])
+@pytest.mark.parametrize(
+    ("path", "status", "error"),
+    [
+        ("/api/no-such-query", 404, "unknown query 'no-such-query'"),
+        ("/api/pages?limit=lots", 400, "parameter 'limit' must be integer, got 'lots'"),
+        ("/api/pages?colour=red", 400, "query 'pages' has no parameter 'colour'"),
+        ("/api/page-detail", 400, "query 'page-detail' needs parameter 'url'"),
+        ("/api/summary?commit=99", 400, None),
+        ("/api/page-detail?url=http://nowhere.test/", 404, "no URL 'http://nowhere.test/' in commit 1"),
+        ("/api/no/such/route", 404, None),
+    ],
+)
 def test_api_errors_are_json_without_absolute_paths(client, viewer_archive, path, status, error):
     response = client.get(path)
     assert response.status_code == status and response.is_json
@@ -96,14 +118,17 @@ def test_page_detail_shows_links_metadata_and_sandboxed_frame(client, site):
     assert "Test Top" in html and f"{site}/about" in html
     assert '<iframe class="rendered" sandbox=""' in html
     src = re.search(r'<iframe class="rendered" sandbox="" src="([^"]+)"', html).group(1)
-    assert src.startswith("/page/html?") and parse_qs(urlsplit(src.replace("&amp;", "&")).query) == {"url": [url]}
+    assert src.startswith("/page/html?") and parse_qs(urlsplit(src.replace("&amp;", "&")).query) == {
+        "url": [url]
+    }
 
 
 def test_sandbox_route_serves_the_html_with_a_sandbox_policy(client, site):
     response = client.get("/page/html?url=" + quote(site + "/viewer-sandbox/", safe=""))
     assert response.status_code == 200 and response.mimetype == "text/html"
     assert response.headers["Content-Security-Policy"] == (
-        "sandbox; default-src 'none'; img-src data:; style-src 'unsafe-inline'; frame-ancestors 'self'")
+        "sandbox; default-src 'none'; img-src data:; style-src 'unsafe-inline'; frame-ancestors 'self'"
+    )
     assert response.headers["X-Content-Type-Options"] == "nosniff"
     assert "Rendered probe content" in response.get_data(as_text=True)
 
@@ -126,8 +151,12 @@ def test_language_follows_cookie_and_accept_language(client):
     summary = client.get("/summary", headers={"Accept-Language": "ja,en;q=0.5"}).get_data(as_text=True)
     assert "<h1>概要</h1>" in summary
     assert "HTML 文書（text/html）で応答した内部 URL" in summary  # what "pages" means, in Japanese too
-    assert "internal URLs that answered with an HTML document" in client.get("/summary").get_data(as_text=True)
-    assert "<h1>問題</h1>" in client.get("/", headers={"Accept-Language": "ja,en;q=0.5"}).get_data(as_text=True)
+    assert "internal URLs that answered with an HTML document" in client.get("/summary").get_data(
+        as_text=True
+    )
+    assert "<h1>問題</h1>" in client.get("/", headers={"Accept-Language": "ja,en;q=0.5"}).get_data(
+        as_text=True
+    )
     switched = client.get("/lang/ja?next=/pages%3FpageSize%3D25")
     assert switched.status_code == 302 and switched.headers["Location"] == "/pages?pageSize=25"
     assert '<html lang="ja"' in client.get("/pages").get_data(as_text=True)
@@ -147,8 +176,13 @@ def test_catalogs_have_the_same_keys_and_every_used_key():
     for path in [*VIEWER.glob("templates/*.html"), *VIEWER.glob("blueprints/*.py"), VIEWER / "tables.py"]:
         text = path.read_text(encoding="utf-8")
         used |= set(re.findall(r"\bt\('([a-z_]+(?:\.[a-z_]+)?)'", text))
-        used |= set(re.findall(r'"((?:view|col|filter|field|category|severity|mismatch|summary|graph|violations|'
-                               r'page|resource|clusters|external|diff)\.[a-z_]+)"', text))
+        used |= set(
+            re.findall(
+                r'"((?:view|col|filter|field|category|severity|mismatch|summary|graph|violations|'
+                r'page|resource|clusters|external|diff)\.[a-z_]+)"',
+                text,
+            )
+        )
     from nitpicker_core.content_types import CATEGORIES
 
     used = {key for key in used if not key.endswith(".html")}
@@ -218,21 +252,29 @@ def test_a_finished_archive_from_build_archive_renders_every_view(tmp_path, pm):
 
 def test_page_detail_lists_the_pages_resources_and_tags(client, site):
     def rows(html: str, section: str) -> list[list[str]]:
-        body = re.search(rf'<section aria-labelledby="{section}">.*?<tbody>(.*?)</tbody>', html, re.S).group(1)
-        return [[re.sub(r"<[^>]+>", "", cell) for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
-                for row in re.findall(r"<tr>(.*?)</tr>", body, re.S)]
+        body = re.search(rf'<section aria-labelledby="{section}">.*?<tbody>(.*?)</tbody>', html, re.S).group(
+            1
+        )
+        return [
+            [re.sub(r"<[^>]+>", "", cell) for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+            for row in re.findall(r"<tr>(.*?)</tr>", body, re.S)
+        ]
 
     lazy = client.get("/page?url=" + quote(site + "/lazy/", safe="")).get_data(as_text=True)
     assert '<h2 id="resources">Resources (4)</h2>' in lazy and "<caption" in lazy
     assert rows(lazy, "resources") == [
-        [f"{site}/lazy/img/{n}.svg", "200", "image/svg+xml", "101", "", "", "No"] for n in range(4)]
+        [f"{site}/lazy/img/{n}.svg", "200", "image/svg+xml", "101", "", "", "No"] for n in range(4)
+    ]
     assert f'href="/resource?url={site}/lazy/img/0.svg"' in lazy
     assert rows(lazy, "tags") == [["Nothing to show."]] and '<h2 id="tags">Tags (0)</h2>' in lazy
     analytics = client.get("/page?url=" + quote(site + "/analytics/", safe="")).get_data(as_text=True)
-    assert rows(analytics, "tags") == [["Google Tag Manager", "tag-manager", "GTM-ABC1234", "", "100"],
-                                       ["Google Analytics", "analytics", "G-XXXX1234", "GA4", "100"],
-                                       ["WordPress", "generator", "", "6.4", "100"]]
+    assert rows(analytics, "tags") == [
+        ["Google Tag Manager", "tag-manager", "GTM-ABC1234", "", "100"],
+        ["Google Analytics", "analytics", "G-XXXX1234", "GA4", "100"],
+        ["WordPress", "generator", "", "6.4", "100"],
+    ]
     assert '<h2 id="tags">Tags (3)</h2>' in analytics and '<h2 id="resources">Resources (0)</h2>' in analytics
-    japanese = client.get("/page?url=" + quote(site + "/analytics/", safe=""),
-                          headers={"Accept-Language": "ja"}).get_data(as_text=True)
+    japanese = client.get(
+        "/page?url=" + quote(site + "/analytics/", safe=""), headers={"Accept-Language": "ja"}
+    ).get_data(as_text=True)
     assert '<th scope="col">提供元</th>' in japanese and '<h2 id="tags">タグ (3)</h2>' in japanese

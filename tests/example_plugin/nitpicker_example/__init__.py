@@ -49,8 +49,11 @@ class WordCount(Analyzer):
         words = count_words(page.document)
         violations = []
         if words < self.min_words:
-            violations.append(Violation("thin-content", f"only {words} words (minimum {self.min_words})",
-                                        severity="warning"))
+            violations.append(
+                Violation(
+                    "thin-content", f"only {words} words (minimum {self.min_words})", severity="warning"
+                )
+            )
         return PageReport(cells={"words": words}, violations=violations)
 
 
@@ -66,14 +69,20 @@ class LongUrl(Analyzer):
         limit = int(settings.get("max_url_length", 80))
         if is_external or len(url) <= limit:
             return PageReport(cells={"length": len(url)})
-        return PageReport(cells={"length": Cell(len(url), f"over {limit}")},
-                          violations=[Violation("long-url", f"{len(url)} characters (limit {limit})", "warning")])
+        return PageReport(
+            cells={"length": Cell(len(url), f"over {limit}")},
+            violations=[Violation("long-url", f"{len(url)} characters (limit {limit})", "warning")],
+        )
 
 
 def word_counts(archive: Any, commit: int, min_words: int) -> dict[str, Any]:
     """The query: every page's word count from the analyzer's stored cells, by URL."""
     cells = archive.analysis(commit, analyzer="word-count")
-    items = [{"url": c["url"], "words": c["value"]} for c in cells if c["column"] == "words" and c["value"] >= min_words]
+    items = [
+        {"url": c["url"], "words": c["value"]}
+        for c in cells
+        if c["column"] == "words" and c["value"] >= min_words
+    ]
     return {"total": len(items), "items": items}
 
 
@@ -92,9 +101,21 @@ def register_analyzers(register: Any) -> None:
 
 @hookimpl
 def register_queries(register: Any) -> None:
-    register(Query("word-counts", "Word count of every analyzed page (from the word-count analyzer).",
-                   word_counts, {"min_words": {"type": "integer", "default": 0, "minimum": 0,
-                                                "description": "only pages with at least this many words"}}))
+    register(
+        Query(
+            "word-counts",
+            "Word count of every analyzed page (from the word-count analyzer).",
+            word_counts,
+            {
+                "min_words": {
+                    "type": "integer",
+                    "default": 0,
+                    "minimum": 0,
+                    "description": "only pages with at least this many words",
+                }
+            },
+        )
+    )
 
 
 def _sheet_rows(reader: Any, commit: int) -> Any:
@@ -104,8 +125,17 @@ def _sheet_rows(reader: Any, commit: int) -> Any:
 
 @hookimpl
 def register_sheets(register: Any) -> None:
-    register(Sheet("Word Counts", ("URL", "Words"), _sheet_rows, order=500, description="Words per page",
-                   links=("URL",), widths={"URL": 400}))
+    register(
+        Sheet(
+            "Word Counts",
+            ("URL", "Words"),
+            _sheet_rows,
+            order=500,
+            description="Words per page",
+            links=("URL",),
+            widths={"URL": 400},
+        )
+    )
 
 
 _crawl_settings: dict[str, Any] = {}

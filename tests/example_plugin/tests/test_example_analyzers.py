@@ -15,8 +15,15 @@ LONG = "<html><body>" + "<p>word</p>" * 12 + "</body></html>"
 def test_a_thin_page_gets_a_warning_and_its_count(nitpicker_analyze):
     result = nitpicker_analyze("word-count", THIN, url="http://site.test/thin")
     assert result.cells == {"words": 4}
-    assert result.violations == [Violation("thin-content", "only 4 words (minimum 10)", "warning",
-                                           url="http://site.test/thin", analyzer="word-count")]
+    assert result.violations == [
+        Violation(
+            "thin-content",
+            "only 4 words (minimum 10)",
+            "warning",
+            url="http://site.test/thin",
+            analyzer="word-count",
+        )
+    ]
     assert result.errors == [] and result.summary["pages"] == 1
 
 
@@ -39,11 +46,14 @@ def test_the_per_url_check_notes_long_urls(nitpicker_analyze):
 
 
 # parametrizing nitpicker_settings replaces the fixture: the plugin manager is configured with each table
-@pytest.mark.parametrize("nitpicker_settings, reason", [
-    ({}, None),
-    ({"word-count": {"skip_below": 5}}, "only 4 words (word-count skip_below 5)"),
-    ({"word-count": {"skip_below": 4}}, None),
-])
+@pytest.mark.parametrize(
+    "nitpicker_settings, reason",
+    [
+        ({}, None),
+        ({"word-count": {"skip_below": 5}}, "only 4 words (word-count skip_below 5)"),
+        ({"word-count": {"skip_below": 4}}, None),
+    ],
+)
 def test_the_crawl_filter_skips_thin_pages_when_asked(nitpicker_pm, reason):
     from nitpicker_testing.archives import page
 

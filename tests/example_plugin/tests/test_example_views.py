@@ -11,20 +11,32 @@ SITE = "http://site.test"
 
 @pytest.fixture
 def analyzed(nitpicker_archive, nitpicker_analyze_archive):
-    archive = nitpicker_archive([
-        {"url": SITE + "/", "title": "Home", "links": ["/a", "/b"],
-         "html": "<html><body><p>one two three four five six seven eight nine ten eleven</p></body></html>"},
-        {"url": SITE + "/a", "html": "<html><body><p>alpha beta</p></body></html>"},
-        {"url": SITE + "/b", "html": "<html><body></body></html>"},
-    ])
+    archive = nitpicker_archive(
+        [
+            {
+                "url": SITE + "/",
+                "title": "Home",
+                "links": ["/a", "/b"],
+                "html": "<html><body><p>one two three four five six seven eight nine ten eleven</p></body></html>",
+            },
+            {"url": SITE + "/a", "html": "<html><body><p>alpha beta</p></body></html>"},
+            {"url": SITE + "/b", "html": "<html><body></body></html>"},
+        ]
+    )
     summary = nitpicker_analyze_archive(archive, "word-count", "long-url")
     assert summary["errors"] == {"word-count": 0, "long-url": 0}
     return archive
 
 
 def test_the_query_filters_by_words(nitpicker_query, analyzed):
-    assert nitpicker_query(analyzed, "word-counts") == {"total": 3, "items": [
-        {"url": SITE + "/", "words": 11}, {"url": SITE + "/a", "words": 2}, {"url": SITE + "/b", "words": 0}]}
+    assert nitpicker_query(analyzed, "word-counts") == {
+        "total": 3,
+        "items": [
+            {"url": SITE + "/", "words": 11},
+            {"url": SITE + "/a", "words": 2},
+            {"url": SITE + "/b", "words": 0},
+        ],
+    }
     assert nitpicker_query(analyzed, "word-counts", min_words="2")["total"] == 2
     with pytest.raises(UsageError, match="parameter 'min_words' must be at least 0"):
         nitpicker_query(analyzed, "word-counts", min_words=-1)

@@ -15,22 +15,43 @@ from nitpicker_core import Anchor, ScrapeResult, Violation
 BROKEN = ({"/missing", "/old"}, {"/new"}, {"/missing", "/old", "/new"})
 TARGETS = ("/missing", "/old", "/new")
 # axe and markup findings of commits 2 and 3 (commit 1 is never analysed); axe's version changes in 3
-AXE = (None, ("4.9", {"/": [Violation("color-contrast", "low contrast", "serious", snippet="<p class=\"dim\">")]}),
-       ("4.10", {"/": [Violation("color-contrast", "low contrast", "serious", snippet="<p class=\"dim\">"),
-                       Violation("region", "content outside landmarks", "moderate", snippet="<div id=\"x\">")]}))
-MARKUP = (None, ("1", {"/about": [Violation("duplicate-id", "id 'a' twice", "error", snippet="<b id=\"a\">")]}),
-          ("1", {"/about": [Violation("duplicate-id", "id 'a' twice", "error", snippet="<b id=\"a\">")]}))
+AXE = (
+    None,
+    ("4.9", {"/": [Violation("color-contrast", "low contrast", "serious", snippet='<p class="dim">')]}),
+    (
+        "4.10",
+        {
+            "/": [
+                Violation("color-contrast", "low contrast", "serious", snippet='<p class="dim">'),
+                Violation("region", "content outside landmarks", "moderate", snippet='<div id="x">'),
+            ]
+        },
+    ),
+)
+MARKUP = (
+    None,
+    ("1", {"/about": [Violation("duplicate-id", "id 'a' twice", "error", snippet='<b id="a">')]}),
+    ("1", {"/about": [Violation("duplicate-id", "id 'a' twice", "error", snippet='<b id="a">')]}),
+)
 
 
 def _page(path: str, status: int, links: tuple[str, ...] = ()) -> ScrapeResult:
     body = "".join(f'<a href="{href}">{href}</a>' for href in links)
-    return ScrapeResult(url=SITE + path, status=status, status_text="OK", content_type="text/html",
-                        content_length=100, metadata={"title": f"Page {path}", "lang": "en"},
-                        html=f"<html lang='en'><head><title>Page {path}</title></head><body><h1>x</h1>{body}</body></html>",
-                        anchors=[Anchor(SITE + href, href) for href in links])
+    return ScrapeResult(
+        url=SITE + path,
+        status=status,
+        status_text="OK",
+        content_type="text/html",
+        content_length=100,
+        metadata={"title": f"Page {path}", "lang": "en"},
+        html=f"<html lang='en'><head><title>Page {path}</title></head><body><h1>x</h1>{body}</body></html>",
+        anchors=[Anchor(SITE + href, href) for href in links],
+    )
 
 
-def _analyse(target: Path, commit: int, analyzer: str, version: str, found: dict[str, list[Violation]]) -> None:
+def _analyse(
+    target: Path, commit: int, analyzer: str, version: str, found: dict[str, list[Violation]]
+) -> None:
     from nitpicker_core.archive.writer import ArchiveWriter
 
     writer = ArchiveWriter.open(target)

@@ -10,6 +10,7 @@ from archives import SITE
 
 pytestmark = pytest.mark.browser
 
+
 @pytest.fixture
 def page(browser):
     context = browser.new_context(locale="en-US", reduced_motion="reduce")
@@ -31,7 +32,10 @@ def test_base_picker_changes_the_counts_and_a_row_leads_to_its_urls(issues_serve
     page.goto(issues_served + "/")
     assert page.get_by_role("heading", level=1).inner_text() == "Issues"
     assert page.get_by_role("heading", name="Links (2)").is_visible()
-    assert (cell(page, "broken-link", "new"), cell(page, "broken-link", "persisting")) == ("2 2 regressed", "1")
+    assert (cell(page, "broken-link", "new"), cell(page, "broken-link", "persisting")) == (
+        "2 2 regressed",
+        "1",
+    )
 
     page.get_by_label("Compare with (base)").select_option("1")
     page.get_by_role("button", name="Apply").click()
@@ -51,11 +55,18 @@ def test_base_picker_changes_the_counts_and_a_row_leads_to_its_urls(issues_serve
     rows = page.locator("#issue-urls tbody tr")
     # each link where it is: source page, target, anchor text, the target's status, line:col (not recorded here)
     assert page.locator("#issue-urls thead th").all_inner_texts() == [
-        "Source page", "State", "Link target", "Anchor text", "Status", "Line:col"]
+        "Source page",
+        "State",
+        "Link target",
+        "Anchor text",
+        "Status",
+        "Line:col",
+    ]
     assert [rows.nth(i).locator("td").all_inner_texts() for i in range(rows.count())] == [
         [f"{SITE}/", "New", f"{SITE}/new", "/new", "404", "—"],
         [f"{SITE}/", "Persisting", f"{SITE}/missing", "/missing", "404", "—"],
-        [f"{SITE}/", "Persisting", f"{SITE}/old", "/old", "404", "—"]]
+        [f"{SITE}/", "Persisting", f"{SITE}/old", "/old", "404", "—"],
+    ]
 
     page.get_by_label("State", exact=True).select_option("new")
     page.get_by_role("button", name="Apply").click()
@@ -70,14 +81,26 @@ def test_base_picker_changes_the_counts_and_a_row_leads_to_its_urls(issues_serve
     tabs = page.get_by_role("tab")
     assert tabs.nth(1).inner_text().startswith("Issues (")
     tabs.nth(1).click()
-    assert page.locator("#t-issues section").first.get_by_role("heading", level=2).inner_text().startswith("Issues (")
+    assert (
+        page.locator("#t-issues section")
+        .first.get_by_role("heading", level=2)
+        .inner_text()
+        .startswith("Issues (")
+    )
     assert page.locator("#page-issues tbody tr[data-check=broken-link]").count() == 3
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_issues_views_have_no_serious_axe_violation(browser, issues_served, theme, axe_serious):
-    paths = ("/", "/?show=all&commit=1", "/?base=1", "/issue?check=broken-link", "/issue?check=duplicate-id",
-             "/violations?priority=high", f"/page?url={quote(SITE + '/', safe='')}")
+    paths = (
+        "/",
+        "/?show=all&commit=1",
+        "/?base=1",
+        "/issue?check=broken-link",
+        "/issue?check=duplicate-id",
+        "/violations?priority=high",
+        f"/page?url={quote(SITE + '/', safe='')}",
+    )
     found = axe_serious(browser, issues_served, paths, theme)
     assert found == {}, json.dumps(found, indent=1)
 
@@ -98,8 +121,15 @@ def test_one_image_three_sources_is_one_row_on_the_issue_page_and_in_the_pages_t
     assert rows.count() == 1
     cells = rows.first.locator("td")
     assert cells.nth(2).inner_text() == f"{SITE}/img/no-alt.png"
-    assert cells.nth(3).locator("li").all_inner_texts() == ["image-alt-missing", "axe/image-alt", "markup/img-alt-missing"]
-    assert "Found by: image-alt-missing, axe/image-alt, markup/img-alt-missing" in page.locator("#issue-facts").inner_text()
+    assert cells.nth(3).locator("li").all_inner_texts() == [
+        "image-alt-missing",
+        "axe/image-alt",
+        "markup/img-alt-missing",
+    ]
+    assert (
+        "Found by: image-alt-missing, axe/image-alt, markup/img-alt-missing"
+        in page.locator("#issue-facts").inner_text()
+    )
 
     page.goto(defects_served + "/page?url=" + quote(SITE + "/", safe=""))
     tabs = page.get_by_role("tab")

@@ -26,8 +26,13 @@ def checks(section, change: str) -> dict:
     """check id → (the line's text without its URL list, [(URL, note)], its links' targets by class)."""
     out = {}
     for item in section.xpath(f'ul[@data-change="{change}"]/li'):
-        urls = [(text(li.xpath('a[@class="url"]')[0]), text(li.xpath('span[@class="detail"]')[0])
-                 if li.xpath('span[@class="detail"]') else "") for li in item.xpath('ul[@class="url-list"]/li')]
+        urls = [
+            (
+                text(li.xpath('a[@class="url"]')[0]),
+                text(li.xpath('span[@class="detail"]')[0]) if li.xpath('span[@class="detail"]') else "",
+            )
+            for li in item.xpath('ul[@class="url-list"]/li')
+        ]
         links = {a.get("class"): a.get("href") for a in item.xpath("a")}
         out[item.get("data-changed-check")] = (urls, links, text(item))
     return out
@@ -44,7 +49,9 @@ def test_home_lists_new_fixed_and_regressed_findings_by_check_with_their_urls(is
     answer = issues_client.get("/api/issues").get_json()["items"]
     headings = [text(h) for h in section.xpath("h3")]
     new = sum(row["new"] or 0 for row in answer)
-    assert headings[0] == f"New findings ({new})" and headings[-1].startswith("Regressed: fixed before, back now")
+    assert headings[0] == f"New findings ({new})" and headings[-1].startswith(
+        "Regressed: fixed before, back now"
+    )
     broken_urls, links, line = checks(section, "new")["broken-link"]
     # the link's page, then its target: which link broke
     assert broken_urls == [(SITE + "/", SITE + "/missing"), (SITE + "/", SITE + "/old")]
@@ -57,10 +64,12 @@ def test_home_lists_new_fixed_and_regressed_findings_by_check_with_their_urls(is
     assert section.xpath('ul[@data-change="new"]/li')[0].get("data-changed-check") == "broken-link"
     # the priority filter of the overview applies to them too
     high = doc(issues_client, "/?priority=high").xpath('//section[@id="issue-changes"]')[0]
-    listed = high.xpath('ul/li[@data-changed-check]')
+    listed = high.xpath("ul/li[@data-changed-check]")
     assert "broken-link" in {item.get("data-changed-check") for item in listed}
     assert {item.xpath('span[contains(@class, "priority")]')[0].get("class") for item in listed} <= {
-        "priority p-critical", "priority p-high"}
+        "priority p-critical",
+        "priority p-high",
+    }
 
 
 def test_past_the_first_urls_and_checks_the_lists_link_to_the_rest(issues_client, monkeypatch):

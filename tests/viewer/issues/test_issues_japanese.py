@@ -17,15 +17,32 @@ from nitpicker_core.query import run_query
 from nitpicker_core.registries import check_registry, query_registry
 from nitpicker_viewer.i18n import CATALOG_DIR, LANGUAGES
 
-JA = {"title": "About ページが見つかりました", "description": "About ページはテスト用の検出です。",
-      "fix": "About ページを確認してください。"}
-TRANSLATED = Check("about-page", "About page found", "content", "medium", "The about page is a test finding.",
-                   "Look at the about page.", findings=lambda ctx: [Finding(SITE + "/about", "about")],
-                   i18n={"ja": JA})
+JA = {
+    "title": "About ページが見つかりました",
+    "description": "About ページはテスト用の検出です。",
+    "fix": "About ページを確認してください。",
+}
+TRANSLATED = Check(
+    "about-page",
+    "About page found",
+    "content",
+    "medium",
+    "The about page is a test finding.",
+    "Look at the about page.",
+    findings=lambda ctx: [Finding(SITE + "/about", "about")],
+    i18n={"ja": JA},
+)
 # a translation that gives only the title: description and fix stay English, field by field
-TITLE_ONLY = Check("home-page", "Home page found", "content", "low", "The home page is a test finding.",
-                   "Look at the home page.", findings=lambda ctx: [Finding(SITE + "/", "home")],
-                   i18n={"ja": {"title": "ホームページが見つかりました"}})
+TITLE_ONLY = Check(
+    "home-page",
+    "Home page found",
+    "content",
+    "low",
+    "The home page is a test finding.",
+    "Look at the home page.",
+    findings=lambda ctx: [Finding(SITE + "/", "home")],
+    i18n={"ja": {"title": "ホームページが見つかりました"}},
+)
 
 
 class JapaneseChecks:
@@ -60,14 +77,26 @@ def _get(client, path: str, lang: str) -> str:
 
 def test_the_issues_query_answers_in_the_language_asked(issues_archive, pm):
     with open_archive(issues_archive) as reader:
-        rows = {lang: {row["id"]: row for row in run_query(query_registry(pm), reader, "issues",
-                                                           {"lang": lang} if lang else {}, None)["items"]}
-                for lang in (None, "en", "ja", "fr")}
+        rows = {
+            lang: {
+                row["id"]: row
+                for row in run_query(
+                    query_registry(pm), reader, "issues", {"lang": lang} if lang else {}, None
+                )["items"]
+            }
+            for lang in (None, "en", "ja", "fr")
+        }
     about, home = rows["ja"]["about-page"], rows["ja"]["home-page"]
     assert (about["title"], about["help"]["description"], about["help"]["fix"]) == (
-        JA["title"], JA["description"], JA["fix"])
+        JA["title"],
+        JA["description"],
+        JA["fix"],
+    )
     assert (home["title"], home["help"]["description"], home["help"]["fix"]) == (
-        "ホームページが見つかりました", TITLE_ONLY.description, TITLE_ONLY.fix)
+        "ホームページが見つかりました",
+        TITLE_ONLY.description,
+        TITLE_ONLY.fix,
+    )
     assert rows[None]["about-page"]["title"] == rows["en"]["about-page"]["title"] == "About page found"
     assert rows["fr"] == rows[None]  # no French anywhere: English throughout
     # the built-ins answer from their plugins' messages/ja.json
@@ -75,14 +104,18 @@ def test_the_issues_query_answers_in_the_language_asked(issues_archive, pm):
     assert rows["en"]["broken-link"]["title"] == "Internal links to pages that answer 4xx"
     # only the texts change with the language, never a count
     strip = {"title": None, "help": None}
-    assert [{**row, **strip} for row in rows["ja"].values()] == [{**row, **strip} for row in rows["en"].values()]
+    assert [{**row, **strip} for row in rows["ja"].values()] == [
+        {**row, **strip} for row in rows["en"].values()
+    ]
 
 
 def test_the_viewer_shows_each_check_in_its_language(app):
     client = app.test_client()
     for path in ("/", "/?show=all"):
         page = _get(client, path, "ja")
-        assert JA["title"] in page and "ホームページが見つかりました" in page and "About page found" not in page
+        assert (
+            JA["title"] in page and "ホームページが見つかりました" in page and "About page found" not in page
+        )
         assert '<h2 id="cat-content">コンテンツ (' in page
         english = _get(client, path, "en")
         assert "About page found" in english and JA["title"] not in english
