@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from nitpicker_core import PRIORITIES, NitpickerError, check_registry, run_query
+from nitpicker_core import PRIORITIES, check_registry, run_query
 from nitpicker_core.pipeline import verdict
 
 # What fails in JUnit without --fail-on: what SARIF calls an error, findings of priority high or worse.
@@ -52,39 +52,9 @@ class Findings:
         )
 
 
-class _Positions:
-    """line:col of a link in its source page's HTML, read from the page-detail query's anchors."""
-
-    def __init__(self, reader: Any, queries: Any, commit: int) -> None:
-        self.reader, self.queries, self.commit = reader, queries, commit
-        self.pages: dict[str, dict[str, tuple[int, int]]] = {}
-
-    def of(self, url: str, detail: str) -> tuple[int | None, int | None]:
-        if not detail.startswith(("http://", "https://")):  # link checks' detail is the target URL
-            return None, None
-        if url not in self.pages:
-            try:
-                page = run_query(
-                    self.queries,
-                    self.reader,
-                    "page-detail",
-                    {"url": url, "inbound_limit": 1, "resource_limit": 1},
-                    self.commit,
-                )
-            except NitpickerError:  # not a page of the commit: no position
-                page = {"outbound": []}
-            first: dict[str, tuple[int, int]] = {}
-            for anchor in page["outbound"]:
-                if anchor.get("line"):
-                    first.setdefault(anchor["href"], (anchor["line"], anchor["col"]))
-            self.pages[url] = first
-        return self.pages[url].get(detail, (None, None))
-
-
 def collect(pm: Any, reader: Any, queries: Any, answer: dict[str, Any], base: str | None = None) -> Findings:
     """Every current finding of the rows of ``answer`` (the issues query's), read through issue-urls."""
     commit = answer["commit"]
-    positions = _Positions(reader, queries, commit)
     items: dict[str, list[Item]] = {}
     for row in answer["items"]:
         if row["state"] != "ok" or not row["findings"]:
@@ -102,9 +72,8 @@ def collect(pm: Any, reader: Any, queries: Any, answer: dict[str, Any], base: st
             for entry in page["items"]:
                 if entry["state"] == "fixed":  # gone from the site: nothing to report
                     continue
+                # link checks' rows carry their anchor's line:col (issue-urls); other findings have none
                 line, col = entry.get("line"), entry.get("col")
-                if line is None:
-                    line, col = positions.of(entry["url"], entry["detail"])
                 found.append(
                     Item(
                         entry["check"],
