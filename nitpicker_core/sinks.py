@@ -12,7 +12,7 @@ the same crawl is queued (the crawler drains the writer first).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from nitpicker_core.errors import NitpickerError
@@ -20,7 +20,16 @@ from nitpicker_core.errors import NitpickerError
 if TYPE_CHECKING:
     from nitpicker_core.records import CrawlErrorRecord, Resource, ScrapeResult
 
-__all__ = ["ArchiveSink", "LinkGraph", "RevalidatingSink", "SinkRefused", "check_sink", "revalidating"]
+__all__ = [
+    "ArchiveSink",
+    "LinkGraph",
+    "RevalidatingSink",
+    "SinkRefused",
+    "SitemapSink",
+    "check_sink",
+    "revalidating",
+    "sitemap_sink",
+]
 
 #: (links, redirects): each stored page's link targets, and each redirect source's destination
 LinkGraph = tuple[dict[str, list[str]], dict[str, str]]
@@ -118,6 +127,21 @@ def revalidating(sink: ArchiveSink) -> RevalidatingSink | None:
     """``sink`` when it implements the optional ``RevalidatingSink`` methods, else None."""
     if callable(getattr(sink, "base_validators", None)) and callable(getattr(sink, "put_unchanged", None)):
         return sink  # type: ignore[return-value]  # both optional members checked above
+    return None
+
+
+class SitemapSink(ArchiveSink, Protocol):
+    """A sink that stores the crawl's sitemaps with the commit (optional: without it they are only seeds)."""
+
+    def put_sitemaps(self, files: Sequence[Any]) -> None:
+        """Store the sitemaps read for this commit: ``SitemapFile``s, each with its entries and problems."""
+        ...
+
+
+def sitemap_sink(sink: ArchiveSink) -> SitemapSink | None:
+    """``sink`` when it implements the optional ``put_sitemaps``, else None."""
+    if callable(getattr(sink, "put_sitemaps", None)):
+        return sink  # type: ignore[return-value]  # the optional member checked above
     return None
 
 

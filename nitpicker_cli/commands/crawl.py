@@ -167,6 +167,23 @@ def crawl_options(f: Any) -> Any:
             "--user-agent", default=None, metavar="UA", help="User agent (default: Nitpicker/<version>)."
         ),
         click.option("--ignore-robots", is_flag=True, help="Do not honour robots.txt."),
+        click.option(
+            "--sitemap",
+            "sitemaps",
+            multiple=True,
+            metavar="URL",
+            help="Read this sitemap (or sitemap index) too, besides those robots.txt names and /sitemap.xml (repeatable).",
+        ),
+        click.option(
+            "--no-sitemap-discovery",
+            is_flag=True,
+            help="Read only the --sitemap ones: not robots.txt's Sitemap: lines nor /sitemap.xml.",
+        ),
+        click.option(
+            "--no-sitemap-seed",
+            is_flag=True,
+            help="Check the sitemaps without crawling their URLs: the crawl starts from the roots alone.",
+        ),
         click.option("--no-image", "no_image", is_flag=True, help="Do not capture images per device preset."),
         click.option(
             "--screenshots",
@@ -284,6 +301,9 @@ def build_options(urls: tuple[str, ...], kw: dict[str, Any]) -> Any:
         **_limits(kw),
         user_agent=kw["user_agent"] or f"Nitpicker/{__version__}",
         ignore_robots=kw["ignore_robots"],
+        sitemaps=[_check_url(u) for u in kw.get("sitemaps") or ()],
+        sitemap_discovery=not kw.get("no_sitemap_discovery"),
+        sitemap_seed=not kw.get("no_sitemap_seed"),
         image=not kw["no_image"],
         image_file_size_threshold=kw["image_file_size_threshold"],
         screenshots=kw["screenshots"],

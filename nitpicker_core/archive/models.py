@@ -15,7 +15,8 @@ from . import times as times_module
 #    commit, repeating for every commit what the page states already say), page_resource indexed by
 #    resource, commit_resource.referrers counted at commit finish; crawl times of commit_page and
 #    crawl_error as integer milliseconds (times.py). What an unchanged re-crawl adds shrank by half.
-FORMAT_VERSION = 3
+# 4: the sitemap and sitemap_entry tables: the sitemaps a crawl read, with the commit (older commits have none)
+FORMAT_VERSION = 4
 
 
 class _Base(pw.Model):
@@ -244,6 +245,31 @@ class InventoryRun(_Base):
     at = pw.TextField()
 
 
+class Sitemap(_Base):
+    # One sitemap file a crawl read (or could not): problems is JSON [[kind, detail], …]
+    commit = pw.ForeignKeyField(Commit, column_name="commit_id", on_delete="CASCADE")
+    url_id = pw.IntegerField()
+    source = pw.TextField()  # given, robots.txt, default, index
+    parent_url_id = pw.IntegerField(null=True)  # the index that listed it
+    scope = pw.TextField()  # the URL prefix its URLs must start with
+    kind = pw.TextField()  # urlset, index, text, "" (nothing readable)
+    status = pw.IntegerField(null=True)
+    problems = pw.TextField(default="[]")
+    entries = pw.IntegerField(default=0)
+
+
+class SitemapEntry(_Base):
+    # A URL a sitemap lists (for an index, a sitemap it lists); commit_id repeated so prune finds the rows
+    commit = pw.ForeignKeyField(Commit, column_name="commit_id", on_delete="CASCADE", index=False)
+    sitemap = pw.ForeignKeyField(Sitemap, column_name="sitemap_id", on_delete="CASCADE", index=False)
+    url_id = pw.IntegerField()
+    lastmod = pw.TextField(null=True)
+
+    class Meta:
+        primary_key = False
+        indexes = ((("commit", "url_id"), False), (("sitemap", "url_id"), False))
+
+
 class AnalysisCell(_Base):
     # The unique index leads with (commit_id, url_id), so it also serves per-page reads.
     commit = pw.ForeignKeyField(Commit, column_name="commit_id", on_delete="CASCADE", index=False)
@@ -366,6 +392,8 @@ MODELS: tuple[type[pw.Model], ...] = (
     CommitResource,
     CrawlError,
     InventoryRun,
+    Sitemap,
+    SitemapEntry,
     AnalysisCell,
     Violation,
     AnalyzerError,

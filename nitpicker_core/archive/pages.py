@@ -141,6 +141,14 @@ class PagesMixin(Store):
             )
         self._touch()
 
+    def put_sitemaps(self, commit_id: int, files: Sequence[Any]) -> None:
+        """The crawl's sitemaps (``SitemapFile``s) with the commit; see archive/sitemaps.py."""
+        from nitpicker_core.archive.sitemaps import store_sitemaps
+
+        with self._db.atomic():
+            store_sitemaps(self._conn, commit_id, files)
+        self._touch()
+
     # --- internals ------------------------------------------------------------------------------------
 
     def commit_urls(self, commit_id: int) -> dict[str, bool]:

@@ -144,6 +144,7 @@ class Crawler(ResultsMixin):
         self._tabs: asyncio.Queue[int] = asyncio.Queue()  # free tab numbers: --parallels pages render at once
         self._browser_started = False
         self._remote: Any = None  # the DaskRenderer standing for the browser when an executor is given
+        self._sitemap_reader: Any = None  # reading the sitemaps, while it does (aborted on a stop)
 
     # -- lifecycle -------------------------------------------------------------------------------------
     async def run(self) -> CrawlStats:
@@ -179,6 +180,7 @@ class Crawler(ResultsMixin):
         try:
             self._seed()
             self._prepare_revalidation()
+            await self._read_sitemaps()
             # an update that may render nothing starts Chromium only when a page needs it
             if not self._stopping and not self.revalidation.validators:
                 await self._start_browser()
@@ -315,6 +317,32 @@ class Crawler(ResultsMixin):
             assert self.sink is not None  # set when run() starts
             self.sink.call(archive.put_inventory_run, hashlib.sha256(self.inventory).hexdigest(), counts)
 
+    async def _read_sitemaps(self) -> None:
+        """The crawl's sitemaps, read once per commit: stored with it (a sink that takes them) and, unless
+        ``--no-sitemap-seed``, their URLs in scope queued as well as the roots."""
+        from nitpicker_core.crawler.sitemaps import SitemapReader, seed_urls, sitemap_starts
+        from nitpicker_core.sinks import sitemap_sink
+
+        if self.crawl.mode not in ("new", "update") or self._stopping:
+            return
+        options, scope = self.options, self.scope
+        reader = SitemapReader(
+            options.user_agent or "Nitpicker",
+            fetchable=scope.same_host,
+            credentials=scope.credentials_for,
+            headers=lambda url: options.headers if scope.is_internal(url) else None,
+            disable_queries=options.disable_queries,
+        )
+        self._sitemap_reader = reader
+        starts = await asyncio.to_thread(sitemap_starts, options, self.policy.robots)
+        files = await asyncio.to_thread(reader.read, starts) if starts else []
+        sink = sitemap_sink(self._sink())
+        if files and sink is not None and self.sink is not None:
+            self.sink.call(sink.put_sitemaps, files)
+        if options.sitemap_seed and options.recursive and not self._stopping:
+            urls = [url for url in seed_urls(files, scope.is_internal) if url not in self._seeds]
+            self.queue.add([self._placed(url, metadata_only=False) for url in urls])
+
     async def _start_browser(self) -> None:
         async with self._browser_lock:
             if not self._browser_started:
@@ -359,6 +387,8 @@ class Crawler(ResultsMixin):
     def _abort_network(self) -> None:
         with contextlib.suppress(Exception):
             self.fetcher.abort()
+        if self._sitemap_reader is not None:
+            self._sitemap_reader.abort()
         self.policy.abort()
 
     def _cluster_lost(self, why: str) -> None:

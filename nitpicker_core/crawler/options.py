@@ -42,12 +42,16 @@ class CrawlOptions:
     strict: bool = False
     page_timeout: float = SCRAPE_TIMEOUTS["navigation"]
     preflight_timeouts: tuple[float, ...] = FETCH_TIMEOUTS  # per attempt, escalating
+    sitemaps: list[str] = field(default_factory=list)  # --sitemap URLs, read besides those found
+    sitemap_discovery: bool = True  # robots.txt Sitemap: lines and /sitemap.xml of each root's origin
+    sitemap_seed: bool = True  # the sitemaps' URLs in scope are crawled as well as the roots
 
     def for_storage(self) -> dict[str, Any]:
         """The options as recorded in the archive: no credentials, no header values."""
         data = asdict(self)
         data["roots"] = [split_credentials(r)[0] for r in self.roots]
         data["scope"] = [split_credentials(s)[0] for s in self.scope]
+        data["sitemaps"] = [split_credentials(s)[0] for s in self.sitemaps]
         data["headers"] = sorted(self.headers)  # names only: values are often tokens
         return data
 

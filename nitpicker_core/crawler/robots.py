@@ -181,6 +181,16 @@ class RobotsCache:
             delay = parser.crawl_delay(self.user_agent)
         return float(delay) if delay is not None else None
 
+    def sitemaps(self, url: str) -> list[str]:
+        """The ``Sitemap:`` lines of the robots.txt of ``url``'s origin, as written (none when not read)."""
+        if not self.enabled or urlsplit(url).scheme.lower() not in ("http", "https"):
+            return []
+        parser = self._answer(url).parser
+        if parser is None or parser is _DISALLOW_ALL:
+            return []
+        with self._lock:
+            return [str(line) for line in parser.sitemaps]
+
     def fetched_origins(self) -> list[str]:
         with self._lock:
             return sorted(self._answers)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -94,6 +94,10 @@ class FileSink:
     def put_inventory_run(self, digest: str, counts: Mapping[str, int]) -> None:
         self._flush()
         self.writer.add_inventory_run(self._commit, digest, dict(counts))
+
+    def put_sitemaps(self, files: Sequence[Any]) -> None:
+        self._flush()
+        self.writer.put_sitemaps(self._commit, files)
 
     def commit_stats(self) -> Mapping[str, Any]:
         self._flush()

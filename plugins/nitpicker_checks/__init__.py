@@ -8,13 +8,13 @@ from typing import Any
 
 from nitpicker_core import hookimpl, load_translations
 
-from . import links, pages, security
+from . import links, pages, security, sitemaps
 
 # check id -> {language: {title, description, fix}}, from messages/<lang>.json
 TRANSLATIONS = load_translations(Path(__file__).with_name("messages"))
 CHECKS = [
     replace(check, i18n=TRANSLATIONS.get(check.id, {}))
-    for check in (*links.CHECKS, *pages.CHECKS, *security.CHECKS)
+    for check in (*links.CHECKS, *pages.CHECKS, *security.CHECKS, *sitemaps.CHECKS)
 ]
 
 

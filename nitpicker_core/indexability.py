@@ -1,0 +1,53 @@
+"""Whether search engines may index a URL, judged from what a crawl stored about it (one rule for every check)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from nitpicker_core.urls import normalize
+
+__all__ = ["non_indexable_reason"]
+
+_NOINDEX = re.compile(r"(?:^|[\s,:])(?:noindex|none)(?:$|[\s,])", re.IGNORECASE)
+
+
+def non_indexable_reason(row: Mapping[str, Any]) -> str | None:
+    """Why the URL of ``row`` would not be indexed, or None when nothing stored says so.
+
+    ``row`` holds a commit's columns for the URL: ``url``, ``status``, ``redirect_dest``, ``is_skipped``,
+    ``skip_reason``, ``error_kind``, ``noindex`` (meta robots), ``headers`` (names lower-cased) and
+    ``canonical`` (resolved). The reasons, first match wins: "blocked by robots.txt", "redirects to
+    URL", the 4xx/5xx status, "failed: KIND", "noindex", "noindex (X-Robots-Tag)", "canonicalised to
+    URL". A URL skipped for another reason (excluded, a limit) is the crawl's choice, not the site's: None.
+    """
+    if row.get("is_skipped"):
+        reason = str(row.get("skip_reason") or "")
+        return reason if reason.startswith("blocked by robots.txt") else None
+    if row.get("redirect_dest"):
+        return f"redirects to {row['redirect_dest']}"
+    status = row.get("status")
+    if status is None:
+        return f"failed: {row['error_kind']}" if row.get("error_kind") else None
+    if not 200 <= status < 300:
+        return str(status)
+    if row.get("noindex"):
+        return "noindex"
+    tag = (row.get("headers") or {}).get("x-robots-tag", "")
+    if tag and _NOINDEX.search(tag) and _for_every_bot(tag):
+        return "noindex (X-Robots-Tag)"
+    canonical = str(row.get("canonical") or "").strip()
+    if canonical:
+        try:
+            if normalize(canonical) != normalize(str(row["url"])):
+                return f"canonicalised to {canonical}"
+        except ValueError:
+            return None  # an invalid canonical is canonical-invalid's finding, and search engines ignore it
+    return None
+
+
+def _for_every_bot(tag: str) -> bool:
+    """An X-Robots-Tag value naming a bot (``googlebot: noindex``) speaks for that bot alone."""
+    head = tag.split(",", 1)[0].split(":", 1)
+    return len(head) == 1 or head[0].strip().lower() in ("noindex", "none", "all")

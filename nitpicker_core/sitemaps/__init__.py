@@ -1,0 +1,1 @@
+"""Sitemaps: finding, reading and checking them (the sitemaps.org protocol)."""
