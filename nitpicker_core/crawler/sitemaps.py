@@ -130,7 +130,7 @@ class SitemapReader:
             for child, _ in file.entries:
                 key = self._key(child)
                 if key in chain or key == file.url:
-                    file.problems.append(("invalid", f"index loop: lists {key}, an index that lists it"))
+                    file.problems.append(("invalid", f"index loop: lists {key}, itself or an index above it"))
                 elif key in seen:
                     continue  # listed twice (robots.txt and an index): read once
                 elif depth + 1 > MAX_DEPTH:
@@ -171,18 +171,17 @@ class SitemapReader:
         if not self._fetchable(url):
             file.problems.append(("unreachable", "not fetched: on another host than the crawl's"))
             return
-        parser = SitemapParser()
         seconds = min(self.timeout, max(0.0, deadline - time.monotonic()))
         try:
-            file.status = self._guard.run(lambda exchange: self._read(exchange, url, parser), seconds)
+            file.status, parsed = self._guard.run(lambda exchange: self._read(exchange, url), seconds)
         except (requests.RequestException, OSError, RuntimeError) as exc:
             kind = "aborted" if self._guard.aborted else classify(exc)
             file.problems.append(("unreachable", kind))
             return
-        if file.status != 200:
+        if file.status != 200 or parsed is None:
             file.problems.append(("unreachable", f"HTTP {file.status}"))
             return
-        self._take(file, parser.close())
+        self._take(file, parsed)
 
     def _take(self, file: SitemapFile, parsed: Parsed) -> None:
         file.kind = parsed.kind
@@ -193,8 +192,11 @@ class SitemapReader:
             except ValueError:
                 file.problems.append(("invalid", f"a URL no request can go to: {loc[:200]}"))
 
-    def _read(self, exchange: Exchange[int], url: str, parser: SitemapParser) -> int:
-        """The status; the body fed to ``parser`` as it arrives, raw (gzip is the parser's, with its cap)."""
+    def _read(self, exchange: Exchange[tuple[int, Parsed | None]], url: str) -> tuple[int, Parsed | None]:
+        """The status and the body parsed as it arrives, raw (gzip is the parser's, with its cap).
+
+        The parser lives and ends in this thread: lxml parsers must not cross threads.
+        """
         headers = {"User-Agent": self.user_agent, "Accept-Encoding": "gzip", **(self._headers(url) or {})}
         response = self._session.get(
             url,
@@ -205,12 +207,13 @@ class SitemapReader:
         )
         try:
             if response.status_code != 200:
-                return response.status_code
+                return response.status_code, None
+            parser = SitemapParser()
             while not exchange.is_cut:
                 chunk = response.raw.read(_CHUNK, decode_content=False)
                 if not chunk or not parser.feed(chunk):
                     break
-            return 200
+            return 200, parser.close()
         finally:
             response.close()
 

@@ -95,15 +95,16 @@ class SitemapParser:
                     )
                 return
             self._format = "xml" if stripped.startswith(b"<") else "text"
-            if self._format == "text":
-                self.result.kind = "text"
-            else:
+            if self._format == "xml":
                 self._xml = lxml.etree.XMLPullParser(
                     events=("start", "end"),
                     resolve_entities=False,
                     no_network=True,
                     load_dtd=False,
                     huge_tree=False,
+                    remove_blank_text=True,
+                    remove_comments=True,
+                    remove_pis=True,
                 )
         if self._format == "text":
             self._text(data)
@@ -144,6 +145,7 @@ class SitemapParser:
         if not re.match(r"^https?://", text, re.IGNORECASE):
             self._stop("invalid", "not a sitemap: a line of the text sitemap is no http(s) URL")
             return
+        self.result.kind = "text"
         self._add(text, None)
 
     # -- XML ---------------------------------------------------------------------------------------------

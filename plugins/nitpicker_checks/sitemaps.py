@@ -108,6 +108,14 @@ def _reached(ctx: CheckContext) -> set[str]:
     return reached
 
 
+def _roots(ctx: CheckContext) -> set[str]:
+    """The commit's start URLs (its options, as the archive keeps them)."""
+    for commit in ctx.reader.commits():
+        if commit["id"] == ctx.commit:
+            return set((commit.get("options") or {}).get("roots") or [])
+    return set()
+
+
 def orphans(ctx: CheckContext) -> Iterator[Finding]:
     # Indexable pages only: a listed URL that is not is sitemap-non-indexable-url's finding. The crawl's
     # roots are where it starts, not pages a link has to reach.
