@@ -334,8 +334,13 @@ class Crawler(ResultsMixin):
             disable_queries=options.disable_queries,
         )
         self._sitemap_reader = reader
-        starts = await asyncio.to_thread(sitemap_starts, options, self.policy.robots)
-        files = await asyncio.to_thread(reader.read, starts) if starts else []
+        try:
+            starts = await asyncio.to_thread(sitemap_starts, options, self.policy.robots)
+            files = await asyncio.to_thread(reader.read, starts) if starts else []
+        except Exception as exc:  # a stop cut robots.txt, or a bug: the crawl goes on without sitemaps
+            if not self._stopping:
+                log.warning("sitemaps not read: %s: %s", type(exc).__name__, exc)
+            return
         sink = sitemap_sink(self._sink())
         if files and sink is not None and self.sink is not None:
             self.sink.call(sink.put_sitemaps, files)
