@@ -119,6 +119,8 @@ def _roots(ctx: CheckContext) -> set[str]:
 def orphans(ctx: CheckContext) -> Iterator[Finding]:
     # Indexable pages only: a listed URL that is not is sitemap-non-indexable-url's finding. The crawl's
     # roots are where it starts, not pages a link has to reach.
+    if not listed(ctx):
+        return
     pages = content_urls(ctx)
     reached = _reached(ctx)
     roots = set(
