@@ -20,6 +20,7 @@ from . import (
     pages,
     resources,
     screenshots,
+    sitemaps,
     tags,
 )
 
@@ -38,6 +39,7 @@ MODULES = (
     lookup,
     screenshots,
     changes,
+    sitemaps,
 )
 
 

@@ -116,3 +116,18 @@ def test_no_sitemap_seed_reads_the_sitemaps_without_crawling_their_urls(site: st
     assert "/sitemap-site/orphan" not in pages and "/sitemap-site/gone" not in pages
     assert found["sitemap-unreachable"] == EXPECTED["sitemap-unreachable"]
     assert found["sitemap-orphan"] == set()  # an orphan is known only once crawled
+
+
+def test_the_sitemaps_query_lists_each_sitemap_with_its_problems(site: str, archive: Path) -> None:
+    from nitpicker_core.plugins import make_plugin_manager
+    from nitpicker_core.query import run_query
+    from nitpicker_core.registries import query_registry
+
+    with open_archive(archive) as reader:
+        result = run_query(
+            query_registry(make_plugin_manager()), reader, "sitemaps", {}, reader.resolve(None)
+        )
+    items = {item["url"].replace(site, ""): item for item in result["items"]}
+    assert result["total"] == 8 and list(items)[:2] == [INDEX, "/sitemap-site-root.xml"]
+    assert items["/sitemap-site/missing.xml"]["problems"] == [{"kind": "unreachable", "detail": "HTTP 404"}]
+    assert items["/sitemap-site/more.xml.gz"]["parent"] == f"{site}{INDEX}"
