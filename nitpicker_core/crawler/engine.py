@@ -318,12 +318,13 @@ class Crawler(ResultsMixin):
             self.sink.call(archive.put_inventory_run, hashlib.sha256(self.inventory).hexdigest(), counts)
 
     async def _read_sitemaps(self) -> None:
-        """The crawl's sitemaps, read once per commit: stored with it (a sink that takes them) and, unless
-        ``--no-sitemap-seed``, their URLs in scope queued as well as the roots."""
+        """The crawl's sitemaps, read once per run of a commit: stored with it (a sink that takes them) and,
+        unless ``--no-sitemap-seed``, their URLs in scope queued as well as the roots. ``--resume`` reads them
+        again (the stop may have come before they were stored; URLs already done stay done)."""
         from nitpicker_core.crawler.sitemaps import SitemapReader, seed_urls, sitemap_starts
         from nitpicker_core.sinks import sitemap_sink
 
-        if self.crawl.mode not in ("new", "update") or self._stopping:
+        if self.crawl.mode not in ("new", "update", "resume") or self._stopping:
             return
         options, scope = self.options, self.scope
         reader = SitemapReader(
@@ -341,10 +342,12 @@ class Crawler(ResultsMixin):
             if not self._stopping:
                 log.warning("sitemaps not read: %s: %s", type(exc).__name__, exc)
             return
+        if self._stopping:  # what a stop cut short is read again by --resume
+            return
         sink = sitemap_sink(self._sink())
         if files and sink is not None and self.sink is not None:
             self.sink.call(sink.put_sitemaps, files)
-        if options.sitemap_seed and options.recursive and not self._stopping:
+        if options.sitemap_seed and options.recursive:
             urls = [url for url in seed_urls(files, scope.is_internal) if url not in self._seeds]
             self.queue.add([self._placed(url, metadata_only=False) for url in urls])
 

@@ -67,7 +67,8 @@ class SitemapReader:
 
     ``fetchable(url)`` says whether a sitemap may be fetched (the crawl's own hosts); one that may not is
     recorded as unreachable, unfetched. ``credentials(url)`` and ``headers(url)`` give what the crawl
-    sends that URL (in scope only). A missing ``/sitemap.xml`` (4xx) is no finding: it is only a guess.
+    sends that URL (in scope only). A missing ``/sitemap.xml`` (a 4xx, or a 200 that is no sitemap at all,
+    such as the home page a site answers every unknown URL with) is no finding: it is only a guess.
     """
 
     def __init__(
@@ -121,8 +122,11 @@ class SitemapReader:
                 self._left_out(files, file, len(queue) + 1, deadline)
                 break
             self._fetch(file, deadline)
-            if file.source == "default" and file.status is not None and 400 <= file.status < 500:
-                continue  # no /sitemap.xml: nothing to report
+            if file.source == "default" and (
+                (file.status is not None and 400 <= file.status < 500)
+                or (file.status == 200 and not file.kind)
+            ):
+                continue  # no /sitemap.xml (a 4xx, or a page that is no sitemap): it was only a guess
             files.append(file)
             kept += len(file.entries)
             if file.kind != "index":

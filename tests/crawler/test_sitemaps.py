@@ -238,3 +238,13 @@ def test_a_bomb_over_http_and_a_file_cap_stay_bounded(sitemap_site) -> None:  # 
     assert ("over-limit", "17 sitemap(s) not read: the crawl reads at most 5 sitemap files") in read[
         1
     ].problems
+
+
+def test_a_guessed_sitemap_xml_that_is_a_page_is_no_finding(sitemap_site) -> None:  # type: ignore[no-untyped-def]
+    files, base = sitemap_site
+    files["sitemap.xml"] = (b"<!DOCTYPE html><html><body>Home</body></html>", "text/html")
+    files["given.xml"] = files["sitemap.xml"]
+    read = _reader(base).read([(f"{base}/sitemap.xml", "default"), (f"{base}/given.xml", "given")])
+    assert [(f.url, f.problems) for f in read] == [
+        (f"{base}/given.xml", [("invalid", "not a sitemap: the root element is <html>")])
+    ]
