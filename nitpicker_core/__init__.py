@@ -27,6 +27,7 @@ from nitpicker_core.counts import totals as count_totals
 from nitpicker_core.defaults import IMAGE_PRESETS, SCRAPE_TIMEOUTS, node_prefix
 from nitpicker_core.errors import ArchiveError, NitpickerError, NotConfigured, UsageError
 from nitpicker_core.hookspecs import hookimpl, hookspec
+from nitpicker_core.indexability import non_indexable_reason
 from nitpicker_core.query import check_commit, describe, query_registry, run_query, validate_params
 from nitpicker_core.records import (
     METADATA_FIELDS,
@@ -143,6 +144,7 @@ __all__ = [
     "hookimpl",
     "hookspec",
     "join_url",
+    "non_indexable_reason",
     "query_registry",
     "run_query",
     "validate_params",

@@ -6,8 +6,7 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from nitpicker_core import Check, CheckContext, Finding
-from nitpicker_core.indexability import non_indexable_reason
+from nitpicker_core import Check, CheckContext, Finding, non_indexable_reason
 
 from .common import content_urls, final, headers, memo, rows, unique
 
