@@ -286,3 +286,27 @@ def test_the_exit_codes_page_is_the_help_table() -> None:
     text = (DOCS / "reference" / "exit-codes.md").read_text()
     documented = [int(code) for code in re.findall(r"^\| `(\d+)` \|", text, re.M)]
     assert documented == [code for code, _ in exit_codes.TABLE]
+
+
+def test_the_crawl_checks_table_is_the_registry() -> None:
+    """The hand-written table of crawl checks by priority and type names each crawl check once, in its cell."""
+    from nitpicker_core.registries import check_registry
+
+    registry = check_registry(make_plugin_manager())
+    expected = {
+        registry[name].id: (registry[name].priority, registry[name].type)
+        for name in registry.names()
+        if registry.plugin_of(name) == "checks"
+    }
+    text = (DOCS / "reference" / "checks.md").read_text()
+    table = text.split("## Built-in crawl checks")[1].split("\n\n| priority |")[1].split("\n\n")[0]
+    found: dict[str, tuple[str, str]] = {}
+    for row in table.splitlines()[2:]:
+        priority, *cells = (cell.strip() for cell in row.strip("|").split(" | "))
+        for kind, cell in zip(("issue", "warning", "opportunity"), cells, strict=True):
+            while re.search(r"\([^()]*\)", cell):  # notes in parentheses name other checks
+                cell = re.sub(r"\([^()]*\)", "", cell)
+            for check in re.findall(r"`([a-z0-9-]+)`", cell):
+                assert check not in found, f"{check} twice"
+                found[check] = (priority, kind)
+    assert found == expected
