@@ -310,3 +310,8 @@ def test_the_crawl_checks_table_is_the_registry() -> None:
                 assert check not in found, f"{check} twice"
                 found[check] = (priority, kind)
     assert found == expected
+
+
+def test_the_readme_stays_short() -> None:
+    """The README says what nitpicker is and how to start; the rest belongs in docs/."""
+    assert len(README.read_text().splitlines()) <= 300
