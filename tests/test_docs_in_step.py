@@ -315,3 +315,9 @@ def test_the_crawl_checks_table_is_the_registry() -> None:
 def test_the_readme_stays_short() -> None:
     """The README says what nitpicker is and how to start; the rest belongs in docs/."""
     assert len(README.read_text().splitlines()) <= 300
+
+
+def test_every_benchmark_is_in_the_benchmarks_page() -> None:
+    text = (DOCS / "benchmarks.md").read_text()
+    missing = [path.name for path in sorted((ROOT / "benchmarks").glob("*.py")) if path.name not in text]
+    assert missing == []
