@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from nitpicker_core import Cell, Destination, DestinationOption, NitpickerError, Sheet, hookimpl
+from nitpicker_core import Cell, Destination, DestinationOption, NitpickerError, Register, Sheet, hookimpl
 
 CHUNK = 2500  # rows per appendCells request
 CELL_CHARS = 49_999  # the API refuses cells over 50,000 characters
@@ -323,7 +323,7 @@ def write_gsheets(
 
 
 @hookimpl
-def register_report_destinations(register: Any) -> None:
+def register_report_destinations(register: Register[Destination]) -> None:
     register(
         Destination(
             "google-sheets",

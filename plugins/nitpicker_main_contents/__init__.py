@@ -13,6 +13,8 @@ from nitpicker_core import (
     Column,
     PageInput,
     PageReport,
+    Register,
+    RegisterSetting,
     Rule,
     UsageError,
     Violation,
@@ -144,7 +146,7 @@ def table_note(tables: list[Any]) -> str:
 
 
 @hookimpl
-def register_settings(register: Any) -> None:
+def register_settings(register: RegisterSetting) -> None:
     register(
         "selector",
         type="str",
@@ -155,5 +157,5 @@ def register_settings(register: Any) -> None:
 
 
 @hookimpl
-def register_analyzers(register: Any) -> None:
+def register_analyzers(register: Register[Analyzer]) -> None:
     register(MainContents())

@@ -5,10 +5,18 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
-from nitpicker_core import HTML_TYPES, IMAGE_PRESETS, SCRAPE_TIMEOUTS, PageError, ScrapeResult, hookimpl
+from nitpicker_core import (
+    HTML_TYPES,
+    IMAGE_PRESETS,
+    SCRAPE_TIMEOUTS,
+    CrawlContext,
+    PageError,
+    ScrapeResult,
+    hookimpl,
+)
 
 from . import images, source, tags
 from .extract import EXTRACT_JS, anchors_from, headings_from, jsonld_from, metadata_from, parse_refresh
@@ -23,6 +31,9 @@ from .network import (
     to_resource,
 )
 from .settle import InFlight, PageListener, dismiss_dialog, settle
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page
 
 __all__ = ["crawl_scrape", "scrape"]
 
@@ -309,6 +320,6 @@ def _apply_extract(result: ScrapeResult, extracted: dict[str, Any]) -> None:
 
 
 @hookimpl(trylast=True)
-def crawl_scrape(url: str, page: Any, crawl: Any, render: str) -> Awaitable[ScrapeResult]:
+def crawl_scrape(url: str, page: Page, crawl: CrawlContext, render: str) -> Awaitable[ScrapeResult]:
     """The default scrape; ``render="light"`` (a metadata-only URL) stops after the title."""
     return scrape(url, page, crawl.options, full=render != "light")

@@ -7,11 +7,14 @@ import base64
 import inspect
 import time
 from collections.abc import Awaitable, Generator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from nitpicker_core import HTML_TYPES, PageError, ScrapeResult, Screenshot, hookimpl
+from nitpicker_core import HTML_TYPES, CrawlContext, PageError, ScrapeResult, Screenshot, hookimpl
 
 from . import PHASES_KEY
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page
 
 __all__ = ["capture", "crawl_scrape"]
 
@@ -89,7 +92,7 @@ async def _photographed(scraping: Awaitable[ScrapeResult] | ScrapeResult, page: 
 
 
 @hookimpl(wrapper=True)
-def crawl_scrape(url: str, page: Any, crawl: Any, render: str) -> Generator[None, Any, Any]:
+def crawl_scrape(url: str, page: Page, crawl: CrawlContext, render: str) -> Generator[None, Any, Any]:
     """With ``screenshots`` on, the full scrape's result gets ``screenshot``; nothing else changes."""
     scraping = yield
     if render != "full" or not crawl.options.get("screenshots") or scraping is None:
