@@ -68,6 +68,8 @@ if TYPE_CHECKING:
     from nitpicker_core.analyze.engine import AnalyzeRun
     from nitpicker_core.archive.reader import ArchiveReader
     from nitpicker_core.config import Config
+    from nitpicker_core.crawler.browser import BrowserHost, kill_marked
+    from nitpicker_core.crawler.chromium import browser_args, find_browser
     from nitpicker_core.plugins import NitpickerPluginManager
     from nitpicker_core.report import ReportContext
 

@@ -42,6 +42,7 @@ def group_cells(rows: Iterable[Any]) -> dict[tuple[int, str], dict[str, Any]]:
 def _where(
     commit: int, analyzer: str | None, column: str | None, url: str | None, page: str | None
 ) -> tuple[str, list[Any]]:
+    params: list[Any]
     where, params = "c.commit_id = ?", [commit]
     if analyzer:
         where, params = where + " AND c.analyzer = ?", [*params, analyzer]

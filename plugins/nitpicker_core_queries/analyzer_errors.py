@@ -33,6 +33,7 @@ def _analyzer_errors(
         return page_of([], 0, limit, offset)
     # archives written before tracebacks were kept have no such column: their rows say null
     traceback = "e.traceback" if "traceback" in have else "NULL"
+    params: list[Any]
     where, params = "e.commit_id = ?", [commit]
     if analyzer:
         where, params = where + " AND e.analyzer = ?", [*params, analyzer]

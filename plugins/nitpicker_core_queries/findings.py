@@ -60,6 +60,7 @@ def _violations(
     limit: int = 100,
     offset: int = 0,
 ) -> dict[str, Any]:
+    params: list[Any]
     where, params = "v.commit_id = ?", [commit]
     for column, value in (
         ("v.analyzer", analyzer),
@@ -119,6 +120,7 @@ def _mismatches(
     limit: int = 100,
     offset: int = 0,
 ) -> dict[str, Any]:
+    params: list[Any]
     sql, params = f"SELECT * FROM ({digest.MISMATCHES}) m WHERE 1", [commit]
     total = aggregates.value(archive, commit, "list_totals")["mismatches"] if not kind and not url else None
     if kind:
@@ -141,6 +143,7 @@ def _headers(
     limit: int = 100,
     offset: int = 0,
 ) -> dict[str, Any]:
+    params: list[Any]
     source, params = _HTML_PAGES_BY_URL, [commit]
     total = None
     if url:

@@ -43,7 +43,7 @@ def _history(archive: ArchiveReader, commit: int, url: str, field: str | None = 
             "status": row["status"],
             "present": page is not None,
         }
-        value = None
+        value: Any = None  # the field's value (any JSON), or the page's hash
         if page is not None:
             value = _value(archive, url, row["id"], page, field) if field else page["hash"]
             entry["value" if field else "state"] = value

@@ -248,9 +248,9 @@ def _isolated_clusters(
     if totals is not None:
         return _stored_clusters(archive, commit, totals["set"], limit, offset, singletons, rooted)
     roots = set(_roots(archive, commit))
-    found = []
+    found: list[dict[str, Any]] = []
     for urls in _components(archive, commit):
-        entry = {
+        entry: dict[str, Any] = {
             "size": len(urls),
             "singleton": len(urls) == 1,
             "roots": [u for u in urls if u in roots],
@@ -275,6 +275,7 @@ def _stored_clusters(
         "WHERE u.url IN (SELECT value FROM json_each(?2)) AND n.comp IS NOT NULL",
         [set_id, json.dumps(_roots(archive, commit))],
     )
+    params: list[Any]
     where, params = "c.set_id = ?", [set_id]
     if not singletons:
         where += " AND c.size > 1"

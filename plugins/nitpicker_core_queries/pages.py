@@ -98,6 +98,7 @@ def _pages(
         and not every_type
         and all(v is None for v in (status, missing, url, external, tag, jsonld_type, outcome, status_class))
     )
+    params: list[Any]
     sql, params = (_PAGE_COLUMNS_BY_URL if sort == "url" else PAGE_COLUMNS), [commit]
     if category is not None:
         where, args = content_type_sql_filter("ps.content_type", category)
@@ -191,6 +192,7 @@ def _page_detail(
 ) -> dict[str, Any]:
     ids = _state(archive, commit, url)
     page = archive.page(url, commit)
+    assert page is not None  # _state found the URL in this commit
     page["category"] = archive.execute(
         f"SELECT {CATEGORY} FROM page_state ps WHERE ps.id = ?", [ids["state_id"]]
     )[0][0]

@@ -56,6 +56,7 @@ def _resources(
     offset: int = 0,
     status_class: str | None = None,
 ) -> dict[str, Any]:
+    params: list[Any]
     sql, params = _resource_rows(archive), [commit]
     if status_class:
         sql += " AND " + status_class_sql("rs.status", status_class, "rs.status IS NULL OR rs.status = 0")
@@ -183,6 +184,7 @@ def _images(
         not (url or missing_alt or missing_size or oversized) and lazy is None and viewport_width is None
     )
     total = aggregates.value(archive, commit, "list_totals")["images"] if unfiltered else None
+    params: list[Any]
     sql, params = (_IMAGE_ROWS_BY_URL if sort == "page" else _IMAGE_ROWS), [commit]
     if url:
         sql, params = sql + " AND instr(u.url, ?) > 0", [*params, url]

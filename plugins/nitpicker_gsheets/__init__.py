@@ -63,7 +63,7 @@ def _letter(index: int) -> str:
     return name
 
 
-def _condition(fmt: dict[str, Any], first: str) -> dict[str, Any]:
+def _condition(fmt: Mapping[str, Any], first: str) -> dict[str, Any]:
     when = fmt["when"]
     values = list(fmt.get("values", ()))
     if when == "blank":

@@ -72,8 +72,8 @@ class MainContents(Analyzer):
             raise UsageError(f"--main-content-selector: {exc}") from None
 
     def setup(self, settings: Mapping[str, Any]) -> None:
-        self.selector_text = settings.get("selector") or None
-        self.selector = compile_selector(self.selector_text)
+        self.selector_text: str = settings.get("selector") or ""
+        self.selector = compile_selector(self.selector_text or None)
 
     def each_page(self, page: PageInput) -> PageReport:
         main, method = locate(page.document, self.selector)

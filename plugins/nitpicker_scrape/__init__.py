@@ -281,6 +281,7 @@ async def _keep_source(
 ) -> None:
     """Keep the body of the final document response (the HTML the server sent) and place anchors in it."""
     limit = source.MAX_SOURCE_BYTES
+    body: bytes | None
     if result.content_length is not None and result.content_length > limit:
         body = None
         reason = f"the server sent {result.content_length} bytes, over the {limit}-byte limit"

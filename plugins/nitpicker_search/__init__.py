@@ -64,8 +64,9 @@ class SearchAnalyzer(Analyzer):
         self.selector: Any = None
         self._said = False
 
-    @property  # type: ignore[override]
-    def columns(self) -> tuple[Column, ...]:
+    # The base declares a plain attribute; here the columns follow the configured keywords.
+    @property
+    def columns(self) -> tuple[Column, ...]:  # type: ignore[override]
         if not self.keywords:
             return ()
         return (*(Column(k.key, k.label) for k in self.keywords), TOTAL)
