@@ -250,7 +250,7 @@ def _escape_property(text: str) -> str:
 
 def github(found: Findings, limit: int = GITHUB_LIMIT) -> str:
     """GitHub Actions annotations: one `::error`, `::warning` or `::notice` per finding, most severe first."""
-    lines = []
+    lines: list[str] = []
     total = sum(len(found.items[row["id"]]) for row in found.rows)
     for row in found.rows:
         command = GITHUB_COMMANDS[LEVELS[row["priority"]]]

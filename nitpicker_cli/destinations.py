@@ -64,7 +64,7 @@ def _flag(destination: Destination, option: DestinationOption) -> DestinationFla
         text += f" Required with --to {destination.name}."
     if option.default is not None:
         text += f" Default: {option.default}."
-    tags = {"destination": destination.name, "key": option.key, "help": text, "default": None}
+    tags: dict[str, Any] = {"destination": destination.name, "key": option.key, "help": text, "default": None}
     if option.type == "bool":
         return DestinationFlag([f"{flag}/{flag.replace('--', '--no-', 1)}", dest], **tags)
     if option.type in _PATH_TYPES:

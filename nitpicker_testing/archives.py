@@ -121,7 +121,7 @@ class ArchiveBuilder:
 def archive_builder(
     path: Path | str,
     *,
-    pm: NitpickerPluginManager = None,
+    pm: NitpickerPluginManager | None = None,
     roots: list[str] | None = None,
     mode: str = "new",
     options: Mapping[str, Any] | None = None,
@@ -159,7 +159,7 @@ def build_archive(
     path: Path | str,
     pages: Iterable[PageData] | None = None,
     *,
-    pm: NitpickerPluginManager = None,
+    pm: NitpickerPluginManager | None = None,
     roots: list[str] | None = None,
 ) -> Path:
     """Write ``pages`` (ScrapeResults or ``page()`` keyword mappings; default ``demo_pages()``) as one commit."""

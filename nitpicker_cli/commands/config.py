@@ -18,7 +18,7 @@ from nitpicker_core.registries import setting_registry
 if TYPE_CHECKING:
     from nitpicker_core import NitpickerPluginManager
 
-_SOURCES = {
+_SOURCES: dict[click.core.ParameterSource | None, str] = {
     click.core.ParameterSource.DEFAULT: "default",
     click.core.ParameterSource.DEFAULT_MAP: "file",
     click.core.ParameterSource.COMMANDLINE: "flag",

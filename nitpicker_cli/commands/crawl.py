@@ -508,6 +508,7 @@ def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
                 output = output or default_output(options.roots[0])
                 check_same_roots(_with_suffix(output), options.roots)
             else:
+                assert output is not None  # every continuing mode names its archive (_mode)
                 options, list_urls = _continued_options(output, mode, urls, kw)
                 if mode == "inventory":
                     inventory = kw["inventory"].read_bytes()

@@ -470,8 +470,8 @@ def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
             demo = url is None
             demo_version = 0
             if (
-                demo
-            ):  # a resumed demo run asks for the port and version it had, so its declaration still matches
+                url is None
+            ):  # a resumed demo run asks for the port and version it had, so its declaration matches
                 if previous and previous.declaration.get("demo"):
                     port = urlsplit(previous.declaration.get("url") or "").port or 0
                     demo_version = int(previous.declaration.get("demo_version") or 1)

@@ -27,7 +27,8 @@ SEARCH_PAGE = 200  # matches the search page lists (the box as one types shows f
 def _pages(**params: str) -> str:
     """The page list filtered by ``params``, external URLs included (the summary counts them too)."""
     keep = {"commit": request.args.get("commit")} if request.args.get("commit") else {}
-    return url_for("pages.index", **keep, **params, external="1")
+    values: dict[str, Any] = {**keep, **params, "external": "1"}
+    return url_for("pages.index", **values)
 
 
 def _share(count: int, total: int) -> float:
@@ -122,7 +123,7 @@ def _missing(field: str) -> str | None:
 
     if field not in METADATA_FIELDS:
         return None
-    keep = {"commit": request.args.get("commit")} if request.args.get("commit") else {}
+    keep: dict[str, Any] = {"commit": request.args.get("commit")} if request.args.get("commit") else {}
     return url_for("pages.index", **keep, missing=field, category="html")
 
 

@@ -126,6 +126,7 @@ def page_analysis(archive: ArchiveReader, commit: int, url_id: int) -> list[dict
 
 
 def _columns(archive: ArchiveReader, commit: int, analyzer: str | None = None) -> dict[str, Any]:
+    params: list[Any]
     sql, params = (
         'SELECT analyzer, "column", COUNT(*) AS pages FROM analysis_cell WHERE commit_id = ?',
         [commit],

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["crawl_scrape", "scrape"]
 
 T = TypeVar("T")
+D = TypeVar("D")  # what a wait that came to nothing gives instead (often None)
 MAX_CLIENT_REDIRECTS = 5
 MAX_REFRESH_DELAY = 5.0  # a longer meta refresh is a "reload later" page, not a redirect
 MAX_CONSOLE_ERRORS = 50
@@ -61,7 +62,7 @@ LIGHT_JS = f"""() => {{
 PHASES_KEY = "phase_seconds"
 
 
-async def _bounded(awaitable: Awaitable[T], seconds: float, default: T) -> T:
+async def _bounded(awaitable: Awaitable[T], seconds: float, default: D) -> T | D:
     """The awaitable's result, or ``default`` when it overruns or fails (a wait must never fail the page)."""
     try:
         return await asyncio.wait_for(awaitable, seconds)
@@ -224,7 +225,7 @@ async def scrape(url: str, page: Any, options: dict[str, Any], *, full: bool = T
         if result.content_type not in HTML_TYPES:
             return result  # not a page: status, type and length are all there is
         if not full:
-            light = await _bounded(page.evaluate(LIGHT_JS), timeouts["dom"], {})
+            light: dict[str, Any] = await _bounded(page.evaluate(LIGHT_JS), timeouts["dom"], {})
             result.html, result.metadata = light.get("html"), {"title": light.get("title") or ""}
             laps.lap("extraction")
             return result
@@ -290,7 +291,8 @@ async def _keep_source(
         body = await _bounded(fetch, seconds, None)
         reason = "the browser did not hand over the body" if body is None else ""
         if body is not None and len(body) > limit:
-            body, reason = None, f"the server sent {len(body)} bytes, over the {limit}-byte limit"
+            reason = f"the server sent {len(body)} bytes, over the {limit}-byte limit"
+            body = None
     if body is None:
         result.extra["source_omitted"] = reason  # said, never silent: analyzers fall back to the rendered DOM
         return
