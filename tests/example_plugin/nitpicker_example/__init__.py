@@ -7,6 +7,7 @@ pytest fixtures.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -16,6 +17,7 @@ from nitpicker_core import (
     Cell,
     Column,
     CrawlContext,
+    MenuLink,
     PageInput,
     PageReport,
     Query,
@@ -28,7 +30,7 @@ from nitpicker_core import (
     hookimpl,
 )
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: importing the plugin should not load Flask or the archive reader
     from flask import Request
 
     from nitpicker_core import ArchiveReader, Config
@@ -50,7 +52,7 @@ class WordCount(Analyzer):
     columns = (Column("words", "Words"),)
     concurrency = 2
 
-    def setup(self, settings: Any) -> None:
+    def setup(self, settings: Mapping[str, Any]) -> None:
         self.min_words = int(settings.get("min_words", 10))
 
     def each_page(self, page: PageInput) -> PageReport:
@@ -73,7 +75,7 @@ class LongUrl(Analyzer):
     version = "1"
     columns = (Column("length", "URL length"),)
 
-    def each_url(self, url: str, is_external: bool, settings: Any) -> PageReport:
+    def each_url(self, url: str, is_external: bool, settings: Mapping[str, Any]) -> PageReport:
         limit = int(settings.get("max_url_length", 80))
         if is_external or len(url) <= limit:
             return PageReport(cells={"length": len(url)})
@@ -126,7 +128,7 @@ def register_queries(register: Register[Query]) -> None:
     )
 
 
-def _sheet_rows(reader: ArchiveReader, commit: int) -> Any:
+def _sheet_rows(reader: ArchiveReader, commit: int) -> Iterator[list[Any]]:
     for item in word_counts(reader, commit, 0)["items"]:
         yield [item["url"], item["words"]]
 
@@ -205,7 +207,5 @@ def register_viewer_blueprints(register: RegisterBlueprint) -> None:
 
 
 @hookimpl
-def viewer_menu_links(request: Request) -> list[Any]:
-    from nitpicker_core import MenuLink
-
+def viewer_menu_links(request: Request) -> list[MenuLink]:
     return [MenuLink("/word-counts", "Word counts", order=500)]
