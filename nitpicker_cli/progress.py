@@ -17,7 +17,7 @@ from rich.text import Text
 from nitpicker_core import hookimpl
 
 if TYPE_CHECKING:
-    from nitpicker_core import NitpickerPluginManager
+    from nitpicker_core import NitpickerPluginManager, ScrapeResult
 
 RATE_WINDOW = 30.0  # seconds of recent progress the rate and ETA are taken from
 
@@ -63,7 +63,7 @@ class ErrorTally:
         self.external = 0
 
     @hookimpl
-    def crawl_page_scraped(self, result: Any) -> None:
+    def crawl_page_scraped(self, result: ScrapeResult) -> None:
         # as the crawl's stats count them: hard failures, and external links answering 4xx/5xx
         if (result.extra or {}).get("error_kind"):
             if result.is_external:

@@ -161,7 +161,7 @@ def error_lines(errors: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def findings_lines(findings: dict[str, Any] | None, archive: Any = None) -> list[str]:
+def findings_lines(findings: dict[str, Any] | None, archive: str | Path | None = None) -> list[str]:
     """Findings by priority; after an update the new, fixed and regressed ones by check with their URLs."""
     from nitpicker_cli.changes import change_lines
 

@@ -29,6 +29,8 @@ from nitpicker_core.types import MenuLink
 from nitpicker_viewer import guard, i18n
 
 if TYPE_CHECKING:
+    from flask import Request
+
     from nitpicker_core import NitpickerPluginManager
 
 PAGE_SIZES = (25, 50, 100, 200, 500)
@@ -216,7 +218,7 @@ def live_status() -> int | None:
     return live_pid(stub) if stub.is_dir() else None
 
 
-def menu_links(request: Any) -> list[MenuLink]:
+def menu_links(request: Request) -> list[MenuLink]:
     pm = viewer_state()["pm"]
     links = [link for result in pm.hook.viewer_menu_links(request=request) for link in (result or [])]
     return sorted(links, key=lambda link: (link.order, link.label))

@@ -73,7 +73,7 @@ async def _bounded(awaitable: Awaitable[T], seconds: float, default: D) -> T | D
 class _Recorder(PageListener):
     """Listens to one page: sub-resource responses, main-frame documents, console errors, dialogs."""
 
-    def __init__(self, page: Any) -> None:
+    def __init__(self, page: Page) -> None:
         super().__init__(
             page,
             {
@@ -140,7 +140,7 @@ async def _first_status(response: Any) -> int | None:
 
 
 async def _follow_client_redirects(
-    page: Any,
+    page: Page,
     url: str,
     recorder: _Recorder,
     in_flight: InFlight,
@@ -203,7 +203,7 @@ class _Laps:
         self._mark = now
 
 
-async def scrape(url: str, page: Any, options: dict[str, Any], *, full: bool = True) -> ScrapeResult:
+async def scrape(url: str, page: Page, options: dict[str, Any], *, full: bool = True) -> ScrapeResult:
     """Render ``url`` in ``page``; ``full=False`` stops after the title (the light scrape of external pages).
 
     Navigation failures (DNS, refused, timeout before the DOM) raise Playwright's error for the crawler to

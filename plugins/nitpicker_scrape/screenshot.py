@@ -33,7 +33,7 @@ _TOP_JS = """() => {
 }"""
 
 
-async def capture(page: Any) -> Screenshot:
+async def capture(page: Page) -> Screenshot:
     """The page from its top: up to MAX_HEIGHT px at WIDTH px, and a thumbnail of its first viewport."""
     if page.viewport_size != {"width": WIDTH, "height": VIEWPORT_HEIGHT}:
         # the image presets leave the viewport at their last width: photograph the desktop layout
@@ -73,7 +73,7 @@ async def capture(page: Any) -> Screenshot:
     )
 
 
-async def _photographed(scraping: Awaitable[ScrapeResult] | ScrapeResult, page: Any) -> ScrapeResult:
+async def _photographed(scraping: Awaitable[ScrapeResult] | ScrapeResult, page: Page) -> ScrapeResult:
     result = await scraping if inspect.isawaitable(scraping) else scraping
     if result is None or result.html is None or result.is_skipped or result.content_type not in HTML_TYPES:
         return result  # nothing was rendered: a redirect answered by the server, a PDF, a failed page

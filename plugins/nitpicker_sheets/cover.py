@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 from nitpicker_core import Sheet
 
 if TYPE_CHECKING:
-    from nitpicker_core import ArchiveReader
+    from nitpicker_core import ArchiveReader, ReportContext
 
 # The environment manifest's keys a reader knows by these names, in this order (the rest follow as stored).
 TOOLS = {
@@ -83,7 +83,7 @@ def _tools(row: Mapping[str, Any]) -> Iterator[list[Any]]:
         yield ["Tools", run["analyzer"], f"{run['version']}{rules}, {run['status']}"]
 
 
-def _totals(report: Any) -> Iterator[list[Any]]:
+def _totals(report: ReportContext) -> Iterator[list[Any]]:
     summary = report.query("summary")
     totals = summary["totals"]  # the counts every front door shows, by their one definition
     for key, item in (
@@ -116,7 +116,7 @@ DEFINED = (
 )
 
 
-def cover_rows(reader: ArchiveReader, commit: int, report: Any) -> Iterator[list[Any]]:
+def cover_rows(reader: ArchiveReader, commit: int, report: ReportContext) -> Iterator[list[Any]]:
     row = _commit(reader, commit)
     yield from _site(list(reader.info().get("roots") or []))
     yield from _dates(row)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from nitpicker_core import Cell, Sheet
 
 if TYPE_CHECKING:
-    from nitpicker_core import ArchiveReader
+    from nitpicker_core import ArchiveReader, ReportContext
 
 COUNTS = ("urls", "share", "findings", "new", "fixed", "persisting")
 NOT_ANALYSED = "not analysed"
@@ -62,7 +62,7 @@ def _rank(row: dict[str, Any]) -> int:
     return 2 if row["state"] == "error" else 3
 
 
-def issue_rows(reader: ArchiveReader, commit: int, report: Any) -> Iterator[list[Any]]:
+def issue_rows(reader: ArchiveReader, commit: int, report: ReportContext) -> Iterator[list[Any]]:
     answer = report.query("issues")
     first_crawl = answer["base"] is None
     # sorted() is stable: within each rank the query's order holds (priority, then most findings)
