@@ -31,7 +31,7 @@ def nitpicker_settings() -> Mapping[str, Mapping[str, Any]]:
 @pytest.fixture
 def _nitpicker_host(
     nitpicker_plugins: Mapping[str, object], nitpicker_settings: Mapping[str, Mapping[str, Any]]
-) -> Iterator[tuple[Any, Any]]:
+) -> Iterator[tuple[NitpickerPluginManager, Config]]:
     """(plugin manager, config), configured once as the CLI does; unconfigured after the test."""
     from nitpicker_testing.runs import configured, plugin_manager
 
@@ -42,13 +42,13 @@ def _nitpicker_host(
 
 
 @pytest.fixture
-def nitpicker_pm(_nitpicker_host: tuple[Any, Any]) -> Any:
+def nitpicker_pm(_nitpicker_host: tuple[NitpickerPluginManager, Config]) -> NitpickerPluginManager:
     """A configured plugin manager: the installed plugins the environment allows, plus ``nitpicker_plugins``."""
     return _nitpicker_host[0]
 
 
 @pytest.fixture
-def nitpicker_config(_nitpicker_host: tuple[Any, Any]) -> Any:
+def nitpicker_config(_nitpicker_host: tuple[NitpickerPluginManager, Config]) -> Config:
     """The ``Config`` ``nitpicker_pm`` was configured with (``nitpicker_settings`` applied, no file read)."""
     return _nitpicker_host[1]
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 DEFAULT_URL = "http://site.test/"
 
 
-def plugin_manager(plugins: Mapping[str, object] | None = None) -> Any:
+def plugin_manager(plugins: Mapping[str, object] | None = None) -> NitpickerPluginManager:
     """The installed plugins (as ``NITPICKER_LOAD_PLUGINS``/``_DISABLE_PLUGINS`` allow) plus ``plugins``.
 
     ``plugins`` maps a plugin name (its entry-point name: settings are ``plugins.<name>.<key>``) to the
@@ -33,7 +33,7 @@ def plugin_manager(plugins: Mapping[str, object] | None = None) -> Any:
     return pm
 
 
-def configured(pm: NitpickerPluginManager, settings: Mapping[str, Mapping[str, Any]] | None = None) -> Any:
+def configured(pm: NitpickerPluginManager, settings: Mapping[str, Mapping[str, Any]] | None = None) -> Config:
     """Load the configuration the way the CLI does, with ``settings`` as the ``[plugins.<name>]`` tables.
 
     No config file is read. Returns the ``Config``; ``configure`` has run on every plugin.
@@ -47,7 +47,7 @@ def configured(pm: NitpickerPluginManager, settings: Mapping[str, Mapping[str, A
     return config
 
 
-def with_settings(config: Config, plugin: str, settings: Mapping[str, Any]) -> Any:
+def with_settings(config: Config, plugin: str, settings: Mapping[str, Any]) -> Config:
     """``config`` with ``plugin``'s ``settings`` applied as if given as CLI flags (same checks, same errors)."""
     declared = {s.key: s for s in config.settings if s.plugin == plugin}
     unknown = sorted(set(settings) - set(declared))
