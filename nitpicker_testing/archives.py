@@ -6,10 +6,13 @@ import contextlib
 import html as html_escape
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import Anchor, CrawlContext, CrawlErrorRecord, Resource, ScrapeResult, join_url
 from nitpicker_core.sinks import ArchiveSink, check_sink
+
+if TYPE_CHECKING:
+    from nitpicker_core import NitpickerPluginManager
 
 SITE = "http://site.test"
 PageData = ScrapeResult | Mapping[str, Any]
@@ -88,7 +91,7 @@ class ArchiveBuilder:
     ``crawl_page_skipped``, ``crawl_resource_received`` or ``crawl_error``.
     """
 
-    def __init__(self, pm: Any, crawl: CrawlContext, sink: ArchiveSink) -> None:
+    def __init__(self, pm: NitpickerPluginManager, crawl: CrawlContext, sink: ArchiveSink) -> None:
         self.pm, self.crawl, self.sink = pm, crawl, sink
 
     @property
@@ -118,7 +121,7 @@ class ArchiveBuilder:
 def archive_builder(
     path: Path | str,
     *,
-    pm: Any = None,
+    pm: NitpickerPluginManager | None = None,
     roots: list[str] | None = None,
     mode: str = "new",
     options: Mapping[str, Any] | None = None,
@@ -156,7 +159,7 @@ def build_archive(
     path: Path | str,
     pages: Iterable[PageData] | None = None,
     *,
-    pm: Any = None,
+    pm: NitpickerPluginManager | None = None,
     roots: list[str] | None = None,
 ) -> Path:
     """Write ``pages`` (ScrapeResults or ``page()`` keyword mappings; default ``demo_pages()``) as one commit."""

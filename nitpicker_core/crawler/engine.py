@@ -9,7 +9,7 @@ import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core.archive import stub_path
 from nitpicker_core.crawler.errors import PERMANENT_KINDS, DnsBurnList
@@ -28,6 +28,9 @@ from nitpicker_core.crawler.stopping import PageAbandoned, StopSignals, resume_h
 from nitpicker_core.records import Anchor, CrawlContext, Resource, ScrapeResult
 from nitpicker_core.sinks import ArchiveSink, check_sink, revalidating
 from nitpicker_core.urls import looks_like_html, normalize, split_credentials
+
+if TYPE_CHECKING:
+    from nitpicker_core.plugins import NitpickerPluginManager
 
 log = logging.getLogger(__name__)
 STOP_GRACE_SECONDS = 5.0  # in-flight pages after the first stop request; then they go back to pending
@@ -64,7 +67,7 @@ class Crawler(ResultsMixin):
 
     def __init__(
         self,
-        pm: Any,
+        pm: NitpickerPluginManager,
         options: CrawlOptions,
         output: Path,
         *,

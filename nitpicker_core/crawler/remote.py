@@ -15,7 +15,7 @@ import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from distributed import get_worker
 from distributed.client import FutureCancelledError
@@ -25,6 +25,9 @@ from distributed.scheduler import KilledWorker
 from nitpicker_core.crawler.render import RenderFailure, render_page
 from nitpicker_core.crawler.stopping import PageAbandoned
 from nitpicker_core.records import CrawlContext, ScrapeResult
+
+if TYPE_CHECKING:
+    from nitpicker_core.plugins import NitpickerPluginManager
 
 __all__ = ["BrowserWorker", "ClusterLost", "DaskRenderer", "RenderJob", "render_on_worker"]
 
@@ -158,7 +161,9 @@ class DaskRenderer:
 
     restarts = 0  # Chromium restarts happen on the workers; each worker relaunches its own
 
-    def __init__(self, client: Any, pm: Any, crawl: CrawlContext, options: Any, scope: Any) -> None:
+    def __init__(
+        self, client: Any, pm: NitpickerPluginManager, crawl: CrawlContext, options: Any, scope: Any
+    ) -> None:
         self.client = client
         self.name = PLUGIN_PREFIX + uuid.uuid4().hex
         config = getattr(pm, "_config", None)  # the command's settings, as analyze workers get them

@@ -5,9 +5,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core.records import CrawlContext, ScrapeResult
+
+if TYPE_CHECKING:
+    from nitpicker_core.plugins import NitpickerPluginManager
 
 __all__ = ["RenderFailure", "render_page"]
 
@@ -25,7 +28,7 @@ class RenderFailure:
 
 
 async def render_page(
-    pm: Any,
+    pm: NitpickerPluginManager,
     crawl: CrawlContext,
     slots: Any,
     slot: Any,

@@ -8,10 +8,15 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core.hookspecs import hookimpl
 from nitpicker_core.pipeline.provenance import archive_commits, changed_file, fingerprint
+
+if TYPE_CHECKING:
+    from nitpicker_core.config import Config
+    from nitpicker_core.plugins import NitpickerPluginManager
+    from nitpicker_core.records import CrawlContext
 
 
 class StageFailed(Exception):
@@ -30,8 +35,8 @@ def digest(value: Any) -> str:
 class Context:
     """One run: the plugin manager and config, the declaration, live progress and the outputs so far."""
 
-    pm: Any
-    config: Any
+    pm: NitpickerPluginManager
+    config: Config
     declaration: dict[str, Any]
     crawl_options: Any  # CrawlOptions with the secrets (credentials, header values) the journal never holds
     outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -59,7 +64,7 @@ class _Observer:
         self.ctx = ctx
 
     @hookimpl
-    def crawl_started(self, crawl: Any) -> None:
+    def crawl_started(self, crawl: CrawlContext) -> None:
         self.ctx.progress["commit"] = crawl.commit
 
     def analyze_progress(self, *args: Any) -> None:
