@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from nitpicker_core import Anchor, CrawlContext, CrawlErrorRecord, Resource, ScrapeResult, join_url
+from nitpicker_core.indexing import Indexer
 from nitpicker_core.sinks import ArchiveSink, check_sink
 
 SITE = "http://site.test"
@@ -139,7 +140,7 @@ def archive_builder(
         options={"parallels": 1, **(options or {})},
         mode=mode,
     )
-    sink = check_sink(pm.hook.crawl_open_archive(crawl=crawl))
+    sink = check_sink(pm.hook.crawl_open_archive(crawl=crawl, indexer=Indexer(pm)))
     crawl.commit = sink.commit
     try:
         pm.hook.crawl_started(crawl=crawl)

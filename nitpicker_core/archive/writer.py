@@ -6,13 +6,14 @@ import contextlib
 import importlib.metadata
 import json
 import sqlite3
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, cast
 
 import peewee as pw
 
 from nitpicker_core.errors import ArchiveError, NitpickerError
+from nitpicker_core.layout import stub_path
 from nitpicker_core.writable import check_file_destination
 
 from . import aggregates, counts, files, findings_store, manifest, referrers, screenshots
@@ -25,7 +26,6 @@ from .recovery import WRITTEN_FILE, RecoveryMixin
 from .revalidate import RevalidateMixin
 from .store import utc_now
 
-STUB_SUFFIX = ".stub"
 PRAGMAS = {
     "journal_mode": "wal",
     "synchronous": "normal",
@@ -41,10 +41,6 @@ class NothingToResume(NitpickerError):
     """``--resume`` found the crawl complete: its file, left unwritten by a killed run, is written now."""
 
     exit_code = 0
-
-
-def stub_path(target: Path) -> Path:
-    return target.with_name(target.name + STUB_SUFFIX)
 
 
 def created_by() -> str:
@@ -305,9 +301,8 @@ class ArchiveWriter(RevalidateMixin, AnalysisMixin, RecoveryMixin, PruneMixin):
                     )
         self._touch()
         files.kill_point_for_tests("after-finish")
-        if status == "complete":
+        if status == "complete":  # the link aggregates; the checks' findings are indexing's (no plugins here)
             self.build_aggregates(commit_id)
-            self.build_findings(commit_id)
 
     def build_aggregates(self, commit_id: int) -> float:
         """Compute and store the commit's link aggregates (done when a commit completes); returns seconds."""
@@ -319,10 +314,17 @@ class ArchiveWriter(RevalidateMixin, AnalysisMixin, RecoveryMixin, PruneMixin):
         self._touch()
         return seconds
 
-    def build_findings(self, commit_id: int, analyzer: str | None = None) -> int:
-        """Store the commit's crawl checks' findings (or ``analyzer``'s checks'); how many checks were stored."""
+    def store_findings(
+        self,
+        commit_id: int,
+        reader: Any,
+        results: Iterable[findings_store.Result],
+        tokens: findings_store.Tokens,
+    ) -> int:
+        """Store checks' findings on the commit (run by ``nitpicker_core.indexing`` through ``reader``, a
+        reader of this writer's stub); how many checks were stored. Never raises."""
         with self._db.atomic():
-            stored = findings_store.build(self._conn, self.stub, commit_id, analyzer)
+            stored = findings_store.store(self._conn, reader, commit_id, results, tokens)
         if stored:
             self._touch()
         return stored
@@ -333,8 +335,6 @@ class ArchiveWriter(RevalidateMixin, AnalysisMixin, RecoveryMixin, PruneMixin):
         with self._db.atomic():  # the analyzer run's own transaction nests in this one
             super().finish_analysis(commit_id, analyzer, status)
             self._count_finished()
-        if status.startswith("complete"):
-            self.build_findings(commit_id, analyzer)
         files.kill_point_for_tests("after-analysis")
 
     def write(self) -> Path:
