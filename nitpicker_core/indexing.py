@@ -10,9 +10,10 @@ run completes. Stored findings only make `issues` faster: a commit without them 
 from __future__ import annotations
 
 import logging
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _dist_version
 from typing import Any
 
-from nitpicker_core import __version__
 from nitpicker_core.archive import findings_store
 from nitpicker_core.archive.reader import ArchiveReader
 from nitpicker_core.archive.writer import ArchiveWriter
@@ -51,8 +52,17 @@ def index_analysis(writer: ArchiveWriter, commit_id: int, analyzer: str, pm: Any
     return _index(writer, commit_id, analyzer, pm)
 
 
+def _core_version() -> str:
+    # nitpicker_core.__version__, read without importing the package root (which reaches the crawler)
+    try:
+        return _dist_version("nitpicker")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "0.0.0"
+
+
 def code_versions(pm: Any, checks: Any) -> dict[str, str]:
     """What made each check's findings: its plugin and that plugin's distribution version (check id → text)."""
+    core = _core_version()
     versions: dict[str, str] = {}
     dists = {}
     try:
@@ -63,7 +73,7 @@ def code_versions(pm: Any, checks: Any) -> dict[str, str]:
         pass
     for entry in checks.entries():
         plugin = pm.get_plugin(entry.plugin) if pm is not None else None
-        dist = dists.get(id(plugin), f"nitpicker=={__version__}")
+        dist = dists.get(id(plugin), f"nitpicker=={core}")
         versions[entry.name] = f"{entry.plugin}:{dist}"
     return versions
 
