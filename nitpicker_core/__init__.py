@@ -7,12 +7,12 @@ from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _dist_version
 from typing import TYPE_CHECKING
 
+from nitpicker_core.check_context import CheckContext
 from nitpicker_core.checks import (
     CHECK_TYPES,
     PRIORITIES,
     SEVERITY_PRIORITY,
     Check,
-    CheckContext,
     Finding,
     Rule,
     fingerprint,

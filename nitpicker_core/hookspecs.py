@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from nitpicker_core.analyze.engine import AnalyzeRun
     from nitpicker_core.checks import Check
     from nitpicker_core.config import Config
+    from nitpicker_core.indexing import Indexer
     from nitpicker_core.plugins import NitpickerPluginManager
     from nitpicker_core.records import CrawlContext, CrawlErrorRecord, Resource, ScrapeResult
     from nitpicker_core.registry import Register, RegisterBlueprint, RegisterSetting
@@ -82,12 +83,15 @@ def unconfigure(config: Config) -> None:
 
 
 @hookspec(firstresult=True)
-def crawl_open_archive(crawl: CrawlContext) -> ArchiveSink | None:
+def crawl_open_archive(crawl: CrawlContext, indexer: Indexer) -> ArchiveSink | None:
     """Return the archive sink this crawl's commit goes into, or None to leave it to another plugin.
 
     :param crawl: the crawl context: ``output``, ``roots``, ``options``, ``kind`` and ``mode`` (``new``,
         ``update``, ``resume``, ``append``, ``inventory``, ``retry-failed``) say which commit to open or
         continue. Raise ``NitpickerError`` to refuse (say, nothing to resume).
+    :param indexer: a ``nitpicker_core.indexing.Indexer`` over the crawl's own plugins: a sink over a
+        ``.nitpicker`` ``ArchiveWriter`` calls ``indexer.commit(writer, commit)`` when the commit completes,
+        before writing the file, to store the checks' findings with it. Other sinks ignore it.
 
     The crawler keeps the returned ``nitpicker_core.sinks.ArchiveSink`` and calls only its methods:
     ``put_*`` on its writer thread, the rest on its event loop. With no sink the crawl is refused before

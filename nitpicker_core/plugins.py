@@ -411,17 +411,7 @@ def make_plugin_manager(
         pm.enable_tracing()
     if load:
         pm.load_entrypoints(allow=allow, deny=deny)
-        _LATEST[:] = [pm]
     return pm
-
-
-_LATEST: list[NitpickerPluginManager] = []
-
-
-def process_plugin_manager() -> NitpickerPluginManager:
-    """The manager this process last loaded (the command's), or a new one: work the core does on its own
-    behalf (the checks stored when a commit completes) uses the plugins the command runs with, loaded once."""
-    return _LATEST[0] if _LATEST else make_plugin_manager()
 
 
 def _one_line_validation_error(exc: pluggy.PluginValidationError) -> str:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from nitpicker_core.errors import UsageError
 from nitpicker_core.query import query_registry, run_query
-from nitpicker_core.registries import destination_registry, sheet_registry
+from nitpicker_core.registries import analyzer_registry, destination_registry, sheet_registry
 from nitpicker_core.registry import Registry
 from nitpicker_core.types import OUTPUT_TYPES, Destination, DestinationOption, Sheet
 from nitpicker_core.writable import check_directory_destination, check_file_destination
@@ -44,8 +44,6 @@ class ReportContext:
         self._answers: OrderedDict[str, Any] = OrderedDict()
 
     def _analyzers(self) -> list[Any]:
-        from nitpicker_core.registries import analyzer_registry
-
         try:
             return list(analyzer_registry(self._pm))
         except UsageError:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import Anchor, CrawlContext, CrawlErrorRecord, Resource, ScrapeResult, join_url
+from nitpicker_core.indexing import Indexer
 from nitpicker_core.sinks import ArchiveSink, check_sink
 
 if TYPE_CHECKING:
@@ -142,7 +143,7 @@ def archive_builder(
         options={"parallels": 1, **(options or {})},
         mode=mode,
     )
-    sink = check_sink(pm.hook.crawl_open_archive(crawl=crawl))
+    sink = check_sink(pm.hook.crawl_open_archive(crawl=crawl, indexer=Indexer(pm)))
     crawl.commit = sink.commit
     try:
         pm.hook.crawl_started(crawl=crawl)

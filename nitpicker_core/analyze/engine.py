@@ -24,6 +24,7 @@ from nitpicker_core.archive import ArchiveWriter, open_archive
 from nitpicker_core.archive.analysis import cache_key
 from nitpicker_core.archive.hashing import canonical_json
 from nitpicker_core.errors import UsageError
+from nitpicker_core.indexing import index_analysis
 from nitpicker_core.registries import analyzer_registry
 from nitpicker_core.registry import Registry
 from nitpicker_core.types import Analyzer, PageReport, Violation
@@ -406,6 +407,7 @@ class _AnalyzerJob:
         self.writer.finish_analysis(
             self.commit, name, "complete" if self.summary.errors == 0 else "complete-with-errors"
         )
+        index_analysis(self.writer, self.commit, name, self.pm)  # its checks, with this command's plugins
 
     def _html_to_read(self, page: dict[str, Any]) -> tuple[str, str]:
         """(sha256, kind) of the HTML this analyzer reads of ``page``: the server's when it reads ``source``

@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from nitpicker_core.crawler.errors import classify
 from nitpicker_core.records import CrawlContext, ScrapeResult
 
 if TYPE_CHECKING:
@@ -43,8 +44,6 @@ async def render_page(
 
     None when no plugin scraped the URL. A page that cannot be leased (the browser will not start) raises.
     """
-    from nitpicker_core.crawler.errors import classify
-
     page = await slots.acquire(slot, credentials)
     healthy = False
     try:

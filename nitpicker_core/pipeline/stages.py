@@ -10,8 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from nitpicker_core.archive import open_archive
 from nitpicker_core.hookspecs import hookimpl
 from nitpicker_core.pipeline.provenance import archive_commits, changed_file, fingerprint
+from nitpicker_core.report import run_report
 
 if TYPE_CHECKING:
     from nitpicker_core.config import Config
@@ -206,8 +208,6 @@ def wanted_analyzers(ctx: Context) -> dict[str, dict[str, Any]]:
 
 def stale_analyzers(ctx: Context, commit: int) -> dict[str, str]:
     """Analyzers without a finished run on ``commit`` with the wanted version and settings, and why."""
-    from nitpicker_core.archive import open_archive
-
     with open_archive(ctx.archive) as reader:
         runs = {r["analyzer"]: r for r in reader.analyzer_runs(commit)}
     stale = {}
@@ -300,9 +300,6 @@ class ReportStage(Stage):
         return changed_file(Path(target), outputs["files"])
 
     def run(self, ctx: Context) -> dict[str, Any]:
-        from nitpicker_core.archive import open_archive
-        from nitpicker_core.report import run_report
-
         report = ctx.declaration["report"]
         commit = ctx.outputs["crawl"]["commit"]
         ctx.progress["destination"] = report["destination"]

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from nitpicker_core.checks import CHECK_ID_RE, PRIORITIES
 from nitpicker_core.errors import UsageError
+from nitpicker_core.query import run_query
+from nitpicker_core.registries import check_registry
 
 if TYPE_CHECKING:
     from nitpicker_core.archive.reader import ArchiveReader
@@ -92,8 +94,6 @@ def check_known(specs: list[Threshold | IssueSpec], known: list[str]) -> None:
 
 def known_checks(pm: NitpickerPluginManager) -> list[str]:
     """Every id an issue spec may name: registered check ids and shared defect keys."""
-    from nitpicker_core.registries import check_registry
-
     checks = list(check_registry(pm))
     return sorted({c.id for c in checks} | {c.defect for c in checks if c.defect})
 
@@ -127,8 +127,6 @@ def issue_failures(spec: IssueSpec, answer: dict[str, Any]) -> tuple[int, list[s
 
 def measure(threshold: Threshold, reader: ArchiveReader, commit: int, queries: Any) -> int:
     """The metric's value on ``commit``, read through the registered queries and the archive reader."""
-    from nitpicker_core.query import run_query
-
     if threshold.metric == "violations":
         params = {"limit": 1, **({"analyzer": threshold.analyzer} if threshold.analyzer else {})}
         return int(run_query(queries, reader, "violations", params, commit)["total"])
@@ -155,8 +153,6 @@ def evaluate(
 
     ``answer`` is the ``issues`` query's answer when the caller has it already (`nitpicker issues`).
     """
-    from nitpicker_core.query import run_query
-
     checks = []
     for t in thresholds:
         if isinstance(t, IssueSpec):

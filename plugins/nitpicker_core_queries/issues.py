@@ -21,6 +21,7 @@ from nitpicker_core import (
     check_registry,
     count_totals,
     fingerprint,
+    indexing,
     query_registry,
     url_share,
 )
@@ -100,7 +101,7 @@ class Lifecycle:
         self._outcomes: dict[tuple[str, int], Outcome] = {}
         # findings stored with the commits (when their tokens still match) are read, not recomputed
         self.stored = findings_store.Stored(reader)
-        codes = findings_store.code_versions(pm, self.checks) if self.stored.available else {}
+        codes = indexing.code_versions(pm, self.checks) if self.stored.available else {}
         self._tokens = findings_store.Tokens(reader, codes) if self.stored.available else None
 
     def token(self, check: Check, commit: int) -> str | None:
