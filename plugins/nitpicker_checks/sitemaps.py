@@ -78,7 +78,9 @@ def indexability(ctx: CheckContext, url: str) -> str | None:
     row = rows(ctx).get(url)
     if row is None:
         return None
-    canonicals = memo(ctx, "canonicals", lambda: dict(ctx.reader.execute(_CANONICALS, [ctx.commit])))
+    canonicals = memo(
+        ctx, "canonicals", lambda: {r[0]: r[1] for r in ctx.reader.execute(_CANONICALS, [ctx.commit])}
+    )
     return non_indexable_reason({**row, "headers": headers(row), "canonical": canonicals.get(url)})
 
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import Query, UsageError
 
 from .common import PAGING, page_of
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader
 
 SORTS = ("url", "analyzer", "value")
 # A cell's value as SQLite orders it: numbers as numbers, strings as text; a value that is not JSON as stored.
@@ -39,6 +42,7 @@ def group_cells(rows: Iterable[Any]) -> dict[tuple[int, str], dict[str, Any]]:
 def _where(
     commit: int, analyzer: str | None, column: str | None, url: str | None, page: str | None
 ) -> tuple[str, list[Any]]:
+    params: list[Any]
     where, params = "c.commit_id = ?", [commit]
     if analyzer:
         where, params = where + " AND c.analyzer = ?", [*params, analyzer]
@@ -53,7 +57,7 @@ def _where(
 
 
 def _analysis(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     analyzer: str | None = None,
     column: str | None = None,
@@ -93,7 +97,7 @@ def _analysis(
 
 
 def _cells_of(
-    archive: Any, commit: int, keys: list[tuple[int, str]], column: str | None
+    archive: ArchiveReader, commit: int, keys: list[tuple[int, str]], column: str | None
 ) -> dict[tuple[int, str], dict[str, Any]]:
     if not keys:
         return {}
@@ -111,7 +115,7 @@ def _cells_of(
     return {key: value for key, value in grouped.items() if key in wanted}
 
 
-def page_analysis(archive: Any, commit: int, url_id: int) -> list[dict[str, Any]]:
+def page_analysis(archive: ArchiveReader, commit: int, url_id: int) -> list[dict[str, Any]]:
     """One page's cells of every analyzer, for `page-detail`: ``[{"analyzer", "cells", "notes"}]``."""
     rows = archive.execute(
         'SELECT c.url_id, c.analyzer, c."column", c.value, c.note FROM analysis_cell c '
@@ -121,7 +125,8 @@ def page_analysis(archive: Any, commit: int, url_id: int) -> list[dict[str, Any]
     return [{"analyzer": analyzer, **entry} for (_, analyzer), entry in group_cells(rows).items()]
 
 
-def _columns(archive: Any, commit: int, analyzer: str | None = None) -> dict[str, Any]:
+def _columns(archive: ArchiveReader, commit: int, analyzer: str | None = None) -> dict[str, Any]:
+    params: list[Any]
     sql, params = (
         'SELECT analyzer, "column", COUNT(*) AS pages FROM analysis_cell WHERE commit_id = ?',
         [commit],

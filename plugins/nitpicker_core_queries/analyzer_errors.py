@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import Query
 
 from .common import PAGING, order_by, page_of, paged, sorting
 
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader
+
 _COLUMNS = {"url": "u.url", "analyzer": "e.analyzer"}
 
 
-def _columns(archive: Any, table: str) -> set[str]:
+def _columns(archive: ArchiveReader, table: str) -> set[str]:
     return {row[1] for row in archive.execute(f"PRAGMA table_info({table})")}
 
 
 def _analyzer_errors(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     analyzer: str | None = None,
     url: str | None = None,
@@ -30,6 +33,7 @@ def _analyzer_errors(
         return page_of([], 0, limit, offset)
     # archives written before tracebacks were kept have no such column: their rows say null
     traceback = "e.traceback" if "traceback" in have else "NULL"
+    params: list[Any]
     where, params = "e.commit_id = ?", [commit]
     if analyzer:
         where, params = where + " AND e.analyzer = ?", [*params, analyzer]

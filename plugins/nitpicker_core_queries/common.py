@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import UsageError
 from nitpicker_core.archive import digest
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader
 
 # Every page row of one commit: bind the commit id as the first parameter.
 PAGES_OF_COMMIT = digest.PAGES_OF_COMMIT
@@ -61,7 +64,7 @@ def page_of(items: list[Any], total: int, limit: int, offset: int) -> dict[str, 
 
 
 def paged(
-    archive: Any,
+    archive: ArchiveReader,
     sql: str,
     params: list[Any],
     order: str,

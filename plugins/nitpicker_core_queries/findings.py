@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import PRIORITIES, SEVERITY_PRIORITY, Query, priority_of
 from nitpicker_core.archive import aggregates, digest
 
 from .common import PAGING, order_by, page_of, paged, sorting
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader
 
 # Internal HTML pages (strict: the content type is text/html) of the commit bound as the first parameter,
 # driven by the URL index, so URL-sorted lists stream and LIMIT stops early.
@@ -44,7 +47,7 @@ _VIOLATION_COLUMNS = {
 
 
 def _violations(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     analyzer: str | None = None,
     severity: str | None = None,
@@ -57,6 +60,7 @@ def _violations(
     limit: int = 100,
     offset: int = 0,
 ) -> dict[str, Any]:
+    params: list[Any]
     where, params = "v.commit_id = ?", [commit]
     for column, value in (
         ("v.analyzer", analyzer),
@@ -89,7 +93,7 @@ def _violations(
 
 
 def _duplicates(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     field: str = "title",
     urls: int | None = None,
@@ -107,7 +111,7 @@ _MISMATCH_KINDS = digest.MISMATCH_KINDS
 
 
 def _mismatches(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     kind: str | None = None,
     url: str | None = None,
@@ -116,6 +120,7 @@ def _mismatches(
     limit: int = 100,
     offset: int = 0,
 ) -> dict[str, Any]:
+    params: list[Any]
     sql, params = f"SELECT * FROM ({digest.MISMATCHES}) m WHERE 1", [commit]
     total = aggregates.value(archive, commit, "list_totals")["mismatches"] if not kind and not url else None
     if kind:
@@ -131,13 +136,14 @@ _HAS = digest.HAS_HEADER
 
 
 def _headers(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     missing: str | None = None,
     url: str | None = None,
     limit: int = 100,
     offset: int = 0,
 ) -> dict[str, Any]:
+    params: list[Any]
     source, params = _HTML_PAGES_BY_URL, [commit]
     total = None
     if url:
@@ -159,7 +165,7 @@ def _headers(
     return {"headers": _SECURITY_HEADERS, "totals": totals, **result}
 
 
-def _error_kinds(archive: Any, commit: int, examples: int = 5) -> dict[str, Any]:
+def _error_kinds(archive: ArchiveReader, commit: int, examples: int = 5) -> dict[str, Any]:
     # The digest keeps the first 100 example URLs per kind (the parameter's maximum), in URL order.
     result = aggregates.value(archive, commit, "error_kinds")
     for item in result["items"]:
@@ -167,7 +173,7 @@ def _error_kinds(archive: Any, commit: int, examples: int = 5) -> dict[str, Any]
     return result
 
 
-def _inventory_runs(archive: Any, commit: int, limit: int = 100, offset: int = 0) -> dict[str, Any]:
+def _inventory_runs(archive: ArchiveReader, commit: int, limit: int = 100, offset: int = 0) -> dict[str, Any]:
     sql = "SELECT id, sha256, counts, at FROM inventory_run WHERE commit_id = ?"
     result = paged(archive, sql, [commit], " ORDER BY id", limit, offset)
     for row in result["items"]:

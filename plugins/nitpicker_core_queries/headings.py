@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import Query, UsageError
 
 from .common import PAGING, paged
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader
 
 # A state whose headings were looked for: format 2 kept its sent HTML, said why not, or kept headings.
 # (A format-1 state has none of these: its headings are unknown, not absent.)
@@ -23,7 +26,7 @@ _RENDERED = (
 _PAGES = "commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id"
 
 
-def _require_headings(archive: Any) -> None:
+def _require_headings(archive: ArchiveReader) -> None:
     if not getattr(archive, "has_headings", False):
         raise UsageError(
             f"{archive.name} was written before headings were kept (archive format "
@@ -32,7 +35,7 @@ def _require_headings(archive: Any) -> None:
 
 
 def _headings(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     url: str | None = None,
     level: int | None = None,
@@ -59,7 +62,7 @@ def _headings(
 
 
 def _h1_problems(
-    archive: Any, commit: int, problem: str = "any", limit: int = 100, offset: int = 0
+    archive: ArchiveReader, commit: int, problem: str = "any", limit: int = 100, offset: int = 0
 ) -> dict[str, Any]:
     _require_headings(archive)
     h1s = "(SELECT COUNT(*) FROM heading h WHERE h.state_id = ps.id AND h.level = 1)"

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core.archive import digest
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader
 
 # The target's own answer, and where it redirects to, the answer at the end (the crawler stores the final
 # destination); the error kind from the state or else the commit's crawl errors.
@@ -24,7 +27,7 @@ POSITIONS = 5  # line:col of at most this many anchors of one link in a row; the
 
 
 def _anchors(
-    archive: Any, commit: int, pairs: list[tuple[str, str]]
+    archive: ArchiveReader, commit: int, pairs: list[tuple[str, str]]
 ) -> dict[tuple[str, str], list[dict[str, Any]]]:
     columns = digest.anchor_columns(archive.execute)
     sql = (
@@ -50,7 +53,7 @@ def _position(anchor: dict[str, Any]) -> str | None:
 
 
 def with_links(
-    archive: Any, commits: dict[str, int | None], items: list[dict[str, Any]]
+    archive: ArchiveReader, commits: dict[str, int | None], items: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """Link findings completed: ``target``, anchor ``text``, ``line``/``col`` (``position``), the target's
     ``status``, ``final_status`` (after its redirects), ``error_kind``, and ``answer`` ("301 → 404", "dns").

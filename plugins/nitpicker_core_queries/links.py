@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import Query
 from nitpicker_core.archive import aggregates, digest
@@ -11,8 +11,11 @@ from nitpicker_core.archive import aggregates, digest
 from .common import PAGES_OF_COMMIT, PAGING, order_by, page_of, paged, sorting
 from .pages import flags
 
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader
 
-def _roots(archive: Any, commit: int) -> list[str]:
+
+def _roots(archive: ArchiveReader, commit: int) -> list[str]:
     """The crawl's root URLs plus where they redirect to (a redirecting root still roots its target)."""
     roots = archive.info().get("roots") or []
     rows = archive.execute(
@@ -28,7 +31,7 @@ def _direction(order: str) -> str:
     return "DESC" if order == "desc" else "ASC"
 
 
-def _broken_rows(archive: Any, commit: int) -> tuple[str, list[Any]]:
+def _broken_rows(archive: ArchiveReader, commit: int) -> tuple[str, list[Any]]:
     """(src_id, anchor_id, ordinal, dest_id, status) per broken anchor: stored rows, else the definition."""
     totals = aggregates.stored(archive, commit)
     if totals is None:
@@ -42,7 +45,7 @@ def _broken_rows(archive: Any, commit: int) -> tuple[str, list[Any]]:
 
 
 def _broken_links(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     limit: int,
     offset: int,
@@ -80,7 +83,7 @@ def _broken_links(
 
 
 def _broken_members(
-    archive: Any, commit: int, rows: str, params: list[Any], key: str, ids: list[int]
+    archive: ArchiveReader, commit: int, rows: str, params: list[Any], key: str, ids: list[int]
 ) -> dict[int, list[dict[str, Any]]]:
     """The broken anchors of the listed groups, in (source URL, document) order, with the href as written."""
     columns = digest.anchor_columns(archive.execute)
@@ -101,7 +104,7 @@ def _broken_members(
 
 
 def _broken_anchors(
-    archive: Any, commit: int, limit: int, offset: int, sort: str, order: str
+    archive: ArchiveReader, commit: int, limit: int, offset: int, sort: str, order: str
 ) -> dict[str, Any]:
     """One row per broken anchor (group=anchor)."""
     written = digest.written_href(digest.anchor_columns(archive.execute))
@@ -156,7 +159,7 @@ _EXTERNAL_STATE = (
 
 
 def _external_links(
-    archive: Any, commit: int, limit: int, offset: int, sort: str, order: str
+    archive: ArchiveReader, commit: int, limit: int, offset: int, sort: str, order: str
 ) -> dict[str, Any]:
     totals = aggregates.stored(archive, commit)
     if totals is None:
@@ -184,7 +187,7 @@ _EXTERNAL_SORTS = {"url": "url", "status": "status", "referrers": "referrers", "
 
 
 def _isolated_pages(
-    archive: Any, commit: int, limit: int, offset: int, sort: str, order: str, include_roots: bool
+    archive: ArchiveReader, commit: int, limit: int, offset: int, sort: str, order: str, include_roots: bool
 ) -> dict[str, Any]:
     columns = "SELECT u.url, ps.status, ps.title, u.url IN (SELECT value FROM json_each(?1)) AS root "
     roots = json.dumps(_roots(archive, commit))
@@ -223,7 +226,7 @@ def _isolated_pages(
 _ISOLATED_SORTS = {"url": "u.url", "status": "ps.status", "title": "ps.title", "root": "root"}
 
 
-def _components(archive: Any, commit: int) -> list[list[str]]:
+def _components(archive: ArchiveReader, commit: int) -> list[list[str]]:
     """Weakly connected components of internal HTML pages through resolved anchors, computed now."""
     urls = {
         r[0]: r[1]
@@ -239,15 +242,15 @@ def _components(archive: Any, commit: int) -> list[list[str]]:
 
 
 def _isolated_clusters(
-    archive: Any, commit: int, limit: int, offset: int, singletons: bool, rooted: bool
+    archive: ArchiveReader, commit: int, limit: int, offset: int, singletons: bool, rooted: bool
 ) -> dict[str, Any]:
     totals = aggregates.stored(archive, commit)
     if totals is not None:
         return _stored_clusters(archive, commit, totals["set"], limit, offset, singletons, rooted)
     roots = set(_roots(archive, commit))
-    found = []
+    found: list[dict[str, Any]] = []
     for urls in _components(archive, commit):
-        entry = {
+        entry: dict[str, Any] = {
             "size": len(urls),
             "singleton": len(urls) == 1,
             "roots": [u for u in urls if u in roots],
@@ -263,7 +266,7 @@ def _isolated_clusters(
 
 
 def _stored_clusters(
-    archive: Any, commit: int, set_id: int, limit: int, offset: int, singletons: bool, rooted: bool
+    archive: ArchiveReader, commit: int, set_id: int, limit: int, offset: int, singletons: bool, rooted: bool
 ) -> dict[str, Any]:
     # A component is named by its smallest rank, i.e. its first URL, so (size DESC, comp) is the sort order.
     root_rows = archive.execute(
@@ -272,6 +275,7 @@ def _stored_clusters(
         "WHERE u.url IN (SELECT value FROM json_each(?2)) AND n.comp IS NOT NULL",
         [set_id, json.dumps(_roots(archive, commit))],
     )
+    params: list[Any]
     where, params = "c.set_id = ?", [set_id]
     if not singletons:
         where += " AND c.size > 1"
@@ -312,7 +316,7 @@ def _stored_clusters(
 
 
 def _link_graph(
-    archive: Any, commit: int, limit: int, offset: int, sort: str, order: str, all_nodes: bool
+    archive: ArchiveReader, commit: int, limit: int, offset: int, sort: str, order: str, all_nodes: bool
 ) -> dict[str, Any]:
     totals = aggregates.stored(archive, commit)
     if totals is None:

@@ -5,9 +5,12 @@ from __future__ import annotations
 import bisect
 import itertools
 from collections import OrderedDict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import Query
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader
 
 # Per field: the SQL of (value, count) rows of one commit (bound as the first parameter), and what it lists.
 _VALUES = {
@@ -40,7 +43,7 @@ _VALUES = {
 }
 
 
-def _filter_values(archive: Any, commit: int, field: str, limit: int = 1000) -> dict[str, Any]:
+def _filter_values(archive: ArchiveReader, commit: int, field: str, limit: int = 1000) -> dict[str, Any]:
     rows = archive.execute(f"SELECT * FROM ({_VALUES[field][0]}) ORDER BY 1 LIMIT ?", [commit, limit + 1])
     items = [{"value": r[0], "count": r[1]} for r in rows[:limit]]
     return {"field": field, "items": items, "more": len(rows) > limit}
@@ -83,7 +86,7 @@ class SearchIndex:
 _INDEXES: OrderedDict[tuple[Any, ...], SearchIndex] = OrderedDict()
 
 
-def search_index(archive: Any, commit: int) -> SearchIndex:
+def search_index(archive: ArchiveReader, commit: int) -> SearchIndex:
     """The commit's index, built on first use; a commit a live crawl still adds pages to gets a new one."""
     # A finished commit's pages never change (a resumed crawl sets a new finished_at): one row read says so.
     # Only a running commit is counted (a range scan of its pages: tens of ms at 100,000 pages).
@@ -105,7 +108,7 @@ def search_index(archive: Any, commit: int) -> SearchIndex:
     return _INDEXES[key]
 
 
-def _search(archive: Any, commit: int, q: str, limit: int = 20) -> dict[str, Any]:
+def _search(archive: ArchiveReader, commit: int, q: str, limit: int = 20) -> dict[str, Any]:
     text = q.strip()
     index = search_index(archive, commit)  # also for a blank text: the search box asks one to prepare it
     # a tab or newline never occurs inside a URL or a title line: such a search finds nothing

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import (
     CATEGORIES,
@@ -19,6 +19,9 @@ from nitpicker_core.archive import aggregates, digest, times
 from .analysis import page_analysis
 from .common import PAGES_OF_COMMIT, PAGING, order_by, paged, sorting, status_class_param, status_class_sql
 from .screenshots import page_screenshot
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader
 
 # "Page" semantics (strict: rendered HTML; loose: plus failures and skipped URLs), defined with the digests.
 STRICT = digest.STRICT
@@ -62,7 +65,7 @@ def flags(row: dict[str, Any], names: tuple[str, ...] = BOOLS) -> dict[str, Any]
     return row
 
 
-def _summary(archive: Any, commit: int) -> dict[str, Any]:
+def _summary(archive: ArchiveReader, commit: int) -> dict[str, Any]:
     found = aggregates.value(archive, commit, "summary")
     if "internal" not in found["status"]:  # stored by a nitpicker that did not split statuses by side
         found = {"commit": commit, **digest.summary(archive.execute, commit)}
@@ -71,7 +74,7 @@ def _summary(archive: Any, commit: int) -> dict[str, Any]:
 
 
 def _pages(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     limit: int,
     offset: int,
@@ -95,6 +98,7 @@ def _pages(
         and not every_type
         and all(v is None for v in (status, missing, url, external, tag, jsonld_type, outcome, status_class))
     )
+    params: list[Any]
     sql, params = (_PAGE_COLUMNS_BY_URL if sort == "url" else PAGE_COLUMNS), [commit]
     if category is not None:
         where, args = content_type_sql_filter("ps.content_type", category)
@@ -130,7 +134,7 @@ def _pages(
     return paged(archive, sql, params, order_by(PAGE_SORTS, sort, order), limit, offset, flags, total)
 
 
-def _state(archive: Any, commit: int, url: str) -> dict[str, Any]:
+def _state(archive: ArchiveReader, commit: int, url: str) -> dict[str, Any]:
     rows = archive.execute(
         "SELECT cp.url_id, cp.state_id FROM commit_page cp JOIN url u ON u.id = cp.url_id "
         "WHERE cp.commit_id = ? AND u.url = ?",
@@ -141,7 +145,7 @@ def _state(archive: Any, commit: int, url: str) -> dict[str, Any]:
     return dict(rows[0])
 
 
-def _inbound(archive: Any, commit: int, url_id: int, limit: int) -> dict[str, Any]:
+def _inbound(archive: ArchiveReader, commit: int, url_id: int, limit: int) -> dict[str, Any]:
     # Anchors of other pages aimed at the URL itself or at any URL of this commit that redirects to it; the
     # page's own anchors to itself (in-page #fragments) are not referrers: they are counted as self_links.
     targets = (
@@ -184,10 +188,11 @@ _PAGE_RESOURCES = (
 
 
 def _page_detail(
-    archive: Any, commit: int, url: str, inbound_limit: int, resource_limit: int = 200
+    archive: ArchiveReader, commit: int, url: str, inbound_limit: int, resource_limit: int = 200
 ) -> dict[str, Any]:
     ids = _state(archive, commit, url)
     page = archive.page(url, commit)
+    assert page is not None  # _state found the URL in this commit
     page["category"] = archive.execute(
         f"SELECT {CATEGORY} FROM page_state ps WHERE ps.id = ?", [ids["state_id"]]
     )[0][0]
@@ -240,7 +245,7 @@ def _page_detail(
     }
 
 
-def _page_html(archive: Any, commit: int, url: str, max_chars: int) -> dict[str, Any]:
+def _page_html(archive: ArchiveReader, commit: int, url: str, max_chars: int) -> dict[str, Any]:
     _state(archive, commit, url)
     html = archive.html(url, commit)
     if html is None:

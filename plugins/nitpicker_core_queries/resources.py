@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import Query, UsageError
 from nitpicker_core.archive import aggregates, referrers
 
 from .common import PAGING, external_flag, order_by, paged, sorting, status_class_param, status_class_sql
 
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader
+
 
 # One resource of a commit with the number of distinct pages that referenced it in that commit.
-def _resource_rows(archive: Any) -> str:
+def _resource_rows(archive: ArchiveReader) -> str:
     return (
         "SELECT u.url, rs.status, rs.content_type, rs.content_length, rs.compression, rs.cdn, "
         f"rs.is_external, {referrers.count_sql(archive)} AS referrers "
@@ -32,7 +35,7 @@ _RESOURCE_COLUMNS = {
 
 
 # No page of the commit loaded it and no anchor of a page of the commit points at the URL.
-def _unused(archive: Any) -> str:
+def _unused(archive: ArchiveReader) -> str:
     return (
         f" AND {referrers.count_sql(archive)} = 0 "
         "AND NOT EXISTS (SELECT 1 FROM anchor a JOIN commit_page cp ON cp.state_id = a.state_id "
@@ -41,7 +44,7 @@ def _unused(archive: Any) -> str:
 
 
 def _resources(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     url: str | None = None,
     status: int | None = None,
@@ -53,6 +56,7 @@ def _resources(
     offset: int = 0,
     status_class: str | None = None,
 ) -> dict[str, Any]:
+    params: list[Any]
     sql, params = _resource_rows(archive), [commit]
     if status_class:
         sql += " AND " + status_class_sql("rs.status", status_class, "rs.status IS NULL OR rs.status = 0")
@@ -76,7 +80,7 @@ _STREAM_FROM = 2000  # referrers
 
 
 def _resource_referrers(
-    archive: Any, commit: int, url: str, limit: int = 100, offset: int = 0
+    archive: ArchiveReader, commit: int, url: str, limit: int = 100, offset: int = 0
 ) -> dict[str, Any]:
     found = archive.execute(_resource_rows(archive) + " AND u.url = ?", [commit, url])
     if not found:
@@ -102,7 +106,12 @@ def _resource_referrers(
 
 
 def _unused_resources(
-    archive: Any, commit: int, sort: str = "url", order: str = "asc", limit: int = 100, offset: int = 0
+    archive: ArchiveReader,
+    commit: int,
+    sort: str = "url",
+    order: str = "asc",
+    limit: int = 100,
+    offset: int = 0,
 ) -> dict[str, Any]:
     return paged(
         archive,
@@ -158,7 +167,7 @@ _IMAGE_COLUMNS = {
 
 
 def _images(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     url: str | None = None,
     missing_alt: bool = False,
@@ -175,6 +184,7 @@ def _images(
         not (url or missing_alt or missing_size or oversized) and lazy is None and viewport_width is None
     )
     total = aggregates.value(archive, commit, "list_totals")["images"] if unfiltered else None
+    params: list[Any]
     sql, params = (_IMAGE_ROWS_BY_URL if sort == "page" else _IMAGE_ROWS), [commit]
     if url:
         sql, params = sql + " AND instr(u.url, ?) > 0", [*params, url]

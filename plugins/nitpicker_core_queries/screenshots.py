@@ -4,22 +4,25 @@ from __future__ import annotations
 
 import base64
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import Query, UsageError
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _INFO = "SELECT sha256, media_type, width, height, size FROM screenshot_blob WHERE sha256 = ?"
 
 
-def _has_screenshots(archive: Any) -> bool:
+def _has_screenshots(archive: ArchiveReader) -> bool:
     # archives written before screenshots existed have no such table (readers never migrate)
     return bool(
         archive.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'page_screenshot'")
     )
 
 
-def page_screenshot(archive: Any, state_id: int) -> dict[str, Any] | None:
+def page_screenshot(archive: ArchiveReader, state_id: int) -> dict[str, Any] | None:
     """The screenshot of a page state: ``sha256``, ``media_type``, ``width``, ``height``, ``size`` (bytes) and
     the same for its ``thumbnail``; None when the crawl took none (no ``--screenshots``, or it failed)."""
     if not _has_screenshots(archive):
@@ -33,7 +36,7 @@ def page_screenshot(archive: Any, state_id: int) -> dict[str, Any] | None:
     return {**dict(full[0]), "thumbnail": dict(thumb[0])}
 
 
-def _screenshot(archive: Any, commit: int, sha256: str) -> dict[str, Any]:
+def _screenshot(archive: ArchiveReader, commit: int, sha256: str) -> dict[str, Any]:
     if not _SHA256.fullmatch(sha256):
         raise UsageError("parameter 'sha256': expected 64 lower-case hex digits (a hash `page-detail` names)")
     rows = (

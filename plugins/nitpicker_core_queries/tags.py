@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import Query, UsageError
 from nitpicker_core.archive import aggregates
 
 from .common import PAGES_OF_COMMIT, PAGING, external_flag, order_by, page_of, paged, sorting
 
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader
+
 _PAGE_COLUMNS = {"url": "u.url", "title": "ps.title", "status": "ps.status"}
 
 
 def _pages_by_tag(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     provider: str,
     external_id: str | None = None,
@@ -55,7 +58,7 @@ def _nocase(text: str) -> str:
 
 
 def _tag_counts(
-    archive: Any, commit: int, category: str | None = None, limit: int = 100, offset: int = 0
+    archive: ArchiveReader, commit: int, category: str | None = None, limit: int = 100, offset: int = 0
 ) -> dict[str, Any]:
     counts = aggregates.value(archive, commit, "tag_counts")
     providers, items = counts["providers"], counts["items"]
@@ -66,7 +69,7 @@ def _tag_counts(
 
 
 def _pages_by_jsonld_type(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     type: str,
     sort: str = "url",
@@ -94,11 +97,11 @@ def _pages_by_jsonld_type(
     return paged(archive, sql, [type, commit], clause, limit, offset, external_flag, total)
 
 
-def _jsonld_counts(archive: Any, commit: int) -> dict[str, Any]:
+def _jsonld_counts(archive: ArchiveReader, commit: int) -> dict[str, Any]:
     return aggregates.value(archive, commit, "jsonld_counts")
 
 
-def _page_jsonld(archive: Any, commit: int, url: str) -> dict[str, Any]:
+def _page_jsonld(archive: ArchiveReader, commit: int, url: str) -> dict[str, Any]:
     page = archive.execute(
         "SELECT cp.state_id FROM commit_page cp JOIN url u ON u.id = cp.url_id "
         "WHERE cp.commit_id = ? AND u.url = ?",

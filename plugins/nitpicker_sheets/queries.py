@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import Query
 from nitpicker_core.archive import digest, referrers
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader
 
 PAGES = "commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id"
 SCOPES = {
@@ -103,7 +106,9 @@ _META = (
 )
 
 
-def _keys(archive: Any, commit: int, scope: str, after: str, limit: int, extra: str = "") -> list[Any]:
+def _keys(
+    archive: ArchiveReader, commit: int, scope: str, after: str, limit: int, extra: str = ""
+) -> list[Any]:
     """The next ``limit`` page rows of ``scope`` after the URL ``after``, in URL order."""
     # CROSS JOIN keeps the url index as the outer loop: a range scan in URL order that stops after `limit`.
     sql = (
@@ -119,7 +124,7 @@ def _batch(keys: list[Any], items: list[dict[str, Any]], limit: int) -> dict[str
 
 
 def _page_rows(
-    archive: Any, commit: int, scope: str = "targets", after: str = "", limit: int = 500
+    archive: ArchiveReader, commit: int, scope: str = "targets", after: str = "", limit: int = 500
 ) -> dict[str, Any]:
     keys = _keys(archive, commit, scope, after, limit)
     if not keys:
@@ -147,7 +152,7 @@ def _page_rows(
     return _batch(keys, items, limit)
 
 
-def _referrers(archive: Any, commit: int, after: str = "", limit: int = 500) -> dict[str, Any]:
+def _referrers(archive: ArchiveReader, commit: int, after: str = "", limit: int = 500) -> dict[str, Any]:
     keys = _keys(archive, commit, "rows", after, limit)
     sql = (
         "WITH k(url, url_id, state_id) AS (SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(:keys)), "
@@ -163,7 +168,7 @@ def _referrers(archive: Any, commit: int, after: str = "", limit: int = 500) -> 
     return _batch(keys, [dict(r) for r in rows], limit)
 
 
-def _link_texts(archive: Any, commit: int, after: str = "", limit: int = 500) -> dict[str, Any]:
+def _link_texts(archive: ArchiveReader, commit: int, after: str = "", limit: int = 500) -> dict[str, Any]:
     keys = _keys(archive, commit, "html", after, limit)
     sql = (
         "WITH k(url, url_id, state_id) AS (SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(:keys)) "
@@ -178,7 +183,7 @@ def _link_texts(archive: Any, commit: int, after: str = "", limit: int = 500) ->
     return _batch(keys, [dict(r) for r in rows], limit)
 
 
-def _resource_rows(archive: Any, commit: int, after: str = "", limit: int = 500) -> dict[str, Any]:
+def _resource_rows(archive: ArchiveReader, commit: int, after: str = "", limit: int = 500) -> dict[str, Any]:
     sql = (
         f"SELECT k.url, rs.status, rs.status_text, rs.content_type, rs.content_length, {referrers.count_sql(archive, 'k')} "
         "AS referrers, (SELECT json_group_array(url) FROM (SELECT pu.url FROM commit_resource_referrer r "
@@ -193,7 +198,9 @@ def _resource_rows(archive: Any, commit: int, after: str = "", limit: int = 500)
     return {"items": items, "next_after": items[-1]["url"] if len(items) == limit else None}
 
 
-def _resource_referrers(archive: Any, commit: int, after: str = "", limit: int = 500) -> dict[str, Any]:
+def _resource_referrers(
+    archive: ArchiveReader, commit: int, after: str = "", limit: int = 500
+) -> dict[str, Any]:
     exists = " AND EXISTS (SELECT 1 FROM commit_resource_referrer r WHERE r.commit_id = cp.commit_id AND r.page_url_id = cp.url_id)"
     keys = _keys(archive, commit, "rows", after, limit, exists)
     sql = (
@@ -273,7 +280,7 @@ QUERIES = [
 ]
 
 
-def _analysis_columns(archive: Any, commit: int) -> dict[str, Any]:
+def _analysis_columns(archive: ArchiveReader, commit: int) -> dict[str, Any]:
     rows = archive.execute(
         'SELECT DISTINCT analyzer, "column" FROM analysis_cell WHERE commit_id = ? '
         'ORDER BY analyzer, "column"',
