@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
 import os
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -76,6 +80,85 @@ LONG_FIRST = (
 )
 
 
+# Layers (docs/testing.md). A test is marked from what its code, its fixtures' and the helpers they call use:
+# `browser` when it crawls or drives Chromium, `subprocess` when it starts a process. The fast lane
+# (`bin/test --fast`: -m "not browser and not subprocess") also skips, at its first process start, a test
+# these signs missed, so the lane never waits on a process.
+BROWSER_SIGNS = re.compile(
+    r"""["']crawl["']|["']pipeline["']|crawl_subtree|Crawler\(|BrowserHost|find_browser|playwright|chromium"""
+)
+SUBPROCESS_SIGNS = re.compile(
+    r"run_cli_subprocess|subprocess=True|RunningCli|McpStdio|subprocess\.|Popen|sys\.executable|PYTHONPATH"
+    r"|pty_terminal|WorkerPool|multiprocessing|LocalCluster|os\.fork|os\.kill|signal\.SIG"
+)
+_CALLED = re.compile(r"\b([A-Za-z_]\w*)\b")
+_TESTS = os.path.dirname(__file__)
+
+
+def _source(func: Any) -> str:
+    try:
+        return inspect.getsource(func)
+    except (OSError, TypeError):
+        return ""
+
+
+def _code_of(item: pytest.Item) -> str:
+    """The test function's source, its fixtures' (the whole closure) and the test helpers they name."""
+    seen: set[int] = set()
+    parts: list[str] = []
+
+    def add(func: Any, depth: int) -> None:
+        func = inspect.unwrap(func)
+        if id(func) in seen or not callable(func):
+            return
+        seen.add(id(func))
+        module = inspect.getmodule(func)
+        if module is None or not (getattr(module, "__file__", "") or "").startswith(_TESTS):
+            return  # the project's own code is what the test proves, not a sign of how it runs
+        text = _source(func)
+        parts.append(text)
+        if depth < 4:
+            names = vars(module)
+            for name in set(_CALLED.findall(text)):
+                target = names.get(name)
+                if inspect.isfunction(target) or inspect.isclass(target):
+                    add(target, depth + 1)
+
+    add(getattr(item, "obj", None), 0)
+    info = getattr(item, "_fixtureinfo", None)
+    for name in getattr(item, "fixturenames", ()):
+        for fixturedef in info.name2fixturedefs.get(name, ()) if info else ():
+            add(fixturedef.func, 0)
+    return "\n".join(parts)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        code = _code_of(item)
+        if BROWSER_SIGNS.search(code) and not item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.browser)
+        if SUBPROCESS_SIGNS.search(code) and not item.get_closest_marker("subprocess"):
+            item.add_marker(pytest.mark.subprocess)
     rank = {path: i for i, path in enumerate(LONG_FIRST)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(LONG_FIRST)))  # stable: order within
+
+
+FAST = os.environ.get("NITPICKER_TEST_LANE") == "fast"
+
+
+@pytest.fixture(autouse=FAST)
+def _fast_lane_starts_no_process(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """In the fast lane a test that starts a process (Chromium, the CLI, a worker) is skipped at that point."""
+    import multiprocessing.process
+    import subprocess
+
+    def refuse(what: str) -> Callable[..., Any]:
+        def start(*_args: Any, **_kwargs: Any) -> Any:
+            pytest.skip(f"starts {what}: not in the fast lane (the markers missed it; see docs/testing.md)")
+
+        return start
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", refuse("a process"))
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", refuse("a worker process"))
+    monkeypatch.setattr(os, "fork", refuse("a forked process"))
+    yield

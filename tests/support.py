@@ -31,9 +31,10 @@ class CliResult:
         return f"CliResult(args={self.args!r}, returncode={self.returncode}, stderr={self.stderr[-2000:]!r})"
 
 
-# What a child reads from the environment at start and an in-process run cannot apply: where Python finds
-# modules and entry points (a plugin "installed" on PYTHONPATH), so a run given these starts a process.
-_START_ENV = ("PYTHONPATH", "PYTHONHOME", "PYTHONSAFEPATH", "PYTHONNOUSERSITE")
+# What an in-process run cannot apply, so a run given one of these starts a process: where Python finds
+# modules and entry points (a plugin "installed" on PYTHONPATH), read once at a start, and the archive's
+# test hook that SIGKILLs the process running the command (it would kill the test worker).
+_START_ENV = ("PYTHONPATH", "PYTHONHOME", "PYTHONSAFEPATH", "PYTHONNOUSERSITE", "NITPICKER_TEST_KILL_AT")
 
 
 def run_cli(
@@ -99,7 +100,9 @@ _SIGNALS = tuple(
 )
 
 
-def _run_in_process(args: list[str], cwd: Path | None, env: dict[str, str] | None, input: str | None) -> CliResult:
+def _run_in_process(
+    args: list[str], cwd: Path | None, env: dict[str, str] | None, input: str | None
+) -> CliResult:
     """``nitpicker_cli.main.main(args)`` with the process state it may change saved and put back after."""
     import logging
     import threading
