@@ -115,12 +115,16 @@ def _code_of(item: pytest.Item) -> str:
         module = inspect.getmodule(func)
         if module is None or not (getattr(module, "__file__", "") or "").startswith(_TESTS):
             return  # the project's own code is what the test proves, not a sign of how it runs
+        if module.__name__ == "support" or func.__name__ == "_fast_lane_starts_no_process":
+            return  # the shared helpers are signs by their names (run_cli runs in-process, RunningCli does not)
         text = _source(func)
         parts.append(text)
         if depth < 4:
             names = vars(module)
             for name in set(_CALLED.findall(text)):
                 target = names.get(name)
+                if hasattr(target, "__wrapped__"):  # a fixture asked for by name (request.getfixturevalue)
+                    target = inspect.unwrap(target)
                 if inspect.isfunction(target) or inspect.isclass(target):
                     add(target, depth + 1)
 
@@ -146,8 +150,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 FAST = os.environ.get("NITPICKER_TEST_LANE") == "fast"
 
 
-@pytest.fixture(autouse=FAST)
-def _fast_lane_starts_no_process(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+@pytest.fixture(scope="session", autouse=FAST)
+def _fast_lane_starts_no_process() -> Iterator[None]:
     """In the fast lane a test that starts a process (Chromium, the CLI, a worker) is skipped at that point."""
     import multiprocessing.process
     import subprocess
@@ -158,7 +162,8 @@ def _fast_lane_starts_no_process(monkeypatch: pytest.MonkeyPatch) -> Iterator[No
 
         return start
 
-    monkeypatch.setattr(subprocess.Popen, "__init__", refuse("a process"))
-    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", refuse("a worker process"))
-    monkeypatch.setattr(os, "fork", refuse("a forked process"))
-    yield
+    with pytest.MonkeyPatch.context() as patch:  # session-wide, so module fixtures are held to it as well
+        patch.setattr(subprocess.Popen, "__init__", refuse("a process"))
+        patch.setattr(multiprocessing.process.BaseProcess, "start", refuse("a worker process"))
+        patch.setattr(os, "fork", refuse("a forked process"))
+        yield

@@ -143,7 +143,7 @@ def _run_in_process(
             else:
                 print(exc.code, file=sys.stderr)
                 code = 1
-        except BaseException:  # what an uncaught exception does to a process: a traceback and exit 1
+        except Exception:  # what an uncaught exception does to a process: a traceback and exit 1
             traceback.print_exc()
             code = 1
     finally:
