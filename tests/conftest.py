@@ -95,11 +95,16 @@ _CALLED = re.compile(r"\b([A-Za-z_]\w*)\b")
 _TESTS = os.path.dirname(__file__)
 
 
+_SOURCES: dict[Any, str] = {}
+
+
 def _source(func: Any) -> str:
-    try:
-        return inspect.getsource(func)
-    except (OSError, TypeError):
-        return ""
+    if func not in _SOURCES:
+        try:
+            _SOURCES[func] = inspect.getsource(func)
+        except (OSError, TypeError):
+            _SOURCES[func] = ""
+    return _SOURCES[func]
 
 
 def _code_of(item: pytest.Item) -> str:
