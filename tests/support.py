@@ -50,11 +50,12 @@ def run_cli(
     ``cwd``, ``env`` and ``input`` apply for the run only; stdout and stderr (click, rich, logging) are
     captured as text, as from a child. ``subprocess=True`` (and any ``env`` naming where Python finds
     modules, e.g. PYTHONPATH) runs it in a new interpreter instead: what a test about processes needs.
-    ``timeout`` bounds only the subprocess.
+    Past ``timeout`` an in-process run is interrupted as Ctrl-C would (SIGINT, so the command stops cleanly)
+    and its stderr says it timed out.
     """
     if subprocess or any(name in (env or {}) for name in _START_ENV):
         return run_cli_subprocess(*args, cwd=cwd, env=env, input=input, timeout=timeout)
-    return _run_in_process(list(args), cwd=cwd, env=env, input=input)
+    return _run_in_process(list(args), cwd=cwd, env=env, input=input, timeout=timeout)
 
 
 def run_cli_subprocess(
@@ -101,9 +102,10 @@ _SIGNALS = tuple(
 
 
 def _run_in_process(
-    args: list[str], cwd: Path | None, env: dict[str, str] | None, input: str | None
+    args: list[str], cwd: Path | None, env: dict[str, str] | None, input: str | None, timeout: float
 ) -> CliResult:
     """``nitpicker_cli.main.main(args)`` with the process state it may change saved and put back after."""
+    import _thread
     import logging
     import threading
     import traceback
@@ -124,6 +126,14 @@ def _run_in_process(
         if isinstance(logger, logging.Logger)
     }
     out, err = _Output("<stdout>"), _Output("<stderr>")
+    expired = threading.Event()
+
+    def expire() -> None:
+        expired.set()
+        _thread.interrupt_main(signal.SIGINT)
+
+    watchdog = threading.Timer(timeout, expire)
+    watchdog.daemon = True
     try:
         os.environ.update(env or {})
         if cwd is not None:
@@ -135,7 +145,10 @@ def _run_in_process(
         # (pytest's own capture handlers come back afterwards)
         root.handlers = []
         root.setLevel(logging.WARNING)
+        # Ctrl-C as a process started from a terminal has it (a test worker may ignore SIGINT)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         try:
+            watchdog.start()
             code = main(args)
         except SystemExit as exc:
             if exc.code is None or isinstance(exc.code, int):
@@ -143,10 +156,17 @@ def _run_in_process(
             else:
                 print(exc.code, file=sys.stderr)
                 code = 1
+        except KeyboardInterrupt:
+            if not expired.is_set():
+                raise  # the user's Ctrl-C of the test run
+            code = 130
         except Exception:  # what an uncaught exception does to a process: a traceback and exit 1
             traceback.print_exc()
             code = 1
     finally:
+        watchdog.cancel()
+        if expired.is_set():
+            print(f"run_cli: timed out after {timeout:.0f} s and was interrupted", file=err)
         for handler in root.handlers:
             handler.flush()
             if getattr(handler, "stream", None) in (out, err):
