@@ -95,59 +95,70 @@ _CALLED = re.compile(r"\b([A-Za-z_]\w*)\b")
 _TESTS = os.path.dirname(__file__)
 
 
-_SOURCES: dict[Any, str] = {}
-
-
 def _source(func: Any) -> str:
-    if func not in _SOURCES:
+    """The text of a function (from its code objects' lines: inspect.getsource tokenizes, ~10 ms a call)."""
+    import linecache
+
+    code = getattr(func, "__code__", None)
+    if code is None:  # a class
         try:
-            _SOURCES[func] = inspect.getsource(func)
+            return inspect.getsource(func)
         except (OSError, TypeError):
-            _SOURCES[func] = ""
-    return _SOURCES[func]
+            return ""
+    lines, stack = [code.co_firstlineno], [code]
+    while stack:
+        current = stack.pop()
+        lines.extend(line for _, _, line in current.co_lines() if line)
+        stack.extend(const for const in current.co_consts if inspect.iscode(const))
+    return "".join(linecache.getlines(code.co_filename)[code.co_firstlineno - 1 : max(lines)])
 
 
-def _code_of(item: pytest.Item) -> str:
-    """The test function's source, its fixtures' (the whole closure) and the test helpers they name."""
-    seen: set[int] = set()
-    parts: list[str] = []
+_SIGNS: dict[Any, frozenset[str]] = {}
 
-    def add(func: Any, depth: int) -> None:
-        func = inspect.unwrap(func)
-        if id(func) in seen or not callable(func):
-            return
-        seen.add(id(func))
-        module = inspect.getmodule(func)
-        if module is None or not (getattr(module, "__file__", "") or "").startswith(_TESTS):
-            return  # the project's own code is what the test proves, not a sign of how it runs
-        if module.__name__ == "support" or func.__name__ == "_fast_lane_starts_no_process":
-            return  # the shared helpers are signs by their names (run_cli runs in-process, RunningCli does not)
-        text = _source(func)
-        parts.append(text)
-        if depth < 4:
-            names = vars(module)
-            for name in set(_CALLED.findall(text)):
-                target = names.get(name)
-                if hasattr(target, "__wrapped__"):  # a fixture asked for by name (request.getfixturevalue)
-                    target = inspect.unwrap(target)
-                if inspect.isfunction(target) or inspect.isclass(target):
-                    add(target, depth + 1)
 
-    add(getattr(item, "obj", None), 0)
+def _signs(func: Any) -> frozenset[str]:
+    """``browser``/``subprocess`` when a test helper's own text or a test helper it names shows them."""
+    func = inspect.unwrap(func)
+    if func in _SIGNS:
+        return _SIGNS[func]
+    _SIGNS[func] = frozenset()  # a helper naming itself (recursion) adds nothing
+    module = inspect.getmodule(func)
+    if module is None or not (getattr(module, "__file__", "") or "").startswith(_TESTS):
+        return _SIGNS[func]  # the project's own code is what the test proves, not a sign of how it runs
+    if module.__name__ == "support" or func.__name__ == "_fast_lane_starts_no_process":
+        return _SIGNS[
+            func
+        ]  # support's helpers are signs by their names (run_cli runs in-process, RunningCli not)
+    text = _source(func)
+    found = {"browser"} if BROWSER_SIGNS.search(text) else set()
+    if SUBPROCESS_SIGNS.search(text):
+        found.add("subprocess")
+    names = vars(module)
+    for name in set(_CALLED.findall(text)):
+        target = names.get(name)
+        if hasattr(target, "__wrapped__"):  # a fixture asked for by name (request.getfixturevalue)
+            target = inspect.unwrap(target)
+        if target is not func and (inspect.isfunction(target) or inspect.isclass(target)):
+            found |= _signs(target)
+    _SIGNS[func] = frozenset(found)
+    return _SIGNS[func]
+
+
+def _uses(item: pytest.Item) -> frozenset[str]:
+    """The signs of the test function, of every fixture in its closure and of the test helpers they name."""
+    found = _signs(getattr(item, "obj", None)) if callable(getattr(item, "obj", None)) else frozenset()
     info = getattr(item, "_fixtureinfo", None)
     for name in getattr(item, "fixturenames", ()):
         for fixturedef in info.name2fixturedefs.get(name, ()) if info else ():
-            add(fixturedef.func, 0)
-    return "\n".join(parts)
+            found |= _signs(fixturedef.func)
+    return found
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        code = _code_of(item)
-        if BROWSER_SIGNS.search(code) and not item.get_closest_marker("browser"):
-            item.add_marker(pytest.mark.browser)
-        if SUBPROCESS_SIGNS.search(code) and not item.get_closest_marker("subprocess"):
-            item.add_marker(pytest.mark.subprocess)
+        for mark in sorted(_uses(item)):
+            if not item.get_closest_marker(mark):
+                item.add_marker(getattr(pytest.mark, mark))
     rank = {path: i for i, path in enumerate(LONG_FIRST)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(LONG_FIRST)))  # stable: order within
 
