@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
 import os
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -76,6 +80,106 @@ LONG_FIRST = (
 )
 
 
+# Layers (docs/testing.md). A test is marked from what its code, its fixtures' and the helpers they call use:
+# `browser` when it crawls or drives Chromium, `subprocess` when it starts a process. The fast lane
+# (`bin/test --fast`: -m "not browser and not subprocess") also skips, at its first process start, a test
+# these signs missed, so the lane never waits on a process.
+BROWSER_SIGNS = re.compile(
+    r"""["']crawl["']|["']pipeline["']|crawl_subtree|Crawler\(|BrowserHost|find_browser|playwright|chromium"""
+)
+SUBPROCESS_SIGNS = re.compile(
+    r"run_cli_subprocess|subprocess=True|RunningCli|McpStdio|subprocess\.|Popen|sys\.executable|PYTHONPATH"
+    r"|pty_terminal|WorkerPool|multiprocessing|LocalCluster|os\.fork|os\.kill|signal\.SIG"
+)
+_CALLED = re.compile(r"\b([A-Za-z_]\w*)\b")
+_TESTS = os.path.dirname(__file__)
+
+
+def _source(func: Any) -> str:
+    """The text of a function (from its code objects' lines: inspect.getsource tokenizes, ~10 ms a call)."""
+    import linecache
+
+    code = getattr(func, "__code__", None)
+    if code is None:  # a class
+        try:
+            return inspect.getsource(func)
+        except (OSError, TypeError):
+            return ""
+    lines, stack = [code.co_firstlineno], [code]
+    while stack:
+        current = stack.pop()
+        lines.extend(line for _, _, line in current.co_lines() if line)
+        stack.extend(const for const in current.co_consts if inspect.iscode(const))
+    return "".join(linecache.getlines(code.co_filename)[code.co_firstlineno - 1 : max(lines)])
+
+
+_SIGNS: dict[Any, frozenset[str]] = {}
+
+
+def _signs(func: Any) -> frozenset[str]:
+    """``browser``/``subprocess`` when a test helper's own text or a test helper it names shows them."""
+    func = inspect.unwrap(func)
+    if func in _SIGNS:
+        return _SIGNS[func]
+    _SIGNS[func] = frozenset()  # a helper naming itself (recursion) adds nothing
+    module = inspect.getmodule(func)
+    if module is None or not (getattr(module, "__file__", "") or "").startswith(_TESTS):
+        return _SIGNS[func]  # the project's own code is what the test proves, not a sign of how it runs
+    if module.__name__ == "support" or func.__name__ == "_fast_lane_starts_no_process":
+        return _SIGNS[
+            func
+        ]  # support's helpers are signs by their names (run_cli runs in-process, RunningCli not)
+    text = _source(func)
+    found = {"browser"} if BROWSER_SIGNS.search(text) else set()
+    if SUBPROCESS_SIGNS.search(text):
+        found.add("subprocess")
+    names = vars(module)
+    for name in set(_CALLED.findall(text)):
+        target = names.get(name)
+        if hasattr(target, "__wrapped__"):  # a fixture asked for by name (request.getfixturevalue)
+            target = inspect.unwrap(target)
+        if target is not func and (inspect.isfunction(target) or inspect.isclass(target)):
+            found |= _signs(target)
+    _SIGNS[func] = frozenset(found)
+    return _SIGNS[func]
+
+
+def _uses(item: pytest.Item) -> frozenset[str]:
+    """The signs of the test function, of every fixture in its closure and of the test helpers they name."""
+    found = _signs(getattr(item, "obj", None)) if callable(getattr(item, "obj", None)) else frozenset()
+    info = getattr(item, "_fixtureinfo", None)
+    for name in getattr(item, "fixturenames", ()):
+        for fixturedef in info.name2fixturedefs.get(name, ()) if info else ():
+            found |= _signs(fixturedef.func)
+    return found
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        for mark in sorted(_uses(item)):
+            if not item.get_closest_marker(mark):
+                item.add_marker(getattr(pytest.mark, mark))
     rank = {path: i for i, path in enumerate(LONG_FIRST)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(LONG_FIRST)))  # stable: order within
+
+
+FAST = os.environ.get("NITPICKER_TEST_LANE") == "fast"
+
+
+@pytest.fixture(scope="session", autouse=FAST)
+def _fast_lane_starts_no_process() -> Iterator[None]:
+    """In the fast lane a test that starts a process (Chromium, the CLI, a worker) is skipped at that point."""
+    import multiprocessing.process
+    import subprocess
+
+    def refuse(what: str) -> Callable[..., Any]:
+        def start(*_args: Any, **_kwargs: Any) -> Any:
+            pytest.skip(f"starts {what}: not in the fast lane (the markers missed it; see docs/testing.md)")
+
+        return start
+
+    with pytest.MonkeyPatch.context() as patch:  # session-wide, so module fixtures are held to it as well
+        patch.setattr(subprocess.Popen, "__init__", refuse("a process"))
+        patch.setattr(multiprocessing.process.BaseProcess, "start", refuse("a worker process"))
+        patch.setattr(os, "fork", refuse("a forked process"))
+        yield

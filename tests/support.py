@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import io
 import os
+import signal
 import subprocess
 import sys
 import tomllib
@@ -19,16 +21,53 @@ BUILTIN_PLUGINS = sorted(
 )
 
 
+class CliResult:
+    """What a CLI run left: the exit code and its output as text (the fields of ``subprocess.CompletedProcess``)."""
+
+    def __init__(self, args: list[str], returncode: int, stdout: str, stderr: str) -> None:
+        self.args, self.returncode, self.stdout, self.stderr = args, returncode, stdout, stderr
+
+    def __repr__(self) -> str:
+        return f"CliResult(args={self.args!r}, returncode={self.returncode}, stderr={self.stderr[-2000:]!r})"
+
+
+# What an in-process run cannot apply, so a run given one of these starts a process: where Python finds
+# modules and entry points (a plugin "installed" on PYTHONPATH), read once at a start, and the archive's
+# test hook that SIGKILLs the process running the command (it would kill the test worker).
+_START_ENV = ("PYTHONPATH", "PYTHONHOME", "PYTHONSAFEPATH", "PYTHONNOUSERSITE", "NITPICKER_TEST_KILL_AT")
+
+
 def run_cli(
     *args: str,
     cwd: Path | None = None,
     env: dict[str, str] | None = None,
     input: str | None = None,
     timeout: float = 120,
-) -> subprocess.CompletedProcess[str]:
-    """Run the real `nitpicker` console entry point in a subprocess."""
+    subprocess: bool = False,
+) -> CliResult:
+    """Run the real `nitpicker` CLI (``nitpicker_cli.main.main``) in this process, as a user's run would.
+
+    ``cwd``, ``env`` and ``input`` apply for the run only; stdout and stderr (click, rich, logging) are
+    captured as text, as from a child. ``subprocess=True`` (and any ``env`` naming where Python finds
+    modules, e.g. PYTHONPATH) runs it in a new interpreter instead: what a test about processes needs.
+    Past ``timeout`` an in-process run is interrupted as Ctrl-C would (SIGINT, so the command stops cleanly)
+    and its stderr says it timed out.
+    """
+    if subprocess or any(name in (env or {}) for name in _START_ENV):
+        return run_cli_subprocess(*args, cwd=cwd, env=env, input=input, timeout=timeout)
+    return _run_in_process(list(args), cwd=cwd, env=env, input=input, timeout=timeout)
+
+
+def run_cli_subprocess(
+    *args: str,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    input: str | None = None,
+    timeout: float = 120,
+) -> CliResult:
+    """Run the real `nitpicker` console entry point in a new interpreter (tests about processes)."""
     full_env = dict(os.environ, **(env or {}))
-    return subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-m", "nitpicker_cli.main", *args],
         cwd=cwd,
         env=full_env,
@@ -37,6 +76,114 @@ def run_cli(
         input=input,
         timeout=timeout,
     )
+    return CliResult(list(args), done.returncode, done.stdout, done.stderr)
+
+
+class _Output(io.TextIOWrapper):
+    """A captured stdout/stderr: text over bytes (``.buffer`` works), never a terminal, as a pipe."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(io.BytesIO(), encoding="utf-8", errors="backslashreplace", write_through=True)
+        self._name = name
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self._name
+
+    def text(self) -> str:
+        self.flush()
+        raw = self.buffer.getvalue().decode("utf-8", "replace")  # type: ignore[attr-defined]
+        return raw.replace("\r\n", "\n").replace("\r", "\n")  # universal newlines, as text=True reads a pipe
+
+
+_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGALRM") if hasattr(signal, name)
+)
+
+
+def _run_in_process(
+    args: list[str], cwd: Path | None, env: dict[str, str] | None, input: str | None, timeout: float
+) -> CliResult:
+    """``nitpicker_cli.main.main(args)`` with the process state it may change saved and put back after."""
+    import _thread
+    import logging
+    import threading
+    import traceback
+
+    from nitpicker_cli.main import main
+
+    assert threading.current_thread() is threading.main_thread(), "the in-process CLI runs on the main thread"
+    saved_environ = dict(os.environ)
+    saved_cwd = os.getcwd()
+    saved_streams = sys.stdin, sys.stdout, sys.stderr
+    saved_argv = sys.argv
+    saved_signals = {sig: signal.getsignal(sig) for sig in _SIGNALS}
+    root = logging.getLogger()
+    saved_root = root.handlers[:], root.level
+    saved_levels = {
+        name: logger.level
+        for name, logger in logging.root.manager.loggerDict.items()
+        if isinstance(logger, logging.Logger)
+    }
+    out, err = _Output("<stdout>"), _Output("<stderr>")
+    expired = threading.Event()
+
+    def expire() -> None:
+        expired.set()
+        _thread.interrupt_main(signal.SIGINT)
+
+    watchdog = threading.Timer(timeout, expire)
+    watchdog.daemon = True
+    try:
+        os.environ.update(env or {})
+        if cwd is not None:
+            os.chdir(cwd)
+        sys.stdin = io.StringIO(input or "")
+        sys.stdout, sys.stderr = out, err
+        sys.argv = ["nitpicker", *args]
+        # logging as in a fresh process: no handlers, so the CLI's basicConfig writes to the captured stderr
+        # (pytest's own capture handlers come back afterwards)
+        root.handlers = []
+        root.setLevel(logging.WARNING)
+        # Ctrl-C as a process started from a terminal has it (a test worker may ignore SIGINT)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            watchdog.start()
+            code = main(args)
+        except SystemExit as exc:
+            if exc.code is None or isinstance(exc.code, int):
+                code = exc.code or 0
+            else:
+                print(exc.code, file=sys.stderr)
+                code = 1
+        except KeyboardInterrupt:
+            if not expired.is_set():
+                raise  # the user's Ctrl-C of the test run
+            code = 130
+        except Exception:  # what an uncaught exception does to a process: a traceback and exit 1
+            traceback.print_exc()
+            code = 1
+    finally:
+        watchdog.cancel()
+        if expired.is_set():
+            print(f"run_cli: timed out after {timeout:.0f} s and was interrupted", file=err)
+        for handler in root.handlers:
+            handler.flush()
+            if getattr(handler, "stream", None) in (out, err):
+                handler.close()
+        root.handlers, _ = saved_root
+        root.setLevel(saved_root[1])
+        for name, logger in logging.root.manager.loggerDict.items():
+            if isinstance(logger, logging.Logger):
+                logger.setLevel(saved_levels.get(name, logging.NOTSET))
+        sys.stdin, sys.stdout, sys.stderr = saved_streams
+        sys.argv = saved_argv
+        for sig, handler in saved_signals.items():
+            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_environ)
+    return CliResult(args, code, out.text(), err.text())
 
 
 def as_from_a_terminal() -> None:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 import requests
+from support import wait_until
 
 from test_server import serve
 
@@ -149,8 +150,8 @@ def test_hanging_subresource_does_not_block_shutdown() -> None:
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
-    time.sleep(0.7)
-    assert received and reader.is_alive()  # still loading
+    wait_until(lambda: received, "the first byte of the hanging image", timeout=30)
+    assert reader.is_alive()  # still loading
     started = time.monotonic()
     srv.shutdown()
     reader.join(3)

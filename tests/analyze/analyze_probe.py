@@ -38,7 +38,7 @@ class Probe(Analyzer):
     def each_page(self, page):
         log(page.settings, f"page {page.url}")
         if "hang" in page.url:
-            time.sleep(600)
+            time.sleep(600)  # the scenario: a page that never finishes (the pool must time it out)
         if "boom" in page.url:
             raise ValueError("boom page")
         if "crash" in page.url:
@@ -96,7 +96,7 @@ class BrowserProbe(Analyzer):
         title = tab.title()
         tab.close()
         if "hang" in page.url:
-            time.sleep(600)
+            time.sleep(600)  # the scenario: a page that never finishes (the pool must time it out)
         return PageReport({"title": title})
 
 

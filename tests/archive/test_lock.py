@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from archive_testdata import snapshot
+from support import wait_until
 
 from nitpicker_core.archive import ArchiveWriter, live_pid, open_archive, stub_path
 from nitpicker_core.errors import ArchiveLocked
@@ -23,6 +24,7 @@ RACER = textwrap.dedent("""
     from nitpicker_core.archive import ArchiveWriter
     from nitpicker_core.errors import ArchiveLocked
     target, go, hold = Path(sys.argv[1]), Path(sys.argv[2]), float(sys.argv[3])
+    (go.parent / f"ready.{os.getpid()}").touch()
     while not go.exists():
         time.sleep(0.001)
     try:
@@ -56,7 +58,7 @@ def test_two_processes_race_exactly_one_wins(tmp_path: Path) -> None:
     target = tmp_path / "site.nitpicker"
     go = tmp_path / "go"
     procs = [_spawn(target, go, 3.0) for _ in range(2)]
-    time.sleep(0.5)  # let both interpreters start and spin on the go-file
+    wait_until(lambda: len(list(tmp_path.glob("ready.*"))) == 2, "both racers spinning on the go-file")
     go.touch()
     lines = []
     for proc in procs:

@@ -5,14 +5,18 @@ from __future__ import annotations
 import signal
 from pathlib import Path
 
+from support import run_cli_subprocess
+
 from nitpicker_core.archive import aggregates, open_archive, stub_path
 
 KILL = "NITPICKER_TEST_KILL_AT"  # test-only hook, see nitpicker_core/archive/files.py
 
 
 def _crawl(cli, tmp_path: Path, *args: str, kill_at: str | None = None):
+    """The crawl; one the hook kills runs in a process of its own (the kill is what the test is about)."""
+    run = run_cli_subprocess if kill_at else cli
     env = {KILL: kill_at} if kill_at else {}
-    return cli("crawl", "--parallels", "2", "--no-image", *args, cwd=tmp_path, env=env, timeout=300)
+    return run("crawl", "--parallels", "2", "--no-image", *args, cwd=tmp_path, env=env, timeout=300)
 
 
 def _settled(target: Path) -> None:

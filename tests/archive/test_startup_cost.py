@@ -130,6 +130,7 @@ def test_the_second_crawl_starts_no_chromium_to_ask_its_version(site, cli, tmp_p
             cwd=tmp_path,
             env=env,
             timeout=300,
+            subprocess=True,  # each crawl a new process: only the file cache may answer the second
         )
         assert done.returncode == 0, done.stderr
         logged = cli("log", f"{name}.nitpicker", "--json", cwd=tmp_path)

@@ -64,7 +64,7 @@ class SlowProbe(Analyzer):
             while not Path(page.settings["gate"]).exists() and time.monotonic() < deadline:
                 time.sleep(0.02)
         if "hang" in page.url:
-            time.sleep(600)
+            time.sleep(600)  # the scenario: a page that never finishes (the pool must time it out)
         if "boom" in page.url:
             raise ValueError("boom page")
         return PageReport({"length": len(page.html), "pid": os.getpid()}, [Violation("seen", "seen", "info")])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -37,14 +38,48 @@ class Crawled:
         return self.pages[url]
 
 
+@pytest.fixture(scope="session")
+def shared_crawls(tmp_path_factory) -> dict:
+    """Crawls made once per test process, keyed by their arguments: ``crawl(..., shared=True)``."""
+    return {"root": tmp_path_factory.mktemp("shared-crawls")}
+
+
 @pytest.fixture
-def crawl(tmp_path):
-    def run(*args: str, name: str = "site", ok: tuple[int, ...] = (0,), env: dict | None = None) -> Crawled:
-        archive = tmp_path / f"{name}.nitpicker"
+def crawl(tmp_path, shared_crawls):
+    """``crawl(*args)``: a real `nitpicker crawl` into ``tmp_path/<name>.nitpicker``.
+
+    ``shared=True`` for a test that asserts facts about the crawl's outcome (its archive, exit code and
+    output), not about what crawling does meanwhile (requests, processes, time): the first such call with
+    the same arguments crawls, later ones get a copy of its archive in their own ``tmp_path`` (write to it
+    freely) and its result.
+    """
+
+    def crawl_into(workdir: Path, args: tuple[str, ...], name: str, ok: tuple[int, ...], env: dict | None):
+        archive = workdir / f"{name}.nitpicker"
         result = run_cli(
-            "crawl", "-o", str(archive), "--parallels", "2", *args, cwd=tmp_path, env=env, timeout=300
+            "crawl", "-o", str(archive), "--parallels", "2", *args, cwd=workdir, env=env, timeout=300
         )
         assert result.returncode in ok, result.stderr
+        return result, archive
+
+    def run(
+        *args: str,
+        name: str = "site",
+        ok: tuple[int, ...] = (0,),
+        env: dict | None = None,
+        shared: bool = False,
+    ) -> Crawled:
+        if not shared:
+            return Crawled(*crawl_into(tmp_path, args, name, ok, env))
+        key = (args, name, ok, tuple(sorted((env or {}).items())))
+        if key not in shared_crawls:
+            workdir = shared_crawls["root"] / str(len(shared_crawls))
+            workdir.mkdir()
+            shared_crawls[key] = crawl_into(workdir, args, name, ok, env)
+        result, original = shared_crawls[key]
+        archive = tmp_path / original.name
+        if original.exists():
+            shutil.copyfile(original, archive)
         return Crawled(result, archive)
 
     return run

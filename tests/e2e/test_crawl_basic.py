@@ -23,7 +23,7 @@ def test_single_page(crawl, site):
 
 
 def test_recursive(crawl, site, external):
-    c = crawl(f"{site}/recursive/", "--no-image")
+    c = crawl(f"{site}/recursive/", "--no-image", shared=True)
     for path, title in [
         ("/recursive/", "Recursive Top"),
         ("/recursive/page-a", "Page A"),
@@ -86,7 +86,7 @@ def test_meta_fields(crawl, site):
 
 
 def test_error_statuses_are_targets(crawl, site):
-    c = crawl(f"{site}/error-status/", "--no-image")
+    c = crawl(f"{site}/error-status/", "--no-image", shared=True)
     statuses = {
         path: c.page(f"{site}/error-status/{path}")["status"]
         for path in ("not-found", "server-error", "forbidden", "normal")

@@ -57,7 +57,9 @@ def test_basic_auth_in_root_url_is_used_and_never_stored(crawl, site):
 
 
 def test_only_external_failures_exit_2_and_strict_makes_it_1(crawl, site):
-    ok = crawl(f"{site}/error-status/", "--no-image")  # 404/500 pages are findings, not crawl errors
+    ok = crawl(
+        f"{site}/error-status/", "--no-image", shared=True
+    )  # 404/500 pages are findings, not crawl errors
     assert ok.result.returncode == 0
     warned = crawl(f"{site}/broken-external/", "--no-image", "--retry", "1", name="warned", ok=(2,))
     assert [(e["url"], e["kind"]) for e in warned.errors] == [

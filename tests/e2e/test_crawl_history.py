@@ -48,7 +48,7 @@ def _state(archive):
 
 
 def test_update_makes_a_new_commit_sharing_unchanged_pages(crawl, site, cli, tmp_path):
-    c = crawl(f"{site}/recursive/", "--no-image")
+    c = crawl(f"{site}/recursive/", "--no-image", shared=True)
     size = c.archive.stat().st_size
     result = cli("crawl", "--update", str(c.archive), "--no-image", cwd=tmp_path, timeout=300)
     assert result.returncode == 0, result.stderr
@@ -69,7 +69,7 @@ def test_update_makes_a_new_commit_sharing_unchanged_pages(crawl, site, cli, tmp
 
 
 def test_append_widens_scope_in_the_same_commit(crawl, site, cli, tmp_path):
-    c = crawl(f"{site}/scope/blog/", "--no-image")
+    c = crawl(f"{site}/scope/blog/", "--no-image", shared=True)
     assert c.page(f"{site}/scope/docs/")["extra"]["outside_scope"]  # the host's own: internal, checked only
     result = cli(
         "crawl", "--append", str(c.archive), f"{site}/scope/docs/", "--no-image", cwd=tmp_path, timeout=300

@@ -10,7 +10,7 @@ pytestmark = pytest.mark.browser
 
 
 def test_scope_subtree_and_out_of_scope_links(crawl, site):
-    c = crawl(f"{site}/scope/blog/", "--no-image")
+    c = crawl(f"{site}/scope/blog/", "--no-image", shared=True)
     for path in ("/scope/blog/", "/scope/blog/post-1", "/scope/blog/post-2"):
         assert c.page(site + path)["is_target"] and not c.page(site + path)["is_external"]
     docs = c.page(f"{site}/scope/docs/")  # same host, outside the start path: internal, checked, not crawled

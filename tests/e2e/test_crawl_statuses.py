@@ -91,7 +91,7 @@ def test_a_bodyless_root_is_recorded_not_failed(crawl, site):
 def test_links_with_bad_ports_are_invalid_links_never_requested(crawl, site):
     from test_server.routes.hostile_status import BAD_PORTS
 
-    c = crawl(f"{site}{ROOT}bad-ports/", "--no-image", ok=(2,))  # only links to no site failed
+    c = crawl(f"{site}{ROOT}bad-ports/", "--no-image", ok=(2,), shared=True)  # only links to no site failed
     targets = [f"http://localhost:{port}/x" for port in BAD_PORTS]
     hrefs = [a["href"] for a in c.anchors[f"{site}{ROOT}bad-ports/"]]
     assert hrefs == [*targets, f"{site}{ROOT}normal"]  # kept as written
@@ -109,7 +109,7 @@ def test_an_archive_holding_invalid_links_can_be_continued(crawl, site, cli, tmp
     # the archive's URLs seed the queue of --append/--resume: an invalid one must not break it
     from nitpicker_core.archive import open_archive
 
-    c = crawl(f"{site}{ROOT}bad-ports/", "--no-image", ok=(2,))
+    c = crawl(f"{site}{ROOT}bad-ports/", "--no-image", ok=(2,), shared=True)
     result = cli(
         "crawl", "--append", str(c.archive), f"{site}{ROOT}normal", "--no-image", cwd=tmp_path, timeout=300
     )
@@ -129,7 +129,7 @@ def test_a_redirect_to_a_bad_port_is_not_followed(crawl, site):
 
 
 def test_thirty_hops_are_a_long_chain_not_a_loop(crawl, site):
-    c = crawl(f"{site}{ROOT}hops/", "--no-image", ok=(1,))
+    c = crawl(f"{site}{ROOT}hops/", "--no-image", ok=(1,), shared=True)
     kinds = {e["url"]: e["kind"] for e in c.errors}
     assert kinds == {
         f"{site}{ROOT}hops/chain/30": "redirect-chain-too-long",
@@ -145,7 +145,7 @@ def test_retry_failed_retries_a_long_chain_but_not_a_loop(crawl, site, tmp_path)
 
     from nitpicker_core.archive import open_archive
 
-    first = crawl(f"{site}{ROOT}hops/", "--no-image", ok=(1,))
+    first = crawl(f"{site}{ROOT}hops/", "--no-image", ok=(1,), shared=True)
     again = run_cli("crawl", "--retry-failed", str(first.archive), "--no-image", cwd=tmp_path, timeout=300)
     assert again.returncode == 1, again.stderr
     with open_archive(first.archive) as reader:

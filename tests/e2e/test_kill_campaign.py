@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import RunningCli, run_cli, wait_until
+from support import RunningCli, run_cli, run_cli_subprocess, wait_until
 
 from nitpicker_core.archive import open_archive
 from test_server.routes.stopping import campaign_urls
@@ -118,7 +118,7 @@ def test_crawl_killed_three_times_then_resumed_equals_an_uninterrupted_crawl(ref
 @pytest.mark.parametrize("point", ["after-finish", "during-write"])
 def test_kill_at_the_final_write_is_finished_by_resume(reference, site, tmp_path, point):
     archive = tmp_path / "w.nitpicker"
-    killed = run_cli(
+    killed = run_cli_subprocess(
         *crawl_args(site, archive), cwd=tmp_path, env={"NITPICKER_TEST_KILL_AT": point}, timeout=600
     )
     assert killed.returncode == -signal.SIGKILL

@@ -12,7 +12,7 @@ import urllib.request
 
 import pytest
 from pipeline_helpers import events, journal_of, kinds, process_tree
-from support import run_cli
+from support import run_cli, wait_until
 
 from nitpicker_core.archive import open_archive
 from nitpicker_core.pipeline import Monitor
@@ -85,7 +85,9 @@ def test_a_killed_run_resumes_and_completes_the_same_commit(site, pipe_env, tmp_
 
     # the dashboard's view of the dead run: running while its heartbeat is fresh, hung once it is stale
     assert Monitor([tmp_path], stale_after=60).snapshot()["runs"][0]["state"] == "running"
-    time.sleep(0.6)
+    wait_until(  # the dead run's last heartbeat ages past the limit
+        lambda: Monitor([tmp_path], stale_after=0.5).snapshot()["totals"]["hung"] == 1, "a hung verdict"
+    )
     hung = Monitor([tmp_path], stale_after=0.5).snapshot()
     assert hung["totals"]["hung"] == 1 and hung["runs"][0]["stages"][0]["state"] == "running"
 
