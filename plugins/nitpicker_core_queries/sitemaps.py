@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import Query
 
 from .common import PAGING, page_of, paged
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader
 
 _SITEMAPS = (
     "SELECT u.url, s.source, p.url AS parent, s.scope, s.kind, s.status, s.entries, s.problems "
@@ -20,7 +23,7 @@ def _shape(row: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def _sitemaps(archive: Any, commit: int, limit: int = 100, offset: int = 0) -> dict[str, Any]:
+def _sitemaps(archive: ArchiveReader, commit: int, limit: int = 100, offset: int = 0) -> dict[str, Any]:
     stored = archive.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sitemap'")
     if not stored:  # an archive written before sitemaps were stored (format 3 and older)
         return page_of([], 0, limit, offset)
