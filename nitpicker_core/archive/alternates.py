@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from requests.utils import parse_header_links
 
 from nitpicker_core.urls import join
+
+if TYPE_CHECKING:
+    from .reader import ArchiveReader
 
 __all__ = ["Alternate", "link_header_alternates", "page_alternates"]
 
@@ -75,7 +78,7 @@ def _from_html(url: str, hreflang: Any, pagination: Any) -> list[Alternate]:
     return found
 
 
-def page_alternates(reader: Any, commit: int) -> list[Alternate]:
+def page_alternates(reader: ArchiveReader, commit: int) -> list[Alternate]:
     """Every alternate and pagination link of the commit's internal 2xx HTML pages, markup first, by URL."""
     found: list[Alternate] = []
     for url, headers, hreflang, pagination in reader.execute(_ROWS, [commit]):
