@@ -73,12 +73,18 @@ def invalid_url(ctx: CheckContext) -> Iterator[Finding]:
 
 
 def _codes_for(ctx: CheckContext, url: str) -> dict[str, set[str]]:
-    """A page's usable alternates: target URL → the codes naming it (lower-cased)."""
-    targets: dict[str, set[str]] = {}
-    for alt in alternates(ctx).get(url, ()):
-        if _usable(alt):
-            targets.setdefault(_bare(alt.href), set()).add(alt.hreflang.lower())
-    return targets
+    """A page's usable alternates: target URL → the codes naming it (lower-cased); {} for a page without."""
+
+    def load() -> dict[str, dict[str, set[str]]]:
+        found: dict[str, dict[str, set[str]]] = {}
+        for page, alts in alternates(ctx).items():
+            targets = found.setdefault(page, {})
+            for alt in alts:
+                if _usable(alt):
+                    targets.setdefault(_bare(alt.href), set()).add(alt.hreflang.lower())
+        return found
+
+    return memo(ctx, "hreflang_codes", load).get(url, {})
 
 
 def _pairs(ctx: CheckContext) -> Iterator[tuple[str, str, set[str]]]:

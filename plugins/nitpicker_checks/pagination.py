@@ -16,8 +16,6 @@ GOOGLE_HELP = (
     "https://developers.google.com/search/docs/specialty/ecommerce/pagination-and-incremental-page-loading"
 )
 KINDS = ("next", "prev")
-# Followed at most this far when looking for a loop in a series of next links
-_MAX_SERIES = 10_000
 
 
 def series(ctx: CheckContext) -> dict[str, dict[str, list[str]]]:
@@ -66,25 +64,29 @@ def target_not_linked(ctx: CheckContext) -> Iterator[Finding]:
             yield Finding(url, f"{kind}: {target}")
 
 
-def _loop(pages: dict[str, dict[str, list[str]]], start: str) -> bool:
-    seen = {start}
-    at = start
-    for _ in range(_MAX_SERIES):
-        following = pages.get(at, {}).get("next") or []
-        if len(following) != 1:
-            return False
-        at = following[0]
-        if at == start:
-            return True
-        if at in seen:
-            return False  # a loop further on, found from one of its own pages
-        seen.add(at)
-    return False
+def looping(pages: dict[str, dict[str, list[str]]]) -> set[str]:
+    """The pages whose single next links lead back to themselves (self links left out), in linear time."""
+    step = {url: kinds["next"][0] for url, kinds in pages.items() if len(kinds["next"]) == 1}
+    done: set[str] = set()
+    found: set[str] = set()
+    for start in step:
+        path: dict[str, int] = {}
+        at: str | None = start
+        while at is not None and at not in done and at not in path:
+            path[at] = len(path)
+            at = step.get(at)
+        if at is not None and at in path:
+            cycle = list(path)[path[at] :]
+            if len(cycle) > 1:
+                found.update(cycle)
+        done.update(path)
+    return found
 
 
 def sequence_error(ctx: CheckContext) -> Iterator[Finding]:
     pages = series(ctx)
     other = {"next": "prev", "prev": "next"}
+    loops = looping(pages)
     for url, kinds in pages.items():
         for kind in KINDS:
             targets = kinds[kind]
@@ -94,7 +96,7 @@ def sequence_error(ctx: CheckContext) -> Iterator[Finding]:
                 yield Finding(url, f"{kind} points to the page itself")
         if kinds["next"] and kinds["prev"] and set(kinds["next"]) & set(kinds["prev"]):
             yield Finding(url, f"next and prev name the same page: {kinds['next'][0]}")
-        if url not in kinds["next"] and _loop(pages, url):
+        if url in loops:
             yield Finding(url, "the next links lead back to this page")
         for kind in KINDS:
             for target in kinds[kind]:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from checks_crawl.test_crawl_checks import _crawl, _findings
+from nitpicker_checks.pagination import looping
 
 from nitpicker_core import link_header_alternates, page_alternates
 from nitpicker_core.archive import open_archive
@@ -118,3 +119,13 @@ def test_alternates_are_read_from_markup_and_link_headers(site: str, archive: Pa
 def test_hostile_link_headers_end_as_data_in_bounded_time(value: str) -> None:
     found = link_header_alternates("http://example.test/a/b", value)
     assert all(a.kind in ("hreflang", "next", "prev") for a in found)
+
+
+def test_loops_of_next_links_are_found_in_one_pass_over_long_series() -> None:
+    def series(nexts: dict[str, str]) -> dict[str, dict[str, list[str]]]:
+        return {url: {"next": [target], "prev": []} for url, target in nexts.items()}
+
+    assert looping(series({"a": "b", "b": "a", "c": "a", "s": "s", "x": "y"})) == {"a", "b"}
+    long = 100_000  # a straight series and a ring of that length: linear, not quadratic
+    assert looping(series({str(i): str(i + 1) for i in range(long)})) == set()
+    assert len(looping(series({str(i): str((i + 1) % long) for i in range(long)}))) == long
