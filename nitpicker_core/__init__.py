@@ -67,6 +67,7 @@ from nitpicker_core.writable import NotWritable, check_directory_destination, ch
 
 if TYPE_CHECKING:
     from nitpicker_core.analyze.engine import AnalyzeRun
+    from nitpicker_core.archive.alternates import Alternate, link_header_alternates, page_alternates
     from nitpicker_core.archive.reader import ArchiveReader
     from nitpicker_core.config import Config
     from nitpicker_core.crawler.browser import BrowserHost, kill_marked
@@ -79,6 +80,9 @@ _BROWSER_NAMES = ("BrowserHost", "browser_args", "find_browser", "kill_marked")
 # TYPE_CHECKING costs nothing at start-up (the archive reader, the plugin manager and the analyze engine
 # each pull in more modules than most commands need).
 _LAZY = {
+    "Alternate": "nitpicker_core.archive.alternates",
+    "link_header_alternates": "nitpicker_core.archive.alternates",
+    "page_alternates": "nitpicker_core.archive.alternates",
     "AnalyzeRun": "nitpicker_core.analyze.engine",
     "ArchiveReader": "nitpicker_core.archive.reader",
     "Config": "nitpicker_core.config",
@@ -176,6 +180,9 @@ __all__ = [
     "hookimpl",
     "hookspec",
     "join_url",
+    "Alternate",
+    "link_header_alternates",
+    "page_alternates",
     "non_indexable_reason",
     "query_registry",
     "run_query",

@@ -46,8 +46,13 @@
   const canonicalHref = canonicalEl ? canonicalEl.getAttribute("href") : null;
   const hidden = canonicalEl && canonicalHref !== canonicalEl.href
     && /^\s*$|^\s*#|\S\s+\S|^\s*[a-z][a-z0-9+.-]*:(?!\/\/[^\/])/i.test(canonicalHref);
+  // rel=next/prev, kept only when a page has them: other pages' stored state stays as it was
+  const pagination = [...document.querySelectorAll("link[rel][href]")].flatMap((el) =>
+    el.rel.toLowerCase().split(/\s+/).filter((r) => r === "next" || r === "prev" || r === "previous")
+      .map((r) => ({ rel: r === "previous" ? "prev" : r, href: el.href })));
   const extra = {
     ...(hidden ? { canonical_href: canonicalHref } : {}),
+    ...(pagination.length ? { pagination } : {}),
     alternate: link("alternate"),
     hreflang: [...document.querySelectorAll('link[rel~="alternate" i][hreflang][href]')].map((el) => ({ hreflang: el.getAttribute("hreflang"), href: el.href })),
     referrer: byName("referrer"),

@@ -81,6 +81,20 @@ EXPECTED: dict[str, set[tuple[str, str]]] = {
     "page-missing-from-sitemap": set(),
     "sitemap-url-in-several": set(),
     "sitemap-url-out-of-scope": set(),
+    # /checks-site/ has no hreflang or rel=next/prev: tests/checks_crawl/test_hreflang_checks.py
+    "hreflang-invalid-code": set(),
+    "hreflang-invalid-url": set(),
+    "hreflang-missing-return": set(),
+    "hreflang-target-non-indexable": set(),
+    "hreflang-missing-self": set(),
+    "hreflang-missing-x-default": set(),
+    "hreflang-duplicate-code": set(),
+    "hreflang-inconsistent-code": set(),
+    "hreflang-target-not-linked": set(),
+    "pagination-target-not-200": set(),
+    "pagination-target-not-linked": set(),
+    "pagination-sequence-error": set(),
+    "pagination-canonicalised-or-noindex": set(),
 }
 
 
