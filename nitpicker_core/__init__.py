@@ -5,6 +5,7 @@ from __future__ import annotations
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _dist_version
 
+from nitpicker_core import read
 from nitpicker_core.checks import (
     CHECK_TYPES,
     PRIORITIES,
@@ -83,6 +84,7 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0.0.0"
 
 __all__ = [
+    "read",
     "BrowserHost",
     "browser_args",
     "find_browser",

@@ -144,6 +144,10 @@ class ArchiveReader:
     def execute(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
         return self._conn.execute(sql, params).fetchall()
 
+    def stream(self, sql: str, params: Any = ()) -> Iterator[sqlite3.Row]:
+        """The rows of ``sql`` as the caller takes them (the read model's paths that never hold a commit)."""
+        yield from self._conn.execute(sql, params)
+
     def info(self) -> dict[str, Any]:
         return {r[0]: json.loads(r[1]) for r in self._conn.execute("SELECT key, value FROM info")}
 
