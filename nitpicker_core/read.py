@@ -5,6 +5,16 @@
 
 from __future__ import annotations
 
+from nitpicker_core.archive.report_rows import (
+    NOTE_ITEMS,
+    analysis_columns,
+    report_link_texts,
+    report_pages,
+    report_referrers,
+    report_resource_referrers,
+    report_resources,
+)
+from nitpicker_core.archive.report_rows import SCOPES as REPORT_SCOPES
 from nitpicker_core.archive.rows import (
     CORE_EXTRA_FIELDS,
     PAGE_FIELDS,
@@ -39,4 +49,12 @@ __all__ = [
     "page_resource_rows",
     "page_rows",
     "stream",
+    "NOTE_ITEMS",
+    "REPORT_SCOPES",
+    "analysis_columns",
+    "report_link_texts",
+    "report_pages",
+    "report_referrers",
+    "report_resource_referrers",
+    "report_resources",
 ]

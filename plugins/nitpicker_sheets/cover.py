@@ -8,7 +8,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from nitpicker_core import Sheet
+from nitpicker_core import Sheet, read
 
 # The environment manifest's keys a reader knows by these names, in this order (the rest follow as stored).
 TOOLS = {
@@ -57,10 +57,7 @@ def _settings(reader: Any, commit: int, row: Mapping[str, Any]) -> Iterator[list
         if key == "roots":
             continue  # under Site
         yield ["Settings", key, _value(value)]
-    runs = reader.execute(
-        "SELECT analyzer, settings FROM analyzer_run WHERE commit_id = ? ORDER BY analyzer", [commit]
-    )
-    for analyzer, settings in runs:
+    for analyzer, settings in read.analyzer_settings(reader, commit):
         yield ["Analyzer settings", analyzer, settings or "{}"]
 
 
