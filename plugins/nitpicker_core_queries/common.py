@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from nitpicker_core import UsageError
+from nitpicker_core import read
 from nitpicker_core.archive import digest
 
 # Every page row of one commit: bind the commit id as the first parameter.
@@ -41,40 +40,9 @@ def sorting(columns: dict[str, str], default: str) -> dict[str, dict[str, Any]]:
     }
 
 
-def order_by(columns: dict[str, str], sort: str, order: str, tiebreak: str = "u.url") -> str:
-    """An ORDER BY clause from validated parameters; ``columns`` maps names to SQL expressions."""
-    if sort not in columns:
-        raise UsageError(f"cannot sort by {sort!r}")
-    direction = "DESC" if order == "desc" else "ASC"
-    return f" ORDER BY {columns[sort]} {direction}, {tiebreak} ASC"
-
-
-def page_of(items: list[Any], total: int, limit: int, offset: int) -> dict[str, Any]:
-    """The shape of every paginated list: the items plus enough to fetch the next page."""
-    return {
-        "total": total,
-        "limit": limit,
-        "offset": offset,
-        "items": items,
-        "next_offset": offset + limit if offset + limit < total else None,
-    }
-
-
-def paged(
-    archive: Any,
-    sql: str,
-    params: list[Any],
-    order: str,
-    limit: int,
-    offset: int,
-    shape: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
-    total: int | None = None,
-) -> dict[str, Any]:
-    """Run ``sql`` for one page of rows (``order`` appended) plus its total (unless known), in the list shape."""
-    if total is None:
-        total = archive.execute(f"SELECT COUNT(*) FROM ({sql})", params)[0][0]
-    rows = [dict(r) for r in archive.execute(f"{sql}{order} LIMIT ? OFFSET ?", [*params, limit, offset])]
-    return page_of([shape(r) for r in rows] if shape else rows, total, limit, offset)
+order_by = read.order_by
+page_of = read.page_of
+paged = read.paged
 
 
 def external_flag(row: dict[str, Any]) -> dict[str, Any]:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from nitpicker_core import Query, UsageError
+from nitpicker_core import Query, read
 from nitpicker_core.archive import aggregates
 
 from .common import PAGES_OF_COMMIT, PAGING, external_flag, order_by, page_of, paged, sorting
@@ -99,23 +98,7 @@ def _jsonld_counts(archive: Any, commit: int) -> dict[str, Any]:
 
 
 def _page_jsonld(archive: Any, commit: int, url: str) -> dict[str, Any]:
-    page = archive.execute(
-        "SELECT cp.state_id FROM commit_page cp JOIN url u ON u.id = cp.url_id "
-        "WHERE cp.commit_id = ? AND u.url = ?",
-        [commit, url],
-    )
-    if not page:
-        raise UsageError(f"no page {url} in commit {commit}")
-    rows = archive.execute(
-        "SELECT ordinal, kind, raw, parsed, types, error FROM jsonld WHERE state_id = ? ORDER BY ordinal",
-        [page[0]["state_id"]],
-    )
-    items = []
-    for row in rows:
-        item = dict(row)
-        item["parsed"] = json.loads(item["parsed"]) if item["parsed"] is not None else None
-        item["types"] = json.loads(item["types"] or "[]")
-        items.append(item)
+    items = read.page_jsonld(archive, commit, url)
     return {"url": url, "total": len(items), "items": items}
 
 
