@@ -5,6 +5,14 @@
 
 from __future__ import annotations
 
+from nitpicker_core.archive.cells import (
+    ANALYSIS_SORTS,
+    analysis_column_counts,
+    analysis_list,
+    decode_cell,
+    group_cells,
+    page_analysis,
+)
 from nitpicker_core.archive.lists import (
     ANALYZER_ERROR_SORTS,
     VALUE_FIELDS,
@@ -50,8 +58,18 @@ from nitpicker_core.archive.rows import (
     page_rows,
     stream,
 )
+from nitpicker_core.archive.tagged import TAGGED_SORTS, pages_by_jsonld_type, pages_by_tag
 
 __all__ = [
+    "TAGGED_SORTS",
+    "pages_by_jsonld_type",
+    "pages_by_tag",
+    "ANALYSIS_SORTS",
+    "analysis_column_counts",
+    "analysis_list",
+    "decode_cell",
+    "group_cells",
+    "page_analysis",
     "CORE_EXTRA_FIELDS",
     "PAGE_FIELDS",
     "AnalyzerSettingsRow",
