@@ -44,6 +44,7 @@ from nitpicker_core.archive.report_rows import SCOPES as REPORT_SCOPES
 from nitpicker_core.archive.rows import (
     CORE_EXTRA_FIELDS,
     PAGE_FIELDS,
+    SCRAPE_EXTRA_FIELDS,
     AnalyzerSettingsRow,
     JsonLdRow,
     LinkRow,
@@ -71,6 +72,7 @@ __all__ = [
     "group_cells",
     "page_analysis",
     "CORE_EXTRA_FIELDS",
+    "SCRAPE_EXTRA_FIELDS",
     "PAGE_FIELDS",
     "AnalyzerSettingsRow",
     "JsonLdRow",

@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from . import digest, referrers
+from .rows import field_sql
 
 SCOPES = {
     # Page List: internal rendered HTML pages inside the crawl's scope.
@@ -31,7 +32,7 @@ _RESOLVED = (
 _R = "(CASE WHEN tps.redirect_dest_url_id IS NOT NULL THEN dps.{0} ELSE tps.{0} END)"
 # The error recorded for the (resolved) URL: its state's own record first, else the commit's crawl_error.
 _ERROR = (
-    f"COALESCE(json_extract({_R.format('extra')}, '$.error_kind'), (SELECT MIN(ce.kind) FROM crawl_error ce "
+    f"COALESCE({_R.format('error_kind')}, (SELECT MIN(ce.kind) FROM crawl_error ce "
     "WHERE ce.commit_id = :c AND ce.url_id = COALESCE(tps.redirect_dest_url_id, a.target_url_id)))"
 )
 # Bad: the (resolved) URL answered 4xx/5xx, or was requested and failed (an error was recorded). Skipped
@@ -134,8 +135,8 @@ def report_pages(
         f"e(url_id, kind) AS (SELECT url_id, MIN(kind) FROM crawl_error WHERE commit_id = :c "
         f"AND url_id IN (SELECT url_id FROM k) GROUP BY url_id) "
         f"SELECT k.url, ps.status, ps.status_text, ps.content_type, ps.content_length, ps.headers, ps.is_external, "
-        f"ps.is_skipped, ps.skip_reason, json_extract(ps.extra, '$.alternate') AS alternate, "
-        f"COALESCE(json_extract(ps.extra, '$.error_kind'), e.kind) AS error_kind, {meta}, "
+        f"ps.is_skipped, ps.skip_reason, {field_sql(archive, 'alternate')} AS alternate, "
+        f"COALESCE(ps.error_kind, e.kind) AS error_kind, {meta}, "
         f"{_links(digest.anchor_columns(archive.execute))} AS links, "
         f"{_REDIRECT_FROM}, {_REFERRERS}, {_CELLS} "
         f"FROM k JOIN page_state ps ON ps.id = k.state_id LEFT JOIN e ON e.url_id = k.url_id ORDER BY k.url"

@@ -16,19 +16,14 @@ from typing import Any, NamedTuple
 from nitpicker_core.errors import UsageError
 from nitpicker_core.records import METADATA_FIELDS
 
-# Keys the core itself writes into ``ScrapeResult.extra`` and reads back. Plugins read them as page fields
-# (``page_rows(..., fields=("error_kind",))``), never from ``extra``, which is left to plugins' own data.
-CORE_EXTRA_FIELDS: tuple[str, ...] = (
-    "error_kind",  # the crawl failed: timeout, dns, tls, ... (crawler/results.py)
-    "permanent",  # that failure will not go away by itself (a retry is pointless)
-    "blocked",  # a bot wall answered (403/429/503 with a challenge)
-    "redirect_chain",  # JSON text: the hops [[url, status], ...] of a redirect chain
-    "redirect_status",  # the first status of a chain the browser followed
-    "client_redirect",  # the page moved by script or meta refresh
-    "outside_scope",  # a URL of the site's host outside the crawl's scope: checked, not crawled
-    "source_omitted",  # why the HTML the server sent was not kept
-    "unrendered",  # why the page was not rendered
-    "large_images",  # JSON text: [{src, bytes}, ...] of images over the size budget
+from .models import PROMOTED_NAMES
+
+# Keys the core itself writes into ``ScrapeResult.extra`` and reads back: page_state columns from format 4
+# (models.PROMOTED; a reader shows older archives the same columns). Plugins read them as page fields
+# (``page_rows(..., fields=("error_kind",))``); ``extra`` is left to plugins' own data.
+CORE_EXTRA_FIELDS: tuple[str, ...] = PROMOTED_NAMES
+# Keys of the scrape plugin's data in ``extra`` that built-in checks and sheets read, by name.
+SCRAPE_EXTRA_FIELDS: tuple[str, ...] = (
     "canonical_href",  # the canonical as written, where it differs from the resolved ``canonical``
     "alternate",  # JSON text: the page's alternate links
     "refresh",  # the meta refresh as written
@@ -49,15 +44,17 @@ _STATE_COLUMNS: tuple[str, ...] = (
 )
 #: Every field ``page_rows`` can return, besides ``url`` and ``redirect_dest`` (the destination's URL).
 PAGE_FIELDS: frozenset[str] = frozenset(
-    ("url", "redirect_dest", "source_sha256", *_STATE_COLUMNS, *CORE_EXTRA_FIELDS)
+    ("url", "redirect_dest", "source_sha256", *_STATE_COLUMNS, *CORE_EXTRA_FIELDS, *SCRAPE_EXTRA_FIELDS)
 )
 _PAGES = "commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id"
 
 
 def field_sql(archive: Any, name: str, state: str = "ps") -> str:
     """SQL for page field ``name`` of the ``page_state`` row ``state``, for this archive's format."""
-    if name in CORE_EXTRA_FIELDS:
+    if name in SCRAPE_EXTRA_FIELDS:
         return f"json_extract({state}.extra, '$.{name}')"
+    if name in CORE_EXTRA_FIELDS:
+        return f"{state}.{name}"
     if name == "source_sha256":
         has_column = getattr(archive, "has_column", None)
         if has_column is not None and not has_column("page_state", "source_sha256"):

@@ -11,7 +11,7 @@ from nitpicker_core.archive import digest
 # destination); the error kind from the state or else the commit's crawl errors.
 _TARGETS = (
     "SELECT tu.url AS target, ps.status, fs.status AS final_status, fu.url AS final_url, "
-    "COALESCE(json_extract(fs.extra, '$.error_kind'), json_extract(ps.extra, '$.error_kind'), "
+    "COALESCE(fs.error_kind, ps.error_kind, "
     "(SELECT MIN(ce.kind || '') FROM crawl_error ce WHERE ce.commit_id = ?1 AND ce.url_id IN (tu.id, fu.id))) "
     "AS error_kind FROM url tu LEFT JOIN commit_page cp ON cp.commit_id = ?1 AND cp.url_id = tu.id "
     "LEFT JOIN page_state ps ON ps.id = cp.state_id LEFT JOIN url fu ON fu.id = ps.redirect_dest_url_id "

@@ -141,7 +141,7 @@ _TARGET_SORTS = {"url": "url", "pages": "pages", "anchors": "anchors"}
 _SOURCE_SORTS = {"source": "source", "targets": "targets", "anchors": "anchors"}
 # The destination's current state and error kind (its own record first, else the commit's crawl_error).
 _EXTERNAL_ERROR = (
-    "COALESCE(json_extract(ps.extra, '$.error_kind'), "
+    "COALESCE(ps.error_kind, "
     "(SELECT MIN(ce.kind || '') FROM crawl_error ce WHERE ce.commit_id = ?1 AND ce.url_id = du.id))"
 )
 # `outcome` tells a destination never requested (--no-fetch-external) from one that failed.

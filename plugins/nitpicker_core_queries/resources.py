@@ -119,8 +119,8 @@ def _unused_resources(
 # among the page's `large_images` (what --image-file-size-threshold flagged at crawl time).
 _OVERSIZED = (
     "((i.width > 0 AND i.natural_width > 2 * i.width) OR (i.height > 0 AND i.natural_height > 2 * i.height) "
-    "OR (instr(ps.extra, 'large_images') > 0 AND EXISTS (SELECT 1 "
-    "FROM json_each(ps.extra, '$.large_images') l "
+    "OR (ps.large_images IS NOT NULL AND EXISTS (SELECT 1 "
+    "FROM json_each(ps.large_images) l "
     "WHERE json_extract(l.value, '$.src') IN (i.current_src, i.src))))"
 )
 # No width or height attribute in the markup (or, without markup, no rendered size).
