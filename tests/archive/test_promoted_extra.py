@@ -72,13 +72,18 @@ def test_new_archives_keep_the_core_keys_in_columns_and_plugins_keys_in_extra(tm
         }
         assert r.page(FAILED, commit)["extra"] == {"error_kind": "dns", "permanent": True}
     rows, _, failures, links = seen(target, commit)
-    assert failures and links == [read.LinkRow("https://example.org/p/0", BLOCKED), read.LinkRow(BLOCKED, BLOCKED)]
+    assert failures and links == [
+        read.LinkRow("https://example.org/p/0", BLOCKED),
+        read.LinkRow(BLOCKED, BLOCKED),
+    ]
     assert rows[FAILED] == {**dict.fromkeys(FIELDS), "url": FAILED, "error_kind": "dns", "permanent": 1}
     assert rows[SCOPE]["outside_scope"] == 1 and rows[BLOCKED]["blocked"] == 1
     assert rows[BLOCKED]["large_images"] == '[{"bytes":900000,"src":"a.png"}]'
 
 
-def test_a_format_3_archive_reads_the_same_and_a_writer_upgrades_it_keeping_its_states(tmp_path: Path) -> None:
+def test_a_format_3_archive_reads_the_same_and_a_writer_upgrades_it_keeping_its_states(
+    tmp_path: Path,
+) -> None:
     target = tmp_path / "site.nitpicker"
     commit = crawl(target)
     before = seen(target, commit)
