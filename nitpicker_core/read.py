@@ -20,6 +20,7 @@ from nitpicker_core.archive.lists import (
     ValueCount,
     analyzer_errors,
     commit_state,
+    external_flag,
     h1_problems,
     headings,
     order_by,
@@ -29,6 +30,7 @@ from nitpicker_core.archive.lists import (
     paged,
     require_page,
     screenshot,
+    status_class_sql,
     value_counts,
 )
 from nitpicker_core.archive.report_rows import (
@@ -41,6 +43,14 @@ from nitpicker_core.archive.report_rows import (
     report_resources,
 )
 from nitpicker_core.archive.report_rows import SCOPES as REPORT_SCOPES
+from nitpicker_core.archive.resource_lists import (
+    IMAGE_SORTS,
+    RESOURCE_SORTS,
+    image_list,
+    resource_list,
+    resource_referrer_list,
+    unused_resource_list,
+)
 from nitpicker_core.archive.rows import (
     CORE_EXTRA_FIELDS,
     PAGE_FIELDS,
@@ -62,6 +72,12 @@ from nitpicker_core.archive.rows import (
 from nitpicker_core.archive.tagged import TAGGED_SORTS, pages_by_jsonld_type, pages_by_tag
 
 __all__ = [
+    "IMAGE_SORTS",
+    "RESOURCE_SORTS",
+    "image_list",
+    "resource_list",
+    "resource_referrer_list",
+    "unused_resource_list",
     "TAGGED_SORTS",
     "pages_by_jsonld_type",
     "pages_by_tag",
@@ -93,6 +109,8 @@ __all__ = [
     "ValueCount",
     "analyzer_errors",
     "commit_state",
+    "external_flag",
+    "status_class_sql",
     "h1_problems",
     "headings",
     "order_by",

@@ -54,6 +54,22 @@ def paged(
     return page_of([shape(r) for r in rows] if shape else rows, total, limit, offset)
 
 
+def external_flag(row: dict[str, Any]) -> dict[str, Any]:
+    """``is_external`` as a boolean (SQLite hands back 0/1)."""
+    if "is_external" in row:
+        row["is_external"] = bool(row["is_external"])
+    return row
+
+
+def status_class_sql(column: str, status_class: str, failed: str) -> str:
+    """The SQL condition of a validated status class (2xx … 5xx, failed) over the status ``column``;
+    ``failed`` is the SQL of failed."""
+    if status_class == "failed":
+        return f"({failed})"
+    low = int(status_class[0]) * 100
+    return f"({column} BETWEEN {low} AND {low + 99})"
+
+
 def require_page(archive: Any, commit: int, url: str) -> int:
     """The state id of ``url`` in the commit; a usage error naming it when the commit has no such page."""
     rows = archive.execute(

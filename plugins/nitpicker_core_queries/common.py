@@ -45,12 +45,8 @@ page_of = read.page_of
 paged = read.paged
 
 
-def external_flag(row: dict[str, Any]) -> dict[str, Any]:
-    """``is_external`` as a boolean (SQLite hands back 0/1)."""
-    if "is_external" in row:
-        row["is_external"] = bool(row["is_external"])
-    return row
-
+external_flag = read.external_flag
+status_class_sql = read.status_class_sql
 
 STATUS_CLASSES = ("2xx", "3xx", "4xx", "5xx", "failed")
 
@@ -64,11 +60,3 @@ def status_class_param(failed: str) -> dict[str, dict[str, Any]]:
             "description": f"a class of status codes (4xx: 400 to 499), or failed ({failed})",
         }
     }
-
-
-def status_class_sql(column: str, status_class: str, failed: str) -> str:
-    """The SQL condition of a validated status class over the status ``column``; ``failed`` is the SQL of failed."""
-    if status_class == "failed":
-        return f"({failed})"
-    low = int(status_class[0]) * 100
-    return f"({column} BETWEEN {low} AND {low + 99})"
