@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from nitpicker_core.errors import UsageError
 from nitpicker_core.records import METADATA_FIELDS
 
+from . import digest
 from .models import PROMOTED_NAMES
 
 # Keys the core itself writes into ``ScrapeResult.extra`` and reads back: page_state columns from format 4
@@ -189,3 +190,61 @@ def analyzer_settings(archive: Any, commit: int) -> list[AnalyzerSettingsRow]:
         "SELECT analyzer, settings FROM analyzer_run WHERE commit_id = ? ORDER BY analyzer", [commit]
     )
     return [AnalyzerSettingsRow(r[0], r[1]) for r in rows]
+
+
+class AnchorPosition(NamedTuple):
+    """One anchor of a link: its text and where its start tag is in the HTML sent (None when unknown)."""
+
+    text: str
+    line: int | None
+    col: int | None
+
+
+def link_anchors(
+    archive: Any, commit: int, pairs: Iterable[tuple[str, str]]
+) -> dict[tuple[str, str], list[AnchorPosition]]:
+    """The anchors of each (source page, target URL) pair in the commit, in document order."""
+    columns = digest.anchor_columns(archive.execute)
+    sql = (
+        f"SELECT su.url AS source, tu.url AS target, a.text, {digest.position(columns)} "
+        "FROM (SELECT json_extract(value, '$[0]') AS source, json_extract(value, '$[1]') AS target "
+        "FROM json_each(?)) p JOIN url su ON su.url = p.source "
+        "JOIN commit_page sc ON sc.commit_id = ? AND sc.url_id = su.id "
+        "JOIN url tu ON tu.url = p.target JOIN anchor a ON a.state_id = sc.state_id AND a.target_url_id = tu.id "
+        "ORDER BY su.url, a.ordinal"
+    )
+    found: dict[tuple[str, str], list[AnchorPosition]] = {}
+    for r in stream(archive, sql, [json.dumps([list(p) for p in pairs]), commit]):
+        found.setdefault((r["source"], r["target"]), []).append(
+            AnchorPosition(r["text"], r["line"], r["col"])
+        )
+    return found
+
+
+# The target's own answer, and where it redirects to, the answer at the end (the crawler stores the final
+# destination); the error kind from the state or else the commit's crawl errors.
+_TARGETS = (
+    "SELECT tu.url AS target, ps.status, fs.status AS final_status, fu.url AS final_url, "
+    "COALESCE(fs.error_kind, ps.error_kind, "
+    "(SELECT MIN(ce.kind || '') FROM crawl_error ce WHERE ce.commit_id = ?1 AND ce.url_id IN (tu.id, fu.id))) "
+    "AS error_kind FROM url tu LEFT JOIN commit_page cp ON cp.commit_id = ?1 AND cp.url_id = tu.id "
+    "LEFT JOIN page_state ps ON ps.id = cp.state_id LEFT JOIN url fu ON fu.id = ps.redirect_dest_url_id "
+    "LEFT JOIN commit_page fc ON fc.commit_id = ?1 AND fc.url_id = fu.id "
+    "LEFT JOIN page_state fs ON fs.id = fc.state_id WHERE tu.url IN (SELECT value FROM json_each(?2))"
+)
+
+
+class TargetAnswer(NamedTuple):
+    """How a link target answered in a commit: its status, where it redirects, the answer there, the error."""
+
+    target: str
+    status: int | None
+    final_status: int | None
+    final_url: str | None
+    error_kind: str | None
+
+
+def link_targets(archive: Any, commit: int, targets: Iterable[str]) -> dict[str, TargetAnswer]:
+    """Each of ``targets`` (URLs) that the archive knows, with how it answered in the commit."""
+    rows = stream(archive, _TARGETS, [commit, json.dumps(sorted(set(targets)))])
+    return {r["target"]: TargetAnswer(*r) for r in rows}
