@@ -13,6 +13,19 @@ from nitpicker_core.archive.cells import (
     group_cells,
     page_analysis,
 )
+from nitpicker_core.archive.link_lists import (
+    BROKEN_SORTS,
+    BROKEN_SOURCE_SORTS,
+    BROKEN_TARGET_SORTS,
+    EXTERNAL_SORTS,
+    GRAPH_SORTS,
+    ISOLATED_SORTS,
+    broken_link_list,
+    external_link_list,
+    isolated_cluster_list,
+    isolated_page_list,
+    link_graph,
+)
 from nitpicker_core.archive.lists import (
     ANALYZER_ERROR_SORTS,
     VALUE_FIELDS,
@@ -76,6 +89,17 @@ from nitpicker_core.archive.rows import (
 from nitpicker_core.archive.tagged import TAGGED_SORTS, pages_by_jsonld_type, pages_by_tag
 
 __all__ = [
+    "BROKEN_SORTS",
+    "BROKEN_SOURCE_SORTS",
+    "BROKEN_TARGET_SORTS",
+    "EXTERNAL_SORTS",
+    "GRAPH_SORTS",
+    "ISOLATED_SORTS",
+    "broken_link_list",
+    "external_link_list",
+    "isolated_cluster_list",
+    "isolated_page_list",
+    "link_graph",
     "IMAGE_SORTS",
     "RESOURCE_SORTS",
     "image_list",
