@@ -46,6 +46,13 @@ from nitpicker_core.archive.lists import (
     status_class_sql,
     value_counts,
 )
+from nitpicker_core.archive.page_lists import (
+    PAGE_SORTS,
+    inbound_links,
+    page_detail_rows,
+    page_ids,
+    page_list,
+)
 from nitpicker_core.archive.report_rows import (
     NOTE_ITEMS,
     analysis_columns,
@@ -89,6 +96,11 @@ from nitpicker_core.archive.rows import (
 from nitpicker_core.archive.tagged import TAGGED_SORTS, pages_by_jsonld_type, pages_by_tag
 
 __all__ = [
+    "PAGE_SORTS",
+    "inbound_links",
+    "page_detail_rows",
+    "page_ids",
+    "page_list",
     "BROKEN_SORTS",
     "BROKEN_SOURCE_SORTS",
     "BROKEN_TARGET_SORTS",
