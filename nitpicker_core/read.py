@@ -13,6 +13,13 @@ from nitpicker_core.archive.cells import (
     group_cells,
     page_analysis,
 )
+from nitpicker_core.archive.finding_lists import (
+    VIOLATION_SORTS,
+    header_list,
+    inventory_run_list,
+    mismatch_list,
+    violation_list,
+)
 from nitpicker_core.archive.link_lists import (
     BROKEN_SORTS,
     BROKEN_SOURCE_SORTS,
@@ -96,6 +103,11 @@ from nitpicker_core.archive.rows import (
 from nitpicker_core.archive.tagged import TAGGED_SORTS, pages_by_jsonld_type, pages_by_tag
 
 __all__ = [
+    "VIOLATION_SORTS",
+    "header_list",
+    "inventory_run_list",
+    "mismatch_list",
+    "violation_list",
     "PAGE_SORTS",
     "inbound_links",
     "page_detail_rows",
