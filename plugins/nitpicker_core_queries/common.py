@@ -1,14 +1,10 @@
-"""Shared pieces of the built-in queries: commit-scoped page SQL, paging and sorting parameters."""
+"""Shared pieces of the built-in queries: paging and sorting parameters (the paging itself is the read model's)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from nitpicker_core import read
-from nitpicker_core.archive import digest
-
-# Every page row of one commit: bind the commit id as the first parameter.
-PAGES_OF_COMMIT = digest.PAGES_OF_COMMIT
 
 PAGING: dict[str, dict[str, Any]] = {
     "limit": {

@@ -18,10 +18,6 @@ from .analysis import page_analysis
 from .common import PAGING, sorting, status_class_param
 from .screenshots import page_screenshot
 
-# "Page" semantics (strict: rendered HTML; loose: plus failures and skipped URLs), defined with the digests.
-STRICT = digest.STRICT
-LOOSE = digest.LOOSE
-CATEGORY = digest.CATEGORY
 TEXT_FIELDS = tuple(
     f for f in METADATA_FIELDS if f not in {"noindex", "nofollow", "noarchive", "noimageindex"}
 )
