@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from nitpicker_core.archive import open_archive  # noqa: E402
 from nitpicker_core.archive.writer import ArchiveWriter  # noqa: E402
+from nitpicker_core.indexing import index_commit  # noqa: E402
 from nitpicker_core.plugins import make_plugin_manager  # noqa: E402
 from nitpicker_core.query import query_registry, run_query  # noqa: E402
 
@@ -142,10 +143,11 @@ def store_missing(archive: Path) -> list[tuple[int, float, int]]:
     if set(commits) <= done:
         return built
     w = ArchiveWriter.open(archive)
+    pm = make_plugin_manager()
     try:
         for commit in commits:
             t = time.perf_counter()
-            stored = w.build_findings(commit)
+            stored = index_commit(w, commit, pm)
             built.append((commit, time.perf_counter() - t, stored))
         w.write()
     finally:

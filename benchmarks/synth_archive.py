@@ -32,6 +32,19 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from nitpicker_core.archive import ArchiveWriter  # noqa: E402
+from nitpicker_core.indexing import index_commit  # noqa: E402
+from nitpicker_core.plugins import make_plugin_manager  # noqa: E402
+
+_PM: list[Any] = []
+
+
+def _plugin_manager() -> Any:
+    """The installed plugins, loaded once for every commit this run indexes."""
+    if not _PM:
+        _PM.append(make_plugin_manager())
+    return _PM[0]
+
+
 from nitpicker_core.records import (  # noqa: E402
     Anchor,
     CrawlErrorRecord,
@@ -566,6 +579,7 @@ def _commit(
     w.finish_analysis(c, ANALYZER)
     t = time.perf_counter()
     w.finish_commit(c, "complete", {"pages": written, "errors_by_kind": {}})
+    index_commit(w, c, _plugin_manager())  # the crawl checks' findings, as the crawl stores them
     timing["finish_commit"] = timing.get("finish_commit", 0.0) + time.perf_counter() - t
     # Completing a commit builds its link aggregates (edges, components, broken/external links).
     stats["aggregate_seconds"].append(w.aggregate_seconds.get(c, 0.0))

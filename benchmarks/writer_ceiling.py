@@ -54,6 +54,8 @@ def pages(count: int, shape: str) -> Any:
 def measure(count: int, shape: str, work: Path) -> dict[str, Any]:
     from nitpicker_core.archive import ArchiveWriter
     from nitpicker_core.archive.files import DB_NAME
+    from nitpicker_core.indexing import index_commit
+    from nitpicker_core.plugins import make_plugin_manager
 
     target = work / f"{shape}.nitpicker"
     writer = ArchiveWriter.open(target)
@@ -68,7 +70,8 @@ def measure(count: int, shape: str, work: Path) -> dict[str, Any]:
         stored += len(batch)
         html_bytes += sum(len((p.html or "").encode()) for p, _ in batch)
     started, cpu_started = time.perf_counter(), time.process_time()
-    writer.finish_commit(commit, "complete", {"pages": stored})  # the commit's aggregates and stored checks
+    writer.finish_commit(commit, "complete", {"pages": stored})  # the commit's aggregates
+    index_commit(writer, commit, make_plugin_manager())  # and its stored checks, as a crawl stores them
     finish, finish_cpu = time.perf_counter() - started, time.process_time() - cpu_started
     db_bytes = sum(f.stat().st_size for f in writer.stub.glob(DB_NAME + "*"))
     started = time.perf_counter()

@@ -7,6 +7,7 @@ severe checks first, a few URLs each, then how many more and the command that li
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 from typing import Any
 
 HEADINGS = {"new": "New", "fixed": "Fixed", "regressed": "Regressed (fixed before, back now)"}
@@ -42,7 +43,10 @@ def _command(archive: str, name: str, *args: str, commit: Any = None, base: Any 
 
 
 def change_lines(
-    changes: dict[str, Any] | None, archive: Any, commit: Any = None, base: Any = None
+    changes: dict[str, Any] | None,
+    archive: str | Path,
+    commit: int | str | None = None,
+    base: int | str | None = None,
 ) -> list[str]:
     """The lines naming what changed, one per check (checks on the same pages share a line); nothing when
     there is no base to compare with. ``commit`` and ``base`` as the user gave them go into the commands."""

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import PRIORITIES, check_registry, run_query
 from nitpicker_core.pipeline import verdict
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader, NitpickerPluginManager
 
 # What fails in JUnit without --fail-on: what SARIF calls an error, findings of priority high or worse.
 DEFAULT_GATE = "high"
@@ -52,7 +55,13 @@ class Findings:
         )
 
 
-def collect(pm: Any, reader: Any, queries: Any, answer: dict[str, Any], base: str | None = None) -> Findings:
+def collect(
+    pm: NitpickerPluginManager,
+    reader: ArchiveReader,
+    queries: Any,
+    answer: dict[str, Any],
+    base: str | None = None,
+) -> Findings:
     """Every current finding of the rows of ``answer`` (the issues query's), read through issue-urls."""
     commit = answer["commit"]
     items: dict[str, list[Item]] = {}

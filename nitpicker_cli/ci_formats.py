@@ -11,12 +11,15 @@ import socket
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
 
 from nitpicker_cli.ci_findings import DEFAULT_GATE, Findings, Item, collect, gate, gated
 from nitpicker_core import NitpickerError, UsageError, __version__, run_query
 from nitpicker_core.pipeline import verdict
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader, NitpickerPluginManager
 
 FORMATS = ("text", "json", "junit", "sarif", "github")
 CI_FORMATS = ("junit", "sarif", "github")
@@ -247,7 +250,7 @@ def _escape_property(text: str) -> str:
 
 def github(found: Findings, limit: int = GITHUB_LIMIT) -> str:
     """GitHub Actions annotations: one `::error`, `::warning` or `::notice` per finding, most severe first."""
-    lines = []
+    lines: list[str] = []
     total = sum(len(found.items[row["id"]]) for row in found.rows)
     for row in found.rows:
         command = GITHUB_COMMANDS[LEVELS[row["priority"]]]
@@ -270,8 +273,8 @@ def github(found: Findings, limit: int = GITHUB_LIMIT) -> str:
 
 def render(
     fmt: str,
-    pm: Any,
-    reader: Any,
+    pm: NitpickerPluginManager,
+    reader: ArchiveReader,
     queries: Any,
     answer: dict[str, Any],
     base: str | None = None,
@@ -310,7 +313,7 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def write_reports(
-    pm: Any,
+    pm: NitpickerPluginManager,
     archive: Path,
     commit: int,
     files: dict[str, Path],

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from nitpicker_core.errors import UsageError
 from nitpicker_core.report import destination_from_flags, destination_registry
 from nitpicker_core.types import OUTPUT_TYPES, Destination, DestinationOption
+
+if TYPE_CHECKING:
+    from nitpicker_core import NitpickerPluginManager
 
 TO_HELP = (
     "Write the report to this destination, by name (see the Destination sections below and "
@@ -61,7 +64,7 @@ def _flag(destination: Destination, option: DestinationOption) -> DestinationFla
         text += f" Required with --to {destination.name}."
     if option.default is not None:
         text += f" Default: {option.default}."
-    tags = {"destination": destination.name, "key": option.key, "help": text, "default": None}
+    tags: dict[str, Any] = {"destination": destination.name, "key": option.key, "help": text, "default": None}
     if option.type == "bool":
         return DestinationFlag([f"{flag}/{flag.replace('--', '--no-', 1)}", dest], **tags)
     if option.type in _PATH_TYPES:
@@ -71,7 +74,7 @@ def _flag(destination: Destination, option: DestinationOption) -> DestinationFla
     return DestinationFlag([flag, dest], type=_TYPES[option.type], metavar=metavar, **tags)
 
 
-def destination_options(pm: Any, command: str) -> Callable[[Any], Any]:
+def destination_options(pm: NitpickerPluginManager, command: str) -> Callable[[Any], Any]:
     """Add every registered destination's declared options to ``command`` (put it above its other options).
 
     A destination option whose flag or name another option of the command already has makes its plugin

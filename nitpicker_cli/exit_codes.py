@@ -1,4 +1,4 @@
-"""The exit codes of every `nitpicker` command, in one table shown by `--help` (and copied in the README)."""
+"""The exit codes of every `nitpicker` command, in one table shown by `--help` (and copied in docs/reference/exit-codes.md)."""
 
 from __future__ import annotations
 

@@ -8,12 +8,15 @@ the repeated list flags into lists, ready for ``App.config``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from nitpicker_core.registries import setting_registry
 from nitpicker_core.types import Setting
+
+if TYPE_CHECKING:
+    from nitpicker_core import NitpickerPluginManager
 
 _CLICK_TYPES: dict[str, Any] = {"str": str, "int": int, "float": float, "list": str}
 
@@ -54,7 +57,7 @@ def setting_option(setting: Setting) -> Callable[[Callable[..., Any]], Callable[
     )
 
 
-def setting_options(pm: Any, plugins: Iterable[str] | None = None) -> Callable[[Any], Any]:
+def setting_options(pm: NitpickerPluginManager, plugins: Iterable[str] | None = None) -> Callable[[Any], Any]:
     """Decorate a command with a flag for every declared setting (of ``plugins``, or of all plugins).
 
     List settings repeat (``--search-keywords a --search-keywords b``), and each occurrence may hold
@@ -76,7 +79,7 @@ def setting_options(pm: Any, plugins: Iterable[str] | None = None) -> Callable[[
 plugin_setting_options = setting_options  # the earlier name
 
 
-def setting_flags(kwargs: dict[str, Any], pm: Any) -> dict[str, Any]:
+def setting_flags(kwargs: dict[str, Any], pm: NitpickerPluginManager) -> dict[str, Any]:
     """Pop the setting flags out of a command's kwargs, so the command keeps only its own."""
     dests = {s.dest for s in setting_registry(pm)}
     return {key: kwargs.pop(key) for key in list(kwargs) if key in dests}

@@ -6,7 +6,7 @@ import contextlib
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
@@ -15,6 +15,9 @@ from rich.table import Table
 from rich.text import Text
 
 from nitpicker_core import hookimpl
+
+if TYPE_CHECKING:
+    from nitpicker_core import NitpickerPluginManager, ScrapeResult
 
 RATE_WINDOW = 30.0  # seconds of recent progress the rate and ETA are taken from
 
@@ -60,7 +63,7 @@ class ErrorTally:
         self.external = 0
 
     @hookimpl
-    def crawl_page_scraped(self, result: Any) -> None:
+    def crawl_page_scraped(self, result: ScrapeResult) -> None:
         # as the crawl's stats count them: hard failures, and external links answering 4xx/5xx
         if (result.extra or {}).get("error_kind"):
             if result.is_external:
@@ -180,7 +183,7 @@ class Progress(_Live):
         self.view.poll = counts
 
     @contextlib.contextmanager
-    def errors_counted(self, pm: Any) -> Iterator[None]:
+    def errors_counted(self, pm: NitpickerPluginManager) -> Iterator[None]:
         """Count failed URLs through the crawl hooks while the crawl runs (only when the line is shown)."""
         if not self.enabled:
             yield

@@ -8,13 +8,16 @@ takes ``[crawl]``, then the keys of ``[analyze]`` it shares, then ``[pipeline]``
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from nitpicker_core.config import COMMAND_TABLES, Config
 from nitpicker_core.errors import UsageError
 from nitpicker_core.registries import setting_registry
+
+if TYPE_CHECKING:
+    from nitpicker_core import NitpickerPluginManager
 
 # About one invocation, never a saved setting (and --header values are secrets: never written anywhere).
 PER_RUN = frozenset(
@@ -43,7 +46,7 @@ def file_key(param: click.Parameter) -> str:
     return max(flags, key=len).lstrip("-").replace("-", "_")
 
 
-def file_options(command: click.Command, pm: Any) -> dict[str, click.Parameter]:
+def file_options(command: click.Command, pm: NitpickerPluginManager) -> dict[str, click.Parameter]:
     """The options of ``command`` that can live in its table, by file key (plugin settings have their own)."""
     settings = {s.dest for s in setting_registry(pm)}
     return {
@@ -53,7 +56,7 @@ def file_options(command: click.Command, pm: Any) -> dict[str, click.Parameter]:
     }
 
 
-def table_keys(group: click.Group, pm: Any) -> dict[str, set[str]]:
+def table_keys(group: click.Group, pm: NitpickerPluginManager) -> dict[str, set[str]]:
     """What each command table takes: its command's options (``[analyze]`` also whatever pipeline shares)."""
     ctx = click.Context(group)
     keys = {}
@@ -64,7 +67,7 @@ def table_keys(group: click.Group, pm: Any) -> dict[str, set[str]]:
 
 
 def defaults_for(
-    config: Config, command: click.Command, name: str, pm: Any, ctx: click.Context
+    config: Config, command: click.Command, name: str, pm: NitpickerPluginManager, ctx: click.Context
 ) -> dict[str, Any]:
     """The ``default_map`` of ``name`` from the file's tables; a value its option refuses is a one-line error."""
     if name == "crawl" or name == "pipeline":

@@ -9,9 +9,12 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader, NitpickerPluginManager
 
 PRIORITIES = ("critical", "high", "medium", "low", "info")
 
@@ -30,7 +33,9 @@ def for_people(as_json: bool) -> bool:
     return not as_json and sys.stdout.isatty()
 
 
-def _query(pm: Any, reader: Any, name: str, params: dict[str, Any], commit: int) -> Any:
+def _query(
+    pm: NitpickerPluginManager, reader: ArchiveReader, name: str, params: dict[str, Any], commit: int
+) -> Any:
     from nitpicker_core import query_registry, run_query
 
     registry = query_registry(pm)
@@ -106,7 +111,7 @@ def next_commands(archive: Path, analyzed: bool) -> list[str]:
     return commands
 
 
-def gather(pm: Any, archive: Path, commit: int | None = None) -> dict[str, Any]:
+def gather(pm: NitpickerPluginManager, archive: Path, commit: int | None = None) -> dict[str, Any]:
     """The commit's pages, errors by kind (with the reason), findings by priority and the change since its
     parent, read back from the archive."""
     from nitpicker_core.archive import open_archive
@@ -156,7 +161,7 @@ def error_lines(errors: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def findings_lines(findings: dict[str, Any] | None, archive: Any = None) -> list[str]:
+def findings_lines(findings: dict[str, Any] | None, archive: str | Path | None = None) -> list[str]:
     """Findings by priority; after an update the new, fixed and regressed ones by check with their URLs."""
     from nitpicker_cli.changes import change_lines
 

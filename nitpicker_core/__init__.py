@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _dist_version
+from typing import TYPE_CHECKING
 
 from nitpicker_core import read
+from nitpicker_core.check_context import CheckContext
 from nitpicker_core.checks import (
     CHECK_TYPES,
     PRIORITIES,
     SEVERITY_PRIORITY,
     Check,
-    CheckContext,
     Finding,
     Rule,
     fingerprint,
@@ -44,6 +46,7 @@ from nitpicker_core.records import (
     Tag,
 )
 from nitpicker_core.registries import check_registry
+from nitpicker_core.registry import Register, RegisterBlueprint, RegisterSetting
 from nitpicker_core.sinks import ArchiveSink, LinkGraph, RevalidatingSink, SinkRefused
 from nitpicker_core.types import (
     Analyzer,
@@ -62,10 +65,31 @@ from nitpicker_core.types import (
 from nitpicker_core.urls import join as join_url
 from nitpicker_core.writable import NotWritable, check_directory_destination, check_file_destination
 
+if TYPE_CHECKING:
+    from nitpicker_core.analyze.engine import AnalyzeRun
+    from nitpicker_core.archive.reader import ArchiveReader
+    from nitpicker_core.config import Config
+    from nitpicker_core.crawler.browser import BrowserHost, kill_marked
+    from nitpicker_core.crawler.chromium import browser_args, find_browser
+    from nitpicker_core.plugins import NitpickerPluginManager
+    from nitpicker_core.report import ReportContext
+
 _BROWSER_NAMES = ("BrowserHost", "browser_args", "find_browser", "kill_marked")
+# What hooks pass, for annotations: imported on first use, so a plugin that names them only under
+# TYPE_CHECKING costs nothing at start-up (the archive reader, the plugin manager and the analyze engine
+# each pull in more modules than most commands need).
+_LAZY = {
+    "AnalyzeRun": "nitpicker_core.analyze.engine",
+    "ArchiveReader": "nitpicker_core.archive.reader",
+    "Config": "nitpicker_core.config",
+    "NitpickerPluginManager": "nitpicker_core.plugins",
+    "ReportContext": "nitpicker_core.report",
+}
 
 
 def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        return getattr(import_module(_LAZY[name]), name)
     # The Chromium launcher pulls in Playwright (~60 ms); only browser-based plugins pay for it.
     if name in ("browser_args", "find_browser"):  # a path lookup: no Playwright import
         from nitpicker_core.crawler import chromium
@@ -85,6 +109,14 @@ except PackageNotFoundError:  # running from a source tree that was never instal
 
 __all__ = [
     "read",
+    "AnalyzeRun",
+    "ArchiveReader",
+    "Config",
+    "NitpickerPluginManager",
+    "Register",
+    "RegisterBlueprint",
+    "RegisterSetting",
+    "ReportContext",
     "BrowserHost",
     "browser_args",
     "find_browser",

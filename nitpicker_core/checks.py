@@ -5,22 +5,22 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nitpicker_core.errors import RegistrationError
+from nitpicker_core.records import Finding
 
 if TYPE_CHECKING:
-    from nitpicker_core.archive.reader import ArchiveReader
+    from nitpicker_core.check_context import CheckContext
 
 __all__ = [
     "CHECK_TYPES",
     "PRIORITIES",
     "SEVERITY_PRIORITY",
     "Check",
-    "CheckContext",
     "Finding",
     "Rule",
     "fingerprint",
@@ -52,18 +52,6 @@ CHECK_ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*(/[a-z0-9]+(-[a-z0-9]+)*)?$")
 def priority_of(severity: str | None) -> str:
     """A violation's severity on the one priority scale (unknown severities count as medium)."""
     return SEVERITY_PRIORITY.get((severity or "").lower(), "medium")
-
-
-@dataclass(frozen=True, order=True)
-class Finding:
-    """One occurrence of a check's defect: the page and what on it (normalised, so it survives a re-crawl).
-
-    ``detail`` is the link target, the element, the value; never a generated id, nonce or line/column
-    position, which would make an unchanged finding look new after a re-crawl.
-    """
-
-    url: str
-    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -161,47 +149,3 @@ def fingerprint(check_id: str, finding: Finding) -> str:
     """The identity of a finding across commits: sha256 hex of the check id, URL and detail."""
     text = "\0".join((check_id, finding.url, finding.detail))
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-class CheckContext:
-    """What a check's ``findings`` function gets: the open archive, the commit, and the registered queries."""
-
-    def __init__(self, reader: ArchiveReader, commit: int, queries: Any = None) -> None:
-        self.reader = reader
-        self.commit = commit
-        self._queries = queries  # a Registry[Query]; None when no query is needed
-        self._runs: dict[str, dict[str, Any]] | None = None
-
-    def query(self, name: str, **params: Any) -> Iterator[dict[str, Any]]:
-        """Every row of the registered query ``name`` on this commit, paged through."""
-        from nitpicker_core.query import run_query
-
-        if self._queries is None:
-            raise RuntimeError("this CheckContext was made without the query registry")
-        paged = "offset" in self._queries[name].params and "offset" not in params
-        offset = 0
-        while True:
-            given = {**params, "offset": offset, "limit": 10000} if paged else params
-            result = run_query(self._queries, self.reader, name, given, self.commit)
-            if isinstance(result, list):
-                yield from result
-                return
-            if not isinstance(result, dict) or "items" not in result:
-                yield result
-                return
-            yield from result["items"]
-            if not paged or result.get("next_offset") is None:
-                return
-            offset = result["next_offset"]
-
-    def runs(self) -> dict[str, dict[str, Any]]:
-        """The commit's analyzer runs by analyzer name (version, settings hash, status)."""
-        if self._runs is None:
-            self._runs = {r["analyzer"]: r for r in self.reader.analyzer_runs(self.commit)}
-        return self._runs
-
-    def analysed(self, analyzer: str) -> bool:
-        """Whether ``analyzer`` ran to completion on this commit (errors on some pages included)."""
-        run = self.runs().get(analyzer)
-        # "complete" or "complete-with-errors"; a run still "running" was interrupted: its findings are partial
-        return run is not None and str(run.get("status") or "").startswith("complete")

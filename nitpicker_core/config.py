@@ -10,12 +10,15 @@ import tomllib
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core.errors import UsageError
 from nitpicker_core.registries import setting_registry
 from nitpicker_core.registry import Registry
 from nitpicker_core.types import SETTING_TYPES, Setting
+
+if TYPE_CHECKING:
+    from nitpicker_core.plugins import NitpickerPluginManager
 
 CONFIG_FILES = ("nitpicker.toml", ".nitpickerrc.json", "pyproject.toml")
 # Tables holding a command's options (file key = the long flag with "_" for "-"); the CLI says which keys
@@ -226,7 +229,7 @@ class Config:
 
 
 def load_config(
-    pm: Any,
+    pm: NitpickerPluginManager,
     start: Path | None = None,
     data: Mapping[str, Any] | None = None,
     path: Path | None = None,

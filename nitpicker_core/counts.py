@@ -12,7 +12,7 @@ from typing import Any
 
 STATUS_CLASSES = ("2xx", "3xx", "4xx", "5xx")
 
-# What each number means, in the words every front door uses for it (README: "What the numbers mean").
+# What each number means, in the words every front door uses for it (docs/guide/query.md, "What the numbers mean").
 DEFINITIONS: dict[str, str] = {
     "urls": "every URL of the commit, internal and external: answered, redirected, failed, skipped or not checked",
     "internal_urls": "URLs on the crawled site: in the crawl's scope, whatever became of them, and the host's "

@@ -14,18 +14,24 @@ for hooks another plugin may define.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pluggy
 
 if TYPE_CHECKING:
     import click
+    from flask import Request
+    from playwright.async_api import Page
 
+    from nitpicker_core.analyze.engine import AnalyzeRun
+    from nitpicker_core.checks import Check
     from nitpicker_core.config import Config
+    from nitpicker_core.indexing import Indexer
+    from nitpicker_core.plugins import NitpickerPluginManager
     from nitpicker_core.records import CrawlContext, CrawlErrorRecord, Resource, ScrapeResult
+    from nitpicker_core.registry import Register, RegisterBlueprint, RegisterSetting
     from nitpicker_core.sinks import ArchiveSink
-    from nitpicker_core.types import Analyzer, MenuLink, PageReport
+    from nitpicker_core.types import Analyzer, Destination, MenuLink, PageReport, Query, Sheet
 
 PROJECT = "nitpicker"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -38,7 +44,7 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 
 
 @hookspec
-def register_settings(register: Callable[..., None]) -> None:
+def register_settings(register: RegisterSetting) -> None:
     """Declare this plugin's settings once; the core derives config-file keys and CLI flags from them.
 
     :param register: call ``register(key, type="str", default=None, help="")`` once per setting; the
@@ -77,12 +83,15 @@ def unconfigure(config: Config) -> None:
 
 
 @hookspec(firstresult=True)
-def crawl_open_archive(crawl: CrawlContext) -> ArchiveSink | None:
+def crawl_open_archive(crawl: CrawlContext, indexer: Indexer) -> ArchiveSink | None:
     """Return the archive sink this crawl's commit goes into, or None to leave it to another plugin.
 
     :param crawl: the crawl context: ``output``, ``roots``, ``options``, ``kind`` and ``mode`` (``new``,
         ``update``, ``resume``, ``append``, ``inventory``, ``retry-failed``) say which commit to open or
         continue. Raise ``NitpickerError`` to refuse (say, nothing to resume).
+    :param indexer: a ``nitpicker_core.indexing.Indexer`` over the crawl's own plugins: a sink over a
+        ``.nitpicker`` ``ArchiveWriter`` calls ``indexer.commit(writer, commit)`` when the commit completes,
+        before writing the file, to store the checks' findings with it. Other sinks ignore it.
 
     The crawler keeps the returned ``nitpicker_core.sinks.ArchiveSink`` and calls only its methods:
     ``put_*`` on its writer thread, the rest on its event loop. With no sink the crawl is refused before
@@ -123,7 +132,7 @@ def crawl_should_skip(url: str, crawl: CrawlContext) -> str | None:
 
 
 @hookspec
-def crawl_before_navigate(page: Any, url: str, crawl: CrawlContext) -> None:
+def crawl_before_navigate(page: Page, url: str, crawl: CrawlContext) -> None:
     """Adjust the Playwright page (headers, routing, viewport) before it loads ``url``.
 
     :param page: the Playwright ``Page`` that is about to navigate.
@@ -137,7 +146,7 @@ def crawl_before_navigate(page: Any, url: str, crawl: CrawlContext) -> None:
 
 
 @hookspec(firstresult=True)
-def crawl_scrape(url: str, page: Any, crawl: CrawlContext, render: str) -> ScrapeResult | None:
+def crawl_scrape(url: str, page: Page, crawl: CrawlContext, render: str) -> ScrapeResult | None:
     """Scrape ``url`` and return a ScrapeResult (or an awaitable of one).
 
     :param url: the URL to render.
@@ -265,7 +274,7 @@ def crawl_finished(crawl: CrawlContext, stats: dict[str, Any]) -> None:
 
 
 @hookspec
-def register_analyzers(register: Callable[..., None]) -> None:
+def register_analyzers(register: Register[Analyzer]) -> None:
     """Register Analyzer objects (name, label, columns, concurrency, each_page / each_url).
 
     :param register: call ``register(analyzer)`` with an ``nitpicker_core.Analyzer`` instance.
@@ -276,7 +285,7 @@ def register_analyzers(register: Callable[..., None]) -> None:
 
 
 @hookspec
-def analyze_started(run: Any) -> None:
+def analyze_started(run: AnalyzeRun) -> None:
     """An analyze run started; ``run.analyzers`` are the selected names, ``run.commit`` the commit.
 
     :param run: the AnalyzeRun.
@@ -286,7 +295,7 @@ def analyze_started(run: Any) -> None:
 
 
 @hookspec
-def analyze_page_reported(url: str, analyzer: str, report: PageReport, run: Any) -> None:
+def analyze_page_reported(url: str, analyzer: str, report: PageReport, run: AnalyzeRun) -> None:
     """One analyzer's report for one URL arrived; observe progress or stream results elsewhere.
 
     :param url: the analyzed URL.
@@ -299,7 +308,7 @@ def analyze_page_reported(url: str, analyzer: str, report: PageReport, run: Any)
 
 
 @hookspec
-def analyze_finished(run: Any, summary: dict[str, Any]) -> None:
+def analyze_finished(run: AnalyzeRun, summary: dict[str, Any]) -> None:
     """The analyze run finished; ``summary`` holds counts and per-analyzer errors.
 
     :param run: the AnalyzeRun.
@@ -315,7 +324,7 @@ def analyze_finished(run: Any, summary: dict[str, Any]) -> None:
 
 
 @hookspec
-def register_sheets(register: Callable[..., None]) -> None:
+def register_sheets(register: Register[Sheet]) -> None:
     """Register report sheets (name, columns, a row generator over one archive commit, order).
 
     :param register: call ``register(sheet)`` with an ``nitpicker_core.Sheet``.
@@ -325,7 +334,7 @@ def register_sheets(register: Callable[..., None]) -> None:
 
 
 @hookspec
-def register_report_destinations(register: Callable[..., None]) -> None:
+def register_report_destinations(register: Register[Destination]) -> None:
     """Register report destinations (Google Sheets, XLSX, CSV, …) that receive rendered sheets.
 
     :param register: call ``register(destination)`` with an ``nitpicker_core.Destination``.
@@ -340,7 +349,7 @@ def register_report_destinations(register: Callable[..., None]) -> None:
 
 
 @hookspec
-def register_queries(register: Callable[..., None]) -> None:
+def register_queries(register: Register[Query]) -> None:
     """Register named, parameterised archive queries; the CLI, MCP tools and viewer API use them.
 
     :param register: call ``register(query)`` with an ``nitpicker_core.Query``.
@@ -350,7 +359,7 @@ def register_queries(register: Callable[..., None]) -> None:
 
 
 @hookspec
-def register_checks(register: Callable[..., None], analyzers: list[Analyzer]) -> None:
+def register_checks(register: Register[Check], analyzers: list[Analyzer]) -> None:
     """Register checks: prioritised questions about a commit whose findings the ``issues`` query lists.
 
     :param register: call ``register(check)`` with a ``nitpicker_core.Check`` (id kebab-case, or
@@ -363,7 +372,7 @@ def register_checks(register: Callable[..., None], analyzers: list[Analyzer]) ->
 
 
 @hookspec
-def register_viewer_blueprints(register: Callable[..., None]) -> None:
+def register_viewer_blueprints(register: RegisterBlueprint) -> None:
     """Register Flask blueprints for the viewer; the core pages are registered the same way.
 
     :param register: call ``register(blueprint, url_prefix=None)``.
@@ -373,7 +382,7 @@ def register_viewer_blueprints(register: Callable[..., None]) -> None:
 
 
 @hookspec
-def viewer_menu_links(request: Any) -> list[MenuLink] | None:
+def viewer_menu_links(request: Request) -> list[MenuLink] | None:
     """Return links for the viewer's navigation menu.
 
     :param request: the current Flask request.
@@ -383,7 +392,7 @@ def viewer_menu_links(request: Any) -> list[MenuLink] | None:
 
 
 @hookspec
-def register_commands(cli: click.Group, pm: pluggy.PluginManager) -> None:
+def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
     """Add click commands or groups to the ``nitpicker`` CLI; every built-in subcommand does this.
 
     :param cli: the root click group.

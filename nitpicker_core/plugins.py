@@ -14,13 +14,16 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import FrameType, TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
 from nitpicker_core import hookspecs
 from nitpicker_core.errors import NitpickerError, NotConfigured, UsageError
 from nitpicker_core.essential import check_disabling
+
+if TYPE_CHECKING:
+    from nitpicker_core.config import Config
 
 log = logging.getLogger(__name__)
 GROUP = "nitpicker"
@@ -113,7 +116,7 @@ class NitpickerPluginManager(pluggy.PluginManager):
         self.shadowed: list[PluginInfo] = []  # entry points whose name another distribution owns
         self.warnings: list[str] = []  # for the CLI to print, one line each
         self.configured = False
-        self._config: Any = None
+        self._config: Config | None = None
 
     def register(self, plugin: object, name: str | None = None) -> str | None:
         """Register a plugin, refusing one with a hook no spec knows; once the plugins are configured, a
@@ -129,6 +132,7 @@ class NitpickerPluginManager(pluggy.PluginManager):
             self.unregister(plugin)
             raise PluginRejected("; ".join(unknown))
         if self.configured:
+            assert self._config is not None  # configure_plugins kept it
             self._configure_one(registered, self._config)
         return registered
 
@@ -309,7 +313,7 @@ class NitpickerPluginManager(pluggy.PluginManager):
             raise PluginRejected(f"plugin {name} is {self.infos[name].status}")
 
     # -- configure -------------------------------------------------------------------------------
-    def configure_plugins(self, config: Any) -> None:
+    def configure_plugins(self, config: Config) -> None:
         """Configure every plugin, each on its own: a failure in one plugin's ``configure`` makes just it
         unavailable. Plugins are configured once per manager, by the host (the CLI's ``App``, an analyze
         worker's initializer); plugins registered later are configured as they register."""
@@ -322,13 +326,13 @@ class NitpickerPluginManager(pluggy.PluginManager):
             self._configure_one(name, config)
         self.configured = True
 
-    def _configure_one(self, name: str, config: Any) -> None:
+    def _configure_one(self, name: str, config: Config) -> None:
         if self.get_plugin(name) is not None and any(
             i.plugin_name == name for i in self.hook.configure.get_hookimpls()
         ):
             self.run_plugin_code(name, self._configure_impl, name, config)
 
-    def _configure_impl(self, name: str, config: Any) -> None:
+    def _configure_impl(self, name: str, config: Config) -> None:
         try:
             self.call_one("configure", name, {"config": config})
         except UsageError as exc:
@@ -345,7 +349,7 @@ class NitpickerPluginManager(pluggy.PluginManager):
         info = self.infos.setdefault(name, PluginInfo(name, name))
         info.status = f"unavailable: {reason}"
 
-    def unconfigure_plugins(self, config: Any) -> None:
+    def unconfigure_plugins(self, config: Config) -> None:
         """Call each plugin's ``unconfigure`` on its own; a failure there is logged, never the command's."""
         if not self.configured:
             return
@@ -407,17 +411,7 @@ def make_plugin_manager(
         pm.enable_tracing()
     if load:
         pm.load_entrypoints(allow=allow, deny=deny)
-        _LATEST[:] = [pm]
     return pm
-
-
-_LATEST: list[NitpickerPluginManager] = []
-
-
-def process_plugin_manager() -> NitpickerPluginManager:
-    """The manager this process last loaded (the command's), or a new one: work the core does on its own
-    behalf (the checks stored when a commit completes) uses the plugins the command runs with, loaded once."""
-    return _LATEST[0] if _LATEST else make_plugin_manager()
 
 
 def _one_line_validation_error(exc: pluggy.PluginValidationError) -> str:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core.errors import UsageError
 from nitpicker_core.registries import query_registry as query_registry  # re-exported
 from nitpicker_core.registry import Registry
 from nitpicker_core.types import Query
+
+if TYPE_CHECKING:
+    from nitpicker_core.archive.reader import ArchiveReader
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
@@ -173,7 +176,7 @@ def validate_params(query: Query, given: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def run_query(
-    registry: Registry[Query], archive: Any, name: str, given: Mapping[str, Any], commit: Any = None
+    registry: Registry[Query], archive: ArchiveReader, name: str, given: Mapping[str, Any], commit: Any = None
 ) -> Any:
     """Validate the parameters and run one query against ``commit`` (HEAD by default) of ``archive``."""
     query = registry[name]

@@ -229,3 +229,15 @@ class CrawlContext:
     @property
     def resume(self) -> bool:
         return self.mode == "resume"
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """One occurrence of a check's defect: the page and what on it (normalised, so it survives a re-crawl).
+
+    ``detail`` is the link target, the element, the value; never a generated id, nonce or line/column
+    position, which would make an unchanged finding look new after a re-crawl.
+    """
+
+    url: str
+    detail: str = ""

@@ -13,12 +13,15 @@ import dataclasses
 import functools
 import inspect
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core.checks import CHECK_ID_RE, Check, validate_check
 from nitpicker_core.errors import RegistrationError
 from nitpicker_core.registry import KEBAB_RE, NAME_RE, TITLE_RE, Registry, collect
 from nitpicker_core.types import SETTING_TYPES, Analyzer, Destination, Query, Setting, Sheet
+
+if TYPE_CHECKING:
+    import pluggy
 
 __all__ = [
     "analyzer_registry",
@@ -50,7 +53,7 @@ def _setting(plugin: str, key: str, type: str = "str", default: Any = None, help
     return setting
 
 
-def setting_registry(pm: Any) -> Registry[Setting]:
+def setting_registry(pm: pluggy.PluginManager) -> Registry[Setting]:
     """Every plugin's declared settings, keyed ``<plugin>.<key>``."""
     return collect(pm, "register_settings", Registry("setting", lambda s: f"{s.plugin}.{s.key}"), _setting)
 
@@ -62,7 +65,7 @@ class _AnalyzerRegistry(Registry[Analyzer]):
         super().add(item, plugin, order)
 
 
-def analyzer_registry(pm: Any) -> Registry[Analyzer]:
+def analyzer_registry(pm: pluggy.PluginManager) -> Registry[Analyzer]:
     """Registered analyzers; one with neither ``each_page`` nor ``each_url`` makes its plugin unavailable."""
     return collect(
         pm, "register_analyzers", _AnalyzerRegistry("analyzer", name_re=KEBAB_RE, expected=Analyzer)
@@ -80,7 +83,7 @@ def _takes_pm(func: Any) -> bool:
     )
 
 
-def query_registry(pm: Any) -> Registry[Query]:
+def query_registry(pm: pluggy.PluginManager) -> Registry[Query]:
     """Registered queries; a query function with a keyword parameter ``pm`` gets this plugin manager bound
     (queries that read another registry, such as ``issues`` reading the checks)."""
 
@@ -94,17 +97,17 @@ def query_registry(pm: Any) -> Registry[Query]:
     return collect(pm, "register_queries", Registry("query", name_re=KEBAB_RE, expected=Query), make)
 
 
-def sheet_registry(pm: Any) -> Registry[Sheet]:
+def sheet_registry(pm: pluggy.PluginManager) -> Registry[Sheet]:
     return collect(pm, "register_sheets", Registry("sheet", name_re=TITLE_RE, expected=Sheet))
 
 
-def destination_registry(pm: Any) -> Registry[Destination]:
+def destination_registry(pm: pluggy.PluginManager) -> Registry[Destination]:
     return collect(
         pm, "register_report_destinations", Registry("destination", name_re=KEBAB_RE, expected=Destination)
     )
 
 
-def blueprint_registry(pm: Any) -> Registry[tuple[Any, str | None]]:
+def blueprint_registry(pm: pluggy.PluginManager) -> Registry[tuple[Any, str | None]]:
     """Viewer blueprints as ``(blueprint, url_prefix)``, keyed by the blueprint's name."""
 
     def make(plugin: str, blueprint: Any, url_prefix: str | None = None) -> tuple[Any, str | None]:
@@ -126,7 +129,7 @@ class _CheckRegistry(Registry[Check]):
         super().add(item, plugin, order)
 
 
-def check_registry(pm: Any) -> Registry[Check]:
+def check_registry(pm: pluggy.PluginManager) -> Registry[Check]:
     """Registered checks keyed by id; an invalid priority, category or id makes its plugin unavailable.
 
     ``register_checks`` also gets the registered analyzers (``analyzers``), whose rule catalogues become

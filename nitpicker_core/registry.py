@@ -5,17 +5,41 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import pluggy
 
 from nitpicker_core.errors import RegistrationError
 
+if TYPE_CHECKING:
+    from flask import Blueprint
+
 T = TypeVar("T")
+T_contra = TypeVar("T_contra", contravariant=True)
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 #: names users type as identifiers (``--plugin axe``, ``query NAME``, ``--to NAME``): lower-case kebab-case
 KEBAB_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 TITLE_RE = re.compile(r"^\S(.*\S)?$")  # human titles such as sheet names ("Page List")
+
+
+class Register(Protocol[T_contra]):
+    """The ``register`` callback of ``register_analyzers``, ``register_checks``, ``register_queries``,
+    ``register_sheets`` and ``register_report_destinations``: ``register(item)``, optionally with an
+    ``order`` that overrides the item's own. ``Register[Analyzer]``, ``Register[Query]``…"""
+
+    def __call__(self, item: T_contra, /, *, order: int | None = None) -> None: ...
+
+
+class RegisterSetting(Protocol):
+    """The ``register`` callback of ``register_settings``: one call per setting the plugin declares."""
+
+    def __call__(self, key: str, type: str = "str", default: Any = None, help: str = "") -> None: ...
+
+
+class RegisterBlueprint(Protocol):
+    """The ``register`` callback of ``register_viewer_blueprints``: a Flask blueprint and where it mounts."""
+
+    def __call__(self, blueprint: Blueprint, url_prefix: str | None = None) -> None: ...
 
 
 @dataclass(frozen=True)

@@ -8,14 +8,18 @@ import json
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core.errors import UsageError
 from nitpicker_core.query import query_registry, run_query
-from nitpicker_core.registries import destination_registry, sheet_registry
+from nitpicker_core.registries import analyzer_registry, destination_registry, sheet_registry
 from nitpicker_core.registry import Registry
 from nitpicker_core.types import OUTPUT_TYPES, Destination, DestinationOption, Sheet
 from nitpicker_core.writable import check_directory_destination, check_file_destination
+
+if TYPE_CHECKING:
+    from nitpicker_core.archive.reader import ArchiveReader
+    from nitpicker_core.plugins import NitpickerPluginManager
 
 DEFAULT_BATCH = 2000  # rows (or outer entities) read per query call while a sheet streams
 KEPT_ANSWERS = 8  # answers of ReportContext.query kept for the run (small ones: sheets stream large ones)
@@ -24,7 +28,13 @@ KEPT_ANSWERS = 8  # answers of ReportContext.query kept for the run (small ones:
 class ReportContext:
     """What a sheet with ``uses_report`` receives: registered queries over the report's commit, and options."""
 
-    def __init__(self, pm: Any, reader: Any, commit: int, options: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        pm: NitpickerPluginManager,
+        reader: ArchiveReader,
+        commit: int,
+        options: Mapping[str, Any] | None = None,
+    ) -> None:
         self.reader = reader
         self.commit = commit
         self.options = dict(options or {})
@@ -34,8 +44,6 @@ class ReportContext:
         self._answers: OrderedDict[str, Any] = OrderedDict()
 
     def _analyzers(self) -> list[Any]:
-        from nitpicker_core.registries import analyzer_registry
-
         try:
             return list(analyzer_registry(self._pm))
         except UsageError:
@@ -99,7 +107,7 @@ def short_label(label: str) -> str:
 
 
 def render_sheets(
-    sheets: Iterable[Sheet], reader: Any, commit: int, report: ReportContext | None = None
+    sheets: Iterable[Sheet], reader: ArchiveReader, commit: int, report: ReportContext | None = None
 ) -> Iterable[tuple[Sheet, Iterable[list[Any]]]]:
     """Each sheet (with its final columns) and a lazy iterator of its rows, so large sheets stream."""
     for sheet in sheets:
@@ -111,7 +119,7 @@ def render_sheets(
         yield sheet, (list(row) for row in source)
 
 
-def select_sheets(pm: Any, names: Iterable[str] | None) -> list[Sheet]:
+def select_sheets(pm: NitpickerPluginManager, names: Iterable[str] | None) -> list[Sheet]:
     """The sheets to render: the named ones (case-insensitive) in registry order, or all of them."""
     registry = sheet_registry(pm)
     if not len(registry):
@@ -127,7 +135,7 @@ def select_sheets(pm: Any, names: Iterable[str] | None) -> list[Sheet]:
     return [s for s in registry if s.name.casefold() in keys]
 
 
-def unknown_destination(pm: Any, targets: Registry[Destination], name: str) -> UsageError:
+def unknown_destination(pm: NitpickerPluginManager, targets: Registry[Destination], name: str) -> UsageError:
     """The one-line error for ``--to NAME`` that names no registered destination: the closest names first."""
     info = getattr(pm, "infos", {}).get(name)
     if info is not None and info.status != "enabled":  # its plugin is off: say so rather than guess
@@ -163,7 +171,7 @@ def check_destination_paths(
 
 
 def prepare_destination(
-    pm: Any,
+    pm: NitpickerPluginManager,
     name: str,
     given: Mapping[str, Any],
     *,
@@ -220,8 +228,8 @@ def describe_target(destination: Destination, options: Mapping[str, Any]) -> str
 
 
 def run_report(
-    pm: Any,
-    reader: Any,
+    pm: NitpickerPluginManager,
+    reader: ArchiveReader,
     destination: str,
     options: dict[str, Any],
     sheets: list[str] | None = None,

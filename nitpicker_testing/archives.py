@@ -6,10 +6,14 @@ import contextlib
 import html as html_escape
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import Anchor, CrawlContext, CrawlErrorRecord, Resource, ScrapeResult, join_url
+from nitpicker_core.indexing import Indexer
 from nitpicker_core.sinks import ArchiveSink, check_sink
+
+if TYPE_CHECKING:
+    from nitpicker_core import NitpickerPluginManager
 
 SITE = "http://site.test"
 PageData = ScrapeResult | Mapping[str, Any]
@@ -88,7 +92,7 @@ class ArchiveBuilder:
     ``crawl_page_skipped``, ``crawl_resource_received`` or ``crawl_error``.
     """
 
-    def __init__(self, pm: Any, crawl: CrawlContext, sink: ArchiveSink) -> None:
+    def __init__(self, pm: NitpickerPluginManager, crawl: CrawlContext, sink: ArchiveSink) -> None:
         self.pm, self.crawl, self.sink = pm, crawl, sink
 
     @property
@@ -118,7 +122,7 @@ class ArchiveBuilder:
 def archive_builder(
     path: Path | str,
     *,
-    pm: Any = None,
+    pm: NitpickerPluginManager | None = None,
     roots: list[str] | None = None,
     mode: str = "new",
     options: Mapping[str, Any] | None = None,
@@ -139,7 +143,7 @@ def archive_builder(
         options={"parallels": 1, **(options or {})},
         mode=mode,
     )
-    sink = check_sink(pm.hook.crawl_open_archive(crawl=crawl))
+    sink = check_sink(pm.hook.crawl_open_archive(crawl=crawl, indexer=Indexer(pm)))
     crawl.commit = sink.commit
     try:
         pm.hook.crawl_started(crawl=crawl)
@@ -156,7 +160,7 @@ def build_archive(
     path: Path | str,
     pages: Iterable[PageData] | None = None,
     *,
-    pm: Any = None,
+    pm: NitpickerPluginManager | None = None,
     roots: list[str] | None = None,
 ) -> Path:
     """Write ``pages`` (ScrapeResults or ``page()`` keyword mappings; default ``demo_pages()``) as one commit."""

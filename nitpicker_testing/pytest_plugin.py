@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from nitpicker_core import Config, NitpickerPluginManager
 
 
 @pytest.fixture
@@ -28,7 +31,7 @@ def nitpicker_settings() -> Mapping[str, Mapping[str, Any]]:
 @pytest.fixture
 def _nitpicker_host(
     nitpicker_plugins: Mapping[str, object], nitpicker_settings: Mapping[str, Mapping[str, Any]]
-) -> Iterator[tuple[Any, Any]]:
+) -> Iterator[tuple[NitpickerPluginManager, Config]]:
     """(plugin manager, config), configured once as the CLI does; unconfigured after the test."""
     from nitpicker_testing.runs import configured, plugin_manager
 
@@ -39,19 +42,19 @@ def _nitpicker_host(
 
 
 @pytest.fixture
-def nitpicker_pm(_nitpicker_host: tuple[Any, Any]) -> Any:
+def nitpicker_pm(_nitpicker_host: tuple[NitpickerPluginManager, Config]) -> NitpickerPluginManager:
     """A configured plugin manager: the installed plugins the environment allows, plus ``nitpicker_plugins``."""
     return _nitpicker_host[0]
 
 
 @pytest.fixture
-def nitpicker_config(_nitpicker_host: tuple[Any, Any]) -> Any:
+def nitpicker_config(_nitpicker_host: tuple[NitpickerPluginManager, Config]) -> Config:
     """The ``Config`` ``nitpicker_pm`` was configured with (``nitpicker_settings`` applied, no file read)."""
     return _nitpicker_host[1]
 
 
 @pytest.fixture
-def nitpicker_archive(nitpicker_pm: Any, tmp_path: Path) -> Callable[..., Path]:
+def nitpicker_archive(nitpicker_pm: NitpickerPluginManager, tmp_path: Path) -> Callable[..., Path]:
     """Build an archive from plain data, without a browser: ``nitpicker_archive(pages=None, name=...)``.
 
     ``pages`` are ``nitpicker_testing.archives.page(...)`` results, ScrapeResults or keyword mappings for
@@ -68,7 +71,7 @@ def nitpicker_archive(nitpicker_pm: Any, tmp_path: Path) -> Callable[..., Path]:
 
 @pytest.fixture
 def nitpicker_analyze(
-    nitpicker_pm: Any, nitpicker_config: Any, tmp_path_factory: pytest.TempPathFactory
+    nitpicker_pm: NitpickerPluginManager, nitpicker_config: Config, tmp_path_factory: pytest.TempPathFactory
 ) -> Callable[..., Any]:
     """Run one analyzer on given HTML: ``nitpicker_analyze(name, html, url=..., settings={...})``.
 
@@ -87,7 +90,9 @@ def nitpicker_analyze(
 
 
 @pytest.fixture
-def nitpicker_analyze_archive(nitpicker_pm: Any, nitpicker_config: Any) -> Callable[..., Any]:
+def nitpicker_analyze_archive(
+    nitpicker_pm: NitpickerPluginManager, nitpicker_config: Config
+) -> Callable[..., Any]:
     """Analyze a whole archive: ``nitpicker_analyze_archive(archive, *names, settings={plugin: {...}})``.
 
     Returns the run's summary (``pages``, ``violations``, ``errors``, ``analyzers``); read the results with
@@ -102,7 +107,7 @@ def nitpicker_analyze_archive(nitpicker_pm: Any, nitpicker_config: Any) -> Calla
 
 
 @pytest.fixture
-def nitpicker_query(nitpicker_pm: Any) -> Callable[..., Any]:
+def nitpicker_query(nitpicker_pm: NitpickerPluginManager) -> Callable[..., Any]:
     """Run a registered query: ``nitpicker_query(archive, name, commit=None, **params)`` → its JSON data."""
     from nitpicker_testing.runs import run_named_query
 
@@ -113,7 +118,7 @@ def nitpicker_query(nitpicker_pm: Any) -> Callable[..., Any]:
 
 
 @pytest.fixture
-def nitpicker_sheet(nitpicker_pm: Any) -> Callable[..., Any]:
+def nitpicker_sheet(nitpicker_pm: NitpickerPluginManager) -> Callable[..., Any]:
     """Render one report sheet: ``nitpicker_sheet(archive, name, commit=None, options=None)`` → (columns, rows)."""
     from nitpicker_testing.runs import render_sheet
 
@@ -124,7 +129,7 @@ def nitpicker_sheet(nitpicker_pm: Any) -> Callable[..., Any]:
 
 
 @pytest.fixture
-def nitpicker_viewer(nitpicker_pm: Any) -> Iterator[Callable[[Path | str], Any]]:
+def nitpicker_viewer(nitpicker_pm: NitpickerPluginManager) -> Iterator[Callable[[Path | str], Any]]:
     """``nitpicker_viewer(archive)`` → a Flask test client of the viewer with every plugin's pages mounted."""
     import contextlib
 

@@ -6,14 +6,17 @@ import contextlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import UsageError, Violation
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader, Config, NitpickerPluginManager
 
 DEFAULT_URL = "http://site.test/"
 
 
-def plugin_manager(plugins: Mapping[str, object] | None = None) -> Any:
+def plugin_manager(plugins: Mapping[str, object] | None = None) -> NitpickerPluginManager:
     """The installed plugins (as ``NITPICKER_LOAD_PLUGINS``/``_DISABLE_PLUGINS`` allow) plus ``plugins``.
 
     ``plugins`` maps a plugin name (its entry-point name: settings are ``plugins.<name>.<key>``) to the
@@ -30,7 +33,7 @@ def plugin_manager(plugins: Mapping[str, object] | None = None) -> Any:
     return pm
 
 
-def configured(pm: Any, settings: Mapping[str, Mapping[str, Any]] | None = None) -> Any:
+def configured(pm: NitpickerPluginManager, settings: Mapping[str, Mapping[str, Any]] | None = None) -> Config:
     """Load the configuration the way the CLI does, with ``settings`` as the ``[plugins.<name>]`` tables.
 
     No config file is read. Returns the ``Config``; ``configure`` has run on every plugin.
@@ -44,7 +47,7 @@ def configured(pm: Any, settings: Mapping[str, Mapping[str, Any]] | None = None)
     return config
 
 
-def with_settings(config: Any, plugin: str, settings: Mapping[str, Any]) -> Any:
+def with_settings(config: Config, plugin: str, settings: Mapping[str, Any]) -> Config:
     """``config`` with ``plugin``'s ``settings`` applied as if given as CLI flags (same checks, same errors)."""
     declared = {s.key: s for s in config.settings if s.plugin == plugin}
     unknown = sorted(set(settings) - set(declared))
@@ -83,8 +86,8 @@ class AnalyzerResult:
 
 
 def analyze_html(
-    pm: Any,
-    config: Any,
+    pm: NitpickerPluginManager,
+    config: Config,
     analyzer: str,
     html: str,
     workdir: Path | str,
@@ -142,7 +145,7 @@ def analyze_html(
     return result
 
 
-def _tracebacks(pm: Any, reader: Any, analyzer: str) -> list[str]:
+def _tracebacks(pm: NitpickerPluginManager, reader: ArchiveReader, analyzer: str) -> list[str]:
     """The stored tracebacks of ``analyzer``'s errors, through the ``analyzer-errors`` query when it is there."""
     from nitpicker_core import query_registry, run_query
 
@@ -154,8 +157,8 @@ def _tracebacks(pm: Any, reader: Any, analyzer: str) -> list[str]:
 
 
 def analyze_archive(
-    pm: Any,
-    config: Any,
+    pm: NitpickerPluginManager,
+    config: Config,
     archive: Path | str,
     *analyzers: str,
     settings: Mapping[str, Mapping[str, Any]] | None = None,
@@ -172,7 +175,9 @@ def analyze_archive(
     return analyze(pm, config, Path(archive), list(analyzers) or None).summary()
 
 
-def run_named_query(pm: Any, archive: Path | str, name: str, commit: Any = None, **params: Any) -> Any:
+def run_named_query(
+    pm: NitpickerPluginManager, archive: Path | str, name: str, commit: Any = None, **params: Any
+) -> Any:
     """Run the registered query ``name`` on ``archive`` (HEAD by default) as ``nitpicker query`` does.
 
     ``params`` are checked against the query's schema (strings are converted like CLI arguments);
@@ -186,7 +191,11 @@ def run_named_query(pm: Any, archive: Path | str, name: str, commit: Any = None,
 
 
 def render_sheet(
-    pm: Any, archive: Path | str, name: str, commit: Any = None, options: Mapping[str, Any] | None = None
+    pm: NitpickerPluginManager,
+    archive: Path | str,
+    name: str,
+    commit: Any = None,
+    options: Mapping[str, Any] | None = None,
 ) -> tuple[tuple[str, ...], list[list[Any]]]:
     """The sheet ``name`` of ``archive`` as every report destination gets it: (columns, rows).
 
@@ -206,7 +215,7 @@ def render_sheet(
 
 
 @contextlib.contextmanager
-def viewer_client(pm: Any, archive: Path | str) -> Iterator[Any]:
+def viewer_client(pm: NitpickerPluginManager, archive: Path | str) -> Iterator[Any]:
     """A Flask test client of the viewer over ``archive``, every blueprint of ``pm`` mounted."""
     from nitpicker_viewer.app import create_app
 

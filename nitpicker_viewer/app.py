@@ -7,7 +7,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
 from flask import (
@@ -28,6 +28,11 @@ from nitpicker_core.registries import blueprint_registry
 from nitpicker_core.types import MenuLink
 from nitpicker_viewer import guard, i18n
 
+if TYPE_CHECKING:
+    from flask import Request
+
+    from nitpicker_core import NitpickerPluginManager
+
 PAGE_SIZES = (25, 50, 100, 200, 500)
 PAGE_HREF_KEY = "nitpicker.page_href"
 CELL_LIST_LIMIT = 50  # URLs shown in one table cell (a duplicate group can hold thousands)
@@ -44,7 +49,7 @@ CSP = (
 )
 
 
-def create_app(archive: str | Path, pm: Any, host: str = "127.0.0.1") -> Flask:
+def create_app(archive: str | Path, pm: NitpickerPluginManager, host: str = "127.0.0.1") -> Flask:
     """Open ``archive`` read-only for the app's lifetime and mount the registered blueprints.
 
     ``host`` is the address the server binds: besides the loopback names, the only Host it answers.
@@ -213,7 +218,7 @@ def live_status() -> int | None:
     return live_pid(stub) if stub.is_dir() else None
 
 
-def menu_links(request: Any) -> list[MenuLink]:
+def menu_links(request: Request) -> list[MenuLink]:
     pm = viewer_state()["pm"]
     links = [link for result in pm.hook.viewer_menu_links(request=request) for link in (result or [])]
     return sorted(links, key=lambda link: (link.order, link.label))

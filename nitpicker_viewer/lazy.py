@@ -8,10 +8,13 @@ Each entry point names one of these objects; its hooks import the blueprint modu
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from nitpicker_core import hookimpl
+from nitpicker_core import RegisterBlueprint, hookimpl
 from nitpicker_core.types import MenuLink
+
+if TYPE_CHECKING:
+    from flask import Request
 
 
 class ViewerPart:
@@ -25,13 +28,13 @@ class ViewerPart:
         return importlib.import_module(self.module)
 
     @hookimpl
-    def register_viewer_blueprints(self, register: Any) -> None:
+    def register_viewer_blueprints(self, register: RegisterBlueprint) -> None:
         self._target().register_viewer_blueprints(register)
 
 
 class ViewerPartWithMenu(ViewerPart):
     @hookimpl
-    def viewer_menu_links(self, request: Any) -> list[MenuLink]:
+    def viewer_menu_links(self, request: Request) -> list[MenuLink]:
         return list(self._target().viewer_menu_links(request))
 
 

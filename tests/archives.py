@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from nitpicker_core import Anchor, CrawlContext, CrawlErrorRecord, Resource, ScrapeResult, hookimpl
+from nitpicker_core.indexing import Indexer
 from nitpicker_core.plugins import make_plugin_manager
 from nitpicker_core.sinks import ArchiveSink, check_sink
 
@@ -95,7 +96,7 @@ def storing(pm, crawl: CrawlContext) -> Iterator[ArchiveSink]:
 
     Leaving the block finishes the commit as complete, or abandons it when the block raised.
     """
-    sink = check_sink(pm.hook.crawl_open_archive(crawl=crawl))
+    sink = check_sink(pm.hook.crawl_open_archive(crawl=crawl, indexer=Indexer(pm)))
     crawl.commit = sink.commit
     crawl.state["build-archive"] = sink
     store = _Store(sink)

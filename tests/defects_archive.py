@@ -12,6 +12,8 @@ from archives import SITE, build_archive
 
 from nitpicker_core import Anchor, Heading, Image, ScrapeResult, Violation
 from nitpicker_core.archive.writer import ArchiveWriter
+from nitpicker_core.indexing import index_analysis
+from nitpicker_core.plugins import make_plugin_manager
 
 IMG = '<img src="img/no-alt.png" class="hero">'
 
@@ -61,6 +63,7 @@ def _analyse(target, commit: int, analyzer: str, found: dict[str, list[Violation
     for path, violations in found.items():
         writer.put_analysis(commit, analyzer, SITE + path, {}, violations)
     writer.finish_analysis(commit, analyzer, "complete")
+    index_analysis(writer, commit, analyzer, make_plugin_manager())  # what `nitpicker analyze` does next
     writer.write()
     writer.close()
 

@@ -32,6 +32,7 @@ from nitpicker_core import (
 from nitpicker_core.analyze import run_analyze
 from nitpicker_core.archive import open_archive
 from nitpicker_core.config import load_config
+from nitpicker_core.indexing import Indexer
 from nitpicker_core.query import query_registry, run_query
 from nitpicker_core.report import run_report
 
@@ -250,7 +251,7 @@ def test_hook_crawl_error(pm, tmp_path):
 def test_hook_crawl_finished(pm, tmp_path):
     # the archive sink closes the commit (the crawler calls finish, then fires crawl_finished for observers)
     crawl = _crawl(tmp_path)
-    sink = pm.hook.crawl_open_archive(crawl=crawl)
+    sink = pm.hook.crawl_open_archive(crawl=crawl, indexer=Indexer(pm))
     sink.put_page(demo_pages()[1])
     sink.finish("interrupted", {"status": "interrupted", "pages": 1})
     stub = tmp_path / "c.nitpicker.stub"
@@ -258,7 +259,7 @@ def test_hook_crawl_finished(pm, tmp_path):
     with open_archive(crawl.output) as reader:
         assert reader.head() is None and reader.commits()[0]["status"] == "interrupted"
     resumed = CrawlContext(output=crawl.output, roots=crawl.roots, mode="resume")
-    again = pm.hook.crawl_open_archive(crawl=resumed)
+    again = pm.hook.crawl_open_archive(crawl=resumed, indexer=Indexer(pm))
     assert again.commit == sink.commit
     again.finish("complete", {"status": "complete", "pages": 1})
     assert not stub.exists()

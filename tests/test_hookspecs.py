@@ -52,6 +52,15 @@ def test_hook_is_documented_with_its_signature(name):
 
 
 @pytest.mark.parametrize("name", sorted(SPECS))
+def test_hook_is_documented_with_its_types(name):
+    """The typed line under each heading is the hookspec's own annotations, so the doc cannot drift."""
+    fn = SPECS[name]
+    hints = inspect.get_annotations(fn)  # strings: hookspecs imports its types under TYPE_CHECKING
+    params = ", ".join(f"{p}: {hints[p]}" for p in inspect.signature(fn).parameters)
+    assert f"\n`{name}({params}) -> {hints['return']}`\n" in DOC, f"docs/hooks.md lacks the typed {name}"
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
 def test_hook_has_a_test_of_its_own(name):
     assert re.search(rf"^def test_hook_{name}\b", TESTS, re.M), f"no test_hook_{name} in tests/"
 

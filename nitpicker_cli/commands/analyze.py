@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -19,6 +19,9 @@ from nitpicker_core.analyze.engine import check_settings
 from nitpicker_core.archive import open_archive
 from nitpicker_core.errors import UsageError
 from nitpicker_core.writable import check_file_destination
+
+if TYPE_CHECKING:
+    from nitpicker_core import NitpickerPluginManager
 
 
 def choose_interactively(registry: Any, defaults: list[str]) -> list[str]:
@@ -52,11 +55,11 @@ def summary_lines(analyzers: dict[str, dict[str, Any]]) -> list[str]:
     return lines
 
 
-def unavailable(pm: Any) -> dict[str, str]:
+def unavailable(pm: NitpickerPluginManager) -> dict[str, str]:
     return {info.name: info.status for info in pm.infos.values() if info.status.startswith("unavailable")}
 
 
-def error_lines(pm: Any, archive: Path, commit: int, analyzers: list[str]) -> list[str]:
+def error_lines(pm: NitpickerPluginManager, archive: Path, commit: int, analyzers: list[str]) -> list[str]:
     """Each analyzer error of ``commit`` (analyzer, URL, message, then the traceback indented), through the
     ``analyzer-errors`` query, so the CLI shows what the query, the MCP tool and the viewer show."""
     registry = query_registry(pm)
@@ -82,7 +85,9 @@ def error_lines(pm: Any, archive: Path, commit: int, analyzers: list[str]) -> li
     return lines
 
 
-def _tell(pm: Any, archive: Path, commit: int, summary: dict[str, Any], human: bool) -> None:
+def _tell(
+    pm: NitpickerPluginManager, archive: Path, commit: int, summary: dict[str, Any], human: bool
+) -> None:
     """The run's summary: a few lines for people on a terminal (findings by priority too), JSON otherwise."""
     from nitpicker_cli import summary as said
 
@@ -100,7 +105,7 @@ def _tell(pm: Any, archive: Path, commit: int, summary: dict[str, Any], human: b
 
 
 @hookimpl
-def register_commands(cli: click.Group, pm: Any) -> None:
+def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
     @cli.command("analyze")
     @click.argument("archive", type=click.Path(path_type=Path))
     @click.option(

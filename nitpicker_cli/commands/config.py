@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -15,7 +15,10 @@ from nitpicker_core.config import COMMAND_TABLES
 from nitpicker_core.errors import UsageError
 from nitpicker_core.registries import setting_registry
 
-_SOURCES = {
+if TYPE_CHECKING:
+    from nitpicker_core import NitpickerPluginManager
+
+_SOURCES: dict[click.core.ParameterSource | None, str] = {
     click.core.ParameterSource.DEFAULT: "default",
     click.core.ParameterSource.DEFAULT_MAP: "file",
     click.core.ParameterSource.COMMANDLINE: "flag",
@@ -34,7 +37,7 @@ def _comment(text: str) -> list[str]:
     return textwrap.wrap(text, 100, initial_indent="# ", subsequent_indent="# ") if text else []
 
 
-def example(ctx: click.Context, pm: Any) -> str:
+def example(ctx: click.Context, pm: NitpickerPluginManager) -> str:
     """Every command option and plugin setting, commented out at its default, with its help."""
     lines = [
         "# nitpicker.toml: settings for every run started in this directory or below it.",
@@ -74,7 +77,9 @@ def _default(param: click.Option, ctx: click.Context) -> Any:
     return False if param.is_flag and value is None else _plain(value)
 
 
-def effective(ctx: click.Context, pm: Any, name: str | None, args: list[str]) -> dict[str, Any]:
+def effective(
+    ctx: click.Context, pm: NitpickerPluginManager, name: str | None, args: list[str]
+) -> dict[str, Any]:
     """Per table, each key's value and where it comes from (default, file, flag, env)."""
     app = get_app()
     commands = _commands(ctx)
@@ -121,7 +126,7 @@ def _plain(value: Any) -> Any:
 
 
 @hookimpl
-def register_commands(cli: click.Group, pm: Any) -> None:
+def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
     @cli.group("config")
     def config() -> None:
         """The config file (nitpicker.toml): write an example, show the settings in effect."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -15,6 +15,9 @@ from nitpicker_cli.summary import for_people, json_option
 from nitpicker_core import UsageError, __version__, hookimpl
 from nitpicker_core.urls import split_top_level_commas
 from nitpicker_core.writable import check_file_destination
+
+if TYPE_CHECKING:
+    from nitpicker_core import NitpickerPluginManager
 
 
 def _split(values: tuple[str, ...]) -> list[str]:
@@ -472,7 +475,7 @@ def exit_code(stats: Any, strict: bool) -> int:
 
 
 @hookimpl
-def register_commands(cli: click.Group, pm: Any) -> None:
+def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
     @cli.command("crawl")
     @click.argument("urls", nargs=-1)
     @crawl_options
@@ -505,6 +508,7 @@ def register_commands(cli: click.Group, pm: Any) -> None:
                 output = output or default_output(options.roots[0])
                 check_same_roots(_with_suffix(output), options.roots)
             else:
+                assert output is not None  # every continuing mode names its archive (_mode)
                 options, list_urls = _continued_options(output, mode, urls, kw)
                 if mode == "inventory":
                     inventory = kw["inventory"].read_bytes()

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from nitpicker_cli.app import get_app
 from nitpicker_core import UsageError, hookimpl
 from nitpicker_core.pipeline.state import STALE_AFTER, STALL_AFTER
+
+if TYPE_CHECKING:
+    from nitpicker_core import NitpickerPluginManager
 
 
 def start_dashboard(
@@ -36,7 +39,7 @@ def start_dashboard(
 
 
 @hookimpl
-def register_commands(cli: click.Group, pm: Any) -> None:
+def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
     @cli.command("dashboard")
     @click.argument("directories", nargs=-1, type=click.Path(path_type=Path))
     @click.option(

@@ -6,7 +6,7 @@ import contextlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import click
@@ -31,6 +31,9 @@ from nitpicker_core import UsageError, hookimpl
 from nitpicker_core.analyze.engine import check_settings
 from nitpicker_core.urls import split_credentials
 from nitpicker_core.writable import check_file_destination
+
+if TYPE_CHECKING:
+    from nitpicker_core import NitpickerPluginManager
 
 # Parameters that are about this invocation, not about what the run produces: never part of the declaration.
 # Where the work runs (--executor) is one too: a run resumed on another cluster still reuses its stages.
@@ -246,7 +249,7 @@ def _merge_resumed(
     return merged, new_settings, url or stored.get("url")
 
 
-def _report(pm: Any, kw: dict[str, Any]) -> dict[str, Any] | None:
+def _report(pm: NitpickerPluginManager, kw: dict[str, Any]) -> dict[str, Any] | None:
     """The report stage's declaration from --to NAME or a shorthand (None without a destination).
 
     Everything but the paths is checked here, before any stage; the paths in ``_check_destinations``.
@@ -272,7 +275,13 @@ def _report(pm: Any, kw: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _declaration(
-    pm: Any, url: str, archive: Path, kw: dict[str, Any], options: Any, params: dict[str, Any], demo: bool
+    pm: NitpickerPluginManager,
+    url: str,
+    archive: Path,
+    kw: dict[str, Any],
+    options: Any,
+    params: dict[str, Any],
+    demo: bool,
 ) -> dict[str, Any]:
     from nitpicker_core.pipeline import verdict
 
@@ -386,7 +395,9 @@ def _tell(
     summary.print_lines(lines)
 
 
-def _check_destinations(pm: Any, archive: Path, journal: Path, report: dict[str, Any] | None) -> None:
+def _check_destinations(
+    pm: NitpickerPluginManager, archive: Path, journal: Path, report: dict[str, Any] | None
+) -> None:
     """Every place the run writes to (archive, journal, local report) is writable, before any stage starts."""
     from nitpicker_core.report import check_destination_paths, destination_registry
     from nitpicker_core.writable import check_directory_destination, check_file_destination
@@ -400,7 +411,7 @@ def _check_destinations(pm: Any, archive: Path, journal: Path, report: dict[str,
 
 
 @hookimpl
-def register_commands(cli: click.Group, pm: Any) -> None:
+def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
     @cli.command("pipeline", cls=DestinationHelp, epilog=exit_codes.epilog())
     @destination_options(pm, "pipeline")
     @click.argument("url", required=False)
@@ -459,8 +470,8 @@ def register_commands(cli: click.Group, pm: Any) -> None:
             demo = url is None
             demo_version = 0
             if (
-                demo
-            ):  # a resumed demo run asks for the port and version it had, so its declaration still matches
+                url is None
+            ):  # a resumed demo run asks for the port and version it had, so its declaration matches
                 if previous and previous.declaration.get("demo"):
                     port = urlsplit(previous.declaration.get("url") or "").port or 0
                     demo_version = int(previous.declaration.get("demo_version") or 1)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -10,8 +10,11 @@ from nitpicker_cli.app import emit_json, get_app
 from nitpicker_core import hookimpl
 from nitpicker_core.errors import NitpickerError
 
+if TYPE_CHECKING:
+    from nitpicker_core import NitpickerPluginManager
 
-def _collect_all(pm: Any) -> None:
+
+def _collect_all(pm: NitpickerPluginManager) -> None:
     """Ask every plugin for its contributions, so one whose ``register_*`` hook fails is listed so."""
     from nitpicker_core.analyze import analyzer_registry
     from nitpicker_core.query import query_registry

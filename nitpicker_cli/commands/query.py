@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from nitpicker_cli.app import emit_json, get_app
@@ -9,6 +11,9 @@ from nitpicker_core import hookimpl
 from nitpicker_core.archive import open_archive
 from nitpicker_core.errors import UsageError
 from nitpicker_core.query import describe, query_registry, run_query
+
+if TYPE_CHECKING:
+    from nitpicker_core import NitpickerPluginManager
 
 
 def parse_params(args: list[str]) -> dict[str, str]:
@@ -34,17 +39,18 @@ def parse_params(args: list[str]) -> dict[str, str]:
 class QueryCommand(click.Command):
     """`query --help` ends with the registered queries, read only when the help is shown."""
 
-    pm: object = None
+    pm: NitpickerPluginManager | None = None  # set when the command is registered
 
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         super().format_epilog(ctx, formatter)
+        assert self.pm is not None  # register_commands set it
         rows = [(q.name, (q.description or "").strip().split("\n")[0]) for q in query_registry(self.pm)]
         with formatter.section("Queries (parameters: `nitpicker query --list`)"):
             formatter.write_dl(rows)
 
 
 @hookimpl
-def register_commands(cli: click.Group, pm: object) -> None:
+def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
     @cli.command(
         "query", cls=QueryCommand, context_settings={"ignore_unknown_options": True, "allow_extra_args": True}
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -16,6 +16,9 @@ from nitpicker_core.archive import open_archive
 from nitpicker_core.errors import UsageError
 from nitpicker_core.report import prepare_destination, run_report, select_sheets
 
+if TYPE_CHECKING:
+    from nitpicker_core import NitpickerPluginManager
+
 
 def choose_interactively(names: list[str], descriptions: dict[str, str]) -> list[str]:
     """Ask which sheets to write; an empty answer writes them all."""
@@ -23,7 +26,7 @@ def choose_interactively(names: list[str], descriptions: dict[str, str]) -> list
 
 
 @hookimpl
-def register_commands(cli: click.Group, pm: Any) -> None:
+def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
     @cli.command("report", cls=DestinationHelp)
     @destination_options(pm, "report")
     @click.argument("archive", type=click.Path(path_type=Path))

@@ -16,10 +16,13 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import CancelledError
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core.analyze.pool import Outcome, Task, WorkerSpec
 from nitpicker_core.executors import ExecutorSpec, executor_client, parse_executor
+
+if TYPE_CHECKING:
+    from nitpicker_core.archive.reader import ArchiveReader
 
 log = logging.getLogger(__name__)
 
@@ -140,7 +143,7 @@ def _take(items: Iterator[Task], count: int) -> list[Task]:
     return taken
 
 
-def stored_blob(reader: Any, sha256: str) -> Blob | None:
+def stored_blob(reader: ArchiveReader, sha256: str) -> Blob | None:
     """The HTML stored under ``sha256`` as the archive keeps it (compressed), to ship to a worker."""
     rows = reader.execute("SELECT codec, data FROM blob WHERE sha256 = ?", (sha256,))
     return (str(rows[0][0]), bytes(rows[0][1])) if rows else None

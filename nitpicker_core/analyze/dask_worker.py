@@ -19,13 +19,16 @@ import zlib
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from distributed import WorkerPlugin, get_worker
 
 from nitpicker_core.analyze import pool
 from nitpicker_core.analyze.dask_pool import Blob
 from nitpicker_core.analyze.pool import Outcome, Task, WorkerSpec
+
+if TYPE_CHECKING:
+    from nitpicker_core.archive.reader import ArchiveReader
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +108,7 @@ class AnalyzerPlugin(WorkerPlugin):
         self.address = worker.address
         self.lock = threading.Lock()
         self.instance: _Instance | None = None
-        self.reader: Any = None
+        self.reader: ArchiveReader | None = None
         self.html_from: str | None = None  # "archive" or "shipped", decided on the first page
         self.baseline = set(pool.descendants(os.getpid()))  # processes that are not the analyzer's
 
@@ -166,6 +169,7 @@ class AnalyzerPlugin(WorkerPlugin):
             self.html_from = "archive" if self._open_archive(task.html_sha256) else "shipped"
         if self.html_from == "shipped":
             return False, None
+        assert self.reader is not None  # html_from is "archive" once _open_archive kept a reader
         html: str | None = self.reader.html_by_sha256(task.html_sha256)
         return True, html
 

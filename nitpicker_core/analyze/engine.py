@@ -17,16 +17,22 @@ import traceback
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core.analyze import dask_pool, pool
 from nitpicker_core.archive import ArchiveWriter, open_archive
 from nitpicker_core.archive.analysis import cache_key
 from nitpicker_core.archive.hashing import canonical_json
 from nitpicker_core.errors import UsageError
+from nitpicker_core.indexing import index_analysis
 from nitpicker_core.registries import analyzer_registry
 from nitpicker_core.registry import Registry
 from nitpicker_core.types import Analyzer, PageReport, Violation
+
+if TYPE_CHECKING:
+    from nitpicker_core.archive.reader import ArchiveReader
+    from nitpicker_core.config import Config
+    from nitpicker_core.plugins import NitpickerPluginManager
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +143,7 @@ def default_names(registry: Registry[Analyzer]) -> list[str]:
     return [analyzer.name for analyzer in registry if analyzer.default]
 
 
-def check_settings(pm: Any, config: Any, names: list[str] | None = None) -> list[str]:
+def check_settings(pm: NitpickerPluginManager, config: Config, names: list[str] | None = None) -> list[str]:
     """The analyzers a run of ``names`` uses (default: the default ones), each one's settings checked.
 
     Unknown names, bad settings (``Analyzer.check``) and a bad ``reads`` raise ``UsageError``; nothing is
@@ -166,8 +172,8 @@ def _reading(analyzer: Analyzer, settings: Any) -> str:
 
 
 def run_analyze(
-    pm: Any,
-    config: Any,
+    pm: NitpickerPluginManager,
+    config: Config,
     archive: Path,
     names: list[str] | None = None,
     commit: Any = None,
@@ -184,8 +190,8 @@ def run_analyze(
 
 
 def analyze(
-    pm: Any,
-    config: Any,
+    pm: NitpickerPluginManager,
+    config: Config,
     archive: Path,
     names: list[str] | None = None,
     commit: Any = None,
@@ -236,11 +242,11 @@ class _AnalyzerJob:
 
     def __init__(
         self,
-        pm: Any,
-        config: Any,
+        pm: NitpickerPluginManager,
+        config: Config,
         registry: Registry[Analyzer],
         name: str,
-        reader: Any,
+        reader: ArchiveReader,
         writer: Any,
         run: AnalyzeRun,
         progress: ProgressCallback | None,
@@ -401,6 +407,7 @@ class _AnalyzerJob:
         self.writer.finish_analysis(
             self.commit, name, "complete" if self.summary.errors == 0 else "complete-with-errors"
         )
+        index_analysis(self.writer, self.commit, name, self.pm)  # its checks, with this command's plugins
 
     def _html_to_read(self, page: dict[str, Any]) -> tuple[str, str]:
         """(sha256, kind) of the HTML this analyzer reads of ``page``: the server's when it reads ``source``

@@ -25,7 +25,10 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from nitpicker_core.config import Config
 from nitpicker_core.errors import UsageError
+from nitpicker_core.plugins import make_plugin_manager
+from nitpicker_core.registries import analyzer_registry, setting_registry
 from nitpicker_core.types import Analyzer, PageInput, PageReport
 
 log = logging.getLogger(__name__)
@@ -84,10 +87,6 @@ def build_analyzer(
     plugin_names: Iterable[str], analyzer: str, values: dict[str, Any]
 ) -> tuple[Analyzer, Any]:
     """Rebuild the plugin manager from entry-point names and return (analyzer, config) in this process."""
-    from nitpicker_core.config import Config
-    from nitpicker_core.plugins import make_plugin_manager
-    from nitpicker_core.registries import analyzer_registry, setting_registry
-
     pm = make_plugin_manager(allow=set(plugin_names), deny=set())
     config = Config(setting_registry(pm), dict(values))
     pm.configure_plugins(config)
@@ -120,7 +119,7 @@ def _worker_main(spec: WorkerSpec, conn: Connection) -> None:
     with contextlib.suppress(OSError):
         os.setpgrp()
     os.environ.update(spec.env)
-    from nitpicker_core.archive import open_archive
+    from nitpicker_core.archive import open_archive  # after the environment, which the archive reads
 
     try:
         analyzer, config = build_analyzer(spec.plugin_names, spec.analyzer, spec.values)

@@ -44,22 +44,27 @@ def _cell_rows(cells: Mapping[str, Any]) -> list[list[Any]]:
     return rows
 
 
-class AnalysisMixin(Store):
+class Analyses:
+    """Analyzer runs, their results and the cache of results by HTML, over the writer's store."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
     def _ensure_analysis_schema(self) -> None:
         """Archives written before the cache existed get its table and column when analyzers first run."""
-        conn = self._conn
+        conn = self._store.conn
         columns = {r[1] for r in conn.execute("PRAGMA table_info(analyzer_run)")}
         if "settings_hash" not in columns:
             conn.execute("ALTER TABLE analyzer_run ADD COLUMN settings_hash TEXT NOT NULL DEFAULT ''")
         self._ensure_error_traceback()
-        with self._db.bind_ctx([AnalysisCache]):
-            self._db.create_tables([AnalysisCache], safe=True)
+        with self._store.db.bind_ctx([AnalysisCache]):
+            self._store.db.create_tables([AnalysisCache], safe=True)
 
     def _ensure_error_traceback(self) -> None:
         """An error row keeps the traceback behind its message (NULL in rows of archives written before)."""
-        columns = {r[1] for r in self._conn.execute("PRAGMA table_info(analyzer_error)")}
+        columns = {r[1] for r in self._store.conn.execute("PRAGMA table_info(analyzer_error)")}
         if "traceback" not in columns:
-            self._conn.execute("ALTER TABLE analyzer_error ADD COLUMN traceback TEXT")
+            self._store.conn.execute("ALTER TABLE analyzer_error ADD COLUMN traceback TEXT")
 
     def begin_analysis(
         self, commit_id: int, analyzer: str, version: str, settings: Mapping[str, Any], keep: bool = True
@@ -70,19 +75,19 @@ class AnalysisMixin(Store):
         had the same version and settings and ``keep`` is true; otherwise they are dropped first.
         """
         digest = settings_hash(settings)
-        with self._db.atomic():
+        with self._store.db.atomic():
             self._ensure_analysis_schema()
-            before = self._conn.execute(
+            before = self._store.conn.execute(
                 "SELECT version, settings_hash FROM analyzer_run WHERE commit_id = ? AND analyzer = ?",
                 (commit_id, analyzer),
             ).fetchone()
             kept = keep and before is not None and (before[0], before[1]) == (str(version), digest)
             if not kept:
                 for table in ("analysis_cell", "violation", "analyzer_error", "analyzer_done"):
-                    self._conn.execute(
+                    self._store.conn.execute(
                         f"DELETE FROM {table} WHERE commit_id = ? AND analyzer = ?", (commit_id, analyzer)
                     )
-            self._conn.execute(
+            self._store.conn.execute(
                 "INSERT INTO analyzer_run (commit_id, analyzer, version, settings, settings_hash, started_at, "
                 "finished_at, status) VALUES (?, ?, ?, ?, ?, ?, NULL, 'running') "
                 "ON CONFLICT (commit_id, analyzer) DO UPDATE SET version = excluded.version, "
@@ -90,7 +95,7 @@ class AnalysisMixin(Store):
                 "started_at = excluded.started_at, finished_at = NULL, status = 'running'",
                 (commit_id, analyzer, str(version), to_json(dict(settings)), digest, utc_now()),
             )
-        self._touch()
+        self._store.touch()
         return kept
 
     def put_analysis(
@@ -108,11 +113,11 @@ class AnalysisMixin(Store):
         batch = [(url, dict(cells), list(violations)) for url, cells, violations in items]
         if not batch:
             return
-        with self._db.atomic():
-            ids = self._url_ids(url for url, _, _ in batch)
+        with self._store.db.atomic():
+            ids = self._store.url_ids(url for url, _, _ in batch)
             keys = [(commit_id, ids[url], analyzer) for url, _, _ in batch]
             for table in ("analysis_cell", "violation", "analyzer_error"):
-                self._conn.executemany(
+                self._store.conn.executemany(
                     f"DELETE FROM {table} WHERE commit_id = ? AND url_id = ? AND analyzer = ?", keys
                 )
             cell_rows = []
@@ -134,65 +139,65 @@ class AnalysisMixin(Store):
                             v.help_url or "",
                         )
                     )
-            self._conn.executemany(
+            self._store.conn.executemany(
                 'INSERT INTO analysis_cell (commit_id, url_id, analyzer, "column", value, note) '
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 cell_rows,
             )
-            self._conn.executemany(
+            self._store.conn.executemany(
                 "INSERT INTO violation (commit_id, url_id, analyzer, severity, rule, message, location, snippet, "
                 "help_url) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 violation_rows,
             )
-            self._conn.executemany(
+            self._store.conn.executemany(
                 "INSERT OR IGNORE INTO analyzer_done (commit_id, analyzer, url_id) VALUES (?, ?, ?)",
                 [(c, a, u) for c, u, a in keys],
             )
-        self._touch()
+        self._store.touch()
 
     def put_analyzer_error(
         self, commit_id: int, analyzer: str, url: str | None, message: str, traceback: str | None = None
     ) -> None:
         """Record an error (with the traceback behind it, if any); a URL's error replaces that URL's earlier
         error for the analyzer (retries)."""
-        with self._db.atomic():
+        with self._store.db.atomic():
             self._ensure_error_traceback()
-            url_id = self._url_id(url) if url is not None else None
+            url_id = self._store.url_id(url) if url is not None else None
             if url_id is not None:
-                self._conn.execute(
+                self._store.conn.execute(
                     "DELETE FROM analyzer_error WHERE commit_id = ? AND url_id = ? AND analyzer = ?",
                     (commit_id, url_id, analyzer),
                 )
-            self._conn.execute(
+            self._store.conn.execute(
                 "INSERT INTO analyzer_error (commit_id, url_id, analyzer, message, traceback) VALUES (?, ?, ?, ?, ?)",
                 (commit_id, url_id, analyzer, message, traceback or None),
             )
-        self._touch()
+        self._store.touch()
 
     def finish_analysis(self, commit_id: int, analyzer: str, status: str = "complete") -> None:
-        with self._db.atomic():
-            self._conn.execute(
+        with self._store.db.atomic():
+            self._store.conn.execute(
                 "UPDATE analyzer_run SET status = ?, finished_at = ? WHERE commit_id = ? AND analyzer = ?",
                 (status, utc_now(), commit_id, analyzer),
             )
-        self._touch()
+        self._store.touch()
 
     def done_urls(self, commit_id: int, analyzer: str) -> set[str]:
-        rows = self._conn.execute(
+        rows = self._store.conn.execute(
             "SELECT u.url FROM analyzer_done d JOIN url u ON u.id = d.url_id WHERE d.commit_id = ? AND d.analyzer = ?",
             (commit_id, analyzer),
         )
         return {r[0] for r in rows}
 
     def violation_count(self, commit_id: int, analyzer: str) -> int:
-        row = self._conn.execute(
+        row = self._store.conn.execute(
             "SELECT COUNT(*) FROM violation WHERE commit_id = ? AND analyzer = ?", (commit_id, analyzer)
         ).fetchone()
         return int(row[0])
 
     def skipped_count(self, commit_id: int, analyzer: str) -> int:
         """Pages on which ``analyzer`` left a check out (its ``skipped`` findings, see ``PageReport.skipped``)."""
-        row = self._conn.execute(
+        row = self._store.conn.execute(
             "SELECT COUNT(DISTINCT url_id) FROM violation WHERE commit_id = ? AND analyzer = ? "
             "AND rule = 'skipped'",
             (commit_id, analyzer),
@@ -203,7 +208,7 @@ class AnalysisMixin(Store):
 
     def cached_report(self, html_sha256: str, key: CacheKey) -> PageReport | None:
         """The stored each_page result for the HTML read (its sha256) and ``key`` (see ``cache_key``), if any."""
-        row = self._conn.execute(
+        row = self._store.conn.execute(
             "SELECT cells, violations FROM analysis_cache WHERE html_sha256 = ? AND analyzer = ? AND version = ? "
             "AND settings_hash = ?",
             (html_sha256, *key),
@@ -239,23 +244,23 @@ class AnalysisMixin(Store):
         ]
         if not rows:
             return
-        with self._db.atomic():
-            self._conn.executemany(
+        with self._store.db.atomic():
+            self._store.conn.executemany(
                 "INSERT OR REPLACE INTO analysis_cache (html_sha256, analyzer, version, settings_hash, cells, "
                 "violations, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 rows,
             )
-        self._touch()
+        self._store.touch()
 
     def gc_analysis_cache(self) -> int:
         """Delete cached results whose HTML no page state holds any more; returns the rows deleted."""
         kept = "SELECT html_sha256 FROM page_state WHERE html_sha256 IS NOT NULL"
-        if "source_sha256" in {r[1] for r in self._conn.execute("PRAGMA table_info(page_state)")}:
+        if "source_sha256" in {r[1] for r in self._store.conn.execute("PRAGMA table_info(page_state)")}:
             kept += " UNION SELECT source_sha256 FROM page_state WHERE source_sha256 IS NOT NULL"
-        with self._db.atomic():
+        with self._store.db.atomic():
             self._ensure_analysis_schema()
-            deleted = self._conn.execute(
+            deleted = self._store.conn.execute(
                 f"DELETE FROM analysis_cache WHERE html_sha256 NOT IN ({kept})"
             ).rowcount
-        self._touch()
+        self._store.touch()
         return int(deleted)

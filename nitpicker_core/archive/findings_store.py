@@ -1,7 +1,8 @@
 """Stored findings: each check's findings on a commit, and their new/fixed/persisting counts against its base.
 
-Checks run once when a commit completes (crawl checks) and when an analyzer run completes (that analyzer's
-checks); their findings are stored with the commit, so `issues` reads counts instead of re-running 400
+This module stores and reads them; it never runs a check. Checks run once when a commit completes (crawl
+checks) and when an analyzer run completes (that analyzer's checks), by ``nitpicker_core.indexing`` with the
+caller's plugins, and their findings are stored with the commit, so `issues` reads counts instead of re-running 400
 checks over every page, and lifecycles are SQL set operations on (check, url, detail). A check's findings
 are stored as a set, once per distinct content: a re-crawl that finds exactly what its parent found points
 at the parent's set, so an unchanged commit costs one row per check, not a copy of every finding. Each
@@ -17,10 +18,9 @@ import logging
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
-from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from nitpicker_core.checks import Check, CheckContext, Finding
+from nitpicker_core.records import Finding
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +56,23 @@ TABLES = ("check_result", "finding_set", "set_finding", "set_hash", "finding_del
 RETIRED = ("finding_check", "finding", "finding_hash")
 
 
+class StoredCheck(Protocol):
+    """What storing needs of a check (``nitpicker_core.Check`` is one): its id, analyzer and defect key."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def analyzer(self) -> str: ...
+
+    @property
+    def defect(self) -> str: ...
+
+
+#: one check's outcome on a commit, as stored: the check, its token, its findings, its error (None: it ran)
+Result = tuple[StoredCheck, str, set[Finding], str | None]
+
+
 def enabled() -> bool:
     return os.environ.get(ENV_SWITCH, "1") != "0"
 
@@ -81,25 +98,6 @@ def gc(conn: sqlite3.Connection) -> int:
     conn.execute(f"DELETE FROM set_finding WHERE set_id IN ({unused})")
     conn.execute(f"DELETE FROM set_hash WHERE set_id IN ({unused})")
     return int(conn.execute(f"DELETE FROM finding_set WHERE id IN ({unused})").rowcount)
-
-
-def code_versions(pm: Any, checks: Any) -> dict[str, str]:
-    """What made each check's findings: its plugin and that plugin's distribution version (check id → text)."""
-    import nitpicker_core
-
-    versions: dict[str, str] = {}
-    dists = {}
-    try:
-        dists = {
-            id(plugin): f"{dist.project_name}=={dist.version}" for plugin, dist in pm.list_plugin_distinfo()
-        }
-    except Exception:  # noqa: BLE001 - a manager without entry points: the core's version stands for all
-        pass
-    for entry in checks.entries():
-        plugin = pm.get_plugin(entry.plugin) if pm is not None else None
-        dist = dists.get(id(plugin), f"nitpicker=={nitpicker_core.__version__}")
-        versions[entry.name] = f"{entry.plugin}:{dist}"
-    return versions
 
 
 def base_of(reader: Any, commit: int) -> int | None:
@@ -141,7 +139,7 @@ class Tokens:
             }
         return self._runs[commit]
 
-    def of(self, check: Check, commit: int) -> str | None:
+    def of(self, check: StoredCheck, commit: int) -> str | None:
         """The check's token on the commit; None when its findings are not worth storing (unfinished)."""
         code = self.codes.get(check.id)
         info = self._commits.get(commit)
@@ -345,41 +343,23 @@ _STATE_SQL = {
 # --- writing ------------------------------------------------------------------------------------------------
 
 
-def _plugin_manager() -> Any:
-    from nitpicker_core.plugins import process_plugin_manager
-
-    return process_plugin_manager()
-
-
 def _number(conn: sqlite3.Connection, check_id: str) -> int:
     conn.execute("INSERT OR IGNORE INTO finding_name (check_id) VALUES (?)", (check_id,))
     return int(conn.execute("SELECT id FROM finding_name WHERE check_id = ?", (check_id,)).fetchone()[0])
 
 
-def _evaluate(check: Check, ctx: CheckContext) -> tuple[set[Finding], str | None]:
-    try:  # one check's failure is that check's row, never the whole build
-        found = set(check.findings(ctx)) if check.findings is not None else set()
-        wrong = next((f for f in found if not isinstance(f, Finding)), None)
-        if wrong is not None:
-            raise TypeError(f"findings gave a {type(wrong).__name__}, not a nitpicker_core.Finding")
-        return found, None
-    except Exception as exc:  # noqa: BLE001 - plugin code
-        return set(), f"{type(exc).__name__}: {exc}".splitlines()[0]
-
-
-def build(
-    conn: sqlite3.Connection, stub: Path, commit: int, analyzer: str | None = None, pm: Any = None
+def store(
+    conn: sqlite3.Connection, reader: Any, commit: int, results: Iterable[Result], tokens: Tokens
 ) -> int:
-    """Run and store the commit's crawl checks (or ``analyzer``'s checks) and their counts against the base.
+    """Store the checks' findings on the commit, and their counts against its base; how many were stored.
 
-    ``conn`` is the writer's connection, ``stub`` its working directory (read through a reader of its own).
-    Returns how many checks were stored; never raises: stored findings only make `issues` faster.
+    ``conn`` is the writer's connection (in its transaction), ``reader`` a reader of the writer's working
+    directory that ``results`` were made with. Never raises: stored findings only make `issues` faster.
     """
-    if not enabled():
-        return 0
+    results = list(results)
     conn.execute("SAVEPOINT findings")
     try:
-        stored = _build(conn, stub, commit, analyzer, pm or _plugin_manager())
+        stored = _store(conn, reader, commit, results, tokens)
     except Exception:  # noqa: BLE001 - the archive stays right without them; readers compute in memory
         log.warning("findings of commit %s not stored", commit, exc_info=True)
         conn.execute("ROLLBACK TO findings")
@@ -388,48 +368,24 @@ def build(
     return stored
 
 
-def _build(conn: sqlite3.Connection, stub: Path, commit: int, analyzer: str | None, pm: Any) -> int:
-    from nitpicker_core.archive.reader import ArchiveReader
-    from nitpicker_core.registries import check_registry, query_registry
-
-    registry = check_registry(pm)
-    codes = code_versions(pm, registry)
-    checks = [c for c in registry if (c.analyzer == analyzer if analyzer else not c.analyzer)]
+def _store(conn: sqlite3.Connection, reader: Any, commit: int, results: list[Result], tokens: Tokens) -> int:
     create_tables(conn)
+    base = base_of(reader, commit)
+    prior = base_of(reader, base) if base is not None else None
     stored = 0
-    with ArchiveReader(stub) as reader:
-        ctx = CheckContext(reader, commit, query_registry(pm))
-        base = base_of(reader, commit)
-        prior = base_of(reader, base) if base is not None else None
-        tokens = Tokens(reader, codes)
-        results: list[tuple[Check, str, set[Finding], str | None]] = []
-        for check in checks:
-            wanted = tokens.of(check, commit)
-            if wanted is None:
-                continue
-            found, error = _evaluate(check, ctx)
-            results.append((check, wanted, found, error))
-        for check, wanted, found, error in results:
-            number = _number(conn, check.id)
-            conn.execute("DELETE FROM finding_delta WHERE commit_id = ? AND check_no = ?", (commit, number))
-            conn.execute(
-                "INSERT OR REPLACE INTO check_result (commit_id, check_no, token, set_id, findings, urls, error) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    commit,
-                    number,
-                    wanted,
-                    _store_set(conn, found),
-                    len(found),
-                    len({f.url for f in found}),
-                    error,
-                ),
-            )
-            stored += 1
-        if base is not None:
-            _store_deltas(
-                conn, reader, commit, base, prior, [(c, w) for c, w, _, e in results if e is None], tokens
-            )
+    for check, wanted, found, error in results:
+        number = _number(conn, check.id)
+        conn.execute("DELETE FROM finding_delta WHERE commit_id = ? AND check_no = ?", (commit, number))
+        conn.execute(
+            "INSERT OR REPLACE INTO check_result (commit_id, check_no, token, set_id, findings, urls, error) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (commit, number, wanted, _store_set(conn, found), len(found), len({f.url for f in found}), error),
+        )
+        stored += 1
+    if base is not None:
+        _store_deltas(
+            conn, reader, commit, base, prior, [(c, w) for c, w, _, e in results if e is None], tokens
+        )
     return stored
 
 
@@ -459,7 +415,7 @@ def _store_deltas(
     commit: int,
     base: int,
     prior: int | None,
-    checks: Iterable[tuple[Check, str]],
+    checks: Iterable[tuple[StoredCheck, str]],
     tokens: Tokens,
 ) -> None:
     """Counts against the default base, for the checks stored on both sides (read through the writer's view)."""
@@ -494,7 +450,7 @@ def _store_deltas(
 
 
 def _url_counts(
-    mine: Stored, check: Check, commit: int, base: int, prior: int | None
+    mine: Stored, check: StoredCheck, commit: int, base: int, prior: int | None
 ) -> tuple[int | None, int | None, int | None, int | None]:
     """new, fixed, persisting and regressed affected URLs of one check (what a merged row counts)."""
     now, then = mine.findings(commit, check.id), mine.findings(base, check.id)

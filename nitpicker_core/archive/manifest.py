@@ -123,21 +123,15 @@ def chromium_version(executable: str | None) -> str | None:
     return version
 
 
-def _browser() -> str | None:
-    # The crawler's own choice of executable ($NITPICKER_BROWSER, Playwright's, Debian's), asked lazily
-    # so that reading an archive never loads crawler code.
-    try:
-        from nitpicker_core.crawler.chromium import find_browser
-    except ImportError:  # pragma: no cover - the crawler ships with the core
-        return None
-    return find_browser()
-
-
-def crawl_environment(extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def crawl_environment(
+    extra: Mapping[str, Any] | None = None, *, browser: str | None = None
+) -> dict[str, Any]:
     """nitpicker, state hash, Python, OS, Playwright and Chromium versions and the plugins, plus ``extra``.
 
     The plugins are ``extra["plugins"]`` when the crawler put its plugin manager's records there (what the
     manager found loading the entry points); without them the installed distributions are scanned.
+    ``browser`` is the Chromium executable the crawl uses (``nitpicker_core.find_browser()``; the archive
+    never asks the crawler itself), None when there is none.
     """
     extra = dict(extra or {})
     env: dict[str, Any] = {
@@ -146,7 +140,7 @@ def crawl_environment(extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
         "python": f"{platform.python_version()} ({platform.python_implementation()})",
         "os": platform.platform(),
         "playwright": _version("playwright"),
-        "chromium": chromium_version(_browser()),
+        "chromium": chromium_version(browser),
         "plugins": extra.pop("plugins", None) or plugin_distributions(),
     }
     if os.environ.get("NITPICKER_BROWSER"):

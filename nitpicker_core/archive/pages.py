@@ -31,9 +31,13 @@ _PLACEHOLDER_INSERT = (
 ZLIB_LEVEL = 6
 
 
-class PagesMixin(Store):
-    _members: dict[int, set[int]]
-    _next_order: dict[int, int]
+class Pages:
+    """Writes pages, placeholders, resources and crawl records into a commit, over the writer's store."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._members: dict[int, set[int]] = {}  # commit → url ids it holds (asked for once per commit)
+        self._next_order: dict[int, int] = {}
 
     # --- public API -----------------------------------------------------------------------------------
 
@@ -58,19 +62,19 @@ class PagesMixin(Store):
         """Store many pages (and ``resources``, as ``put_resources``) in one transaction; later entries win."""
         at = times.to_ms(crawled_at)
         batch = list(results)
-        with self._db.atomic():
-            self._changing(commit_id)
+        with self._store.db.atomic():
+            self._store.changing(commit_id)
             if resources:
                 self._resource_rows(commit_id, resources)
             for start in range(0, len(batch), ROW_CHUNK):
                 self._put_chunk(commit_id, batch[start : start + ROW_CHUNK], at)
-        self._touch()
+        self._store.touch()
 
     def put_placeholder(self, commit_id: int, url: str, is_external: bool = False) -> None:
-        with self._db.atomic():
-            self._changing(commit_id)
+        with self._store.db.atomic():
+            self._store.changing(commit_id)
             self._placeholders(commit_id, {url: is_external}, times.to_ms())
-        self._touch()
+        self._store.touch()
 
     def put_skipped(self, commit_id: int, url: str, reason: str, is_external: bool = False) -> None:
         result = ScrapeResult(
@@ -90,62 +94,62 @@ class PagesMixin(Store):
 
     def put_resources(self, commit_id: int, items: Iterable[tuple[Resource, str | None]]) -> None:
         pairs = list(items)
-        with self._db.atomic():
-            self._changing(commit_id)
+        with self._store.db.atomic():
+            self._store.changing(commit_id)
             self._resource_rows(commit_id, pairs)
-        self._touch()
+        self._store.touch()
 
     def _resource_rows(self, commit_id: int, pairs: Sequence[tuple[Resource, str | None]]) -> None:
         """The rows of ``pairs`` (resource, referrer), inside the caller's transaction; later ones win.
 
         The referrer is not stored here: which pages referenced a resource is what their states list."""
         prepared = [(r, *prepare_resource(r)) for r, _ in pairs]
-        ids = self._url_ids([r.url for r, _ in pairs])
-        self._conn.executemany(
+        ids = self._store.url_ids([r.url for r, _ in pairs])
+        self._store.conn.executemany(
             "INSERT OR IGNORE INTO resource_state (hash, url_id, status, status_text, content_type, "
             "content_length, compression, cdn, headers, is_external) VALUES (?,?,?,?,?,?,?,?,?,?)",
             [(h, ids[r.url], *values) for r, h, values in prepared],
         )
-        state_ids = self._lookup(
+        state_ids = self._store.lookup(
             "SELECT hash, id FROM resource_state WHERE hash IN ({marks})", {h for _, h, _ in prepared}
         )
-        self._conn.executemany(
+        self._store.conn.executemany(
             "INSERT INTO commit_resource (commit_id, url_id, state_id) VALUES (?, ?, ?) "
             "ON CONFLICT (commit_id, url_id) DO UPDATE SET state_id = excluded.state_id",
             [(commit_id, ids[r.url], state_ids[h]) for r, h, _ in prepared],
         )
 
     def put_crawl_error(self, commit_id: int, error: CrawlErrorRecord, at: str | None = None) -> None:
-        with self._db.atomic():
-            self._changing(commit_id)
-            self._conn.execute(
+        with self._store.db.atomic():
+            self._store.changing(commit_id)
+            self._store.conn.execute(
                 "INSERT INTO crawl_error (commit_id, url_id, kind, message, phase, at) VALUES (?,?,?,?,?,?)",
                 (
                     commit_id,
-                    self._url_id(error.url),
+                    self._store.url_id(error.url),
                     error.kind,
                     error.message,
                     error.phase or "",
                     times.to_ms(at),
                 ),
             )
-        self._touch()
+        self._store.touch()
 
     def add_inventory_run(
         self, commit_id: int, sha256: str, counts: dict[str, Any], at: str | None = None
     ) -> None:
-        with self._db.atomic():
-            self._conn.execute(
+        with self._store.db.atomic():
+            self._store.conn.execute(
                 "INSERT INTO inventory_run (commit_id, sha256, counts, at) VALUES (?, ?, ?, ?)",
                 (commit_id, sha256, to_json(counts), at or utc_now()),
             )
-        self._touch()
+        self._store.touch()
 
     # --- internals ------------------------------------------------------------------------------------
 
     def commit_urls(self, commit_id: int) -> dict[str, bool]:
         """URLs of the commit that were fetched (or skipped), each with whether it was rendered."""
-        rows = self._conn.execute(
+        rows = self._store.conn.execute(
             "SELECT u.url, s.html_sha256 IS NOT NULL FROM commit_page c JOIN page_state s ON s.id = c.state_id "
             "JOIN url u ON u.id = c.url_id WHERE c.commit_id = ? AND s.scraped = 1",
             (commit_id,),
@@ -154,7 +158,7 @@ class PagesMixin(Store):
 
     def pending_urls(self, commit_id: int) -> list[str]:
         """URLs the commit knows of but never fetched (link targets), in the order they were found."""
-        rows = self._conn.execute(
+        rows = self._store.conn.execute(
             "SELECT u.url FROM commit_page c JOIN page_state s ON s.id = c.state_id JOIN url u ON u.id = c.url_id "
             "WHERE c.commit_id = ? AND s.scraped = 0 ORDER BY c.first_seen_at, u.id",
             (commit_id,),
@@ -163,7 +167,7 @@ class PagesMixin(Store):
 
     def failed_urls(self, commit_id: int) -> dict[str, str]:
         """URLs of the commit whose current state is a failed fetch, with the classified error kind."""
-        rows = self._conn.execute(
+        rows = self._store.conn.execute(
             "SELECT u.url, s.error_kind FROM commit_page c "
             "JOIN page_state s ON s.id = c.state_id JOIN url u ON u.id = c.url_id "
             "WHERE c.commit_id = ? AND s.error_kind IS NOT NULL",
@@ -174,14 +178,16 @@ class PagesMixin(Store):
     def _members_of(self, commit_id: int) -> set[int]:
         members = self._members.get(commit_id)
         if members is None:
-            rows = self._conn.execute("SELECT url_id FROM commit_page WHERE commit_id = ?", (commit_id,))
+            rows = self._store.conn.execute(
+                "SELECT url_id FROM commit_page WHERE commit_id = ?", (commit_id,)
+            )
             members = self._members[commit_id] = {r[0] for r in rows}
         return members
 
     def _order_start(self, commit_id: int, count: int) -> int:
         start = self._next_order.get(commit_id)
         if start is None:
-            row = self._conn.execute(
+            row = self._store.conn.execute(
                 'SELECT COALESCE(MAX("order"), 0) + 1 FROM commit_page WHERE commit_id = ?', (commit_id,)
             ).fetchone()
             start = row[0]
@@ -202,12 +208,12 @@ class PagesMixin(Store):
                 "SELECT src, current_src, alt, width, height, natural_width, natural_height, is_lazy, "
                 "viewport_width, markup FROM image WHERE state_id = ? ORDER BY ordinal"
             )
-        row = self._conn.execute(
+        row = self._store.conn.execute(
             "SELECT cp.state_id FROM commit_page cp JOIN url u ON u.id = cp.url_id "
             "WHERE cp.commit_id = ? AND u.url = ?",
             (commit_id, url),
         ).fetchone()
-        return [tuple(r) for r in self._conn.execute(sql, (row[0],))] if row else []
+        return [tuple(r) for r in self._store.conn.execute(sql, (row[0],))] if row else []
 
     def _prepare_all(self, commit_id: int, results: Sequence[ScrapeResult]) -> list[PreparedPage]:
         latest: dict[str, PreparedPage] = {}
@@ -231,10 +237,10 @@ class PagesMixin(Store):
         shots = [
             (state_ids[p.hash], r.screenshot) for p, r in zip(prepared, results, strict=True) if r.screenshot
         ]
-        screenshots.store(self._conn, shots)
-        ids = self._url_cache
+        screenshots.store(self._store.conn, shots)
+        ids = self._store.url_cache
         first = self._order_start(commit_id, len(prepared))
-        self._conn.executemany(
+        self._store.conn.executemany(
             _PAGE_UPSERT,
             [(commit_id, ids[p.url], state_ids[p.hash], at, at, first + n) for n, p in enumerate(prepared)],
         )
@@ -246,18 +252,20 @@ class PagesMixin(Store):
         for p in prepared:
             for target, *_ in p.anchors:
                 if target not in wanted and ids[target] not in members:
-                    wanted[target] = bool(self.is_external(target)) if self.is_external else False
+                    wanted[target] = (
+                        bool(self._store.is_external(target)) if self._store.is_external else False
+                    )
         if wanted:
             self._placeholders(commit_id, wanted, at)
 
     def _placeholders(self, commit_id: int, urls: dict[str, bool], at: int) -> None:
         members = self._members_of(commit_id)
-        ids = self._url_ids(urls)
+        ids = self._store.url_ids(urls)
         todo = [placeholder(u, ext) for u, ext in urls.items() if ids[u] not in members]
         if not todo:
             return
         state_ids = self._store_states(todo)
-        self._conn.executemany(
+        self._store.conn.executemany(
             _PLACEHOLDER_INSERT, [(commit_id, ids[p.url], state_ids[p.hash], at) for p in todo]
         )
         members.update(ids[p.url] for p in todo)
@@ -265,7 +273,7 @@ class PagesMixin(Store):
     def _store_states(self, prepared: Sequence[PreparedPage]) -> dict[str, int]:
         """Insert the states whose hash is new (with their children and blobs); return hash → id."""
         unique = {p.hash: p for p in prepared}
-        state_ids = self._lookup("SELECT hash, id FROM page_state WHERE hash IN ({marks})", unique)
+        state_ids = self._store.lookup("SELECT hash, id FROM page_state WHERE hash IN ({marks})", unique)
         new = [p for h, p in unique.items() if h not in state_ids]
         urls = {p.url for p in prepared}
         for p in prepared:  # every anchor target needs an id, also for states that already exist
@@ -273,7 +281,7 @@ class PagesMixin(Store):
             urls.update(p.resources)
             if p.redirect_dest:
                 urls.add(p.redirect_dest)
-        ids = self._url_ids(urls)
+        ids = self._store.url_ids(urls)
         if not new:
             return state_ids
         self._store_blobs(new)
@@ -282,9 +290,11 @@ class PagesMixin(Store):
             fields = list(p.fields)
             fields[REDIRECT_AT] = ids[p.redirect_dest] if p.redirect_dest else None
             rows.append((p.hash, ids[p.url], *fields))
-        self._conn.executemany(_STATE_INSERT, rows)
+        self._store.conn.executemany(_STATE_INSERT, rows)
         state_ids.update(
-            self._lookup("SELECT hash, id FROM page_state WHERE hash IN ({marks})", [p.hash for p in new])
+            self._store.lookup(
+                "SELECT hash, id FROM page_state WHERE hash IN ({marks})", [p.hash for p in new]
+            )
         )
         self._store_children(new, state_ids, ids)
         return state_ids
@@ -295,20 +305,20 @@ class PagesMixin(Store):
         bodies.update({p.source_sha256: p.source for p in new if p.source_sha256 is not None})
         if not bodies:
             return
-        have = self._lookup("SELECT sha256, 1 FROM blob WHERE sha256 IN ({marks})", bodies)
+        have = self._store.lookup("SELECT sha256, 1 FROM blob WHERE sha256 IN ({marks})", bodies)
         rows = []
         for sha, html in bodies.items():
             if sha not in have and html is not None:
                 raw = html.encode("utf-8")
                 rows.append((sha, "zlib", len(raw), zlib.compress(raw, ZLIB_LEVEL)))
-        self._conn.executemany(
+        self._store.conn.executemany(
             "INSERT OR IGNORE INTO blob (sha256, codec, size, data) VALUES (?, ?, ?, ?)", rows
         )
 
     def _store_children(
         self, new: Sequence[PreparedPage], state_ids: dict[str, int], ids: dict[str, int]
     ) -> None:
-        conn = self._conn
+        conn = self._store.conn
         conn.executemany(
             "INSERT INTO anchor (state_id, ordinal, target_url_id, fragment, text, raw_href, line, col) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

@@ -8,7 +8,8 @@ from typing import Any
 
 from nitpicker_core.errors import UsageError
 
-from . import aggregates
+from . import aggregates, findings_store, manifest, screenshots
+from .analysis import Analyses
 from .store import Store, utc_now
 
 # Columns that tie a row to a commit in any table, the core's and plugins' stores alike (findings deltas
@@ -70,21 +71,46 @@ def surviving_parents(parents: Mapping[int, int | None], dropped: set[int]) -> d
     return moved
 
 
-class PruneMixin(Store):
-    """``drop_commits`` for ArchiveWriter; the collection of unreachable content is ``gc``."""
+class Prune:
+    """``drop_commits`` and ``gc`` (whatever no commit reaches) over the writer's store."""
+
+    def __init__(self, store: Store, analyses: Analyses) -> None:
+        self._store, self._analyses = store, analyses
 
     def gc(self, vacuum: bool = False) -> dict[str, int]:
-        # declared for the type checker only: ArchiveWriter's own body defines gc() (unreachable content),
-        # which drop_commits calls once the commits are gone
-        raise NotImplementedError
+        """Delete page/resource states, their children, blobs and cached analyzer results no commit reaches."""
+        counts = {}
+        with self._store.db.atomic():
+            conn = self._store.conn
+            counts["page_states"] = conn.execute(
+                "DELETE FROM page_state WHERE id NOT IN (SELECT state_id FROM commit_page)"
+            ).rowcount
+            counts["resource_states"] = conn.execute(
+                "DELETE FROM resource_state WHERE id NOT IN (SELECT state_id FROM commit_resource)"
+            ).rowcount
+            counts["blobs"] = conn.execute(
+                "DELETE FROM blob WHERE sha256 NOT IN "
+                "(SELECT html_sha256 FROM page_state WHERE html_sha256 IS NOT NULL "
+                "UNION SELECT source_sha256 FROM page_state WHERE source_sha256 IS NOT NULL)"
+            ).rowcount
+            counts["finding_sets"] = findings_store.gc(conn)
+            counts["screenshots"] = screenshots.gc(conn)
+            counts["aggregate_sets"] = aggregates.gc(conn)
+            counts["manifests"] = manifest.gc(conn)
+        # cached analyzer results of HTML that no page state holds any more can never be reused
+        counts["analysis_cache"] = self._analyses.gc_analysis_cache()
+        if vacuum:
+            self._store.db.execute_sql("VACUUM")
+        self._store.touch()
+        return counts
 
     def used_bytes(self) -> int:
         """Bytes the database's tables and indexes hold (what a VACUUM would keep)."""
-        row = self._conn.execute("SELECT COALESCE(SUM(pgsize - unused), 0) FROM dbstat").fetchone()
+        row = self._store.conn.execute("SELECT COALESCE(SUM(pgsize - unused), 0) FROM dbstat").fetchone()
         return int(row[0])
 
     def _commit_tables(self) -> list[tuple[str, str]]:
-        conn = self._conn
+        conn = self._store.conn
         tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
         found: list[tuple[str, str]] = []
         for table in tables:
@@ -101,10 +127,10 @@ class PruneMixin(Store):
         ``bytes_freed`` is the drop in bytes in use (the file shrinks by about that once vacuumed).
         """
         result = Pruned(dropped=sorted(dropped), dry_run=dry_run)
-        conn = self._conn
-        was_dirty = self._dirty
+        conn = self._store.conn
+        was_dirty = self._store.dirty
         before = self.used_bytes()
-        with self._db.atomic() as txn:
+        with self._store.db.atomic() as txn:
             parents = {c: p for c, p in conn.execute("SELECT id, parent_id FROM commits")}
             result.reparented = surviving_parents(parents, set(result.dropped))
             conn.executemany(
@@ -122,17 +148,17 @@ class PruneMixin(Store):
             # a re-parented commit's stored diff against its parent now compares with another commit
             for child in result.reparented:
                 status = conn.execute("SELECT status FROM commits WHERE id = ?", (child,)).fetchone()
-                if status and status[0] == "complete" and child not in self._unaggregated:
+                if status and status[0] == "complete" and child not in self._store.unaggregated:
                     aggregates.build(conn, child, utc_now())
             result.removed.update(self.gc())
             result.bytes_freed = before - self.used_bytes()
             if dry_run:
                 txn.rollback()
         if dry_run or not any(result.removed.values()):
-            self._dirty = was_dirty  # nothing changed: the file need not be written again
+            self._store.dirty = was_dirty  # nothing changed: the file need not be written again
         return result
 
     def vacuum(self) -> None:
         """Give the pages gc freed back, so the archive file shrinks (outside any transaction)."""
-        self._db.execute_sql("VACUUM")
-        self._touch()
+        self._store.db.execute_sql("VACUUM")
+        self._store.touch()

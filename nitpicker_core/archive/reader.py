@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from nitpicker_core.errors import ArchiveError
+from nitpicker_core.layout import stub_path
 from nitpicker_core.records import BOOLEAN_METADATA
 
 from . import counts, files, manifest, referrers, times
 from .lock import live_pid
 from .models import PROMOTED, PROMOTED_NAMES, promoted_from_extra_sql
-from .writer import STUB_SUFFIX
 
 _PAGE_SELECT = (
     "SELECT u.url, ps.*, d.url AS redirect_dest, {first} AS first_seen_at, {last} AS last_crawled_at, "
@@ -43,7 +43,7 @@ def locate(path: Path) -> tuple[Path, str]:
     try:
         return path, files.archive_kind(path)
     except ArchiveError:
-        stub = path.with_name(path.name + STUB_SUFFIX)
+        stub = stub_path(path)
         if os.path.lexists(path) or not os.path.isdir(stub):
             raise
         return stub, "dir"

@@ -9,9 +9,10 @@ loaded. Nothing is copied, so an unchanged site costs the new commit its index r
 from __future__ import annotations
 
 from . import times
-from .pages import PagesMixin
+from .pages import Pages
+from .store import Store
 
-__all__ = ["RevalidateMixin"]
+__all__ = ["Revalidator"]
 
 # Rendered pages that answered 2xx themselves: the only states a 304 may stand for. A state without
 # its extraction (the page did not answer in time) is rendered again rather than kept degraded.
@@ -24,10 +25,15 @@ _VALIDATORS_SQL = (
 )
 
 
-class RevalidateMixin(PagesMixin):
+class Revalidator:
+    """The update's side of the writer: validators of a base commit, and pages taken over from it."""
+
+    def __init__(self, store: Store, pages: Pages) -> None:
+        self._store, self._pages = store, pages
+
     def base_of(self, commit_id: int) -> int | None:
         """The commit ``commit_id`` was made from (its parent), whose pages an update may take over."""
-        row = self._conn.execute("SELECT parent_id FROM commits WHERE id = ?", (commit_id,)).fetchone()
+        row = self._store.conn.execute("SELECT parent_id FROM commits WHERE id = ?", (commit_id,)).fetchone()
         return row[0] if row else None
 
     def validators(self, commit_id: int) -> dict[str, dict[str, str]]:
@@ -36,7 +42,7 @@ class RevalidateMixin(PagesMixin):
         Only pages a 304 can stand for are listed, and only those whose server sent a validator.
         """
         found: dict[str, dict[str, str]] = {}
-        for url, etag, modified in self._conn.execute(_VALIDATORS_SQL, (commit_id,)):
+        for url, etag, modified in self._store.conn.execute(_VALIDATORS_SQL, (commit_id,)):
             pair = {
                 k: v for k, v in (("etag", etag), ("last_modified", modified)) if isinstance(v, str) and v
             }
@@ -52,25 +58,25 @@ class RevalidateMixin(PagesMixin):
         Returns the page's link targets (the crawl follows them as a rendered page's), or None when the
         base commit has no state for ``url`` (nothing is written then).
         """
-        conn = self._conn
-        with self._db.atomic():
-            url_id = self._url_id(url)
+        conn = self._store.conn
+        with self._store.db.atomic():
+            url_id = self._store.url_id(url)
             row = conn.execute(
                 "SELECT state_id FROM commit_page WHERE commit_id = ? AND url_id = ?", (base_id, url_id)
             ).fetchone()
             if row is None:
                 return None
             state_id = row[0]
-            self._changing(commit_id)
+            self._store.changing(commit_id)
             when = times.to_ms(at)
             conn.execute(
                 'INSERT INTO commit_page (commit_id, url_id, state_id, first_seen_at, last_crawled_at, "order") '
                 "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (commit_id, url_id) DO UPDATE SET "
                 "state_id = excluded.state_id, last_crawled_at = excluded.last_crawled_at, "
                 '"order" = COALESCE(commit_page."order", excluded."order")',
-                (commit_id, url_id, state_id, when, when, self._order_start(commit_id, 1)),
+                (commit_id, url_id, state_id, when, when, self._pages._order_start(commit_id, 1)),
             )
-            self._members_of(commit_id).add(url_id)
+            self._pages._members_of(commit_id).add(url_id)
             # the sub-resources it loaded, as the base commit recorded them (they were not fetched again)
             conn.execute(
                 "INSERT OR IGNORE INTO commit_resource (commit_id, url_id, state_id) "
@@ -80,18 +86,20 @@ class RevalidateMixin(PagesMixin):
             )
             # what it links to is known to the commit, as a rendered page's links are
             targets = self.state_links(state_id)
-            members = self._members_of(commit_id)
-            ids = self._url_ids(targets)
-            wanted = {t: bool(self.is_external(t)) if self.is_external else False for t in targets}
+            members = self._pages._members_of(commit_id)
+            ids = self._store.url_ids(targets)
+            wanted = {
+                t: bool(self._store.is_external(t)) if self._store.is_external else False for t in targets
+            }
             wanted = {t: ext for t, ext in wanted.items() if ids[t] not in members}
             if wanted:
-                self._placeholders(commit_id, wanted, when)
-        self._touch()
+                self._pages._placeholders(commit_id, wanted, when)
+        self._store.touch()
         return targets
 
     def state_links(self, state_id: int) -> list[str]:
         """The link targets of one page state, in document order, each once."""
-        rows = self._conn.execute(
+        rows = self._store.conn.execute(
             "SELECT t.url FROM anchor a JOIN url t ON t.id = a.target_url_id WHERE a.state_id = ? "
             "ORDER BY a.ordinal",
             (state_id,),

@@ -6,26 +6,27 @@ import contextlib
 import importlib.metadata
 import json
 import sqlite3
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, cast
 
 import peewee as pw
 
 from nitpicker_core.errors import ArchiveError, NitpickerError
+from nitpicker_core.layout import stub_path
 from nitpicker_core.writable import check_file_destination
 
-from . import aggregates, counts, files, findings_store, manifest, referrers, screenshots
-from .analysis import AnalysisMixin
+from . import aggregates, counts, files, findings_store, manifest, referrers
+from .analysis import Analyses
 from .hashing import to_json
 from .lock import StubLock
 from .models import FORMAT_VERSION, create_schema, upgrade_schema
-from .prune import PruneMixin
-from .recovery import WRITTEN_FILE, RecoveryMixin
-from .revalidate import RevalidateMixin
-from .store import utc_now
+from .pages import Pages
+from .prune import Prune
+from .recovery import WRITTEN_FILE, Recovery
+from .revalidate import Revalidator
+from .store import Store, utc_now, via
 
-STUB_SUFFIX = ".stub"
 PRAGMAS = {
     "journal_mode": "wal",
     "synchronous": "normal",
@@ -43,10 +44,6 @@ class NothingToResume(NitpickerError):
     exit_code = 0
 
 
-def stub_path(target: Path) -> Path:
-    return target.with_name(target.name + STUB_SUFFIX)
-
-
 def created_by() -> str:
     try:
         version = importlib.metadata.version("nitpicker")
@@ -55,8 +52,12 @@ def created_by() -> str:
     return f"nitpicker {version}"
 
 
-class ArchiveWriter(RevalidateMixin, AnalysisMixin, RecoveryMixin, PruneMixin):
-    """Use ``ArchiveWriter.open(target)``; every method runs in its own transaction."""
+class ArchiveWriter:
+    """Use ``ArchiveWriter.open(target)``; every method runs in its own transaction.
+
+    The writer holds the lock, the commits and the file; the rest is done by collaborators over its one
+    ``Store`` (the database and the URL ids they share), whose methods it offers as its own.
+    """
 
     def __init__(
         self,
@@ -70,12 +71,12 @@ class ArchiveWriter(RevalidateMixin, AnalysisMixin, RecoveryMixin, PruneMixin):
         self.stub = stub
         self._lock = lock
         self._db = db
-        self.is_external = is_external
-        self._url_cache: dict[str, int] = {}
-        self._members: dict[int, set[int]] = {}
-        self._next_order: dict[int, int] = {}
-        self._dirty = False
-        self._unaggregated: set[int] = set()
+        self._store = Store(db, is_external)
+        self.pages = Pages(self._store)
+        self.revalidator = Revalidator(self._store, self.pages)
+        self.analyses = Analyses(self._store)
+        self.recovery = Recovery(self._store, target, stub)
+        self.prune = Prune(self._store, self.analyses)
         self.aggregate_seconds: dict[int, float] = {}
         self.closed = False
         # True when open() found finished work a dead writer never wrote, and wrote the file for it
@@ -126,7 +127,7 @@ class ArchiveWriter(RevalidateMixin, AnalysisMixin, RecoveryMixin, PruneMixin):
             if had_db:
                 writer._recover()
             else:  # just extracted (or new): the working copy holds exactly what the file holds
-                writer._mark_written(writer._finished_changes())
+                writer.recovery.mark_written(writer.recovery.finished_changes())
         except BaseException:
             writer.close(remove_stub=False)
             raise
@@ -180,10 +181,54 @@ class ArchiveWriter(RevalidateMixin, AnalysisMixin, RecoveryMixin, PruneMixin):
         """Finish what a killed writer left: aggregates of complete commits, then the file itself."""
         if not self.unwritten():
             return
-        for commit_id in self._unaggregated_complete():
+        for commit_id in self.recovery.unaggregated_complete():
             self.build_aggregates(commit_id)
         self.write()
         self.recovered = True
+
+    # --- what the collaborators do, offered as the writer's own methods ---------------------------------
+
+    put_page = via("pages", Pages.put_page)
+    put_pages = via("pages", Pages.put_pages)
+    put_placeholder = via("pages", Pages.put_placeholder)
+    put_skipped = via("pages", Pages.put_skipped)
+    put_resource = via("pages", Pages.put_resource)
+    put_resources = via("pages", Pages.put_resources)
+    put_crawl_error = via("pages", Pages.put_crawl_error)
+    add_inventory_run = via("pages", Pages.add_inventory_run)
+    commit_urls = via("pages", Pages.commit_urls)
+    pending_urls = via("pages", Pages.pending_urls)
+    failed_urls = via("pages", Pages.failed_urls)
+    base_of = via("revalidator", Revalidator.base_of)
+    validators = via("revalidator", Revalidator.validators)
+    put_unchanged = via("revalidator", Revalidator.put_unchanged)
+    state_links = via("revalidator", Revalidator.state_links)
+    begin_analysis = via("analyses", Analyses.begin_analysis)
+    put_analysis = via("analyses", Analyses.put_analysis)
+    put_analyses = via("analyses", Analyses.put_analyses)
+    put_analyzer_error = via("analyses", Analyses.put_analyzer_error)
+    done_urls = via("analyses", Analyses.done_urls)
+    violation_count = via("analyses", Analyses.violation_count)
+    skipped_count = via("analyses", Analyses.skipped_count)
+    cached_report = via("analyses", Analyses.cached_report)
+    put_cached_reports = via("analyses", Analyses.put_cached_reports)
+    gc_analysis_cache = via("analyses", Analyses.gc_analysis_cache)
+    unwritten = via("recovery", Recovery.unwritten)
+    gc = via("prune", Prune.gc)
+    used_bytes = via("prune", Prune.used_bytes)
+    drop_commits = via("prune", Prune.drop_commits)
+    vacuum = via("prune", Prune.vacuum)
+
+    @property
+    def is_external(self) -> Callable[[str], bool] | None:
+        return self._store.is_external
+
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        return self._store.conn
+
+    def _touch(self) -> None:
+        self._store.touch()
 
     # --- info and commits -----------------------------------------------------------------------------
 
@@ -260,7 +305,7 @@ class ArchiveWriter(RevalidateMixin, AnalysisMixin, RecoveryMixin, PruneMixin):
                         "UPDATE commits SET environment = ? WHERE id = ?",
                         (manifest.share(self._conn, to_json(env)), commit_id),
                     )
-            self._changing(commit_id)
+            self._store.changing(commit_id)
             referrers.clear(self._conn, commit_id)  # also when this writer finished it a moment ago
         self._touch()
         return commit_id
@@ -292,7 +337,7 @@ class ArchiveWriter(RevalidateMixin, AnalysisMixin, RecoveryMixin, PruneMixin):
                     commit_id,
                 ),
             )
-            self._count_finished()
+            self.recovery.count_finished()
             referrers.count(self._conn, commit_id)
             if status == "complete":
                 head = self.head()
@@ -305,24 +350,30 @@ class ArchiveWriter(RevalidateMixin, AnalysisMixin, RecoveryMixin, PruneMixin):
                     )
         self._touch()
         files.kill_point_for_tests("after-finish")
-        if status == "complete":
+        if status == "complete":  # the link aggregates; the checks' findings are indexing's (no plugins here)
             self.build_aggregates(commit_id)
-            self.build_findings(commit_id)
 
     def build_aggregates(self, commit_id: int) -> float:
         """Compute and store the commit's link aggregates (done when a commit completes); returns seconds."""
         self.commit_status(commit_id)
         with self._db.atomic():
             seconds = aggregates.build(self._conn, commit_id, utc_now())
-        self._unaggregated.discard(commit_id)
+        self._store.unaggregated.discard(commit_id)
         self.aggregate_seconds[commit_id] = seconds
         self._touch()
         return seconds
 
-    def build_findings(self, commit_id: int, analyzer: str | None = None) -> int:
-        """Store the commit's crawl checks' findings (or ``analyzer``'s checks'); how many checks were stored."""
+    def store_findings(
+        self,
+        commit_id: int,
+        reader: Any,
+        results: Iterable[findings_store.Result],
+        tokens: findings_store.Tokens,
+    ) -> int:
+        """Store checks' findings on the commit (run by ``nitpicker_core.indexing`` through ``reader``, a
+        reader of this writer's stub); how many checks were stored. Never raises."""
         with self._db.atomic():
-            stored = findings_store.build(self._conn, self.stub, commit_id, analyzer)
+            stored = findings_store.store(self._conn, reader, commit_id, results, tokens)
         if stored:
             self._touch()
         return stored
@@ -331,15 +382,13 @@ class ArchiveWriter(RevalidateMixin, AnalysisMixin, RecoveryMixin, PruneMixin):
 
     def finish_analysis(self, commit_id: int, analyzer: str, status: str = "complete") -> None:
         with self._db.atomic():  # the analyzer run's own transaction nests in this one
-            super().finish_analysis(commit_id, analyzer, status)
-            self._count_finished()
-        if status.startswith("complete"):
-            self.build_findings(commit_id, analyzer)
+            self.analyses.finish_analysis(commit_id, analyzer, status)
+            self.recovery.count_finished()
         files.kill_point_for_tests("after-analysis")
 
     def write(self) -> Path:
         """Checkpoint and tar the database over the target atomically; returns the target."""
-        finished = self._finished_changes()
+        finished = self.recovery.finished_changes()
         busy, _, _ = self._db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         if busy:
             # A reader pins the WAL: tar a consistent snapshot instead of a main file missing pages.
@@ -356,36 +405,9 @@ class ArchiveWriter(RevalidateMixin, AnalysisMixin, RecoveryMixin, PruneMixin):
                 snapshot.unlink(missing_ok=True)
         else:
             files.write_tar(self.stub / files.DB_NAME, self.target)
-        self._mark_written(finished)
-        self._dirty = False
+        self.recovery.mark_written(finished)
+        self._store.dirty = False
         return self.target
-
-    def gc(self, vacuum: bool = False) -> dict[str, int]:
-        """Delete page/resource states, their children, blobs and cached analyzer results no commit reaches."""
-        counts = {}
-        with self._db.atomic():
-            conn = self._conn
-            counts["page_states"] = conn.execute(
-                "DELETE FROM page_state WHERE id NOT IN (SELECT state_id FROM commit_page)"
-            ).rowcount
-            counts["resource_states"] = conn.execute(
-                "DELETE FROM resource_state WHERE id NOT IN (SELECT state_id FROM commit_resource)"
-            ).rowcount
-            counts["blobs"] = conn.execute(
-                "DELETE FROM blob WHERE sha256 NOT IN "
-                "(SELECT html_sha256 FROM page_state WHERE html_sha256 IS NOT NULL "
-                "UNION SELECT source_sha256 FROM page_state WHERE source_sha256 IS NOT NULL)"
-            ).rowcount
-            counts["finding_sets"] = findings_store.gc(conn)
-            counts["screenshots"] = screenshots.gc(conn)
-            counts["aggregate_sets"] = aggregates.gc(conn)
-            counts["manifests"] = manifest.gc(conn)
-        # cached analyzer results of HTML that no page state holds any more can never be reused
-        counts["analysis_cache"] = self.gc_analysis_cache()
-        if vacuum:
-            self._db.execute_sql("VACUUM")
-        self._touch()
-        return counts
 
     def close(self, remove_stub: bool | None = None) -> None:
         """Close and unlock. By default the stub goes only when everything is written and complete."""
@@ -394,7 +416,7 @@ class ArchiveWriter(RevalidateMixin, AnalysisMixin, RecoveryMixin, PruneMixin):
         if remove_stub is None:
             last = self.latest_commit()
             remove_stub = (
-                not self._dirty
+                not self._store.dirty
                 and self.target.exists()
                 and (last is None or self.commit_status(last) == "complete")
             )

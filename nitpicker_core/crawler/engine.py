@@ -9,9 +9,8 @@ import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from nitpicker_core.archive import stub_path
 from nitpicker_core.crawler.errors import PERMANENT_KINDS, DnsBurnList
 from nitpicker_core.crawler.events import EventSink
 from nitpicker_core.crawler.fetch import Fetcher, FetchResult, HostThrottle
@@ -21,13 +20,25 @@ from nitpicker_core.crawler.pagination import PaginationPredictor
 from nitpicker_core.crawler.phases import PhaseClock
 from nitpicker_core.crawler.policy import CrawlPolicy
 from nitpicker_core.crawler.queue import QueueItem, UrlQueue
-from nitpicker_core.crawler.results import HTML_TYPES, ResultsMixin
+from nitpicker_core.crawler.render import RenderFailure, render_page
+from nitpicker_core.crawler.results import (
+    HTML_TYPES,
+    ResultsMixin,
+    declined_by_browser,
+    mark_blocked,
+    unrenderable,
+)
 from nitpicker_core.crawler.revalidation import Revalidation
 from nitpicker_core.crawler.slots import PageSlots
 from nitpicker_core.crawler.stopping import PageAbandoned, StopSignals, resume_hint
+from nitpicker_core.indexing import Indexer
+from nitpicker_core.layout import stub_path
 from nitpicker_core.records import Anchor, CrawlContext, Resource, ScrapeResult
 from nitpicker_core.sinks import ArchiveSink, check_sink, revalidating
 from nitpicker_core.urls import looks_like_html, normalize, split_credentials
+
+if TYPE_CHECKING:
+    from nitpicker_core.plugins import NitpickerPluginManager
 
 log = logging.getLogger(__name__)
 STOP_GRACE_SECONDS = 5.0  # in-flight pages after the first stop request; then they go back to pending
@@ -64,7 +75,7 @@ class Crawler(ResultsMixin):
 
     def __init__(
         self,
-        pm: Any,
+        pm: NitpickerPluginManager,
         options: CrawlOptions,
         output: Path,
         *,
@@ -218,7 +229,7 @@ class Crawler(ResultsMixin):
 
     def _open_archive(self) -> None:
         """The archive sink from ``crawl_open_archive``, kept by the crawler; none means no crawl at all."""
-        opened = self.pm.hook.crawl_open_archive(crawl=self.crawl)
+        opened = self.pm.hook.crawl_open_archive(crawl=self.crawl, indexer=Indexer(self.pm))
         try:
             self.archive = check_sink(opened)
         except BaseException:
@@ -433,8 +444,6 @@ class Crawler(ResultsMixin):
 
     async def _process(self, worker: int, item: QueueItem) -> bool:
         """Handle one URL; True when the browser rendered it."""
-        from nitpicker_core.crawler.results import unrenderable
-
         url = item.url
         if self._refuse_invalid(item):  # a link no request can go to (a port out of range): never fetched
             return False
@@ -546,9 +555,6 @@ class Crawler(ResultsMixin):
             self._tabs.put_nowait(tab)
 
     async def _render_in(self, worker: int, item: QueueItem, pre: FetchResult, light: bool) -> bool:
-        from nitpicker_core.crawler.render import RenderFailure, render_page
-        from nitpicker_core.crawler.results import declined_by_browser, mark_blocked
-
         url = item.url
         render_started = time.perf_counter()
         credentials = self._credentials(url) if item.in_scope else None

@@ -8,11 +8,15 @@ import logging
 import queue
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core.crawler.phases import PhaseClock
 from nitpicker_core.records import ScrapeResult
 from nitpicker_core.sinks import ArchiveSink
+
+if TYPE_CHECKING:
+    from nitpicker_core.plugins import NitpickerPluginManager
+    from nitpicker_core.records import CrawlContext
 
 log = logging.getLogger(__name__)
 _STOP = object()
@@ -86,7 +90,14 @@ class EventSink:
     failure aborts the crawl).
     """
 
-    def __init__(self, pm: Any, crawl: Any, archive: ArchiveSink, *, clock: PhaseClock | None = None) -> None:
+    def __init__(
+        self,
+        pm: NitpickerPluginManager,
+        crawl: CrawlContext,
+        archive: ArchiveSink,
+        *,
+        clock: PhaseClock | None = None,
+    ) -> None:
         self.pm, self.crawl, self.archive = pm, crawl, archive
         self.clock = clock
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=2000)

@@ -15,16 +15,24 @@ import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from distributed import get_worker
 from distributed.client import FutureCancelledError
 from distributed.diagnostics.plugin import WorkerPlugin
 from distributed.scheduler import KilledWorker
 
+from nitpicker_core.config import Config
+from nitpicker_core.crawler.options import CrawlOptions
+from nitpicker_core.crawler.policy import CrawlPolicy
 from nitpicker_core.crawler.render import RenderFailure, render_page
 from nitpicker_core.crawler.stopping import PageAbandoned
+from nitpicker_core.plugins import make_plugin_manager
 from nitpicker_core.records import CrawlContext, ScrapeResult
+from nitpicker_core.registries import setting_registry
+
+if TYPE_CHECKING:
+    from nitpicker_core.plugins import NitpickerPluginManager
 
 __all__ = ["BrowserWorker", "ClusterLost", "DaskRenderer", "RenderJob", "render_on_worker"]
 
@@ -120,9 +128,6 @@ class BrowserWorker(WorkerPlugin):
         if not headers:
             return None
         if self._policy is None:
-            from nitpicker_core.crawler.options import CrawlOptions
-            from nitpicker_core.crawler.policy import CrawlPolicy
-
             self._policy = CrawlPolicy(CrawlOptions(roots=[], headers=headers, ignore_robots=True))
             self._policy.scope = self.scope
         return self._policy.route_headers
@@ -130,10 +135,6 @@ class BrowserWorker(WorkerPlugin):
 
 def _worker_plugin_manager(names: tuple[str, ...], values: dict[str, Any]) -> Any:
     """The crawl's plugins, loaded by entry-point name and configured with the command's settings."""
-    from nitpicker_core.config import Config
-    from nitpicker_core.plugins import make_plugin_manager
-    from nitpicker_core.registries import setting_registry
-
     pm = make_plugin_manager(allow=set(names), deny=set())
     pm.configure_plugins(Config(setting_registry(pm), dict(values)))
     return pm
@@ -158,7 +159,9 @@ class DaskRenderer:
 
     restarts = 0  # Chromium restarts happen on the workers; each worker relaunches its own
 
-    def __init__(self, client: Any, pm: Any, crawl: CrawlContext, options: Any, scope: Any) -> None:
+    def __init__(
+        self, client: Any, pm: NitpickerPluginManager, crawl: CrawlContext, options: Any, scope: Any
+    ) -> None:
         self.client = client
         self.name = PLUGIN_PREFIX + uuid.uuid4().hex
         config = getattr(pm, "_config", None)  # the command's settings, as analyze workers get them

@@ -5,9 +5,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from nitpicker_core.crawler.errors import classify
 from nitpicker_core.records import CrawlContext, ScrapeResult
+
+if TYPE_CHECKING:
+    from nitpicker_core.plugins import NitpickerPluginManager
 
 __all__ = ["RenderFailure", "render_page"]
 
@@ -25,7 +29,7 @@ class RenderFailure:
 
 
 async def render_page(
-    pm: Any,
+    pm: NitpickerPluginManager,
     crawl: CrawlContext,
     slots: Any,
     slot: Any,
@@ -40,8 +44,6 @@ async def render_page(
 
     None when no plugin scraped the URL. A page that cannot be leased (the browser will not start) raises.
     """
-    from nitpicker_core.crawler.errors import classify
-
     page = await slots.acquire(slot, credentials)
     healthy = False
     try:

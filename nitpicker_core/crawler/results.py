@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core.content_types import HTML_TYPES as PAGE_TYPES
 from nitpicker_core.crawler.errors import PERMANENT_KINDS, classify, is_blocked_status
@@ -15,6 +15,10 @@ from nitpicker_core.crawler.start_links import StartLinks
 from nitpicker_core.crawler.stopping import PageAbandoned
 from nitpicker_core.records import Anchor, CrawlErrorRecord, PageError, Resource, ScrapeResult
 from nitpicker_core.urls import normalize
+
+if TYPE_CHECKING:
+    from nitpicker_core.plugins import NitpickerPluginManager
+    from nitpicker_core.records import CrawlContext
 
 HTML_TYPES = (None, *sorted(PAGE_TYPES, key=len))  # None: the server said nothing, and a browser sniffs
 BODYLESS_STATUSES = frozenset({204, 205, 304})
@@ -60,7 +64,7 @@ class ResultsMixin:
     """The part of the Crawler that records what each URL turned out to be (see engine.Crawler)."""
 
     # set by Crawler.__init__ / run()
-    pm: Any
+    pm: NitpickerPluginManager
     options: Any
     queue: Any
     scope: Any
@@ -68,7 +72,7 @@ class ResultsMixin:
     stats: Any
     fetcher: Any
     predictor: Any
-    crawl: Any
+    crawl: CrawlContext
     _claimed: dict[str, str]
     _captured: dict[str, Resource]
     _linked: set[str]

@@ -6,6 +6,8 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+from nitpicker_core.archive import open_archive, stub_path
+
 CHUNK = 1 << 20
 
 
@@ -15,8 +17,6 @@ def archive_commits(archive: Path) -> dict[int, dict[str, str]] | None:
     The identity is the archive's creation time and the commit's start time: a commit number alone is
     not enough, since an archive made again from scratch has a commit 1 of its own.
     """
-    from nitpicker_core.archive import open_archive, stub_path
-
     stub = stub_path(archive)
     source = stub if (stub / "archive.db").is_file() else archive if archive.is_file() else None
     if source is None:

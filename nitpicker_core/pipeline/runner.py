@@ -10,9 +10,11 @@ import threading
 import time
 from typing import Any
 
+from nitpicker_core.archive import open_archive
 from nitpicker_core.pipeline import verdict
 from nitpicker_core.pipeline.journal import Journal, classify, failure_class
 from nitpicker_core.pipeline.stages import STAGE_TYPES, Context, StageFailed
+from nitpicker_core.query import query_registry
 
 log = logging.getLogger(__name__)
 HEARTBEAT_SECONDS = 5.0
@@ -180,8 +182,6 @@ class Pipeline:
         crawl = self.ctx.outputs.get("crawl")
         if not thresholds or not crawl:
             return None
-        from nitpicker_core.archive import open_archive
-        from nitpicker_core.query import query_registry
 
         with open_archive(self.ctx.archive) as reader:
             result = verdict.evaluate(thresholds, reader, crawl["commit"], query_registry(self.ctx.pm))

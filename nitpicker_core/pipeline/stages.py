@@ -8,10 +8,17 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from nitpicker_core.archive import open_archive
 from nitpicker_core.hookspecs import hookimpl
 from nitpicker_core.pipeline.provenance import archive_commits, changed_file, fingerprint
+from nitpicker_core.report import run_report
+
+if TYPE_CHECKING:
+    from nitpicker_core.config import Config
+    from nitpicker_core.plugins import NitpickerPluginManager
+    from nitpicker_core.records import CrawlContext
 
 
 class StageFailed(Exception):
@@ -30,8 +37,8 @@ def digest(value: Any) -> str:
 class Context:
     """One run: the plugin manager and config, the declaration, live progress and the outputs so far."""
 
-    pm: Any
-    config: Any
+    pm: NitpickerPluginManager
+    config: Config
     declaration: dict[str, Any]
     crawl_options: Any  # CrawlOptions with the secrets (credentials, header values) the journal never holds
     outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -59,7 +66,7 @@ class _Observer:
         self.ctx = ctx
 
     @hookimpl
-    def crawl_started(self, crawl: Any) -> None:
+    def crawl_started(self, crawl: CrawlContext) -> None:
         self.ctx.progress["commit"] = crawl.commit
 
     def analyze_progress(self, *args: Any) -> None:
@@ -201,8 +208,6 @@ def wanted_analyzers(ctx: Context) -> dict[str, dict[str, Any]]:
 
 def stale_analyzers(ctx: Context, commit: int) -> dict[str, str]:
     """Analyzers without a finished run on ``commit`` with the wanted version and settings, and why."""
-    from nitpicker_core.archive import open_archive
-
     with open_archive(ctx.archive) as reader:
         runs = {r["analyzer"]: r for r in reader.analyzer_runs(commit)}
     stale = {}
@@ -295,9 +300,6 @@ class ReportStage(Stage):
         return changed_file(Path(target), outputs["files"])
 
     def run(self, ctx: Context) -> dict[str, Any]:
-        from nitpicker_core.archive import open_archive
-        from nitpicker_core.report import run_report
-
         report = ctx.declaration["report"]
         commit = ctx.outputs["crawl"]["commit"]
         ctx.progress["destination"] = report["destination"]

@@ -8,10 +8,16 @@ import operator
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core.checks import CHECK_ID_RE, PRIORITIES
 from nitpicker_core.errors import UsageError
+from nitpicker_core.query import run_query
+from nitpicker_core.registries import check_registry
+
+if TYPE_CHECKING:
+    from nitpicker_core.archive.reader import ArchiveReader
+    from nitpicker_core.plugins import NitpickerPluginManager
 
 OPS: dict[str, Callable[[Any, Any], bool]] = {
     ">=": operator.ge,
@@ -86,10 +92,8 @@ def check_known(specs: list[Threshold | IssueSpec], known: list[str]) -> None:
             raise UsageError(f"--fail-on {spec.text}: no check {spec.check!r}{hint}")
 
 
-def known_checks(pm: Any) -> list[str]:
+def known_checks(pm: NitpickerPluginManager) -> list[str]:
     """Every id an issue spec may name: registered check ids and shared defect keys."""
-    from nitpicker_core.registries import check_registry
-
     checks = list(check_registry(pm))
     return sorted({c.id for c in checks} | {c.defect for c in checks if c.defect})
 
@@ -121,10 +125,8 @@ def issue_failures(spec: IssueSpec, answer: dict[str, Any]) -> tuple[int, list[s
     return value, failing
 
 
-def measure(threshold: Threshold, reader: Any, commit: int, queries: Any) -> int:
+def measure(threshold: Threshold, reader: ArchiveReader, commit: int, queries: Any) -> int:
     """The metric's value on ``commit``, read through the registered queries and the archive reader."""
-    from nitpicker_core.query import run_query
-
     if threshold.metric == "violations":
         params = {"limit": 1, **({"analyzer": threshold.analyzer} if threshold.analyzer else {})}
         return int(run_query(queries, reader, "violations", params, commit)["total"])
@@ -141,7 +143,7 @@ def measure(threshold: Threshold, reader: Any, commit: int, queries: Any) -> int
 
 def evaluate(
     thresholds: list[Threshold | IssueSpec],
-    reader: Any,
+    reader: ArchiveReader,
     commit: int,
     queries: Any,
     base: Any = None,
@@ -151,8 +153,6 @@ def evaluate(
 
     ``answer`` is the ``issues`` query's answer when the caller has it already (`nitpicker issues`).
     """
-    from nitpicker_core.query import run_query
-
     checks = []
     for t in thresholds:
         if isinstance(t, IssueSpec):

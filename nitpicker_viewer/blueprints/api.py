@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, jsonify, request
 
-from nitpicker_core import MenuLink, hookimpl
+from nitpicker_core import MenuLink, RegisterBlueprint, hookimpl
 from nitpicker_core.query import describe
 from nitpicker_viewer.app import query, viewer_state
+
+if TYPE_CHECKING:
+    from flask import Request
 
 api = Blueprint("api", __name__)
 
@@ -26,10 +29,10 @@ def call(name: str) -> Any:
 
 
 @hookimpl
-def register_viewer_blueprints(register: Any) -> None:
+def register_viewer_blueprints(register: RegisterBlueprint) -> None:
     register(api)
 
 
 @hookimpl
-def viewer_menu_links(request: Any) -> list[MenuLink]:
+def viewer_menu_links(request: Request) -> list[MenuLink]:
     return [MenuLink("/api/", "view.api", order=900)]

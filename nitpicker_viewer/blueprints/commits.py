@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from flask import Blueprint, abort, request
 
-from nitpicker_core import MenuLink, UsageError, hookimpl
+from nitpicker_core import MenuLink, RegisterBlueprint, UsageError, hookimpl
 from nitpicker_viewer.app import query, render
 from nitpicker_viewer.i18n import translate
 from nitpicker_viewer.tables import Col, paged_table
+
+if TYPE_CHECKING:
+    from flask import Request
 
 commits = Blueprint("commits", __name__, template_folder="../templates")
 
@@ -190,10 +193,10 @@ def say(item: Mapping[str, Any]) -> str:
 
 
 @hookimpl
-def register_viewer_blueprints(register: Any) -> None:
+def register_viewer_blueprints(register: RegisterBlueprint) -> None:
     register(commits)
 
 
 @hookimpl
-def viewer_menu_links(request: Any) -> list[MenuLink]:
+def viewer_menu_links(request: Request) -> list[MenuLink]:
     return [MenuLink("/commits", "view.commits", order=50)]

@@ -3,15 +3,18 @@ mismatches, security headers."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, request
 
-from nitpicker_core import PRIORITIES, MenuLink, hookimpl, priority_of
+from nitpicker_core import PRIORITIES, MenuLink, RegisterBlueprint, hookimpl, priority_of
 from nitpicker_core.archive import digest
 from nitpicker_viewer.app import CELL_LIST_LIMIT, render
 from nitpicker_viewer.pickers import picker
 from nitpicker_viewer.tables import Col, Filter, paged_table
+
+if TYPE_CHECKING:
+    from flask import Request
 
 findings = Blueprint("findings", __name__, template_folder="../templates")
 
@@ -198,12 +201,12 @@ def security_headers() -> str:
 
 
 @hookimpl
-def register_viewer_blueprints(register: Any) -> None:
+def register_viewer_blueprints(register: RegisterBlueprint) -> None:
     register(findings)
 
 
 @hookimpl
-def viewer_menu_links(request: Any) -> list[MenuLink]:
+def viewer_menu_links(request: Request) -> list[MenuLink]:
     return [
         MenuLink("/violations", "view.violations", order=40),
         MenuLink("/duplicates", "view.duplicates", order=41),

@@ -5,15 +5,18 @@ The home page `/` is the Issues overview (blueprints/issues.py), mounted from he
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from flask import Blueprint, Response, make_response, redirect, request, send_from_directory, url_for
 
-from nitpicker_core import MenuLink, hookimpl
+from nitpicker_core import MenuLink, RegisterBlueprint, hookimpl
 from nitpicker_viewer.app import has_query, query, render
 from nitpicker_viewer.blueprints.issues import issues
 from nitpicker_viewer.i18n import COOKIE, LANGUAGES
+
+if TYPE_CHECKING:
+    from flask import Request
 
 home = Blueprint(
     "home", __name__, template_folder="../templates", static_folder="../static", static_url_path="/static"
@@ -24,7 +27,8 @@ SEARCH_PAGE = 200  # matches the search page lists (the box as one types shows f
 def _pages(**params: str) -> str:
     """The page list filtered by ``params``, external URLs included (the summary counts them too)."""
     keep = {"commit": request.args.get("commit")} if request.args.get("commit") else {}
-    return url_for("pages.index", **keep, **params, external="1")
+    values: dict[str, Any] = {**keep, **params, "external": "1"}
+    return url_for("pages.index", **values)
 
 
 def _share(count: int, total: int) -> float:
@@ -119,7 +123,7 @@ def _missing(field: str) -> str | None:
 
     if field not in METADATA_FIELDS:
         return None
-    keep = {"commit": request.args.get("commit")} if request.args.get("commit") else {}
+    keep: dict[str, Any] = {"commit": request.args.get("commit")} if request.args.get("commit") else {}
     return url_for("pages.index", **keep, missing=field, category="html")
 
 
@@ -153,11 +157,11 @@ def set_language(code: str) -> Any:
 
 
 @hookimpl
-def register_viewer_blueprints(register: Any) -> None:
+def register_viewer_blueprints(register: RegisterBlueprint) -> None:
     register(home)
     register(issues)
 
 
 @hookimpl
-def viewer_menu_links(request: Any) -> list[MenuLink]:
+def viewer_menu_links(request: Request) -> list[MenuLink]:
     return [MenuLink("/", "view.issues", order=0), MenuLink("/summary", "view.summary", order=1)]

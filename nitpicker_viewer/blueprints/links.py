@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Response, abort, jsonify, request, url_for
 
-from nitpicker_core import MenuLink, hookimpl
+from nitpicker_core import MenuLink, RegisterBlueprint, hookimpl
 from nitpicker_core.errors import NitpickerError
 from nitpicker_viewer.app import query, render
 from nitpicker_viewer.tables import Col, Filter, paged_table
+
+if TYPE_CHECKING:
+    from flask import Request
 
 links = Blueprint("links", __name__, template_folder="../templates")
 
@@ -256,12 +259,12 @@ def edges() -> str:
 
 
 @hookimpl
-def register_viewer_blueprints(register: Any) -> None:
+def register_viewer_blueprints(register: RegisterBlueprint) -> None:
     register(links)
 
 
 @hookimpl
-def viewer_menu_links(request: Any) -> list[MenuLink]:
+def viewer_menu_links(request: Request) -> list[MenuLink]:
     return [
         MenuLink("/broken-links", "view.broken_links", order=20),
         MenuLink("/external-links", "view.external_links", order=21),

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Response, abort, request
 
-from nitpicker_core import MenuLink, hookimpl, priority_of
+from nitpicker_core import MenuLink, RegisterBlueprint, hookimpl, priority_of
 from nitpicker_core.content_types import CATEGORIES
 from nitpicker_core.errors import NitpickerError
 from nitpicker_viewer.app import has_query, query, query_at, query_once, render
 from nitpicker_viewer.blueprints.issues import page_issues
 from nitpicker_viewer.tables import Col, Filter, paged_table, status_filter
+
+if TYPE_CHECKING:
+    from flask import Request
 
 pages = Blueprint("pages", __name__, template_folder="../templates")
 
@@ -232,10 +235,10 @@ def html() -> Response:
 
 
 @hookimpl
-def register_viewer_blueprints(register: Any) -> None:
+def register_viewer_blueprints(register: RegisterBlueprint) -> None:
     register(pages)
 
 
 @hookimpl
-def viewer_menu_links(request: Any) -> list[MenuLink]:
+def viewer_menu_links(request: Request) -> list[MenuLink]:
     return [MenuLink("/pages", "view.pages", order=10)]

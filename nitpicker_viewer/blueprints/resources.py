@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from flask import Blueprint, abort, request
 
-from nitpicker_core import MenuLink, hookimpl
+from nitpicker_core import MenuLink, RegisterBlueprint, hookimpl
 from nitpicker_viewer.app import render
 from nitpicker_viewer.pickers import options
 from nitpicker_viewer.tables import Col, Filter, paged_table, status_filter
+
+if TYPE_CHECKING:
+    from flask import Request
 
 resources = Blueprint("resources", __name__, template_folder="../templates")
 
@@ -103,10 +106,10 @@ def images() -> str:
 
 
 @hookimpl
-def register_viewer_blueprints(register: Any) -> None:
+def register_viewer_blueprints(register: RegisterBlueprint) -> None:
     register(resources)
 
 
 @hookimpl
-def viewer_menu_links(request: Any) -> list[MenuLink]:
+def viewer_menu_links(request: Request) -> list[MenuLink]:
     return [MenuLink("/resources", "view.resources", order=30), MenuLink("/images", "view.images", order=31)]

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import base64
 import re
-from typing import Any
 
 from flask import Blueprint, Response, abort, request
 
-from nitpicker_core import NitpickerError, hookimpl
+from nitpicker_core import NitpickerError, RegisterBlueprint, hookimpl
 from nitpicker_viewer.app import has_query, query_once
 
 screenshots = Blueprint("screenshots", __name__)
@@ -50,5 +49,5 @@ def _cached(response: Response, etag: str) -> Response:
 
 
 @hookimpl
-def register_viewer_blueprints(register: Any) -> None:
+def register_viewer_blueprints(register: RegisterBlueprint) -> None:
     register(screenshots)

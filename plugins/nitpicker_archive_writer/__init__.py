@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import (
     CrawlContext,
@@ -13,9 +13,13 @@ from nitpicker_core import (
     NitpickerError,
     Resource,
     ScrapeResult,
+    find_browser,
     hookimpl,
 )
 from nitpicker_core.archive import ArchiveReader, ArchiveWriter, NothingToResume, crawl_environment, stub_path
+
+if TYPE_CHECKING:
+    from nitpicker_core.indexing import Indexer
 
 __all__ = ["FileSink", "crawl_open_archive"]
 
@@ -27,9 +31,12 @@ def _now() -> str:
 class FileSink:
     """One crawl's commit in a ``.nitpicker`` archive: an ``ArchiveSink`` over the core's ArchiveWriter."""
 
-    def __init__(self, writer: ArchiveWriter, commit: int, *, base: int | None = None) -> None:
+    def __init__(
+        self, writer: ArchiveWriter, commit: int, *, base: int | None = None, indexer: Indexer | None = None
+    ) -> None:
         self.writer, self._commit = writer, commit
         self._base = base  # the commit an update is made from: its unchanged pages are taken over
+        self._indexer = indexer  # the crawl's plugins, which store their checks' findings with the commit
         # A page's sub-resources arrive before the page itself: they are kept here and stored in the page's
         # transaction (one commit per page, not one per resource); any other call stores them first
         self._resources: list[tuple[Resource, str | None]] = []
@@ -105,6 +112,8 @@ class FileSink:
             return
         self._flush()
         self.writer.finish_commit(self._commit, status, stats)
+        if status == "complete" and self._indexer is not None:
+            self._indexer.commit(self.writer, self._commit)
         self.writer.write()
         self.writer.close(remove_stub=status == "complete")
 
@@ -113,11 +122,12 @@ class FileSink:
 
 
 @hookimpl(trylast=True)
-def crawl_open_archive(crawl: CrawlContext) -> FileSink:
+def crawl_open_archive(crawl: CrawlContext, indexer: Indexer) -> FileSink:
     """Open (or continue) the commit ``crawl.mode`` asks for in ``crawl.output``."""
     writer = ArchiveWriter.open(crawl.output)
     try:
-        environment = crawl_environment(crawl.environment)  # the tools that made the commit
+        # the tools that made the commit
+        environment = crawl_environment(crawl.environment, browser=find_browser())
         latest = writer.latest_commit()
         if crawl.mode == "resume":
             if latest is not None and writer.recovered and writer.commit_status(latest) == "complete":
@@ -148,4 +158,4 @@ def crawl_open_archive(crawl: CrawlContext) -> FileSink:
     except BaseException:
         writer.close(remove_stub=False)  # a no-op when already closed
         raise
-    return FileSink(writer, commit, base=base)
+    return FileSink(writer, commit, base=base, indexer=indexer)

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from nitpicker_core import hookimpl
+from nitpicker_core import Analyzer, Register, RegisterSetting, hookimpl
 
 from .analyzer import AxeAnalyzer
 
 
 @hookimpl
-def register_settings(register: Any) -> None:
+def register_settings(register: RegisterSetting) -> None:
     register("lang", default="", help="language of axe-core's messages, e.g. ja; empty: English")
     register(
         "locale_dir",
@@ -29,5 +27,5 @@ def register_settings(register: Any) -> None:
 
 
 @hookimpl
-def register_analyzers(register: Any) -> None:
+def register_analyzers(register: Register[Analyzer]) -> None:
     register(AxeAnalyzer())

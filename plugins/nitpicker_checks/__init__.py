@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
-from nitpicker_core import hookimpl, load_translations
+from nitpicker_core import Check, Register, hookimpl, load_translations
 
 from . import links, pages, security
 
@@ -19,6 +18,6 @@ CHECKS = [
 
 
 @hookimpl
-def register_checks(register: Any) -> None:
+def register_checks(register: Register[Check]) -> None:
     for check in CHECKS:
         register(check)

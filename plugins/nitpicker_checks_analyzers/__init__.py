@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from nitpicker_core import Analyzer, hookimpl
+from nitpicker_core import Analyzer, Check, Register, hookimpl
 
 from .rules import analyzer_checks, normalise
 
@@ -12,7 +10,7 @@ __all__ = ["analyzer_checks", "normalise"]
 
 
 @hookimpl
-def register_checks(register: Any, analyzers: list[Analyzer]) -> None:
+def register_checks(register: Register[Check], analyzers: list[Analyzer]) -> None:
     # ``analyzers``: the registered analyzers, which the core passes to this hook (an opt-in argument)
     for check in analyzer_checks(analyzers):
         register(check)

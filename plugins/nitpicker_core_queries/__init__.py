@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from nitpicker_core import hookimpl
+from nitpicker_core import Query, Register, hookimpl
 
 from . import (
     analysis,
@@ -42,7 +40,7 @@ MODULES = (
 
 
 @hookimpl
-def register_queries(register: Any) -> None:
+def register_queries(register: Register[Query]) -> None:
     for module in MODULES:
         for query in module.QUERIES:
             register(query)

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import Query, read
 
 from .common import PAGING
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader
 
 SORTS = read.ANALYSIS_SORTS
 page_analysis = read.page_analysis
 
 
 def _analysis(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     analyzer: str | None = None,
     column: str | None = None,

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import Query, read
 
 from .common import PAGING, sorting
 
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader
+
 _COLUMNS = read.ANALYZER_ERROR_SORTS
 
 
 def _analyzer_errors(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     analyzer: str | None = None,
     url: str | None = None,

@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import Query, UsageError
 from nitpicker_core.archive import aggregates, digest, pagediff, tools_line
 
 from .common import PAGING
 
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader
 
-def _info(archive: Any, commit: int) -> dict[str, Any]:
+
+def _info(archive: ArchiveReader, commit: int) -> dict[str, Any]:
     info = archive.info()
     info["commit"] = commit
     info["live_pid"] = archive.live_pid
     return info
 
 
-def _commits(archive: Any, commit: int, limit: int, offset: int) -> dict[str, Any]:
+def _commits(archive: ArchiveReader, commit: int, limit: int, offset: int) -> dict[str, Any]:
     rows = archive.commits()
     head = archive.head()
     for row in rows:
@@ -26,7 +29,9 @@ def _commits(archive: Any, commit: int, limit: int, offset: int) -> dict[str, An
     return {"total": len(rows), "items": rows[offset : offset + limit]}
 
 
-def _diff(archive: Any, commit: int, base: int | None, limit: int, explain: int = 100) -> dict[str, Any]:
+def _diff(
+    archive: ArchiveReader, commit: int, base: int | None, limit: int, explain: int = 100
+) -> dict[str, Any]:
     if base is None:
         changes = aggregates.value(archive, commit, "diff_parent")
         if changes["base"] is None:
@@ -58,7 +63,7 @@ def _diff(archive: Any, commit: int, base: int | None, limit: int, explain: int 
 
 
 def _page_diff(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     url: str,
     base: int | None = None,

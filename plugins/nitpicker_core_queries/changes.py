@@ -6,11 +6,14 @@ from here. Built on the `issues` and `issue-urls` answers, so its counts are the
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import PRIORITIES, Query
 
 from .issues import _BASE, _issue_urls, _issues
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader, NitpickerPluginManager
 
 CHANGES = ("new", "fixed", "regressed")
 # A check's URLs are read in full up to here to see whether it sits on the same pages as a check listed
@@ -20,7 +23,13 @@ SCAN = 10_000  # regressed findings are a subset of the new ones: looked for amo
 
 
 def _findings(
-    archive: Any, commit: int, pm: Any, check: str, base: str | None, change: str, wanted: int
+    archive: ArchiveReader,
+    commit: int,
+    pm: NitpickerPluginManager,
+    check: str,
+    base: str | None,
+    change: str,
+    wanted: int,
 ) -> tuple[list[dict[str, Any]], bool]:
     """Up to ``wanted`` findings of ``check`` in ``change`` (regressed: the new ones that came back), and
     whether they are all of them."""
@@ -34,7 +43,13 @@ def _findings(
 
 
 def _listed(
-    archive: Any, commit: int, pm: Any, row: dict[str, Any], base: str | None, change: str, urls: int
+    archive: ArchiveReader,
+    commit: int,
+    pm: NitpickerPluginManager,
+    row: dict[str, Any],
+    base: str | None,
+    change: str,
+    urls: int,
 ) -> dict[str, Any]:
     count = row[change] or 0
     found, whole = _findings(
@@ -67,9 +82,9 @@ def _same_pages(items: list[dict[str, Any]]) -> None:
 
 
 def issue_changes(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
-    pm: Any,
+    pm: NitpickerPluginManager,
     base: str | None = None,
     urls: int = 3,
     limit: int = 10,

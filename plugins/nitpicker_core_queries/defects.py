@@ -26,7 +26,7 @@ def _attributes(snippet: str) -> tuple[str, dict[str, str]]:
     match = _TAG.search(snippet)
     if match is None:
         return "", {}
-    found = {}
+    found: dict[str, str] = {}
     for name, double, single, bare in _ATTRIBUTE.findall(match.group(2)):
         found.setdefault(name.lower(), unescape(double or single or bare))
     return match.group(1).lower(), found
@@ -194,8 +194,8 @@ def lifecycle(life: Any, group: list[Check], found: Callable[[Check, int], set[F
     if life.prior is not None and states["new"]:
         prior: set[tuple[str, str, str]] = set()
         for check, _ in now_sources:
-            for f in found(check, life.prior) or ():
-                prior.add((check.id, f.url, f.detail))
+            for finding in found(check, life.prior) or ():
+                prior.add((check.id, finding.url, finding.detail))
         regressed = {
             k
             for k, by_source in states["new"].items()

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import PRIORITIES, SEVERITY_PRIORITY, Query, priority_of, read
 from nitpicker_core.archive import aggregates, digest
 
 from .common import PAGING, page_of, sorting
 
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader
+
 _UNKNOWN = priority_of(None)  # what a severity no analyzer declared counts as
 _VIOLATION_COLUMNS = dict.fromkeys(read.VIOLATION_SORTS, "")  # what `sort` takes
 
 
 def _violations(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     analyzer: str | None = None,
     severity: str | None = None,
@@ -47,7 +50,7 @@ def _violations(
 
 
 def _duplicates(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     field: str = "title",
     urls: int | None = None,
@@ -65,7 +68,7 @@ _MISMATCH_KINDS = digest.MISMATCH_KINDS
 
 
 def _mismatches(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     kind: str | None = None,
     url: str | None = None,
@@ -82,7 +85,7 @@ _HAS = digest.HAS_HEADER
 
 
 def _headers(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     missing: str | None = None,
     url: str | None = None,
@@ -92,7 +95,7 @@ def _headers(
     return read.header_list(archive, commit, missing, url, limit, offset)
 
 
-def _error_kinds(archive: Any, commit: int, examples: int = 5) -> dict[str, Any]:
+def _error_kinds(archive: ArchiveReader, commit: int, examples: int = 5) -> dict[str, Any]:
     # The digest keeps the first 100 example URLs per kind (the parameter's maximum), in URL order.
     result = aggregates.value(archive, commit, "error_kinds")
     for item in result["items"]:

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import Query, UsageError, read
 
 from .common import PAGING
 
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader
 
-def _require_headings(archive: Any) -> None:
+
+def _require_headings(archive: ArchiveReader) -> None:
     if not getattr(archive, "has_headings", False):
         raise UsageError(
             f"{archive.name} was written before headings were kept (archive format "
@@ -19,7 +22,7 @@ def _require_headings(archive: Any) -> None:
 
 
 def _headings(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     url: str | None = None,
     level: int | None = None,
@@ -31,7 +34,7 @@ def _headings(
 
 
 def _h1_problems(
-    archive: Any, commit: int, problem: str = "any", limit: int = 100, offset: int = 0
+    archive: ArchiveReader, commit: int, problem: str = "any", limit: int = 100, offset: int = 0
 ) -> dict[str, Any]:
     _require_headings(archive)
     condition = {"missing": "= 0", "multiple": "> 1", "any": "<> 1"}[problem]

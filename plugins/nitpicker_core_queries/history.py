@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import Query, UsageError
 from nitpicker_core.archive import pagediff
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader
 
 # Row keys that are no field of the page (how it was reached, or the row's own bookkeeping).
 _NOT_FIELDS = frozenset({"url", "first_seen_at", "last_crawled_at", "order"})
 
 
-def _ancestry(archive: Any, commit: int) -> list[dict[str, Any]]:
+def _ancestry(archive: ArchiveReader, commit: int) -> list[dict[str, Any]]:
     """``commit`` and its parents back to the first, oldest first: the generations that led to it."""
     by_id = {row["id"]: row for row in archive.commits()}
     chain, seen, current = [], set(), commit
@@ -22,11 +25,11 @@ def _ancestry(archive: Any, commit: int) -> list[dict[str, Any]]:
     return chain[::-1]
 
 
-def _value(archive: Any, url: str, commit: int, page: dict[str, Any], field: str) -> Any:
+def _value(archive: ArchiveReader, url: str, commit: int, page: dict[str, Any], field: str) -> Any:
     return pagediff.FACETS[field](archive, url, commit) if field in pagediff.FACETS else page[field]
 
 
-def _history(archive: Any, commit: int, url: str, field: str | None = None) -> dict[str, Any]:
+def _history(archive: ArchiveReader, commit: int, url: str, field: str | None = None) -> dict[str, Any]:
     entries: list[dict[str, Any]] = []
     changes: list[dict[str, Any]] = []
     previous: tuple[int, dict[str, Any] | None, Any] | None = None  # (commit, page, value) of the last one
@@ -40,7 +43,7 @@ def _history(archive: Any, commit: int, url: str, field: str | None = None) -> d
             "status": row["status"],
             "present": page is not None,
         }
-        value = None
+        value: Any = None  # the field's value (any JSON), or the page's hash
         if page is not None:
             value = _value(archive, url, row["id"], page, field) if field else page["hash"]
             entry["value" if field else "state"] = value

@@ -6,7 +6,7 @@ import difflib
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import (
     CHECK_TYPES,
@@ -21,6 +21,7 @@ from nitpicker_core import (
     check_registry,
     count_totals,
     fingerprint,
+    indexing,
     query_registry,
     url_share,
 )
@@ -29,6 +30,9 @@ from nitpicker_core.archive import aggregates, findings_store
 from .common import PAGING, page_of
 from .defects import DefectKey, key_of, lifecycle
 from .link_rows import with_links
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader, NitpickerPluginManager
 
 STATES = ("new", "persisting", "fixed")
 # What issue-urls lists by default: the commit's findings (the number `issues` shows); fixed ones on request.
@@ -53,7 +57,7 @@ base_of = findings_store.base_of
 _REGISTRIES: weakref.WeakKeyDictionary[Any, tuple[Any, Any, Any]] = weakref.WeakKeyDictionary()
 
 
-def _registries(pm: Any) -> tuple[Any, Any]:
+def _registries(pm: NitpickerPluginManager) -> tuple[Any, Any]:
     """The check and query registries of ``pm``, rebuilt when its plugins changed."""
     key = (
         tuple(sorted(name for name, _ in pm.list_name_plugin())) if hasattr(pm, "list_name_plugin") else None
@@ -79,7 +83,9 @@ class Outcome:
 class Lifecycle:
     """Evaluates checks on a commit, its base and (for `regressed`) the commit before the base, once each."""
 
-    def __init__(self, pm: Any, reader: Any, commit: int, base: Any = None) -> None:
+    def __init__(
+        self, pm: NitpickerPluginManager, reader: ArchiveReader, commit: int, base: Any = None
+    ) -> None:
         self.reader, self.commit = reader, commit
         self.checks, self._queries = _registries(pm)
         if base is None:
@@ -95,7 +101,7 @@ class Lifecycle:
         self._outcomes: dict[tuple[str, int], Outcome] = {}
         # findings stored with the commits (when their tokens still match) are read, not recomputed
         self.stored = findings_store.Stored(reader)
-        codes = findings_store.code_versions(pm, self.checks) if self.stored.available else {}
+        codes = indexing.code_versions(pm, self.checks) if self.stored.available else {}
         self._tokens = findings_store.Tokens(reader, codes) if self.stored.available else None
 
     def token(self, check: Check, commit: int) -> str | None:
@@ -417,16 +423,16 @@ def _priority(group: list[Check], sources: dict[str, dict[str, Any]] | None) -> 
     return min((c.priority for c in group), key=PRIORITIES.index)
 
 
-def share_of(archive: Any, commit: int) -> dict[str, Any]:
+def share_of(archive: ArchiveReader, commit: int) -> dict[str, Any]:
     """The denominator of every "% of URLs": the commit's internal URLs, from the summary digest."""
     total = count_totals(aggregates.value(archive, commit, "summary"))["internal_urls"]
     return {"count": "internal_urls", "urls": total, "definition": COUNT_DEFINITIONS["internal_urls"]}
 
 
 def _issues(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
-    pm: Any,
+    pm: NitpickerPluginManager,
     base: str | None = None,
     priority: str | None = None,
     category: str | None = None,
@@ -471,9 +477,9 @@ def _issues(
 
 
 def _issue_urls(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
-    pm: Any,
+    pm: NitpickerPluginManager,
     check: str,
     base: str | None = None,
     state: str | None = None,

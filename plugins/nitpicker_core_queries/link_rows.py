@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import read
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader
 
 POSITIONS = 5  # line:col of at most this many anchors of one link in a row; the rest are counted
 
@@ -16,7 +19,7 @@ def _position(anchor: read.AnchorPosition) -> str | None:
 
 
 def with_links(
-    archive: Any, commits: dict[str, int | None], items: list[dict[str, Any]]
+    archive: ArchiveReader, commits: dict[str, int | None], items: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """Link findings completed: ``target``, anchor ``text``, ``line``/``col`` (``position``), the target's
     ``status``, ``final_status`` (after its redirects), ``error_kind``, and ``answer`` ("301 → 404", "dns").

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import Query, read
 
 from .common import PAGING, sorting
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader
 
 _BROKEN_SORTS = read.BROKEN_SORTS
 _TARGET_SORTS = read.BROKEN_TARGET_SORTS
@@ -17,7 +20,7 @@ _GRAPH_SORTS = read.GRAPH_SORTS
 
 
 def _broken_links(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     limit: int,
     offset: int,
@@ -30,25 +33,25 @@ def _broken_links(
 
 
 def _external_links(
-    archive: Any, commit: int, limit: int, offset: int, sort: str, order: str
+    archive: ArchiveReader, commit: int, limit: int, offset: int, sort: str, order: str
 ) -> dict[str, Any]:
     return read.external_link_list(archive, commit, limit, offset, sort, order)
 
 
 def _isolated_pages(
-    archive: Any, commit: int, limit: int, offset: int, sort: str, order: str, include_roots: bool
+    archive: ArchiveReader, commit: int, limit: int, offset: int, sort: str, order: str, include_roots: bool
 ) -> dict[str, Any]:
     return read.isolated_page_list(archive, commit, limit, offset, sort, order, include_roots)
 
 
 def _isolated_clusters(
-    archive: Any, commit: int, limit: int, offset: int, singletons: bool, rooted: bool
+    archive: ArchiveReader, commit: int, limit: int, offset: int, singletons: bool, rooted: bool
 ) -> dict[str, Any]:
     return read.isolated_cluster_list(archive, commit, limit, offset, singletons, rooted)
 
 
 def _link_graph(
-    archive: Any, commit: int, limit: int, offset: int, sort: str, order: str, all_nodes: bool
+    archive: ArchiveReader, commit: int, limit: int, offset: int, sort: str, order: str, all_nodes: bool
 ) -> dict[str, Any]:
     return read.link_graph(archive, commit, limit, offset, sort, order, all_nodes)
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 import bisect
 import itertools
 from collections import OrderedDict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import Query, read
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader
 
 # What each field of `filter-values` lists (the values and counts come from the read model).
 _VALUES = {
@@ -59,7 +62,7 @@ class SearchIndex:
 _INDEXES: OrderedDict[tuple[Any, ...], SearchIndex] = OrderedDict()
 
 
-def search_index(archive: Any, commit: int) -> SearchIndex:
+def search_index(archive: ArchiveReader, commit: int) -> SearchIndex:
     """The commit's index, built on first use; a commit a live crawl still adds pages to gets a new one."""
     # A finished commit's pages never change (a resumed crawl sets a new finished_at): one row read says so.
     # Only a running commit is counted (a range scan of its pages: tens of ms at 100,000 pages).
@@ -75,7 +78,7 @@ def search_index(archive: Any, commit: int) -> SearchIndex:
     return _INDEXES[key]
 
 
-def _search(archive: Any, commit: int, q: str, limit: int = 20) -> dict[str, Any]:
+def _search(archive: ArchiveReader, commit: int, q: str, limit: int = 20) -> dict[str, Any]:
     text = q.strip()
     index = search_index(archive, commit)  # also for a blank text: the search box asks one to prepare it
     # a tab or newline never occurs inside a URL or a title line: such a search finds nothing

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import (
     CATEGORIES,
@@ -18,6 +18,9 @@ from .analysis import page_analysis
 from .common import PAGING, sorting, status_class_param
 from .screenshots import page_screenshot
 
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader
+
 TEXT_FIELDS = tuple(
     f for f in METADATA_FIELDS if f not in {"noindex", "nofollow", "noarchive", "noimageindex"}
 )
@@ -25,7 +28,7 @@ TEXT_FIELDS = tuple(
 PAGE_SORTS = read.PAGE_SORTS
 
 
-def _summary(archive: Any, commit: int) -> dict[str, Any]:
+def _summary(archive: ArchiveReader, commit: int) -> dict[str, Any]:
     found = aggregates.value(archive, commit, "summary")
     if "internal" not in found["status"]:  # stored by a nitpicker that did not split statuses by side
         found = {"commit": commit, **digest.summary(archive.execute, commit)}
@@ -34,7 +37,7 @@ def _summary(archive: Any, commit: int) -> dict[str, Any]:
 
 
 def _pages(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     limit: int,
     offset: int,
@@ -78,10 +81,11 @@ def _state(archive: Any, commit: int, url: str) -> dict[str, Any]:
 
 
 def _page_detail(
-    archive: Any, commit: int, url: str, inbound_limit: int, resource_limit: int = 200
+    archive: ArchiveReader, commit: int, url: str, inbound_limit: int, resource_limit: int = 200
 ) -> dict[str, Any]:
     ids = _state(archive, commit, url)
     page = archive.page(url, commit)
+    assert page is not None  # _state found the URL in this commit
     rows = read.page_detail_rows(archive, commit, ids["url_id"], ids["state_id"], resource_limit)
     page["category"] = rows["category"]
     return {
@@ -101,7 +105,7 @@ def _page_detail(
     }
 
 
-def _page_html(archive: Any, commit: int, url: str, max_chars: int) -> dict[str, Any]:
+def _page_html(archive: ArchiveReader, commit: int, url: str, max_chars: int) -> dict[str, Any]:
     _state(archive, commit, url)
     html = archive.html(url, commit)
     if html is None:

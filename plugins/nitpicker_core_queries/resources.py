@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import Query, read
 
 from .common import PAGING, sorting, status_class_param
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader
 
 _RESOURCE_COLUMNS = read.RESOURCE_SORTS
 _IMAGE_COLUMNS = read.IMAGE_SORTS
 
 
 def _resources(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     url: str | None = None,
     status: int | None = None,
@@ -31,19 +34,24 @@ def _resources(
 
 
 def _resource_referrers(
-    archive: Any, commit: int, url: str, limit: int = 100, offset: int = 0
+    archive: ArchiveReader, commit: int, url: str, limit: int = 100, offset: int = 0
 ) -> dict[str, Any]:
     return read.resource_referrer_list(archive, commit, url, limit, offset)
 
 
 def _unused_resources(
-    archive: Any, commit: int, sort: str = "url", order: str = "asc", limit: int = 100, offset: int = 0
+    archive: ArchiveReader,
+    commit: int,
+    sort: str = "url",
+    order: str = "asc",
+    limit: int = 100,
+    offset: int = 0,
 ) -> dict[str, Any]:
     return read.unused_resource_list(archive, commit, sort, order, limit, offset)
 
 
 def _images(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     url: str | None = None,
     missing_alt: bool = False,

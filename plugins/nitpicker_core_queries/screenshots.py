@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import base64
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import Query, UsageError, read
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
-def page_screenshot(archive: Any, state_id: int) -> dict[str, Any] | None:
+def page_screenshot(archive: ArchiveReader, state_id: int) -> dict[str, Any] | None:
     """The screenshot of a page state: ``sha256``, ``media_type``, ``width``, ``height``, ``size`` (bytes) and
     the same for its ``thumbnail``; None when the crawl took none (no ``--screenshots``, or it failed)."""
     found = read.page_screenshot(archive, state_id)
@@ -23,7 +26,7 @@ def page_screenshot(archive: Any, state_id: int) -> dict[str, Any] | None:
     return {**full, "thumbnail": thumb}
 
 
-def _screenshot(archive: Any, commit: int, sha256: str) -> dict[str, Any]:
+def _screenshot(archive: ArchiveReader, commit: int, sha256: str) -> dict[str, Any]:
     if not _SHA256.fullmatch(sha256):
         raise UsageError("parameter 'sha256': expected 64 lower-case hex digits (a hash `page-detail` names)")
     found = read.screenshot(archive, sha256)

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import Query, read
 from nitpicker_core.archive import aggregates
 
 from .common import PAGING, page_of, sorting
 
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader
+
 _PAGE_COLUMNS = read.TAGGED_SORTS
 
 
 def _pages_by_tag(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     provider: str,
     external_id: str | None = None,
@@ -26,7 +29,7 @@ def _pages_by_tag(
 
 
 def _tag_counts(
-    archive: Any, commit: int, category: str | None = None, limit: int = 100, offset: int = 0
+    archive: ArchiveReader, commit: int, category: str | None = None, limit: int = 100, offset: int = 0
 ) -> dict[str, Any]:
     counts = aggregates.value(archive, commit, "tag_counts")
     providers, items = counts["providers"], counts["items"]
@@ -37,7 +40,7 @@ def _tag_counts(
 
 
 def _pages_by_jsonld_type(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     type: str,
     sort: str = "url",
@@ -48,7 +51,7 @@ def _pages_by_jsonld_type(
     return read.pages_by_jsonld_type(archive, commit, type, sort, order, limit, offset)
 
 
-def _jsonld_counts(archive: Any, commit: int) -> dict[str, Any]:
+def _jsonld_counts(archive: ArchiveReader, commit: int) -> dict[str, Any]:
     return aggregates.value(archive, commit, "jsonld_counts")
 
 

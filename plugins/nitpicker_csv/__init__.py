@@ -15,6 +15,7 @@ from nitpicker_core import (
     Cell,
     Destination,
     DestinationOption,
+    Register,
     Sheet,
     UsageError,
     check_directory_destination,
@@ -96,7 +97,7 @@ def write_csv(sheets: Iterable[tuple[Sheet, Iterable[list[Any]]]], options: dict
 
 
 @hookimpl
-def register_report_destinations(register: Any) -> None:
+def register_report_destinations(register: Register[Destination]) -> None:
     register(
         Destination(
             "csv",

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from nitpicker_core import Cell, Destination, DestinationOption, NitpickerError, Sheet, hookimpl
+from nitpicker_core import Cell, Destination, DestinationOption, NitpickerError, Register, Sheet, hookimpl
 
 CHUNK = 2500  # rows per appendCells request
 CELL_CHARS = 49_999  # the API refuses cells over 50,000 characters
@@ -63,7 +63,7 @@ def _letter(index: int) -> str:
     return name
 
 
-def _condition(fmt: dict[str, Any], first: str) -> dict[str, Any]:
+def _condition(fmt: Mapping[str, Any], first: str) -> dict[str, Any]:
     when = fmt["when"]
     values = list(fmt.get("values", ()))
     if when == "blank":
@@ -323,7 +323,7 @@ def write_gsheets(
 
 
 @hookimpl
-def register_report_destinations(register: Any) -> None:
+def register_report_destinations(register: Register[Destination]) -> None:
     register(
         Destination(
             "google-sheets",

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from nitpicker_core import hookimpl
+from nitpicker_core import Analyzer, Register, RegisterSetting, hookimpl
 
 from .analyzer import CATEGORIES, LighthouseAnalyzer
 from .runner import find_chromium, find_lighthouse
 
+if TYPE_CHECKING:
+    from nitpicker_core import Config
+
 
 @hookimpl
-def register_settings(register: Any) -> None:
+def register_settings(register: RegisterSetting) -> None:
     register(
         "binary",
         default="",
@@ -30,7 +33,7 @@ def register_settings(register: Any) -> None:
 
 
 @hookimpl
-def configure(config: Any) -> None:
+def configure(config: Config) -> None:
     settings = config.settings_for("lighthouse")
     # NotConfigured: `nitpicker plugins` lists lighthouse as unavailable with the reason
     find_lighthouse(settings.get("binary") or "")
@@ -38,5 +41,5 @@ def configure(config: Any) -> None:
 
 
 @hookimpl
-def register_analyzers(register: Any) -> None:
+def register_analyzers(register: Register[Analyzer]) -> None:
     register(LighthouseAnalyzer())

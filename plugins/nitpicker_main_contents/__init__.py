@@ -13,6 +13,8 @@ from nitpicker_core import (
     Column,
     PageInput,
     PageReport,
+    Register,
+    RegisterSetting,
     Rule,
     UsageError,
     Violation,
@@ -70,8 +72,8 @@ class MainContents(Analyzer):
             raise UsageError(f"--main-content-selector: {exc}") from None
 
     def setup(self, settings: Mapping[str, Any]) -> None:
-        self.selector_text = settings.get("selector") or None
-        self.selector = compile_selector(self.selector_text)
+        self.selector_text: str = settings.get("selector") or ""
+        self.selector = compile_selector(self.selector_text or None)
 
     def each_page(self, page: PageInput) -> PageReport:
         main, method = locate(page.document, self.selector)
@@ -144,7 +146,7 @@ def table_note(tables: list[Any]) -> str:
 
 
 @hookimpl
-def register_settings(register: Any) -> None:
+def register_settings(register: RegisterSetting) -> None:
     register(
         "selector",
         type="str",
@@ -155,5 +157,5 @@ def register_settings(register: Any) -> None:
 
 
 @hookimpl
-def register_analyzers(register: Any) -> None:
+def register_analyzers(register: Register[Analyzer]) -> None:
     register(MainContents())

@@ -13,6 +13,8 @@ from nitpicker_core import (
     Column,
     PageInput,
     PageReport,
+    Register,
+    RegisterSetting,
     Rule,
     UsageError,
     Violation,
@@ -244,7 +246,7 @@ def limits(settings: Mapping[str, Any]) -> tuple[int, float]:
 
 
 @hookimpl
-def register_settings(register: Any) -> None:
+def register_settings(register: RegisterSetting) -> None:
     register(
         "disable", type="list", default=[], help=f"markup rule ids to switch off (known: {', '.join(RULES)})"
     )
@@ -271,5 +273,5 @@ def register_settings(register: Any) -> None:
 
 
 @hookimpl
-def register_analyzers(register: Any) -> None:
+def register_analyzers(register: Register[Analyzer]) -> None:
     register(Markup())

@@ -6,15 +6,18 @@ other change. The protocol owns stdout; logs go to stderr.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from nitpicker_core import hookimpl, query_registry
 
+if TYPE_CHECKING:
+    from nitpicker_core import NitpickerPluginManager
+
 
 @hookimpl
-def register_commands(cli: click.Group, pm: Any) -> None:
+def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
     @cli.command("mcp")
     @click.option(
         "--max-result-bytes",

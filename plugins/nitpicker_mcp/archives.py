@@ -18,10 +18,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import ArchiveError
 from nitpicker_core.archive import locate, open_archive, stub_path
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +51,7 @@ def _stamp(path: Path) -> tuple[Any, ...] | None:
 @dataclass(eq=False)
 class _Entry:
     given: str
-    reader: Any
+    reader: ArchiveReader
     stamp: tuple[Any, ...] | None
     refs: int = 0
     calls: int = 0

@@ -5,10 +5,18 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
-from nitpicker_core import HTML_TYPES, IMAGE_PRESETS, SCRAPE_TIMEOUTS, PageError, ScrapeResult, hookimpl
+from nitpicker_core import (
+    HTML_TYPES,
+    IMAGE_PRESETS,
+    SCRAPE_TIMEOUTS,
+    CrawlContext,
+    PageError,
+    ScrapeResult,
+    hookimpl,
+)
 
 from . import images, source, tags
 from .extract import EXTRACT_JS, anchors_from, headings_from, jsonld_from, metadata_from, parse_refresh
@@ -24,9 +32,13 @@ from .network import (
 )
 from .settle import InFlight, PageListener, dismiss_dialog, settle
 
+if TYPE_CHECKING:
+    from playwright.async_api import Page
+
 __all__ = ["crawl_scrape", "scrape"]
 
 T = TypeVar("T")
+D = TypeVar("D")  # what a wait that came to nothing gives instead (often None)
 MAX_CLIENT_REDIRECTS = 5
 MAX_REFRESH_DELAY = 5.0  # a longer meta refresh is a "reload later" page, not a redirect
 MAX_CONSOLE_ERRORS = 50
@@ -50,7 +62,7 @@ LIGHT_JS = f"""() => {{
 PHASES_KEY = "phase_seconds"
 
 
-async def _bounded(awaitable: Awaitable[T], seconds: float, default: T) -> T:
+async def _bounded(awaitable: Awaitable[T], seconds: float, default: D) -> T | D:
     """The awaitable's result, or ``default`` when it overruns or fails (a wait must never fail the page)."""
     try:
         return await asyncio.wait_for(awaitable, seconds)
@@ -61,7 +73,7 @@ async def _bounded(awaitable: Awaitable[T], seconds: float, default: T) -> T:
 class _Recorder(PageListener):
     """Listens to one page: sub-resource responses, main-frame documents, console errors, dialogs."""
 
-    def __init__(self, page: Any) -> None:
+    def __init__(self, page: Page) -> None:
         super().__init__(
             page,
             {
@@ -128,7 +140,7 @@ async def _first_status(response: Any) -> int | None:
 
 
 async def _follow_client_redirects(
-    page: Any,
+    page: Page,
     url: str,
     recorder: _Recorder,
     in_flight: InFlight,
@@ -191,7 +203,7 @@ class _Laps:
         self._mark = now
 
 
-async def scrape(url: str, page: Any, options: dict[str, Any], *, full: bool = True) -> ScrapeResult:
+async def scrape(url: str, page: Page, options: dict[str, Any], *, full: bool = True) -> ScrapeResult:
     """Render ``url`` in ``page``; ``full=False`` stops after the title (the light scrape of external pages).
 
     Navigation failures (DNS, refused, timeout before the DOM) raise Playwright's error for the crawler to
@@ -213,7 +225,7 @@ async def scrape(url: str, page: Any, options: dict[str, Any], *, full: bool = T
         if result.content_type not in HTML_TYPES:
             return result  # not a page: status, type and length are all there is
         if not full:
-            light = await _bounded(page.evaluate(LIGHT_JS), timeouts["dom"], {})
+            light: dict[str, Any] = await _bounded(page.evaluate(LIGHT_JS), timeouts["dom"], {})
             result.html, result.metadata = light.get("html"), {"title": light.get("title") or ""}
             laps.lap("extraction")
             return result
@@ -270,6 +282,7 @@ async def _keep_source(
 ) -> None:
     """Keep the body of the final document response (the HTML the server sent) and place anchors in it."""
     limit = source.MAX_SOURCE_BYTES
+    body: bytes | None
     if result.content_length is not None and result.content_length > limit:
         body = None
         reason = f"the server sent {result.content_length} bytes, over the {limit}-byte limit"
@@ -278,7 +291,8 @@ async def _keep_source(
         body = await _bounded(fetch, seconds, None)
         reason = "the browser did not hand over the body" if body is None else ""
         if body is not None and len(body) > limit:
-            body, reason = None, f"the server sent {len(body)} bytes, over the {limit}-byte limit"
+            reason = f"the server sent {len(body)} bytes, over the {limit}-byte limit"
+            body = None
     if body is None:
         result.extra["source_omitted"] = reason  # said, never silent: analyzers fall back to the rendered DOM
         return
@@ -309,6 +323,6 @@ def _apply_extract(result: ScrapeResult, extracted: dict[str, Any]) -> None:
 
 
 @hookimpl(trylast=True)
-def crawl_scrape(url: str, page: Any, crawl: Any, render: str) -> Awaitable[ScrapeResult]:
+def crawl_scrape(url: str, page: Page, crawl: CrawlContext, render: str) -> Awaitable[ScrapeResult]:
     """The default scrape; ``render="light"`` (a metadata-only URL) stops after the title."""
     return scrape(url, page, crawl.options, full=render != "light")

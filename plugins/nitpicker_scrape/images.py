@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import Image, PageError
 
 from .extract import IMAGES_JS
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page, ViewportSize
 
 # name → (viewport width, device pixel ratio). DPR is fixed per browser context, so it is informative only.
 PRESETS: dict[str, tuple[int, int]] = {
@@ -67,7 +70,7 @@ CAPTURE_JS = f"""async ([maxSteps, stepMs, lazy, waitMs]) => {{
 }}"""
 
 
-def viewport_for(width: int) -> dict[str, int]:
+def viewport_for(width: int) -> ViewportSize:
     """Height = width × 0.75 for desktops, × 1.5 for narrower screens (the original's presets)."""
     return {"width": width, "height": int(width * 0.75) if width > 1000 else int(width * 1.5)}
 
@@ -93,7 +96,7 @@ def _image(raw: dict[str, Any], width: int) -> Image:
     )
 
 
-async def capture_preset(page: Any, name: str, image_wait: float) -> list[Image]:
+async def capture_preset(page: Page, name: str, image_wait: float) -> list[Image]:
     """Every ``<img>`` of the page as seen with preset ``name``."""
     if name not in PRESETS:
         raise ValueError(f"unknown device preset {name!r} (known: {', '.join(PRESETS)})")
@@ -106,7 +109,7 @@ async def capture_preset(page: Any, name: str, image_wait: float) -> list[Image]
 
 
 async def capture(
-    page: Any, presets: list[str], *, preset_timeout: float, image_wait: float = 3.0
+    page: Page, presets: list[str], *, preset_timeout: float, image_wait: float = 3.0
 ) -> tuple[list[Image], list[PageError]]:
     """Images of every preset; a preset that fails or overruns becomes a PageError, the others still count."""
     images: list[Image] = []

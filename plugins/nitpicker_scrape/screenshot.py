@@ -7,11 +7,14 @@ import base64
 import inspect
 import time
 from collections.abc import Awaitable, Generator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from nitpicker_core import HTML_TYPES, PageError, ScrapeResult, Screenshot, hookimpl
+from nitpicker_core import HTML_TYPES, CrawlContext, PageError, ScrapeResult, Screenshot, hookimpl
 
 from . import PHASES_KEY
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page
 
 __all__ = ["capture", "crawl_scrape"]
 
@@ -30,7 +33,7 @@ _TOP_JS = """() => {
 }"""
 
 
-async def capture(page: Any) -> Screenshot:
+async def capture(page: Page) -> Screenshot:
     """The page from its top: up to MAX_HEIGHT px at WIDTH px, and a thumbnail of its first viewport."""
     if page.viewport_size != {"width": WIDTH, "height": VIEWPORT_HEIGHT}:
         # the image presets leave the viewport at their last width: photograph the desktop layout
@@ -70,7 +73,7 @@ async def capture(page: Any) -> Screenshot:
     )
 
 
-async def _photographed(scraping: Awaitable[ScrapeResult] | ScrapeResult, page: Any) -> ScrapeResult:
+async def _photographed(scraping: Awaitable[ScrapeResult] | ScrapeResult, page: Page) -> ScrapeResult:
     result = await scraping if inspect.isawaitable(scraping) else scraping
     if result is None or result.html is None or result.is_skipped or result.content_type not in HTML_TYPES:
         return result  # nothing was rendered: a redirect answered by the server, a PDF, a failed page
@@ -89,7 +92,7 @@ async def _photographed(scraping: Awaitable[ScrapeResult] | ScrapeResult, page: 
 
 
 @hookimpl(wrapper=True)
-def crawl_scrape(url: str, page: Any, crawl: Any, render: str) -> Generator[None, Any, Any]:
+def crawl_scrape(url: str, page: Page, crawl: CrawlContext, render: str) -> Generator[None, Any, Any]:
     """With ``screenshots`` on, the full scrape's result gets ``screenshot``; nothing else changes."""
     scraping = yield
     if render != "full" or not crawl.options.get("screenshots") or scraping is None:

@@ -7,7 +7,10 @@ import contextlib
 import time
 import weakref
 from collections.abc import Callable
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page, Request
 
 #: seconds after a script-capable request that ended after ``load`` (a fetch, a script…): long enough for the
 #: script's follow-up request (the next fetch of a chain, a redirect timer of 0) to start, far below
@@ -40,7 +43,7 @@ class _Dispatch:
     Python CPU (py-spy), so the listeners stay and only the Python-side handler lists change per URL.
     """
 
-    def __init__(self, page: Any) -> None:
+    def __init__(self, page: Page) -> None:
         self.page = page
         self.handlers: dict[str, list[Callable[..., Any]]] = {}
 
@@ -48,7 +51,8 @@ class _Dispatch:
         handlers = self.handlers.get(event)
         if handlers is None:
             handlers = self.handlers[event] = []
-            self.page.on(event, lambda arg, name=event: self._fire(name, arg))
+            # Playwright's stub has one overload per literal event name; this one is chosen at run time
+            self.page.on(event, lambda arg, name=event: self._fire(name, arg))  # type: ignore[call-overload]
         handlers.append(handler)
 
     def _fire(self, event: str, arg: Any) -> None:
@@ -73,7 +77,7 @@ def dismiss_dialog(dialog: Any) -> None:
 _DISPATCH: weakref.WeakKeyDictionary[Any, _Dispatch] = weakref.WeakKeyDictionary()
 
 
-def _dispatch(page: Any) -> _Dispatch:
+def _dispatch(page: Page) -> _Dispatch:
     found = _DISPATCH.get(page)
     if found is None:
         found = _DISPATCH[page] = _Dispatch(page)
@@ -83,7 +87,7 @@ def _dispatch(page: Any) -> _Dispatch:
 class PageListener:
     """Handlers on a page's events for the length of a ``with`` block (the page's listeners outlive it)."""
 
-    def __init__(self, page: Any, handlers: dict[str, Any]) -> None:
+    def __init__(self, page: Page, handlers: dict[str, Any]) -> None:
         self.page = page
         self._handlers = handlers
 
@@ -102,7 +106,7 @@ class PageListener:
 class InFlight(PageListener):
     """The page's requests that have started and neither finished nor failed, followed through page events."""
 
-    def __init__(self, page: Any) -> None:
+    def __init__(self, page: Page) -> None:
         super().__init__(
             page,
             {
@@ -148,7 +152,7 @@ class InFlight(PageListener):
                 await asyncio.wait_for(self._loaded.wait(), left)
         return True
 
-    def _started(self, request: Any) -> None:
+    def _started(self, request: Request) -> None:
         if request.url.startswith(_LOCAL_SCHEMES):
             return
         # a redirect hop ends when the next request of its chain starts, whatever events it got
@@ -156,7 +160,7 @@ class InFlight(PageListener):
         self.pending.add(request)
         self._changed.set()
 
-    def _ended(self, request: Any) -> None:
+    def _ended(self, request: Request) -> None:
         self.pending.discard(request)
         if self._after_load:
             # Before `load` no window is needed: `load` waits for every script the page has run, and whatever
@@ -201,7 +205,7 @@ class InFlight(PageListener):
                 await asyncio.wait_for(self._changed.wait(), min(need, left))
 
 
-def _load_states(page: Any) -> set[str] | None:
+def _load_states(page: Page) -> set[str] | None:
     """The lifecycle events the main frame's current document has reached, as Playwright tracks them.
 
     Private to Playwright, read because its public wait (``wait_for_load_state``) sends the driver three
@@ -211,7 +215,7 @@ def _load_states(page: Any) -> set[str] | None:
     return states if isinstance(states, set) else None
 
 
-async def settle(page: Any, in_flight: InFlight, seconds: float) -> bool:
+async def settle(page: Page, in_flight: InFlight, seconds: float) -> bool:
     """Wait for ``load`` and then for a quiet network, both within ``seconds``; True when the page settled."""
     deadline = time.monotonic() + seconds
     if not await in_flight.loaded(deadline):

@@ -49,10 +49,10 @@ class _Positions(HTMLParser):
             return
         if self._opaque or tag not in ("a", "area"):
             return
-        href = next((value for name, value in attrs if name == "href"), False)
-        if href is not False:
+        href = next((value or "" for name, value in attrs if name == "href"), None)
+        if href is not None:
             line, offset = self.getpos()
-            self.found[href or ""].append((line, offset + 1))
+            self.found[href].append((line, offset + 1))
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag not in OPAQUE:  # <svg/> opens nothing

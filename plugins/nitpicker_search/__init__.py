@@ -4,11 +4,24 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from nitpicker_core import Analyzer, Cell, Column, PageInput, PageReport, UsageError, hookimpl
+from nitpicker_core import (
+    Analyzer,
+    Cell,
+    Column,
+    PageInput,
+    PageReport,
+    Register,
+    RegisterSetting,
+    UsageError,
+    hookimpl,
+)
 
 from .keywords import Keyword, parse_keywords, visible_text
+
+if TYPE_CHECKING:
+    from nitpicker_core import Config
 
 PLUGIN = "search"
 DEFAULT_SCOPE = "body"
@@ -51,8 +64,9 @@ class SearchAnalyzer(Analyzer):
         self.selector: Any = None
         self._said = False
 
-    @property  # type: ignore[override]
-    def columns(self) -> tuple[Column, ...]:
+    # The base declares a plain attribute; here the columns follow the configured keywords.
+    @property
+    def columns(self) -> tuple[Column, ...]:  # type: ignore[override]
         if not self.keywords:
             return ()
         return (*(Column(k.key, k.label) for k in self.keywords), TOTAL)
@@ -90,7 +104,7 @@ _ANALYZER = SearchAnalyzer()
 
 
 @hookimpl
-def register_settings(register: Any) -> None:
+def register_settings(register: RegisterSetting) -> None:
     register(
         "keywords",
         type="list",
@@ -106,7 +120,7 @@ def register_settings(register: Any) -> None:
 
 
 @hookimpl
-def configure(config: Any) -> None:
+def configure(config: Config) -> None:
     try:  # the columns, for every command that shows them; bad settings fail in check, when analyzing
         _ANALYZER.setup(config.settings_for(PLUGIN))
         # without keywords it would count nothing: a run of the default analyzers leaves it out
@@ -117,5 +131,5 @@ def configure(config: Any) -> None:
 
 
 @hookimpl
-def register_analyzers(register: Any) -> None:
+def register_analyzers(register: Register[Analyzer]) -> None:
     register(_ANALYZER)

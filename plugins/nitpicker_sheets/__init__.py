@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from nitpicker_core import hookimpl
+from nitpicker_core import Query, Register, Sheet, hookimpl
 
 from . import cover, issues, pages, queries, relations, resources
 
@@ -12,12 +10,12 @@ SHEETS = (*cover.SHEETS, *issues.SHEETS, *pages.SHEETS, *relations.SHEETS, *reso
 
 
 @hookimpl
-def register_sheets(register: Any) -> None:
+def register_sheets(register: Register[Sheet]) -> None:
     for sheet in SHEETS:
         register(sheet)
 
 
 @hookimpl
-def register_queries(register: Any) -> None:
+def register_queries(register: Register[Query]) -> None:
     for query in queries.QUERIES:
         register(query)

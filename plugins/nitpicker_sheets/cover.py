@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from nitpicker_core import Sheet, read
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader, ReportContext
 
 # The environment manifest's keys a reader knows by these names, in this order (the rest follow as stored).
 TOOLS = {
@@ -28,7 +31,7 @@ def _value(value: Any) -> Any:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def _commit(reader: Any, commit: int) -> dict[str, Any]:
+def _commit(reader: ArchiveReader, commit: int) -> dict[str, Any]:
     return next((c for c in reader.commits() if c["id"] == commit), {"id": commit})
 
 
@@ -52,7 +55,7 @@ def _dates(row: Mapping[str, Any]) -> Iterator[list[Any]]:
     yield ["Commit", "Report written", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())]
 
 
-def _settings(reader: Any, commit: int, row: Mapping[str, Any]) -> Iterator[list[Any]]:
+def _settings(reader: ArchiveReader, commit: int, row: Mapping[str, Any]) -> Iterator[list[Any]]:
     for key, value in sorted((row.get("options") or {}).items()):
         if key == "roots":
             continue  # under Site
@@ -77,7 +80,7 @@ def _tools(row: Mapping[str, Any]) -> Iterator[list[Any]]:
         yield ["Tools", run["analyzer"], f"{run['version']}{rules}, {run['status']}"]
 
 
-def _totals(report: Any) -> Iterator[list[Any]]:
+def _totals(report: ReportContext) -> Iterator[list[Any]]:
     summary = report.query("summary")
     totals = summary["totals"]  # the counts every front door shows, by their one definition
     for key, item in (
@@ -110,7 +113,7 @@ DEFINED = (
 )
 
 
-def cover_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]:
+def cover_rows(reader: ArchiveReader, commit: int, report: ReportContext) -> Iterator[list[Any]]:
     row = _commit(reader, commit)
     yield from _site(list(reader.info().get("roots") or []))
     yield from _dates(row)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import Cell, Sheet
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader, ReportContext
 
 COUNTS = ("urls", "share", "findings", "new", "fixed", "persisting")
 NOT_ANALYSED = "not analysed"
@@ -59,7 +62,7 @@ def _rank(row: dict[str, Any]) -> int:
     return 2 if row["state"] == "error" else 3
 
 
-def issue_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]:
+def issue_rows(reader: ArchiveReader, commit: int, report: ReportContext) -> Iterator[list[Any]]:
     answer = report.query("issues")
     first_crawl = answer["base"] is None
     # sorted() is stable: within each rank the query's order holds (priority, then most findings)

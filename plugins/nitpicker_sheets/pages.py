@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from nitpicker_core import Cell, Sheet
 
 from .cells import PATH_COLUMNS, counted, flag, listed, path_cells, text_rule
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader, ReportContext
 
 PAGE_LIST_COLUMNS = (
     "Title",
@@ -143,7 +146,9 @@ def analyzer_header(analyzer: str, label: str, prefixes: dict[str, str]) -> str:
     return f"{prefix}: {label}"
 
 
-def analysis_keys(reader: Any, commit: int, report: Any) -> list[tuple[tuple[str, str], str]]:
+def analysis_keys(
+    reader: ArchiveReader, commit: int, report: ReportContext
+) -> list[tuple[tuple[str, str], str]]:
     """(analyzer, column key) → header label, in analyzer order then declared column order."""
     present = [(i["analyzer"], i["column"]) for i in report.query("report-analysis-columns")["items"]]
     labels = report.column_labels()
@@ -158,11 +163,11 @@ def analysis_keys(reader: Any, commit: int, report: Any) -> list[tuple[tuple[str
     ]
 
 
-def _page_list_extra(reader: Any, commit: int, report: Any) -> tuple[str, ...]:
+def _page_list_extra(reader: ArchiveReader, commit: int, report: ReportContext) -> tuple[str, ...]:
     return tuple(label for _, label in analysis_keys(reader, commit, report))
 
 
-def page_list_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]:
+def page_list_rows(reader: ArchiveReader, commit: int, report: ReportContext) -> Iterator[list[Any]]:
     keys = [k for k, _ in analysis_keys(reader, commit, report)]
     titles = IndexTitles()
     for p in report.stream("report-pages", scope="targets"):
@@ -214,7 +219,7 @@ def _remarks(p: dict[str, Any]) -> str:
     return "; ".join(remarks)
 
 
-def links_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]:
+def links_rows(reader: ArchiveReader, commit: int, report: ReportContext) -> Iterator[list[Any]]:
     for p in report.stream("report-pages", scope="rows"):
         headers = p["headers"] or {}
         yield [

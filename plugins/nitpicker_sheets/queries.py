@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import Query, read
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader
 
 SCOPES = read.REPORT_SCOPES
 
 
 def _page_rows(
-    archive: Any, commit: int, scope: str = "targets", after: str = "", limit: int = 500
+    archive: ArchiveReader, commit: int, scope: str = "targets", after: str = "", limit: int = 500
 ) -> dict[str, Any]:
     return read.report_pages(archive, commit, scope, after, limit)
 

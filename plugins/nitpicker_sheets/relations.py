@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import Cell, Sheet
 
 from .cells import NO_TEXT
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader, ReportContext
 
 STATUS = "not_between"
 _SPACE = re.compile(r"\s+")
@@ -18,7 +21,7 @@ def _text(value: str | None) -> str:
     return _SPACE.sub(" ", value or "").strip()
 
 
-def referrer_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]:
+def referrer_rows(reader: ArchiveReader, commit: int, report: ReportContext) -> Iterator[list[Any]]:
     for r in report.stream("report-referrers"):
         to = Cell(r["page"], f"[REDIRECTED FROM] {r['through']}") if r["through"] else r["page"]
         source = r["source"] + (f"#{r['fragment']}" if r["fragment"] else "")
@@ -32,7 +35,7 @@ def referrer_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]:
         ]
 
 
-def resource_referrer_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]:
+def resource_referrer_rows(reader: ArchiveReader, commit: int, report: ReportContext) -> Iterator[list[Any]]:
     for r in report.stream("report-resource-referrers"):
         yield [
             r["page"],
@@ -51,7 +54,7 @@ _MISMATCH_TYPES = {
 }
 
 
-def discrepancy_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]:
+def discrepancy_rows(reader: ArchiveReader, commit: int, report: ReportContext) -> Iterator[list[Any]]:
     for r in report.stream("report-link-texts"):
         text, title = _text(r["text"]), _text(r["title"])
         if text.casefold() not in title.casefold() and title.casefold() not in text.casefold():

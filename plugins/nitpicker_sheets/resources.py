@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from nitpicker_core import Cell, Sheet
 
 from .cells import listed
 from .natural import natural_sorted
+
+if TYPE_CHECKING:
+    from nitpicker_core import ArchiveReader, ReportContext
 
 RESOURCE_COLUMNS = ("URL", "Status Code", "Status Text", "Content Type", "Content Length", "Referrers")
 PATTERN_CAP = 100  # distinct values counted per query key; past it the pattern says `key=100+`
@@ -84,16 +87,16 @@ def _grouped(items: Iterable[dict[str, Any]]) -> Iterator[list[Any]]:
         yield [*group[:5], group[5], group[6], pattern.text()]
 
 
-def resource_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]:
+def resource_rows(reader: ArchiveReader, commit: int, report: ReportContext) -> Iterator[list[Any]]:
     items = report.stream("report-resources")
     return _grouped(items) if report.options.get("dedupe_resources") else _raw(items)
 
 
-def _resource_extra(reader: Any, commit: int, report: Any) -> tuple[str, ...]:
+def _resource_extra(reader: ArchiveReader, commit: int, report: ReportContext) -> tuple[str, ...]:
     return ("Count", "Query Pattern") if report is not None and report.options.get("dedupe_resources") else ()
 
 
-def image_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]:
+def image_rows(reader: ArchiveReader, commit: int, report: ReportContext) -> Iterator[list[Any]]:
     for i in report.stream("images"):
         alt = Cell("", "no alt attribute") if i["alt"] is None else i["alt"]
         yield [
@@ -112,7 +115,7 @@ def image_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]:
         ]
 
 
-def violation_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]:
+def violation_rows(reader: ArchiveReader, commit: int, report: ReportContext) -> Iterator[list[Any]]:
     for v in report.stream("violations"):
         yield [
             v["analyzer"],
@@ -127,7 +130,7 @@ def violation_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]
         ]
 
 
-def summary_rows(reader: Any, commit: int, report: Any) -> Iterator[list[Any]]:
+def summary_rows(reader: ArchiveReader, commit: int, report: ReportContext) -> Iterator[list[Any]]:
     s = report.query("summary")
     totals = s["totals"]  # named as every front door names them (Cover: what the numbers mean)
     yield ["URLs", "internal", totals["internal_urls"], None]

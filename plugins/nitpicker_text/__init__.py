@@ -12,6 +12,8 @@ from nitpicker_core import (
     Column,
     PageInput,
     PageReport,
+    Register,
+    RegisterSetting,
     Rule,
     UsageError,
     Violation,
@@ -133,7 +135,7 @@ class TextAnalyzer(Analyzer):
 
 
 @hookimpl
-def register_settings(register: Any) -> None:
+def register_settings(register: RegisterSetting) -> None:
     register("disable", type="list", default=[], help=f"rule ids to switch off ({', '.join(RULES)})")
     register(
         "max_sentence_length",
@@ -156,5 +158,5 @@ def register_settings(register: Any) -> None:
 
 
 @hookimpl
-def register_analyzers(register: Any) -> None:
+def register_analyzers(register: Register[Analyzer]) -> None:
     register(TextAnalyzer())

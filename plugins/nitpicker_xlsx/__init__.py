@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from nitpicker_core import Destination, DestinationOption, Sheet, hookimpl
+from nitpicker_core import Destination, DestinationOption, Register, Sheet, hookimpl
 
 
 def write_xlsx(
@@ -18,7 +18,7 @@ def write_xlsx(
 
 
 @hookimpl
-def register_report_destinations(register: Any) -> None:
+def register_report_destinations(register: Register[Destination]) -> None:
     register(
         Destination(
             "xlsx",

@@ -6,7 +6,7 @@ import contextlib
 import os
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +59,7 @@ def _literal(value: Any) -> str:
     return str(value) if isinstance(value, int | float) else '"' + str(value).replace('"', '""') + '"'
 
 
-def _rule(fmt: dict[str, Any], first: str) -> Any:
+def _rule(fmt: Mapping[str, Any], first: str) -> Any:
     when = fmt["when"]
     style = {"fill": ERROR_FILL, "font": ERROR_FONT}
     if when in _OPERATORS:

@@ -11,6 +11,7 @@ import pytest
 from nitpicker_core import Violation
 from nitpicker_core.archive import open_archive
 from nitpicker_core.archive.writer import ArchiveWriter
+from nitpicker_core.indexing import index_analysis
 from nitpicker_core.plugins import make_plugin_manager
 from nitpicker_core.query import run_query
 from nitpicker_core.registries import query_registry
@@ -50,6 +51,7 @@ def _analyse(target: Path, commit: int) -> None:
                 [Violation("duplicate-id", f"Duplicate id {i}", snippet=f'<p id="{i}">') for i in ids],
             )
         w.finish_analysis(commit, "markup", "complete")
+        index_analysis(w, commit, "markup", make_plugin_manager())  # what `nitpicker analyze` does next
         w.write()
     finally:
         w.close()

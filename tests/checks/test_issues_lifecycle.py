@@ -18,6 +18,8 @@ from nitpicker_core import (
 )
 from nitpicker_core.archive import open_archive
 from nitpicker_core.archive.writer import ArchiveWriter
+from nitpicker_core.indexing import index_analysis
+from nitpicker_core.plugins import make_plugin_manager
 
 
 def page(path: str, title: str, status: int = 200) -> ScrapeResult:
@@ -139,6 +141,7 @@ def analyse(target, commit: int, version: str, violations: dict[str, list[Violat
     for path, found in violations.items():
         w.put_analysis(commit, "demo", SITE + path, {}, found)
     w.finish_analysis(commit, "demo", "complete")
+    index_analysis(w, commit, "demo", make_plugin_manager())  # what `nitpicker analyze` does next
     w.write()
     w.close()
 

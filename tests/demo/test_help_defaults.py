@@ -1,5 +1,6 @@
 """Defaults said three ways agree: each `(default: X)` / `[default: X]` in the help of crawl, analyze, pipeline
-and report, the value the command really uses (`nitpicker config show`), and the README where it names one."""
+and report, the value the command really uses (`nitpicker config show`), and the README and docs/ where they
+name one."""
 
 from __future__ import annotations
 
@@ -110,10 +111,12 @@ def test_no_option_says_its_default_twice(cli) -> None:
     assert not doubled
 
 
-def test_the_readme_names_the_same_defaults(cli, effective) -> None:
-    readme = (ROOT / "README.md").read_text()
+def test_the_docs_name_the_same_defaults(cli, effective) -> None:
+    docs = "\n".join(
+        page.read_text() for page in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    )
     stated = re.findall(
-        r"`(--[a-z][\w-]*)[^`]*`[^`\n.;]{0,40}?(?:\(default:? |, default |defaults to )`?([\w.]+)", readme
+        r"`(--[a-z][\w-]*)[^`]*`[^`\n.;]{0,40}?(?:\(default:? |, default |defaults to )`?([\w.]+)", docs
     )
     compared, wrong = 0, []
     for flag, said in stated:
@@ -124,8 +127,6 @@ def test_the_readme_names_the_same_defaults(cli, effective) -> None:
                 continue
             compared += 1
             if not _same(value, effective[where[0]][where[1]]):
-                wrong.append(
-                    f"README: {flag} default {said}; {command} uses {effective[where[0]][where[1]]!r}"
-                )
+                wrong.append(f"docs: {flag} default {said}; {command} uses {effective[where[0]][where[1]]!r}")
     assert not wrong
     assert compared >= 2  # --parallels, --heartbeat at least

@@ -7,7 +7,8 @@ pytest fixtures.
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -16,14 +17,23 @@ from nitpicker_core import (
     Cell,
     Column,
     CrawlContext,
+    MenuLink,
     PageInput,
     PageReport,
     Query,
+    Register,
+    RegisterBlueprint,
+    RegisterSetting,
     ScrapeResult,
     Sheet,
     Violation,
     hookimpl,
 )
+
+if TYPE_CHECKING:  # annotations only: importing the plugin should not load Flask or the archive reader
+    from flask import Request
+
+    from nitpicker_core import ArchiveReader, Config
 
 WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -42,7 +52,7 @@ class WordCount(Analyzer):
     columns = (Column("words", "Words"),)
     concurrency = 2
 
-    def setup(self, settings: Any) -> None:
+    def setup(self, settings: Mapping[str, Any]) -> None:
         self.min_words = int(settings.get("min_words", 10))
 
     def each_page(self, page: PageInput) -> PageReport:
@@ -65,7 +75,7 @@ class LongUrl(Analyzer):
     version = "1"
     columns = (Column("length", "URL length"),)
 
-    def each_url(self, url: str, is_external: bool, settings: Any) -> PageReport:
+    def each_url(self, url: str, is_external: bool, settings: Mapping[str, Any]) -> PageReport:
         limit = int(settings.get("max_url_length", 80))
         if is_external or len(url) <= limit:
             return PageReport(cells={"length": len(url)})
@@ -75,7 +85,7 @@ class LongUrl(Analyzer):
         )
 
 
-def word_counts(archive: Any, commit: int, min_words: int) -> dict[str, Any]:
+def word_counts(archive: ArchiveReader, commit: int, min_words: int) -> dict[str, Any]:
     """The query: every page's word count from the analyzer's stored cells, by URL."""
     cells = archive.analysis(commit, analyzer="word-count")
     items = [
@@ -87,20 +97,20 @@ def word_counts(archive: Any, commit: int, min_words: int) -> dict[str, Any]:
 
 
 @hookimpl
-def register_settings(register: Any) -> None:
+def register_settings(register: RegisterSetting) -> None:
     register("min_words", type="int", default=10, help="pages with fewer words get a thin-content warning")
     register("max_url_length", type="int", default=80, help="longer URLs get a long-url warning")
     register("skip_below", type="int", default=0, help="crawl: skip rendered pages with fewer words (0: off)")
 
 
 @hookimpl
-def register_analyzers(register: Any) -> None:
+def register_analyzers(register: Register[Analyzer]) -> None:
     register(WordCount())
     register(LongUrl())
 
 
 @hookimpl
-def register_queries(register: Any) -> None:
+def register_queries(register: Register[Query]) -> None:
     register(
         Query(
             "word-counts",
@@ -118,13 +128,13 @@ def register_queries(register: Any) -> None:
     )
 
 
-def _sheet_rows(reader: Any, commit: int) -> Any:
+def _sheet_rows(reader: ArchiveReader, commit: int) -> Iterator[list[Any]]:
     for item in word_counts(reader, commit, 0)["items"]:
         yield [item["url"], item["words"]]
 
 
 @hookimpl
-def register_sheets(register: Any) -> None:
+def register_sheets(register: Register[Sheet]) -> None:
     register(
         Sheet(
             "Word Counts",
@@ -142,7 +152,7 @@ _crawl_settings: dict[str, Any] = {}
 
 
 @hookimpl
-def configure(config: Any) -> None:
+def configure(config: Config) -> None:
     # read once per process; a malformed value fails only the commands that read it (config.get raises)
     _crawl_settings["skip_below"] = config.get("word-count", "skip_below")
 
@@ -182,7 +192,7 @@ WORD_COUNTS_PAGE = """{% extends "base.html" %}{% block content %}
 
 
 @hookimpl
-def register_viewer_blueprints(register: Any) -> None:
+def register_viewer_blueprints(register: RegisterBlueprint) -> None:
     from flask import Blueprint
 
     from nitpicker_viewer.app import query, render_source
@@ -197,7 +207,5 @@ def register_viewer_blueprints(register: Any) -> None:
 
 
 @hookimpl
-def viewer_menu_links(request: Any) -> list[Any]:
-    from nitpicker_core import MenuLink
-
+def viewer_menu_links(request: Request) -> list[MenuLink]:
     return [MenuLink("/word-counts", "Word counts", order=500)]

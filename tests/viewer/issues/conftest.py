@@ -53,12 +53,15 @@ def _analyse(
     target: Path, commit: int, analyzer: str, version: str, found: dict[str, list[Violation]]
 ) -> None:
     from nitpicker_core.archive.writer import ArchiveWriter
+    from nitpicker_core.indexing import index_analysis
+    from nitpicker_core.plugins import make_plugin_manager
 
     writer = ArchiveWriter.open(target)
     writer.begin_analysis(commit, analyzer, version, {})
     for path, violations in found.items():
         writer.put_analysis(commit, analyzer, SITE + path, {}, violations)
     writer.finish_analysis(commit, analyzer, "complete")
+    index_analysis(writer, commit, analyzer, make_plugin_manager())  # what `nitpicker analyze` does next
     writer.write()
     writer.close()
 
