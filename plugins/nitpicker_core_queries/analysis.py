@@ -30,7 +30,7 @@ def _analysis(
     return read.analysis_list(archive, commit, analyzer, column, url, page, sort, order, limit, offset)
 
 
-def _columns(archive: Any, commit: int, analyzer: str | None = None) -> dict[str, Any]:
+def _columns(archive: ArchiveReader, commit: int, analyzer: str | None = None) -> dict[str, Any]:
     return read.analysis_column_counts(archive, commit, analyzer)
 
 

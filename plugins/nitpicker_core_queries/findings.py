@@ -103,7 +103,7 @@ def _error_kinds(archive: ArchiveReader, commit: int, examples: int = 5) -> dict
     return result
 
 
-def _inventory_runs(archive: Any, commit: int, limit: int = 100, offset: int = 0) -> dict[str, Any]:
+def _inventory_runs(archive: ArchiveReader, commit: int, limit: int = 100, offset: int = 0) -> dict[str, Any]:
     return read.inventory_run_list(archive, commit, limit, offset)
 
 

@@ -22,7 +22,7 @@ _VALUES = {
 }
 
 
-def _filter_values(archive: Any, commit: int, field: str, limit: int = 1000) -> dict[str, Any]:
+def _filter_values(archive: ArchiveReader, commit: int, field: str, limit: int = 1000) -> dict[str, Any]:
     rows = read.value_counts(archive, commit, field, limit)
     items = [{"value": r.value, "count": r.count} for r in rows[:limit]]
     return {"field": field, "items": items, "more": len(rows) > limit}

@@ -76,7 +76,7 @@ def _pages(
     )
 
 
-def _state(archive: Any, commit: int, url: str) -> dict[str, Any]:
+def _state(archive: ArchiveReader, commit: int, url: str) -> dict[str, Any]:
     return read.page_ids(archive, commit, url)
 
 

@@ -55,7 +55,7 @@ def _jsonld_counts(archive: ArchiveReader, commit: int) -> dict[str, Any]:
     return aggregates.value(archive, commit, "jsonld_counts")
 
 
-def _page_jsonld(archive: Any, commit: int, url: str) -> dict[str, Any]:
+def _page_jsonld(archive: ArchiveReader, commit: int, url: str) -> dict[str, Any]:
     items = read.page_jsonld(archive, commit, url)
     return {"url": url, "total": len(items), "items": items}
 

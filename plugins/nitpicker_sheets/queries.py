@@ -18,19 +18,21 @@ def _page_rows(
     return read.report_pages(archive, commit, scope, after, limit)
 
 
-def _referrers(archive: Any, commit: int, after: str = "", limit: int = 500) -> dict[str, Any]:
+def _referrers(archive: ArchiveReader, commit: int, after: str = "", limit: int = 500) -> dict[str, Any]:
     return read.report_referrers(archive, commit, after, limit)
 
 
-def _link_texts(archive: Any, commit: int, after: str = "", limit: int = 500) -> dict[str, Any]:
+def _link_texts(archive: ArchiveReader, commit: int, after: str = "", limit: int = 500) -> dict[str, Any]:
     return read.report_link_texts(archive, commit, after, limit)
 
 
-def _resource_rows(archive: Any, commit: int, after: str = "", limit: int = 500) -> dict[str, Any]:
+def _resource_rows(archive: ArchiveReader, commit: int, after: str = "", limit: int = 500) -> dict[str, Any]:
     return read.report_resources(archive, commit, after, limit)
 
 
-def _resource_referrers(archive: Any, commit: int, after: str = "", limit: int = 500) -> dict[str, Any]:
+def _resource_referrers(
+    archive: ArchiveReader, commit: int, after: str = "", limit: int = 500
+) -> dict[str, Any]:
     return read.report_resource_referrers(archive, commit, after, limit)
 
 
@@ -97,7 +99,7 @@ QUERIES = [
 ]
 
 
-def _analysis_columns(archive: Any, commit: int) -> dict[str, Any]:
+def _analysis_columns(archive: ArchiveReader, commit: int) -> dict[str, Any]:
     return read.analysis_columns(archive, commit)
 
 
