@@ -7,6 +7,7 @@ from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _dist_version
 from typing import TYPE_CHECKING
 
+from nitpicker_core import read
 from nitpicker_core.check_context import CheckContext
 from nitpicker_core.checks import (
     CHECK_TYPES,
@@ -112,6 +113,7 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0.0.0"
 
 __all__ = [
+    "read",
     "AnalyzeRun",
     "ArchiveReader",
     "Config",

@@ -175,6 +175,8 @@ class ScrapeResult:
     is_skipped: bool = False
     skip_reason: str = ""
     metadata: dict[str, Any] = field(default_factory=dict)
+    # A plugin's own per-page data, stored as JSON. The keys the core writes here (error_kind, blocked, ...:
+    # archive.models.PROMOTED) are stored as page_state columns and read through nitpicker_core.read.
     extra: dict[str, Any] = field(default_factory=dict)
     html: str | None = None
     source: str | None = None

@@ -15,7 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
 CONTRACTS = {c["id"]: c for c in CONFIG["contracts"]}
-# what a plugin may import: the package, the archive package and the modules it re-exports, indexing
+# what a plugin may import: the package, the archive package and the modules it re-exports, indexing, read
 PUBLIC = {
     "nitpicker_core",
     "nitpicker_core.archive",
@@ -26,6 +26,7 @@ PUBLIC = {
     "nitpicker_core.archive.referrers",
     "nitpicker_core.archive.times",
     "nitpicker_core.indexing",
+    "nitpicker_core.read",
 }
 
 

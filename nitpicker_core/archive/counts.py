@@ -17,11 +17,11 @@ SELECT COALESCE(SUM(recorded AND NOT is_skipped), 0), COALESCE(SUM(html AND NOT 
        COALESCE(SUM(is_skipped), 0), COALESCE(SUM(kind IS NOT NULL AND NOT is_external), 0),
        COALESCE(SUM(is_external AND (kind IS NOT NULL OR COALESCE(status, 0) >= 400)), 0)
 FROM (SELECT cp.last_crawled_at IS NOT NULL AS recorded, s.is_skipped, s.html_sha256 IS NOT NULL AS html,
-             s.is_external, s.status, json_extract(s.extra, '$.error_kind') AS kind
+             s.is_external, s.status, s.error_kind AS kind
       FROM commit_page cp JOIN page_state s ON s.id = cp.state_id WHERE cp.commit_id = ?)
 """
 _KINDS_SQL = (
-    "SELECT json_extract(s.extra, '$.error_kind') AS kind, COUNT(*) FROM commit_page cp "
+    "SELECT s.error_kind AS kind, COUNT(*) FROM commit_page cp "
     "JOIN page_state s ON s.id = cp.state_id WHERE cp.commit_id = ? AND kind IS NOT NULL GROUP BY kind ORDER BY kind"
 )
 

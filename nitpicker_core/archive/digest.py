@@ -18,7 +18,7 @@ Run = Callable[[str, Sequence[Any]], Sequence[Any]]
 
 # A URL of the crawl's own host outside its scope (``extra.outside_scope``) is internal but was only checked,
 # never crawled: it is no page. ``instr`` spares the JSON parse on the rows that lack the key (almost all).
-OUTSIDE_SCOPE = "(instr(ps.extra, 'outside_scope') > 0 AND json_extract(ps.extra, '$.outside_scope') = 1)"
+OUTSIDE_SCOPE = "(ps.outside_scope IS NOT NULL AND ps.outside_scope = 1)"
 IN_SCOPE = f"NOT {OUTSIDE_SCOPE}"
 STRICT = f"(ps.content_type = 'text/html' AND {IN_SCOPE})"
 LOOSE = (
@@ -30,7 +30,7 @@ CATEGORY = content_type_sql_case("ps.content_type")
 # Error kind of a failed fetch: the state's own record first, else the commit's crawl_error row.
 # ``|| ''`` keeps SQLite from answering MIN through the (commit_id, kind) index, a scan per row.
 ERROR_KIND = (
-    "COALESCE(json_extract(ps.extra, '$.error_kind'), (SELECT MIN(ce.kind || '') FROM crawl_error ce "
+    "COALESCE(ps.error_kind, (SELECT MIN(ce.kind || '') FROM crawl_error ce "
     "WHERE ce.commit_id = cp.commit_id AND ce.url_id = cp.url_id))"
 )
 # What became of a URL row: answered (a status), redirect (a hop without one), skipped by a rule, failed (an
@@ -168,7 +168,7 @@ def summary(run: Run, commit: int) -> dict[str, Any]:
     }
     # A row without a status is a failure only when an error was recorded for it; otherwise it was never
     # requested (--no-fetch-external, a crawl cut short, a link target outside every rule): not checked.
-    kind = "COALESCE(json_extract(ps.extra, '$.error_kind'), ce.kind)"
+    kind = "COALESCE(ps.error_kind, ce.kind)"
     bucket = (
         "CASE WHEN ps.is_skipped THEN 'skipped' WHEN ps.status IS NOT NULL THEN 'code' "
         f"WHEN ps.redirect_dest_url_id IS NOT NULL THEN 'redirect_hops' WHEN {kind} IS NOT NULL THEN 'failed' "
@@ -312,9 +312,9 @@ def duplicates(run: Run, commit: int) -> dict[str, list[dict[str, Any]]]:
 _ERRORS = (
     "WITH e(url_id, kind, message) AS ("
     " SELECT url_id, kind, message FROM crawl_error WHERE commit_id = ?1"
-    " UNION SELECT cp.url_id, json_extract(ps.extra, '$.error_kind'), NULL FROM commit_page cp"
-    " JOIN page_state ps ON ps.id = cp.state_id WHERE cp.commit_id = ?1 AND instr(ps.extra, 'error_kind') > 0"
-    " AND json_extract(ps.extra, '$.error_kind') IS NOT NULL), "
+    " UNION SELECT cp.url_id, ps.error_kind, NULL FROM commit_page cp"
+    " JOIN page_state ps ON ps.id = cp.state_id WHERE cp.commit_id = ?1"
+    " AND ps.error_kind IS NOT NULL), "
     "f(url_id, kind, message) AS (SELECT url_id, kind, MAX(message) FROM e GROUP BY url_id, kind) "
 )
 ERROR_EXAMPLES = 100

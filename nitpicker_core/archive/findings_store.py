@@ -203,6 +203,16 @@ class Stored:
             )
         }
 
+    def details_on(self, commit: int, check_id: str, url: str) -> set[str] | None:
+        """The details of the check's stored findings on ``url`` (None when the commit stored no set)."""
+        set_id = self.set_of(commit, check_id)
+        if set_id is None:
+            return None
+        rows = self.reader.execute(
+            "SELECT detail FROM set_finding WHERE set_id = ? AND url = ?", [set_id, url]
+        )
+        return {row[0] for row in rows}
+
     def delta(
         self, commit: int, base: int, check_id: str, tokens: str, by_url: bool = False
     ) -> dict[str, int] | None:

@@ -16,7 +16,27 @@ from . import times as times_module
 #    resource, commit_resource.referrers counted at commit finish; crawl times of commit_page and
 #    crawl_error as integer milliseconds (times.py). What an unchanged re-crawl adds shrank by half.
 # 4: the sitemap and sitemap_entry tables: the sitemaps a crawl read, with the commit (older commits have none)
-FORMAT_VERSION = 4
+# 5: the keys the core writes into ScrapeResult.extra and reads back are page_state columns (PROMOTED);
+#    extra keeps only plugins' data. A writer moves them out of extra on open; a reader of an older archive
+#    sees the same columns through a temporary view (reader.py), so every read names the columns.
+FORMAT_VERSION = 5
+
+# The promoted keys of ScrapeResult.extra and how each is stored: "text", "flag" (0/1, read back as a bool),
+# "int", or "json" (canonical JSON text, the same text json_extract gives from extra).
+PROMOTED: tuple[tuple[str, str], ...] = (
+    ("error_kind", "text"),  # the crawl failed: timeout, dns, tls, ... (crawler/results.py)
+    ("permanent", "flag"),  # that failure will not go away by itself
+    ("blocked", "flag"),  # a bot wall answered
+    ("redirect_chain", "json"),  # the hops of a redirect chain (prepare.chain_hops)
+    ("redirect_status", "int"),  # the first status of a chain the browser followed
+    ("client_redirect", "flag"),  # the page moved by script or meta refresh
+    ("outside_scope", "flag"),  # a URL of the site's host outside the crawl's scope: checked, not crawled
+    ("source_omitted", "text"),  # why the HTML the server sent was not kept
+    ("unrendered", "text"),  # why the page was not rendered
+    ("large_images", "json"),  # images over the size budget
+)
+PROMOTED_NAMES: tuple[str, ...] = tuple(name for name, _ in PROMOTED)
+_SQL_TYPES = {"text": "TEXT", "flag": "INTEGER", "int": "INTEGER", "json": "TEXT"}
 
 
 class _Base(pw.Model):
@@ -88,6 +108,10 @@ for _name in METADATA_FIELDS:
 # The HTML the server sent, in the blob table beside the rendered html_sha256 (format 2); added last, as
 # ALTER TABLE ADD COLUMN puts it there in an upgraded archive too.
 PageState._meta.add_field("source_sha256", pw.TextField(null=True))
+for _name, _kind in PROMOTED:  # format 5, after source_sha256 for the same reason
+    PageState._meta.add_field(
+        _name, pw.IntegerField(null=True) if _kind in ("flag", "int") else pw.TextField(null=True)
+    )
 
 # Column order of page_state as the writer inserts it (everything but id).
 PAGE_STATE_COLUMNS: tuple[str, ...] = (
@@ -108,6 +132,7 @@ PAGE_STATE_COLUMNS: tuple[str, ...] = (
     "html_sha256",
     *METADATA_FIELDS,
     "source_sha256",
+    *PROMOTED_NAMES,
 )
 
 
@@ -433,19 +458,39 @@ ADDED_COLUMNS: dict[int, tuple[tuple[str, str, str], ...]] = {
         ("anchor", "col", "INTEGER"),
     ),
     3: (("commit_resource", "referrers", "INTEGER"),),
+    5: tuple(("page_state", name, _SQL_TYPES[kind]) for name, kind in PROMOTED),
 }
+
+
+def promoted_from_extra_sql(extra: str = "extra") -> str:
+    """``json_extract`` of each promoted key from the JSON column ``extra``, named after its column.
+
+    The values are the columns' exactly: JSON true is 1, an array is its minified text (canonical JSON).
+    """
+    return ", ".join(f"json_extract({extra}, '$.{name}') AS {name}" for name in PROMOTED_NAMES)
+
+
+def _promote(conn: Any) -> None:
+    """Move the promoted keys of every state's extra into their columns (format 3 to 4)."""
+    keys = ", ".join(f"'$.{name}'" for name in PROMOTED_NAMES)
+    sets = ", ".join(f"{name} = json_extract(extra, '$.{name}')" for name in PROMOTED_NAMES)
+    conn.execute(f"UPDATE page_state SET {sets}, extra = json_remove(extra, {keys}) WHERE extra != '{{}}'")
 
 
 def upgrade_schema(db: pw.SqliteDatabase) -> bool:
     """Bring an older archive to FORMAT_VERSION in place (the writer only); True when anything changed."""
     conn = db.connection()
     changed = False
+    promote = False
     for version in sorted(ADDED_COLUMNS):
         for table, column, sql_type in ADDED_COLUMNS[version]:
             have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
             if column not in have:
                 conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {sql_type}")
                 changed = True
+                promote = promote or version == 5
+    if promote:
+        _promote(conn)
     tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if any(m._meta.table_name not in tables for m in MODELS):
         with db.bind_ctx(MODELS):

@@ -176,9 +176,9 @@ class Pages:
     def failed_urls(self, commit_id: int) -> dict[str, str]:
         """URLs of the commit whose current state is a failed fetch, with the classified error kind."""
         rows = self._store.conn.execute(
-            "SELECT u.url, json_extract(s.extra, '$.error_kind') FROM commit_page c "
+            "SELECT u.url, s.error_kind FROM commit_page c "
             "JOIN page_state s ON s.id = c.state_id JOIN url u ON u.id = c.url_id "
-            "WHERE c.commit_id = ? AND json_extract(s.extra, '$.error_kind') IS NOT NULL",
+            "WHERE c.commit_id = ? AND s.error_kind IS NOT NULL",
             (commit_id,),
         )
         return {url: kind for url, kind in rows}

@@ -12,6 +12,7 @@ from nitpicker_core.records import BOOLEAN_METADATA, METADATA_FIELDS, Resource, 
 from .hashing import canonical_json, content_hash
 from .logical import VOLATILE_HEADERS as VOLATILE_HEADERS  # where pagediff and older callers find it
 from .logical import as_set, logical_headers, logical_sha256
+from .models import PROMOTED
 
 _META_SET = frozenset(METADATA_FIELDS)
 
@@ -39,7 +40,19 @@ class PreparedPage:
 
 
 REDIRECT_AT = 5
-HTML_AT = 12  # html_sha256, followed by the metadata
+EXTRA_AT = 11
+HTML_AT = 12  # html_sha256, followed by the metadata, source_sha256 and the promoted keys of extra
+
+
+def _promoted_value(kind: str, value: Any) -> Any:
+    """A promoted key's value as its column stores it (models.PROMOTED)."""
+    if value is None:
+        return None
+    if kind == "flag":
+        return 1 if value else 0
+    if kind == "json" or not isinstance(value, (str, int, float)):
+        return canonical_json(value)
+    return value
 
 
 def stable_headers(headers: dict[str, str] | None) -> dict[str, Any]:
@@ -125,6 +138,10 @@ def prepare_page(
     dest = redirect_dest(result)
     ctype = normalize_content_type(result.content_type)
     headers = canonical_json(result.headers or {})
+    # The hash sees extra whole, as before format 5 moved the core's keys into columns: an unchanged page
+    # keeps its state across the upgrade. The stored extra keeps only plugins' keys.
+    hashed_extra = canonical_json(extra)
+    promoted = tuple(_promoted_value(kind, extra.pop(name, None)) for name, kind in PROMOTED)
     extra_json = canonical_json(extra)
     fields = (
         result.status,
@@ -142,6 +159,7 @@ def prepare_page(
         html_sha,
         *meta,
         source_sha,
+        *promoted,
     )
     jsonld = [
         (
@@ -162,7 +180,9 @@ def prepare_page(
     hashed_fields = (
         *fields[:4],
         canonical_json(stable_headers(result.headers)),
-        *fields[5:HTML_AT],
+        *fields[5:EXTRA_AT],
+        hashed_extra,
+        *fields[EXTRA_AT + 1 : HTML_AT],
         logical_sha256(result.html, html_sha),
         *meta,
     )

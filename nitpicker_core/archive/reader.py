@@ -18,6 +18,7 @@ from nitpicker_core.records import BOOLEAN_METADATA
 
 from . import counts, files, manifest, referrers, times
 from .lock import live_pid
+from .models import PROMOTED, PROMOTED_NAMES, promoted_from_extra_sql
 
 _PAGE_SELECT = (
     "SELECT u.url, ps.*, d.url AS redirect_dest, {first} AS first_seen_at, {last} AS last_crawled_at, "
@@ -68,6 +69,7 @@ class ArchiveReader:
             self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
             self._conn.row_factory = sqlite3.Row
             self.format_version = self._check()
+            self._present_promoted()
             self._page_select = _PAGE_SELECT.format(
                 first=times.iso_sql(self, "cp.first_seen_at"), last=times.iso_sql(self, "cp.last_crawled_at")
             )
@@ -101,6 +103,20 @@ class ArchiveReader:
             )
             raise ArchiveError(f"{self.name} is not a nitpicker archive ({detail})") from None
         return files.check_version(row[0] if row else None, self.name)
+
+    def _present_promoted(self) -> None:
+        """Give an archive older than format 5 the promoted columns of page_state, read from its extra.
+
+        A temporary view named page_state shadows the table for this connection alone (the archive stays
+        as it is: readers never migrate); SQLite flattens it into every query, so lookups by id still use
+        the table's key, and a key of extra is parsed only where a query reads its column.
+        """
+        have = {row[1] for row in self._conn.execute("PRAGMA main.table_info(page_state)")}
+        if not have or PROMOTED_NAMES[0] in have:
+            return
+        self._conn.execute(
+            f"CREATE TEMP VIEW page_state AS SELECT *, {promoted_from_extra_sql()} FROM main.page_state"
+        )
 
     def _schema(self) -> dict[str, set[str]]:
         """Columns of the tables whose shape changed between formats (an older archive lacks some)."""
@@ -143,6 +159,10 @@ class ArchiveReader:
 
     def execute(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
         return self._conn.execute(sql, params).fetchall()
+
+    def stream(self, sql: str, params: Any = ()) -> Iterator[sqlite3.Row]:
+        """The rows of ``sql`` as the caller takes them (the read model's paths that never hold a commit)."""
+        yield from self._conn.execute(sql, params)
 
     def info(self) -> dict[str, Any]:
         return {r[0]: json.loads(r[1]) for r in self._conn.execute("SELECT key, value FROM info")}
@@ -449,4 +469,12 @@ def _page(row: sqlite3.Row) -> dict[str, Any]:
         if page.get(key) is not None:
             page[key] = bool(page[key])
     page.setdefault("source_sha256", None)  # an archive older than format 2 did not keep the sent HTML
-    return _decode(page, _JSON_COLUMNS)
+    page = _decode(page, _JSON_COLUMNS)
+    # A page's extra as it always read: the promoted columns (format 5) go back in, keys sorted as stored.
+    extra = dict(page.get("extra") or {})
+    for name, kind in PROMOTED:
+        value = page.pop(name, None)
+        if value is not None:
+            extra[name] = bool(value) if kind == "flag" else json.loads(value) if kind == "json" else value
+    page["extra"] = dict(sorted(extra.items()))
+    return page

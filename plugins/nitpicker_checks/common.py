@@ -8,7 +8,7 @@ import weakref
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
-from nitpicker_core import CheckContext, Finding
+from nitpicker_core import CheckContext, Finding, read
 
 # Checks of one context share what they read: every URL row of the commit is loaded once, not once per check.
 _CACHE: weakref.WeakKeyDictionary[CheckContext, dict[str, Any]] = weakref.WeakKeyDictionary()
@@ -26,16 +26,26 @@ def memo(ctx: CheckContext, key: str, make: Callable[[], Any]) -> Any:
     return found[key]
 
 
-# Only the columns the checks read, with the error kind and the bot-wall flag pulled out of ``extra`` in SQL:
-# ArchiveReader.pages() decodes every JSON column of every row, several times slower on a large commit.
-_ROWS = (
-    "SELECT u.url, ps.status, ps.content_type, d.url AS redirect_dest, ps.is_external, ps.is_skipped, "
-    "ps.skip_reason, json_extract(ps.extra, '$.error_kind') AS error_kind, "
-    "json_extract(ps.extra, '$.blocked') AS blocked, json_extract(ps.extra, '$.redirect_chain') AS redirect_chain, "
-    "json_extract(ps.extra, '$.outside_scope') AS outside_scope, "
-    "ps.noindex, ps.title, ps.description, ps.viewport, ps.lang, "
-    "ps.headers FROM commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id "
-    "LEFT JOIN url d ON d.id = ps.redirect_dest_url_id WHERE cp.commit_id = ?"
+# Only the fields the checks read: ArchiveReader.pages() decodes every JSON column of every row, several times
+# slower on a large commit.
+_FIELDS = (
+    "url",
+    "status",
+    "content_type",
+    "redirect_dest",
+    "is_external",
+    "is_skipped",
+    "skip_reason",
+    "error_kind",
+    "blocked",
+    "redirect_chain",
+    "outside_scope",
+    "noindex",
+    "title",
+    "description",
+    "viewport",
+    "lang",
+    "headers",
 )
 
 
@@ -48,8 +58,7 @@ def rows(ctx: CheckContext) -> dict[str, dict[str, Any]]:
             if error["kind"] and (error["url"] not in kinds or error["kind"] < kinds[error["url"]]):
                 kinds[error["url"]] = error["kind"]
         found = {}
-        for row in ctx.reader.execute(_ROWS, [ctx.commit]):
-            item = dict(row)
+        for item in read.page_rows(ctx.reader, ctx.commit, _FIELDS):
             item["error_kind"] = item["error_kind"] or kinds.get(item["url"])
             found[item["url"]] = item
         return found
@@ -125,30 +134,10 @@ def links(ctx: CheckContext) -> list[Link]:
     """Distinct links of crawled pages to targets a link check may report (most links lead to fine pages)."""
 
     def load() -> list[Link]:
-        targets = json.dumps([url for url, row in rows(ctx).items() if _suspect(row)])
-        # One join over the anchors of the suspect targets: a per-page anchors() call is one query per page.
-        found = ctx.reader.execute(
-            "SELECT DISTINCT su.url AS source, tu.url AS target FROM url tu "
-            "JOIN anchor a ON a.target_url_id = tu.id "
-            "JOIN commit_page sc ON sc.commit_id = ? AND sc.state_id = a.state_id "
-            "JOIN page_state sps ON sps.id = sc.state_id JOIN url su ON su.id = sc.url_id "
-            "WHERE tu.url IN (SELECT value FROM json_each(?)) AND sps.is_external = 0 "
-            "AND json_extract(sps.extra, '$.outside_scope') IS NULL",
-            [ctx.commit, targets],
-        )
-        return sorted(Link(r[0], r[1]) for r in found)
+        targets = [url for url, row in rows(ctx).items() if _suspect(row)]
+        return [Link(*link) for link in read.links_to(ctx.reader, ctx.commit, targets)]
 
     return memo(ctx, "links", load)
-
-
-def children(ctx: CheckContext, table: str, columns: str, joins: str = "") -> list[dict[str, Any]]:
-    """Rows of a per-page child table ``t`` (jsonld, page_error, page_resource) of the commit, with ``url``."""
-    found = ctx.reader.execute(
-        f"SELECT u.url AS url, {columns} FROM commit_page cp JOIN url u ON u.id = cp.url_id "
-        f"JOIN {table} t ON t.state_id = cp.state_id {joins} WHERE cp.commit_id = ? ORDER BY u.url, t.id",
-        [ctx.commit],
-    )
-    return [dict(r) for r in found]
 
 
 def without_positions(message: str) -> str:

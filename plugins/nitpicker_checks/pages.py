@@ -9,9 +9,9 @@ from urllib.parse import urljoin, urlsplit
 import lxml.etree
 import lxml.html
 
-from nitpicker_core import Check, CheckContext, Finding
+from nitpicker_core import Check, CheckContext, Finding, read
 
-from .common import children, content_pages, content_urls, memo, rows, unique, without_positions
+from .common import content_pages, content_urls, memo, rows, unique, without_positions
 from .links import broken_targets, linked_targets
 
 Finder = Callable[[CheckContext], Iterator[Finding]]
@@ -22,12 +22,8 @@ TITLE_HELP = "https://developers.google.com/search/docs/appearance/title-link"
 SNIPPET_HELP = "https://developers.google.com/search/docs/appearance/snippet"
 STATUS_HELP = "https://developer.mozilla.org/en-US/docs/Web/HTTP/Status"
 CANONICAL_HELP = "https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls"
-# The canonical as resolved (column) and as written (kept by the scrape only where the two differ).
-_CANONICALS = (
-    "SELECT u.url, ps.canonical, json_extract(ps.extra, '$.canonical_href') AS written FROM commit_page cp "
-    "JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id WHERE cp.commit_id = ? "
-    "AND (ps.canonical IS NOT NULL OR json_extract(ps.extra, '$.canonical_href') IS NOT NULL)"
-)
+# The canonical as resolved (a column) and as written (kept by the scrape only where the two differ).
+_CANONICALS = ("url", "canonical", "canonical_href")
 _SPACE = re.compile(r"\s")
 
 
@@ -176,7 +172,8 @@ def invalid_canonicals(ctx: CheckContext) -> dict[str, str]:
     def load() -> dict[str, str]:
         pages = content_urls(ctx)
         found = {}
-        for url, canonical, written in ctx.reader.execute(_CANONICALS, [ctx.commit]):
+        for row in read.page_rows(ctx.reader, ctx.commit, _CANONICALS, present=_CANONICALS[1:]):
+            url, canonical, written = row["url"], row["canonical"], row["canonical_href"]
             value = canonical if written is None else written
             if url in pages and canonical_is_invalid(str(value or ""), url):
                 found[url] = value.strip() if str(value or "").strip() else f'href="{value or ""}"'
@@ -192,19 +189,19 @@ def canonical_invalid(ctx: CheckContext) -> Iterator[Finding]:
 
 def jsonld_errors(ctx: CheckContext) -> Iterator[Finding]:
     pages = content_urls(ctx)
-    for row in children(ctx, "jsonld", "t.error"):
-        if row["error"] and row["url"] in pages:
-            yield Finding(row["url"], without_positions(row["error"]))
+    for block in read.jsonld_rows(ctx.reader, ctx.commit):
+        if block.error and block.url in pages:
+            yield Finding(block.url, without_positions(block.error))
 
 
 def _page_errors(console: bool) -> Finder:
     # Only pages that answered 2xx: an error page's console always reports its own failed status.
     def find(ctx: CheckContext) -> Iterator[Finding]:
         pages = content_urls(ctx)
-        for row in children(ctx, "page_error", "t.step, t.message"):
-            if row["url"] in pages and (row["step"] == "console") == console:
-                message = without_positions(row["message"])
-                yield Finding(row["url"], message if console else f"{row['step']}: {message}")
+        for error in read.page_error_rows(ctx.reader, ctx.commit):
+            if error.url in pages and (error.step == "console") == console:
+                message = without_positions(error.message)
+                yield Finding(error.url, message if console else f"{error.step}: {message}")
 
     return find
 

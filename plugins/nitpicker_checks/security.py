@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from nitpicker_core import Check, CheckContext, Finding, join_url
+from nitpicker_core import Check, CheckContext, Finding, join_url, read
 
-from .common import children, content_pages, headers, memo, unique
+from .common import content_pages, headers, memo, unique
 
 HEADERS_HELP = "https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/"
 
@@ -40,9 +40,9 @@ def mixed_content(ctx: CheckContext) -> Iterator[Finding]:
     pages = {row["url"] for row in content_pages(ctx) if row["url"].startswith("https://")}
     if not pages:
         return  # no page of the commit is served over HTTPS: nothing to read
-    for row in children(ctx, "page_resource", "r.url AS resource", "JOIN url r ON r.id = t.resource_url_id"):
-        if row["url"] in pages and row["resource"].startswith("http://"):
-            yield Finding(row["url"], row["resource"])
+    for loaded in read.page_resource_rows(ctx.reader, ctx.commit):
+        if loaded.url in pages and loaded.resource.startswith("http://"):
+            yield Finding(loaded.url, loaded.resource)
 
 
 def _image_rows(ctx: CheckContext) -> list[dict[str, Any]]:

@@ -2,48 +2,18 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
-from nitpicker_core import PRIORITIES, SEVERITY_PRIORITY, Query, priority_of
+from nitpicker_core import PRIORITIES, SEVERITY_PRIORITY, Query, priority_of, read
 from nitpicker_core.archive import aggregates, digest
 
-from .common import PAGING, order_by, page_of, paged, sorting
+from .common import PAGING, page_of, sorting
 
 if TYPE_CHECKING:
     from nitpicker_core import ArchiveReader
 
-# Internal HTML pages (strict: the content type is text/html) of the commit bound as the first parameter,
-# driven by the URL index, so URL-sorted lists stream and LIMIT stops early.
-_HTML_PAGES_BY_URL = (
-    "FROM url u CROSS JOIN commit_page cp ON cp.url_id = u.id CROSS JOIN page_state ps "
-    f"ON ps.id = cp.state_id WHERE cp.commit_id = ? AND ps.is_external = 0 AND {digest.STRICT}"
-)
-
-
-def _case(values: dict[str, Any], default: Any) -> str:
-    """``priority_of`` in SQL: a CASE over the lower-cased severity, built from the one mapping in the core."""
-    whens = " ".join(f"WHEN {_sql_literal(k)} THEN {_sql_literal(v)}" for k, v in values.items())
-    return f"(CASE lower(v.severity) {whens} ELSE {_sql_literal(default)} END)"
-
-
-def _sql_literal(value: Any) -> str:
-    return str(value) if isinstance(value, int) else "'" + str(value).replace("'", "''") + "'"
-
-
 _UNKNOWN = priority_of(None)  # what a severity no analyzer declared counts as
-_PRIORITY = _case(SEVERITY_PRIORITY, _UNKNOWN)
-# most severe first when sorted ascending, like the issues query
-_PRIORITY_RANK = _case(
-    {k: PRIORITIES.index(v) for k, v in SEVERITY_PRIORITY.items()}, PRIORITIES.index(_UNKNOWN)
-)
-_VIOLATION_COLUMNS = {
-    "url": "u.url",
-    "analyzer": "v.analyzer",
-    "severity": "v.severity",
-    "rule": "v.rule",
-    "priority": _PRIORITY_RANK,
-}
+_VIOLATION_COLUMNS = dict.fromkeys(read.VIOLATION_SORTS, "")  # what `sort` takes
 
 
 def _violations(
@@ -60,36 +30,23 @@ def _violations(
     limit: int = 100,
     offset: int = 0,
 ) -> dict[str, Any]:
-    params: list[Any]
-    where, params = "v.commit_id = ?", [commit]
-    for column, value in (
-        ("v.analyzer", analyzer),
-        ("v.severity", severity),
-        ("v.rule", rule),
-        (_PRIORITY, priority),
-    ):
-        if value:
-            where, params = where + f" AND {column} = ?", [*params, value]
-    if url:
-        where, params = where + " AND instr(u.url, ?) > 0", [*params, url]
-    source = f"FROM violation v JOIN url u ON u.id = v.url_id WHERE {where}"
-    if group_by_rule:
-        sql = (
-            f"SELECT v.analyzer, v.rule, v.severity, {_PRIORITY} AS priority, COUNT(*) AS count, "
-            f"COUNT(DISTINCT v.url_id) AS pages {source} GROUP BY v.analyzer, v.rule, v.severity"
-        )
-        return paged(
-            archive, sql, params, " ORDER BY count DESC, v.analyzer, v.rule, v.severity", limit, offset
-        )
-    total = archive.execute(f"SELECT COUNT(*) {source}", params)[0][0]
-    if sort == "url":  # driven by the URL index: a page of rows stops after `limit`, no sort of every row
-        source = f"FROM url u CROSS JOIN violation v ON v.url_id = u.id WHERE {where}"
-    sql = (
-        f"SELECT u.url, v.analyzer, v.severity, {_PRIORITY} AS priority, v.rule, v.message, v.location, "
-        f"v.snippet, v.help_url {source}"
+    return read.violation_list(
+        archive,
+        commit,
+        analyzer,
+        severity,
+        priority,
+        rule,
+        url,
+        group_by_rule,
+        sort,
+        order,
+        limit,
+        offset,
+        severity_priority=SEVERITY_PRIORITY,
+        priorities=PRIORITIES,
+        unknown=_UNKNOWN,
     )
-    clause = order_by(_VIOLATION_COLUMNS, sort, order, tiebreak="u.url, v.id")
-    return paged(archive, sql, params, clause, limit, offset, total=total)
 
 
 def _duplicates(
@@ -120,15 +77,7 @@ def _mismatches(
     limit: int = 100,
     offset: int = 0,
 ) -> dict[str, Any]:
-    params: list[Any]
-    sql, params = f"SELECT * FROM ({digest.MISMATCHES}) m WHERE 1", [commit]
-    total = aggregates.value(archive, commit, "list_totals")["mismatches"] if not kind and not url else None
-    if kind:
-        sql, params = sql + " AND m.kind = ?", [*params, kind]
-    if url:
-        sql, params = sql + " AND instr(m.url, ?) > 0", [*params, url]
-    clause = order_by({"url": "m.url", "kind": "m.kind"}, sort, order, tiebreak="m.url, m.kind")
-    return paged(archive, sql, params, clause, limit, offset, total=total)
+    return read.mismatch_list(archive, commit, kind, url, sort, order, limit, offset)
 
 
 _SECURITY_HEADERS = digest.SECURITY_HEADERS
@@ -143,26 +92,7 @@ def _headers(
     limit: int = 100,
     offset: int = 0,
 ) -> dict[str, Any]:
-    params: list[Any]
-    source, params = _HTML_PAGES_BY_URL, [commit]
-    total = None
-    if url:
-        source, params = source + " AND instr(u.url, ?) > 0", [*params, url]
-        sums = ", ".join(f"coalesce(SUM({has}), 0) AS {key}" for key, has in _HAS.items())
-        totals = dict(archive.execute(f"SELECT COUNT(*) AS pages, {sums} {source}", params)[0])
-    else:
-        totals = aggregates.value(archive, commit, "list_totals")["headers"]
-        total = totals["pages"]
-    if missing:
-        source += f" AND NOT {_HAS[missing]}"
-        total = totals["pages"] - totals[missing]
-    flags = ", ".join(f"{has} AS {key}" for key, has in _HAS.items())
-    sql = f"SELECT u.url, ps.status, {flags} {source}"
-    result = paged(archive, sql, params, " ORDER BY u.url", limit, offset, total=total)
-    for row in result["items"]:
-        for key in _SECURITY_HEADERS:
-            row[key] = bool(row[key])
-    return {"headers": _SECURITY_HEADERS, "totals": totals, **result}
+    return read.header_list(archive, commit, missing, url, limit, offset)
 
 
 def _error_kinds(archive: ArchiveReader, commit: int, examples: int = 5) -> dict[str, Any]:
@@ -174,11 +104,7 @@ def _error_kinds(archive: ArchiveReader, commit: int, examples: int = 5) -> dict
 
 
 def _inventory_runs(archive: ArchiveReader, commit: int, limit: int = 100, offset: int = 0) -> dict[str, Any]:
-    sql = "SELECT id, sha256, counts, at FROM inventory_run WHERE commit_id = ?"
-    result = paged(archive, sql, [commit], " ORDER BY id", limit, offset)
-    for row in result["items"]:
-        row["counts"] = json.loads(row["counts"] or "{}")
-    return result
+    return read.inventory_run_list(archive, commit, limit, offset)
 
 
 _URL_FILTER = {"url": {"type": "string", "description": "only URLs containing this text"}}

@@ -537,11 +537,8 @@ def _on_url(life: Lifecycle, url: str) -> Any:
             return None
         stored = life.stored_row(check, commit)
         if stored is not None and stored[3] is None:
-            rows = life.reader.execute(
-                "SELECT detail FROM set_finding WHERE set_id = ? AND url = ?",
-                [life.stored.set_of(commit, check.id), url],
-            )
-            return {Finding(url, row[0]) for row in rows}
+            details = life.stored.details_on(commit, check.id, url) or set()
+            return {Finding(url, detail) for detail in details}
         every = life.outcome(check, commit).found
         return None if every is None else {f for f in every if f.url == url}
 
@@ -632,13 +629,7 @@ def _stored_url(life: Lifecycle, source: Check, url: str) -> list[dict[str, Any]
         return None
 
     def details(commit: int | None) -> set[str] | None:
-        set_id = None if commit is None else life.stored.set_of(commit, source.id)
-        if set_id is None:
-            return None
-        rows = life.reader.execute(
-            "SELECT detail FROM set_finding WHERE set_id = ? AND url = ?", [set_id, url]
-        )
-        return {row[0] for row in rows}
+        return None if commit is None else life.stored.details_on(commit, source.id, url)
 
     now = details(life.commit)
     if now is None:

@@ -2,54 +2,20 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
-from nitpicker_core.archive import digest
+from nitpicker_core import read
 
 if TYPE_CHECKING:
     from nitpicker_core import ArchiveReader
 
-# The target's own answer, and where it redirects to, the answer at the end (the crawler stores the final
-# destination); the error kind from the state or else the commit's crawl errors.
-_TARGETS = (
-    "SELECT tu.url AS target, ps.status, fs.status AS final_status, fu.url AS final_url, "
-    "COALESCE(json_extract(fs.extra, '$.error_kind'), json_extract(ps.extra, '$.error_kind'), "
-    "(SELECT MIN(ce.kind || '') FROM crawl_error ce WHERE ce.commit_id = ?1 AND ce.url_id IN (tu.id, fu.id))) "
-    "AS error_kind FROM url tu LEFT JOIN commit_page cp ON cp.commit_id = ?1 AND cp.url_id = tu.id "
-    "LEFT JOIN page_state ps ON ps.id = cp.state_id LEFT JOIN url fu ON fu.id = ps.redirect_dest_url_id "
-    "LEFT JOIN commit_page fc ON fc.commit_id = ?1 AND fc.url_id = fu.id "
-    "LEFT JOIN page_state fs ON fs.id = fc.state_id WHERE tu.url IN (SELECT value FROM json_each(?2))"
-)
-
-
 POSITIONS = 5  # line:col of at most this many anchors of one link in a row; the rest are counted
 
 
-def _anchors(
-    archive: ArchiveReader, commit: int, pairs: list[tuple[str, str]]
-) -> dict[tuple[str, str], list[dict[str, Any]]]:
-    columns = digest.anchor_columns(archive.execute)
-    sql = (
-        f"SELECT su.url AS source, tu.url AS target, a.text, {digest.position(columns)} "
-        "FROM (SELECT json_extract(value, '$[0]') AS source, json_extract(value, '$[1]') AS target "
-        "FROM json_each(?)) p JOIN url su ON su.url = p.source "
-        "JOIN commit_page sc ON sc.commit_id = ? AND sc.url_id = su.id "
-        "JOIN url tu ON tu.url = p.target JOIN anchor a ON a.state_id = sc.state_id AND a.target_url_id = tu.id "
-        "ORDER BY su.url, a.ordinal"
-    )
-    found: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for r in archive.execute(sql, [json.dumps(pairs), commit]):
-        found.setdefault((r["source"], r["target"]), []).append(
-            {"text": r["text"], "line": r["line"], "col": r["col"]}
-        )
-    return found
-
-
-def _position(anchor: dict[str, Any]) -> str | None:
-    if anchor["line"] is None:
+def _position(anchor: read.AnchorPosition) -> str | None:
+    if anchor.line is None:
         return None
-    return f"{anchor['line']}:{anchor['col']}" if anchor["col"] is not None else str(anchor["line"])
+    return f"{anchor.line}:{anchor.col}" if anchor.col is not None else str(anchor.line)
 
 
 def with_links(
@@ -81,10 +47,9 @@ def with_links(
             by_commit.setdefault(commit, []).append(item)
     for commit, chunk in by_commit.items():
         pairs = sorted({(i["url"], i["detail"]) for i in chunk})
-        anchors = _anchors(archive, commit, pairs)
+        anchors = read.link_anchors(archive, commit, pairs)
         targets = {
-            r["target"]: dict(r)
-            for r in archive.execute(_TARGETS, [commit, json.dumps(sorted({t for _, t in pairs}))])
+            t: a._asdict() for t, a in read.link_targets(archive, commit, (t for _, t in pairs)).items()
         }
         for item in chunk:
             found = anchors.get((item["url"], item["detail"])) or []
@@ -93,9 +58,9 @@ def with_links(
                 where = [p for p in (_position(a) for a in found[:POSITIONS]) if p]
                 more = f" (+{len(found) - POSITIONS})" if len(found) > POSITIONS else ""
                 item.update(
-                    text=first["text"],
-                    line=first["line"],
-                    col=first["col"],
+                    text=first.text,
+                    line=first.line,
+                    col=first.col,
                     position=", ".join(where) + more if where else None,
                     anchors=len(found),
                 )

@@ -7,53 +7,29 @@ import itertools
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
-from nitpicker_core import Query
+from nitpicker_core import Query, read
 
 if TYPE_CHECKING:
     from nitpicker_core import ArchiveReader
 
-# Per field: the SQL of (value, count) rows of one commit (bound as the first parameter), and what it lists.
+# What each field of `filter-values` lists (the values and counts come from the read model).
 _VALUES = {
-    "analyzer": (
-        "SELECT r.analyzer, (SELECT COUNT(*) FROM violation v WHERE v.commit_id = r.commit_id "
-        "AND v.analyzer = r.analyzer) FROM analyzer_run r WHERE r.commit_id = ?",
-        "analyzers that ran (count: their violations)",
-    ),
-    "rule": (
-        "SELECT v.rule, COUNT(*) FROM violation v WHERE v.commit_id = ? GROUP BY v.rule",
-        "rules with violations (count: violations)",
-    ),
-    "page_content_type": (
-        "SELECT ps.content_type, COUNT(*) FROM commit_page cp CROSS JOIN page_state ps "
-        "ON ps.id = cp.state_id WHERE cp.commit_id = ? AND ps.content_type IS NOT NULL "
-        "AND ps.content_type != '' GROUP BY ps.content_type",
-        "content types of pages (count: URLs)",
-    ),
-    "resource_content_type": (
-        "SELECT rs.content_type, COUNT(*) FROM commit_resource cr CROSS JOIN resource_state rs "
-        "ON rs.id = cr.state_id WHERE cr.commit_id = ? AND rs.content_type IS NOT NULL AND "
-        "rs.content_type != '' GROUP BY rs.content_type",
-        "content types of sub-resources (count: resources)",
-    ),
-    "status": (
-        "SELECT ps.status, COUNT(*) FROM commit_page cp CROSS JOIN page_state ps ON ps.id = cp.state_id "
-        "WHERE cp.commit_id = ? AND ps.status IS NOT NULL GROUP BY ps.status",
-        "status codes of pages (count: URLs)",
-    ),
+    "analyzer": "analyzers that ran (count: their violations)",
+    "rule": "rules with violations (count: violations)",
+    "page_content_type": "content types of pages (count: URLs)",
+    "resource_content_type": "content types of sub-resources (count: resources)",
+    "status": "status codes of pages (count: URLs)",
 }
 
 
 def _filter_values(archive: ArchiveReader, commit: int, field: str, limit: int = 1000) -> dict[str, Any]:
-    rows = archive.execute(f"SELECT * FROM ({_VALUES[field][0]}) ORDER BY 1 LIMIT ?", [commit, limit + 1])
-    items = [{"value": r[0], "count": r[1]} for r in rows[:limit]]
+    rows = read.value_counts(archive, commit, field, limit)
+    items = [{"value": r.value, "count": r.count} for r in rows[:limit]]
     return {"field": field, "items": items, "more": len(rows) > limit}
 
 
 # Every row of one commit a search reads: (url, title, status, is_external), in URL order.
-_ROWS = (
-    "SELECT u.url, ps.title, ps.status, ps.is_external FROM commit_page cp CROSS JOIN url u ON u.id = cp.url_id "
-    "CROSS JOIN page_state ps ON ps.id = cp.state_id WHERE cp.commit_id = ? ORDER BY u.url"
-)
+_FIELDS = ("url", "title", "status", "is_external")
 _KEPT = 4  # indexes kept (one per archive and commit a process reads)
 
 
@@ -90,18 +66,12 @@ def search_index(archive: ArchiveReader, commit: int) -> SearchIndex:
     """The commit's index, built on first use; a commit a live crawl still adds pages to gets a new one."""
     # A finished commit's pages never change (a resumed crawl sets a new finished_at): one row read says so.
     # Only a running commit is counted (a range scan of its pages: tens of ms at 100,000 pages).
-    state = tuple(
-        archive.execute("SELECT status, started_at, finished_at FROM commits WHERE id = ?", [commit])[0]
-    )
-    if state[0] == "running":
-        state += tuple(
-            archive.execute("SELECT COUNT(*), MAX(state_id) FROM commit_page WHERE commit_id = ?", [commit])[
-                0
-            ]
-        )
+    state = read.commit_state(archive, commit)
     key = (str(getattr(archive, "path", id(archive))), commit, *state)
     if key not in _INDEXES:
-        _INDEXES[key] = SearchIndex(archive.execute(_ROWS, [commit]))
+        _INDEXES[key] = SearchIndex(
+            [tuple(r.values()) for r in read.page_rows(archive, commit, _FIELDS, ordered=True)]
+        )
         while len(_INDEXES) > _KEPT:
             _INDEXES.popitem(last=False)
     _INDEXES.move_to_end(key)
@@ -143,7 +113,7 @@ QUERIES = [
     Query(
         "filter-values",
         "The values a filter can take in the commit, each with a count: "
-        + "; ".join(f"{name}: {what}" for name, (_, what) in _VALUES.items())
+        + "; ".join(f"{name}: {what}" for name, what in _VALUES.items())
         + ".",
         _filter_values,
         {

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
-from nitpicker_core import Query, UsageError
+from nitpicker_core import Query, read
 from nitpicker_core.archive import aggregates
 
-from .common import PAGES_OF_COMMIT, PAGING, external_flag, order_by, page_of, paged, sorting
+from .common import PAGING, page_of, sorting
 
 if TYPE_CHECKING:
     from nitpicker_core import ArchiveReader
 
-_PAGE_COLUMNS = {"url": "u.url", "title": "ps.title", "status": "ps.status"}
+_PAGE_COLUMNS = read.TAGGED_SORTS
 
 
 def _pages_by_tag(
@@ -26,35 +25,7 @@ def _pages_by_tag(
     limit: int = 100,
     offset: int = 0,
 ) -> dict[str, Any]:
-    pages = (
-        PAGES_OF_COMMIT
-        if sort != "url"
-        else "url u CROSS JOIN commit_page cp ON cp.url_id = u.id CROSS JOIN page_state ps ON ps.id = cp.state_id"
-    )
-    sql = (
-        "SELECT u.url, ps.status, ps.title, ps.is_external, t.provider, t.category, t.external_id, "
-        f"t.version, t.confidence FROM {pages} JOIN tag t ON t.state_id = cp.state_id "
-        "WHERE cp.commit_id = ? AND t.provider = ? COLLATE NOCASE"
-    )
-    params: list[Any] = [commit, provider]
-    if external_id:
-        sql, params = sql + " AND t.external_id = ?", [*params, external_id]
-    wanted = _nocase(provider)
-    total = sum(
-        rows
-        for name, tag_id, rows in aggregates.value(archive, commit, "tag_rows")
-        if _nocase(name) == wanted and (not external_id or tag_id == external_id)
-    )
-    clause = order_by(_PAGE_COLUMNS, sort, order, tiebreak="u.url, t.ordinal")
-    return paged(archive, sql, params, clause, limit, offset, external_flag, total)
-
-
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-
-
-def _nocase(text: str) -> str:
-    """SQLite's NOCASE collation: ASCII letters only."""
-    return text.translate(_ASCII_LOWER)
+    return read.pages_by_tag(archive, commit, provider, external_id, sort, order, limit, offset)
 
 
 def _tag_counts(
@@ -77,24 +48,7 @@ def _pages_by_jsonld_type(
     limit: int = 100,
     offset: int = 0,
 ) -> dict[str, Any]:
-    pages = (
-        PAGES_OF_COMMIT
-        if sort != "url"
-        else "url u CROSS JOIN commit_page cp ON cp.url_id = u.id CROSS JOIN page_state ps ON ps.id = cp.state_id"
-    )
-    # A page appears once, with the number of its scripts whose @type includes the type.
-    scripts = (
-        "(SELECT COUNT(*) FROM jsonld j WHERE j.state_id = cp.state_id AND j.types != '[]' "
-        "AND EXISTS (SELECT 1 FROM json_each(j.types) je WHERE je.value = ?1))"
-    )
-    sql = (
-        f"SELECT u.url, ps.status, ps.title, ps.is_external, {scripts} AS scripts FROM {pages} "
-        f"WHERE cp.commit_id = ?2 AND {scripts} > 0"
-    )
-    counts = aggregates.value(archive, commit, "jsonld_counts")["types"]
-    total = next((t["pages"] for t in counts if t["type"] == type), 0)
-    clause = order_by(_PAGE_COLUMNS, sort, order)
-    return paged(archive, sql, [type, commit], clause, limit, offset, external_flag, total)
+    return read.pages_by_jsonld_type(archive, commit, type, sort, order, limit, offset)
 
 
 def _jsonld_counts(archive: ArchiveReader, commit: int) -> dict[str, Any]:
@@ -102,23 +56,7 @@ def _jsonld_counts(archive: ArchiveReader, commit: int) -> dict[str, Any]:
 
 
 def _page_jsonld(archive: ArchiveReader, commit: int, url: str) -> dict[str, Any]:
-    page = archive.execute(
-        "SELECT cp.state_id FROM commit_page cp JOIN url u ON u.id = cp.url_id "
-        "WHERE cp.commit_id = ? AND u.url = ?",
-        [commit, url],
-    )
-    if not page:
-        raise UsageError(f"no page {url} in commit {commit}")
-    rows = archive.execute(
-        "SELECT ordinal, kind, raw, parsed, types, error FROM jsonld WHERE state_id = ? ORDER BY ordinal",
-        [page[0]["state_id"]],
-    )
-    items = []
-    for row in rows:
-        item = dict(row)
-        item["parsed"] = json.loads(item["parsed"]) if item["parsed"] is not None else None
-        item["types"] = json.loads(item["types"] or "[]")
-        items.append(item)
+    items = read.page_jsonld(archive, commit, url)
     return {"url": url, "total": len(items), "items": items}
 
 

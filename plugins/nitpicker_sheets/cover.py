@@ -8,7 +8,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from nitpicker_core import Sheet
+from nitpicker_core import Sheet, read
 
 if TYPE_CHECKING:
     from nitpicker_core import ArchiveReader, ReportContext
@@ -60,10 +60,7 @@ def _settings(reader: ArchiveReader, commit: int, row: Mapping[str, Any]) -> Ite
         if key == "roots":
             continue  # under Site
         yield ["Settings", key, _value(value)]
-    runs = reader.execute(
-        "SELECT analyzer, settings FROM analyzer_run WHERE commit_id = ? ORDER BY analyzer", [commit]
-    )
-    for analyzer, settings in runs:
+    for analyzer, settings in read.analyzer_settings(reader, commit):
         yield ["Analyzer settings", analyzer, settings or "{}"]
 
 

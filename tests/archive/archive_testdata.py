@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 import sqlite3
 import tarfile
@@ -10,6 +11,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from nitpicker_core.archive.hashing import canonical_json
+from nitpicker_core.archive.models import PROMOTED
 from nitpicker_core.records import Anchor, Image, JsonLd, PageError, ScrapeResult, Tag
 
 _WORDS = [
@@ -67,8 +70,28 @@ def snapshot(*dirs: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
     return out
 
 
+def _as_format4(conn: sqlite3.Connection) -> None:
+    """Format 4 and older kept the keys the core writes in page_state.extra (format 5 made them columns)."""
+    names = ", ".join(name for name, _ in PROMOTED)
+    for state_id, extra, *values in conn.execute(f"SELECT id, extra, {names} FROM page_state").fetchall():
+        data = json.loads(extra)
+        for (name, kind), value in zip(PROMOTED, values, strict=True):
+            if value is not None:
+                data[name] = bool(value) if kind == "flag" else json.loads(value) if kind == "json" else value
+        conn.execute("UPDATE page_state SET extra = ? WHERE id = ?", (canonical_json(data), state_id))
+    for name, _ in PROMOTED:
+        conn.execute(f"ALTER TABLE page_state DROP COLUMN {name}")
+    conn.execute("UPDATE info SET value = '4' WHERE key = 'format_version'")
+
+
+def downgrade_to_format4(target: Path) -> None:
+    """Rewrite ``target`` in place as format 4 wrote it: the core's keys inside page_state.extra."""
+    _rewrite(target, _as_format4)
+
+
 def _as_format2(conn: sqlite3.Connection) -> None:
     """Format 2's referrers: a table of (commit, resource, page) rows written per commit, no resource index."""
+    _as_format4(conn)
     rows = conn.execute(
         "SELECT commit_id, resource_url_id, page_url_id FROM commit_resource_referrer"
     ).fetchall()

@@ -72,7 +72,7 @@ def test_sitemaps_are_stored_and_read_back(tmp_path: Path) -> None:
     target = tmp_path / "site.nitpicker"
     commit = _write(target)
     with open_archive(target) as r:
-        assert r.format_version == FORMAT_VERSION == 4
+        assert r.format_version == FORMAT_VERSION
         rows = r.execute(
             "SELECT u.url, p.url, s.kind, s.entries FROM sitemap s JOIN url u ON u.id = s.url_id "
             "LEFT JOIN url p ON p.id = s.parent_url_id WHERE s.commit_id = ? ORDER BY s.id",

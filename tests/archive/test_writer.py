@@ -30,9 +30,9 @@ def test_round_trip(tmp_path: Path) -> None:
     build(target, pages)
     assert not stub_path(target).exists()  # written and complete: the working directory is gone
     with open_archive(target) as r:
-        assert r.format_version == FORMAT_VERSION == 4
+        assert r.format_version == FORMAT_VERSION == 5
         info = r.info()
-        assert info["created_by"].startswith("nitpicker ") and info["format_version"] == 4
+        assert info["created_by"].startswith("nitpicker ") and info["format_version"] == FORMAT_VERSION
         assert [c["status"] for c in r.commits()] == ["complete"]
         got = r.page("https://example.org/p/3")
         assert got is not None

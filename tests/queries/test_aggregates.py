@@ -322,7 +322,7 @@ def test_archive_without_aggregate_tables_answers_on_demand(tricky, registry, mo
 
 
 def test_resource_referrers_streamed_or_sorted_agree(tmp_path, registry, monkeypatch):
-    import nitpicker_core_queries.resources as resources
+    import nitpicker_core.archive.resource_lists as resources
 
     style = SITE + "/style.css"
     pages = [_page(f"/p{n}", ["/"], resources=[style]) for n in (3, 1, 4, 15, 9, 2, 6)]
