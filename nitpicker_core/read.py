@@ -91,6 +91,7 @@ from nitpicker_core.archive.rows import (
     TargetAnswer,
     analyzer_settings,
     field_sql,
+    internal_links,
     jsonld_rows,
     link_anchors,
     link_targets,
@@ -100,9 +101,15 @@ from nitpicker_core.archive.rows import (
     page_rows,
     stream,
 )
+from nitpicker_core.archive.sitemaps import has_sitemaps, sitemap_entries, sitemap_list, sitemap_rows
 from nitpicker_core.archive.tagged import TAGGED_SORTS, pages_by_jsonld_type, pages_by_tag
 
 __all__ = [
+    "has_sitemaps",
+    "sitemap_entries",
+    "sitemap_list",
+    "sitemap_rows",
+    "internal_links",
     "VIOLATION_SORTS",
     "header_list",
     "inventory_run_list",

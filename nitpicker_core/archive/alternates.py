@@ -23,7 +23,7 @@ _ROWS = (
     "json_extract(ps.extra, '$.pagination') AS pagination FROM commit_page cp "
     "JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id "
     "WHERE cp.commit_id = ? AND ps.is_external = 0 AND ps.is_skipped = 0 AND ps.content_type = 'text/html' "
-    "AND ps.status BETWEEN 200 AND 299 AND json_extract(ps.extra, '$.outside_scope') IS NULL "
+    "AND ps.status BETWEEN 200 AND 299 AND ps.outside_scope IS NULL "
     "AND (json_array_length(json_extract(ps.extra, '$.hreflang')) > 0 "
     "OR json_extract(ps.extra, '$.pagination') IS NOT NULL OR ps.headers LIKE '%\"link\"%' COLLATE NOCASE) "
     "ORDER BY u.url"

@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-__all__ = ["SITEMAP_ROWS", "store_sitemaps"]
+from .lists import page_of, paged
+
+__all__ = [
+    "SITEMAP_ROWS",
+    "has_sitemaps",
+    "sitemap_entries",
+    "sitemap_list",
+    "sitemap_rows",
+    "store_sitemaps",
+]
 
 #: every sitemap of a commit, one row each, oldest first: the columns the checks and queries read
 SITEMAP_ROWS = (
@@ -54,3 +63,52 @@ def store_sitemaps(conn: Any, commit_id: int, files: Sequence[Any]) -> None:
             "INSERT INTO sitemap_entry (commit_id, sitemap_id, url_id, lastmod) VALUES (?, ?, ?, ?)",
             [(commit_id, sitemap_id, ids[url], lastmod) for url, lastmod in dict(file.entries).items()],
         )
+
+
+# --- reading (through nitpicker_core.read) --------------------------------------------------------------------
+
+
+def has_sitemaps(archive: Any) -> bool:
+    """Whether the archive stores sitemaps at all (format 4 on)."""
+    return bool(archive.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sitemap'"))
+
+
+def _problems(row: dict[str, Any]) -> dict[str, Any]:
+    row["problems"] = [tuple(p) for p in json.loads(row["problems"] or "[]")]
+    return row
+
+
+def sitemap_rows(archive: Any, commit: int) -> list[dict[str, Any]]:
+    """The commit's sitemaps in reading order (none before format 4): id, url, source, parent, scope, kind,
+    status, problems as (kind, detail) pairs, entries."""
+    if not has_sitemaps(archive):
+        return []
+    return [_problems(dict(row)) for row in archive.execute(SITEMAP_ROWS, [commit])]
+
+
+_ENTRIES = (
+    "SELECT e.sitemap_id, u.url FROM sitemap_entry e JOIN url u ON u.id = e.url_id "
+    "JOIN sitemap s ON s.id = e.sitemap_id WHERE e.commit_id = ? AND s.kind != 'index' ORDER BY e.rowid"
+)
+
+
+def sitemap_entries(archive: Any, commit: int) -> Iterator[tuple[int, str]]:
+    """(sitemap id, URL listed) of the commit's URL sitemaps (indexes left out), in reading order."""
+    if not has_sitemaps(archive):
+        return iter(())
+    return (tuple(row) for row in archive.execute(_ENTRIES, [commit]))  # type: ignore[misc]
+
+
+def _listed(row: dict[str, Any]) -> dict[str, Any]:
+    row = _problems(row)
+    row.pop("id", None)
+    row["problems"] = [{"kind": k, "detail": d} for k, d in row["problems"]]
+    return row
+
+
+def sitemap_list(archive: Any, commit: int, limit: int, offset: int) -> dict[str, Any]:
+    """One page of the commit's sitemaps in reading order, in the list shape (empty before format 4)."""
+    if not has_sitemaps(archive):
+        return page_of([], 0, limit, offset)
+    sql = SITEMAP_ROWS.removesuffix(" ORDER BY s.id")
+    return paged(archive, sql, [commit], " ORDER BY s.id", limit, offset, _listed)

@@ -155,13 +155,7 @@ def anchor_targets(ctx: CheckContext) -> dict[str, set[str]]:
 
     def load() -> dict[str, set[str]]:
         found: dict[str, set[str]] = {}
-        pairs = ctx.reader.execute(
-            "SELECT DISTINCT su.url, tu.url FROM commit_page sc JOIN page_state sps ON sps.id = sc.state_id "
-            "JOIN url su ON su.id = sc.url_id JOIN anchor a ON a.state_id = sc.state_id "
-            "JOIN url tu ON tu.id = a.target_url_id WHERE sc.commit_id = ? AND sps.is_external = 0 "
-            "AND json_extract(sps.extra, '$.outside_scope') IS NULL",
-            [ctx.commit],
-        )
+        pairs = read.internal_links(ctx.reader, ctx.commit)
         for source, target in pairs:
             found.setdefault(source, set()).add(target)
         return found

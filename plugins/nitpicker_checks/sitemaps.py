@@ -2,45 +2,23 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from nitpicker_core import Check, CheckContext, Finding, non_indexable_reason
+from nitpicker_core import Check, CheckContext, Finding, non_indexable_reason, read
 
 from .common import content_urls, final, headers, memo, rows, unique
 
 Finder = Callable[[CheckContext], Iterator[Finding]]
 PROTOCOL_HELP = "https://www.sitemaps.org/protocol.html"
 GOOGLE_HELP = "https://developers.google.com/search/docs/crawling-indexing/sitemaps/overview"
-_SITEMAPS = (
-    "SELECT s.id, u.url, s.source, s.scope, s.kind, s.status, s.problems FROM sitemap s "
-    "JOIN url u ON u.id = s.url_id WHERE s.commit_id = ? ORDER BY s.id"
-)
-_ENTRIES = (
-    "SELECT e.sitemap_id, u.url FROM sitemap_entry e JOIN url u ON u.id = e.url_id "
-    "JOIN sitemap s ON s.id = e.sitemap_id WHERE e.commit_id = ? AND s.kind != 'index' ORDER BY e.rowid"
-)
-# What non_indexable_reason reads beyond the shared rows: the resolved canonical
-_CANONICALS = (
-    "SELECT u.url, ps.canonical FROM commit_page cp JOIN url u ON u.id = cp.url_id "
-    "JOIN page_state ps ON ps.id = cp.state_id WHERE cp.commit_id = ? AND ps.canonical IS NOT NULL"
-)
 
 
 def sitemaps(ctx: CheckContext) -> list[dict[str, Any]]:
     """The commit's sitemaps (none on a commit made before sitemaps were stored)."""
 
     def load() -> list[dict[str, Any]]:
-        tables = {r[0] for r in ctx.reader.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if "sitemap" not in tables:
-            return []
-        found = []
-        for row in ctx.reader.execute(_SITEMAPS, [ctx.commit]):
-            item = dict(row)
-            item["problems"] = [tuple(p) for p in json.loads(item["problems"] or "[]")]
-            found.append(item)
-        return found
+        return read.sitemap_rows(ctx.reader, ctx.commit)
 
     return memo(ctx, "sitemaps", load)
 
@@ -52,7 +30,7 @@ def listed(ctx: CheckContext) -> dict[str, list[dict[str, Any]]]:
         files = {s["id"]: s for s in sitemaps(ctx)}
         found: dict[str, list[dict[str, Any]]] = {}
         if files:
-            for sitemap_id, url in ctx.reader.execute(_ENTRIES, [ctx.commit]):
+            for sitemap_id, url in read.sitemap_entries(ctx.reader, ctx.commit):
                 found.setdefault(url, []).append(files[sitemap_id])
         return found
 
@@ -79,7 +57,12 @@ def indexability(ctx: CheckContext, url: str) -> str | None:
     if row is None:
         return None
     canonicals = memo(
-        ctx, "canonicals", lambda: {r[0]: r[1] for r in ctx.reader.execute(_CANONICALS, [ctx.commit])}
+        ctx,
+        "canonicals",
+        lambda: {
+            r["url"]: r["canonical"]
+            for r in read.page_rows(ctx.reader, ctx.commit, ("url", "canonical"), present=("canonical",))
+        },
     )
     return non_indexable_reason({**row, "headers": headers(row), "canonical": canonicals.get(url)})
 
@@ -93,13 +76,7 @@ def non_indexable(ctx: CheckContext) -> Iterator[Finding]:
 
 def _reached(ctx: CheckContext) -> set[str]:
     """URLs some internal crawled page links to (other than itself), redirects followed to where they end."""
-    found = ctx.reader.execute(
-        "SELECT DISTINCT su.url, tu.url FROM commit_page sc JOIN page_state sps ON sps.id = sc.state_id "
-        "JOIN url su ON su.id = sc.url_id JOIN anchor a ON a.state_id = sc.state_id "
-        "JOIN url tu ON tu.id = a.target_url_id WHERE sc.commit_id = ? AND sps.is_external = 0 "
-        "AND json_extract(sps.extra, '$.outside_scope') IS NULL",
-        [ctx.commit],
-    )
+    found = read.internal_links(ctx.reader, ctx.commit)
     reached: set[str] = set()
     for source, target in found:
         end = final(ctx, target)
@@ -124,12 +101,7 @@ def orphans(ctx: CheckContext) -> Iterator[Finding]:
         return
     pages = content_urls(ctx)
     reached = _reached(ctx)
-    roots = set(
-        json.loads(ctx.reader.execute("SELECT options FROM commits WHERE id = ?", [ctx.commit])[0][0]).get(
-            "roots"
-        )
-        or []
-    )
+    roots = _roots(ctx)
     for url, where in listed(ctx).items():
         if url in pages and url not in reached and url not in roots and _in_scope(url, where):
             if indexability(ctx, url) is None:

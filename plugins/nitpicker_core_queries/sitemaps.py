@@ -2,32 +2,18 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
-from nitpicker_core import Query
+from nitpicker_core import Query, read
 
-from .common import PAGING, page_of, paged
+from .common import PAGING
 
 if TYPE_CHECKING:
     from nitpicker_core import ArchiveReader
 
-_SITEMAPS = (
-    "SELECT u.url, s.source, p.url AS parent, s.scope, s.kind, s.status, s.entries, s.problems "
-    "FROM sitemap s JOIN url u ON u.id = s.url_id LEFT JOIN url p ON p.id = s.parent_url_id WHERE s.commit_id = ?"
-)
-
-
-def _shape(row: dict[str, Any]) -> dict[str, Any]:
-    row["problems"] = [{"kind": k, "detail": d} for k, d in json.loads(row["problems"] or "[]")]
-    return row
-
 
 def _sitemaps(archive: ArchiveReader, commit: int, limit: int = 100, offset: int = 0) -> dict[str, Any]:
-    stored = archive.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sitemap'")
-    if not stored:  # an archive written before sitemaps were stored (format 3 and older)
-        return page_of([], 0, limit, offset)
-    return paged(archive, _SITEMAPS, [commit], " ORDER BY s.id", limit, offset, _shape)
+    return read.sitemap_list(archive, commit, limit, offset)  # empty on archives older than format 4
 
 
 QUERIES = [

@@ -59,7 +59,7 @@ def test_referrers_follow_each_commits_page_states(tmp_path: Path) -> None:
     every = [f"https://example.org/p/{i}" for i in range(5)]
     with open_archive(target) as r:
         kind = r.execute("SELECT type FROM sqlite_master WHERE name = 'commit_resource_referrer'")[0][0]
-        assert kind == "view" and r.format_version == FORMAT_VERSION == 4
+        assert kind == "view" and r.format_version == FORMAT_VERSION
         assert referrers(r, first) == referrers(r, second) == {CSS: every, JS: every}
         assert referrers(r, third) == {CSS: every[:4], JS: every[:4], EXTRA: ["https://example.org/p/2"]}
         assert counts(r, second) == {CSS: 5, JS: 5}
