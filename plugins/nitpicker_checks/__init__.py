@@ -7,13 +7,20 @@ from pathlib import Path
 
 from nitpicker_core import Check, Register, hookimpl, load_translations
 
-from . import links, pages, security, sitemaps
+from . import canonicals, directives, links, pages, security, sitemaps
 
 # check id -> {language: {title, description, fix}}, from messages/<lang>.json
 TRANSLATIONS = load_translations(Path(__file__).with_name("messages"))
 CHECKS = [
     replace(check, i18n=TRANSLATIONS.get(check.id, {}))
-    for check in (*links.CHECKS, *pages.CHECKS, *security.CHECKS, *sitemaps.CHECKS)
+    for check in (
+        *links.CHECKS,
+        *directives.CHECKS,
+        *pages.CHECKS,
+        *canonicals.CHECKS,
+        *security.CHECKS,
+        *sitemaps.CHECKS,
+    )
 ]
 
 

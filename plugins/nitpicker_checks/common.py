@@ -115,6 +115,7 @@ def _suspect(row: dict[str, Any]) -> bool:
         row.get("is_external")
         or row.get("redirect_dest")
         or row.get("noindex")
+        or "x-robots-tag" in str(row.get("headers") or "").lower()
         or row.get("error_kind")
         or status is None
         or not 200 <= status < 300
