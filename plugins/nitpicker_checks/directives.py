@@ -66,6 +66,7 @@ _TRIM = re.compile(r"^[\s\W_]+|[\s\W_]+$|\s+(?=\s)")
 ROBOTS_HELP = "https://developers.google.com/search/docs/crawling-indexing/robots-meta-tag"
 LINKS_HELP = "https://developers.google.com/search/docs/crawling-indexing/links-crawlable"
 _NOFOLLOW = re.compile(r"(?:^|[\s,:])(?:nofollow|none)(?:$|[\s,])", re.IGNORECASE)
+_FAILED_ROBOTS = re.compile(r"blocked by robots\.txt \(it answered (.+)\)")
 _NOINDEX = re.compile(r"(?:^|[\s,:])(?:noindex|none)(?:$|[\s,])", re.IGNORECASE)
 
 
@@ -149,10 +150,7 @@ def depths(ctx: CheckContext) -> dict[str, int]:
     """Clicks from the crawl's start to each URL internal links reach (redirects followed at no cost)."""
 
     def load() -> dict[str, int]:
-        roots: list[str] = []
-        for commit in ctx.reader.commits():
-            if commit["id"] == ctx.commit:
-                roots = list((commit.get("options") or {}).get("roots") or [])
+        roots = _roots(ctx)
         table = rows(ctx)
         redirects = {url: row["redirect_dest"] for url, row in table.items() if row.get("redirect_dest")}
         edges = ((link.source, link.target) for link in linkgraph.internal_links(ctx.reader, ctx.commit))
@@ -211,6 +209,31 @@ def non_canonical_links(ctx: CheckContext) -> Iterator[Finding]:
         canonical = canonicals.get(end["url"])
         if canonical and canonical != end["url"] and canonical != link.source:
             yield Finding(link.source, link.target)
+
+
+def _roots(ctx: CheckContext) -> list[str]:
+    for commit in ctx.reader.commits():
+        if commit["id"] == ctx.commit:
+            return list((commit.get("options") or {}).get("roots") or [])
+    return []
+
+
+def robots_unreachable(ctx: CheckContext) -> Iterator[Finding]:
+    # RFC 9309: a robots.txt answering 5xx, or not at all, disallows the whole origin until it answers; the
+    # crawler notes the answer in the reason of each URL it skipped for it
+    for row in sorted(rows(ctx).values(), key=lambda r: r["url"]):
+        match = _FAILED_ROBOTS.fullmatch(row.get("skip_reason") or "") if row.get("is_skipped") else None
+        if match:
+            parts = urlsplit(row["url"])
+            yield Finding(f"{parts.scheme}://{parts.netloc}/robots.txt", f"answered {match.group(1)}")
+
+
+def robots_blocks_start(ctx: CheckContext) -> Iterator[Finding]:
+    table = rows(ctx)
+    for root in _roots(ctx):
+        row = table.get(root)
+        if row and row.get("is_skipped") and row.get("skip_reason") == "blocked by robots.txt":
+            yield Finding(root)
 
 
 def _check(
@@ -335,5 +358,30 @@ CHECKS = [
         23,
         type="warning",
         link_target=True,
+    ),
+    _check(
+        "robots-txt-unreachable",
+        "robots.txt does not answer",
+        "indexability",
+        "high",
+        "An origin's robots.txt answered a server error or nothing at all (the detail: the status or the error "
+        "kind). Search engines then treat the whole origin as disallowed (RFC 9309) and stop crawling it, and "
+        "so did this crawl for the URLs it skipped.",
+        "Make /robots.txt answer 200 (or 404 when there are no rules); check the server and any firewall in front.",
+        "https://developers.google.com/search/docs/crawling-indexing/robots/robots_txt#http-status-codes",
+        robots_unreachable,
+        42,
+    ),
+    _check(
+        "robots-txt-blocks-start",
+        "robots.txt disallows the start page",
+        "indexability",
+        "high",
+        "robots.txt disallows a crawl's start URL, as a Disallow: / left over from a staging site does: search "
+        "engines may read nothing of the site.",
+        "Remove or narrow the Disallow rule that matches the start page in robots.txt.",
+        "https://developers.google.com/search/docs/crawling-indexing/robots/intro",
+        robots_blocks_start,
+        43,
     ),
 ]

@@ -47,6 +47,8 @@ EXPECTED: dict[str, set[tuple[str, str]]] = {
     "robots-blocked": {("/private/page", "")},
     "nofollow-page": set(),
     "robots-directives-conflict": set(),
+    "robots-txt-unreachable": set(),  # a robots.txt of its own: tests/checks_crawl/test_directive_checks.py
+    "robots-txt-blocks-start": set(),
     # /checks-site/gone and /nowhere are linked: broken-link's defects, not a second one each here (an unlinked
     # 4xx page is found: tests/checks/test_issue_rows.py); so is /checks-site/boom link-to-server-error's
     "client-error-page": set(),

@@ -3,8 +3,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from checks_crawl.test_crawl_checks import _crawl, _findings
+from flask import Flask, Response
+
+from nitpicker_demo import serve_app
 
 S = "/directives-site/"
 # What each directive and link check finds on /directives-site/ (the site's origin written as "")
@@ -22,6 +27,9 @@ EXPECTED: dict[str, set[tuple[str, str]]] = {
     # "click here" on the Japanese page is not judged by the English list
     "anchor-text-non-descriptive": {(S, f"click here → {S}a"), (f"{S}ja", f"詳しくはこちら → {S}a")},
     "link-to-non-canonical": {(S, f"{S}copy")},
+    # the shared robots.txt answers and disallows /private/ only: see the robots.txt test below
+    "robots-txt-unreachable": set(),
+    "robots-txt-blocks-start": set(),
 }
 
 
@@ -37,3 +45,41 @@ def test_each_directive_check_finds_exactly_the_defects_of_the_site(
     crawled: dict[str, set[tuple[str, str]]], check_id: str
 ) -> None:
     assert crawled[check_id] == EXPECTED[check_id]
+
+
+def _origin(robots_status: int, robots_txt: str) -> Flask:
+    """A one-page site of its own whose robots.txt answers ``robots_status`` with ``robots_txt``."""
+    app = Flask(f"robots-{robots_status}")
+    app.add_url_rule(
+        "/robots.txt", "robots", lambda: Response(robots_txt, robots_status, mimetype="text/plain")
+    )
+    app.add_url_rule("/", "home", lambda: Response("<title>Home</title><p>Home</p>", mimetype="text/html"))
+    return app
+
+
+@pytest.mark.parametrize(
+    ("status", "robots_txt", "expected"),
+    [
+        (
+            503,
+            "",
+            {"robots-txt-unreachable": {("/robots.txt", "answered 503")}, "robots-txt-blocks-start": set()},
+        ),
+        (
+            200,
+            "User-agent: *\nDisallow: /\n",
+            {"robots-txt-unreachable": set(), "robots-txt-blocks-start": {("/", "")}},
+        ),
+    ],
+    ids=["robots-5xx", "disallow-all"],
+)
+def test_robots_txt_that_shuts_the_site_is_a_finding(
+    tmp_path: Path, status: int, robots_txt: str, expected: dict[str, set[tuple[str, str]]]
+) -> None:
+    server, origin = serve_app(_origin(status, robots_txt))
+    try:
+        _crawl(tmp_path, "-o", str(tmp_path / "robots.nitpicker"), f"{origin}/")
+    finally:
+        server.shutdown()
+    found = _findings(tmp_path / "robots.nitpicker", origin)
+    assert {check: found[check] for check in expected} == expected
