@@ -126,7 +126,7 @@ def nofollow_links(ctx: CheckContext) -> Iterator[Finding]:
     for url in sorted(content_urls(ctx)):
         page = stored.get(url)
         html = ctx.reader.html_by_sha256(page.html_sha256) if page and page.html_sha256 else None
-        if not html or not html.strip():
+        if not html or "nofollow" not in html.lower():  # most pages: no parse
             continue
         try:
             doc = lxml.html.document_fromstring(html)
@@ -361,7 +361,7 @@ CHECKS = [
     ),
     _check(
         "robots-txt-unreachable",
-        "robots.txt does not answer",
+        "The robots.txt file does not answer",
         "indexability",
         "high",
         "An origin's robots.txt answered a server error or nothing at all (the detail: the status or the error "
@@ -374,7 +374,7 @@ CHECKS = [
     ),
     _check(
         "robots-txt-blocks-start",
-        "robots.txt disallows the start page",
+        "The robots.txt file disallows the start page",
         "indexability",
         "high",
         "robots.txt disallows a crawl's start URL, as a Disallow: / left over from a staging site does: search "
