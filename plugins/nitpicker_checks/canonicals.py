@@ -129,7 +129,8 @@ def effective(ctx: CheckContext) -> dict[str, str]:
     return memo(ctx, "effective_canonicals", load)
 
 
-def _self(url: str, target: str) -> bool:
+def is_self(url: str, target: str) -> bool:
+    """Whether a normalised canonical ``target`` is ``url`` itself."""
     try:
         return target == normalize_url(url)
     except ValueError:
@@ -146,7 +147,7 @@ def missing(ctx: CheckContext) -> Iterator[Finding]:
 
 def self_referencing(ctx: CheckContext) -> Iterator[Finding]:
     for url, target in sorted(effective(ctx).items()):
-        if _self(url, target):
+        if is_self(url, target):
             yield Finding(url)
 
 
@@ -161,7 +162,7 @@ def _indexability(ctx: CheckContext, url: str) -> str | None:
 def target_not_indexable(ctx: CheckContext) -> Iterator[Finding]:
     # A target the crawl never fetched is unknown, not a finding; one that canonicalises on is a chain
     for url, target in sorted(effective(ctx).items()):
-        if _self(url, target):
+        if is_self(url, target):
             continue
         reason = _indexability(ctx, target)
         if reason:
@@ -204,7 +205,7 @@ def not_linked(ctx: CheckContext) -> Iterator[Finding]:
         if end and end["url"] != link.source:
             reached.add(end["url"])
     table = rows(ctx)
-    targets = {target for url, target in effective(ctx).items() if not _self(url, target)}
+    targets = {target for url, target in effective(ctx).items() if not is_self(url, target)}
     for target in sorted(targets):
         row = table.get(target)
         if target not in reached and (row is None or not row.get("is_external")) and _internal(ctx, target):

@@ -14,7 +14,7 @@ import lxml.html
 from nitpicker_core import Check, CheckContext, Finding
 from nitpicker_core.archive import linkgraph
 
-from .canonicals import effective
+from .canonicals import effective, is_self
 from .common import content_pages, content_urls, final, headers, memo, rows, unique
 
 Finder = Callable[[CheckContext], Iterator[Finding]]
@@ -207,7 +207,7 @@ def non_canonical_links(ctx: CheckContext) -> Iterator[Finding]:
         if end is None or end["url"] == link.source:
             continue
         canonical = canonicals.get(end["url"])
-        if canonical and canonical != end["url"] and canonical != link.source:
+        if canonical and not is_self(end["url"], canonical) and not is_self(link.source, canonical):
             yield Finding(link.source, link.target)
 
 
