@@ -11,7 +11,7 @@ from urllib.parse import urljoin, urlsplit
 import lxml.etree
 import lxml.html
 
-from nitpicker_core import Check, CheckContext, Finding
+from nitpicker_core import Check, CheckContext, Finding, normalize_url
 from nitpicker_core.archive import linkgraph
 
 from .canonicals import effective, is_self
@@ -139,11 +139,12 @@ def nofollow_links(ctx: CheckContext) -> Iterator[Finding]:
             if "nofollow" not in rel:
                 continue
             try:
-                target = urljoin(urljoin(url, str(base)), str(el.get("href")).strip()).split("#", 1)[0]
-            except ValueError:
+                target = urljoin(urljoin(url, str(base)), str(el.get("href")).strip())
+                internal = target.startswith(("http://", "https://")) and urlsplit(target).hostname == host
+                if internal:
+                    yield Finding(url, normalize_url(target))
+            except ValueError:  # an href no request can go to is no link search engines follow
                 continue
-            if target.startswith(("http://", "https://")) and urlsplit(target).hostname == host:
-                yield Finding(url, target)
 
 
 def depths(ctx: CheckContext) -> dict[str, int]:
