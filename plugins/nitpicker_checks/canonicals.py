@@ -15,7 +15,7 @@ import lxml.html
 from nitpicker_core import Check, CheckContext, Finding, non_indexable_reason, normalize_url
 from nitpicker_core.archive import linkgraph
 
-from .common import content_pages, final, headers, memo, rows, unique
+from .common import content_pages, final, headers, internal_links, memo, rows, unique
 from .pages import canonical_is_invalid, invalid_canonicals
 
 Finder = Callable[[CheckContext], Iterator[Finding]]
@@ -197,7 +197,7 @@ def outside_head(ctx: CheckContext) -> Iterator[Finding]:
 def not_linked(ctx: CheckContext) -> Iterator[Finding]:
     # The target as reached by links, redirects followed: a canonical nobody links to is a weak signal
     reached: set[str] = set()
-    for link in linkgraph.internal_links(ctx.reader, ctx.commit):
+    for link in internal_links(ctx):
         if link.source == link.target:
             continue
         reached.add(link.target)

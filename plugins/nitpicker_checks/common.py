@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from nitpicker_core import CheckContext, Finding
+from nitpicker_core.archive import linkgraph
 
 # Checks of one context share what they read: every URL row of the commit is loaded once, not once per check.
 _CACHE: weakref.WeakKeyDictionary[CheckContext, dict[str, Any]] = weakref.WeakKeyDictionary()
@@ -140,6 +141,11 @@ def links(ctx: CheckContext) -> list[Link]:
         return sorted(Link(r[0], r[1]) for r in found)
 
     return memo(ctx, "links", load)
+
+
+def internal_links(ctx: CheckContext) -> list[linkgraph.InternalLink]:
+    """Every distinct (source, target, text) link of the commit's crawled internal pages, read once."""
+    return memo(ctx, "internal_links", lambda: linkgraph.internal_links(ctx.reader, ctx.commit))
 
 
 def children(ctx: CheckContext, table: str, columns: str, joins: str = "") -> list[dict[str, Any]]:

@@ -15,7 +15,7 @@ from nitpicker_core import Check, CheckContext, Finding, normalize_url
 from nitpicker_core.archive import linkgraph
 
 from .canonicals import effective, is_self
-from .common import content_pages, content_urls, final, headers, memo, rows, unique
+from .common import content_pages, content_urls, final, headers, internal_links, memo, rows, unique
 
 Finder = Callable[[CheckContext], Iterator[Finding]]
 # Pages more clicks than this from the crawl's start are page-too-deep
@@ -154,7 +154,7 @@ def depths(ctx: CheckContext) -> dict[str, int]:
         roots = _roots(ctx)
         table = rows(ctx)
         redirects = {url: row["redirect_dest"] for url, row in table.items() if row.get("redirect_dest")}
-        edges = ((link.source, link.target) for link in linkgraph.internal_links(ctx.reader, ctx.commit))
+        edges = ((link.source, link.target) for link in internal_links(ctx))
         return linkgraph.link_depths(edges, roots, redirects)
 
     return memo(ctx, "depths", load)
@@ -172,7 +172,7 @@ def too_deep(ctx: CheckContext) -> Iterator[Finding]:
 def no_outlinks(ctx: CheckContext) -> Iterator[Finding]:
     table = rows(ctx)
     linking: set[str] = set()
-    for link in linkgraph.internal_links(ctx.reader, ctx.commit):
+    for link in internal_links(ctx):
         target = table.get(link.target)
         if link.target != link.source and (
             (target is not None and not target.get("is_external"))
@@ -191,7 +191,7 @@ def non_descriptive(ctx: CheckContext) -> Iterator[Finding]:
     stored = _directives(ctx)
     lists = {lang: {_words(t) for t in texts} for lang, texts in NON_DESCRIPTIVE.items()}
     pages = content_urls(ctx)
-    for link in linkgraph.internal_links(ctx.reader, ctx.commit):
+    for link in internal_links(ctx):
         if link.source not in pages:
             continue
         page = stored.get(link.source)
@@ -203,7 +203,7 @@ def non_descriptive(ctx: CheckContext) -> Iterator[Finding]:
 def non_canonical_links(ctx: CheckContext) -> Iterator[Finding]:
     # Links to a page whose valid canonical names another URL (redirects followed to the page)
     canonicals = effective(ctx)
-    for link in linkgraph.internal_links(ctx.reader, ctx.commit):
+    for link in internal_links(ctx):
         end = final(ctx, link.target)
         if end is None or end["url"] == link.source:
             continue
