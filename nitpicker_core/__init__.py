@@ -64,6 +64,7 @@ from nitpicker_core.types import (
     Violation,
 )
 from nitpicker_core.urls import join as join_url
+from nitpicker_core.urls import normalize as normalize_url
 from nitpicker_core.writable import NotWritable, check_directory_destination, check_file_destination
 
 if TYPE_CHECKING:
@@ -185,6 +186,7 @@ __all__ = [
     "Alternate",
     "link_header_alternates",
     "page_alternates",
+    "normalize_url",
     "non_indexable_reason",
     "query_registry",
     "run_query",

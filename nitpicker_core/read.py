@@ -33,6 +33,13 @@ from nitpicker_core.archive.link_lists import (
     isolated_page_list,
     link_graph,
 )
+from nitpicker_core.archive.linkgraph import (
+    InternalLink,
+    PageDirectives,
+    internal_links,
+    link_depths,
+    page_directives,
+)
 from nitpicker_core.archive.lists import (
     ANALYZER_ERROR_SORTS,
     VALUE_FIELDS,
@@ -91,7 +98,6 @@ from nitpicker_core.archive.rows import (
     TargetAnswer,
     analyzer_settings,
     field_sql,
-    internal_links,
     jsonld_rows,
     link_anchors,
     link_targets,
@@ -109,7 +115,11 @@ __all__ = [
     "sitemap_entries",
     "sitemap_list",
     "sitemap_rows",
+    "InternalLink",
+    "PageDirectives",
     "internal_links",
+    "link_depths",
+    "page_directives",
     "VIOLATION_SORTS",
     "header_list",
     "inventory_run_list",

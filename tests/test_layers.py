@@ -22,6 +22,7 @@ PUBLIC = {
     "nitpicker_core.archive.aggregates",
     "nitpicker_core.archive.digest",
     "nitpicker_core.archive.findings_store",
+    "nitpicker_core.archive.linkgraph",
     "nitpicker_core.archive.pagediff",
     "nitpicker_core.archive.referrers",
     "nitpicker_core.archive.times",

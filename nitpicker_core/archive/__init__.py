@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from nitpicker_core.layout import stub_path
 
-from . import aggregates, digest, findings_store, referrers, times
+from . import aggregates, digest, findings_store, linkgraph, referrers, times
 from .files import cache_root
 from .lock import live_pid
 from .manifest import crawl_environment, tools_line
@@ -39,6 +39,7 @@ __all__ = [
     "aggregates",
     "digest",
     "findings_store",
+    "linkgraph",
     "referrers",
     "times",
     "ArchiveWriter",

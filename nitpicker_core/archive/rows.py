@@ -106,19 +106,6 @@ class LinkRow(NamedTuple):
     target: str
 
 
-def internal_links(archive: Any, commit: int) -> Iterator[LinkRow]:
-    """Distinct (source, target as linked) pairs of the commit's anchors on internal pages inside the crawl's
-    scope (fragments as stored), in no particular order."""
-    sql = (
-        "SELECT DISTINCT su.url, tu.url FROM commit_page sc JOIN page_state sps ON sps.id = sc.state_id "
-        "JOIN url su ON su.id = sc.url_id JOIN anchor a ON a.state_id = sc.state_id "
-        "JOIN url tu ON tu.id = a.target_url_id WHERE sc.commit_id = ? AND sps.is_external = 0 "
-        f"AND {field_sql(archive, 'outside_scope', 'sps')} IS NULL"
-    )
-    for source, target in stream(archive, sql, [commit]):
-        yield LinkRow(source, target)
-
-
 def links_to(archive: Any, commit: int, targets: Iterable[str]) -> list[LinkRow]:
     """Distinct links of the commit's internal, in-scope pages to any of ``targets``, sorted.
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from nitpicker_core import Check, Register, hookimpl, load_translations
 
-from . import hreflang, links, pages, pagination, security, sitemaps
+from . import canonicals, directives, hreflang, links, pages, pagination, security, sitemaps
 
 # check id -> {language: {title, description, fix}}, from messages/<lang>.json
 TRANSLATIONS = load_translations(Path(__file__).with_name("messages"))
@@ -15,7 +15,9 @@ CHECKS = [
     replace(check, i18n=TRANSLATIONS.get(check.id, {}))
     for check in (
         *links.CHECKS,
+        *directives.CHECKS,
         *pages.CHECKS,
+        *canonicals.CHECKS,
         *security.CHECKS,
         *sitemaps.CHECKS,
         *hreflang.CHECKS,

@@ -124,6 +124,7 @@ def _suspect(row: dict[str, Any]) -> bool:
         row.get("is_external")
         or row.get("redirect_dest")
         or row.get("noindex")
+        or "x-robots-tag" in str(row.get("headers") or "").lower()
         or row.get("error_kind")
         or status is None
         or not 200 <= status < 300
@@ -138,6 +139,11 @@ def links(ctx: CheckContext) -> list[Link]:
         return [Link(*link) for link in read.links_to(ctx.reader, ctx.commit, targets)]
 
     return memo(ctx, "links", load)
+
+
+def internal_links(ctx: CheckContext) -> list[read.InternalLink]:
+    """Every distinct (source, target, text) link of the commit's crawled internal pages, read once."""
+    return memo(ctx, "internal_links", lambda: read.internal_links(ctx.reader, ctx.commit))
 
 
 def without_positions(message: str) -> str:
@@ -155,9 +161,8 @@ def anchor_targets(ctx: CheckContext) -> dict[str, set[str]]:
 
     def load() -> dict[str, set[str]]:
         found: dict[str, set[str]] = {}
-        pairs = read.internal_links(ctx.reader, ctx.commit)
-        for source, target in pairs:
-            found.setdefault(source, set()).add(target)
+        for link in internal_links(ctx):
+            found.setdefault(link.source, set()).add(link.target)
         return found
 
     return memo(ctx, "anchor_targets", load)

@@ -7,9 +7,9 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from nitpicker_core import Check, CheckContext, Finding
+from nitpicker_core import Check, CheckContext, Finding, non_indexable_reason
 
-from .common import final, links, memo, rows, unique
+from .common import final, headers, links, memo, rows, unique
 
 # Answers that mean "not for robots" rather than "gone": LinkedIn's 999 and the usual bot walls.
 BLOCKED = (403, 429, 999)
@@ -154,7 +154,10 @@ def noindex_linked(ctx: CheckContext) -> Iterator[Finding]:
             row is not None
             and row["url"] != link.source
             and not row.get("is_external")
-            and row.get("noindex")
+            and (
+                row.get("noindex")
+                or non_indexable_reason({**row, "headers": headers(row)}) == "noindex (X-Robots-Tag)"
+            )
         ):
             linked.add(row["url"])
     for url in sorted(linked):
@@ -306,7 +309,7 @@ CHECKS = [
         "Noindex pages linked internally",
         "indexability",
         "low",
-        "Internal pages marked noindex that other internal pages link to: crawl budget goes to pages that will "
+        "Internal pages marked noindex (meta robots or X-Robots-Tag) that other internal pages link to: crawl budget goes to pages that will "
         "not be indexed, and a noindex set by mistake hides a page people can reach.",
         "Remove the noindex if the page should be found; otherwise consider fewer links to it.",
         "https://developers.google.com/search/docs/crawling-indexing/block-indexing",

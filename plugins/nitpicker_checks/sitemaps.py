@@ -7,7 +7,7 @@ from typing import Any
 
 from nitpicker_core import Check, CheckContext, Finding, non_indexable_reason, read
 
-from .common import content_urls, final, headers, memo, rows, unique
+from .common import content_urls, final, headers, internal_links, memo, rows, unique
 
 Finder = Callable[[CheckContext], Iterator[Finding]]
 PROTOCOL_HELP = "https://www.sitemaps.org/protocol.html"
@@ -76,9 +76,8 @@ def non_indexable(ctx: CheckContext) -> Iterator[Finding]:
 
 def _reached(ctx: CheckContext) -> set[str]:
     """URLs some internal crawled page links to (other than itself), redirects followed to where they end."""
-    found = read.internal_links(ctx.reader, ctx.commit)
     reached: set[str] = set()
-    for source, target in found:
+    for source, target, _ in internal_links(ctx):
         end = final(ctx, target)
         for url in (target, end["url"] if end else None):
             if url and url != source:

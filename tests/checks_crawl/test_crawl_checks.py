@@ -16,6 +16,11 @@ from nitpicker_core.plugins import make_plugin_manager
 from nitpicker_core.registries import check_registry, query_registry
 from nitpicker_testing.archives import archive_builder, page
 
+# The leaf pages of /checks-site/: no link of theirs leads on (no-internal-outlinks), none declares a canonical
+LEAVES = (
+    "bare", "empty-description", "empty-title", "images", "jsonld", "long-description", "long-title",
+    "no-description", "no-h1", "script-error", "social", "twin-a", "twin-b", "two-h1", "untitled",
+)  # fmt: skip
 LONG_TITLE = "A title far longer than any search result shows, so it will be cut off in the listing"
 # What each built-in check finds on /checks-site/ (URLs with the site's origin as "", the external one as "EXT").
 EXPECTED: dict[str, set[tuple[str, str]]] = {
@@ -32,8 +37,18 @@ EXPECTED: dict[str, set[tuple[str, str]]] = {
         ("/checks-site/", "EXT/checks-site/limited"),
     },
     "isolated-page": set(),
+    "nofollow-internal-link": set(),
+    "page-too-deep": set(),
+    # /checks-site/hidden (noindex) and /canonical are leaves too: tests/checks_crawl/test_directive_checks.py
+    "no-internal-outlinks": {(f"/checks-site/{name}", "") for name in (*LEAVES, "canonical", "hidden")},
+    "anchor-text-non-descriptive": set(),
+    "link-to-non-canonical": {("/checks-site/", "/checks-site/canonical")},
     "noindex-linked": {("/checks-site/hidden", "")},
     "robots-blocked": {("/private/page", "")},
+    "nofollow-page": set(),
+    "robots-directives-conflict": set(),
+    "robots-txt-unreachable": set(),  # a robots.txt of its own: tests/checks_crawl/test_directive_checks.py
+    "robots-txt-blocks-start": set(),
     # /checks-site/gone and /nowhere are linked: broken-link's defects, not a second one each here (an unlinked
     # 4xx page is found: tests/checks/test_issue_rows.py); so is /checks-site/boom link-to-server-error's
     "client-error-page": set(),
@@ -55,6 +70,13 @@ EXPECTED: dict[str, set[tuple[str, str]]] = {
     "lang-missing": {("/checks-site/bare", "")},
     "canonical-invalid": set(),
     "canonical-mismatch": {("/checks-site/canonical", "/checks-site/ok")},
+    # every indexable page but /canonical: tests/checks_crawl/test_canonical_checks.py has the other canonical checks
+    "canonical-missing": {(f"/checks-site/{name}", "") for name in ("", "ok", *LEAVES)},
+    "canonical-self": set(),
+    "canonical-target-not-indexable": set(),
+    "canonical-conflict": set(),
+    "canonical-outside-head": set(),
+    "canonical-not-linked": set(),
     "og-title-mismatch": {("/checks-site/social", "Social Title")},
     "og-description-mismatch": {("/checks-site/social", "Social description")},
     "h1-missing": {("/checks-site/no-h1", "")},

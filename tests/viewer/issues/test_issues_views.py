@@ -53,8 +53,9 @@ def test_home_is_the_issues_overview_grouped_by_category_against_the_parent(issu
     assert "Commit 3 compared with base commit 2." in words(page)
     # categories in the order of their most severe row; each a headed section with a table of its own
     assert categories(page)[:2] == ["links", "accessibility"]
+    # broken-link, isolated-page, no-internal-outlinks (the leaf pages link nowhere)
     assert (
-        '<h2 id="cat-links">Links (2)</h2>' in page
+        '<h2 id="cat-links">Links (3)</h2>' in page
         and '<caption class="visually-hidden">Issues: Links</caption>' in page
     )
     broken = issue_row(page, "broken-link")

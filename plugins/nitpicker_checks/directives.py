@@ -1,0 +1,385 @@
+"""Directive and link checks: nofollow (page and link level), meta robots against X-Robots-Tag, pages deep in
+the link graph or with no way on, anchor texts that say nothing, links to URLs that are not the canonical."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import lxml.etree
+import lxml.html
+
+from nitpicker_core import Check, CheckContext, Finding, normalize_url, read
+
+from .canonicals import effective, is_self
+from .common import content_pages, content_urls, final, headers, internal_links, memo, rows, unique
+
+Finder = Callable[[CheckContext], Iterator[Finding]]
+# Pages more clicks than this from the crawl's start are page-too-deep
+MAX_DEPTH = 4
+# Anchor texts that say nothing of where the link goes, per language (the page's lang picks the list;
+# pages of another or no language get the English one). Compared without case, spaces and end punctuation.
+NON_DESCRIPTIVE: dict[str, frozenset[str]] = {
+    "en": frozenset(
+        {
+            "click here",
+            "click",
+            "here",
+            "read more",
+            "more",
+            "learn more",
+            "see more",
+            "more info",
+            "more information",
+            "details",
+            "link",
+            "this link",
+            "this",
+            "this page",
+            "continue",
+            "go",
+        }
+    ),
+    "ja": frozenset(
+        {
+            "こちら",
+            "ここ",
+            "こちらをクリック",
+            "ここをクリック",
+            "クリック",
+            "詳しくはこちら",
+            "詳細はこちら",
+            "詳細",
+            "詳しく",
+            "もっと見る",
+            "続きを読む",
+            "続きはこちら",
+            "リンク",
+            "このページ",
+        }
+    ),
+}
+_TRIM = re.compile(r"^[\s\W_]+|[\s\W_]+$|\s+(?=\s)")
+ROBOTS_HELP = "https://developers.google.com/search/docs/crawling-indexing/robots-meta-tag"
+LINKS_HELP = "https://developers.google.com/search/docs/crawling-indexing/links-crawlable"
+_NOFOLLOW = re.compile(r"(?:^|[\s,:])(?:nofollow|none)(?:$|[\s,])", re.IGNORECASE)
+_FAILED_ROBOTS = re.compile(r"blocked by robots\.txt \(it answered (.+)\)")
+_NOINDEX = re.compile(r"(?:^|[\s,:])(?:noindex|none)(?:$|[\s,])", re.IGNORECASE)
+
+
+def _header_directives(row: dict[str, Any]) -> str:
+    """The X-Robots-Tag value when it speaks for every bot ("" otherwise)."""
+    tag = headers(row).get("x-robots-tag", "").strip()
+    head = tag.split(",", 1)[0].split(":", 1)
+    every = len(head) == 1 or head[0].strip().lower() in (
+        "noindex",
+        "nofollow",
+        "none",
+        "all",
+        "index",
+        "follow",
+    )
+    return tag if every else ""
+
+
+def _directives(ctx: CheckContext) -> dict[str, read.PageDirectives]:
+    return memo(ctx, "directives", lambda: {d.url: d for d in read.page_directives(ctx.reader, ctx.commit)})
+
+
+def nofollow_pages(ctx: CheckContext) -> Iterator[Finding]:
+    stored = _directives(ctx)
+    for row in sorted(content_pages(ctx), key=lambda r: r["url"]):
+        page = stored.get(row["url"])
+        where = []
+        if page and page.nofollow:
+            where.append(f"meta robots: {page.robots}")
+        tag = _header_directives(row)
+        if tag and _NOFOLLOW.search(tag):
+            where.append(f"X-Robots-Tag: {tag}")
+        if where:
+            yield Finding(row["url"], " | ".join(where))
+
+
+def conflicts(ctx: CheckContext) -> Iterator[Finding]:
+    # Both present and they disagree on noindex or on nofollow: search engines apply the stricter one
+    stored = _directives(ctx)
+    for row in sorted(content_pages(ctx), key=lambda r: r["url"]):
+        page = stored.get(row["url"])
+        meta = (page.robots or "").strip() if page else ""
+        tag = _header_directives(row)
+        if not meta or not tag:
+            continue
+        for pattern in (_NOINDEX, _NOFOLLOW):
+            if bool(pattern.search(meta)) != bool(pattern.search(tag)):
+                yield Finding(row["url"], f"meta robots: {meta} | X-Robots-Tag: {tag}")
+                break
+
+
+def nofollow_links(ctx: CheckContext) -> Iterator[Finding]:
+    # Link-level rel=nofollow (or ugc/sponsored, which imply it) on links to the site's own URLs
+    stored = _directives(ctx)
+    for url in sorted(content_urls(ctx)):
+        page = stored.get(url)
+        html = ctx.reader.html_by_sha256(page.html_sha256) if page and page.html_sha256 else None
+        if not html or "nofollow" not in html.lower():  # most pages: no parse
+            continue
+        try:
+            doc = lxml.html.document_fromstring(html)
+        except (ValueError, lxml.etree.ParserError):
+            continue
+        base = (doc.xpath("//base/@href") or [url])[0]
+        host = urlsplit(url).hostname
+        for el in doc.xpath("//a[@href and @rel] | //area[@href and @rel]"):
+            rel = str(el.get("rel") or "").lower().split()
+            if "nofollow" not in rel:
+                continue
+            try:
+                target = urljoin(urljoin(url, str(base)), str(el.get("href")).strip())
+                internal = target.startswith(("http://", "https://")) and urlsplit(target).hostname == host
+                if internal:
+                    yield Finding(url, normalize_url(target))
+            except ValueError:  # an href no request can go to is no link search engines follow
+                continue
+
+
+def depths(ctx: CheckContext) -> dict[str, int]:
+    """Clicks from the crawl's start to each URL internal links reach (redirects followed at no cost)."""
+
+    def load() -> dict[str, int]:
+        roots = _roots(ctx)
+        table = rows(ctx)
+        redirects = {url: row["redirect_dest"] for url, row in table.items() if row.get("redirect_dest")}
+        edges = ((link.source, link.target) for link in internal_links(ctx))
+        return read.link_depths(edges, roots, redirects)
+
+    return memo(ctx, "depths", load)
+
+
+def too_deep(ctx: CheckContext) -> Iterator[Finding]:
+    # A page no link reaches has no depth: isolated-page's finding
+    found = depths(ctx)
+    for url in sorted(content_urls(ctx)):
+        depth = found.get(url)
+        if depth is not None and depth > MAX_DEPTH:
+            yield Finding(url, str(depth))
+
+
+def no_outlinks(ctx: CheckContext) -> Iterator[Finding]:
+    table = rows(ctx)
+    linking: set[str] = set()
+    for link in internal_links(ctx):
+        target = table.get(link.target)
+        if link.target != link.source and (
+            (target is not None and not target.get("is_external"))
+            or (target is None and urlsplit(link.target).hostname == urlsplit(link.source).hostname)
+        ):
+            linking.add(link.source)
+    for url in sorted(content_urls(ctx) - linking):
+        yield Finding(url)
+
+
+def _words(text: str) -> str:
+    return _TRIM.sub("", text.casefold())
+
+
+def non_descriptive(ctx: CheckContext) -> Iterator[Finding]:
+    stored = _directives(ctx)
+    lists = {lang: {_words(t) for t in texts} for lang, texts in NON_DESCRIPTIVE.items()}
+    pages = content_urls(ctx)
+    for link in internal_links(ctx):
+        if link.source not in pages:
+            continue
+        page = stored.get(link.source)
+        lang = (page.lang if page else "").split("-", 1)[0].lower()
+        if _words(link.text) in lists.get(lang, lists["en"]):
+            yield Finding(link.source, f"{link.text.strip()} → {link.target}")
+
+
+def non_canonical_links(ctx: CheckContext) -> Iterator[Finding]:
+    # Links to a page whose valid canonical names another URL (redirects followed to the page)
+    canonicals = effective(ctx)
+    for link in internal_links(ctx):
+        end = final(ctx, link.target)
+        if end is None or end["url"] == link.source:
+            continue
+        canonical = canonicals.get(end["url"])
+        if canonical and not is_self(end["url"], canonical) and not is_self(link.source, canonical):
+            yield Finding(link.source, link.target)
+
+
+def _roots(ctx: CheckContext) -> list[str]:
+    for commit in ctx.reader.commits():
+        if commit["id"] == ctx.commit:
+            return list((commit.get("options") or {}).get("roots") or [])
+    return []
+
+
+def robots_unreachable(ctx: CheckContext) -> Iterator[Finding]:
+    # RFC 9309: a robots.txt answering 5xx, or not at all, disallows the whole origin until it answers; the
+    # crawler notes the answer in the reason of each URL it skipped for it
+    for row in sorted(rows(ctx).values(), key=lambda r: r["url"]):
+        match = _FAILED_ROBOTS.fullmatch(row.get("skip_reason") or "") if row.get("is_skipped") else None
+        if match:
+            parts = urlsplit(row["url"])
+            yield Finding(f"{parts.scheme}://{parts.netloc}/robots.txt", f"answered {match.group(1)}")
+
+
+def robots_blocks_start(ctx: CheckContext) -> Iterator[Finding]:
+    table = rows(ctx)
+    for root in _roots(ctx):
+        row = table.get(root)
+        if row and row.get("is_skipped") and row.get("skip_reason") == "blocked by robots.txt":
+            yield Finding(root)
+
+
+def _check(
+    id: str,
+    title: str,
+    category: str,
+    priority: str,
+    description: str,
+    fix: str,
+    help: str,
+    find: Finder,
+    order: int,
+    **kw: Any,
+) -> Check:
+    return Check(
+        id,
+        title,
+        category,
+        priority,
+        description,
+        fix,
+        help,
+        lambda ctx: unique(find(ctx)),
+        order=order,
+        **kw,
+    )
+
+
+CHECKS = [
+    _check(
+        "nofollow-page",
+        "Pages whose links search engines are told not to follow",
+        "indexability",
+        "medium",
+        "Internal HTML pages whose meta robots or X-Robots-Tag says nofollow (or none): no link of the page "
+        "passes search engines on, so the pages it links to may never be found (the detail: where it is said).",
+        "Remove nofollow from the page's robots directives unless none of its links should be followed.",
+        ROBOTS_HELP,
+        nofollow_pages,
+        40,
+        type="warning",
+    ),
+    _check(
+        "robots-directives-conflict",
+        "Meta robots and X-Robots-Tag disagree",
+        "indexability",
+        "medium",
+        "Internal HTML pages whose meta robots and X-Robots-Tag header both speak to every bot and disagree on "
+        "noindex or nofollow (the detail: both): search engines apply the stricter one, which is rarely what "
+        "both sides meant.",
+        "Declare the directives in one place, or make the header and the meta tag say the same.",
+        ROBOTS_HELP,
+        conflicts,
+        41,
+        type="warning",
+    ),
+    _check(
+        "nofollow-internal-link",
+        "Internal links marked nofollow",
+        "links",
+        "low",
+        "Links with rel=nofollow to the site's own URLs (the detail: the target): the site tells search engines "
+        "not to follow its own links, and the target loses that link's signal.",
+        "Drop rel=nofollow from internal links; keep pages out of the index with noindex instead.",
+        "https://developers.google.com/search/docs/crawling-indexing/qualify-outbound-links",
+        nofollow_links,
+        19,
+        type="warning",
+        link_target=True,
+    ),
+    _check(
+        "page-too-deep",
+        "Pages many clicks from the start",
+        "links",
+        "low",
+        f"Internal HTML pages more than {MAX_DEPTH} clicks from the crawl's start pages along internal links, "
+        "redirects followed (the detail: the clicks): visitors rarely get there and search engines crawl them "
+        "less often. Pages no link reaches are isolated-page's.",
+        "Link to the page from a page nearer the start: a menu, a category page, related content.",
+        LINKS_HELP,
+        too_deep,
+        20,
+        type="opportunity",
+    ),
+    _check(
+        "no-internal-outlinks",
+        "Pages without internal links",
+        "links",
+        "low",
+        "Internal HTML pages that link to no other URL of the site: a dead end for visitors, and search "
+        "engines find nothing more from there.",
+        "Link to related pages, the home page or a menu from the page.",
+        LINKS_HELP,
+        no_outlinks,
+        21,
+        type="warning",
+    ),
+    _check(
+        "anchor-text-non-descriptive",
+        "Links whose text does not say where they go",
+        "links",
+        "low",
+        'Internal page links whose whole text is a phrase like "click here", "read more" or "詳しくはこちら" '
+        "(a list per language, chosen by the page's lang; the detail: the text → the target): screen reader "
+        "users listing links and search engines learn nothing of the target.",
+        'Write the link text as the target\'s subject ("Pricing of the Pro plan"), not as an instruction.',
+        "https://developers.google.com/search/docs/crawling-indexing/links-crawlable#anchor-text-placement",
+        non_descriptive,
+        22,
+        type="opportunity",
+    ),
+    _check(
+        "link-to-non-canonical",
+        "Internal links to URLs that are not the canonical",
+        "links",
+        "low",
+        "Internal pages link to a URL (directly or through redirects) whose page names another URL as its "
+        "canonical: the link's signal goes to the duplicate, and crawlers spend a fetch on it.",
+        "Link to the canonical URL the target page names.",
+        "https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls",
+        non_canonical_links,
+        23,
+        type="warning",
+        link_target=True,
+    ),
+    _check(
+        "robots-txt-unreachable",
+        "The robots.txt file does not answer",
+        "indexability",
+        "high",
+        "An origin's robots.txt answered a server error or nothing at all (the detail: the status or the error "
+        "kind). Search engines then treat the whole origin as disallowed (RFC 9309) and stop crawling it, and "
+        "so did this crawl for the URLs it skipped.",
+        "Make /robots.txt answer 200 (or 404 when there are no rules); check the server and any firewall in front.",
+        "https://developers.google.com/search/docs/crawling-indexing/robots/robots_txt#http-status-codes",
+        robots_unreachable,
+        42,
+    ),
+    _check(
+        "robots-txt-blocks-start",
+        "The robots.txt file disallows the start page",
+        "indexability",
+        "high",
+        "robots.txt disallows a crawl's start URL, as a Disallow: / left over from a staging site does: search "
+        "engines may read nothing of the site.",
+        "Remove or narrow the Disallow rule that matches the start page in robots.txt.",
+        "https://developers.google.com/search/docs/crawling-indexing/robots/intro",
+        robots_blocks_start,
+        43,
+    ),
+]
