@@ -64,3 +64,19 @@ def test_the_types_for_annotations_resolve_to_the_real_classes(name):
     """Loaded on first use, yet ``nitpicker_core.X`` is the class itself (isinstance and mypy agree)."""
     cls = getattr(nitpicker_core, name)
     assert inspect.isclass(cls) and cls.__name__ == name and name in nitpicker_core.__all__
+
+
+def test_the_read_model_takes_a_typed_reader() -> None:
+    """``nitpicker_core.read``'s functions, which plugins call, say what they read from: an ArchiveReader."""
+    from nitpicker_core import read
+
+    untyped = []
+    for name in read.__all__:
+        function = getattr(read, name)
+        if not inspect.isfunction(function):
+            continue
+        parameters = inspect.signature(function).parameters
+        for param in ("archive", "reader"):
+            if param in parameters and parameters[param].annotation != "ArchiveReader":
+                untyped.append(f"{name}({param}: {parameters[param].annotation})")
+    assert untyped == []

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core.errors import UsageError
 
 from .lists import page_of
+
+if TYPE_CHECKING:
+    from .reader import ArchiveReader
 
 ANALYSIS_SORTS = ("url", "analyzer", "value")
 # A cell's value as SQLite orders it: numbers as numbers, strings as text; a value that is not JSON as stored.
@@ -53,7 +56,7 @@ def _where(
 
 
 def analysis_list(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     analyzer: str | None = None,
     column: str | None = None,
@@ -94,7 +97,7 @@ def analysis_list(
 
 
 def _cells_of(
-    archive: Any, commit: int, keys: list[tuple[int, str]], column: str | None
+    archive: ArchiveReader, commit: int, keys: list[tuple[int, str]], column: str | None
 ) -> dict[tuple[int, str], dict[str, Any]]:
     if not keys:
         return {}
@@ -112,7 +115,7 @@ def _cells_of(
     return {key: value for key, value in grouped.items() if key in wanted}
 
 
-def page_analysis(archive: Any, commit: int, url_id: int) -> list[dict[str, Any]]:
+def page_analysis(archive: ArchiveReader, commit: int, url_id: int) -> list[dict[str, Any]]:
     """One page's cells of every analyzer, for `page-detail`: ``[{"analyzer", "cells", "notes"}]``."""
     rows = archive.execute(
         'SELECT c.url_id, c.analyzer, c."column", c.value, c.note FROM analysis_cell c '
@@ -122,7 +125,9 @@ def page_analysis(archive: Any, commit: int, url_id: int) -> list[dict[str, Any]
     return [{"analyzer": analyzer, **entry} for (_, analyzer), entry in group_cells(rows).items()]
 
 
-def analysis_column_counts(archive: Any, commit: int, analyzer: str | None = None) -> dict[str, Any]:
+def analysis_column_counts(
+    archive: ArchiveReader, commit: int, analyzer: str | None = None
+) -> dict[str, Any]:
     """The (analyzer, column) pairs that have cells in the commit, with how many pages have each."""
     sql = 'SELECT analyzer, "column", COUNT(*) AS pages FROM analysis_cell WHERE commit_id = ?'
     params: list[Any] = [commit]

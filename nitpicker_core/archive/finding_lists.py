@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import aggregates, digest
 from .lists import order_by, paged
+
+if TYPE_CHECKING:
+    from .reader import ArchiveReader
 
 # Internal HTML pages (strict: the content type is text/html) of the commit bound as the first parameter,
 # driven by the URL index, so URL-sorted lists stream and LIMIT stops early.
@@ -31,7 +34,7 @@ VIOLATION_SORTS = ("url", "analyzer", "severity", "rule", "priority")
 
 
 def violation_list(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     analyzer: str | None = None,
     severity: str | None = None,
@@ -92,7 +95,7 @@ def violation_list(
 
 
 def mismatch_list(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     kind: str | None = None,
     url: str | None = None,
@@ -117,7 +120,7 @@ _HAS = digest.HAS_HEADER
 
 
 def header_list(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     missing: str | None = None,
     url: str | None = None,
@@ -146,7 +149,9 @@ def header_list(
     return {"headers": _SECURITY_HEADERS, "totals": totals, **result}
 
 
-def inventory_run_list(archive: Any, commit: int, limit: int = 100, offset: int = 0) -> dict[str, Any]:
+def inventory_run_list(
+    archive: ArchiveReader, commit: int, limit: int = 100, offset: int = 0
+) -> dict[str, Any]:
     """The commit's inventory runs (id, sha256, counts decoded, at), in run order."""
     sql = "SELECT id, sha256, counts, at FROM inventory_run WHERE commit_id = ?"
     result = paged(archive, sql, [commit], " ORDER BY id", limit, offset)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import aggregates, digest
 from .lists import order_by, page_of, paged
+
+if TYPE_CHECKING:
+    from .reader import ArchiveReader
 
 PAGES_OF_COMMIT = digest.PAGES_OF_COMMIT
 
@@ -19,7 +22,7 @@ def flags(row: dict[str, Any], names: tuple[str, ...] = ("is_external", "is_skip
     return row
 
 
-def _roots(archive: Any, commit: int) -> list[str]:
+def _roots(archive: ArchiveReader, commit: int) -> list[str]:
     """The crawl's root URLs plus where they redirect to (a redirecting root still roots its target)."""
     roots = archive.info().get("roots") or []
     rows = archive.execute(
@@ -35,7 +38,7 @@ def _direction(order: str) -> str:
     return "DESC" if order == "desc" else "ASC"
 
 
-def _broken_rows(archive: Any, commit: int) -> tuple[str, list[Any]]:
+def _broken_rows(archive: ArchiveReader, commit: int) -> tuple[str, list[Any]]:
     """(src_id, anchor_id, ordinal, dest_id, status) per broken anchor: stored rows, else the definition."""
     totals = aggregates.stored(archive, commit)
     if totals is None:
@@ -49,7 +52,7 @@ def _broken_rows(archive: Any, commit: int) -> tuple[str, list[Any]]:
 
 
 def broken_link_list(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     limit: int,
     offset: int,
@@ -87,7 +90,7 @@ def broken_link_list(
 
 
 def broken_link_members(
-    archive: Any, commit: int, rows: str, params: list[Any], key: str, ids: list[int]
+    archive: ArchiveReader, commit: int, rows: str, params: list[Any], key: str, ids: list[int]
 ) -> dict[int, list[dict[str, Any]]]:
     """The broken anchors of the listed groups, in (source URL, document) order, with the href as written."""
     columns = digest.anchor_columns(archive.execute)
@@ -108,7 +111,7 @@ def broken_link_members(
 
 
 def broken_link_anchors(
-    archive: Any, commit: int, limit: int, offset: int, sort: str, order: str
+    archive: ArchiveReader, commit: int, limit: int, offset: int, sort: str, order: str
 ) -> dict[str, Any]:
     """One row per broken anchor (group=anchor)."""
     written = digest.written_href(digest.anchor_columns(archive.execute))
@@ -163,7 +166,7 @@ _EXTERNAL_STATE = (
 
 
 def external_link_list(
-    archive: Any, commit: int, limit: int, offset: int, sort: str, order: str
+    archive: ArchiveReader, commit: int, limit: int, offset: int, sort: str, order: str
 ) -> dict[str, Any]:
     totals = aggregates.stored(archive, commit)
     if totals is None:
@@ -191,7 +194,7 @@ EXTERNAL_SORTS = {"url": "url", "status": "status", "referrers": "referrers", "a
 
 
 def isolated_page_list(
-    archive: Any, commit: int, limit: int, offset: int, sort: str, order: str, include_roots: bool
+    archive: ArchiveReader, commit: int, limit: int, offset: int, sort: str, order: str, include_roots: bool
 ) -> dict[str, Any]:
     columns = "SELECT u.url, ps.status, ps.title, u.url IN (SELECT value FROM json_each(?1)) AS root "
     roots = json.dumps(_roots(archive, commit))
@@ -230,7 +233,7 @@ def isolated_page_list(
 ISOLATED_SORTS = {"url": "u.url", "status": "ps.status", "title": "ps.title", "root": "root"}
 
 
-def _components(archive: Any, commit: int) -> list[list[str]]:
+def _components(archive: ArchiveReader, commit: int) -> list[list[str]]:
     """Weakly connected components of internal HTML pages through resolved anchors, computed now."""
     urls = {
         r[0]: r[1]
@@ -246,7 +249,7 @@ def _components(archive: Any, commit: int) -> list[list[str]]:
 
 
 def isolated_cluster_list(
-    archive: Any, commit: int, limit: int, offset: int, singletons: bool, rooted: bool
+    archive: ArchiveReader, commit: int, limit: int, offset: int, singletons: bool, rooted: bool
 ) -> dict[str, Any]:
     totals = aggregates.stored(archive, commit)
     if totals is not None:
@@ -270,7 +273,7 @@ def isolated_cluster_list(
 
 
 def _stored_clusters(
-    archive: Any, commit: int, set_id: int, limit: int, offset: int, singletons: bool, rooted: bool
+    archive: ArchiveReader, commit: int, set_id: int, limit: int, offset: int, singletons: bool, rooted: bool
 ) -> dict[str, Any]:
     # A component is named by its smallest rank, i.e. its first URL, so (size DESC, comp) is the sort order.
     root_rows = archive.execute(
@@ -319,7 +322,7 @@ def _stored_clusters(
 
 
 def link_graph(
-    archive: Any, commit: int, limit: int, offset: int, sort: str, order: str, all_nodes: bool
+    archive: ArchiveReader, commit: int, limit: int, offset: int, sort: str, order: str, all_nodes: bool
 ) -> dict[str, Any]:
     totals = aggregates.stored(archive, commit)
     if totals is None:

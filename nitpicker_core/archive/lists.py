@@ -9,11 +9,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from nitpicker_core.errors import UsageError
 
 from .rows import field_sql
+
+if TYPE_CHECKING:
+    from .reader import ArchiveReader
 
 _PAGES = "commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id"
 
@@ -38,7 +41,7 @@ def order_by(columns: dict[str, str], sort: str, order: str, tiebreak: str = "u.
 
 
 def paged(
-    archive: Any,
+    archive: ArchiveReader,
     sql: str,
     params: list[Any],
     order: str,
@@ -70,7 +73,7 @@ def status_class_sql(column: str, status_class: str, failed: str) -> str:
     return f"({column} BETWEEN {low} AND {low + 99})"
 
 
-def require_page(archive: Any, commit: int, url: str) -> int:
+def require_page(archive: ArchiveReader, commit: int, url: str) -> int:
     """The state id of ``url`` in the commit; a usage error naming it when the commit has no such page."""
     rows = archive.execute(
         "SELECT cp.state_id FROM commit_page cp JOIN url u ON u.id = cp.url_id WHERE cp.commit_id = ? AND u.url = ?",
@@ -90,7 +93,7 @@ _RENDERED = (
 )
 
 
-def _headings_read(archive: Any) -> str:
+def _headings_read(archive: ArchiveReader) -> str:
     # A state whose headings were looked for: format 2 kept its sent HTML, said why not, or kept headings.
     # (A format-1 state has none of these: its headings are unknown, not absent.)
     return (
@@ -100,7 +103,7 @@ def _headings_read(archive: Any) -> str:
 
 
 def headings(
-    archive: Any, commit: int, url: str | None, level: int | None, limit: int, offset: int
+    archive: ArchiveReader, commit: int, url: str | None, level: int | None, limit: int, offset: int
 ) -> dict[str, Any]:
     """Headings of the commit's pages (url, ordinal, level, text), in URL and document order."""
     sql = (
@@ -116,7 +119,9 @@ def headings(
     return paged(archive, sql, params, " ORDER BY u.url, h.ordinal", limit, offset)
 
 
-def h1_problems(archive: Any, commit: int, condition: str, limit: int, offset: int) -> dict[str, Any]:
+def h1_problems(
+    archive: ArchiveReader, commit: int, condition: str, limit: int, offset: int
+) -> dict[str, Any]:
     """Rendered internal pages whose h1 count meets ``condition`` ("= 0", "> 1", "<> 1"): url, title,
     h1_count, h1 (JSON text of the texts); ``not_recorded`` counts pages whose headings were never looked for."""
     h1s = "(SELECT COUNT(*) FROM heading h WHERE h.state_id = ps.id AND h.level = 1)"
@@ -153,14 +158,14 @@ class ScreenshotRow(NamedTuple):
 _INFO = "SELECT sha256, media_type, width, height, size FROM screenshot_blob WHERE sha256 = ?"
 
 
-def _has_screenshots(archive: Any) -> bool:
+def _has_screenshots(archive: ArchiveReader) -> bool:
     # archives written before screenshots existed have no such table (readers never migrate)
     return bool(
         archive.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'page_screenshot'")
     )
 
 
-def page_screenshot(archive: Any, state_id: int) -> tuple[ScreenshotRow, ScreenshotRow] | None:
+def page_screenshot(archive: ArchiveReader, state_id: int) -> tuple[ScreenshotRow, ScreenshotRow] | None:
     """A page state's (screenshot, thumbnail); None when the crawl took none."""
     if not _has_screenshots(archive):
         return None
@@ -173,7 +178,7 @@ def page_screenshot(archive: Any, state_id: int) -> tuple[ScreenshotRow, Screens
     return ScreenshotRow(*full[0]), ScreenshotRow(*thumb[0])
 
 
-def screenshot(archive: Any, sha256: str) -> ScreenshotRow | None:
+def screenshot(archive: ArchiveReader, sha256: str) -> ScreenshotRow | None:
     """One screenshot or thumbnail with its bytes, by content hash; None when the archive has no such image."""
     if not _has_screenshots(archive):
         return None
@@ -181,7 +186,7 @@ def screenshot(archive: Any, sha256: str) -> ScreenshotRow | None:
     return ScreenshotRow(*rows[0]) if rows else None
 
 
-def page_jsonld(archive: Any, commit: int, url: str) -> list[dict[str, Any]]:
+def page_jsonld(archive: ArchiveReader, commit: int, url: str) -> list[dict[str, Any]]:
     """A page's JSON-LD blocks in document order: ordinal, kind, raw, parsed and types (decoded), error."""
     state = require_page(archive, commit, url)
     rows = archive.execute(
@@ -225,7 +230,7 @@ class ValueCount:
     count: int
 
 
-def value_counts(archive: Any, commit: int, field: str, limit: int) -> list[ValueCount]:
+def value_counts(archive: ArchiveReader, commit: int, field: str, limit: int) -> list[ValueCount]:
     """Up to ``limit`` + 1 values of ``field`` in the commit, by value (one more says the list goes on)."""
     if field not in _VALUES:
         raise UsageError(f"no value field {field!r}")
@@ -233,7 +238,7 @@ def value_counts(archive: Any, commit: int, field: str, limit: int) -> list[Valu
     return [ValueCount(r[0], r[1]) for r in rows]
 
 
-def commit_state(archive: Any, commit: int) -> tuple[Any, ...]:
+def commit_state(archive: ArchiveReader, commit: int) -> tuple[Any, ...]:
     """What changes when a commit's pages change: status and times, and for a running one its page count
     and newest state (a range scan of its pages), so a cache keyed by it goes stale exactly then."""
     state = tuple(
@@ -254,7 +259,7 @@ ANALYZER_ERROR_SORTS = {"url": "u.url", "analyzer": "e.analyzer"}
 
 
 def analyzer_errors(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     analyzer: str | None,
     url: str | None,

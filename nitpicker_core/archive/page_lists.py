@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core.content_types import sql_filter as content_type_sql_filter
 from nitpicker_core.errors import UsageError
@@ -11,6 +11,9 @@ from nitpicker_core.errors import UsageError
 from . import aggregates, digest, times
 from .link_lists import flags
 from .lists import order_by, paged, status_class_sql
+
+if TYPE_CHECKING:
+    from .reader import ArchiveReader
 
 PAGES_OF_COMMIT = digest.PAGES_OF_COMMIT
 CATEGORY = digest.CATEGORY
@@ -41,7 +44,7 @@ PAGE_SORTS = {
 
 
 def page_list(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     limit: int,
     offset: int,
@@ -101,7 +104,7 @@ def page_list(
     return paged(archive, sql, params, order_by(PAGE_SORTS, sort, order), limit, offset, flags, total)
 
 
-def page_ids(archive: Any, commit: int, url: str) -> dict[str, Any]:
+def page_ids(archive: ArchiveReader, commit: int, url: str) -> dict[str, Any]:
     """``url_id`` and ``state_id`` of ``url`` in the commit; a usage error when the commit has no such URL."""
     rows = archive.execute(
         "SELECT cp.url_id, cp.state_id FROM commit_page cp JOIN url u ON u.id = cp.url_id "
@@ -113,7 +116,7 @@ def page_ids(archive: Any, commit: int, url: str) -> dict[str, Any]:
     return dict(rows[0])
 
 
-def inbound_links(archive: Any, commit: int, url_id: int, limit: int) -> dict[str, Any]:
+def inbound_links(archive: ArchiveReader, commit: int, url_id: int, limit: int) -> dict[str, Any]:
     """The pages linking to the URL (directly or through a redirect), first ``limit`` of them with their
     anchors, texts and hrefs, the ``total``, and ``self_links`` (the page's anchors to itself)."""
     # Anchors of other pages aimed at the URL itself or at any URL of this commit that redirects to it; the
@@ -167,7 +170,7 @@ _PAGE_RESOURCES = (
 
 
 def page_detail_rows(
-    archive: Any, commit: int, url_id: int, state_id: int, resource_limit: int
+    archive: ArchiveReader, commit: int, url_id: int, state_id: int, resource_limit: int
 ) -> dict[str, Any]:
     """What page-detail shows of one page besides its row: category, outbound anchors with their targets'
     answers, redirect sources, crawl errors, image and resource counts, resources (first ``resource_limit``)

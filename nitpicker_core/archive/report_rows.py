@@ -7,10 +7,13 @@ Each batch is ``{"items": [...], "next_after": URL or None}``; the items are JSO
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import digest, referrers
 from .rows import field_sql
+
+if TYPE_CHECKING:
+    from .reader import ArchiveReader
 
 SCOPES = {
     # Page List: internal rendered HTML pages inside the crawl's scope.
@@ -106,7 +109,9 @@ _META = (
 )
 
 
-def _keys(archive: Any, commit: int, scope: str, after: str, limit: int, extra: str = "") -> list[Any]:
+def _keys(
+    archive: ArchiveReader, commit: int, scope: str, after: str, limit: int, extra: str = ""
+) -> list[Any]:
     """The next ``limit`` page rows of ``scope`` after the URL ``after``, in URL order."""
     # CROSS JOIN keeps the url index as the outer loop: a range scan in URL order that stops after `limit`.
     sql = (
@@ -122,7 +127,7 @@ def _batch(keys: list[Any], items: list[dict[str, Any]], limit: int) -> dict[str
 
 
 def report_pages(
-    archive: Any, commit: int, scope: str = "targets", after: str = "", limit: int = 500
+    archive: ArchiveReader, commit: int, scope: str = "targets", after: str = "", limit: int = 500
 ) -> dict[str, Any]:
     """Page rows of ``scope``: metadata, link counts with the bad links, redirect sources, referrers, cells."""
     keys = _keys(archive, commit, scope, after, limit)
@@ -151,7 +156,9 @@ def report_pages(
     return _batch(keys, items, limit)
 
 
-def report_referrers(archive: Any, commit: int, after: str = "", limit: int = 500) -> dict[str, Any]:
+def report_referrers(
+    archive: ArchiveReader, commit: int, after: str = "", limit: int = 500
+) -> dict[str, Any]:
     """One row per (page, anchor of the commit pointing at it directly or through a redirect)."""
     keys = _keys(archive, commit, "rows", after, limit)
     sql = (
@@ -168,7 +175,9 @@ def report_referrers(archive: Any, commit: int, after: str = "", limit: int = 50
     return _batch(keys, [dict(r) for r in rows], limit)
 
 
-def report_link_texts(archive: Any, commit: int, after: str = "", limit: int = 500) -> dict[str, Any]:
+def report_link_texts(
+    archive: ArchiveReader, commit: int, after: str = "", limit: int = 500
+) -> dict[str, Any]:
     """Anchors whose text and the title of the internal page they lead to contain neither the other."""
     keys = _keys(archive, commit, "html", after, limit)
     sql = (
@@ -184,7 +193,9 @@ def report_link_texts(archive: Any, commit: int, after: str = "", limit: int = 5
     return _batch(keys, [dict(r) for r in rows], limit)
 
 
-def report_resources(archive: Any, commit: int, after: str = "", limit: int = 500) -> dict[str, Any]:
+def report_resources(
+    archive: ArchiveReader, commit: int, after: str = "", limit: int = 500
+) -> dict[str, Any]:
     """Resources with status, type, size and referring pages (count and the first NOTE_ITEMS URLs)."""
     sql = (
         f"SELECT k.url, rs.status, rs.status_text, rs.content_type, rs.content_length, {referrers.count_sql(archive, 'k')} "
@@ -200,7 +211,9 @@ def report_resources(archive: Any, commit: int, after: str = "", limit: int = 50
     return {"items": items, "next_after": items[-1]["url"] if len(items) == limit else None}
 
 
-def report_resource_referrers(archive: Any, commit: int, after: str = "", limit: int = 500) -> dict[str, Any]:
+def report_resource_referrers(
+    archive: ArchiveReader, commit: int, after: str = "", limit: int = 500
+) -> dict[str, Any]:
     """One row per (page, resource it loaded)."""
     exists = " AND EXISTS (SELECT 1 FROM commit_resource_referrer r WHERE r.commit_id = cp.commit_id AND r.page_url_id = cp.url_id)"
     keys = _keys(archive, commit, "rows", after, limit, exists)
@@ -218,7 +231,7 @@ def report_resource_referrers(archive: Any, commit: int, after: str = "", limit:
     return _batch(keys, [dict(r) for r in rows], limit)
 
 
-def analysis_columns(archive: Any, commit: int) -> dict[str, Any]:
+def analysis_columns(archive: ArchiveReader, commit: int) -> dict[str, Any]:
     """The (analyzer, column) pairs that have cells in the commit."""
     rows = archive.execute(
         'SELECT DISTINCT analyzer, "column" FROM analysis_cell WHERE commit_id = ? '

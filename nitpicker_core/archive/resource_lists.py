@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core.errors import UsageError
 
 from . import aggregates, referrers
 from .lists import external_flag, order_by, paged, status_class_sql
 
+if TYPE_CHECKING:
+    from .reader import ArchiveReader
+
 
 # One resource of a commit with the number of distinct pages that referenced it in that commit.
-def _resource_rows(archive: Any) -> str:
+def _resource_rows(archive: ArchiveReader) -> str:
     return (
         "SELECT u.url, rs.status, rs.content_type, rs.content_length, rs.compression, rs.cdn, "
         f"rs.is_external, {referrers.count_sql(archive)} AS referrers "
@@ -32,7 +35,7 @@ RESOURCE_SORTS = {
 
 
 # No page of the commit loaded it and no anchor of a page of the commit points at the URL.
-def _unused(archive: Any) -> str:
+def _unused(archive: ArchiveReader) -> str:
     return (
         f" AND {referrers.count_sql(archive)} = 0 "
         "AND NOT EXISTS (SELECT 1 FROM anchor a JOIN commit_page cp ON cp.state_id = a.state_id "
@@ -41,7 +44,7 @@ def _unused(archive: Any) -> str:
 
 
 def resource_list(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     url: str | None = None,
     status: int | None = None,
@@ -76,7 +79,7 @@ _STREAM_FROM = 2000  # referrers
 
 
 def resource_referrer_list(
-    archive: Any, commit: int, url: str, limit: int = 100, offset: int = 0
+    archive: ArchiveReader, commit: int, url: str, limit: int = 100, offset: int = 0
 ) -> dict[str, Any]:
     found = archive.execute(_resource_rows(archive) + " AND u.url = ?", [commit, url])
     if not found:
@@ -102,7 +105,12 @@ def resource_referrer_list(
 
 
 def unused_resource_list(
-    archive: Any, commit: int, sort: str = "url", order: str = "asc", limit: int = 100, offset: int = 0
+    archive: ArchiveReader,
+    commit: int,
+    sort: str = "url",
+    order: str = "asc",
+    limit: int = 100,
+    offset: int = 0,
 ) -> dict[str, Any]:
     return paged(
         archive,
@@ -158,7 +166,7 @@ IMAGE_SORTS = {
 
 
 def image_list(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     url: str | None = None,
     missing_alt: bool = False,

@@ -11,13 +11,16 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from nitpicker_core.errors import UsageError
 from nitpicker_core.records import METADATA_FIELDS
 
 from . import digest
 from .models import PROMOTED_NAMES
+
+if TYPE_CHECKING:
+    from .reader import ArchiveReader
 
 # Keys the core itself writes into ``ScrapeResult.extra`` and reads back: page_state columns from format 5
 # (models.PROMOTED; a reader shows older archives the same columns). Plugins read them as page fields
@@ -50,7 +53,7 @@ PAGE_FIELDS: frozenset[str] = frozenset(
 _PAGES = "commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id"
 
 
-def field_sql(archive: Any, name: str, state: str = "ps") -> str:
+def field_sql(archive: ArchiveReader, name: str, state: str = "ps") -> str:
     """SQL for page field ``name`` of the ``page_state`` row ``state``, for this archive's format."""
     if name in SCRAPE_EXTRA_FIELDS:
         return f"json_extract({state}.extra, '$.{name}')"
@@ -65,14 +68,19 @@ def field_sql(archive: Any, name: str, state: str = "ps") -> str:
     raise UsageError(f"no page field {name!r}; known: {', '.join(sorted(PAGE_FIELDS))}")
 
 
-def stream(archive: Any, sql: str, params: Any = ()) -> Iterator[sqlite3.Row]:
+def stream(archive: ArchiveReader, sql: str, params: Any = ()) -> Iterator[sqlite3.Row]:
     """Rows of ``sql`` as the caller takes them (a reader's cursor), or all at once where there is none."""
     rows = getattr(archive, "stream", None)
     return rows(sql, params) if rows is not None else iter(archive.execute(sql, params))
 
 
 def page_rows(
-    archive: Any, commit: int, fields: Sequence[str], *, present: Sequence[str] = (), ordered: bool = False
+    archive: ArchiveReader,
+    commit: int,
+    fields: Sequence[str],
+    *,
+    present: Sequence[str] = (),
+    ordered: bool = False,
 ) -> Iterator[dict[str, Any]]:
     """The commit's URL rows with just ``fields`` (names of PAGE_FIELDS), as dicts, in URL order when
     ``ordered`` (else as stored: cheaper).
@@ -106,7 +114,7 @@ class LinkRow(NamedTuple):
     target: str
 
 
-def links_to(archive: Any, commit: int, targets: Iterable[str]) -> list[LinkRow]:
+def links_to(archive: ArchiveReader, commit: int, targets: Iterable[str]) -> list[LinkRow]:
     """Distinct links of the commit's internal, in-scope pages to any of ``targets``, sorted.
 
     One join from the targets through the anchor index: asking page by page would be a query per page.
@@ -149,7 +157,9 @@ class PageResourceRow(NamedTuple):
     resource: str
 
 
-def _children(archive: Any, commit: int, table: str, columns: str, joins: str = "") -> Iterator[sqlite3.Row]:
+def _children(
+    archive: ArchiveReader, commit: int, table: str, columns: str, joins: str = ""
+) -> Iterator[sqlite3.Row]:
     return stream(
         archive,
         f"SELECT u.url AS url, {columns} FROM {_PAGES} JOIN {table} t ON t.state_id = cp.state_id {joins} "
@@ -158,19 +168,19 @@ def _children(archive: Any, commit: int, table: str, columns: str, joins: str = 
     )
 
 
-def jsonld_rows(archive: Any, commit: int) -> Iterator[JsonLdRow]:
+def jsonld_rows(archive: ArchiveReader, commit: int) -> Iterator[JsonLdRow]:
     """Every JSON-LD block of the commit's pages, in URL and document order."""
     for r in _children(archive, commit, "jsonld", "t.ordinal, t.kind, t.types, t.error"):
         yield JsonLdRow(*r)
 
 
-def page_error_rows(archive: Any, commit: int) -> Iterator[PageErrorRow]:
+def page_error_rows(archive: ArchiveReader, commit: int) -> Iterator[PageErrorRow]:
     """Every scrape error of the commit's pages, in URL and recorded order."""
     for r in _children(archive, commit, "page_error", "t.step, t.message"):
         yield PageErrorRow(*r)
 
 
-def page_resource_rows(archive: Any, commit: int) -> Iterator[PageResourceRow]:
+def page_resource_rows(archive: ArchiveReader, commit: int) -> Iterator[PageResourceRow]:
     """Every (page, sub-resource it loaded) of the commit, in URL and load order."""
     joins = "JOIN url r ON r.id = t.resource_url_id"
     for r in _children(archive, commit, "page_resource", "r.url", joins):
@@ -184,7 +194,7 @@ class AnalyzerSettingsRow(NamedTuple):
     settings: str
 
 
-def analyzer_settings(archive: Any, commit: int) -> list[AnalyzerSettingsRow]:
+def analyzer_settings(archive: ArchiveReader, commit: int) -> list[AnalyzerSettingsRow]:
     """Each analyzer that ran in the commit with its settings, by analyzer name."""
     rows = archive.execute(
         "SELECT analyzer, settings FROM analyzer_run WHERE commit_id = ? ORDER BY analyzer", [commit]
@@ -201,7 +211,7 @@ class AnchorPosition(NamedTuple):
 
 
 def link_anchors(
-    archive: Any, commit: int, pairs: Iterable[tuple[str, str]]
+    archive: ArchiveReader, commit: int, pairs: Iterable[tuple[str, str]]
 ) -> dict[tuple[str, str], list[AnchorPosition]]:
     """The anchors of each (source page, target URL) pair in the commit, in document order."""
     columns = digest.anchor_columns(archive.execute)
@@ -244,7 +254,7 @@ class TargetAnswer(NamedTuple):
     error_kind: str | None
 
 
-def link_targets(archive: Any, commit: int, targets: Iterable[str]) -> dict[str, TargetAnswer]:
+def link_targets(archive: ArchiveReader, commit: int, targets: Iterable[str]) -> dict[str, TargetAnswer]:
     """Each of ``targets`` (URLs) that the archive knows, with how it answered in the commit."""
     rows = stream(archive, _TARGETS, [commit, json.dumps(sorted(set(targets)))])
     return {r["target"]: TargetAnswer(*r) for r in rows}

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .lists import page_of, paged
+
+if TYPE_CHECKING:
+    from .reader import ArchiveReader
 
 __all__ = [
     "SITEMAP_ROWS",
@@ -68,7 +71,7 @@ def store_sitemaps(conn: Any, commit_id: int, files: Sequence[Any]) -> None:
 # --- reading (through nitpicker_core.read) --------------------------------------------------------------------
 
 
-def has_sitemaps(archive: Any) -> bool:
+def has_sitemaps(archive: ArchiveReader) -> bool:
     """Whether the archive stores sitemaps at all (format 4 on)."""
     return bool(archive.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sitemap'"))
 
@@ -78,7 +81,7 @@ def _problems(row: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def sitemap_rows(archive: Any, commit: int) -> list[dict[str, Any]]:
+def sitemap_rows(archive: ArchiveReader, commit: int) -> list[dict[str, Any]]:
     """The commit's sitemaps in reading order (none before format 4): id, url, source, parent, scope, kind,
     status, problems as (kind, detail) pairs, entries."""
     if not has_sitemaps(archive):
@@ -92,7 +95,7 @@ _ENTRIES = (
 )
 
 
-def sitemap_entries(archive: Any, commit: int) -> Iterator[tuple[int, str]]:
+def sitemap_entries(archive: ArchiveReader, commit: int) -> Iterator[tuple[int, str]]:
     """(sitemap id, URL listed) of the commit's URL sitemaps (indexes left out), in reading order."""
     if not has_sitemaps(archive):
         return iter(())
@@ -106,7 +109,7 @@ def _listed(row: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def sitemap_list(archive: Any, commit: int, limit: int, offset: int) -> dict[str, Any]:
+def sitemap_list(archive: ArchiveReader, commit: int, limit: int, offset: int) -> dict[str, Any]:
     """One page of the commit's sitemaps in reading order, in the list shape (empty before format 4)."""
     if not has_sitemaps(archive):
         return page_of([], 0, limit, offset)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import aggregates
 from .lists import order_by, paged
+
+if TYPE_CHECKING:
+    from .reader import ArchiveReader
 
 _PAGES_OF_COMMIT = "commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id"
 _PAGES_BY_URL = (
@@ -21,7 +24,7 @@ def _external_flag(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def pages_by_tag(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     provider: str,
     external_id: str | None = None,
@@ -60,7 +63,7 @@ def _nocase(text: str) -> str:
 
 
 def pages_by_jsonld_type(
-    archive: Any,
+    archive: ArchiveReader,
     commit: int,
     type: str,
     sort: str = "url",
