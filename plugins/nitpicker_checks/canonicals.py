@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from typing import Any, NamedTuple
+from typing import NamedTuple
 from urllib.parse import urljoin, urlsplit
 
 import lxml.etree
 import lxml.html
 
-from nitpicker_core import Check, CheckContext, Finding, non_indexable_reason, normalize_url, read
+from nitpicker_core import CheckContext, Finding, non_indexable_reason, normalize_url, read
 
-from .common import content_pages, final, headers, internal_links, memo, rows, unique
+from .common import content_pages, family, final, headers, internal_links, memo, rows
 from .pages import canonical_is_invalid, invalid_canonicals
 
 Finder = Callable[[CheckContext], Iterator[Finding]]
@@ -218,21 +218,7 @@ def _internal(ctx: CheckContext, url: str) -> bool:
     return urlsplit(url).hostname in hosts
 
 
-def _check(
-    id: str, title: str, priority: str, description: str, fix: str, find: Finder, order: int, **kw: Any
-) -> Check:
-    return Check(
-        id,
-        title,
-        "indexability",
-        priority,
-        description,
-        fix,
-        HELP,
-        lambda ctx: unique(find(ctx)),
-        order=order,
-        **kw,
-    )
+_check = family("indexability", HELP)
 
 
 CHECKS = [

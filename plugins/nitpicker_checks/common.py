@@ -8,7 +8,7 @@ import weakref
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
-from nitpicker_core import CheckContext, Finding, read
+from nitpicker_core import Check, CheckContext, Finding, read
 
 # Checks of one context share what they read: every URL row of the commit is loaded once, not once per check.
 _CACHE: weakref.WeakKeyDictionary[CheckContext, dict[str, Any]] = weakref.WeakKeyDictionary()
@@ -166,3 +166,37 @@ def anchor_targets(ctx: CheckContext) -> dict[str, set[str]]:
         return found
 
     return memo(ctx, "anchor_targets", load)
+
+
+def family(category: str, help_url: str) -> Callable[..., Check]:
+    """The check factory of one family of checks: its category and help link said once, findings each once.
+
+    ``make(id, title, priority, description, fix, find, order, help_url=..., **check_fields)``.
+    """
+
+    def make(
+        id: str,
+        title: str,
+        priority: str,
+        description: str,
+        fix: str,
+        find: Callable[[CheckContext], Iterator[Finding]],
+        order: int,
+        *,
+        help_url: str = help_url,
+        **kw: Any,
+    ) -> Check:
+        return Check(
+            id,
+            title,
+            category,
+            priority,
+            description,
+            fix,
+            help_url,
+            lambda ctx: unique(find(ctx)),
+            order=order,
+            **kw,
+        )
+
+    return make

@@ -14,9 +14,9 @@ from urllib.parse import urlsplit
 
 import langcodes
 
-from nitpicker_core import Alternate, Check, CheckContext, Finding, page_alternates
+from nitpicker_core import Alternate, CheckContext, Finding, page_alternates
 
-from .common import anchor_targets, content_urls, memo, rows, unique
+from .common import anchor_targets, content_urls, family, memo, rows
 from .sitemaps import indexability
 
 Finder = Callable[[CheckContext], Iterator[Finding]]
@@ -156,21 +156,7 @@ def target_not_linked(ctx: CheckContext) -> Iterator[Finding]:
                 yield Finding(url, target)
 
 
-def _check(
-    id: str, title: str, priority: str, description: str, fix: str, find: Finder, order: int, **kw: Any
-) -> Check:
-    return Check(
-        id,
-        title,
-        "hreflang",
-        priority,
-        description,
-        fix,
-        GOOGLE_HELP,
-        lambda ctx: unique(find(ctx)),
-        order=order,
-        **kw,
-    )
+_check = family("hreflang", GOOGLE_HELP)
 
 
 CHECKS = [

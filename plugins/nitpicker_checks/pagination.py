@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
 from urllib.parse import urlsplit
 
-from nitpicker_core import Check, CheckContext, Finding, page_alternates
+from nitpicker_core import CheckContext, Finding, page_alternates
 
-from .common import anchor_targets, memo, rows, unique
+from .common import anchor_targets, family, memo, rows
 from .sitemaps import indexability
 
 Finder = Callable[[CheckContext], Iterator[Finding]]
@@ -113,21 +112,7 @@ def canonicalised_or_noindex(ctx: CheckContext) -> Iterator[Finding]:
             yield Finding(url, reason)
 
 
-def _check(
-    id: str, title: str, priority: str, description: str, fix: str, find: Finder, order: int, **kw: Any
-) -> Check:
-    return Check(
-        id,
-        title,
-        "pagination",
-        priority,
-        description,
-        fix,
-        GOOGLE_HELP,
-        lambda ctx: unique(find(ctx)),
-        order=order,
-        **kw,
-    )
+_check = family("pagination", GOOGLE_HELP)
 
 
 CHECKS = [

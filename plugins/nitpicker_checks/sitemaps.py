@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from nitpicker_core import Check, CheckContext, Finding, non_indexable_reason, read
+from nitpicker_core import CheckContext, Finding, non_indexable_reason, read
 
-from .common import content_urls, final, headers, internal_links, memo, rows, unique
+from .common import content_urls, family, final, headers, internal_links, memo, rows
 
 Finder = Callable[[CheckContext], Iterator[Finding]]
 PROTOCOL_HELP = "https://www.sitemaps.org/protocol.html"
@@ -131,21 +131,7 @@ def out_of_scope(ctx: CheckContext) -> Iterator[Finding]:
                 yield Finding(url, sitemap["url"])
 
 
-def _check(
-    id: str, title: str, priority: str, description: str, fix: str, find: Finder, order: int, **kw: Any
-) -> Check:
-    return Check(
-        id,
-        title,
-        "sitemaps",
-        priority,
-        description,
-        fix,
-        kw.pop("help_url", PROTOCOL_HELP),
-        lambda ctx: unique(find(ctx)),
-        order=order,
-        **kw,
-    )
+_check = family("sitemaps", PROTOCOL_HELP)
 
 
 CHECKS = [
