@@ -106,9 +106,18 @@ def sequence_error(ctx: CheckContext) -> Iterator[Finding]:
 
 
 def canonicalised_or_noindex(ctx: CheckContext) -> Iterator[Finding]:
-    for url in series(ctx):
+    # Canonicalised counts when the canonical is another page of a series (the first page, most often): a
+    # canonical naming the same document elsewhere (another host, a versionless path) hides nothing the
+    # series lists, and is the canonical checks' business.
+    pages = series(ctx)
+    members = set(pages) | {
+        target for kinds in pages.values() for targets in kinds.values() for target in targets
+    }
+    for url in pages:
         reason = indexability(ctx, url) or ""
-        if reason.startswith(("noindex", "canonicalised to")):
+        if reason.startswith("noindex") or (
+            reason.startswith("canonicalised to ") and reason.removeprefix("canonicalised to ") in members
+        ):
             yield Finding(url, reason)
 
 
@@ -154,8 +163,8 @@ CHECKS = [
         "pagination-canonicalised-or-noindex",
         "Paginated pages hidden from search engines",
         "medium",
-        "A page of a paginated series (it has rel=next/prev links) is noindex or names another page, often "
-        "the first one, as its canonical (the detail: which). Search engines then do not index what only "
+        "A page of a paginated series (it has rel=next/prev links) is noindex or names another page of the "
+        "series, often the first one, as its canonical (the detail: which). Search engines then do not index what only "
         "that page lists.",
         "Give each page of the series its own canonical and let it be indexed.",
         canonicalised_or_noindex,

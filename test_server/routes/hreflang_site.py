@@ -110,6 +110,10 @@ PAGINATION: dict[str, tuple[tuple[tuple[str, str], ...], tuple[str, ...], str]] 
     "self": ((("next", f"{P}/self"),), (), ""),
     "header-1": ((), (f"{P}/header-2",), ""),
     "header-2": ((), (f"{P}/header-1",), "noindex"),
+    # chapters of a document (Sphinx writes next/prev like this) whose canonical names the same chapter on
+    # another host: no page of the series is hidden, so no pagination finding
+    "chapter-1": ((("next", f"{P}/chapter-2"),), (f"{P}/chapter-2",), "elsewhere"),
+    "chapter-2": ((("prev", f"{P}/chapter-1"),), (f"{P}/chapter-1",), "elsewhere"),
 }
 
 
@@ -117,7 +121,7 @@ PAGINATION: dict[str, tuple[tuple[tuple[str, str], ...], tuple[str, ...], str]] 
 def pagination_home():  # type: ignore[no-untyped-def]
     return page(
         "Pagination Site",
-        links(*((f"{P}/{n}", n) for n in ("list-1", "list-4", "loop-a", "self", "header-1"))),
+        links(*((f"{P}/{n}", n) for n in ("list-1", "list-4", "loop-a", "self", "header-1", "chapter-1"))),
     )
 
 
@@ -131,6 +135,8 @@ def pagination_page(name: str):  # type: ignore[no-untyped-def]
         head += f'<link rel="canonical" href="{_abs(P + "/list-1")}">\n'
     if extra == "noindex":
         head += '<meta name="robots" content="noindex">\n'
+    if extra == "elsewhere":
+        head += f'<link rel="canonical" href="https://docs.example.org{P}/{name}">\n'
     response = page(f"Page {name}", links(*((a, a.rsplit("/", 1)[1]) for a in anchors)), head=head)
     if name == "header-1":
         response.headers["Link"] = f'<{P}/header-2>; rel="next"'
