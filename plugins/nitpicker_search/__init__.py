@@ -121,6 +121,7 @@ def register_settings(register: RegisterSetting) -> None:
 
 @hookimpl
 def configure(config: Config) -> None:
+    _ANALYZER._said = False  # a new run (in this process or not) says again why it counts nothing
     try:  # the columns, for every command that shows them; bad settings fail in check, when analyzing
         _ANALYZER.setup(config.settings_for(PLUGIN))
         # without keywords it would count nothing: a run of the default analyzers leaves it out

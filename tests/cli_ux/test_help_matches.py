@@ -55,6 +55,10 @@ def test_search_without_keywords_says_so(tmp_path) -> None:
         "WARNING nitpicker: search: no keywords to count: give --search-keywords WORD or keywords in "
         "[plugins.search]"
     ]
+    # a second run in the same process (the CLI runs in-process here) says it again: the analyzer object
+    # lives as long as the process, what it said belongs to one run
+    again = run_cli("analyze", "--plugin", "search", str(archive), cwd=tmp_path)
+    assert [line for line in again.stderr.splitlines() if "no keywords" in line] == said
     default = run_cli("analyze", "--plugin", "markup", "--search-keywords", "x", str(archive), cwd=tmp_path)
     assert default.returncode == 0 and "no keywords" not in default.stderr
     # which analyzers the default run chooses does not depend on the pages: an archive without any
