@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
+from nitpicker_core.robots_directives import says_noindex
 from nitpicker_core.urls import normalize
 
 __all__ = ["non_indexable_reason"]
-
-_NOINDEX = re.compile(r"(?:^|[\s,:])(?:noindex|none)(?:$|[\s,])", re.IGNORECASE)
-
 
 def non_indexable_reason(row: Mapping[str, Any]) -> str | None:
     """Why the URL of ``row`` would not be indexed, or None when nothing stored says so.
@@ -34,11 +31,10 @@ def non_indexable_reason(row: Mapping[str, Any]) -> str | None:
         return str(status)
     if row.get("noindex"):
         return "noindex"
-    tag = (row.get("headers") or {}).get("x-robots-tag", "")
-    if tag and _NOINDEX.search(tag) and _for_every_bot(tag):
+    if says_noindex((row.get("headers") or {}).get("x-robots-tag")):
         return "noindex (X-Robots-Tag)"
     canonical = str(row.get("canonical") or "").strip()
-    if canonical:
+    if canonical.lower().startswith(("http://", "https://")):  # another scheme is invalid: search engines ignore it
         try:
             if normalize(canonical) != normalize(str(row["url"])):
                 return f"canonicalised to {canonical}"
@@ -46,8 +42,3 @@ def non_indexable_reason(row: Mapping[str, Any]) -> str | None:
             return None  # an invalid canonical is canonical-invalid's finding, and search engines ignore it
     return None
 
-
-def _for_every_bot(tag: str) -> bool:
-    """An X-Robots-Tag value naming a bot (``googlebot: noindex``) speaks for that bot alone."""
-    head = tag.split(",", 1)[0].split(":", 1)
-    return len(head) == 1 or head[0].strip().lower() in ("noindex", "none", "all")

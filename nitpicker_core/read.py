@@ -62,6 +62,8 @@ from nitpicker_core.archive.lists import (
 )
 from nitpicker_core.archive.page_lists import (
     PAGE_SORTS,
+    RANGE_COLUMNS as PAGE_RANGE_COLUMNS,
+    SEO_COLUMNS as PAGE_SEO_COLUMNS,
     inbound_links,
     page_detail_rows,
     page_ids,
@@ -125,6 +127,8 @@ __all__ = [
     "inventory_run_list",
     "mismatch_list",
     "violation_list",
+    "PAGE_RANGE_COLUMNS",
+    "PAGE_SEO_COLUMNS",
     "PAGE_SORTS",
     "inbound_links",
     "page_detail_rows",

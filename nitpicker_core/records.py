@@ -191,6 +191,15 @@ class ScrapeResult:
     received: list[Resource] = field(default_factory=list)
     # The rendered page as an image, when the crawl takes screenshots (None otherwise).
     screenshot: Screenshot | None = None
+    # Words of the page's visible text (a browser's word segmentation in the page's language), None when
+    # not rendered. Derived from the page, so it is stored with the page's state (not part of its hash).
+    word_count: int | None = None
+    # How this crawl's request went, stored with the commit (not the page's state: it varies crawl to crawl):
+    # milliseconds from the request to the first byte of the response (redirects included), from the
+    # request to the load event for a rendered page, and the protocol ("http/1.1", "h2", "h3").
+    response_ms: int | None = None
+    load_ms: int | None = None
+    http_version: str | None = None
 
 
 @dataclass

@@ -19,7 +19,9 @@ from . import times as times_module
 # 5: the keys the core writes into ScrapeResult.extra and reads back are page_state columns (PROMOTED);
 #    extra keeps only plugins' data. A writer moves them out of extra on open; a reader of an older archive
 #    sees the same columns through a temporary view (reader.py), so every read names the columns.
-FORMAT_VERSION = 5
+# 6: page_state.word_count (derived from the page, outside its hash) and what each crawl's request took,
+#    with the commit: commit_page.response_ms, load_ms and http_version
+FORMAT_VERSION = 6
 
 # The promoted keys of ScrapeResult.extra and how each is stored: "text", "flag" (0/1, read back as a bool),
 # "int", or "json" (canonical JSON text, the same text json_extract gives from extra).
@@ -112,6 +114,7 @@ for _name, _kind in PROMOTED:  # format 5, after source_sha256 for the same reas
     PageState._meta.add_field(
         _name, pw.IntegerField(null=True) if _kind in ("flag", "int") else pw.TextField(null=True)
     )
+PageState._meta.add_field("word_count", pw.IntegerField(null=True))  # format 6
 
 # Column order of page_state as the writer inserts it (everything but id).
 PAGE_STATE_COLUMNS: tuple[str, ...] = (
@@ -133,6 +136,7 @@ PAGE_STATE_COLUMNS: tuple[str, ...] = (
     *METADATA_FIELDS,
     "source_sha256",
     *PROMOTED_NAMES,
+    "word_count",
 )
 
 
@@ -219,6 +223,10 @@ class CommitPage(_Base):
     first_seen_at = pw.BigIntegerField()  # ms since the epoch (format 3; ISO text before), see times.py
     last_crawled_at = pw.BigIntegerField(null=True)
     order = pw.IntegerField(null=True)
+    # What this crawl's request took (format 6): to the first byte, to the load event, and the protocol
+    response_ms = pw.IntegerField(null=True)
+    load_ms = pw.IntegerField(null=True)
+    http_version = pw.TextField(null=True)
 
     class Meta:
         primary_key = pw.CompositeKey("commit", "url_id")
@@ -459,6 +467,12 @@ ADDED_COLUMNS: dict[int, tuple[tuple[str, str, str], ...]] = {
     ),
     3: (("commit_resource", "referrers", "INTEGER"),),
     5: tuple(("page_state", name, _SQL_TYPES[kind]) for name, kind in PROMOTED),
+    6: (
+        ("page_state", "word_count", "INTEGER"),
+        ("commit_page", "response_ms", "INTEGER"),
+        ("commit_page", "load_ms", "INTEGER"),
+        ("commit_page", "http_version", "TEXT"),
+    ),
 }
 
 

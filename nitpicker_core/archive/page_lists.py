@@ -8,7 +8,10 @@ from typing import TYPE_CHECKING, Any
 from nitpicker_core.content_types import sql_filter as content_type_sql_filter
 from nitpicker_core.errors import UsageError
 
-from . import aggregates, digest, times
+from nitpicker_core.robots_directives import parse_directives
+from nitpicker_core.serp import DESCRIPTION_PX, TITLE_PX
+
+from . import aggregates, digest, seo, times
 from .link_lists import flags
 from .lists import order_by, paged, status_class_sql
 
@@ -24,15 +27,84 @@ _PAGE_SELECT = (
     + " AS error_kind, "
     + digest.OUTCOME
     + " AS outcome, ps.content_length, "
-    'cp."order" AS crawl_order '
+    'cp."order" AS crawl_order, {seo} '
 )
-_PAGE_JOINS = "LEFT JOIN url d ON d.id = ps.redirect_dest_url_id WHERE cp.commit_id = ?"
-PAGE_COLUMNS = _PAGE_SELECT + "FROM " + PAGES_OF_COMMIT + " " + _PAGE_JOINS
+# The SEO columns of a page row (docs/seo.md): what the state and this crawl's request stored, the first
+# headings, the title and description measured as a search result sets them, and the commit's facts
+# (archive/seo.py: depth, links, indexability) from the temporary table the list joins.
+_HEADING = "(SELECT h.text FROM heading h WHERE h.state_id = ps.id AND h.level = {level} ORDER BY h.ordinal LIMIT 1)"
+_SEO_SQL: dict[str, str] = {
+    **{name: f"sf.{name}" for name in seo.FACT_COLUMNS},
+    "response_ms": "cp.response_ms",
+    "load_ms": "cp.load_ms",
+    "http_version": "cp.http_version",
+    "word_count": "ps.word_count",
+    "h1": _HEADING.format(level=1),
+    "h1_count": "(SELECT COUNT(*) FROM heading h WHERE h.state_id = ps.id AND h.level = 1)",
+    "h2": _HEADING.format(level=2),
+    "title_length": "length(ps.title)",
+    "title_px": f"serp_px(ps.title, {TITLE_PX})",
+    "description_length": "length(ps.description)",
+    "description_px": f"serp_px(ps.description, {DESCRIPTION_PX})",
+    "meta_robots": "ps.robots",
+    "x_robots_tag": "json_extract(ps.headers, '$.\"x-robots-tag\"')",
+    "last_modified": "json_extract(ps.headers, '$.\"last-modified\"')",
+}
+#: The SEO columns every page row has, in order (``robots_directives`` is derived from meta_robots and x_robots_tag).
+SEO_COLUMNS: tuple[str, ...] = (*_SEO_SQL, "robots_directives")
+# Where an older archive lacks the column (format 6 added these), its value is NULL
+_ADDED_IN_6 = {"response_ms": "commit_page", "load_ms": "commit_page", "http_version": "commit_page", "word_count": "page_state"}
+#: The columns a page list can bound with ``min_NAME`` / ``max_NAME`` (numbers).
+RANGE_COLUMNS: tuple[str, ...] = (
+    "depth",
+    "response_ms",
+    "load_ms",
+    "inlinks",
+    "unique_inlinks",
+    "outlinks",
+    "unique_outlinks",
+    "external_outlinks",
+    "word_count",
+    "h1_count",
+    "title_length",
+    "title_px",
+    "description_length",
+    "description_px",
+)
+_PAGE_JOINS = (
+    "LEFT JOIN url d ON d.id = ps.redirect_dest_url_id "
+    "LEFT JOIN " + seo.TABLE + " sf ON sf.commit_id = cp.commit_id AND sf.url_id = cp.url_id WHERE cp.commit_id = ?"
+)
+_PAGE_FROM = "FROM " + PAGES_OF_COMMIT + " " + _PAGE_JOINS
 # The same rows driven by the URL index, so a URL-sorted page streams and LIMIT stops early.
-_PAGE_COLUMNS_BY_URL = (
-    _PAGE_SELECT + "FROM url u CROSS JOIN commit_page cp ON cp.url_id = u.id "
+_PAGE_FROM_BY_URL = (
+    "FROM url u CROSS JOIN commit_page cp ON cp.url_id = u.id "
     "CROSS JOIN page_state ps ON ps.id = cp.state_id " + _PAGE_JOINS
 )
+
+
+def _seo_sql(archive: ArchiveReader, name: str) -> str:
+    table = _ADDED_IN_6.get(name)
+    if table is not None and not archive.has_column(table, name):
+        return "NULL"
+    if name in ("h1", "h2", "h1_count") and not archive.has_headings:
+        return "NULL"
+    return _SEO_SQL[name]
+
+
+def _page_sql(archive: ArchiveReader, by_url: bool) -> str:
+    columns = ", ".join(f"{_seo_sql(archive, name)} AS {name}" for name in _SEO_SQL)
+    return _PAGE_SELECT.format(seo=columns) + (_PAGE_FROM_BY_URL if by_url else _PAGE_FROM)
+
+
+def _page_row(row: dict[str, Any]) -> dict[str, Any]:
+    flags(row)
+    if row.get("indexable") is not None:
+        row["indexable"] = bool(row["indexable"])
+    row["robots_directives"] = parse_directives(row.get("meta_robots"), row.get("x_robots_tag"))
+    return row
+
+
 PAGE_SORTS = {
     "url": "u.url",
     "status": "ps.status",
@@ -40,6 +112,8 @@ PAGE_SORTS = {
     "content_type": "ps.content_type",
     "size": "ps.content_length",
     "crawl_order": 'cp."order"',
+    # by the select list's names: an older archive's missing column is NULL there
+    **{name: name for name in (*RANGE_COLUMNS, "indexable", "indexability_reason", "http_version", "h1")},
 }
 
 
@@ -61,15 +135,28 @@ def page_list(
     outcome: str | None = None,
     status_class: str | None = None,
     every_type: bool = False,
+    indexable: bool | None = None,
+    ranges: dict[str, tuple[float | None, float | None]] | None = None,
 ) -> dict[str, Any]:
-    """The commit's pages filtered and sorted as the `pages` query documents, in the list shape."""
+    """The commit's pages filtered and sorted as the `pages` query documents, in the list shape.
+
+    ``ranges`` bounds RANGE_COLUMNS: name → (min, max), either None; a row without the value is left out.
+    """
+    bounds = {name: pair for name, pair in (ranges or {}).items() if pair != (None, None)}
+    unknown = sorted(set(bounds) - set(RANGE_COLUMNS))
+    if unknown:
+        raise UsageError(f"no range column {unknown[0]!r}; known: {', '.join(RANGE_COLUMNS)}")
     unfiltered = (
         category is None
         and not strict
         and not every_type
-        and all(v is None for v in (status, missing, url, external, tag, jsonld_type, outcome, status_class))
+        and not bounds
+        and all(
+            v is None for v in (status, missing, url, external, tag, jsonld_type, outcome, status_class, indexable)
+        )
     )
-    sql, params = (_PAGE_COLUMNS_BY_URL if sort == "url" else PAGE_COLUMNS), list[Any]([commit])
+    seo.ensure(archive, commit)
+    sql, params = _page_sql(archive, sort == "url"), list[Any]([commit])
     if category is not None:
         where, args = content_type_sql_filter("ps.content_type", category)
         sql, params = f"{sql} AND {where}", [*params, *args]
@@ -100,8 +187,16 @@ def page_list(
             "ELSE '[]' END) e WHERE j.state_id = ps.id AND e.value = ? COLLATE NOCASE)"
         )
         params.append(jsonld_type)
+    if indexable is not None:
+        sql, params = sql + " AND sf.indexable = ?", [*params, int(indexable)]
+    for name, (low, high) in bounds.items():
+        column = _seo_sql(archive, name)
+        if low is not None:
+            sql, params = sql + f" AND {column} >= ?", [*params, low]
+        if high is not None:
+            sql, params = sql + f" AND {column} <= ?", [*params, high]
     total = aggregates.value(archive, commit, "list_totals")["pages"] if unfiltered else None
-    return paged(archive, sql, params, order_by(PAGE_SORTS, sort, order), limit, offset, flags, total)
+    return paged(archive, sql, params, order_by(PAGE_SORTS, sort, order), limit, offset, _page_row, total)
 
 
 def page_ids(archive: ArchiveReader, commit: int, url: str) -> dict[str, Any]:

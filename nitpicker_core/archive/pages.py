@@ -19,11 +19,15 @@ _STATE_INSERT = (
     f"VALUES ({', '.join('?' * len(PAGE_STATE_COLUMNS))})"
 )
 _PAGE_UPSERT = (
-    'INSERT INTO commit_page (commit_id, url_id, state_id, first_seen_at, last_crawled_at, "order") '
-    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (commit_id, url_id) DO UPDATE SET "
+    'INSERT INTO commit_page (commit_id, url_id, state_id, first_seen_at, last_crawled_at, "order", '
+    "response_ms, load_ms, http_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (commit_id, url_id) DO UPDATE SET "
     "state_id = excluded.state_id, last_crawled_at = excluded.last_crawled_at, "
-    '"order" = COALESCE(commit_page."order", excluded."order")'
+    '"order" = COALESCE(commit_page."order", excluded."order"), response_ms = excluded.response_ms, '
+    "load_ms = excluded.load_ms, http_version = excluded.http_version"
 )
+# A state stored before format 6 learns its word count from the first crawl that counts it
+_WORD_COUNT_FILL = "UPDATE page_state SET word_count = ? WHERE id = ? AND word_count IS NULL"
 _PLACEHOLDER_INSERT = (
     'INSERT OR IGNORE INTO commit_page (commit_id, url_id, state_id, first_seen_at, last_crawled_at, "order") '
     "VALUES (?, ?, ?, ?, NULL, NULL)"
@@ -250,8 +254,13 @@ class Pages:
         first = self._order_start(commit_id, len(prepared))
         self._store.conn.executemany(
             _PAGE_UPSERT,
-            [(commit_id, ids[p.url], state_ids[p.hash], at, at, first + n) for n, p in enumerate(prepared)],
+            [
+                (commit_id, ids[p.url], state_ids[p.hash], at, at, first + n, r.response_ms, r.load_ms, r.http_version)
+                for n, (p, r) in enumerate(zip(prepared, results, strict=True))
+            ],
         )
+        counted = [(r.word_count, state_ids[p.hash]) for p, r in zip(prepared, results, strict=True)]
+        self._store.conn.executemany(_WORD_COUNT_FILL, [c for c in counted if c[0] is not None])
         # What a page referenced lives in page_resource (shared between commits); who referenced a
         # resource in a commit is derived from it (the commit_resource_referrer view).
         members = self._members_of(commit_id)

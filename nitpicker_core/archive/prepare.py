@@ -160,6 +160,7 @@ def prepare_page(
         *meta,
         source_sha,
         *promoted,
+        result.word_count,  # outside the hash, as everything after html_sha256 but the metadata
     )
     jsonld = [
         (

@@ -8,9 +8,11 @@ import shutil
 import sqlite3
 import tempfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
+
+from nitpicker_core.serp import pixel_width
 
 from nitpicker_core.errors import ArchiveError
 from nitpicker_core.layout import stub_path
@@ -68,6 +70,8 @@ class ArchiveReader:
         try:
             self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
             self._conn.row_factory = sqlite3.Row
+            # a title's or description's width in a search result, for the page list to show, sort and filter
+            self._conn.create_function("serp_px", 2, pixel_width, deterministic=True)
             self.format_version = self._check()
             self._present_promoted()
             self._page_select = _PAGE_SELECT.format(
@@ -121,7 +125,7 @@ class ArchiveReader:
     def _schema(self) -> dict[str, set[str]]:
         """Columns of the tables whose shape changed between formats (an older archive lacks some)."""
         out = {}
-        for table in ("page_state", "anchor", "heading", "commit_resource"):
+        for table in ("page_state", "anchor", "heading", "commit_resource", "commit_page"):
             out[table] = {row[1] for row in self._conn.execute(f"PRAGMA table_info({table})")}
         return out
 
@@ -159,6 +163,12 @@ class ArchiveReader:
 
     def execute(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
         return self._conn.execute(sql, params).fetchall()
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        """Write ``rows`` into one of this connection's temporary tables (the archive itself is read-only)."""
+        if not sql.split("INTO", 1)[-1].strip().startswith("temp."):
+            raise ValueError("a reader writes only into temp tables")
+        self._conn.executemany(sql, rows)
 
     def stream(self, sql: str, params: Any = ()) -> Iterator[sqlite3.Row]:
         """The rows of ``sql`` as the caller takes them (the read model's paths that never hold a commit)."""

@@ -70,6 +70,8 @@ class FetchResult:
     body: bytes = b""
     title: str = ""
     redirect_status: int | None = None  # status of the first hop when the URL redirected (301, 302, …)
+    response_ms: int | None = None  # from sending the last request to its response's headers
+    http_version: str | None = None  # "http/1.1" as browsers name it (nextHopProtocol)
 
     @property
     def ok(self) -> bool:
@@ -361,7 +363,12 @@ class Fetcher:
             method=method,
             body=body,
             title=extract_title(body, declared) if body and content_type in _HTML_TYPES else "",
+            response_ms=round(response.elapsed.total_seconds() * 1000),
+            http_version=_HTTP_VERSIONS.get(getattr(response.raw, "version", 0)),
         )
+
+
+_HTTP_VERSIONS = {10: "http/1.0", 11: "http/1.1", 20: "h2"}
 
 
 def _read_prefix(response: requests.Response, data: bytearray, limit: int = BODY_LIMIT) -> None:

@@ -295,6 +295,8 @@ class ResultsMixin:
             is_external=item.external,
             is_target=not item.external,
             extra={"blocked": True} if is_blocked_status(pre.status, pre.headers) else {},
+            response_ms=pre.response_ms,
+            http_version=pre.http_version,
         )
 
     def _redirect_only(

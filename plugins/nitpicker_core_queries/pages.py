@@ -54,7 +54,10 @@ def _pages(
     outcome: str | None = None,
     status_class: str | None = None,
     every_type: bool = False,
+    indexable: bool | None = None,
+    **bounds: float | None,
 ) -> dict[str, Any]:
+    ranges = {name: (bounds.get(f"min_{name}"), bounds.get(f"max_{name}")) for name in read.PAGE_RANGE_COLUMNS}
     return read.page_list(
         archive,
         commit,
@@ -73,7 +76,20 @@ def _pages(
         outcome,
         status_class,
         every_type,
+        indexable,
+        ranges,
     )
+
+
+def _range_params() -> dict[str, dict[str, Any]]:
+    params: dict[str, dict[str, Any]] = {}
+    for name in read.PAGE_RANGE_COLUMNS:
+        for bound, word in (("min", "at least"), ("max", "at most")):
+            params[f"{bound}_{name}"] = {
+                "type": "number",
+                "description": f"only rows whose {name} is {word} this (rows without one are left out)",
+            }
+    return params
 
 
 def _state(archive: ArchiveReader, commit: int, url: str) -> dict[str, Any]:
@@ -132,7 +148,15 @@ QUERIES = [
         "Pages of the commit. Default: HTML pages plus rows without a content type that are not "
         "redirects (failures, skipped URLs and URLs never requested); `strict` keeps only text/html; "
         "`every_type` keeps every URL, and so does a `status`, `status_class` or `outcome` filter unless "
-        "`strict` or a `category` narrows the type; a `category` replaces them. Each row says its `outcome` (answered, redirect, skipped, failed, not_checked).",
+        "`strict` or a `category` narrows the type; a `category` replaces them. Each row says its `outcome` (answered, redirect, skipped, failed, not_checked) "
+        "and has the SEO columns (docs/seo.md): `indexable` and `indexability_reason`, `depth` (clicks from the nearest "
+        "start URL), `response_ms` (to the first byte) and `load_ms` (to the load event) of this crawl's request, "
+        "`http_version`, `inlinks`/`unique_inlinks` (other pages' anchors, through redirects, and those pages), "
+        "`outlinks`/`unique_outlinks` and `external_outlinks`/`unique_external_outlinks` (the page's anchors to other URLs), "
+        "`word_count` (visible words, segmented in the page's language), `h1` (the first), `h1_count`, `h2` (the first), "
+        "`title_length`/`description_length` (characters) and `title_px`/`description_px` (pixels as a search result sets "
+        "them), `meta_robots`, `x_robots_tag`, `robots_directives` (both parsed, per user agent) and `last_modified`; "
+        "`min_NAME`/`max_NAME` bound the numeric ones.",
         _pages,
         {
             **PAGING,
@@ -167,6 +191,11 @@ QUERIES = [
                 "description": "what became of the URL: answered, redirect, skipped, failed (an error was "
                 "recorded) or not_checked (never requested, e.g. with --no-fetch-external)",
             },
+            "indexable": {
+                "type": "boolean",
+                "description": "only URLs search engines may index (true) or may not (false, with the reason)",
+            },
+            **_range_params(),
         },
         order=11,
     ),

@@ -310,6 +310,10 @@ def _discard(awaitable: Awaitable[Any] | None) -> None:
         awaitable.close()
 
 
+def _ms(value: Any) -> int | None:
+    return round(value) if isinstance(value, int | float) and value >= 0 else None
+
+
 def _apply_extract(result: ScrapeResult, extracted: dict[str, Any]) -> None:
     if not extracted:
         return
@@ -317,6 +321,12 @@ def _apply_extract(result: ScrapeResult, extracted: dict[str, Any]) -> None:
     result.extra.update(extracted.get("extra") or {})
     if extracted.get("refresh"):
         result.extra["refresh"] = extracted["refresh"]
+    if isinstance(extracted.get("words"), int):
+        result.word_count = extracted["words"]
+    timing = extracted.get("timing") or {}
+    result.response_ms = _ms(timing.get("response_ms"))
+    result.load_ms = _ms(timing.get("load_ms"))
+    result.http_version = str(timing["protocol"]) if timing.get("protocol") else None
     result.anchors = anchors_from(extracted.get("anchors") or [])
     result.headings = headings_from(extracted.get("headings") or [])
     result.jsonld = jsonld_from(extracted.get("scripts") or [])

@@ -73,5 +73,21 @@
   const scripts = [...document.querySelectorAll('script[type="application/ld+json" i], script[type="speculationrules" i]')]
     .map((el) => ({ kind: el.type.toLowerCase() === "speculationrules" ? "speculationrules" : "jsonld", raw: el.textContent || "" }));
   const refresh = meta('meta[http-equiv="refresh" i]');
-  return { metadata: m, extra, anchors, headings, scripts, refresh, encoding: document.characterSet };
+  // Words a reader sees: the visible text segmented as the page's language does it (Japanese has no spaces)
+  let words = null;
+  if (document.body && typeof Intl.Segmenter === "function") {
+    let segmenter;
+    try { segmenter = new Intl.Segmenter(m.lang || undefined, { granularity: "word" }); }
+    catch { segmenter = new Intl.Segmenter(undefined, { granularity: "word" }); }
+    words = 0;
+    for (const part of segmenter.segment(document.body.innerText || "")) if (part.isWordLike) words += 1;
+  }
+  // The document's own request: to its first byte and to its load event (redirects included), and the protocol
+  const nav = performance.getEntriesByType("navigation")[0];
+  const timing = nav ? {
+    response_ms: nav.responseStart > 0 ? Math.round(nav.responseStart) : null,
+    load_ms: nav.loadEventEnd > 0 ? Math.round(nav.loadEventEnd) : null,
+    protocol: nav.nextHopProtocol || null,
+  } : null;
+  return { metadata: m, extra, anchors, headings, scripts, refresh, words, timing, encoding: document.characterSet };
 }

@@ -1,0 +1,163 @@
+"""Per-URL SEO facts of a commit: indexability and why, crawl depth, inlinks and outlinks.
+
+What Screaming Frog's Internal tab shows per URL and no single page state holds: depth and inlinks need the
+commit's whole link graph, indexability the page's own directives read by one rule
+(``nitpicker_core.indexability``). ``ensure`` computes them once per reader and commit into a temporary table
+(``temp.seo_fact``, private to the reader's connection, the archive itself untouched) that the page list joins,
+sorts and filters on; a live working directory is computed again on each call, as its pages still change.
+
+Definitions (the same the page detail and the checks use):
+- *depth*: clicks from the nearest start URL along links, a redirect followed at no cost (start URLs 0);
+  none when no link reaches the URL.
+- *inlinks*: anchors of other pages aimed at the URL or at a URL of the commit that redirects to it (the page
+  detail's inbound links); *unique inlinks*: the pages those anchors are on.
+- *outlinks* / *external outlinks*: the page's anchors to other internal / external URLs (links to itself
+  left out); *unique*: distinct targets.
+- *indexable*: 1 when nothing stored says search engines would leave the URL out, 0 with the reason when it
+  does (``non_indexable_reason``, or "not HTML" for a document of another type); none for URLs never
+  fetched and external URLs.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
+
+from nitpicker_core.content_types import HTML_TYPES
+from nitpicker_core.indexability import non_indexable_reason
+
+from .linkgraph import link_depths
+
+if TYPE_CHECKING:
+    from .reader import ArchiveReader
+
+__all__ = ["FACT_COLUMNS", "ensure", "facts_of", "start_urls"]
+
+FACT_COLUMNS: tuple[str, ...] = (
+    "depth",
+    "inlinks",
+    "unique_inlinks",
+    "outlinks",
+    "unique_outlinks",
+    "external_outlinks",
+    "unique_external_outlinks",
+    "indexable",
+    "indexability_reason",
+)
+TABLE = "temp.seo_fact"
+_SCHEMA = (
+    f"CREATE TABLE IF NOT EXISTS {TABLE} (commit_id INTEGER NOT NULL, url_id INTEGER NOT NULL, "
+    + ", ".join(f"{c} {'TEXT' if c == 'indexability_reason' else 'INTEGER'}" for c in FACT_COLUMNS)
+    + ", PRIMARY KEY (commit_id, url_id)) WITHOUT ROWID"
+)
+_ROWS = (
+    "SELECT cp.url_id, u.url, ps.status, ps.content_type, ps.is_external, ps.is_skipped, ps.skip_reason, "
+    "ps.scraped, ps.error_kind, ps.noindex, ps.canonical, d.url AS redirect_dest, ps.redirect_dest_url_id, "
+    "json_extract(ps.headers, '$.\"x-robots-tag\"') AS x_robots_tag "
+    "FROM commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id "
+    "LEFT JOIN url d ON d.id = ps.redirect_dest_url_id WHERE cp.commit_id = ?"
+)
+# Each page's anchors by target, counted, in source order (so distinct sources count without a set each)
+_EDGES = (
+    "SELECT sc.url_id, a.target_url_id, COUNT(*) FROM commit_page sc CROSS JOIN anchor a ON a.state_id = sc.state_id "
+    "WHERE sc.commit_id = ? GROUP BY sc.url_id, a.target_url_id ORDER BY sc.url_id"
+)
+_built: weakref.WeakKeyDictionary[Any, set[int]] = weakref.WeakKeyDictionary()
+_lock = threading.Lock()
+
+
+def start_urls(archive: ArchiveReader, commit: int) -> list[str]:
+    """The commit's start URLs (its crawl's roots; the archive's where the commit does not name them)."""
+    for row in archive.commits():
+        if row["id"] == commit:
+            roots = (row.get("options") or {}).get("roots")
+            if roots:
+                return list(roots)
+    return list(archive.info().get("roots") or [])
+
+
+def ensure(archive: ArchiveReader, commit: int) -> str:
+    """The name of the table holding the commit's facts (``commit_id``, ``url_id``, FACT_COLUMNS)."""
+    with _lock:
+        done = _built.setdefault(archive, set())
+        if commit in done and archive.live_pid is None:
+            return TABLE
+        archive.execute(_SCHEMA)
+        archive.execute(f"DELETE FROM {TABLE} WHERE commit_id = ?", [commit])
+        rows = facts_of(archive, commit)
+        conn_rows = [(commit, url_id, *(fact[c] for c in FACT_COLUMNS)) for url_id, fact in rows.items()]
+        marks = ", ".join("?" * (2 + len(FACT_COLUMNS)))
+        archive.executemany(f"INSERT INTO {TABLE} VALUES ({marks})", conn_rows)
+        done.add(commit)
+    return TABLE
+
+
+def facts_of(archive: ArchiveReader, commit: int) -> dict[int, dict[str, Any]]:
+    """url id → its facts (FACT_COLUMNS), for every URL of the commit."""
+    urls: dict[str, int] = {}
+    external: dict[int, bool] = {}
+    redirects: dict[int, int] = {}
+    facts: dict[int, dict[str, Any]] = {}
+    for row in archive.stream(_ROWS, [commit]):
+        url_id = row["url_id"]
+        urls[row["url"]] = url_id
+        external[url_id] = bool(row["is_external"])
+        if row["redirect_dest_url_id"] is not None:
+            redirects[url_id] = row["redirect_dest_url_id"]
+        facts[url_id] = {c: 0 for c in FACT_COLUMNS[1:7]} | {
+            "depth": None,
+            **_indexability(row),
+        }
+    last_source: dict[int, int] = {}
+    out: dict[int, list[int]] = defaultdict(list)
+    for source, target, anchors in archive.stream(_EDGES, [commit]):
+        if target == source or source not in facts:
+            continue
+        fact = facts[source]
+        if external.get(target):
+            fact["external_outlinks"] += anchors
+            fact["unique_external_outlinks"] += 1
+            continue
+        fact["outlinks"] += anchors
+        fact["unique_outlinks"] += 1
+        out[source].append(target)
+        via = redirects.get(target)
+        for reached in (target, via) if via is not None and via != target else (target,):
+            if reached == source or reached not in facts:
+                continue
+            facts[reached]["inlinks"] += anchors
+            if last_source.get(reached) != source:
+                facts[reached]["unique_inlinks"] += 1
+                last_source[reached] = source
+    roots = [urls[url] for url in start_urls(archive, commit) if url in urls]
+    edges = ((source, target) for source, targets in out.items() for target in targets)
+    for url_id, depth in link_depths(edges, roots, redirects).items():
+        if url_id in facts and not external.get(url_id):
+            facts[url_id]["depth"] = depth
+    return facts
+
+
+def _indexability(row: Any) -> dict[str, Any]:
+    if row["is_external"] or (not row["scraped"] and not row["is_skipped"]):
+        return {"indexable": None, "indexability_reason": None}
+    record = {
+        "url": row["url"],
+        "status": row["status"],
+        "redirect_dest": row["redirect_dest"],
+        "is_skipped": row["is_skipped"],
+        "skip_reason": row["skip_reason"],
+        "error_kind": row["error_kind"],
+        "noindex": row["noindex"],
+        "headers": {"x-robots-tag": row["x_robots_tag"]} if row["x_robots_tag"] else {},
+        "canonical": row["canonical"],
+    }
+    reason = non_indexable_reason(record)
+    if reason is None and row["is_skipped"]:
+        return {"indexable": None, "indexability_reason": None}  # the crawl's choice: nothing is known
+    if reason is None and row["status"] is None:
+        return {"indexable": None, "indexability_reason": None}
+    if reason is None and row["content_type"] and row["content_type"] not in HTML_TYPES:
+        reason = f"not HTML ({row['content_type']})"
+    return {"indexable": int(reason is None), "indexability_reason": reason}
