@@ -10,6 +10,7 @@ from nitpicker_core.urls import normalize
 
 __all__ = ["non_indexable_reason"]
 
+
 def non_indexable_reason(row: Mapping[str, Any]) -> str | None:
     """Why the URL of ``row`` would not be indexed, or None when nothing stored says so.
 
@@ -34,11 +35,12 @@ def non_indexable_reason(row: Mapping[str, Any]) -> str | None:
     if says_noindex((row.get("headers") or {}).get("x-robots-tag")):
         return "noindex (X-Robots-Tag)"
     canonical = str(row.get("canonical") or "").strip()
-    if canonical.lower().startswith(("http://", "https://")):  # another scheme is invalid: search engines ignore it
+    if canonical.lower().startswith(
+        ("http://", "https://")
+    ):  # another scheme is invalid: search engines ignore it
         try:
             if normalize(canonical) != normalize(str(row["url"])):
                 return f"canonicalised to {canonical}"
         except ValueError:
             return None  # an invalid canonical is canonical-invalid's finding, and search engines ignore it
     return None
-

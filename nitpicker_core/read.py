@@ -62,12 +62,16 @@ from nitpicker_core.archive.lists import (
 )
 from nitpicker_core.archive.page_lists import (
     PAGE_SORTS,
-    RANGE_COLUMNS as PAGE_RANGE_COLUMNS,
-    SEO_COLUMNS as PAGE_SEO_COLUMNS,
     inbound_links,
     page_detail_rows,
     page_ids,
     page_list,
+)
+from nitpicker_core.archive.page_lists import (
+    RANGE_COLUMNS as PAGE_RANGE_COLUMNS,
+)
+from nitpicker_core.archive.page_lists import (
+    SEO_COLUMNS as PAGE_SEO_COLUMNS,
 )
 from nitpicker_core.archive.report_rows import (
     NOTE_ITEMS,

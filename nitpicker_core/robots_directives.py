@@ -118,4 +118,4 @@ def parse_directives(
 def says_noindex(header: str | None) -> bool:
     """Whether an ``X-Robots-Tag`` value tells every bot not to index the page."""
     every = parse_directives(header=header).get(EVERY_BOT)
-    return bool(every) and not every["index"]
+    return every is not None and not every["index"]

@@ -3,7 +3,7 @@
 Search engines cut a title or snippet by its width, not its length in characters: "WWW" takes twice the room
 of "iii". Titles are set in 20 px Arial and descriptions in 14 px (Google's desktop results); the widths of
 Latin, Greek and Cyrillic characters come from Liberation Sans, metric-compatible with Arial
-(``data/serp_widths.json``, made by ``data/make_serp_widths.py``). Wide East Asian characters (kana, kanji,
+(``data/serp_widths.json``, made by ``bin/make_serp_widths.py``). Wide East Asian characters (kana, kanji,
 hangul, full-width forms) take a full em, as the fallback fonts set them; other characters the width of an
 average lower-case letter.
 """

@@ -7,11 +7,13 @@ against core tables (they can move into ``nitpicker_core.read`` as they are).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Hashable, Iterable, Mapping
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 if TYPE_CHECKING:
     from .reader import ArchiveReader
+
+K = TypeVar("K", bound=Hashable)
 
 __all__ = ["InternalLink", "PageDirectives", "internal_links", "link_depths", "page_directives"]
 
@@ -67,23 +69,24 @@ def page_directives(reader: ArchiveReader, commit: int) -> list[PageDirectives]:
 
 
 def link_depths(
-    edges: Iterable[tuple[str, str]],
-    roots: Iterable[str],
-    redirects: Mapping[str, str] | None = None,
-) -> dict[str, int]:
+    edges: Iterable[tuple[K, K]],
+    roots: Iterable[K],
+    redirects: Mapping[K, K] | None = None,
+) -> dict[K, int]:
     """Clicks from the nearest root to each URL the links reach: a breadth-first walk, linear in the links.
 
-    ``edges`` are (source, target) pairs; ``redirects`` maps a URL to where it redirects, followed at no
-    cost (a link to a redirect reaches its destination at the same depth). Roots are depth 0.
+    ``edges`` are (source, target) pairs of URLs (or URL ids); ``redirects`` maps a URL to where it
+    redirects, followed at no cost (a link to a redirect reaches its destination at the same depth). Roots
+    are depth 0.
     """
     redirects = redirects or {}
-    out: dict[str, list[str]] = {}
+    out: dict[K, list[K]] = {}
     for source, target in edges:
         out.setdefault(source, []).append(target)
-    depths: dict[str, int] = {}
-    queue: deque[str] = deque()
+    depths: dict[K, int] = {}
+    queue: deque[K] = deque()
 
-    def reach(url: str, depth: int) -> None:
+    def reach(url: K, depth: int) -> None:
         hops = 0
         while url not in depths:
             depths[url] = depth

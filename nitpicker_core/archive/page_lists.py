@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 
 from nitpicker_core.content_types import sql_filter as content_type_sql_filter
 from nitpicker_core.errors import UsageError
-
 from nitpicker_core.robots_directives import parse_directives
 from nitpicker_core.serp import DESCRIPTION_PX, TITLE_PX
 
@@ -32,7 +31,9 @@ _PAGE_SELECT = (
 # The SEO columns of a page row (docs/seo.md): what the state and this crawl's request stored, the first
 # headings, the title and description measured as a search result sets them, and the commit's facts
 # (archive/seo.py: depth, links, indexability) from the temporary table the list joins.
-_HEADING = "(SELECT h.text FROM heading h WHERE h.state_id = ps.id AND h.level = {level} ORDER BY h.ordinal LIMIT 1)"
+_HEADING = (
+    "(SELECT h.text FROM heading h WHERE h.state_id = ps.id AND h.level = {level} ORDER BY h.ordinal LIMIT 1)"
+)
 _SEO_SQL: dict[str, str] = {
     **{name: f"sf.{name}" for name in seo.FACT_COLUMNS},
     "response_ms": "cp.response_ms",
@@ -53,7 +54,12 @@ _SEO_SQL: dict[str, str] = {
 #: The SEO columns every page row has, in order (``robots_directives`` is derived from meta_robots and x_robots_tag).
 SEO_COLUMNS: tuple[str, ...] = (*_SEO_SQL, "robots_directives")
 # Where an older archive lacks the column (format 6 added these), its value is NULL
-_ADDED_IN_6 = {"response_ms": "commit_page", "load_ms": "commit_page", "http_version": "commit_page", "word_count": "page_state"}
+_ADDED_IN_6 = {
+    "response_ms": "commit_page",
+    "load_ms": "commit_page",
+    "http_version": "commit_page",
+    "word_count": "page_state",
+}
 #: The columns a page list can bound with ``min_NAME`` / ``max_NAME`` (numbers).
 RANGE_COLUMNS: tuple[str, ...] = (
     "depth",
@@ -73,7 +79,9 @@ RANGE_COLUMNS: tuple[str, ...] = (
 )
 _PAGE_JOINS = (
     "LEFT JOIN url d ON d.id = ps.redirect_dest_url_id "
-    "LEFT JOIN " + seo.TABLE + " sf ON sf.commit_id = cp.commit_id AND sf.url_id = cp.url_id WHERE cp.commit_id = ?"
+    "LEFT JOIN "
+    + seo.TABLE
+    + " sf ON sf.commit_id = cp.commit_id AND sf.url_id = cp.url_id WHERE cp.commit_id = ?"
 )
 _PAGE_FROM = "FROM " + PAGES_OF_COMMIT + " " + _PAGE_JOINS
 # The same rows driven by the URL index, so a URL-sorted page streams and LIMIT stops early.
@@ -152,7 +160,8 @@ def page_list(
         and not every_type
         and not bounds
         and all(
-            v is None for v in (status, missing, url, external, tag, jsonld_type, outcome, status_class, indexable)
+            v is None
+            for v in (status, missing, url, external, tag, jsonld_type, outcome, status_class, indexable)
         )
     )
     seo.ensure(archive, commit)

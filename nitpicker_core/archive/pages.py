@@ -255,7 +255,17 @@ class Pages:
         self._store.conn.executemany(
             _PAGE_UPSERT,
             [
-                (commit_id, ids[p.url], state_ids[p.hash], at, at, first + n, r.response_ms, r.load_ms, r.http_version)
+                (
+                    commit_id,
+                    ids[p.url],
+                    state_ids[p.hash],
+                    at,
+                    at,
+                    first + n,
+                    r.response_ms,
+                    r.load_ms,
+                    r.http_version,
+                )
                 for n, (p, r) in enumerate(zip(prepared, results, strict=True))
             ],
         )

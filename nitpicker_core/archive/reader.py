@@ -12,11 +12,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from nitpicker_core.serp import pixel_width
-
 from nitpicker_core.errors import ArchiveError
 from nitpicker_core.layout import stub_path
 from nitpicker_core.records import BOOLEAN_METADATA
+from nitpicker_core.serp import pixel_width
 
 from . import counts, files, manifest, referrers, times
 from .lock import live_pid

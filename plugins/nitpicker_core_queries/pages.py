@@ -57,7 +57,9 @@ def _pages(
     indexable: bool | None = None,
     **bounds: float | None,
 ) -> dict[str, Any]:
-    ranges = {name: (bounds.get(f"min_{name}"), bounds.get(f"max_{name}")) for name in read.PAGE_RANGE_COLUMNS}
+    ranges = {
+        name: (bounds.get(f"min_{name}"), bounds.get(f"max_{name}")) for name in read.PAGE_RANGE_COLUMNS
+    }
     return read.page_list(
         archive,
         commit,

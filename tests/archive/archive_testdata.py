@@ -70,8 +70,22 @@ def snapshot(*dirs: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
     return out
 
 
+def _as_format5(conn: sqlite3.Connection) -> None:
+    """Format 5 and older had no word count and no timing of a crawl's requests (format 6 added them)."""
+    conn.execute("ALTER TABLE page_state DROP COLUMN word_count")
+    for name in ("response_ms", "load_ms", "http_version"):
+        conn.execute(f"ALTER TABLE commit_page DROP COLUMN {name}")
+    conn.execute("UPDATE info SET value = '5' WHERE key = 'format_version'")
+
+
+def downgrade_to_format5(target: Path) -> None:
+    """Rewrite ``target`` in place as format 5 wrote it: no word counts, no request timings."""
+    _rewrite(target, _as_format5)
+
+
 def _as_format4(conn: sqlite3.Connection) -> None:
     """Format 4 and older kept the keys the core writes in page_state.extra (format 5 made them columns)."""
+    _as_format5(conn)
     names = ", ".join(name for name, _ in PROMOTED)
     for state_id, extra, *values in conn.execute(f"SELECT id, extra, {names} FROM page_state").fetchall():
         data = json.loads(extra)

@@ -2,7 +2,7 @@
 
 Run it with fontTools installed (``pip install fonttools``); it is not a dependency of nitpicker:
 
-    python nitpicker_core/data/make_serp_widths.py [/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf]
+    python bin/make_serp_widths.py [/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf]
 
 Liberation Sans (Debian's fonts-liberation) is metric-compatible with Arial, the font Google's results use:
 the same advance width for every character it has. Widths are stored in thousandths of an em, for the
@@ -33,7 +33,7 @@ def main() -> None:
             glyph = cmap.get(code)
             if glyph is not None:
                 widths[f"{code:x}"] = round(metrics[glyph][0] * 1000 / per_em)
-    out = Path(__file__).with_name("serp_widths.json")
+    out = Path(__file__).resolve().parents[1] / "nitpicker_core" / "data" / "serp_widths.json"
     data = {"font": "Liberation Sans Regular (Arial metrics)", "units": "1/1000 em", "widths": widths}
     out.write_text(json.dumps(data, separators=(",", ":"), sort_keys=True) + "\n")
     print(f"{len(widths)} widths written to {out}")
