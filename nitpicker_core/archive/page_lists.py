@@ -77,11 +77,12 @@ RANGE_COLUMNS: tuple[str, ...] = (
     "description_length",
     "description_px",
 )
+#: Joins a commit's facts as ``sf``; format it with the SQL of the commit and of the URL id.
+SEO_JOIN = "LEFT JOIN " + seo.TABLE + " sf ON sf.commit_id = {commit} AND sf.url_id = {url_id}"
 _PAGE_JOINS = (
     "LEFT JOIN url d ON d.id = ps.redirect_dest_url_id "
-    "LEFT JOIN "
-    + seo.TABLE
-    + " sf ON sf.commit_id = cp.commit_id AND sf.url_id = cp.url_id WHERE cp.commit_id = ?"
+    + SEO_JOIN.format(commit="cp.commit_id", url_id="cp.url_id")
+    + " WHERE cp.commit_id = ?"
 )
 _PAGE_FROM = "FROM " + PAGES_OF_COMMIT + " " + _PAGE_JOINS
 # The same rows driven by the URL index, so a URL-sorted page streams and LIMIT stops early.
@@ -100,17 +101,25 @@ def _seo_sql(archive: ArchiveReader, name: str) -> str:
     return _SEO_SQL[name]
 
 
+def seo_select(archive: ArchiveReader) -> str:
+    """The SEO columns for a select list over ``ps`` (page_state), ``cp`` (commit_page) and ``sf`` (SEO_JOIN)."""
+    return ", ".join(f"{_seo_sql(archive, name)} AS {name}" for name in _SEO_SQL)
+
+
 def _page_sql(archive: ArchiveReader, by_url: bool) -> str:
-    columns = ", ".join(f"{_seo_sql(archive, name)} AS {name}" for name in _SEO_SQL)
-    return _PAGE_SELECT.format(seo=columns) + (_PAGE_FROM_BY_URL if by_url else _PAGE_FROM)
+    return _PAGE_SELECT.format(seo=seo_select(archive)) + (_PAGE_FROM_BY_URL if by_url else _PAGE_FROM)
 
 
-def _page_row(row: dict[str, Any]) -> dict[str, Any]:
-    flags(row)
+def seo_shape(row: dict[str, Any]) -> dict[str, Any]:
+    """A row's SEO columns as the read model gives them: booleans, and the directives parsed."""
     if row.get("indexable") is not None:
         row["indexable"] = bool(row["indexable"])
     row["robots_directives"] = parse_directives(row.get("meta_robots"), row.get("x_robots_tag"))
     return row
+
+
+def _page_row(row: dict[str, Any]) -> dict[str, Any]:
+    return seo_shape(flags(row))
 
 
 PAGE_SORTS = {

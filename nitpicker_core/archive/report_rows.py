@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from . import digest, referrers
+from . import digest, referrers, seo
+from .page_lists import SEO_JOIN, seo_select, seo_shape
 from .rows import field_sql
 
 if TYPE_CHECKING:
@@ -129,7 +130,8 @@ def _batch(keys: list[Any], items: list[dict[str, Any]], limit: int) -> dict[str
 def report_pages(
     archive: ArchiveReader, commit: int, scope: str = "targets", after: str = "", limit: int = 500
 ) -> dict[str, Any]:
-    """Page rows of ``scope``: metadata, link counts with the bad links, redirect sources, referrers, cells."""
+    """Page rows of ``scope``: metadata, link counts with the bad links, redirect sources, referrers, cells
+    and the SEO columns of the page list (page_lists.SEO_COLUMNS)."""
     keys = _keys(archive, commit, scope, after, limit)
     if not keys:
         return _batch(keys, [], limit)
@@ -143,13 +145,16 @@ def report_pages(
         f"ps.is_skipped, ps.skip_reason, {field_sql(archive, 'alternate')} AS alternate, "
         f"COALESCE(ps.error_kind, e.kind) AS error_kind, {meta}, "
         f"{_links(digest.anchor_columns(archive.execute))} AS links, "
-        f"{_REDIRECT_FROM}, {_REFERRERS}, {_CELLS} "
-        f"FROM k JOIN page_state ps ON ps.id = k.state_id LEFT JOIN e ON e.url_id = k.url_id ORDER BY k.url"
+        f"{_REDIRECT_FROM}, {_REFERRERS}, {_CELLS}, {seo_select(archive)} "
+        f"FROM k JOIN page_state ps ON ps.id = k.state_id LEFT JOIN e ON e.url_id = k.url_id "
+        f"JOIN commit_page cp ON cp.commit_id = :c AND cp.url_id = k.url_id "
+        f"{SEO_JOIN.format(commit=':c', url_id='k.url_id')} ORDER BY k.url"
     )
+    seo.ensure(archive, commit)
     rows = archive.execute(sql, {"c": commit, "keys": json.dumps([list(k) for k in keys])})
     items = []
     for row in rows:
-        item = dict(row)
+        item = seo_shape(dict(row))
         for key in ("links", "redirect_from_urls", "referrer_urls", "cells", "headers"):
             item[key] = json.loads(item[key]) if item[key] else None
         items.append(item)

@@ -15,6 +15,33 @@ from .cells import PATH_COLUMNS, counted, flag, listed, path_cells, text_rule
 if TYPE_CHECKING:
     from nitpicker_core import ArchiveReader, ReportContext
 
+# What Screaming Frog's Internal tab shows per URL, under its names (the pages query's SEO columns)
+SEO_FIELDS: tuple[tuple[str, str], ...] = (
+    ("Indexability", "indexable"),
+    ("Indexability Status", "indexability_reason"),
+    ("Crawl Depth", "depth"),
+    ("Response Time (ms)", "response_ms"),
+    ("Load Time (ms)", "load_ms"),
+    ("HTTP Version", "http_version"),
+    ("Inlinks", "inlinks"),
+    ("Unique Inlinks", "unique_inlinks"),
+    ("Outlinks", "outlinks"),
+    ("Unique Outlinks", "unique_outlinks"),
+    ("External Outlinks", "external_outlinks"),
+    ("Unique External Outlinks", "unique_external_outlinks"),
+    ("Word Count", "word_count"),
+    ("H1-1", "h1"),
+    ("H1 Count", "h1_count"),
+    ("H2-1", "h2"),
+    ("Title Length", "title_length"),
+    ("Title Pixel Width", "title_px"),
+    ("Description Length", "description_length"),
+    ("Description Pixel Width", "description_px"),
+    ("Meta Robots", "meta_robots"),
+    ("X-Robots-Tag", "x_robots_tag"),
+    ("Last Modified", "last_modified"),
+)
+SEO_COLUMNS = tuple(label for label, _ in SEO_FIELDS)
 PAGE_LIST_COLUMNS = (
     "Title",
     "Full Title",
@@ -45,6 +72,7 @@ PAGE_LIST_COLUMNS = (
     "og:description",
     "og:type",
     "og:image",
+    *SEO_COLUMNS,
 )
 LINKS_COLUMNS = (
     "URL",
@@ -204,8 +232,19 @@ def page_list_rows(reader: ArchiveReader, commit: int, report: ReportContext) ->
             p["og_description"],
             p["og_type"],
             p["og_image"],
+            *_seo_values(p),
             *_analysis_values(p, keys),
         ]
+
+
+def _seo_values(p: dict[str, Any]) -> list[Any]:
+    out: list[Any] = []
+    for _label, key in SEO_FIELDS:
+        value = p.get(key)
+        if key == "indexable":
+            value = None if value is None else "Indexable" if value else "Non-Indexable"
+        out.append(value)
+    return out
 
 
 def _remarks(p: dict[str, Any]) -> str:

@@ -115,7 +115,7 @@ def test_values_read_back_through_gspread(written, site):
         pages[0][:5] == ["Title", "Full Title", "URL", "Protocol", "Domain"]
         and pages[0][-1] == "Linkcount: anchors"
     )
-    assert len(pages[0]) == 39
+    assert len(pages[0]) == 62  # 39 and the 23 SEO columns
     rows = {r[2]: dict(zip(pages[0], r, strict=False)) for r in pages[1:]}
     assert list(rows) == [home, alpha, beta, missing]
     assert rows[alpha]["Title"] == "Alpha" and rows[alpha]["Full Title"] == "Alpha | Report Home"
@@ -128,6 +128,15 @@ def test_values_read_back_through_gspread(written, site):
     assert rows[alpha]["og:title"] == "Alpha on social" and rows[beta]["Language"] == ""
     assert rows[missing]["Status Code"] == "404" and rows[home]["path1"] == "/report-site"
     assert rows[home]["Linkcount: anchors"] == "5" and rows[home]["noindex"] == "FALSE"
+    # the SEO columns say what the pages query says, and inlinks are the referrers counted beside them
+    assert (rows[home]["Indexability"], rows[home]["Crawl Depth"], rows[alpha]["Crawl Depth"]) == (
+        "Indexable",
+        "0",
+        "1",
+    )
+    assert (rows[missing]["Indexability"], rows[missing]["Indexability Status"]) == ("Non-Indexable", "404")
+    assert all(row["Inlinks"] == row["Internal Referrers"] for row in rows.values())
+    assert rows[home]["HTTP Version"] == "http/1.1" and int(rows[home]["Word Count"]) > 0
 
     links = book.worksheet("Links").get_all_values()
     assert links[0] == [
