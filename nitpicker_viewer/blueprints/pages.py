@@ -45,6 +45,28 @@ PAGE_COLUMNS = (
     Col("error_kind", "col.error_kind"),
     Col("outcome", "col.outcome", None, "outcome"),
 )
+# The SEO column set (`?set=seo`): what a search engine sees of each URL, sortable (docs/seo.md)
+SEO_PAGE_COLUMNS = (
+    Col("url", "col.url", "url", "page"),
+    Col("status", "col.status", "status", "status"),
+    Col("indexable", "col.indexability", "indexable", "indexability"),
+    Col("indexability_reason", "col.indexability_reason", "indexability_reason"),
+    Col("depth", "col.depth", "depth", "num"),
+    Col("response_ms", "col.response_ms", "response_ms", "num"),
+    Col("inlinks", "col.inlinks", "inlinks", "num"),
+    Col("unique_inlinks", "col.unique_inlinks", "unique_inlinks", "num"),
+    Col("outlinks", "col.outlinks", "outlinks", "num"),
+    Col("word_count", "col.word_count", "word_count", "num"),
+    Col("h1", "col.h1", "h1"),
+    Col("h1_count", "col.h1_count", "h1_count", "num"),
+    Col("title_length", "col.title_length", "title_length", "num"),
+    Col("title_px", "col.title_px", "title_px", "num"),
+    Col("description_length", "col.description_length", "description_length", "num"),
+    Col("description_px", "col.description_px", "description_px", "num"),
+)
+COLUMN_SETS = ("standard", "seo")
+# Range filters of the SEO set: the pages query's min_/max_ parameters
+SEO_RANGES = ("depth", "inlinks", "word_count", "response_ms", "title_px")
 OUTCOMES = ("answered", "redirect", "skipped", "failed", "not_checked")
 HISTORY_CHANGES = (
     20  # newest changes of a page whose fields are read (one page-diff each); older ones are counted
@@ -77,6 +99,21 @@ def page_filters() -> tuple[Filter, ...]:
     )
 
 
+def seo_filters() -> tuple[Filter, ...]:
+    indexable = Filter(
+        "indexable",
+        "filter.indexable",
+        "select",
+        (("", "any"), ("true", "seo.indexable"), ("false", "seo.non_indexable")),
+    )
+    ranges = (
+        Filter(f"{bound}_{name}", f"filter.{bound}_{name}", "number")
+        for name in SEO_RANGES
+        for bound in ("min", "max")
+    )
+    return (indexable, *ranges)
+
+
 def codes() -> list[int]:
     """The status codes the commit's URLs answered with (from the summary: stored, so no pass over the pages)."""
     return [row["status"] for row in query("summary")["status"]["by_code"]]
@@ -91,11 +128,14 @@ def categories() -> tuple[str, ...]:
 @pages.get("/pages")
 def index() -> str:
     # Internal pages unless "include external" is ticked: then the query's filter is left out entirely.
-    filters = page_filters()
+    column_set = request.args.get("set") if request.args.get("set") in COLUMN_SETS else "standard"
+    base = page_filters()
+    filters = base if column_set == "standard" else (*base[:-1], *seo_filters(), base[-1])
     params = {} if request.args.get("external") else {"external": "false"}
     offered = analysis_columns()
     chosen = [key for key in request.args.getlist("acol") if key in offered]
-    columns = (*PAGE_COLUMNS, *(Col("acol:" + key, offered[key], None, "cell") for key in chosen))
+    shown = PAGE_COLUMNS if column_set == "standard" else SEO_PAGE_COLUMNS
+    columns = (*shown, *(Col("acol:" + key, offered[key], None, "cell") for key in chosen))
     table = paged_table(
         "pages",
         "view.pages",
@@ -107,7 +147,15 @@ def index() -> str:
         shape=with_cells(chosen) if chosen else None,
     )
     table.filters = filters
-    return render("pages.html", title="view.pages", table=table, offered=offered, chosen=chosen)
+    return render(
+        "pages.html",
+        title="view.pages",
+        table=table,
+        offered=offered,
+        chosen=chosen,
+        column_set=column_set,
+        column_sets=COLUMN_SETS,
+    )
 
 
 def analysis_columns() -> dict[str, str]:
