@@ -218,8 +218,10 @@ def run_baseline(root: str, k: int, browser: str, work: Path, n: int) -> Run:
     return run
 
 
-def run_nitpicker(root: str, k: int, images: bool, work: Path, tree: Path | None = None) -> Run:
-    name = f"{'img' if images else 'noimg'}-{k}"
+def run_nitpicker(
+    root: str, k: int, images: bool, work: Path, tree: Path | None = None, label: str | None = None
+) -> Run:
+    name = f"{'img' if images else 'noimg'}-{k}" + ("-previous" if label else "")
     archive = work / f"{name}.nitpicker"
     archive.unlink(missing_ok=True)  # a kept directory measured again: a new archive, not an update
     cmd = [
@@ -242,7 +244,7 @@ def run_nitpicker(root: str, k: int, images: bool, work: Path, tree: Path | None
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tree), str(tree / "plugins")])}
     if not images:
         cmd.append("--no-image")
-    run = Run("c images" if images else "b no-image", k)
+    run = Run(label or ("c images" if images else "b no-image"), k)
     log = work / f"{name}.log"
     measure(cmd, log, run, env)
     tail = log.read_text(errors="replace").strip().splitlines()
@@ -395,6 +397,12 @@ def main(argv: list[str] | None = None) -> int:
         help="run nitpicker from this copy of the code (e.g. `git archive HEAD` "
         "unpacked), so edits made while the benchmark runs do not mix into it",
     )
+    ap.add_argument(
+        "--previous",
+        type=Path,
+        help="a copy of an earlier commit's code: its `--no-image` crawl runs right after this one's in each "
+        "round (run p), and the ratio of the two is printed (what a change costs the crawl)",
+    )
     args = ap.parse_args(argv)
     if not (BENCH / "render_limit.py").exists():
         print(f"no render_limit.py in {BENCH} (set NITPICKER_BENCH_DIR)", file=sys.stderr)
@@ -440,16 +448,30 @@ def main(argv: list[str] | None = None) -> int:
         )
         runs: list[Run] = []
         for k in ks:
-            order = ["a", "b", "c", "a"] if wanted & {"b", "c"} else ["a"]
+            order = ["a", "b", "p", "c", "a"] if wanted & {"b", "c"} else ["a"]
+            if args.previous:
+                wanted.add("p")
             for n, which in enumerate(w for w in order if w in wanted):
                 if which == "a":
                     runs.append(run_baseline(root, k, browser, work, n))
+                elif which == "p":
+                    runs.append(run_nitpicker(root, k, False, work, args.previous, "p previous"))
                 else:
                     runs.append(run_nitpicker(root, k, which == "c", work, args.tree))
                 print_done(runs[-1])
         print()
         print_table(runs)
         print_phases(runs)
+        if args.previous:
+            print("\nthis code against the previous one (--no-image, pages/s and CPU per page):")
+            for k in ks:
+                now = next((r for r in runs if r.label == "b no-image" and r.parallels == k), None)
+                then = next((r for r in runs if r.label == "p previous" and r.parallels == k), None)
+                if now and then and then.rate and now.pages and then.pages:
+                    print(
+                        f"  K={k}: rate {now.rate / then.rate:.2f}, "
+                        f"cpu/page {(now.cpu / now.pages) / (then.cpu / then.pages):.2f}"
+                    )
         notes = [(r, note) for r in runs for note in r.notes]
         if notes:
             print("\nnotes:")
