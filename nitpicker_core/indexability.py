@@ -39,7 +39,7 @@ def non_indexable_reason(row: Mapping[str, Any]) -> str | None:
         ("http://", "https://")
     ):  # another scheme is invalid: search engines ignore it
         try:
-            if normalize(canonical) != normalize(str(row["url"])):
+            if canonical != row["url"] and normalize(canonical) != normalize(str(row["url"])):
                 return f"canonicalised to {canonical}"
         except ValueError:
             return None  # an invalid canonical is canonical-invalid's finding, and search engines ignore it

@@ -22,7 +22,7 @@ import sqlite3
 import time
 from typing import Any
 
-from . import digest
+from . import digest, seo
 
 # Set NITPICKER_AGGREGATES=0 to make readers ignore stored aggregates (tests compare both paths with it).
 ENV_SWITCH = "NITPICKER_AGGREGATES"
@@ -46,6 +46,9 @@ SET_TABLES: dict[str, tuple[str, ...]] = {
     "agg_cluster": ("comp", "size"),
     "agg_external": ("rank", "dest_url_id", "referrers", "anchors"),
     "agg_broken": ("src_rank", "ordinal", "anchor_id", "dest_url_id", "status"),
+    # added after version 5 without a new version: a set built before has none of these rows, and its
+    # readers compute the facts on demand (has_seo)
+    "agg_seo": ("url_id", *seo.FACT_COLUMNS),
 }
 TABLES = ("agg_commit", "agg_set", *SET_TABLES)
 _SET_SCHEMA = (
@@ -70,6 +73,10 @@ _SET_SCHEMA = (
     "CREATE TABLE IF NOT EXISTS {s}agg_broken (set_id INTEGER NOT NULL, src_rank INTEGER NOT NULL, "
     "ordinal INTEGER NOT NULL, anchor_id INTEGER NOT NULL, dest_url_id INTEGER NOT NULL, status INTEGER, "
     "PRIMARY KEY (set_id, src_rank, ordinal)) WITHOUT ROWID",
+    # Each URL's SEO facts: depth, inlinks and outlinks, indexability (archive/seo.py says what each means)
+    "CREATE TABLE IF NOT EXISTS {s}agg_seo (set_id INTEGER NOT NULL, url_id INTEGER NOT NULL, "
+    + ", ".join(f"{c} {'TEXT' if c == 'indexability_reason' else 'INTEGER'}" for c in seo.FACT_COLUMNS)
+    + ", PRIMARY KEY (set_id, url_id)) WITHOUT ROWID",
 )
 SCHEMA = (
     # One row per commit whose aggregates are stored: its set, how long the build took (``build``: CPU
@@ -249,6 +256,17 @@ def stored(archive: Any, commit: int) -> dict[str, Any] | None:
     return {**json.loads(rows[0][1]), "set": rows[0][0]} if rows else None
 
 
+def seo_set(archive: Any, commit: int) -> int | None:
+    """The set whose ``agg_seo`` rows hold ``commit``'s SEO facts, or None (compute them on demand)."""
+    totals = stored(archive, commit)
+    if totals is None or not archive.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'agg_seo'"
+    ):
+        return None
+    found = archive.execute("SELECT 1 FROM agg_seo WHERE set_id = ? LIMIT 1", [totals["set"]])
+    return int(totals["set"]) if found else None
+
+
 def value(archive: Any, commit: int, name: str) -> Any:
     """A digest of ``commit``: stored if the commit has its aggregates, else computed now."""
     totals = stored(archive, commit)
@@ -392,6 +410,12 @@ def build(conn: sqlite3.Connection, commit: int, now: str) -> float:
             f"CROSS JOIN {b}agg_url s ON s.set_id = 0 AND s.url_id = b.src_id"
         )
         lap("broken")
+        facts = seo.facts_of(lambda sql, params: conn.execute(sql, params), c)
+        conn.executemany(
+            f"INSERT INTO {b}agg_seo VALUES (0, ?, {', '.join('?' * len(seo.FACT_COLUMNS))})",
+            ((url_id, *(fact[k] for k in seo.FACT_COLUMNS)) for url_id, fact in sorted(facts.items())),
+        )
+        lap("seo")
 
         def run(sql: str, params: Any) -> list[Any]:
             return conn.execute(sql, params).fetchall()

@@ -77,19 +77,24 @@ RANGE_COLUMNS: tuple[str, ...] = (
     "description_length",
     "description_px",
 )
-#: Joins a commit's facts as ``sf``; format it with the SQL of the commit and of the URL id.
-SEO_JOIN = "LEFT JOIN " + seo.TABLE + " sf ON sf.commit_id = {commit} AND sf.url_id = {url_id}"
-_PAGE_JOINS = (
-    "LEFT JOIN url d ON d.id = ps.redirect_dest_url_id "
-    + SEO_JOIN.format(commit="cp.commit_id", url_id="cp.url_id")
-    + " WHERE cp.commit_id = ?"
-)
+_PAGE_JOINS = "LEFT JOIN url d ON d.id = ps.redirect_dest_url_id {seo} WHERE cp.commit_id = ?"
 _PAGE_FROM = "FROM " + PAGES_OF_COMMIT + " " + _PAGE_JOINS
 # The same rows driven by the URL index, so a URL-sorted page streams and LIMIT stops early.
 _PAGE_FROM_BY_URL = (
     "FROM url u CROSS JOIN commit_page cp ON cp.url_id = u.id "
     "CROSS JOIN page_state ps ON ps.id = cp.state_id " + _PAGE_JOINS
 )
+
+
+def seo_join(archive: ArchiveReader, commit: int, url_id: str) -> str:
+    """A LEFT JOIN of the commit's SEO facts as ``sf`` on the URL id SQL ``url_id``: the stored aggregates'
+    rows, or (a commit without them) the reader's temporary table, computed now if need be."""
+    stored = aggregates.seo_set(archive, commit)
+    if stored is not None:
+        return f"LEFT JOIN agg_seo sf ON sf.set_id = {stored} AND sf.url_id = {url_id}"
+    return (
+        f"LEFT JOIN {seo.ensure(archive, commit)} sf ON sf.commit_id = {int(commit)} AND sf.url_id = {url_id}"
+    )
 
 
 def _seo_sql(archive: ArchiveReader, name: str) -> str:
@@ -106,8 +111,9 @@ def seo_select(archive: ArchiveReader) -> str:
     return ", ".join(f"{_seo_sql(archive, name)} AS {name}" for name in _SEO_SQL)
 
 
-def _page_sql(archive: ArchiveReader, by_url: bool) -> str:
-    return _PAGE_SELECT.format(seo=seo_select(archive)) + (_PAGE_FROM_BY_URL if by_url else _PAGE_FROM)
+def _page_sql(archive: ArchiveReader, commit: int, by_url: bool) -> str:
+    joins = (_PAGE_FROM_BY_URL if by_url else _PAGE_FROM).format(seo=seo_join(archive, commit, "cp.url_id"))
+    return _PAGE_SELECT.format(seo=seo_select(archive)) + joins
 
 
 def seo_shape(row: dict[str, Any]) -> dict[str, Any]:
@@ -173,8 +179,7 @@ def page_list(
             for v in (status, missing, url, external, tag, jsonld_type, outcome, status_class, indexable)
         )
     )
-    seo.ensure(archive, commit)
-    sql, params = _page_sql(archive, sort == "url"), list[Any]([commit])
+    sql, params = _page_sql(archive, commit, sort == "url"), list[Any]([commit])
     if category is not None:
         where, args = content_type_sql_filter("ps.content_type", category)
         sql, params = f"{sql} AND {where}", [*params, *args]

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from . import digest, referrers, seo
-from .page_lists import SEO_JOIN, seo_select, seo_shape
+from . import digest, referrers
+from .page_lists import seo_join, seo_select, seo_shape
 from .rows import field_sql
 
 if TYPE_CHECKING:
@@ -148,9 +148,8 @@ def report_pages(
         f"{_REDIRECT_FROM}, {_REFERRERS}, {_CELLS}, {seo_select(archive)} "
         f"FROM k JOIN page_state ps ON ps.id = k.state_id LEFT JOIN e ON e.url_id = k.url_id "
         f"JOIN commit_page cp ON cp.commit_id = :c AND cp.url_id = k.url_id "
-        f"{SEO_JOIN.format(commit=':c', url_id='k.url_id')} ORDER BY k.url"
+        f"{seo_join(archive, commit, 'k.url_id')} ORDER BY k.url"
     )
-    seo.ensure(archive, commit)
     rows = archive.execute(sql, {"c": commit, "keys": json.dumps([list(k) for k in keys])})
     items = []
     for row in rows:

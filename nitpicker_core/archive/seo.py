@@ -20,9 +20,11 @@ Definitions (the same the page detail and the checks use):
 
 from __future__ import annotations
 
+import json
 import threading
 import weakref
-from collections import defaultdict
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from nitpicker_core.content_types import HTML_TYPES
@@ -59,87 +61,114 @@ _ROWS = (
     "FROM commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id "
     "LEFT JOIN url d ON d.id = ps.redirect_dest_url_id WHERE cp.commit_id = ?"
 )
-# Each page's anchors by target, counted, in source order (so distinct sources count without a set each)
-_EDGES = (
-    "SELECT sc.url_id, a.target_url_id, COUNT(*) FROM commit_page sc CROSS JOIN anchor a ON a.state_id = sc.state_id "
-    "WHERE sc.commit_id = ? GROUP BY sc.url_id, a.target_url_id ORDER BY sc.url_id"
+_ROW_NAMES = (
+    "url_id url status content_type is_external is_skipped skip_reason scraped error_kind noindex canonical "
+    "redirect_dest redirect_dest_url_id x_robots_tag"
+).split()
+# Every anchor of the commit's pages by source, as stored: no GROUP BY (a sort of every anchor), the rows
+# arrive grouped by source through commit_page's key and are counted as they come.
+_ANCHORS = (
+    "SELECT sc.url_id, a.target_url_id FROM commit_page sc CROSS JOIN anchor a ON a.state_id = sc.state_id "
+    "WHERE sc.commit_id = ?"
 )
 _built: weakref.WeakKeyDictionary[Any, set[int]] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
+Run = Callable[[str, list[Any]], Iterable[Sequence[Any]]]
 
 
-def start_urls(archive: ArchiveReader, commit: int) -> list[str]:
+def start_urls(run: Run, commit: int) -> list[str]:
     """The commit's start URLs (its crawl's roots; the archive's where the commit does not name them)."""
-    for row in archive.commits():
-        if row["id"] == commit:
-            roots = (row.get("options") or {}).get("roots")
-            if roots:
-                return list(roots)
-    return list(archive.info().get("roots") or [])
+    for (options,) in run("SELECT options FROM commits WHERE id = ?", [commit]):
+        roots = (json.loads(options or "{}") or {}).get("roots")
+        if roots:
+            return list(roots)
+    for (value,) in run("SELECT value FROM info WHERE key = 'roots'", []):
+        return list(json.loads(value) or [])
+    return []
 
 
 def ensure(archive: ArchiveReader, commit: int) -> str:
-    """The name of the table holding the commit's facts (``commit_id``, ``url_id``, FACT_COLUMNS)."""
+    """The name of the table holding the commit's facts (``commit_id``, ``url_id``, FACT_COLUMNS), computed
+    into the reader's temporary table (for a commit without stored aggregates)."""
     with _lock:
         done = _built.setdefault(archive, set())
         if commit in done and archive.live_pid is None:
             return TABLE
         archive.execute(_SCHEMA)
         archive.execute(f"DELETE FROM {TABLE} WHERE commit_id = ?", [commit])
-        rows = facts_of(archive, commit)
-        conn_rows = [(commit, url_id, *(fact[c] for c in FACT_COLUMNS)) for url_id, fact in rows.items()]
+        rows = facts_of(archive.stream, commit)
         marks = ", ".join("?" * (2 + len(FACT_COLUMNS)))
-        archive.executemany(f"INSERT INTO {TABLE} VALUES ({marks})", conn_rows)
+        archive.executemany(
+            f"INSERT INTO {TABLE} VALUES ({marks})",
+            ((commit, url_id, *(fact[c] for c in FACT_COLUMNS)) for url_id, fact in rows.items()),
+        )
         done.add(commit)
     return TABLE
 
 
-def facts_of(archive: ArchiveReader, commit: int) -> dict[int, dict[str, Any]]:
-    """url id → its facts (FACT_COLUMNS), for every URL of the commit."""
+def facts_of(run: Run, commit: int) -> dict[int, dict[str, Any]]:
+    """url id → its facts (FACT_COLUMNS), for every URL of the commit; ``run(sql, params)`` gives rows."""
     urls: dict[str, int] = {}
     external: dict[int, bool] = {}
     redirects: dict[int, int] = {}
     facts: dict[int, dict[str, Any]] = {}
-    for row in archive.stream(_ROWS, [commit]):
+    for values in run(_ROWS, [commit]):
+        row = dict(zip(_ROW_NAMES, values, strict=True))
         url_id = row["url_id"]
         urls[row["url"]] = url_id
         external[url_id] = bool(row["is_external"])
         if row["redirect_dest_url_id"] is not None:
             redirects[url_id] = row["redirect_dest_url_id"]
-        facts[url_id] = {c: 0 for c in FACT_COLUMNS[1:7]} | {
-            "depth": None,
-            **_indexability(row),
-        }
-    last_source: dict[int, int] = {}
-    out: dict[int, list[int]] = defaultdict(list)
-    for source, target, anchors in archive.stream(_EDGES, [commit]):
-        if target == source or source not in facts:
-            continue
-        fact = facts[source]
-        if external.get(target):
-            fact["external_outlinks"] += anchors
-            fact["unique_external_outlinks"] += 1
-            continue
-        fact["outlinks"] += anchors
-        fact["unique_outlinks"] += 1
-        out[source].append(target)
-        via = redirects.get(target)
-        for reached in (target, via) if via is not None and via != target else (target,):
-            if reached == source or reached not in facts:
-                continue
-            facts[reached]["inlinks"] += anchors
-            if last_source.get(reached) != source:
-                facts[reached]["unique_inlinks"] += 1
-                last_source[reached] = source
-    roots = [urls[url] for url in start_urls(archive, commit) if url in urls]
-    edges = ((source, target) for source, targets in out.items() for target in targets)
+        facts[url_id] = {c: 0 for c in FACT_COLUMNS[1:7]} | {"depth": None, **_indexability(row)}
+    out: dict[int, list[int]] = {}
+    source, counted = None, Counter[int]()
+    for src, target in (*run(_ANCHORS, [commit]), (None, None)):
+        if src != source:
+            if source is not None and source in facts:
+                out[source] = _count_links(facts, source, counted, external, redirects)
+            source, counted = src, Counter()
+        counted[target] += 1
+    roots = [urls[url] for url in start_urls(run, commit) if url in urls]
+    edges = ((src, target) for src, targets in out.items() for target in targets)
     for url_id, depth in link_depths(edges, roots, redirects).items():
         if url_id in facts and not external.get(url_id):
             facts[url_id]["depth"] = depth
     return facts
 
 
-def _indexability(row: Any) -> dict[str, Any]:
+def _count_links(
+    facts: dict[int, dict[str, Any]],
+    source: int,
+    targets: Counter[int],
+    external: dict[int, bool],
+    redirects: dict[int, int],
+) -> list[int]:
+    """Count one page's anchors into its outlinks and its targets' inlinks; its internal targets."""
+    fact = facts[source]
+    internal = []
+    reached: Counter[int] = Counter()
+    for target, anchors in targets.items():
+        if target == source:
+            continue
+        if external.get(target):
+            fact["external_outlinks"] += anchors
+            fact["unique_external_outlinks"] += 1
+            continue
+        fact["outlinks"] += anchors
+        fact["unique_outlinks"] += 1
+        internal.append(target)
+        reached[target] += anchors
+        via = redirects.get(target)
+        if via is not None and via != target:
+            reached[via] += anchors
+    for url_id, anchors in reached.items():
+        if url_id != source and url_id in facts:
+            facts[url_id]["inlinks"] += anchors
+            facts[url_id]["unique_inlinks"] += 1
+    return internal
+
+
+def _indexability(row: dict[str, Any]) -> dict[str, Any]:
     if row["is_external"] or (not row["scraped"] and not row["is_skipped"]):
         return {"indexable": None, "indexability_reason": None}
     record = {
