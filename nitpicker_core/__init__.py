@@ -71,7 +71,7 @@ if TYPE_CHECKING:
     from nitpicker_core.analyze.engine import AnalyzeRun
     from nitpicker_core.archive.alternates import Alternate, link_header_alternates, page_alternates
     from nitpicker_core.archive.reader import ArchiveReader
-    from nitpicker_core.config import Config
+    from nitpicker_core.config import Config, config_of
     from nitpicker_core.crawler.browser import BrowserHost, kill_marked
     from nitpicker_core.crawler.chromium import browser_args, find_browser
     from nitpicker_core.plugins import NitpickerPluginManager
@@ -88,6 +88,7 @@ _LAZY = {
     "AnalyzeRun": "nitpicker_core.analyze.engine",
     "ArchiveReader": "nitpicker_core.archive.reader",
     "Config": "nitpicker_core.config",
+    "config_of": "nitpicker_core.config",
     "NitpickerPluginManager": "nitpicker_core.plugins",
     "ReportContext": "nitpicker_core.report",
 }
@@ -118,6 +119,7 @@ __all__ = [
     "AnalyzeRun",
     "ArchiveReader",
     "Config",
+    "config_of",
     "NitpickerPluginManager",
     "Register",
     "RegisterBlueprint",
