@@ -207,7 +207,10 @@ class SitemapReader:
             file.alternates.append((page, hreflang, self._target(page, href)))
 
     def _target(self, page: str, href: str) -> str:
-        """An alternate's href as the hreflang checks compare it: absolute and normalised when it is http(s)."""
+        """An alternate's href as the hreflang checks compare it: absolute and normalised when it is http(s); an
+        empty one stays empty (no web address: hreflang-invalid-url), it does not mean the page itself."""
+        if not href:
+            return ""
         try:
             return normalize(href, page, disable_queries=self._disable_queries)[:2048]
         except ValueError:  # an http(s) URL no request can go to: hreflang-invalid-url judges it as written

@@ -173,7 +173,8 @@ CHECKS = [
         "hreflang-invalid-code",
         "Hreflang values that are not language codes",
         "high",
-        "An hreflang alternate (in the page's markup or its HTTP Link header) whose value is neither x-default "
+        "An hreflang alternate (in the page's markup, its HTTP Link header or its sitemap entry's xhtml:link) "
+        "whose value is neither x-default "
         'nor a valid BCP 47 language tag such as "en", "en-GB" or "zh-Hant" (the detail: the value as '
         'written). Search engines ignore such an alternate. An underscore ("en_US") is not a tag.',
         "Write the ISO 639-1 language code, optionally followed by a hyphen and the ISO 3166-1 region code.",
