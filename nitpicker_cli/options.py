@@ -18,6 +18,9 @@ from nitpicker_core.types import Setting
 if TYPE_CHECKING:
     from nitpicker_core import NitpickerPluginManager
 
+#: the plugins whose settings the crawl checks read (``Check.settings``): their flags are ``crawl``'s and
+#: ``issues``' too, which index and show those checks' findings
+CHECK_SETTING_PLUGINS = ("checks",)
 _CLICK_TYPES: dict[str, Any] = {"str": str, "int": int, "float": float, "list": str}
 
 

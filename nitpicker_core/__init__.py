@@ -69,9 +69,14 @@ from nitpicker_core.writable import NotWritable, check_directory_destination, ch
 
 if TYPE_CHECKING:
     from nitpicker_core.analyze.engine import AnalyzeRun
-    from nitpicker_core.archive.alternates import Alternate, link_header_alternates, page_alternates
+    from nitpicker_core.archive.alternates import (
+        Alternate,
+        link_header_alternates,
+        page_alternates,
+        sitemap_alternates,
+    )
     from nitpicker_core.archive.reader import ArchiveReader
-    from nitpicker_core.config import Config
+    from nitpicker_core.config import Config, config_of
     from nitpicker_core.crawler.browser import BrowserHost, kill_marked
     from nitpicker_core.crawler.chromium import browser_args, find_browser
     from nitpicker_core.plugins import NitpickerPluginManager
@@ -85,9 +90,11 @@ _LAZY = {
     "Alternate": "nitpicker_core.archive.alternates",
     "link_header_alternates": "nitpicker_core.archive.alternates",
     "page_alternates": "nitpicker_core.archive.alternates",
+    "sitemap_alternates": "nitpicker_core.archive.alternates",
     "AnalyzeRun": "nitpicker_core.analyze.engine",
     "ArchiveReader": "nitpicker_core.archive.reader",
     "Config": "nitpicker_core.config",
+    "config_of": "nitpicker_core.config",
     "NitpickerPluginManager": "nitpicker_core.plugins",
     "ReportContext": "nitpicker_core.report",
 }
@@ -118,6 +125,7 @@ __all__ = [
     "AnalyzeRun",
     "ArchiveReader",
     "Config",
+    "config_of",
     "NitpickerPluginManager",
     "Register",
     "RegisterBlueprint",
@@ -186,6 +194,7 @@ __all__ = [
     "Alternate",
     "link_header_alternates",
     "page_alternates",
+    "sitemap_alternates",
     "normalize_url",
     "non_indexable_reason",
     "query_registry",

@@ -6,8 +6,8 @@ queries, and the checks module stays loadable by the registries without it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 from nitpicker_core.query import run_query
 
@@ -17,14 +17,30 @@ if TYPE_CHECKING:
 __all__ = ["CheckContext"]
 
 
+class _Settings(Protocol):
+    """What a check context reads plugin settings from (``nitpicker_core.config.Config`` is one)."""
+
+    def settings_for(self, plugin: str) -> dict[str, Any]: ...
+
+
 class CheckContext:
     """What a check's ``findings`` function gets: the open archive, the commit, and the registered queries."""
 
-    def __init__(self, reader: ArchiveReader, commit: int, queries: Any = None) -> None:
+    def __init__(
+        self, reader: ArchiveReader, commit: int, queries: Any = None, config: _Settings | None = None
+    ) -> None:
         self.reader = reader
         self.commit = commit
         self._queries = queries  # a Registry[Query]; None when no query is needed
+        self._config = config  # the run's configuration; None: every check uses its defaults
         self._runs: dict[str, dict[str, Any]] | None = None
+
+    def settings_for(self, plugin: str) -> Mapping[str, Any]:
+        """``plugin``'s settings in effect (file, then flags, defaults filled in); {} without a configuration.
+
+        A check reads the keys it names in ``Check.settings``, with its own default for a missing one.
+        """
+        return {} if self._config is None else self._config.settings_for(plugin)
 
     def query(self, name: str, **params: Any) -> Iterator[dict[str, Any]]:
         """Every row of the registered query ``name`` on this commit, paged through."""

@@ -65,7 +65,9 @@ class Check:
     translations by language code (``{"ja": {"title": …, "description": …, "fix": …}}``); a field a
     translation leaves out falls back to the English one (``text()``). ``link_target``: each finding is
     a link, its URL the page the link is on and its detail the target written there; issue lists then show
-    each link's anchor text, position and the target's status.
+    each link's anchor text, position and the target's status. ``settings``: the keys of its plugin's
+    settings (``register_settings``) its findings depend on, read with ``ctx.settings_for(plugin)``; a
+    change of one makes the findings stored with a commit stale for this check only.
     """
 
     id: str
@@ -82,6 +84,7 @@ class Check:
     type: str = "issue"
     i18n: Mapping[str, Mapping[str, str]] = field(default_factory=dict, hash=False, compare=False)
     link_target: bool = False
+    settings: tuple[str, ...] = ()
 
     def text(self, name: str, language: str = "en") -> str:
         """The check's ``title``, ``description`` or ``fix`` in ``language``, English where not translated."""

@@ -356,3 +356,9 @@ def _check_pattern(where: str, pattern: str) -> None:
         re.compile(pattern)
     except (re.error, RecursionError, OverflowError) as exc:
         raise UsageError(f"{where}: {shown(pattern)} is not a valid regular expression: {exc}") from None
+
+
+def config_of(pm: Any) -> Config:
+    """The configuration ``pm``'s plugins run with: the one they were configured with, else every default."""
+    config = getattr(pm, "config", None)
+    return config if isinstance(config, Config) else Config(setting_registry(pm))

@@ -9,6 +9,7 @@ run completes. Stored findings only make `issues` faster: a commit without them 
 
 from __future__ import annotations
 
+import json
 import logging
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _dist_version
@@ -19,10 +20,11 @@ from nitpicker_core.archive.reader import ArchiveReader
 from nitpicker_core.archive.writer import ArchiveWriter
 from nitpicker_core.check_context import CheckContext
 from nitpicker_core.checks import Check
+from nitpicker_core.config import config_of
 from nitpicker_core.records import Finding
 from nitpicker_core.registries import check_registry, query_registry
 
-__all__ = ["Indexer", "code_versions", "evaluate", "index_analysis", "index_commit"]
+__all__ = ["Indexer", "check_settings", "code_versions", "evaluate", "index_analysis", "index_commit"]
 
 log = logging.getLogger(__name__)
 
@@ -61,8 +63,13 @@ def _core_version() -> str:
 
 
 def code_versions(pm: Any, checks: Any) -> dict[str, str]:
-    """What made each check's findings: its plugin and that plugin's distribution version (check id → text)."""
+    """What made each check's findings (check id → text): its plugin, that plugin's distribution version and
+    the values of the settings the check names (``Check.settings``), as ``pm``'s configuration gives them.
+
+    Raises ``SettingsError`` when a check names settings of a plugin whose settings are malformed.
+    """
     core = _core_version()
+    config = config_of(pm) if any(entry.item.settings for entry in checks.entries()) else None
     versions: dict[str, str] = {}
     dists = {}
     try:
@@ -75,7 +82,17 @@ def code_versions(pm: Any, checks: Any) -> dict[str, str]:
         plugin = pm.get_plugin(entry.plugin) if pm is not None else None
         dist = dists.get(id(plugin), f"nitpicker=={core}")
         versions[entry.name] = f"{entry.plugin}:{dist}"
+        if entry.item.settings and config is not None:
+            values = config.settings_for(entry.plugin)
+            used = {key: values.get(key) for key in entry.item.settings}
+            versions[entry.name] += "|settings:" + json.dumps(used, sort_keys=True, ensure_ascii=False)
     return versions
+
+
+def check_settings(pm: Any) -> None:
+    """Raise ``SettingsError`` (one line) when a setting some check reads is malformed: a command that indexes
+    or shows findings refuses it before it starts, rather than storing nothing or failing the check."""
+    code_versions(pm, check_registry(pm))
 
 
 def evaluate(check: Check, ctx: CheckContext) -> tuple[set[Finding], str | None]:
@@ -100,7 +117,7 @@ def _index(writer: ArchiveWriter, commit_id: int, analyzer: str | None, pm: Any)
         checks = [c for c in registry if (c.analyzer == analyzer if analyzer else not c.analyzer)]
         # the live working directory, read-only: it holds what the writer committed a moment ago
         with ArchiveReader(writer.stub) as reader:
-            ctx = CheckContext(reader, commit_id, query_registry(pm))
+            ctx = CheckContext(reader, commit_id, query_registry(pm), config_of(pm))
             tokens = findings_store.Tokens(reader, codes)
             results: list[findings_store.Result] = []
             for check in checks:

@@ -313,6 +313,11 @@ class NitpickerPluginManager(pluggy.PluginManager):
             raise PluginRejected(f"plugin {name} is {self.infos[name].status}")
 
     # -- configure -------------------------------------------------------------------------------
+    @property
+    def config(self) -> Config | None:
+        """The configuration the plugins were configured with (``configure_plugins``); None before."""
+        return self._config
+
     def configure_plugins(self, config: Config) -> None:
         """Configure every plugin, each on its own: a failure in one plugin's ``configure`` makes just it
         unavailable. Plugins are configured once per manager, by the host (the CLI's ``App``, an analyze

@@ -58,6 +58,8 @@ GUIDES = {
 SHARED = {
     "pipeline": {"guide/crawl.md", "guide/report.md", "reference/settings.md"},
     "analyze": {"reference/settings.md"},
+    "crawl": {"reference/settings.md"},  # the check settings
+    "issues": {"reference/settings.md"},
 }
 
 TAG = re.compile(r"^<!-- options: (.+) -->$")

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from nitpicker_cli.app import get_app
+from nitpicker_cli.options import CHECK_SETTING_PLUGINS, list_flags, setting_flags, setting_options
 from nitpicker_cli.refusals import check_same_roots, scheme_hint, unreachable_roots
 from nitpicker_cli.summary import for_people, json_option
 from nitpicker_core import UsageError, __version__, hookimpl
@@ -501,6 +502,7 @@ def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
     @crawl_options
     @continue_options
     @json_option
+    @setting_options(pm, CHECK_SETTING_PLUGINS)
     def crawl(urls: tuple[str, ...], **kw: Any) -> None:
         """Render URL and every page it leads to in Chromium, into a .nitpicker archive.
 
@@ -513,12 +515,15 @@ def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
         from nitpicker_core.crawler.options import default_output
         from nitpicker_core.crawler.stopping import StopSignals
         from nitpicker_core.executors import executor_client, parse_executor
+        from nitpicker_core.indexing import check_settings
 
         app = get_app()
         app.adopt_verbosity(kw.pop("verbose_here"), kw.pop("silent_here"))
+        flags = list_flags(setting_flags(kw, app.pm))
         executor = parse_executor(kw.pop("executor"))  # a bad value is one line, before anything starts
         with StopSignals() as stop:  # from here on a signal stops the crawl cleanly, whatever phase it is in
-            app.config()
+            app.config(flags)
+            check_settings(app.pm)  # the checks' settings the commit is indexed with
             mode, output = _mode(kw)
             if kw["full"] and mode != "update":
                 raise UsageError("--full goes with --update (render every page of the update again)")

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from nitpicker_cli import ci_formats, exit_codes
 from nitpicker_cli.app import emit_json, get_app
 from nitpicker_cli.changes import change_lines
+from nitpicker_cli.options import CHECK_SETTING_PLUGINS, list_flags, setting_flags, setting_options
 from nitpicker_core import hookimpl
 from nitpicker_core.archive import open_archive
 from nitpicker_core.pipeline import verdict
 from nitpicker_core.query import query_registry, run_query
+
+if TYPE_CHECKING:
+    from nitpicker_core import NitpickerPluginManager
 
 
 def _number(value: Any) -> str:
@@ -77,7 +81,7 @@ def render_table(answer: dict[str, Any]) -> str:
 
 
 @hookimpl
-def register_commands(cli: click.Group) -> None:
+def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
     @cli.command("issues", epilog=exit_codes.epilog())
     @click.argument("archive", type=click.Path(path_type=str))
     @click.option("--commit", default=None, help="Commit id to read (default: HEAD).")
@@ -106,6 +110,7 @@ def register_commands(cli: click.Group) -> None:
         help=f"Exit {exit_codes.GATE_FAILED} when findings match: new:PRIORITY (new findings of that "
         "priority or worse), PRIORITY (any finding), CHECK-ID, new:CHECK-ID. Repeatable.",
     )
+    @setting_options(pm, CHECK_SETTING_PLUGINS)
     def issues(
         archive: str,
         commit: str | None,
@@ -114,10 +119,14 @@ def register_commands(cli: click.Group) -> None:
         as_json: bool,
         as_table: bool,
         fail_on: tuple[str, ...],
+        **kw: Any,
     ) -> int:
         """What is wrong with the site at a commit, most severe first, and what is new or fixed since BASE."""
+        from nitpicker_core.indexing import check_settings
+
         app = get_app()
-        app.config()
+        app.config(list_flags(setting_flags(kw, app.pm)))
+        check_settings(app.pm)
         fmt = ci_formats.choose_format(fmt, as_json, as_table)
         specs = [verdict.parse(text) for text in fail_on]
         if any(isinstance(s, verdict.IssueSpec) and s.check for s in specs):

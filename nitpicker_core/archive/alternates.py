@@ -1,4 +1,5 @@
-"""A commit's hreflang alternates and rel=next/prev links, read from the pages' markup and HTTP Link headers."""
+"""A commit's hreflang alternates and rel=next/prev links, read from the pages' markup and HTTP Link headers, and
+the hreflang alternates its sitemaps declare (``<xhtml:link>`` in a ``<url>``)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from nitpicker_core.urls import join
 if TYPE_CHECKING:
     from .reader import ArchiveReader
 
-__all__ = ["Alternate", "link_header_alternates", "page_alternates"]
+__all__ = ["Alternate", "link_header_alternates", "page_alternates", "sitemap_alternates"]
 
 # Header values past this many characters are not read: a hostile header must not cost unbounded time
 _MAX_HEADER = 65_536
@@ -35,7 +36,8 @@ class Alternate:
     """One hreflang alternate (``kind`` "hreflang") or pagination link ("next", "prev") of a page.
 
     ``href`` is absolute as the browser or the Link header resolved it (a ``javascript:`` one stays as
-    written); ``hreflang`` is the value as written ("" for next/prev); ``source`` is "html" or "header".
+    written); ``hreflang`` is the value as written ("" for next/prev); ``source`` is "html", "header" or
+    "sitemap".
     """
 
     url: str
@@ -88,3 +90,23 @@ def page_alternates(reader: ArchiveReader, commit: int) -> list[Alternate]:
             if str(name).lower() == "link":
                 found += link_header_alternates(url, str(value))
     return found
+
+
+_SITEMAP_ROWS = (
+    "SELECT u.url, a.hreflang, a.href FROM sitemap_alternate a JOIN url u ON u.id = a.url_id "
+    "WHERE a.commit_id = ? ORDER BY a.rowid"
+)
+
+
+def sitemap_alternates(reader: ArchiveReader, commit: int) -> list[Alternate]:
+    """The hreflang alternates the commit's sitemaps declare for their URLs, each once, in reading order.
+
+    ``url`` is the ``<loc>`` (a URL several sitemaps list keeps the alternates of every one); none for an
+    archive written before sitemaps' alternates were stored.
+    """
+    if not reader.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sitemap_alternate'"):
+        return []
+    rows = dict.fromkeys(
+        (str(u), str(code), str(href)) for u, code, href in reader.execute(_SITEMAP_ROWS, [commit])
+    )
+    return [Alternate(url, "hreflang", href, code, "sitemap") for url, code, href in rows]

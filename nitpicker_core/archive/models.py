@@ -20,7 +20,8 @@ from . import times as times_module
 #    extra keeps only plugins' data. A writer moves them out of extra on open; a reader of an older archive
 #    sees the same columns through a temporary view (reader.py), so every read names the columns.
 # 6: page_state.word_count (derived from the page, outside its hash) and what each crawl's request took,
-#    with the commit: commit_page.response_ms, load_ms and http_version
+#    with the commit: commit_page.response_ms, load_ms and http_version; the sitemap_alternate table
+#    (sitemaps' xhtml:link hreflang alternates; a reader of an archive without it reads no such alternates)
 FORMAT_VERSION = 6
 
 # The promoted keys of ScrapeResult.extra and how each is stored: "text", "flag" (0/1, read back as a bool),
@@ -303,6 +304,20 @@ class SitemapEntry(_Base):
         indexes = ((("commit", "url_id"), False), (("sitemap", "url_id"), False))
 
 
+class SitemapAlternate(_Base):
+    # An <xhtml:link rel="alternate" hreflang> of a sitemap's <url>: the page (url_id), the code and the
+    # target as read (normalised when http(s)); commit_id repeated so prune finds the rows
+    commit = pw.ForeignKeyField(Commit, column_name="commit_id", on_delete="CASCADE", index=False)
+    sitemap = pw.ForeignKeyField(Sitemap, column_name="sitemap_id", on_delete="CASCADE", index=False)
+    url_id = pw.IntegerField()
+    hreflang = pw.TextField()
+    href = pw.TextField()
+
+    class Meta:
+        primary_key = False
+        indexes = ((("commit", "url_id"), False),)
+
+
 class AnalysisCell(_Base):
     # The unique index leads with (commit_id, url_id), so it also serves per-page reads.
     commit = pw.ForeignKeyField(Commit, column_name="commit_id", on_delete="CASCADE", index=False)
@@ -427,6 +442,7 @@ MODELS: tuple[type[pw.Model], ...] = (
     InventoryRun,
     Sitemap,
     SitemapEntry,
+    SitemapAlternate,
     AnalysisCell,
     Violation,
     AnalyzerError,

@@ -41,11 +41,19 @@ def _url_ids(conn: Any, urls: Iterable[str]) -> dict[str, int]:
 
 def store_sitemaps(conn: Any, commit_id: int, files: Sequence[Any]) -> None:
     """Store ``SitemapFile``s for ``commit_id`` (inside the caller's transaction), replacing earlier ones."""
+    conn.execute("DELETE FROM sitemap_alternate WHERE commit_id = ?", (commit_id,))
     conn.execute("DELETE FROM sitemap_entry WHERE commit_id = ?", (commit_id,))
     conn.execute("DELETE FROM sitemap WHERE commit_id = ?", (commit_id,))
     for file in files:
+        alternates = getattr(file, "alternates", ())
         ids = _url_ids(
-            conn, [file.url, *([file.parent] if file.parent else []), *(u for u, _ in file.entries)]
+            conn,
+            [
+                file.url,
+                *([file.parent] if file.parent else []),
+                *(u for u, _ in file.entries),
+                *(u for u, _, _ in alternates),
+            ],
         )
         sitemap_id = conn.execute(
             "INSERT INTO sitemap (commit_id, url_id, source, parent_url_id, scope, kind, status, problems, "
@@ -65,6 +73,10 @@ def store_sitemaps(conn: Any, commit_id: int, files: Sequence[Any]) -> None:
         conn.executemany(
             "INSERT INTO sitemap_entry (commit_id, sitemap_id, url_id, lastmod) VALUES (?, ?, ?, ?)",
             [(commit_id, sitemap_id, ids[url], lastmod) for url, lastmod in dict(file.entries).items()],
+        )
+        conn.executemany(
+            "INSERT INTO sitemap_alternate (commit_id, sitemap_id, url_id, hreflang, href) VALUES (?, ?, ?, ?, ?)",
+            [(commit_id, sitemap_id, ids[url], code, href) for url, code, href in dict.fromkeys(alternates)],
         )
 
 

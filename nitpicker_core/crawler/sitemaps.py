@@ -30,7 +30,8 @@ __all__ = [
 MAX_FILES = 500  # sitemap files read per crawl: an index of 50,000 children is not a reason to fetch them all
 MAX_DEPTH = 3  # an index may list indexes (the protocol says it should not) this many levels down at most
 FETCH_SECONDS = 30.0  # one sitemap file, connect to last byte
-MAX_URLS = 1_000_000  # URLs kept from every sitemap of the crawl together (memory and storage stay bounded)
+# URLs kept from every sitemap of the crawl together, hreflang alternates counted (memory and storage stay bounded)
+MAX_URLS = 1_000_000
 TOTAL_SECONDS = 300.0  # every sitemap of the crawl; the crawl goes on with what was read by then
 _CHUNK = 64 * 1024
 
@@ -49,7 +50,9 @@ class SitemapFile:
     ``source`` is "given" (``--sitemap``), "robots.txt", "default" (``/sitemap.xml``) or "index" (listed
     by ``parent``). ``scope`` is the URL prefix its URLs must start with. ``problems`` are ``(kind,
     detail)`` pairs, kind "unreachable", "invalid" or "over-limit". ``entries`` are ``(URL, lastmod)``,
-    URLs normalised as the crawl's; for an index, the sitemaps it lists.
+    URLs normalised as the crawl's; for an index, the sitemaps it lists. ``alternates`` are the ``(URL,
+    hreflang, href)`` of the ``<xhtml:link rel="alternate" hreflang>`` of its ``<url>``s: the URL normalised
+    as the entry's, the href resolved against it and normalised when it is http(s), else as written.
     """
 
     url: str
@@ -60,6 +63,7 @@ class SitemapFile:
     status: int | None = None
     problems: list[tuple[str, str]] = field(default_factory=list)
     entries: list[tuple[str, str | None]] = field(default_factory=list)
+    alternates: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 class SitemapReader:
@@ -128,7 +132,7 @@ class SitemapReader:
             ):
                 continue  # no /sitemap.xml (a 4xx, or a page that is no sitemap): it was only a guess
             files.append(file)
-            kept += len(file.entries)
+            kept += len(file.entries) + len(file.alternates)
             if file.kind != "index":
                 continue
             for child, _ in file.entries:
@@ -195,6 +199,22 @@ class SitemapReader:
                 file.entries.append((normalize(loc, disable_queries=self._disable_queries), lastmod))
             except ValueError:
                 file.problems.append(("invalid", f"a URL no request can go to: {loc[:200]}"))
+        for loc, hreflang, href in parsed.alternates:
+            try:
+                page = normalize(loc, disable_queries=self._disable_queries)
+            except ValueError:
+                continue  # the entry itself is the problem, said above
+            file.alternates.append((page, hreflang, self._target(page, href)))
+
+    def _target(self, page: str, href: str) -> str:
+        """An alternate's href as the hreflang checks compare it: absolute and normalised when it is http(s); an
+        empty one stays empty (no web address: hreflang-invalid-url), it does not mean the page itself."""
+        if not href:
+            return ""
+        try:
+            return normalize(href, page, disable_queries=self._disable_queries)[:2048]
+        except ValueError:  # an http(s) URL no request can go to: hreflang-invalid-url judges it as written
+            return href[:2048]
 
     def _read(self, exchange: Exchange[tuple[int, Parsed | None]], url: str) -> tuple[int, Parsed | None]:
         """The status and the body parsed as it arrives, raw (gzip is the parser's, with its cap).

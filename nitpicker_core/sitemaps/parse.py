@@ -13,9 +13,12 @@ from dataclasses import dataclass, field
 
 import lxml.etree
 
-__all__ = ["MAX_BYTES", "MAX_ENTRIES", "SITEMAP_NS", "Parsed", "SitemapParser", "parse_sitemap"]
+__all__ = ["MAX_BYTES", "MAX_ENTRIES", "SITEMAP_NS", "XHTML_NS", "Parsed", "SitemapParser", "parse_sitemap"]
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+# <xhtml:link rel="alternate" hreflang="…" href="…"/> inside a <url>: the page's language versions (Google's
+# sitemap form of hreflang); a <link> of another namespace is no such annotation
+XHTML_NS = "http://www.w3.org/1999/xhtml"
 MAX_ENTRIES = 50_000  # sitemaps.org: a sitemap or an index lists at most 50,000 URLs
 MAX_BYTES = 50 * 1024 * 1024  # sitemaps.org: at most 50 MB (52,428,800 bytes) uncompressed
 _STEP = 256 * 1024  # uncompressed bytes inflated at a time: a bomb never expands further than this per step
@@ -29,11 +32,14 @@ class Parsed:
 
     ``kind`` is "urlset", "index", "text" or "" (nothing readable). ``problems`` holds
     ``(kind, detail)`` pairs, kind "invalid" or "over-limit"; what was read before a problem is kept.
+    ``alternates`` are the ``(loc, hreflang, href)`` of each ``<xhtml:link rel="alternate" hreflang>`` of a
+    ``<url>`` whose loc was kept, values as written (stripped).
     """
 
     kind: str = ""
     entries: list[tuple[str, str | None]] = field(default_factory=list)
     problems: list[tuple[str, str]] = field(default_factory=list)
+    alternates: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 class SitemapParser:
@@ -49,6 +55,7 @@ class SitemapParser:
         self._text_tail = b""
         self._xml: lxml.etree.XMLPullParser | None = None
         self._entry: dict[str, str] = {}
+        self._links: list[tuple[str, str]] = []  # the current <url>'s (hreflang, href) alternates
 
     @property
     def done(self) -> bool:
@@ -117,14 +124,15 @@ class SitemapParser:
         self.result.problems.append((kind, detail))
         self._done = True
 
-    def _add(self, loc: str, lastmod: str | None) -> None:
+    def _add(self, loc: str, lastmod: str | None) -> bool:
         loc = loc.strip()
         if not loc:
-            return
+            return False
         if len(self.result.entries) >= MAX_ENTRIES:
             self._stop("over-limit", f"more than {MAX_ENTRIES:,} URLs (the rest was not read)")
-            return
+            return False
         self.result.entries.append((loc, (lastmod or "").strip()[:64] or None))
+        return True
 
     # -- text sitemaps: one URL a line, UTF-8 ------------------------------------------------------------
     def _text(self, data: bytes) -> None:
@@ -181,10 +189,20 @@ class SitemapParser:
         if name in ("loc", "lastmod") and parent is not None:
             if str(parent.tag).rpartition("}")[2] in ("url", "sitemap"):
                 self._entry[name] = element.text or ""
+        elif name == "link" and parent is not None and str(parent.tag).rpartition("}")[2] == "url":
+            rel = str(element.get("rel") or "").lower().split()
+            hreflang = element.get("hreflang")
+            if (
+                lxml.etree.QName(element).namespace == XHTML_NS
+                and "alternate" in rel
+                and hreflang is not None
+            ):
+                self._links.append((str(hreflang).strip()[:64], str(element.get("href") or "").strip()))
         elif name in ("url", "sitemap") and parent is not None and parent.getparent() is None:
-            if "loc" in self._entry:
-                self._add(self._entry["loc"], self._entry.get("lastmod"))
-            self._entry = {}
+            if "loc" in self._entry and self._add(self._entry["loc"], self._entry.get("lastmod")):
+                loc = self.result.entries[-1][0]
+                self.result.alternates.extend((loc, code, href) for code, href in self._links)
+            self._entry, self._links = {}, []
             # read entries leave the tree: memory stays flat whatever the file's length
             element.clear()
             while element.getprevious() is not None:

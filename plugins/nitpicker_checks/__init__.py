@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from nitpicker_core import Check, Register, hookimpl, load_translations
+from nitpicker_core import Check, Register, RegisterSetting, hookimpl, load_translations
 
-from . import canonicals, directives, hreflang, links, pages, pagination, security, sitemaps
+from . import canonicals, directives, hreflang, links, pages, pagination, security, settings, sitemaps
 
 # check id -> {language: {title, description, fix}}, from messages/<lang>.json
 TRANSLATIONS = load_translations(Path(__file__).with_name("messages"))
@@ -30,3 +30,8 @@ CHECKS = [
 def register_checks(register: Register[Check]) -> None:
     for check in CHECKS:
         register(check)
+
+
+@hookimpl
+def register_settings(register: RegisterSetting) -> None:
+    settings.register(register)

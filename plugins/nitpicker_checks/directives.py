@@ -15,53 +15,9 @@ from nitpicker_core import Check, CheckContext, Finding, normalize_url, read
 
 from .canonicals import effective, is_self
 from .common import content_pages, content_urls, final, headers, internal_links, memo, rows, unique
+from .settings import DEFAULT_MAX_DEPTH, max_depth, non_descriptive_lists, words
 
 Finder = Callable[[CheckContext], Iterator[Finding]]
-# Pages more clicks than this from the crawl's start are page-too-deep
-MAX_DEPTH = 4
-# Anchor texts that say nothing of where the link goes, per language (the page's lang picks the list;
-# pages of another or no language get the English one). Compared without case, spaces and end punctuation.
-NON_DESCRIPTIVE: dict[str, frozenset[str]] = {
-    "en": frozenset(
-        {
-            "click here",
-            "click",
-            "here",
-            "read more",
-            "more",
-            "learn more",
-            "see more",
-            "more info",
-            "more information",
-            "details",
-            "link",
-            "this link",
-            "this",
-            "this page",
-            "continue",
-            "go",
-        }
-    ),
-    "ja": frozenset(
-        {
-            "こちら",
-            "ここ",
-            "こちらをクリック",
-            "ここをクリック",
-            "クリック",
-            "詳しくはこちら",
-            "詳細はこちら",
-            "詳細",
-            "詳しく",
-            "もっと見る",
-            "続きを読む",
-            "続きはこちら",
-            "リンク",
-            "このページ",
-        }
-    ),
-}
-_TRIM = re.compile(r"^[\s\W_]+|[\s\W_]+$|\s+(?=\s)")
 ROBOTS_HELP = "https://developers.google.com/search/docs/crawling-indexing/robots-meta-tag"
 LINKS_HELP = "https://developers.google.com/search/docs/crawling-indexing/links-crawlable"
 _NOFOLLOW = re.compile(r"(?:^|[\s,:])(?:nofollow|none)(?:$|[\s,])", re.IGNORECASE)
@@ -159,10 +115,11 @@ def depths(ctx: CheckContext) -> dict[str, int]:
 
 def too_deep(ctx: CheckContext) -> Iterator[Finding]:
     # A page no link reaches has no depth: isolated-page's finding
+    limit = max_depth(ctx)
     found = depths(ctx)
     for url in sorted(content_urls(ctx)):
         depth = found.get(url)
-        if depth is not None and depth > MAX_DEPTH:
+        if depth is not None and depth > limit:
             yield Finding(url, str(depth))
 
 
@@ -180,20 +137,16 @@ def no_outlinks(ctx: CheckContext) -> Iterator[Finding]:
         yield Finding(url)
 
 
-def _words(text: str) -> str:
-    return _TRIM.sub("", text.casefold())
-
-
 def non_descriptive(ctx: CheckContext) -> Iterator[Finding]:
     stored = _directives(ctx)
-    lists = {lang: {_words(t) for t in texts} for lang, texts in NON_DESCRIPTIVE.items()}
+    lists = non_descriptive_lists(ctx)
     pages = content_urls(ctx)
     for link in internal_links(ctx):
         if link.source not in pages:
             continue
         page = stored.get(link.source)
         lang = (page.lang if page else "").split("-", 1)[0].lower()
-        if _words(link.text) in lists.get(lang, lists["en"]):
+        if words(link.text) in lists.get(lang, lists["en"]):
             yield Finding(link.source, f"{link.text.strip()} → {link.target}")
 
 
@@ -307,14 +260,16 @@ CHECKS = [
         "Pages many clicks from the start",
         "links",
         "low",
-        f"Internal HTML pages more than {MAX_DEPTH} clicks from the crawl's start pages along internal links, "
-        "redirects followed (the detail: the clicks): visitors rarely get there and search engines crawl them "
-        "less often. Pages no link reaches are isolated-page's.",
+        "Internal HTML pages more clicks from the crawl's start pages along internal links, redirects followed, "
+        f"than the setting max_depth of [plugins.checks] or --checks-max-depth (default {DEFAULT_MAX_DEPTH}; the "
+        "detail: the clicks): visitors rarely get there and search engines crawl them less often. Pages no link "
+        "reaches are isolated-page's.",
         "Link to the page from a page nearer the start: a menu, a category page, related content.",
         LINKS_HELP,
         too_deep,
         20,
         type="opportunity",
+        settings=("max_depth",),
     ),
     _check(
         "no-internal-outlinks",
@@ -335,13 +290,15 @@ CHECKS = [
         "links",
         "low",
         'Internal page links whose whole text is a phrase like "click here", "read more" or "詳しくはこちら" '
-        "(a list per language, chosen by the page's lang; the detail: the text → the target): screen reader "
-        "users listing links and search engines learn nothing of the target.",
+        "(a list per language, chosen by the page's lang, which the settings anchor_texts and "
+        "anchor_texts_replace of [plugins.checks] extend or replace; the detail: the text → the target): "
+        "screen reader users listing links and search engines learn nothing of the target.",
         'Write the link text as the target\'s subject ("Pricing of the Pro plan"), not as an instruction.',
         "https://developers.google.com/search/docs/crawling-indexing/links-crawlable#anchor-text-placement",
         non_descriptive,
         22,
         type="opportunity",
+        settings=("anchor_texts", "anchor_texts_replace"),
     ),
     _check(
         "link-to-non-canonical",

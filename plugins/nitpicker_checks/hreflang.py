@@ -1,8 +1,10 @@
 """Hreflang checks: language codes, return links, self references and targets of a commit's alternates.
 
-The alternates come from ``<link rel="alternate" hreflang>`` of the rendered page and from the page's HTTP
-``Link`` header (``nitpicker_core.page_alternates``). A return link is judged only where the crawl stored
-the target page: a target it never reached is ``hreflang-target-not-linked``'s finding.
+The alternates come from ``<link rel="alternate" hreflang>`` of the rendered page, from the page's HTTP
+``Link`` header (``nitpicker_core.page_alternates``) and from the ``<xhtml:link>`` the sitemaps give the
+page's ``<url>`` (``nitpicker_core.sitemap_alternates``): one set per page, whatever declares each alternate,
+so a return link may sit in another source than the link it returns. A return link is judged only where the
+crawl stored the target page: a target it never reached is ``hreflang-target-not-linked``'s finding.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from urllib.parse import urlsplit
 
 import langcodes
 
-from nitpicker_core import Alternate, CheckContext, Finding, page_alternates
+from nitpicker_core import Alternate, CheckContext, Finding, page_alternates, sitemap_alternates
 
 from .common import anchor_targets, content_urls, family, memo, rows
 from .sitemaps import indexability
@@ -31,12 +33,19 @@ def _bare(url: str) -> str:
 
 
 def alternates(ctx: CheckContext) -> dict[str, list[Alternate]]:
-    """Each page with hreflang alternates → its alternates (markup, then Link header), fragments off."""
+    """Each page with hreflang alternates → its alternates (markup, Link header, then sitemaps).
+
+    Sitemaps' alternates count for the URLs the crawl stored as internal 2xx HTML pages, as the others do.
+    """
 
     def load() -> dict[str, list[Alternate]]:
         found: dict[str, list[Alternate]] = {}
         for alt in page_alternates(ctx.reader, ctx.commit):
             if alt.kind == "hreflang":
+                found.setdefault(alt.url, []).append(alt)
+        pages = content_urls(ctx)
+        for alt in sitemap_alternates(ctx.reader, ctx.commit):
+            if alt.url in pages:
                 found.setdefault(alt.url, []).append(alt)
         return found
 
@@ -164,7 +173,8 @@ CHECKS = [
         "hreflang-invalid-code",
         "Hreflang values that are not language codes",
         "high",
-        "An hreflang alternate (in the page's markup or its HTTP Link header) whose value is neither x-default "
+        "An hreflang alternate (in the page's markup, its HTTP Link header or its sitemap entry's xhtml:link) "
+        "whose value is neither x-default "
         'nor a valid BCP 47 language tag such as "en", "en-GB" or "zh-Hant" (the detail: the value as '
         'written). Search engines ignore such an alternate. An underscore ("en_US") is not a tag.',
         "Write the ISO 639-1 language code, optionally followed by a hyphen and the ISO 3166-1 region code.",

@@ -19,6 +19,7 @@ from nitpicker_core import (
     UsageError,
     check_commit,
     check_registry,
+    config_of,
     count_totals,
     fingerprint,
     indexing,
@@ -97,6 +98,7 @@ class Lifecycle:
                 raise UsageError(f"parameter 'base' must be a commit id or \"HEAD\", got {base!r}") from None
             self.base = reader.resolve(wanted)
         self.prior = base_of(reader, self.base) if self.base is not None and self.base != commit else None
+        self._config = config_of(pm)  # the settings checks read (Check.settings): the run's, else defaults
         self._contexts: dict[int, CheckContext] = {}
         self._outcomes: dict[tuple[str, int], Outcome] = {}
         # findings stored with the commits (when their tokens still match) are read, not recomputed
@@ -147,7 +149,7 @@ class Lifecycle:
 
     def context(self, commit: int) -> CheckContext:
         if commit not in self._contexts:
-            self._contexts[commit] = CheckContext(self.reader, commit, self._queries)
+            self._contexts[commit] = CheckContext(self.reader, commit, self._queries, self._config)
         return self._contexts[commit]
 
     def outcome(self, check: Check, commit: int) -> Outcome:

@@ -2,13 +2,15 @@
 
 Hreflang alternates are written in the markup and, on /hreflang-site/header, in the HTTP Link header; the
 pagination series uses rel=next/prev in both as well. The home pages link every page but /hreflang-site/hidden.
+The sm-* pages' alternates are declared by /hreflang-site/sitemap.xml (``<xhtml:link>``, read when a crawl is
+given ``--sitemap``), sm-ja's in its markup: sm-en's set and sm-ja's confirm each other across the two sources.
 """
 
 from __future__ import annotations
 
 from html import escape
 
-from flask import Blueprint, redirect, request
+from flask import Blueprint, Response, redirect, request
 
 from test_server.routes._html import links, page
 
@@ -52,6 +54,17 @@ HREFLANG: dict[str, tuple[tuple[str, str], ...]] = {
     "dup": (("ja", f"{H}/dup"), ("fr", f"{H}/fr"), ("fr", f"{H}/fr-ca"), ("x-default", f"{H}/dup")),
     "noself": (("en", f"{H}/en"), ("x-default", f"{H}/en")),
     "lonely": (("ja", f"{H}/lonely"), ("en", f"{H}/hidden"), ("x-default", f"{H}/lonely")),
+    "sm-ja": (("ja", f"{H}/sm-ja"), ("en", f"{H}/sm-en"), ("x-default", f"{H}/sm-en")),  # sm-en's: sitemap
+}
+XHTML = "http://www.w3.org/1999/xhtml"
+# sitemap <url> of a page -> the (code, href) of its <xhtml:link rel="alternate"> elements
+SITEMAP: dict[str, tuple[tuple[str, str], ...]] = {
+    "sm-en": (("en", f"{H}/sm-en"), ("fr", f"{H}/sm-fr"), ("ja", f"{H}/sm-ja"), ("x-default", f"{H}/sm-en")),
+    "sm-fr": (("en", f"{H}/sm-en"), ("fr", f"{H}/sm-fr"), ("x-default", f"{H}/sm-en")),
+    # sm-en does not name sm-de back; en_GB is no tag; gone answers 404; no x-default
+    "sm-de": (("de", f"{H}/sm-de"), ("en", f"{H}/sm-en"), ("en_GB", f"{H}/sm-en"), ("es", f"{H}/gone")),
+    # not a page (404): its sitemap alternates are no page's
+    "gone": (("not a code", f"{H}/gone"),),
 }
 HOME = (
     "en",
@@ -67,12 +80,36 @@ HOME = (
     "noself",
     "lonely",
     "header",
+    "sm-en",
+    "sm-fr",
+    "sm-de",
+    "sm-ja",
 )
 
 
 @bp.get(f"{H}/")
 def hreflang_home():  # type: ignore[no-untyped-def]
     return page("Hreflang Site", links(*((f"{H}/{name}", name) for name in HOME)))
+
+
+@bp.get(f"{H}/sitemap.xml")
+def hreflang_sitemap():  # type: ignore[no-untyped-def]
+    items = []
+    for name, pairs in SITEMAP.items():
+        links_ = "".join(
+            f'<xhtml:link rel="alternate" hreflang="{escape(code)}" href="{escape(_abs(href))}"/>'
+            for code, href in pairs
+        )
+        if name == "sm-fr":  # a <link> of the sitemap's own namespace is no alternate: never read
+            links_ += f'<link rel="alternate" hreflang="not valid" href="{escape(_abs(H + "/sm-fr"))}"/>'
+        items.append(f"<url><loc>{escape(_abs(f'{H}/{name}'))}</loc>{links_}</url>\n")
+    body = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="{XHTML}">\n'
+        + "".join(items)
+        + "</urlset>\n"
+    )
+    return Response(body, content_type="application/xml")
 
 
 @bp.get(f"{H}/<name>")
@@ -89,7 +126,7 @@ def hreflang_page(name: str):  # type: ignore[no-untyped-def]
             f'<{_abs(H + "/header")}>; rel="alternate"; hreflang="qq-bogus-tag-x"'
         )
         return response
-    if name not in HREFLANG and name not in ("es", "fr-ca", "hidden"):
+    if name not in HREFLANG and name not in ("es", "fr-ca", "hidden", "sm-en", "sm-fr", "sm-de"):
         return page("Not Found", status=404)
     return page(f"Page {name}", links((f"{H}/", "Home")), head=_alternates(*HREFLANG.get(name, ())))
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 from nitpicker_checks.canonicals import _elements, header_canonicals
-from nitpicker_checks.directives import NON_DESCRIPTIVE, _words
+from nitpicker_checks.settings import NON_DESCRIPTIVE
+from nitpicker_checks.settings import words as _words
 
 
 @pytest.mark.parametrize(

@@ -3,13 +3,20 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from checks_crawl.test_crawl_checks import _crawl, _findings
 from flask import Flask, Response
+from support import run_cli
 
+from nitpicker_core import CheckContext, indexing
+from nitpicker_core.archive import findings_store, open_archive
+from nitpicker_core.plugins import NitpickerPluginManager, make_plugin_manager
+from nitpicker_core.registries import check_registry, query_registry
 from nitpicker_demo import serve_app
+from nitpicker_testing.runs import configured
 
 S = "/directives-site/"
 # What each directive and link check finds on /directives-site/ (the site's origin written as "")
@@ -34,10 +41,15 @@ EXPECTED: dict[str, set[tuple[str, str]]] = {
 
 
 @pytest.fixture(scope="module")
-def crawled(site: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[tuple[str, str]]]:
+def archive(site: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     workdir = tmp_path_factory.mktemp("directives-crawl")
     _crawl(workdir, "-o", str(workdir / "directives.nitpicker"), f"{site}{S}")
-    return _findings(workdir / "directives.nitpicker", site)
+    return workdir / "directives.nitpicker"
+
+
+@pytest.fixture(scope="module")
+def crawled(site: str, archive: Path) -> dict[str, set[tuple[str, str]]]:
+    return _findings(archive, site)
 
 
 @pytest.mark.parametrize("check_id", sorted(EXPECTED))
@@ -83,3 +95,119 @@ def test_robots_txt_that_shuts_the_site_is_a_finding(
         server.shutdown()
     found = _findings(tmp_path / "robots.nitpicker", origin)
     assert {check: found[check] for check in expected} == expected
+
+
+# --- settings of the checks: plugins.checks.max_depth, anchor_texts, anchor_texts_replace ------------------------
+
+DEEPER_THAN_2 = {(f"{S}deep-{n}", str(n)) for n in range(3, 7)}
+
+
+def _with(archive: Path, origin: str, settings: dict[str, object], commit: int | None = None) -> dict:
+    """Every crawl check's findings computed with ``[plugins.checks]`` set to ``settings`` (nothing stored read)."""
+    pm = make_plugin_manager()
+    config = configured(pm, {"checks": settings})
+    registry = check_registry(pm)
+    with open_archive(archive) as reader:
+        ctx = CheckContext(reader, reader.resolve(commit), query_registry(pm), config)
+        return {
+            name: {
+                (f.url.replace(origin, ""), f.detail.replace(origin, ""))
+                for f in registry[name].findings(ctx)  # type: ignore[misc]
+            }
+            for name in ("page-too-deep", "anchor-text-non-descriptive")
+        }
+
+
+def _stored(archive: Path, origin: str, commit: int, check: str) -> set[tuple[str, str]]:
+    with open_archive(archive) as reader:
+        found = findings_store.Stored(reader).findings(commit, check)
+    return {(f.url.replace(origin, ""), f.detail.replace(origin, "")) for f in found}
+
+
+def _issue_counts(archive: Path, *flags: str, cwd: Path | None = None) -> dict[str, int]:
+    result = run_cli("issues", "--json", *flags, str(archive), cwd=cwd or archive.parent)
+    assert result.returncode == 0, result.stderr
+    return {item["id"]: item["findings"] for item in json.loads(result.stdout)["items"]}
+
+
+def test_the_depth_setting_changes_the_findings(site: str, archive: Path) -> None:
+    assert _with(archive, site, {"max_depth": 2})["page-too-deep"] == DEEPER_THAN_2
+    assert _with(archive, site, {"max_depth": 6})["page-too-deep"] == set()
+    assert _with(archive, site, {})["page-too-deep"] == EXPECTED["page-too-deep"]
+
+
+def test_findings_stored_with_another_setting_are_stale_for_the_checks_that_read_it(
+    site: str, archive: Path, tmp_path: Path
+) -> None:
+    copy = tmp_path / "directives.nitpicker"
+    copy.write_bytes(archive.read_bytes())
+    with open_archive(copy) as reader:
+        first = reader.resolve(None)
+    # the crawl stored page-too-deep with the default depth, 4
+    assert _stored(copy, site, first, "page-too-deep") == EXPECTED["page-too-deep"]
+    pm = make_plugin_manager()
+    configured(pm, {"checks": {"max_depth": 2}})
+    checks = check_registry(pm)
+    with open_archive(copy) as reader:
+        stored = findings_store.Stored(reader)
+        default = findings_store.Tokens(reader, _codes(make_plugin_manager()))
+        deeper = findings_store.Tokens(reader, _codes(pm))
+        for name in ("page-too-deep", "no-internal-outlinks", "anchor-text-non-descriptive"):
+            assert stored.valid(first, name, default.of(checks[name], first)) is not None, name
+        # another depth: page-too-deep's stored findings are not used; the checks not reading it still are
+        assert stored.valid(first, "page-too-deep", deeper.of(checks["page-too-deep"], first)) is None
+        for name in ("no-internal-outlinks", "anchor-text-non-descriptive"):
+            assert stored.valid(first, name, deeper.of(checks[name], first)) is not None, name
+    # what a user sees: issues computes the findings with the flag's depth, not the stored ones
+    assert _issue_counts(copy)["page-too-deep"] == 2
+    assert _issue_counts(copy, "--checks-max-depth", "2")["page-too-deep"] == 4
+    # and the config file's value, when no flag is given
+    site_config = tmp_path / "with-config"
+    site_config.mkdir()
+    (site_config / "nitpicker.toml").write_text("[plugins.checks]\nmax_depth = 5\n")
+    assert _issue_counts(copy, cwd=site_config)["page-too-deep"] == 1
+    assert _issue_counts(copy, "--checks-max-depth", "2", cwd=site_config)["page-too-deep"] == 4
+
+    # a commit indexed with depth 2 stores the findings of depth 2, which issues serves with that depth
+    _crawl(tmp_path, "--update", str(copy), "--checks-max-depth", "2")
+    with open_archive(copy) as reader:
+        second = reader.resolve(None)
+        assert second != first
+        stored = findings_store.Stored(reader)
+        deeper = findings_store.Tokens(reader, _codes(pm))
+        assert stored.valid(second, "page-too-deep", deeper.of(checks["page-too-deep"], second)) is not None
+    assert _stored(copy, site, second, "page-too-deep") == DEEPER_THAN_2
+    assert _issue_counts(copy, "--checks-max-depth", "2")["page-too-deep"] == 4
+    assert (
+        _issue_counts(copy)["page-too-deep"] == 2
+    )  # the default again: computed, not the stored depth-2 set
+
+
+def _codes(pm: NitpickerPluginManager) -> dict[str, str]:
+    """The code part of the tokens, as the indexing service makes them with ``pm``'s configuration."""
+    return indexing.code_versions(pm, check_registry(pm))
+
+
+def test_anchor_text_settings_extend_or_replace_the_list_of_a_language(site: str, archive: Path) -> None:
+    default = EXPECTED["anchor-text-non-descriptive"]
+    # "Dead end" and "Page B" become non-descriptive in English; 日本語 on the English home page is English text
+    extended = _with(archive, site, {"anchor_texts": ["en:dead end", "*:page b"]})
+    assert extended["anchor-text-non-descriptive"] == default | {
+        (S, f"Dead end → {S}dead-end"),
+        (S, f"Page B → {S}b"),
+    }
+    # the Japanese list replaced: 詳しくはこちら is no longer judged there, ホーム now is
+    replaced = _with(archive, site, {"anchor_texts": ["ja:ホーム"], "anchor_texts_replace": ["ja"]})
+    assert replaced["anchor-text-non-descriptive"] == {(S, f"click here → {S}a"), (f"{S}ja", f"ホーム → {S}")}
+    # every built-in list replaced, nothing of the user's: no finding
+    assert _with(archive, site, {"anchor_texts_replace": ["*"]})["anchor-text-non-descriptive"] == set()
+
+
+def test_a_malformed_check_setting_is_one_line_before_anything_runs(archive: Path, tmp_path: Path) -> None:
+    (tmp_path / "nitpicker.toml").write_text('[plugins.checks]\nmax_depth = "deep"\n')
+    result = run_cli("issues", "--json", str(archive), cwd=tmp_path)
+    assert result.returncode == 1
+    assert "max_depth: expected int" in result.stderr and "Traceback" not in result.stderr
+    result = run_cli("crawl", "-o", str(tmp_path / "x.nitpicker"), "http://127.0.0.1:1/", cwd=tmp_path)
+    assert result.returncode == 1 and "max_depth: expected int" in result.stderr
+    assert not (tmp_path / "x.nitpicker").exists()

@@ -8,7 +8,7 @@ import pytest
 from checks_crawl.test_crawl_checks import _crawl, _findings
 from nitpicker_checks.pagination import looping
 
-from nitpicker_core import link_header_alternates, page_alternates
+from nitpicker_core import link_header_alternates, page_alternates, sitemap_alternates
 from nitpicker_core.archive import open_archive
 
 H = "/hreflang-site"
@@ -20,6 +20,7 @@ EXPECTED: dict[str, set[tuple[str, str]]] = {
         (f"{H}/bad", 'hreflang="en_US"'),
         (f"{H}/bad", 'hreflang="not a code"'),
         (f"{H}/header", 'hreflang="qq-bogus-tag-x"'),  # from the HTTP Link header
+        (f"{H}/sm-de", 'hreflang="en_GB"'),  # from the sitemap
     },
     "hreflang-invalid-url": {(f"{H}/bad", "fr: javascript:alert(1)")},
     "hreflang-missing-return": {
@@ -28,14 +29,16 @@ EXPECTED: dict[str, set[tuple[str, str]]] = {
         (f"{H}/en", f"{H}/de"),
         (f"{H}/header", f"{H}/fr"),  # a relative target of the Link header, resolved
         (f"{H}/noself", f"{H}/en"),
+        (f"{H}/sm-de", f"{H}/sm-en"),  # both sets in the sitemap
     },
     "hreflang-target-non-indexable": {
         (f"{H}/en", f"{H}/gone (404)"),
         (f"{H}/en", f"{H}/noindex-it (noindex)"),
         (f"{H}/en", f"{H}/old-es (redirects to {H}/es)"),
+        (f"{H}/sm-de", f"{H}/gone (404)"),
     },
     "hreflang-missing-self": {(f"{H}/noself", "")},
-    "hreflang-missing-x-default": {(f"{H}/de", ""), (f"{H}/header", "")},
+    "hreflang-missing-x-default": {(f"{H}/de", ""), (f"{H}/header", ""), (f"{H}/sm-de", "")},
     "hreflang-duplicate-code": {(f"{H}/dup", f"fr: {H}/fr | {H}/fr-ca")},
     "hreflang-inconsistent-code": {(f"{H}/en", f"{H}/de: de here, de-at there")},
     "hreflang-target-not-linked": {(f"{H}/lonely", f"{H}/hidden")},  # never crawled: no return judged
@@ -60,7 +63,8 @@ EXPECTED: dict[str, set[tuple[str, str]]] = {
 @pytest.fixture(scope="module")
 def archive(site: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     workdir = tmp_path_factory.mktemp("hreflang-crawl")
-    _crawl(workdir, "-o", str(workdir / "h.nitpicker"), f"{site}{H}/", f"{site}{P}/")
+    sitemap = f"{site}{H}/sitemap.xml"
+    _crawl(workdir, "-o", str(workdir / "h.nitpicker"), "--sitemap", sitemap, f"{site}{H}/", f"{site}{P}/")
     return workdir / "h.nitpicker"
 
 
@@ -103,6 +107,27 @@ def test_alternates_are_read_from_markup_and_link_headers(site: str, archive: Pa
         "next",
         f"{P}/list-3",
     ) in markup
+
+
+def test_alternates_are_read_from_sitemaps_xhtml_links(site: str, archive: Path) -> None:
+    with open_archive(archive) as reader:
+        found = sitemap_alternates(reader, reader.resolve(None))
+    read = {(a.url.replace(site, ""), a.hreflang, a.href.replace(site, "")) for a in found}
+    assert {a.source for a in found} == {"sitemap"} and len(read) == len(found)
+    assert read == {
+        (f"{H}/sm-en", "en", f"{H}/sm-en"),
+        (f"{H}/sm-en", "fr", f"{H}/sm-fr"),
+        (f"{H}/sm-en", "ja", f"{H}/sm-ja"),
+        (f"{H}/sm-en", "x-default", f"{H}/sm-en"),
+        (f"{H}/sm-fr", "en", f"{H}/sm-en"),  # its <link> of the sitemap namespace is not read
+        (f"{H}/sm-fr", "fr", f"{H}/sm-fr"),
+        (f"{H}/sm-fr", "x-default", f"{H}/sm-en"),
+        (f"{H}/sm-de", "de", f"{H}/sm-de"),
+        (f"{H}/sm-de", "en", f"{H}/sm-en"),
+        (f"{H}/sm-de", "en_GB", f"{H}/sm-en"),
+        (f"{H}/sm-de", "es", f"{H}/gone"),
+        (f"{H}/gone", "not a code", f"{H}/gone"),  # stored; the checks judge pages only
+    }
 
 
 @pytest.mark.parametrize(

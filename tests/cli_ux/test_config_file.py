@@ -37,7 +37,10 @@ def test_show_says_default_file_and_flag(here) -> None:
     assert flagged["pipeline"]["parallels"] == {"value": 6, "source": "flag"}
     assert flagged["pipeline"]["max_pages"] == {"value": 9, "source": "file"}
     assert flagged["plugins.search"]["keywords"] == {"value": ["b"], "source": "flag"}
-    assert set(_show("crawl")) == {"crawl"}  # crawl reads no plugin settings
+    # of the plugins' settings crawl reads only those of the checks it indexes the commit with
+    assert set(_show("crawl")) == {"crawl", "plugins.checks"}
+    depth = _show("crawl", "--checks-max-depth", "2")["plugins.checks"]["max_depth"]
+    assert depth == {"value": 2, "source": "flag"}
 
 
 def test_init_writes_every_setting_and_each_line_loads(here) -> None:

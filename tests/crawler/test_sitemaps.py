@@ -18,7 +18,7 @@ from flask import Flask, Response
 
 from nitpicker_core.crawler.options import CrawlOptions
 from nitpicker_core.crawler.robots import RobotsCache
-from nitpicker_core.crawler.sitemaps import MAX_DEPTH, SitemapReader, seed_urls, sitemap_starts
+from nitpicker_core.crawler.sitemaps import MAX_DEPTH, SitemapFile, SitemapReader, seed_urls, sitemap_starts
 from nitpicker_core.sitemaps.parse import MAX_BYTES, MAX_ENTRIES, SITEMAP_NS, parse_sitemap
 from test_server import serve
 
@@ -89,6 +89,40 @@ def test_a_wrong_namespace_is_invalid_and_its_urls_are_still_read() -> None:
         ("invalid", f"wrong namespace: http://www.google.com/schemas/sitemap/0.84 (expected {SITEMAP_NS})")
     ]
     assert [u for u, _ in parsed.entries] == ["http://h/a"]
+
+
+def test_xhtml_link_alternates_of_a_url_are_read_and_nothing_else() -> None:
+    x = "http://www.w3.org/1999/xhtml"
+    data = (
+        f'<urlset xmlns="{SITEMAP_NS}" xmlns:xhtml="{x}" xmlns:other="http://example.org/ns">'
+        "<url><loc> http://h/en </loc>"
+        '<xhtml:link rel="alternate" hreflang="en" href="http://h/en"/>'
+        '<xhtml:link rel="Alternate" hreflang=" fr " href=" /fr "/>'
+        '<xhtml:link rel="alternate" href="http://h/no-code"/>'  # no hreflang: no alternate
+        '<xhtml:link rel="canonical" hreflang="de" href="http://h/de"/>'  # not rel=alternate
+        '<link rel="alternate" hreflang="es" href="http://h/es"/>'  # the sitemap namespace
+        '<other:link rel="alternate" hreflang="it" href="http://h/it"/>'
+        "</url>"
+        '<url><xhtml:link rel="alternate" hreflang="ja" href="http://h/ja"/></url>'  # no loc: not kept
+        '<url><loc>http://h/de</loc><xhtml:link rel="alternate" hreflang="x-default" href=""/></url>'
+        "</urlset>"
+    ).encode()
+    parsed = parse_sitemap(data, chunk=7)  # elements split across reads
+    assert parsed.entries == [("http://h/en", None), ("http://h/de", None)]
+    assert parsed.alternates == [
+        ("http://h/en", "en", "http://h/en"),
+        ("http://h/en", "fr", "/fr"),
+        ("http://h/de", "x-default", ""),
+    ]
+    assert parsed.problems == []
+    # as the crawl keeps them: targets resolved against the page and normalised, an empty one left empty
+    file = SitemapFile("http://h/sitemap.xml", "given")
+    SitemapReader("test", fetchable=lambda url: True)._take(file, parsed)
+    assert file.alternates == [
+        ("http://h/en", "en", "http://h/en"),
+        ("http://h/en", "fr", "http://h/fr"),
+        ("http://h/de", "x-default", ""),
+    ]
 
 
 def test_entities_are_never_expanded() -> None:
