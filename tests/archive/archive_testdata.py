@@ -71,7 +71,8 @@ def snapshot(*dirs: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
 
 
 def _as_format5(conn: sqlite3.Connection) -> None:
-    """Format 5 and older had no word count and no timing of a crawl's requests (format 6 added them)."""
+    """Format 5 and older had no word count, no timing of a crawl's requests and no sitemap alternates."""
+    conn.execute("DROP TABLE IF EXISTS sitemap_alternate")
     conn.execute("ALTER TABLE page_state DROP COLUMN word_count")
     for name in ("response_ms", "load_ms", "http_version"):
         conn.execute(f"ALTER TABLE commit_page DROP COLUMN {name}")
