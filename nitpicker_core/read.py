@@ -65,6 +65,7 @@ from nitpicker_core.archive.page_lists import (
     inbound_links,
     page_detail_rows,
     page_ids,
+    page_indexability,
     page_list,
 )
 from nitpicker_core.archive.page_lists import (
@@ -137,6 +138,7 @@ __all__ = [
     "inbound_links",
     "page_detail_rows",
     "page_ids",
+    "page_indexability",
     "page_list",
     "BROKEN_SORTS",
     "BROKEN_SOURCE_SORTS",

@@ -120,6 +120,7 @@ def _page_detail(
         "tags": rows["tags"],
         "analysis": page_analysis(archive, commit, ids["url_id"]),
         "screenshot": page_screenshot(archive, ids["state_id"]),
+        "indexability": read.page_indexability(archive, commit, ids["url_id"]),
     }
 
 
@@ -210,7 +211,11 @@ QUERIES = [
         "the sub-resources the page loaded (with status, type and size as stored in the commit), its "
         "technology tags, its analyzer cells (`analysis`: one entry per analyzer with `cells` and `notes`) "
         "and its `screenshot` (`crawl --screenshots`: hash, type, pixels and bytes of the image and its "
-        "`thumbnail`, each read with the `screenshot` query; null without one).",
+        "`thumbnail`, each read with the `screenshot` query; null without one) and its `indexability`: "
+        "`indexable` (true, false, or null when the URL was not judged: never requested, skipped by a crawl "
+        "rule, external or outside the crawl's scope) and the `reason` it is not (as the checks say it: "
+        "noindex, noindex (X-Robots-Tag), canonicalised to URL, redirects to URL, the 4xx/5xx status, "
+        "failed: KIND, blocked by robots.txt).",
         _page_detail,
         {
             **URL_PARAM,
