@@ -1,7 +1,8 @@
 """`/summary` (counts, status, content types, metadata; each number leads to its list), `/search`, the language
 switch and `/favicon.ico`.
 
-The home page `/` is the Issues overview (blueprints/issues.py), mounted from here with the summary."""
+The home page `/` is the Issues overview (blueprints/issues.py), mounted from here with the summary, and so
+are the SEO families' views (blueprints/seo.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from flask import Blueprint, Response, make_response, redirect, request, send_fr
 from nitpicker_core import MenuLink, RegisterBlueprint, hookimpl
 from nitpicker_viewer.app import has_query, query, render
 from nitpicker_viewer.blueprints.issues import issues
+from nitpicker_viewer.blueprints.seo import menu_links as seo_menu_links
+from nitpicker_viewer.blueprints.seo import seo
 from nitpicker_viewer.i18n import COOKIE, LANGUAGES
 
 if TYPE_CHECKING:
@@ -160,8 +163,13 @@ def set_language(code: str) -> Any:
 def register_viewer_blueprints(register: RegisterBlueprint) -> None:
     register(home)
     register(issues)
+    register(seo)  # the SEO families' views share the overview's table and queries
 
 
 @hookimpl
 def viewer_menu_links(request: Request) -> list[MenuLink]:
-    return [MenuLink("/", "view.issues", order=0), MenuLink("/summary", "view.summary", order=1)]
+    return [
+        MenuLink("/", "view.issues", order=0),
+        MenuLink("/summary", "view.summary", order=1),
+        *seo_menu_links(),
+    ]

@@ -48,7 +48,7 @@ def category_label(name: str) -> str:
     return name if text == key else text
 
 
-def _issues(base: str | None, **params: Any) -> dict[str, Any]:
+def issues_answer(base: str | None, **params: Any) -> dict[str, Any]:
     """The `issues` query with each check's title, description and fix in the page's language."""
     return query("issues", base=base, lang=current_language(), **params)
 
@@ -61,6 +61,20 @@ def _link(endpoint: str, **params: Any) -> str:
     """``endpoint``'s URL keeping the commit and base the page was asked for."""
     keep = {key: request.args.get(key) for key in ("commit", "base") if request.args.get(key)}
     return url_for(endpoint, **{**keep, **{k: v for k, v in params.items() if v is not None}})
+
+
+def categorised(rows: list[dict[str, Any]]) -> list[Category]:
+    """``issues`` rows grouped by category in their order, each with the links of its counts: ``href`` (and
+    ``hrefs.current``) the check's URLs found now, ``hrefs.<state>`` those new, fixed or persisting."""
+    categories: dict[str, Category] = {}
+    for row in rows:
+        row["href"] = _link("issues.detail", check=row["id"])
+        row["hrefs"] = {
+            "current": row["href"],
+            **{state: _link("issues.detail", check=row["id"], state=state) for state in STATES},
+        }
+        categories.setdefault(row["category"], Category(row["category"])).rows.append(row)
+    return list(categories.values())
 
 
 def _shown(row: dict[str, Any]) -> bool:
@@ -96,16 +110,12 @@ def overview() -> str:
     show = request.args.get("show") or "found"
     if show not in dict(SHOW):
         abort(400, f"parameter 'show' must be one of {', '.join(dict(SHOW))}")
-    data = _issues(_arg("base"), priority=priority)
+    data = issues_answer(_arg("base"), priority=priority)
     rows = data["items"]
     if show in ("new", "fixed", "regressed"):
         shown = [row for row in rows if row[show]]
     else:
         shown = rows if show == "all" else [row for row in rows if _shown(row)]
-    categories: dict[str, Category] = {}
-    for row in shown:
-        row["href"] = _link("issues.detail", check=row["id"])
-        categories.setdefault(row["category"], Category(row["category"])).rows.append(row)
     shown_ids = {row["id"] for row in shown}
     hidden = [row for row in rows if row["id"] not in shown_ids]
     not_analysed = sorted({_analyzer(row) or "" for row in hidden if row["state"] == "not_analysed"} - {""})
@@ -114,7 +124,7 @@ def overview() -> str:
         "issues.html",
         title="view.issues",
         data=data,
-        categories=list(categories.values()),
+        categories=categorised(shown),
         commits=_commit_options(),
         priorities=PRIORITIES,
         priority=priority or "",
@@ -131,7 +141,7 @@ def overview() -> str:
 
 def issue_row(check: str, rows: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
     """The overview's row for a check id: its own row, or the shared-defect row it is a source of."""
-    rows = _issues(_arg("base"))["items"] if rows is None else rows
+    rows = issues_answer(_arg("base"))["items"] if rows is None else rows
     return next((row for row in rows if row["id"] == check), None) or next(
         (row for row in rows if check in row["sources"]), None
     )
@@ -165,7 +175,7 @@ def detail() -> str:
         abort(400, "give ?check= (a check id, e.g. broken-link)")
     # the default lists the commit's findings, as many as the count above; fixed ones are the base's
     state_options = (("", "issues.current"), *((state, "state." + state) for state in STATES), ("all", "any"))
-    answer = _issues(_arg("base"))
+    answer = issues_answer(_arg("base"))
     row = issue_row(check, answer["items"])
     table = paged_table(
         "issue-urls",
@@ -197,7 +207,7 @@ def _on_page(url: str, base: str | None) -> list[tuple[str, int, str, tuple[str,
     of the commit, built on the first page opened, took 26 s at 100,000 pages.
     """
     found = []
-    for row in _issues(base)["items"]:
+    for row in issues_answer(base)["items"]:
         if not _shown(row) or row["state"] == "error":
             continue
         for item in query_once(
@@ -220,7 +230,7 @@ def page_issues(url: str) -> list[dict[str, Any]]:
     several checks found is one entry naming them."""
     base = _arg("base")
     # a live crawl's answers may change between two reads: rows are matched by id, never by position
-    ranked = {row["id"]: (rank, row) for rank, row in enumerate(_issues(base)["items"])}
+    ranked = {row["id"]: (rank, row) for rank, row in enumerate(issues_answer(base)["items"])}
     found = []
     for issue, state, detail, sources, regressed in derived(
         ("page-issues", base, url), lambda: _on_page(url, base)
