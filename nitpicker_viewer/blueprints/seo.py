@@ -14,8 +14,8 @@ from flask import Blueprint, abort, request
 
 from nitpicker_core import MenuLink
 from nitpicker_viewer.app import has_query, render
-from nitpicker_viewer.i18n import translate
 from nitpicker_viewer.blueprints.issues import categorised, issues_answer
+from nitpicker_viewer.i18n import translate
 from nitpicker_viewer.tables import Col, paged_table
 
 seo = Blueprint("seo", __name__, template_folder="../templates")
@@ -65,9 +65,7 @@ FAMILIES = {
             "directives",
             ("indexability", "links"),
             lambda row: (
-                row["id"] in DIRECTIVE_LINK_CHECKS
-                if row["category"] == "links"
-                else not _canonical(row)
+                row["id"] in DIRECTIVE_LINK_CHECKS if row["category"] == "links" else not _canonical(row)
             ),
         ),
     )
@@ -86,13 +84,14 @@ SITEMAP_COLUMNS = (
 
 
 def _sitemap_rows(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The `sitemaps` query's rows for the table: each problem as one "kind: detail" line."""
+    """The `sitemaps` query's rows for the table: each problem as one "kind: detail" line, None without any."""
     return [
         {
             **item,
             "problems": [
                 f"{p['kind']}: {p['detail']}" if p.get("detail") else p["kind"] for p in item["problems"]
-            ],
+            ]
+            or None,  # none: the table's "—"
         }
         for item in items
     ]
@@ -101,7 +100,9 @@ def _sitemap_rows(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def family_rows(family: Family) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The `issues` answer of the family's first category and every check row of the family, in the query's
     order per category (most severe first)."""
-    answers = [issues_answer(request.args.get("base") or None, category=category) for category in family.categories]
+    answers = [
+        issues_answer(request.args.get("base") or None, category=category) for category in family.categories
+    ]
     rows = [row for answer in answers for row in answer["items"] if family.member(row)]
     return answers[0], rows
 
