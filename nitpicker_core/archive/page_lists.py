@@ -7,15 +7,12 @@ from typing import TYPE_CHECKING, Any
 
 from nitpicker_core.content_types import sql_filter as content_type_sql_filter
 from nitpicker_core.errors import UsageError
-from nitpicker_core.indexability import non_indexable_reason
-
 from nitpicker_core.robots_directives import parse_directives
 from nitpicker_core.serp import DESCRIPTION_PX, TITLE_PX
 
 from . import aggregates, digest, seo, times
 from .link_lists import flags
 from .lists import order_by, paged, status_class_sql
-from .rows import field_sql
 
 if TYPE_CHECKING:
     from .reader import ArchiveReader
@@ -341,30 +338,15 @@ def page_detail_rows(
 
 
 def page_indexability(archive: ArchiveReader, commit: int, url_id: int) -> dict[str, Any]:
-    """Whether search engines may index the URL, by ``non_indexable_reason`` (the rule every check uses).
+    """Whether search engines may index the URL and why not: the pages list's ``indexable`` and
+    ``indexability_reason`` (archive/seo.py, by ``non_indexable_reason``, the rule every check uses).
 
-    ``{"indexable": bool, "reason": str | None}``; ``indexable`` is None (and so is the reason) when nitpicker
-    did not judge the URL: never requested, skipped by a crawl rule other than robots.txt, or only checked
-    (an external URL, one of the host's URLs outside the crawl's scope), whose directives are not read.
+    ``{"indexable": bool | None, "reason": str | None}``; ``indexable`` is None (and so is the reason) for
+    a URL nitpicker did not judge: never requested, skipped by a crawl rule other than robots.txt, external.
     """
-    fields = ("noindex", "canonical", "outside_scope")
-    rows = archive.execute(
-        "SELECT u.url, ps.status, d.url AS redirect_dest, ps.is_skipped, ps.skip_reason, ps.is_external, "
-        f"ps.headers, {digest.ERROR_KIND} AS error_kind, "
-        + ", ".join(f'{field_sql(archive, name)} AS "{name}"' for name in fields)
-        + " FROM commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id "
-        "LEFT JOIN url d ON d.id = ps.redirect_dest_url_id WHERE cp.commit_id = ? AND cp.url_id = ?",
-        [commit, url_id],
-    )
-    if not rows:
-        return {"indexable": None, "reason": None}
-    row = dict(rows[0])
-    headers = json.loads(row["headers"]) if row["headers"] else {}
-    row["headers"] = {str(k).lower(): str(v) for k, v in (headers or {}).items()}
-    if row["is_external"] or row["outside_scope"]:
-        return {"indexable": None, "reason": None}
-    reason = non_indexable_reason(row)
-    answered = row["status"] is not None or row["redirect_dest"] is not None
-    if reason is None and (row["is_skipped"] or not answered):
-        return {"indexable": None, "reason": None}  # skipped by a crawl rule, or never requested
-    return {"indexable": reason is None, "reason": reason}
+    found = seo.indexability_of(archive, commit, url_id)
+    indexable = found["indexable"]
+    return {
+        "indexable": None if indexable is None else bool(indexable),
+        "reason": found["indexability_reason"],
+    }

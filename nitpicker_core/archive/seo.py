@@ -35,7 +35,7 @@ from .linkgraph import link_depths
 if TYPE_CHECKING:
     from .reader import ArchiveReader
 
-__all__ = ["FACT_COLUMNS", "ensure", "facts_of", "start_urls"]
+__all__ = ["FACT_COLUMNS", "ensure", "facts_of", "indexability_of", "start_urls"]
 
 FACT_COLUMNS: tuple[str, ...] = (
     "depth",
@@ -166,6 +166,15 @@ def _count_links(
             facts[url_id]["inlinks"] += anchors
             facts[url_id]["unique_inlinks"] += 1
     return internal
+
+
+def indexability_of(archive: ArchiveReader, commit: int, url_id: int) -> dict[str, Any]:
+    """One URL's ``indexable`` (1, 0 or None) and ``indexability_reason``, as the page list has them, without
+    the commit's other facts (page detail reads one URL; the link graph is the costly part)."""
+    rows = archive.execute(_ROWS + " AND cp.url_id = ?", [commit, url_id])
+    if not rows:
+        return {"indexable": None, "indexability_reason": None}
+    return _indexability(dict(zip(_ROW_NAMES, rows[0], strict=True)))
 
 
 def _indexability(row: dict[str, Any]) -> dict[str, Any]:

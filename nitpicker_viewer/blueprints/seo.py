@@ -175,6 +175,8 @@ def indexability_label(value: dict[str, Any] | None) -> dict[str, Any]:
             return {"state": "non_indexable", "reason": translate(key), "url": url}
     if reason.startswith("failed: "):
         text = translate("indexability.failed", kind=reason.removeprefix("failed: "))
+    elif reason.startswith("not HTML (") and reason.endswith(")"):
+        text = translate("indexability.not_html", type=reason.removeprefix("not HTML (")[:-1])
     elif reason.isdigit():
         text = translate("indexability.status", status=reason)
     else:

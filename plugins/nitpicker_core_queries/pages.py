@@ -213,9 +213,9 @@ QUERIES = [
         "and its `screenshot` (`crawl --screenshots`: hash, type, pixels and bytes of the image and its "
         "`thumbnail`, each read with the `screenshot` query; null without one) and its `indexability`: "
         "`indexable` (true, false, or null when the URL was not judged: never requested, skipped by a crawl "
-        "rule, external or outside the crawl's scope) and the `reason` it is not (as the checks say it: "
-        "noindex, noindex (X-Robots-Tag), canonicalised to URL, redirects to URL, the 4xx/5xx status, "
-        "failed: KIND, blocked by robots.txt).",
+        "rule, external) and the `reason` it is not, as the `pages` list's `indexable` and "
+        "`indexability_reason` say (noindex, noindex (X-Robots-Tag), canonicalised to URL, redirects to URL, "
+        "the 4xx/5xx status, failed: KIND, blocked by robots.txt, not HTML (TYPE)).",
         _page_detail,
         {
             **URL_PARAM,

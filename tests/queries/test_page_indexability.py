@@ -38,6 +38,8 @@ EXPECTED = {
     "/new": {"indexable": True, "reason": None},
     "/down": {"indexable": False, "reason": "failed: timeout"},
     "/private": {"indexable": False, "reason": "blocked by robots.txt"},
+    # the pages list's rule on top of the checks': a document that is not HTML is no page to index
+    "/report.pdf": {"indexable": False, "reason": "not HTML (application/pdf)"},
     # not judged: a crawl rule kept it from being requested, or it never was
     "/excluded": {"indexable": None, "reason": None},
     "/later": {"indexable": None, "reason": None},
@@ -50,8 +52,10 @@ def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
         _page("/self", metadata={"canonical": SITE + "/self"}),
         _page("/plain"),
         _page("/meta-noindex", metadata={"robots": "noindex", "noindex": True}),
-        _page("/header-noindex", headers={"X-Robots-Tag": "noindex, nofollow"}),
-        _page("/other-bot", headers={"X-Robots-Tag": "otherbot: noindex"}),
+        # header names as the crawler stores them (lower case)
+        _page("/header-noindex", headers={"x-robots-tag": "noindex, nofollow"}),
+        _page("/other-bot", headers={"x-robots-tag": "otherbot: noindex"}),
+        ScrapeResult(url=SITE + "/report.pdf", status=200, content_type="application/pdf"),
         _page("/copy", metadata={"canonical": SITE + "/self"}),
         _page("/gone", 404),
         _page("/broken", 500),
@@ -82,14 +86,28 @@ def test_an_external_url_is_not_judged(archive: Path) -> None:
     assert _indexability(archive, "https://elsewhere.test/") == {"indexable": None, "reason": None}
 
 
-def test_the_reason_is_the_one_the_sitemap_checks_give(archive: Path) -> None:
-    """One rule everywhere: page detail says what `sitemaps.indexability` (every SEO family's rule) says."""
+def test_page_detail_says_what_the_pages_list_says(archive: Path) -> None:
+    pm = make_plugin_manager()
+    with open_archive(archive) as reader:
+        rows = run_query(query_registry(pm), reader, "pages", {"every_type": "true", "limit": "100"}, None)
+    listed = {
+        row["url"]: {"indexable": row["indexable"], "reason": row["indexability_reason"]}
+        for row in rows["items"]
+    }
+    assert {url: _indexability(archive, url) for url in listed} == listed
+    assert set(listed) >= {SITE + path for path in EXPECTED}
+
+
+def test_the_reason_is_the_one_the_checks_give(archive: Path) -> None:
+    """One rule everywhere: for HTML pages, page detail says what `sitemaps.indexability` (the rule of every
+    SEO family's checks) says."""
     from nitpicker_checks.sitemaps import indexability
 
     from nitpicker_core import CheckContext
 
     pm = make_plugin_manager()
+    html = {path: want for path, want in EXPECTED.items() if not path.endswith(".pdf")}
     with open_archive(archive) as reader:
         ctx = CheckContext(reader, reader.resolve(None), query_registry(pm))
-        judged = {path: indexability(ctx, SITE + path) for path in EXPECTED}
-    assert judged == {path: want["reason"] for path, want in EXPECTED.items()}
+        judged = {path: indexability(ctx, SITE + path) for path in html}
+    assert judged == {path: want["reason"] for path, want in html.items()}
