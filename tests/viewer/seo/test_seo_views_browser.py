@@ -81,10 +81,10 @@ def test_a_count_leads_to_the_urls_it_counts(site, seo_served, page, family):
     page.goto(f"{seo_served}/{family}")
     link = page.locator(f'tr[data-check="{check}"] td[data-col="urls"] a')
     assert link.inner_text() == str(len({url for url, _ in want}))
-    # named by what it counts, described by the check's row header
+    # named by what it counts, described by the check's title
     assert link.get_attribute("aria-label") == f"{link.inner_text()} URLs"
-    header = page.locator(f'tr[data-check="{check}"] th[scope="row"]')
-    assert link.get_attribute("aria-describedby") == header.get_attribute("id")
+    title = page.locator(f'tr[data-check="{check}"] th[scope="row"] a')
+    assert link.get_attribute("aria-describedby") == title.get_attribute("id")
     link.click()
     page.wait_for_url("**/issue?**")
     assert parse_qs(urlsplit(page.url).query) == {"check": [check]}
