@@ -161,18 +161,24 @@ _REASONS = (
 @seo.app_template_global()
 def indexability_label(value: dict[str, Any] | None) -> dict[str, Any]:
     """What page detail shows of `page-detail`'s ``indexability``: ``state`` (indexable, non_indexable,
-    not_judged), the ``reason`` in the page's language and the ``url`` it names (a redirect's target, the
-    canonical), if any."""
+    not_judged) and its ``label``, the ``reason`` in the page's language and the ``url`` it names (a
+    redirect's target, the canonical), if any."""
     value = value or {}
     if value.get("indexable") is None:
-        return {"state": "not_judged", "reason": None, "url": None}
+        return {
+            "state": "not_judged",
+            "label": translate("indexability.not_judged"),
+            "reason": None,
+            "url": None,
+        }
     if value["indexable"]:
-        return {"state": "indexable", "reason": None, "url": None}
+        return {"state": "indexable", "label": translate("seo.indexable"), "reason": None, "url": None}
+    label = translate("seo.non_indexable")  # the pages table's words
     reason = str(value.get("reason") or "")
     for start, key, names_url in _REASONS:
         if reason.startswith(start):
             url = reason[len(start) :] if names_url else None
-            return {"state": "non_indexable", "reason": translate(key), "url": url}
+            return {"state": "non_indexable", "label": label, "reason": translate(key), "url": url}
     if reason.startswith("failed: "):
         text = translate("indexability.failed", kind=reason.removeprefix("failed: "))
     elif reason.startswith("not HTML (") and reason.endswith(")"):
@@ -181,4 +187,4 @@ def indexability_label(value: dict[str, Any] | None) -> dict[str, Any]:
         text = translate("indexability.status", status=reason)
     else:
         text = reason
-    return {"state": "non_indexable", "reason": text, "url": None}
+    return {"state": "non_indexable", "label": label, "reason": text, "url": None}
