@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from checks_crawl import test_sitemap_checks
-from seo_site import SECTIONS
+from seo_site import HREFLANG_SITEMAP, SECTIONS
 from support import run_cli
 
 
@@ -15,7 +15,8 @@ from support import run_cli
 def seo_archive(site: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     workdir = tmp_path_factory.mktemp("viewer-seo")
     archive = workdir / "seo.nitpicker"
-    sitemaps = test_sitemap_checks._args(site)[:-1]  # the --sitemap and --scope options, not its start URL
+    # the sitemap test's --sitemap and --scope options (not its start URL), and the hreflang site's sitemap
+    sitemaps = [*test_sitemap_checks._args(site)[:-1], "--sitemap", site + HREFLANG_SITEMAP]
     result = run_cli(
         "crawl",
         "--parallels",

@@ -10,6 +10,9 @@ from checks_crawl import (
 )
 
 SECTIONS = ("/sitemap-site/", "/canonical-site/", "/hreflang-site/", "/pagination-site/", "/directives-site/")
+# the sitemaps given besides the sitemap site's (test_sitemap_checks._args): the hreflang site's, whose
+# xhtml:link alternates test_hreflang_checks expects
+HREFLANG_SITEMAP = "/hreflang-site/sitemap.xml"
 
 # The checks each view lists, by id (the view's own rule must give exactly these: a family is a set of checks)
 FAMILIES: dict[str, set[str]] = {
@@ -51,16 +54,19 @@ ACROSS_SECTIONS: dict[str, tuple[int, int]] = {
     # the canonical site's 7, /directives-site/copy, /pagination-site/list-4, /sitemap-site/canonicalised
     "canonical-mismatch": (10, 10),
     # every indexable HTML page of the five sections without a canonical (the canonical site's /missing)
-    "canonical-missing": (38, 38),
+    "canonical-missing": (42, 42),
     # "/" of the canonical site links 7 canonicalised pages; "/" of three other sections one each
     "link-to-non-canonical": (4, 10),
     # /directives-site/dead-end, and four leaf pages of the other sections
     "no-internal-outlinks": (5, 5),
     # a noindex page in each section
     "noindex-linked": (5, 5),
-    # every indexable page of the four sections without sitemaps (/canonical-site/js too: its javascript:
-    # canonical is ignored), and /sitemap-site/unlisted
-    "page-missing-from-sitemap": (41, 41),
+    # every indexable page the sitemaps leave out: of the canonical, directives and pagination sections
+    # (/canonical-site/js too: its javascript: canonical is ignored), of the hreflang section all but the
+    # three its sitemap lists, and /sitemap-site/unlisted
+    "page-missing-from-sitemap": (42, 42),
+    # the sitemap site's five, and /hreflang-site/gone (404) that the hreflang sitemap lists
+    "sitemap-non-indexable-url": (6, 6),
 }
 
 

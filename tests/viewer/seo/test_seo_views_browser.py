@@ -20,7 +20,7 @@ TITLES = {
 # One check per family whose URL list is followed from its count
 FOLLOWED = {
     "canonicals": "canonical-target-not-indexable",
-    "sitemaps": "sitemap-non-indexable-url",
+    "sitemaps": "sitemap-invalid",
     "hreflang": "hreflang-missing-return",
     "pagination": "pagination-sequence-error",
     "directives": "nofollow-page",
@@ -112,10 +112,11 @@ def test_the_sitemaps_view_lists_the_sitemaps_the_crawl_read(site, seo_served, p
         for i in range(rows.count())
     ]
     index = "/sitemap-site/sitemap-index.xml"
-    # reading order: the two given, then the index's children; URL, found through, index, kind, status, URLs
+    # reading order: the three given, then the index's children; URL, found through, index, kind, status, URLs
     assert [row[:6] for row in found] == [
         [index, "given", "—", "index", "200", "7"],
         ["/sitemap-site-root.xml", "given", "—", "urlset", "200", "2"],
+        ["/hreflang-site/sitemap.xml", "given", "—", "urlset", "200", "4"],
         ["/sitemap-site/pages.xml", "index", index, "urlset", "200", "8"],
         ["/sitemap-site/more.xml.gz", "index", index, "urlset", "200", "2"],
         ["/sitemap-site/missing.xml", "index", index, "—", "404", "0"],
