@@ -153,3 +153,14 @@ def test_an_archive_of_format_5_reads_without_the_new_columns_and_is_upgraded_by
     assert diff.get("modified", []) == []  # the word count joins the stored state without changing it
     after = _rows(archive)
     assert after[f"{site}{S}"]["word_count"] == 22 and after[f"{site}{S}"]["http_version"] == "http/1.1"
+
+
+def test_page_too_deep_finds_the_pages_whose_depth_column_is_over_the_limit(site: str, crawl: Any) -> None:
+    archive = crawl(f"{site}/directives-site/", name="directives", ok=(0, 2), shared=True).archive
+    registry = query_registry(make_plugin_manager())
+    with open_archive(archive) as reader:
+        issue = run_query(registry, reader, "issue-urls", {"check": "page-too-deep", "limit": 100})
+        deep = run_query(registry, reader, "pages", {"min_depth": 5, "strict": True, "limit": 100})
+    found = {(item["url"], item["detail"]) for item in issue["items"]}
+    assert found == {(row["url"], str(row["depth"])) for row in deep["items"]}
+    assert len(found) == 2  # deep-5 and deep-6: the one depth on both screens
