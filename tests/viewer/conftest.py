@@ -134,6 +134,22 @@ def browser():
         chromium.close()
 
 
+@pytest.fixture
+def page(browser):
+    """A fresh browser page; the test fails on any console error, page error or failed response it saw.
+
+    Modules that keep one page for all their tests define their own ``page``."""
+    context = browser.new_context(locale="en-US", reduced_motion="reduce")
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("console", lambda msg: msg.type == "error" and problems.append(msg.text))
+    page.on("pageerror", lambda exc: problems.append(str(exc)))
+    page.on("response", lambda r: r.status >= 400 and problems.append(f"{r.status} {r.url}"))
+    yield page
+    context.close()
+    assert problems == []
+
+
 def _axe_serious(browser: Any, base: str, paths: Iterable[str], theme: str) -> dict[str, list[Any]]:
     """axe-core's serious and critical violations on each of ``paths`` in ``theme``, by path (empty: none)."""
     # bypass_csp: axe is injected as an inline script, which the viewer's own CSP rightly forbids

@@ -11,19 +11,6 @@ from archives import SITE
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(locale="en-US", reduced_motion="reduce")
-    page = context.new_page()
-    problems: list[str] = []
-    page.on("console", lambda msg: msg.type == "error" and problems.append(msg.text))
-    page.on("pageerror", lambda exc: problems.append(str(exc)))
-    page.on("response", lambda r: r.status >= 400 and problems.append(f"{r.status} {r.url}"))
-    yield page
-    context.close()
-    assert problems == []
-
-
 def cell(page, check: str, column: str) -> str:
     return page.locator(f'tr[data-check="{check}"] td[data-col="{column}"]').inner_text().strip()
 

@@ -27,19 +27,6 @@ FOLLOWED = {
 }
 
 
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(locale="en-US", reduced_motion="reduce")
-    page = context.new_page()
-    problems: list[str] = []
-    page.on("console", lambda msg: msg.type == "error" and problems.append(msg.text))
-    page.on("pageerror", lambda exc: problems.append(str(exc)))
-    page.on("response", lambda r: r.status >= 400 and problems.append(f"{r.status} {r.url}"))
-    yield page
-    context.close()
-    assert problems == []
-
-
 def _cells(page, check: str) -> dict[str, str]:
     row = page.locator(f'tr[data-check="{check}"]')
     return {
