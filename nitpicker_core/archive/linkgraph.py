@@ -7,13 +7,26 @@ against core tables (they can move into ``nitpicker_core.read`` as they are).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Hashable, Iterable, Mapping
+from itertools import groupby
+from operator import itemgetter
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 if TYPE_CHECKING:
     from .reader import ArchiveReader
 
-__all__ = ["InternalLink", "PageDirectives", "internal_links", "link_depths", "page_directives"]
+__all__ = [
+    "AnchorGraph",
+    "InternalLink",
+    "PageDirectives",
+    "anchor_graph",
+    "internal_links",
+    "link_depths",
+    "page_directives",
+    "short_link_texts",
+]
+
+N = TypeVar("N", bound=Hashable)
 
 
 class InternalLink(NamedTuple):
@@ -36,7 +49,37 @@ class PageDirectives(NamedTuple):
     source_sha256: str | None
 
 
+class AnchorGraph(NamedTuple):
+    """The commit's internal links as URL ids, read in one pass: what whole-graph checks walk.
+
+    ``targets`` maps each crawled internal page inside the crawl's scope that has anchors to the distinct
+    URLs they point to (fragments off, redirects not followed, a page's links to itself included);
+    ``urls`` names every URL id, ``ids`` is its inverse. Ids keep the millions of links of a large commit
+    as small integers; a check turns the few it reports back into URLs.
+    """
+
+    targets: dict[int, frozenset[int]]
+    urls: dict[int, str]
+    ids: dict[str, int]
+
+    def linked(self) -> set[int]:
+        """Ids of the URLs an anchor of another page points to (a page's links to itself do not count)."""
+        found: set[int] = set()
+        for source, targets in self.targets.items():
+            found.update(targets - {source} if source in targets else targets)
+        return found
+
+
 # Anchors of internal pages inside the crawl's scope (a URL of the host outside it was only checked)
+_SCOPE = (
+    "FROM commit_page sc JOIN page_state sps ON sps.id = sc.state_id "
+    "JOIN anchor a ON a.state_id = sc.state_id "
+    "WHERE sc.commit_id = ? AND sps.is_external = 0 AND sps.outside_scope IS NULL"
+)
+# Pure ASCII characters other than letters and digits: what the non-descriptive text check trims off the
+# ends of an ASCII text (Python's [\s\W_] on ASCII), and the whitespace among them (\s on ASCII).
+_ASCII_JUNK = "".join(chr(c) for c in range(1, 128) if not chr(c).isalnum())
+_ASCII_SPACES = (" ", "\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
 _LINKS = (
     "SELECT DISTINCT su.url, tu.url, COALESCE(a.text, '') FROM commit_page sc "
     "JOIN page_state sps ON sps.id = sc.state_id JOIN url su ON su.id = sc.url_id "
@@ -57,6 +100,45 @@ def internal_links(reader: ArchiveReader, commit: int) -> list[InternalLink]:
     return [InternalLink(r[0], r[1], r[2]) for r in reader.execute(_LINKS, [commit])]
 
 
+def anchor_graph(reader: ArchiveReader, commit: int) -> AnchorGraph:
+    """The commit's internal links (the pages of ``internal_links``) by URL id, in one pass over the anchors."""
+    rows = reader.tuples(f"SELECT sc.url_id, a.target_url_id {_SCOPE}", [commit])
+    second = itemgetter(1)
+    # a page's anchors come together (the join walks the commit's pages, then each page's anchors); a page
+    # seen again is merged, not replaced
+    targets: dict[int, frozenset[int]] = {}
+    for source, group in groupby(rows, key=itemgetter(0)):
+        found = frozenset(map(second, group))
+        targets[source] = targets[source] | found if source in targets else found
+    urls: dict[int, str] = dict(reader.tuples("SELECT id, url FROM url"))  # type: ignore[arg-type]
+    return AnchorGraph(targets, urls, {url: i for i, url in urls.items()})
+
+
+def short_link_texts(reader: ArchiveReader, commit: int, most: int) -> list[InternalLink]:
+    """The links of ``internal_links`` whose text may be a phrase of at most ``most`` characters.
+
+    Exact as a filter for a check comparing texts casefolded, trimmed of spaces and punctuation at both
+    ends and with runs of spaces made one: an ASCII text holding more than ``most`` characters other than
+    spaces once its ends are trimmed is left out (SQLite decides it); every other text is kept, so the
+    check, comparing what it gets, finds the same links as over every link. Repeats are not removed.
+    """
+    counted = "trim(a.text, ?)"
+    for space in _ASCII_SPACES:
+        counted = f"replace({counted}, {_sql_char(space)}, '')"
+    sql = (
+        "SELECT su.url, tu.url, a.text FROM commit_page sc JOIN page_state sps ON sps.id = sc.state_id "
+        "JOIN anchor a ON a.state_id = sc.state_id JOIN url su ON su.id = sc.url_id "
+        "JOIN url tu ON tu.id = a.target_url_id "
+        "WHERE sc.commit_id = ? AND sps.is_external = 0 AND sps.outside_scope IS NULL "
+        f"AND (length(CAST(a.text AS BLOB)) != length(a.text) OR length({counted}) <= ?)"
+    )
+    return [InternalLink(*r) for r in reader.tuples(sql, [commit, _ASCII_JUNK, most])]
+
+
+def _sql_char(c: str) -> str:
+    return f"char({ord(c)})"
+
+
 def page_directives(reader: ArchiveReader, commit: int) -> list[PageDirectives]:
     """The robots meta, nofollow, canonical, language and stored HTML of each internal crawled URL."""
     source = "ps.source_sha256" if reader.has_column("page_state", "source_sha256") else "NULL"
@@ -67,23 +149,29 @@ def page_directives(reader: ArchiveReader, commit: int) -> list[PageDirectives]:
 
 
 def link_depths(
-    edges: Iterable[tuple[str, str]],
-    roots: Iterable[str],
-    redirects: Mapping[str, str] | None = None,
-) -> dict[str, int]:
+    edges: Iterable[tuple[N, N]] | Mapping[N, Iterable[N]],
+    roots: Iterable[N],
+    redirects: Mapping[N, N] | None = None,
+) -> dict[N, int]:
     """Clicks from the nearest root to each URL the links reach: a breadth-first walk, linear in the links.
 
-    ``edges`` are (source, target) pairs; ``redirects`` maps a URL to where it redirects, followed at no
-    cost (a link to a redirect reaches its destination at the same depth). Roots are depth 0.
+    ``edges`` are (source, target) pairs, or a mapping of each source to its targets; ``redirects`` maps a
+    URL to where it redirects, followed at no cost (a link to a redirect reaches its destination at the same
+    depth). Roots are depth 0. Any hashable names a URL (the ids of ``anchor_graph`` as well as URLs).
     """
     redirects = redirects or {}
-    out: dict[str, list[str]] = {}
-    for source, target in edges:
-        out.setdefault(source, []).append(target)
-    depths: dict[str, int] = {}
-    queue: deque[str] = deque()
+    out: Mapping[N, Iterable[N]]
+    if isinstance(edges, Mapping):
+        out = edges
+    else:
+        lists: dict[N, list[N]] = {}
+        for source, target in edges:
+            lists.setdefault(source, []).append(target)
+        out = lists
+    depths: dict[N, int] = {}
+    queue: deque[N] = deque()
 
-    def reach(url: str, depth: int) -> None:
+    def reach(url: N, depth: int) -> None:
         hops = 0
         while url not in depths:
             depths[url] = depth
@@ -97,6 +185,8 @@ def link_depths(
         reach(root, 0)
     while queue:
         url = queue.popleft()
+        depth = depths[url] + 1
         for target in out.get(url, ()):
-            reach(target, depths[url] + 1)
+            if target not in depths:  # most targets were reached before: no call for them
+                reach(target, depth)
     return depths

@@ -45,21 +45,19 @@ def mixed_content(ctx: CheckContext) -> Iterator[Finding]:
             yield Finding(loaded.url, loaded.resource)
 
 
-def _image_rows(ctx: CheckContext) -> list[dict[str, Any]]:
-    # Every image of the commit read once for the three image checks: the unfiltered list streams in page
-    # order with a known total, where each filtered one counted its matches again for every page of 10,000.
-    return memo(ctx, "images", lambda: list(ctx.query("images")))
+def _image_rows(ctx: CheckContext) -> list[read.ImageRow]:
+    # Every image of the commit read once for the three image checks, in one pass: paging through the
+    # images list skipped over every earlier page again for each page of 10,000.
+    return memo(ctx, "images", lambda: list(read.image_rows(ctx.reader, ctx.commit)))
 
 
 def _images(flag: str) -> Callable[[CheckContext], Iterator[Finding]]:
     def find(ctx: CheckContext) -> Iterator[Finding]:
         for row in _image_rows(ctx):
-            if not (row["alt"] is None if flag == "missing_alt" else row[flag]):
+            if not (row.alt is None if flag == "missing_alt" else getattr(row, flag)):
                 continue
             # the src as written, resolved: the same image at every device preset, whatever srcset picked
-            yield Finding(
-                row["page"], join_url(row["page"], row["src"]) if row["src"] else row["current_src"]
-            )
+            yield Finding(row.page, join_url(row.page, row.src) if row.src else row.current_src)
 
     return find
 
