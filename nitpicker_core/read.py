@@ -40,8 +40,8 @@ from nitpicker_core.archive.linkgraph import (
     anchor_graph,
     internal_links,
     link_depths,
+    link_texts,
     page_directives,
-    short_link_texts,
 )
 from nitpicker_core.archive.lists import (
     ANALYZER_ERROR_SORTS,
@@ -127,7 +127,7 @@ __all__ = [
     "internal_links",
     "link_depths",
     "page_directives",
-    "short_link_texts",
+    "link_texts",
     "VIOLATION_SORTS",
     "header_list",
     "inventory_run_list",

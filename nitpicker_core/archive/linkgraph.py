@@ -7,7 +7,7 @@ against core tables (they can move into ``nitpicker_core.read`` as they are).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from itertools import groupby
 from operator import itemgetter
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
@@ -23,7 +23,7 @@ __all__ = [
     "internal_links",
     "link_depths",
     "page_directives",
-    "short_link_texts",
+    "link_texts",
 ]
 
 N = TypeVar("N", bound=Hashable)
@@ -76,10 +76,6 @@ _SCOPE = (
     "JOIN anchor a ON a.state_id = sc.state_id "
     "WHERE sc.commit_id = ? AND sps.is_external = 0 AND sps.outside_scope IS NULL"
 )
-# Pure ASCII characters other than letters and digits: what the non-descriptive text check trims off the
-# ends of an ASCII text (Python's [\s\W_] on ASCII), and the whitespace among them (\s on ASCII).
-_ASCII_JUNK = "".join(chr(c) for c in range(1, 128) if not chr(c).isalnum())
-_ASCII_SPACES = (" ", "\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
 _LINKS = (
     "SELECT DISTINCT su.url, tu.url, COALESCE(a.text, '') FROM commit_page sc "
     "JOIN page_state sps ON sps.id = sc.state_id JOIN url su ON su.id = sc.url_id "
@@ -114,29 +110,22 @@ def anchor_graph(reader: ArchiveReader, commit: int) -> AnchorGraph:
     return AnchorGraph(targets, urls, {url: i for i, url in urls.items()})
 
 
-def short_link_texts(reader: ArchiveReader, commit: int, most: int) -> list[InternalLink]:
-    """The links of ``internal_links`` whose text may be a phrase of at most ``most`` characters.
+def link_texts(reader: ArchiveReader, commit: int, keep: Callable[[str], bool]) -> list[InternalLink]:
+    """The links of ``internal_links`` whose text ``keep`` accepts, in one pass (repeats not removed).
 
-    Exact as a filter for a check comparing texts casefolded, trimmed of spaces and punctuation at both
-    ends and with runs of spaces made one: an ASCII text holding more than ``most`` characters other than
-    spaces once its ends are trimmed is left out (SQLite decides it); every other text is kept, so the
-    check, comparing what it gets, finds the same links as over every link. Repeats are not removed.
+    For a check that looks at a few texts among millions of links: the URLs are named only for those.
     """
-    counted = "trim(a.text, ?)"
-    for space in _ASCII_SPACES:
-        counted = f"replace({counted}, {_sql_char(space)}, '')"
-    sql = (
-        "SELECT su.url, tu.url, a.text FROM commit_page sc JOIN page_state sps ON sps.id = sc.state_id "
-        "JOIN anchor a ON a.state_id = sc.state_id JOIN url su ON su.id = sc.url_id "
-        "JOIN url tu ON tu.id = a.target_url_id "
-        "WHERE sc.commit_id = ? AND sps.is_external = 0 AND sps.outside_scope IS NULL "
-        f"AND (length(CAST(a.text AS BLOB)) != length(a.text) OR length({counted}) <= ?)"
-    )
-    return [InternalLink(*r) for r in reader.tuples(sql, [commit, _ASCII_JUNK, most])]
-
-
-def _sql_char(c: str) -> str:
-    return f"char({ord(c)})"
+    found = [
+        (source, target, text)
+        for source, target, text in reader.tuples(
+            f"SELECT sc.url_id, a.target_url_id, a.text {_SCOPE}", [commit]
+        )
+        if keep(text)
+    ]
+    if not found:
+        return []
+    urls: dict[int, str] = dict(reader.tuples("SELECT id, url FROM url"))  # type: ignore[arg-type]
+    return [InternalLink(urls[source], urls[target], text) for source, target, text in found]
 
 
 def page_directives(reader: ArchiveReader, commit: int) -> list[PageDirectives]:

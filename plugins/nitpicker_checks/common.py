@@ -142,8 +142,14 @@ def links(ctx: CheckContext) -> list[Link]:
     """Distinct links of crawled pages to targets a link check may report (most links lead to fine pages)."""
 
     def load() -> list[Link]:
-        targets = [url for url, row in rows(ctx).items() if _suspect(row)]
-        return [Link(*link) for link in read.links_to(ctx.reader, ctx.commit, targets)]
+        g = graph(ctx)
+        suspects = {g.ids[url] for url, row in rows(ctx).items() if url in g.ids and _suspect(row)}
+        found = [
+            Link(g.urls[source], g.urls[target])
+            for source, targets in g.targets.items()
+            for target in targets & suspects
+        ]
+        return sorted(found)
 
     return memo(ctx, "links", load)
 

@@ -195,13 +195,28 @@ def _words(text: str) -> str:
     return _TRIM.sub("", text.casefold())
 
 
+def _may_be_short(text: str, longest: int) -> bool:
+    """Whether ``_words(text)`` can have ``longest`` characters or fewer, decided without computing it.
+
+    A longer text can only shrink to that by what ``_words`` removes: its ends' spaces and punctuation, a
+    run of spaces; a printable ASCII text beginning and ending with a letter or digit, without two spaces
+    in a row, has none of them (and casefolding ASCII keeps its length). Millions of links: most are that.
+    """
+    return len(text) <= longest or not (
+        text.isascii()
+        and text.isprintable()
+        and text[0].isalnum()
+        and text[-1].isalnum()
+        and "  " not in text
+    )
+
+
 def non_descriptive(ctx: CheckContext) -> Iterator[Finding]:
     stored = _directives(ctx)
     lists = {lang: {_words(t) for t in texts} for lang, texts in NON_DESCRIPTIVE.items()}
     pages = content_urls(ctx)
-    # only the links whose text can be that short (SQLite drops the long ones): the same findings
     longest = max((len(text) for texts in lists.values() for text in texts), default=0)
-    for link in read.short_link_texts(ctx.reader, ctx.commit, longest):
+    for link in read.link_texts(ctx.reader, ctx.commit, lambda text: _may_be_short(text, longest)):
         if link.source not in pages:
             continue
         page = stored.get(link.source)

@@ -31,14 +31,29 @@ def _outcome(row: dict[str, Any] | None) -> str:
     return "server" if status >= 500 else "ok"
 
 
+def _targets(ctx: CheckContext) -> dict[str, tuple[bool, str]]:
+    """Each recorded target of ``links``: whether it is external, and the ``_outcome`` of where it ends."""
+
+    def load() -> dict[str, tuple[bool, str]]:
+        table = rows(ctx)
+        found = {}
+        for target in {link.target for link in links(ctx)}:  # thousands of links share a target
+            row = table.get(target)
+            if row is not None:
+                found[target] = (bool(row.get("is_external")), _outcome(final(ctx, target)))
+        return found
+
+    return memo(ctx, "link_targets", load)
+
+
 def _linked(ctx: CheckContext, external: bool, *outcomes: str) -> Iterator[Finding]:
     """Links whose written target is (not) external and whose destination ends in one of ``outcomes``."""
-    table = rows(ctx)
+    ends = _targets(ctx)
     for link in links(ctx):
-        target = table.get(link.target)
-        if target is None or bool(target.get("is_external")) != external or link.source == link.target:
+        end = ends.get(link.target)
+        if end is None or end[0] != external or link.source == link.target:
             continue
-        if _outcome(final(ctx, link.target)) in outcomes:
+        if end[1] in outcomes:
             yield Finding(link.source, link.target)
 
 
