@@ -42,6 +42,7 @@ from nitpicker_core.archive.linkgraph import (
     link_depths,
     link_texts,
     page_directives,
+    page_html,
 )
 from nitpicker_core.archive.lists import (
     ANALYZER_ERROR_SORTS,
@@ -127,6 +128,7 @@ __all__ = [
     "internal_links",
     "link_depths",
     "page_directives",
+    "page_html",
     "link_texts",
     "VIOLATION_SORTS",
     "header_list",

@@ -6,8 +6,9 @@ against core tables (they can move into ``nitpicker_core.read`` as they are).
 
 from __future__ import annotations
 
+import zlib
 from collections import deque
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from itertools import groupby
 from operator import itemgetter
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
@@ -23,6 +24,7 @@ __all__ = [
     "internal_links",
     "link_depths",
     "page_directives",
+    "page_html",
     "link_texts",
 ]
 
@@ -126,6 +128,26 @@ def link_texts(reader: ArchiveReader, commit: int, keep: Callable[[str], bool]) 
         return []
     urls: dict[int, str] = dict(reader.tuples("SELECT id, url FROM url"))  # type: ignore[arg-type]
     return [InternalLink(urls[source], urls[target], text) for source, target, text in found]
+
+
+def page_html(reader: ArchiveReader, commit: int, sent: bool = False) -> Iterator[tuple[str, str]]:
+    """(URL, HTML) of each internal crawled URL of ``page_directives`` whose HTML is stored, in one query.
+
+    The rendered HTML, or with ``sent`` the HTML as the server sent it (none in archives that did not
+    keep it). What ``html_by_sha256`` gives for each page's hash, without a query per page.
+    """
+    column = "html_sha256"
+    if sent:
+        if not reader.has_column("page_state", "source_sha256"):
+            return
+        column = "source_sha256"
+    sql = (
+        "SELECT u.url, b.codec, b.data FROM commit_page cp JOIN url u ON u.id = cp.url_id "
+        f"JOIN page_state ps ON ps.id = cp.state_id JOIN blob b ON b.sha256 = ps.{column} "
+        "WHERE cp.commit_id = ? AND ps.is_external = 0 AND ps.is_skipped = 0 AND ps.outside_scope IS NULL"
+    )
+    for url, codec, data in reader.tuples(sql, [commit]):
+        yield url, (zlib.decompress(data) if codec == "zlib" else bytes(data)).decode("utf-8")
 
 
 def page_directives(reader: ArchiveReader, commit: int) -> list[PageDirectives]:

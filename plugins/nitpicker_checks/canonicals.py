@@ -75,18 +75,22 @@ def declared(ctx: CheckContext) -> dict[str, Declared]:
 
     def load() -> dict[str, Declared]:
         stored = {d.url: d for d in read.page_directives(ctx.reader, ctx.commit)}
+        pages = {row["url"] for row in content_pages(ctx)}
+        # every page's HTML in one pass each (a query per page was most of the time on a large commit)
+        elements = {
+            sent: {
+                url: _elements(html)
+                for url, html in read.page_html(ctx.reader, ctx.commit, sent)
+                if url in pages
+            }
+            for sent in (False, True)
+        }
         found = {}
         for row in content_pages(ctx):
             page = stored.get(row["url"])
             header = header_canonicals(headers(row).get("link", ""))
-            rendered = (
-                _elements(ctx.reader.html_by_sha256(page.html_sha256)) if page and page.html_sha256 else None
-            )
-            sent = (
-                _elements(ctx.reader.html_by_sha256(page.source_sha256))
-                if page and page.source_sha256
-                else None
-            )
+            rendered = elements[False].get(row["url"])
+            sent = elements[True].get(row["url"])
             if rendered is None and page and page.canonical:
                 rendered = ((page.canonical,), ())  # no HTML kept: the stored column
             item = Declared(

@@ -66,11 +66,22 @@ def rows(ctx: CheckContext) -> dict[str, dict[str, Any]]:
     return memo(ctx, "rows", load)
 
 
+# Decoded response headers by their stored JSON: a site's pages mostly send the same few header sets.
+# Read-only, shared by every row that stored the same text.
+_HEADERS: dict[str, dict[str, str]] = {}
+
+
 def headers(row: dict[str, Any]) -> dict[str, str]:
     """A row's response headers, names lower-cased (decoded on first use: only content pages need them)."""
     if not isinstance(row.get("headers"), dict):
-        decoded = json.loads(row["headers"]) if row.get("headers") else {}
-        row["headers"] = {str(k).lower(): str(v) for k, v in (decoded or {}).items()}
+        raw = row.get("headers") or ""
+        decoded = _HEADERS.get(raw)
+        if decoded is None:
+            found = json.loads(raw) if raw else {}
+            decoded = {str(k).lower(): str(v) for k, v in (found or {}).items()}
+            if len(_HEADERS) < 10_000:
+                _HEADERS[raw] = decoded
+        row["headers"] = decoded
     return row["headers"]
 
 

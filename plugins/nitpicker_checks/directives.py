@@ -119,11 +119,9 @@ def conflicts(ctx: CheckContext) -> Iterator[Finding]:
 
 def nofollow_links(ctx: CheckContext) -> Iterator[Finding]:
     # Link-level rel=nofollow (or ugc/sponsored, which imply it) on links to the site's own URLs
-    stored = _directives(ctx)
-    for url in sorted(content_urls(ctx)):
-        page = stored.get(url)
-        html = ctx.reader.html_by_sha256(page.html_sha256) if page and page.html_sha256 else None
-        if not html or "nofollow" not in html.lower():  # most pages: no parse
+    pages = content_urls(ctx)
+    for url, html in read.page_html(ctx.reader, ctx.commit):  # every page's HTML in one query
+        if url not in pages or not html or "nofollow" not in html.lower():  # most pages: no parse
             continue
         try:
             doc = lxml.html.document_fromstring(html)

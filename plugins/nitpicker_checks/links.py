@@ -67,19 +67,14 @@ def linked_targets(ctx: CheckContext, *outcomes: str) -> set[str]:
     them with each link to them, so the page-level status checks leave them out (one defect, not two)."""
 
     def load() -> set[str]:
-        table = rows(ctx)
+        targets = _targets(ctx)
         ends = set()
         for link in links(ctx):
-            target = table.get(link.target)
-            end = final(ctx, link.target)
-            if (
-                target is not None
-                and not target.get("is_external")
-                and link.source != link.target
-                and end is not None
-                and _outcome(end) in outcomes
-            ):
-                ends.add(end["url"])
+            target = targets.get(link.target)  # recorded, and whether external, where it ends
+            if target is not None and not target[0] and link.source != link.target and target[1] in outcomes:
+                end = final(ctx, link.target)  # an outcome of these is never that of no row
+                if end is not None:
+                    ends.add(end["url"])
         return ends
 
     return memo(ctx, "linked_targets:" + ",".join(outcomes), load)

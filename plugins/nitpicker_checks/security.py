@@ -53,11 +53,18 @@ def _image_rows(ctx: CheckContext) -> list[read.ImageRow]:
 
 def _images(flag: str) -> Callable[[CheckContext], Iterator[Finding]]:
     def find(ctx: CheckContext) -> Iterator[Finding]:
+        joined: dict[tuple[str, str], str] = memo(ctx, "image_srcs", dict)
         for row in _image_rows(ctx):
             if not (row.alt is None if flag == "missing_alt" else getattr(row, flag)):
                 continue
             # the src as written, resolved: the same image at every device preset, whatever srcset picked
-            yield Finding(row.page, join_url(row.page, row.src) if row.src else row.current_src)
+            if not row.src:
+                yield Finding(row.page, row.current_src)
+                continue
+            key = (row.page, row.src)
+            if key not in joined:  # the same image at each device preset: resolved once
+                joined[key] = join_url(row.page, row.src)
+            yield Finding(row.page, joined[key])
 
     return find
 
