@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -214,7 +215,7 @@ def non_descriptive(ctx: CheckContext) -> Iterator[Finding]:
     lists = {lang: {_words(t) for t in texts} for lang, texts in NON_DESCRIPTIVE.items()}
     pages = content_urls(ctx)
     longest = max((len(text) for texts in lists.values() for text in texts), default=0)
-    for link in read.link_texts(ctx.reader, ctx.commit, lambda text: _may_be_short(text, longest)):
+    for link in read.link_texts(ctx.reader, ctx.commit, partial(_may_be_short, longest=longest)):
         if link.source not in pages:
             continue
         page = stored.get(link.source)
