@@ -2,7 +2,8 @@
 
 ``image_rows`` against the ``images`` list paged with OFFSET across page boundaries, ``anchor_graph`` and
 ``link_texts`` against ``internal_links``, ``page_html`` against ``html_by_sha256`` page by page, and
-``link_depths`` over an adjacency mapping against the same walk over (source, target) pairs.
+``link_depths`` over an adjacency mapping against the same walk over (source, target) pairs, and
+``page_resource_rows`` with a prefix against the rows without one.
 """
 
 from __future__ import annotations
@@ -70,7 +71,8 @@ def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
             built = page(
                 f"{SITE}/p{i}", title=f"Page {i}", source="<html><head></head><body>sent</body></html>"
             )
-            build.page(replace(built, anchors=_anchors(i), images=_images(i)))
+            resources = [f"{scheme}://cdn.test/{i}.png" for scheme in ("http", "HTTP", "https")][: i % 4]
+            build.page(replace(built, anchors=_anchors(i), images=_images(i), resources=resources))
         redirect = page(f"{SITE}/old", None, content_type="", redirect_chain=[f"{SITE}/p5"])
         build.page(replace(redirect, status=301, is_target=False))
         build.page(page("https://elsewhere.test/x", external=True))
@@ -125,6 +127,15 @@ def test_page_html_is_each_pages_stored_html(archive: Path) -> None:
         assert rendered == {p.url: reader.html_by_sha256(p.html_sha256) for p in pages if p.html_sha256}
         assert sent == {p.url: reader.html_by_sha256(p.source_sha256) for p in pages if p.source_sha256}
     assert len(rendered) == PAGES and all("sent" in html for html in sent.values()) and sent
+
+
+def test_page_resource_rows_with_a_prefix_are_those_starting_with_it(archive: Path) -> None:
+    with open_archive(archive) as reader:
+        commit = reader.resolve()
+        every = list(read.page_resource_rows(reader, commit))
+        plain = list(read.page_resource_rows(reader, commit, prefix="http://"))
+    assert plain == [row for row in every if row.resource.startswith("http://")]
+    assert plain and len(plain) < len(every)
 
 
 def test_link_depths_over_a_mapping_are_those_over_pairs() -> None:

@@ -40,7 +40,7 @@ def mixed_content(ctx: CheckContext) -> Iterator[Finding]:
     pages = {row["url"] for row in content_pages(ctx) if row["url"].startswith("https://")}
     if not pages:
         return  # no page of the commit is served over HTTPS: nothing to read
-    for loaded in read.page_resource_rows(ctx.reader, ctx.commit):
+    for loaded in read.page_resource_rows(ctx.reader, ctx.commit, prefix="http://"):
         if loaded.url in pages and loaded.resource.startswith("http://"):
             yield Finding(loaded.url, loaded.resource)
 
