@@ -11,8 +11,15 @@ their states, so a loaded machine shows as a slow baseline rather than a slow qu
 Targets (issue 15): `issues` ≤ 1 s cold and ≤ 100 ms warm, `issue-urls` paged ≤ 100 ms warm, the
 lifecycle against a 100k-page base ≤ 2 s.
 
+``--checks`` times instead what storing those findings costs: every crawl check (those of no analyzer) run on
+the head commit the way the crawl runs them (one context, in the registry's order, so data shared by several
+checks is paid by the first that reads it), with the total, the slowest checks, and against the same baseline
+(target, issue 29: ≤ 10 s at 100,000 pages). ``--findings-out FILE`` writes every check's findings, sorted,
+so two trees' results can be compared byte for byte.
+
     .venv/bin/python benchmarks/issues_latency.py --pages 10000
     .venv/bin/python benchmarks/issues_latency.py --archive /tmp/synth100k.nitpicker
+    .venv/bin/python benchmarks/issues_latency.py --archive /tmp/synth100k.nitpicker --checks
 """
 
 from __future__ import annotations
@@ -131,6 +138,46 @@ def baseline(reader: Any, commit: int, runs: int) -> float:
         reader.execute(BASELINE, [commit])
         times.append(time.perf_counter() - t)
     return statistics.median(times)
+
+
+def time_checks(archive: Path, runs: int, top: int, findings_out: Path | None) -> None:
+    """Every crawl check on the head commit, timed one by one in one context; the total and the slowest."""
+    from nitpicker_core.check_context import CheckContext
+    from nitpicker_core.indexing import evaluate
+    from nitpicker_core.registries import check_registry
+
+    pm = make_plugin_manager()
+    checks = [c for c in check_registry(pm) if not c.analyzer]
+    queries = query_registry(pm)
+    with open_archive(archive) as reader:
+        head = max(c["id"] for c in reader.commits() if c["status"] == "complete")
+        pages = reader.execute("SELECT count(*) FROM commit_page WHERE commit_id = ?", [head])[0][0]
+        base = baseline(reader, head, runs)
+        ctx = CheckContext(reader, head, queries)
+        times: list[tuple[float, float, str, int, str | None]] = []
+        found: dict[str, list[list[str]]] = {}
+        started, cpu_started = time.perf_counter(), time.process_time()
+        for check in checks:
+            t, cpu = time.perf_counter(), time.process_time()
+            findings, error = evaluate(check, ctx)
+            times.append((time.perf_counter() - t, time.process_time() - cpu, check.id, len(findings), error))
+            found[check.id] = sorted([f.url, f.detail] for f in findings)
+        total, cpu_total = time.perf_counter() - started, time.process_time() - cpu_started
+    print(
+        f"{archive.name}: {pages:,} URLs in commit {head}; {len(checks)} crawl checks in {total:.2f} s "
+        f"({cpu_total:.2f} s of CPU; {total / base:,.0f}× the baseline of {base * 1000:.1f} ms; "
+        f"{sum(t[3] for t in times):,} findings)"
+    )
+    print(f"slowest {top} (wall, CPU, share of the wall time):")
+    for seconds, cpu, name, count, error in sorted(times, reverse=True)[:top]:
+        note = f"  ERROR {error}" if error else ""
+        print(f"  {name:44} {seconds:7.2f} s {cpu:7.2f} s {seconds / total:6.1%} {count:9,} findings{note}")
+    failed = [(name, error) for _, _, name, _, error in times if error]
+    for name, error in failed:
+        print(f"error: {name}: {error}")
+    if findings_out is not None:
+        findings_out.write_text(json.dumps(found, sort_keys=True, ensure_ascii=False, indent=0))
+        print(f"findings written to {findings_out}")
 
 
 def store_missing(archive: Path) -> list[tuple[int, float, int]]:
@@ -253,6 +300,13 @@ def main() -> None:
         default=1,
         help="multiply the stored findings this many times first (see scale_findings)",
     )
+    parser.add_argument(
+        "--checks",
+        action="store_true",
+        help="time every crawl check on the head commit instead (see time_checks)",
+    )
+    parser.add_argument("--top", type=int, default=10, help="with --checks: how many of the slowest to list")
+    parser.add_argument("--findings-out", type=Path, help="with --checks: write every check's findings here")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--params", default="{}", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -266,6 +320,9 @@ def main() -> None:
         archive = Path(tempfile.gettempdir()) / f"issues-bench-{args.pages}.nitpicker"
         if not archive.exists():
             generate(archive, args.pages, commits=2)
+    if args.checks:
+        time_checks(archive, args.runs, args.top, args.findings_out)
+        return
     if args.copy_commit:
         copy_commit(archive)
     for commit, seconds, stored in store_missing(archive):

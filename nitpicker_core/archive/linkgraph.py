@@ -6,16 +6,29 @@ against core tables (they can move into ``nitpicker_core.read`` as they are).
 
 from __future__ import annotations
 
+import zlib
 from collections import deque
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from itertools import groupby
+from operator import itemgetter
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 if TYPE_CHECKING:
     from .reader import ArchiveReader
 
-K = TypeVar("K", bound=Hashable)
+__all__ = [
+    "AnchorGraph",
+    "InternalLink",
+    "PageDirectives",
+    "anchor_graph",
+    "internal_links",
+    "link_depths",
+    "page_directives",
+    "page_html",
+    "link_texts",
+]
 
-__all__ = ["InternalLink", "PageDirectives", "internal_links", "link_depths", "page_directives"]
+N = TypeVar("N", bound=Hashable)
 
 
 class InternalLink(NamedTuple):
@@ -38,7 +51,33 @@ class PageDirectives(NamedTuple):
     source_sha256: str | None
 
 
+class AnchorGraph(NamedTuple):
+    """The commit's internal links as URL ids, read in one pass: what whole-graph checks walk.
+
+    ``targets`` maps each crawled internal page inside the crawl's scope that has anchors to the distinct
+    URLs they point to (fragments off, redirects not followed, a page's links to itself included);
+    ``urls`` names every URL id, ``ids`` is its inverse. Ids keep the millions of links of a large commit
+    as small integers; a check turns the few it reports back into URLs.
+    """
+
+    targets: dict[int, frozenset[int]]
+    urls: dict[int, str]
+    ids: dict[str, int]
+
+    def linked(self) -> set[int]:
+        """Ids of the URLs an anchor of another page points to (a page's links to itself do not count)."""
+        found: set[int] = set()
+        for source, targets in self.targets.items():
+            found.update(targets - {source} if source in targets else targets)
+        return found
+
+
 # Anchors of internal pages inside the crawl's scope (a URL of the host outside it was only checked)
+_SCOPE = (
+    "FROM commit_page sc JOIN page_state sps ON sps.id = sc.state_id "
+    "JOIN anchor a ON a.state_id = sc.state_id "
+    "WHERE sc.commit_id = ? AND sps.is_external = 0 AND sps.outside_scope IS NULL"
+)
 _LINKS = (
     "SELECT DISTINCT su.url, tu.url, COALESCE(a.text, '') FROM commit_page sc "
     "JOIN page_state sps ON sps.id = sc.state_id JOIN url su ON su.id = sc.url_id "
@@ -59,6 +98,58 @@ def internal_links(reader: ArchiveReader, commit: int) -> list[InternalLink]:
     return [InternalLink(r[0], r[1], r[2]) for r in reader.execute(_LINKS, [commit])]
 
 
+def anchor_graph(reader: ArchiveReader, commit: int) -> AnchorGraph:
+    """The commit's internal links (the pages of ``internal_links``) by URL id, in one pass over the anchors."""
+    rows = reader.tuples(f"SELECT sc.url_id, a.target_url_id {_SCOPE}", [commit])
+    second = itemgetter(1)
+    # a page's anchors come together (the join walks the commit's pages, then each page's anchors); a page
+    # seen again is merged, not replaced
+    targets: dict[int, frozenset[int]] = {}
+    for source, group in groupby(rows, key=itemgetter(0)):
+        found = frozenset(map(second, group))
+        targets[source] = targets[source] | found if source in targets else found
+    urls: dict[int, str] = dict(reader.tuples("SELECT id, url FROM url"))  # type: ignore[arg-type]
+    return AnchorGraph(targets, urls, {url: i for i, url in urls.items()})
+
+
+def link_texts(reader: ArchiveReader, commit: int, keep: Callable[[str], bool]) -> list[InternalLink]:
+    """The links of ``internal_links`` whose text ``keep`` accepts, in one pass (repeats not removed).
+
+    For a check that looks at a few texts among millions of links: the URLs are named only for those.
+    """
+    found = [
+        (source, target, text)
+        for source, target, text in reader.tuples(
+            f"SELECT sc.url_id, a.target_url_id, a.text {_SCOPE}", [commit]
+        )
+        if keep(text)
+    ]
+    if not found:
+        return []
+    urls: dict[int, str] = dict(reader.tuples("SELECT id, url FROM url"))  # type: ignore[arg-type]
+    return [InternalLink(urls[source], urls[target], text) for source, target, text in found]
+
+
+def page_html(reader: ArchiveReader, commit: int, sent: bool = False) -> Iterator[tuple[str, str]]:
+    """(URL, HTML) of each internal crawled URL of ``page_directives`` whose HTML is stored, in one query.
+
+    The rendered HTML, or with ``sent`` the HTML as the server sent it (none in archives that did not
+    keep it). What ``html_by_sha256`` gives for each page's hash, without a query per page.
+    """
+    column = "html_sha256"
+    if sent:
+        if not reader.has_column("page_state", "source_sha256"):
+            return
+        column = "source_sha256"
+    sql = (
+        "SELECT u.url, b.codec, b.data FROM commit_page cp JOIN url u ON u.id = cp.url_id "
+        f"JOIN page_state ps ON ps.id = cp.state_id JOIN blob b ON b.sha256 = ps.{column} "
+        "WHERE cp.commit_id = ? AND ps.is_external = 0 AND ps.is_skipped = 0 AND ps.outside_scope IS NULL"
+    )
+    for url, codec, data in reader.tuples(sql, [commit]):
+        yield url, (zlib.decompress(data) if codec == "zlib" else bytes(data)).decode("utf-8")
+
+
 def page_directives(reader: ArchiveReader, commit: int) -> list[PageDirectives]:
     """The robots meta, nofollow, canonical, language and stored HTML of each internal crawled URL."""
     source = "ps.source_sha256" if reader.has_column("page_state", "source_sha256") else "NULL"
@@ -69,24 +160,29 @@ def page_directives(reader: ArchiveReader, commit: int) -> list[PageDirectives]:
 
 
 def link_depths(
-    edges: Iterable[tuple[K, K]],
-    roots: Iterable[K],
-    redirects: Mapping[K, K] | None = None,
-) -> dict[K, int]:
+    edges: Iterable[tuple[N, N]] | Mapping[N, Iterable[N]],
+    roots: Iterable[N],
+    redirects: Mapping[N, N] | None = None,
+) -> dict[N, int]:
     """Clicks from the nearest root to each URL the links reach: a breadth-first walk, linear in the links.
 
-    ``edges`` are (source, target) pairs of URLs (or URL ids); ``redirects`` maps a URL to where it
-    redirects, followed at no cost (a link to a redirect reaches its destination at the same depth). Roots
-    are depth 0.
+    ``edges`` are (source, target) pairs, or a mapping of each source to its targets; ``redirects`` maps a
+    URL to where it redirects, followed at no cost (a link to a redirect reaches its destination at the same
+    depth). Roots are depth 0. Any hashable names a URL (the ids of ``anchor_graph`` as well as URLs).
     """
     redirects = redirects or {}
-    out: dict[K, list[K]] = {}
-    for source, target in edges:
-        out.setdefault(source, []).append(target)
-    depths: dict[K, int] = {}
-    queue: deque[K] = deque()
+    out: Mapping[N, Iterable[N]]
+    if isinstance(edges, Mapping):
+        out = edges
+    else:
+        lists: dict[N, list[N]] = {}
+        for source, target in edges:
+            lists.setdefault(source, []).append(target)
+        out = lists
+    depths: dict[N, int] = {}
+    queue: deque[N] = deque()
 
-    def reach(url: K, depth: int) -> None:
+    def reach(url: N, depth: int) -> None:
         hops = 0
         while url not in depths:
             depths[url] = depth
@@ -100,6 +196,8 @@ def link_depths(
         reach(root, 0)
     while queue:
         url = queue.popleft()
+        depth = depths[url] + 1
         for target in out.get(url, ()):
-            reach(target, depths[url] + 1)
+            if target not in depths:  # most targets were reached before: no call for them
+                reach(target, depth)
     return depths

@@ -173,6 +173,12 @@ class ArchiveReader:
         """The rows of ``sql`` as the caller takes them (the read model's paths that never hold a commit)."""
         yield from self._conn.execute(sql, params)
 
+    def tuples(self, sql: str, params: Any = ()) -> Iterator[tuple[Any, ...]]:
+        """The rows of ``sql`` as plain tuples, as the caller takes them (millions of rows: no Row objects)."""
+        cursor = self._conn.cursor()
+        cursor.row_factory = None
+        yield from cursor.execute(sql, params)
+
     def info(self) -> dict[str, Any]:
         return {r[0]: json.loads(r[1]) for r in self._conn.execute("SELECT key, value FROM info")}
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from nitpicker_core.errors import UsageError
 
@@ -163,6 +164,32 @@ IMAGE_SORTS = {
     "natural_height": "i.natural_height",
     "viewport_width": "i.viewport_width",
 }
+
+
+class ImageRow(NamedTuple):
+    """An image of an internal page (one per device preset it was seen at), what the image checks read."""
+
+    page: str
+    src: str
+    current_src: str
+    alt: str | None
+    missing_size: bool
+    oversized: bool
+
+
+def image_rows(archive: ArchiveReader, commit: int) -> Iterator[ImageRow]:
+    """Every row of the unfiltered ``images`` list (``image_list``), in one pass and in no order.
+
+    What a caller reading them all needs instead of paging through the list: one query, no count, no
+    page skipped over again for the next one.
+    """
+    sql = (
+        f"SELECT u.url, i.src, i.current_src, i.alt, {_MISSING_SIZE}, {_OVERSIZED} "
+        "FROM commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id "
+        "JOIN image i ON i.state_id = cp.state_id WHERE cp.commit_id = ? AND ps.is_external = 0"
+    )
+    for page, src, current, alt, missing, oversized in archive.tuples(sql, [commit]):
+        yield ImageRow(page, src, current, alt, bool(missing), bool(oversized))
 
 
 def image_list(

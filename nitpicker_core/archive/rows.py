@@ -158,13 +158,19 @@ class PageResourceRow(NamedTuple):
 
 
 def _children(
-    archive: ArchiveReader, commit: int, table: str, columns: str, joins: str = ""
+    archive: ArchiveReader,
+    commit: int,
+    table: str,
+    columns: str,
+    joins: str = "",
+    where: str = "",
+    *params: Any,
 ) -> Iterator[sqlite3.Row]:
     return stream(
         archive,
         f"SELECT u.url AS url, {columns} FROM {_PAGES} JOIN {table} t ON t.state_id = cp.state_id {joins} "
-        "WHERE cp.commit_id = ? ORDER BY u.url, t.id",
-        [commit],
+        f"WHERE cp.commit_id = ? {where} ORDER BY u.url, t.id",
+        [commit, *params],
     )
 
 
@@ -180,10 +186,13 @@ def page_error_rows(archive: ArchiveReader, commit: int) -> Iterator[PageErrorRo
         yield PageErrorRow(*r)
 
 
-def page_resource_rows(archive: ArchiveReader, commit: int) -> Iterator[PageResourceRow]:
-    """Every (page, sub-resource it loaded) of the commit, in URL and load order."""
+def page_resource_rows(archive: ArchiveReader, commit: int, prefix: str = "") -> Iterator[PageResourceRow]:
+    """Every (page, sub-resource it loaded) of the commit, in URL and load order; with ``prefix``, only the
+    sub-resources whose URL starts with it (as written: case counts), chosen by SQLite."""
     joins = "JOIN url r ON r.id = t.resource_url_id"
-    for r in _children(archive, commit, "page_resource", "r.url", joins):
+    where = "AND substr(r.url, 1, ?) = ?" if prefix else ""
+    params = (len(prefix), prefix) if prefix else ()
+    for r in _children(archive, commit, "page_resource", "r.url", joins, where, *params):
         yield PageResourceRow(*r)
 
 

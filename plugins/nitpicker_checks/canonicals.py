@@ -14,7 +14,7 @@ import lxml.html
 
 from nitpicker_core import CheckContext, Finding, non_indexable_reason, normalize_url, read
 
-from .common import content_pages, family, final, headers, internal_links, memo, rows
+from .common import content_pages, family, headers, memo, reached, rows
 from .pages import canonical_is_invalid, invalid_canonicals
 
 Finder = Callable[[CheckContext], Iterator[Finding]]
@@ -75,18 +75,22 @@ def declared(ctx: CheckContext) -> dict[str, Declared]:
 
     def load() -> dict[str, Declared]:
         stored = {d.url: d for d in read.page_directives(ctx.reader, ctx.commit)}
+        pages = {row["url"] for row in content_pages(ctx)}
+        # every page's HTML in one pass each (a query per page was most of the time on a large commit)
+        elements = {
+            sent: {
+                url: _elements(html)
+                for url, html in read.page_html(ctx.reader, ctx.commit, sent)
+                if url in pages
+            }
+            for sent in (False, True)
+        }
         found = {}
         for row in content_pages(ctx):
             page = stored.get(row["url"])
             header = header_canonicals(headers(row).get("link", ""))
-            rendered = (
-                _elements(ctx.reader.html_by_sha256(page.html_sha256)) if page and page.html_sha256 else None
-            )
-            sent = (
-                _elements(ctx.reader.html_by_sha256(page.source_sha256))
-                if page and page.source_sha256
-                else None
-            )
+            rendered = elements[False].get(row["url"])
+            sent = elements[True].get(row["url"])
             if rendered is None and page and page.canonical:
                 rendered = ((page.canonical,), ())  # no HTML kept: the stored column
             item = Declared(
@@ -195,19 +199,12 @@ def outside_head(ctx: CheckContext) -> Iterator[Finding]:
 
 def not_linked(ctx: CheckContext) -> Iterator[Finding]:
     # The target as reached by links, redirects followed: a canonical nobody links to is a weak signal
-    reached: set[str] = set()
-    for link in internal_links(ctx):
-        if link.source == link.target:
-            continue
-        reached.add(link.target)
-        end = final(ctx, link.target)
-        if end and end["url"] != link.source:
-            reached.add(end["url"])
     table = rows(ctx)
     targets = {target for url, target in effective(ctx).items() if not is_self(url, target)}
+    linked = reached(ctx, self_links=False) if targets else set()
     for target in sorted(targets):
         row = table.get(target)
-        if target not in reached and (row is None or not row.get("is_external")) and _internal(ctx, target):
+        if target not in linked and (row is None or not row.get("is_external")) and _internal(ctx, target):
             yield Finding(target)
 
 

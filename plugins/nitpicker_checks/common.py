@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from nitpicker_core import Check, CheckContext, Finding, read
@@ -66,11 +66,22 @@ def rows(ctx: CheckContext) -> dict[str, dict[str, Any]]:
     return memo(ctx, "rows", load)
 
 
+# Decoded response headers by their stored JSON: a site's pages mostly send the same few header sets.
+# Read-only, shared by every row that stored the same text.
+_HEADERS: dict[str, dict[str, str]] = {}
+
+
 def headers(row: dict[str, Any]) -> dict[str, str]:
     """A row's response headers, names lower-cased (decoded on first use: only content pages need them)."""
     if not isinstance(row.get("headers"), dict):
-        decoded = json.loads(row["headers"]) if row.get("headers") else {}
-        row["headers"] = {str(k).lower(): str(v) for k, v in (decoded or {}).items()}
+        raw = row.get("headers") or ""
+        decoded = _HEADERS.get(raw)
+        if decoded is None:
+            found = json.loads(raw) if raw else {}
+            decoded = {str(k).lower(): str(v) for k, v in (found or {}).items()}
+            if len(_HEADERS) < 10_000:
+                _HEADERS[raw] = decoded
+        row["headers"] = decoded
     return row["headers"]
 
 
@@ -98,6 +109,13 @@ def content_urls(ctx: CheckContext) -> set[str]:
 
 def final(ctx: CheckContext, url: str) -> dict[str, Any] | None:
     """The row a URL leads to, its redirects followed (None when it was never recorded or redirects in a circle)."""
+    ends: dict[str, dict[str, Any] | None] = memo(ctx, "final", dict)
+    if url not in ends:  # asked once per link: the same targets over and over
+        ends[url] = _final(ctx, url)
+    return ends[url]
+
+
+def _final(ctx: CheckContext, url: str) -> dict[str, Any] | None:
     table = rows(ctx)
     seen: set[str] = set()
     row = table.get(url)
@@ -135,15 +153,65 @@ def links(ctx: CheckContext) -> list[Link]:
     """Distinct links of crawled pages to targets a link check may report (most links lead to fine pages)."""
 
     def load() -> list[Link]:
-        targets = [url for url, row in rows(ctx).items() if _suspect(row)]
-        return [Link(*link) for link in read.links_to(ctx.reader, ctx.commit, targets)]
+        g = graph(ctx)
+        suspects = {g.ids[url] for url, row in rows(ctx).items() if url in g.ids and _suspect(row)}
+        found = [
+            Link(g.urls[source], g.urls[target])
+            for source, targets in g.targets.items()
+            for target in targets & suspects
+        ]
+        return sorted(found)
 
     return memo(ctx, "links", load)
 
 
 def internal_links(ctx: CheckContext) -> list[read.InternalLink]:
-    """Every distinct (source, target, text) link of the commit's crawled internal pages, read once."""
+    """Every distinct (source, target, text) link of the commit's crawled internal pages, read once.
+
+    Millions of rows on a large site: the checks that need no text read ``graph`` instead.
+    """
     return memo(ctx, "internal_links", lambda: read.internal_links(ctx.reader, ctx.commit))
+
+
+def graph(ctx: CheckContext) -> read.AnchorGraph:
+    """The links of ``internal_links`` (texts aside) as URL ids, read once per context."""
+    return memo(ctx, "graph", lambda: read.anchor_graph(ctx.reader, ctx.commit))
+
+
+def linked(ctx: CheckContext) -> set[str]:
+    """The URLs (as written) some internal crawled page links to, other than itself."""
+
+    def load() -> set[str]:
+        g = graph(ctx)
+        return {g.urls[i] for i in g.linked()}
+
+    return memo(ctx, "linked", load)
+
+
+def reached(ctx: CheckContext, self_links: bool) -> set[str]:
+    """The URLs internal crawled pages link to (other than themselves), and where those redirect to.
+
+    A link is (source, target) and adds its target unless it is the source, then the target's ``final``
+    URL unless that is the source; ``self_links`` False leaves out a page's links to itself altogether.
+    """
+
+    def load() -> set[str]:
+        g = graph(ctx)
+        found = set(linked(ctx))
+        # only a redirect's final URL differs from the target itself (or is None)
+        redirecting = {
+            g.ids[url] for url, row in rows(ctx).items() if row.get("redirect_dest") and url in g.ids
+        }
+        for source, targets in g.targets.items():
+            for target in targets & redirecting:
+                if target == source and not self_links:
+                    continue
+                end = final(ctx, g.urls[target])
+                if end and end["url"] != g.urls[source]:
+                    found.add(end["url"])
+        return found
+
+    return memo(ctx, f"reached:{self_links}", load)
 
 
 def without_positions(message: str) -> str:
@@ -156,16 +224,32 @@ def unique(found: Iterator[Finding]) -> Iterator[Finding]:
     yield from dict.fromkeys(found)
 
 
-def anchor_targets(ctx: CheckContext) -> dict[str, set[str]]:
+class _Targets(Mapping[str, set[str]]):
+    """Each internal crawled page → the URLs its anchors point to, named when asked for (most never are)."""
+
+    def __init__(self, g: read.AnchorGraph) -> None:
+        self._graph = g
+        self._named: dict[str, set[str]] = {}
+
+    def __getitem__(self, url: str) -> set[str]:
+        if url not in self._named:
+            g = self._graph
+            ids = g.targets[g.ids[url]] if url in g.ids and g.ids[url] in g.targets else None
+            if ids is None:
+                raise KeyError(url)
+            self._named[url] = {g.urls[i] for i in ids}
+        return self._named[url]
+
+    def __iter__(self) -> Iterator[str]:
+        return (self._graph.urls[i] for i in self._graph.targets)
+
+    def __len__(self) -> int:
+        return len(self._graph.targets)
+
+
+def anchor_targets(ctx: CheckContext) -> Mapping[str, set[str]]:
     """Each internal crawled page → the URLs its anchors point to (fragments off), read once per context."""
-
-    def load() -> dict[str, set[str]]:
-        found: dict[str, set[str]] = {}
-        for link in internal_links(ctx):
-            found.setdefault(link.source, set()).add(link.target)
-        return found
-
-    return memo(ctx, "anchor_targets", load)
+    return memo(ctx, "anchor_targets", lambda: _Targets(graph(ctx)))
 
 
 def family(category: str, help_url: str) -> Callable[..., Check]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -14,7 +15,7 @@ import lxml.html
 from nitpicker_core import Check, CheckContext, Finding, normalize_url, read
 
 from .canonicals import effective, is_self
-from .common import content_pages, content_urls, final, headers, internal_links, memo, rows, unique
+from .common import content_pages, content_urls, final, graph, headers, memo, rows, unique
 from .settings import DEFAULT_MAX_DEPTH, max_depth, non_descriptive_lists, words
 
 Finder = Callable[[CheckContext], Iterator[Finding]]
@@ -75,11 +76,9 @@ def conflicts(ctx: CheckContext) -> Iterator[Finding]:
 
 def nofollow_links(ctx: CheckContext) -> Iterator[Finding]:
     # Link-level rel=nofollow (or ugc/sponsored, which imply it) on links to the site's own URLs
-    stored = _directives(ctx)
-    for url in sorted(content_urls(ctx)):
-        page = stored.get(url)
-        html = ctx.reader.html_by_sha256(page.html_sha256) if page and page.html_sha256 else None
-        if not html or "nofollow" not in html.lower():  # most pages: no parse
+    pages = content_urls(ctx)
+    for url, html in read.page_html(ctx.reader, ctx.commit):  # every page's HTML in one query
+        if url not in pages or not html or "nofollow" not in html.lower():  # most pages: no parse
             continue
         try:
             doc = lxml.html.document_fromstring(html)
@@ -104,11 +103,17 @@ def depths(ctx: CheckContext) -> dict[str, int]:
     """Clicks from the crawl's start to each URL internal links reach (redirects followed at no cost)."""
 
     def load() -> dict[str, int]:
-        roots = _roots(ctx)
+        # walked over URL ids (a URL the archive never recorded stays a URL), then named
+        g = graph(ctx)
+        roots = [g.ids.get(url, url) for url in _roots(ctx)]
         table = rows(ctx)
-        redirects = {url: row["redirect_dest"] for url, row in table.items() if row.get("redirect_dest")}
-        edges = ((link.source, link.target) for link in internal_links(ctx))
-        return read.link_depths(edges, roots, redirects)
+        redirects = {
+            g.ids.get(url, url): g.ids.get(row["redirect_dest"], row["redirect_dest"])
+            for url, row in table.items()
+            if row.get("redirect_dest")
+        }
+        found = read.link_depths(g.targets, roots, redirects)
+        return {g.urls[node] if isinstance(node, int) else node: depth for node, depth in found.items()}
 
     return memo(ctx, "depths", load)
 
@@ -125,23 +130,45 @@ def too_deep(ctx: CheckContext) -> Iterator[Finding]:
 
 def no_outlinks(ctx: CheckContext) -> Iterator[Finding]:
     table = rows(ctx)
+    g = graph(ctx)
     linking: set[str] = set()
-    for link in internal_links(ctx):
-        target = table.get(link.target)
-        if link.target != link.source and (
-            (target is not None and not target.get("is_external"))
-            or (target is None and urlsplit(link.target).hostname == urlsplit(link.source).hostname)
-        ):
-            linking.add(link.source)
+    for source_id, target_ids in g.targets.items():
+        source = g.urls[source_id]
+        for target_id in target_ids:
+            url = g.urls[target_id]
+            target = table.get(url)
+            if target_id != source_id and (
+                (target is not None and not target.get("is_external"))
+                or (target is None and urlsplit(url).hostname == urlsplit(source).hostname)
+            ):
+                linking.add(source)
+                break  # one link on is enough
     for url in sorted(content_urls(ctx) - linking):
         yield Finding(url)
+
+
+def _may_be_short(text: str, longest: int) -> bool:
+    """Whether ``words(text)`` can have ``longest`` characters or fewer, decided without computing it.
+
+    A longer text can only shrink to that by what ``words`` removes: its ends' spaces and punctuation, a
+    run of spaces; a printable ASCII text beginning and ending with a letter or digit, without two spaces
+    in a row, has none of them (and casefolding ASCII keeps its length). Millions of links: most are that.
+    """
+    return len(text) <= longest or not (
+        text.isascii()
+        and text.isprintable()
+        and text[0].isalnum()
+        and text[-1].isalnum()
+        and "  " not in text
+    )
 
 
 def non_descriptive(ctx: CheckContext) -> Iterator[Finding]:
     stored = _directives(ctx)
     lists = non_descriptive_lists(ctx)
     pages = content_urls(ctx)
-    for link in internal_links(ctx):
+    longest = max((len(text) for texts in lists.values() for text in texts), default=0)
+    for link in read.link_texts(ctx.reader, ctx.commit, partial(_may_be_short, longest=longest)):
         if link.source not in pages:
             continue
         page = stored.get(link.source)
@@ -153,13 +180,25 @@ def non_descriptive(ctx: CheckContext) -> Iterator[Finding]:
 def non_canonical_links(ctx: CheckContext) -> Iterator[Finding]:
     # Links to a page whose valid canonical names another URL (redirects followed to the page)
     canonicals = effective(ctx)
-    for link in internal_links(ctx):
-        end = final(ctx, link.target)
-        if end is None or end["url"] == link.source:
-            continue
-        canonical = canonicals.get(end["url"])
-        if canonical and not is_self(end["url"], canonical) and not is_self(link.source, canonical):
-            yield Finding(link.source, link.target)
+    table = rows(ctx)
+    g = graph(ctx)
+    # the targets whose final page names another URL: such a page itself, or a redirect (to one)
+    elsewhere = {url for url, canonical in canonicals.items() if not is_self(url, canonical)}
+    if not elsewhere:
+        return
+    candidates = elsewhere | {url for url, row in table.items() if row.get("redirect_dest")}
+    ends: dict[int, tuple[str, str]] = {}
+    for url in candidates:
+        end = final(ctx, url) if url in g.ids else None
+        canonical = canonicals.get(end["url"]) if end else None
+        if end and canonical and not is_self(end["url"], canonical):
+            ends[g.ids[url]] = (end["url"], canonical)
+    for source_id, target_ids in g.targets.items():
+        for target_id in target_ids & ends.keys():
+            end_url, canonical = ends[target_id]
+            source = g.urls[source_id]
+            if end_url != source and not is_self(source, canonical):
+                yield Finding(source, g.urls[target_id])
 
 
 def _roots(ctx: CheckContext) -> list[str]:

@@ -18,7 +18,7 @@ import langcodes
 
 from nitpicker_core import Alternate, CheckContext, Finding, page_alternates, sitemap_alternates
 
-from .common import anchor_targets, content_urls, family, memo, rows
+from .common import content_urls, family, linked, memo, rows
 from .sitemaps import indexability
 
 Finder = Callable[[CheckContext], Iterator[Finding]]
@@ -153,7 +153,7 @@ def inconsistent_code(ctx: CheckContext) -> Iterator[Finding]:
 
 
 def target_not_linked(ctx: CheckContext) -> Iterator[Finding]:
-    reached = {target for source, targets in anchor_targets(ctx).items() for target in targets - {source}}
+    reached = linked(ctx)
     table = rows(ctx)
     for url, alts in alternates(ctx).items():
         host = urlsplit(url).netloc

@@ -31,14 +31,29 @@ def _outcome(row: dict[str, Any] | None) -> str:
     return "server" if status >= 500 else "ok"
 
 
+def _targets(ctx: CheckContext) -> dict[str, tuple[bool, str]]:
+    """Each recorded target of ``links``: whether it is external, and the ``_outcome`` of where it ends."""
+
+    def load() -> dict[str, tuple[bool, str]]:
+        table = rows(ctx)
+        found = {}
+        for target in {link.target for link in links(ctx)}:  # thousands of links share a target
+            row = table.get(target)
+            if row is not None:
+                found[target] = (bool(row.get("is_external")), _outcome(final(ctx, target)))
+        return found
+
+    return memo(ctx, "link_targets", load)
+
+
 def _linked(ctx: CheckContext, external: bool, *outcomes: str) -> Iterator[Finding]:
     """Links whose written target is (not) external and whose destination ends in one of ``outcomes``."""
-    table = rows(ctx)
+    ends = _targets(ctx)
     for link in links(ctx):
-        target = table.get(link.target)
-        if target is None or bool(target.get("is_external")) != external or link.source == link.target:
+        end = ends.get(link.target)
+        if end is None or end[0] != external or link.source == link.target:
             continue
-        if _outcome(final(ctx, link.target)) in outcomes:
+        if end[1] in outcomes:
             yield Finding(link.source, link.target)
 
 
@@ -52,19 +67,14 @@ def linked_targets(ctx: CheckContext, *outcomes: str) -> set[str]:
     them with each link to them, so the page-level status checks leave them out (one defect, not two)."""
 
     def load() -> set[str]:
-        table = rows(ctx)
+        targets = _targets(ctx)
         ends = set()
         for link in links(ctx):
-            target = table.get(link.target)
-            end = final(ctx, link.target)
-            if (
-                target is not None
-                and not target.get("is_external")
-                and link.source != link.target
-                and end is not None
-                and _outcome(end) in outcomes
-            ):
-                ends.add(end["url"])
+            target = targets.get(link.target)  # recorded, and whether external, where it ends
+            if target is not None and not target[0] and link.source != link.target and target[1] in outcomes:
+                end = final(ctx, link.target)  # an outcome of these is never that of no row
+                if end is not None:
+                    ends.add(end["url"])
         return ends
 
     return memo(ctx, "linked_targets:" + ",".join(outcomes), load)

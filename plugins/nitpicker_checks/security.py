@@ -40,26 +40,31 @@ def mixed_content(ctx: CheckContext) -> Iterator[Finding]:
     pages = {row["url"] for row in content_pages(ctx) if row["url"].startswith("https://")}
     if not pages:
         return  # no page of the commit is served over HTTPS: nothing to read
-    for loaded in read.page_resource_rows(ctx.reader, ctx.commit):
+    for loaded in read.page_resource_rows(ctx.reader, ctx.commit, prefix="http://"):
         if loaded.url in pages and loaded.resource.startswith("http://"):
             yield Finding(loaded.url, loaded.resource)
 
 
-def _image_rows(ctx: CheckContext) -> list[dict[str, Any]]:
-    # Every image of the commit read once for the three image checks: the unfiltered list streams in page
-    # order with a known total, where each filtered one counted its matches again for every page of 10,000.
-    return memo(ctx, "images", lambda: list(ctx.query("images")))
+def _image_rows(ctx: CheckContext) -> list[read.ImageRow]:
+    # Every image of the commit read once for the three image checks, in one pass: paging through the
+    # images list skipped over every earlier page again for each page of 10,000.
+    return memo(ctx, "images", lambda: list(read.image_rows(ctx.reader, ctx.commit)))
 
 
 def _images(flag: str) -> Callable[[CheckContext], Iterator[Finding]]:
     def find(ctx: CheckContext) -> Iterator[Finding]:
+        joined: dict[tuple[str, str], str] = memo(ctx, "image_srcs", dict)
         for row in _image_rows(ctx):
-            if not (row["alt"] is None if flag == "missing_alt" else row[flag]):
+            if not (row.alt is None if flag == "missing_alt" else getattr(row, flag)):
                 continue
             # the src as written, resolved: the same image at every device preset, whatever srcset picked
-            yield Finding(
-                row["page"], join_url(row["page"], row["src"]) if row["src"] else row["current_src"]
-            )
+            if not row.src:
+                yield Finding(row.page, row.current_src)
+                continue
+            key = (row.page, row.src)
+            if key not in joined:  # the same image at each device preset: resolved once
+                joined[key] = join_url(row.page, row.src)
+            yield Finding(row.page, joined[key])
 
     return find
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from nitpicker_core import CheckContext, Finding, non_indexable_reason, read
 
-from .common import content_urls, family, final, headers, internal_links, memo, rows
+from .common import content_urls, family, headers, memo, reached, rows
 
 Finder = Callable[[CheckContext], Iterator[Finding]]
 PROTOCOL_HELP = "https://www.sitemaps.org/protocol.html"
@@ -76,13 +76,7 @@ def non_indexable(ctx: CheckContext) -> Iterator[Finding]:
 
 def _reached(ctx: CheckContext) -> set[str]:
     """URLs some internal crawled page links to (other than itself), redirects followed to where they end."""
-    reached: set[str] = set()
-    for source, target, _ in internal_links(ctx):
-        end = final(ctx, target)
-        for url in (target, end["url"] if end else None):
-            if url and url != source:
-                reached.add(url)
-    return reached
+    return reached(ctx, self_links=True)
 
 
 def _roots(ctx: CheckContext) -> set[str]:
