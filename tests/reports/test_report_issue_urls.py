@@ -259,3 +259,42 @@ def test_a_report_compared_with_another_commit(archive, tmp_path):
             if r["state"] == "ok" and r["new"] is not None
         )
     )
+
+
+def test_xlsx_row_colours_keep_notes_links_numbers_and_empty_cells(tmp_path):
+    """A coloured row colours every cell (an empty one too) and keeps what each cell had: note, link, format."""
+    from nitpicker_xlsx.workbook import write_xlsx
+    from openpyxl import load_workbook
+
+    from nitpicker_core import Cell, Sheet
+
+    rows = [
+        ["high", Cell(3, "three"), "https://x.test/", 0.5, None],
+        ["info", 0, "https://x.test/a", 0.25, "plain"],
+        ["low", 1, "", None, "=not a formula"],
+    ]
+    sheet = Sheet(
+        "Styled",
+        ("Priority", "N", "URL", "Share", "Text"),
+        lambda reader, commit: rows,
+        links=("URL",),
+        number_formats={"Share": "percent"},
+        row_style=lambda row: row[0] if row[0] in ("high", "low") else None,
+    )
+    write_xlsx([(sheet, iter(rows))], {"file": str(tmp_path / "s.xlsx"), "silent": True})
+    ws = load_workbook(tmp_path / "s.xlsx")["Styled"]
+    fills = [
+        {c.fill.fgColor.rgb if c.fill.fill_type else None for c in row} for row in ws.iter_rows(min_row=2)
+    ]
+    assert fills == [{"00E60000"}, {None}, {"00FFE699"}]
+    assert [c.value for c in ws[2]] == [
+        "high",
+        3,
+        '=HYPERLINK("https://x.test/","https://x.test/")',
+        0.5,
+        None,
+    ]
+    assert ws["B2"].comment.text == "three" and ws["D2"].number_format == "0.0%"
+    assert [c.comment for c in ws[2] if c.column != 2] == [None] * 4  # the note stays on its cell
+    assert ws["E4"].value == "=not a formula" and ws["E4"].data_type == "s"  # text, never a formula
+    assert ws["A2"].font.color.rgb == "00FFFFFF" and ws["A4"].font.color.rgb == "00000000"
