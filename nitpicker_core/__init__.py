@@ -50,6 +50,7 @@ from nitpicker_core.registries import check_registry
 from nitpicker_core.registry import Register, RegisterBlueprint, RegisterSetting
 from nitpicker_core.sinks import ArchiveSink, LinkGraph, RevalidatingSink, SinkRefused
 from nitpicker_core.types import (
+    ROW_STYLES,
     Analyzer,
     Cell,
     Column,
@@ -164,6 +165,7 @@ __all__ = [
     "PageReport",
     "Query",
     "Resource",
+    "ROW_STYLES",
     "Rule",
     "ScrapeResult",
     "Screenshot",

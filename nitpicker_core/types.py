@@ -223,7 +223,9 @@ class Sheet:
     ``{"columns": (...), "when": "eq|ne|lt|gt|lte|gte|between|not_between|blank", "values": (...)}`` or
     ``{"columns": (...), "when": "text", "starts": (...), "ends": (...), "contains": (...)}`` (case-insensitive,
     any of them); a matching cell is highlighted as an error. ``number_formats`` maps a column to how its
-    numbers show: ``"percent"`` (a fraction, 0.8269, shown as 82.7%).
+    numbers show: ``"percent"`` (a fraction, 0.8269, shown as 82.7%). ``row_style(row)``, when given, names
+    the colour of a whole row from its values: one of ``ROW_STYLES`` (the priority scale: critical and high
+    red, medium orange, low yellow), or None for a plain row.
     """
 
     name: str
@@ -238,6 +240,7 @@ class Sheet:
     links: tuple[str, ...] = ()
     formats: tuple[Mapping[str, Any], ...] = ()
     number_formats: Mapping[str, str] = field(default_factory=dict)
+    row_style: Callable[[list[Any]], str | None] | None = None
 
     def __post_init__(self) -> None:
         unknown = set(self.number_formats.values()) - set(NUMBER_FORMATS)
@@ -247,6 +250,9 @@ class Sheet:
 
 #: The number formats a sheet column can ask for (``Sheet.number_formats``).
 NUMBER_FORMATS = ("percent",)
+
+#: The colours a whole row can take (``Sheet.row_style``), named after the one priority scale.
+ROW_STYLES = ("critical", "high", "medium", "low")
 
 
 #: What a destination option holds. The three path types are checked before any work starts: ``file`` is

@@ -16,6 +16,16 @@ ERROR_FORMAT = {
     "backgroundColor": {"red": 0.9, "green": 0.0, "blue": 0.0},
     "textFormat": {"foregroundColor": {"red": 1.0, "green": 1.0, "blue": 1.0}},
 }
+# Sheet.row_style → (background, text colour), as the XLSX destination colours them
+ROW_COLOURS = {
+    "critical": ((0.69, 0.0, 0.0), (1.0, 1.0, 1.0)),
+    "high": ((0.9, 0.0, 0.0), (1.0, 1.0, 1.0)),
+    "medium": ((0.957, 0.694, 0.514), (0.0, 0.0, 0.0)),
+    "low": ((1.0, 0.902, 0.6), (0.0, 0.0, 0.0)),
+}
+ROW_FIELDS = (
+    "userEnteredValue,note,userEnteredFormat.backgroundColor,userEnteredFormat.textFormat.foregroundColor"
+)
 NUMBER_FORMATS = {"percent": {"type": "PERCENT", "pattern": "0.0%"}}  # Sheet.number_formats → the API's
 _NUMBER = {
     "eq": "NUMBER_EQ",
@@ -52,6 +62,26 @@ def cell_data(value: Any, link: bool = False) -> dict[str, Any]:
     if note:
         data["note"] = note[:NOTE_CHARS]
     return data
+
+
+def _rgb(colour: tuple[float, float, float]) -> dict[str, float]:
+    return dict(zip(("red", "green", "blue"), colour, strict=True))
+
+
+def row_format(style: str | None) -> dict[str, Any] | None:
+    """The userEnteredFormat of every cell of a row coloured ``style`` (a ``Sheet.row_style``), or None."""
+    if style not in ROW_COLOURS:
+        return None
+    background, text = ROW_COLOURS[style]
+    return {"backgroundColor": _rgb(background), "textFormat": {"foregroundColor": _rgb(text)}}
+
+
+def _row_data(sheet: Sheet, row: list[Any], links: list[bool]) -> dict[str, Any]:
+    values = [cell_data(v, links[i] if i < len(links) else False) for i, v in enumerate(row)]
+    colour = row_format(sheet.row_style(row)) if sheet.row_style else None
+    if colour is not None:
+        values = [{**value, "userEnteredFormat": colour} for value in values]
+    return {"values": values}
 
 
 def _letter(index: int) -> str:
@@ -224,11 +254,10 @@ def _write_sheet(
     sheet_id = reply["replies"][0]["addSheet"]["properties"]["sheetId"]
     call(sh.batch_update, {"requests": setup_requests(sheet, sheet_id)})
     links = [c in sheet.links for c in sheet.columns]
+    fields = ROW_FIELDS if sheet.row_style else "userEnteredValue,note"
     count, chunk = 0, []
     for row in rows:
-        chunk.append(
-            {"values": [cell_data(v, links[i] if i < len(links) else False) for i, v in enumerate(row)]}
-        )
+        chunk.append(_row_data(sheet, row, links))
         count += 1
         if len(chunk) >= CHUNK:
             call(
@@ -239,7 +268,7 @@ def _write_sheet(
                             "appendCells": {
                                 "sheetId": sheet_id,
                                 "rows": chunk,
-                                "fields": "userEnteredValue,note",
+                                "fields": fields,
                             }
                         }
                     ]
@@ -250,11 +279,7 @@ def _write_sheet(
     if chunk:
         call(
             sh.batch_update,
-            {
-                "requests": [
-                    {"appendCells": {"sheetId": sheet_id, "rows": chunk, "fields": "userEnteredValue,note"}}
-                ]
-            },
+            {"requests": [{"appendCells": {"sheetId": sheet_id, "rows": chunk, "fields": fields}}]},
         )
     call(sh.batch_update, {"requests": finish_requests(sheet, sheet_id)})
     if replacing:  # swap only now, so an interrupted run leaves the previous worksheet intact

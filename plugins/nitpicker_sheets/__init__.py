@@ -1,12 +1,19 @@
-"""The built-in report sheets (the Cover, then Issues) and the keyset queries they stream from."""
+"""The built-in report sheets (the Cover, Issues, Issue URLs … the Appendix) and the queries they stream from."""
 
 from __future__ import annotations
 
 from nitpicker_core import Query, Register, Sheet, hookimpl
 
-from . import cover, issues, pages, queries, relations, resources
+from . import cover, issue_urls, issues, pages, queries, relations, resources
 
-SHEETS = (*cover.SHEETS, *issues.SHEETS, *pages.SHEETS, *relations.SHEETS, *resources.SHEETS)
+SHEETS = (
+    *cover.SHEETS,
+    *issues.SHEETS,
+    *issue_urls.SHEETS,
+    *pages.SHEETS,
+    *relations.SHEETS,
+    *resources.SHEETS,
+)
 
 
 @hookimpl

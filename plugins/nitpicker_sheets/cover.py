@@ -1,4 +1,4 @@
-"""The Cover sheet: what a client reads first (site, roots, commit, dates, settings, tools, totals)."""
+"""The Cover (site, scope, date, commit, totals, changes) and the Appendix (settings, tool versions) sheets."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from nitpicker_core import Sheet, read
+from nitpicker_core import PRIORITIES, Cell, Sheet, read
+
+from .issues import compared
 
 if TYPE_CHECKING:
     from nitpicker_core import ArchiveReader, ReportContext
@@ -39,11 +41,19 @@ def _site(roots: list[str]) -> Iterator[list[Any]]:
     hosts = list(dict.fromkeys(urlsplit(r).netloc for r in roots))
     yield ["Site", "Site", ", ".join(hosts)]
     for root in roots:  # a row each: a filter finds them, and no cell needs wrapping to show them all
-        yield ["Site", "Root", root]
+        yield ["Site", "Start URL", root]
 
 
-def _dates(row: Mapping[str, Any]) -> Iterator[list[Any]]:
-    yield ["Commit", "Commit", row["id"]]
+def _report(row: Mapping[str, Any], answer: Mapping[str, Any]) -> Iterator[list[Any]]:
+    yield ["Report", "Date", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())]
+    yield ["Report", "Commit", row["id"]]
+    if row.get("finished_at") is not None:
+        yield ["Report", "Crawled", row["finished_at"]]
+    base = answer.get("base")
+    yield ["Report", "Compared with", NOTHING_COMPARED if base is None or base == row["id"] else base]
+
+
+def _commit_details(row: Mapping[str, Any]) -> Iterator[list[Any]]:
     for key, item in (
         ("kind", "Kind"),
         ("status", "Status"),
@@ -52,13 +62,12 @@ def _dates(row: Mapping[str, Any]) -> Iterator[list[Any]]:
     ):
         if row.get(key) is not None:
             yield ["Commit", item, row[key]]
-    yield ["Commit", "Report written", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())]
 
 
 def _settings(reader: ArchiveReader, commit: int, row: Mapping[str, Any]) -> Iterator[list[Any]]:
     for key, value in sorted((row.get("options") or {}).items()):
         if key == "roots":
-            continue  # under Site
+            continue  # on the Cover, as the start URLs
         yield ["Settings", key, _value(value)]
     for analyzer, settings in read.analyzer_settings(reader, commit):
         yield ["Analyzer settings", analyzer, settings or "{}"]
@@ -80,9 +89,8 @@ def _tools(row: Mapping[str, Any]) -> Iterator[list[Any]]:
         yield ["Tools", run["analyzer"], f"{run['version']}{rules}, {run['status']}"]
 
 
-def _totals(report: ReportContext) -> Iterator[list[Any]]:
-    summary = report.query("summary")
-    totals = summary["totals"]  # the counts every front door shows, by their one definition
+def _totals(report: ReportContext, answer: Mapping[str, Any]) -> Iterator[list[Any]]:
+    totals = report.query("summary")["totals"]  # the counts every front door shows, by their one definition
     for key, item in (
         ("pages", "Pages"),
         ("internal_urls", "Internal URLs"),
@@ -92,15 +100,42 @@ def _totals(report: ReportContext) -> Iterator[list[Any]]:
         ("skipped", "Skipped"),
     ):
         yield ["Totals", item, totals[key]]
-    checks = [r for r in report.query("issues")["items"] if r["state"] == "ok"]
+    checks = [r for r in answer["items"] if r["state"] == "ok"]
     yield ["Totals", "Checks with findings", sum(1 for r in checks if r["findings"])]
-    for key, item in (("findings", "Findings"), ("new", "New"), ("fixed", "Fixed")):
-        yield ["Totals", item, sum(r[key] or 0 for r in checks)]
-    for key, item in DEFINED:
-        yield ["What the numbers mean", item, summary["definitions"][key]]
+    yield ["Totals", "Findings", sum(r["findings"] or 0 for r in checks)]
+    for priority in PRIORITIES:
+        found = [r for r in checks if r["priority"] == priority and r["findings"]]
+        yield ["Findings by priority", priority, sum(r["findings"] for r in found)]
+    for priority in PRIORITIES:
+        found = [r for r in checks if r["priority"] == priority and r["findings"]]
+        yield ["Checks with findings by priority", priority, len(found)]
 
 
-# The counts the Cover explains, once for the whole report (the Issues sheet's "% of URLs" included).
+def _changes(answer: Mapping[str, Any]) -> Iterator[list[Any]]:
+    """New, fixed, regressed and persisting findings against the compared commit (its checks only)."""
+    base = answer.get("base")
+    if base is None or base == answer.get("commit"):
+        yield ["Changes", "Compared with", NOTHING_COMPARED]
+        return
+    section = f"Changes since commit {base}"
+    compared = [r for r in answer["items"] if r["state"] == "ok" and r["new"] is not None]
+    for key, item in (
+        ("new", "New"),
+        ("fixed", "Fixed"),
+        ("regressed", "Regressed"),
+        ("persisting", "Persisting"),
+    ):
+        yield [section, item, sum(r[key] or 0 for r in compared)]
+    for key, item in (("new", "Checks with new findings"), ("fixed", "Checks with fixed findings")):
+        yield [section, item, sum(1 for r in compared if r[key])]
+    skipped = sorted(
+        r["id"] for r in answer["items"] if r["state"] == "ok" and r["new"] is None and r["findings"]
+    )
+    if skipped:
+        yield [section, "Not compared", Cell(len(skipped), "\n".join(skipped))]
+
+
+# The counts the Appendix explains, once for the whole report (the Issues sheet's "% of URLs" included).
 DEFINED = (
     ("pages", "Pages"),
     ("internal_urls", "Internal URLs"),
@@ -111,15 +146,27 @@ DEFINED = (
     ("findings", "Findings"),
     ("share", "% of URLs"),
 )
+NOTHING_COMPARED = "nothing: no earlier commit"
 
 
 def cover_rows(reader: ArchiveReader, commit: int, report: ReportContext) -> Iterator[list[Any]]:
-    row = _commit(reader, commit)
+    """What a client reads first: the site and its scope, the date and commit, totals and changes."""
+    answer = report.query("issues", **compared(report))
     yield from _site(list(reader.info().get("roots") or []))
-    yield from _dates(row)
+    yield from _report(_commit(reader, commit), answer)
+    yield from _totals(report, answer)
+    yield from _changes(answer)
+
+
+def appendix_rows(reader: ArchiveReader, commit: int, report: ReportContext) -> Iterator[list[Any]]:
+    """The details behind the Cover: the commit, the crawl's and analyzers' settings, tools, definitions."""
+    row = _commit(reader, commit)
+    yield from _commit_details(row)
     yield from _settings(reader, commit, row)
     yield from _tools(row)
-    yield from _totals(report)
+    definitions = report.query("summary")["definitions"]
+    for key, item in DEFINED:
+        yield ["What the numbers mean", item, definitions[key]]
 
 
 SHEETS = (
@@ -129,7 +176,16 @@ SHEETS = (
         cover_rows,
         order=-10,
         uses_report=True,
-        description="site, roots, commit and dates, settings, tool versions and totals: what the report is of",
+        description="site, start URLs, date, commit, totals by priority and changes since the compared commit",
+        widths={"Section": 220, "Item": 200, "Value": 520},
+    ),
+    Sheet(
+        "Appendix",
+        ("Section", "Item", "Value"),
+        appendix_rows,
+        order=10_000,
+        uses_report=True,
+        description="the commit, the crawl's and analyzers' settings, tool versions, what the numbers mean",
         widths={"Section": 160, "Item": 200, "Value": 520},
     ),
 )

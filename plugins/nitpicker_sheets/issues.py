@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from nitpicker_core import Cell, Sheet
+from nitpicker_core import ROW_STYLES, Cell, Sheet
 
 if TYPE_CHECKING:
     from nitpicker_core import ArchiveReader, ReportContext
@@ -14,6 +14,33 @@ COUNTS = ("urls", "share", "findings", "new", "fixed", "persisting")
 NOT_ANALYSED = "not analysed"
 NOT_COMPARED = "not compared"
 FIRST_CRAWL = "no earlier commit: every finding is new"
+COMPARE_OPTION = "compare"  # the report's option naming the commit to compare with (default: the parent)
+
+
+def compared(report: ReportContext) -> dict[str, Any]:
+    """The ``base`` parameter of `issues` and `issue-urls`: the commit the report compares with, if one
+    was given (``options["compare"]``); without it the queries compare with the previous complete commit."""
+    base = report.options.get(COMPARE_OPTION)
+    return {} if base in (None, "") else {"base": str(base)}
+
+
+HEADER = (
+    "Check",
+    "Title",
+    "Priority",
+    "Type",
+    "Category",
+    "URLs",
+    "% of URLs",
+    "Findings",
+    "New",
+    "Fixed",
+    "Persisting",
+    "Description",
+    "How to Fix",
+    "Help",
+    "Note",
+)
 
 
 def _counts(row: dict[str, Any]) -> list[Any]:
@@ -63,7 +90,7 @@ def _rank(row: dict[str, Any]) -> int:
 
 
 def issue_rows(reader: ArchiveReader, commit: int, report: ReportContext) -> Iterator[list[Any]]:
-    answer = report.query("issues")
+    answer = report.query("issues", **compared(report))
     first_crawl = answer["base"] is None
     # sorted() is stable: within each rank the query's order holds (priority, then most findings)
     for row in sorted(answer["items"], key=_rank):
@@ -82,38 +109,28 @@ def issue_rows(reader: ArchiveReader, commit: int, report: ReportContext) -> Ite
         ]
 
 
-def _priority(value: str) -> dict[str, Any]:
-    return {"columns": ("Priority",), "when": "eq", "values": (value,)}
+def found_something(row: list[Any]) -> str | None:
+    """An Issues row's colour: its priority when the check found something (never for 0 or a word)."""
+    findings = row[HEADER.index("Findings")]
+    priority = row[HEADER.index("Priority")]
+    if isinstance(findings, bool) or not isinstance(findings, int) or findings <= 0:
+        return None
+    return priority if priority in ROW_STYLES else None
 
 
 SHEETS = (
     Sheet(
         "Issues",
-        (
-            "Check",
-            "Title",
-            "Priority",
-            "Type",
-            "Category",
-            "URLs",
-            "% of URLs",
-            "Findings",
-            "New",
-            "Fixed",
-            "Persisting",
-            "Description",
-            "How to Fix",
-            "Help",
-            "Note",
-        ),
+        HEADER,
         issue_rows,
         order=0,
         uses_report=True,
         freeze=(1, 1),
         links=("Help",),
-        formats=(_priority("critical"), _priority("high")),
+        row_style=found_something,
         description="every check, most severe first: affected URLs (and their share of the internal URLs), "
-        "findings, new, fixed and persisting since the previous commit",
+        "findings, new, fixed and persisting since the previous commit; a row with findings coloured by "
+        "its priority",
         number_formats={"% of URLs": "percent"},
         widths={"Check": 220, "Title": 300, "Description": 420, "How to Fix": 420, "Help": 300, "Note": 300},
     ),

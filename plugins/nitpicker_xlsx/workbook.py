@@ -13,6 +13,7 @@ from typing import Any
 from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+from openpyxl.cell.cell import Cell as OpenpyxlCell
 from openpyxl.comments import Comment
 from openpyxl.formatting.rule import CellIsRule, FormulaRule
 from openpyxl.styles import Font, PatternFill
@@ -36,6 +37,17 @@ LINK_CHARS = 255  # HYPERLINK() takes at most 255 characters in Excel
 ERROR_FILL = PatternFill(bgColor="E60000", fill_type="solid")
 ERROR_FONT = Font(color="FFFFFF")
 HEADER_FONT = Font(bold=True)
+# Sheet.row_style → (background, text colour): critical and high red, medium orange, low yellow
+ROW_COLOURS = {
+    "critical": ("B00000", "FFFFFF"),
+    "high": ("E60000", "FFFFFF"),
+    "medium": ("F4B183", "000000"),
+    "low": ("FFE699", "000000"),
+}
+ROW_STYLES = {
+    name: (PatternFill(fgColor=fill, bgColor=fill, fill_type="solid"), Font(color=text))
+    for name, (fill, text) in ROW_COLOURS.items()
+}
 NUMBER_FORMATS = {"percent": "0.0%"}  # Sheet.number_formats → Excel's number format codes
 _OPERATORS = {
     "eq": "equal",
@@ -103,6 +115,7 @@ class _Writer:
                     self.ws.conditional_formatting.add(
                         f"{letter}2:{letter}{MAX_ROWS}", _rule(fmt, f"{letter}2")
                     )
+        _print_setup(self.ws)
         header = []
         for column in sheet.columns:
             cell = WriteOnlyCell(self.ws, value=column)
@@ -116,6 +129,7 @@ class _Writer:
         self.ws.auto_filter.ref = f"A1:{last}{max(2, self.rows + 1)}"
 
     def append(self, row: list[Any]) -> None:
+        style = ROW_STYLES.get(self.sheet.row_style(row) or "") if self.sheet.row_style else None
         cells = []
         noted = False
         for i, value in enumerate(row):
@@ -123,11 +137,24 @@ class _Writer:
             # that one has a style, note included: a note would reach every value to its right. So the
             # value after a noted cell gets a cell object of its own.
             cell = self._cell(i, value, own=noted)
+            if style is not None:
+                cell = self._styled(cell, style)
             if cell is not None:
                 noted = getattr(cell, "comment", None) is not None
             cells.append(cell)
         self.ws.append(cells)
         self.rows += 1
+
+    def _styled(self, cell: Any, style: tuple[PatternFill, Font]) -> Any:
+        """The cell (a cell object made for a plain value) coloured as its row."""
+        if not isinstance(cell, OpenpyxlCell):
+            value = cell
+            cell = WriteOnlyCell(self.ws)
+            cell.value = value
+            if isinstance(value, str):
+                cell.data_type = "s"
+        cell.fill, cell.font = style
+        return cell
 
     def _cell(self, index: int, value: Any, own: bool = False) -> Any:
         note = ""
@@ -156,6 +183,17 @@ class _Writer:
             cell.comment = Comment(text[:NOTE_CHARS], "nitpicker", width=320, height=160)
             self.notes += 1
         return cell
+
+
+def _print_setup(ws: Any) -> None:
+    """Printable as a client prints it: landscape, as wide as one page (as many pages down as it takes),
+    the header row on every page, gridlines."""
+    ws.page_setup.orientation = "landscape"
+    ws.page_setup.fitToWidth = 1
+    ws.page_setup.fitToHeight = 0
+    ws.sheet_properties.pageSetUpPr.fitToPage = True
+    ws.print_title_rows = "1:1"
+    ws.print_options.gridLines = True
 
 
 def _fill(wb: Workbook, sheets: Iterable[tuple[Sheet, Iterable[list[Any]]]], silent: bool) -> dict[str, int]:

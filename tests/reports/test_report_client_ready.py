@@ -17,7 +17,7 @@ from standin import Store, serve
 
 BOOK = "1ClientReadyBook_x"
 URL = f"https://docs.google.com/spreadsheets/d/{BOOK}/edit"
-FIRST_SHEETS = ["Cover", "Issues", "Summary", "Page List"]
+FIRST_SHEETS = ["Cover", "Issues", "Issue URLs", "Summary", "Page List"]
 ANCHORS = "Linkcount: anchors"  # the test analyzer (not installed for the CLI): its name and column key
 
 
@@ -140,9 +140,10 @@ def test_xlsx_analyzer_columns_are_named_after_their_analyzer(workbook):
     assert [r[-1] for r in rows] == [5, 2, 1, 0]  # the analyzer's counts, unchanged
 
 
-def test_xlsx_cover_leads_with_site_commit_settings_tools_and_totals(workbook, site, report_archive):
-    assert workbook.sheetnames[:4] == FIRST_SHEETS
+def test_xlsx_cover_summarises_and_the_appendix_holds_settings_and_tools(workbook, site, report_archive):
+    assert workbook.sheetnames[:5] == FIRST_SHEETS and workbook.sheetnames[-1] == "Appendix"
     cover = {(r[0], r[1]): r[2] for r in workbook["Cover"].iter_rows(min_row=2, values_only=True)}
+    appendix = {(r[0], r[1]): r[2] for r in workbook["Appendix"].iter_rows(min_row=2, values_only=True)}
     from nitpicker_core.archive import open_archive
     from nitpicker_core.plugins import make_plugin_manager
     from nitpicker_core.report import ReportContext
@@ -152,15 +153,21 @@ def test_xlsx_cover_leads_with_site_commit_settings_tools_and_totals(workbook, s
         commits = next(c for c in reader.commits() if c["id"] == commit)
         answer = ReportContext(make_plugin_manager(), reader, commit).query("issues")
     assert cover[("Site", "Site")] == site.split("://", 1)[1]
-    assert cover[("Site", "Root")] == site + "/report-site/"
-    assert cover[("Commit", "Commit")] == commits["id"]
-    assert cover[("Commit", "Crawled")] == commits["finished_at"]
-    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", cover[("Commit", "Report written")])
-    assert cover[("Settings", "parallels")] == 2
+    assert cover[("Site", "Start URL")] == site + "/report-site/"
+    assert cover[("Report", "Commit")] == commits["id"]
+    assert cover[("Report", "Crawled")] == commits["finished_at"]
+    assert cover[("Report", "Compared with")] == "nothing: no earlier commit"  # one crawl
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", cover[("Report", "Date")])
+    # the raw settings and the tools are in the Appendix, no longer on the Cover
+    assert not any(section in ("Settings", "Tools", "Analyzer settings") for section, _ in cover)
+    assert appendix[("Settings", "parallels")] == 2
+    assert appendix[("Commit", "Crawled")] == commits["finished_at"]
     env = commits["environment"]
-    assert cover[("Tools", "nitpicker")] == env["nitpicker"] and cover[("Tools", "Python")] == env["python"]
-    assert cover[("Tools", "Chromium")] == env["chromium"]
-    assert cover[("Tools", "linkcount")].startswith("0")  # the analyzer run: its version
+    assert appendix[("Tools", "nitpicker")] == env["nitpicker"]
+    assert appendix[("Tools", "Python")] == env["python"]
+    assert appendix[("Tools", "Chromium")] == env["chromium"]
+    assert appendix[("Tools", "linkcount")].startswith("0")  # the analyzer run: its version
+    assert appendix[("What the numbers mean", "Pages")].startswith("internal URLs")
     assert cover[("Totals", "Internal URLs")] == 5 and cover[("Totals", "Pages")] == 4
     issues = [r for r in answer["items"] if r["state"] == "ok"]
     assert cover[("Totals", "4xx")] == 1 and cover[("Totals", "2xx")] == 4
@@ -172,17 +179,18 @@ def test_xlsx_cover_leads_with_site_commit_settings_tools_and_totals(workbook, s
 
 def test_csv_percentages_analyzer_names_and_cover(csv_files, site):
     files, read = csv_files
-    assert files[:3] == ["cover.csv", "issues.csv", "summary.csv"]
+    assert files[:4] == ["cover.csv", "issues.csv", "issue-urls.csv", "summary.csv"]
     summary = read("summary.csv")
     assert ["Status", "200", "4", "66.67%"] in summary and ["Status", "404", "1", "16.67%"] in summary
     assert read("page-list.csv")[0][-1] == ANCHORS
     cover = {(r[0], r[1]): r[2] for r in read("cover.csv")[1:]}
-    assert cover[("Site", "Root")] == site + "/report-site/" and cover[("Totals", "Pages")] == "4"
+    assert cover[("Site", "Start URL")] == site + "/report-site/" and cover[("Totals", "Pages")] == "4"
+    assert files[-1] == "appendix.csv" and ["Settings", "parallels", "2"] in read("appendix.csv")
 
 
 def test_google_sheets_gets_the_same_corrections(google, site):
     titles = google.titles(BOOK)
-    assert titles[:4] == FIRST_SHEETS
+    assert titles[:5] == FIRST_SHEETS
     for title in titles:
         if title == "Sheet1":
             continue
@@ -213,7 +221,7 @@ def test_google_sheets_gets_the_same_corrections(google, site):
         (r[0]["userEnteredValue"]["stringValue"], r[1]["userEnteredValue"]["stringValue"]): r[2]
         for r in google.sheet(BOOK, "Cover")["rows"][1:]
     }
-    assert cover[("Site", "Root")] == {"userEnteredValue": {"stringValue": site + "/report-site/"}}
+    assert cover[("Site", "Start URL")] == {"userEnteredValue": {"stringValue": site + "/report-site/"}}
 
 
 def test_xlsx_notes_stay_put_whatever_follows_them(tmp_path):

@@ -10,6 +10,7 @@ from support import run_cli
 SHEETS = [
     "Cover",
     "Issues",
+    "Issue URLs",
     "Summary",
     "Page List",
     "Links",
@@ -19,6 +20,7 @@ SHEETS = [
     "Violations",
     "Referrers Relational Table",
     "Resources Relational Table",
+    "Appendix",
 ]
 
 
@@ -121,6 +123,7 @@ def test_csv_one_file_per_sheet_and_grouped_resources(report_archive, site, tmp_
     assert files == [
         "cover.csv",
         "issues.csv",
+        "issue-urls.csv",
         "summary.csv",
         "page-list.csv",
         "links.csv",
@@ -130,6 +133,7 @@ def test_csv_one_file_per_sheet_and_grouped_resources(report_archive, site, tmp_
         "violations.csv",
         "referrers-relational-table.csv",
         "resources-relational-table.csv",
+        "appendix.csv",
     ]
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(files)
 
@@ -220,12 +224,13 @@ def test_terminal_user_picks_sheets_by_number(report_archive, tmp_path):
     shown, deadline = b"", time.monotonic() + 60
     while b"Sheets to write" not in shown and time.monotonic() < deadline:
         shown += os.read(master, 4096)
-    os.write(master, b"4, 11\n")
+    os.write(master, b"5, 12\n")
     stdout, _ = process.communicate(timeout=60)
     os.close(master)
     os.close(slave)
     assert process.returncode == 0
-    assert b"  1. Cover" in shown and b"  2. Issues" in shown and b" 11. Resources Relational Table" in shown
+    assert b"  1. Cover" in shown and b"  2. Issues" in shown and b" 12. Resources Relational Table" in shown
+    assert b" 13. Appendix" in shown
     assert json.loads(stdout) == ["page-list.csv", "resources-relational-table.csv"]
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
         "page-list.csv",

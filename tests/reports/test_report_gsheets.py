@@ -16,6 +16,7 @@ URL = f"https://docs.google.com/spreadsheets/d/{BOOK}/edit#gid=0"
 ALL_SHEETS = [
     "Cover",
     "Issues",
+    "Issue URLs",
     "Summary",
     "Page List",
     "Links",
@@ -25,6 +26,7 @@ ALL_SHEETS = [
     "Violations",
     "Referrers Relational Table",
     "Resources Relational Table",
+    "Appendix",
 ]
 # Summary: URLs internal/external, then pages (internal only: "pages" has one meaning), statuses, types, fill rates
 ROWS = {
@@ -88,12 +90,19 @@ def written(report_archive, standin, service_account, tmp_path):
 def test_every_sheet_is_written_with_auth_backoff_and_progress(written, report_archive, site, rsa_key):
     store, base, result = written
     summary = json.loads(result.stdout)
-    issues = json.loads(run_cli("query", str(report_archive), "issues").stdout)["total"]  # one row per check
-    rows = {"Cover": len(store.sheet(BOOK, "Cover")["rows"]) - 1, "Issues": issues, **ROWS}
+    issues = json.loads(run_cli("query", str(report_archive), "issues").stdout)
+    findings = sum(r["findings"] for r in issues["items"] if r["state"] == "ok")  # Issue URLs: one row each
+    rows = {
+        "Cover": len(store.sheet(BOOK, "Cover")["rows"]) - 1,
+        "Issues": issues["total"],  # one row per check
+        "Issue URLs": findings,
+        **ROWS,
+        "Appendix": len(store.sheet(BOOK, "Appendix")["rows"]) - 1,
+    }
     assert summary == {"destination": "google-sheets", "spreadsheet": BOOK, "sheets": rows}
     # the report's sheets lead in report order; the old "Links" worksheet was replaced where it was, the
     # unrelated one kept, nothing left half-written
-    assert store.titles(BOOK) == [*ALL_SHEETS[:4], "Sheet1", *ALL_SHEETS[4:]]
+    assert store.titles(BOOK) == [*ALL_SHEETS[:5], "Sheet1", *ALL_SHEETS[5:]]
     # the JWT signed with the generated key was verified by the token endpoint, once
     assert store.token_grants == [JWT_GRANT]
     assert store.throttled == 1
@@ -279,7 +288,7 @@ def test_rerun_replaces_the_worksheet(written, report_archive, service_account, 
         report_archive, "--sheet", URL, "-C", service_account.name, "--only", "links", base=base, cwd=tmp_path
     )
     assert result.returncode == 0, result.stderr
-    assert store.titles(BOOK) == [*ALL_SHEETS[:4], "Sheet1", *ALL_SHEETS[4:]]  # replaced where it was
+    assert store.titles(BOOK) == [*ALL_SHEETS[:5], "Sheet1", *ALL_SHEETS[5:]]  # replaced where it was
     assert len(store.sheet(BOOK, "Links")["rows"]) == 1 + ROWS["Links"]
 
 

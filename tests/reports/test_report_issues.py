@@ -99,7 +99,7 @@ def test_xlsx_issues_sheet_follows_the_cover_with_one_row_per_issue(xlsx, answer
     from openpyxl import load_workbook
 
     wb = load_workbook(xlsx)
-    assert wb.sheetnames[:3] == ["Cover", "Issues", "Summary"]  # Issues right after the cover
+    assert wb.sheetnames[:4] == ["Cover", "Issues", "Issue URLs", "Summary"]  # Issues right after the cover
     rows = _rows(wb["Issues"])
     assert rows[0] == HEADER
     by_check = _by_check(rows)
@@ -147,8 +147,23 @@ def test_xlsx_issues_sheet_formatting(xlsx, answer):
 
     ws = load_workbook(xlsx)["Issues"]
     assert ws.freeze_panes == "B2" and ws[1][0].font.b
-    rules = {str(cf.sqref): [r.formula for r in cf.rules] for cf in ws.conditional_formatting}
-    assert rules["C2:C1048576"] == [['"critical"'], ['"high"']]
+    # no conditional format paints a priority: rows are coloured by whether the check found something
+    assert not list(ws.conditional_formatting)
+    colours = {"critical": "00B00000", "high": "00E60000", "medium": "00F4B183", "low": "00FFE699"}
+    by_check = {item["id"]: item for item in answer["items"]}
+    for row in ws.iter_rows(min_row=2):
+        item = by_check[row[0].value]
+        found = item["state"] == "ok" and item["findings"] > 0
+        fills = {(c.fill.fill_type, c.fill.fgColor.rgb) for c in row}
+        if found and item["priority"] in colours:
+            assert fills == {("solid", colours[item["priority"]])}, item["id"]
+        else:  # 0 findings, not analysed, an error, or info: plain
+            assert fills == {(None, "00000000")}, item["id"]
+    assert by_check["broken-link"]["priority"] == "high"
+    broken = next(r for r in ws.iter_rows(min_row=2) if r[0].value == "broken-link")
+    assert broken[0].font.color.rgb == "00FFFFFF"  # white on red
+    clean = [r for r in ws.iter_rows(min_row=2) if r[2].value in ("critical", "high") and r[7].value == 0]
+    assert clean and all(r[0].fill.fill_type is None for r in clean)  # clean critical/high checks: plain
     # a defect several checks find is one row; the check cell's note names each source and its URLs
     merged = next(item for item in answer["items"] if item["id"] == "image-alt")
     row = next(r for r in ws.iter_rows(min_row=2) if r[0].value == "image-alt")
@@ -223,13 +238,14 @@ def test_google_sheets_issues_worksheet_leads_and_reads_back(archive, answer, st
     broken = _by_check(rows)["broken-link"]
     assert [broken[k] for k in COUNTS] == [1, 1, 1, 1, 0]
     assert _by_check(rows)["axe/area-alt"]["URLs"] == "not analysed"
-    formats = [
-        r["booleanRule"]["condition"] for r in store.sheet(BOOK, "Issues")["formats"] if "booleanRule" in r
-    ]
-    assert {f["values"][0]["userEnteredValue"] for f in formats if f["type"] == "TEXT_EQ"} == {
-        "critical",
-        "high",
-    }
+    assert not [r for r in store.sheet(BOOK, "Issues")["formats"] if "booleanRule" in r]
+    # each row with findings is coloured by its priority, every cell of it; the others are plain
+    for stored_row, row in zip(stored[1:], rows[1:], strict=True):
+        colours = {json.dumps(c.get("userEnteredFormat"), sort_keys=True) for c in stored_row}
+        found = isinstance(row[FINDINGS], int | float) and row[FINDINGS] > 0 and row[2] != "info"
+        assert len(colours) == 1 and (colours != {"null"}) == found, row[0]
+    high = next(r for r in stored[1:] if text(r[0]) == "broken-link")[0]["userEnteredFormat"]
+    assert high["backgroundColor"] == {"red": 0.9, "green": 0.0, "blue": 0.0}
 
 
 def test_a_first_crawl_says_every_finding_is_new(tmp_path):

@@ -72,7 +72,7 @@ def test_csv_cells_that_start_a_formula_are_neutralised_and_numbers_stay(hostile
     assert number["Status Code"] == "200" and number["Internal Links"] == "0"
     # no cell of any sheet starts a formula, unless it is a plain number
     files = sorted((tmp_path / "out").glob("*.csv"))
-    assert len(files) == 11  # the Cover, the Issues sheet and the nine others
+    assert len(files) == 13  # the Cover, Issues, Issue URLs, the nine others and the Appendix
     for path in files:
         with path.open(encoding="utf-8-sig", newline="") as handle:
             for row in csv.reader(handle):
