@@ -25,6 +25,7 @@ import threading
 import weakref
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from nitpicker_core.content_types import HTML_TYPES
@@ -122,15 +123,14 @@ def facts_of(run: Run, commit: int) -> dict[int, dict[str, Any]]:
         facts[url_id] = {c: 0 for c in FACT_COLUMNS[1:7]} | {"depth": None, **_indexability(row)}
     out: dict[int, list[int]] = {}
     source, counted = None, Counter[int]()
-    for src, target in (*run(_ANCHORS, [commit]), (None, None)):
+    for src, target in chain(run(_ANCHORS, [commit]), [(None, None)]):  # streamed: millions of anchors
         if src != source:
             if source is not None and source in facts:
                 out[source] = _count_links(facts, source, counted, external, redirects)
             source, counted = src, Counter()
         counted[target] += 1
     roots = [urls[url] for url in start_urls(run, commit) if url in urls]
-    edges = ((src, target) for src, targets in out.items() for target in targets)
-    for url_id, depth in link_depths(edges, roots, redirects).items():
+    for url_id, depth in link_depths(out, roots, redirects).items():
         if url_id in facts and not external.get(url_id):
             facts[url_id]["depth"] = depth
     return facts
