@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import random
 
-from nitpicker_checks.directives import NON_DESCRIPTIVE, _may_be_short, _words
+from nitpicker_checks.directives import _may_be_short
+from nitpicker_checks.settings import NON_DESCRIPTIVE
+from nitpicker_checks.settings import words as _words
 
 PIECES = ["read", "more", "Click", "HERE", "詳しくは", "こちら", "ß", "K", "_", "-", "!", "»", "→", "1"]
 SPACES = [" ", "  ", " " * 14, "\t", "\n" * 9, "\u00a0", "\u3000", "\x1c", ""]
