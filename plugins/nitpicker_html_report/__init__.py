@@ -53,7 +53,8 @@ def check_options(options: dict[str, Any]) -> None:
     paper = options.get("paper")
     if paper is not None and str(paper).lower() not in ("a4", "letter"):
         raise UsageError(f"unknown paper size {paper!r} (paper sizes: a4, letter)")
-    if int(options.get("examples") or 10) < 1:
+    examples = options.get("examples")
+    if examples is not None and int(examples) < 1:
         raise UsageError("the number of example URLs must be at least 1")
 
 

@@ -56,7 +56,8 @@ def examples(report: ReportContext, check: str, limit: int, state: str | None = 
 
 
 def example_limit(report: ReportContext) -> int:
-    return int(report.options.get("examples") or 10)
+    given = report.options.get("examples")
+    return 10 if given is None else max(1, int(given))
 
 
 def this_commit(report: ReportContext) -> dict[str, Any]:
