@@ -129,7 +129,6 @@ def register_report_destinations(register: Register[Destination]) -> None:
             "html",
             write_html,
             "one self-contained HTML client report (--to html --html-file FILE)",
-            order=110,
             options=_common_options("HTML"),
             check=check_options,
             uses_report=True,
@@ -140,7 +139,6 @@ def register_report_destinations(register: Register[Destination]) -> None:
             "pdf",
             write_pdf,
             "the HTML client report printed to PDF by Chromium (--to pdf --pdf-file FILE)",
-            order=111,
             options=(
                 *_common_options("PDF"),
                 DestinationOption("paper", "str", "Paper size: a4 or letter.", default="a4"),
