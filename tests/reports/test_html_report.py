@@ -9,6 +9,7 @@ is read back through its outline (the headings Chromium rendered) and page count
 from __future__ import annotations
 
 import re
+import sys
 import zlib
 from pathlib import Path
 from typing import Any
@@ -154,6 +155,19 @@ def test_the_cover_charts_and_the_missing_analysis(demo, report_html):
     # nothing leaves the file: no script, no external stylesheet, image or font
     text = report_html.read_text(encoding="utf-8")
     assert "<script" not in text and "<link" not in text and "<img" not in text and "@import" not in text
+
+
+def test_on_a_terminal_no_sheet_is_asked_for(demo):
+    """The sheet menu is for sheet destinations: on a terminal `--to html` writes the report at once."""
+    sys.path.insert(0, str(Path(__file__).parents[1] / "cli_terminal"))
+    from pty_terminal import Terminal
+
+    term = Terminal(
+        "report", demo["archive"].name, "--to", "html", "--html-file", "tty.html", cwd=demo["work"]
+    )
+    assert term.wait(timeout=120) == 0, term.text
+    assert "Sheets to write" not in term.text
+    assert (demo["work"] / "tty.html").read_text(encoding="utf-8").startswith("<!doctype html>")
 
 
 def test_the_japanese_report(demo):
