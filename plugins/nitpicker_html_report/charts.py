@@ -17,8 +17,15 @@ PRIORITY_COLOURS = {
 }
 
 
-def bar_chart(chart_id: str, title: str, bars: list[tuple[str, float]], colour: str = "#1f4e79") -> str:
-    """Horizontal bars, one per (label, value), the value written at the end of each bar."""
+def bar_chart(
+    chart_id: str,
+    title: str,
+    bars: list[tuple[str, float]],
+    colour: str = "#1f4e79",
+    colours: list[str] | None = None,
+) -> str:
+    """Horizontal bars, one per (label, value), the value written at the end of each bar; ``colours`` one
+    per bar (default: ``colour`` for all)."""
     if not bars:
         return ""
     top = max(value for _, value in bars) or 1
@@ -32,7 +39,7 @@ def bar_chart(chart_id: str, title: str, bars: list[tuple[str, float]], colour: 
     for i, (label, value) in enumerate(bars):
         y = 5 + i * BAR_HEIGHT
         width = max(1.0, span * value / top) if value else 0
-        fill = PRIORITY_COLOURS.get(label, colour)
+        fill = colours[i] if colours else colour
         parts.append(
             f'<text x="{LABEL_WIDTH - 8}" y="{y + 15}" text-anchor="end" font-size="13" fill="#1a1a1a">'
             f"{escape(str(label))}</text>"
@@ -44,8 +51,15 @@ def bar_chart(chart_id: str, title: str, bars: list[tuple[str, float]], colour: 
     return "".join(parts)
 
 
-def line_chart(chart_id: str, title: str, labels: list[str], series: dict[str, list[int]]) -> str:
-    """One line per series (a priority) over the labels (commits), with a legend."""
+def line_chart(
+    chart_id: str,
+    title: str,
+    labels: list[str],
+    series: dict[str, list[int]],
+    names: dict[str, str] | None = None,
+) -> str:
+    """One line per series (keyed by priority, coloured by it) over the labels (commits), with a legend
+    naming each series by ``names[key]`` (default: the key)."""
     if not labels or not series:
         return ""
     width, height, left, bottom, top_pad = CHART_WIDTH, 260, 50, 40, 15
@@ -80,7 +94,8 @@ def line_chart(chart_id: str, title: str, labels: list[str], series: dict[str, l
         legend_y = top_pad + 10 + n * 18
         parts.append(
             f'<rect x="{left + plot_w + 20}" y="{legend_y - 9}" width="10" height="10" fill="{colour}"/>'
-            f'<text x="{left + plot_w + 36}" y="{legend_y}" font-size="12" fill="#1a1a1a">{escape(name)}</text>'
+            f'<text x="{left + plot_w + 36}" y="{legend_y}" font-size="12" fill="#1a1a1a">'
+            f"{escape((names or {}).get(name, name))}</text>"
         )
     parts.append("</svg>")
     return "".join(parts)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import PRIORITIES, ReportSection, UsageError
 
-from .charts import bar_chart, line_chart
+from .charts import PRIORITY_COLOURS, bar_chart, line_chart
 from .messages import text
 
 if TYPE_CHECKING:
@@ -285,14 +285,32 @@ def render_charts(report: ReportContext, lang: str) -> str:
     out.append(f'<h3 id="chart-status">{escape(text(lang, "status_codes"))}</h3>')
     out.append(bar_chart("status-chart", text(lang, "status_codes"), statuses))
     depths: Counter[int] = Counter()
+    times: Counter[int] = Counter()
     for page in report.stream("pages", strict=True):
         if page.get("depth") is not None:
             depths[int(page["depth"])] += 1
+        if page.get("response_ms") is not None:
+            times[_bucket(float(page["response_ms"]))] += 1
     if depths:
         out.append(f'<h3 id="chart-depth">{escape(text(lang, "depth"))}</h3>')
         out.append(
             bar_chart(
                 "depth-chart", text(lang, "depth"), [(str(d), float(n)) for d, n in sorted(depths.items())]
+            )
+        )
+    if times:
+        ms = text(lang, "ms")
+        bars = [(_bucket_label(b, ms), float(times[b])) for b in sorted(times)]
+        out.append(f'<h3 id="chart-response">{escape(text(lang, "response_times"))}</h3>')
+        out.append(bar_chart("response-chart", text(lang, "response_times"), bars))
+    by_category = Counter(r["category"] for r in found(report, lang))
+    if by_category:
+        out.append(f'<h3 id="chart-category">{escape(text(lang, "by_category_chart"))}</h3>')
+        out.append(
+            bar_chart(
+                "category-chart",
+                text(lang, "by_category_chart"),
+                [(c, float(n)) for c, n in sorted(by_category.items(), key=lambda kv: (-kv[1], kv[0]))],
             )
         )
     by_priority = Counter(r["priority"] for r in found(report, lang))
@@ -302,12 +320,29 @@ def render_charts(report: ReportContext, lang: str) -> str:
             "priority-chart",
             text(lang, "by_priority_chart"),
             [(priority_label(lang, p), float(by_priority.get(p, 0))) for p in PRIORITIES],
+            colours=[PRIORITY_COLOURS[p] for p in PRIORITIES],
         )
     )
     trend = _trend(report, lang)
     if trend:
         out.append(f'<h3 id="chart-trend">{escape(text(lang, "trend"))}</h3>{trend}')
     return "".join(out)
+
+
+#: upper bounds (ms) of the response-time chart's bars; the last bar is everything slower
+RESPONSE_BUCKETS = (100, 200, 500, 1000, 2000, 5000)
+
+
+def _bucket(ms: float) -> int:
+    """The index of the response-time bar ``ms`` falls in."""
+    return next((i for i, top in enumerate(RESPONSE_BUCKETS) if ms < top), len(RESPONSE_BUCKETS))
+
+
+def _bucket_label(index: int, unit: str) -> str:
+    if index == len(RESPONSE_BUCKETS):
+        return f"≥ {RESPONSE_BUCKETS[-1]:,} {unit}"
+    low = RESPONSE_BUCKETS[index - 1] if index else 0
+    return f"{low:,}–{RESPONSE_BUCKETS[index]:,} {unit}"
 
 
 def _trend(report: ReportContext, lang: str) -> str:
@@ -330,8 +365,9 @@ def _trend(report: ReportContext, lang: str) -> str:
             sums[row["priority"]] += int(row.get("findings") or 0)
         for p in PRIORITIES:
             series[p].append(sums[p])
-    series = {priority_label(lang, p): v for p, v in series.items() if any(v)}
-    return line_chart("trend-chart", text(lang, "trend"), [str(c) for c in commits], series)
+    series = {p: v for p, v in series.items() if any(v)}
+    names = {p: priority_label(lang, p) for p in series}
+    return line_chart("trend-chart", text(lang, "trend"), [str(c) for c in commits], series, names)
 
 
 def render_appendix(report: ReportContext, lang: str) -> str:

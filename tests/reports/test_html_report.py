@@ -146,9 +146,15 @@ def test_the_cover_charts_and_the_missing_analysis(demo, report_html):
     assert {svg.get("id") for svg in charts.xpath(".//*[local-name()='svg']")} == {
         "status-chart",
         "depth-chart",
+        "response-chart",
+        "category-chart",
         "priority-chart",
         "trend-chart",
     }
+    # the depth chart's bars add up to the pages, the category chart's to the checks with findings
+    found = [r for r in demo["issues"]["items"] if r["findings"]]
+    bars = charts.xpath(".//*[@id='category-chart']/*[local-name()='rect']")
+    assert len(bars) == len({r["category"] for r in found})
     note = _section(tree, "summary").xpath("string(.//p[@class='note'])")
     assert note.startswith("Analysis missing: these analyzers did not run") and "axe" in note
     assert "markup" not in note.split(":", 1)[1]
