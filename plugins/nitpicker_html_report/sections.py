@@ -7,6 +7,7 @@ Every number comes from the registered queries (``issues``, ``issue-urls``, ``su
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from html import escape
 from typing import TYPE_CHECKING, Any
@@ -126,7 +127,7 @@ def render_cover(report: ReportContext, lang: str) -> str:
     base = issues(report, lang)["base"]
     roots = info.get("roots") or info.get("start_urls") or []
     sites = sorted({_origin(u) for u in roots})
-    date = str(commit.get("started_at") or commit.get("finished_at") or commit.get("created_at") or "")
+    date = _when(str(commit.get("started_at") or commit.get("finished_at") or ""))
     rows = [
         [text(lang, "site"), "<br>".join(escape(s) for s in sites) or escape(text(lang, "none"))],
         [text(lang, "start_urls"), "<br>".join(url_link(u) for u in roots) or escape(text(lang, "none"))],
@@ -139,6 +140,12 @@ def render_cover(report: ReportContext, lang: str) -> str:
     ]
     body = "".join(f'<tr><th scope="row">{escape(k)}</th><td>{v}</td></tr>' for k, v in rows)
     return f'<table class="cover">{body}</table>'
+
+
+def _when(stamp: str) -> str:
+    """``2026-12-03T14:37:01.227Z`` → ``2026-12-03 14:37 UTC`` (anything else as it is)."""
+    match = re.fullmatch(r"(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}).*Z", stamp)
+    return f"{match[1]} {match[2]} UTC" if match else stamp
 
 
 def _origin(url: str) -> str:

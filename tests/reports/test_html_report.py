@@ -142,6 +142,7 @@ def test_the_cover_charts_and_the_missing_analysis(demo, report_html):
     tree = lxml_html.fromstring(report_html.read_bytes())
     cover = _section(tree, "cover").text_content()
     assert "/showcase/" in cover and "Compared with commit1" in cover.replace("\n", "")
+    assert re.search(r"Crawl date\d{4}-\d\d-\d\d \d\d:\d\d UTC", cover)
     charts = _section(tree, "charts")
     assert {svg.get("id") for svg in charts.xpath(".//*[local-name()='svg']")} == {
         "status-chart",
