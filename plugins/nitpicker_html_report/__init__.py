@@ -26,6 +26,7 @@ from nitpicker_core import (
     hookimpl,
 )
 
+from .branding import check_branding
 from .document import render_document
 from .messages import LANGUAGES, text
 from .sections import SECTIONS
@@ -42,6 +43,12 @@ def _common_options(kind: str) -> tuple[DestinationOption, ...]:
             "compare", "str", "Commit to compare with (default: the previous complete commit)."
         ),
         DestinationOption("examples", "int", "Example URLs listed per issue.", default=10),
+        DestinationOption("title", "str", "Title of the report (default: Website audit report)."),
+        DestinationOption(
+            "logo", "file", "Logo image (PNG, JPEG, GIF, WebP or SVG, at most 2 MB), embedded."
+        ),
+        DestinationOption("accent", "str", "Accent colour of headings' rules and the header (#rrggbb)."),
+        DestinationOption("footer", "str", "A line at the foot of the report (and of every PDF page)."),
     )
 
 
@@ -53,6 +60,7 @@ def check_options(options: dict[str, Any]) -> None:
     paper = options.get("paper")
     if paper is not None and str(paper).lower() not in ("a4", "letter"):
         raise UsageError(f"unknown paper size {paper!r} (paper sizes: a4, letter)")
+    check_branding(options)
     examples = options.get("examples")
     if examples is not None and int(examples) < 1:
         raise UsageError("the number of example URLs must be at least 1")
@@ -86,7 +94,14 @@ def write_atomically(path: Path, write: Callable[[Path], object]) -> None:
 
 def _html(report: ReportContext, options: dict[str, Any]) -> str:
     _resolve_compare(report)
-    return render_document(report, str(options.get("lang") or "en"))
+    return render_document(
+        report,
+        str(options.get("lang") or "en"),
+        title=options.get("title") or None,
+        logo=options.get("logo") or None,
+        accent=options.get("accent") or None,
+        footer=options.get("footer") or None,
+    )
 
 
 def write_html(
@@ -115,7 +130,8 @@ def write_pdf(
     lang = str(options.get("lang") or "en")
     document = _html(report, options)
     paper = str(options.get("paper") or "a4").lower()
-    write_atomically(path, lambda temp: print_pdf(document, temp, paper, text(lang, "page")))
+    footer = str(options.get("footer") or "")
+    write_atomically(path, lambda temp: print_pdf(document, temp, paper, text(lang, "page"), footer))
     size = path.stat().st_size
     if not options.get("silent"):
         print(f"pdf: report → {path.name} ({size:,} bytes)", file=sys.stderr, flush=True)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from nitpicker_core import __version__
 
+from .branding import logo_uri
 from .messages import text
 
 if TYPE_CHECKING:
@@ -23,7 +24,8 @@ html { font-family: system-ui, -apple-system, "Segoe UI", "Hiragino Sans", "Noto
   sans-serif; color: var(--text); background: #fff; line-height: 1.5; }
 body { margin: 0 auto; max-width: 60rem; padding: 1.5rem; }
 header.report-header { border-bottom: 4px solid var(--accent); margin-bottom: 1.5rem; }
-h1 { font-size: 2rem; margin: 0 0 .5rem; color: var(--accent); }
+h1 { font-size: 2rem; margin: 0 0 .5rem; color: #1a1a1a; }
+img.logo { max-height: 4rem; max-width: 16rem; display: block; margin-bottom: .5rem; }
 h2 { font-size: 1.5rem; border-bottom: 2px solid var(--accent); padding-bottom: .2rem; margin-top: 2.5rem; }
 h3 { font-size: 1.2rem; margin-top: 1.5rem; }
 h4 { font-size: 1rem; margin: 1rem 0 .25rem; }
@@ -58,8 +60,19 @@ footer.report-footer { margin-top: 3rem; border-top: 1px solid var(--rule); colo
 """
 
 
-def render_document(report: ReportContext, lang: str, title: str | None = None) -> str:
-    """The whole report: header, table of contents, each section that renders (in order), footer."""
+def render_document(
+    report: ReportContext,
+    lang: str,
+    title: str | None = None,
+    logo: str | None = None,
+    accent: str | None = None,
+    footer: str | None = None,
+) -> str:
+    """The whole report: header, table of contents, each section that renders (in order), footer.
+
+    Branding: ``title`` replaces the default title, ``logo`` (an image file) is embedded as a data URI,
+    ``accent`` (``#rrggbb``) colours the header's and headings' rules, ``footer`` is a line at the foot.
+    """
     title = title or text(lang, "report_title")
     parts: list[tuple[str, str, str]] = []  # (name, title, body)
     for section in report.sections():
@@ -74,14 +87,17 @@ def render_document(report: ReportContext, lang: str, title: str | None = None) 
         for name, heading, body in parts
     )
     today = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    footer = escape(text(lang, "generated", version=__version__, date=today))
+    generated = escape(text(lang, "generated", version=__version__, date=today))
+    own = f'<p class="brand-footer">{escape(footer)}</p>' if footer else ""
+    image = f'<img class="logo" src="{logo_uri(logo)}" alt="{escape(title)}">' if logo else ""
+    style = CSS + (f":root {{ --accent: {accent}; }}" if accent else "")
     return (
         f'<!doctype html><html lang="{escape(lang)}"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(title)}</title><style>{CSS}</style></head><body>"
-        f'<header class="report-header"><h1>{escape(title)}</h1></header>'
+        f"<title>{escape(title)}</title><style>{style}</style></head><body>"
+        f'<header class="report-header">{image}<h1>{escape(title)}</h1></header>'
         f'<nav class="toc" aria-labelledby="toc-h"><h2 id="toc-h">{escape(text(lang, "contents"))}</h2>'
         f"<ol>{toc}</ol></nav>"
         f"<main>{sections}</main>"
-        f'<footer class="report-footer"><p>{footer}</p></footer></body></html>'
+        f'<footer class="report-footer">{own}<p>{generated}</p></footer></body></html>'
     )

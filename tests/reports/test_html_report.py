@@ -295,3 +295,66 @@ def test_an_unwritable_destination_is_one_line(demo, tmp_path):
     assert unknown.returncode == 1
     assert unknown.stderr.strip() == "nitpicker: error: unknown paper size 'a3' (paper sizes: a4, letter)"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["locked"]
+
+
+PNG = (  # a 1x1 PNG
+    b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89"
+    b"\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82"
+)
+
+
+def test_branding_from_the_config_file_and_flags(demo, tmp_path):
+    (tmp_path / "logo.png").write_bytes(PNG)
+    (tmp_path / "nitpicker.toml").write_text(
+        '[report]\nhtml_title = "Example Ltd audit"\nhtml_logo = "logo.png"\nhtml_accent = "#0a7d5a"\n'
+        'html_footer = "from the file"\n'
+    )
+    done = run_cli(
+        "report",
+        str(demo["archive"]),
+        "--to",
+        "html",
+        "--html-file",
+        "brand.html",
+        "--html-footer",
+        "Prepared by Example Ltd",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    tree = lxml_html.fromstring((tmp_path / "brand.html").read_bytes())
+    assert tree.xpath("string(//title)") == "Example Ltd audit" == tree.xpath("string(//header/h1)")
+    logo = tree.xpath("//header/img/@src")[0]
+    assert logo.startswith("data:image/png;base64,") and logo.endswith("==")
+    assert ":root { --accent: #0a7d5a; }" in tree.xpath("string(//style)")
+    assert (
+        tree.xpath("string(//footer/p[@class='brand-footer'])") == "Prepared by Example Ltd"
+    )  # the flag wins
+
+
+@pytest.mark.parametrize(
+    "make, args, message",
+    [
+        (
+            lambda p: p.write_text("not an image"),
+            ("--pdf-logo", "logo.png"),
+            "logo logo.png is not a PNG, JPEG, GIF, WebP or SVG image",
+        ),
+        (
+            lambda p: p.write_bytes(PNG + b"\0" * (2 * 1024 * 1024)),
+            ("--pdf-logo", "logo.png"),
+            "logo logo.png is 2.0 MB: the limit is 2 MB",
+        ),
+        (lambda p: None, ("--pdf-logo", "missing.png"), "logo file not found: missing.png"),
+        (
+            lambda p: None,
+            ("--pdf-accent", "green"),
+            "accent colour 'green' is not #rgb or #rrggbb (e.g. #1f4e79)",
+        ),
+    ],
+)
+def test_a_bad_logo_or_accent_is_one_line(demo, tmp_path, make, args, message):
+    make(tmp_path / "logo.png")
+    done = run_cli("report", str(demo["archive"]), "--to", "pdf", "--pdf-file", "r.pdf", *args, cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [f"nitpicker: error: {message}"]
+    assert not (tmp_path / "r.pdf").exists()
