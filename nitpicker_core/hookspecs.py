@@ -31,7 +31,15 @@ if TYPE_CHECKING:
     from nitpicker_core.records import CrawlContext, CrawlErrorRecord, Resource, ScrapeResult
     from nitpicker_core.registry import Register, RegisterBlueprint, RegisterSetting
     from nitpicker_core.sinks import ArchiveSink
-    from nitpicker_core.types import Analyzer, Destination, MenuLink, PageReport, Query, Sheet
+    from nitpicker_core.types import (
+        Analyzer,
+        Destination,
+        MenuLink,
+        PageReport,
+        Query,
+        ReportSection,
+        Sheet,
+    )
 
 PROJECT = "nitpicker"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -340,6 +348,17 @@ def register_report_destinations(register: Register[Destination]) -> None:
     :param register: call ``register(destination)`` with an ``nitpicker_core.Destination``.
 
     Runs in: the main process. Called: once per report run.
+    """
+
+
+@hookspec
+def register_report_sections(register: Register[ReportSection]) -> None:
+    """Register sections of the HTML and PDF reports (cover, summary, one per issue, charts, appendix, …).
+
+    :param register: call ``register(section)`` with an ``nitpicker_core.ReportSection``; its
+        ``render(report, lang)`` returns an HTML fragment or ``None`` to leave the section out.
+
+    Runs in: the main process. Called: once per HTML or PDF report.
     """
 
 

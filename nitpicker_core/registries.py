@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from nitpicker_core.checks import CHECK_ID_RE, Check, validate_check
 from nitpicker_core.errors import RegistrationError
 from nitpicker_core.registry import KEBAB_RE, NAME_RE, TITLE_RE, Registry, collect
-from nitpicker_core.types import SETTING_TYPES, Analyzer, Destination, Query, Setting, Sheet
+from nitpicker_core.types import SETTING_TYPES, Analyzer, Destination, Query, ReportSection, Setting, Sheet
 
 if TYPE_CHECKING:
     import pluggy
@@ -29,6 +29,7 @@ __all__ = [
     "check_registry",
     "destination_registry",
     "query_registry",
+    "section_registry",
     "setting_registry",
     "sheet_registry",
 ]
@@ -104,6 +105,13 @@ def sheet_registry(pm: pluggy.PluginManager) -> Registry[Sheet]:
 def destination_registry(pm: pluggy.PluginManager) -> Registry[Destination]:
     return collect(
         pm, "register_report_destinations", Registry("destination", name_re=KEBAB_RE, expected=Destination)
+    )
+
+
+def section_registry(pm: pluggy.PluginManager) -> Registry[ReportSection]:
+    """The sections of the HTML and PDF reports, by name, in their ``order``."""
+    return collect(
+        pm, "register_report_sections", Registry("report section", name_re=KEBAB_RE, expected=ReportSection)
     )
 
 

@@ -12,9 +12,14 @@ from typing import TYPE_CHECKING, Any
 
 from nitpicker_core.errors import UsageError
 from nitpicker_core.query import query_registry, run_query
-from nitpicker_core.registries import analyzer_registry, destination_registry, sheet_registry
+from nitpicker_core.registries import (
+    analyzer_registry,
+    destination_registry,
+    section_registry,
+    sheet_registry,
+)
 from nitpicker_core.registry import Registry
-from nitpicker_core.types import OUTPUT_TYPES, Destination, DestinationOption, Sheet
+from nitpicker_core.types import OUTPUT_TYPES, Destination, DestinationOption, ReportSection, Sheet
 from nitpicker_core.writable import check_directory_destination, check_file_destination
 
 if TYPE_CHECKING:
@@ -49,6 +54,10 @@ class ReportContext:
         except UsageError:
             return []
 
+    def sections(self) -> list[ReportSection]:
+        """The registered HTML/PDF report sections, in order (a plugin registering a bad one is left out)."""
+        return list(section_registry(self._pm))
+
     def column_labels(self) -> dict[tuple[str, str], str]:
         """(analyzer, column key) → the column's label, for the analyzers installed now."""
         return {(a.name, c.key): c.label for a in self._analyzers() for c in a.columns}
@@ -80,6 +89,10 @@ class ReportContext:
     def run(self, name: str, **params: Any) -> Any:
         """One call of a registered query on the report's commit, its answer not kept."""
         return run_query(self._queries, self.reader, name, params, self.commit)
+
+    def run_at(self, commit: int, name: str, **params: Any) -> Any:
+        """One call of a registered query on another commit of the archive (a trend across commits)."""
+        return run_query(self._queries, self.reader, name, params, commit)
 
     def stream(self, name: str, **params: Any) -> Iterator[dict[str, Any]]:
         """Every item of a paginated query, one call per batch, so memory holds one batch at a time.
@@ -246,6 +259,8 @@ def run_report(
     target = targets[destination]
     resolved = reader.resolve(commit)
     report = ReportContext(pm, reader, resolved, options)
+    if target.uses_report:
+        return target.write(render_sheets(chosen, reader, resolved, report), options, report)
     return target.write(render_sheets(chosen, reader, resolved, report), options)
 
 

@@ -301,6 +301,9 @@ class Destination:
     by key, plus the run's own (``silent``, ``interactive``, ``dedupe_resources``, ``batch``). ``check(options)``,
     when given, runs before any work and raises ``UsageError`` for a value it cannot use (a malformed URL);
     ``target(options)`` names where the report goes in a run summary (default: the output path's name).
+    With ``uses_report`` the call is ``write(sheets, options, report)``: ``report`` is the run's
+    ``ReportContext`` (queries over the commit, the registered report sections), for a destination that
+    composes its own document (HTML, PDF) rather than writing the sheets.
     """
 
     name: str
@@ -310,6 +313,7 @@ class Destination:
     options: tuple[DestinationOption, ...] = ()
     check: Callable[[dict[str, Any]], None] | None = None
     target: Callable[[Mapping[str, Any]], str] | None = None
+    uses_report: bool = False
 
     def __post_init__(self) -> None:
         options = tuple(self.options)
@@ -327,6 +331,35 @@ class Destination:
     def dest(self, key: str) -> str:
         """The click parameter name of option ``key``: ``to_xlsx_file`` (never a command's own, ``csv_dir``)."""
         return f"to_{self.name}_{key}".replace("-", "_").replace(".", "_")
+
+
+@dataclass(frozen=True)
+class ReportSection:
+    """A section of the HTML and PDF reports (``register_report_sections``).
+
+    ``render(report, lang)`` returns the section's body as an HTML fragment (escape what you insert:
+    ``html.escape``), or ``None`` to leave the section out; ``report`` is the run's ``ReportContext``
+    (``report.query(name, **params)``, ``report.commit``, ``report.options``) and ``lang`` the report's
+    language (``en``, ``ja``). The title is ``titles[lang]`` when given, else ``title``; sections are ordered
+    by ``order`` (the built-in ones are 10 to 90, the appendix 1000).
+    """
+
+    name: str
+    title: str
+    render: Callable[..., str | None]
+    order: int = 100
+    titles: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not _SECTION_NAME.fullmatch(self.name):
+            raise ValueError(f"report section {self.name!r}: a name is lower-case letters, digits and -")
+
+    def title_in(self, lang: str) -> str:
+        """The section's title in ``lang``, English where not translated."""
+        return str(self.titles.get(lang) or self.title)
+
+
+_SECTION_NAME = re.compile(r"[a-z][a-z0-9-]*")
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,7 @@ def test_plugins_lists_the_example_with_its_hooks(installed, cli):
             "register_analyzers",
             "register_commands",
             "register_queries",
+            "register_report_sections",
             "register_settings",
             "register_sheets",
             "register_viewer_blueprints",
@@ -161,7 +162,7 @@ def test_the_examples_own_tests_pass_with_the_shipped_fixtures(tmp_path):
         timeout=600,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.splitlines()[-1].startswith("10 passed"), done.stdout
+    assert done.stdout.splitlines()[-1].startswith("11 passed"), done.stdout
 
 
 def test_nitpickers_own_run_leaves_the_examples_tests_to_it():

@@ -23,6 +23,7 @@ from nitpicker_core import (
     NotConfigured,
     PageReport,
     Query,
+    ReportSection,
     Resource,
     ScrapeResult,
     Sheet,
@@ -394,6 +395,32 @@ def test_hook_register_report_destinations(pm, archive):
     with open_archive(archive) as reader:
         assert run_report(pm, reader, "memory", {"tag": "done"}) == "done"
     assert len(received["Titles"]) == 4
+
+
+def test_hook_register_report_sections(pm, archive, tmp_path):
+    """A third party's section is in the HTML report, between the built-in ones its order names."""
+
+    def render(report, lang):
+        count = report.query("summary")["totals"]["pages"]
+        return f"<p class='planted'>{lang}: {count} pages &lt;counted&gt;</p>"
+
+    class P:
+        @hookimpl
+        def register_report_sections(self, register):
+            register(ReportSection("planted", "Planted section", render, order=35, titles={"ja": "植えた節"}))
+            register(ReportSection("silent", "Never shown", lambda report, lang: None, order=36))
+
+    pm.add_plugin(P(), "planted")
+    out = tmp_path / "report.html"
+    with open_archive(archive) as reader:
+        run_report(pm, reader, "html", {"file": str(out), "lang": "ja", "silent": True})
+    html = out.read_text(encoding="utf-8")
+    assert (
+        '<h2 id="planted-h">植えた節</h2>' in html
+        and "<p class='planted'>ja: 4 pages &lt;counted&gt;</p>" in html
+    )
+    assert "Never shown" not in html
+    assert html.index('id="overview"') < html.index('id="planted"') < html.index('id="issues"')
 
 
 # -- query, viewer, CLI --------------------------------------------------------------------------------

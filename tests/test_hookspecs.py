@@ -37,7 +37,7 @@ def test_there_are_hooks_for_every_family():
             "crawl_finished",
         },
         "analyze": {"register_analyzers", "analyze_started", "analyze_page_reported", "analyze_finished"},
-        "report": {"register_sheets", "register_report_destinations"},
+        "report": {"register_sheets", "register_report_destinations", "register_report_sections"},
         "query": {"register_queries", "register_checks"},
         "viewer": {"register_viewer_blueprints", "viewer_menu_links"},
         "cli": {"register_commands"},

@@ -88,14 +88,16 @@ def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
             raise UsageError("give a destination: --to NAME, --sheet URL, --xlsx FILE or --csv DIR")
         name, values, shown = chosen_destination
         # a bad or unwritable destination fails before any sheet is rendered, named as it was given
-        _, options = prepare_destination(app.pm, name, values, shown=shown)
+        destination, options = prepare_destination(app.pm, name, values, shown=shown)
         options.update({k: v for k, v in {"dedupe_resources": dedupe_resources, "batch": limit}.items() if v})
         options.update(silent=app.silent, interactive=sys.stdin.isatty())
         chosen = select_sheets(app.pm, only)  # unknown names fail before anything is opened
         names = [s.name for s in chosen] if only else None
         with open_archive(archive) as reader:
             reader.resolve(commit)
-            if not only and not all_ and sys.stdin.isatty() and sys.stderr.isatty():
+            # a destination composing its own document (html, pdf) writes no sheet: nothing to pick
+            pick = not only and not all_ and not destination.uses_report
+            if pick and sys.stdin.isatty() and sys.stderr.isatty():
                 names = choose_interactively(
                     [s.name for s in chosen], {s.name: s.description for s in chosen}
                 )

@@ -107,7 +107,7 @@ def test_a_third_party_destination_is_the_report_stage_and_survives_resume(site,
         (
             ("--to", "jsondumb"),
             "unknown report destination 'jsondumb' (did you mean jsondump? destinations: csv, "
-            "google-sheets, jsondump, xlsx)",
+            "google-sheets, html, jsondump, pdf, xlsx)",
         ),
         (("--to", "jsondump"), "destination jsondump needs --jsondump-dir DIR"),
         (

@@ -167,16 +167,16 @@ def test_a_destination_option_that_clashes_with_a_command_option_makes_only_its_
         (
             ("--to", "jsondmp"),
             "unknown report destination 'jsondmp' (did you mean jsondump? destinations: csv, "
-            "google-sheets, jsondump, xlsx)",
+            "google-sheets, html, jsondump, pdf, xlsx)",
         ),
         (
             ("--to", "xlxs"),
             "unknown report destination 'xlxs' (did you mean xlsx? destinations: csv, google-sheets, "
-            "jsondump, xlsx)",
+            "html, jsondump, pdf, xlsx)",
         ),
         (
-            ("--to", "pdf"),
-            "unknown report destination 'pdf' (destinations: csv, google-sheets, jsondump, xlsx)",
+            ("--to", "docx"),
+            "unknown report destination 'docx' (destinations: csv, google-sheets, html, jsondump, pdf, xlsx)",
         ),
         (
             ("--to", "dedupe"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
+from html import escape
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -24,6 +25,7 @@ from nitpicker_core import (
     Register,
     RegisterBlueprint,
     RegisterSetting,
+    ReportSection,
     ScrapeResult,
     Sheet,
     Violation,
@@ -33,7 +35,7 @@ from nitpicker_core import (
 if TYPE_CHECKING:  # annotations only: importing the plugin should not load Flask or the archive reader
     from flask import Request
 
-    from nitpicker_core import ArchiveReader, Config
+    from nitpicker_core import ArchiveReader, Config, ReportContext
 
 WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -146,6 +148,23 @@ def register_sheets(register: Register[Sheet]) -> None:
             widths={"URL": 400},
         )
     )
+
+
+def _report_section(report: ReportContext, lang: str) -> str | None:
+    items = sorted(report.query("word-counts")["items"], key=lambda item: -item["words"])[:10]
+    if not items:
+        return None  # no analysis: no section
+    words = "単語数" if lang == "ja" else "Words"
+    rows = "".join(f"<tr><td>{escape(i['url'])}</td><td>{i['words']}</td></tr>" for i in items)
+    return (
+        f'<table><thead><tr><th scope="col">URL</th><th scope="col">{words}</th></tr></thead>'
+        f"<tbody>{rows}</tbody></table>"
+    )
+
+
+@hookimpl
+def register_report_sections(register: Register[ReportSection]) -> None:
+    register(ReportSection("word-counts", "Word counts", _report_section, order=45, titles={"ja": "単語数"}))
 
 
 _crawl_settings: dict[str, Any] = {}

@@ -49,6 +49,18 @@ def test_the_sheet_lists_every_page(nitpicker_sheet, analyzed):
     assert not any(isinstance(value, Cell) for row in rows for value in row)
 
 
+def test_the_report_section_lists_the_wordiest_pages(nitpicker_pm, analyzed):
+    from nitpicker_core import ReportContext
+    from nitpicker_core.archive import open_archive
+
+    with open_archive(analyzed) as reader:
+        report = ReportContext(nitpicker_pm, reader, reader.resolve(None))
+        section = next(s for s in report.sections() if s.name == "word-counts")
+        html = section.render(report, "ja")
+    assert section.title_in("ja") == "単語数" and section.title_in("en") == "Word counts"
+    assert f"<tr><td>{SITE}/</td><td>11</td></tr><tr><td>{SITE}/a</td><td>2</td></tr>" in html
+
+
 def test_the_viewer_page_and_its_menu_link(nitpicker_viewer, analyzed):
     client = nitpicker_viewer(analyzed)
     page = client.get("/word-counts")

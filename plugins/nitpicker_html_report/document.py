@@ -1,0 +1,103 @@
+"""One self-contained HTML document from the registered report sections: inline CSS, no external request."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from html import escape
+from typing import TYPE_CHECKING
+
+from nitpicker_core import __version__
+
+from .branding import logo_uri
+from .messages import text
+
+if TYPE_CHECKING:
+    from nitpicker_core import ReportContext
+
+log = logging.getLogger(__name__)
+
+CSS = """
+:root { --accent: #1f4e79; --text: #1a1a1a; --muted: #4a4a4a; --rule: #c8c8c8; }
+* { box-sizing: border-box; }
+html { font-family: system-ui, -apple-system, "Segoe UI", "Hiragino Sans", "Noto Sans CJK JP", "Noto Sans JP",
+  sans-serif; color: var(--text); background: #fff; line-height: 1.5; }
+body { margin: 0 auto; max-width: 60rem; padding: 1.5rem; }
+header.report-header { border-bottom: 4px solid var(--accent); margin-bottom: 1.5rem; }
+h1 { font-size: 2rem; margin: 0 0 .5rem; color: #1a1a1a; }
+img.logo { max-height: 4rem; max-width: 16rem; display: block; margin-bottom: .5rem; }
+h2 { font-size: 1.5rem; border-bottom: 2px solid var(--accent); padding-bottom: .2rem; margin-top: 2.5rem; }
+h3 { font-size: 1.2rem; margin-top: 1.5rem; }
+h4 { font-size: 1rem; margin: 1rem 0 .25rem; }
+a { color: #0b4f8a; word-break: break-all; }
+code { font-size: .9em; background: #f2f2f2; padding: 0 .2em; }
+table { border-collapse: collapse; width: 100%; margin: .5rem 0 1rem; font-size: .92rem; }
+caption { text-align: left; font-weight: 600; padding: .25rem 0; }
+th, td { border: 1px solid var(--rule); padding: .3rem .5rem; text-align: left; vertical-align: top; }
+thead th { background: #eef2f7; }
+th[scope=row] { background: #f7f7f7; width: 14rem; }
+.num { text-align: right; font-variant-numeric: tabular-nums; }
+.badge { display: inline-block; padding: 0 .45em; border-radius: .25em; color: #fff; font-size: .8rem;
+  font-weight: 600; vertical-align: middle; }
+.p-critical { background: #8b0000; } .p-high { background: #b23c00; } .p-medium { background: #7a5b00; }
+.p-low { background: #245f8f; } .p-info { background: #4a4a4a; }
+.note { border-left: 4px solid #b23c00; background: #fff4ec; padding: .5rem .75rem; }
+.meta { color: var(--muted); }
+nav.toc ol { columns: 2; }
+svg.chart { max-width: 40rem; display: block; }
+article.issue { border-top: 1px solid var(--rule); padding-top: .5rem; }
+footer.report-footer { margin-top: 3rem; border-top: 1px solid var(--rule); color: var(--muted); font-size: .85rem; }
+@media print {
+  body { max-width: none; padding: 0; }
+  a { color: var(--text); text-decoration: none; }
+  thead { display: table-header-group; }
+  tr, img, svg, .badge { break-inside: avoid; }
+  h2, h3, h4 { break-after: avoid; }
+  section.report-section { break-before: page; }
+  section#cover { break-before: auto; }
+  nav.toc { break-after: page; }
+}
+"""
+
+
+def render_document(
+    report: ReportContext,
+    lang: str,
+    title: str | None = None,
+    logo: str | None = None,
+    accent: str | None = None,
+    footer: str | None = None,
+) -> str:
+    """The whole report: header, table of contents, each section that renders (in order), footer.
+
+    Branding: ``title`` replaces the default title, ``logo`` (an image file) is embedded as a data URI,
+    ``accent`` (``#rrggbb``) colours the header's and headings' rules, ``footer`` is a line at the foot.
+    """
+    title = title or text(lang, "report_title")
+    parts: list[tuple[str, str, str]] = []  # (name, title, body)
+    for section in report.sections():
+        body = section.render(report, lang)
+        if body is None:
+            continue
+        parts.append((section.name, section.title_in(lang), body))
+    toc = "".join(f'<li><a href="#{escape(name)}">{escape(heading)}</a></li>' for name, heading, _ in parts)
+    sections = "".join(
+        f'<section class="report-section" id="{escape(name)}" aria-labelledby="{escape(name)}-h">'
+        f'<h2 id="{escape(name)}-h">{escape(heading)}</h2>{body}</section>'
+        for name, heading, body in parts
+    )
+    today = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    generated = escape(text(lang, "generated", version=__version__, date=today))
+    own = f'<p class="brand-footer">{escape(footer)}</p>' if footer else ""
+    image = f'<img class="logo" src="{logo_uri(logo)}" alt="{escape(title)}">' if logo else ""
+    style = CSS + (f":root {{ --accent: {accent}; }}" if accent else "")
+    return (
+        f'<!doctype html><html lang="{escape(lang)}"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(title)}</title><style>{style}</style></head><body>"
+        f'<header class="report-header">{image}<h1>{escape(title)}</h1></header>'
+        f'<nav class="toc" aria-labelledby="toc-h"><h2 id="toc-h">{escape(text(lang, "contents"))}</h2>'
+        f"<ol>{toc}</ol></nav>"
+        f"<main>{sections}</main>"
+        f'<footer class="report-footer">{own}<p>{generated}</p></footer></body></html>'
+    )
