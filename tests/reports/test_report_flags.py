@@ -127,3 +127,43 @@ def test_pipeline_refuses_a_compare_commit_before_the_crawl(tmp_path):
         "nitpicker: error: cannot compare with commit 1: new.nitpicker does not exist yet"
     ]
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.browser
+def test_pipeline_passes_compare_and_lang_to_its_report_stage(site, tmp_path):
+    def pipeline(*args, code=0):
+        done = run_cli(
+            "pipeline",
+            f"{site}/pipeline-site/",
+            "-o",
+            "p.nitpicker",
+            "--single",
+            "--no-analyze",
+            "--no-image",
+            *args,
+            cwd=tmp_path,
+            timeout=300,
+        )
+        assert done.returncode == code, done.stderr
+        return done
+
+    pipeline()
+    pipeline()
+    pipeline("--xlsx", "out.xlsx", "--to", "html", code=1)  # two destinations: refused, no commit made
+    pipeline("--xlsx", "out.xlsx", "--compare", "1")
+    from openpyxl import load_workbook
+
+    cover = {
+        (r[0], r[1]): r[2] for r in load_workbook(tmp_path / "out.xlsx")["Cover"].iter_rows(values_only=True)
+    }
+    assert cover[("Report", "Commit")] == 3 and cover[("Report", "Compared with")] == 1
+    pipeline("--to", "html", "--html-file", "r.html", "--compare", "2", "--lang", "ja")
+    document = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert '<html lang="ja">' in document
+    assert re.search(r"<td>4</td>.*<td>2</td>", document.split("</table>", 1)[0])  # commit 4 against 2
+    done = pipeline("--xlsx", "bad.xlsx", "--compare", "9", code=1)
+    assert done.stderr.strip().splitlines() == [
+        "nitpicker: error: cannot compare with commit 9: p.nitpicker has no commit 9"
+    ]
+    assert not (tmp_path / "bad.xlsx").exists()
+    assert len(_query(tmp_path / "p.nitpicker", "commits")["items"]) == 4  # nothing crawled
