@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nitpicker_core.errors import UsageError
+from nitpicker_core.errors import ArchiveError, UsageError
 from nitpicker_core.query import query_registry, run_query
 from nitpicker_core.registries import (
     analyzer_registry,
@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from nitpicker_core.archive.reader import ArchiveReader
     from nitpicker_core.plugins import NitpickerPluginManager
 
+#: the languages of ``nitpicker report --lang`` (the html/pdf reports' labels; the sheets are in English)
+REPORT_LANGUAGES = ("en", "ja")
 DEFAULT_BATCH = 2000  # rows (or outer entities) read per query call while a sheet streams
 KEPT_ANSWERS = 8  # answers of ReportContext.query kept for the run (small ones: sheets stream large ones)
 
@@ -220,6 +222,48 @@ def prepare_destination(
     return destination, options
 
 
+def with_report_options(
+    pm: NitpickerPluginManager,
+    name: str,
+    given: Mapping[str, Any],
+    *,
+    compare: str | None = None,
+    lang: str | None = None,
+) -> dict[str, Any]:
+    """``given`` (a destination's option values) plus the run's ``--compare`` and ``--lang``.
+
+    A destination declaring ``compare`` or ``lang`` (html, pdf) takes them as its own options unless its own
+    flag (``--html-lang``) was given: that one wins. ``compare`` also reaches the sheets through the report's
+    options (see ``apply_compare``). An unknown language is one ``UsageError``.
+    """
+    if lang is not None and lang not in REPORT_LANGUAGES:
+        raise UsageError(f"unknown report language {lang!r} (languages: {', '.join(REPORT_LANGUAGES)})")
+    values = dict(given)
+    targets = destination_registry(pm)
+    declared = {o.key for o in targets[name].options} if name in targets else set()
+    for key, value in (("compare", compare), ("lang", lang)):
+        if value is not None and key in declared and values.get(key) is None:
+            values[key] = value
+    return values
+
+
+def apply_compare(options: dict[str, Any], compare: str | None) -> dict[str, Any]:
+    """``options`` with the run's ``compare`` commit for the sheets, unless the destination's own is set."""
+    if compare is not None and options.get("compare") in (None, ""):
+        options["compare"] = compare
+    return options
+
+
+def check_compare(reader: ArchiveReader, compare: Any) -> None:
+    """A ``compare`` commit the archive does not hold is one ``UsageError``, before anything is written."""
+    if compare in (None, ""):
+        return
+    try:
+        reader.resolve(str(compare))
+    except ArchiveError as exc:
+        raise UsageError(f"cannot compare with commit {compare}: {exc}") from None
+
+
 def _metavar(option: DestinationOption) -> str:
     return {"file": "FILE", "output-file": "FILE", "output-dir": "DIR"}.get(option.type, option.type.upper())
 
@@ -250,7 +294,8 @@ def run_report(
 ) -> Any:
     """Render the selected sheets (default: all) of ``commit`` and write them to ``destination``.
 
-    ``options`` goes to the destination and to the sheets (``dedupe_resources``, ``batch``).
+    ``options`` goes to the destination and to the sheets (``dedupe_resources``, ``batch``, ``compare``).
+    A ``compare`` commit the archive does not hold fails here, before the destination writes anything.
     """
     chosen = select_sheets(pm, sheets)
     targets = destination_registry(pm)
@@ -258,6 +303,7 @@ def run_report(
         raise unknown_destination(pm, targets, destination)
     target = targets[destination]
     resolved = reader.resolve(commit)
+    check_compare(reader, options.get("compare"))
     report = ReportContext(pm, reader, resolved, options)
     if target.uses_report:
         return target.write(render_sheets(chosen, reader, resolved, report), options, report)

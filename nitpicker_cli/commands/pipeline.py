@@ -159,6 +159,17 @@ def pipeline_options(f: Any) -> Any:
             "--dedupe-resources", is_flag=True, help="Group the Resources sheet by URL/status/type."
         ),
         click.option(
+            "--compare",
+            metavar="COMMIT",
+            help="Commit the report compares with, for every destination (default: the previous complete "
+            "commit; --html-compare/--pdf-compare win).",
+        ),
+        click.option(
+            "--lang",
+            metavar="LANG",
+            help="Language of the html/pdf report: en or ja (--html-lang/--pdf-lang win).",
+        ),
+        click.option(
             "--fail-on",
             multiple=True,
             metavar="CHECK",
@@ -254,13 +265,22 @@ def _report(pm: NitpickerPluginManager, kw: dict[str, Any]) -> dict[str, Any] | 
 
     Everything but the paths is checked here, before any stage; the paths in ``_check_destinations``.
     """
-    from nitpicker_core.report import describe_target, local_target, prepare_destination
+    from nitpicker_core.report import (
+        apply_compare,
+        describe_target,
+        local_target,
+        prepare_destination,
+        with_report_options,
+    )
 
     chosen = select_destination(kw)
     if chosen is None:
         return None
     name, values, shown = chosen
+    compare = kw.get("compare")
+    values = with_report_options(pm, name, values, compare=compare, lang=kw.get("lang"))
     destination, options = prepare_destination(pm, name, values, check_paths=False, shown=shown)
+    apply_compare(options, compare)
     options = absolute_paths(destination, options)
     if kw.get("dedupe_resources"):
         options["dedupe_resources"] = True
@@ -272,6 +292,19 @@ def _report(pm: NitpickerPluginManager, kw: dict[str, Any]) -> dict[str, Any] | 
         "local_target": local_target(destination, options),
         "shown": shown,
     }
+
+
+def _check_compare(archive: Path, compare: Any) -> None:
+    """The report's compare commit is one the archive holds already: one line before the crawl otherwise."""
+    from nitpicker_core.archive import open_archive
+    from nitpicker_core.report import check_compare
+
+    if compare in (None, ""):
+        return
+    if not archive.is_file():
+        raise UsageError(f"cannot compare with commit {compare}: {archive.name} does not exist yet")
+    with open_archive(archive) as reader:
+        check_compare(reader, compare)
 
 
 def _declaration(
@@ -289,6 +322,8 @@ def _declaration(
     if any(isinstance(spec, verdict.IssueSpec) and spec.check for spec in specs):
         verdict.check_known(specs, verdict.known_checks(pm))  # a misspelt check id too, not after the crawl
     report = _report(pm, kw)
+    if report is not None:
+        _check_compare(archive, report["options"].get("compare"))
     stages = ["crawl"] + ([] if kw.get("no_analyze") else ["analyze"]) + (["report"] if report else [])
     return {
         "url": split_credentials(url)[0],

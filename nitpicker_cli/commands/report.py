@@ -14,7 +14,14 @@ from nitpicker_cli.options import choose_from_menu
 from nitpicker_core import hookimpl
 from nitpicker_core.archive import open_archive
 from nitpicker_core.errors import UsageError
-from nitpicker_core.report import prepare_destination, run_report, select_sheets
+from nitpicker_core.report import (
+    apply_compare,
+    check_compare,
+    prepare_destination,
+    run_report,
+    select_sheets,
+    with_report_options,
+)
 
 if TYPE_CHECKING:
     from nitpicker_core import NitpickerPluginManager
@@ -54,6 +61,19 @@ def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
     )
     @click.option("--commit", default=None, help="Commit id to report (default: HEAD).")
     @click.option(
+        "--compare",
+        metavar="COMMIT",
+        default=None,
+        help="Commit to compare with, for every destination: new, fixed and regressed findings since it "
+        "(default: the previous complete commit; --html-compare/--pdf-compare win).",
+    )
+    @click.option(
+        "--lang",
+        metavar="LANG",
+        default=None,
+        help="Language of the html/pdf report: en or ja (--html-lang/--pdf-lang win; sheets are in English).",
+    )
+    @click.option(
         "--dedupe-resources",
         is_flag=True,
         help="Group Resources by canonical URL, status and type, with Count and Query Pattern.",
@@ -71,6 +91,8 @@ def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
         all_: bool,
         only: tuple[str, ...],
         commit: str | None,
+        compare: str | None,
+        lang: str | None,
         dedupe_resources: bool,
         limit: int | None,
         **kw: Any,
@@ -88,13 +110,16 @@ def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
             raise UsageError("give a destination: --to NAME, --sheet URL, --xlsx FILE or --csv DIR")
         name, values, shown = chosen_destination
         # a bad or unwritable destination fails before any sheet is rendered, named as it was given
+        values = with_report_options(app.pm, name, values, compare=compare, lang=lang)
         destination, options = prepare_destination(app.pm, name, values, shown=shown)
+        apply_compare(options, compare)
         options.update({k: v for k, v in {"dedupe_resources": dedupe_resources, "batch": limit}.items() if v})
         options.update(silent=app.silent, interactive=sys.stdin.isatty())
         chosen = select_sheets(app.pm, only)  # unknown names fail before anything is opened
         names = [s.name for s in chosen] if only else None
         with open_archive(archive) as reader:
             reader.resolve(commit)
+            check_compare(reader, options.get("compare"))  # before a sheet is picked or a file written
             # a destination composing its own document (html, pdf) writes no sheet: nothing to pick
             pick = not only and not all_ and not destination.uses_report
             if pick and sys.stdin.isatty() and sys.stderr.isatty():

@@ -2,7 +2,7 @@
 
 ``nitpicker report ARCHIVE --to html --html-file report.html [--html-lang ja] [--html-compare 1]`` writes one
 self-contained HTML file; ``--to pdf --pdf-file report.pdf [--pdf-paper letter]`` prints the same HTML with
-Chromium. The sections (cover, summary, overview, one per issue, charts, appendix) are registered through
+Chromium. The sections (cover, summary, overview, one per issue, charts, screenshots, appendix) are registered through
 ``register_report_sections``, so another plugin adds its own the same way.
 """
 
@@ -29,6 +29,7 @@ from nitpicker_core import (
 from .branding import check_branding
 from .document import render_document
 from .messages import LANGUAGES, text
+from .screenshots import SECTION as SCREENSHOTS
 from .sections import SECTIONS
 
 if TYPE_CHECKING:
@@ -167,5 +168,5 @@ def register_report_destinations(register: Register[Destination]) -> None:
 
 @hookimpl
 def register_report_sections(register: Register[ReportSection]) -> None:
-    for section in SECTIONS:
+    for section in (*SECTIONS, SCREENSHOTS):
         register(section)

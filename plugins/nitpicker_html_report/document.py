@@ -45,13 +45,16 @@ th[scope=row] { background: #f7f7f7; width: 14rem; }
 .meta { color: var(--muted); }
 nav.toc ol { columns: 2; }
 svg.chart { max-width: 40rem; display: block; }
+.shots { display: grid; grid-template-columns: repeat(auto-fill, minmax(14rem, 1fr)); gap: 1rem; }
+figure.shot { margin: 0; font-size: .85rem; }
+figure.shot img { width: 100%; height: auto; border: 1px solid var(--rule); display: block; }
 article.issue { border-top: 1px solid var(--rule); padding-top: .5rem; }
 footer.report-footer { margin-top: 3rem; border-top: 1px solid var(--rule); color: var(--muted); font-size: .85rem; }
 @media print {
   body { max-width: none; padding: 0; }
   a { color: var(--text); text-decoration: none; }
   thead { display: table-header-group; }
-  tr, img, svg, .badge { break-inside: avoid; }
+  tr, img, svg, .badge, figure { break-inside: avoid; }
   h2, h3, h4 { break-after: avoid; }
   section.report-section { break-before: page; }
   section#cover { break-before: auto; }
