@@ -6,8 +6,8 @@
 Without --archive the demo pipeline runs twice in a temporary directory (as ``make_screenshots.py`` does), so
 the report has a commit to compare with. The HTML report (``nitpicker report --to html``) is opened in
 Chromium: ``report-html.png`` is its top (cover and executive summary) at 1280 px; ``report-pdf.png`` is the
-first A4 page as the PDF destination prints it (print media emulated, A4 width and the PDF's margins, one
-page tall). Each PNG is deflated again at level 9 to keep the README light.
+executive summary's A4 page as the PDF destination prints it (print media emulated, A4 width and the PDF's
+margins, one page tall; each section starts a printed page). Chromium's page-number footer is not drawn. Each PNG is deflated again at level 9 to keep the README light.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ LIMIT = 300_000  # bytes a README image may weigh
 HTML_WIDTH, HTML_HEIGHT = 1280, 1100
 MM = 96 / 25.4  # CSS px per millimetre
 A4 = (210, 297)  # mm
+PDF_SECTION = "summary"  # the printed page shown: the executive summary's (the PDF's third page)
 MARGIN = {"top": 16, "bottom": 18, "left": 14, "right": 14}  # mm, as nitpicker_html_report.pdf prints
 
 
@@ -78,12 +79,17 @@ def capture(html: Path, out: Path) -> None:
             page.emulate_media(media="print", color_scheme="light")
             page.goto(html.as_uri(), wait_until="load")
             margins = {side: f"{mm}mm" for side, mm in MARGIN.items()}
-            # the page box of the printed PDF: its margins around the content, white like paper
+            # the page box of the printed PDF: its margins around the content, white like paper; every
+            # section starts a printed page, so the summary's page is the summary section alone
             page.add_style_tag(
                 content=(
-                    "html{background:#fff}"
+                    f"html{{background:#fff}}body>header,body>nav,section.report-section:not(#{PDF_SECTION})"
+                    "{display:none!important}section.report-section>h2:first-child{margin-top:0!important}"
                     f"body{{margin:0!important;padding:{margins['top']} {margins['right']} "
                     f"{margins['bottom']} {margins['left']}!important;box-sizing:border-box}}"
+                    # the bottom margin stays blank: what overflows it goes to the next printed page
+                    f"body::after{{content:'';position:fixed;left:0;right:0;bottom:0;height:{margins['bottom']};"
+                    "background:#fff}"
                 )
             )
             _save(
