@@ -13,7 +13,8 @@ into the workbook; saving the workbook is timed separately. Peak RSS is the proc
 written; CPU is user + system of this process and its reaped children; peak RSS is the largest sum of the
 RSS of this process and every descendant (Playwright's driver and Chromium for the PDF), sampled every
 50 ms, next to the same sum of PSS (shared pages divided among the processes sharing them: the tree's real
-footprint) and this process's own ``ru_maxrss``.
+footprint; it shrinks when other processes map the same Chromium), of USS (pages no other process maps:
+the lower bound) and this process's own ``ru_maxrss``.
 """
 
 from __future__ import annotations
@@ -85,6 +86,7 @@ class TreeMemory:
         self.interval = interval
         self.peak = 0
         self.peak_pss = 0
+        self.peak_uss = 0
         self.peak_processes = 0
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.run, name="rss-sampler", daemon=True)
@@ -92,7 +94,7 @@ class TreeMemory:
     def sample(self) -> None:
         import psutil
 
-        total = pss = 0
+        total = pss = uss = 0
         processes = [self.root, *self.root.children(recursive=True)]
         for process in processes:
             try:
@@ -101,9 +103,11 @@ class TreeMemory:
                 continue
             total += full.rss
             pss += getattr(full, "pss", full.rss)
+            uss += getattr(full, "uss", full.rss)
         if total > self.peak:
             self.peak, self.peak_processes = total, len(processes)
         self.peak_pss = max(self.peak_pss, pss)
+        self.peak_uss = max(self.peak_uss, uss)
 
     def run(self) -> None:
         while not self.stop.is_set():
@@ -143,6 +147,7 @@ def client_report(archive: Path, kind: str, out: Path, options: dict[str, Any]) 
         "cpu_seconds": round(cpu_seconds() - cpu, 1),
         "peak_rss_tree_mb": round(memory.peak / 2**20, 1),
         "peak_pss_tree_mb": round(memory.peak_pss / 2**20, 1),
+        "peak_uss_tree_mb": round(memory.peak_uss / 2**20, 1),
         "processes_at_peak": memory.peak_processes,
         "peak_rss_self_mb": round(peak_rss_mb(), 1),
         "file_mb": round(out.stat().st_size / 2**20, 2),
