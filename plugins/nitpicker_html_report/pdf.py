@@ -11,6 +11,15 @@ from nitpicker_core import UsageError, browser_args, find_browser
 
 PAPERS = {"a4": "A4", "letter": "Letter"}
 MARGIN = {"top": "16mm", "bottom": "18mm", "left": "14mm", "right": "14mm"}
+#: printing one self-contained page needs no GPU process and one renderer: fewer Chromium processes, less
+#: memory (benchmarks/report_throughput.py --to pdf: peak PSS of the process tree); the user's
+#: $NITPICKER_BROWSER_ARGS come after these
+PRINT_ARGS = (
+    "--disable-gpu",
+    "--in-process-gpu",
+    "--renderer-process-limit=1",
+    "--disable-features=site-per-process,Translate,OptimizationHints,MediaRouter",
+)
 
 
 def footer_template(label: str, footer: str = "") -> str:
@@ -35,7 +44,9 @@ def print_pdf(html: str, path: Path, paper: str, page_label: str, footer: str = 
             from playwright.sync_api import sync_playwright
 
             with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=executable, args=browser_args())
+                browser = playwright.chromium.launch(
+                    executable_path=executable, args=[*PRINT_ARGS, *browser_args()]
+                )
                 try:
                     page = browser.new_page()
                     page.set_content(html, wait_until="load")
