@@ -212,8 +212,9 @@ def test_a_status_class_lists_every_url_of_that_class(doors):
 def _overview_rows(html: str) -> dict[str, dict[str, str]]:
     rows = {}
     for check, body in re.findall(r'<tr data-check="([^"]+)"[^>]*>(.*?)</tr>', html, re.S):
-        cells = dict(re.findall(r'data-col="([a-z]+)">([^<]*)', body))
-        rows[check] = {key: value.strip() for key, value in cells.items()}
+        # a count is the text of its cell, the link to its URL list included
+        cells = dict(re.findall(r'data-col="([a-z]+)">(.*?)</td>', body, re.S))
+        rows[check] = {key: re.sub(r"<[^>]*>", "", value).strip() for key, value in cells.items()}
     return rows
 
 
