@@ -278,15 +278,6 @@ _PAGE_RESOURCES = (
 )
 
 
-# The sub-resources a page state loaded, with what this commit stored about each (no row: status None).
-_PAGE_RESOURCES = (
-    "SELECT u.url, rs.status, rs.content_type, rs.content_length, rs.compression, rs.cdn, rs.is_external "
-    "FROM page_resource p JOIN url u ON u.id = p.resource_url_id "
-    "LEFT JOIN commit_resource cr ON cr.commit_id = ? AND cr.url_id = p.resource_url_id "
-    "LEFT JOIN resource_state rs ON rs.id = cr.state_id WHERE p.state_id = ? ORDER BY u.url, p.id LIMIT ?"
-)
-
-
 def page_detail_rows(
     archive: ArchiveReader, commit: int, url_id: int, state_id: int, resource_limit: int
 ) -> dict[str, Any]:
