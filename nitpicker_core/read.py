@@ -69,6 +69,7 @@ from nitpicker_core.archive.page_lists import (
     inbound_links,
     page_detail_rows,
     page_ids,
+    page_histogram,
     page_indexability,
     page_list,
 )
@@ -148,6 +149,7 @@ __all__ = [
     "inbound_links",
     "page_detail_rows",
     "page_ids",
+    "page_histogram",
     "page_indexability",
     "page_list",
     "BROKEN_SORTS",

@@ -222,6 +222,39 @@ def page_list(
     return paged(archive, sql, params, order_by(PAGE_SORTS, sort, order), limit, offset, _page_row, total)
 
 
+def page_histogram(
+    archive: ArchiveReader,
+    commit: int,
+    column: str,
+    edges: tuple[float, ...] | None = None,
+    strict: bool = True,
+) -> dict[int, int]:
+    """How many of the commit's pages (the rows ``page_list`` gives with ``strict``, else its default rows) have
+    each value of the numeric ``column`` (one of RANGE_COLUMNS), counted by SQLite without building the rows.
+
+    Without ``edges`` the keys are the values themselves (whole numbers); with ascending ``edges`` a key is
+    the index of the first edge the value is below, ``len(edges)`` for the rest. Rows without a value are
+    left out, as ``page_list``'s ranges leave them out.
+    """
+    if column not in RANGE_COLUMNS:
+        raise UsageError(f"no range column {column!r}; known: {', '.join(RANGE_COLUMNS)}")
+    value = _seo_sql(archive, column)
+    if edges:
+        whens = " ".join(f"WHEN v < {float(edge)!r} THEN {i}" for i, edge in enumerate(edges))
+        key = f"CASE {whens} ELSE {len(edges)} END"
+    else:
+        key = "CAST(v AS INTEGER)"
+    rows = digest.STRICT if strict else digest.LOOSE
+    joins = _PAGE_FROM.format(
+        seo=seo_join(archive, commit, "cp.url_id") if column in seo.FACT_COLUMNS else ""
+    )
+    sql = (
+        f"SELECT {key} AS k, COUNT(*) FROM (SELECT {value} AS v {joins} AND {rows}) "
+        "WHERE v IS NOT NULL GROUP BY k ORDER BY k"
+    )
+    return {int(k): int(n) for k, n in archive.tuples(sql, (commit,))}
+
+
 def page_ids(archive: ArchiveReader, commit: int, url: str) -> dict[str, Any]:
     """``url_id`` and ``state_id`` of ``url`` in the commit; a usage error when the commit has no such URL."""
     rows = archive.execute(

@@ -93,7 +93,7 @@ def write_atomically(path: Path, write: Callable[[Path], object]) -> None:
         raise
 
 
-def _html(report: ReportContext, options: dict[str, Any]) -> str:
+def _html(report: ReportContext, options: dict[str, Any], paged: bool = False) -> str:
     _resolve_compare(report)
     return render_document(
         report,
@@ -102,6 +102,7 @@ def _html(report: ReportContext, options: dict[str, Any]) -> str:
         logo=options.get("logo") or None,
         accent=options.get("accent") or None,
         footer=options.get("footer") or None,
+        paged=paged,
     )
 
 
@@ -129,7 +130,7 @@ def write_pdf(
         raise UsageError("the pdf destination writes from a report run (nitpicker report --to pdf)")
     path = Path(options["file"])
     lang = str(options.get("lang") or "en")
-    document = _html(report, options)
+    document = _html(report, options, paged=True)
     paper = str(options.get("paper") or "a4").lower()
     footer = str(options.get("footer") or "")
     write_atomically(path, lambda temp: print_pdf(document, temp, paper, text(lang, "page"), footer))

@@ -44,6 +44,9 @@ th[scope=row] { background: #f7f7f7; width: 14rem; }
 .note { border-left: 4px solid #b23c00; background: #fff4ec; padding: .5rem .75rem; }
 .meta { color: var(--muted); }
 nav.toc ol { columns: 2; }
+nav.toc li { display: flex; gap: .5em; break-inside: avoid; }
+nav.toc li a { flex: 1; }
+nav.toc .toc-page { min-width: 2.5em; text-align: right; font-variant-numeric: tabular-nums; }
 svg.chart { max-width: 40rem; display: block; }
 .shots { display: grid; grid-template-columns: repeat(auto-fill, minmax(14rem, 1fr)); gap: 1rem; }
 figure.shot { margin: 0; font-size: .85rem; }
@@ -70,8 +73,13 @@ def render_document(
     logo: str | None = None,
     accent: str | None = None,
     footer: str | None = None,
+    paged: bool = False,
 ) -> str:
     """The whole report: header, table of contents, each section that renders (in order), footer.
+
+    ``paged`` (the PDF): each entry of the table of contents gets an empty ``<span class="toc-page"
+    data-section="NAME">`` of a fixed width, which ``fill_toc_pages`` fills with the page the section starts on
+    once a first print has said where that is.
 
     Branding: ``title`` replaces the default title, ``logo`` (an image file) is embedded as a data URI,
     ``accent`` (``#rrggbb``) colours the header's and headings' rules, ``footer`` is a line at the foot.
@@ -83,7 +91,12 @@ def render_document(
         if body is None:
             continue
         parts.append((section.name, section.title_in(lang), body))
-    toc = "".join(f'<li><a href="#{escape(name)}">{escape(heading)}</a></li>' for name, heading, _ in parts)
+    toc = "".join(
+        f'<li><a href="#{escape(name)}">{escape(heading)}</a>'
+        + (f'<span class="toc-page" data-section="{escape(name)}"></span>' if paged else "")
+        + "</li>"
+        for name, heading, _ in parts
+    )
     sections = "".join(
         f'<section class="report-section" id="{escape(name)}" aria-labelledby="{escape(name)}-h">'
         f'<h2 id="{escape(name)}-h">{escape(heading)}</h2>{body}</section>'
@@ -104,3 +117,11 @@ def render_document(
         f"<main>{sections}</main>"
         f'<footer class="report-footer">{own}<p>{generated}</p></footer></body></html>'
     )
+
+
+def fill_toc_pages(document: str, pages: dict[str, int]) -> str:
+    """``document`` (rendered with ``paged``) with each section's page number in its table-of-contents entry."""
+    for name, page in pages.items():
+        empty = f'<span class="toc-page" data-section="{escape(name)}"></span>'
+        document = document.replace(empty, empty[: -len("</span>")] + f"{page}</span>", 1)
+    return document

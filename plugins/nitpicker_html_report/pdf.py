@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import io
+import re
 import threading
-from html import escape
+from collections.abc import Callable
+from html import escape, unescape
 from pathlib import Path
 from typing import Any
 
 from nitpicker_core import UsageError, browser_args, find_browser
+
+from .document import fill_toc_pages
 
 PAPERS = {"a4": "A4", "letter": "Letter"}
 MARGIN = {"top": "16mm", "bottom": "18mm", "left": "14mm", "right": "14mm"}
@@ -32,8 +37,48 @@ def footer_template(label: str, footer: str = "") -> str:
     )
 
 
+#: prints of the whole report at most, until the table of contents' page numbers agree with the print
+TOC_PRINTS = 3
+_TOC_SPAN = re.compile(r'<span class="toc-page" data-section="([^"]*)"></span>')
+
+
+def section_pages(pdf: bytes, names: list[str]) -> dict[str, int]:
+    """The page (from 1) each of ``names`` starts on in a PDF Chromium printed: the named destinations it makes
+    for the document's link targets (the table of contents links every section)."""
+    from pypdf import PdfReader
+
+    reader = PdfReader(io.BytesIO(pdf))
+    destinations = reader.named_destinations
+    pages = {}
+    for name in names:
+        found = destinations.get("/" + name) or destinations.get(name)
+        index = reader.get_destination_page_number(found) if found is not None else None
+        if index is not None:
+            pages[name] = index + 1
+    return pages
+
+
+def paginate(html: str, render: Callable[[str], bytes]) -> bytes:
+    """The PDF of ``html`` whose table of contents (``document.render_document(paged=True)``) names the page of
+    each section: printed, read back, filled in and printed again, until the pages agree (the numbers have a
+    fixed width, so the second print normally agrees)."""
+    names = [unescape(name) for name in _TOC_SPAN.findall(html)]
+    pdf = render(html)
+    if not names:
+        return pdf
+    pages = section_pages(pdf, names)
+    for _ in range(TOC_PRINTS - 1):
+        pdf = render(fill_toc_pages(html, pages))
+        printed = section_pages(pdf, names)
+        if printed == pages:
+            break
+        pages = printed
+    return pdf
+
+
 def print_pdf(html: str, path: Path, paper: str, page_label: str, footer: str = "") -> None:
-    """Print ``html`` to ``path`` (A4 or Letter) with page numbers; raises UsageError without a Chromium."""
+    """Print ``html`` to ``path`` (A4 or Letter) with page numbers, and the page of each section in its table
+    of contents when it has one; raises UsageError without a Chromium."""
     executable = find_browser()
     if executable is None:
         raise UsageError("no Chromium found to print the PDF (run `playwright install chromium`)")
@@ -49,9 +94,7 @@ def print_pdf(html: str, path: Path, paper: str, page_label: str, footer: str = 
                 )
                 try:
                     page = browser.new_page()
-                    page.set_content(html, wait_until="load")
                     options: dict[str, Any] = {
-                        "path": str(path),
                         "format": PAPERS[paper],
                         "print_background": True,
                         "display_header_footer": True,
@@ -61,7 +104,12 @@ def print_pdf(html: str, path: Path, paper: str, page_label: str, footer: str = 
                         "outline": True,
                         "tagged": True,
                     }
-                    page.pdf(**options)
+
+                    def render(document: str) -> bytes:
+                        page.set_content(document, wait_until="load")
+                        return page.pdf(**options)
+
+                    path.write_bytes(paginate(html, render))
                 finally:
                     browser.close()
         except BaseException as exc:  # re-raised in the caller's thread

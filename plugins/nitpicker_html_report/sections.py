@@ -1,7 +1,8 @@
 """The built-in sections of the HTML and PDF reports, registered through ``register_report_sections``.
 
-Every number comes from the registered queries (``issues``, ``issue-urls``, ``summary``, ``pages``,
-``commits``, ``info``): the report says what `nitpicker issues` says.
+Every number comes from the registered queries (``issues``, ``issue-urls``, ``summary``, ``commits``,
+``info``) and, for the depth and response-time charts, from the read model's count of the rows the ``pages``
+query lists: the report says what `nitpicker issues` and `nitpicker pages` say.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections import Counter
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from nitpicker_core import PRIORITIES, ReportSection, UsageError
+from nitpicker_core import PRIORITIES, ReportSection, UsageError, read
 
 from .charts import PRIORITY_COLOURS, bar_chart, line_chart
 from .messages import text
@@ -291,13 +292,9 @@ def render_charts(report: ReportContext, lang: str) -> str:
     statuses = [(k, float(totals.get(k) or 0)) for k in ("2xx", "3xx", "4xx", "5xx", "failed", "skipped")]
     out.append(f'<h3 id="chart-status">{escape(text(lang, "status_codes"))}</h3>')
     out.append(bar_chart("status-chart", text(lang, "status_codes"), statuses))
-    depths: Counter[int] = Counter()
-    times: Counter[int] = Counter()
-    for page in report.stream("pages", strict=True):
-        if page.get("depth") is not None:
-            depths[int(page["depth"])] += 1
-        if page.get("response_ms") is not None:
-            times[_bucket(float(page["response_ms"]))] += 1
+    # the HTML pages the `pages` query lists with --strict, counted by SQLite (not read row by row)
+    depths = read.page_histogram(report.reader, report.commit, "depth")
+    times = read.page_histogram(report.reader, report.commit, "response_ms", RESPONSE_BUCKETS)
     if depths:
         out.append(f'<h3 id="chart-depth">{escape(text(lang, "depth"))}</h3>')
         out.append(
@@ -338,11 +335,6 @@ def render_charts(report: ReportContext, lang: str) -> str:
 
 #: upper bounds (ms) of the response-time chart's bars; the last bar is everything slower
 RESPONSE_BUCKETS = (100, 200, 500, 1000, 2000, 5000)
-
-
-def _bucket(ms: float) -> int:
-    """The index of the response-time bar ``ms`` falls in."""
-    return next((i for i, top in enumerate(RESPONSE_BUCKETS) if ms < top), len(RESPONSE_BUCKETS))
 
 
 def _bucket_label(index: int, unit: str) -> str:

@@ -9,6 +9,7 @@ is read back through its outline (the headings Chromium rendered) and page count
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 import zlib
 from pathlib import Path
@@ -164,6 +165,35 @@ def test_the_cover_charts_and_the_missing_analysis(demo, report_html):
     assert "<script" not in text and "<link" not in text and "<img" not in text and "@import" not in text
 
 
+def _bars(chart: Any) -> dict[str, int]:
+    """A bar chart's (label → value) as written in the SVG: the label text, the bar, the value text."""
+    texts = [t.text_content() for t in chart.xpath("./*[local-name()='text']")]
+    return {label: int(value.replace(",", "")) for label, value in zip(texts[::2], texts[1::2], strict=True)}
+
+
+def test_the_depth_and_response_charts_count_the_pages_querys_rows(demo, report_html):
+    """The charts count, by SQL, the rows `nitpicker pages --strict` lists: counted here from those rows."""
+    from collections import Counter
+
+    from nitpicker_core import query_registry, run_query
+    from nitpicker_core.archive import open_archive
+    from nitpicker_core.plugins import make_plugin_manager
+
+    registry = query_registry(make_plugin_manager())
+    with open_archive(demo["archive"]) as reader:
+        rows = run_query(registry, reader, "pages", {"strict": True, "limit": 10_000}, None)["items"]
+    depths = Counter(str(r["depth"]) for r in rows if r["depth"] is not None)
+    fast = sum(1 for r in rows if r["response_ms"] is not None and r["response_ms"] < 100)
+    tree = lxml_html.fromstring(report_html.read_bytes())
+    assert _bars(tree.xpath("//*[@id='depth-chart']")[0]) == dict(
+        sorted(depths.items(), key=lambda kv: int(kv[0]))
+    )
+    assert len(depths) >= 3 and sum(depths.values()) == len([r for r in rows if r["depth"] is not None])
+    times = _bars(tree.xpath("//*[@id='response-chart']")[0])
+    assert sum(times.values()) == sum(1 for r in rows if r["response_ms"] is not None) > 0
+    assert times.get("0–100 ms", 0) == fast
+
+
 def test_on_a_terminal_no_sheet_is_asked_for(demo):
     """The sheet menu is for sheet destinations: on a terminal `--to html` writes the report at once."""
     sys.path.insert(0, str(Path(__file__).parents[1] / "cli_terminal"))
@@ -238,6 +268,30 @@ def _pdf_outline(path: Path) -> list[str]:
     return titles
 
 
+def _pdftotext(path: Path, page: int | None = None) -> str:
+    """The text of the PDF (or of one page, from 1) as poppler's pdftotext reads it."""
+    pages = ["-f", str(page), "-l", str(page)] if page else []
+    done = subprocess.run(
+        ["pdftotext", "-layout", *pages, str(path), "-"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return done.stdout
+
+
+def _contents(text: str, headings: tuple[str, ...]) -> dict[str, int]:
+    """The page numbers the table of contents gives each heading (``Heading ..... N`` on its page)."""
+    flat = " ".join(text.split())
+    pages = {}
+    for heading in headings:
+        found = re.search(re.escape(" ".join(heading.split()[:2])) + r"[^0-9]*?(\d+)", flat)
+        assert found, (heading, flat[:600])
+        pages[heading] = int(found.group(1))
+    return pages
+
+
 def test_the_pdf_has_every_section_and_the_top_issues(demo):
     out = _report(demo, "report.pdf", "--to", "pdf", "--pdf-file", "report.pdf", "--pdf-paper", "letter")
     data = out.read_bytes()
@@ -248,10 +302,30 @@ def test_the_pdf_has_every_section_and_the_top_issues(demo):
     assert re.search(rb"/MediaBox\s*\[\s*0\s+0\s+612\s+792\s*\]", data)
     outline = _pdf_outline(out)
     assert set(SECTIONS_EN) <= set(outline), outline[:20]
+    text = _pdftotext(out)
     top = [r["title"] for r in demo["issues"]["items"] if r["findings"]][:10]
     for title in top:
         assert any(entry.startswith(title) for entry in outline), title
+        assert " ".join(title.split()) in " ".join(text.split()), title
+    # the table of contents names the page each section starts on, and the footer numbers every page
+    first = _pdftotext(out, 1)
+    assert first.split()[:3] == ["Website", "audit", "report"] and "Contents" in first
+    where = _contents(first.split("Contents", 1)[1], SECTIONS_EN)
+    assert list(where.values()) == sorted(where.values()) and where["Cover"] == 2
+    for heading, page in where.items():
+        lines = [line.strip() for line in _pdftotext(out, page).splitlines() if line.strip()]
+        assert lines[0].startswith(heading.split(":")[0]), (heading, page, lines[:3])
+        assert lines[-1].endswith(f"Page {page} / {pages}"), (heading, page, lines[-1])
     assert not list(demo["work"].glob("*.partial"))
+
+
+def test_the_japanese_pdf_prints_japanese(demo):
+    """With a Japanese font installed (bin/setup), the Japanese PDF's text reads back as Japanese."""
+    out = _report(demo, "ja.pdf", "--to", "pdf", "--pdf-file", "ja.pdf", "--pdf-lang", "ja")
+    first = _pdftotext(out, 1)
+    assert "目次" in first and "表紙" in first, first[:400]
+    where = _contents(first.split("目次", 1)[1], ("表紙", "エグゼクティブサマリー", "問題の一覧"))
+    assert "エグゼクティブサマリー" in _pdftotext(out, where["エグゼクティブサマリー"])
 
 
 @pytest.mark.parametrize(
