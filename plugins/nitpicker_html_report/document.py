@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from html import escape
+import re
+from html import escape, unescape
 from typing import TYPE_CHECKING
 
 from nitpicker_core import __version__
@@ -43,9 +44,10 @@ th[scope=row] { background: #f7f7f7; width: 14rem; }
 .p-low { background: #245f8f; } .p-info { background: #4a4a4a; }
 .note { border-left: 4px solid #b23c00; background: #fff4ec; padding: .5rem .75rem; }
 .meta { color: var(--muted); }
-nav.toc ol { columns: 2; }
-nav.toc li { display: flex; gap: .5em; break-inside: avoid; }
-nav.toc li a { flex: 1; }
+nav.toc > ol { columns: 2; column-gap: 2rem; }
+nav.toc ol ol { padding-left: 1.2rem; font-size: .9em; }
+nav.toc .toc-entry { display: flex; gap: .5em; break-inside: avoid; }
+nav.toc .toc-entry a { flex: 1; word-break: normal; overflow-wrap: anywhere; }
 nav.toc .toc-page { min-width: 2.5em; text-align: right; font-variant-numeric: tabular-nums; }
 svg.chart { max-width: 40rem; display: block; }
 .shots { display: grid; grid-template-columns: repeat(auto-fill, minmax(14rem, 1fr)); gap: 1rem; }
@@ -77,9 +79,9 @@ def render_document(
 ) -> str:
     """The whole report: header, table of contents, each section that renders (in order), footer.
 
-    ``paged`` (the PDF): each entry of the table of contents gets an empty ``<span class="toc-page"
-    data-section="NAME">`` of a fixed width, which ``fill_toc_pages`` fills with the page the section starts on
-    once a first print has said where that is.
+    The contents list each section and, under it, each ``<h3 id>`` of its body. ``paged`` (the PDF): each
+    entry of the contents gets an empty ``<span class="toc-page" data-section="ID">`` of a fixed width, which
+    ``fill_toc_pages`` fills with the page its target starts on once a first print has said where that is.
 
     Branding: ``title`` replaces the default title, ``logo`` (an image file) is embedded as a data URI,
     ``accent`` (``#rrggbb``) colours the header's and headings' rules, ``footer`` is a line at the foot.
@@ -91,11 +93,20 @@ def render_document(
         if body is None:
             continue
         parts.append((section.name, section.title_in(lang), body))
+
+    def entry(target: str, heading: str) -> str:
+        page = f'<span class="toc-page" data-section="{escape(target)}"></span>' if paged else ""
+        return f'<span class="toc-entry"><a href="#{escape(target)}">{escape(heading)}</a>{page}</span>'
+
     toc = "".join(
-        f'<li><a href="#{escape(name)}">{escape(heading)}</a>'
-        + (f'<span class="toc-page" data-section="{escape(name)}"></span>' if paged else "")
+        f"<li>{entry(name, heading)}"
+        + (
+            "<ol>" + "".join(f"<li>{entry(*sub)}</li>" for sub in subheadings(body)) + "</ol>"
+            if subheadings(body)
+            else ""
+        )
         + "</li>"
-        for name, heading, _ in parts
+        for name, heading, body in parts
     )
     sections = "".join(
         f'<section class="report-section" id="{escape(name)}" aria-labelledby="{escape(name)}-h">'
@@ -117,6 +128,20 @@ def render_document(
         f"<main>{sections}</main>"
         f'<footer class="report-footer">{own}<p>{generated}</p></footer></body></html>'
     )
+
+
+_H3 = re.compile(r'<h3 id="([^"]+)"[^>]*>(.*?)</h3>', re.S)
+_BADGE = re.compile(r'<span class="badge[^"]*">.*?</span>', re.S)
+_TAG = re.compile(r"<[^>]+>")
+
+
+def subheadings(body: str) -> list[tuple[str, str]]:
+    """The (id, text) of each ``<h3 id>`` of a section's body: the second level of the contents (a priority
+    badge is left out of the text)."""
+    return [
+        (unescape(i), " ".join(unescape(_TAG.sub("", _BADGE.sub("", inner))).split()))
+        for i, inner in _H3.findall(body)
+    ]
 
 
 def fill_toc_pages(document: str, pages: dict[str, int]) -> str:

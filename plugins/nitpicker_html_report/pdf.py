@@ -93,7 +93,6 @@ def print_pdf(html: str, path: Path, paper: str, page_label: str, footer: str = 
                     executable_path=executable, args=[*PRINT_ARGS, *browser_args()]
                 )
                 try:
-                    page = browser.new_page()
                     options: dict[str, Any] = {
                         "format": PAPERS[paper],
                         "print_background": True,
@@ -106,8 +105,13 @@ def print_pdf(html: str, path: Path, paper: str, page_label: str, footer: str = 
                     }
 
                     def render(document: str) -> bytes:
-                        page.set_content(document, wait_until="load")
-                        return page.pdf(**options)
+                        # a page per print: the renderer lets the previous document go
+                        page = browser.new_page()
+                        try:
+                            page.set_content(document, wait_until="load")
+                            return page.pdf(**options)
+                        finally:
+                            page.close()
 
                     path.write_bytes(paginate(html, render))
                 finally:
