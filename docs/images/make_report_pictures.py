@@ -5,9 +5,10 @@
 
 Without --archive the demo pipeline runs twice in a temporary directory (as ``make_screenshots.py`` does), so
 the report has a commit to compare with. The HTML report (``nitpicker report --to html``) is opened in
-Chromium: ``report-html.png`` is its top (cover and executive summary) at 1280 px; ``report-pdf.png`` is the
-executive summary's A4 page as the PDF destination prints it (print media emulated, A4 width and the PDF's
-margins, one page tall; each section starts a printed page). Chromium's page-number footer is not drawn. Each PNG is deflated again at level 9 to keep the README light.
+Chromium: ``report-html.png`` is its cover and executive summary at 1280 px; ``report-pdf.png`` is the
+executive summary's A4 page of the PDF the ``pdf`` destination prints, drawn by poppler's ``pdftoppm`` (bin/setup
+installs it with the test extras). Without pdftoppm the page is imitated: print media emulated, A4 width and
+the PDF's margins, one page tall (each section starts a printed page), without the page-number footer. Each PNG is deflated again at level 9 to keep the README light.
 """
 
 from __future__ import annotations
@@ -69,12 +70,17 @@ def capture(html: Path, out: Path) -> None:
                 device_scale_factor=1,
             )
             page.goto(html.as_uri(), wait_until="load")
+            # from the title's rule, past the contents, to the cover and the executive summary
+            top = page.evaluate("document.querySelector('#cover').getBoundingClientRect().top - 24")
             _save(
-                page.screenshot(clip={"x": 0, "y": 0, "width": HTML_WIDTH, "height": HTML_HEIGHT}),
+                page.screenshot(
+                    clip={"x": 0, "y": top, "width": HTML_WIDTH, "height": HTML_HEIGHT}, full_page=True
+                ),
                 out / "report-html.png",
             )
             page.close()
-
+            if printed_page(html, out):
+                return
             page = browser.new_page(viewport={"width": width, "height": height}, device_scale_factor=1)
             page.emulate_media(media="print", color_scheme="light")
             page.goto(html.as_uri(), wait_until="load")
@@ -98,6 +104,41 @@ def capture(html: Path, out: Path) -> None:
             )
         finally:
             browser.close()
+
+
+def printed_page(html: Path, out: Path) -> bool:
+    """``report-pdf.png``: the executive summary's page of the PDF Chromium printed, drawn by poppler's
+    ``pdftoppm`` (page-number footer included); False when pdftoppm is not installed."""
+    import shutil
+    import subprocess
+
+    from nitpicker_html_report.pdf import print_pdf, section_pages
+
+    if shutil.which("pdftoppm") is None:
+        return False
+    pdf = html.with_suffix(".pdf")
+    print_pdf(html.read_text(encoding="utf-8"), pdf, "a4", "Page")
+    number = section_pages(pdf.read_bytes(), [PDF_SECTION])[PDF_SECTION]
+    root = pdf.with_name("summary-page")
+    subprocess.run(
+        [
+            "pdftoppm",
+            "-f",
+            str(number),
+            "-l",
+            str(number),
+            "-r",
+            "96",
+            "-png",
+            "-singlefile",
+            str(pdf),
+            str(root),
+        ],
+        check=True,
+        timeout=120,
+    )
+    _save(root.with_suffix(".png").read_bytes(), out / "report-pdf.png")
+    return True
 
 
 def main() -> None:

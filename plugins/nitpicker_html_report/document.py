@@ -30,7 +30,7 @@ img.logo { max-height: 4rem; max-width: 16rem; display: block; margin-bottom: .5
 h2 { font-size: 1.5rem; border-bottom: 2px solid var(--accent); padding-bottom: .2rem; margin-top: 2.5rem; }
 h3 { font-size: 1.2rem; margin-top: 1.5rem; }
 h4 { font-size: 1rem; margin: 1rem 0 .25rem; }
-a { color: #0b4f8a; word-break: break-all; }
+a { color: #0b4f8a; overflow-wrap: anywhere; }
 code { font-size: .9em; background: #f2f2f2; padding: 0 .2em; }
 table { border-collapse: collapse; width: 100%; margin: .5rem 0 1rem; font-size: .92rem; }
 caption { text-align: left; font-weight: 600; padding: .25rem 0; }
@@ -47,7 +47,7 @@ th[scope=row] { background: #f7f7f7; width: 14rem; }
 nav.toc > ol { columns: 2; column-gap: 2rem; }
 nav.toc ol ol { padding-left: 1.2rem; font-size: .9em; }
 nav.toc .toc-entry { display: flex; gap: .5em; break-inside: avoid; }
-nav.toc .toc-entry a { flex: 1; word-break: normal; overflow-wrap: anywhere; }
+nav.toc .toc-entry a { flex: 1; }
 nav.toc .toc-page { min-width: 2.5em; text-align: right; font-variant-numeric: tabular-nums; }
 svg.chart { max-width: 40rem; display: block; }
 .shots { display: grid; grid-template-columns: repeat(auto-fill, minmax(14rem, 1fr)); gap: 1rem; }

@@ -110,6 +110,13 @@ def url_link(url: str) -> str:
     return f'<a href="{escape(url)}">{escape(url)}</a>'
 
 
+def url_count(lang: str, count: int) -> str:
+    """``1 URL``, ``3 URLs`` (``3 件のURL`` in Japanese)."""
+    if lang == "ja":
+        return f"{count:,} 件のURL"
+    return f"{count:,} URL" + ("" if count == 1 else "s")
+
+
 def percent(share: float | None) -> str:
     """The `issues` query's ``share`` (already a percentage: 3.6 is 3.6%) as text."""
     return "" if share is None else f"{share:g}%"
@@ -186,7 +193,13 @@ def render_summary(report: ReportContext, lang: str) -> str:
         items = "".join(
             f'<li>{badge(lang, r["priority"])} <a href="#{slug(r["id"])}">'
             + escape(
-                text(lang, "top_issue_line", title=r["title"], urls=r["urls"], share=percent(r.get("share")))
+                text(
+                    lang,
+                    "top_issue_line",
+                    title=r["title"],
+                    urls=url_count(lang, r["urls"]),
+                    share=percent(r.get("share")),
+                )
             )
             + "</a></li>"
             for r in rows[:TOP]
