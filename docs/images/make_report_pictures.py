@@ -31,7 +31,7 @@ HTML_WIDTH, HTML_HEIGHT = 1280, 1100
 MM = 96 / 25.4  # CSS px per millimetre
 A4 = (210, 297)  # mm
 PDF_SECTION = "summary"  # the printed page shown: the executive summary's (the PDF's third page)
-MARGIN = {"top": 16, "bottom": 18, "left": 14, "right": 14}  # mm, as nitpicker_html_report.pdf prints
+from nitpicker_html_report.pdf import MARGIN_MM as MARGIN  # noqa: E402 - mm, as the PDF prints
 
 
 def write_report(archive: Path, out: Path) -> None:

@@ -1,10 +1,10 @@
-"""The HTML report printed to PDF by Chromium (the browser the crawler runs), through Playwright."""
+"""The HTML report printed to PDF by Chromium (the browser the crawler runs), over its debugging pipe."""
 
 from __future__ import annotations
 
 import io
 import re
-import threading
+import tempfile
 from collections.abc import Callable
 from html import escape, unescape
 from pathlib import Path
@@ -12,10 +12,13 @@ from typing import Any
 
 from nitpicker_core import UsageError, browser_args, find_browser
 
+from .cdp import BrowserError, PipeBrowser
 from .document import fill_toc_pages
 
-PAPERS = {"a4": "A4", "letter": "Letter"}
-MARGIN = {"top": "16mm", "bottom": "18mm", "left": "14mm", "right": "14mm"}
+#: paper sizes in inches, as Chromium's print dialog has them
+PAPERS = {"a4": (8.27, 11.69), "letter": (8.5, 11.0)}
+MARGIN_MM = {"top": 16, "bottom": 18, "left": 14, "right": 14}
+MM_PER_INCH = 25.4
 #: printing one self-contained page needs no GPU process and one renderer: fewer Chromium processes, less
 #: memory (benchmarks/report_throughput.py --to pdf: peak PSS of the process tree); the user's
 #: $NITPICKER_BROWSER_ARGS come after these
@@ -82,45 +85,29 @@ def print_pdf(html: str, path: Path, paper: str, page_label: str, footer: str = 
     executable = find_browser()
     if executable is None:
         raise UsageError("no Chromium found to print the PDF (run `playwright install chromium`)")
-    failure: list[BaseException] = []
+    width, height = PAPERS[paper]
+    options: dict[str, Any] = {
+        "paperWidth": width,
+        "paperHeight": height,
+        **{f"margin{side.title()}": mm / MM_PER_INCH for side, mm in MARGIN_MM.items()},
+        "printBackground": True,
+        "displayHeaderFooter": True,
+        "headerTemplate": "<span></span>",
+        "footerTemplate": footer_template(page_label, footer),
+        "generateTaggedPDF": True,
+        "generateDocumentOutline": True,
+    }
+    with tempfile.TemporaryDirectory(prefix="nitpicker-report-") as folder:
+        page = Path(folder) / "report.html"
 
-    def run() -> None:  # a thread of its own: the sync API refuses to run inside an asyncio loop
+        def render(document: str) -> bytes:
+            page.write_text(document, encoding="utf-8")
+            # a browser per print: the peak memory is one print's, not a renderer's that printed twice
+            with PipeBrowser(executable, [*PRINT_ARGS, *browser_args()]) as browser:
+                return browser.print_file(page, options)
+
         try:
-            from playwright.sync_api import sync_playwright
-
-            with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(
-                    executable_path=executable, args=[*PRINT_ARGS, *browser_args()]
-                )
-                try:
-                    options: dict[str, Any] = {
-                        "format": PAPERS[paper],
-                        "print_background": True,
-                        "display_header_footer": True,
-                        "header_template": "<span></span>",
-                        "footer_template": footer_template(page_label, footer),
-                        "margin": MARGIN,
-                        "outline": True,
-                        "tagged": True,
-                    }
-
-                    def render(document: str) -> bytes:
-                        # a page per print: the renderer lets the previous document go
-                        page = browser.new_page()
-                        try:
-                            page.set_content(document, wait_until="load")
-                            return page.pdf(**options)
-                        finally:
-                            page.close()
-
-                    path.write_bytes(paginate(html, render))
-                finally:
-                    browser.close()
-        except BaseException as exc:  # re-raised in the caller's thread
-            failure.append(exc)
-
-    worker = threading.Thread(target=run, name="nitpicker-pdf")
-    worker.start()
-    worker.join()
-    if failure:
-        raise failure[0]
+            pdf = paginate(html, render)
+        except (BrowserError, OSError) as exc:
+            raise UsageError(f"Chromium could not print the PDF: {exc}") from None
+    path.write_bytes(pdf)

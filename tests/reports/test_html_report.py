@@ -347,6 +347,25 @@ def test_bad_input_is_one_line_and_nothing_written(demo, args, message):
     assert list(out.parent.iterdir()) == []
 
 
+def test_a_browser_that_cannot_print_is_one_line_and_nothing_written(demo, tmp_path):
+    """A Chromium that exits at once (here `false`, named by NITPICKER_BROWSER) ends the PDF in one line."""
+    done = run_cli(
+        "report",
+        str(demo["archive"]),
+        "--to",
+        "pdf",
+        "--pdf-file",
+        "r.pdf",
+        cwd=tmp_path,
+        env={"NITPICKER_BROWSER": "false"},
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        "nitpicker: error: Chromium could not print the PDF: Chromium exited (status 1)"
+    ]
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_an_unwritable_destination_is_one_line(demo, tmp_path):
     locked = tmp_path / "locked"
     locked.mkdir()
