@@ -68,8 +68,8 @@ from nitpicker_core.archive.page_lists import (
     PAGE_SORTS,
     inbound_links,
     page_detail_rows,
-    page_ids,
     page_histogram,
+    page_ids,
     page_indexability,
     page_list,
 )
