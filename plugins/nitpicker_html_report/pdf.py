@@ -25,6 +25,8 @@ MM_PER_INCH = 25.4
 PRINT_ARGS = (
     "--disable-gpu",
     "--in-process-gpu",
+    # no software GL either (SwiftShader): printing needs none (10-15 MB less PSS at the peak)
+    "--disable-software-rasterizer",
     "--renderer-process-limit=1",
     "--disable-features=site-per-process,Translate,OptimizationHints,MediaRouter",
 )
