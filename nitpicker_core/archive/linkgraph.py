@@ -6,12 +6,13 @@ against core tables (they can move into ``nitpicker_core.read`` as they are).
 
 from __future__ import annotations
 
+import json
 import zlib
 from collections import deque
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping
 from itertools import groupby
 from operator import itemgetter
-from typing import TYPE_CHECKING, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 if TYPE_CHECKING:
     from .reader import ArchiveReader
@@ -112,18 +113,35 @@ def anchor_graph(reader: ArchiveReader, commit: int) -> AnchorGraph:
     return AnchorGraph(targets, urls, {url: i for i, url in urls.items()})
 
 
-def link_texts(reader: ArchiveReader, commit: int, keep: Callable[[str], bool]) -> list[InternalLink]:
+# A "plain" anchor text: printable ASCII other than '"' and '\\' (JSON quotes it in as many bytes as it has
+# characters, plus the quotes), beginning and ending with a letter or digit, without two spaces in a row.
+# Case folding, trimming the ends' spaces and punctuation and making inner runs of spaces single leave such
+# a text as SQLite's ``lower`` makes it.
+_PLAIN = (
+    "(length(CAST(json_quote(a.text) AS BLOB)) = length(a.text) + 2 "
+    "AND (substr(a.text, 1, 1) || substr(a.text, -1)) GLOB '[A-Za-z0-9][A-Za-z0-9]' "
+    "AND instr(a.text, '  ') = 0)"
+)
+
+
+def link_texts(
+    reader: ArchiveReader,
+    commit: int,
+    keep: Callable[[str], bool],
+    phrases: Collection[str] | None = None,
+) -> list[InternalLink]:
     """The links of ``internal_links`` whose text ``keep`` accepts, in one pass (repeats not removed).
 
-    For a check that looks at a few texts among millions of links: the URLs are named only for those.
+    For a check that looks at a few texts among millions of links: the URLs are named only for those. With
+    ``phrases`` (texts as compared: case folded, ends trimmed, inner spaces single), SQLite leaves out
+    first every plain text (see ``_PLAIN``) that is none of them in lower case, which is all such a text
+    can be once trimmed and folded; ``keep`` sees the others.
     """
-    found = [
-        (source, target, text)
-        for source, target, text in reader.tuples(
-            f"SELECT sc.url_id, a.target_url_id, a.text {_SCOPE}", [commit]
-        )
-        if keep(text)
-    ]
+    sql, params = f"SELECT sc.url_id, a.target_url_id, a.text {_SCOPE}", list[Any]([commit])
+    if phrases is not None:
+        sql += f" AND (NOT {_PLAIN} OR lower(a.text) IN (SELECT value FROM json_each(?)))"
+        params.append(json.dumps(sorted(phrases), ensure_ascii=False))
+    found = [(source, target, text) for source, target, text in reader.tuples(sql, params) if keep(text)]
     if not found:
         return []
     urls: dict[int, str] = dict(reader.tuples("SELECT id, url FROM url"))  # type: ignore[arg-type]

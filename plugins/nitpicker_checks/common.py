@@ -85,26 +85,74 @@ def headers(row: dict[str, Any]) -> dict[str, str]:
     return row["headers"]
 
 
-def content_pages(ctx: CheckContext) -> Iterator[dict[str, Any]]:
+def content_pages(ctx: CheckContext) -> list[dict[str, Any]]:
     """Internal HTML pages that answered 2xx: the pages metadata, heading and header checks look at.
 
     A URL of the site's host outside the crawl's scope is internal but was only checked: it is no page.
+    Picked out of ``rows`` once per context (in its order); read-only, as the rows are.
     """
-    for row in rows(ctx).values():
-        status = row.get("status")
-        if (
-            not row.get("is_external")
-            and not row.get("is_skipped")
-            and row.get("content_type") == "text/html"
-            and not row.get("outside_scope")
-            and status is not None
-            and 200 <= status < 300
-        ):
-            yield row
+
+    def load() -> list[dict[str, Any]]:
+        found = []
+        for row in rows(ctx).values():
+            status = row.get("status")
+            if (
+                not row.get("is_external")
+                and not row.get("is_skipped")
+                and row.get("content_type") == "text/html"
+                and not row.get("outside_scope")
+                and status is not None
+                and 200 <= status < 300
+            ):
+                found.append(row)
+        return found
+
+    return memo(ctx, "content_pages", load)
 
 
 def content_urls(ctx: CheckContext) -> set[str]:
     return memo(ctx, "content_urls", lambda: {r["url"] for r in content_pages(ctx)})
+
+
+def directives(ctx: CheckContext) -> dict[str, read.PageDirectives]:
+    """Each internal crawled URL's robots meta, nofollow, canonical, language and stored HTML, read once."""
+    return memo(ctx, "directives", lambda: {d.url: d for d in read.page_directives(ctx.reader, ctx.commit)})
+
+
+# What checks read out of each content page's stored HTML: name → (whether from the HTML as sent rather than
+# the rendered one, the reader of (URL, HTML)). ``html_facts`` runs every reader of one HTML in the same pass,
+# so each page's HTML is read and decompressed once for all of them.
+_HTML_READERS: dict[str, tuple[bool, Callable[[str, str], Any]]] = {}
+
+
+def html_reader(
+    name: str, sent: bool = False
+) -> Callable[[Callable[[str, str], Any]], Callable[[str, str], Any]]:
+    """Register a reader of (URL, HTML) as ``name`` for ``html_facts`` (a decorator)."""
+
+    def register(reader: Callable[[str, str], Any]) -> Callable[[str, str], Any]:
+        _HTML_READERS[name] = (sent, reader)
+        return reader
+
+    return register
+
+
+def html_facts(ctx: CheckContext, name: str) -> dict[str, Any]:
+    """What reader ``name`` found in each content page's stored HTML (pages without stored HTML left out)."""
+    sent = _HTML_READERS[name][0]
+
+    def load() -> dict[str, dict[str, Any]]:
+        readers = [(key, reader) for key, (of_sent, reader) in _HTML_READERS.items() if of_sent == sent]
+        found: dict[str, dict[str, Any]] = {key: {} for key, _ in readers}
+        pages = content_urls(ctx)
+        for url, html in read.page_html(ctx.reader, ctx.commit, sent):  # every page's HTML in one query
+            if url in pages:
+                for key, reader in readers:
+                    found[key][url] = reader(url, html)
+        return found
+
+    facts: dict[str, dict[str, Any]] = memo(ctx, f"html_facts:{sent}", load)
+    return facts[name]
 
 
 def final(ctx: CheckContext, url: str) -> dict[str, Any] | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -10,6 +11,9 @@ from nitpicker_core import Check, CheckContext, Finding, join_url, read
 from .common import content_pages, headers, memo, unique
 
 HEADERS_HELP = "https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/"
+# A scheme then "//" at the very start (as urlsplit reads a scheme): such a src resolves to itself, whatever
+# page it is on (join_url keeps a reference with a scheme and an authority as it is).
+_ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 
 
 def _has(row: dict[str, Any], name: str) -> bool:
@@ -53,7 +57,7 @@ def _image_rows(ctx: CheckContext) -> list[read.ImageRow]:
 
 def _images(flag: str) -> Callable[[CheckContext], Iterator[Finding]]:
     def find(ctx: CheckContext) -> Iterator[Finding]:
-        joined: dict[tuple[str, str], str] = memo(ctx, "image_srcs", dict)
+        joined: dict[str | tuple[str, str], str] = memo(ctx, "image_srcs", dict)
         for row in _image_rows(ctx):
             if not (row.alt is None if flag == "missing_alt" else getattr(row, flag)):
                 continue
@@ -61,8 +65,9 @@ def _images(flag: str) -> Callable[[CheckContext], Iterator[Finding]]:
             if not row.src:
                 yield Finding(row.page, row.current_src)
                 continue
-            key = (row.page, row.src)
-            if key not in joined:  # the same image at each device preset: resolved once
+            # the same image at each device preset, or on every page by its absolute URL: resolved once
+            key = row.src if _ABSOLUTE.match(row.src) else (row.page, row.src)
+            if key not in joined:
                 joined[key] = join_url(row.page, row.src)
             yield Finding(row.page, joined[key])
 
