@@ -117,10 +117,10 @@ def anchor_graph(reader: ArchiveReader, commit: int) -> AnchorGraph:
 # characters, plus the quotes), beginning and ending with a letter or digit, without two spaces in a row.
 # Case folding, trimming the ends' spaces and punctuation and making inner runs of spaces single leave such
 # a text as SQLite's ``lower`` makes it.
+# (The cheapest tests first: SQLite stops at the first that fails.)
 _PLAIN = (
-    "(length(CAST(json_quote(a.text) AS BLOB)) = length(a.text) + 2 "
-    "AND (substr(a.text, 1, 1) || substr(a.text, -1)) GLOB '[A-Za-z0-9][A-Za-z0-9]' "
-    "AND instr(a.text, '  ') = 0)"
+    "(length(CAST(json_quote(a.text) AS BLOB)) = length(a.text) + 2 AND a.text GLOB '[A-Za-z0-9]*' "
+    "AND NOT a.text GLOB '*  *' AND substr(a.text, -1) GLOB '[A-Za-z0-9]')"
 )
 
 
@@ -135,12 +135,13 @@ def link_texts(
     For a check that looks at a few texts among millions of links: the URLs are named only for those. With
     ``phrases`` (texts as compared: case folded, ends trimmed, inner spaces single), SQLite leaves out
     first every plain text (see ``_PLAIN``) that is none of them in lower case, which is all such a text
-    can be once trimmed and folded; ``keep`` sees the others.
+    can be once trimmed and folded (so one longer than the longest phrase is none); ``keep`` sees the others.
     """
     sql, params = f"SELECT sc.url_id, a.target_url_id, a.text {_SCOPE}", list[Any]([commit])
     if phrases is not None:
-        sql += f" AND (NOT {_PLAIN} OR lower(a.text) IN (SELECT value FROM json_each(?)))"
-        params.append(json.dumps(sorted(phrases), ensure_ascii=False))
+        sql += f" AND (NOT {_PLAIN} OR (length(a.text) <= ? AND lower(a.text) IN (SELECT value FROM json_each(?))))"
+        longest = max((len(phrase) for phrase in phrases), default=0)
+        params += [longest, json.dumps(sorted(phrases), ensure_ascii=False)]
     found = [(source, target, text) for source, target, text in reader.tuples(sql, params) if keep(text)]
     if not found:
         return []

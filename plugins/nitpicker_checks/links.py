@@ -9,7 +9,7 @@ from typing import Any
 
 from nitpicker_core import Check, CheckContext, Finding, non_indexable_reason
 
-from .common import final, headers, links, memo, rows, unique
+from .common import Link, final, headers, links, memo, rows, unique
 
 # Answers that mean "not for robots" rather than "gone": LinkedIn's 999 and the usual bot walls.
 BLOCKED = (403, 429, 999)
@@ -46,14 +46,26 @@ def _targets(ctx: CheckContext) -> dict[str, tuple[bool, str]]:
     return memo(ctx, "link_targets", load)
 
 
+def _by_outcome(ctx: CheckContext) -> dict[tuple[bool, str], list[Link]]:
+    """The links to another URL than their page's, by whether the written target is external and its outcome."""
+
+    def load() -> dict[tuple[bool, str], list[Link]]:
+        ends = _targets(ctx)
+        found: dict[tuple[bool, str], list[Link]] = {}
+        for link in links(ctx):
+            end = ends.get(link.target)
+            if end is not None and link.source != link.target:
+                found.setdefault(end, []).append(link)
+        return found
+
+    return memo(ctx, "links_by_outcome", load)
+
+
 def _linked(ctx: CheckContext, external: bool, *outcomes: str) -> Iterator[Finding]:
     """Links whose written target is (not) external and whose destination ends in one of ``outcomes``."""
-    ends = _targets(ctx)
-    for link in links(ctx):
-        end = ends.get(link.target)
-        if end is None or end[0] != external or link.source == link.target:
-            continue
-        if end[1] in outcomes:
+    grouped = _by_outcome(ctx)
+    for outcome in outcomes:
+        for link in grouped.get((external, outcome), ()):
             yield Finding(link.source, link.target)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import lxml.etree
@@ -135,11 +136,23 @@ def _h1(problem: str) -> Finder:
     return find
 
 
+def _mismatches(ctx: CheckContext) -> dict[str, list[dict[str, Any]]]:
+    """The rows of the ``mismatches`` query by kind: one pass over the pages for every kind's check."""
+
+    def load() -> dict[str, list[dict[str, Any]]]:
+        found: dict[str, list[dict[str, Any]]] = {}
+        for row in ctx.query("mismatches"):
+            found.setdefault(row["kind"], []).append(row)
+        return found
+
+    return memo(ctx, "mismatches", load)
+
+
 def _mismatch(kind: str) -> Finder:
     def find(ctx: CheckContext) -> Iterator[Finding]:
         # an invalid canonical is canonical-invalid, not a page pointing elsewhere
         invalid = invalid_canonicals(ctx) if kind == "canonical" else {}
-        for row in ctx.query("mismatches", kind=kind):
+        for row in _mismatches(ctx).get(kind, ()):
             if row["url"] not in invalid:
                 yield Finding(row["url"], row["declared_value"] or "")
 

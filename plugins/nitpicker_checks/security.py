@@ -16,13 +16,14 @@ HEADERS_HELP = "https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/"
 _ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 
 
-def _has(row: dict[str, Any], name: str) -> bool:
-    return bool(headers(row).get(name, "").strip())
-
-
 def _frames_denied(row: dict[str, Any]) -> bool:
     # CSP frame-ancestors supersedes X-Frame-Options in every current browser.
     return "frame-ancestors" in headers(row).get("content-security-policy", "").lower()
+
+
+def _page_headers(ctx: CheckContext) -> list[tuple[str, dict[str, str], dict[str, Any]]]:
+    """(URL, response headers, row) of each content page: the header checks' loop, decoded once for all."""
+    return memo(ctx, "page_headers", lambda: [(row["url"], headers(row), row) for row in content_pages(ctx)])
 
 
 def _missing(
@@ -31,11 +32,11 @@ def _missing(
     label = "-".join(part.capitalize() for part in name.split("-"))
 
     def find(ctx: CheckContext) -> Iterator[Finding]:
-        for row in content_pages(ctx):
-            if https_only and not row["url"].startswith("https://"):
+        for url, sent, row in _page_headers(ctx):
+            if https_only and not url.startswith("https://"):
                 continue  # browsers ignore HSTS sent over plain HTTP
-            if not _has(row, name) and not (satisfied and satisfied(row)):
-                yield Finding(row["url"], label)
+            if not sent.get(name, "").strip() and not (satisfied and satisfied(row)):
+                yield Finding(url, label)
 
     return find
 
