@@ -14,7 +14,18 @@ import lxml.html
 
 from nitpicker_core import CheckContext, Finding, non_indexable_reason, normalize_url
 
-from .common import content_pages, directives, family, headers, html_facts, html_reader, memo, reached, rows
+from .common import (
+    content_pages,
+    directives,
+    family,
+    headers,
+    html_facts,
+    html_reader,
+    indexability,
+    memo,
+    reached,
+    rows,
+)
 from .pages import canonical_is_invalid, invalid_canonicals
 
 Finder = Callable[[CheckContext], Iterator[Finding]]
@@ -143,7 +154,7 @@ def missing(ctx: CheckContext) -> Iterator[Finding]:
     # Only indexable pages: a noindex page or an error has nothing to consolidate
     found = declared(ctx)
     for row in sorted(content_pages(ctx), key=lambda r: r["url"]):
-        if row["url"] not in found and non_indexable_reason({**row, "headers": headers(row)}) is None:
+        if row["url"] not in found and indexability(row) is None:
             yield Finding(row["url"])
 
 

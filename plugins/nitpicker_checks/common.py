@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import re
 import weakref
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
-from nitpicker_core import Check, CheckContext, Finding, read
+from nitpicker_core import Check, CheckContext, Finding, non_indexable_reason, read
 
 # Checks of one context share what they read: every URL row of the commit is loaded once, not once per check.
 _CACHE: weakref.WeakKeyDictionary[CheckContext, dict[str, Any]] = weakref.WeakKeyDictionary()
@@ -85,6 +85,12 @@ def headers(row: dict[str, Any]) -> dict[str, str]:
             _HEADERS[raw] = decoded
     row["headers"] = decoded
     return decoded
+
+
+def indexability(row: dict[str, Any]) -> str | None:
+    """``non_indexable_reason`` of a row of ``rows``, its headers decoded in place (no copy of the row)."""
+    headers(row)
+    return non_indexable_reason(row)
 
 
 def content_pages(ctx: CheckContext) -> list[dict[str, Any]]:
@@ -200,7 +206,10 @@ def _suspect(row: dict[str, Any]) -> bool:
 
 
 def links(ctx: CheckContext) -> list[Link]:
-    """Distinct links of crawled pages to targets a link check may report (most links lead to fine pages)."""
+    """Distinct links of crawled pages to targets a link check may report (most links lead to fine pages).
+
+    In no particular order (each check's findings are a set).
+    """
 
     def load() -> list[Link]:
         g = graph(ctx)
@@ -210,7 +219,7 @@ def links(ctx: CheckContext) -> list[Link]:
             for source, targets in g.targets.items()
             for target in targets & suspects
         ]
-        return sorted(found)
+        return found
 
     return memo(ctx, "links", load)
 
@@ -269,12 +278,13 @@ def without_positions(message: str) -> str:
     return _POSITIONS.sub("", message or "").strip().rstrip(":").strip()
 
 
-def unique(found: Iterator[Finding]) -> Iterator[Finding]:
+def unique(found: Iterable[Finding]) -> Iterable[Finding]:
     """Each finding once, in first-seen order (one image per device preset, one link per anchor).
 
-    Gathered when called (a check's findings are all read anyway): no generator step per finding.
+    Gathered when called, as a dict's keys: a set made of them takes their hashes as they are rather than
+    hashing a million findings again.
     """
-    return iter(dict.fromkeys(found))
+    return dict.fromkeys(found)
 
 
 class _Targets(Mapping[str, set[str]]):
