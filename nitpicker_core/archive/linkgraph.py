@@ -173,8 +173,10 @@ def page_directives(reader: ArchiveReader, commit: int) -> list[PageDirectives]:
     """The robots meta, nofollow, canonical, language and stored HTML of each internal crawled URL."""
     source = "ps.source_sha256" if reader.has_column("page_state", "source_sha256") else "NULL"
     return [
-        PageDirectives(r[0], r[1], bool(r[2]), r[3], r[4], r[5], r[6])
-        for r in reader.execute(_DIRECTIVES.format(source=source), [commit])
+        PageDirectives(url, robots, bool(nofollow), canonical, lang, html, sent)
+        for url, robots, nofollow, canonical, lang, html, sent in reader.tuples(
+            _DIRECTIVES.format(source=source), [commit]
+        )
     ]
 
 
