@@ -149,18 +149,25 @@ def html_facts(ctx: CheckContext, name: str) -> dict[str, Any]:
     """What reader ``name`` found in each content page's stored HTML (pages without stored HTML left out)."""
     sent = _HTML_READERS[name][0]
 
-    def load() -> dict[str, dict[str, Any]]:
-        readers = [(key, reader) for key, (of_sent, reader) in _HTML_READERS.items() if of_sent == sent]
-        found: dict[str, dict[str, Any]] = {key: {} for key, _ in readers}
+    def load() -> dict[str, dict[str, Any] | Exception]:
+        readers = {key: reader for key, (of_sent, reader) in _HTML_READERS.items() if of_sent == sent}
+        found: dict[str, dict[str, Any] | Exception] = {key: {} for key in readers}
         pages = content_urls(ctx)
         for url, html in read.page_html(ctx.reader, ctx.commit, sent):  # every page's HTML in one query
             if url in pages:
-                for key, reader in readers:
-                    found[key][url] = reader(url, html)
+                for key, reader in readers.items():
+                    facts = found[key]
+                    if isinstance(facts, dict):
+                        try:
+                            facts[url] = reader(url, html)
+                        except Exception as exc:  # noqa: BLE001 - fails the checks of this reader only
+                            found[key] = exc
         return found
 
-    facts: dict[str, dict[str, Any]] = memo(ctx, f"html_facts:{sent}", load)
-    return facts[name]
+    found = memo(ctx, f"html_facts:{sent}", load)[name]
+    if isinstance(found, Exception):
+        raise found
+    return found
 
 
 def final(ctx: CheckContext, url: str) -> dict[str, Any] | None:
