@@ -9,8 +9,11 @@ run completes. Stored findings only make `issues` faster: a commit without them 
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _dist_version
 from typing import Any
@@ -95,11 +98,32 @@ def check_settings(pm: Any) -> None:
     code_versions(pm, check_registry(pm))
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cycle collector off while a commit's checks run, back as it was after.
+
+    The checks of a large commit hold millions of objects (URL rows, the link graph, findings), none of them
+    in a cycle; every full collection walked them all again, a third of the checks' time at 100,000 pages.
+    Reference counting still frees them; what a cycle holds waits for the next collection after.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def evaluate(check: Check, ctx: CheckContext) -> tuple[set[Finding], str | None]:
     """The check's findings on ``ctx``'s commit, or its error in one line (plugin code may fail)."""
     try:  # one check's failure is that check's row, never the whole build
         found = set(check.findings(ctx)) if check.findings is not None else set()
-        wrong = next((f for f in found if not isinstance(f, Finding)), None)
+        wrong = (
+            next((f for f in found if not isinstance(f, Finding)), None)
+            if set(map(type, found)) - {Finding}  # a million findings: their types at C speed first
+            else None
+        )
         if wrong is not None:
             raise TypeError(f"findings gave a {type(wrong).__name__}, not a nitpicker_core.Finding")
         return found, None
@@ -120,10 +144,11 @@ def _index(writer: ArchiveWriter, commit_id: int, analyzer: str | None, pm: Any)
             ctx = CheckContext(reader, commit_id, query_registry(pm), config_of(pm))
             tokens = findings_store.Tokens(reader, codes)
             results: list[findings_store.Result] = []
-            for check in checks:
-                wanted = tokens.of(check, commit_id)
-                if wanted is not None:  # an unfinished commit or run: nothing worth storing
-                    results.append((check, wanted, *evaluate(check, ctx)))
+            with collector_paused():
+                for check in checks:
+                    wanted = tokens.of(check, commit_id)
+                    if wanted is not None:  # an unfinished commit or run: nothing worth storing
+                        results.append((check, wanted, *evaluate(check, ctx)))
             return writer.store_findings(commit_id, reader, results, tokens)
     except Exception:  # noqa: BLE001 - plugin code and a second reader: the commit itself is already safe
         log.warning("findings of commit %s not stored", commit_id, exc_info=True)

@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from nitpicker_checks.settings import words
 
 from nitpicker_core import read
 from nitpicker_core.archive import open_archive
@@ -30,6 +31,12 @@ TEXTS = [
     "",
     "→ here",
     "x\ty",
+    "READ MORE",
+    "Read more.",
+    'say "here"',
+    "here\\",
+    "here  now",
+    "click here",
 ]
 
 
@@ -116,6 +123,26 @@ def test_the_anchor_graph_and_link_texts_hold_the_internal_links(archive: Path) 
     assert {graph.ids[url] for url in named} == set(graph.targets)
     assert set(texts) == set(links) and len(texts) >= len(links)
     assert set(some) == {link for link in links if "more" in link.text} and some
+
+
+def test_link_texts_with_phrases_leave_out_only_texts_that_are_none_of_them(archive: Path) -> None:
+    # SQLite leaves out the plain texts that are no phrase: every link whose compared text is one is still
+    # read, and every text that is not plain (case, padding, punctuation, other scripts) reaches ``keep``
+    phrases = {words(text) for text in ("read more", "click here", "here", "詳しくはこちら")}
+    with open_archive(archive) as reader:
+        commit = reader.resolve()
+        links = read.internal_links(reader, commit)
+        every = read.link_texts(reader, commit, lambda text: True)
+        some = read.link_texts(reader, commit, lambda text: True, phrases)
+    assert {link for link in some if words(link.text) in phrases} == {
+        link for link in links if words(link.text) in phrases
+    }
+    left_out = set(every) - set(some)
+    assert {link.text for link in left_out} == {"link to a page of the site", "itself", "old", "away"}
+    assert {"READ MORE", "Read more.", 'say "here"', "here\\", "here  now", "", "x\ty"} <= {
+        link.text for link in some
+    }
+    assert len(some) == len([link for link in every if link not in left_out])
 
 
 def test_page_html_is_each_pages_stored_html(archive: Path) -> None:

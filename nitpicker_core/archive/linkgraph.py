@@ -6,12 +6,13 @@ against core tables (they can move into ``nitpicker_core.read`` as they are).
 
 from __future__ import annotations
 
+import json
 import zlib
 from collections import deque
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping
 from itertools import groupby
 from operator import itemgetter
-from typing import TYPE_CHECKING, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 if TYPE_CHECKING:
     from .reader import ArchiveReader
@@ -112,18 +113,36 @@ def anchor_graph(reader: ArchiveReader, commit: int) -> AnchorGraph:
     return AnchorGraph(targets, urls, {url: i for i, url in urls.items()})
 
 
-def link_texts(reader: ArchiveReader, commit: int, keep: Callable[[str], bool]) -> list[InternalLink]:
+# A "plain" anchor text: printable ASCII other than '"' and '\\' (JSON quotes it in as many bytes as it has
+# characters, plus the quotes), beginning and ending with a letter or digit, without two spaces in a row.
+# Case folding, trimming the ends' spaces and punctuation and making inner runs of spaces single leave such
+# a text as SQLite's ``lower`` makes it.
+# (The cheapest tests first: SQLite stops at the first that fails.)
+_PLAIN = (
+    "(length(CAST(json_quote(a.text) AS BLOB)) = length(a.text) + 2 AND a.text GLOB '[A-Za-z0-9]*' "
+    "AND NOT a.text GLOB '*  *' AND substr(a.text, -1) GLOB '[A-Za-z0-9]')"
+)
+
+
+def link_texts(
+    reader: ArchiveReader,
+    commit: int,
+    keep: Callable[[str], bool],
+    phrases: Collection[str] | None = None,
+) -> list[InternalLink]:
     """The links of ``internal_links`` whose text ``keep`` accepts, in one pass (repeats not removed).
 
-    For a check that looks at a few texts among millions of links: the URLs are named only for those.
+    For a check that looks at a few texts among millions of links: the URLs are named only for those. With
+    ``phrases`` (texts as compared: case folded, ends trimmed, inner spaces single), SQLite leaves out
+    first every plain text (see ``_PLAIN``) that is none of them in lower case, which is all such a text
+    can be once trimmed and folded (so one longer than the longest phrase is none); ``keep`` sees the others.
     """
-    found = [
-        (source, target, text)
-        for source, target, text in reader.tuples(
-            f"SELECT sc.url_id, a.target_url_id, a.text {_SCOPE}", [commit]
-        )
-        if keep(text)
-    ]
+    sql, params = f"SELECT sc.url_id, a.target_url_id, a.text {_SCOPE}", list[Any]([commit])
+    if phrases is not None:
+        sql += f" AND (NOT {_PLAIN} OR (length(a.text) <= ? AND lower(a.text) IN (SELECT value FROM json_each(?))))"
+        longest = max((len(phrase) for phrase in phrases), default=0)
+        params += [longest, json.dumps(sorted(phrases), ensure_ascii=False)]
+    found = [(source, target, text) for source, target, text in reader.tuples(sql, params) if keep(text)]
     if not found:
         return []
     urls: dict[int, str] = dict(reader.tuples("SELECT id, url FROM url"))  # type: ignore[arg-type]
@@ -154,8 +173,10 @@ def page_directives(reader: ArchiveReader, commit: int) -> list[PageDirectives]:
     """The robots meta, nofollow, canonical, language and stored HTML of each internal crawled URL."""
     source = "ps.source_sha256" if reader.has_column("page_state", "source_sha256") else "NULL"
     return [
-        PageDirectives(r[0], r[1], bool(r[2]), r[3], r[4], r[5], r[6])
-        for r in reader.execute(_DIRECTIVES.format(source=source), [commit])
+        PageDirectives(url, robots, bool(nofollow), canonical, lang, html, sent)
+        for url, robots, nofollow, canonical, lang, html, sent in reader.tuples(
+            _DIRECTIVES.format(source=source), [commit]
+        )
     ]
 
 

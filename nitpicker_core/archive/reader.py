@@ -177,7 +177,7 @@ class ArchiveReader:
         """The rows of ``sql`` as plain tuples, as the caller takes them (millions of rows: no Row objects)."""
         cursor = self._conn.cursor()
         cursor.row_factory = None
-        yield from cursor.execute(sql, params)
+        return cursor.execute(sql, params)  # the cursor itself: no generator step per row
 
     def info(self) -> dict[str, Any]:
         return {r[0]: json.loads(r[1]) for r in self._conn.execute("SELECT key, value FROM info")}

@@ -103,8 +103,14 @@ def page_rows(
         sql += " AND (" + " OR ".join(f"{field_sql(archive, n)} IS NOT NULL" for n in present) + ")"
     if ordered:
         sql += " ORDER BY u.url"
-    for row in stream(archive, sql, [commit]):
-        yield dict(row)
+    tuples = getattr(archive, "tuples", None)
+    if tuples is None:
+        for row in stream(archive, sql, [commit]):
+            yield dict(row)
+        return
+    names = list(fields)  # plain tuples zipped with the names: no Row object per URL
+    for values in tuples(sql, [commit]):
+        yield dict(zip(names, values, strict=True))
 
 
 class LinkRow(NamedTuple):

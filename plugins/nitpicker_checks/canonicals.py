@@ -12,9 +12,20 @@ from urllib.parse import urljoin, urlsplit
 import lxml.etree
 import lxml.html
 
-from nitpicker_core import CheckContext, Finding, non_indexable_reason, normalize_url, read
+from nitpicker_core import CheckContext, Finding, non_indexable_reason, normalize_url
 
-from .common import content_pages, family, headers, memo, reached, rows
+from .common import (
+    content_pages,
+    directives,
+    family,
+    headers,
+    html_facts,
+    html_reader,
+    indexability,
+    memo,
+    reached,
+    rows,
+)
 from .pages import canonical_is_invalid, invalid_canonicals
 
 Finder = Callable[[CheckContext], Iterator[Finding]]
@@ -70,21 +81,20 @@ def _elements(html: str | None) -> tuple[tuple[str, ...], tuple[str, ...]] | Non
     return tuple(every), tuple(outside)
 
 
+@html_reader("canonicals")
+@html_reader("canonicals_sent", sent=True)
+def _page_elements(url: str, html: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    return _elements(html)
+
+
 def declared(ctx: CheckContext) -> dict[str, Declared]:
     """What each content page of the commit declares as its canonical (pages declaring none left out)."""
 
     def load() -> dict[str, Declared]:
-        stored = {d.url: d for d in read.page_directives(ctx.reader, ctx.commit)}
-        pages = {row["url"] for row in content_pages(ctx)}
-        # every page's HTML in one pass each (a query per page was most of the time on a large commit)
-        elements = {
-            sent: {
-                url: _elements(html)
-                for url, html in read.page_html(ctx.reader, ctx.commit, sent)
-                if url in pages
-            }
-            for sent in (False, True)
-        }
+        stored = directives(ctx)
+        # every page's HTML in one pass each, shared with the other checks reading it (a query per page was
+        # most of the time on a large commit)
+        elements = {False: html_facts(ctx, "canonicals"), True: html_facts(ctx, "canonicals_sent")}
         found = {}
         for row in content_pages(ctx):
             page = stored.get(row["url"])
@@ -144,7 +154,7 @@ def missing(ctx: CheckContext) -> Iterator[Finding]:
     # Only indexable pages: a noindex page or an error has nothing to consolidate
     found = declared(ctx)
     for row in sorted(content_pages(ctx), key=lambda r: r["url"]):
-        if row["url"] not in found and non_indexable_reason({**row, "headers": headers(row)}) is None:
+        if row["url"] not in found and indexability(row) is None:
             yield Finding(row["url"])
 
 

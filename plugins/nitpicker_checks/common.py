@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import re
 import weakref
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
-from nitpicker_core import Check, CheckContext, Finding, read
+from nitpicker_core import Check, CheckContext, Finding, non_indexable_reason, read
 
 # Checks of one context share what they read: every URL row of the commit is loaded once, not once per check.
 _CACHE: weakref.WeakKeyDictionary[CheckContext, dict[str, Any]] = weakref.WeakKeyDictionary()
@@ -73,38 +73,101 @@ _HEADERS: dict[str, dict[str, str]] = {}
 
 def headers(row: dict[str, Any]) -> dict[str, str]:
     """A row's response headers, names lower-cased (decoded on first use: only content pages need them)."""
-    if not isinstance(row.get("headers"), dict):
-        raw = row.get("headers") or ""
-        decoded = _HEADERS.get(raw)
-        if decoded is None:
-            found = json.loads(raw) if raw else {}
-            decoded = {str(k).lower(): str(v) for k, v in (found or {}).items()}
-            if len(_HEADERS) < 10_000:
-                _HEADERS[raw] = decoded
-        row["headers"] = decoded
-    return row["headers"]
+    raw = row.get("headers")
+    if isinstance(raw, dict):  # decoded already (asked 600,000 times at 100,000 pages)
+        return raw
+    raw = raw or ""
+    decoded = _HEADERS.get(raw)
+    if decoded is None:
+        found = json.loads(raw) if raw else {}
+        decoded = {str(k).lower(): str(v) for k, v in (found or {}).items()}
+        if len(_HEADERS) < 10_000:
+            _HEADERS[raw] = decoded
+    row["headers"] = decoded
+    return decoded
 
 
-def content_pages(ctx: CheckContext) -> Iterator[dict[str, Any]]:
+def indexability(row: dict[str, Any]) -> str | None:
+    """``non_indexable_reason`` of a row of ``rows``, its headers decoded in place (no copy of the row)."""
+    headers(row)
+    return non_indexable_reason(row)
+
+
+def content_pages(ctx: CheckContext) -> list[dict[str, Any]]:
     """Internal HTML pages that answered 2xx: the pages metadata, heading and header checks look at.
 
     A URL of the site's host outside the crawl's scope is internal but was only checked: it is no page.
+    Picked out of ``rows`` once per context (in its order); read-only, as the rows are.
     """
-    for row in rows(ctx).values():
-        status = row.get("status")
-        if (
-            not row.get("is_external")
-            and not row.get("is_skipped")
-            and row.get("content_type") == "text/html"
-            and not row.get("outside_scope")
-            and status is not None
-            and 200 <= status < 300
-        ):
-            yield row
+
+    def load() -> list[dict[str, Any]]:
+        found = []
+        for row in rows(ctx).values():
+            status = row.get("status")
+            if (
+                not row.get("is_external")
+                and not row.get("is_skipped")
+                and row.get("content_type") == "text/html"
+                and not row.get("outside_scope")
+                and status is not None
+                and 200 <= status < 300
+            ):
+                found.append(row)
+        return found
+
+    return memo(ctx, "content_pages", load)
 
 
 def content_urls(ctx: CheckContext) -> set[str]:
     return memo(ctx, "content_urls", lambda: {r["url"] for r in content_pages(ctx)})
+
+
+def directives(ctx: CheckContext) -> dict[str, read.PageDirectives]:
+    """Each internal crawled URL's robots meta, nofollow, canonical, language and stored HTML, read once."""
+    return memo(ctx, "directives", lambda: {d.url: d for d in read.page_directives(ctx.reader, ctx.commit)})
+
+
+# What checks read out of each content page's stored HTML: name → (whether from the HTML as sent rather than
+# the rendered one, the reader of (URL, HTML)). ``html_facts`` runs every reader of one HTML in the same pass,
+# so each page's HTML is read and decompressed once for all of them.
+_HTML_READERS: dict[str, tuple[bool, Callable[[str, str], Any]]] = {}
+
+
+def html_reader(
+    name: str, sent: bool = False
+) -> Callable[[Callable[[str, str], Any]], Callable[[str, str], Any]]:
+    """Register a reader of (URL, HTML) as ``name`` for ``html_facts`` (a decorator)."""
+
+    def register(reader: Callable[[str, str], Any]) -> Callable[[str, str], Any]:
+        _HTML_READERS[name] = (sent, reader)
+        return reader
+
+    return register
+
+
+def html_facts(ctx: CheckContext, name: str) -> dict[str, Any]:
+    """What reader ``name`` found in each content page's stored HTML (pages without stored HTML left out)."""
+    sent = _HTML_READERS[name][0]
+
+    def load() -> dict[str, dict[str, Any] | Exception]:
+        readers = {key: reader for key, (of_sent, reader) in _HTML_READERS.items() if of_sent == sent}
+        found: dict[str, dict[str, Any] | Exception] = {key: {} for key in readers}
+        pages = content_urls(ctx)
+        for url, html in read.page_html(ctx.reader, ctx.commit, sent):  # every page's HTML in one query
+            if url in pages:
+                for key, reader in readers.items():
+                    facts = found[key]
+                    if isinstance(facts, dict):
+                        try:
+                            facts[url] = reader(url, html)
+                        except Exception as exc:  # noqa: BLE001 - fails the checks of this reader only
+                            found[key] = exc
+        return found
+
+    found = memo(ctx, f"html_facts:{sent}", load)[name]
+    if isinstance(found, Exception):
+        raise found
+    return found
 
 
 def final(ctx: CheckContext, url: str) -> dict[str, Any] | None:
@@ -150,7 +213,10 @@ def _suspect(row: dict[str, Any]) -> bool:
 
 
 def links(ctx: CheckContext) -> list[Link]:
-    """Distinct links of crawled pages to targets a link check may report (most links lead to fine pages)."""
+    """Distinct links of crawled pages to targets a link check may report (most links lead to fine pages).
+
+    In no particular order (each check's findings are a set).
+    """
 
     def load() -> list[Link]:
         g = graph(ctx)
@@ -160,7 +226,7 @@ def links(ctx: CheckContext) -> list[Link]:
             for source, targets in g.targets.items()
             for target in targets & suspects
         ]
-        return sorted(found)
+        return found
 
     return memo(ctx, "links", load)
 
@@ -219,9 +285,13 @@ def without_positions(message: str) -> str:
     return _POSITIONS.sub("", message or "").strip().rstrip(":").strip()
 
 
-def unique(found: Iterator[Finding]) -> Iterator[Finding]:
-    """Each finding once, in first-seen order (one image per device preset, one link per anchor)."""
-    yield from dict.fromkeys(found)
+def unique(found: Iterable[Finding]) -> Iterable[Finding]:
+    """Each finding once, in first-seen order (one image per device preset, one link per anchor).
+
+    Gathered when called, as a dict's keys: a set made of them takes their hashes as they are rather than
+    hashing a million findings again.
+    """
+    return dict.fromkeys(found)
 
 
 class _Targets(Mapping[str, set[str]]):

@@ -15,7 +15,19 @@ import lxml.html
 from nitpicker_core import Check, CheckContext, Finding, normalize_url, read
 
 from .canonicals import effective, is_self
-from .common import content_pages, content_urls, final, graph, headers, memo, rows, unique
+from .common import (
+    content_pages,
+    content_urls,
+    directives,
+    final,
+    graph,
+    headers,
+    html_facts,
+    html_reader,
+    memo,
+    rows,
+    unique,
+)
 from .settings import DEFAULT_MAX_DEPTH, max_depth, non_descriptive_lists, words
 
 Finder = Callable[[CheckContext], Iterator[Finding]]
@@ -41,12 +53,8 @@ def _header_directives(row: dict[str, Any]) -> str:
     return tag if every else ""
 
 
-def _directives(ctx: CheckContext) -> dict[str, read.PageDirectives]:
-    return memo(ctx, "directives", lambda: {d.url: d for d in read.page_directives(ctx.reader, ctx.commit)})
-
-
 def nofollow_pages(ctx: CheckContext) -> Iterator[Finding]:
-    stored = _directives(ctx)
+    stored = directives(ctx)
     for row in sorted(content_pages(ctx), key=lambda r: r["url"]):
         page = stored.get(row["url"])
         where = []
@@ -61,7 +69,7 @@ def nofollow_pages(ctx: CheckContext) -> Iterator[Finding]:
 
 def conflicts(ctx: CheckContext) -> Iterator[Finding]:
     # Both present and they disagree on noindex or on nofollow: search engines apply the stricter one
-    stored = _directives(ctx)
+    stored = directives(ctx)
     for row in sorted(content_pages(ctx), key=lambda r: r["url"]):
         page = stored.get(row["url"])
         meta = (page.robots or "").strip() if page else ""
@@ -74,29 +82,37 @@ def conflicts(ctx: CheckContext) -> Iterator[Finding]:
                 break
 
 
-def nofollow_links(ctx: CheckContext) -> Iterator[Finding]:
-    # Link-level rel=nofollow (or ugc/sponsored, which imply it) on links to the site's own URLs
-    pages = content_urls(ctx)
-    for url, html in read.page_html(ctx.reader, ctx.commit):  # every page's HTML in one query
-        if url not in pages or not html or "nofollow" not in html.lower():  # most pages: no parse
+@html_reader("nofollow_links")
+def _nofollow_targets(url: str, html: str) -> list[str]:
+    """The internal URLs a page's links with rel=nofollow (or ugc/sponsored, which imply it) point to."""
+    found: list[str] = []
+    if not html or "nofollow" not in html.lower():  # most pages: no parse
+        return found
+    try:
+        doc = lxml.html.document_fromstring(html)
+    except (ValueError, lxml.etree.ParserError):
+        return found
+    base = (doc.xpath("//base/@href") or [url])[0]
+    host = urlsplit(url).hostname
+    for el in doc.xpath("//a[@href and @rel] | //area[@href and @rel]"):
+        rel = str(el.get("rel") or "").lower().split()
+        if "nofollow" not in rel:
             continue
         try:
-            doc = lxml.html.document_fromstring(html)
-        except (ValueError, lxml.etree.ParserError):
+            target = urljoin(urljoin(url, str(base)), str(el.get("href")).strip())
+            internal = target.startswith(("http://", "https://")) and urlsplit(target).hostname == host
+            if internal:
+                found.append(normalize_url(target))
+        except ValueError:  # an href no request can go to is no link search engines follow
             continue
-        base = (doc.xpath("//base/@href") or [url])[0]
-        host = urlsplit(url).hostname
-        for el in doc.xpath("//a[@href and @rel] | //area[@href and @rel]"):
-            rel = str(el.get("rel") or "").lower().split()
-            if "nofollow" not in rel:
-                continue
-            try:
-                target = urljoin(urljoin(url, str(base)), str(el.get("href")).strip())
-                internal = target.startswith(("http://", "https://")) and urlsplit(target).hostname == host
-                if internal:
-                    yield Finding(url, normalize_url(target))
-            except ValueError:  # an href no request can go to is no link search engines follow
-                continue
+    return found
+
+
+def nofollow_links(ctx: CheckContext) -> Iterator[Finding]:
+    # Link-level rel=nofollow (or ugc/sponsored, which imply it) on links to the site's own URLs
+    for url, targets in html_facts(ctx, "nofollow_links").items():  # read in the pass over every page's HTML
+        for target in targets:
+            yield Finding(url, target)
 
 
 def depths(ctx: CheckContext) -> dict[str, int]:
@@ -164,11 +180,12 @@ def _may_be_short(text: str, longest: int) -> bool:
 
 
 def non_descriptive(ctx: CheckContext) -> Iterator[Finding]:
-    stored = _directives(ctx)
+    stored = directives(ctx)
     lists = non_descriptive_lists(ctx)
     pages = content_urls(ctx)
     longest = max((len(text) for texts in lists.values() for text in texts), default=0)
-    for link in read.link_texts(ctx.reader, ctx.commit, partial(_may_be_short, longest=longest)):
+    phrases = {text for texts in lists.values() for text in texts}
+    for link in read.link_texts(ctx.reader, ctx.commit, partial(_may_be_short, longest=longest), phrases):
         if link.source not in pages:
             continue
         page = stored.get(link.source)

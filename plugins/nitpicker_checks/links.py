@@ -7,9 +7,9 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from nitpicker_core import Check, CheckContext, Finding, non_indexable_reason
+from nitpicker_core import Check, CheckContext, Finding
 
-from .common import final, headers, links, memo, rows, unique
+from .common import Link, final, indexability, links, memo, rows, unique
 
 # Answers that mean "not for robots" rather than "gone": LinkedIn's 999 and the usual bot walls.
 BLOCKED = (403, 429, 999)
@@ -46,14 +46,26 @@ def _targets(ctx: CheckContext) -> dict[str, tuple[bool, str]]:
     return memo(ctx, "link_targets", load)
 
 
+def _by_outcome(ctx: CheckContext) -> dict[tuple[bool, str], list[Link]]:
+    """The links to another URL than their page's, by whether the written target is external and its outcome."""
+
+    def load() -> dict[tuple[bool, str], list[Link]]:
+        ends = _targets(ctx)
+        found: dict[tuple[bool, str], list[Link]] = {}
+        for link in links(ctx):
+            end = ends.get(link.target)
+            if end is not None and link.source != link.target:
+                found.setdefault(end, []).append(link)
+        return found
+
+    return memo(ctx, "links_by_outcome", load)
+
+
 def _linked(ctx: CheckContext, external: bool, *outcomes: str) -> Iterator[Finding]:
     """Links whose written target is (not) external and whose destination ends in one of ``outcomes``."""
-    ends = _targets(ctx)
-    for link in links(ctx):
-        end = ends.get(link.target)
-        if end is None or end[0] != external or link.source == link.target:
-            continue
-        if end[1] in outcomes:
+    grouped = _by_outcome(ctx)
+    for outcome in outcomes:
+        for link in grouped.get((external, outcome), ()):
             yield Finding(link.source, link.target)
 
 
@@ -67,12 +79,11 @@ def linked_targets(ctx: CheckContext, *outcomes: str) -> set[str]:
     them with each link to them, so the page-level status checks leave them out (one defect, not two)."""
 
     def load() -> set[str]:
-        targets = _targets(ctx)
+        grouped = _by_outcome(ctx)
         ends = set()
-        for link in links(ctx):
-            target = targets.get(link.target)  # recorded, and whether external, where it ends
-            if target is not None and not target[0] and link.source != link.target and target[1] in outcomes:
-                end = final(ctx, link.target)  # an outcome of these is never that of no row
+        for outcome in outcomes:
+            for target in {link.target for link in grouped.get((False, outcome), ())}:
+                end = final(ctx, target)  # an outcome of these is never that of no row
                 if end is not None:
                     ends.add(end["url"])
         return ends
@@ -95,9 +106,14 @@ def failed_links(ctx: CheckContext) -> Iterator[Finding]:
 
 def redirect_links(ctx: CheckContext) -> Iterator[Finding]:
     table = rows(ctx)
+    redirecting = {}  # by target: thousands of links share one
     for link in links(ctx):
-        target = table.get(link.target)
-        if target is not None and not target.get("is_external") and target.get("redirect_dest"):
+        if link.target not in redirecting:
+            target = table.get(link.target)
+            redirecting[link.target] = bool(
+                target is not None and not target.get("is_external") and target.get("redirect_dest")
+            )
+        if redirecting[link.target]:
             yield Finding(link.source, link.target)
 
 
@@ -158,18 +174,20 @@ def isolated(ctx: CheckContext) -> Iterator[Finding]:
 
 def noindex_linked(ctx: CheckContext) -> Iterator[Finding]:
     linked = set()
+    noindex: dict[str, str | None] = {}  # by target: where it ends if that is a noindex page, else None
     for link in links(ctx):
-        row = final(ctx, link.target)
-        if (
-            row is not None
-            and row["url"] != link.source
-            and not row.get("is_external")
-            and (
-                row.get("noindex")
-                or non_indexable_reason({**row, "headers": headers(row)}) == "noindex (X-Robots-Tag)"
+        if link.target not in noindex:
+            row = final(ctx, link.target)
+            noindex[link.target] = (
+                row["url"]
+                if row is not None
+                and not row.get("is_external")
+                and (row.get("noindex") or indexability(row) == "noindex (X-Robots-Tag)")
+                else None
             )
-        ):
-            linked.add(row["url"])
+        end = noindex[link.target]
+        if end is not None and end != link.source:
+            linked.add(end)
     for url in sorted(linked):
         yield Finding(url)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import lxml.etree
@@ -25,6 +26,10 @@ CANONICAL_HELP = "https://developers.google.com/search/docs/crawling-indexing/co
 # The canonical as resolved (a column) and as written (kept by the scrape only where the two differ).
 _CANONICALS = ("url", "canonical", "canonical_href")
 _SPACE = re.compile(r"\s")
+# An http(s) URL with an ASCII host name, maybe a port of four digits at most, and no white space: what
+# ``_slow_is_invalid`` finds valid on a page of the same scheme, told at a regular expression's cost (the
+# canonical of almost every page is such a URL, most often the page's own).
+_PLAIN_URL = re.compile(r"(?i:https?)://[A-Za-z0-9.-]+(?::[0-9]{1,4})?(?:[/?#][^\s]*)?")
 
 
 def _status_pages(
@@ -135,11 +140,23 @@ def _h1(problem: str) -> Finder:
     return find
 
 
+def _mismatches(ctx: CheckContext) -> dict[str, list[dict[str, Any]]]:
+    """The rows of the ``mismatches`` query by kind: one pass over the pages for every kind's check."""
+
+    def load() -> dict[str, list[dict[str, Any]]]:
+        found: dict[str, list[dict[str, Any]]] = {}
+        for row in ctx.query("mismatches"):
+            found.setdefault(row["kind"], []).append(row)
+        return found
+
+    return memo(ctx, "mismatches", load)
+
+
 def _mismatch(kind: str) -> Finder:
     def find(ctx: CheckContext) -> Iterator[Finding]:
         # an invalid canonical is canonical-invalid, not a page pointing elsewhere
         invalid = invalid_canonicals(ctx) if kind == "canonical" else {}
-        for row in ctx.query("mismatches", kind=kind):
+        for row in _mismatches(ctx).get(kind, ()):
             if row["url"] not in invalid:
                 yield Finding(row["url"], row["declared_value"] or "")
 
@@ -154,6 +171,17 @@ def canonical_is_invalid(written: str, page_url: str) -> bool:
     index the wrong URL. A relative path is resolved against the page, as browsers and crawlers do.
     """
     value = written.strip()
+    if (
+        _PLAIN_URL.fullmatch(value)
+        and _PLAIN_URL.fullmatch(page_url)
+        and value.partition(":")[0].lower() == page_url.partition(":")[0].lower()
+    ):
+        return False
+    return _slow_is_invalid(value, page_url)
+
+
+def _slow_is_invalid(value: str, page_url: str) -> bool:
+    """``canonical_is_invalid`` of a stripped value, worked out with ``urlsplit``."""
     if not value or value.startswith("#") or _SPACE.search(value):
         return True
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -10,15 +11,19 @@ from nitpicker_core import Check, CheckContext, Finding, join_url, read
 from .common import content_pages, headers, memo, unique
 
 HEADERS_HELP = "https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/"
-
-
-def _has(row: dict[str, Any], name: str) -> bool:
-    return bool(headers(row).get(name, "").strip())
+# A scheme then "//" at the very start (as urlsplit reads a scheme): such a src resolves to itself, whatever
+# page it is on (join_url keeps a reference with a scheme and an authority as it is).
+_ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 
 
 def _frames_denied(row: dict[str, Any]) -> bool:
     # CSP frame-ancestors supersedes X-Frame-Options in every current browser.
     return "frame-ancestors" in headers(row).get("content-security-policy", "").lower()
+
+
+def _page_headers(ctx: CheckContext) -> list[tuple[str, dict[str, str], dict[str, Any]]]:
+    """(URL, response headers, row) of each content page: the header checks' loop, decoded once for all."""
+    return memo(ctx, "page_headers", lambda: [(row["url"], headers(row), row) for row in content_pages(ctx)])
 
 
 def _missing(
@@ -27,11 +32,11 @@ def _missing(
     label = "-".join(part.capitalize() for part in name.split("-"))
 
     def find(ctx: CheckContext) -> Iterator[Finding]:
-        for row in content_pages(ctx):
-            if https_only and not row["url"].startswith("https://"):
+        for url, sent, row in _page_headers(ctx):
+            if https_only and not url.startswith("https://"):
                 continue  # browsers ignore HSTS sent over plain HTTP
-            if not _has(row, name) and not (satisfied and satisfied(row)):
-                yield Finding(row["url"], label)
+            if not sent.get(name, "").strip() and not (satisfied and satisfied(row)):
+                yield Finding(url, label)
 
     return find
 
@@ -53,7 +58,7 @@ def _image_rows(ctx: CheckContext) -> list[read.ImageRow]:
 
 def _images(flag: str) -> Callable[[CheckContext], Iterator[Finding]]:
     def find(ctx: CheckContext) -> Iterator[Finding]:
-        joined: dict[tuple[str, str], str] = memo(ctx, "image_srcs", dict)
+        joined: dict[str | tuple[str, str], str] = memo(ctx, "image_srcs", dict)
         for row in _image_rows(ctx):
             if not (row.alt is None if flag == "missing_alt" else getattr(row, flag)):
                 continue
@@ -61,8 +66,9 @@ def _images(flag: str) -> Callable[[CheckContext], Iterator[Finding]]:
             if not row.src:
                 yield Finding(row.page, row.current_src)
                 continue
-            key = (row.page, row.src)
-            if key not in joined:  # the same image at each device preset: resolved once
+            # the same image at each device preset, or on every page by its absolute URL: resolved once
+            key = row.src if _ABSOLUTE.match(row.src) else (row.page, row.src)
+            if key not in joined:
                 joined[key] = join_url(row.page, row.src)
             yield Finding(row.page, joined[key])
 

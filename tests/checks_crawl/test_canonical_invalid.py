@@ -166,3 +166,36 @@ def test_commits_without_the_written_value_judge_the_resolved_one(tmp_path: Path
 )
 def test_what_counts_as_invalid(written: str, invalid: bool) -> None:
     assert canonical_is_invalid(written, "https://site.test/dir/here") is invalid
+
+
+def test_the_quick_answer_for_plain_urls_is_that_of_urlsplit() -> None:
+    # canonical_is_invalid answers "valid" for a plain http(s) URL on a page of the same scheme without
+    # urlsplit: on every one of these (plain or not, either page) it answers as urlsplit does
+    from nitpicker_checks.pages import _slow_is_invalid
+
+    hosts = [
+        "site.test",
+        "SITE.test",
+        "a",
+        ".",
+        "-",
+        "site.test:8080",
+        "site.test:0",
+        "site.test:",
+        "[::1]",
+        "ü.test",
+    ]
+    rests = ["", "/", "/p?q=1#f", "?x", "#top", "/a b", "/\u00a0x", "/é", "/[x]", "/\tx"]
+    pages = ["https://site.test/dir/here", "http://site.test/", "HTTPS://site.test", "https://[::1]/"]
+    checked = 0
+    for scheme in ("https", "http", "HTTP", "ftp"):
+        for host in hosts:
+            for rest in rests:
+                value = f"{scheme}://{host}{rest}"
+                for page_url in pages:
+                    assert canonical_is_invalid(value, page_url) is _slow_is_invalid(value, page_url), (
+                        value,
+                        page_url,
+                    )
+                    checked += 1
+    assert checked == 4 * len(hosts) * len(rests) * len(pages)
