@@ -138,13 +138,17 @@ class StructuredData(Analyzer):
         else:
             document = page.document
         found = extract(html, page.url, document, max_items, max_depth, max_block)
-        violations = report(found)
+        sent = None
         if page.html_kind == "rendered":
             source = page.html_as("source")
             if source is not None:
-                violations.extend(
-                    rendered_only(found, extract(source, page.url, None, max_items, max_depth, max_block))
+                sent = extract(
+                    _SURROGATE.sub("\ufffd", source), page.url, None, max_items, max_depth, max_block
                 )
+            source_lines(found, sent)
+        violations = report(found)
+        if sent is not None:
+            violations.extend(rendered_only(found, sent))
         by_rule = Counter(v.rule for v in violations)
         types = Counter(t for item in found.items for t in item.node.types)
         eligible = [v.message.split(": ", 1)[0] for v in violations if v.rule == "rich-result-eligible"]
@@ -198,6 +202,18 @@ def report(found: Extracted) -> list[Violation]:
     for limit in found.limits:
         out.append(_violation("warning", f"not read whole: {limit}", "page"))
     return out
+
+
+def source_lines(rendered: Extracted, sent: Extracted | None) -> None:
+    """Give the rendered page's items the line of the same item in the HTML as sent, where it is there (what a
+    user opens); the others keep their line in the rendered page, and their location says so."""
+    lines = {signature(item): item.line for item in sent.items} if sent is not None else {}
+    for item in rendered.items:
+        line = lines.get(signature(item))
+        if line:
+            item.line = line
+        else:
+            item.rendered_line = True
 
 
 def rendered_only(rendered: Extracted, source: Extracted) -> list[Violation]:

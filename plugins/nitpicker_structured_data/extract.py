@@ -55,11 +55,15 @@ class Item:
     index: int
     node: Node
     line: int | None = None
+    #: the line is of the rendered page's HTML (the item is not in the HTML as sent, or that was not read)
+    rendered_line: bool = False
 
     @property
     def location(self) -> str:
         where = f"{self.syntax} item {self.index + 1}"
-        return f"{where}, line {self.line}" if self.line else where
+        if not self.line:
+            return where
+        return f"{where}, line {self.line}" + (" of the rendered page" if self.rendered_line else "")
 
 
 @dataclass
@@ -311,15 +315,17 @@ def _rdfa(html: str, base_url: str, budget: _Budget, out: Extracted) -> None:
                         out_values.append(convert(target, depth + 1, (*stack, v["@id"])))
         return node
 
-    index = 0
+    roots = []
     for ident, data in nodes.items():
         schema_types = [
             t for t in data.get("@type", []) if isinstance(t, str) and t.startswith(SCHEMA_PREFIXES)
         ]
         if not schema_types or ident in referenced or not budget.take():
             continue
-        out.items.append(Item("rdfa", index, convert(data, 0, (ident,))))
-        index += 1
+        roots.append(convert(data, 0, (ident,)))
+    # pyRdfa's graph has no document order (blank node ids are random): numbered in a stable order instead
+    roots.sort(key=lambda n: json.dumps(n.plain(), sort_keys=True, default=str))
+    out.items.extend(Item("rdfa", index, root) for index, root in enumerate(roots))
 
 
 def extract(

@@ -116,7 +116,7 @@ def _literal_problem(value: Any, ranges: list[str], vocab: Vocabulary) -> str | 
     if enumerations and len(enumerations) == len(allowed - vocab.datatypes):
         member = short(text)
         if not any(r in vocab.ancestors(member) for r in enumerations):
-            return f"{text[:60]!r}, not a member of {' or '.join(sorted(enumerations))}"
+            return f"{text[:60]!r}"
     return None
 
 
