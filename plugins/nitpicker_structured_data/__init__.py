@@ -33,12 +33,13 @@ _SCHEMA = "https://schema.org/docs/schemas.html"
 _GALLERY = "https://developers.google.com/search/docs/appearance/structured-data/search-gallery"
 _JS = "https://developers.google.com/search/docs/appearance/structured-data/generate-structured-data-with-javascript"
 TRANSLATIONS = load_translations(Path(__file__).with_name("messages"))
-# rule id -> (severity, title, priority, type, description, fix, help URL)
+# rule id -> (severity, title, priority, type, description, fix, help URL); the priority is the one the
+# severity has on nitpicker's scale (error high, warning medium, info low), as the viewer shows a finding
 RULES: dict[str, tuple[str, str, str, str, str, str, str]] = {
     "invalid": (
         "error",
         "Structured data errors",
-        "medium",
+        "high",
         "issue",
         "A structured data item (JSON-LD, Microdata or RDFa) with an unknown schema.org type or property, "
         "a value of the wrong type, or a property a rich result requires missing.",
@@ -49,7 +50,7 @@ RULES: dict[str, tuple[str, str, str, str, str, str, str]] = {
     "warning": (
         "warning",
         "Structured data warnings",
-        "low",
+        "medium",
         "warning",
         "A structured data item using a deprecated (superseded) schema.org term, missing a property a rich "
         "result recommends, or too large or too deeply nested to read whole.",
@@ -60,7 +61,7 @@ RULES: dict[str, tuple[str, str, str, str, str, str, str]] = {
     "rich-result-eligible": (
         "info",
         "Items eligible for a rich result",
-        "info",
+        "low",
         "opportunity",
         "A structured data item of a rich-result type (Product, Article, Recipe, …) with every property the "
         "search engine requires and no error: it can be shown as a rich result.",
@@ -70,7 +71,7 @@ RULES: dict[str, tuple[str, str, str, str, str, str, str]] = {
     "rendered-only": (
         "warning",
         "Structured data only in the rendered page",
-        "low",
+        "medium",
         "warning",
         "A structured data item that the page's scripts add or change: it is in the rendered page but not "
         "(or not the same) in the HTML the server sent, so crawlers that do not run scripts miss it.",

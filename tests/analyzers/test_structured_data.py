@@ -419,3 +419,22 @@ def run_cli_script(script: str, *args: str):
     return subprocess.run(
         [sys.executable, str(ROOT / script), *args], capture_output=True, text=True, timeout=60
     )
+
+
+@pytest.mark.browser
+def test_the_viewer_lists_the_findings_by_item_in_the_structured_data_tab(archive, site):
+    from nitpicker_core.plugins import make_plugin_manager
+    from nitpicker_viewer.app import create_app
+
+    client = create_app(archive, make_plugin_manager()).test_client()
+    html = client.get("/page", query_string={"url": f"{site}/structured-data/jsonld"}).get_data(as_text=True)
+    section = html[html.index('<h2 id="sd-findings">') :]
+    section = section[: section.index("</section>")]
+    assert "(5)</h2>" in section
+    items = section.split('<div class="jsonld"><p>')[1:]
+    assert [i.split("</p>")[0] for i in items] == [
+        "json-ld item 1, line 9",
+        "json-ld item 2, line 10",
+        "json-ld item 3, line 11",
+    ]
+    assert "<code>Product.offers.availability</code> availability expects ItemAvailability" in items[1]
