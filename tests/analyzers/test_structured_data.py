@@ -438,3 +438,25 @@ def test_the_viewer_lists_the_findings_by_item_in_the_structured_data_tab(archiv
         "json-ld item 3, line 11",
     ]
     assert "<code>Product.offers.availability</code> availability expects ItemAvailability" in items[1]
+
+
+def test_page_input_reads_the_other_html_from_the_archive_by_its_hash():
+    stored = {"s1": "<p>sent</p>", "r1": "<p>rendered</p>"}
+    page = PageInput(
+        "http://localhost/",
+        stored["r1"],
+        {"html_sha256": "r1", "source_sha256": "s1"},
+        {},
+        "rendered",
+        stored.get,
+    )
+    assert page.html_as("rendered") == "<p>rendered</p>" and page.html_as("source") == "<p>sent</p>"
+    assert (
+        PageInput("http://localhost/", "x", {"html_sha256": "r1"}, {}, "rendered", stored.get).html_as(
+            "source"
+        )
+        is None
+    )
+    assert (
+        PageInput("http://localhost/", "x", {"source_sha256": "s1"}, {}).html_as("source") is None
+    )  # no loader
