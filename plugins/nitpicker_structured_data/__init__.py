@@ -41,7 +41,8 @@ RULES: dict[str, tuple[str, str, str, str, str, str, str]] = {
         "Structured data errors",
         "high",
         "issue",
-        "A structured data item (JSON-LD, Microdata or RDFa) with an unknown schema.org type or property, "
+        "A structured data item (JSON-LD, Microdata or RDFa) without a schema.org context, with an unknown "
+        "schema.org type or property, "
         "a value of the wrong type, or a property a rich result requires missing.",
         "Correct the item at the property path named: use schema.org's type and property names, a value "
         "of the expected type, and add the properties the rich result requires.",

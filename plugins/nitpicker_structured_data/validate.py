@@ -129,12 +129,21 @@ def validate(root: Node, vocab: Vocabulary | None = None, path: str = "") -> lis
 
 
 def type_name(node: Node) -> str:
-    return node.types[0] if node.types else "(no type)"
+    return node.types[0].removeprefix("?") if node.types else "(no type)"
 
 
 def _validate(item: Node, vocab: Vocabulary, path: str, problems: list[Problem]) -> None:
     schema_types = [t for t in item.types if _is_schema(t)]
     if item.types and not schema_types:
+        unbound = [t[1:] for t in item.types if t.startswith("?")]
+        if unbound:  # JSON-LD without an @context: its terms mean nothing, not schema.org's
+            problems.append(
+                Problem(
+                    "error",
+                    path,
+                    f"{' '.join(unbound)} has no @context naming schema.org: not read as schema.org",
+                )
+            )
         return  # another vocabulary: not ours to judge
     known: list[str] = []
     for t in schema_types:

@@ -84,6 +84,16 @@ def test_vocabulary_problems_name_the_property_path(item, expected):
     assert validate(item) == expected
 
 
+def test_json_ld_without_a_schema_org_context_is_an_error():
+    assert findings(ld({"@type": "Product", "name": "Lamp"})) == [
+        (
+            "invalid",
+            "json-ld item 1, line 1 of the rendered page",
+            "Product: Product has no @context naming schema.org: not read as schema.org",
+        )
+    ]
+
+
 def test_loose_values_are_accepted():
     # text where a Thing is expected, a number given as a JSON number, a date-time, a subtype of the range
     item = node(
