@@ -152,7 +152,7 @@ class StructuredData(Analyzer):
         if sent is not None:
             violations.extend(rendered_only(found, sent))
         by_rule = Counter(v.rule for v in violations)
-        types = Counter(t for item in found.items for t in item.node.types)
+        types = Counter(t.removeprefix("?") for item in found.items for t in item.node.types)
         eligible = [v.message.split(": ", 1)[0] for v in violations if v.rule == "rich-result-eligible"]
         return PageReport(
             cells={
