@@ -108,6 +108,22 @@ class PageInput:
     #: An analyzer that reads ``source`` gets the rendered HTML of a page whose archive did not keep the
     #: server's HTML (archives written before it was kept); this says which one it got.
     html_kind: str = "rendered"
+    #: reads a stored HTML body by its sha256 (the engine's archive reader); None where the worker has no
+    #: archive (a Dask worker that gets each page's HTML shipped): then ``html_as`` gives None
+    load: Callable[[str], str | None] | None = field(default=None, repr=False, compare=False)
+
+    def html_as(self, kind: str) -> str | None:
+        """The page's HTML of ``kind`` (``"source"`` or ``"rendered"``): ``html`` when that is the kind read,
+        else the other one from the archive, None when the archive did not keep it or cannot be read here.
+
+        An analyzer comparing both (structured data only in the rendered page) reads the other one this way;
+        its cached results are keyed by the HTML it reads (``reads``), so read the one that changes first."""
+        if kind == self.html_kind:
+            return self.html
+        sha = self.metadata.get("source_sha256" if kind == "source" else "html_sha256")
+        if not sha or self.load is None:
+            return None
+        return self.load(str(sha))
 
     @cached_property
     def document(self) -> Any:

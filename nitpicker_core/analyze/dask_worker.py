@@ -202,7 +202,13 @@ class AnalyzerPlugin(WorkerPlugin):
             try:
                 outcome = instance.thread.call(
                     lambda: pool.call_each_page(
-                        instance.analyzer, instance.settings, task.url, html, task.metadata, task.html_kind
+                        instance.analyzer,
+                        instance.settings,
+                        task.url,
+                        html,
+                        task.metadata,
+                        task.html_kind,
+                        self.reader.html_by_sha256 if self.reader is not None else None,
                     ),
                     timeout,
                 )

@@ -19,7 +19,7 @@ import signal
 import threading
 import time
 import traceback
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
@@ -100,11 +100,12 @@ def call_each_page(
     html: str | None,
     metadata: dict[str, Any],
     html_kind: str = "rendered",
+    load: Callable[[str], str | None] | None = None,
 ) -> Outcome:
     if html is None:
         return Outcome(url, None, f"page HTML ({html_kind}) is missing from the archive")
     try:
-        report = analyzer.each_page(PageInput(url, html, metadata, settings, html_kind))  # type: ignore[misc]
+        report = analyzer.each_page(PageInput(url, html, metadata, settings, html_kind, load))  # type: ignore[misc]
         # None means "nothing to say"; anything else goes back as it is, and the engine checks its type
         return Outcome(url, PageReport() if report is None else report, None)
     except Exception as exc:  # one page failing is this analyzer's error for that page, nothing more
@@ -144,7 +145,9 @@ def _worker_main(spec: WorkerSpec, conn: Connection) -> None:
             if task is None:
                 break
             url, sha, metadata, kind = task
-            outcome = call_each_page(analyzer, settings, url, reader.html_by_sha256(sha), metadata, kind)
+            outcome = call_each_page(
+                analyzer, settings, url, reader.html_by_sha256(sha), metadata, kind, reader.html_by_sha256
+            )
             try:
                 conn.send(outcome)
             except Exception as exc:  # an unpicklable report
@@ -475,6 +478,7 @@ def run_serial(
                         read_html(task.html_sha256),
                         task.metadata,
                         task.html_kind,
+                        read_html,
                     )
             except _PageTimeout:
                 outcome = Outcome(task.url, None, timeout_message(timeout), timed_out=True)
