@@ -42,6 +42,16 @@ def setting_option(setting: Setting) -> Callable[[Callable[..., Any]], Callable[
     if setting.type == "bool":
         negative = setting.flag.replace("--", "--no-", 1)
         return click.option(f"{setting.flag}/{negative}", setting.dest, default=None, help=_help(setting))
+    if setting.type == "list" and not setting.split:
+        # each occurrence whole (a selector or regex holds commas); a list, which ``list_flags`` leaves as is
+        return click.option(
+            setting.flag,
+            setting.dest,
+            multiple=True,
+            metavar=_metavar(setting),
+            callback=lambda _ctx, _param, value: list(value) if value else None,
+            help=_help(setting, "; repeatable"),
+        )
     if setting.type == "list":
         return click.option(
             setting.flag,
