@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 #: the plugins whose settings the crawl checks read (``Check.settings``): their flags are ``crawl``'s and
 #: ``issues``' too, which index and show those checks' findings
 CHECK_SETTING_PLUGINS = ("checks",)
+#: and the settings that make analyzer checks (their ids and priorities): ``issues`` gates on those too
+ISSUES_SETTINGS = (*CHECK_SETTING_PLUGINS, "search.contains", "search.missing", "search.priority")
 _CLICK_TYPES: dict[str, Any] = {"str": str, "int": int, "float": float, "list": str}
 
 
@@ -73,13 +75,15 @@ def setting_option(setting: Setting) -> Callable[[Callable[..., Any]], Callable[
 def setting_options(pm: NitpickerPluginManager, plugins: Iterable[str] | None = None) -> Callable[[Any], Any]:
     """Decorate a command with a flag for every declared setting (of ``plugins``, or of all plugins).
 
+    An entry of ``plugins`` is a plugin's name (all its settings) or ``plugin.key`` (that one setting).
+
     List settings repeat (``--search-keywords a --search-keywords b``), and each occurrence may hold
     commas; read them back with ``list_flags(setting_flags(kwargs, pm))``.
     """
     settings = list(setting_registry(pm))
     if plugins is not None:
         wanted = set(plugins)
-        settings = [s for s in settings if s.plugin in wanted]
+        settings = [s for s in settings if s.plugin in wanted or f"{s.plugin}.{s.key}" in wanted]
 
     def decorate(func: Any) -> Any:
         for setting in reversed(settings):
