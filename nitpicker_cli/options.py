@@ -22,7 +22,13 @@ if TYPE_CHECKING:
 #: ``issues``' too, which index and show those checks' findings
 CHECK_SETTING_PLUGINS = ("checks",)
 #: and the settings that make analyzer checks (their ids and priorities): ``issues`` gates on those too
-ISSUES_SETTINGS = (*CHECK_SETTING_PLUGINS, "search.contains", "search.missing", "search.priority")
+ISSUES_SETTINGS = (
+    *CHECK_SETTING_PLUGINS,
+    "search.contains",
+    "search.missing",
+    "search.priority",
+    "search.within",
+)
 _CLICK_TYPES: dict[str, Any] = {"str": str, "int": int, "float": float, "list": str}
 
 

@@ -203,10 +203,14 @@ class CustomSearchAnalyzer(Analyzer):
         parse_custom(settings)
 
     def setup(self, settings: Mapping[str, Any]) -> None:
-        from lxml.cssselect import CSSSelector
+        from lxml.cssselect import CSSSelector, SelectorError
 
         self.searches, self.time_limit = parse_custom(settings)
-        self.scope = CSSSelector((settings.get("scope") or DEFAULT_SCOPE).strip() or DEFAULT_SCOPE)
+        scope = (settings.get("scope") or DEFAULT_SCOPE).strip() or DEFAULT_SCOPE
+        try:
+            self.scope = CSSSelector(scope)
+        except (SelectorError, ValueError, SyntaxError) as exc:  # the message the search analyzer gives
+            raise UsageError(f"search: invalid scope selector {scope!r}: {exc}") from None
 
     def each_page(self, page: PageInput) -> PageReport:
         if self.scope is None:
