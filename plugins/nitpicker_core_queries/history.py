@@ -75,6 +75,12 @@ def _history(archive: ArchiveReader, commit: int, url: str, field: str | None = 
         previous = (row["id"], page, value)
     if not any(e["present"] for e in entries):
         raise UsageError(f"{url} is in no commit up to {commit}")
+    if _is_cell(field):
+        known = {key for e in entries if e["present"] for key in read.url_cells(archive, e["commit"], url)}
+        if field not in known:  # a typo, or an analyzer never run on the page: say which cells there are
+            raise UsageError(
+                f"no analyzer cell {field!r} for {url}; cells: {', '.join(sorted(known)) or 'none'}"
+            )
     return {"url": url, "field": field, "commits": entries, "changes": changes}
 
 

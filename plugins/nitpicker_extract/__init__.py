@@ -63,7 +63,8 @@ class ExtractAnalyzer(Analyzer):
 
     @property
     def columns(self) -> tuple[Column, ...]:  # type: ignore[override]
-        return tuple(Column(e.name, f"Extract: {e.name}") for e in self.extractors)
+        # the bare name: tables put the analyzer's label before it ("Custom extraction: price")
+        return tuple(Column(e.name, e.name) for e in self.extractors)
 
     def reading(self, settings: Mapping[str, Any]) -> str:
         return self.reads  # each extractor names its HTML (raw: or not); no setting chooses it for all

@@ -6,6 +6,7 @@ commits 1 and 2; each test analyzes its own copy.
 
 from __future__ import annotations
 
+import csv
 import json
 import shutil
 import urllib.request
@@ -144,6 +145,11 @@ def test_the_price_across_two_commits_its_history_and_the_diff(
     assert history["changes"] == [{"commit": 2, "base": 1, "old": "€10.00", "new": "€12.50"}]
     unchanged = query(archive, "history", "--url", root + "p2", "--field", "extract/price")
     assert [c["value"] for c in unchanged["commits"]] == [None, None] and unchanged["changes"] == []
+    typo = run_cli(
+        "query", str(archive), "history", "--url", root + "p1", "--field", "extract/prize", cwd=tmp_path
+    )
+    assert typo.returncode == 1 and "no analyzer cell 'extract/prize'" in typo.stderr
+    assert "cells: extract/price" in typo.stderr
     diff = query(archive, "page-diff", "--url", root + "p1", "--base", "1")
     assert diff["analysis"] == {"extract/price": ["€10.00", "€12.50"]}
     assert {
@@ -156,6 +162,20 @@ def test_the_price_across_two_commits_its_history_and_the_diff(
     # the pages and analysis queries show the column the way they show every analyzer's
     columns = query(archive, "analysis-columns", "--analyzer", "extract")
     assert columns["items"] == [{"analyzer": "extract", "column": "price", "pages": 4}]
+    detail = query(archive, "page-detail", "--url", root + "p1")
+    assert {"analyzer": "extract", "cells": {"price": "€12.50"}, "notes": {}} in detail["analysis"]
+    report = run_cli(
+        "report", str(archive), "--csv", str(tmp_path / "csv"), "--only", "Page List", cwd=tmp_path
+    )
+    assert report.returncode == 0, report.stderr
+    with open(tmp_path / "csv" / "page-list.csv", encoding="utf-8-sig", newline="") as sheet:
+        rows = list(csv.DictReader(sheet))
+    assert {r["URL"].removeprefix(root): r["Custom extraction: price"] for r in rows} == {
+        "": "",
+        "p1": "€12.50",
+        "p2": "",
+        "slow": "",
+    }
 
 
 def test_a_regex_that_backtracks_is_a_finding_on_its_page(crawled: tuple[Path, str], tmp_path: Path) -> None:
