@@ -28,7 +28,7 @@ EXTRACTORS = (
     "tags=all:css:.tags li",
     "by-script=css:#js::text",
     "by-script-sent=raw:css:#js",
-    "domain=regex:[\\w.]+@([\\w.]+)",
+    "domain=regex:[\\w.]{1,64}@([\\w.]+)",  # a comma, kept: each --extract is one whole item
     "stock=xpath://p[@class='stock']/text()",
     "items=xpath:count(//li)",
 )
