@@ -24,10 +24,10 @@ CHECK_SETTING_PLUGINS = ("checks",)
 #: and the settings that make analyzer checks (their ids and priorities): ``issues`` gates on those too
 ISSUES_SETTINGS = (
     *CHECK_SETTING_PLUGINS,
-    "search.contains",
-    "search.missing",
-    "search.priority",
-    "search.within",
+    "custom-search.contains",
+    "custom-search.missing",
+    "custom-search.priority",
+    "custom-search.within",
 )
 _CLICK_TYPES: dict[str, Any] = {"str": str, "int": int, "float": float, "list": str}
 

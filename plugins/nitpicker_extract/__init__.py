@@ -42,7 +42,7 @@ def parse_settings(settings: Mapping[str, Any]) -> tuple[list[Extractor], float]
         extractors = parse_all(list(settings.get("rules") or ()))
     except ValueError as exc:
         raise UsageError(f"extract: {exc}") from None
-    limit = settings.get("time-limit")
+    limit = settings.get("time_limit")
     limit = DEFAULT_TIME_LIMIT if limit is None else float(limit)
     if not limit > 0:
         raise UsageError(f"extract: time-limit must be more than 0 seconds, not {limit}")
@@ -140,7 +140,7 @@ def register_settings(register: RegisterSetting) -> None:
         "NAME=regex:PATTERN: a column NAME with the first match (all: every match) per page",
     )
     register(
-        "time-limit",
+        "time_limit",
         type="float",
         default=DEFAULT_TIME_LIMIT,
         help="seconds the extractors' regular expressions may take on one page; beyond, a finding",

@@ -256,18 +256,21 @@ def test_custom_search_checks_gate_with_fail_on(crawled: tuple[Path, str], tmp_p
             "extract: extractor 'price': 'jq:.price' does not start with css:, xpath: or regex:",
         ),
         (("--extract", "a=css:p", "--extract", "a=css:b"), "extract: extractor 'a': named twice"),
-        (("--search-contains", "x=/(/"), "search: search 'x': keyword '/(/': invalid regular expression"),
+        (
+            ("--search-contains", "x=/(/"),
+            "custom-search: search 'x': keyword '/(/': invalid regular expression",
+        ),
         (
             ("--search-contains", "x=a", "--search-priority", "x=urgent"),
-            "search: search 'x': priority 'urgent' is not one of",
+            "custom-search: search 'x': priority 'urgent' is not one of",
         ),
         (
             ("--search-missing", "x=a", "--search-within", "x=main["),
-            "search: search 'x': invalid selector 'main['",
+            "custom-search: search 'x': invalid selector 'main['",
         ),
         (
             ("--search-contains", "x=a", "--search-priority", "y=high"),
-            "search: search 'y': --search-priority names no",
+            "custom-search: search 'y': --search-priority names no",
         ),
     ],
 )
