@@ -20,6 +20,8 @@ from nitpicker_search.custom import parse_searches
 from support import run_cli
 
 from nitpicker_core.archive import open_archive
+from nitpicker_core.plugins import make_plugin_manager
+from nitpicker_viewer.app import create_app
 
 PRICE = "price=css:.price"
 EXTRACTORS = (
@@ -164,6 +166,17 @@ def test_the_price_across_two_commits_its_history_and_the_diff(
     assert columns["items"] == [{"analyzer": "extract", "column": "price", "pages": 4}]
     detail = query(archive, "page-detail", "--url", root + "p1")
     assert {"analyzer": "extract", "cells": {"price": "€12.50"}, "notes": {}} in detail["analysis"]
+    app = create_app(archive, make_plugin_manager())  # the viewer's pages table offers the column
+    try:
+        exported = app.test_client().get("/pages?acol=extract:price&export=json").get_json()
+    finally:
+        app.config["NITPICKER_CLOSE"]()
+    assert {r["url"].removeprefix(root): r["acol:extract:price"] for r in exported["items"]} == {
+        "": None,
+        "p1": "€12.50",
+        "p2": None,
+        "slow": None,
+    }
     report = run_cli(
         "report", str(archive), "--csv", str(tmp_path / "csv"), "--only", "Page List", cwd=tmp_path
     )
