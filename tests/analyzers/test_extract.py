@@ -16,9 +16,10 @@ from typing import Any
 
 import pytest
 from nitpicker_extract.spec import parse, parse_all
-from nitpicker_search.custom import parse_searches
+from nitpicker_search.custom import CustomSearchAnalyzer, parse_searches
 from support import run_cli
 
+from nitpicker_core import Cell, PageInput
 from nitpicker_core.archive import open_archive
 from nitpicker_core.plugins import make_plugin_manager
 from nitpicker_viewer.app import create_app
@@ -319,4 +320,22 @@ def test_spec_syntax() -> None:
     assert [(s.name, s.mode, s.priority) for s in searches] == [
         ("a", "contains", "medium"),
         ("b", "missing", "low"),
+    ]
+
+
+def test_a_custom_search_past_its_time_limit_is_a_finding_and_the_others_still_run() -> None:
+    analyzer = CustomSearchAnalyzer()
+    settings = {"contains": ["runaway=/(a|aa)+$/", "bee=b"], "time_limit": 0.2}
+    analyzer.setup(settings)
+    html = f"<html><body><p>{'a' * 40}b</p></body></html>"
+    report = analyzer.each_page(PageInput("http://localhost/x", html, {}, settings))
+    assert report.cells == {"runaway": Cell(None, "timed out after 0.2 s"), "bee": 1}
+    assert [(v.rule, v.message) for v in report.violations] == [
+        ("timeout", "search 'runaway': /(a|aa)+$/ timed out after 0.2 s"),
+        ("bee", "'b' found 1 times"),
+    ]
+    assert [(r.id, r.priority) for r in analyzer.rules()] == [
+        ("runaway", "medium"),
+        ("bee", "medium"),
+        ("timeout", "medium"),
     ]
