@@ -21,6 +21,14 @@ if TYPE_CHECKING:
 #: the plugins whose settings the crawl checks read (``Check.settings``): their flags are ``crawl``'s and
 #: ``issues``' too, which index and show those checks' findings
 CHECK_SETTING_PLUGINS = ("checks",)
+#: and the settings that make analyzer checks (their ids and priorities): ``issues`` gates on those too
+ISSUES_SETTINGS = (
+    *CHECK_SETTING_PLUGINS,
+    "custom-search.contains",
+    "custom-search.missing",
+    "custom-search.priority",
+    "custom-search.within",
+)
 _CLICK_TYPES: dict[str, Any] = {"str": str, "int": int, "float": float, "list": str}
 
 
@@ -42,6 +50,16 @@ def setting_option(setting: Setting) -> Callable[[Callable[..., Any]], Callable[
     if setting.type == "bool":
         negative = setting.flag.replace("--", "--no-", 1)
         return click.option(f"{setting.flag}/{negative}", setting.dest, default=None, help=_help(setting))
+    if setting.type == "list" and not setting.split:
+        # each occurrence whole (a selector or regex holds commas); a list, which ``list_flags`` leaves as is
+        return click.option(
+            setting.flag,
+            setting.dest,
+            multiple=True,
+            metavar=_metavar(setting),
+            callback=lambda _ctx, _param, value: list(value) if value else None,
+            help=_help(setting, "; repeatable"),
+        )
     if setting.type == "list":
         return click.option(
             setting.flag,
@@ -63,13 +81,15 @@ def setting_option(setting: Setting) -> Callable[[Callable[..., Any]], Callable[
 def setting_options(pm: NitpickerPluginManager, plugins: Iterable[str] | None = None) -> Callable[[Any], Any]:
     """Decorate a command with a flag for every declared setting (of ``plugins``, or of all plugins).
 
+    An entry of ``plugins`` is a plugin's name (all its settings) or ``plugin.key`` (that one setting).
+
     List settings repeat (``--search-keywords a --search-keywords b``), and each occurrence may hold
     commas; read them back with ``list_flags(setting_flags(kwargs, pm))``.
     """
     settings = list(setting_registry(pm))
     if plugins is not None:
         wanted = set(plugins)
-        settings = [s for s in settings if s.plugin in wanted]
+        settings = [s for s in settings if s.plugin in wanted or f"{s.plugin}.{s.key}" in wanted]
 
     def decorate(func: Any) -> Any:
         for setting in reversed(settings):

@@ -106,6 +106,8 @@ def _parse(path: Path) -> dict[str, Any] | None:
 def coerce(setting: Setting, value: Any) -> Any:
     """Convert a file or flag value to the setting's declared type, or raise a one-line UsageError."""
     kind = SETTING_TYPES[setting.type]
+    if kind is list and not setting.split and isinstance(value, str):
+        value = [value]  # one whole item: a selector or a regex holds commas
     converted = _convert(kind, value)
     if converted is _BAD:
         raise UsageError(f"{setting.config_key}: expected {setting.type}, got {shown(value)}")

@@ -57,6 +57,8 @@ def register_settings(register: RegisterSetting) -> None:
 
     :param register: call ``register(key, type="str", default=None, help="")`` once per setting; the
         key becomes ``plugins.<plugin>.<key>`` in the config file and ``--<plugin>-<key>`` on the CLI.
+        ``flag="name"`` names the flag instead (``--extract`` for ``plugins.extract.rules``); a list
+        setting's flag splits each occurrence at commas unless ``split=False`` (selectors, regexes).
 
     Runs in: the main process, when the plugin manager is built. Called: once per process.
     """

@@ -12,6 +12,7 @@ from nitpicker_core.archive.cells import (
     decode_cell,
     group_cells,
     page_analysis,
+    url_cells,
 )
 from nitpicker_core.archive.finding_lists import (
     VIOLATION_SORTS,
@@ -180,6 +181,7 @@ __all__ = [
     "decode_cell",
     "group_cells",
     "page_analysis",
+    "url_cells",
     "CORE_EXTRA_FIELDS",
     "SCRAPE_EXTRA_FIELDS",
     "PAGE_FIELDS",

@@ -38,11 +38,23 @@ __all__ = [
 SETTING_KEY_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
 
 
-def _setting(plugin: str, key: str, type: str = "str", default: Any = None, help: str = "") -> Setting:
-    """What ``register(key, type=..., default=..., help=...)`` in ``register_settings`` makes, checked."""
+def _setting(
+    plugin: str,
+    key: str,
+    type: str = "str",
+    default: Any = None,
+    help: str = "",
+    flag: str = "",
+    split: bool = True,
+) -> Setting:
+    """What ``register(key, type=..., default=..., help=..., flag=..., split=...)`` in ``register_settings``
+    makes, checked. ``flag`` names the flag when ``--<plugin>-<key>`` does not fit (a lower-case name
+    without ``--``); ``split=False`` keeps each occurrence of a list flag whole instead of splitting commas."""
     if not isinstance(key, str) or not SETTING_KEY_RE.match(key):
         raise RegistrationError(f"setting {plugin}.{key!r}: a key is lower-case letters, digits, - and _")
-    setting = Setting(plugin, key, type, default, help)  # an unknown type raises ValueError here
+    if flag and not (isinstance(flag, str) and KEBAB_RE.match(flag)):
+        raise RegistrationError(f"setting {plugin}.{key}: flag {flag!r} is not lower-case kebab-case")
+    setting = Setting(plugin, key, type, default, help, flag, bool(split))  # an unknown type: ValueError
     kind = SETTING_TYPES[type]
     fits = (
         default is None

@@ -33,7 +33,15 @@ class Register(Protocol[T_contra]):
 class RegisterSetting(Protocol):
     """The ``register`` callback of ``register_settings``: one call per setting the plugin declares."""
 
-    def __call__(self, key: str, type: str = "str", default: Any = None, help: str = "") -> None: ...
+    def __call__(
+        self,
+        key: str,
+        type: str = "str",
+        default: Any = None,
+        help: str = "",
+        flag: str = "",
+        split: bool = True,
+    ) -> None: ...
 
 
 class RegisterBlueprint(Protocol):

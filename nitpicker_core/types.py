@@ -33,6 +33,10 @@ class Setting:
     type: str = "str"
     default: Any = None
     help: str = ""
+    #: the flag's name without ``--`` when it is not ``<plugin>-<key>`` (``extract`` for ``extract.rules``)
+    flag_name: str = ""
+    #: a list flag's values are split at commas; False keeps each occurrence whole (selectors, regexes)
+    split: bool = True
 
     def __post_init__(self) -> None:
         if self.type not in SETTING_TYPES:
@@ -44,7 +48,7 @@ class Setting:
 
     @property
     def flag(self) -> str:
-        return f"--{self.plugin}-{self.key}".replace("_", "-")
+        return f"--{self.flag_name}" if self.flag_name else f"--{self.plugin}-{self.key}".replace("_", "-")
 
     @property
     def dest(self) -> str:

@@ -118,3 +118,24 @@ def test_setting_derives_flag_and_key(kpm):
         "--search-keywords",
         "search_keywords",
     )
+
+
+class Rules:
+    @hookimpl
+    def register_settings(self, register):
+        register("rules", type="list", default=[], flag="extract", split=False, help="extractors")
+
+
+def test_a_setting_may_name_its_flag_and_keep_list_items_whole(tmp_path, bare_pm):
+    bare_pm.add_plugin(Rules(), "extract")
+    (tmp_path / "nitpicker.toml").write_text("[plugins.extract]\nrules = 'p=css:h1, h2'\n")
+    config = load_config(bare_pm, start=tmp_path)
+    setting = config.settings["extract.rules"]
+    assert (setting.config_key, setting.flag, setting.dest) == (
+        "plugins.extract.rules",
+        "--extract",
+        "extract_rules",
+    )
+    assert config.get("extract", "rules") == ["p=css:h1, h2"]  # one item: the comma is the selector's
+    overridden = config.override({"extract_rules": ["a=regex:x{1,2}", "b=css:p, li"]})
+    assert overridden.get("extract", "rules") == ["a=regex:x{1,2}", "b=css:p, li"]

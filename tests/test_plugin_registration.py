@@ -84,6 +84,15 @@ def register_settings(register):
 """,
         "unavailable: RegistrationError: setting setting-key.'Max Pages': a key is lower-case letters, digits, - and _",
     ),
+    "setting-flag": (
+        IMPORTS
+        + """
+@hookimpl
+def register_settings(register):
+    register("rules", type="list", flag="--Extract")
+""",
+        "unavailable: RegistrationError: setting setting-flag.rules: flag '--Extract' is not lower-case kebab-case",
+    ),
     "query-name": (
         QUERY.format(name="Top_Pages"),
         "unavailable: RegistrationError: plugin 'query-name' registered a query with an invalid name "

@@ -10,7 +10,7 @@ import click
 from nitpicker_cli import ci_formats, exit_codes
 from nitpicker_cli.app import emit_json, get_app
 from nitpicker_cli.changes import change_lines
-from nitpicker_cli.options import CHECK_SETTING_PLUGINS, list_flags, setting_flags, setting_options
+from nitpicker_cli.options import ISSUES_SETTINGS, list_flags, setting_flags, setting_options
 from nitpicker_core import hookimpl
 from nitpicker_core.archive import open_archive
 from nitpicker_core.pipeline import verdict
@@ -110,7 +110,7 @@ def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
         help=f"Exit {exit_codes.GATE_FAILED} when findings match: new:PRIORITY (new findings of that "
         "priority or worse), PRIORITY (any finding), CHECK-ID, new:CHECK-ID. Repeatable.",
     )
-    @setting_options(pm, CHECK_SETTING_PLUGINS)
+    @setting_options(pm, ISSUES_SETTINGS)
     def issues(
         archive: str,
         commit: str | None,

@@ -125,6 +125,16 @@ def page_analysis(archive: ArchiveReader, commit: int, url_id: int) -> list[dict
     return [{"analyzer": analyzer, **entry} for (_, analyzer), entry in group_cells(rows).items()]
 
 
+def url_cells(archive: ArchiveReader, commit: int, url: str) -> dict[str, Any]:
+    """One page's cells of every analyzer as ``{"analyzer/column": value}`` (``{}``: none analyzed it)."""
+    rows = archive.execute(
+        'SELECT c.analyzer, c."column", c.value FROM analysis_cell c JOIN url u ON u.id = c.url_id '
+        'WHERE c.commit_id = ? AND u.url = ? ORDER BY c.analyzer, c."column"',
+        [commit, url],
+    )
+    return {f"{analyzer}/{column}": decode_cell(value) for analyzer, column, value in rows}
+
+
 def analysis_column_counts(
     archive: ArchiveReader, commit: int, analyzer: str | None = None
 ) -> dict[str, Any]:

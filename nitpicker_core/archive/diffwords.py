@@ -70,6 +70,17 @@ def _item(change: str, text: str, **values: Any) -> dict[str, Any]:
     return {"change": change, **values, "text": text}
 
 
+def _cell(key: str, old: Any, new: Any) -> dict[str, Any]:
+    """An analyzer cell that changed (``extract/price``), worded like a field."""
+    if _empty(old) or old == []:
+        return _item("field_added", f"{key} added: {_quoted(new)}", field=key, new=new)
+    if _empty(new) or new == []:
+        return _item("field_removed", f"{key} removed", field=key, old=old)
+    return _item(
+        "field_changed", f"{key} changed from {_quoted(old)} to {_quoted(new)}", field=key, old=old, new=new
+    )
+
+
 def _status(fields: dict[str, list[Any]]) -> list[dict[str, Any]]:
     if "status" not in fields:
         return []
@@ -189,6 +200,8 @@ def summarize(delta: dict[str, Any]) -> list[dict[str, Any]]:
                 )
             )
     said += worded + sets
+    for key, (old_value, new_value) in (delta.get("analysis") or {}).items():  # extracted values and the like
+        said.append(_cell(key, old_value, new_value))
     headers = _headers(delta.get("headers") or {})
     if headers:
         said.append(headers)

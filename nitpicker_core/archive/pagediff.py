@@ -14,6 +14,7 @@ from typing import Any
 
 from nitpicker_core.errors import UsageError
 
+from .cells import url_cells
 from .diffwords import summarize
 from .prepare import VOLATILE_HEADERS
 from .reader import ArchiveReader
@@ -96,6 +97,8 @@ def page_diff(old: Side, new: Side, url: str) -> dict[str, Any]:
       that differ on every response (``NOISY_HEADERS``) or only in a nonce just named in ``"noise"``;
     - ``anchors``, ``images``, ``resources``, ``jsonld``, ``tags``, ``headings``, ``errors``: ``{"added": [...],
       "removed": [...]}``, compared as sets (with multiplicity), so a mere change of order is no change;
+    - ``analysis``: analyzer cells that differ, ``{"analyzer/column": [old, new]}`` (an extracted price),
+      only cells both commits have (an analyzer run on one side only is no change of the page);
     - ``summary`` (of a modified page): the changes in words (``diffwords.summarize``), the most telling first.
 
     ``UsageError`` when ``url`` is in neither commit.
@@ -125,9 +128,19 @@ def page_diff(old: Side, new: Side, url: str) -> dict[str, Any]:
         if delta:
             result[name] = delta
             changed.append(name)
+    cells = cell_diff(old, new, url)
+    if cells:
+        result["analysis"] = cells
+        changed.append("analysis")
     result["changed"] = changed
     result["summary"] = summarize(result)  # the same, in words, for people
     return result
+
+
+def cell_diff(old: Side, new: Side, url: str) -> dict[str, list[Any]]:
+    """The analyzer cells of ``url`` both sides have that differ: ``{"analyzer/column": [old, new]}``."""
+    a, b = url_cells(old.reader, old.commit, url), url_cells(new.reader, new.commit, url)
+    return {key: [a[key], b[key]] for key in sorted(a.keys() & b.keys()) if a[key] != b[key]}
 
 
 def explain(old: Side, new: Side, urls: Iterable[str]) -> dict[str, dict[str, Any]]:

@@ -16,6 +16,9 @@ CATEGORIES = {
     "lighthouse": "performance",
     "main-contents": "content",
     "search": "content",
+    "custom-search": "content",
+    "extract": "content",
+    "extract-source": "content",
 }
 OTHER = "other"  # the catch-all rule: rules found in the violations but missing from the catalogue
 SKIPPED = "skipped"  # the engine's rule for checks an analyzer could not make on a page

@@ -115,7 +115,8 @@ QUERIES = [
     Query(
         "page-diff",
         "What changed in one page between a base commit (default: the parent) and the commit: "
-        "fields old and new, headers, links, images, resources, JSON-LD, tags and headings added and removed; "
+        "fields old and new, headers, links, images, resources, JSON-LD, tags and headings added and removed, "
+        "analyzer cells that changed (analysis: an extracted price); "
         "with html, a unified diff of the rendered HTML after normalisation (nonces, CSRF tokens, cache-busting "
         "query strings, timestamps).",
         _page_diff,

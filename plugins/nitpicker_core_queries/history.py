@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from nitpicker_core import Query, UsageError
+from nitpicker_core import Query, UsageError, read
 from nitpicker_core.archive import pagediff
 
 if TYPE_CHECKING:
@@ -26,7 +26,13 @@ def _ancestry(archive: ArchiveReader, commit: int) -> list[dict[str, Any]]:
 
 
 def _value(archive: ArchiveReader, url: str, commit: int, page: dict[str, Any], field: str) -> Any:
+    if _is_cell(field):  # an analyzer's cell: "extract/price"; None where that analyzer left none
+        return read.url_cells(archive, commit, url).get(field)
     return pagediff.FACETS[field](archive, url, commit) if field in pagediff.FACETS else page[field]
+
+
+def _is_cell(field: str | None) -> bool:
+    return field is not None and "/" in field
 
 
 def _history(archive: ArchiveReader, commit: int, url: str, field: str | None = None) -> dict[str, Any]:
@@ -35,7 +41,13 @@ def _history(archive: ArchiveReader, commit: int, url: str, field: str | None = 
     previous: tuple[int, dict[str, Any] | None, Any] | None = None  # (commit, page, value) of the last one
     for row in _ancestry(archive, commit):
         page = archive.page(url, row["id"])
-        if page is not None and field is not None and field not in pagediff.FACETS and field not in page:
+        if (
+            page is not None
+            and field is not None
+            and not _is_cell(field)
+            and field not in pagediff.FACETS
+            and field not in page
+        ):
             raise UsageError(f"no field {field!r}; fields: {', '.join(_fields(page))}")
         entry: dict[str, Any] = {
             "commit": row["id"],
@@ -63,6 +75,12 @@ def _history(archive: ArchiveReader, commit: int, url: str, field: str | None = 
         previous = (row["id"], page, value)
     if not any(e["present"] for e in entries):
         raise UsageError(f"{url} is in no commit up to {commit}")
+    if _is_cell(field):
+        known = {key for e in entries if e["present"] for key in read.url_cells(archive, e["commit"], url)}
+        if field not in known:  # a typo, or an analyzer never run on the page: say which cells there are
+            raise UsageError(
+                f"no analyzer cell {field!r} for {url}; cells: {', '.join(sorted(known)) or 'none'}"
+            )
     return {"url": url, "field": field, "commits": entries, "changes": changes}
 
 
@@ -91,8 +109,9 @@ QUERIES = [
             "field": {
                 "type": "string",
                 "default": None,
-                "description": "a field of the page (title, status, description, headers…) or one of "
-                "anchors, images, resources, jsonld, tags, headings, errors",
+                "description": "a field of the page (title, status, description, headers…), one of "
+                "anchors, images, resources, jsonld, tags, headings, errors, or an analyzer's cell as "
+                "ANALYZER/COLUMN (extract/price: when did the extracted price change?)",
             },
         },
         required=("url",),

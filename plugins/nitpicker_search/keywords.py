@@ -6,9 +6,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+import regex  # as re, plus a time limit per search (catastrophic backtracking ends in TimeoutError)
+
 # /body/flags with Python's flag letters; JavaScript's "g" is accepted and ignored (every match counts)
 REGEX = re.compile(r"^/(?P<body>.+)/(?P<flags>[a-z]*)$", re.DOTALL)
-FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE, "g": 0}
+FLAGS = {"i": regex.IGNORECASE, "m": regex.MULTILINE, "s": regex.DOTALL, "x": regex.VERBOSE, "g": 0}
 SKIP_TAGS = frozenset("script style noscript template head svg math iframe object textarea".split())
 BLOCK_TAGS = frozenset(
     """
@@ -26,7 +28,7 @@ class Keyword:
     """One configured keyword: its column key and label, and the pattern it counts."""
 
     text: str
-    pattern: re.Pattern[str]
+    pattern: Any  # a compiled ``regex`` pattern
 
     @property
     def key(self) -> str:
@@ -36,8 +38,9 @@ class Keyword:
     def label(self) -> str:
         return f"Search keyword: {self.text}"
 
-    def count(self, text: str) -> int:
-        return sum(1 for _ in self.pattern.finditer(text))
+    def count(self, text: str, timeout: float | None = None) -> int:
+        """Matches in ``text``; ``TimeoutError`` when they take longer than ``timeout`` seconds."""
+        return sum(1 for _ in self.pattern.finditer(text, timeout=timeout))
 
 
 def parse_keyword(text: str) -> Keyword:
@@ -50,16 +53,16 @@ def parse_keyword(text: str) -> Keyword:
         raise ValueError("empty keyword")
     match = REGEX.match(text)
     if match is None:
-        words = [re.escape(w) for w in text.split()]
-        return Keyword(text, re.compile(" ".join(words), re.IGNORECASE))
+        words = [regex.escape(w) for w in text.split()]
+        return Keyword(text, regex.compile(" ".join(words), regex.IGNORECASE))
     flags = 0
     for letter in match["flags"]:
         if letter not in FLAGS:
             raise ValueError(f"keyword {text!r}: unknown regex flag {letter!r} (use i, m, s, x)")
         flags |= FLAGS[letter]
     try:
-        pattern = re.compile(match["body"], flags)
-    except re.error as exc:
+        pattern = regex.compile(match["body"], flags)
+    except regex.error as exc:
         raise ValueError(f"keyword {text!r}: invalid regular expression: {exc}") from None
     if pattern.search(""):
         raise ValueError(f"keyword {text!r}: the regular expression matches the empty string")

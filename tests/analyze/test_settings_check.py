@@ -16,8 +16,7 @@ from nitpicker_core.errors import RegistrationError
 
 BAD_KEYWORD = '[plugins.search]\nkeywords = ["/(unclosed/"]\n'
 BAD_KEYWORD_ERROR = (
-    "nitpicker: error: search: keyword '/(unclosed/': invalid regular expression: "
-    "missing ), unterminated subpattern at position 0"
+    "nitpicker: error: search: keyword '/(unclosed/': invalid regular expression: missing ) at position 9"
 )
 
 

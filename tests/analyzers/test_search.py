@@ -81,7 +81,7 @@ def test_scope_and_keyword_flags(crawled: Path, site: str, tmp_path: Path) -> No
         (
             ("--search-keywords", "/(unclosed/"),
             "nitpicker: error: search: keyword '/(unclosed/': invalid regular expression: "
-            "missing ), unterminated subpattern at position 0",
+            "missing ) at position 9",
         ),
         (
             ("--search-keywords", "apple", "--search-scope", "main >"),
@@ -174,7 +174,7 @@ def test_columns_follow_the_configured_settings(pm: Any) -> None:
     ("text", "error"),
     [
         ("  ", "empty keyword"),
-        ("/[a-/", "keyword '/[a-/': invalid regular expression: unterminated character set at position 0"),
+        ("/[a-/", "keyword '/[a-/': invalid regular expression: unterminated character set at position 3"),
         ("/x/gz", "keyword '/x/gz': unknown regex flag 'z' (use i, m, s, x)"),
         ("/(a|)/", "keyword '/(a|)/': the regular expression matches the empty string"),
     ],

@@ -152,8 +152,7 @@ def test_bad_settings_are_refused_before_the_crawl(site, tmp_path):
     )
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr.splitlines() == [
-        "nitpicker: error: search: keyword '/(unclosed/': invalid regular expression: "
-        "missing ), unterminated subpattern at position 0"
+        "nitpicker: error: search: keyword '/(unclosed/': invalid regular expression: missing ) at position 9"
     ]
     result = run_cli(
         "pipeline",
