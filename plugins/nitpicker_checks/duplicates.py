@@ -31,6 +31,9 @@ NUM_PERM = 128
 LSH_MARGIN = 0.25  # LSH proposes pairs from this far below the threshold: a pair it misses is a lost finding
 DEFAULT_SIMILARITY = 90  # percent
 DEFAULT_LOW_WORDS = 200  # the usual audit tools' "low content" line
+# Fewer words say too little to be anyone's duplicate ("Home", "Loading…", an empty template): such pages are
+# low-content findings, not a duplicate group of every page that shows only its heading.
+MIN_WORDS = 10
 HELP = "https://developers.google.com/search/docs/essentials/spam-policies#thin-content"
 DUPLICATE_HELP = "https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls"
 
@@ -85,12 +88,12 @@ class Groups:
 def group(signatures: Mapping[str, Signature], threshold: float, num_perm: int = NUM_PERM) -> Groups:
     """Exact and near duplicates among ``signatures`` (URL -> signature); ``threshold`` a fraction (0.9).
 
-    Pages without words are nobody's duplicate (they are low-content pages). Near duplicates have a
+    Pages of fewer than ``MIN_WORDS`` words are nobody's duplicate (they are low-content pages). Near duplicates have a
     similarity of at least ``threshold`` but not the same words.
     """
     by_digest: dict[str, list[str]] = defaultdict(list)
     for url in sorted(signatures):
-        if signatures[url].words:
+        if signatures[url].words >= MIN_WORDS:
             by_digest[signatures[url].digest].append(url)
     exact = {
         url: [o for o in urls if o != url] for urls in by_digest.values() if len(urls) > 1 for url in urls
@@ -224,7 +227,7 @@ def low_content(ctx: CheckContext) -> Iterator[Finding]:
     limit = low_words_setting(ctx.settings_for(PLUGIN))
     for url, words in sorted(signatures(ctx).items()):
         if words.words < limit:
-            yield Finding(url, f"{words.words} words")
+            yield Finding(url, f"{words.words} word{'' if words.words == 1 else 's'}")
 
 
 _check = family("content", DUPLICATE_HELP)
@@ -233,7 +236,8 @@ CHECKS = [
         "content-exact-duplicate",
         "Pages with the same main content",
         "medium",
-        "Indexable HTML pages (status 200) whose main content has the very same words as another page's; "
+        f"Indexable HTML pages (status 200) whose main content has the very same words as another page's "
+        f"({MIN_WORDS} words or more); "
         "the detail is the first other page (and how many more). Search engines show one of them and "
         "may pick the wrong one.",
         "Keep one page and redirect the others to it, or point their canonical at it; if they should "
