@@ -27,7 +27,8 @@ from .common import content_pages, family, memo
 PLUGIN = "checks"
 WORD = re.compile(r"\w+")
 SHINGLE = 3  # words per shingle: a changed word changes the three shingles it is in
-NUM_PERM = 128
+NUM_PERM = 64  # enough for LSH to propose pairs: the similarity reported is the exact one
+_MIX = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit multiplier (the golden ratio's), to mix word hashes
 LSH_MARGIN = 0.25  # LSH proposes pairs from this far below the threshold: a pair it misses is a lost finding
 DEFAULT_SIMILARITY = 90  # percent
 DEFAULT_LOW_WORDS = 200  # the usual audit tools' "low content" line
@@ -50,14 +51,18 @@ class Signature:
 def signature(text: str) -> Signature:
     """The signature of a main-content text (case folded, words only: markup and spacing do not count)."""
     words = WORD.findall(text.casefold())
-    joined = " ".join(words)
-    digest = hashlib.blake2b(joined.encode(), digest_size=12).hexdigest()
+    digest = hashlib.blake2b(" ".join(words).encode(), digest_size=12).hexdigest()
+    if not words:
+        return Signature(0, digest, np.empty(0, dtype=np.uint32))
+    # each word hashed once (crc32: the same in every process), each shingle a mix of its words' hashes
+    ids = {w: zlib.crc32(w.encode()) for w in set(words)}
+    hashed = np.fromiter(map(ids.__getitem__, words), dtype=np.uint64, count=len(words))
     if len(words) < SHINGLE:
-        grams = [joined] if words else []
-    else:
-        grams = [" ".join(words[i : i + SHINGLE]) for i in range(len(words) - SHINGLE + 1)]
-    hashes = np.fromiter((zlib.crc32(g.encode()) for g in grams), dtype=np.uint32, count=len(grams))
-    return Signature(len(words), digest, np.unique(hashes))
+        hashed = np.concatenate([hashed, np.zeros(SHINGLE - len(words), dtype=np.uint64)])
+    mixed = np.zeros(len(hashed) - SHINGLE + 1, dtype=np.uint64)
+    for k in range(SHINGLE):
+        mixed = (mixed ^ hashed[k : len(hashed) - SHINGLE + 1 + k]) * _MIX  # wraps modulo 2**64
+    return Signature(len(words), digest, np.unique((mixed >> np.uint64(32)).astype(np.uint32)))
 
 
 def jaccard(a: np.ndarray, b: np.ndarray) -> float:
