@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from datasketch import MinHash, MinHashLSH
 
-from nitpicker_core import CheckContext, Finding, UsageError, main_text, read
+from nitpicker_core import CheckContext, Finding, RegisterSetting, UsageError, main_text, read
 
 from .common import content_pages, family, memo
 
@@ -139,7 +139,7 @@ def percent(similarity: float) -> int:
 # -- settings ------------------------------------------------------------------------------------------------
 
 
-def register_settings(register: Any) -> None:
+def register_settings(register: RegisterSetting) -> None:
     register(
         "duplicate_similarity",
         type="int",
