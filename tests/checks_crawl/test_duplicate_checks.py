@@ -47,8 +47,8 @@ def _with(archive: Path, origin: str, settings: dict[str, object]) -> dict[str, 
         return {
             name: {
                 (f.url.replace(origin, ""), f.detail.replace(origin, ""))
-                for f in registry[name].findings(ctx)
-            }  # type: ignore[misc]
+                for f in registry[name].findings(ctx)  # type: ignore[misc]
+            }
             for name in EXPECTED
         }
 
