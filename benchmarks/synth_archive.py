@@ -5,7 +5,8 @@ can be rebuilt on its own (one batch at a time: nothing of the whole crawl is he
 URLs: 50 external pages (a third of them failed fetches with crawl errors of assorted kinds, some 404s),
 10 redirects, 10 internal 404s, 3 server errors, 2 internal fetch errors, 5 isolated pages (no inbound
 links), 12 pages in isolated clusters of three (linked only from each other), the rest ordinary pages.
-Ordinary pages carry ~2 KB of distinct HTML (a few exact duplicates), metadata with duplicated titles,
+Ordinary pages carry ~2 KB of distinct HTML (a few exact duplicates, and five groups of near duplicates that
+differ in one word of 280), metadata with duplicated titles,
 missing descriptions and mismatched canonical/og fields, security headers on some, shared CSS/JS/image
 resources, two images each (some without alt), JSON-LD and technology tags on some, and a fake
 analyzer's cells and violations.
@@ -262,7 +263,15 @@ def _html(i: int, meta: dict[str, Any], rng: random.Random, pools: Pools) -> str
     if i % 101 == 50:  # exact duplicates: seven groups of pages with the very same document
         body = "".join(pools.paragraphs[(i % 7) * 4 + k] for k in range(4))
         return f"<html><head><title>Duplicate</title></head><body><main>{body}</main></body></html>"
-    body = "".join(rng.choice(pools.paragraphs) for _ in range(4))
+    if (
+        i % 101 == 51
+    ):  # near duplicates: five groups of the same four paragraphs, one word of each page its own
+        paragraphs = [pools.paragraphs[100 + (i % 5) * 4 + k] for k in range(4)]
+        words = paragraphs[3][3:-4].split()
+        words[(i // 101) % len(words)] = f"page{i}"
+        body = "".join(paragraphs[:3]) + "<p>" + " ".join(words) + "</p>"
+    else:
+        body = "".join(rng.choice(pools.paragraphs) for _ in range(4))
     return (
         f'<html lang="{meta.get("lang", "")}"><head><title>{meta["title"]}</title></head>'
         f"<body><h1>Page {i}</h1><main>{body}</main><footer>#{i}</footer></body></html>"

@@ -31,6 +31,9 @@ from nitpicker_core.defaults import IMAGE_PRESETS, SCRAPE_TIMEOUTS, node_prefix
 from nitpicker_core.errors import ArchiveError, NitpickerError, NotConfigured, UsageError
 from nitpicker_core.hookspecs import hookimpl, hookspec
 from nitpicker_core.indexability import non_indexable_reason
+from nitpicker_core.main_content import compile_selector as compile_main_content_selector
+from nitpicker_core.main_content import locate as locate_main_content
+from nitpicker_core.main_content import main_text, visible_texts
 from nitpicker_core.query import check_commit, describe, query_registry, run_query, validate_params
 from nitpicker_core.records import (
     METADATA_FIELDS,
@@ -201,6 +204,10 @@ __all__ = [
     "sitemap_alternates",
     "normalize_url",
     "non_indexable_reason",
+    "compile_main_content_selector",
+    "locate_main_content",
+    "main_text",
+    "visible_texts",
     "query_registry",
     "run_query",
     "validate_params",

@@ -7,7 +7,18 @@ from pathlib import Path
 
 from nitpicker_core import Check, Register, RegisterSetting, hookimpl, load_translations
 
-from . import canonicals, directives, hreflang, links, pages, pagination, security, settings, sitemaps
+from . import (
+    canonicals,
+    directives,
+    duplicates,
+    hreflang,
+    links,
+    pages,
+    pagination,
+    security,
+    settings,
+    sitemaps,
+)
 
 # check id -> {language: {title, description, fix}}, from messages/<lang>.json
 TRANSLATIONS = load_translations(Path(__file__).with_name("messages"))
@@ -22,6 +33,7 @@ CHECKS = [
         *sitemaps.CHECKS,
         *hreflang.CHECKS,
         *pagination.CHECKS,
+        *duplicates.CHECKS,
     )
 ]
 
@@ -35,3 +47,4 @@ def register_checks(register: Register[Check]) -> None:
 @hookimpl
 def register_settings(register: RegisterSetting) -> None:
     settings.register(register)
+    duplicates.register_settings(register)

@@ -18,11 +18,12 @@ from nitpicker_core import (
     Rule,
     UsageError,
     Violation,
+    compile_main_content_selector,
     hookimpl,
     load_translations,
+    locate_main_content,
+    visible_texts,
 )
-
-from .locate import compile_selector, locate, visible_texts
 
 WORD = re.compile(r"\w+")
 HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
@@ -67,16 +68,16 @@ class MainContents(Analyzer):
 
     def check(self, settings: Mapping[str, Any]) -> None:
         try:  # a broken selector fails once, in the main process, instead of on every page
-            compile_selector(settings.get("selector") or None)
+            compile_main_content_selector(settings.get("selector") or None)
         except ValueError as exc:
             raise UsageError(f"--main-content-selector: {exc}") from None
 
     def setup(self, settings: Mapping[str, Any]) -> None:
         self.selector_text: str = settings.get("selector") or ""
-        self.selector = compile_selector(self.selector_text or None)
+        self.selector = compile_main_content_selector(self.selector_text or None)
 
     def each_page(self, page: PageInput) -> PageReport:
-        main, method = locate(page.document, self.selector)
+        main, method = locate_main_content(page.document, self.selector)
         violations = []
         if self.selector is not None and method != "selector":
             violations.append(

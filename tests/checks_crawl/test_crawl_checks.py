@@ -55,6 +55,16 @@ EXPECTED: dict[str, set[tuple[str, str]]] = {
     "server-error-page": set(),
     "failed-url": set(),
     "title-missing": {("/checks-site/empty-title", "empty"), ("/checks-site/untitled", "missing")},
+    # the leaves show one word or two (their heading): low content, too short to be anyone's duplicate
+    "content-exact-duplicate": set(),
+    "content-near-duplicate": set(),
+    "content-low": {
+        ("/checks-site/", "41 words"),
+        ("/checks-site/no-h1", "0 words"),
+        ("/checks-site/ok", "2 words"),
+        ("/checks-site/two-h1", "2 words"),
+        *((f"/checks-site/{name}", "1 word") for name in LEAVES if name not in ("no-h1", "two-h1")),
+    },
     "title-duplicate": {("/checks-site/twin-a", "Twin Page"), ("/checks-site/twin-b", "Twin Page")},
     "title-too-long": {("/checks-site/long-title", LONG_TITLE)},
     "description-missing": {

@@ -1,9 +1,15 @@
-"""Finding a page's main content: a user selector, then `main`, `[role=main]`, `article`, densest block."""
+"""Finding a page's main content: a user selector, then `main`, `[role=main]`, `article`, densest block.
+
+The `main-contents` analyzer counts what is in it (rendered DOM); the duplicate-content checks compare its
+text (``main_text``, from the stored HTML).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+import lxml.etree
+import lxml.html
 from lxml.cssselect import CSSSelector
 
 # Subtrees that never count as content: page chrome and non-rendered text.
@@ -110,3 +116,15 @@ def densest_block(document: Any) -> Any:
         if node.tag in BLOCKS and total[node] >= threshold and depth[node] > best_depth:
             best, best_depth = node, depth[node]
     return best
+
+
+def main_text(html: str | None, custom: CSSSelector | None = None) -> str | None:
+    """The visible text of an HTML document's main content, pieces joined by spaces; None when unparseable."""
+    if not html or not html.strip():
+        return None
+    try:
+        document = lxml.html.document_fromstring(html)
+    except (ValueError, lxml.etree.ParserError):
+        return None
+    main, _ = locate(document, custom)
+    return " ".join(visible_texts(main))

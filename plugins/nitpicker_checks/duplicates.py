@@ -1,0 +1,281 @@
+"""Duplicate and thin content: pages with the same main content, nearly the same, or next to none.
+
+Per page (``signature``, a pure function of the page's main-content text: it runs wherever the text is, no
+state of the crawl's process): the word count, a digest of the words and the set of word shingles. Per
+commit, once (``group``): exact duplicates by digest; near duplicates by MinHash + LSH (datasketch) over one
+page of each digest, each candidate pair confirmed by the exact Jaccard similarity of the two shingle sets,
+so no pair is compared unless LSH proposes it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import zlib
+from collections import defaultdict
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from datasketch import MinHash, MinHashLSH
+
+from nitpicker_core import CheckContext, Finding, RegisterSetting, UsageError, main_text, read
+
+from .common import content_pages, family, memo
+
+PLUGIN = "checks"
+WORD = re.compile(r"\w+")
+SHINGLE = 3  # words per shingle: a changed word changes the three shingles it is in
+NUM_PERM = 64  # enough for LSH to propose pairs: the similarity reported is the exact one
+_MIX = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit multiplier (the golden ratio's), to mix word hashes
+LSH_MARGIN = 0.25  # LSH proposes pairs from this far below the threshold: a pair it misses is a lost finding
+DEFAULT_SIMILARITY = 90  # percent
+DEFAULT_LOW_WORDS = 200  # the usual audit tools' "low content" line
+# Fewer words say too little to be anyone's duplicate ("Home", "Loading…", an empty template): such pages are
+# low-content findings, not a duplicate group of every page that shows only its heading.
+MIN_WORDS = 10
+HELP = "https://developers.google.com/search/docs/essentials/spam-policies#thin-content"
+DUPLICATE_HELP = "https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls"
+
+
+@dataclass(frozen=True)
+class Signature:
+    """What the grouping needs of one page: word count, words digest, sorted distinct shingle hashes."""
+
+    words: int
+    digest: str
+    shingles: np.ndarray = field(compare=False)
+
+
+def signature(text: str) -> Signature:
+    """The signature of a main-content text (case folded, words only: markup and spacing do not count)."""
+    words = WORD.findall(text.casefold())
+    digest = hashlib.blake2b(" ".join(words).encode(), digest_size=12).hexdigest()
+    if not words:
+        return Signature(0, digest, np.empty(0, dtype=np.uint32))
+    # each word hashed once (crc32: the same in every process), each shingle a mix of its words' hashes
+    ids = {w: zlib.crc32(w.encode()) for w in set(words)}
+    hashed = np.fromiter(map(ids.__getitem__, words), dtype=np.uint64, count=len(words))
+    if len(words) < SHINGLE:
+        hashed = np.concatenate([hashed, np.zeros(SHINGLE - len(words), dtype=np.uint64)])
+    mixed = np.zeros(len(hashed) - SHINGLE + 1, dtype=np.uint64)
+    for k in range(SHINGLE):
+        mixed = (mixed ^ hashed[k : len(hashed) - SHINGLE + 1 + k]) * _MIX  # wraps modulo 2**64
+    return Signature(len(words), digest, np.unique((mixed >> np.uint64(32)).astype(np.uint32)))
+
+
+def jaccard(a: np.ndarray, b: np.ndarray) -> float:
+    """The Jaccard similarity of two sorted sets of distinct shingle hashes."""
+    if not a.size and not b.size:
+        return 1.0
+    shared = np.intersect1d(a, b, assume_unique=True).size
+    return shared / (a.size + b.size - shared)
+
+
+@dataclass(frozen=True)
+class Near:
+    """A page's near duplicates: the closest one (highest similarity, then first URL), and how many."""
+
+    closest: str
+    similarity: float
+    count: int
+
+
+@dataclass
+class Groups:
+    exact: dict[str, list[str]]  # URL -> the other URLs with the same main content, sorted
+    near: dict[str, Near]  # URL -> its near duplicates (exact duplicates aside)
+    words: dict[str, int]  # URL -> main-content words
+    candidates: int = 0  # pairs LSH proposed (each confirmed by its exact similarity)
+
+
+def group(signatures: Mapping[str, Signature], threshold: float, num_perm: int = NUM_PERM) -> Groups:
+    """Exact and near duplicates among ``signatures`` (URL -> signature); ``threshold`` a fraction (0.9).
+
+    Pages of fewer than ``MIN_WORDS`` words are nobody's duplicate (they are low-content pages). Near duplicates have a
+    similarity of at least ``threshold`` but not the same words.
+    """
+    by_digest: dict[str, list[str]] = defaultdict(list)
+    for url in sorted(signatures):
+        if signatures[url].words >= MIN_WORDS:
+            by_digest[signatures[url].digest].append(url)
+    exact = {
+        url: [o for o in urls if o != url] for urls in by_digest.values() if len(urls) > 1 for url in urls
+    }
+    # near duplicates between digests: one page stands for each, pairs proposed by LSH, confirmed exactly
+    lsh = MinHashLSH(threshold=max(0.05, threshold - LSH_MARGIN), num_perm=num_perm)
+    partners: dict[str, list[tuple[float, str]]] = defaultdict(list)
+    candidates = 0
+    keys = list(by_digest)
+    # the shingles are hashes already (int: no second hash); one set of permutations for every sketch
+    sketches = MinHash.generator(
+        (signatures[by_digest[key][0]].shingles.tolist() for key in keys), num_perm=num_perm, hashfunc=int
+    )
+    for key, sketch in zip(keys, sketches, strict=True):
+        shingles = signatures[by_digest[key][0]].shingles
+        for other in lsh.query(sketch):  # earlier digests: each pair once
+            candidates += 1
+            similarity = jaccard(shingles, signatures[by_digest[other][0]].shingles)
+            if similarity >= threshold:
+                partners[key].append((similarity, other))
+                partners[other].append((similarity, key))
+        lsh.insert(key, sketch)
+    near = {}
+    for key, found in partners.items():
+        count = sum(len(by_digest[other]) for _, other in found)
+        similarity, other = min(found, key=lambda item: (-item[0], by_digest[item[1]][0]))
+        for url in by_digest[key]:
+            near[url] = Near(by_digest[other][0], similarity, count)
+    words = {url: s.words for url, s in signatures.items()}
+    return Groups(exact, near, words, candidates)
+
+
+def percent(similarity: float) -> int:
+    """A similarity as the whole percent shown (rounded down: 89.9 % is below a 90 % threshold)."""
+    return int(similarity * 100 + 1e-9)
+
+
+# -- settings ------------------------------------------------------------------------------------------------
+
+
+def register_settings(register: RegisterSetting) -> None:
+    register(
+        "duplicate_similarity",
+        type="int",
+        default=DEFAULT_SIMILARITY,
+        help="content-near-duplicate: pages whose main contents are at least this similar, in percent "
+        "(Jaccard similarity of 3-word shingles; 1 to 100)",
+    )
+    register(
+        "low_content_words",
+        type="int",
+        default=DEFAULT_LOW_WORDS,
+        help="content-low: pages with fewer words than this in their main content (0 turns it off)",
+    )
+
+
+def similarity_setting(settings: Mapping[str, Any]) -> int:
+    value = settings.get("duplicate_similarity")
+    value = DEFAULT_SIMILARITY if value is None else int(value)
+    if not 1 <= value <= 100:
+        raise UsageError(
+            f"plugins.checks.duplicate_similarity (--checks-duplicate-similarity) must be 1 to 100, got {value}"
+        )
+    return value
+
+
+def low_words_setting(settings: Mapping[str, Any]) -> int:
+    value = settings.get("low_content_words")
+    value = DEFAULT_LOW_WORDS if value is None else int(value)
+    if value < 0:
+        raise UsageError(
+            f"plugins.checks.low_content_words (--checks-low-content-words) must be 0 or more, got {value}"
+        )
+    return value
+
+
+# -- the checks ----------------------------------------------------------------------------------------------
+
+
+def compared(ctx: CheckContext) -> set[str]:
+    """The pages compared: internal 2xx HTML pages, neither noindex nor canonicalised to another URL."""
+
+    def load() -> set[str]:
+        pages = {row["url"] for row in content_pages(ctx) if not row.get("noindex")}
+        for row in read.page_rows(ctx.reader, ctx.commit, ("url", "canonical"), present=("canonical",)):
+            if row["url"] in pages and row["canonical"] != row["url"]:
+                pages.discard(row["url"])
+        return pages
+
+    return memo(ctx, "duplicates:pages", load)
+
+
+def signatures(ctx: CheckContext) -> dict[str, Signature]:
+    """Each compared page's signature, from its stored (rendered) HTML; one per distinct HTML."""
+
+    def load() -> dict[str, Signature]:
+        pages = compared(ctx)
+        found: dict[str, Signature] = {}
+        for url, html in read.page_html(ctx.reader, ctx.commit):
+            if url in pages:
+                text = main_text(html)
+                if text is not None:
+                    found[url] = signature(text)
+        return found
+
+    return memo(ctx, "duplicates:signatures", load)
+
+
+def groups(ctx: CheckContext) -> Groups:
+    threshold = similarity_setting(ctx.settings_for(PLUGIN)) / 100
+    return memo(ctx, f"duplicates:{threshold}", lambda: group(signatures(ctx), threshold))
+
+
+def exact_duplicates(ctx: CheckContext) -> Iterator[Finding]:
+    for url, others in sorted(groups(ctx).exact.items()):
+        more = f" (+{len(others) - 1} more)" if len(others) > 1 else ""
+        yield Finding(url, others[0] + more)
+
+
+def near_duplicates(ctx: CheckContext) -> Iterator[Finding]:
+    for url, near in sorted(groups(ctx).near.items()):
+        yield Finding(url, near_detail(near))
+
+
+def near_detail(near: Near) -> str:
+    others = f"; {near.count} near duplicates" if near.count > 1 else ""
+    return f"{near.closest} ({percent(near.similarity)}% similar{others})"
+
+
+def low_content(ctx: CheckContext) -> Iterator[Finding]:
+    limit = low_words_setting(ctx.settings_for(PLUGIN))
+    for url, words in sorted(signatures(ctx).items()):
+        if words.words < limit:
+            yield Finding(url, f"{words.words} word{'' if words.words == 1 else 's'}")
+
+
+_check = family("content", DUPLICATE_HELP)
+CHECKS = [
+    _check(
+        "content-exact-duplicate",
+        "Pages with the same main content",
+        "medium",
+        f"Indexable HTML pages (status 200) whose main content has the very same words as another page's "
+        f"({MIN_WORDS} words or more); "
+        "the detail is the first other page (and how many more). Search engines show one of them and "
+        "may pick the wrong one.",
+        "Keep one page and redirect the others to it, or point their canonical at it; if they should "
+        "differ, write what each page has of its own.",
+        exact_duplicates,
+        90,
+        type="opportunity",
+    ),
+    _check(
+        "content-near-duplicate",
+        "Pages nearly the same as another",
+        "low",
+        "Indexable HTML pages (status 200) whose main content is at least the similarity setting "
+        f"({DEFAULT_SIMILARITY}% by default) like another page's, without being the same; the detail is "
+        "the closest page, its similarity and the number of near duplicates.",
+        "Merge the pages, point the near copies' canonical at the main one, or make each page say "
+        "something the others do not.",
+        near_duplicates,
+        91,
+        type="opportunity",
+        settings=("duplicate_similarity",),
+    ),
+    _check(
+        "content-low",
+        "Pages with little content",
+        "low",
+        f"Indexable HTML pages (status 200) with fewer words in their main content than the setting "
+        f"({DEFAULT_LOW_WORDS} by default); the detail is the word count.",
+        "Add what a visitor came for, merge the page into a fuller one, or keep it out of the index.",
+        low_content,
+        92,
+        help_url=HELP,
+        type="opportunity",
+        settings=("low_content_words",),
+    ),
+]
