@@ -100,15 +100,24 @@ def internal_links(reader: ArchiveReader, commit: int) -> list[InternalLink]:
 
 
 def anchor_graph(reader: ArchiveReader, commit: int) -> AnchorGraph:
-    """The commit's internal links (the pages of ``internal_links``) by URL id, in one pass over the anchors."""
-    rows = reader.tuples(f"SELECT sc.url_id, a.target_url_id {_SCOPE}", [commit])
-    second = itemgetter(1)
-    # a page's anchors come together (the join walks the commit's pages, then each page's anchors); a page
-    # seen again is merged, not replaced
+    """The commit's internal links (the pages of ``internal_links``) by URL id: each page's targets as the
+    commit's stored aggregates keep them (``agg_graph``), else in one pass over the anchors."""
+    from . import aggregates  # aggregates → seo → this module
+
+    stored = aggregates.graph_set(reader, commit)
     targets: dict[int, frozenset[int]] = {}
-    for source, group in groupby(rows, key=itemgetter(0)):
-        found = frozenset(map(second, group))
-        targets[source] = targets[source] | found if source in targets else found
+    if stored is not None:
+        unpack = aggregates.unpack_targets
+        sql = "SELECT url_id, targets FROM agg_graph WHERE set_id = ?"
+        targets = {source: frozenset(unpack(blob)) for source, blob in reader.tuples(sql, [stored])}
+    else:
+        rows = reader.tuples(f"SELECT sc.url_id, a.target_url_id {_SCOPE}", [commit])
+        second = itemgetter(1)
+        # a page's anchors come together (the join walks the commit's pages, then each page's anchors); a
+        # page seen again is merged, not replaced
+        for source, group in groupby(rows, key=itemgetter(0)):
+            found = frozenset(map(second, group))
+            targets[source] = targets[source] | found if source in targets else found
     urls: dict[int, str] = dict(reader.tuples("SELECT id, url FROM url"))  # type: ignore[arg-type]
     return AnchorGraph(targets, urls, {url: i for i, url in urls.items()})
 

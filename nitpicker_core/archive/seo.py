@@ -24,7 +24,7 @@ import json
 import threading
 import weakref
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +36,7 @@ from .linkgraph import link_depths
 if TYPE_CHECKING:
     from .reader import ArchiveReader
 
-__all__ = ["FACT_COLUMNS", "ensure", "facts_of", "indexability_of", "start_urls"]
+__all__ = ["FACT_COLUMNS", "ensure", "facts_and_targets", "facts_of", "indexability_of", "start_urls"]
 
 FACT_COLUMNS: tuple[str, ...] = (
     "depth",
@@ -58,13 +58,13 @@ _SCHEMA = (
 _ROWS = (
     "SELECT cp.url_id, u.url, ps.status, ps.content_type, ps.is_external, ps.is_skipped, ps.skip_reason, "
     "ps.scraped, ps.error_kind, ps.noindex, ps.canonical, d.url AS redirect_dest, ps.redirect_dest_url_id, "
-    "json_extract(ps.headers, '$.\"x-robots-tag\"') AS x_robots_tag "
+    "json_extract(ps.headers, '$.\"x-robots-tag\"') AS x_robots_tag, ps.outside_scope "
     "FROM commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id "
     "LEFT JOIN url d ON d.id = ps.redirect_dest_url_id WHERE cp.commit_id = ?"
 )
 _ROW_NAMES = (
     "url_id url status content_type is_external is_skipped skip_reason scraped error_kind noindex canonical "
-    "redirect_dest redirect_dest_url_id x_robots_tag"
+    "redirect_dest redirect_dest_url_id x_robots_tag outside_scope"
 ).split()
 # Every anchor of the commit's pages by source, as stored: no GROUP BY (a sort of every anchor), the rows
 # arrive grouped by source through commit_page's key and are counted as they come.
@@ -109,7 +109,16 @@ def ensure(archive: ArchiveReader, commit: int) -> str:
 
 def facts_of(run: Run, commit: int) -> dict[int, dict[str, Any]]:
     """url id → its facts (FACT_COLUMNS), for every URL of the commit; ``run(sql, params)`` gives rows."""
+    return facts_and_targets(run, commit)[0]
+
+
+def facts_and_targets(run: Run, commit: int) -> tuple[dict[int, dict[str, Any]], dict[int, Collection[int]]]:
+    """``facts_of`` and, from the same walk over the anchors, each page's link targets: the distinct URL ids
+    the anchors of each internal page inside the crawl's scope point to (its links to itself included), what
+    ``linkgraph.anchor_graph`` reads (the aggregates store it so the checks need not walk the anchors again).
+    """
     urls: dict[str, int] = {}
+    scoped: set[int] = set()
     external: dict[int, bool] = {}
     redirects: dict[int, int] = {}
     facts: dict[int, dict[str, Any]] = {}
@@ -121,19 +130,25 @@ def facts_of(run: Run, commit: int) -> dict[int, dict[str, Any]]:
         if row["redirect_dest_url_id"] is not None:
             redirects[url_id] = row["redirect_dest_url_id"]
         facts[url_id] = {c: 0 for c in FACT_COLUMNS[1:7]} | {"depth": None, **_indexability(row)}
+        if not row["is_external"] and row["outside_scope"] is None:
+            scoped.add(url_id)
     out: dict[int, list[int]] = {}
+    targets: dict[int, Collection[int]] = {}
     source, counted = None, Counter[int]()
     for src, target in chain(run(_ANCHORS, [commit]), [(None, None)]):  # streamed: millions of anchors
         if src != source:
             if source is not None and source in facts:
                 out[source] = _count_links(facts, source, counted, external, redirects)
+            if source is not None and source in scoped:  # a page seen again is merged, not replaced
+                found = counted.keys()
+                targets[source] = targets[source] | found if source in targets else found
             source, counted = src, Counter()
         counted[target] += 1
     roots = [urls[url] for url in start_urls(run, commit) if url in urls]
     for url_id, depth in link_depths(out, roots, redirects).items():
         if url_id in facts and not external.get(url_id):
             facts[url_id]["depth"] = depth
-    return facts
+    return facts, targets
 
 
 def _count_links(
