@@ -126,10 +126,14 @@ def anchor_graph(reader: ArchiveReader, commit: int) -> AnchorGraph:
 # characters, plus the quotes), beginning and ending with a letter or digit, without two spaces in a row.
 # Case folding, trimming the ends' spaces and punctuation and making inner runs of spaces single leave such
 # a text as SQLite's ``lower`` makes it.
-# (The cheapest tests first: SQLite stops at the first that fails.)
+# (The cheapest tests first: SQLite stops at the first that fails. Once the first has held, the text is
+# ASCII, one byte a character: its last character is its last byte, taken without counting the characters
+# as ``substr(a.text, -1)`` does, a third of the filter's time on 3,000,000 anchors.)
+_LAST = "substr(CAST(a.text AS BLOB), -1)"
 _PLAIN = (
     "(length(CAST(json_quote(a.text) AS BLOB)) = length(a.text) + 2 AND a.text GLOB '[A-Za-z0-9]*' "
-    "AND NOT a.text GLOB '*  *' AND substr(a.text, -1) GLOB '[A-Za-z0-9]')"
+    f"AND NOT a.text GLOB '*  *' AND ({_LAST} BETWEEN x'61' AND x'7A' OR {_LAST} BETWEEN x'30' AND x'39' "
+    f"OR {_LAST} BETWEEN x'41' AND x'5A'))"
 )
 
 
@@ -148,7 +152,11 @@ def link_texts(
     """
     sql, params = f"SELECT sc.url_id, a.target_url_id, a.text {_SCOPE}", list[Any]([commit])
     if phrases is not None:
-        sql += f" AND (NOT {_PLAIN} OR (length(a.text) <= ? AND lower(a.text) IN (SELECT value FROM json_each(?))))"
+        # a plain text's length in bytes is its length in characters (and needs no counting)
+        sql += (
+            f" AND (NOT {_PLAIN} OR (length(CAST(a.text AS BLOB)) <= ? "
+            "AND lower(a.text) IN (SELECT value FROM json_each(?))))"
+        )
         longest = max((len(phrase) for phrase in phrases), default=0)
         params += [longest, json.dumps(sorted(phrases), ensure_ascii=False)]
     found = [(source, target, text) for source, target, text in reader.tuples(sql, params) if keep(text)]
