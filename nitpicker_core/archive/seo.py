@@ -25,7 +25,8 @@ import threading
 import weakref
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
-from itertools import chain
+from itertools import groupby
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from nitpicker_core.content_types import HTML_TYPES
@@ -134,16 +135,18 @@ def facts_and_targets(run: Run, commit: int) -> tuple[dict[int, dict[str, Any]],
             scoped.add(url_id)
     out: dict[int, list[int]] = {}
     targets: dict[int, Collection[int]] = {}
-    source, counted = None, Counter[int]()
-    for src, target in chain(run(_ANCHORS, [commit]), [(None, None)]):  # streamed: millions of anchors
-        if src != source:
-            if source is not None and source in facts:
-                out[source] = _count_links(facts, source, counted, external, redirects)
-            if source is not None and source in scoped:  # a page seen again is merged, not replaced
-                found = counted.keys()
-                targets[source] = targets[source] | found if source in targets else found
-            source, counted = src, Counter()
-        counted[target] += 1
+    links = _Links({url_id for url_id, is_external in external.items() if is_external}, redirects)
+    second = itemgetter(1)
+    # streamed, millions of anchors: each page's counted at C speed as they come (grouped by source)
+    for source, group in groupby(run(_ANCHORS, [commit]), key=itemgetter(0)):
+        ids = list(map(second, group))
+        counted = Counter(ids)
+        if source in facts:
+            out[source] = links.count(facts[source], source, ids, counted)
+        if source in scoped:  # a page seen again is merged, not replaced
+            found = counted.keys()
+            targets[source] = targets[source] | found if source in targets else found
+    links.inlinks(facts, external)
     roots = [urls[url] for url in start_urls(run, commit) if url in urls]
     for url_id, depth in link_depths(out, roots, redirects).items():
         if url_id in facts and not external.get(url_id):
@@ -151,36 +154,63 @@ def facts_and_targets(run: Run, commit: int) -> tuple[dict[int, dict[str, Any]],
     return facts, targets
 
 
-def _count_links(
-    facts: dict[int, dict[str, Any]],
-    source: int,
-    targets: Counter[int],
-    external: dict[int, bool],
-    redirects: dict[int, int],
-) -> list[int]:
-    """Count one page's anchors into its outlinks and its targets' inlinks; its internal targets."""
-    fact = facts[source]
-    internal = []
-    reached: Counter[int] = Counter()
-    for target, anchors in targets.items():
-        if target == source:
-            continue
-        if external.get(target):
-            fact["external_outlinks"] += anchors
-            fact["unique_external_outlinks"] += 1
-            continue
-        fact["outlinks"] += anchors
-        fact["unique_outlinks"] += 1
-        internal.append(target)
-        reached[target] += anchors
-        via = redirects.get(target)
-        if via is not None and via != target:
-            reached[via] += anchors
-    for url_id, anchors in reached.items():
-        if url_id != source and url_id in facts:
-            facts[url_id]["inlinks"] += anchors
-            facts[url_id]["unique_inlinks"] += 1
-    return internal
+class _Links:
+    """Outlinks counted page by page, inlinks gathered across the pages (``inlinks`` writes them).
+
+    A page's anchors at a URL other than itself reach that URL, and the URL it redirects to; each page
+    reaching a URL counts once in its unique inlinks, however many of its links reach it. An external URL
+    reached only by a link to it directly has none (reaching it through a redirect counts, as ever).
+    """
+
+    def __init__(self, externals: set[int], redirects: dict[int, int]) -> None:
+        self.externals = externals
+        self.redirects = redirects
+        self.redirecting = set(redirects)
+        self.anchors: Counter[int] = Counter()  # every anchor by target, a page's own at itself taken off
+        self.pages: Counter[int] = Counter()  # pages linking to an internal target directly
+        self.via_anchors: dict[int, int] = {}  # reached through a redirect
+        self.via_pages: dict[int, int] = {}
+
+    def count(self, fact: dict[str, Any], source: int, ids: list[int], targets: Counter[int]) -> list[int]:
+        """Count one page's anchors (``ids``, ``targets`` counting them) into its outlinks and the inlinks;
+        its internal targets."""
+        externals = self.externals
+        internal = [target for target in targets if target != source and target not in externals]
+        outside = targets.keys() & externals
+        outside.discard(source)
+        own = targets.get(source, 0)
+        fact["external_outlinks"] += sum(map(targets.__getitem__, outside))
+        fact["unique_external_outlinks"] += len(outside)
+        fact["outlinks"] += sum(map(targets.__getitem__, internal))
+        fact["unique_outlinks"] += len(internal)
+        self.anchors.update(ids)  # at C speed; the direct links of external targets are left out at the end
+        if own:
+            self.anchors[source] -= own
+        self.pages.update(internal)
+        redirected = self.redirecting.intersection(internal)
+        if redirected:
+            direct = set(internal)
+            vias: set[int] = set()
+            for target in redirected:
+                via = self.redirects[target]
+                if via != target and via != source:
+                    self.via_anchors[via] = self.via_anchors.get(via, 0) + targets[target]
+                    if via not in direct:
+                        vias.add(via)
+            for via in vias:
+                self.via_pages[via] = self.via_pages.get(via, 0) + 1
+        return internal
+
+    def inlinks(self, facts: dict[int, dict[str, Any]], external: dict[int, bool]) -> None:
+        """Write the inlinks gathered into ``facts``."""
+        for url_id, fact in facts.items():
+            direct = not external.get(url_id)
+            fact["inlinks"] += (self.anchors.get(url_id, 0) if direct else 0) + self.via_anchors.get(
+                url_id, 0
+            )
+            fact["unique_inlinks"] += (self.pages.get(url_id, 0) if direct else 0) + self.via_pages.get(
+                url_id, 0
+            )
 
 
 def indexability_of(archive: ArchiveReader, commit: int, url_id: int) -> dict[str, Any]:
