@@ -16,7 +16,7 @@ import pytest
 from nitpicker_checks.settings import words
 
 from nitpicker_core import read
-from nitpicker_core.archive import open_archive
+from nitpicker_core.archive import aggregates, open_archive
 from nitpicker_core.records import Anchor, Image
 from nitpicker_testing.archives import archive_builder, page
 
@@ -37,6 +37,13 @@ TEXTS = [
     "here\\",
     "here  now",
     "click here",
+    # ending next to a letter or digit in ASCII ('/' ':' '@' '[' '`' '{'): not plain
+    "here/",
+    "here:",
+    "here@",
+    "here[",
+    "here`",
+    "here{",
 ]
 
 
@@ -142,6 +149,7 @@ def test_link_texts_with_phrases_leave_out_only_texts_that_are_none_of_them(arch
     assert {"READ MORE", "Read more.", 'say "here"', "here\\", "here  now", "", "x\ty"} <= {
         link.text for link in some
     }
+    assert {"here/", "here:", "here@", "here[", "here`", "here{"} <= {link.text for link in some}
     assert len(some) == len([link for link in every if link not in left_out])
 
 
@@ -174,3 +182,23 @@ def test_link_depths_over_a_mapping_are_those_over_pairs() -> None:
         adjacency.setdefault(source, set()).add(target)
     for roots in ([0], [3, 50], [199]):
         assert read.link_depths(adjacency, roots, redirects) == read.link_depths(edges, roots, redirects)
+
+
+def test_the_anchor_graph_stored_with_the_aggregates_is_the_one_walked_from_the_anchors(
+    archive: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with open_archive(archive) as reader:
+        commit = reader.resolve()
+        assert aggregates.graph_set(reader, commit) is not None  # the commit's targets are stored
+        stored = read.anchor_graph(reader, commit)
+        monkeypatch.setenv(aggregates.ENV_SWITCH, "0")  # stored aggregates ignored: the anchors walked
+        assert aggregates.graph_set(reader, commit) is None
+        walked = read.anchor_graph(reader, commit)
+    assert stored.targets == walked.targets and len(stored.targets) == PAGES
+    assert stored.urls == walked.urls and stored.ids == walked.ids
+
+
+def test_targets_pack_as_ascending_little_endian_32_bit_ids() -> None:
+    packed = aggregates.pack_targets([70000, 3, 2**31 - 1, 1])
+    assert packed == b"".join(i.to_bytes(4, "little") for i in (1, 3, 70000, 2**31 - 1))
+    assert list(aggregates.unpack_targets(packed)) == [1, 3, 70000, 2**31 - 1]

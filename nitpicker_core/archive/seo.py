@@ -24,8 +24,9 @@ import json
 import threading
 import weakref
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from itertools import chain
+from collections.abc import Callable, Collection, Iterable, Sequence
+from itertools import groupby
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from nitpicker_core.content_types import HTML_TYPES
@@ -36,7 +37,7 @@ from .linkgraph import link_depths
 if TYPE_CHECKING:
     from .reader import ArchiveReader
 
-__all__ = ["FACT_COLUMNS", "ensure", "facts_of", "indexability_of", "start_urls"]
+__all__ = ["FACT_COLUMNS", "ensure", "facts_and_targets", "facts_of", "indexability_of", "start_urls"]
 
 FACT_COLUMNS: tuple[str, ...] = (
     "depth",
@@ -58,13 +59,13 @@ _SCHEMA = (
 _ROWS = (
     "SELECT cp.url_id, u.url, ps.status, ps.content_type, ps.is_external, ps.is_skipped, ps.skip_reason, "
     "ps.scraped, ps.error_kind, ps.noindex, ps.canonical, d.url AS redirect_dest, ps.redirect_dest_url_id, "
-    "json_extract(ps.headers, '$.\"x-robots-tag\"') AS x_robots_tag "
+    "json_extract(ps.headers, '$.\"x-robots-tag\"') AS x_robots_tag, ps.outside_scope "
     "FROM commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id "
     "LEFT JOIN url d ON d.id = ps.redirect_dest_url_id WHERE cp.commit_id = ?"
 )
 _ROW_NAMES = (
     "url_id url status content_type is_external is_skipped skip_reason scraped error_kind noindex canonical "
-    "redirect_dest redirect_dest_url_id x_robots_tag"
+    "redirect_dest redirect_dest_url_id x_robots_tag outside_scope"
 ).split()
 # Every anchor of the commit's pages by source, as stored: no GROUP BY (a sort of every anchor), the rows
 # arrive grouped by source through commit_page's key and are counted as they come.
@@ -109,7 +110,16 @@ def ensure(archive: ArchiveReader, commit: int) -> str:
 
 def facts_of(run: Run, commit: int) -> dict[int, dict[str, Any]]:
     """url id → its facts (FACT_COLUMNS), for every URL of the commit; ``run(sql, params)`` gives rows."""
+    return facts_and_targets(run, commit)[0]
+
+
+def facts_and_targets(run: Run, commit: int) -> tuple[dict[int, dict[str, Any]], dict[int, Collection[int]]]:
+    """``facts_of`` and, from the same walk over the anchors, each page's link targets: the distinct URL ids
+    the anchors of each internal page inside the crawl's scope point to (its links to itself included), what
+    ``linkgraph.anchor_graph`` reads (the aggregates store it so the checks need not walk the anchors again).
+    """
     urls: dict[str, int] = {}
+    scoped: set[int] = set()
     external: dict[int, bool] = {}
     redirects: dict[int, int] = {}
     facts: dict[int, dict[str, Any]] = {}
@@ -121,51 +131,86 @@ def facts_of(run: Run, commit: int) -> dict[int, dict[str, Any]]:
         if row["redirect_dest_url_id"] is not None:
             redirects[url_id] = row["redirect_dest_url_id"]
         facts[url_id] = {c: 0 for c in FACT_COLUMNS[1:7]} | {"depth": None, **_indexability(row)}
+        if not row["is_external"] and row["outside_scope"] is None:
+            scoped.add(url_id)
     out: dict[int, list[int]] = {}
-    source, counted = None, Counter[int]()
-    for src, target in chain(run(_ANCHORS, [commit]), [(None, None)]):  # streamed: millions of anchors
-        if src != source:
-            if source is not None and source in facts:
-                out[source] = _count_links(facts, source, counted, external, redirects)
-            source, counted = src, Counter()
-        counted[target] += 1
+    targets: dict[int, Collection[int]] = {}
+    links = _Links({url_id for url_id, is_external in external.items() if is_external}, redirects)
+    second = itemgetter(1)
+    # streamed, millions of anchors: each page's counted at C speed as they come (grouped by source)
+    for source, group in groupby(run(_ANCHORS, [commit]), key=itemgetter(0)):
+        ids = list(map(second, group))
+        counted = Counter(ids)
+        if source in facts:
+            out[source] = links.count(facts[source], source, ids, counted)
+        if source in scoped:  # a page seen again is merged, not replaced
+            found = counted.keys()
+            targets[source] = targets[source] | found if source in targets else found
+    links.inlinks(facts, external)
     roots = [urls[url] for url in start_urls(run, commit) if url in urls]
     for url_id, depth in link_depths(out, roots, redirects).items():
         if url_id in facts and not external.get(url_id):
             facts[url_id]["depth"] = depth
-    return facts
+    return facts, targets
 
 
-def _count_links(
-    facts: dict[int, dict[str, Any]],
-    source: int,
-    targets: Counter[int],
-    external: dict[int, bool],
-    redirects: dict[int, int],
-) -> list[int]:
-    """Count one page's anchors into its outlinks and its targets' inlinks; its internal targets."""
-    fact = facts[source]
-    internal = []
-    reached: Counter[int] = Counter()
-    for target, anchors in targets.items():
-        if target == source:
-            continue
-        if external.get(target):
-            fact["external_outlinks"] += anchors
-            fact["unique_external_outlinks"] += 1
-            continue
-        fact["outlinks"] += anchors
-        fact["unique_outlinks"] += 1
-        internal.append(target)
-        reached[target] += anchors
-        via = redirects.get(target)
-        if via is not None and via != target:
-            reached[via] += anchors
-    for url_id, anchors in reached.items():
-        if url_id != source and url_id in facts:
-            facts[url_id]["inlinks"] += anchors
-            facts[url_id]["unique_inlinks"] += 1
-    return internal
+class _Links:
+    """Outlinks counted page by page, inlinks gathered across the pages (``inlinks`` writes them).
+
+    A page's anchors at a URL other than itself reach that URL, and the URL it redirects to; each page
+    reaching a URL counts once in its unique inlinks, however many of its links reach it. An external URL
+    reached only by a link to it directly has none (reaching it through a redirect counts, as ever).
+    """
+
+    def __init__(self, externals: set[int], redirects: dict[int, int]) -> None:
+        self.externals = externals
+        self.redirects = redirects
+        self.redirecting = set(redirects)
+        self.anchors: Counter[int] = Counter()  # every anchor by target, a page's own at itself taken off
+        self.pages: Counter[int] = Counter()  # pages linking to an internal target directly
+        self.via_anchors: dict[int, int] = {}  # reached through a redirect
+        self.via_pages: dict[int, int] = {}
+
+    def count(self, fact: dict[str, Any], source: int, ids: list[int], targets: Counter[int]) -> list[int]:
+        """Count one page's anchors (``ids``, ``targets`` counting them) into its outlinks and the inlinks;
+        its internal targets."""
+        externals = self.externals
+        internal = [target for target in targets if target != source and target not in externals]
+        outside = targets.keys() & externals
+        outside.discard(source)
+        own = targets.get(source, 0)
+        fact["external_outlinks"] += sum(map(targets.__getitem__, outside))
+        fact["unique_external_outlinks"] += len(outside)
+        fact["outlinks"] += sum(map(targets.__getitem__, internal))
+        fact["unique_outlinks"] += len(internal)
+        self.anchors.update(ids)  # at C speed; the direct links of external targets are left out at the end
+        if own:
+            self.anchors[source] -= own
+        self.pages.update(internal)
+        redirected = self.redirecting.intersection(internal)
+        if redirected:
+            direct = set(internal)
+            vias: set[int] = set()
+            for target in redirected:
+                via = self.redirects[target]
+                if via != target and via != source:
+                    self.via_anchors[via] = self.via_anchors.get(via, 0) + targets[target]
+                    if via not in direct:
+                        vias.add(via)
+            for via in vias:
+                self.via_pages[via] = self.via_pages.get(via, 0) + 1
+        return internal
+
+    def inlinks(self, facts: dict[int, dict[str, Any]], external: dict[int, bool]) -> None:
+        """Write the inlinks gathered into ``facts``."""
+        for url_id, fact in facts.items():
+            direct = not external.get(url_id)
+            fact["inlinks"] += (self.anchors.get(url_id, 0) if direct else 0) + self.via_anchors.get(
+                url_id, 0
+            )
+            fact["unique_inlinks"] += (self.pages.get(url_id, 0) if direct else 0) + self.via_pages.get(
+                url_id, 0
+            )
 
 
 def indexability_of(archive: ArchiveReader, commit: int, url_id: int) -> dict[str, Any]:
