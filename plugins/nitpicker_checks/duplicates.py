@@ -219,20 +219,18 @@ def exact_duplicates(ctx: CheckContext) -> Iterator[Finding]:
 
 
 def near_duplicates(ctx: CheckContext) -> Iterator[Finding]:
+    # the detail is the closest page alone: a finding's detail must survive a re-crawl (records.Finding),
+    # and the similarity or the count moves with any edit of either page, which would show the same
+    # finding as fixed and new
     for url, near in sorted(groups(ctx).near.items()):
-        yield Finding(url, near_detail(near))
-
-
-def near_detail(near: Near) -> str:
-    others = f"; {near.count} near duplicates" if near.count > 1 else ""
-    return f"{near.closest} ({percent(near.similarity)}% similar{others})"
+        yield Finding(url, near.closest)
 
 
 def low_content(ctx: CheckContext) -> Iterator[Finding]:
     limit = low_words_setting(ctx.settings_for(PLUGIN))
     for url, words in sorted(signatures(ctx).items()):
         if words.words < limit:
-            yield Finding(url, f"{words.words} word{'' if words.words == 1 else 's'}")
+            yield Finding(url)  # no word count in the detail: it moves with every edit (records.Finding)
 
 
 _check = family("content", DUPLICATE_HELP)

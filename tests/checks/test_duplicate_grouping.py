@@ -11,7 +11,6 @@ from nitpicker_checks.duplicates import (
     Near,
     group,
     jaccard,
-    near_detail,
     percent,
     signature,
 )
@@ -91,10 +90,8 @@ def test_lsh_proposes_the_near_pairs_among_many_pages_not_every_pair() -> None:
     assert 50 <= found.candidates < 500  # of ~2.1 million pairs
 
 
-def test_the_detail_rounds_down_and_names_the_count() -> None:
+def test_the_similarity_rounds_down() -> None:
     assert percent(0.8999) == 89 and percent(0.9) == 90 and percent(1.0) == 100
-    assert near_detail(Near("/x", 0.95, 1)) == "/x (95% similar)"
-    assert near_detail(Near("/x", 0.9507, 3)) == "/x (95% similar; 3 near duplicates)"
 
 
 def test_the_main_text_leaves_the_chrome_out() -> None:
