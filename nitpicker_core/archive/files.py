@@ -210,6 +210,12 @@ def extract_db(archive: Path | BinaryIO, dest_dir: Path, name: str) -> Path:
             raise ArchiveError(f"{name} is truncated or corrupt") from None
         if member is None:
             raise ArchiveError(f"{name} is not a nitpicker archive (no archive.db inside)")
+        # Checked before a byte is written: a sparse member (nitpicker never writes one) or one longer than the
+        # file holding it would make a few kilobytes of tar unpack into gigabytes of zeros.
+        if member.issparse():
+            raise ArchiveError(f"{name} is not a nitpicker archive (archive.db is stored sparse)")
+        if member.size > _size_of(archive):
+            raise ArchiveError(f"{name} is truncated or corrupt")
         out = dest_dir / DB_NAME
         try:
             src = tar.extractfile(member)
@@ -223,6 +229,16 @@ def extract_db(archive: Path | BinaryIO, dest_dir: Path, name: str) -> Path:
     extraction_count += 1
     check_db(out, name, immutable=True)
     return out
+
+
+def _size_of(fh: BinaryIO) -> int:
+    try:
+        return os.fstat(fh.fileno()).st_size
+    except (OSError, AttributeError, ValueError):  # an in-memory file: its length
+        position = fh.tell()
+        size = fh.seek(0, os.SEEK_END)
+        fh.seek(position)
+        return size
 
 
 def _find_db_member(tar: tarfile.TarFile) -> tarfile.TarInfo | None:
@@ -284,10 +300,32 @@ def check_version(raw: str | None, name: str) -> int:
 # another user owns or could write to is never read: the archive is unpacked privately instead.
 
 
+# Values a user may write to mean "off" or "unset": a cache folder of that name is never made (./0/, ./false/).
+_SENTINELS = frozenset(
+    {"", "0", "1", "false", "true", "null", "none", "nil", "no", "yes", "off", "on", "undefined"}
+)
+_TRUTHY = frozenset({"1", "true", "yes", "on"})
+_FALSY = frozenset({"", "0", "false", "no", "off"})
+
+
+def _env_word(name: str) -> str:
+    return os.environ.get(name, "").strip().lower()
+
+
 def cache_root() -> Path | None:
-    """Where unpacked archives are kept (``NITPICKER_TAR_CACHE_DIR`` overrides); None: no home to keep them in."""
-    override = os.environ.get("NITPICKER_TAR_CACHE_DIR")
-    if override:
+    """Where unpacked archives are kept (``NITPICKER_TAR_CACHE_DIR`` overrides); None: no home to keep them in.
+
+    An override that reads like a switch (``0``, ``false``, ``null``…) is ignored with a warning: it names no
+    folder, and taking it as one would litter the working directory with ``./0/``.
+    """
+    override = os.environ.get("NITPICKER_TAR_CACHE_DIR", "")
+    if override.strip().lower() in _SENTINELS:
+        if override.strip():
+            _warn_once(
+                f"NITPICKER_TAR_CACHE_DIR={override.strip()} names no folder; using the default cache "
+                "(NITPICKER_DISABLE_TAR_CACHE=1 turns the cache off)"
+            )
+    else:
         return Path(override)
     base = os.environ.get("XDG_CACHE_HOME", "")
     if not os.path.isabs(base):  # the XDG spec: a relative value is invalid and ignored
@@ -299,7 +337,24 @@ def cache_root() -> Path | None:
 
 
 def cache_disabled() -> bool:
-    return os.environ.get("NITPICKER_DISABLE_TAR_CACHE", "") not in ("", "0")
+    """``NITPICKER_DISABLE_TAR_CACHE`` set to 1/true/yes/on; 0/false/no/off (or unset) keep the cache."""
+    word = _env_word("NITPICKER_DISABLE_TAR_CACHE")
+    if word in _TRUTHY:
+        return True
+    if word not in _FALSY:
+        _warn_once(
+            f"NITPICKER_DISABLE_TAR_CACHE={word} is neither 1/true/yes/on nor 0/false/no/off; cache kept"
+        )
+    return False
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    if message not in _warned:
+        _warned.add(message)
+        log.warning(message)
 
 
 def cache_key(archive: Path | BinaryIO) -> str:
@@ -326,6 +381,7 @@ class _Unpacked:
     directory: Path
     refs: int
     private: bool
+    held: int | None = None  # the shared lock on a cache entry's marker (a file descriptor) while it is read
 
 
 @dataclass
@@ -376,9 +432,9 @@ def acquire_unpacked(archive: Path, name: str) -> tuple[str, Path]:
             if directory is not None:
                 return key, directory
             cached = None if cache_disabled() else _cached_unpack(fh, key, name)
-            directory = cached or _private_unpack(fh, name)
+            directory = cached[0] if cached else _private_unpack(fh, name)
             with _registry_lock:
-                _registry[key] = _Unpacked(directory, 1, cached is None)
+                _registry[key] = _Unpacked(directory, 1, cached is None, cached[1] if cached else None)
     return key, directory
 
 
@@ -390,6 +446,8 @@ def release_unpacked(key: str) -> None:
         entry.refs -= 1
         if entry.refs <= 0:
             del _registry[key]
+            if entry.held is not None:
+                os.close(entry.held)
             if entry.private:
                 shutil.rmtree(entry.directory, ignore_errors=True)
 
@@ -459,14 +517,17 @@ def _trusted_entry(entry: Path) -> bool:
     return all(kind(st.st_mode) and owned_privately(st) for kind, st in zip(kinds, parts, strict=True))
 
 
-def _cached_unpack(fh: BinaryIO, key: str, name: str) -> Path | None:
-    """The cache's unpack of the archive (made now if needed); None: the cache cannot be used."""
+def _cached_unpack(fh: BinaryIO, key: str, name: str) -> tuple[Path, int] | None:
+    """The cache's unpack of the archive (made now if needed) and the lock held on it while it is read;
+    None: the cache cannot be used."""
     root = _trusted_root()
     if root is None:
         return None
     final = root / key
     if _trusted_entry(final):
-        return final
+        held = _hold(final)
+        if held is not None:
+            return final, held
     if os.path.lexists(final):
         log.debug("unpack cache entry %s is unfinished or not ours alone; replacing it", key)
         _move_aside(final)
@@ -495,7 +556,110 @@ def _cached_unpack(fh: BinaryIO, key: str, name: str) -> Path | None:
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
-    return final
+    held = _hold(final)
+    if held is None:  # pruned by another process in the instant since: read a private copy
+        return None
+    _prune(root, keep=final)
+    return final, held
+
+
+# --- pruning the cache ----------------------------------------------------------------------------------
+# Each reader holds a shared flock on its entry's marker and touches it (the entry's last use). After each new
+# unpack the cache is pruned: entries unused for CACHE_MAX_DAYS, then the least recently used while the cache
+# is over its size (NITPICKER_TAR_CACHE_MAX_MB). An entry some process reads is never removed: the pruner
+# needs the marker's exclusive lock, and moves the entry aside before deleting it.
+
+CACHE_MAX_DAYS = 14
+CACHE_MAX_MB = 2048
+LEFTOVER_SECONDS = 24 * 3600  # an unfinished (.tmp-) or moved-aside (.stale-) entry nobody finished
+
+
+def cache_max_bytes() -> int:
+    word = _env_word("NITPICKER_TAR_CACHE_MAX_MB")
+    try:
+        megabytes = int(word) if word else CACHE_MAX_MB
+    except ValueError:
+        _warn_once(
+            f"NITPICKER_TAR_CACHE_MAX_MB={word} is not a whole number of megabytes; using {CACHE_MAX_MB}"
+        )
+        megabytes = CACHE_MAX_MB
+    return max(0, megabytes) * 1024 * 1024
+
+
+def _hold(entry: Path) -> int | None:
+    """A shared lock on the entry while this process reads it, and the entry's last use noted; None: gone."""
+    marker = entry / READY_MARKER
+    try:
+        fd = os.open(marker, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        held, now = os.fstat(fd), os.stat(marker, follow_symlinks=False)
+        if (held.st_dev, held.st_ino) != (now.st_dev, now.st_ino):
+            raise FileNotFoundError(marker)  # pruned while this process waited for the lock
+        os.utime(fd)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _prune(root: Path, *, keep: Path) -> None:
+    import time
+
+    now = time.time()
+    entries: list[tuple[float, int, Path]] = []
+    try:
+        children = list(os.scandir(root))
+    except OSError:
+        return
+    for child in children:
+        path = Path(child.path)
+        try:
+            if ".tmp-" in child.name or ".stale-" in child.name:
+                if now - child.stat(follow_symlinks=False).st_mtime > LEFTOVER_SECONDS:
+                    shutil.rmtree(path, ignore_errors=True)
+                continue
+            if path == keep or not _trusted_entry(path):
+                continue
+            used = os.stat(path / READY_MARKER).st_mtime
+            size = os.stat(path / DB_NAME).st_blocks * 512
+        except OSError:
+            continue
+        entries.append((used, size, path))
+    total = sum(size for _, size, _ in entries) + _size_on_disk(keep)
+    cap, oldest = cache_max_bytes(), now - CACHE_MAX_DAYS * 86400
+    for used, size, path in sorted(entries):
+        if used >= oldest and total <= cap:
+            break
+        if _evict(path):
+            total -= size
+            log.debug("unpack cache: removed %s (last used %.0f days ago)", path.name, (now - used) / 86400)
+
+
+def _size_on_disk(entry: Path) -> int:
+    try:
+        return os.stat(entry / DB_NAME).st_blocks * 512
+    except OSError:
+        return 0
+
+
+def _evict(entry: Path) -> bool:
+    try:
+        fd = os.open(entry / READY_MARKER, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:  # some process reads it
+        os.close(fd)
+        return False
+    try:
+        _move_aside(entry)
+    finally:
+        os.close(fd)
+    return True
 
 
 def _move_aside(directory: Path) -> None:

@@ -248,3 +248,137 @@ def test_reader_never_writes(tmp_path: Path, cache_dir: Path) -> None:
         assert snapshot(tmp_path) == state
     # the database, and the count of finished changes the file holds (what tells a writer it is behind)
     assert sorted(os.listdir(stub)) == ["archive.db", "written"]
+
+
+# --- the cache's environment switches, bounded unpacks, pruning -------------------------------------------
+
+
+@pytest.mark.parametrize("word", ["0", "false", "null", " NULL "])
+def test_a_cache_dir_that_reads_like_a_switch_makes_no_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, word: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    target = tmp_path / "site.nitpicker"
+    make_archive(target)
+    cwd, xdg = tmp_path / "cwd", tmp_path / "xdg"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(xdg))
+    monkeypatch.setenv("NITPICKER_TAR_CACHE_DIR", word)
+    with open_archive(target) as r:
+        assert len(r.row_hashes()) == 11
+    assert list(cwd.iterdir()) == []  # no ./0/, ./false/
+    assert len(list((xdg / "nitpicker").iterdir())) == 1  # the default cache was used
+    assert any("names no folder" in m for m in caplog.messages)
+
+
+@pytest.mark.parametrize(
+    ("word", "cached"), [("false", True), ("off", True), ("0", True), ("yes", False), ("TRUE", False)]
+)
+def test_disable_tar_cache_takes_its_words_at_their_meaning(
+    tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch, word: str, cached: bool
+) -> None:
+    target = tmp_path / "site.nitpicker"
+    make_archive(target)
+    monkeypatch.setenv("NITPICKER_DISABLE_TAR_CACHE", word)
+    with open_archive(target):
+        pass
+    assert (cache_dir.is_dir() and len(list(cache_dir.iterdir())) == 1) is cached
+
+
+def _raw_tar_with_declared_size(path: Path, declared: int, data: bytes) -> None:
+    """A tar whose archive.db header says ``declared`` bytes while the file holds only ``data``."""
+    info = tarfile.TarInfo("archive.db")
+    info.size = declared
+    with path.open("wb") as fh:
+        fh.write(info.tobuf(format=tarfile.GNU_FORMAT))
+        fh.write(data + b"\0" * (-len(data) % 512))
+        fh.write(b"\0" * 1024)
+
+
+def test_a_member_longer_than_its_file_is_refused_before_a_byte_is_written(tmp_path: Path) -> None:
+    bomb = tmp_path / "bomb.nitpicker"
+    _raw_tar_with_declared_size(bomb, 1 << 30, b"SQLite format 3\0" + b"x" * 10_000)
+    assert bomb.stat().st_size < 20_000
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    with pytest.raises(ArchiveError, match=r"^bomb.nitpicker is truncated or corrupt$"):
+        files.extract_db(bomb, dest, "bomb.nitpicker")
+    assert list(dest.iterdir()) == []
+
+
+def test_a_sparse_member_is_refused_before_a_byte_is_written(tmp_path: Path) -> None:
+    import subprocess
+
+    src = tmp_path / "src"
+    src.mkdir()
+    with (src / "archive.db").open("wb") as fh:
+        fh.write(b"SQLite format 3\0")
+        fh.truncate(1 << 30)  # 1 GiB of holes
+    bomb = tmp_path / "sparse.nitpicker"
+    subprocess.run(["tar", "--sparse", "-cf", str(bomb), "-C", str(src), "archive.db"], check=True)
+    assert bomb.stat().st_size < 100_000
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    with pytest.raises(ArchiveError, match=r"\(archive.db is stored sparse\)$"):
+        files.extract_db(bomb, dest, "sparse.nitpicker")
+    assert list(dest.iterdir()) == []
+
+
+def _age(entry: Path, days: float) -> None:
+    import time
+
+    then = time.time() - days * 86400
+    os.utime(entry / files.READY_MARKER, (then, then))
+
+
+def test_entries_unused_for_two_weeks_are_pruned_when_another_is_unpacked(
+    tmp_path: Path, cache_dir: Path
+) -> None:
+    archives = []
+    for name in ("old", "recent", "new"):
+        target = tmp_path / f"{name}.nitpicker"
+        make_archive(target)
+        archives.append(target)
+    for target in archives[:2]:
+        with open_archive(target):
+            pass
+    old, recent = (cache_dir / files.cache_key(t) for t in archives[:2])
+    _age(old, 15)
+    _age(recent, 13)
+    leftover = cache_dir / "abc.tmp-killed"
+    leftover.mkdir()
+    os.utime(leftover, (0, 0))
+    with open_archive(archives[2]):
+        pass
+    assert not old.exists() and recent.is_dir() and not leftover.exists()
+    assert sorted(p.name for p in cache_dir.iterdir()) == sorted([recent.name, files.cache_key(archives[2])])
+
+
+def test_over_its_size_the_cache_drops_the_least_recently_used_but_never_one_being_read(
+    tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    targets = []
+    for i in range(4):
+        target = tmp_path / f"site{i}.nitpicker"
+        make_archive(target)
+        targets.append(target)
+    for target in targets[:3]:
+        with open_archive(target):
+            pass
+    keys = [files.cache_key(t) for t in targets]
+    for age, key in zip((3, 2, 1), keys[:3], strict=True):
+        _age(cache_dir / key, age)
+    monkeypatch.setenv("NITPICKER_TAR_CACHE_MAX_MB", "0")
+    with open_archive(targets[0]) as reading:  # in use (and now the most recently used)
+        with open_archive(targets[3]):
+            pass
+        assert len(reading.row_hashes()) == 11
+    assert sorted(p.name for p in cache_dir.iterdir()) == sorted([keys[0], keys[3]])
+    # a reader of another process holds its entry the same way: the exclusive lock is refused
+    held = files._hold(cache_dir / keys[0])
+    assert held is not None
+    try:
+        assert files._evict(cache_dir / keys[0]) is False and (cache_dir / keys[0]).is_dir()
+    finally:
+        os.close(held)
+    assert files._evict(cache_dir / keys[0]) is True and not (cache_dir / keys[0]).exists()
