@@ -142,14 +142,26 @@ def split_credentials(url: str) -> tuple[str, tuple[str, str] | None]:
     return urlunsplit(parts._replace(netloc=hostport)), (unquote(user), unquote(password))
 
 
+def _split(url: str) -> SplitResult:
+    """``urlsplit`` that never raises: a URL it refuses (a broken IPv6 literal, ``http://[::1``) is all path.
+
+    Such a URL is recorded as an invalid link and never fetched; asking its path or fragment must not fail
+    the page that links to it.
+    """
+    try:
+        return urlsplit(url)
+    except ValueError:
+        return SplitResult("", "", url, "", "")
+
+
 def fragment_of(url: str) -> str:
     """The fragment without ``#``; empty when there is none."""
-    return urlsplit(url.strip()).fragment
+    return _split(url.strip()).fragment
 
 
 def looks_like_html(url: str) -> bool:
     """True when the path suggests a page: no extension, a trailing slash or a page extension."""
-    path = urlsplit(url).path
+    path = _split(url).path
     last = path.rsplit("/", 1)[-1]
     if not last or "." not in last:
         return True
@@ -190,7 +202,10 @@ class ScopeEntry:
 
 
 def _locate(url: str) -> tuple[str, int | None, tuple[str, ...]]:
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # a broken IPv6 literal ("http://[::1"): no scope covers it, and it is no host of any
+        return "", -1, ()
     scheme = parts.scheme.lower()
     try:
         port = parts.port
@@ -303,7 +318,7 @@ class Excludes:
     def matches_glob(self, url: str) -> bool:
         if not self.globs:
             return False
-        path = urlsplit(url).path or "/"
+        path = _split(url).path or "/"
         # Users write globs decoded (/日本語/*) or encoded; try both forms of the path
         return any(glob.globmatch(p, self.globs, flags=_GLOB_FLAGS) for p in {path, unquote(path)})
 

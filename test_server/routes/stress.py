@@ -68,6 +68,31 @@ def big():  # type: ignore[no-untyped-def]
     )
 
 
+@bp.get("/malformed-links/")
+def malformed_links():  # type: ignore[no-untyped-def]
+    # Links no URL parser accepts come first in the navigation; the pages after them must still be reached
+    links = "".join(
+        f'<li><a href="{href}">{text}</a></li>'
+        for href, text in [
+            ("http://[::1", "broken IPv6 literal"),
+            ("http://[::1/x", "broken IPv6 literal with a path"),
+            ("http://127.0.0.1:99999/", "port out of range"),
+            ("https://[fe80::1%zz]/", "zone id"),
+            ("/malformed-links/next", "next"),
+        ]
+    )
+    return _page("Malformed links", f"<ul>{links}</ul>")
+
+
+@bp.get("/malformed-links/next")
+def malformed_links_next():  # type: ignore[no-untyped-def]
+    return _page("After the malformed links", '<p><a href="/malformed-links/">back</a></p>')
+
+
+def _page(title: str, body: str) -> str:
+    return f'<!DOCTYPE html>\n<html lang="en"><head><title>{title}</title></head><body><main>{body}</main></body></html>\n'
+
+
 @bp.get("/sjis/")
 def shift_jis():  # type: ignore[no-untyped-def]
     # No charset in the header: only the meta tag tells the encoding

@@ -114,3 +114,17 @@ def test_scroll_jack_in_a_narrow_preset_does_not_redirect_the_page(crawl, site):
     assert (
         f"{site}/scroll-jack/mobile" not in c.pages or not c.page(f"{site}/scroll-jack/mobile")["is_target"]
     )
+
+
+def test_a_malformed_link_fails_nothing_but_itself(crawl, site):
+    # issue 33: one <a href="http://[::1"> recorded its whole page as failed and stopped the crawl there
+    c = crawl(f"{site}/malformed-links/", "--no-image", "--no-fetch-external", ok=(2,))  # 2: broken links
+    assert sorted((e["url"], e["kind"]) for e in c.errors) == [
+        ("http://127.0.0.1:99999/", "invalid-url"),
+        ("http://[::1", "invalid-url"),
+        ("http://[::1/x", "invalid-url"),
+    ]
+    assert c.page(f"{site}/malformed-links/")["title"] == "Malformed links"
+    assert c.page(f"{site}/malformed-links/next")["title"] == "After the malformed links"
+    hrefs = [a["href"] for a in c.anchors[f"{site}/malformed-links/"]]
+    assert "http://[::1" in hrefs and "http://[::1/x" in hrefs and f"{site}/malformed-links/next" in hrefs
