@@ -18,7 +18,7 @@ TABLE = (
     ),
     (WARNING, "a warning: only external links failed (crawl, pipeline; --strict makes it 1)"),
     (GATE_FAILED, "the quality gate failed: a --fail-on of `issues` or `pipeline` holds"),
-    (INTERRUPTED, "interrupted (Ctrl-C or SIGTERM)"),
+    (INTERRUPTED, "interrupted (Ctrl-C, SIGTERM or SIGHUP)"),
 )
 
 

@@ -99,12 +99,14 @@ def register_commands(pm: NitpickerPluginManager, cli: click.Group) -> None:
 
 
 def _sigterm_interrupts() -> None:
-    """SIGTERM ends any command the way Ctrl-C does (cleanly, exit 130); commands may own both later."""
-    if (
-        threading.current_thread() is threading.main_thread()
-        and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
-    ):
-        signal.signal(signal.SIGTERM, signal.default_int_handler)
+    """SIGTERM and SIGHUP end any command the way Ctrl-C does (cleanly, exit 130); commands may own them later.
+
+    A signal already ignored (SIGHUP under ``nohup``) stays ignored."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) == signal.SIG_DFL:
+            signal.signal(sig, signal.default_int_handler)
 
 
 def _version() -> str:

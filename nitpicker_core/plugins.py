@@ -83,7 +83,7 @@ class _Interrupts:
 
     def __enter__(self) -> _Interrupts:
         if threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGINT, signal.SIGTERM):
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
                 previous = signal.getsignal(sig)
                 if callable(previous):
                     self._saved[sig] = previous

@@ -1,4 +1,4 @@
-"""Stop requests for a crawl: the first SIGINT/SIGTERM stops it cleanly, the second ends the process now."""
+"""Stop requests for a crawl: the first SIGINT/SIGTERM/SIGHUP stops it cleanly, the second ends the process now."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from typing import Any
 
 __all__ = ["PageAbandoned", "StopSignals", "resume_hint"]
 
-SIGNALS = (signal.SIGINT, signal.SIGTERM)
+# SIGHUP (the terminal closed, an ssh session dropped) stops like SIGTERM, unless it is ignored (nohup)
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 EXIT_INTERRUPTED = 130
 
 
@@ -35,7 +36,7 @@ def resume_hint(output: Any, *, needs_secrets: bool = False) -> str:
 
 
 class StopSignals:
-    """Owns SIGINT and SIGTERM from the moment it is installed until it is removed.
+    """Owns SIGINT, SIGTERM and SIGHUP from the moment it is installed until it is removed.
 
     Signals are handled with plain ``signal.signal`` handlers, not the event loop's, so they are seen
     while no loop runs (plugin setup, the archive write at the end) as well as during the crawl. The
@@ -61,7 +62,10 @@ class StopSignals:
         if threading.current_thread() is not threading.main_thread():
             return self  # only the main thread may own signals; a crawl in a thread is stopped by its owner
         for sig in SIGNALS:
-            self._previous[sig] = signal.getsignal(sig)
+            previous = signal.getsignal(sig)
+            if sig == signal.SIGHUP and previous == signal.SIG_IGN:
+                continue  # started under nohup: a hangup must not stop the crawl
+            self._previous[sig] = previous
             signal.signal(sig, self._handle)
         return self
 

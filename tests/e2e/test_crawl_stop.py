@@ -102,12 +102,14 @@ def test_terminal_ctrl_c_stops_cleanly_and_resume_gets_every_page(site, tmp_path
     resume_and_check(site, archive, tmp_path)
 
 
-def test_sigterm_stops_within_the_grace_and_says_how_to_resume(site, tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_sigterm_stops_within_the_grace_and_says_how_to_resume(site, tmp_path, sig):
+    # SIGHUP (a closed terminal or ssh session) stops like SIGTERM (issue 33: it killed the crawl outright)
     before = child_hits(site)
     running, archive, tag = start(site, tmp_path, "s", "--parallels", "2")
     wait_until(lambda: child_hits(site) > before, "a child page in flight")
     sent = time.monotonic()
-    running.signal(signal.SIGTERM)
+    running.signal(sig)
     assert running.wait(timeout=120) == 130, running.stderr
     took = time.monotonic() - sent
     assert took < 20, f"took {took:.1f} s to stop"  # the issue's bound; the grace is 5 s
