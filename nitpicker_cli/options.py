@@ -7,6 +7,7 @@ the repeated list flags into lists, ready for ``App.config``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +30,19 @@ ISSUES_SETTINGS = (
     "custom-search.priority",
     "custom-search.within",
 )
-_CLICK_TYPES: dict[str, Any] = {"str": str, "int": int, "float": float, "list": str}
+
+
+class FiniteFloatRange(click.FloatRange):
+    """``click.FloatRange`` that refuses ``nan`` and ``inf``: NaN passes every comparison of a range check."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number
+
+
+_CLICK_TYPES: dict[str, Any] = {"str": str, "int": int, "float": FiniteFloatRange(), "list": str}
 
 
 def _help(setting: Setting, suffix: str = "") -> str:

@@ -85,3 +85,49 @@ def test_log_and_diff_between_two_commits(cli, tmp_path):
     assert sorted(data["modified"]) == [SITE + "/about", "https://elsewhere.test/"] and data["removed"] == []
     fields = json.loads(cli("diff", str(archive), "1", "2", "--url", SITE + "/about").stdout)["fields"]
     assert fields["title"] == ["About", "About us"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("analyze", "x.nitpicker", "--timeout", "nan"), "'nan' is not a finite number."),
+        (("analyze", "x.nitpicker", "--timeout", "inf"), "'inf' is not a finite number."),
+        (("mcp", "--wait", "nan"), "'nan' is not a finite number."),
+        (("dashboard", "--stale-after", "inf"), "'inf' is not a finite number."),
+    ],
+)
+def test_a_number_option_refuses_nan_and_infinity_in_one_line(cli, tmp_path, args, message):
+    result = cli(*args, cwd=tmp_path)
+    assert result.returncode != 0
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("nitpicker: error: ") and message in lines[0], (
+        result.stderr
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("header", "line"),
+    [
+        (
+            "X-Token: abc\r\nX-Injected: 1",
+            "nitpicker: error: --header X-Token: the value has a line break or NUL",
+        ),
+        (
+            "X-Token: secret\nHost: evil",
+            "nitpicker: error: --header X-Token: the value has a line break or NUL",
+        ),
+        ("Bad Name: secret", "nitpicker: error: --header 'Bad Name': not an HTTP header name"),
+        ("no-colon-secret", "nitpicker: error: --header must be NAME:VALUE"),
+    ],
+)
+def test_a_header_that_would_split_a_request_is_refused_without_echoing_its_value(
+    cli, tmp_path, header, line
+):
+    result = cli("crawl", "http://127.0.0.1:9/", "-o", "x.nitpicker", "--header", header, cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [line] or result.stderr.strip().splitlines()[0].startswith(
+        line
+    )
+    assert "secret" not in result.stderr and "evil" not in result.stderr
+    assert list(tmp_path.iterdir()) == []

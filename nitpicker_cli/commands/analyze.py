@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from nitpicker_cli.app import emit_json, get_app
-from nitpicker_cli.options import choose_from_menu, list_flags, setting_flags, setting_options
+from nitpicker_cli.options import (
+    FiniteFloatRange,
+    choose_from_menu,
+    list_flags,
+    setting_flags,
+    setting_options,
+)
 from nitpicker_cli.summary import for_people, json_option
 from nitpicker_core import hookimpl, query_registry, run_query
 from nitpicker_core.analyze import analyze as run_analyzers
@@ -122,7 +128,7 @@ def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
     @click.option("--commit", default=None, help="Commit id to analyze (default: HEAD).")
     @click.option(
         "--timeout",
-        type=click.FloatRange(min=0, min_open=True),
+        type=FiniteFloatRange(min=0, min_open=True),
         default=None,
         metavar="SECONDS",
         help="Time limit of one each_page call for every analyzer (default: each analyzer's own, 60 s).",

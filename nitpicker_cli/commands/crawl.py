@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,13 +26,23 @@ def _split(values: tuple[str, ...]) -> list[str]:
     return [part for value in values for part in split_top_level_commas(value) if part]
 
 
+# RFC 9110's token: the characters a field name may have
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+
+
 def _headers(values: tuple[str, ...]) -> dict[str, str]:
+    """``--header NAME:VALUE`` values; errors name the header, never its value (it may be a credential)."""
     headers = {}
     for value in values:
         name, sep, content = value.partition(":")
-        if not sep or not name.strip():
-            raise UsageError(f"--header must be NAME:VALUE, got {value!r}")
-        headers[name.strip()] = content.strip()
+        name = name.strip()
+        if not sep or not name:
+            raise UsageError("--header must be NAME:VALUE")
+        if not _HEADER_NAME.fullmatch(name):
+            raise UsageError(f"--header {name!r}: not an HTTP header name")
+        if any(c in content for c in "\r\n\0"):
+            raise UsageError(f"--header {name}: the value has a line break or NUL (one header per --header)")
+        headers[name] = content.strip()
     return headers
 
 

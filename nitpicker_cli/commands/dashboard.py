@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from nitpicker_cli.app import get_app
+from nitpicker_cli.options import FiniteFloatRange
 from nitpicker_core import UsageError, hookimpl
 from nitpicker_core.pipeline.state import STALE_AFTER, STALL_AFTER
 
@@ -54,14 +55,14 @@ def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
     )
     @click.option(
         "--stale-after",
-        type=click.FloatRange(1),
+        type=FiniteFloatRange(1),
         default=STALE_AFTER,
         show_default=True,
         help="Seconds without a journal event after which a running run shows as hung.",
     )
     @click.option(
         "--stall-after",
-        type=click.FloatRange(1),
+        type=FiniteFloatRange(1),
         default=STALL_AFTER,
         show_default=True,
         help="Seconds a running stage's counts may stand still, heartbeats or not, before the run "

@@ -24,7 +24,7 @@ from nitpicker_cli.destinations import (
     path_params,
     select_destination,
 )
-from nitpicker_cli.options import list_flags, setting_flags, setting_options
+from nitpicker_cli.options import FiniteFloatRange, list_flags, setting_flags, setting_options
 from nitpicker_cli.refusals import check_same_roots, unreachable_roots
 from nitpicker_cli.summary import for_people, json_option
 from nitpicker_core import UsageError, hookimpl
@@ -202,7 +202,7 @@ def pipeline_options(f: Any) -> Any:
         ),
         click.option(
             "--heartbeat",
-            type=click.FloatRange(0.1),
+            type=FiniteFloatRange(0.1),
             metavar="SECONDS",
             default=5.0,
             show_default=True,

@@ -16,6 +16,13 @@ if TYPE_CHECKING:
     from nitpicker_core import NitpickerPluginManager
 
 
+def _finite(param: click.Parameter, value: float) -> float:
+    """NaN passes every comparison of ``FloatRange``: refused here."""
+    if value != value:
+        raise click.BadParameter(f"{str(value)!r} is not a finite number.", param=param)
+    return value
+
+
 @hookimpl
 def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
     @cli.command("mcp")
@@ -30,6 +37,7 @@ def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
         "--wait",
         "wait",
         type=click.FloatRange(min=0, max=3600),
+        callback=lambda _ctx, param, value: _finite(param, value),
         default=60.0,
         show_default=True,
         metavar="SECONDS",
