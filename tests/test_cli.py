@@ -75,6 +75,8 @@ def test_log_and_diff_between_two_commits(cli, tmp_path):
     build_archive(archive, changed[:-1])  # a second crawl: /about changed, the external page is gone
     log = cli("log", str(archive))
     assert [line.split()[:2] for line in log.stdout.splitlines()] == [["HEAD", "2"], ["1", "parent"]]
+    # pages as every screen counts them (HTML answers of the site: 4), not the commit's URLs (5, issue 33)
+    assert all("  pages 4  urls 5  " in line for line in log.stdout.splitlines()), log.stdout
     result = cli("diff", str(archive))
     assert result.returncode == 0, result.stderr
     import json

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from nitpicker_cli.app import emit_json, get_app
@@ -28,15 +30,37 @@ def register_commands(cli: click.Group) -> None:
         with open_archive(archive) as reader:
             commits = reader.commits()
             head = reader.head()
+            for c in commits:
+                c["counts"] = _counts(reader, c)
         if as_json:
             emit_json(commits, pretty=True)
             return
         for c in commits:
             mark = "HEAD " if c["id"] == head else "     "
-            pages = (c.get("stats") or {}).get("pages", "?")
             parent = c["parent_id"] if c["parent_id"] is not None else "-"
             made_by = tools_line(c)
+            counts = c["counts"]
+            shown = (
+                f"pages {counts['pages']}  urls {counts['urls']}"
+                if counts["pages"] is not None
+                else (f"urls {counts['urls'] if counts['urls'] is not None else '?'}")
+            )
             click.echo(
                 f"{mark}{c['id']:>4}  parent {parent!s:>4}  {c['kind']:<8} {c['status']:<11} "
-                f"{c['started_at']}  pages {pages}" + (f"  ({made_by})" if made_by else "")
+                f"{c['started_at']}  {shown}" + (f"  ({made_by})" if made_by else "")
             )
+
+
+def _counts(reader: Any, commit: dict[str, Any]) -> dict[str, int | None]:
+    """Pages and URLs by the definitions every front door uses (``nitpicker_core.counts``): a complete
+    commit's from its stored summary; an unfinished one's URLs as its crawl counted them so far."""
+    recorded = (commit.get("stats") or {}).get("pages")
+    if commit["status"] != "complete":
+        return {"pages": None, "urls": recorded}
+    from nitpicker_core import query_registry, run_query
+
+    registry = query_registry(get_app().pm)
+    if "summary" not in registry:
+        return {"pages": None, "urls": recorded}
+    totals = run_query(registry, reader, "summary", {}, commit["id"])["totals"]
+    return {"pages": totals["pages"], "urls": totals["urls"]}
