@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import secrets
 import socket
@@ -105,15 +106,65 @@ def read_events(path: Path) -> list[dict[str, Any]]:
 
 
 def iter_lines(text: str) -> Iterator[dict[str, Any]]:
+    """The journal's events; a line that is not JSON, or JSON of another shape, is passed over."""
     for line in text.split("\n"):
         if not line.strip():
             continue
         try:
             event = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # RecursionError: nesting deeper than the parser goes
             continue
-        if isinstance(event, dict) and "event" in event:
+        if well_formed(event):
             yield event
+
+
+# The type of each field a reader of the journal uses; a line where one has another type is not an event
+# nitpicker wrote (a hand edit, another program, a damaged disk) and must not bring a reader down.
+_FIELD_TYPES: dict[str, tuple[type, ...]] = {
+    "event": (str,),
+    "ts": (int, float),
+    "at": (str,),
+    "run": (str,),
+    "stage": (str,),
+    "state": (str,),
+    "mode": (str, type(None)),
+    "reason": (str, type(None)),
+    "class": (str, type(None)),
+    "message": (str, type(None)),
+    "exit_code": (int, type(None)),
+    "passed": (bool, type(None)),
+    "checks": (list,),
+    "declaration": (dict, type(None)),
+    "progress": (dict, type(None)),
+    "outputs": (dict, type(None)),
+}
+_MAX_DEPTH = 20  # progress and outputs are a few levels deep; deeper is not ours
+
+
+def well_formed(event: Any) -> bool:
+    if not isinstance(event, dict) or "event" not in event:
+        return False
+    for name, types in _FIELD_TYPES.items():
+        if name in event:
+            value = event[name]
+            if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+                return False
+    if "ts" in event and not math.isfinite(event["ts"]):
+        return False
+    stages = (event.get("declaration") or {}).get("stages", [])
+    if not isinstance(stages, list) or not all(isinstance(s, str) for s in stages):
+        return False
+    return all(_depth(event.get(name)) <= _MAX_DEPTH for name in ("progress", "outputs", "declaration"))
+
+
+def _depth(value: Any, level: int = 0) -> int:
+    if level > _MAX_DEPTH:
+        return level
+    if isinstance(value, dict):
+        return max((_depth(v, level + 1) for v in value.values()), default=level + 1)
+    if isinstance(value, list):
+        return max((_depth(v, level + 1) for v in value), default=level + 1)
+    return level
 
 
 def journals_in(directory: Path) -> list[Path]:

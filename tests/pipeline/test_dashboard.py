@@ -430,3 +430,36 @@ def test_dashboard_command_rejects_a_missing_directory(cli, tmp_path):
     )
     assert result.returncode == 1 and result.stderr == "nitpicker: error: not a directory: nowhere\n"
     assert os.environ.get("NITPICKER_LOAD_PLUGINS")  # the conftest allow list is untouched
+
+
+def test_well_formed_lines_of_the_wrong_shape_are_passed_over_not_a_500(tmp_path):
+    # issue 33: a JSON line of the wrong type ("ts": "abc", deep nesting) made the whole snapshot answer 500
+    from nitpicker_core.pipeline import Journal
+
+    runs = tmp_path / "odd.nitpicker.runs"
+    journal = Journal(runs / "20261201T120000Z-odd1.jsonl", "20261201T120000Z-odd1")
+    journal.append("run_started", declaration=decl("http://odd.test/"))
+    nested: object = 1
+    for _ in range(40):
+        nested = {"a": nested}
+    bad = [
+        {"event": "heartbeat", "stage": "crawl", "ts": "abc"},
+        {"event": "stage_started", "stage": ["crawl"], "ts": 1.0},
+        {"event": "heartbeat", "stage": "crawl", "progress": "lots"},
+        {"event": "run_started", "declaration": {"stages": "crawl"}},
+        {"event": "run_finished", "exit_code": "zero"},
+        {"event": 7},
+        {"event": "heartbeat", "stage": "crawl", "progress": nested},  # deeper than any progress of ours
+        ["event", "heartbeat"],
+    ]
+    with journal.path.open("a", encoding="utf-8") as fh:
+        for event in bad:
+            fh.write(json.dumps(event) + "\n")
+        fh.write("[" * 100_000 + "]" * 100_000 + "\n")  # nesting deeper than the parser goes
+        fh.write('{"event": "heartbeat", "stage": "crawl", "p": ' + "[" * 3000 + "]" * 3000 + "}\n")
+    journal.append("stage_started", stage="crawl")
+    with served(tmp_path) as fetch:
+        run = wait_for(fetch, journal.run_id, lambda r: r["state"] == "running", "the run")
+    assert run["url"] == "http://odd.test/" and run["stages"][0]["name"] == "crawl"
+    assert run["stages"][0]["state"] == "running"
+    assert [e["event"] for e in read_events(journal.path)] == ["run_started", "stage_started"]
