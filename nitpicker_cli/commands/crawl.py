@@ -366,6 +366,11 @@ def _continued_options(
     if mode == "append":
         if not given:
             raise UsageError("--append needs the URLs to add")
+        if stored.get("from_list"):  # its roots are the list: more roots would be crawled as a site
+            raise UsageError(
+                f"{archive.name} was crawled from a URL list; --append adds roots to a site crawl "
+                "(crawl the other URLs with --list into a new archive)"
+            )
         values["roots"] = [*values.get("roots", []), *given]
     elif given:
         values["roots"] = given  # e.g. to give basic-auth credentials again: they are never stored

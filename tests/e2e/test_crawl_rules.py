@@ -103,10 +103,19 @@ def test_pagination_prediction_discards_misses(crawl, site):
     assert not any(f"/pagination/page/{n}" in url for url in c.pages for n in range(11, 16))
 
 
-def test_list_mode_crawls_only_the_list(crawl, site):
+def test_list_mode_crawls_only_the_list_and_refuses_append(crawl, site, cli, tmp_path):
     c = crawl("--list", f"{site}/recursive/page-a,{site}/about", "--no-image")
     assert c.page(f"{site}/recursive/page-a")["is_target"] and c.page(f"{site}/about")["is_target"]
     assert not c.page(f"{site}/recursive/page-b")["is_target"]  # linked: checked, not crawled
+    # issue 33: --append took the list's archive for a site crawl and crawled the new root as a site
+    before = c.archive.read_bytes()
+    refused = cli("crawl", "--append", str(c.archive), f"{site}/scope/docs/", cwd=tmp_path, timeout=120)
+    assert refused.returncode == 1
+    assert refused.stderr.strip().splitlines() == [
+        f"nitpicker: error: {c.archive.name} was crawled from a URL list; --append adds roots to a site crawl "
+        "(crawl the other URLs with --list into a new archive)"
+    ]
+    assert c.archive.read_bytes() == before
 
 
 def test_max_excluded_depth_crawls_out_of_scope_pages_that_deep(crawl, site):
