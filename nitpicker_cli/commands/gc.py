@@ -61,12 +61,14 @@ def register_commands(cli: click.Group) -> None:
             ids = plan_drop(reader.commits(), reader.head(), keep=keep, drop=drop, name=name)
         size_before = path.stat().st_size if path.is_file() else 0
         with ArchiveWriter.open(path) as writer:
+            # a writer killed before its file was written (an earlier gc, a crawl) left work: open() wrote it
+            recovered = writer.recovered
             result = writer.drop_commits(ids, dry_run=dry_run)
             changed = not dry_run and any(result.removed.values())
             if changed:
                 writer.vacuum()
                 writer.write()
-        size_after = None if dry_run else path.stat().st_size if changed else size_before
+        size_after = None if dry_run else path.stat().st_size if changed or recovered else size_before
         if as_json:
             emit_json(
                 {
@@ -74,6 +76,7 @@ def register_commands(cli: click.Group) -> None:
                     "reparented": {str(c): p for c, p in result.reparented.items()},
                     "removed": result.removed,
                     "dry_run": dry_run,
+                    "recovered": recovered,
                     "bytes_before": size_before,
                     "bytes_after": size_after,
                     "bytes_freed": result.bytes_freed if size_after is None else size_before - size_after,
@@ -81,4 +84,6 @@ def register_commands(cli: click.Group) -> None:
                 pretty=True,
             )
             return
+        if recovered:
+            click.echo("finished writing what an interrupted command had left in the working directory")
         click.echo(summary(result, size_before, size_after))

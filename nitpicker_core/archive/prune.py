@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,8 +74,10 @@ def surviving_parents(parents: Mapping[int, int | None], dropped: set[int]) -> d
 class Prune:
     """``drop_commits`` and ``gc`` (whatever no commit reaches) over the writer's store."""
 
-    def __init__(self, store: Store, analyses: Analyses) -> None:
-        self._store, self._analyses = store, analyses
+    def __init__(self, store: Store, analyses: Analyses, count_finished: Callable[[], None]) -> None:
+        # count_finished: inside the transaction that drops commits, so a writer killed before the file was
+        # written leaves work the next writer recognises as unwritten and writes (issue 33)
+        self._store, self._analyses, self._count_finished = store, analyses, count_finished
 
     def gc(self, vacuum: bool = False) -> dict[str, int]:
         """Delete page/resource states, their children, blobs and cached analyzer results no commit reaches."""
@@ -132,6 +134,7 @@ class Prune:
         before = self.used_bytes()
         with self._store.db.atomic() as txn:
             parents = {c: p for c, p in conn.execute("SELECT id, parent_id FROM commits")}
+            result.dropped = [c for c in result.dropped if c in parents]  # only what this archive still holds
             result.reparented = surviving_parents(parents, set(result.dropped))
             conn.executemany(
                 "UPDATE commits SET parent_id = ? WHERE id = ?",
@@ -154,6 +157,8 @@ class Prune:
             result.bytes_freed = before - self.used_bytes()
             if dry_run:
                 txn.rollback()
+            elif any(result.removed.values()):
+                self._count_finished()
         if dry_run or not any(result.removed.values()):
             self._store.dirty = was_dirty  # nothing changed: the file need not be written again
         return result

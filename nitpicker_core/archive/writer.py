@@ -76,7 +76,7 @@ class ArchiveWriter:
         self.revalidator = Revalidator(self._store, self.pages)
         self.analyses = Analyses(self._store)
         self.recovery = Recovery(self._store, target, stub)
-        self.prune = Prune(self._store, self.analyses)
+        self.prune = Prune(self._store, self.analyses, self.recovery.count_finished)
         self.aggregate_seconds: dict[int, float] = {}
         self.closed = False
         # True when open() found finished work a dead writer never wrote, and wrote the file for it

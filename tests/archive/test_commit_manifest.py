@@ -50,8 +50,11 @@ def test_rule_set_is_what_the_version_names_after_plus() -> None:
 
 
 def _logged_pages(cli, target: Path) -> str:
+    """The count log shows: pages (and URLs) of a complete commit, the URLs recorded so far of an unfinished one."""
     words = cli("log", str(target)).stdout.split()
-    return words[words.index("pages") + 1]
+    if "pages" in words:
+        return words[words.index("pages") + 1]
+    return words[words.index("urls") + 1]
 
 
 def test_log_counts_the_whole_commit_after_a_resume_and_while_interrupted(tmp_path: Path, cli) -> None:

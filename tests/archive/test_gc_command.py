@@ -146,3 +146,37 @@ def test_an_older_format_archive_logs_and_collects(three: Path, cli) -> None:
     assert result.returncode == 0, result.stderr
     assert "commit 2 now follows nothing" in result.stdout
     assert _state(three)["commits"] == {2: None, 3: 2}
+
+
+_KILLED_GC = """
+import os, signal, sys
+from nitpicker_core.archive import ArchiveWriter
+writer = ArchiveWriter.open(sys.argv[1])
+writer.drop_commits([1])
+writer.vacuum()
+os.kill(os.getpid(), signal.SIGKILL)  # dead before the file was written, as gc killed in its final write
+"""
+
+
+def test_a_gc_killed_before_its_write_is_finished_by_the_next_command(three: Path, cli) -> None:
+    # issue 33: the next gc said "dropped commits: 1 … freed 0 bytes" and left the commit in the file
+    import subprocess
+    import sys
+
+    before = _digest(three)
+    killed = subprocess.run([sys.executable, "-c", _KILLED_GC, str(three)], check=False, timeout=120)
+    assert killed.returncode == -9
+    assert _digest(three) == before and _state(three)["commits"] == {1: None, 2: 1, 3: 2}
+    result = cli("gc", str(three), "--drop", "1")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.strip().splitlines()
+    assert lines[0] == "finished writing what an interrupted command had left in the working directory"
+    assert lines[1].startswith("dropped commits: none; removed 0 commits")
+    freed = int(lines[1].split("freed ")[1].split(" bytes")[0])
+    assert freed > 0
+    assert _state(three)["commits"] == {2: None, 3: 2}
+    again = cli("gc", str(three), "--drop", "1")
+    assert (again.returncode, again.stderr.strip()) == (
+        1,
+        "nitpicker: error: three.nitpicker has no commit '1' (see nitpicker log)",
+    )
