@@ -136,6 +136,30 @@ def percent(similarity: float) -> int:
     return int(similarity * 100 + 1e-9)
 
 
+def column_percent(similarity: float) -> float:
+    """A similarity as the pages list's ``near_similarity``: percent rounded down to two decimals
+    (193 / 203 → 95.07; rounded down, so a page shown at 90 % is at or above a 90 % threshold)."""
+    return int(similarity * 10_000 + 1e-9) / 100
+
+
+def facts(found: Groups) -> dict[str, dict[str, Any]]:
+    """Each compared page's content columns (``read.PAGE_CONTENT_COLUMNS``), from the same grouping the
+    findings come from: the numbers a page list shows are the findings' own."""
+    out: dict[str, dict[str, Any]] = {}
+    for url, words in found.words.items():
+        others = found.exact.get(url, [])
+        near = found.near.get(url)
+        out[url] = {
+            "main_words": words,
+            "exact_duplicates": len(others),
+            "duplicate_group": min(url, others[0]) if others else None,
+            "near_duplicates": near.count if near else 0,
+            "closest_near_duplicate": near.closest if near else None,
+            "near_similarity": column_percent(near.similarity) if near else None,
+        }
+    return out
+
+
 # -- settings ------------------------------------------------------------------------------------------------
 
 
@@ -226,6 +250,11 @@ def near_duplicates(ctx: CheckContext) -> Iterator[Finding]:
         yield Finding(url, near.closest)
 
 
+def page_facts(ctx: CheckContext) -> dict[str, dict[str, Any]]:
+    """The content columns stored with the commit beside content-near-duplicate's findings (its settings)."""
+    return facts(groups(ctx))
+
+
 def low_content(ctx: CheckContext) -> Iterator[Finding]:
     limit = low_words_setting(ctx.settings_for(PLUGIN))
     for url, words in sorted(signatures(ctx).items()):
@@ -262,6 +291,7 @@ CHECKS = [
         91,
         type="opportunity",
         settings=("duplicate_similarity",),
+        page_facts=page_facts,
     ),
     _check(
         "content-low",
