@@ -284,7 +284,8 @@ CHECKS = [
         "low",
         "Indexable HTML pages (status 200) whose main content is at least the similarity setting "
         f"({DEFAULT_SIMILARITY}% by default) like another page's, without being the same; the detail is "
-        "the closest page, its similarity and the number of near duplicates.",
+        "the closest page; the pages list's near_duplicates, closest_near_duplicate and near_similarity "
+        "columns give the number of near duplicates and the similarity.",
         "Merge the pages, point the near copies' canonical at the main one, or make each page say "
         "something the others do not.",
         near_duplicates,
@@ -298,7 +299,7 @@ CHECKS = [
         "Pages with little content",
         "low",
         f"Indexable HTML pages (status 200) with fewer words in their main content than the setting "
-        f"({DEFAULT_LOW_WORDS} by default); the detail is the word count.",
+        f"({DEFAULT_LOW_WORDS} by default); the pages list's main_words column gives the word count.",
         "Add what a visitor came for, merge the page into a fuller one, or keep it out of the index.",
         low_content,
         92,
