@@ -67,7 +67,10 @@ class Check:
     a link, its URL the page the link is on and its detail the target written there; issue lists then show
     each link's anchor text, position and the target's status. ``settings``: the keys of its plugin's
     settings (``register_settings``) its findings depend on, read with ``ctx.settings_for(plugin)``; a
-    change of one makes the findings stored with a commit stale for this check only.
+    change of one makes the findings stored with a commit stale for this check only. ``page_facts(ctx)``
+    (a crawl check's, optional): per-URL values of the pages list's content columns
+    (``nitpicker_core.archive.page_facts.COLUMNS``) the check computed with its findings, URL → {column:
+    value}; stored with the commit beside its findings, so the columns and the findings agree.
     """
 
     id: str
@@ -85,6 +88,7 @@ class Check:
     i18n: Mapping[str, Mapping[str, str]] = field(default_factory=dict, hash=False, compare=False)
     link_target: bool = False
     settings: tuple[str, ...] = ()
+    page_facts: Callable[[CheckContext], Mapping[str, Mapping[str, Any]]] | None = None
 
     def text(self, name: str, language: str = "en") -> str:
         """The check's ``title``, ``description`` or ``fix`` in ``language``, English where not translated."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import gc
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _dist_version
@@ -131,6 +131,18 @@ def evaluate(check: Check, ctx: CheckContext) -> tuple[set[Finding], str | None]
         return set(), f"{type(exc).__name__}: {exc}".splitlines()[0]
 
 
+def _page_facts(
+    check: Check, ctx: CheckContext, token: str
+) -> list[tuple[str, Mapping[str, Mapping[str, Any]]]]:
+    """The check's per-URL facts with its token, or none when its code fails (the columns stay empty)."""
+    assert check.page_facts is not None
+    try:
+        return [(token, check.page_facts(ctx))]
+    except Exception:  # noqa: BLE001 - plugin code
+        log.warning("page facts of check %s not stored", check.id, exc_info=True)
+        return []
+
+
 def _index(writer: ArchiveWriter, commit_id: int, analyzer: str | None, pm: Any) -> int:
     """Never raises: the archive stays right without stored findings; readers compute them in memory."""
     if not findings_store.enabled():
@@ -144,12 +156,15 @@ def _index(writer: ArchiveWriter, commit_id: int, analyzer: str | None, pm: Any)
             ctx = CheckContext(reader, commit_id, query_registry(pm), config_of(pm))
             tokens = findings_store.Tokens(reader, codes)
             results: list[findings_store.Result] = []
+            facts: list[tuple[str, Mapping[str, Mapping[str, Any]]]] = []
             with collector_paused():
                 for check in checks:
                     wanted = tokens.of(check, commit_id)
                     if wanted is not None:  # an unfinished commit or run: nothing worth storing
                         results.append((check, wanted, *evaluate(check, ctx)))
-            return writer.store_findings(commit_id, reader, results, tokens)
+                        if check.page_facts is not None and results[-1][3] is None:
+                            facts += _page_facts(check, ctx, wanted)
+            return writer.store_findings(commit_id, reader, results, tokens, facts)
     except Exception:  # noqa: BLE001 - plugin code and a second reader: the commit itself is already safe
         log.warning("findings of commit %s not stored", commit_id, exc_info=True)
         return 0

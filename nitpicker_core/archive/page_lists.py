@@ -10,7 +10,7 @@ from nitpicker_core.errors import UsageError
 from nitpicker_core.robots_directives import parse_directives
 from nitpicker_core.serp import DESCRIPTION_PX, TITLE_PX
 
-from . import aggregates, digest, seo, times
+from . import aggregates, digest, page_facts, seo, times
 from .link_lists import flags
 from .lists import order_by, paged, status_class_sql
 
@@ -53,6 +53,9 @@ _SEO_SQL: dict[str, str] = {
 }
 #: The SEO columns every page row has, in order (``robots_directives`` is derived from meta_robots and x_robots_tag).
 SEO_COLUMNS: tuple[str, ...] = (*_SEO_SQL, "robots_directives")
+#: The content columns every page row has after them: what the duplicate checks found when the commit
+#: completed (archive/page_facts.py; NULL for a page they did not compare and for a commit without them).
+CONTENT_COLUMNS: tuple[str, ...] = page_facts.COLUMNS
 # Where an older archive lacks the column (format 6 added these), its value is NULL
 _ADDED_IN_6 = {
     "response_ms": "commit_page",
@@ -76,6 +79,7 @@ RANGE_COLUMNS: tuple[str, ...] = (
     "title_px",
     "description_length",
     "description_px",
+    *page_facts.NUMBERS,
 )
 _PAGE_JOINS = "LEFT JOIN url d ON d.id = ps.redirect_dest_url_id {seo} WHERE cp.commit_id = ?"
 _PAGE_FROM = "FROM " + PAGES_OF_COMMIT + " " + _PAGE_JOINS
@@ -88,16 +92,21 @@ _PAGE_FROM_BY_URL = (
 
 def seo_join(archive: ArchiveReader, commit: int, url_id: str) -> str:
     """A LEFT JOIN of the commit's SEO facts as ``sf`` on the URL id SQL ``url_id``: the stored aggregates'
-    rows, or (a commit without them) the reader's temporary table, computed now if need be."""
+    rows, or (a commit without them) the reader's temporary table, computed now if need be; then the
+    commit's stored content facts (``page_facts.join``, none without them)."""
     stored = aggregates.seo_set(archive, commit)
     if stored is not None:
-        return f"LEFT JOIN agg_seo sf ON sf.set_id = {stored} AND sf.url_id = {url_id}"
-    return (
-        f"LEFT JOIN {seo.ensure(archive, commit)} sf ON sf.commit_id = {int(commit)} AND sf.url_id = {url_id}"
-    )
+        found = f"LEFT JOIN agg_seo sf ON sf.set_id = {stored} AND sf.url_id = {url_id}"
+    else:
+        found = f"LEFT JOIN {seo.ensure(archive, commit)} sf ON sf.commit_id = {int(commit)} AND sf.url_id = {url_id}"
+    return f"{found} {page_facts.join(archive, commit, url_id)}"
 
 
-def _seo_sql(archive: ArchiveReader, name: str) -> str:
+def _seo_sql(archive: ArchiveReader, name: str, commit: int | None = None) -> str:
+    if name in page_facts.COLUMNS:
+        return page_facts.value_sql(
+            name, commit is not None and page_facts.fact_set(archive, commit) is not None
+        )
     table = _ADDED_IN_6.get(name)
     if table is not None and not archive.has_column(table, name):
         return "NULL"
@@ -106,14 +115,16 @@ def _seo_sql(archive: ArchiveReader, name: str) -> str:
     return _SEO_SQL[name]
 
 
-def seo_select(archive: ArchiveReader) -> str:
-    """The SEO columns for a select list over ``ps`` (page_state), ``cp`` (commit_page) and ``sf`` (SEO_JOIN)."""
-    return ", ".join(f"{_seo_sql(archive, name)} AS {name}" for name in _SEO_SQL)
+def seo_select(archive: ArchiveReader, commit: int) -> str:
+    """The SEO and content columns for a select list over ``ps`` (page_state), ``cp`` (commit_page) and
+    what ``seo_join`` joins."""
+    seo_columns = ", ".join(f"{_seo_sql(archive, name)} AS {name}" for name in _SEO_SQL)
+    return f"{seo_columns}, {page_facts.select(page_facts.fact_set(archive, commit) is not None)}"
 
 
 def _page_sql(archive: ArchiveReader, commit: int, by_url: bool) -> str:
     joins = (_PAGE_FROM_BY_URL if by_url else _PAGE_FROM).format(seo=seo_join(archive, commit, "cp.url_id"))
-    return _PAGE_SELECT.format(seo=seo_select(archive)) + joins
+    return _PAGE_SELECT.format(seo=seo_select(archive, commit)) + joins
 
 
 def seo_shape(row: dict[str, Any]) -> dict[str, Any]:
@@ -137,6 +148,7 @@ PAGE_SORTS = {
     "crawl_order": 'cp."order"',
     # by the select list's names: an older archive's missing column is NULL there
     **{name: name for name in (*RANGE_COLUMNS, "indexable", "indexability_reason", "http_version", "h1")},
+    **{name: name for name in page_facts.URL_COLUMNS},
 }
 
 
@@ -213,7 +225,7 @@ def page_list(
     if indexable is not None:
         sql, params = sql + " AND sf.indexable = ?", [*params, int(indexable)]
     for name, (low, high) in bounds.items():
-        column = _seo_sql(archive, name)
+        column = _seo_sql(archive, name, commit)
         if low is not None:
             sql, params = sql + f" AND {column} >= ?", [*params, low]
         if high is not None:
@@ -238,7 +250,7 @@ def page_histogram(
     """
     if column not in RANGE_COLUMNS:
         raise UsageError(f"no range column {column!r}; known: {', '.join(RANGE_COLUMNS)}")
-    value = _seo_sql(archive, column)
+    value = _seo_sql(archive, column, commit)
     if edges:
         whens = " ".join(f"WHEN v < {float(edge)!r} THEN {i}" for i, edge in enumerate(edges))
         key = f"CASE {whens} ELSE {len(edges)} END"
@@ -246,7 +258,9 @@ def page_histogram(
         key = "CAST(v AS INTEGER)"
     rows = digest.STRICT if strict else digest.LOOSE
     joins = _PAGE_FROM.format(
-        seo=seo_join(archive, commit, "cp.url_id") if column in seo.FACT_COLUMNS else ""
+        seo=seo_join(archive, commit, "cp.url_id")
+        if column in seo.FACT_COLUMNS or column in page_facts.COLUMNS
+        else ""
     )
     sql = (
         f"SELECT {key} AS k, COUNT(*) FROM (SELECT {value} AS v {joins} AND {rows}) "

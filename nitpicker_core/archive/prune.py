@@ -8,7 +8,7 @@ from typing import Any
 
 from nitpicker_core.errors import UsageError
 
-from . import aggregates, findings_store, manifest, screenshots
+from . import aggregates, findings_store, manifest, page_facts, screenshots
 from .analysis import Analyses
 from .store import Store, utc_now
 
@@ -96,6 +96,7 @@ class Prune:
                 "UNION SELECT source_sha256 FROM page_state WHERE source_sha256 IS NOT NULL)"
             ).rowcount
             counts["finding_sets"] = findings_store.gc(conn)
+            counts["fact_sets"] = page_facts.gc(conn)
             counts["screenshots"] = screenshots.gc(conn)
             counts["aggregate_sets"] = aggregates.gc(conn)
             counts["manifests"] = manifest.gc(conn)

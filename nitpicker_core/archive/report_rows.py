@@ -131,7 +131,7 @@ def report_pages(
     archive: ArchiveReader, commit: int, scope: str = "targets", after: str = "", limit: int = 500
 ) -> dict[str, Any]:
     """Page rows of ``scope``: metadata, link counts with the bad links, redirect sources, referrers, cells
-    and the SEO columns of the page list (page_lists.SEO_COLUMNS)."""
+    and the SEO and content columns of the page list (page_lists.SEO_COLUMNS, CONTENT_COLUMNS)."""
     keys = _keys(archive, commit, scope, after, limit)
     if not keys:
         return _batch(keys, [], limit)
@@ -145,7 +145,7 @@ def report_pages(
         f"ps.is_skipped, ps.skip_reason, {field_sql(archive, 'alternate')} AS alternate, "
         f"COALESCE(ps.error_kind, e.kind) AS error_kind, {meta}, "
         f"{_links(digest.anchor_columns(archive.execute))} AS links, "
-        f"{_REDIRECT_FROM}, {_REFERRERS}, {_CELLS}, {seo_select(archive)} "
+        f"{_REDIRECT_FROM}, {_REFERRERS}, {_CELLS}, {seo_select(archive, commit)} "
         f"FROM k JOIN page_state ps ON ps.id = k.state_id LEFT JOIN e ON e.url_id = k.url_id "
         f"JOIN commit_page cp ON cp.commit_id = :c AND cp.url_id = k.url_id "
         f"{seo_join(archive, commit, 'k.url_id')} ORDER BY k.url"

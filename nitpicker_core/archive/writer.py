@@ -16,7 +16,7 @@ from nitpicker_core.errors import ArchiveError, NitpickerError
 from nitpicker_core.layout import stub_path
 from nitpicker_core.writable import check_file_destination
 
-from . import aggregates, counts, files, findings_store, manifest, referrers
+from . import aggregates, counts, files, findings_store, manifest, page_facts, referrers
 from .analysis import Analyses
 from .hashing import to_json
 from .lock import StubLock
@@ -370,11 +370,15 @@ class ArchiveWriter:
         reader: Any,
         results: Iterable[findings_store.Result],
         tokens: findings_store.Tokens,
+        facts: Iterable[tuple[str, Mapping[str, Mapping[str, Any]]]] = (),
     ) -> int:
         """Store checks' findings on the commit (run by ``nitpicker_core.indexing`` through ``reader``, a
-        reader of this writer's stub); how many checks were stored. Never raises."""
+        reader of this writer's stub), and the per-URL ``facts`` some of them made ((token, URL → {column:
+        value}), ``page_facts``); how many checks were stored. Never raises."""
         with self._db.atomic():
             stored = findings_store.store(self._conn, reader, commit_id, results, tokens)
+            for token, found in facts:
+                page_facts.store_safely(self._conn, commit_id, token, found)
         if stored:
             self._touch()
         return stored

@@ -64,9 +64,22 @@ SEO_PAGE_COLUMNS = (
     Col("description_length", "col.description_length", "description_length", "num"),
     Col("description_px", "col.description_px", "description_px", "num"),
 )
-COLUMN_SETS = ("standard", "seo")
-# Range filters of the SEO set: the pages query's min_/max_ parameters
+# The content column set (`?set=content`): what the duplicate checks found per page (docs/duplicates.md)
+CONTENT_PAGE_COLUMNS = (
+    Col("url", "col.url", "url", "page"),
+    Col("status", "col.status", "status", "status"),
+    Col("main_words", "col.main_words", "main_words", "num"),
+    Col("exact_duplicates", "col.exact_duplicates", "exact_duplicates", "num"),
+    Col("duplicate_group", "col.duplicate_group", "duplicate_group", "page"),
+    Col("near_duplicates", "col.near_duplicates", "near_duplicates", "num"),
+    Col("closest_near_duplicate", "col.closest_near_duplicate", "closest_near_duplicate", "page"),
+    Col("near_similarity", "col.near_similarity", "near_similarity", "num"),
+)
+COLUMN_SETS = ("standard", "seo", "content")
+SET_COLUMNS = {"standard": PAGE_COLUMNS, "seo": SEO_PAGE_COLUMNS, "content": CONTENT_PAGE_COLUMNS}
+# Range filters of the SEO and content sets: the pages query's min_/max_ parameters
 SEO_RANGES = ("depth", "inlinks", "word_count", "response_ms", "title_px")
+CONTENT_RANGES = ("main_words", "exact_duplicates", "near_duplicates", "near_similarity")
 OUTCOMES = ("answered", "redirect", "skipped", "failed", "not_checked")
 HISTORY_CHANGES = (
     20  # newest changes of a page whose fields are read (one page-diff each); older ones are counted
@@ -106,12 +119,24 @@ def seo_filters() -> tuple[Filter, ...]:
         "select",
         (("", "any"), ("true", "seo.indexable"), ("false", "seo.non_indexable")),
     )
-    ranges = (
+    return (indexable, *range_filters(SEO_RANGES))
+
+
+def range_filters(names: tuple[str, ...]) -> tuple[Filter, ...]:
+    return tuple(
         Filter(f"{bound}_{name}", f"filter.{bound}_{name}", "number")
-        for name in SEO_RANGES
+        for name in names
         for bound in ("min", "max")
     )
-    return (indexable, *ranges)
+
+
+def set_filters(column_set: str) -> tuple[Filter, ...]:
+    """The filters a column set adds to the standard ones."""
+    if column_set == "seo":
+        return seo_filters()
+    if column_set == "content":
+        return range_filters(CONTENT_RANGES)
+    return ()
 
 
 def codes() -> list[int]:
@@ -128,13 +153,14 @@ def categories() -> tuple[str, ...]:
 @pages.get("/pages")
 def index() -> str:
     # Internal pages unless "include external" is ticked: then the query's filter is left out entirely.
-    column_set = request.args.get("set") if request.args.get("set") in COLUMN_SETS else "standard"
+    asked = request.args.get("set") or "standard"
+    column_set = asked if asked in COLUMN_SETS else "standard"
     base = page_filters()
-    filters = base if column_set == "standard" else (*base[:-1], *seo_filters(), base[-1])
+    filters = (*base[:-1], *set_filters(column_set), base[-1])
     params = {} if request.args.get("external") else {"external": "false"}
     offered = analysis_columns()
     chosen = [key for key in request.args.getlist("acol") if key in offered]
-    shown = PAGE_COLUMNS if column_set == "standard" else SEO_PAGE_COLUMNS
+    shown = SET_COLUMNS[column_set]
     columns = (*shown, *(Col("acol:" + key, offered[key], None, "cell") for key in chosen))
     table = paged_table(
         "pages",

@@ -136,6 +136,30 @@ def percent(similarity: float) -> int:
     return int(similarity * 100 + 1e-9)
 
 
+def column_percent(similarity: float) -> float:
+    """A similarity as the pages list's ``near_similarity``: percent rounded down to two decimals
+    (193 / 203 → 95.07; rounded down, so a page shown at 90 % is at or above a 90 % threshold)."""
+    return int(similarity * 10_000 + 1e-9) / 100
+
+
+def facts(found: Groups) -> dict[str, dict[str, Any]]:
+    """Each compared page's content columns (``read.PAGE_CONTENT_COLUMNS``), from the same grouping the
+    findings come from: the numbers a page list shows are the findings' own."""
+    out: dict[str, dict[str, Any]] = {}
+    for url, words in found.words.items():
+        others = found.exact.get(url, [])
+        near = found.near.get(url)
+        out[url] = {
+            "main_words": words,
+            "exact_duplicates": len(others),
+            "duplicate_group": min(url, others[0]) if others else None,
+            "near_duplicates": near.count if near else 0,
+            "closest_near_duplicate": near.closest if near else None,
+            "near_similarity": column_percent(near.similarity) if near else None,
+        }
+    return out
+
+
 # -- settings ------------------------------------------------------------------------------------------------
 
 
@@ -226,6 +250,11 @@ def near_duplicates(ctx: CheckContext) -> Iterator[Finding]:
         yield Finding(url, near.closest)
 
 
+def page_facts(ctx: CheckContext) -> dict[str, dict[str, Any]]:
+    """The content columns stored with the commit beside content-near-duplicate's findings (its settings)."""
+    return facts(groups(ctx))
+
+
 def low_content(ctx: CheckContext) -> Iterator[Finding]:
     limit = low_words_setting(ctx.settings_for(PLUGIN))
     for url, words in sorted(signatures(ctx).items()):
@@ -255,20 +284,22 @@ CHECKS = [
         "low",
         "Indexable HTML pages (status 200) whose main content is at least the similarity setting "
         f"({DEFAULT_SIMILARITY}% by default) like another page's, without being the same; the detail is "
-        "the closest page, its similarity and the number of near duplicates.",
+        "the closest page; the pages list's near_duplicates, closest_near_duplicate and near_similarity "
+        "columns give the number of near duplicates and the similarity.",
         "Merge the pages, point the near copies' canonical at the main one, or make each page say "
         "something the others do not.",
         near_duplicates,
         91,
         type="opportunity",
         settings=("duplicate_similarity",),
+        page_facts=page_facts,
     ),
     _check(
         "content-low",
         "Pages with little content",
         "low",
         f"Indexable HTML pages (status 200) with fewer words in their main content than the setting "
-        f"({DEFAULT_LOW_WORDS} by default); the detail is the word count.",
+        f"({DEFAULT_LOW_WORDS} by default); the pages list's main_words column gives the word count.",
         "Add what a visitor came for, merge the page into a fuller one, or keep it out of the index.",
         low_content,
         92,

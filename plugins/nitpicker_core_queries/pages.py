@@ -159,7 +159,12 @@ QUERIES = [
         "`word_count` (visible words, segmented in the page's language), `h1` (the first), `h1_count`, `h2` (the first), "
         "`title_length`/`description_length` (characters) and `title_px`/`description_px` (pixels as a search result sets "
         "them), `meta_robots`, `x_robots_tag`, `robots_directives` (both parsed, per user agent) and `last_modified`; "
-        "`min_NAME`/`max_NAME` bound the numeric ones.",
+        "and the content columns (docs/duplicates.md), what the duplicate checks found when the commit completed, "
+        "empty for a page they did not compare and for a commit or archive without them: `main_words` (words of "
+        "the main content), `exact_duplicates` (other pages with the same main content) and `duplicate_group` "
+        "(the group's first URL), `near_duplicates` (pages at least the similarity setting like it), "
+        "`closest_near_duplicate` and `near_similarity` (its exact similarity in percent, rounded down to two "
+        "decimals); `min_NAME`/`max_NAME` bound the numeric ones.",
         _pages,
         {
             **PAGING,

@@ -13,6 +13,8 @@ from typing import Any
 
 import regex
 
+from nitpicker_core import read
+
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
 KINDS = ("css", "xpath", "regex")
 _ATTR = re.compile(r"^(?P<sel>.+?)@(?P<attr>[A-Za-z_:][-A-Za-z0-9_:.]*)$", re.DOTALL)
@@ -24,7 +26,7 @@ RESERVED = frozenset(
     indexable indexability_reason redirect_dest first_seen_at last_crawled_at order size word_count
     h1 outcome category error scraped is_target is_external is_skipped source_sha256 total
     """.split()
-)
+) | frozenset(read.PAGE_CONTENT_COLUMNS)  # the duplicate checks' columns (main_words, near_duplicates…)
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,17 @@ SEO_FIELDS: tuple[tuple[str, str], ...] = (
     ("Last Modified", "last_modified"),
 )
 SEO_COLUMNS = tuple(label for label, _ in SEO_FIELDS)
+# What the duplicate checks found per page when the commit completed (the pages query's content columns,
+# docs/duplicates.md; empty for a page they did not compare and in an archive without them)
+CONTENT_FIELDS: tuple[tuple[str, str], ...] = (
+    ("Main Content Words", "main_words"),
+    ("Exact Duplicates", "exact_duplicates"),
+    ("Duplicate Group", "duplicate_group"),
+    ("No. Near Duplicates", "near_duplicates"),
+    ("Closest Near Duplicate", "closest_near_duplicate"),
+    ("Closest Similarity Match", "near_similarity"),
+)
+CONTENT_COLUMNS = tuple(label for label, _ in CONTENT_FIELDS)
 PAGE_LIST_COLUMNS = (
     "Title",
     "Full Title",
@@ -73,6 +84,7 @@ PAGE_LIST_COLUMNS = (
     "og:type",
     "og:image",
     *SEO_COLUMNS,
+    *CONTENT_COLUMNS,
 )
 LINKS_COLUMNS = (
     "URL",
@@ -233,6 +245,7 @@ def page_list_rows(reader: ArchiveReader, commit: int, report: ReportContext) ->
             p["og_type"],
             p["og_image"],
             *_seo_values(p),
+            *(p.get(key) for _label, key in CONTENT_FIELDS),
             *_analysis_values(p, keys),
         ]
 
@@ -287,7 +300,7 @@ SHEETS = (
         description="internal HTML pages in scope, with metadata, link counts and analyzer columns",
         extra_columns=_page_list_extra,
         freeze=(1, 1),
-        links=("URL", "og:url"),
+        links=("URL", "og:url", "Duplicate Group", "Closest Near Duplicate"),
         formats=PAGE_FORMATS,
         widths={
             "Title": 260,

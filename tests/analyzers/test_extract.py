@@ -266,6 +266,10 @@ def test_custom_search_checks_gate_with_fail_on(crawled: tuple[Path, str], tmp_p
             "extract: extractor 'title': the name is a built-in column; choose another",
         ),
         (
+            ("--extract", "near_similarity=css:h1"),  # a content column of the duplicate checks
+            "extract: extractor 'near_similarity': the name is a built-in column; choose another",
+        ),
+        (
             ("--extract", "price=jq:.price"),
             "extract: extractor 'price': 'jq:.price' does not start with css:, xpath: or regex:",
         ),

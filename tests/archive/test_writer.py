@@ -271,6 +271,7 @@ def test_gc_removes_unreachable_states_and_blobs(tmp_path: Path) -> None:
         "resource_states": 0,
         "blobs": 1,
         "finding_sets": 0,
+        "fact_sets": 0,
         "screenshots": 0,
         "aggregate_sets": 0,
         "manifests": 0,
