@@ -66,6 +66,9 @@ from nitpicker_core.archive.lists import (
     value_counts,
 )
 from nitpicker_core.archive.page_lists import (
+    LIST_COLUMNS as PAGE_LIST_COLUMNS,
+)
+from nitpicker_core.archive.page_lists import (
     PAGE_SORTS,
     inbound_links,
     page_detail_rows,
@@ -144,6 +147,7 @@ __all__ = [
     "inventory_run_list",
     "mismatch_list",
     "violation_list",
+    "PAGE_LIST_COLUMNS",
     "PAGE_RANGE_COLUMNS",
     "PAGE_SEO_COLUMNS",
     "PAGE_SORTS",

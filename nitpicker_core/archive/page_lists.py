@@ -53,6 +53,25 @@ _SEO_SQL: dict[str, str] = {
 }
 #: The SEO columns every page row has, in order (``robots_directives`` is derived from meta_robots and x_robots_tag).
 SEO_COLUMNS: tuple[str, ...] = (*_SEO_SQL, "robots_directives")
+#: Every column of a `pages` query row, in order (what _PAGE_SELECT names, then the SEO columns).
+LIST_COLUMNS: tuple[str, ...] = (
+    "url",
+    "status",
+    "content_type",
+    "category",
+    "title",
+    "description",
+    "lang",
+    "is_external",
+    "is_skipped",
+    "skip_reason",
+    "redirect_dest",
+    "error_kind",
+    "outcome",
+    "content_length",
+    "crawl_order",
+    *SEO_COLUMNS,
+)
 # Where an older archive lacks the column (format 6 added these), its value is NULL
 _ADDED_IN_6 = {
     "response_ms": "commit_page",
