@@ -3,10 +3,7 @@ then its exact findings on one real crawl of /structured-data/ (JSON-LD, Microda
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
-import os
-import shutil
 import time
 from pathlib import Path
 
@@ -14,7 +11,7 @@ import pytest
 from nitpicker_structured_data import RULES, StructuredData
 from nitpicker_structured_data.extract import extract
 from nitpicker_structured_data.validate import Problem, node, rich_result, rich_results, validate, vocabulary
-from support import ROOT, crawl_subtree, run_cli
+from support import ROOT
 
 from nitpicker_core import PageInput, UsageError
 from nitpicker_core.archive import open_archive
@@ -246,42 +243,10 @@ def test_every_rule_is_a_catalogue_check_with_a_japanese_text():
 # --- one real crawl of /structured-data/, analyzed with the CLI ------------------------------------------
 
 
-def plugin_env(tmp: Path) -> dict[str, str]:
-    """PYTHONPATH that makes `structured-data` a plugin by entry point, as an installed nitpicker has it.
-
-    An environment installed before the plugin existed lacks the entry point: a distribution of one
-    entry point in ``tmp`` gives it (nothing when the installed nitpicker already declares it)."""
-    paths = [str(ROOT), str(ROOT / "plugins"), os.environ.get("PYTHONPATH", "")]
-    if not any(ep.name == "structured-data" for ep in importlib.metadata.entry_points(group="nitpicker")):
-        info = tmp / "nitpicker_structured_data_entry-0.dist-info"
-        info.mkdir(parents=True)
-        (info / "METADATA").write_text(
-            "Metadata-Version: 2.1\nName: nitpicker-structured-data-entry\nVersion: 0\n"
-        )
-        (info / "entry_points.txt").write_text("[nitpicker]\nstructured-data = nitpicker_structured_data\n")
-        paths.insert(0, str(tmp))
-    return {"PYTHONPATH": os.pathsep.join(p for p in paths if p)}
-
-
 @pytest.fixture(scope="module")
-def archive(site, tmp_path_factory) -> Path:
-    work = tmp_path_factory.mktemp("structured")
-    crawled = crawl_subtree(f"{site}/structured-data/", work)
-    analyzed = work / "analyzed.nitpicker"
-    shutil.copyfile(crawled, analyzed)
-    env = plugin_env(work / "entry")
-    result = run_cli(
-        "analyze",
-        str(analyzed),
-        "--plugin",
-        "structured-data",
-        cwd=work,
-        env=env,
-        timeout=300,
-        subprocess=True,
-    )
-    assert result.returncode == 0, result.stderr
-    return analyzed
+def archive(structured_data_archive: Path) -> Path:
+    """/structured-data/ crawled and analyzed with the CLI (tests/conftest.py: the viewer's tree reads it too)."""
+    return structured_data_archive
 
 
 def by_page(archive: Path, site: str) -> dict[str, list[tuple[str, str, str]]]:
