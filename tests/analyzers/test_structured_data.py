@@ -397,22 +397,23 @@ def run_cli_script(script: str, *args: str):
 
 
 @pytest.mark.browser
-def test_the_viewer_lists_the_findings_by_item_in_the_structured_data_tab(archive, site):
+def test_the_viewer_shows_the_items_as_trees_with_the_pages_text_escaped(archive, site):
+    """The tab's HTML as served (tests/viewer/test_structured_tree.py drives it in Chromium)."""
     from nitpicker_core.plugins import make_plugin_manager
     from nitpicker_viewer.app import create_app
 
     client = create_app(archive, make_plugin_manager()).test_client()
     html = client.get("/page", query_string={"url": f"{site}/structured-data/jsonld"}).get_data(as_text=True)
-    section = html[html.index('<h2 id="sd-findings">') :]
+    section = html[html.index('<h2 id="sd-items">') :]
     section = section[: section.index("</section>")]
-    assert "(5)</h2>" in section
-    items = section.split('<div class="jsonld"><p>')[1:]
-    assert [i.split("</p>")[0] for i in items] == [
-        "json-ld item 1, line 9",
-        "json-ld item 2, line 10",
-        "json-ld item 3, line 11",
-    ]
-    assert "<code>Product.offers.availability</code> availability expects ItemAvailability" in items[1]
+    assert "(5)</h2>" in section and section.count('<details open class="sd-item"') == 5
+    assert '<h2 id="sd-findings">' not in html  # the findings are in the tree, not listed again
+    # the page's markup in a value is text
+    assert (
+        '<span class="sd-value">A widget &lt;img src=&#34;x&#34; onerror=&#34;window.pwned=1&#34;&gt;.</span>'
+        in section
+    )
+    assert "<img" not in section
 
 
 def test_page_input_reads_the_other_html_from_the_archive_by_its_hash():

@@ -103,3 +103,14 @@ def test_the_structured_data_tab_has_no_serious_axe_findings(
     paths = [_path(site, name) for name in ("jsonld", "microdata", "rdfa")]
     with serving(tree_app) as base:
         assert axe_serious(browser, base, paths, theme) == {}
+
+
+@pytest.mark.browser
+def test_the_tree_speaks_japanese_and_the_items_are_no_column(tree_app: Any, site: str) -> None:
+    client = tree_app.test_client()
+    client.get("/lang/ja?next=/")
+    html = client.get(_path(site, "scripted").split("#")[0]).get_data(as_text=True)
+    assert "構造化データの項目 (2)" in html and html.count("レンダリング後のページにのみあり") == 2
+    # the stored items are the analyzer's data, not one of its columns: no table offers them
+    columns = client.get("/api/analysis-columns?analyzer=structured-data").get_json()
+    assert [c["column"] for c in columns["items"]] == ["errors", "items", "rich_results"]
