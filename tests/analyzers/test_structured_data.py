@@ -13,7 +13,7 @@ from nitpicker_structured_data.extract import extract
 from nitpicker_structured_data.validate import Problem, node, rich_result, rich_results, validate, vocabulary
 from support import ROOT
 
-from nitpicker_core import PageInput, UsageError
+from nitpicker_core import Cell, PageInput, UsageError
 from nitpicker_core.archive import open_archive
 
 
@@ -132,6 +132,47 @@ def test_a_subtype_takes_the_nearest_feature_and_an_unrelated_type_none():
     assert feature == "Local business"
     assert [p.path for p in problems if p.severity == "error"] == []
     assert rich_result(node("Person", name="P")) == (None, [])
+
+
+def test_each_problem_names_the_node_and_property_it_is_at():
+    nutrition = node("NutritionInformation", fatContent="1 g")
+    recipe = node("Recipe", name="Soup", image="i", nutrition=nutrition, colour="red")
+    at = {p.path: (p.node, p.prop) for p in [*validate(recipe), *rich_result(recipe)[1]]}
+    assert at["Recipe.colour"] == (recipe, "colour")  # a property there: next to it
+    assert at["Recipe.author"] == (recipe, "author")  # missing: where it should be
+    assert (
+        at["Recipe.nutrition.calories"][0] is nutrition and at["Recipe.nutrition.calories"][1] == "calories"
+    )
+
+
+def test_the_stored_items_are_bounded_and_place_each_finding():
+    from nitpicker_structured_data.tree import MAX_ENTRIES, MAX_TEXT
+
+    product = {
+        "@context": "https://schema.org",
+        "@type": "Product",
+        "name": "x" * 500,
+        "offers": {"@type": "Offer", "price": "1", "availability": "in stock"},
+    }
+    report = StructuredData().each_page(PageInput("http://localhost/p", ld(product), {}, {}, "rendered"))
+    stored = report.cells["_items"]
+    (item,) = stored["items"]
+    assert [name for name, _ in item["root"]["props"]] == ["name", "offers"]
+    assert len(item["root"]["props"][0][1][0]) == MAX_TEXT
+    assert ["Product.offers.availability: availability expects ItemAvailability, got 'in stock'", "0.1.0",
+            "availability"] in item["placed"]  # fmt: skip
+    # missing in the nested Offer: placed at the Offer (key 0.1.0: the root's 2nd property, its 1st value)
+    assert ["Product.offers.priceCurrency: missing: recommended for the Product snippet rich result", "0.1.0",
+            "priceCurrency"] in item["placed"]  # fmt: skip
+    assert ["Product.image: missing: recommended for the Product snippet rich result", "0", "image"] in item[
+        "placed"
+    ]
+    many = {"@context": "https://schema.org", "@type": "ItemList", "itemListElement": list(range(3000))}
+    big = StructuredData().each_page(PageInput("http://localhost/p", ld(many), {}, {}, "rendered"))
+    assert big.cells["_items"]["omitted"] == 3000 - (MAX_ENTRIES - 1)  # the name and 999 values kept
+    assert StructuredData().each_page(PageInput("http://localhost/p", "<p>none</p>", {}, {}, "rendered")).cells == {
+        "items": Cell(0, ""), "errors": 0, "rich_results": Cell(0, "")
+    }  # fmt: skip
 
 
 def test_the_data_files_name_their_source_and_cover_the_asked_types():
