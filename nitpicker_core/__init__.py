@@ -34,6 +34,7 @@ from nitpicker_core.indexability import non_indexable_reason
 from nitpicker_core.main_content import compile_selector as compile_main_content_selector
 from nitpicker_core.main_content import locate as locate_main_content
 from nitpicker_core.main_content import main_text, visible_texts
+from nitpicker_core.main_content import words as content_words
 from nitpicker_core.query import check_commit, describe, query_registry, run_query, validate_params
 from nitpicker_core.records import (
     METADATA_FIELDS,
@@ -207,6 +208,7 @@ __all__ = [
     "compile_main_content_selector",
     "locate_main_content",
     "main_text",
+    "content_words",
     "visible_texts",
     "query_registry",
     "run_query",

@@ -6,6 +6,7 @@ text (``main_text``, from the stored HTML).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import lxml.etree
@@ -17,6 +18,18 @@ BOILERPLATE = frozenset({"nav", "header", "footer", "aside", "script", "style", 
 NON_TEXT = frozenset({"script", "style", "template", "noscript"})
 BLOCKS = frozenset({"body", "div", "section", "td"})
 SHARE = 0.6  # the densest block is the smallest block holding at least this share of the page's text
+
+# Words of a text, the rule the duplicate-content checks and the `main-contents` analyzer count by
+# (docs/duplicates.md): Japanese and Chinese are written without spaces between words, so each Han, Hiragana
+# or Katakana character is one word (as Screaming Frog and Sitebulb count them), the marks among them
+# (々, ー, ゝ) included; every other run of word characters is one word (Latin, Cyrillic, digits, and Hangul:
+# Korean puts spaces between its words).
+_CJK = (
+    "\u3005-\u3007\u3021-\u3029\u3031-\u3035\u303b"  # 々〆〇, Suzhou numerals, kana repeat marks, 〻
+    "\u3041-\u309f\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff\uff66-\uff9f"  # Hiragana, Katakana (full and half width)
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"  # Han: CJK ideographs and extensions
+)
+_WORD = re.compile(f"[{_CJK}]|[^\\W{_CJK}]+")
 
 _MAIN = CSSSelector("main")
 _ROLE_MAIN = CSSSelector('[role="main"]')
@@ -128,3 +141,8 @@ def main_text(html: str | None, custom: CSSSelector | None = None) -> str | None
         return None
     main, _ = locate(document, custom)
     return " ".join(visible_texts(main))
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text`` by the rule above: each CJK character one word, other word-character runs one."""
+    return _WORD.findall(text)

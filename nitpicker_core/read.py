@@ -69,6 +69,9 @@ from nitpicker_core.archive.page_lists import (
     CONTENT_COLUMNS as PAGE_CONTENT_COLUMNS,
 )
 from nitpicker_core.archive.page_lists import (
+    LIST_COLUMNS as PAGE_LIST_COLUMNS,
+)
+from nitpicker_core.archive.page_lists import (
     PAGE_SORTS,
     inbound_links,
     page_detail_rows,
@@ -148,6 +151,7 @@ __all__ = [
     "mismatch_list",
     "violation_list",
     "PAGE_CONTENT_COLUMNS",
+    "PAGE_LIST_COLUMNS",
     "PAGE_RANGE_COLUMNS",
     "PAGE_SEO_COLUMNS",
     "PAGE_SORTS",

@@ -194,7 +194,10 @@ class Analyzer:
         return str(kind)
 
     def check(self, settings: Mapping[str, Any]) -> None:
-        """Raise ``UsageError`` when ``settings`` cannot work. Main process, before an analyze run."""
+        """Raise ``UsageError`` when ``settings`` cannot work. Main process, before an analyze run.
+
+        A ``check`` with a keyword parameter ``analyzers`` also gets every registered analyzer (the
+        ``extract`` analyzer refuses an extractor named as another analyzer's column)."""
 
     def rules(self) -> list[Rule]:
         """The rule catalogue: every rule this analyzer can report (default: none declared)."""

@@ -35,6 +35,33 @@ def site():
     server.shutdown()
 
 
+@pytest.fixture(scope="session")
+def structured_data_archive(site, tmp_path_factory):
+    """test_server's /structured-data/ crawled, then analyzed by `structured-data` with the CLI: the analyzer's
+    exact findings (tests/analyzers/test_structured_data.py) and the viewer's tree (tests/viewer) read it."""
+    import shutil
+
+    from support import crawl_subtree, structured_data_env
+
+    work = tmp_path_factory.mktemp("structured")
+    crawled = crawl_subtree(f"{site}/structured-data/", work)
+    analyzed = work / "analyzed.nitpicker"
+    shutil.copyfile(crawled, analyzed)
+    env = structured_data_env(work / "entry")
+    result = run_cli(
+        "analyze",
+        str(analyzed),
+        "--plugin",
+        "structured-data",
+        cwd=work,
+        env=env,
+        timeout=300,
+        subprocess=True,
+    )
+    assert result.returncode == 0, result.stderr
+    return analyzed
+
+
 @pytest.fixture
 def pm():
     """A fresh plugin manager with the built-in plugins and nothing else."""

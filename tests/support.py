@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.metadata
 import io
 import os
 import signal
@@ -394,3 +395,20 @@ def read_only(directory: Path) -> Iterator[Path]:
         yield directory
     finally:
         subprocess.run(undo, check=True)
+
+
+def structured_data_env(tmp: Path) -> dict[str, str]:
+    """PYTHONPATH that makes `structured-data` a plugin by entry point, as an installed nitpicker has it.
+
+    An environment installed before the plugin existed lacks the entry point: a distribution of one
+    entry point in ``tmp`` gives it (nothing when the installed nitpicker already declares it)."""
+    paths = [str(ROOT), str(ROOT / "plugins"), os.environ.get("PYTHONPATH", "")]
+    if not any(ep.name == "structured-data" for ep in importlib.metadata.entry_points(group="nitpicker")):
+        info = tmp / "nitpicker_structured_data_entry-0.dist-info"
+        info.mkdir(parents=True)
+        (info / "METADATA").write_text(
+            "Metadata-Version: 2.1\nName: nitpicker-structured-data-entry\nVersion: 0\n"
+        )
+        (info / "entry_points.txt").write_text("[nitpicker]\nstructured-data = nitpicker_structured_data\n")
+        paths.insert(0, str(tmp))
+    return {"PYTHONPATH": os.pathsep.join(p for p in paths if p)}

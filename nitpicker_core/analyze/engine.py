@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import logging
 import os
 import traceback
@@ -161,8 +162,23 @@ def check_settings(pm: NitpickerPluginManager, config: Config, names: list[str] 
         _reading(analyzer, settings)
         check = getattr(analyzer, "check", None)
         if check is not None:
-            check(settings)
+            if _takes(check, "analyzers"):  # one that must not clash with the others (extractor names)
+                check(settings, analyzers=list(registry))
+            else:
+                check(settings)
     return selected
+
+
+def _takes(func: Any, name: str) -> bool:
+    """Whether ``func`` has a parameter ``name`` that can be given by keyword."""
+    try:
+        parameter = inspect.signature(func).parameters.get(name)
+    except (TypeError, ValueError):  # a builtin or a callable inspect cannot read
+        return False
+    return parameter is not None and parameter.kind in (
+        parameter.KEYWORD_ONLY,
+        parameter.POSITIONAL_OR_KEYWORD,
+    )
 
 
 def _reading(analyzer: Analyzer, settings: Any) -> str:

@@ -14,6 +14,12 @@ if TYPE_CHECKING:
     from .reader import ArchiveReader
 
 ANALYSIS_SORTS = ("url", "analyzer", "value")
+#: A cell whose key starts with this is an analyzer's data, not a table column (the items the structured-data
+#: analyzer stores for the viewer's tree): stored and cached with its results, read by naming it (``column``
+#: of analysis_list), left out of every list of columns, the tables, the sheets, history and diffs.
+DATA_PREFIX = "_"
+#: SQL: the cell of alias ``c`` is a column (not a data cell)
+COLUMNS_ONLY = "substr(c.\"column\", 1, 1) != '_'"
 # A cell's value as SQLite orders it: numbers as numbers, strings as text; a value that is not JSON as stored.
 _VALUE = "(CASE WHEN json_valid(c.value) THEN json_extract(c.value, '$') ELSE c.value END)"
 
@@ -47,6 +53,8 @@ def _where(
         where, params = where + " AND c.analyzer = ?", [*params, analyzer]
     if column:
         where, params = where + ' AND c."column" = ?', [*params, column]
+    else:
+        where += f" AND {COLUMNS_ONLY}"
     if page:
         where, params = where + " AND u.url = ?", [*params, page]
     elif url:
@@ -110,6 +118,8 @@ def _cells_of(
     params: list[Any] = [commit, *ids]
     if column:
         sql, params = sql + ' AND c."column" = ?', [*params, column]
+    else:
+        sql += f" AND {COLUMNS_ONLY}"
     wanted = set(keys)
     grouped = group_cells(archive.execute(sql + ' ORDER BY c.analyzer, c."column"', params))
     return {key: value for key, value in grouped.items() if key in wanted}
@@ -119,7 +129,7 @@ def page_analysis(archive: ArchiveReader, commit: int, url_id: int) -> list[dict
     """One page's cells of every analyzer, for `page-detail`: ``[{"analyzer", "cells", "notes"}]``."""
     rows = archive.execute(
         'SELECT c.url_id, c.analyzer, c."column", c.value, c.note FROM analysis_cell c '
-        'WHERE c.commit_id = ? AND c.url_id = ? ORDER BY c.analyzer, c."column"',
+        f'WHERE c.commit_id = ? AND c.url_id = ? AND {COLUMNS_ONLY} ORDER BY c.analyzer, c."column"',
         [commit, url_id],
     )
     return [{"analyzer": analyzer, **entry} for (_, analyzer), entry in group_cells(rows).items()]
@@ -129,7 +139,7 @@ def url_cells(archive: ArchiveReader, commit: int, url: str) -> dict[str, Any]:
     """One page's cells of every analyzer as ``{"analyzer/column": value}`` (``{}``: none analyzed it)."""
     rows = archive.execute(
         'SELECT c.analyzer, c."column", c.value FROM analysis_cell c JOIN url u ON u.id = c.url_id '
-        'WHERE c.commit_id = ? AND u.url = ? ORDER BY c.analyzer, c."column"',
+        f'WHERE c.commit_id = ? AND u.url = ? AND {COLUMNS_ONLY} ORDER BY c.analyzer, c."column"',
         [commit, url],
     )
     return {f"{analyzer}/{column}": decode_cell(value) for analyzer, column, value in rows}
@@ -139,7 +149,7 @@ def analysis_column_counts(
     archive: ArchiveReader, commit: int, analyzer: str | None = None
 ) -> dict[str, Any]:
     """The (analyzer, column) pairs that have cells in the commit, with how many pages have each."""
-    sql = 'SELECT analyzer, "column", COUNT(*) AS pages FROM analysis_cell WHERE commit_id = ?'
+    sql = f'SELECT analyzer, "column", COUNT(*) AS pages FROM analysis_cell c WHERE commit_id = ? AND {COLUMNS_ONLY}'
     params: list[Any] = [commit]
     if analyzer:
         sql, params = sql + " AND analyzer = ?", [*params, analyzer]

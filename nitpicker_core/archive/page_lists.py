@@ -56,6 +56,26 @@ SEO_COLUMNS: tuple[str, ...] = (*_SEO_SQL, "robots_directives")
 #: The content columns every page row has after them: what the duplicate checks found when the commit
 #: completed (archive/page_facts.py; NULL for a page they did not compare and for a commit without them).
 CONTENT_COLUMNS: tuple[str, ...] = page_facts.COLUMNS
+#: Every column of a `pages` query row, in order (what _PAGE_SELECT names, then the SEO and content columns).
+LIST_COLUMNS: tuple[str, ...] = (
+    "url",
+    "status",
+    "content_type",
+    "category",
+    "title",
+    "description",
+    "lang",
+    "is_external",
+    "is_skipped",
+    "skip_reason",
+    "redirect_dest",
+    "error_kind",
+    "outcome",
+    "content_length",
+    "crawl_order",
+    *SEO_COLUMNS,
+    *CONTENT_COLUMNS,
+)
 # Where an older archive lacks the column (format 6 added these), its value is NULL
 _ADDED_IN_6 = {
     "response_ms": "commit_page",

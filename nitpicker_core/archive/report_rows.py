@@ -10,6 +10,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from . import digest, referrers
+from .cells import COLUMNS_ONLY
 from .page_lists import seo_join, seo_select, seo_shape
 from .rows import field_sql
 
@@ -89,7 +90,7 @@ _REFERRERS = (
 )
 _CELLS = (
     '(SELECT json_group_array(json_array(c.analyzer, c."column", json(c.value), c.note)) '
-    "FROM analysis_cell c WHERE c.commit_id = :c AND c.url_id = k.url_id) AS cells"
+    f"FROM analysis_cell c WHERE c.commit_id = :c AND c.url_id = k.url_id AND {COLUMNS_ONLY}) AS cells"
 )
 _META = (
     "title",
@@ -238,7 +239,7 @@ def report_resource_referrers(
 def analysis_columns(archive: ArchiveReader, commit: int) -> dict[str, Any]:
     """The (analyzer, column) pairs that have cells in the commit."""
     rows = archive.execute(
-        'SELECT DISTINCT analyzer, "column" FROM analysis_cell WHERE commit_id = ? '
+        f'SELECT DISTINCT analyzer, "column" FROM analysis_cell c WHERE commit_id = ? AND {COLUMNS_ONLY} '
         'ORDER BY analyzer, "column"',
         [commit],
     )

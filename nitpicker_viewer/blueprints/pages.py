@@ -9,6 +9,7 @@ from flask import Blueprint, Response, abort, request
 from nitpicker_core import MenuLink, RegisterBlueprint, hookimpl, priority_of
 from nitpicker_core.content_types import CATEGORIES
 from nitpicker_core.errors import NitpickerError
+from nitpicker_viewer import structured
 from nitpicker_viewer.app import has_query, query, query_at, query_once, render
 from nitpicker_viewer.blueprints.issues import page_issues
 from nitpicker_viewer.tables import Col, Filter, paged_table, status_filter
@@ -235,6 +236,7 @@ def detail() -> str:
     history = page_history(url) if has_query("history") else None
     return render(
         "page.html",
+        sd_tree=structured_tree(url, violations),
         title="view.page",
         url=url,
         d=data,
@@ -247,6 +249,14 @@ def detail() -> str:
         fields=METADATA_FIELDS,
         history=history,
     )
+
+
+def structured_tree(url: str, violations: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The page's structured-data items as a tree with their findings (structured.py); None without them."""
+    if not has_query("analysis"):
+        return None
+    rows = query("analysis", analyzer=structured.ANALYZER, column=structured.CELL, page=url, limit=1)["items"]
+    return structured.tree(rows[0]["cells"].get(structured.CELL) if rows else None, violations)
 
 
 def page_history(url: str) -> dict[str, Any] | None:

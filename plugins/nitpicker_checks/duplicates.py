@@ -10,7 +10,6 @@ so no pair is compared unless LSH proposes it.
 from __future__ import annotations
 
 import hashlib
-import re
 import zlib
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
@@ -20,12 +19,11 @@ from typing import Any
 import numpy as np
 from datasketch import MinHash, MinHashLSH
 
-from nitpicker_core import CheckContext, Finding, RegisterSetting, UsageError, main_text, read
+from nitpicker_core import CheckContext, Finding, RegisterSetting, UsageError, content_words, main_text, read
 
 from .common import content_pages, family, memo
 
 PLUGIN = "checks"
-WORD = re.compile(r"\w+")
 SHINGLE = 3  # words per shingle: a changed word changes the three shingles it is in
 NUM_PERM = 64  # enough for LSH to propose pairs: the similarity reported is the exact one
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit multiplier (the golden ratio's), to mix word hashes
@@ -49,8 +47,9 @@ class Signature:
 
 
 def signature(text: str) -> Signature:
-    """The signature of a main-content text (case folded, words only: markup and spacing do not count)."""
-    words = WORD.findall(text.casefold())
+    """The signature of a main-content text (case folded, words only: markup and spacing do not count; each
+    Han, Hiragana or Katakana character is a word, ``nitpicker_core.main_content.words``)."""
+    words = content_words(text.casefold())
     digest = hashlib.blake2b(" ".join(words).encode(), digest_size=12).hexdigest()
     if not words:
         return Signature(0, digest, np.empty(0, dtype=np.uint32))
@@ -299,7 +298,8 @@ CHECKS = [
         "Pages with little content",
         "low",
         f"Indexable HTML pages (status 200) with fewer words in their main content than the setting "
-        f"({DEFAULT_LOW_WORDS} by default); the pages list's main_words column gives the word count.",
+        f"({DEFAULT_LOW_WORDS} by default; in Japanese and Chinese each character counts as a word); "
+        "the pages list's main_words column gives the word count.",
         "Add what a visitor came for, merge the page into a fuller one, or keep it out of the index.",
         low_content,
         92,

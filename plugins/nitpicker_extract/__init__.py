@@ -9,7 +9,7 @@ commit without crawling, and ``history --field extract/price`` says when a value
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import (
@@ -26,7 +26,7 @@ from nitpicker_core import (
     hookimpl,
 )
 
-from .spec import Extractor, parse_all
+from .spec import Extractor, clashing, parse_all
 
 if TYPE_CHECKING:
     from nitpicker_core import Config
@@ -96,8 +96,11 @@ class ExtractAnalyzer(Analyzer):
         extractors, limit = parse_settings(settings)
         return [e for e in extractors if e.html == self.reads], limit
 
-    def check(self, settings: Mapping[str, Any]) -> None:
-        parse_settings(settings)  # raises the one line
+    def check(self, settings: Mapping[str, Any], analyzers: Iterable[Analyzer] = ()) -> None:
+        extractors, _ = parse_settings(settings)  # raises the one line
+        clash = clashing(extractors, analyzers)
+        if clash:
+            raise UsageError(f"extract: {clash}")
 
     def setup(self, settings: Mapping[str, Any]) -> None:
         self.extractors, self.time_limit = self._mine(settings)

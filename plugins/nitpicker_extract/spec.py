@@ -19,7 +19,8 @@ NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
 KINDS = ("css", "xpath", "regex")
 _ATTR = re.compile(r"^(?P<sel>.+?)@(?P<attr>[A-Za-z_:][-A-Za-z0-9_:.]*)$", re.DOTALL)
 _SPACE = re.compile(r"\s+")
-#: names of the page fields every table already shows: an extractor cannot take one (its column would clash)
+#: names of the page fields every table already shows: an extractor cannot take one (its column would clash);
+#: ``clashing`` adds every column of the `pages` query and the columns of the other analyzers installed
 RESERVED = frozenset(
     """
     url status title description keywords lang canonical robots hash headers extra content_type depth
@@ -157,3 +158,26 @@ def parse_all(items: Iterable[str]) -> list[Extractor]:
             raise ValueError(f"extractor {ex.name!r}: named twice")
         out[ex.name] = ex
     return list(out.values())
+
+
+def clashing(extractors: Iterable[Extractor], analyzers: Iterable[Any] = ()) -> str | None:
+    """The first extractor whose name (case aside) is a column of the `pages` query or of another analyzer
+    (an installed plugin's), as one line naming both; None when every name is free.
+
+    ``analyzers``: the registered analyzers; the extract analyzers' own columns (the extractors) do not count."""
+    from nitpicker_core import read
+
+    pages = {c.lower() for c in read.PAGE_LIST_COLUMNS} | RESERVED
+    owners: dict[str, str] = {}
+    for analyzer in analyzers:
+        if analyzer.name in ("extract", "extract-source"):
+            continue
+        for column in getattr(analyzer, "columns", ()):
+            owners.setdefault(column.key.lower(), analyzer.name)
+    for ex in extractors:
+        name = ex.name.lower()
+        if name in pages:
+            return f"extractor {ex.name!r}: the name is a built-in column; choose another"
+        if name in owners:
+            return f"extractor {ex.name!r}: the name is a column of the analyzer {owners[name]!r}; choose another"
+    return None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -19,13 +18,13 @@ from nitpicker_core import (
     UsageError,
     Violation,
     compile_main_content_selector,
+    content_words,
     hookimpl,
     load_translations,
     locate_main_content,
     visible_texts,
 )
 
-WORD = re.compile(r"\w+")
 HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 NOTE_LINES = 50
 # rule id -> {language: {title, description, fix}}, from messages/<lang>.json
@@ -35,7 +34,7 @@ TRANSLATIONS = load_translations(Path(__file__).with_name("messages"))
 class MainContents(Analyzer):
     name = "main-contents"
     label = "Main content: size, headings, images, links and tables"
-    version = "1.0.0"
+    version = "1.1.0"  # 1.1: words of Japanese and Chinese text counted per character
     columns = (
         Column("method", "Main content found by"),
         Column("characters", "Main content characters"),
@@ -100,7 +99,7 @@ class MainContents(Analyzer):
         cells = {
             "method": Cell(method, describe(main)),
             "characters": len("".join(texts.split())),
-            "words": len(WORD.findall(texts)),
+            "words": len(content_words(texts)),
             "headings": Cell(
                 len(headings), _lines(f"{h.tag} {' '.join(''.join(h.itertext()).split())}" for h in headings)
             ),

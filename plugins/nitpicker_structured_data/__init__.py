@@ -25,9 +25,21 @@ from nitpicker_core import (
     load_translations,
 )
 
-from .extract import DEFAULT_MAX_BLOCK, DEFAULT_MAX_DEPTH, DEFAULT_MAX_ITEMS, Extracted, extract, signature
+from .extract import (
+    DEFAULT_MAX_BLOCK,
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_ITEMS,
+    Extracted,
+    Item,
+    Node,
+    extract,
+    signature,
+)
+from .tree import tree
 
 NAME = "structured-data"
+#: the data cell holding the page's items (tree.py): stored with the results, not a table column
+TREE_CELL = "_items"
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SCHEMA = "https://schema.org/docs/schemas.html"
 _GALLERY = "https://developers.google.com/search/docs/appearance/structured-data/search-gallery"
@@ -97,7 +109,7 @@ def _setting(settings: Mapping[str, Any], name: str, default: int) -> int:
 class StructuredData(Analyzer):
     name = NAME
     label = "Structured data: JSON-LD, Microdata and RDFa validated"
-    version = "1.0.0"
+    version = "1.1.0"  # 1.1: the items stored for the viewer's tree (the data cell _items)
     columns = (
         Column("items", "Structured data items"),
         Column("errors", "Structured data errors"),
@@ -148,28 +160,33 @@ class StructuredData(Analyzer):
                     _SURROGATE.sub("\ufffd", source), page.url, None, max_items, max_depth, max_block
                 )
             source_lines(found, sent)
-        violations = report(found)
+        placements: list[tuple[Item, str, Node | None, str]] = []
+        violations = report(found, placements)
         if sent is not None:
             violations.extend(rendered_only(found, sent))
         by_rule = Counter(v.rule for v in violations)
         types = Counter(t.removeprefix("?") for item in found.items for t in item.node.types)
         eligible = [v.message.split(": ", 1)[0] for v in violations if v.rule == "rich-result-eligible"]
-        return PageReport(
-            cells={
-                "items": Cell(len(found.items), ", ".join(f"{t} ×{n}" for t, n in sorted(types.items()))),
-                "errors": by_rule["invalid"],
-                "rich_results": Cell(len(eligible), ", ".join(eligible)),
-            },
-            violations=violations,
-        )
+        cells: dict[str, Any] = {
+            "items": Cell(len(found.items), ", ".join(f"{t} ×{n}" for t, n in sorted(types.items()))),
+            "errors": by_rule["invalid"],
+            "rich_results": Cell(len(eligible), ", ".join(eligible)),
+        }
+        if found.items:  # the items themselves, for the viewer's tree: a data cell, no column
+            cells[TREE_CELL] = tree(found, placements, sent)
+        return PageReport(cells=cells, violations=violations)
 
 
 def _violation(rule: str, message: str, location: str, snippet: str = "") -> Violation:
     return Violation(rule, message, RULES[rule][0], location, snippet=snippet, help_url=RULES[rule][6])
 
 
-def report(found: Extracted) -> list[Violation]:
-    """The findings of every item of ``found``: vocabulary problems, rich-result requirements, eligibility."""
+def report(
+    found: Extracted, placements: list[tuple[Item, str, Node | None, str]] | None = None
+) -> list[Violation]:
+    """The findings of every item of ``found``: vocabulary problems, rich-result requirements, eligibility.
+
+    ``placements`` gets (item, message, node, property) of each finding about a node or property of an item."""
     from .validate import Problem, rich_result, type_name, validate
 
     out: list[Violation] = []
@@ -189,11 +206,14 @@ def report(found: Extracted) -> list[Violation]:
                     type_name(item.node),
                     "text with U+FFFD replacement characters: the page's bytes "
                     "were not valid in its encoding",
+                    item.node,
                 )
             )
         for p in problems:
             rule = "invalid" if p.severity == "error" else "warning"
             out.append(_violation(rule, f"{p.path}: {p.message}", item.location))
+            if placements is not None:
+                placements.append((item, out[-1].message, p.node, p.prop))
         if feature and not any(p.severity == "error" for p in problems):
             name = item.node.types[0] if item.node.types else ""
             out.append(

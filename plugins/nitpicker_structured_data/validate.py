@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -32,9 +32,15 @@ _BOOLEAN = {"true", "false", "https://schema.org/true", "https://schema.org/fals
 
 @dataclass(frozen=True)
 class Problem:
+    """A problem at ``path``; ``node`` and ``prop`` say where in the item it is (the viewer's tree shows it
+    there): the node holding the property ``prop``, or where a missing one should be; ``prop`` "" for the
+    node itself (a type problem)."""
+
     severity: str  # "error", "warning" or "info"
     path: str
     message: str
+    node: Node | None = field(default=None, compare=False, repr=False)
+    prop: str = field(default="", compare=False)
 
 
 class Vocabulary:
@@ -142,18 +148,21 @@ def _validate(item: Node, vocab: Vocabulary, path: str, problems: list[Problem])
                     "error",
                     path,
                     f"{' '.join(unbound)} has no @context naming schema.org: not read as schema.org",
+                    item,
                 )
             )
         return  # another vocabulary: not ours to judge
     known: list[str] = []
     for t in schema_types:
         if t not in vocab.types:
-            problems.append(Problem("error", path, f"{t} is not a schema.org type"))
+            problems.append(Problem("error", path, f"{t} is not a schema.org type", item))
         else:
             known.append(t)
             if t in vocab.superseded:
                 problems.append(
-                    Problem("warning", path, f"type {t} is superseded by {vocab.superseded[t]} (deprecated)")
+                    Problem(
+                        "warning", path, f"type {t} is superseded by {vocab.superseded[t]} (deprecated)", item
+                    )
                 )
     ancestors: set[str] = set()
     for t in known:
@@ -162,34 +171,54 @@ def _validate(item: Node, vocab: Vocabulary, path: str, problems: list[Problem])
         here = f"{path}.{prop}"
         if not _is_schema(prop):
             if prop.startswith("?"):
-                problems.append(Problem("error", here, f"{prop[1:]}: a term with no schema.org @context"))
+                problems.append(
+                    Problem("error", here, f"{prop[1:]}: a term with no schema.org @context", item, prop)
+                )
             continue
         spec = vocab.properties.get(prop)
         if spec is None:
-            problems.append(Problem("error", here, f"{prop} is not a schema.org property"))
+            problems.append(Problem("error", here, f"{prop} is not a schema.org property", item, prop))
             continue
         if prop in vocab.superseded:
             problems.append(
                 Problem(
-                    "warning", here, f"property {prop} is superseded by {vocab.superseded[prop]} (deprecated)"
+                    "warning",
+                    here,
+                    f"property {prop} is superseded by {vocab.superseded[prop]} (deprecated)",
+                    item,
+                    prop,
                 )
             )
         if known and spec["domain"] and not ancestors & set(spec["domain"]):
-            problems.append(Problem("error", here, f"{prop} is not a property of {' or '.join(known)}"))
+            problems.append(
+                Problem("error", here, f"{prop} is not a property of {' or '.join(known)}", item, prop)
+            )
         ranges = spec["range"]
         for value in values:
             if isinstance(value, Node):
-                _check_nested(value, prop, ranges, vocab, here, problems)
+                _check_nested(value, item, prop, ranges, vocab, here, problems)
             else:
                 wrong = _literal_problem(value, ranges, vocab)
                 if wrong:
                     problems.append(
-                        Problem("error", here, f"{prop} expects {' or '.join(sorted(ranges))}, got {wrong}")
+                        Problem(
+                            "error",
+                            here,
+                            f"{prop} expects {' or '.join(sorted(ranges))}, got {wrong}",
+                            item,
+                            prop,
+                        )
                     )
 
 
 def _check_nested(
-    value: Node, prop: str, ranges: list[str], vocab: Vocabulary, here: str, problems: list[Problem]
+    value: Node,
+    parent: Node,
+    prop: str,
+    ranges: list[str],
+    vocab: Vocabulary,
+    here: str,
+    problems: list[Problem],
 ) -> None:
     types = [t for t in value.types if _is_schema(t) and t in vocab.types]
     if types and ranges:
@@ -200,12 +229,16 @@ def _check_nested(
                     "error",
                     here,
                     f"{prop} expects {' or '.join(sorted(ranges))}, got a {' '.join(types)}",
+                    parent,
+                    prop,
                 )
             )
     if not value.ref:  # a referenced node is validated where it is defined
         _validate(value, vocab, here, problems)
     if value.cut:
-        problems.append(Problem("warning", here, "nested too deep: the levels below were not read"))
+        problems.append(
+            Problem("warning", here, "nested too deep: the levels below were not read", parent, prop)
+        )
 
 
 # --- rich results ----------------------------------------------------------------------------------------
@@ -231,6 +264,18 @@ def _present(item: Node, dotted: str) -> bool:
     return any(not isinstance(v, Node) or _present(v, rest) for v in values)
 
 
+def _where_missing(item: Node, dotted: str) -> tuple[Node, str]:
+    """The node where the missing ``dotted`` property should be, and its name there: ``nutrition.calories``
+    of a Recipe with a nutrition item is ``calories`` of that item."""
+    head, _, rest = dotted.partition(".")
+    while rest:
+        nested = next((v for v in item.props.get(head, []) if isinstance(v, Node)), None)
+        if nested is None:
+            break
+        item, (head, _, rest) = nested, rest.partition(".")
+    return item, f"{head}.{rest}" if rest else head
+
+
 def requirements(
     item: Node, profile: dict[str, Any], path: str, feature: str, depth: int = 0
 ) -> list[Problem]:
@@ -242,11 +287,14 @@ def requirements(
             options = need if isinstance(need, list) else [need]
             if not any(_present(item, o) for o in options):
                 which = "" if len(options) == 1 else f" (one of {', '.join(options)})"
+                where, prop = _where_missing(item, options[0])
                 problems.append(
                     Problem(
                         severity,
                         f"{path}.{options[0]}",
                         f"missing{which}: {level} for the {feature} rich result",
+                        where,
+                        prop,
                     )
                 )
     if depth >= 8:

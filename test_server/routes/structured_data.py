@@ -35,7 +35,8 @@ PRODUCT = {
     "name": "Widget",
     "colour": "red",
     "image": "https://example.com/w.png",
-    "description": "A widget.",
+    # markup in a value: text to every reader (the viewer's tree shows it escaped, never as an element)
+    "description": 'A widget <img src="x" onerror="window.pwned=1">.',
     "brand": {"@type": "Brand", "name": "Acme"},
     "sku": "W-1",
     "reviews": "https://example.com/w/reviews",

@@ -19,8 +19,10 @@ from nitpicker_extract.spec import parse, parse_all
 from nitpicker_search.custom import CustomSearchAnalyzer, parse_searches
 from support import run_cli
 
-from nitpicker_core import Cell, PageInput
+from nitpicker_core import Analyzer, Cell, Column, PageInput, PageReport, UsageError, hookimpl, read
+from nitpicker_core.analyze.engine import check_settings
 from nitpicker_core.archive import open_archive
+from nitpicker_core.config import load_config
 from nitpicker_core.plugins import make_plugin_manager
 from nitpicker_viewer.app import create_app
 
@@ -33,7 +35,7 @@ EXTRACTORS = (
     "by-script-sent=raw:css:#js",
     "domain=regex:[\\w.]{1,64}@([\\w.]+)",  # a comma, kept: each --extract is one whole item
     "stock=xpath://p[@class='stock']/text()",
-    "items=xpath:count(//li)",
+    "list-items=xpath:count(//li)",  # not "items": a column of structured-data
 )
 
 
@@ -96,7 +98,7 @@ def test_extractors_read_text_attributes_all_matches_and_the_html_as_sent(
     result = analyze(archive, "--plugin", "extract", "--plugin", "extract-source", *flags, "--commit", "1")
     assert result.returncode == 0, result.stderr
     root = crawled[1]
-    product = {"tags": ["blue", "small"], "domain": "example.com", "items": "3"}
+    product = {"tags": ["blue", "small"], "domain": "example.com", "list-items": "3"}
     assert cells(archive, root, "extract", 1) == {
         "home": {
             "price": NO,
@@ -105,7 +107,7 @@ def test_extractors_read_text_attributes_all_matches_and_the_html_as_sent(
             "by-script": NO,
             "domain": NO,
             "stock": NO,
-            "items": "3",
+            "list-items": "3",
         },
         "p1": {
             **product,
@@ -122,7 +124,7 @@ def test_extractors_read_text_attributes_all_matches_and_the_html_as_sent(
             "by-script": NO,
             "domain": NO,
             "stock": NO,
-            "items": "1",
+            "list-items": "1",
         },
     }
     # raw: reads the HTML as sent, where the script has not added its paragraph yet
@@ -270,6 +272,18 @@ def test_custom_search_checks_gate_with_fail_on(crawled: tuple[Path, str], tmp_p
             "extract: extractor 'near_similarity': the name is a built-in column; choose another",
         ),
         (
+            ("--extract", "h1_count=css:h1"),  # a column of the pages query
+            "extract: extractor 'h1_count': the name is a built-in column; choose another",
+        ),
+        (
+            ("--extract", "Words=css:main"),  # another analyzer's column, case aside
+            "extract: extractor 'Words': the name is a column of the analyzer 'main-contents'; choose another",
+        ),
+        (
+            ("--extract", "price=css:.price", "--extract", "items=xpath:count(//li)"),
+            "extract: extractor 'items': the name is a column of the analyzer 'structured-data'; choose another",
+        ),
+        (
             ("--extract", "price=jq:.price"),
             "extract: extractor 'price': 'jq:.price' does not start with css:, xpath: or regex:",
         ),
@@ -304,6 +318,38 @@ def test_bad_input_is_one_line_naming_the_extractor_before_any_work(
     assert len(lines) == 1 and lines[0].startswith(f"nitpicker: error: {error}"), result.stderr
     with open_archive(archive) as reader:
         assert reader.analysis() == before  # nothing analyzed
+
+
+def test_an_installed_plugins_column_is_no_extractor_name_and_the_pages_query_has_the_columns_named(
+    crawled: tuple[Path, str],
+) -> None:
+    """In process, as `analyze` checks settings: a third-party analyzer's column refuses the name, before any
+    page is read; the `pages` query's rows have exactly the columns the check knows as built in."""
+
+    class ShopData(Analyzer):
+        name = "shop-data"
+        columns = (Column("price", "Price"),)
+
+        def each_page(self, page: PageInput) -> PageReport:
+            raise AssertionError("no page is read")
+
+    class Plugin:
+        @hookimpl
+        def register_analyzers(self, register: Any) -> None:
+            register(ShopData())
+
+    pm = make_plugin_manager()
+    pm.add_plugin(Plugin(), "shop-data-plugin")
+    rules = {"plugins": {"extract": {"rules": ["sku=css:.sku", "PRICE=css:.price"]}}}
+    with pytest.raises(UsageError) as refused:
+        check_settings(pm, load_config(pm, data=rules), ["extract"])
+    assert str(refused.value) == (
+        "extract: extractor 'PRICE': the name is a column of the analyzer 'shop-data'; choose another"
+    )
+    free = {"plugins": {"extract": {"rules": ["sku=css:.sku", "cost=css:.price"]}}}
+    assert check_settings(pm, load_config(pm, data=free), ["extract"]) == ["extract"]
+    rows = query(crawled[0], "pages", "--limit", "1")  # read only: the module's archive itself
+    assert set(rows["items"][0]) == set(read.PAGE_LIST_COLUMNS)
 
 
 def test_spec_syntax() -> None:

@@ -3,10 +3,7 @@ then its exact findings on one real crawl of /structured-data/ (JSON-LD, Microda
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
-import os
-import shutil
 import time
 from pathlib import Path
 
@@ -14,9 +11,9 @@ import pytest
 from nitpicker_structured_data import RULES, StructuredData
 from nitpicker_structured_data.extract import extract
 from nitpicker_structured_data.validate import Problem, node, rich_result, rich_results, validate, vocabulary
-from support import ROOT, crawl_subtree, run_cli
+from support import ROOT
 
-from nitpicker_core import PageInput, UsageError
+from nitpicker_core import Cell, PageInput, UsageError
 from nitpicker_core.archive import open_archive
 
 
@@ -137,6 +134,47 @@ def test_a_subtype_takes_the_nearest_feature_and_an_unrelated_type_none():
     assert rich_result(node("Person", name="P")) == (None, [])
 
 
+def test_each_problem_names_the_node_and_property_it_is_at():
+    nutrition = node("NutritionInformation", fatContent="1 g")
+    recipe = node("Recipe", name="Soup", image="i", nutrition=nutrition, colour="red")
+    at = {p.path: (p.node, p.prop) for p in [*validate(recipe), *rich_result(recipe)[1]]}
+    assert at["Recipe.colour"] == (recipe, "colour")  # a property there: next to it
+    assert at["Recipe.author"] == (recipe, "author")  # missing: where it should be
+    assert (
+        at["Recipe.nutrition.calories"][0] is nutrition and at["Recipe.nutrition.calories"][1] == "calories"
+    )
+
+
+def test_the_stored_items_are_bounded_and_place_each_finding():
+    from nitpicker_structured_data.tree import MAX_ENTRIES, MAX_TEXT
+
+    product = {
+        "@context": "https://schema.org",
+        "@type": "Product",
+        "name": "x" * 500,
+        "offers": {"@type": "Offer", "price": "1", "availability": "in stock"},
+    }
+    report = StructuredData().each_page(PageInput("http://localhost/p", ld(product), {}, {}, "rendered"))
+    stored = report.cells["_items"]
+    (item,) = stored["items"]
+    assert [name for name, _ in item["root"]["props"]] == ["name", "offers"]
+    assert len(item["root"]["props"][0][1][0]) == MAX_TEXT
+    assert ["Product.offers.availability: availability expects ItemAvailability, got 'in stock'", "0.1.0",
+            "availability"] in item["placed"]  # fmt: skip
+    # missing in the nested Offer: placed at the Offer (key 0.1.0: the root's 2nd property, its 1st value)
+    assert ["Product.offers.priceCurrency: missing: recommended for the Product snippet rich result", "0.1.0",
+            "priceCurrency"] in item["placed"]  # fmt: skip
+    assert ["Product.image: missing: recommended for the Product snippet rich result", "0", "image"] in item[
+        "placed"
+    ]
+    many = {"@context": "https://schema.org", "@type": "ItemList", "itemListElement": list(range(3000))}
+    big = StructuredData().each_page(PageInput("http://localhost/p", ld(many), {}, {}, "rendered"))
+    assert big.cells["_items"]["omitted"] == 3000 - (MAX_ENTRIES - 1)  # the name and 999 values kept
+    assert StructuredData().each_page(PageInput("http://localhost/p", "<p>none</p>", {}, {}, "rendered")).cells == {
+        "items": Cell(0, ""), "errors": 0, "rich_results": Cell(0, "")
+    }  # fmt: skip
+
+
 def test_the_data_files_name_their_source_and_cover_the_asked_types():
     assert "schema.org release" in vocabulary().source["vocabulary"]
     data = rich_results()
@@ -246,42 +284,10 @@ def test_every_rule_is_a_catalogue_check_with_a_japanese_text():
 # --- one real crawl of /structured-data/, analyzed with the CLI ------------------------------------------
 
 
-def plugin_env(tmp: Path) -> dict[str, str]:
-    """PYTHONPATH that makes `structured-data` a plugin by entry point, as an installed nitpicker has it.
-
-    An environment installed before the plugin existed lacks the entry point: a distribution of one
-    entry point in ``tmp`` gives it (nothing when the installed nitpicker already declares it)."""
-    paths = [str(ROOT), str(ROOT / "plugins"), os.environ.get("PYTHONPATH", "")]
-    if not any(ep.name == "structured-data" for ep in importlib.metadata.entry_points(group="nitpicker")):
-        info = tmp / "nitpicker_structured_data_entry-0.dist-info"
-        info.mkdir(parents=True)
-        (info / "METADATA").write_text(
-            "Metadata-Version: 2.1\nName: nitpicker-structured-data-entry\nVersion: 0\n"
-        )
-        (info / "entry_points.txt").write_text("[nitpicker]\nstructured-data = nitpicker_structured_data\n")
-        paths.insert(0, str(tmp))
-    return {"PYTHONPATH": os.pathsep.join(p for p in paths if p)}
-
-
 @pytest.fixture(scope="module")
-def archive(site, tmp_path_factory) -> Path:
-    work = tmp_path_factory.mktemp("structured")
-    crawled = crawl_subtree(f"{site}/structured-data/", work)
-    analyzed = work / "analyzed.nitpicker"
-    shutil.copyfile(crawled, analyzed)
-    env = plugin_env(work / "entry")
-    result = run_cli(
-        "analyze",
-        str(analyzed),
-        "--plugin",
-        "structured-data",
-        cwd=work,
-        env=env,
-        timeout=300,
-        subprocess=True,
-    )
-    assert result.returncode == 0, result.stderr
-    return analyzed
+def archive(structured_data_archive: Path) -> Path:
+    """/structured-data/ crawled and analyzed with the CLI (tests/conftest.py: the viewer's tree reads it too)."""
+    return structured_data_archive
 
 
 def by_page(archive: Path, site: str) -> dict[str, list[tuple[str, str, str]]]:
@@ -432,22 +438,23 @@ def run_cli_script(script: str, *args: str):
 
 
 @pytest.mark.browser
-def test_the_viewer_lists_the_findings_by_item_in_the_structured_data_tab(archive, site):
+def test_the_viewer_shows_the_items_as_trees_with_the_pages_text_escaped(archive, site):
+    """The tab's HTML as served (tests/viewer/test_structured_tree.py drives it in Chromium)."""
     from nitpicker_core.plugins import make_plugin_manager
     from nitpicker_viewer.app import create_app
 
     client = create_app(archive, make_plugin_manager()).test_client()
     html = client.get("/page", query_string={"url": f"{site}/structured-data/jsonld"}).get_data(as_text=True)
-    section = html[html.index('<h2 id="sd-findings">') :]
+    section = html[html.index('<h2 id="sd-items">') :]
     section = section[: section.index("</section>")]
-    assert "(5)</h2>" in section
-    items = section.split('<div class="jsonld"><p>')[1:]
-    assert [i.split("</p>")[0] for i in items] == [
-        "json-ld item 1, line 9",
-        "json-ld item 2, line 10",
-        "json-ld item 3, line 11",
-    ]
-    assert "<code>Product.offers.availability</code> availability expects ItemAvailability" in items[1]
+    assert "(5)</h2>" in section and section.count('<details open class="sd-item"') == 5
+    assert '<h2 id="sd-findings">' not in html  # the findings are in the tree, not listed again
+    # the page's markup in a value is text
+    assert (
+        '<span class="sd-value">A widget &lt;img src=&#34;x&#34; onerror=&#34;window.pwned=1&#34;&gt;.</span>'
+        in section
+    )
+    assert "<img" not in section
 
 
 def test_page_input_reads_the_other_html_from_the_archive_by_its_hash():

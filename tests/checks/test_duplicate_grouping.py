@@ -11,11 +11,12 @@ from nitpicker_checks.duplicates import (
     Near,
     group,
     jaccard,
+    low_words_setting,
     percent,
     signature,
 )
 
-from nitpicker_core import main_text
+from nitpicker_core import content_words, main_text
 
 
 def _text(seed: int, n: int = 300, changed: int = 0, vocabulary: int = 5000) -> str:
@@ -98,3 +99,50 @@ def test_the_main_text_leaves_the_chrome_out() -> None:
     html = "<html><body><nav>Menu</nav><main><h1>Title</h1><p>Body <b>text</b></p></main><footer>F</footer>"
     assert (main_text(html + "</body></html>") or "").split() == ["Title", "Body", "text"]
     assert main_text("") is None and main_text("   ") is None
+
+
+def test_japanese_and_chinese_count_a_word_per_character_punctuation_not() -> None:
+    assert content_words("東京タワーは、とても高い。") == list(
+        "東京タワーはとても高い"
+    )  # 11: 、 and 。 are not words
+    assert len(content_words("中文文本，测试。")) == 6
+    assert content_words("ｶﾀｶﾅ・𠮷野家々") == [
+        "ｶ",
+        "ﾀ",
+        "ｶ",
+        "ﾅ",
+        "𠮷",
+        "野",
+        "家",
+        "々",
+    ]  # ・ is punctuation
+    # languages with spaces: a run of word characters is one word (Korean too: it spaces its words)
+    assert content_words("Hello world 123, naïve café") == ["Hello", "world", "123", "naïve", "café"]
+    assert content_words("한국어 문장입니다") == ["한국어", "문장입니다"]
+
+
+def test_a_mixed_page_adds_both_counts_and_its_shingles_are_character_trigrams() -> None:
+    html = (
+        "<html><body><nav>メニュー ホーム</nav><main><h1>Nitpicker とは</h1>"
+        "<p>Webサイトを検査する tool です。</p></main><footer>© 2026</footer></body></html>"
+    )
+    text = main_text(html)
+    assert text is not None and "メニュー" not in text
+    # "Webサイトを検査する" is Web and 8 characters; punctuation and the chrome (nav, footer) are not counted
+    assert content_words(text.casefold()) == [
+        "nitpicker", "と", "は", "web", "サ", "イ", "ト", "を", "検", "査", "す", "る", "tool", "で", "す",
+    ]  # fmt: skip
+    found = signature(text)
+    assert found.words == 15 and found.shingles.size == 13  # 15 words, 13 distinct trigrams
+    # a Japanese sentence edited by one character keeps most of its trigrams: compared as text, not as one "word"
+    a = signature("日本語の文章を一文字ずつ単語として数えるので、似たページの類似度が分かります。")
+    b = signature("日本語の文章を一文字ずつ単語として数えるので、似たページの類似度が分かる。")
+    assert a.words == 37 and 0.8 < jaccard(a.shingles, b.shingles) < 1
+
+
+def test_content_low_counts_japanese_characters_against_the_setting() -> None:
+    limit = low_words_setting({})  # 200 by default: characters in Japanese text
+    short = "短い説明だけのページです。" * 10  # 12 characters a sentence: 120 words
+    long = "内容が十分にあるページです。" * 20  # 13 characters a sentence: 260 words
+    assert signature(short).words == 120 < limit <= signature(long).words == 260
+    assert signature(short + " plus some English words").words == 124

@@ -31,7 +31,11 @@ def archive(tmp_path_factory):
         def each_page(self, page):
             count = words(page.url)
             return PageReport(
-                {"count": count, "grade": Cell("long" if count > 8 else "short", "by word count")}
+                {
+                    "count": count,
+                    "grade": Cell("long" if count > 8 else "short", "by word count"),
+                    "_seen": {"url": page.url},  # data, not a column: no list below shows it
+                }
             )
 
     class Lang(Analyzer):
@@ -124,6 +128,20 @@ def test_columns_and_page_detail_carry_the_cells(ask):
             "grade": "long" if words(SITE + "/about") > 8 else "short",
         },
     }
+
+
+def test_a_data_cell_is_read_by_its_name_and_is_no_column(ask, archive):
+    from nitpicker_core import read
+    from nitpicker_core.archive import open_archive
+
+    rows = ask("analysis", column="_seen")["items"]
+    assert rows and all(r["cells"] == {"_seen": {"url": r["url"]}} for r in rows)
+    assert {c["column"] for c in ask("analysis-columns")["items"]} == {"lang", "count", "grade"}
+    with open_archive(archive) as reader:
+        assert [c["column"] for c in read.analysis_columns(reader, 1)["items"]] == ["lang", "count", "grade"]
+        assert set(read.url_cells(reader, 1, SITE + "/about")) == {"lang/lang", "words/count", "words/grade"}
+        pages = read.report_pages(reader, 1, scope="targets")["items"]
+        assert pages and all({c[1] for c in p["cells"]} == {"lang", "count", "grade"} for p in pages)
 
 
 def test_the_mcp_tool_follows_from_the_query(archive, ask, tmp_path):
