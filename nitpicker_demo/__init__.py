@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import io
 import logging
 import threading
 from collections.abc import Callable
@@ -44,7 +47,11 @@ def serve_app(
     """
     if quiet:  # one access-log line per request would drown the run's own output
         logging.getLogger("werkzeug").setLevel(logging.WARNING)
-    server = make_server(host, port, app, threaded=True)
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):  # Werkzeug prints its own advice before it exits
+            server = make_server(host, port, app, threaded=True)
+    except SystemExit:  # Werkzeug's answer to a port in use: sys.exit(1)
+        raise OSError(errno.EADDRINUSE, f"port {port} is in use") from None
     original_shutdown = server.shutdown
 
     def shutdown() -> None:

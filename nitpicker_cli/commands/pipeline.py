@@ -72,18 +72,41 @@ DEMO_ARCHIVE = "nitpicker-demo.nitpicker"
 
 
 @contextlib.contextmanager
-def demo_site(port: int = 0, version: int = 1) -> Iterator[str]:
-    """Serve the demo shop (the installed nitpicker_demo package) on 127.0.0.1 for the length of the run."""
+def demo_site(port: int = 0, version: int = 1, *, exact: bool = False) -> Iterator[str]:
+    """Serve the demo shop (the installed nitpicker_demo package) on 127.0.0.1 for the length of the run.
+
+    ``exact``: only on ``port`` (a resumed run must see the URLs it crawled); OSError when it is taken.
+    """
     from nitpicker_demo import PREFIX, serve
 
     try:
         server, base = serve(port=port, version=version)
     except OSError:  # the port an earlier run used is taken now
+        if exact:
+            raise
         server, base = serve(version=version)
     try:
         yield f"{base}{PREFIX}/"
     finally:
         server.shutdown()
+
+
+@contextlib.contextmanager
+def _resumed_demo(journal_path: Path, port: int, version: int) -> Iterator[str]:
+    """The demo on the port the run used, or one line (and a journal event) saying that port is taken."""
+    from nitpicker_core.pipeline import Journal
+
+    with contextlib.ExitStack() as stack:
+        try:
+            url = stack.enter_context(demo_site(port, version, exact=True))
+        except OSError:
+            reason = (
+                f"the demo this run crawled was served on port {port}, which another program uses now; "
+                "free it and resume again, or start a new run"
+            )
+            Journal(journal_path, journal_path.stem).append("resume_refused", reason=reason)
+            raise UsageError(f"cannot resume {journal_path.stem}: {reason}") from None
+        yield url
 
 
 def demo_target(archive: Path) -> tuple[int, int]:
@@ -507,12 +530,13 @@ def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
             if (
                 url is None
             ):  # a resumed demo run asks for the port and version it had, so its declaration matches
-                if previous and previous.declaration.get("demo"):
+                if previous and previous.declaration.get("demo") and journal_path is not None:
                     port = urlsplit(previous.declaration.get("url") or "").port or 0
                     demo_version = int(previous.declaration.get("demo_version") or 1)
+                    url = stack.enter_context(_resumed_demo(journal_path, port, demo_version))
                 else:
                     port, demo_version = demo_target(Path(kw["output"] or DEMO_ARCHIVE))
-                url = stack.enter_context(demo_site(port, demo_version))
+                    url = stack.enter_context(demo_site(port, demo_version))
             options, _ = build_options((url,), {**kw, "list_urls": (), "list_file": None})
             output = Path(kw["output"] or (DEMO_ARCHIVE if demo else default_output(url)))
             if output.suffix != ".nitpicker":

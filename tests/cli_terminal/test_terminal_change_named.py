@@ -13,9 +13,13 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
-def second_run(tmp_path_factory) -> str:
+def workdir(tmp_path_factory) -> Path:
+    return Path(tmp_path_factory.mktemp("demo-again"))
+
+
+@pytest.fixture(scope="module")
+def second_run(workdir) -> str:
     """The summary the demo's second `nitpicker pipeline` printed (version 2 of the shop, commit 2)."""
-    workdir = Path(tmp_path_factory.mktemp("demo-again"))
     shown = ""
     for _ in range(2):
         term = Terminal("pipeline", "--no-image", "--plugin", "markup", cwd=workdir)
@@ -55,3 +59,31 @@ def test_the_second_demo_run_names_its_new_broken_link(second_run):
         lines[fixed + 1],
     ), lines[fixed + 1]
     assert lines[fixed].startswith(f"Fixed since commit 1: {counts[2]} findings")
+
+
+def test_resuming_a_demo_run_whose_port_is_taken_is_one_line_and_journaled(second_run, workdir):
+    # issue 33: Werkzeug's raw "Address already in use", exit 1, and nothing in the journal
+    import json
+    import socket
+    from urllib.parse import urlsplit
+
+    from support import run_cli
+
+    archive = workdir / "nitpicker-demo.nitpicker"
+    journal = sorted((workdir / "nitpicker-demo.nitpicker.runs").glob("*.jsonl"))[-1]
+    started = json.loads(journal.read_text().splitlines()[0])
+    port = urlsplit(started["declaration"]["url"]).port
+    before = archive.read_bytes()
+    with socket.socket() as taken:
+        taken.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # its last connections may wait still
+        taken.bind(("127.0.0.1", port))
+        taken.listen()
+        result = run_cli("pipeline", "--resume", journal.stem, cwd=workdir, timeout=300)
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        f"nitpicker: error: cannot resume {journal.stem}: the demo this run crawled was served on port {port}, "
+        "which another program uses now; free it and resume again, or start a new run"
+    ]
+    last = json.loads(journal.read_text().splitlines()[-1])
+    assert last["event"] == "resume_refused" and str(port) in last["reason"]
+    assert archive.read_bytes() == before
