@@ -24,7 +24,7 @@ from typing import IO, BinaryIO
 
 from nitpicker_core.errors import ArchiveError
 
-from .models import FORMAT_VERSION
+from .models import FORMAT_VERSION, REFERRER_VIEW
 
 DB_NAME = "archive.db"
 READY_MARKER = ".ready"
@@ -270,6 +270,7 @@ def check_db(db_path: Path, name: str, *, immutable: bool) -> int:
         raise ArchiveError(f"{name} is not a nitpicker archive (archive.db cannot be opened)") from None
     try:
         row = conn.execute("SELECT value FROM info WHERE key = 'format_version'").fetchone()
+        check_schema(conn, name)
     except sqlite3.DatabaseError as exc:
         if "no such table" in str(exc):
             raise ArchiveError(f"{name} is not a nitpicker archive (no info table)") from None
@@ -279,6 +280,23 @@ def check_db(db_path: Path, name: str, *, immutable: bool) -> int:
     finally:
         conn.close()
     return check_version(row[0] if row else None, name)
+
+
+# The one view nitpicker makes, as SQLite keeps its statement (without IF NOT EXISTS)
+_OUR_VIEWS = {
+    "commit_resource_referrer": REFERRER_VIEW.replace("CREATE VIEW IF NOT EXISTS ", "CREATE VIEW ", 1)
+}
+
+
+def check_schema(conn: sqlite3.Connection, name: str) -> None:
+    """Refuse views and triggers nitpicker does not make: a table replaced by a view (an endless recursive
+    one hung every command for as long as it ran) or a trigger a writer would fire."""
+    for kind, obj, sql in conn.execute(
+        "SELECT type, name, sql FROM sqlite_master WHERE type IN ('view', 'trigger')"
+    ):
+        if kind == "view" and _OUR_VIEWS.get(obj) == sql:
+            continue
+        raise ArchiveError(f"{name} is not a nitpicker archive ({obj} is a {kind} nitpicker does not make)")
 
 
 def check_version(raw: str | None, name: str) -> int:

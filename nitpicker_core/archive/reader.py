@@ -100,6 +100,7 @@ class ArchiveReader:
     def _check(self) -> int:
         try:
             row = self._conn.execute("SELECT value FROM info WHERE key = 'format_version'").fetchone()
+            files.check_schema(self._conn, self.name)
         except sqlite3.DatabaseError as exc:
             detail = (
                 "no info table" if "no such table" in str(exc) else "archive.db is not an SQLite database"

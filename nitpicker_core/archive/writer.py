@@ -158,6 +158,7 @@ class ArchiveWriter:
             else:
                 row = db.execute_sql("SELECT value FROM info WHERE key = 'format_version'").fetchone()
                 files.check_version(row[0] if row else None, name)
+                files.check_schema(db.connection(), name)
                 with db.atomic():  # archives written before aggregates existed gain their (empty) tables
                     aggregates.create_tables(db.connection())
                     manifest.create_table(db.connection())

@@ -154,6 +154,27 @@ def _bad_inputs(tmp_path: Path) -> dict[str, tuple[Path, str]]:
         tmp_path / "newer.nitpicker",
         f"newer.nitpicker has archive format 7; this nitpicker reads up to {FORMAT_VERSION} — upgrade nitpicker",
     )
+    # issue 33: commits replaced by an endlessly recursive view hung log, diff, analyze, the viewer and MCP
+    loop_dir = tmp_path / "loop-work"
+    loop_dir.mkdir()
+    with tarfile.open(good) as tar:
+        tar.extract("archive.db", loop_dir, filter="data")
+    conn = sqlite3.connect(loop_dir / "archive.db")
+    conn.execute("ALTER TABLE commits RENAME TO commits_kept")
+    conn.execute(
+        "CREATE VIEW commits AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
+        "SELECT c.* FROM commits_kept c, n"
+    )
+    conn.commit()
+    conn.close()
+    _tar_with(tmp_path / "loop.nitpicker", {"archive.db": (loop_dir / "archive.db").read_bytes()})
+    for p in loop_dir.iterdir():
+        p.unlink()
+    loop_dir.rmdir()
+    cases["recursive view"] = (
+        tmp_path / "loop.nitpicker",
+        "loop.nitpicker is not a nitpicker archive (commits is a view nitpicker does not make)",
+    )
     return cases
 
 
