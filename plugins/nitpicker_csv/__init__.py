@@ -79,20 +79,25 @@ def write_csv(sheets: Iterable[tuple[Sheet, Iterable[list[Any]]]], options: dict
         raise UsageError(f"{directory.name} exists and is not a directory")
     check_directory_destination(directory, directory.name)  # before any sheet renders
     directory.mkdir(parents=True, exist_ok=True)
-    written: dict[str, int] = {}
-    for sheet, rows in sheets:
-        path = directory / file_name(sheet.name)
-        partial = path.with_name(path.name + ".partial")
-        try:
-            count = _write_file(partial, sheet, rows)
-            os.replace(partial, path)
-        except BaseException:
-            with contextlib.suppress(OSError):  # a failed sheet leaves its previous file, never a half one
+    # All or nothing: every sheet is written beside its file first and the files are replaced only once all of
+    # them are, so a report that fails half-way leaves the previous report whole, never old and new mixed.
+    written: dict[str, tuple[Path, int]] = {}
+    partials: list[Path] = []
+    try:
+        for sheet, rows in sheets:
+            path = directory / file_name(sheet.name)
+            partials.append(path.with_name(path.name + ".partial"))
+            count = _write_file(partials[-1], sheet, rows)
+            written[path.name] = (partials[-1], count)
+            if not options.get("silent"):
+                print(f"csv: {sheet.name}: {count:,} rows → {path.name}", file=sys.stderr, flush=True)
+        for name, (partial, _count) in written.items():
+            os.replace(partial, directory / name)
+    except BaseException:
+        for partial in partials:
+            with contextlib.suppress(OSError):
                 partial.unlink(missing_ok=True)
-            raise
-        written[path.name] = count
-        if not options.get("silent"):
-            print(f"csv: {sheet.name}: {count:,} rows → {path.name}", file=sys.stderr, flush=True)
+        raise
     return list(written)
 
 

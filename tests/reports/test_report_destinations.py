@@ -298,3 +298,34 @@ def test_shorthands_map_to_the_declared_options():
     assert destination_from_flags(
         sheet="https://docs.google.com/spreadsheets/d/x/", credentials="c.json"
     ) == ("google-sheets", {"url": "https://docs.google.com/spreadsheets/d/x/", "credentials": "c.json"})
+
+
+def test_a_csv_report_that_fails_half_way_leaves_the_previous_report_whole(tmp_path):
+    # issue 33: the sheets written before the failure were new, the rest old: a report of two crawls at once
+    from nitpicker_csv import write_csv
+
+    from nitpicker_core import Sheet
+
+    out = tmp_path / "report"
+    sheets = [Sheet(name, ("url", "n"), rows=lambda *_: []) for name in ("Summary", "Page List", "Links")]
+
+    def rows(version: str, fail_at: str | None = None):
+        def sheet_rows(sheet):
+            for i in range(3):
+                if sheet.name == fail_at and i == 2:
+                    raise RuntimeError("the archive went away")
+                yield [f"https://site.test/{version}/{i}", i]
+
+        return [(sheet, sheet_rows(sheet)) for sheet in sheets]
+
+    assert write_csv(rows("old"), {"dir": str(out), "silent": True}) == [
+        "summary.csv",
+        "page-list.csv",
+        "links.csv",
+    ]
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    with pytest.raises(RuntimeError, match="the archive went away"):
+        write_csv(rows("new", fail_at="Links"), {"dir": str(out), "silent": True})
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # no new file, no .partial left
+    write_csv(rows("new"), {"dir": str(out), "silent": True})
+    assert all(b"/new/" in p.read_bytes() and b"/old/" not in p.read_bytes() for p in out.iterdir())
