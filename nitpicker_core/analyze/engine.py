@@ -395,23 +395,25 @@ class _AnalyzerJob:
                 (self.commit,),
             )[0][0]
         handled: set[str] = set()
-        if analyzer.each_page is not None:
-            try:
+        try:
+            if analyzer.each_page is not None:
                 self._each_page(done, handled)
-            except dask_pool.ClusterLost:
-                self._flush()  # raised between pages, never mid-write: what came back is kept for the next run
-                raise
-        if analyzer.each_url is not None:
-            for page in self.reader.pages(self.commit):
-                url = page["url"]
-                if url in handled or page.get("is_skipped"):
-                    continue
-                self.summary.urls += 1
-                if url in done:
-                    self.summary.cached += 1
-                    self._tick()
-                    continue
-                self.record(url, *self.url_report(url, bool(page.get("is_external"))))
+            if analyzer.each_url is not None:
+                for page in self.reader.pages(self.commit):
+                    url = page["url"]
+                    if url in handled or page.get("is_skipped"):
+                        continue
+                    self.summary.urls += 1
+                    if url in done:
+                        self.summary.cached += 1
+                        self._tick()
+                        continue
+                    self.record(url, *self.url_report(url, bool(page.get("is_external"))))
+        except KeyboardInterrupt:  # Ctrl-C, SIGTERM, a lost cluster (dask_pool.ClusterLost)
+            # what came back is kept for the next run, which computes only the rest (issue 33: nothing was
+            # kept until FLUSH_EVERY pages were done, and every re-run started over)
+            self._flush()
+            raise
         self._flush()
         self.summary.violations = self.writer.violation_count(self.commit, name)
         self.summary.skipped = self.writer.skipped_count(self.commit, name)  # pages done earlier included

@@ -513,3 +513,27 @@ def test_cli_repeatable_list_settings_summary_and_exit_codes(dist, cli, tmp_path
         assert [r["settings"]["usage_error"] for r in reader.analyzer_runs() if r["analyzer"] == "probe"] == [
             False
         ]
+
+
+def test_an_interrupted_run_keeps_the_pages_it_finished_and_the_next_run_does_the_rest(probe_pm, tmp_path):
+    reported: list[str] = []
+
+    class StopAfterTwo:
+        @hookimpl
+        def analyze_page_reported(self, url, analyzer, report, run):
+            reported.append(url)
+            if len(reported) == 2:
+                raise KeyboardInterrupt  # Ctrl-C after two pages came back
+
+    stop = StopAfterTwo()
+    probe_pm.add_plugin(stop, "stop")
+    archive = build_archive(tmp_path / "site.nitpicker", [page(f"/{p}", p) for p in "abcd"])
+    log = tmp_path / "log"
+    with pytest.raises(KeyboardInterrupt):
+        run(probe_pm, archive, log)
+    probe_pm.unregister(stop)
+    log.unlink()
+    again = run(probe_pm, archive, log)
+    assert again.summaries["probe"].cached == 2  # issue 33: it was 0 (nothing kept before 200 pages)
+    assert sorted(log_lines(log, "page")) == sorted(set(SITE + f"/{p}" for p in "abcd") - set(reported))
+    assert sorted(cells(archive)) == ["/a", "/b", "/c", "/d"]
