@@ -186,6 +186,15 @@ def changed_lines(changed: dict[str, Any] | None) -> list[str]:
     ]
 
 
+def rendered_words(rendered: int, revalidation: dict[str, Any] | None) -> str:
+    """ "N rendered", and for an update the pages taken over unchanged apart: they were not rendered again
+    (issue 33: an update of an unchanged site said "1171 rendered" when almost nothing was)."""
+    unchanged = int((revalidation or {}).get("unchanged") or 0)
+    if not unchanged:
+        return f"{rendered} rendered"
+    return f"{max(0, rendered - unchanged)} rendered, {unchanged} unchanged (304)"
+
+
 def crawl_lines(crawl: dict[str, Any], facts: dict[str, Any]) -> list[str]:
     """The crawl stage in a few lines: pages among the internal URLs (those outside the scope said apart),
     external URLs, errors by side."""
@@ -197,7 +206,7 @@ def crawl_lines(crawl: dict[str, Any], facts: dict[str, Any]) -> list[str]:
     lines = [
         f"Crawl {crawl.get('status', 'complete')}: {_plural(pages or 0, 'page')}"
         + (f" of {_plural(internal, 'internal URL')}" if internal is not None else "")
-        + f" ({crawl.get('rendered', 0)} rendered, {crawl.get('skipped', 0)} skipped)"
+        + f" ({rendered_words(crawl.get('rendered', 0), crawl.get('revalidation'))}, {crawl.get('skipped', 0)} skipped)"
         + (f", {_plural(outside, 'internal URL')} outside the scope checked" if outside else "")
         + (f", {_plural(external, 'external URL')} checked" if external else "")
         + (f" in {_duration(crawl['seconds'])}" if crawl.get("seconds") is not None else "")

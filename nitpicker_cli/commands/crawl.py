@@ -13,7 +13,7 @@ import click
 from nitpicker_cli.app import get_app
 from nitpicker_cli.options import CHECK_SETTING_PLUGINS, list_flags, setting_flags, setting_options
 from nitpicker_cli.refusals import check_same_roots, scheme_hint, unreachable_roots
-from nitpicker_cli.summary import for_people, json_option
+from nitpicker_cli.summary import for_people, json_option, rendered_words
 from nitpicker_core import UsageError, __version__, hookimpl
 from nitpicker_core.urls import split_top_level_commas
 from nitpicker_core.writable import check_file_destination
@@ -577,7 +577,8 @@ def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
         human = for_people(kw["as_json"])
         if not human:
             app.info(
-                f"{stats.status}{_limited(stats)}: {stats.pages} URLs ({stats.rendered} rendered, "
+                f"{stats.status}{_limited(stats)}: {stats.pages} URLs "
+                f"({rendered_words(stats.rendered, stats.revalidation)}, "
                 f"{stats.skipped} skipped, {stats.internal_errors} internal / {stats.external_errors} "
                 f"external errors) → {output}{_left_out(stats)}{_unextracted(stats)}"
             )

@@ -55,6 +55,7 @@ def recrawl(tmp_path, cli) -> Callable[..., Any]:
         where = ["--update", str(archive)] if archive.exists() else ["-o", str(archive), root]
         result = cli("crawl", "--parallels", "2", "--no-image", *flags, *where, cwd=tmp_path, timeout=300)
         assert result.returncode == 0, result.stderr
+        run.stderr = result.stderr  # type: ignore[attr-defined]
         return archive
 
     return run

@@ -43,6 +43,8 @@ def test_update_asks_conditionally_and_renders_only_what_changed(gsite, recrawl,
     assert _delta(first, second, "304") == dict.fromkeys(PAGES, 1)
     assert _delta(first, second, "conditional") == dict.fromkeys(PAGES, 1)
     assert _stats(archive, 2)["revalidation"] == {"conditional": 31, "unchanged": 31, "changed": 0}
+    # the summary says nothing was rendered (issue 33: an unchanged update said "1171 rendered")
+    assert "URLs (0 rendered, 31 unchanged (304), 0 skipped," in recrawl.stderr, recrawl.stderr
     with open_archive(archive) as reader:
         diff = reader.diff(1, 2)
         assert (diff["added"], diff["removed"], diff["modified"]) == ([], [], [])
@@ -59,6 +61,7 @@ def test_update_asks_conditionally_and_renders_only_what_changed(gsite, recrawl,
     assert set(_delta(second, third, "200")) == {"p3", *STATIC}
     assert _delta(second, third, "304") == {p: 1 for p in PAGES if p != "p3"}
     assert _stats(archive, 3)["revalidation"] == {"conditional": 31, "unchanged": 30, "changed": 1}
+    assert "URLs (1 rendered, 30 unchanged (304), 0 skipped," in recrawl.stderr, recrawl.stderr
     with open_archive(archive) as reader:
         diff = reader.diff(2, 3)
         assert (diff["added"], diff["removed"], diff["modified"]) == ([], [], [gsite.url("p3")])
