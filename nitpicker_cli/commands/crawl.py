@@ -462,6 +462,9 @@ def crawl_result(output: Path, stats: Any, facts: dict[str, Any]) -> dict[str, A
         "seconds": stats.seconds,
         "rendered": stats.rendered,
         "skipped": stats.skipped,
+        # rendered pages stored without title and links: they did not answer the extraction in time
+        "unextracted": stats.unextracted,
+        **({"revalidation": stats.revalidation} if stats.revalidation else {}),
         **facts,
         "errors": {
             "internal": stats.internal_errors,
@@ -479,7 +482,15 @@ def crawl_summary(output: Path, stats: Any, facts: dict[str, Any]) -> list[str]:
 
     crawl = {
         key: getattr(stats, key)
-        for key in ("status", "rendered", "skipped", "internal_errors", "external_errors", "seconds")
+        for key in (
+            "status",
+            "rendered",
+            "skipped",
+            "internal_errors",
+            "external_errors",
+            "seconds",
+            "revalidation",
+        )
     }
     notes = [note.lstrip("; ") for note in (_left_out(stats), _unextracted(stats)) if note]
     return [

@@ -127,4 +127,6 @@ def test_a_malformed_link_fails_nothing_but_itself(crawl, site):
     assert c.page(f"{site}/malformed-links/")["title"] == "Malformed links"
     assert c.page(f"{site}/malformed-links/next")["title"] == "After the malformed links"
     hrefs = [a["href"] for a in c.anchors[f"{site}/malformed-links/"]]
+    summary = json.loads(c.result.stdout)  # every rendered page gave its title and links in time: 0 say so
+    assert (summary["rendered"], summary["unextracted"]) == (2, 0)
     assert "http://[::1" in hrefs and "http://[::1/x" in hrefs and f"{site}/malformed-links/next" in hrefs
