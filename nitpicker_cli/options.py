@@ -42,7 +42,12 @@ class FiniteFloatRange(click.FloatRange):
         return number
 
 
-_CLICK_TYPES: dict[str, Any] = {"str": str, "int": int, "float": FiniteFloatRange(), "list": str}
+_CLICK_TYPES: dict[str, Any] = {
+    "str": str,
+    "int": int,
+    "float": float,
+    "list": str,
+}  # finite: config.py checks
 
 
 def _help(setting: Setting, suffix: str = "") -> str:

@@ -6,6 +6,7 @@ import contextlib
 import errno
 import fcntl
 import hashlib
+import io
 import logging
 import os
 import re
@@ -20,13 +21,14 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, BinaryIO
+from typing import IO, Any, BinaryIO
 
 from nitpicker_core.errors import ArchiveError
 
 from .models import FORMAT_VERSION, REFERRER_VIEW
 
 DB_NAME = "archive.db"
+CHECKSUM_NAME = "archive.db.sha256"  # written after archive.db; archives before it have none
 READY_MARKER = ".ready"
 EDGE_BYTES = 64 * 1024
 COPY_CHUNK = 1024 * 1024
@@ -48,14 +50,32 @@ def kill_point_for_tests(point: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
+class _Hashing:
+    """A file read through: every byte read goes into ``digest`` too."""
+
+    def __init__(self, fh: IO[bytes]) -> None:
+        self._fh, self.digest = fh, hashlib.sha256()
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._fh.read(size)
+        self.digest.update(data)
+        return data
+
+
 def _add_member(tar: tarfile.TarFile, db_path: Path) -> None:
+    """archive.db, then its SHA-256 (archive.db.sha256): a reader refuses a database that does not match."""
     info = tarfile.TarInfo(DB_NAME)
     st = db_path.stat()
     info.size = st.st_size
     info.mtime = int(st.st_mtime)
     info.mode = 0o644
     with db_path.open("rb") as fh:
-        tar.addfile(info, fh)
+        hashing = _Hashing(fh)
+        tar.addfile(info, hashing)  # type: ignore[arg-type]
+    digest = hashing.digest.hexdigest().encode() + b"\n"
+    check = tarfile.TarInfo(CHECKSUM_NAME)
+    check.size, check.mtime, check.mode = len(digest), info.mtime, 0o644
+    tar.addfile(check, io.BytesIO(digest))
 
 
 def _temp_pattern(target: Path) -> re.Pattern[str]:
@@ -220,12 +240,16 @@ def extract_db(archive: Path | BinaryIO, dest_dir: Path, name: str) -> Path:
         try:
             src = tar.extractfile(member)
             assert src is not None  # a regular file always has a stream
+            digest = hashlib.sha256()
             with out.open("wb") as dst:
-                copied = _copy(src, dst)
+                copied = _copy(src, dst, digest)
+            if copied != member.size:
+                raise ArchiveError(f"{name} is truncated or corrupt")
+            recorded = _recorded_checksum(tar)
         except (tarfile.ReadError, EOFError, tarfile.StreamError):
             raise ArchiveError(f"{name} is truncated or corrupt") from None
-        if copied != member.size:
-            raise ArchiveError(f"{name} is truncated or corrupt")
+        if recorded is not None and recorded != digest.hexdigest():
+            raise ArchiveError(f"{name} is corrupt (archive.db does not match its checksum)")
     extraction_count += 1
     check_db(out, name, immutable=True)
     return out
@@ -253,12 +277,23 @@ def _find_db_member(tar: tarfile.TarFile) -> tarfile.TarInfo | None:
     return None
 
 
-def _copy(src: IO[bytes], dst: IO[bytes]) -> int:
+def _copy(src: IO[bytes], dst: IO[bytes], digest: Any = None) -> int:
     total = 0
     while chunk := src.read(COPY_CHUNK):
         dst.write(chunk)
+        if digest is not None:
+            digest.update(chunk)
         total += len(chunk)
     return total
+
+
+def _recorded_checksum(tar: tarfile.TarFile) -> str | None:
+    """The SHA-256 written after archive.db (hex), or None for an archive written before checksums."""
+    while (member := tar.next()) is not None:
+        if member.name == CHECKSUM_NAME and member.isfile() and member.size <= 200:
+            stream = tar.extractfile(member)
+            return stream.read().decode("ascii", "replace").strip() if stream is not None else None
+    return None
 
 
 def check_db(db_path: Path, name: str, *, immutable: bool) -> int:

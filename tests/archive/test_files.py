@@ -403,3 +403,29 @@ def test_over_its_size_the_cache_drops_the_least_recently_used_but_never_one_bei
     finally:
         os.close(held)
     assert files._evict(cache_dir / keys[0]) is True and not (cache_dir / keys[0]).exists()
+
+
+def test_a_flipped_bit_anywhere_in_the_database_is_refused(tmp_path: Path, cache_dir: Path) -> None:
+    # issue 33: most bit flips in an archive went undetected (a page's text changed silently)
+    target = tmp_path / "site.nitpicker"
+    make_archive(target, n=40)
+    with tarfile.open(target) as tar:
+        names = tar.getnames()
+        db = tar.getmember("archive.db")
+    assert names == ["archive.db", "archive.db.sha256"]
+    data = bytearray(target.read_bytes())
+    for offset in (db.offset_data + 100, db.offset_data + db.size // 2, db.offset_data + db.size - 1):
+        flipped = tmp_path / f"flipped-{offset}.nitpicker"
+        copy = bytearray(data)
+        copy[offset] ^= 0x10
+        flipped.write_bytes(bytes(copy))
+        with pytest.raises(ArchiveError) as info:
+            open_archive(flipped).close()
+        assert str(info.value) == f"{flipped.name} is corrupt (archive.db does not match its checksum)"
+    with open_archive(target) as r:  # the archive itself reads, and one without a checksum (older) too
+        assert len(r.row_hashes()) == 41
+    older = tmp_path / "older.nitpicker"
+    with tarfile.open(target) as tar:
+        _tar_with(older, {"archive.db": tar.extractfile("archive.db").read()})  # type: ignore[union-attr]
+    with open_archive(older) as r:
+        assert len(r.row_hashes()) == 41
