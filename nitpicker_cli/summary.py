@@ -197,7 +197,9 @@ def crawl_lines(crawl: dict[str, Any], facts: dict[str, Any]) -> list[str]:
     lines = [
         f"Crawl {crawl.get('status', 'complete')}: {_plural(pages or 0, 'page')}"
         + (f" of {_plural(internal, 'internal URL')}" if internal is not None else "")
-        + f" ({crawl.get('rendered', 0)} rendered, {crawl.get('skipped', 0)} skipped)"
+        + f" ({crawl.get('rendered', 0)} rendered, "
+        + (f"{crawl['parsed']} read without a browser, " if crawl.get("parsed") else "")
+        + f"{crawl.get('skipped', 0)} skipped)"
         + (f", {_plural(outside, 'internal URL')} outside the scope checked" if outside else "")
         + (f", {_plural(external, 'external URL')} checked" if external else "")
         + (f" in {_duration(crawl['seconds'])}" if crawl.get("seconds") is not None else "")

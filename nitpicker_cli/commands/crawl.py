@@ -90,6 +90,13 @@ def crawl_options(f: Any) -> Any:
             help="Pages rendered at the same time (one browser tab each).",
         ),
         click.option(
+            "--render",
+            type=click.Choice(["always", "never"]),
+            default="always",
+            show_default=True,
+            help="always: every page rendered in Chromium; never: every page read from the HTML the server sent, no browser started (a static site, several times faster; links and text made by script are not seen).",
+        ),
+        click.option(
             "--executor",
             default="local",
             show_default=True,
@@ -311,6 +318,7 @@ def build_options(urls: tuple[str, ...], kw: dict[str, Any]) -> Any:
         image=not kw["no_image"],
         image_file_size_threshold=kw["image_file_size_threshold"],
         screenshots=kw["screenshots"],
+        render=kw.get("render") or "always",
         headers=_headers(kw["headers"]),
         single=kw["single"],
         strict=kw["strict"],
@@ -403,7 +411,7 @@ def _explain_scope(app: Any, stats: Any) -> None:
     """A crawl the scope left far narrower than its start page's links says so, and how to widen it."""
     from nitpicker_core.crawler.start_links import scope_note
 
-    note = scope_note(getattr(stats, "start_links", None), stats.rendered)
+    note = scope_note(getattr(stats, "start_links", None), stats.rendered + getattr(stats, "parsed", 0))
     if note:
         app.info(note)
 
@@ -445,6 +453,7 @@ def crawl_result(output: Path, stats: Any, facts: dict[str, Any]) -> dict[str, A
         "status": stats.status,
         "seconds": stats.seconds,
         "rendered": stats.rendered,
+        "parsed": stats.parsed,
         "skipped": stats.skipped,
         **facts,
         "errors": {
@@ -463,7 +472,7 @@ def crawl_summary(output: Path, stats: Any, facts: dict[str, Any]) -> list[str]:
 
     crawl = {
         key: getattr(stats, key)
-        for key in ("status", "rendered", "skipped", "internal_errors", "external_errors", "seconds")
+        for key in ("status", "rendered", "parsed", "skipped", "internal_errors", "external_errors", "seconds")
     }
     notes = [note.lstrip("; ") for note in (_left_out(stats), _unextracted(stats)) if note]
     return [
