@@ -472,7 +472,15 @@ def crawl_summary(output: Path, stats: Any, facts: dict[str, Any]) -> list[str]:
 
     crawl = {
         key: getattr(stats, key)
-        for key in ("status", "rendered", "parsed", "skipped", "internal_errors", "external_errors", "seconds")
+        for key in (
+            "status",
+            "rendered",
+            "parsed",
+            "skipped",
+            "internal_errors",
+            "external_errors",
+            "seconds",
+        )
     }
     notes = [note.lstrip("; ") for note in (_left_out(stats), _unextracted(stats)) if note]
     return [

@@ -347,7 +347,10 @@ class Fetcher:
             data = bytearray()
             redirect = response.status_code in REDIRECT_STATUSES and response.headers.get("location")
             limit = BODY_LIMIT
-            if body_limit > BODY_LIMIT and normalize_content_type(response.headers.get("content-type")) in _HTML_TYPES:
+            if (
+                body_limit > BODY_LIMIT
+                and normalize_content_type(response.headers.get("content-type")) in _HTML_TYPES
+            ):
                 limit = body_limit + 1  # one byte more tells a body over the limit
             if request["method"] == "GET" and not redirect:
                 # The status and headers are in: a body the deadline cuts short still gives what arrived

@@ -46,7 +46,8 @@ _RESOURCES: tuple[tuple[str, str], ...] = (
     ("//video[@poster]", "poster"),
     ("//input[@src][translate(@type, 'IMAGE', 'image') = 'image']", "src"),
 )
-_LOADED_RELS = frozenset({"stylesheet", "icon", "preload", "modulepreload", "manifest"})
+# (headless Chromium asks for no icon and no manifest of a page)
+_LOADED_RELS = frozenset({"stylesheet", "preload", "modulepreload"})
 
 
 def encoding_of(body: bytes, content_type: str) -> str | None:
@@ -244,7 +245,9 @@ def _scripts(doc: _Document) -> list[dict[str, Any]]:
     for el in doc.root.iter("script"):
         kind = (el.get("type") or "").lower()
         if kind in ("application/ld+json", "speculationrules"):
-            found.append({"kind": "speculationrules" if kind == "speculationrules" else "jsonld", "raw": el.text or ""})
+            found.append(
+                {"kind": "speculationrules" if kind == "speculationrules" else "jsonld", "raw": el.text or ""}
+            )
     return found
 
 
@@ -297,9 +300,12 @@ def _resources(doc: _Document) -> list[str]:
 def _probe(doc: _Document) -> dict[str, Any]:
     """What tags.PROBE_JS reads that markup alone shows: generator metas and the scripts' text."""
     return {
-        "generators": [el.get("content") or "" for el in doc._metas if (_attr(el, "name") or "").lower() == "generator"],
+        "generators": [
+            el.get("content") or "" for el in doc._metas if (_attr(el, "name") or "").lower() == "generator"
+        ],
         "scripts": "\n".join(
-            (doc.absolute(el.get("src")) or "") + "\n" + (el.text or "")[:100000] for el in doc.root.iter("script")
+            (doc.absolute(el.get("src")) or "") + "\n" + (el.text or "")[:100000]
+            for el in doc.root.iter("script")
         ),
     }
 
