@@ -450,7 +450,7 @@ class Crawler(ResultsMixin):
         """
         if self.options.interval:
             return tabs
-        if self.revalidation.validators:
+        if self.revalidation.validators or self._parsing:  # no tab to wait for: a request and a parse each
             return max(tabs * PREFLIGHT_AHEAD, REVALIDATING_WORKERS)
         return tabs * PREFLIGHT_AHEAD
 
