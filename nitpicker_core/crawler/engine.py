@@ -51,6 +51,9 @@ RENDER_MODES = ("always", "never")
 # --render never: a page's body is read up to this many bytes (the limit of the HTML as sent a render keeps)
 PARSE_BODY_LIMIT = 10 * 1024 * 1024
 NOT_RENDERED = "--render never: read from the HTML the server sent"
+# --render never: progress told at most this often (seconds); a page takes milliseconds, and counting the queue
+# walks every URL found, so counting at each page's start and end cost more than reading the pages
+PARSED_PROGRESS_EVERY = 0.2
 
 
 @dataclass
@@ -163,6 +166,7 @@ class Crawler(ResultsMixin):
         self._sitemap_reader: Any = None  # reading the sitemaps, while it does (aborted on a stop)
         self._parsing = options.render == "never"  # no browser: pages read from the HTML as sent
         self._checked: dict[str, asyncio.Task[Resource | None]] = {}  # --render never: sub-resources asked
+        self._progress_at = 0.0  # when progress was last told
 
     # -- lifecycle -------------------------------------------------------------------------------------
     async def run(self) -> CrawlStats:
@@ -214,6 +218,7 @@ class Crawler(ResultsMixin):
                 self._tabs.put_nowait(tab)
             workers = [asyncio.create_task(self._worker(i)) for i in range(self._worker_count(count))]
             await asyncio.gather(*workers)
+            self._tell_progress(force=True)
         except asyncio.CancelledError:
             self._stopping = True
         finally:
@@ -457,12 +462,10 @@ class Crawler(ResultsMixin):
     async def _worker(self, index: int) -> None:
         while not self._stopping:
             item = self.queue.pop()
-            if (
-                item is not None and self.progress
-            ):  # "in progress" moves when a page starts, not only when one ends
-                self.progress(self.queue.counts())
+            if item is not None:  # "in progress" moves when a page starts, not only when one ends
+                self._tell_progress()
             if item is None:
-                if self.queue.counts().in_progress == 0:
+                if not self.queue.in_flight():
                     return
                 await asyncio.sleep(0.05)
                 continue
@@ -485,8 +488,18 @@ class Crawler(ResultsMixin):
                 self._error(item, "unknown", f"{type(exc).__name__}: {exc}", "crawler")
                 rendered = False
             self.queue.finish(item.url, rendered=rendered)
-            if self.progress:
-                self.progress(self.queue.counts())
+            self._tell_progress()
+
+    def _tell_progress(self, force: bool = False) -> None:
+        """The queue's counts to the progress callback: at every page's start and end, or (--render never, where
+        pages take milliseconds) at most every PARSED_PROGRESS_EVERY seconds."""
+        if not self.progress:
+            return
+        now = time.monotonic()
+        if self._parsing and not force and now - self._progress_at < PARSED_PROGRESS_EVERY:
+            return
+        self._progress_at = now
+        self.progress(self.queue.counts())
 
     async def _process(self, worker: int, item: QueueItem) -> bool:
         """Handle one URL; True when the browser rendered it."""

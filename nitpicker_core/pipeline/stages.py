@@ -172,7 +172,7 @@ class CrawlStage(Stage):
             ctx.pm.unregister(observer)
         if stats.status == "interrupted":
             raise StageFailed("interrupted", "the crawl was interrupted; resume the run to finish it")
-        if stats.rendered == 0 and stats.internal_errors:
+        if stats.rendered == 0 and stats.parsed == 0 and stats.internal_errors:
             kinds = ", ".join(sorted(stats.errors_by_kind)) or "error"
             reason = "timeout" if "timeout" in kinds else "network"
             raise StageFailed(reason, f"no page could be rendered ({kinds})")
