@@ -69,12 +69,38 @@ def test_render_never_stores_what_rendering_stores(both, site):
     assert any(_records(never, url)["headings"] for url in pages)
 
 
-def test_render_never_counts_pages_read_without_a_browser(crawl, site):
+def test_render_never_from_the_config_file_and_in_pipeline(crawl, site, tmp_path):
+    """`[crawl] render = "never"` sets it for crawl; pipeline takes --render too; both count pages apart."""
     import json
 
-    c = crawl(
-        f"{site}/meta/", "--render", "never", "--no-image", env={"PLAYWRIGHT_BROWSERS_PATH": "/nonexistent"}
-    )
+    from support import run_cli
+
+    from nitpicker_core.archive import open_archive
+
+    no_browser = {"PLAYWRIGHT_BROWSERS_PATH": "/nonexistent"}
+    (tmp_path / "nitpicker.toml").write_text('[crawl]\nrender = "never"\n', encoding="utf-8")
+    c = crawl(f"{site}/meta/", "--no-image", env=no_browser)
     result = json.loads(c.result.stdout)
     assert (result["rendered"], result["parsed"], result["pages"]) == (0, 4, 4)
     assert c.page(f"{site}/meta/full")["title"] == "Full Meta Page"
+    (tmp_path / "nitpicker.toml").unlink()
+    archive = tmp_path / "pipeline.nitpicker"
+    done = run_cli(
+        "pipeline",
+        f"{site}/meta/",
+        "--render",
+        "never",
+        "--no-analyze",
+        "-o",
+        str(archive),
+        cwd=tmp_path,
+        env=no_browser,
+    )
+    assert done.returncode == 0, done.stderr
+    with open_archive(archive) as reader:
+        commit = reader.commits()[0]
+    assert (commit["stats"]["rendered"], commit["stats"]["parsed"], commit["options"]["render"]) == (
+        0,
+        4,
+        "never",
+    )
