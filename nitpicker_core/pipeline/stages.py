@@ -104,12 +104,16 @@ class Stage(abc.ABC):
 
 def crawl_declaration(decl: dict[str, Any]) -> dict[str, Any]:
     # speed knobs do not change what the crawl records; an unset option (None) is the same as one that did
-    # not exist yet, so a version adding an option does not invalidate the crawls made before it
+    # not exist yet, so a version adding an option does not invalidate the crawls made before it; so is an
+    # option added later at the value every earlier crawl had (--render always)
     return {
         k: v
         for k, v in decl["crawl"].items()
-        if k not in ("parallels", "interval", "strict") and v is not None
+        if k not in ("parallels", "interval", "strict") and v is not None and (k, v) not in _AS_BEFORE
     }
+
+
+_AS_BEFORE = {("render", "always")}
 
 
 class CrawlStage(Stage):
