@@ -109,11 +109,13 @@ def crawl_declaration(decl: dict[str, Any]) -> dict[str, Any]:
     return {
         k: v
         for k, v in decl["crawl"].items()
-        if k not in ("parallels", "interval", "strict") and v is not None and (k, v) not in _AS_BEFORE
+        if k not in ("parallels", "interval", "strict")
+        and v is not None
+        and not (k in _AS_BEFORE and _AS_BEFORE[k] == v)
     }
 
 
-_AS_BEFORE = {("render", "always")}
+_AS_BEFORE: dict[str, Any] = {"render": "always"}
 
 
 class CrawlStage(Stage):
