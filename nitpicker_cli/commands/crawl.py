@@ -579,7 +579,8 @@ def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
         if not human:
             app.info(
                 f"{stats.status}{_limited(stats)}: {stats.pages} URLs ({stats.rendered} rendered, "
-                f"{stats.skipped} skipped, {stats.internal_errors} internal / {stats.external_errors} "
+                + (f"{stats.parsed} read without a browser, " if stats.parsed else "")
+                + f"{stats.skipped} skipped, {stats.internal_errors} internal / {stats.external_errors} "
                 f"external errors) → {output}{_left_out(stats)}{_unextracted(stats)}"
             )
         _explain_scope(app, stats)

@@ -82,6 +82,7 @@ def test_render_never_from_the_config_file_and_in_pipeline(crawl, site, tmp_path
     c = crawl(f"{site}/meta/", "--no-image", env=no_browser)
     result = json.loads(c.result.stdout)
     assert (result["rendered"], result["parsed"], result["pages"]) == (0, 4, 4)
+    assert "(0 rendered, 4 read without a browser, 0 skipped" in c.result.stderr
     assert c.page(f"{site}/meta/full")["title"] == "Full Meta Page"
     (tmp_path / "nitpicker.toml").unlink()
     archive = tmp_path / "pipeline.nitpicker"
