@@ -19,6 +19,9 @@ average, and where nitpicker's time went per page (the phases
 the crawl records in its commit's stats). Ratios only: no absolute timing is asserted anywhere.
 
     .venv/bin/python benchmarks/crawl_throughput.py --pages 300 --parallels 1,2,4
+
+``--render never`` crawls b and c without a browser (pages read from the HTML as sent): their pages are
+the pages read, and the baseline still renders, so "vs a" says how much faster than the least rendering.
 """
 
 from __future__ import annotations
@@ -219,9 +222,15 @@ def run_baseline(root: str, k: int, browser: str, work: Path, n: int) -> Run:
 
 
 def run_nitpicker(
-    root: str, k: int, images: bool, work: Path, tree: Path | None = None, label: str | None = None
+    root: str,
+    k: int,
+    images: bool,
+    work: Path,
+    tree: Path | None = None,
+    label: str | None = None,
+    render: str = "always",
 ) -> Run:
-    name = f"{'img' if images else 'noimg'}-{k}" + ("-previous" if label else "")
+    name = f"{'img' if images else 'noimg'}-{k}" + ("-previous" if label else "") + f"-{render}"
     archive = work / f"{name}.nitpicker"
     archive.unlink(missing_ok=True)  # a kept directory measured again: a new archive, not an update
     cmd = [
@@ -244,7 +253,11 @@ def run_nitpicker(
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tree), str(tree / "plugins")])}
     if not images:
         cmd.append("--no-image")
-    run = Run(label or ("c images" if images else "b no-image"), k)
+    if render != "always":  # an older code's crawl has no such option: given only when asked for
+        cmd += ["--render", render]
+    run = Run(
+        label or ("c images" if images else "b no-image") + ("" if render == "always" else f" {render}"), k
+    )
     log = work / f"{name}.log"
     measure(cmd, log, run, env)
     tail = log.read_text(errors="replace").strip().splitlines()
@@ -264,7 +277,7 @@ def inspect_archive(archive: Path, run: Run) -> None:
         commit = reader.resolve()
         stats = reader.commits()[0].get("stats") or {}
         run.inner = stats.get("seconds")
-        run.pages = int(stats.get("rendered") or 0)
+        run.pages = int(stats.get("rendered") or 0) + int(stats.get("parsed") or 0)  # read without a browser
         run.phases = stats.get("phases") or {}
         run.ok = sum(
             1
@@ -392,6 +405,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", default="a,b,c", help="which runs: a baseline, b no-image, c images")
     ap.add_argument("--keep", type=Path, help="keep the site, archives and logs in this directory")
     ap.add_argument(
+        "--render",
+        choices=("always", "never"),
+        default="always",
+        help="nitpicker's --render for runs b and c (default always)",
+    )
+    ap.add_argument(
         "--tree",
         type=Path,
         help="run nitpicker from this copy of the code (e.g. `git archive HEAD` "
@@ -457,7 +476,7 @@ def main(argv: list[str] | None = None) -> int:
                 elif which == "p":
                     runs.append(run_nitpicker(root, k, False, work, args.previous, "p previous"))
                 else:
-                    runs.append(run_nitpicker(root, k, which == "c", work, args.tree))
+                    runs.append(run_nitpicker(root, k, which == "c", work, args.tree, render=args.render))
                 print_done(runs[-1])
         print()
         print_table(runs)
@@ -465,7 +484,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.previous:
             print("\nthis code against the previous one (--no-image, pages/s and CPU per page):")
             for k in ks:
-                now = next((r for r in runs if r.label == "b no-image" and r.parallels == k), None)
+                now = next((r for r in runs if r.label.startswith("b no-image") and r.parallels == k), None)
                 then = next((r for r in runs if r.label == "p previous" and r.parallels == k), None)
                 if now and then and then.rate and now.pages and then.pages:
                     print(

@@ -5,6 +5,7 @@ faults injected (``docs_site_files.py``): a broken internal link, an orphan page
 served by ``python -m http.server`` on 127.0.0.1 and crawled, internal links only, by
 
   nitpicker   ``nitpicker crawl http://127.0.0.1:PORT/index.html --no-fetch-external --no-image --parallels K``
+              (with ``--render never`` given to this script, the crawl reads pages without a browser)
   linkchecker ``linkchecker --threads K -o csv -v http://127.0.0.1:PORT/index.html`` (checks intern URLs only
               by default; a separate venv under the cache folder)
   linkinator  ``linkinator http://127.0.0.1:PORT/ --recurse --concurrency K --retry-errors`` with every other
@@ -44,7 +45,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import docs_site_files as files  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-NITPICKER = ROOT / ".venv" / "bin" / "nitpicker"
+# the console script of the project's .venv (NITPICKER_BIN names another, e.g. a worktree's with PYTHONPATH)
+NITPICKER = Path(os.environ.get("NITPICKER_BIN") or ROOT / ".venv" / "bin" / "nitpicker")
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "nitpicker-bench"
 LINKCHECKER = CACHE / "linkchecker-venv" / "bin" / "linkchecker"
 LINKINATOR = CACHE / "linkinator" / "node_modules" / ".bin" / "linkinator"
@@ -157,7 +159,7 @@ def rows_of(answer: Any) -> list[dict[str, Any]]:
     raise RuntimeError(f"no rows in query answer with keys {sorted(answer)}")
 
 
-def run_nitpicker(origin: str, k: int, work: Path, run: Run) -> None:
+def run_nitpicker(origin: str, k: int, work: Path, run: Run, render: str = "always") -> None:
     archive = work / f"nitpicker-{run.round}.nitpicker"
     cmd = [
         str(NITPICKER),
@@ -169,6 +171,7 @@ def run_nitpicker(origin: str, k: int, work: Path, run: Run) -> None:
         str(k),
         "-o",
         str(archive),
+        *(["--render", render] if render != "always" else []),
     ]
     timed(cmd, work / f"nitpicker-{run.round}.log", run)
     if not archive.exists():
@@ -352,6 +355,12 @@ def main(argv: list[str] | None = None) -> int:
         help=f"install python3.11-doc (apt) and the other tools into {CACHE} when missing",
     )
     ap.add_argument("--keep", type=Path, help="keep the site, archives and logs in this folder")
+    ap.add_argument(
+        "--render",
+        choices=("always", "never"),
+        default="always",
+        help="nitpicker's --render: never reads every page from the HTML as sent, no browser (default always)",
+    )
     args = ap.parse_args(argv)
     tools = {t for t in args.tools.split(",") if t}
     if "nitpicker" not in tools or not tools <= set(TOOLS):
@@ -390,7 +399,7 @@ def main(argv: list[str] | None = None) -> int:
             for tool in order if rnd % 2 else order[::-1]:
                 run = Run(tool, rnd)
                 if tool == "nitpicker":
-                    run_nitpicker(origin, args.parallels, work, run)
+                    run_nitpicker(origin, args.parallels, work, run, args.render)
                 elif tool == "linkchecker":
                     run_linkchecker(origin, args.parallels, work, run)
                 else:

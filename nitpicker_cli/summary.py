@@ -186,13 +186,17 @@ def changed_lines(changed: dict[str, Any] | None) -> list[str]:
     ]
 
 
-def rendered_words(rendered: int, revalidation: dict[str, Any] | None) -> str:
-    """ "N rendered", and for an update the pages taken over unchanged apart: they were not rendered again
-    (issue 33: an update of an unchanged site said "1171 rendered" when almost nothing was)."""
+def rendered_words(rendered: int, revalidation: dict[str, Any] | None, parsed: int | None = None) -> str:
+    """How pages were read: "N rendered", the pages read without a browser (--render never) and, for an
+    update, the pages taken over unchanged apart: they were not rendered again (issue 33: an update of an
+    unchanged site said "1171 rendered" when almost nothing was)."""
     unchanged = int((revalidation or {}).get("unchanged") or 0)
-    if not unchanged:
-        return f"{rendered} rendered"
-    return f"{max(0, rendered - unchanged)} rendered, {unchanged} unchanged (304)"
+    words = f"{max(0, rendered - unchanged)} rendered"
+    if parsed:
+        words += f", {parsed} read without a browser"
+    if unchanged:
+        words += f", {unchanged} unchanged (304)"
+    return words
 
 
 def crawl_lines(crawl: dict[str, Any], facts: dict[str, Any]) -> list[str]:
@@ -206,7 +210,8 @@ def crawl_lines(crawl: dict[str, Any], facts: dict[str, Any]) -> list[str]:
     lines = [
         f"Crawl {crawl.get('status', 'complete')}: {_plural(pages or 0, 'page')}"
         + (f" of {_plural(internal, 'internal URL')}" if internal is not None else "")
-        + f" ({rendered_words(crawl.get('rendered', 0), crawl.get('revalidation'))}, {crawl.get('skipped', 0)} skipped)"
+        + f" ({rendered_words(crawl.get('rendered', 0), crawl.get('revalidation'), crawl.get('parsed'))}, "
+        + f"{crawl.get('skipped', 0)} skipped)"
         + (f", {_plural(outside, 'internal URL')} outside the scope checked" if outside else "")
         + (f", {_plural(external, 'external URL')} checked" if external else "")
         + (f" in {_duration(crawl['seconds'])}" if crawl.get("seconds") is not None else "")

@@ -189,6 +189,22 @@ def crawl_scrape(url: str, page: Page, crawl: CrawlContext, render: str) -> Scra
 
 
 @hookspec(firstresult=True)
+def crawl_parse(result: ScrapeResult, body: bytes, crawl: CrawlContext) -> ScrapeResult | None:
+    """``--render never`` (or a page ``auto`` leaves unrendered): read a page from the HTML the server sent.
+
+    :param result: the page as fetched: ``url``, ``status``, ``headers``, ``redirect_chain`` (the final
+        URL last) and ``content_type``; the implementation fills in the rest (``html``, ``source``,
+        ``metadata``, ``anchors``, ``headings``, ``images``, ``resources``, ``jsonld``…) and returns it.
+    :param body: the response body, as many bytes as the server sent (up to the source limit).
+    :param crawl: the crawl context.
+
+    Runs in: the crawler, on a worker thread (no browser exists: parse, do not fetch). Called: once per
+    in-scope HTML page the crawl does not render.
+    firstresult: the built-in lxml reader (in the ``scrape`` plugin) is a ``trylast`` implementation.
+    """
+
+
+@hookspec(firstresult=True)
 def crawl_page_filter(url: str, result: ScrapeResult, crawl: CrawlContext) -> str | None:
     """Return a skip reason for a page already rendered (say, its HTML matches an excluded keyword).
 

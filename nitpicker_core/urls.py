@@ -223,6 +223,9 @@ def _names_a_page(segment: str) -> bool:
     return bool(dot and stem) and extension.lower() in HTML_EXTENSIONS
 
 
+SCOPE_MEMO = 100_000  # URLs whose place a Scope remembers (forgotten all at once past it)
+
+
 class Scope:
     """Which URLs are internal: same host and port as an entry whose path is a segment prefix.
 
@@ -236,6 +239,9 @@ class Scope:
 
     def __init__(self, roots: list[str], extra: list[str] | None = None) -> None:
         self.entries: list[ScopeEntry] = []
+        # where each URL asked about points (host, port, segments): a crawl asks about every link of every
+        # page, mostly the same few hundred URLs again (a site's navigation)
+        self._located: dict[str, tuple[str, int | None, tuple[str, ...]]] = {}
         for value in roots:
             self.add(value, start=True)
         for value in extra or []:
@@ -258,9 +264,17 @@ class Scope:
         self.entries.append(entry)
         return entry
 
+    def _locate(self, url: str) -> tuple[str, int | None, tuple[str, ...]]:
+        located = self._located.get(url)
+        if located is None:
+            if len(self._located) >= SCOPE_MEMO:
+                self._located.clear()
+            located = self._located[url] = _locate(url)
+        return located
+
     def match(self, url: str) -> ScopeEntry | None:
         """The deepest entry covering ``url``, or None when the URL is external."""
-        located = _locate(url)
+        located = self._locate(url)
         best: ScopeEntry | None = None
         for entry in self.entries:
             if entry.covers(*located) and (best is None or len(entry.segments) > len(best.segments)):
@@ -272,7 +286,7 @@ class Scope:
 
     def same_host(self, url: str) -> bool:
         """True when some entry has this host and port, whatever its path (in-site but maybe out of scope)."""
-        host, port, _ = _locate(url)
+        host, port, _ = self._locate(url)
         return any(e.host == host and e.port == port for e in self.entries)
 
     def credentials_for(self, url: str) -> tuple[str, str] | None:

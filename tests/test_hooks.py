@@ -204,6 +204,60 @@ def test_hook_crawl_scrape(bare_pm):
     assert result.extra["scrape_seconds"] >= 0
 
 
+def test_hook_crawl_parse(bare_pm):
+    """The built-in reader (--render never) fills a fetched page's records from its body; another wins first."""
+    import types
+
+    import nitpicker_scrape
+
+    body = b"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title> Read
+      without a browser </title><base href="/docs/"><meta name="ROBOTS" content="noindex, follow">
+    <link rel="canonical" href="page"><script type="application/ld+json">{"@type": "WebPage"}</script>
+    <link rel="stylesheet" href="site.css"><link rel="icon" href="/favicon.ico">
+    <noscript><a href="/hidden">no script</a></noscript></head><body>
+    <svg><title>not the title</title><a href="/svg-link">svg</a></svg>
+    <h1>Hello <b>world</b></h1><a href="next#part" aria-label="Next page">&rarr;</a>
+    <a href="mailto:a@b.test">mail</a><a href="/img"><img src="i.png" alt=" Picture "></a>
+    <template><a href="/templated">t</a></template></body></html>"""
+    crawl = types.SimpleNamespace(
+        options={"image": True, "image_presets": ["desktop-compact", "mobile-small"]}
+    )
+    bare_pm.register(nitpicker_scrape, "scrape")
+    fetched = ScrapeResult(url=SITE + "/docs/page", status=200, headers={"content-type": "text/html"})
+    result = bare_pm.hook.crawl_parse(result=fetched, body=body, crawl=crawl)
+    assert result is fetched and result.html == result.source == body.decode()
+    meta = result.metadata
+    assert (meta["title"], meta["lang"], meta["charset"], meta["noindex"], meta["nofollow"]) == (
+        "Read without a browser",
+        "en",
+        "utf-8",
+        True,
+        False,
+    )
+    assert meta["canonical"] == SITE + "/docs/page" and meta["base_href"] == SITE + "/docs/"
+    assert [(a.href, a.fragment, a.text, a.raw_href, a.line) for a in result.anchors] == [
+        (SITE + "/docs/next", "part", "Next page", "next#part", 7),
+        (SITE + "/img", "", "Picture", "/img", 8),
+    ]
+    assert [(h.level, h.text) for h in result.headings] == [(1, "Hello world")]
+    assert [item.types for item in result.jsonld] == [["WebPage"]]
+    assert [(i.src, i.current_src, i.alt, i.viewport_width) for i in result.images] == [
+        ("i.png", SITE + "/docs/i.png", " Picture ", 1280),
+        ("i.png", SITE + "/docs/i.png", " Picture ", 320),
+    ]
+    assert result.resources == [SITE + "/docs/site.css", SITE + "/docs/i.png"]  # no icon: a browser asks none
+
+    class Mine:
+        @hookimpl
+        def crawl_parse(self, result, body, crawl):
+            result.metadata = {"title": "mine"}
+            return result
+
+    bare_pm.register(Mine(), "mine")
+    mine = bare_pm.hook.crawl_parse(result=ScrapeResult(url=SITE + "/"), body=body, crawl=crawl)
+    assert mine.metadata == {"title": "mine"} and mine.anchors is None
+
+
 def test_hook_crawl_page_scraped(archive):
     with open_archive(archive) as reader:
         pages = {p["url"]: p for p in reader.pages()}

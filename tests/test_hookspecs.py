@@ -28,6 +28,7 @@ def test_there_are_hooks_for_every_family():
             "crawl_should_skip",
             "crawl_before_navigate",
             "crawl_scrape",
+            "crawl_parse",
             "crawl_page_filter",
             "crawl_page_scraped",
             "crawl_page_unchanged",

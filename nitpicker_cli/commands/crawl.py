@@ -101,6 +101,13 @@ def crawl_options(f: Any) -> Any:
             help="Pages rendered at the same time (one browser tab each).",
         ),
         click.option(
+            "--render",
+            type=click.Choice(["always", "never"]),
+            default="always",
+            show_default=True,
+            help="always: every page rendered in Chromium; never: every page read from the HTML the server sent, no browser started (a static site, several times faster; links and text made by script are not seen).",
+        ),
+        click.option(
             "--executor",
             default="local",
             show_default=True,
@@ -322,6 +329,7 @@ def build_options(urls: tuple[str, ...], kw: dict[str, Any]) -> Any:
         image=not kw["no_image"],
         image_file_size_threshold=kw["image_file_size_threshold"],
         screenshots=kw["screenshots"],
+        render=kw.get("render") or "always",
         headers=_headers(kw["headers"]),
         single=kw["single"],
         strict=kw["strict"],
@@ -419,7 +427,7 @@ def _explain_scope(app: Any, stats: Any) -> None:
     """A crawl the scope left far narrower than its start page's links says so, and how to widen it."""
     from nitpicker_core.crawler.start_links import scope_note
 
-    note = scope_note(getattr(stats, "start_links", None), stats.rendered)
+    note = scope_note(getattr(stats, "start_links", None), stats.rendered + getattr(stats, "parsed", 0))
     if note:
         app.info(note)
 
@@ -461,6 +469,7 @@ def crawl_result(output: Path, stats: Any, facts: dict[str, Any]) -> dict[str, A
         "status": stats.status,
         "seconds": stats.seconds,
         "rendered": stats.rendered,
+        "parsed": stats.parsed,
         "skipped": stats.skipped,
         # rendered pages stored without title and links: they did not answer the extraction in time
         "unextracted": stats.unextracted,
@@ -485,6 +494,7 @@ def crawl_summary(output: Path, stats: Any, facts: dict[str, Any]) -> list[str]:
         for key in (
             "status",
             "rendered",
+            "parsed",
             "skipped",
             "internal_errors",
             "external_errors",
@@ -589,7 +599,7 @@ def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
         if not human:
             app.info(
                 f"{stats.status}{_limited(stats)}: {stats.pages} URLs "
-                f"({rendered_words(stats.rendered, stats.revalidation)}, "
+                f"({rendered_words(stats.rendered, stats.revalidation, stats.parsed)}, "
                 f"{stats.skipped} skipped, {stats.internal_errors} internal / {stats.external_errors} "
                 f"external errors) → {output}{_left_out(stats)}{_unextracted(stats)}"
             )

@@ -9,15 +9,19 @@ from typing import Any
 # Stats that describe one run each and add up over the runs into a commit (--resume, --append).
 RUN_TOTALS = ("seconds", "browser_restarts")
 # The meanings are the crawler's (see crawler/results.py): pages = URLs recorded (skipped ones apart; a
-# placeholder, known only as a link target, is none), rendered = pages with rendered HTML, internal errors =
+# placeholder, known only as a link target, is none), rendered = pages with rendered HTML (not those read
+# from the HTML as sent: --render never stores that as their HTML, with the reason in unrendered), parsed =
+# those, internal errors =
 # failed in-scope URLs, external errors = failed external URLs and external URLs answering 400 or more.
 # Each URL counts by its current state, so a URL fetched again successfully is no error any more.
 _COUNTS_SQL = """
-SELECT COALESCE(SUM(recorded AND NOT is_skipped), 0), COALESCE(SUM(html AND NOT is_skipped), 0),
+SELECT COALESCE(SUM(recorded AND NOT is_skipped), 0),
+       COALESCE(SUM(html AND NOT is_skipped AND unrendered IS NULL), 0),
        COALESCE(SUM(is_skipped), 0), COALESCE(SUM(kind IS NOT NULL AND NOT is_external), 0),
-       COALESCE(SUM(is_external AND (kind IS NOT NULL OR COALESCE(status, 0) >= 400)), 0)
+       COALESCE(SUM(is_external AND (kind IS NOT NULL OR COALESCE(status, 0) >= 400)), 0),
+       COALESCE(SUM(html AND NOT is_skipped AND unrendered IS NOT NULL), 0)
 FROM (SELECT cp.last_crawled_at IS NOT NULL AS recorded, s.is_skipped, s.html_sha256 IS NOT NULL AS html,
-             s.is_external, s.status, s.error_kind AS kind
+             s.is_external, s.status, s.error_kind AS kind, s.unrendered
       FROM commit_page cp JOIN page_state s ON s.id = cp.state_id WHERE cp.commit_id = ?)
 """
 _KINDS_SQL = (
@@ -35,12 +39,13 @@ _UNEXTRACTED_SQL = (
 
 
 def commit_counts(conn: sqlite3.Connection, commit_id: int) -> dict[str, Any]:
-    pages, rendered, skipped, internal, external = conn.execute(_COUNTS_SQL, (commit_id,)).fetchone()
+    pages, rendered, skipped, internal, external, parsed = conn.execute(_COUNTS_SQL, (commit_id,)).fetchone()
     kinds = {kind: n for kind, n in conn.execute(_KINDS_SQL, (commit_id,))}
     unextracted = conn.execute(_UNEXTRACTED_SQL, (commit_id,)).fetchone()[0]
     return {
         "pages": pages,
         "rendered": rendered,
+        "parsed": parsed,
         "skipped": skipped,
         "internal_errors": internal,
         "external_errors": external,

@@ -47,6 +47,13 @@ STOP_GRACE_SECONDS = 5.0  # in-flight pages after the first stop request; then t
 REVALIDATING_WORKERS = 8
 # Workers per tab: the extra one preflights (policy, skip hooks, HEAD/GET) the next URL while the tab renders
 PREFLIGHT_AHEAD = 2
+RENDER_MODES = ("always", "never")
+# --render never: a page's body is read up to this many bytes (the limit of the HTML as sent a render keeps)
+PARSE_BODY_LIMIT = 10 * 1024 * 1024
+NOT_RENDERED = "--render never: read from the HTML the server sent"
+# --render never: progress told at most this often (seconds); a page takes milliseconds, and counting the queue
+# walks every URL found, so counting at each page's start and end cost more than reading the pages
+PARSED_PROGRESS_EVERY = 0.2
 
 
 @dataclass
@@ -54,6 +61,7 @@ class CrawlStats:
     status: str = "complete"
     pages: int = 0
     rendered: int = 0
+    parsed: int = 0  # pages read from the HTML as sent, without a browser (--render never)
     skipped: int = 0
     internal_errors: int = 0
     external_errors: int = 0
@@ -156,6 +164,9 @@ class Crawler(ResultsMixin):
         self._browser_started = False
         self._remote: Any = None  # the DaskRenderer standing for the browser when an executor is given
         self._sitemap_reader: Any = None  # reading the sitemaps, while it does (aborted on a stop)
+        self._parsing = options.render == "never"  # no browser: pages read from the HTML as sent
+        self._checked: dict[str, asyncio.Task[Resource | None]] = {}  # --render never: sub-resources asked
+        self._progress_at = 0.0  # when progress was last told
 
     # -- lifecycle -------------------------------------------------------------------------------------
     async def run(self) -> CrawlStats:
@@ -193,7 +204,7 @@ class Crawler(ResultsMixin):
             self._prepare_revalidation()
             await self._read_sitemaps()
             # an update that may render nothing starts Chromium only when a page needs it
-            if not self._stopping and not self.revalidation.validators:
+            if not self._stopping and not self.revalidation.validators and not self._parsing:
                 await self._start_browser()
         except BaseException:
             await host.close()
@@ -207,6 +218,7 @@ class Crawler(ResultsMixin):
                 self._tabs.put_nowait(tab)
             workers = [asyncio.create_task(self._worker(i)) for i in range(self._worker_count(count))]
             await asyncio.gather(*workers)
+            self._tell_progress(force=True)
         except asyncio.CancelledError:
             self._stopping = True
         finally:
@@ -274,6 +286,7 @@ class Crawler(ResultsMixin):
         for key in (
             "pages",
             "rendered",
+            "parsed",
             "skipped",
             "internal_errors",
             "external_errors",
@@ -442,19 +455,17 @@ class Crawler(ResultsMixin):
         """
         if self.options.interval:
             return tabs
-        if self.revalidation.validators:
+        if self.revalidation.validators or self._parsing:  # no tab to wait for: a request and a parse each
             return max(tabs * PREFLIGHT_AHEAD, REVALIDATING_WORKERS)
         return tabs * PREFLIGHT_AHEAD
 
     async def _worker(self, index: int) -> None:
         while not self._stopping:
             item = self.queue.pop()
-            if (
-                item is not None and self.progress
-            ):  # "in progress" moves when a page starts, not only when one ends
-                self.progress(self.queue.counts())
+            if item is not None:  # "in progress" moves when a page starts, not only when one ends
+                self._tell_progress()
             if item is None:
-                if self.queue.counts().in_progress == 0:
+                if not self.queue.in_flight():
                     return
                 await asyncio.sleep(0.05)
                 continue
@@ -477,8 +488,18 @@ class Crawler(ResultsMixin):
                 self._error(item, "unknown", f"{type(exc).__name__}: {exc}", "crawler")
                 rendered = False
             self.queue.finish(item.url, rendered=rendered)
-            if self.progress:
-                self.progress(self.queue.counts())
+            self._tell_progress()
+
+    def _tell_progress(self, force: bool = False) -> None:
+        """The queue's counts to the progress callback: at every page's start and end, or (--render never, where
+        pages take milliseconds) at most every PARSED_PROGRESS_EVERY seconds."""
+        if not self.progress:
+            return
+        now = time.monotonic()
+        if self._parsing and not force and now - self._progress_at < PARSED_PROGRESS_EVERY:
+            return
+        self._progress_at = now
+        self.progress(self.queue.counts())
 
     async def _process(self, worker: int, item: QueueItem) -> bool:
         """Handle one URL; True when the browser rendered it."""
@@ -504,6 +525,13 @@ class Crawler(ResultsMixin):
         auth = self.scope.credentials_for(url) if item.in_scope else None
         headers = self.options.headers if item.in_scope else None  # --header values stay in scope
         conditional = self.revalidation.headers_for(url) if item.in_scope else None
+        metadata_only = (
+            not item.in_scope or item.metadata_only or (not self.options.recursive and not self._is_root(url))
+        )
+        # --render never: a page is read from its body, so one GET takes it whole (no HEAD first)
+        whole: dict[str, Any] = (
+            {"method": "GET", "body_limit": PARSE_BODY_LIMIT} if self._parsing and not metadata_only else {}
+        )
         fetch_started = time.perf_counter()
         try:
             pre = await asyncio.to_thread(
@@ -511,6 +539,7 @@ class Crawler(ResultsMixin):
                 url,
                 auth=auth,
                 headers={**(headers or {}), **conditional} if conditional else headers,
+                **whole,
             )
             if conditional:
                 self.revalidation.conditional += 1
@@ -518,7 +547,9 @@ class Crawler(ResultsMixin):
                     return True
                 self.revalidation.changed += 1
                 if pre.status == 304:  # a 304 this crawl cannot use (after a redirect): ask plainly
-                    pre = await asyncio.to_thread(self.fetcher.fetch, url, auth=auth, headers=headers)
+                    pre = await asyncio.to_thread(
+                        self.fetcher.fetch, url, auth=auth, headers=headers, **whole
+                    )
         except ValueError as exc:  # it redirects to a URL no request can go to (a port out of range…)
             self._error(item, "invalid-url", f"redirects to an invalid URL: {exc}", "preflight")
             return False
@@ -534,9 +565,8 @@ class Crawler(ResultsMixin):
             self._record(self._redirect_only(item, pre, final))
             return False
         html_like = pre.content_type in HTML_TYPES if pre.ok else looks_like_html(url)
-        metadata_only = (
-            not item.in_scope or item.metadata_only or (not self.options.recursive and not self._is_root(url))
-        )
+        if not pre.ok and self._parsing:  # no browser to try instead
+            return self._failed(item, pre)
         if not pre.ok:  # HEAD and GET died like behind a middlebox: the browser gets one try
             return await self._render(worker, item, pre, light=metadata_only)
         if metadata_only or not html_like:
@@ -548,6 +578,8 @@ class Crawler(ResultsMixin):
         if unrenderable(pre, auth is not None):  # a 204, a download, a challenge: the answer is the record
             self._record(await self._answered(item, pre, html_like))
             return False
+        if self._parsing:
+            return await self._parse(item, pre)
         return await self._render(worker, item, pre)
 
     async def _unchanged(self, item: QueueItem) -> bool:
@@ -581,6 +613,80 @@ class Crawler(ResultsMixin):
 
     def _is_root(self, url: str) -> bool:
         return url in self._seeds
+
+    # -- the parsing path (--render never) --------------------------------------------------------------
+    async def _parse(self, item: QueueItem, pre: FetchResult) -> bool:
+        """Read a page from the HTML the server sent (``crawl_parse``); stored like a rendered page, marked not
+        rendered. Returns False: no browser rendered it."""
+        started = time.perf_counter()
+        if pre.method != "GET" or len(pre.body) > PARSE_BODY_LIMIT:
+            # a HEAD answered (a server that sent no body to take), or more than a page's HTML is kept for
+            result = await self._answered(item, pre, True)
+            result.extra["unrendered"] = (
+                f"--render never: the body is over the {PARSE_BODY_LIMIT}-byte limit"
+                if pre.method == "GET"
+                else "--render never: no body to read"
+            )
+            self._record(result)
+            return False
+        result = ScrapeResult(
+            url=item.url,
+            status=pre.status,
+            status_text=pre.status_text,
+            content_type=pre.content_type,
+            content_length=pre.content_length,
+            headers=dict(pre.headers),
+            redirect_chain=list(pre.redirect_chain),
+            response_ms=pre.response_ms,
+            http_version=pre.http_version,
+        )
+        if pre.redirect_chain:
+            result.extra["redirect_status"] = pre.redirect_status
+        try:
+            parsed = await asyncio.to_thread(
+                self.pm.hook.crawl_parse, result=result, body=pre.body, crawl=self.crawl
+            )
+        except Exception as exc:  # a reader's bug on one page must not end the crawl
+            self._error(item, "unknown", f"{type(exc).__name__}: {exc}", "parse")
+            return False
+        if parsed is None:
+            self._error(item, "unknown", "no plugin read this URL", "parse")
+            return False
+        parsed.extra["unrendered"] = NOT_RENDERED
+        self.clock.add("extraction", time.perf_counter() - started)
+        parsed.received = await self._check_resources(parsed.resources)
+        stored_at = time.perf_counter()
+        try:
+            self._store_rendered(item, parsed, pre, rendered=False)
+        finally:
+            self.clock.add("links", time.perf_counter() - stored_at)
+        return False
+
+    async def _check_resources(self, urls: list[str]) -> list[Resource]:
+        """The sub-resources a page's HTML names, each asked once per crawl (HEAD): what a browser would load."""
+        for url in urls:
+            if url not in self._checked:
+                self._checked[url] = asyncio.create_task(self._check_resource(url))
+        answers = await asyncio.gather(*(self._checked[url] for url in urls))
+        return [answer for answer in answers if answer is not None]
+
+    async def _check_resource(self, url: str) -> Resource | None:
+        try:
+            got = await asyncio.to_thread(self.fetcher.fetch, url)
+        except Exception:  # noqa: BLE001 - a stop cut it, or it cannot be asked: no answer, as in a browser
+            return None
+        if not got.ok:
+            return None  # a browser sees no response either: the page lists no such resource
+        return Resource(
+            url=url,
+            status=got.status,
+            status_text=got.status_text,
+            content_type=got.content_type,
+            content_length=got.content_length,
+            compression=got.headers.get("content-encoding", ""),
+            headers=dict(got.headers),
+            is_external=not self.scope.is_internal(url),
+        )
 
     # -- the browser path ------------------------------------------------------------------------------
     async def _render(self, worker: int, item: QueueItem, pre: FetchResult, light: bool = False) -> bool:

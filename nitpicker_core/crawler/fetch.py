@@ -214,8 +214,12 @@ class Fetcher:
         auth: tuple[str, str] | None = None,
         method: str = "HEAD",
         headers: dict[str, str] | None = None,
+        body_limit: int = BODY_LIMIT,
     ) -> FetchResult:
         """Preflight ``url``; ``method="GET"`` also keeps the first 16 KiB of the body and its title.
+
+        ``body_limit`` keeps more of an HTML body (``--render never`` reads the whole page from it): one
+        byte over the limit is read, so a body cut there says it was longer (``len(body) > body_limit``).
 
         Raises ``FetchAborted`` once ``abort()`` was called; every other failure is in the result.
         """
@@ -234,7 +238,7 @@ class Fetcher:
             timeout = self.timeouts[min(attempt, len(self.timeouts) - 1)]
             try:
                 response, body, chain, final, first_status = self._follow(
-                    method, bare, timeout, auth, headers
+                    method, bare, timeout, auth, headers, body_limit
                 )
             except (requests.RequestException, OSError) as exc:
                 kind = classify(exc)
@@ -282,6 +286,7 @@ class Fetcher:
         timeout: float,
         auth: tuple[str, str] | None,
         extra: dict[str, str] | None = None,
+        body_limit: int = BODY_LIMIT,
     ) -> tuple[requests.Response, bytes, list[str], str, int | None]:
         """Follow redirects by hand; ``timeout`` is the network time of all hops together."""
         chain: list[str] = []
@@ -315,7 +320,9 @@ class Fetcher:
             }
             started = time.monotonic()
             response, body = self._guard.run(
-                functools.partial(self._exchange, request=request), left, deadline=timeout
+                functools.partial(self._exchange, request=request, body_limit=body_limit),
+                left,
+                deadline=timeout,
             )
             left -= time.monotonic() - started
             location = response.headers.get("location")
@@ -329,18 +336,27 @@ class Fetcher:
             current = following
 
     def _exchange(
-        self, exchange: Exchange[tuple[requests.Response, bytes]], request: dict[str, Any]
+        self,
+        exchange: Exchange[tuple[requests.Response, bytes]],
+        request: dict[str, Any],
+        body_limit: int = BODY_LIMIT,
     ) -> tuple[requests.Response, bytes]:
         """One request and, for a GET that does not redirect, the start of its body (in a daemon thread)."""
         response = self._session.request(**request)
         try:
             data = bytearray()
             redirect = response.status_code in REDIRECT_STATUSES and response.headers.get("location")
+            limit = BODY_LIMIT
+            if (
+                body_limit > BODY_LIMIT
+                and normalize_content_type(response.headers.get("content-type")) in _HTML_TYPES
+            ):
+                limit = body_limit + 1  # one byte more tells a body over the limit
             if request["method"] == "GET" and not redirect:
                 # The status and headers are in: a body the deadline cuts short still gives what arrived
-                exchange.fallback = lambda: (response, bytes(data[:BODY_LIMIT]))
-                _read_prefix(response, data)
-            return response, bytes(data[:BODY_LIMIT])
+                exchange.fallback = lambda: (response, bytes(data[:limit]))
+                _read_prefix(response, data, limit)
+            return response, bytes(data[:limit])
         finally:
             response.close()
 
@@ -362,7 +378,7 @@ class Fetcher:
             redirect_chain=chain,
             method=method,
             body=body,
-            title=extract_title(body, declared) if body and content_type in _HTML_TYPES else "",
+            title=extract_title(body[:BODY_LIMIT], declared) if body and content_type in _HTML_TYPES else "",
             response_ms=round(response.elapsed.total_seconds() * 1000),
             http_version=_HTTP_VERSIONS.get(getattr(response.raw, "version", 0)),
         )
@@ -374,7 +390,7 @@ _HTTP_VERSIONS = {10: "http/1.0", 11: "http/1.1", 20: "h2"}
 def _read_prefix(response: requests.Response, data: bytearray, limit: int = BODY_LIMIT) -> None:
     """Append the body's first ``limit`` bytes to ``data``; reading stops there (memory stays bounded)."""
     try:
-        for chunk in response.iter_content(4096):
+        for chunk in response.iter_content(4096 if limit <= BODY_LIMIT else 65536):
             data += chunk
             if len(data) >= limit:
                 break

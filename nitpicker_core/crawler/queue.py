@@ -387,6 +387,11 @@ class UrlQueue:
         with self._lock:
             return sum(len(p) for p in self._levels.values()) + len(self._checks)
 
+    def in_flight(self) -> int:
+        """URLs taken and not finished (what ``counts().in_progress`` says, without counting the rest)."""
+        with self._lock:
+            return len(self._in_progress)
+
     def idle(self) -> bool:
         """Nothing pending and nothing in progress: the crawl is over (held URLs stay as they are)."""
         with self._lock:

@@ -87,7 +87,10 @@ class ResultsMixin:
             self._start_links_seen = StartLinks()
         return self._start_links_seen
 
-    def _store_rendered(self, item: QueueItem, result: ScrapeResult, pre: FetchResult) -> bool:
+    def _store_rendered(
+        self, item: QueueItem, result: ScrapeResult, pre: FetchResult, *, rendered: bool = True
+    ) -> bool:
+        """Store a page read in full (rendered, or with ``rendered=False`` parsed from the HTML as sent)."""
         url = item.url
         final = normalize(result.redirect_chain[-1]) if result.redirect_chain else url
         for resource in result.received:
@@ -113,7 +116,7 @@ class ResultsMixin:
             self._record_hops(result.redirect_chain)
             if final in self._claimed:
                 return False
-            self.queue.add_done(final, rendered=True)
+            self.queue.add_done(final, rendered=rendered)
         self._claimed[final] = url
         # plugins judge the rendered page (the built-in --exclude-keyword is one): skipped, links not followed
         reason = self.pm.hook.crawl_page_filter(url=final, result=result, crawl=self.crawl)
@@ -133,7 +136,10 @@ class ResultsMixin:
         )
         mark_blocked(destination)
         self._record(destination)
-        self.stats.rendered += 1
+        if rendered:
+            self.stats.rendered += 1
+        else:
+            self.stats.parsed += 1
         self._follow(final, destination)
         return True
 

@@ -104,12 +104,18 @@ class Stage(abc.ABC):
 
 def crawl_declaration(decl: dict[str, Any]) -> dict[str, Any]:
     # speed knobs do not change what the crawl records; an unset option (None) is the same as one that did
-    # not exist yet, so a version adding an option does not invalidate the crawls made before it
+    # not exist yet, so a version adding an option does not invalidate the crawls made before it; so is an
+    # option added later at the value every earlier crawl had (--render always)
     return {
         k: v
         for k, v in decl["crawl"].items()
-        if k not in ("parallels", "interval", "strict") and v is not None
+        if k not in ("parallels", "interval", "strict")
+        and v is not None
+        and not (k in _AS_BEFORE and _AS_BEFORE[k] == v)
     }
+
+
+_AS_BEFORE: dict[str, Any] = {"render": "always"}
 
 
 class CrawlStage(Stage):
@@ -172,7 +178,7 @@ class CrawlStage(Stage):
             ctx.pm.unregister(observer)
         if stats.status == "interrupted":
             raise StageFailed("interrupted", "the crawl was interrupted; resume the run to finish it")
-        if stats.rendered == 0 and stats.internal_errors:
+        if stats.rendered == 0 and stats.parsed == 0 and stats.internal_errors:
             kinds = ", ".join(sorted(stats.errors_by_kind)) or "error"
             reason = "timeout" if "timeout" in kinds else "network"
             raise StageFailed(reason, f"no page could be rendered ({kinds})")

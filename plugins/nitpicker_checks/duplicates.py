@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from datasketch import MinHash, MinHashLSH
 
 from nitpicker_core import CheckContext, Finding, RegisterSetting, UsageError, content_words, main_text, read
 
@@ -102,6 +101,10 @@ def group(signatures: Mapping[str, Signature], threshold: float, num_perm: int =
     exact = {
         url: [o for o in urls if o != url] for urls in by_digest.values() if len(urls) > 1 for url in urls
     }
+    # datasketch imports scipy (1-3 s on a loaded 2-core machine): only a commit being checked pays for it,
+    # not every command that loads the plugins
+    from datasketch import MinHash, MinHashLSH
+
     # near duplicates between digests: one page stands for each, pairs proposed by LSH, confirmed exactly
     lsh = MinHashLSH(threshold=max(0.05, threshold - LSH_MARGIN), num_perm=num_perm)
     partners: dict[str, list[tuple[float, str]]] = defaultdict(list)

@@ -18,7 +18,7 @@ from nitpicker_core import (
     hookimpl,
 )
 
-from . import images, source, tags
+from . import images, parse, source, tags
 from .extract import EXTRACT_JS, anchors_from, headings_from, jsonld_from, metadata_from, parse_refresh
 from .network import (
     chain_edges,
@@ -35,7 +35,7 @@ from .settle import InFlight, PageListener, dismiss_dialog, settle
 if TYPE_CHECKING:
     from playwright.async_api import Page
 
-__all__ = ["crawl_scrape", "scrape"]
+__all__ = ["crawl_parse", "crawl_scrape", "scrape"]
 
 T = TypeVar("T")
 D = TypeVar("D")  # what a wait that came to nothing gives instead (often None)
@@ -336,3 +336,9 @@ def _apply_extract(result: ScrapeResult, extracted: dict[str, Any]) -> None:
 def crawl_scrape(url: str, page: Page, crawl: CrawlContext, render: str) -> Awaitable[ScrapeResult]:
     """The default scrape; ``render="light"`` (a metadata-only URL) stops after the title."""
     return scrape(url, page, crawl.options, full=render != "light")
+
+
+@hookimpl(trylast=True)
+def crawl_parse(result: ScrapeResult, body: bytes, crawl: CrawlContext) -> ScrapeResult:
+    """The default reader of a page left unrendered: the lxml parse of the HTML as sent (parse.py)."""
+    return parse.parse(result, body, crawl.options)

@@ -1,0 +1,393 @@
+"""``--render never``: what extract.js reads from a rendered page, read from the HTML the server sent.
+
+The same records as a rendered page's (metadata, anchors, headings, images as written, the resources the
+HTML names, JSON-LD), parsed with lxml (libxml2) rather than a browser: no script runs, so a page reads
+as a crawler that does not render sees it. Field by field, each value is what extract.js computes from
+the same document (the comments name the differences a parser without layout cannot avoid).
+"""
+
+from __future__ import annotations
+
+import bisect
+import codecs
+import re
+from collections.abc import Iterable
+from typing import Any
+
+import lxml.etree
+import lxml.html
+
+from nitpicker_core import IMAGE_PRESETS, Image, PageError, ScrapeResult, join_url
+
+from . import source, tags
+from .extract import anchors_from, headings_from, jsonld_from, metadata_from
+from .images import PRESETS
+from .network import guess_cdn
+
+__all__ = ["parse"]
+
+# Content a browser with scripting on does not parse into elements, or keeps out of the document's tree
+_INERT = "//template | //noscript"
+_SPACE = re.compile(r"\s+")
+_URL_NOISE = re.compile(r"[\t\n\r]")  # the URL parser drops tabs and newlines anywhere in a URL
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+_HTTP_EQUIV_CHARSET = re.compile(r"charset=([^;]+)", re.I)
+_REL_SPLIT = re.compile(r"[\t\n\f\r ]+")
+_WORD = re.compile(r"\w+(?:['’.]\w+)*")
+_ANCHOR_TAG = re.compile(r"<(?:a|area)(?=[\s/>])", re.I)
+_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
+# Sub-resources a browser loads from the markup alone: (XPath, attribute)
+_RESOURCES: tuple[tuple[str, str], ...] = (
+    ("//link[@href]", "href"),  # kept only for the rels below
+    ("//script[@src]", "src"),
+    ("//img[@src]", "src"),
+    ("//iframe[@src]", "src"),
+    ("//frame[@src]", "src"),
+    ("//embed[@src]", "src"),
+    ("//object[@data]", "data"),
+    ("//video[@src] | //audio[@src] | //source[@src] | //track[@src]", "src"),
+    ("//video[@poster]", "poster"),
+    ("//input[@src][translate(@type, 'IMAGE', 'image') = 'image']", "src"),
+)
+# (headless Chromium asks for no icon and no manifest of a page)
+_LOADED_RELS = frozenset({"stylesheet", "preload", "modulepreload"})
+
+
+def encoding_of(body: bytes, content_type: str) -> str | None:
+    """The encoding a browser picks: a byte order mark, the Content-Type charset, a meta charset, else None."""
+    if body.startswith(codecs.BOM_UTF8):
+        return "utf-8"
+    for found in (_HTTP_EQUIV_CHARSET.search(content_type or ""), _META_CHARSET.search(body[:1024])):
+        if found:
+            name = found.group(1)
+            label = (name.decode("ascii", "replace") if isinstance(name, bytes) else name).strip(" \"'")
+            try:
+                return codecs.lookup(label).name
+            except LookupError:
+                continue
+    return None
+
+
+def _text(value: str | None) -> str:
+    return _SPACE.sub(" ", value or "").strip()
+
+
+def _attr(el: Any, name: str) -> str | None:
+    """An attribute as written, by name in any case (HTML attribute names are case-insensitive)."""
+    value = el.get(name)
+    return value if value is not None else el.get(name.upper())
+
+
+class _Document:
+    """One parsed page and the lookups extract.js makes on it."""
+
+    def __init__(self, root: Any, url: str) -> None:
+        self.root = root
+        self.url = url
+        for el in root.xpath(_INERT):
+            el.drop_tree()
+        base = next(iter(root.xpath("//base[@href]")), None)
+        self.base = join_url(url, _URL_NOISE.sub("", base.get("href").strip())) if base is not None else url
+        self.has_base = base is not None
+        self._metas = root.xpath("//meta")
+        self._links = root.xpath("//link[@rel][@href]")
+
+    def absolute(self, value: str | None) -> str | None:
+        """``value`` resolved against the document's base, as ``el.href`` or ``new URL(v, baseURI)`` do."""
+        if not value:
+            return value
+        try:
+            return join_url(self.base, _URL_NOISE.sub("", value.strip()))
+        except ValueError:
+            return value
+
+    def meta(self, attribute: str, value: str) -> str | None:
+        """The content of the first ``<meta attribute=value>`` (any case), "" without content, None when none."""
+        value = value.lower()
+        for el in self._metas:
+            found = _attr(el, attribute)
+            if found is not None and found.lower() == value:
+                content = el.get("content")
+                return content if content is not None else ""
+        return None
+
+    def metas_starting(self, attribute: str, prefix: str) -> dict[str, str | None]:
+        found: dict[str, str | None] = {}
+        for el in self._metas:
+            name = _attr(el, attribute)
+            if name is not None and name.lower().startswith(prefix):
+                found[name] = el.get("content")
+        return found
+
+    def links(self, rel: str) -> list[Any]:
+        return [el for el in self._links if rel in _REL_SPLIT.split(el.get("rel", "").lower())]
+
+    def link(self, rel: str) -> str | None:
+        found = self.links(rel)
+        return self.absolute(found[0].get("href")) if found else None
+
+
+def _metadata(doc: _Document, encoding: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    by_name = lambda name: doc.meta("name", name)  # noqa: E731 - read like extract.js's byName
+
+    def by_prop(prop: str) -> str | None:
+        found = doc.meta("property", prop)
+        return found if found is not None else by_name(prop)
+
+    robots = by_name("robots")
+    flags = [flag.strip() for flag in (robots or "").lower().split(",")]
+    titles = doc.root.xpath("//title[not(ancestor::svg)]")
+    charset_el = next(iter(doc.root.xpath("//meta[@charset]")), None)
+    http_equiv = doc.meta("http-equiv", "content-type")
+    declared = _HTTP_EQUIV_CHARSET.search(http_equiv) if http_equiv else None
+    html_el = doc.root
+    publisher = by_name("publisher")
+    m = {
+        "title": _text(titles[0].text_content()) if titles else "",
+        "description": by_name("description") or "",
+        "keywords": by_name("keywords") or "",
+        "lang": html_el.get("lang") or "",
+        "dir": html_el.get("dir") or "",
+        "charset": charset_el.get("charset")
+        if charset_el is not None
+        else (declared.group(1).strip() if declared else _character_set(encoding)),
+        "base_href": doc.base if doc.has_base else "",
+        "viewport": by_name("viewport"),
+        "theme_color": by_name("theme-color"),
+        "robots": robots,
+        "noindex": "noindex" in flags or "none" in flags,
+        "nofollow": "nofollow" in flags or "none" in flags,
+        "noarchive": "noarchive" in flags,
+        "noimageindex": "noimageindex" in flags,
+        "googlebot": by_name("googlebot"),
+        "canonical": doc.link("canonical"),
+        "amphtml": doc.link("amphtml"),
+        "manifest": doc.link("manifest"),
+        "icon": doc.link("icon"),
+        "apple_touch_icon": doc.link("apple-touch-icon"),
+        "og_type": by_prop("og:type"),
+        "og_title": by_prop("og:title") or "",
+        "og_site_name": by_prop("og:site_name"),
+        "og_description": by_prop("og:description") or "",
+        "og_url": doc.absolute(by_prop("og:url")),
+        "og_image": doc.absolute(by_prop("og:image")),
+        "og_locale": by_prop("og:locale"),
+        "twitter_card": by_name("twitter:card"),
+        "twitter_site": by_name("twitter:site"),
+        "twitter_creator": by_name("twitter:creator"),
+        "twitter_title": by_name("twitter:title"),
+        "twitter_description": by_name("twitter:description"),
+        "twitter_image": doc.absolute(by_name("twitter:image")),
+        "author": by_name("author"),
+        "generator": by_name("generator"),
+        "publisher": publisher if publisher is not None else doc.link("publisher"),
+        "google_site_verification": by_name("google-site-verification"),
+        "msvalidate": by_name("msvalidate.01"),
+        "yandex_verification": by_name("yandex-verification"),
+    }
+    extra: dict[str, Any] = {}
+    canonicals = doc.links("canonical")
+    if canonicals:
+        written = canonicals[0].get("href")
+        if written != m["canonical"] and re.search(
+            r"^\s*$|^\s*#|\S\s+\S|^\s*[a-z][a-z0-9+.-]*:(?!//[^/])", written, re.I
+        ):
+            extra["canonical_href"] = written
+    pagination = [
+        {"rel": "prev" if rel == "previous" else rel, "href": doc.absolute(el.get("href"))}
+        for el in doc._links
+        for rel in _REL_SPLIT.split(el.get("rel", "").lower())
+        if rel in ("next", "prev", "previous")
+    ]
+    if pagination:
+        extra["pagination"] = pagination
+    extra["alternate"] = doc.link("alternate")
+    extra["hreflang"] = [
+        {"hreflang": el.get("hreflang"), "href": doc.absolute(el.get("href"))}
+        for el in doc.links("alternate")
+        if el.get("hreflang") is not None
+    ]
+    extra["referrer"] = by_name("referrer")
+    extra["apple"] = doc.metas_starting("name", "apple-")
+    extra["msapplication"] = doc.metas_starting("name", "msapplication-")
+    extra["other_og"] = doc.metas_starting("property", "og:")
+    return m, extra
+
+
+def _character_set(encoding: str) -> str:
+    """``document.characterSet``'s spelling of a Python codec name."""
+    return {"utf-8": "UTF-8", "cp1252": "windows-1252", "shift_jis": "Shift_JIS", "euc_jp": "EUC-JP"}.get(
+        encoding, encoding
+    )
+
+
+class _Places:
+    """Line and column of each ``<a>``/``<area>`` start tag in the source, in document order.
+
+    What ``source.place_anchors`` finds with html.parser, at a fraction of its cost (it was two thirds of
+    reading a page): libxml2 knows each element's line, and the tag is the next ``<a``/``<area`` from there
+    (or, for a start tag over several lines, from the previous one's end).
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.cursor = 0
+        comments = [(m.start(), m.end()) for m in _COMMENT.finditer(text)]
+        self._comment_starts = [start for start, _ in comments]
+        self._comments = comments
+
+    def _commented(self, at: int) -> bool:
+        i = bisect.bisect_right(self._comment_starts, at) - 1
+        return i >= 0 and at < self._comments[i][1]
+
+    def _next(self, start: int, end: int) -> re.Match[str] | None:
+        for found in _ANCHOR_TAG.finditer(self.text, start, end):
+            if not self._commented(found.start()):
+                return found
+        return None
+
+    def place(self, line: int | None) -> tuple[int, int] | None:
+        if not line or line > len(self.starts):
+            return None
+        ends = self.starts[line] if line < len(self.starts) else len(self.text)
+        found = self._next(max(self.cursor, self.starts[line - 1]), ends)
+        if found is None:  # the tag began on an earlier line than libxml2 reports
+            found = self._next(self.cursor, ends)
+        if found is None:
+            return None
+        self.cursor = found.end()
+        at = bisect.bisect_right(self.starts, found.start())
+        return at, found.start() - self.starts[at - 1] + 1
+
+
+def _anchors(doc: _Document, places: _Places) -> list[dict[str, Any]]:
+    found = []
+    drawn = set(doc.root.xpath("//svg//a"))  # an SVG link is no anchor (its href is no string in a browser)
+    for el in doc.root.xpath("//a | //area"):
+        where = places.place(el.sourceline)  # every tag in order, so the ones left out are stepped over
+        if el in drawn or el.get("href") is None:
+            continue
+        written = el.get("href")
+        href = doc.absolute(written) if written else doc.base
+        if not href or not re.match(r"^https?:", href, re.I):
+            continue
+        text = _text(el.get("aria-label") or el.text_content())
+        if not text:
+            img = next(iter(el.xpath(".//img[@alt]")), None)
+            text = img.get("alt").strip() if img is not None else (el.get("alt") or el.get("title") or "")
+        found.append({"href": href, "text": text, "raw": written, "at": where})
+    return found
+
+
+def _headings(doc: _Document) -> list[dict[str, Any]]:
+    return [
+        {"level": int(el.tag[1]), "text": _text(el.text_content())}
+        for el in doc.root.iter("h1", "h2", "h3", "h4", "h5", "h6")
+    ]
+
+
+def _scripts(doc: _Document) -> list[dict[str, Any]]:
+    found = []
+    for el in doc.root.iter("script"):
+        kind = (el.get("type") or "").lower()
+        if kind in ("application/ld+json", "speculationrules"):
+            found.append(
+                {"kind": "speculationrules" if kind == "speculationrules" else "jsonld", "raw": el.text or ""}
+            )
+    return found
+
+
+def _words(doc: _Document) -> int | None:
+    """Words of the body's text, scripts and styles left out; the last reading of a page (it strips them)."""
+    body = doc.root.find("body")
+    if body is None:
+        return None
+    lxml.etree.strip_elements(body, "script", "style", with_tail=False)
+    return len(_WORD.findall(" ".join(body.itertext())))
+
+
+def _images(doc: _Document, presets: Iterable[str]) -> list[Image]:
+    """Each ``<img>`` as written, once per preset as the rendered capture does; no layout, so no sizes."""
+    written = []
+    for el in doc.root.iter("img"):
+        src = el.get("src") or ""
+        first = (el.get("srcset") or "").strip().split(",")[0].strip().split(" ")[0]
+        written.append(
+            {
+                "src": src,
+                "current_src": doc.absolute(src or first) or "",
+                "alt": el.get("alt"),
+                "is_lazy": (el.get("loading") or "").lower() == "lazy",
+                "markup": lxml.html.tostring(el, encoding="unicode", with_tail=False)[:2000],
+            }
+        )
+    images = []
+    for preset in presets:
+        width = PRESETS.get(preset, (0, 0))[0]
+        images += [Image(**item, viewport_width=width) for item in written]
+    return images
+
+
+def _resources(doc: _Document) -> list[str]:
+    urls: dict[str, None] = {}
+    for path, attribute in _RESOURCES:
+        for el in doc.root.xpath(path):
+            if el.tag == "link" and not _LOADED_RELS & set(_REL_SPLIT.split(el.get("rel", "").lower())):
+                continue
+            url = doc.absolute(el.get(attribute))
+            if url and re.match(r"^https?:", url, re.I):
+                urls.setdefault(url.split("#", 1)[0])
+    return list(urls)
+
+
+def _probe(doc: _Document) -> dict[str, Any]:
+    """What tags.PROBE_JS reads that markup alone shows: generator metas and the scripts' text."""
+    return {
+        "generators": [
+            el.get("content") or "" for el in doc._metas if (_attr(el, "name") or "").lower() == "generator"
+        ],
+        "scripts": "\n".join(
+            (doc.absolute(el.get("src")) or "") + "\n" + (el.text or "")[:100000]
+            for el in doc.root.iter("script")
+        ),
+    }
+
+
+def parse(result: ScrapeResult, body: bytes, options: dict[str, Any]) -> ScrapeResult:
+    """Fill ``result`` (status and headers already there) from ``body``, the HTML the server sent."""
+    encoding = encoding_of(body, result.headers.get("content-type", "")) or "utf-8"
+    text = source.decode(body, encoding)
+    result.source = text
+    result.html = text  # what analyzers read as the page: without a browser, the HTML as sent
+    final = result.redirect_chain[-1] if result.redirect_chain else result.url
+    lines = text.replace("\r\n", "\n").replace("\r", "\n")  # as the HTML tokenizer and validators count
+    try:
+        root = lxml.html.document_fromstring(lines)
+    except (lxml.etree.ParserError, ValueError) as exc:
+        result.errors.append(PageError(step="parse", message=f"the HTML could not be parsed: {exc}"))
+        result.metadata, result.anchors, result.headings = {"title": ""}, [], []
+        return result
+    doc = _Document(root, final)
+    metadata, extra = _metadata(doc, encoding)
+    result.metadata = metadata_from(metadata)
+    result.extra.update(extra)
+    refresh = doc.meta("http-equiv", "refresh")
+    if refresh:
+        result.extra["refresh"] = refresh
+    found = _anchors(doc, _Places(lines))
+    result.anchors = anchors_from(found)
+    # anchors_from keeps every item with an href, in order: the places go with them one to one
+    for anchor, item in zip(
+        result.anchors, (i for i in found if str(i["href"]).partition("#")[0]), strict=True
+    ):
+        if item["at"] is not None:
+            anchor.line, anchor.col = item["at"]
+    result.headings = headings_from(_headings(doc))
+    result.jsonld = jsonld_from(_scripts(doc))
+    result.tags = tags.detect(text, _probe(doc), result.headers, guess_cdn(result.headers))
+    if options.get("image", True):
+        result.images = _images(doc, list(options.get("image_presets") or IMAGE_PRESETS))
+    result.resources = _resources(doc)
+    result.word_count = _words(doc)
+    return result

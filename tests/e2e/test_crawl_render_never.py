@@ -1,0 +1,107 @@
+"""`crawl --render never`: static pages read from the HTML as sent give the records a render gives.
+
+Three sections of the test site with plain HTML pages (every defect of the crawl checks, every metadata
+field, JSON-LD) are crawled twice, rendered and not; each record type extract.js produces is compared
+field by field. What only a browser can know (an image's laid-out and natural size) is the one difference.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+SECTIONS = ("/checks-site/", "/meta/", "/structured-data/")
+# the one page of these sections whose JSON-LD a script adds: a page no parser reads as a browser does
+SCRIPTED = "/structured-data/scripted"
+# page fields that differ between two crawls of the same pages whatever the mode
+PER_CRAWL = {"first_seen_at", "last_crawled_at", "order", "headers", "response_ms", "load_ms", "http_version"}
+# the state differs by the unrendered mark and the HTML kept (the one sent); words are counted by a regex
+# rather than the browser's Intl.Segmenter
+# what layout gives an image: a page read without a browser has its markup only
+LAID_OUT = ("width", "height", "natural_width", "natural_height")
+
+
+def _records(crawled, url: str) -> dict:
+    from nitpicker_core.archive import open_archive
+
+    with open_archive(crawled.archive) as reader:
+        return {
+            "headings": reader.headings(url),
+            "jsonld": reader.jsonld(url),
+            "images": [{k: v for k, v in image.items() if k not in LAID_OUT} for image in reader.images(url)],
+        }
+
+
+@pytest.fixture
+def both(crawl, site):
+    roots = [site + section for section in SECTIONS]
+    args = (*roots, "--exclude", SCRIPTED)
+    # no browser can start in the parsing crawl: Playwright is pointed at an empty directory
+    never = crawl(
+        *args, "--render", "never", name="never", ok=(1,), env={"PLAYWRIGHT_BROWSERS_PATH": "/nonexistent"}
+    )
+    always = crawl(*args, name="always", ok=(1,))
+    return never, always
+
+
+def test_render_never_stores_what_rendering_stores(both, site):
+    never, always = both
+    assert set(never.pages) == set(always.pages)
+    pages = [url for url, page in always.pages.items() if page.get("html_sha256")]
+    assert len(pages) >= 25, sorted(pages)  # every section's pages were read, not only checked
+    for url in pages:
+        n, a = never.page(url), always.page(url)
+        n_extra, a_extra = dict(n["extra"] or {}), a["extra"] or {}
+        assert n_extra.pop("unrendered") == "--render never: read from the HTML the server sent"
+        assert "unrendered" not in a_extra and n_extra == a_extra, url
+        for field in sorted(set(a) - PER_CRAWL - {"extra", "html_sha256", "hash", "state_id", "word_count"}):
+            assert n.get(field) == a.get(field), (url, field)  # status, title, every metadata column…
+        assert never.anchors[url] == always.anchors[url], url  # href, text, fragment, raw href, line, col
+        assert _records(never, url) == _records(always, url), url
+    assert {r["url"] for r in never.resources} == {r["url"] for r in always.resources}
+    # the sections hold each record type: a comparison of empty lists would prove nothing
+    full = never.page(f"{site}/meta/full")
+    assert full["canonical"] == f"{site}/meta/full" and full["og_title"] == "OG Title" and full["description"]
+    assert len(full["extra"]["hreflang"]) == 3
+    assert _records(never, f"{site}/structured-data/jsonld")["jsonld"]
+    assert _records(never, f"{site}/checks-site/images")["images"]
+    assert any(_records(never, url)["headings"] for url in pages)
+
+
+def test_render_never_from_the_config_file_and_in_pipeline(crawl, site, tmp_path):
+    """`[crawl] render = "never"` sets it for crawl; pipeline takes --render too; both count pages apart."""
+    import json
+
+    from support import run_cli
+
+    from nitpicker_core.archive import open_archive
+
+    no_browser = {"PLAYWRIGHT_BROWSERS_PATH": "/nonexistent"}
+    (tmp_path / "nitpicker.toml").write_text('[crawl]\nrender = "never"\n', encoding="utf-8")
+    c = crawl(f"{site}/meta/", "--no-image", env=no_browser)
+    result = json.loads(c.result.stdout)
+    assert (result["rendered"], result["parsed"], result["pages"]) == (0, 4, 4)
+    assert "(0 rendered, 4 read without a browser, 0 skipped" in c.result.stderr
+    assert c.page(f"{site}/meta/full")["title"] == "Full Meta Page"
+    (tmp_path / "nitpicker.toml").unlink()
+    archive = tmp_path / "pipeline.nitpicker"
+    done = run_cli(
+        "pipeline",
+        f"{site}/meta/",
+        "--render",
+        "never",
+        "--no-analyze",
+        "-o",
+        str(archive),
+        cwd=tmp_path,
+        env=no_browser,
+    )
+    assert done.returncode == 0, done.stderr
+    with open_archive(archive) as reader:
+        commit = reader.commits()[0]
+    assert (commit["stats"]["rendered"], commit["stats"]["parsed"], commit["options"]["render"]) == (
+        0,
+        4,
+        "never",
+    )

@@ -1,0 +1,52 @@
+"""The lxml reader of `--render never`: anchor positions as html.parser finds them, bad and odd input."""
+
+from __future__ import annotations
+
+import copy
+
+from nitpicker_scrape import parse, source
+
+from nitpicker_core import ScrapeResult
+
+URL = "http://site.test/dir/page"
+ODD = b"""<!doctype html>\r\n<html><head><title>Odd</title>
+<noscript><a href="/in-noscript">n</a></noscript></head><body>
+<p><a href="mailto:x@y.test">mail</a> <a href="one">1</a><A HREF="two">2</A></p>
+<a
+   class="multi"
+   href="three">3</a>
+<svg><a href="/svg">s</a></svg><area href="four" alt="Four"><a href="#top">top</a>
+<!-- <a href="commented"> --><a href="five">5</a>
+</body></html>"""
+
+
+def _read(body: bytes, **headers: str) -> ScrapeResult:
+    return parse.parse(ScrapeResult(url=URL, headers=headers), body, {"image": False})
+
+
+def test_anchor_positions_are_those_html_parser_finds():
+    read = _read(ODD)
+    assert [a.raw_href for a in read.anchors] == ["one", "two", "three", "four", "#top", "five"]
+    expected = copy.deepcopy(read.anchors)
+    for anchor in expected:
+        anchor.line = anchor.col = None
+    source.place_anchors(read.source, expected)
+    assert [(a.line, a.col) for a in read.anchors] == [(a.line, a.col) for a in expected]
+    assert [(a.line, a.col) for a in read.anchors][:3] == [(4, 39), (4, 58), (5, 1)]
+
+
+def test_charset_from_the_header_and_from_meta():
+    latin = "<html><head><title>caf\u00e9</title></head><body>caf\u00e9 cr\u00e8me</body></html>".encode(
+        "latin-1"
+    )
+    assert _read(latin, **{"content-type": "text/html; charset=ISO-8859-1"}).metadata["title"] == "caf\u00e9"
+    declared = b'<html><head><meta charset="windows-1252"><title>caf\xe9</title></head></html>'
+    read = _read(declared)
+    assert read.metadata["title"] == "caf\u00e9" and read.metadata["charset"] == "windows-1252"
+
+
+def test_what_is_not_html_is_recorded_not_raised():
+    read = _read(b"")
+    assert read.anchors == [] and read.metadata["title"] == "" and read.errors[0].step == "parse"
+    binary = _read(bytes(range(256)) * 4)
+    assert binary.anchors == [] and binary.headings == []
