@@ -57,10 +57,13 @@ def create_app(archive: str | Path, pm: NitpickerPluginManager, host: str = "127
     app = Flask(__name__)
     guard.install(app, host, CSP)
     app.before_request(check_arguments)
+    app.before_request(reopen_if_rewritten)
     reader = open_archive(archive)
     app.extensions["nitpicker"] = {
         "pm": pm,
         "reader": reader,
+        "archive": Path(archive),
+        "file": _file_identity(Path(archive)),
         "queries": query_registry(pm),
         "name": Path(archive).name,
         "lock": threading.Lock(),
@@ -108,6 +111,33 @@ def check_arguments() -> None:
         and not (commit.isascii() and commit.isdigit() and int(commit) <= MAX_COMMIT)
     ):
         abort(400, "parameter 'commit' must be a commit id (a whole number) or HEAD")
+
+
+def _file_identity(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def reopen_if_rewritten() -> None:
+    """A finished archive rewritten since it was opened (`gc`, a new crawl, `analyze`) is opened again, so the
+    viewer never shows a commit that is gone (issue 33: it kept serving commits `gc` had removed)."""
+    state = current_app.extensions["nitpicker"]
+    if not state["immutable"]:
+        return  # a live crawl's stub is read as it grows
+    now = _file_identity(state["archive"])
+    if now is None or now == state["file"]:
+        return
+    with state["lock"]:
+        if _file_identity(state["archive"]) == state["file"]:
+            return  # another request thread reopened it meanwhile
+        fresh = open_archive(state["archive"])
+        old, state["reader"], state["file"] = state["reader"], fresh, _file_identity(state["archive"])
+        state["cache"].clear()
+        state["derived"].clear()
+        old.close()
 
 
 def _close(app: Flask) -> None:

@@ -278,3 +278,26 @@ def test_page_detail_lists_the_pages_resources_and_tags(client, site):
         "/page?url=" + quote(site + "/analytics/", safe=""), headers={"Accept-Language": "ja"}
     ).get_data(as_text=True)
     assert '<th scope="col">提供元</th>' in japanese and '<h2 id="tags">タグ (3)</h2>' in japanese
+
+
+def test_an_archive_rewritten_while_viewed_is_read_again(tmp_path, pm):
+    # issue 33: the viewer kept serving commits that `gc` had removed
+    from archives import build_archive as build
+    from support import run_cli
+
+    from nitpicker_viewer.app import create_app
+
+    target = build(tmp_path / "site.nitpicker")
+    build(target)  # commit 2
+    app = create_app(target, pm)
+    try:
+        client = app.test_client()
+        listed = client.get("/api/commits").get_json()
+        assert sorted(c["id"] for c in listed["items"]) == [1, 2]
+        gc = run_cli("gc", str(target), "--keep", "1", cwd=tmp_path)
+        assert gc.returncode == 0, gc.stderr
+        listed = client.get("/api/commits").get_json()
+        assert [c["id"] for c in listed["items"]] == [2]
+        assert client.get("/commits?commit=1").status_code in (400, 404)
+    finally:
+        app.config["NITPICKER_CLOSE"]()
