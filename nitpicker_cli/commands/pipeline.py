@@ -157,6 +157,13 @@ def pipeline_options(f: Any) -> Any:
             help="Run every analyzer, lighthouse and other opt-in ones included.",
         ),
         click.option("--no-analyze", is_flag=True, help="Stop after the crawl."),
+        click.option(
+            "--full",
+            is_flag=True,
+            help="Render every page again: no conditional requests, even when ARCHIVE already holds a "
+            "complete crawl of the site (by default such a run asks each page whether it changed and takes "
+            "unchanged pages over without rendering, as crawl --update).",
+        ),
         click.option("--to", "to", metavar="NAME", help=TO_HELP),
         click.option(
             "--sheet", metavar="URL", help="Report to this Google spreadsheet (--to google-sheets)."
@@ -357,6 +364,7 @@ def _declaration(
         "analyze": {"plugins": list(kw.get("plugins") or ())},
         "report": report,
         "fail_on": list(kw.get("fail_on") or ()),
+        "full": bool(kw.get("full")),
         "params": params,
     }
 

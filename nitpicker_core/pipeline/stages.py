@@ -141,13 +141,18 @@ class CrawlStage(Stage):
         return None
 
     def _mode(self, ctx: Context) -> str:
-        """Finish the interrupted commit this run left behind; otherwise crawl a new one."""
-        prev = ctx.previous.stages.get("crawl") if ctx.previous else None
-        if not prev or prev.get("state") in ("pending", "skipped"):
-            return "new"
+        """Finish the interrupted commit this run left behind; otherwise crawl a new one, revalidating the
+        pages of the archive's last complete crawl (``update``: a conditional request each, 304s taken over
+        without rendering) unless the run says ``--full``."""
         statuses = commit_statuses(ctx.archive) or {}
         latest = max(statuses, default=None)
-        return "resume" if latest is not None and statuses[latest] != "complete" else "new"
+        prev = ctx.previous.stages.get("crawl") if ctx.previous else None
+        if prev and prev.get("state") not in ("pending", "skipped"):
+            if latest is not None and statuses[latest] != "complete":
+                return "resume"
+        if "complete" in statuses.values() and not ctx.declaration.get("full"):
+            return "update"
+        return "new"
 
     def run(self, ctx: Context) -> dict[str, Any]:
         from nitpicker_core.crawler.engine import Crawler

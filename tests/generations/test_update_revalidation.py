@@ -164,3 +164,34 @@ def test_hook_crawl_page_unchanged(make_gsite, tmp_path) -> None:
     assert _delta(before, after, "conditional") == {} and set(_delta(before, after, "200")) >= set(crawled)
     with open_archive(output) as reader:
         assert reader.diff(2, 3)["modified"] == []
+
+
+def test_a_pipeline_run_on_an_archive_of_the_site_revalidates_and_full_renders_again(
+    gsite, cli, tmp_path
+) -> None:
+    # issue 32: a second `nitpicker pipeline` rendered every page again; only `crawl --update` revalidated
+    import json
+
+    def pipeline(*flags: str) -> dict[str, Any]:
+        result = cli(
+            "pipeline", gsite.root, "-o", "p.nitpicker", "--no-analyze", "--no-image", *flags,
+            cwd=tmp_path, timeout=300,
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)["crawl"]
+
+    first = pipeline()
+    assert first["commit"] == 1 and not first.get("revalidation")
+    before = gsite.hits()
+    again = pipeline()
+    after = gsite.hits()
+    assert again["commit"] == 2 and again["rendered"] - again["revalidation"]["unchanged"] == 0
+    assert again["revalidation"] == {"conditional": 31, "unchanged": 31, "changed": 0}
+    assert _delta(before, after, "200") == {}  # nothing fetched in full, nothing rendered
+    assert _delta(before, after, "304") == dict.fromkeys(PAGES, 1)
+    with open_archive(tmp_path / "p.nitpicker") as reader:
+        diff = reader.diff(1, 2)
+        assert (diff["added"], diff["removed"], diff["modified"]) == ([], [], [])
+    full = pipeline("--full")
+    assert full["commit"] == 3 and not full.get("revalidation")
+    assert set(_delta(after, gsite.hits(), "200")) >= set(PAGES)  # every page fetched and rendered again
