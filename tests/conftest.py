@@ -57,29 +57,37 @@ def cli():
 
 
 # --- Work units of the xdist workers (bin/test: --dist loadfile --no-loadscope-reorder) ---------------------------
-# A directory conftest's session fixture (one crawl of a test_server section, a Dask cluster) is made once per
-# worker process that runs a module of the directory; with one module per unit, two or three workers each made
-# it. The modules of these directories are one unit, so each such fixture runs once per run. (A crawl cannot be
-# shared across workers: each worker's test site has a port of its own, and the archive holds its URLs.)
-SHARED_SESSION_DIRS = (
-    "tests/viewer/",  # viewer_archive: test_server crawled from 11 roots, plus a lint analysis
-    "tests/reports/",  # report_archive
-    "tests/queries/",  # crawled
-    "tests/screenshots/",  # shots
-    "tests/diffs/",  # change_pair
-    "tests/dask/",  # dask_cluster
-)
+# A session fixture (one crawl of a test_server section, a Dask cluster) is made once per worker process that
+# runs a module using it; with one module per unit, two or three workers each made it. The modules sharing one
+# are one unit, so each such fixture runs once per run. (A crawl cannot be shared across workers: each worker's
+# test site has a port of its own, and the archive holds its URLs.) A directory stands for its own modules.
+SHARED_UNITS = {
+    # viewer_archive: test_server crawled from 11 roots, plus a lint analysis
+    "tests/viewer/": ("tests/viewer/",),
+    "tests/reports/": ("tests/reports/",),  # report_archive
+    "tests/queries/": ("tests/queries/",),  # crawled
+    "tests/screenshots/": ("tests/screenshots/",),  # shots
+    "tests/diffs/": ("tests/diffs/",),  # change_pair
+    "tests/dask/": ("tests/dask/",),  # dask_cluster
+    # tests/e2e/conftest.py's crawl(..., shared=True): /recursive/, /scope/blog/ and /error-status/ in two each
+    "e2e-shared-crawls": (
+        "tests/e2e/test_crawl_basic.py",
+        "tests/e2e/test_crawl_history.py",
+        "tests/e2e/test_crawl_rules.py",
+        "tests/e2e/test_crawl_control.py",
+    ),
+}
+_UNIT_OF = {member: unit for unit, members in SHARED_UNITS.items() for member in members}
 
 
 def _unit(path: str) -> str:
-    """The work unit of a test module: its directory when that is one of SHARED_SESSION_DIRS, else itself."""
-    directory = path.rsplit("/", 1)[0] + "/"
-    return directory if directory in SHARED_SESSION_DIRS else path
+    """The work unit of a test module: the SHARED_UNITS entry naming it or its directory, else the module."""
+    return _UNIT_OF.get(path) or _UNIT_OF.get(path.rsplit("/", 1)[0] + "/") or path
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """``--dist loadfile`` with the modules of SHARED_SESSION_DIRS as one unit per directory."""
+    """``--dist loadfile`` with the modules of each SHARED_UNITS entry as one unit."""
     if config.getvalue("dist") != "loadfile":
         return None
     from xdist.scheduler import LoadFileScheduling
@@ -96,9 +104,9 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 LONG_FIRST = (
     "tests/viewer/",
     "tests/reports/",
+    "e2e-shared-crawls",
     "tests/pipeline/test_pipeline_cli.py",
     "tests/e2e/test_kill_campaign.py",
-    "tests/e2e/test_crawl_rules.py",
     "tests/dask/",
     "tests/e2e/test_crawl_stop.py",
     "tests/viewer/seo/test_seo_views_browser.py",
@@ -110,7 +118,6 @@ LONG_FIRST = (
     "tests/analyze/test_analyze_engine.py",
     "tests/generations/test_state_hashes.py",
     "tests/checks/test_issues_cli.py",
-    "tests/e2e/test_crawl_control.py",
     "tests/scrape/test_scrape.py",
     "tests/viewer/issues/test_issues_browser.py",
     "tests/e2e/test_crawl_url_rules.py",
