@@ -83,35 +83,79 @@ def cli():
     return run_cli
 
 
-# The longest modules first (measured: module totals of a whole run's --durations, 3 December). bin/test runs
-# xdist with --dist loadfile --no-loadscope-reorder, so workers take whole modules in this order; a long module
-# taken last would keep one worker busy after the others have finished.
+# --- Work units of the xdist workers (bin/test: --dist loadfile --no-loadscope-reorder) ---------------------------
+# A session fixture (one crawl of a test_server section, a Dask cluster) is made once per worker process that
+# runs a module using it; with one module per unit, two or three workers each made it. The modules sharing one
+# are one unit, so each such fixture runs once per run. (A crawl cannot be shared across workers: each worker's
+# test site has a port of its own, and the archive holds its URLs.) A directory stands for its own modules.
+SHARED_UNITS = {
+    # viewer_archive: test_server crawled from 11 roots, plus a lint analysis
+    "tests/viewer/": ("tests/viewer/",),
+    "tests/reports/": ("tests/reports/",),  # report_archive
+    "tests/queries/": ("tests/queries/",),  # crawled
+    "tests/screenshots/": ("tests/screenshots/",),  # shots
+    "tests/diffs/": ("tests/diffs/",),  # change_pair
+    "tests/dask/": ("tests/dask/",),  # dask_cluster
+    # tests/e2e/conftest.py's crawl(..., shared=True): /recursive/, /scope/blog/ and /error-status/ in two each
+    "e2e-shared-crawls": (
+        "tests/e2e/test_crawl_basic.py",
+        "tests/e2e/test_crawl_history.py",
+        "tests/e2e/test_crawl_rules.py",
+        "tests/e2e/test_crawl_control.py",
+    ),
+}
+_UNIT_OF = {member: unit for unit, members in SHARED_UNITS.items() for member in members}
+
+
+def _unit(path: str) -> str:
+    """The work unit of a test module: the SHARED_UNITS entry naming it or its directory, else the module."""
+    return _UNIT_OF.get(path) or _UNIT_OF.get(path.rsplit("/", 1)[0] + "/") or path
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadfile`` with the modules of each SHARED_UNITS entry as one unit."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SharedDirScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _unit(nodeid.split("::", 1)[0])
+
+    return SharedDirScheduling(config, log)
+
+
+# The longest units first (measured: unit totals of a whole run's --durations=0, 3 December). Workers take whole
+# units in this order; a long unit taken last would keep one worker busy after the others have finished.
 LONG_FIRST = (
+    "tests/viewer/",
+    "tests/reports/",
+    "e2e-shared-crawls",
     "tests/pipeline/test_pipeline_cli.py",
     "tests/e2e/test_kill_campaign.py",
-    "tests/viewer/test_viewer_browser.py",
-    "tests/viewer/test_viewer_layout.py",
-    "tests/e2e/test_crawl_rules.py",
+    "tests/dask/",
     "tests/e2e/test_crawl_stop.py",
     "tests/viewer/seo/test_seo_views_browser.py",
     "tests/e2e/test_crawl_edges.py",
+    "tests/queries/",
     "tests/e2e/test_crawl_limits.py",
     "tests/generations/test_update_revalidation.py",
+    "tests/screenshots/",
     "tests/analyze/test_analyze_engine.py",
-    "tests/reports/test_html_report.py",
     "tests/generations/test_state_hashes.py",
     "tests/checks/test_issues_cli.py",
-    "tests/e2e/test_crawl_control.py",
-    "tests/reports/test_report_destinations.py",
-    "tests/dask/test_dask_analyze.py",
     "tests/scrape/test_scrape.py",
     "tests/viewer/issues/test_issues_browser.py",
-    "tests/reports/test_report_flags.py",
     "tests/e2e/test_crawl_url_rules.py",
     "tests/demo/test_demo_installed.py",
     "tests/analyzers/test_axe.py",
     "tests/test_example_plugin.py",
+    "tests/e2e/test_crawl_statuses.py",
+    "tests/pipeline/test_pipeline_settings.py",
+    "tests/analyzers/test_lighthouse.py",
 )
+# --- end of the work units ---------------------------------------------------------------------------------------
 
 
 # Layers (docs/testing.md). A test is marked from what its code, its fixtures' and the helpers they call use:
@@ -193,8 +237,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         for mark in sorted(_uses(item)):
             if not item.get_closest_marker(mark):
                 item.add_marker(getattr(pytest.mark, mark))
-    rank = {path: i for i, path in enumerate(LONG_FIRST)}
-    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(LONG_FIRST)))  # stable: order within
+    rank = {unit: i for i, unit in enumerate(LONG_FIRST)}
+    items.sort(key=lambda item: rank.get(_unit(item.nodeid.split("::")[0]), len(LONG_FIRST)))  # stable within
 
 
 FAST = os.environ.get("NITPICKER_TEST_LANE") == "fast"
