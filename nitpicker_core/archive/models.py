@@ -22,7 +22,9 @@ from . import times as times_module
 # 6: page_state.word_count (derived from the page, outside its hash) and what each crawl's request took,
 #    with the commit: commit_page.response_ms, load_ms and http_version; the sitemap_alternate table
 #    (sitemaps' xhtml:link hreflang alternates; a reader of an archive without it reads no such alternates)
-FORMAT_VERSION = 6
+# 7: page_state.html_facts (derived from the page's HTML when it is scraped, outside its hash): what the
+#    canonical and nofollow checks read out of the HTML (nitpicker_core.html_facts); NULL in older states
+FORMAT_VERSION = 7
 
 # The promoted keys of ScrapeResult.extra and how each is stored: "text", "flag" (0/1, read back as a bool),
 # "int", or "json" (canonical JSON text, the same text json_extract gives from extra).
@@ -116,6 +118,7 @@ for _name, _kind in PROMOTED:  # format 5, after source_sha256 for the same reas
         _name, pw.IntegerField(null=True) if _kind in ("flag", "int") else pw.TextField(null=True)
     )
 PageState._meta.add_field("word_count", pw.IntegerField(null=True))  # format 6
+PageState._meta.add_field("html_facts", pw.TextField(null=True))  # format 7
 
 # Column order of page_state as the writer inserts it (everything but id).
 PAGE_STATE_COLUMNS: tuple[str, ...] = (
@@ -138,6 +141,7 @@ PAGE_STATE_COLUMNS: tuple[str, ...] = (
     "source_sha256",
     *PROMOTED_NAMES,
     "word_count",
+    "html_facts",
 )
 
 
@@ -489,6 +493,7 @@ ADDED_COLUMNS: dict[int, tuple[tuple[str, str, str], ...]] = {
         ("commit_page", "load_ms", "INTEGER"),
         ("commit_page", "http_version", "TEXT"),
     ),
+    7: (("page_state", "html_facts", "TEXT"),),
 }
 
 

@@ -26,8 +26,12 @@ _PAGE_UPSERT = (
     '"order" = COALESCE(commit_page."order", excluded."order"), response_ms = excluded.response_ms, '
     "load_ms = excluded.load_ms, http_version = excluded.http_version"
 )
-# A state stored before format 6 learns its word count from the first crawl that counts it
-_WORD_COUNT_FILL = "UPDATE page_state SET word_count = ? WHERE id = ? AND word_count IS NULL"
+# A state stored before format 6 learns its word count from the first crawl that counts it, one stored
+# before format 7 its HTML facts (one statement for both: it runs for every page crawled)
+_DERIVED_FILL = (
+    "UPDATE page_state SET word_count = coalesce(word_count, ?), html_facts = coalesce(html_facts, ?) "
+    "WHERE id = ? AND (word_count IS NULL OR html_facts IS NULL)"
+)
 _PLACEHOLDER_INSERT = (
     'INSERT OR IGNORE INTO commit_page (commit_id, url_id, state_id, first_seen_at, last_crawled_at, "order") '
     "VALUES (?, ?, ?, ?, NULL, NULL)"
@@ -269,8 +273,12 @@ class Pages:
                 for n, (p, r) in enumerate(zip(prepared, results, strict=True))
             ],
         )
-        counted = [(r.word_count, state_ids[p.hash]) for p, r in zip(prepared, results, strict=True)]
-        self._store.conn.executemany(_WORD_COUNT_FILL, [c for c in counted if c[0] is not None])
+        derived = [
+            (r.word_count, r.html_facts, state_ids[p.hash])
+            for p, r in zip(prepared, results, strict=True)
+            if r.word_count is not None or r.html_facts is not None
+        ]
+        self._store.conn.executemany(_DERIVED_FILL, derived)
         # What a page referenced lives in page_resource (shared between commits); who referenced a
         # resource in a commit is derived from it (the commit_resource_referrer view).
         members = self._members_of(commit_id)

@@ -161,6 +161,7 @@ def prepare_page(
         source_sha,
         *promoted,
         result.word_count,  # outside the hash, as everything after html_sha256 but the metadata
+        result.html_facts,
     )
     jsonld = [
         (
