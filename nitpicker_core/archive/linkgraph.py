@@ -152,11 +152,13 @@ def link_texts(
     """
     sql, params = f"SELECT sc.url_id, a.target_url_id, a.text {_SCOPE}", list[Any]([commit])
     if phrases is not None:
-        # a plain text's length in bytes is its length in characters (and needs no counting)
-        sql += (
-            f" AND (NOT {_PLAIN} OR (length(CAST(a.text AS BLOB)) <= ? "
-            "AND lower(a.text) IN (SELECT value FROM json_each(?))))"
-        )
+        # a plain text's length in bytes is its length in characters (and needs no counting); the crawl
+        # stores both with each anchor (anchor.plain: its length, 0 when not plain, format 7), an anchor
+        # stored before has them worked out here
+        plain, length = _PLAIN, "length(CAST(a.text AS BLOB))"
+        if reader.has_column("anchor", "plain"):
+            plain, length = f"coalesce(a.plain, {_PLAIN})", f"coalesce(a.plain, {length})"
+        sql += f" AND (NOT {plain} OR ({length} <= ? AND lower(a.text) IN (SELECT value FROM json_each(?))))"
         longest = max((len(phrase) for phrase in phrases), default=0)
         params += [longest, json.dumps(sorted(phrases), ensure_ascii=False)]
     found = [(source, target, text) for source, target, text in reader.tuples(sql, params) if keep(text)]

@@ -23,7 +23,8 @@ from . import times as times_module
 #    with the commit: commit_page.response_ms, load_ms and http_version; the sitemap_alternate table
 #    (sitemaps' xhtml:link hreflang alternates; a reader of an archive without it reads no such alternates)
 # 7: page_state.html_facts (derived from the page's HTML when it is scraped, outside its hash): what the
-#    canonical and nofollow checks read out of the HTML (nitpicker_core.html_facts); NULL in older states
+#    canonical and nofollow checks read out of the HTML (nitpicker_core.html_facts); anchor.plain (whether
+#    an anchor's text is plain, for the anchor-text check's filter: linkgraph.link_texts). NULL in older rows
 FORMAT_VERSION = 7
 
 # The promoted keys of ScrapeResult.extra and how each is stored: "text", "flag" (0/1, read back as a bool),
@@ -159,6 +160,8 @@ class Anchor(_Base):
     raw_href = pw.TextField(null=True)  # as written in the page (format 2)
     line = pw.IntegerField(null=True)  # of the start tag in the HTML the server sent, 1-based
     col = pw.IntegerField(null=True)
+    # the length of a plain text, 0 for any other (prepare.plain_length; format 7, NULL before)
+    plain = pw.IntegerField(null=True)
 
 
 class Heading(_Base):
@@ -493,7 +496,7 @@ ADDED_COLUMNS: dict[int, tuple[tuple[str, str, str], ...]] = {
         ("commit_page", "load_ms", "INTEGER"),
         ("commit_page", "http_version", "TEXT"),
     ),
-    7: (("page_state", "html_facts", "TEXT"),),
+    7: (("page_state", "html_facts", "TEXT"), ("anchor", "plain", "INTEGER")),
 }
 
 

@@ -11,7 +11,7 @@ from nitpicker_core.records import CrawlErrorRecord, Resource, ScrapeResult
 from . import screenshots, times
 from .hashing import to_json
 from .models import PAGE_STATE_COLUMNS
-from .prepare import REDIRECT_AT, PreparedPage, placeholder, prepare_page, prepare_resource
+from .prepare import REDIRECT_AT, PreparedPage, placeholder, plain_length, prepare_page, prepare_resource
 from .store import ROW_CHUNK, Store, utc_now
 
 _STATE_INSERT = (
@@ -355,9 +355,13 @@ class Pages:
     ) -> None:
         conn = self._store.conn
         conn.executemany(
-            "INSERT INTO anchor (state_id, ordinal, target_url_id, fragment, text, raw_href, line, col) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [(state_ids[p.hash], n, ids[t], *rest) for p in new for n, (t, *rest) in enumerate(p.anchors)],
+            "INSERT INTO anchor (state_id, ordinal, target_url_id, fragment, text, raw_href, line, col, plain) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (state_ids[p.hash], n, ids[t], *rest, plain_length(rest[1]))
+                for p in new
+                for n, (t, *rest) in enumerate(p.anchors)
+            ],
         )
         conn.executemany(
             "INSERT INTO heading (state_id, ordinal, level, text) VALUES (?, ?, ?, ?)",
