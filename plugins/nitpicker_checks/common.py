@@ -157,7 +157,8 @@ def html_facts(ctx: CheckContext, name: str) -> dict[str, Any]:
         # stored before, or missing a reader's facts, is read from its HTML below
         unread = set(pages)
         parsed: dict[str, dict[str, Any]] = {}  # most pages store the very same text: parsed once
-        for url, text, has_html, has_sent in read.page_html_facts(ctx.reader, ctx.commit):
+        stored_rows = memo(ctx, "html_facts_stored", lambda: read.page_html_facts(ctx.reader, ctx.commit))
+        for url, text, has_html, has_sent in stored_rows:  # read once for both kinds of HTML
             if text is None or url not in pages:
                 continue
             if not (has_sent if sent else has_html):
