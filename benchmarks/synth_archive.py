@@ -46,6 +46,7 @@ def _plugin_manager() -> Any:
     return _PM[0]
 
 
+from nitpicker_core.html_facts import derive as derive_html_facts  # noqa: E402
 from nitpicker_core.records import (  # noqa: E402
     Anchor,
     CrawlErrorRecord,
@@ -358,6 +359,14 @@ class Built:
 
 
 def build(i: int, anchors_each: int, pools: Pools, generation: int = 1) -> Built:
+    built = _build(i, anchors_each, pools, generation)
+    page = built.page
+    if page.html is not None or page.source is not None:  # as the scrape finds them (nitpicker_scrape)
+        page.html_facts = derive_html_facts(page.url, page.html, page.source)
+    return built
+
+
+def _build(i: int, anchors_each: int, pools: Pools, generation: int = 1) -> Built:
     rng = random.Random(i * 7919 + 17)
     url = page_url(i)
     r = role(i)

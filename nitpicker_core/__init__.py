@@ -30,6 +30,9 @@ from nitpicker_core.counts import totals as count_totals
 from nitpicker_core.defaults import IMAGE_PRESETS, SCRAPE_TIMEOUTS, node_prefix
 from nitpicker_core.errors import ArchiveError, NitpickerError, NotConfigured, UsageError
 from nitpicker_core.hookspecs import hookimpl, hookspec
+from nitpicker_core.html_facts import canonical_elements, nofollow_targets
+from nitpicker_core.html_facts import derive as derive_html_facts
+from nitpicker_core.html_facts import stored as stored_html_facts
 from nitpicker_core.indexability import non_indexable_reason
 from nitpicker_core.main_content import compile_selector as compile_main_content_selector
 from nitpicker_core.main_content import locate as locate_main_content
@@ -204,6 +207,10 @@ __all__ = [
     "page_alternates",
     "sitemap_alternates",
     "normalize_url",
+    "canonical_elements",
+    "nofollow_targets",
+    "derive_html_facts",
+    "stored_html_facts",
     "non_indexable_reason",
     "compile_main_content_selector",
     "locate_main_content",

@@ -44,6 +44,7 @@ from nitpicker_core.archive.linkgraph import (
     link_texts,
     page_directives,
     page_html,
+    page_html_facts,
 )
 from nitpicker_core.archive.lists import (
     ANALYZER_ERROR_SORTS,
@@ -144,6 +145,7 @@ __all__ = [
     "link_depths",
     "page_directives",
     "page_html",
+    "page_html_facts",
     "link_texts",
     "VIOLATION_SORTS",
     "header_list",

@@ -194,6 +194,9 @@ class ScrapeResult:
     # Words of the page's visible text (a browser's word segmentation in the page's language), None when
     # not rendered. Derived from the page, so it is stored with the page's state (not part of its hash).
     word_count: int | None = None
+    # What the canonical and nofollow checks read out of the HTML (``nitpicker_core.html_facts.derive``),
+    # found where the page is scraped; None leaves the checks to read the stored HTML. Outside the hash.
+    html_facts: str | None = None
     # How this crawl's request went, stored with the commit (not the page's state: it varies crawl to crawl):
     # milliseconds from the request to the first byte of the response (redirects included), from the
     # request to the load event for a rendered page, and the protocol ("http/1.1", "h2", "h3").

@@ -9,6 +9,8 @@
 from __future__ import annotations
 
 import random
+import shutil
+import sqlite3
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,7 +18,8 @@ import pytest
 from nitpicker_checks.settings import words
 
 from nitpicker_core import read
-from nitpicker_core.archive import aggregates, open_archive
+from nitpicker_core.archive import ArchiveWriter, aggregates, linkgraph, open_archive
+from nitpicker_core.archive.prepare import plain_length
 from nitpicker_core.records import Anchor, Image
 from nitpicker_testing.archives import archive_builder, page
 
@@ -202,3 +205,35 @@ def test_targets_pack_as_ascending_little_endian_32_bit_ids() -> None:
     packed = aggregates.pack_targets([70000, 3, 2**31 - 1, 1])
     assert packed == b"".join(i.to_bytes(4, "little") for i in (1, 3, 70000, 2**31 - 1))
     assert list(aggregates.unpack_targets(packed)) == [1, 3, 70000, 2**31 - 1]
+
+
+def test_the_stored_plain_flag_is_what_sqlite_works_out(tmp_path: Path) -> None:
+    # anchor.plain (format 7) stands for linkgraph._PLAIN: the same answer for every ASCII character at the
+    # start, the end and inside a text, other scripts, runs of spaces, and the texts above
+    chars = [chr(c) for c in range(1, 128)] + ["é", "詳", "\u2028", "😀"]
+    texts = [*TEXTS, "a", "Z9", "a b", "a  b", " a", "a "]
+    texts += [f"{c}ab" for c in chars] + [f"ab{c}" for c in chars] + [f"a{c}b" for c in chars]
+    conn = sqlite3.connect(":memory:")
+    for text in texts:
+        sql = conn.execute(f"SELECT {linkgraph._PLAIN}, length(a.text) FROM (SELECT ? AS text) a", (text,))
+        plain, length = sql.fetchone()
+        assert plain_length(text) == (length if plain else 0), repr(text)
+    assert plain_length(None) is None and plain_length("a\x00b") is None
+
+
+def test_link_texts_read_anchors_stored_without_the_plain_flag_alike(archive: Path, tmp_path: Path) -> None:
+    # An archive whose anchors were stored before format 7 (anchor.plain NULL): SQLite works it out again
+    phrases = {words(text) for text in ("read more", "click here", "here", "詳しくはこちら")}
+    older = tmp_path / "older.nitpicker"
+    shutil.copy(archive, older)
+    with ArchiveWriter.open(older) as writer:
+        assert writer._conn.execute("SELECT count(*) FROM anchor WHERE plain IS NULL").fetchone()[0] == 0
+        writer._conn.execute("UPDATE anchor SET plain = NULL")
+        writer._conn.commit()
+        writer._touch()
+        writer.write()
+    found = {}
+    for path in (archive, older):
+        with open_archive(path) as reader:
+            found[path] = read.link_texts(reader, reader.resolve(), lambda text: True, phrases)
+    assert found[archive] == found[older] and found[archive]

@@ -152,11 +152,13 @@ def link_texts(
     """
     sql, params = f"SELECT sc.url_id, a.target_url_id, a.text {_SCOPE}", list[Any]([commit])
     if phrases is not None:
-        # a plain text's length in bytes is its length in characters (and needs no counting)
-        sql += (
-            f" AND (NOT {_PLAIN} OR (length(CAST(a.text AS BLOB)) <= ? "
-            "AND lower(a.text) IN (SELECT value FROM json_each(?))))"
-        )
+        # a plain text's length in bytes is its length in characters (and needs no counting); the crawl
+        # stores both with each anchor (anchor.plain: its length, 0 when not plain, format 7), an anchor
+        # stored before has them worked out here
+        plain, length = _PLAIN, "length(CAST(a.text AS BLOB))"
+        if reader.has_column("anchor", "plain"):
+            plain, length = f"coalesce(a.plain, {_PLAIN})", f"coalesce(a.plain, {length})"
+        sql += f" AND (NOT {plain} OR ({length} <= ? AND lower(a.text) IN (SELECT value FROM json_each(?))))"
         longest = max((len(phrase) for phrase in phrases), default=0)
         params += [longest, json.dumps(sorted(phrases), ensure_ascii=False)]
     found = [(source, target, text) for source, target, text in reader.tuples(sql, params) if keep(text)]
@@ -166,12 +168,17 @@ def link_texts(
     return [InternalLink(urls[source], urls[target], text) for source, target, text in found]
 
 
-def page_html(reader: ArchiveReader, commit: int, sent: bool = False) -> Iterator[tuple[str, str]]:
+def page_html(
+    reader: ArchiveReader, commit: int, sent: bool = False, only: Collection[str] | None = None
+) -> Iterator[tuple[str, str]]:
     """(URL, HTML) of each internal crawled URL of ``page_directives`` whose HTML is stored, in one query.
 
     The rendered HTML, or with ``sent`` the HTML as the server sent it (none in archives that did not
-    keep it). What ``html_by_sha256`` gives for each page's hash, without a query per page.
+    keep it). What ``html_by_sha256`` gives for each page's hash, without a query per page. With ``only``,
+    the pages of those URLs alone (the others are not decompressed).
     """
+    if only is not None and not only:
+        return
     column = "html_sha256"
     if sent:
         if not reader.has_column("page_state", "source_sha256"):
@@ -183,7 +190,25 @@ def page_html(reader: ArchiveReader, commit: int, sent: bool = False) -> Iterato
         "WHERE cp.commit_id = ? AND ps.is_external = 0 AND ps.is_skipped = 0 AND ps.outside_scope IS NULL"
     )
     for url, codec, data in reader.tuples(sql, [commit]):
+        if only is not None and url not in only:
+            continue  # not decompressed
         yield url, (zlib.decompress(data) if codec == "zlib" else bytes(data)).decode("utf-8")
+
+
+def page_html_facts(reader: ArchiveReader, commit: int) -> list[tuple[str, str | None, bool, bool]]:
+    """(URL, stored HTML facts, whether its rendered HTML is stored, whether the HTML as sent is) of each page
+    ``page_html`` reads: what the crawl found in that HTML (``nitpicker_core.html_facts``), without reading it.
+
+    Empty for an archive written before the facts were stored (format 7); a state stored before has NULL.
+    """
+    if not reader.has_column("page_state", "html_facts"):
+        return []
+    sql = (
+        "SELECT u.url, ps.html_facts, ps.html_sha256 IS NOT NULL, ps.source_sha256 IS NOT NULL "
+        "FROM commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id "
+        "WHERE cp.commit_id = ? AND ps.is_external = 0 AND ps.is_skipped = 0 AND ps.outside_scope IS NULL"
+    )
+    return [(url, facts, bool(html), bool(sent)) for url, facts, html, sent in reader.tuples(sql, [commit])]
 
 
 def page_directives(reader: ArchiveReader, commit: int) -> list[PageDirectives]:

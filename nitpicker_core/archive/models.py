@@ -22,7 +22,10 @@ from . import times as times_module
 # 6: page_state.word_count (derived from the page, outside its hash) and what each crawl's request took,
 #    with the commit: commit_page.response_ms, load_ms and http_version; the sitemap_alternate table
 #    (sitemaps' xhtml:link hreflang alternates; a reader of an archive without it reads no such alternates)
-FORMAT_VERSION = 6
+# 7: page_state.html_facts (derived from the page's HTML when it is scraped, outside its hash): what the
+#    canonical and nofollow checks read out of the HTML (nitpicker_core.html_facts); anchor.plain (whether
+#    an anchor's text is plain, for the anchor-text check's filter: linkgraph.link_texts). NULL in older rows
+FORMAT_VERSION = 7
 
 # The promoted keys of ScrapeResult.extra and how each is stored: "text", "flag" (0/1, read back as a bool),
 # "int", or "json" (canonical JSON text, the same text json_extract gives from extra).
@@ -116,6 +119,7 @@ for _name, _kind in PROMOTED:  # format 5, after source_sha256 for the same reas
         _name, pw.IntegerField(null=True) if _kind in ("flag", "int") else pw.TextField(null=True)
     )
 PageState._meta.add_field("word_count", pw.IntegerField(null=True))  # format 6
+PageState._meta.add_field("html_facts", pw.TextField(null=True))  # format 7
 
 # Column order of page_state as the writer inserts it (everything but id).
 PAGE_STATE_COLUMNS: tuple[str, ...] = (
@@ -138,6 +142,7 @@ PAGE_STATE_COLUMNS: tuple[str, ...] = (
     "source_sha256",
     *PROMOTED_NAMES,
     "word_count",
+    "html_facts",
 )
 
 
@@ -155,6 +160,8 @@ class Anchor(_Base):
     raw_href = pw.TextField(null=True)  # as written in the page (format 2)
     line = pw.IntegerField(null=True)  # of the start tag in the HTML the server sent, 1-based
     col = pw.IntegerField(null=True)
+    # the length of a plain text, 0 for any other (prepare.plain_length; format 7, NULL before)
+    plain = pw.IntegerField(null=True)
 
 
 class Heading(_Base):
@@ -489,6 +496,7 @@ ADDED_COLUMNS: dict[int, tuple[tuple[str, str, str], ...]] = {
         ("commit_page", "load_ms", "INTEGER"),
         ("commit_page", "http_version", "TEXT"),
     ),
+    7: (("page_state", "html_facts", "TEXT"), ("anchor", "plain", "INTEGER")),
 }
 
 

@@ -11,7 +11,7 @@ from nitpicker_core.records import CrawlErrorRecord, Resource, ScrapeResult
 from . import screenshots, times
 from .hashing import to_json
 from .models import PAGE_STATE_COLUMNS
-from .prepare import REDIRECT_AT, PreparedPage, placeholder, prepare_page, prepare_resource
+from .prepare import REDIRECT_AT, PreparedPage, placeholder, plain_length, prepare_page, prepare_resource
 from .store import ROW_CHUNK, Store, utc_now
 
 _STATE_INSERT = (
@@ -26,8 +26,12 @@ _PAGE_UPSERT = (
     '"order" = COALESCE(commit_page."order", excluded."order"), response_ms = excluded.response_ms, '
     "load_ms = excluded.load_ms, http_version = excluded.http_version"
 )
-# A state stored before format 6 learns its word count from the first crawl that counts it
-_WORD_COUNT_FILL = "UPDATE page_state SET word_count = ? WHERE id = ? AND word_count IS NULL"
+# A state stored before format 6 learns its word count from the first crawl that counts it, one stored
+# before format 7 its HTML facts (one statement for both: it runs for every page crawled)
+_DERIVED_FILL = (
+    "UPDATE page_state SET word_count = coalesce(word_count, ?), html_facts = coalesce(html_facts, ?) "
+    "WHERE id = ? AND (word_count IS NULL OR html_facts IS NULL)"
+)
 _PLACEHOLDER_INSERT = (
     'INSERT OR IGNORE INTO commit_page (commit_id, url_id, state_id, first_seen_at, last_crawled_at, "order") '
     "VALUES (?, ?, ?, ?, NULL, NULL)"
@@ -269,8 +273,12 @@ class Pages:
                 for n, (p, r) in enumerate(zip(prepared, results, strict=True))
             ],
         )
-        counted = [(r.word_count, state_ids[p.hash]) for p, r in zip(prepared, results, strict=True)]
-        self._store.conn.executemany(_WORD_COUNT_FILL, [c for c in counted if c[0] is not None])
+        derived = [
+            (r.word_count, r.html_facts, state_ids[p.hash])
+            for p, r in zip(prepared, results, strict=True)
+            if r.word_count is not None or r.html_facts is not None
+        ]
+        self._store.conn.executemany(_DERIVED_FILL, derived)
         # What a page referenced lives in page_resource (shared between commits); who referenced a
         # resource in a commit is derived from it (the commit_resource_referrer view).
         members = self._members_of(commit_id)
@@ -347,9 +355,13 @@ class Pages:
     ) -> None:
         conn = self._store.conn
         conn.executemany(
-            "INSERT INTO anchor (state_id, ordinal, target_url_id, fragment, text, raw_href, line, col) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [(state_ids[p.hash], n, ids[t], *rest) for p in new for n, (t, *rest) in enumerate(p.anchors)],
+            "INSERT INTO anchor (state_id, ordinal, target_url_id, fragment, text, raw_href, line, col, plain) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (state_ids[p.hash], n, ids[t], *rest, plain_length(rest[1]))
+                for p in new
+                for n, (t, *rest) in enumerate(p.anchors)
+            ],
         )
         conn.executemany(
             "INSERT INTO heading (state_id, ordinal, level, text) VALUES (?, ?, ?, ?)",

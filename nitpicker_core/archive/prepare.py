@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -161,6 +162,7 @@ def prepare_page(
         source_sha,
         *promoted,
         result.word_count,  # outside the hash, as everything after html_sha256 but the metadata
+        result.html_facts,
     )
     jsonld = [
         (
@@ -243,3 +245,19 @@ def prepare_resource(resource: Resource) -> tuple[str, tuple[Any, ...]]:
     )
     hashed = (*values[:6], canonical_json(logical_headers(resource.headers)), *values[7:])
     return content_hash({"url": resource.url, "fields": hashed}), values
+
+
+# A plain anchor text: printable ASCII but `"` and `\` (what SQLite's json_quote leaves as it is, DEL
+# included), beginning and ending with a letter or digit, without two spaces in a row
+_PLAIN = re.compile(r"[A-Za-z0-9](?:[ !#-\[\]-\x7f]*[A-Za-z0-9])?")
+
+
+def plain_length(text: str | None) -> int | None:
+    """The length of a plain anchor text, 0 for any other text, None for none (stored as ``anchor.plain``).
+
+    What ``linkgraph._PLAIN`` computes in SQL for a row stored without it: the anchor-text check reads the
+    stored value instead of working it out for every anchor of a commit again.
+    """
+    if text is None or "\x00" in text:
+        return None  # left to SQL, as before
+    return len(text) if _PLAIN.fullmatch(text) and "  " not in text else 0

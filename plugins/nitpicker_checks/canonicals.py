@@ -9,10 +9,7 @@ from collections.abc import Callable, Iterator
 from typing import NamedTuple
 from urllib.parse import urljoin, urlsplit
 
-import lxml.etree
-import lxml.html
-
-from nitpicker_core import CheckContext, Finding, non_indexable_reason, normalize_url
+from nitpicker_core import CheckContext, Finding, canonical_elements, non_indexable_reason, normalize_url
 
 from .common import (
     content_pages,
@@ -33,8 +30,6 @@ HELP = "https://developers.google.com/search/docs/crawling-indexing/consolidate-
 # One entry of an HTTP Link header: <target>; param; param=value
 _LINK_ENTRY = re.compile(r"<([^>]*)>((?:\s*;\s*[^;,]+)*)")
 _REL = re.compile(r"""\brel\s*=\s*(?:"([^"]*)"|([^\s;,"]+))""", re.IGNORECASE)
-_LINK_TAG = re.compile(r"<link\b[^>]*canonical[^>]*>", re.IGNORECASE)
-_CANONICAL_XPATH = "//link[contains(concat(' ', normalize-space(translate(@rel, 'CANONIL', 'canonil')), ' '), ' canonical ')]"
 
 
 class Declared(NamedTuple):
@@ -57,34 +52,11 @@ def header_canonicals(value: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _elements(html: str | None) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
-    """(every canonical href, those outside <head>) of an HTML document; None when it cannot be read."""
-    if not html or not html.strip():
-        return None
-    # Parsing a whole page is milliseconds, too slow at 100,000 pages: a page without a canonical-looking
-    # <link> is not parsed, one with is parsed only up to its last one (what comes later cannot move it)
-    tags = list(_LINK_TAG.finditer(html))
-    if not tags:
-        return (), ()
-    try:
-        doc = lxml.html.document_fromstring(html[: tags[-1].end()])
-    except (ValueError, lxml.etree.ParserError):
-        return None
-    every, outside = [], []
-    for el in doc.xpath(_CANONICAL_XPATH):
-        href = el.get("href")
-        if href is None:
-            continue
-        every.append(href)
-        if not any(parent.tag == "head" for parent in el.iterancestors()):
-            outside.append(href)
-    return tuple(every), tuple(outside)
-
-
 @html_reader("canonicals")
 @html_reader("canonicals_sent", sent=True)
 def _page_elements(url: str, html: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
-    return _elements(html)
+    # (every canonical href, those outside <head>): what the crawl stores as the page's "canonicals"
+    return canonical_elements(html)
 
 
 def declared(ctx: CheckContext) -> dict[str, Declared]:

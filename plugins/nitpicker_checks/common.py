@@ -8,7 +8,7 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
-from nitpicker_core import Check, CheckContext, Finding, non_indexable_reason, read
+from nitpicker_core import Check, CheckContext, Finding, non_indexable_reason, read, stored_html_facts
 
 # Checks of one context share what they read: every URL row of the commit is loaded once, not once per check.
 _CACHE: weakref.WeakKeyDictionary[CheckContext, dict[str, Any]] = weakref.WeakKeyDictionary()
@@ -153,7 +153,28 @@ def html_facts(ctx: CheckContext, name: str) -> dict[str, Any]:
         readers = {key: reader for key, (of_sent, reader) in _HTML_READERS.items() if of_sent == sent}
         found: dict[str, dict[str, Any] | Exception] = {key: {} for key in readers}
         pages = content_urls(ctx)
-        for url, html in read.page_html(ctx.reader, ctx.commit, sent):  # every page's HTML in one query
+        # What the crawl stored of each page's HTML (format 7) stands for reading it, page by page: a page
+        # stored before, or missing a reader's facts, is read from its HTML below
+        unread = set(pages)
+        parsed: dict[str, dict[str, Any]] = {}  # most pages store the very same text: parsed once
+        stored_rows = memo(ctx, "html_facts_stored", lambda: read.page_html_facts(ctx.reader, ctx.commit))
+        for url, text, has_html, has_sent in stored_rows:  # read once for both kinds of HTML
+            if text is None or url not in pages:
+                continue
+            if not (has_sent if sent else has_html):
+                unread.discard(url)  # no such HTML stored: left out, as page_html leaves it out
+                continue
+            stored = parsed.get(text)
+            if stored is None:
+                stored = parsed[text] = stored_html_facts(text)
+            if all(key in stored for key in readers):
+                unread.discard(url)
+                for key in readers:
+                    facts = found[key]
+                    if isinstance(facts, dict):
+                        facts[url] = stored[key]
+        # every other page's HTML in one query
+        for url, html in read.page_html(ctx.reader, ctx.commit, sent, only=unread):
             if url in pages:
                 for key, reader in readers.items():
                     facts = found[key]

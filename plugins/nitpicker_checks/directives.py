@@ -7,12 +7,9 @@ import re
 from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
-import lxml.etree
-import lxml.html
-
-from nitpicker_core import Check, CheckContext, Finding, normalize_url, read
+from nitpicker_core import Check, CheckContext, Finding, nofollow_targets, read
 
 from .canonicals import effective, is_self
 from .common import (
@@ -84,28 +81,8 @@ def conflicts(ctx: CheckContext) -> Iterator[Finding]:
 
 @html_reader("nofollow_links")
 def _nofollow_targets(url: str, html: str) -> list[str]:
-    """The internal URLs a page's links with rel=nofollow (or ugc/sponsored, which imply it) point to."""
-    found: list[str] = []
-    if not html or "nofollow" not in html.lower():  # most pages: no parse
-        return found
-    try:
-        doc = lxml.html.document_fromstring(html)
-    except (ValueError, lxml.etree.ParserError):
-        return found
-    base = (doc.xpath("//base/@href") or [url])[0]
-    host = urlsplit(url).hostname
-    for el in doc.xpath("//a[@href and @rel] | //area[@href and @rel]"):
-        rel = str(el.get("rel") or "").lower().split()
-        if "nofollow" not in rel:
-            continue
-        try:
-            target = urljoin(urljoin(url, str(base)), str(el.get("href")).strip())
-            internal = target.startswith(("http://", "https://")) and urlsplit(target).hostname == host
-            if internal:
-                found.append(normalize_url(target))
-        except ValueError:  # an href no request can go to is no link search engines follow
-            continue
-    return found
+    """The internal URLs a page's links with rel=nofollow point to (stored by the crawl as the same)."""
+    return nofollow_targets(url, html)
 
 
 def nofollow_links(ctx: CheckContext) -> Iterator[Finding]:

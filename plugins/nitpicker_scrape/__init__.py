@@ -15,6 +15,7 @@ from nitpicker_core import (
     CrawlContext,
     PageError,
     ScrapeResult,
+    derive_html_facts,
     hookimpl,
 )
 
@@ -260,6 +261,9 @@ async def scrape(url: str, page: Page, options: dict[str, Any], *, full: bool = 
         _apply_extract(result, extracted)
         body = early_body if final is response and early_body is not None else final.body()
         await _keep_source(result, body, extracted.get("encoding"), timeouts["dom"])
+        # what the canonical and nofollow checks read out of the HTML, found here once: checking a commit
+        # then reads no page's HTML again
+        result.html_facts = derive_html_facts(result.url, result.html, result.source)
         result.tags = tags.detect(
             result.html or "", extracted.get("probe") or {}, result.headers, guess_cdn(result.headers)
         )

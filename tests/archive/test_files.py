@@ -143,7 +143,7 @@ def _bad_inputs(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     with tarfile.open(good) as tar:
         tar.extract("archive.db", newer_dir, filter="data")
     conn = sqlite3.connect(newer_dir / "archive.db")
-    conn.execute("UPDATE info SET value = '7' WHERE key = 'format_version'")
+    conn.execute("UPDATE info SET value = ? WHERE key = 'format_version'", (str(FORMAT_VERSION + 1),))
     conn.commit()
     conn.close()
     _tar_with(tmp_path / "newer.nitpicker", {"archive.db": (newer_dir / "archive.db").read_bytes()})
@@ -152,7 +152,7 @@ def _bad_inputs(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     newer_dir.rmdir()
     cases["newer"] = (
         tmp_path / "newer.nitpicker",
-        f"newer.nitpicker has archive format 7; this nitpicker reads up to {FORMAT_VERSION} — upgrade nitpicker",
+        f"newer.nitpicker has archive format {FORMAT_VERSION + 1}; this nitpicker reads up to {FORMAT_VERSION} — upgrade nitpicker",
     )
     # issue 33: commits replaced by an endlessly recursive view hung log, diff, analyze, the viewer and MCP
     loop_dir = tmp_path / "loop-work"

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from nitpicker_checks.canonicals import _elements, header_canonicals
+from nitpicker_checks.canonicals import header_canonicals
 from nitpicker_checks.settings import NON_DESCRIPTIVE
 from nitpicker_checks.settings import words as _words
+
+from nitpicker_core import canonical_elements
 
 
 @pytest.mark.parametrize(
@@ -25,14 +27,16 @@ def test_the_link_header_canonical_is_read_among_other_entries(value: str, expec
 
 def test_canonical_elements_and_those_outside_head() -> None:
     head = '<html><head><link rel="Canonical" href="/a"><link rel="stylesheet" href="/canonical.css"></head>'
-    assert _elements(head + "<body><p>x</p></body></html>") == (("/a",), ())
+    assert canonical_elements(head + "<body><p>x</p></body></html>") == (("/a",), ())
     # a <p> in <head> closes it, as browsers do: the canonical after it is in the body
-    assert _elements('<html><head><title>t</title><p>oops</p><link rel="canonical" href="/b"></head>') == (
+    assert canonical_elements(
+        '<html><head><title>t</title><p>oops</p><link rel="canonical" href="/b"></head>'
+    ) == (
         ("/b",),
         ("/b",),
     )
-    assert _elements("<html><body><p>no canonical</p></body></html>") == ((), ())
-    assert _elements("") is None
+    assert canonical_elements("<html><body><p>no canonical</p></body></html>") == ((), ())
+    assert canonical_elements("") is None
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,13 @@ from pathlib import Path
 import pytest
 from nitpicker_checks import common
 
+from nitpicker_core import Finding, derive_html_facts
 from nitpicker_core.archive import open_archive
 from nitpicker_core.check_context import CheckContext
+from nitpicker_core.indexing import evaluate
+from nitpicker_core.plugins import make_plugin_manager
+from nitpicker_core.query import query_registry
+from nitpicker_core.registries import check_registry
 from nitpicker_testing.archives import archive_builder, page
 
 SITE = "https://facts.test"
@@ -37,3 +42,75 @@ def test_a_failing_html_reader_fails_only_its_own_facts(tmp_path: Path) -> None:
     finally:
         del common._HTML_READERS["test-boom"], common._HTML_READERS["test-sizes"]
     assert set(sizes) == {f"{SITE}/p{i}" for i in range(3)} and all(sizes.values())
+
+
+# Pages whose HTML the canonical and nofollow checks read: canonicals in and out of <head>, in the HTML as sent
+# only, links with rel=nofollow (relative, against <base>, external, ugc alone)
+FACT_PAGES = {
+    "/": (
+        '<html><head><link rel="canonical" href="/a"></head><body><a rel="nofollow" href="/b">b</a>'
+        '<a rel="nofollow ugc" href="https://elsewhere.test/">x</a><a rel="ugc" href="/c">c</a></body></html>',
+        None,
+    ),
+    "/a": (
+        '<html><head><title>A</title></head><body><p>text</p><link rel="Canonical" href="/a"></body></html>',
+        '<html><head><link rel="canonical" href="/a"></head><body><link rel="canonical" href="/x"></body></html>',
+    ),
+    "/b": (
+        '<html><head><base href="/sub/"></head><body><a rel="NoFollow" href="page">p</a>'
+        '<area rel="nofollow" href="/a"></body></html>',
+        '<html><head></head><body><a rel="nofollow" href="/">home</a></body></html>',
+    ),
+    "/c": ("<html><head><title>C</title></head><body>plain</body></html>", ""),
+}
+
+
+def _facts_archive(path: Path, stored: bool, facts_of: dict[str, str | None] | None = None) -> None:
+    with archive_builder(path, roots=[SITE + "/"]) as build:
+        for suffix, (html, source) in FACT_PAGES.items():
+            url = SITE + suffix
+            facts = derive_html_facts(url, html, source) if stored else None
+            if facts_of and suffix in facts_of:
+                facts = facts_of[suffix]
+            build.page(page(url, html, source=source, links=["/a", "/b", "/c"], html_facts=facts))
+
+
+def _findings(path: Path) -> dict[str, set[Finding]]:
+    pm = make_plugin_manager()
+    with open_archive(path) as reader:
+        ctx = CheckContext(reader, reader.resolve(), query_registry(pm))
+        return {c.id: evaluate(c, ctx)[0] for c in check_registry(pm) if not c.analyzer}
+
+
+def test_the_facts_stored_by_the_crawl_find_what_the_stored_html_finds(tmp_path: Path) -> None:
+    # An archive whose pages carry the facts (a crawl of format 7) and one without (written before): the
+    # same findings, the first without reading any page's HTML
+    _facts_archive(tmp_path / "stored.nitpicker", stored=True)
+    _facts_archive(tmp_path / "read.nitpicker", stored=False)
+    with open_archive(tmp_path / "stored.nitpicker") as reader:
+        stored = dict(
+            reader.tuples("SELECT u.url, ps.html_facts FROM page_state ps JOIN url u ON u.id = ps.url_id")
+        )
+    assert stored[SITE + "/c"] == '{"canonicals":[[],[]],"nofollow_links":[],"canonicals_sent":null}'
+    with_facts, from_html = _findings(tmp_path / "stored.nitpicker"), _findings(tmp_path / "read.nitpicker")
+    assert with_facts == from_html
+    assert with_facts["nofollow-internal-link"] == {
+        Finding(SITE + "/", SITE + "/b"),
+        Finding(SITE + "/b", SITE + "/sub/page"),
+        Finding(SITE + "/b", SITE + "/a"),
+    }
+    assert with_facts["canonical-outside-head"]
+
+
+def test_the_stored_facts_stand_for_the_html_page_by_page(tmp_path: Path) -> None:
+    # Facts that say something the HTML does not are what the checks report (so they are read), and a page
+    # stored without them is still read from its HTML
+    path = tmp_path / "mixed.nitpicker"
+    told = '{"canonicals":[[],[]],"nofollow_links":["https://facts.test/c"]}'
+    _facts_archive(path, stored=True, facts_of={"/": told, "/b": None})
+    found = _findings(path)["nofollow-internal-link"]
+    assert found == {
+        Finding(SITE + "/", SITE + "/c"),
+        Finding(SITE + "/b", SITE + "/sub/page"),
+        Finding(SITE + "/b", SITE + "/a"),
+    }
