@@ -345,4 +345,7 @@ def crawl_scrape(url: str, page: Page, crawl: CrawlContext, render: str) -> Awai
 @hookimpl(trylast=True)
 def crawl_parse(result: ScrapeResult, body: bytes, crawl: CrawlContext) -> ScrapeResult:
     """The default reader of a page left unrendered: the lxml parse of the HTML as sent (parse.py)."""
-    return parse.parse(result, body, crawl.options)
+    parsed = parse.parse(result, body, crawl.options)
+    # the canonical and nofollow facts the checks read, as a rendered page's (no page's HTML read again)
+    parsed.html_facts = derive_html_facts(parsed.url, parsed.html, parsed.source)
+    return parsed

@@ -26,7 +26,14 @@ def _records(crawled, url: str) -> dict:
     from nitpicker_core.archive import open_archive
 
     with open_archive(crawled.archive) as reader:
+        facts = reader.execute(
+            "SELECT ps.html_facts FROM commit_page cp JOIN page_state ps ON ps.id = cp.state_id "
+            "JOIN url u ON u.id = cp.url_id WHERE u.url = ? AND cp.commit_id = ?",
+            (url, reader.resolve(None)),
+        )
         return {
+            # what the canonical and nofollow checks read instead of the HTML: stored in both modes alike
+            "html_facts": facts[0][0] if facts else None,
             "headings": reader.headings(url),
             "jsonld": reader.jsonld(url),
             "images": [{k: v for k, v in image.items() if k not in LAID_OUT} for image in reader.images(url)],
@@ -66,6 +73,7 @@ def test_render_never_stores_what_rendering_stores(both, site):
     assert len(full["extra"]["hreflang"]) == 3
     assert _records(never, f"{site}/structured-data/jsonld")["jsonld"]
     assert _records(never, f"{site}/checks-site/images")["images"]
+    assert all(_records(never, url)["html_facts"] for url in pages)
     assert any(_records(never, url)["headings"] for url in pages)
 
 
