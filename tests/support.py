@@ -227,6 +227,12 @@ def wait_until(condition: object, what: str, timeout: float = 120.0) -> None:
     raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
+def _hangup_by_default() -> None:
+    import signal
+
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 class RunningCli:
     """The real `nitpicker` CLI running in the background, its stderr collected line by line.
 
@@ -248,6 +254,9 @@ class RunningCli:
             stderr=subprocess.PIPE,
             text=True,
             start_new_session=own_group,
+            # as from a terminal: a suite run under nohup (or a CI runner) ignores SIGHUP, and the child would
+            # inherit that (nitpicker keeps an ignored SIGHUP ignored)
+            preexec_fn=_hangup_by_default,
         )
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()

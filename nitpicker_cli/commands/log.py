@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from nitpicker_cli.app import emit_json, get_app
 from nitpicker_core import hookimpl
 from nitpicker_core.archive import open_archive, tools_line
+
+if TYPE_CHECKING:
+    from nitpicker_core.archive import ArchiveReader
 
 
 @hookimpl
@@ -51,7 +54,7 @@ def register_commands(cli: click.Group) -> None:
             )
 
 
-def _counts(reader: Any, commit: dict[str, Any]) -> dict[str, int | None]:
+def _counts(reader: ArchiveReader, commit: dict[str, Any]) -> dict[str, int | None]:
     """Pages and URLs by the definitions every front door uses (``nitpicker_core.counts``): a complete
     commit's from its stored summary; an unfinished one's URLs as its crawl counted them so far."""
     recorded = (commit.get("stats") or {}).get("pages")

@@ -288,6 +288,7 @@ def test_stats_of_a_commit_built_in_two_runs_describe_the_whole_commit(tmp_path:
         "external_errors": 3,
         "errors_by_kind": {"dns": 1, "timeout": 2},
         "unextracted": 0,
+        "parsed": 0,  # pages read without a browser (--render never)
     }
     with open_archive(target) as r:
         stats = r.commits()[0]["stats"]
@@ -310,6 +311,7 @@ def test_retried_urls_count_by_their_current_state(tmp_path: Path) -> None:
             "external_errors": 0,
             "errors_by_kind": {},
             "unextracted": 0,
+            "parsed": 0,
         }
         # a placeholder (a URL known only as a link target) is no recorded URL
         assert w.commit_stats(c)["pages"] == 3 and len(w.pending_urls(c)) >= 1
