@@ -31,6 +31,13 @@ def test_progress_line_says_internal_external_queued_errors_rate_and_eta():
     assert "ETA -:--:--" in progress_line(counts, 1, elapsed=1, rate=None)  # nothing done yet: no guess
 
 
+def test_progress_line_names_the_hosts_slowed_down():
+    counts = QueueCounts(1, 1, 2, 0, 0, 1, 1, slowed=("127.0.0.1:8000 answers 429", "example.com times out"))
+    assert progress_line(counts, 2).endswith(
+        "· 2 parallel · slowed: 127.0.0.1:8000 answers 429, example.com times out"
+    )
+
+
 def test_urls_outside_the_scope_count_as_internal_checks_that_no_limit_holds():
     # a subfolder audit: the host's pages outside /docs/ are internal URLs, checked and not crawled
     queue = UrlQueue(limits=Limits(max_pages=1, max_depth=0))
