@@ -236,6 +236,7 @@ def crawl_lines(crawl: dict[str, Any], facts: dict[str, Any]) -> list[str]:
             lines.extend(error_lines(errors))
         else:
             lines.append("Errors: none")
+        lines.extend(blocked_lines(totals))
         return lines
     internal_errors, external_errors = crawl.get("internal_errors", 0), crawl.get("external_errors", 0)
     if internal_errors or external_errors:
@@ -250,6 +251,21 @@ def crawl_lines(crawl: dict[str, Any], facts: dict[str, Any]) -> list[str]:
     else:
         lines.append("Errors: none")
     return lines
+
+
+def blocked_lines(totals: dict[str, Any]) -> list[str]:
+    """The URLs whose server refused the crawler (401, 403, 429, 999, a bot challenge), apart from the broken."""
+    if not totals.get("blocked"):
+        return []
+    by = ", ".join(f"{row['count']} × {row['status']}" for row in totals.get("blocked_by_status") or [])
+    sides = ", ".join(
+        f"{totals[side]['blocked']} {side}"
+        for side in ("internal", "external")
+        if totals[side].get("blocked")
+    )
+    return [
+        f"Blocked: {sides} ({by}): the server refused the crawler, not a broken page (pages --outcome blocked)"
+    ]
 
 
 def waited_lines(waited: dict[str, float] | None) -> list[str]:
