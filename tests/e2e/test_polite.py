@@ -69,9 +69,12 @@ def test_a_429_on_the_browsers_navigation_is_rendered_again_after_retry_after(cr
     assert gets[1] - gets[0] >= RETRY_AFTER - 0.1, gets
 
 
-@pytest.mark.parametrize("render", ["always", "never"])
-def test_max_rps_spaces_the_requests_to_one_host(crawl, site, name, render):
-    crawled = crawl("--max-rps", "2", "--render", render, "--no-image", f"{site}/polite/{name}/")
+@pytest.mark.parametrize(("render", "given"), [("always", "flag"), ("never", "config")])
+def test_max_rps_spaces_the_requests_to_one_host(crawl, site, name, render, given, tmp_path):
+    if given == "config":  # [crawl] max_rps in the config file of the working directory
+        (tmp_path / "nitpicker.toml").write_text("[crawl]\nmax_rps = 2\n", encoding="utf-8")
+    flag = ("--max-rps", "2") if given == "flag" else ()
+    crawled = crawl(*flag, "--render", render, "--no-image", f"{site}/polite/{name}/")
     assert len([u for u in crawled.pages if f"/polite/{name}/p" in u]) == PAGES
     times = sorted(t for _, p, t in _log(site, name) if p.startswith(f"/polite/{name}/"))
     assert len(times) >= PAGES + 1
