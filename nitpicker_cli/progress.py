@@ -52,7 +52,9 @@ def progress_line(
         left = counts.remaining
         eta = _clock(left / rate) if rate and left else ("0:00:00" if not left else "-:--:--")
         line += f" · {rate or 0:.1f} URLs/s · ETA {eta} · {_clock(elapsed)}"
-    return line + f" · {parallels} parallel"
+    line += f" · {parallels} parallel"
+    slowed = getattr(counts, "slowed", ())
+    return line + f" · slowed: {', '.join(slowed)}" if slowed else line
 
 
 class ErrorTally:

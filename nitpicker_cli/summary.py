@@ -216,6 +216,7 @@ def crawl_lines(crawl: dict[str, Any], facts: dict[str, Any]) -> list[str]:
         + (f", {_plural(external, 'external URL')} checked" if external else "")
         + (f" in {_duration(crawl['seconds'])}" if crawl.get("seconds") is not None else "")
     ]
+    lines.extend(waited_lines(crawl.get("waited")))
     errors = facts.get("errors") or []
     if totals:  # errors as every front door counts them: 4xx, 5xx and failed URLs, per side
         sides = {side: _error_counts(totals[side]) for side in ("internal", "external")}
@@ -235,6 +236,7 @@ def crawl_lines(crawl: dict[str, Any], facts: dict[str, Any]) -> list[str]:
             lines.extend(error_lines(errors))
         else:
             lines.append("Errors: none")
+        lines.extend(blocked_lines(totals))
         return lines
     internal_errors, external_errors = crawl.get("internal_errors", 0), crawl.get("external_errors", 0)
     if internal_errors or external_errors:
@@ -249,6 +251,32 @@ def crawl_lines(crawl: dict[str, Any], facts: dict[str, Any]) -> list[str]:
     else:
         lines.append("Errors: none")
     return lines
+
+
+def blocked_lines(totals: dict[str, Any]) -> list[str]:
+    """The URLs whose server refused the crawler (401, 403, 429, 999, a bot challenge), apart from the broken."""
+    if not totals.get("blocked"):
+        return []
+    by = ", ".join(f"{row['count']} × {row['status']}" for row in totals.get("blocked_by_status") or [])
+    sides = ", ".join(
+        f"{totals[side]['blocked']} {side}"
+        for side in ("internal", "external")
+        if totals[side].get("blocked")
+    )
+    return [
+        f"Blocked: {sides} ({by}): the server refused the crawler, not a broken page (pages --outcome blocked)"
+    ]
+
+
+def waited_lines(waited: dict[str, float] | None) -> list[str]:
+    """How long the crawl waited on each host (Retry-After, the slowdown after a 429/503/timeout, --max-rps,
+    Crawl-delay), the longest first; nothing when no host made it wait a second."""
+    hosts = sorted((waited or {}).items(), key=lambda kv: (-kv[1], kv[0]))
+    if sum(seconds for _, seconds in hosts) < 1:
+        return []
+    shown = ", ".join(f"{seconds:.1f} s on {host}" for host, seconds in hosts[:3])
+    more = f" and {len(hosts) - 3} more hosts" if len(hosts) > 3 else ""
+    return [f"Waited: {shown}{more} (Retry-After, slowdown after 429/503/timeouts, --max-rps, Crawl-delay)"]
 
 
 def _error_counts(side: dict[str, int]) -> dict[str, int]:

@@ -22,6 +22,8 @@ DEFINITIONS: dict[str, str] = {
     "status_class": "2xx, 3xx, 4xx, 5xx: URLs, internal and external, that answered with a status of that class "
     "(4xx: 400 to 499), whatever their content type",
     "failed": "URLs that got no HTTP answer (DNS, refused, timeout, …)",
+    "blocked": "URLs whose server refused the crawler (401, 403, 429, 999 or a bot challenge page): answered, "
+    "so counted in their status class too, but no broken page",
     "errors": "URLs that answered 4xx or 5xx or failed, counted per side (internal, external)",
     "skipped": "URLs a rule kept from being requested (robots.txt, --exclude, limits)",
     "not_checked": "URLs never requested (e.g. --no-fetch-external)",
@@ -41,7 +43,7 @@ def totals(summary: Mapping[str, Any]) -> dict[str, Any]:
         spread = status.get(side) or {}
         sides[side] = {
             **dict.fromkeys(STATUS_CLASSES, 0),
-            **{key: spread.get(key, 0) for key in ("failed", "skipped", "not_checked")},
+            **{key: spread.get(key, 0) for key in ("failed", "skipped", "not_checked", "blocked")},
         }
     classes = dict.fromkeys(STATUS_CLASSES, 0)
     for row in status["by_code"]:
@@ -60,6 +62,8 @@ def totals(summary: Mapping[str, Any]) -> dict[str, Any]:
         "failed": status.get("failed", 0),
         "skipped": status.get("skipped", 0),
         "not_checked": status.get("not_checked", 0),
+        "blocked": status.get("blocked", 0),  # a summary stored before blocked was counted has none
+        "blocked_by_status": status.get("blocked_by_status", []),
         **sides,
     }
 

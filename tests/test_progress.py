@@ -31,6 +31,13 @@ def test_progress_line_says_internal_external_queued_errors_rate_and_eta():
     assert "ETA -:--:--" in progress_line(counts, 1, elapsed=1, rate=None)  # nothing done yet: no guess
 
 
+def test_progress_line_names_the_hosts_slowed_down():
+    counts = QueueCounts(1, 1, 2, 0, 0, 1, 1, slowed=("127.0.0.1:8000 answers 429", "example.com times out"))
+    assert progress_line(counts, 2).endswith(
+        "· 2 parallel · slowed: 127.0.0.1:8000 answers 429, example.com times out"
+    )
+
+
 def test_urls_outside_the_scope_count_as_internal_checks_that_no_limit_holds():
     # a subfolder audit: the host's pages outside /docs/ are internal URLs, checked and not crawled
     queue = UrlQueue(limits=Limits(max_pages=1, max_depth=0))
@@ -321,3 +328,19 @@ def test_rate_and_eta_follow_the_last_half_minute_not_the_browser_start():
         )
         rate = view.rate(start + second)
     assert rate is not None and 0.95 <= rate <= 1.05  # not 40 URLs / 60 s
+
+
+def test_summary_says_the_waits_per_host_and_the_blocked_urls():
+    from nitpicker_cli.summary import blocked_lines, waited_lines
+
+    assert waited_lines({"a.example": 0.3}) == []  # under a second in all: nothing to say
+    (line,) = waited_lines({"a.example": 2.0, "b.example": 12.44})
+    assert line.startswith("Waited: 12.4 s on b.example, 2.0 s on a.example (")
+    totals = {
+        "blocked": 3,
+        "blocked_by_status": [{"status": 403, "count": 2}, {"status": 429, "count": 1}],
+        "internal": {"blocked": 2},
+        "external": {"blocked": 1},
+    }
+    assert blocked_lines(totals)[0].startswith("Blocked: 2 internal, 1 external (2 × 403, 1 × 429)")
+    assert blocked_lines({"blocked": 0}) == []

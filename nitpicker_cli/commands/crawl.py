@@ -13,7 +13,7 @@ import click
 from nitpicker_cli.app import get_app
 from nitpicker_cli.options import CHECK_SETTING_PLUGINS, list_flags, setting_flags, setting_options
 from nitpicker_cli.refusals import check_same_roots, scheme_hint, unreachable_roots
-from nitpicker_cli.summary import for_people, json_option, rendered_words
+from nitpicker_cli.summary import for_people, json_option, rendered_words, waited_lines
 from nitpicker_core import UsageError, __version__, hookimpl
 from nitpicker_core.urls import split_top_level_commas
 from nitpicker_core.writable import check_file_destination
@@ -92,6 +92,21 @@ def crawl_options(f: Any) -> Any:
             default=0,
             show_default=True,
             help="Milliseconds to wait before each request, per worker.",
+        ),
+        click.option(
+            "--max-rps",
+            type=click.FloatRange(0, min_open=True),
+            metavar="N",
+            default=None,
+            help="At most N requests started per second to one host (the crawler's preflights and page loads; not the sub-resources a browser loads). [default: no limit]",
+        ),
+        click.option(
+            "--max-retry-after",
+            type=click.FloatRange(0),
+            metavar="SECONDS",
+            default=120.0,
+            show_default=True,
+            help="The longest Retry-After (of a 429 or 503) waited for before asking again; a longer one is recorded as the answer.",
         ),
         click.option(
             "--parallels",
@@ -311,6 +326,8 @@ def build_options(urls: tuple[str, ...], kw: dict[str, Any]) -> Any:
         interval=kw["interval"],
         parallels=kw["parallels"],
         retry=kw["retry"],
+        max_rps=kw.get("max_rps"),
+        max_retry_after=kw.get("max_retry_after", 120.0),
         recursive=not kw["no_recursive"] and not kw["single"] and not listed,
         fetch_external=not kw["no_fetch_external"],
         scope=_check_scope(_split(kw["scope"])),
@@ -385,6 +402,8 @@ def _continued_options(
     if not values.get("roots"):
         raise UsageError(f"{archive.name} records no roots to crawl from")
     values.update(parallels=kw["parallels"], interval=kw["interval"], headers=_headers(kw["headers"]))
+    # politeness given now holds for this run (the stored one when not given)
+    values.update({k: kw[k] for k in ("max_rps",) if kw.get(k) is not None})
     # limits given now apply to this run into the archive (say, a wider --max-pages to go on)
     values.update({k: kw[k] for k in ("max_pages", "max_depth") if kw.get(k) is not None})
     if kw.get(
@@ -474,6 +493,8 @@ def crawl_result(output: Path, stats: Any, facts: dict[str, Any]) -> dict[str, A
         # rendered pages stored without title and links: they did not answer the extraction in time
         "unextracted": stats.unextracted,
         **({"revalidation": stats.revalidation} if stats.revalidation else {}),
+        # seconds waited before requests to each host: Retry-After, slowdown, --max-rps, Crawl-delay
+        **({"waited": stats.waited} if getattr(stats, "waited", None) else {}),
         **facts,
         "errors": {
             "internal": stats.internal_errors,
@@ -500,6 +521,7 @@ def crawl_summary(output: Path, stats: Any, facts: dict[str, Any]) -> list[str]:
             "external_errors",
             "seconds",
             "revalidation",
+            "waited",
         )
     }
     notes = [note.lstrip("; ") for note in (_left_out(stats), _unextracted(stats)) if note]
@@ -521,6 +543,8 @@ def _summarize(app: Any, output: Path, stats: Any, human: bool) -> None:
     if human:
         summary.print_lines(crawl_summary(output, stats, facts))
     else:
+        for line in summary.blocked_lines(facts.get("totals") or {}):
+            app.info(line)  # beside the JSON's totals.blocked, as the waits are
         emit_json(crawl_result(output, stats, facts))
 
 
@@ -592,7 +616,7 @@ def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
                     revalidate=not kw["full"],
                     executor=client,
                 )
-                progress.watch(crawler.queue.counts)
+                progress.watch(crawler.counts)
                 with progress, progress.errors_counted(app.pm):
                     stats = asyncio.run(crawler.run())
         human = for_people(kw["as_json"])
@@ -604,6 +628,9 @@ def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
                 f"external errors) → {output}{_left_out(stats)}{_unextracted(stats)}"
             )
         _explain_scope(app, stats)
+        if not human:
+            for line in waited_lines(stats.waited):
+                app.info(line)
         if stats.revalidation:
             app.info(_revalidated(stats.revalidation))
         if stats.internal_errors and mode in ("new", "update", "append"):

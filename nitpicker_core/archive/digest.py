@@ -33,15 +33,18 @@ ERROR_KIND = (
     "COALESCE(ps.error_kind, (SELECT MIN(ce.kind || '') FROM crawl_error ce "
     "WHERE ce.commit_id = cp.commit_id AND ce.url_id = cp.url_id))"
 )
-# What became of a URL row: answered (a status), redirect (a hop without one), skipped by a rule, failed (an
-# error was recorded) or not_checked (never requested: --no-fetch-external, a crawl cut short).
-OUTCOMES = ("answered", "redirect", "skipped", "failed", "not_checked")
+# What became of a URL row: answered (a status), blocked (a status by which the server refused the crawler:
+# 401, 403, 429, 999 or a bot challenge page, ``extra.blocked``), redirect (a hop without one), skipped by a
+# rule, failed (an error was recorded) or not_checked (never requested: --no-fetch-external, a crawl cut short).
+OUTCOMES = ("answered", "blocked", "redirect", "skipped", "failed", "not_checked")
+BLOCKED = "(ps.blocked IS NOT NULL AND ps.blocked = 1)"
 
 
 def outcome_sql(error_kind: str = ERROR_KIND) -> str:
     """The outcome of the state ``ps`` whose error kind is the SQL expression ``error_kind``."""
     return (
-        "(CASE WHEN ps.is_skipped THEN 'skipped' WHEN ps.status IS NOT NULL THEN 'answered' "
+        f"(CASE WHEN ps.is_skipped THEN 'skipped' WHEN ps.status IS NOT NULL AND {BLOCKED} THEN 'blocked' "
+        "WHEN ps.status IS NOT NULL THEN 'answered' "
         f"WHEN ps.redirect_dest_url_id IS NOT NULL THEN 'redirect' WHEN {error_kind} IS NOT NULL THEN 'failed' "
         "ELSE 'not_checked' END)"
     )
@@ -165,6 +168,9 @@ def summary(run: Run, commit: int) -> dict[str, Any]:
         "failed": 0,
         "failed_by_kind": [],
         "not_checked": 0,
+        # answered, but by refusing the crawler (401, 403, 429, 999, a bot challenge): counted in by_code too
+        "blocked": 0,
+        "blocked_by_status": [],
     }
     # A row without a status is a failure only when an error was recorded for it; otherwise it was never
     # requested (--no-fetch-external, a crawl cut short, a link target outside every rule): not checked.
@@ -175,21 +181,29 @@ def summary(run: Run, commit: int) -> dict[str, Any]:
         "ELSE 'not_checked' END"
     )
     sql = (
-        f"SELECT {bucket} AS bucket, ps.status, {kind} AS kind, ps.is_external, COUNT(*) AS n "
+        f"SELECT {bucket} AS bucket, ps.status, {kind} AS kind, ps.is_external, COUNT(*) AS n, "
+        f"SUM(ps.status IS NOT NULL AND {BLOCKED}) AS blocked "
         f"FROM {PAGES_OF_COMMIT} LEFT JOIN {ERRORS_OF_COMMIT} ce ON ce.url_id = cp.url_id "
         "WHERE cp.commit_id = ? GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4"
     )
     # every count also split by side, so a list of internal URLs only has its own number to agree with
     by_code: dict[int, dict[str, int]] = {}
     kinds: dict[str, int] = {}
-    sides = {side: dict.fromkeys(SIDE_BUCKETS, 0) for side in ("internal", "external")}
-    for bucket_name, code, kind, external, n in run(sql, [commit, commit]):
+    sides = {side: dict.fromkeys((*SIDE_BUCKETS, "blocked"), 0) for side in ("internal", "external")}
+    blocked: dict[int, dict[str, int]] = {}
+    for bucket_name, code, kind, external, n, refused in run(sql, [commit, commit]):
         side = "external" if external else "internal"
         status["total"] += n
         if bucket_name == "code":
             row = by_code.setdefault(code, {"count": 0, "internal": 0, "external": 0})
             row["count"] += n
             row[side] += n
+            if refused:
+                status["blocked"] += refused
+                sides[side]["blocked"] += refused
+                by = blocked.setdefault(code, {"count": 0, "internal": 0, "external": 0})
+                by["count"] += refused
+                by[side] += refused
         else:
             status[bucket_name] += n
             sides[side][bucket_name] += n
@@ -197,6 +211,7 @@ def summary(run: Run, commit: int) -> dict[str, Any]:
                 kinds[kind] = kinds.get(kind, 0) + n
     status["failed_by_kind"] = [{"kind": kind, "count": n} for kind, n in sorted(kinds.items())]
     status["by_code"] = [{"status": code, **row} for code, row in sorted(by_code.items())]
+    status["blocked_by_status"] = [{"status": code, **row} for code, row in sorted(blocked.items())]
     status.update(sides)
     categories = {c: {"category": c, "count": 0, "internal": 0, "external": 0} for c in CATEGORIES}
     for r in run(

@@ -7,9 +7,10 @@ import contextlib
 import logging
 import shutil
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from nitpicker_core.crawler.errors import PERMANENT_KINDS, DnsBurnList
 from nitpicker_core.crawler.events import EventSink
@@ -19,7 +20,7 @@ from nitpicker_core.crawler.options import CrawlOptions
 from nitpicker_core.crawler.pagination import PaginationPredictor
 from nitpicker_core.crawler.phases import PhaseClock
 from nitpicker_core.crawler.policy import CrawlPolicy
-from nitpicker_core.crawler.queue import QueueItem, UrlQueue
+from nitpicker_core.crawler.queue import QueueCounts, QueueItem, UrlQueue
 from nitpicker_core.crawler.render import RenderFailure, render_page
 from nitpicker_core.crawler.results import (
     HTML_TYPES,
@@ -73,6 +74,8 @@ class CrawlStats:
     unextracted: int = 0  # rendered pages stored without title and links (the extraction timed out)
     phases: dict[str, Any] = field(default_factory=dict)  # this run's seconds per page phase (PhaseClock)
     revalidation: dict[str, Any] = field(default_factory=dict)  # --update: conditional requests and 304s
+    # seconds this run waited before requests to each host (Retry-After, slowdown, --max-rps, Crawl-delay)
+    waited: dict[str, float] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -108,7 +111,8 @@ class Crawler(ResultsMixin):
         self.fetcher = Fetcher(
             options.user_agent,
             retries=max(1, options.retry),
-            throttle=HostThrottle(),
+            max_retry_after=options.max_retry_after,
+            throttle=HostThrottle(max_rps=options.max_rps),
             timeouts=options.preflight_timeouts,
             dns_burn=self.dns,
             pool_size=max(10, options.parallels * 2),
@@ -263,6 +267,7 @@ class Crawler(ResultsMixin):
         assert self.sink is not None
         self.sink.drain()
         self.fetcher.close()
+        self.stats.waited = self.fetcher.throttle.waits()
         try:
             self.sink.close()
         except BaseException:
@@ -499,7 +504,13 @@ class Crawler(ResultsMixin):
         if self._parsing and not force and now - self._progress_at < PARSED_PROGRESS_EVERY:
             return
         self._progress_at = now
-        self.progress(self.queue.counts())
+        self.progress(self.counts())
+
+    def counts(self) -> QueueCounts:
+        """The queue's counts and the hosts slowed down now ("127.0.0.1:8000 answers 429"), for the progress line."""
+        slowed = self.fetcher.throttle.slowed()
+        counts = self.queue.counts()
+        return replace(counts, slowed=tuple(f"{host} {why}" for host, why in sorted(slowed.items())))
 
     async def _process(self, worker: int, item: QueueItem) -> bool:
         """Handle one URL; True when the browser rendered it."""
@@ -703,19 +714,37 @@ class Crawler(ResultsMixin):
         render_started = time.perf_counter()
         credentials = self._credentials(url) if item.in_scope else None
         timeout = self.options.page_timeout * 3
-        if self._remote is not None:  # a Dask worker's Chromium renders it; the rest stays here
-            scraped = await self._remote.render(url, light=light, credentials=credentials, timeout=timeout)
-        else:
-            scraped = await render_page(
-                self.pm,
-                self.crawl,
-                self.slots,
-                worker,
-                url,
-                light=light,
-                credentials=credentials,
-                timeout=timeout,
-                route=self.policy.route_headers,
+        host = urlsplit(url).netloc.rpartition("@")[2].lower()
+        attempt = 0
+        while True:
+            # the navigation is a request to the host as the preflight is: it waits for its turn (--max-rps,
+            # Retry-After, the slowdown); the sub-resources the browser loads do not
+            await asyncio.to_thread(self.fetcher.throttle.wait, host)
+            if self._remote is not None:  # a Dask worker's Chromium renders it; the rest stays here
+                scraped = await self._remote.render(
+                    url, light=light, credentials=credentials, timeout=timeout
+                )
+            else:
+                scraped = await render_page(
+                    self.pm,
+                    self.crawl,
+                    self.slots,
+                    worker,
+                    url,
+                    light=light,
+                    credentials=credentials,
+                    timeout=timeout,
+                    route=self.policy.route_headers,
+                )
+            if not isinstance(scraped, ScrapeResult) or self._stopping:
+                break
+            final = scraped.redirect_chain[-1] if scraped.redirect_chain else url
+            if not self.fetcher.pushed_back(
+                final, scraped.status, (scraped.headers or {}).get("retry-after"), attempt
+            ):
+                break
+            attempt += (
+                1  # a 429 or 503 with Retry-After (or a 503): rendered again once the host may be asked
             )
         if isinstance(scraped, RenderFailure):
             if not scraped.timed_out and not self._stopping and declined_by_browser(pre, scraped.message):

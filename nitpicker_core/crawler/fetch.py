@@ -34,6 +34,8 @@ __all__ = [
     "FetchAborted",
     "FetchResult",
     "Fetcher",
+    "SLOWDOWN_CAP",
+    "SLOWDOWN_FIRST",
     "HostThrottle",
     "RedirectChainTooLongError",
     "RedirectLoopError",
@@ -103,11 +105,25 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     return max(0.0, when - (time.time() if now is None else now))
 
 
+SLOWDOWN_FIRST = 0.5  # seconds between requests to a host after its first 429, 503 or timeout
+SLOWDOWN_CAP = 16.0  # the gap doubles on each such answer up to this, and halves on each good one
+SLOWING_STATUSES = frozenset({429, 503})
+
+
 class HostThrottle:
-    """Per-host earliest-start times: ``Retry-After`` and ``Crawl-delay`` slow only their own host."""
+    """Per-host earliest-start times: ``Retry-After``, ``Crawl-delay``, ``--max-rps`` and the slowdown after a host
+    pushed back (429, 503, a timeout) space only their own host's requests.
+
+    The slowdown is a gap between two requests' starts: ``SLOWDOWN_FIRST`` after the first push-back, doubled
+    on each next one up to ``SLOWDOWN_CAP``, halved on each good answer and gone below ``SLOWDOWN_FIRST``.
+    ``waited`` keeps the seconds spent waiting for each host.
+    """
 
     def __init__(
-        self, clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] | None = None
+        self,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] | None = None,
+        max_rps: float | None = None,
     ):
         self._clock = clock
         self._released = threading.Event()
@@ -116,6 +132,10 @@ class HostThrottle:
         self._not_before: dict[str, float] = {}
         self._interval: dict[str, float] = {}
         self._last: dict[str, float] = {}
+        self._floor = 1.0 / max_rps if max_rps else 0.0  # --max-rps: the least gap between two starts
+        self._gap: dict[str, float] = {}  # the slowdown of each host that pushed back
+        self._why: dict[str, str] = {}  # … and what it last answered ("answers 429", "times out")
+        self.waited: dict[str, float] = {}  # seconds waited per host, all causes together
 
     def defer(self, host: str, seconds: float) -> None:
         """No request to ``host`` before ``seconds`` from now."""
@@ -128,13 +148,36 @@ class HostThrottle:
         with self._lock:
             self._interval[host] = max(0.0, seconds)
 
+    def slow_down(self, host: str, why: str) -> float:
+        """``host`` pushed back (``why``: "answers 429", "times out"): double its gap; returns the new gap."""
+        with self._lock:
+            gap = min(SLOWDOWN_CAP, max(SLOWDOWN_FIRST, 2 * self._gap.get(host, 0.0)))
+            self._gap[host], self._why[host] = gap, why
+            return gap
+
+    def healthy(self, host: str) -> None:
+        """``host`` answered well: halve its gap, and forget it below ``SLOWDOWN_FIRST``."""
+        with self._lock:
+            gap = self._gap.get(host, 0.0) / 2
+            if gap < SLOWDOWN_FIRST:
+                self._gap.pop(host, None)
+                self._why.pop(host, None)
+            else:
+                self._gap[host] = gap
+
+    def slowed(self) -> dict[str, str]:
+        """The hosts slowed down now and why: ``{"example.com": "answers 429"}``."""
+        with self._lock:
+            return dict(self._why)
+
     def delay_for(self, host: str) -> float:
         with self._lock:
             return max(0.0, self._slot(host) - self._clock())
 
     def _slot(self, host: str) -> float:
         last = self._last.get(host)
-        spaced = last + self._interval.get(host, 0.0) if last is not None else 0.0
+        gap = max(self._interval.get(host, 0.0), self._floor, self._gap.get(host, 0.0))
+        spaced = last + gap if last is not None else 0.0
         return max(self._clock(), self._not_before.get(host, 0.0), spaced)
 
     def release(self) -> None:
@@ -149,9 +192,16 @@ class HostThrottle:
             slot = self._slot(host)
             self._last[host] = slot  # reserved under the lock so parallel workers queue up
             delay = slot - self._clock()
+            if delay > 0:
+                self.waited[host] = self.waited.get(host, 0.0) + delay
         if delay > 0:
             self._sleep(delay)
         return max(0.0, delay)
+
+    def waits(self) -> dict[str, float]:
+        """Seconds waited per host (over 0.05 s), for the crawl's stats."""
+        with self._lock:
+            return {host: round(s, 2) for host, s in sorted(self.waited.items()) if s >= 0.05}
 
 
 def _host_key(url: str) -> str:
@@ -244,6 +294,8 @@ class Fetcher:
                 kind = classify(exc)
                 attempt += 1
                 self.dns_burn.record_failure(host, kind)
+                if kind == "timeout":
+                    self.throttle.slow_down(_host_key(bare), "times out")
                 if method == "HEAD" and kind in MIDDLEBOX_KINDS:
                     method, middlebox = "GET", True  # the one GET retry, right away
                     continue
@@ -264,20 +316,36 @@ class Fetcher:
                 continue
             self.dns_burn.mark_answered(host)
             status = response.status_code
-            retry_after = (
-                parse_retry_after(response.headers.get("retry-after")) if status in (429, 503) else None
-            )
-            if retry_after is not None:
-                self.throttle.defer(_host_key(final), min(retry_after, self.max_retry_after))
+            again = self.pushed_back(final, status, response.headers.get("retry-after"), attempt)
             if method == "HEAD" and status in (405, 501, 503):
                 method = "GET"  # the server does not do HEAD (or not now): ask again with GET
                 continue
-            if retry_after is not None and retry_after <= self.max_retry_after and attempt + 1 < self.retries:
+            if again:
                 attempt += 1
                 continue
             result = self._result(bare, final, chain, response, body, method)
             result.redirect_status = first_status if chain else None
             return result
+
+    def pushed_back(self, url: str, status: int | None, retry_after: str | None, attempt: int) -> bool:
+        """Tell the throttle how ``url``'s host answered; True when the answer should be asked for again.
+
+        A 429 or 503 slows the host down (``HostThrottle.slow_down``) and its ``Retry-After`` (capped by
+        ``max_retry_after``) defers it; such an answer is asked for again while attempts remain: a 429 only
+        with a ``Retry-After`` no longer than the cap (without one the answer is the fact), a 503 always (the
+        slowdown is the wait). Any other answer tells the host is healthy.
+        """
+        host = _host_key(url)
+        if status not in SLOWING_STATUSES:
+            self.throttle.healthy(host)
+            return False
+        self.throttle.slow_down(host, f"answers {status}")
+        wait = parse_retry_after(retry_after)
+        if wait is not None:
+            self.throttle.defer(host, min(wait, self.max_retry_after))
+        if attempt + 1 >= self.retries:
+            return False
+        return wait <= self.max_retry_after if wait is not None else status == 503
 
     def _follow(
         self,

@@ -20,6 +20,10 @@ class CrawlOptions:
     interval: int = 0  # milliseconds between requests, per worker
     parallels: int = 2  # pages (tabs) rendered at once: on 2 cores K = 2 renders as fast as K = 4 (benchmarks/crawl_throughput.py)
     retry: int = 3
+    max_rps: float | None = (
+        None  # requests started per second to one host (preflights and navigations); None: no limit
+    )
+    max_retry_after: float = 120.0  # the longest Retry-After waited for; a longer one is recorded as answered
     recursive: bool = True
     fetch_external: bool = True
     scope: list[str] = field(default_factory=list)

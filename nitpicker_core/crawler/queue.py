@@ -67,6 +67,7 @@ class QueueCounts:
     in_progress: int
     outside_done: int = 0
     outside_found: int = 0
+    slowed: tuple[str, ...] = ()  # the hosts slowed down now and why: "127.0.0.1:8000 answers 429"
 
     @property
     def percent(self) -> int:

@@ -109,7 +109,7 @@ def crawl_declaration(decl: dict[str, Any]) -> dict[str, Any]:
     return {
         k: v
         for k, v in decl["crawl"].items()
-        if k not in ("parallels", "interval", "strict")
+        if k not in ("parallels", "interval", "strict", "max_rps", "max_retry_after")
         and v is not None
         and not (k in _AS_BEFORE and _AS_BEFORE[k] == v)
     }

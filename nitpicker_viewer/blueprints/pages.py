@@ -81,7 +81,7 @@ SET_COLUMNS = {"standard": PAGE_COLUMNS, "seo": SEO_PAGE_COLUMNS, "content": CON
 # Range filters of the SEO and content sets: the pages query's min_/max_ parameters
 SEO_RANGES = ("depth", "inlinks", "word_count", "response_ms", "title_px")
 CONTENT_RANGES = ("main_words", "exact_duplicates", "near_duplicates", "near_similarity")
-OUTCOMES = ("answered", "redirect", "skipped", "failed", "not_checked")
+OUTCOMES = ("answered", "blocked", "redirect", "skipped", "failed", "not_checked")
 HISTORY_CHANGES = (
     20  # newest changes of a page whose fields are read (one page-diff each); older ones are counted
 )

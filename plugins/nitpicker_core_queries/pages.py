@@ -151,7 +151,7 @@ QUERIES = [
         "Pages of the commit. Default: HTML pages plus rows without a content type that are not "
         "redirects (failures, skipped URLs and URLs never requested); `strict` keeps only text/html; "
         "`every_type` keeps every URL, and so does a `status`, `status_class` or `outcome` filter unless "
-        "`strict` or a `category` narrows the type; a `category` replaces them. Each row says its `outcome` (answered, redirect, skipped, failed, not_checked) "
+        "`strict` or a `category` narrows the type; a `category` replaces them. Each row says its `outcome` (answered, blocked, redirect, skipped, failed, not_checked) "
         "and has the SEO columns (docs/seo.md): `indexable` and `indexability_reason`, `depth` (clicks from the nearest "
         "start URL), `response_ms` (to the first byte) and `load_ms` (to the load event) of this crawl's request, "
         "`http_version`, `inlinks`/`unique_inlinks` (other pages' anchors, through redirects, and those pages), "
@@ -196,7 +196,8 @@ QUERIES = [
             "outcome": {
                 "type": "string",
                 "enum": list(digest.OUTCOMES),
-                "description": "what became of the URL: answered, redirect, skipped, failed (an error was "
+                "description": "what became of the URL: answered, blocked (the server refused the crawler: "
+                "401, 403, 429, 999 or a bot challenge page), redirect, skipped, failed (an error was "
                 "recorded) or not_checked (never requested, e.g. with --no-fetch-external)",
             },
             "indexable": {

@@ -10,6 +10,8 @@ import requests
 
 from nitpicker_core.crawler.errors import DnsBurnList
 from nitpicker_core.crawler.fetch import (
+    SLOWDOWN_CAP,
+    SLOWDOWN_FIRST,
     Fetcher,
     HostThrottle,
     extract_title,
@@ -207,3 +209,52 @@ def test_extract_title() -> None:
     sjis = '<meta charset="Shift_JIS"><title>日本語</title>'.encode("shift_jis")
     assert extract_title(sjis) == "日本語"
     assert extract_title("<title>é</title>".encode("latin-1"), "latin-1") == "é"
+
+
+def test_host_throttle_slows_down_on_push_back_and_recovers() -> None:
+    now = [100.0]
+    throttle = HostThrottle(clock=lambda: now[0], sleep=lambda s: None)
+    assert throttle.slow_down("a", "answers 429") == SLOWDOWN_FIRST
+    assert throttle.slow_down("a", "answers 503") == 2 * SLOWDOWN_FIRST  # doubles…
+    for _ in range(20):
+        throttle.slow_down("a", "times out")
+    assert throttle.slowed() == {"a": "times out"}
+    assert throttle.wait("a") == 0.0 and throttle.wait("a") == SLOWDOWN_CAP  # … up to the cap
+    assert throttle.wait("b") == 0.0  # other hosts are not slowed
+    gaps = []
+    while throttle.slowed():
+        throttle.healthy("a")
+        gaps.append(throttle.delay_for("a"))
+    assert gaps[0] == SLOWDOWN_CAP + SLOWDOWN_CAP / 2  # the gap after the last slot halved
+    assert throttle.slowed() == {}
+    assert throttle.waits() == {"a": SLOWDOWN_CAP}
+
+
+def test_max_rps_spaces_every_host_and_crawl_delay_may_space_more() -> None:
+    now = [0.0]
+    throttle = HostThrottle(clock=lambda: now[0], sleep=lambda s: None, max_rps=4)
+    assert [throttle.wait("a") for _ in range(3)] == [0.0, 0.25, 0.5]
+    throttle.set_interval("b", 1.0)
+    assert [throttle.wait("b") for _ in range(2)] == [0.0, 1.0]
+
+
+def test_a_503_is_asked_again_and_a_429_without_retry_after_is_the_answer() -> None:
+    slept: list[float] = []
+    throttle = HostThrottle(sleep=slept.append)
+    session = _ScriptedSession(
+        [("HEAD", 503, {}), ("GET", 503, {}), ("GET", 200, {"Content-Type": "text/plain"})]
+    )
+    result = Fetcher(UA, session=session, throttle=throttle).fetch("http://down.example/x")
+    assert result.status == 200 and session.calls == ["HEAD", "GET", "GET"]
+    assert slept and slept[-1] > SLOWDOWN_FIRST  # waited the slowdown (doubled by the second 503)
+    assert throttle.slowed() == {"down.example": "answers 503"}  # the 200 halved the gap to SLOWDOWN_FIRST…
+    throttle.healthy("down.example")
+    assert throttle.slowed() == {}  # … and the next good answer ends the slowdown
+    session = _ScriptedSession([("HEAD", 429, {})])
+    result = Fetcher(UA, session=session, throttle=throttle).fetch("http://busy.example/x")
+    assert result.status == 429 and throttle.slowed() == {"busy.example": "answers 429"}
+    session = _ScriptedSession([("HEAD", 429, {"Retry-After": "500"})])  # longer than the cap: the answer
+    result = Fetcher(UA, session=session, throttle=throttle, max_retry_after=60).fetch(
+        "http://slow.example/x"
+    )
+    assert result.status == 429 and throttle.delay_for("slow.example") <= 60

@@ -171,3 +171,26 @@ def test_a_listed_url_with_an_invalid_port_is_refused(cli, tmp_path, site):
     assert result.returncode == 1
     assert result.stderr.strip().startswith("nitpicker: error: not a valid URL: 'http://localhost:99999/x'")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_blocked_answers_are_an_outcome_of_their_own_in_the_pages_and_the_summary(statuses, site):
+    import json
+
+    from support import run_cli
+
+    found = run_cli("query", str(statuses.archive), "pages", "--outcome", "blocked", "--every-type")
+    assert found.returncode == 0, found.stderr
+    rows = json.loads(found.stdout)["items"]
+    assert {(r["url"], r["outcome"]) for r in rows} == {
+        (f"{site}{ROOT}{path}", "blocked") for path in ("challenge", "forbidden", "too-many")
+    }
+    answered = run_cli("query", str(statuses.archive), "pages", "--outcome", "answered", "--every-type")
+    assert f"{site}{ROOT}forbidden" not in {r["url"] for r in json.loads(answered.stdout)["items"]}
+    summary = json.loads(run_cli("query", str(statuses.archive), "summary").stdout)
+    totals = summary["totals"]
+    assert totals["blocked"] == 3 and totals["internal"]["blocked"] == 3
+    assert {(r["status"], r["count"]) for r in totals["blocked_by_status"]} == {(401, 1), (403, 1), (429, 1)}
+    assert totals["4xx"] >= 3  # still counted by their status class: they answered
+    assert (
+        "Blocked: 3 internal (1 × 401, 1 × 403, 1 × 429)" in statuses.result.stderr + statuses.result.stdout
+    )
