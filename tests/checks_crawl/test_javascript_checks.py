@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
+from archive.archive_testdata import _rewrite
 from checks_crawl.test_crawl_checks import _crawl, _findings
 from support import run_cli
 
@@ -103,12 +105,29 @@ def test_a_page_left_unrendered_has_no_findings_and_empty_columns(site: str, unr
     assert set(pages.values()) == {(None, None, None)}
 
 
-def test_the_comparison_is_the_same_without_stored_facts(site: str, archive: Path) -> None:
-    # what the checks compute from the two stored HTMLs (an archive stored before the facts) is what the
-    # crawl stored: the same function over the same two versions
+@pytest.mark.parametrize(
+    "change",
+    [
+        "UPDATE page_state SET html_facts = json_remove(html_facts, '$.js');",  # stored before the comparison
+        "UPDATE page_state SET html_facts = NULL;",  # stored before any facts
+    ],
+)
+def test_pages_stored_without_the_comparison_are_compared_from_their_html(
+    site: str, archive: Path, tmp_path: Path, change: str
+) -> None:
+    copy = tmp_path / "old.nitpicker"
+    shutil.copy(archive, copy)
+    _rewrite(copy, lambda conn: conn.executescript(change))
+    found = _findings(copy, site)
+    assert {check: found[check] for check in EXPECTED} == EXPECTED
+    assert set(_pages(copy, site).values()) == {(None, None, None)}  # the columns read only what is stored
+
+
+def test_the_stored_comparison_is_the_one_of_the_two_stored_versions(site: str, archive: Path) -> None:
     with open_archive(archive) as reader:
         commit = reader.resolve(None)
         sent = dict(read.page_html(reader, commit, True))
         rendered = dict(read.page_html(reader, commit, False))
         stored = {url: json.loads(text)["js"] for url, text, _, _ in read.page_html_facts(reader, commit)}
-    assert stored and all(stored[url] == js_dependence(url, rendered[url], sent[url]) for url in stored)
+    assert len(stored) == len(COLUMNS)
+    assert all(stored[url] == js_dependence(url, rendered[url], sent[url]) for url in stored)
