@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from nitpicker_core import (
-    JS_DEPENDENCE_FACT as JS,
+    JS_DEPENDENCE_FACT,
     CheckContext,
     Finding,
     RegisterSetting,
@@ -44,7 +44,9 @@ def text_share_setting(settings: Mapping[str, Any]) -> int:
     value = settings.get("js_text_share")
     value = DEFAULT_TEXT_SHARE if value is None else int(value)
     if not 0 <= value <= 100:
-        raise UsageError(f"plugins.checks.js_text_share (--checks-js-text-share) must be 0 to 100, got {value}")
+        raise UsageError(
+            f"plugins.checks.js_text_share (--checks-js-text-share) must be 0 to 100, got {value}"
+        )
     return value
 
 
@@ -66,10 +68,10 @@ def dependence(ctx: CheckContext) -> dict[str, dict[str, Any]]:
             facts = parsed.get(text)
             if facts is None:
                 facts = parsed[text] = stored_html_facts(text)
-            if JS not in facts:
+            if JS_DEPENDENCE_FACT not in facts:
                 unread.add(url)  # stored before the comparison was: read below
-            elif facts[JS] is not None:
-                found[url] = facts[JS]
+            elif facts[JS_DEPENDENCE_FACT] is not None:
+                found[url] = facts[JS_DEPENDENCE_FACT]
         if not stored_rows:  # an archive without stored facts: every page with both versions
             unread = set(pages)
         if unread:

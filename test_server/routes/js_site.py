@@ -75,7 +75,9 @@ _BODIES = {
 
 @bp.get("/")
 def home():  # type: ignore[no-untyped-def]
-    return page("JavaScript", "<main><h1>JavaScript</h1>" + links(*((f"{J}/{p}", p) for p in PAGES)) + "</main>")
+    return page(
+        "JavaScript", "<main><h1>JavaScript</h1>" + links(*((f"{J}/{p}", p) for p in PAGES)) + "</main>"
+    )
 
 
 @bp.get("/<name>")

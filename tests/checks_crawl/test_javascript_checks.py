@@ -47,7 +47,6 @@ COLUMNS: dict[str, tuple[Any, ...]] = {
 }
 
 
-
 @pytest.fixture(scope="module")
 def archive(site: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     workdir = tmp_path_factory.mktemp("js-crawl")
@@ -89,7 +88,9 @@ def test_the_pages_list_has_each_pages_javascript_columns(site: str, archive: Pa
 
 def test_the_setting_moves_the_text_line(site: str, archive: Path) -> None:
     def found(share: str) -> dict[str, Any]:
-        result = run_cli("issues", "--json", "--checks-js-text-share", share, str(archive), cwd=archive.parent)
+        result = run_cli(
+            "issues", "--json", "--checks-js-text-share", share, str(archive), cwd=archive.parent
+        )
         return {item["id"]: item for item in json.loads(result.stdout)["items"]}
 
     assert found("99")["js-text-rendered-only"]["findings"] == 3  # /head's and /links' 98 % too
