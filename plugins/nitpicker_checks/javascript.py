@@ -57,7 +57,7 @@ def dependence(ctx: CheckContext) -> dict[str, dict[str, Any]]:
         pages = content_urls(ctx)
         found: dict[str, dict[str, Any]] = {}
         unread: set[str] = set()
-        parsed: dict[str, dict[str, Any]] = {}
+        parsed: dict[str, dict[str, Any]] = memo(ctx, "html_facts_parsed", dict)  # shared with common's
         stored_rows = memo(ctx, "html_facts_stored", lambda: read.page_html_facts(ctx.reader, ctx.commit))
         for url, text, has_html, has_sent in stored_rows:
             if url not in pages or not (has_html and has_sent):
