@@ -17,7 +17,7 @@ from urllib.parse import urljoin, urlsplit
 import lxml.etree
 import lxml.html
 
-from nitpicker_core.main_content import locate, visible_texts
+from nitpicker_core.main_content import locate
 from nitpicker_core.main_content import words as content_words
 from nitpicker_core.urls import normalize as normalize_url
 
@@ -83,17 +83,24 @@ JS_LINKS_KEPT = 100
 
 
 def _text(el: Any) -> str:
-    return " ".join(el.text_content().split())
+    return " ".join(" ".join(el.itertext()).split())
 
 
-def _head_facts(url: str, html: str) -> dict[str, Any] | None:
-    """Title, description, canonical, meta robots, first H1, internal link targets and body and main-text
-    words of one HTML document; None when it cannot be parsed."""
+_NON_TEXT = ("script", "style", "template", "noscript")  # main_content.NON_TEXT: no visible text
+_PARSER = lxml.etree.HTMLParser()  # plain elements: no lxml.html class lookup for every node
+
+
+def _head_facts(url: str, html: str, main: bool) -> dict[str, Any] | None:
+    """Title, description, canonical, meta robots, first H1, link hrefs as written (with the base they are
+    resolved against) and the words of the main content (``main``) or of the whole body of one HTML
+    document; None when it cannot be parsed."""
     if not html or not html.strip():
         return None
     try:
-        doc = lxml.html.document_fromstring(html)
-    except (ValueError, lxml.etree.ParserError):
+        doc = lxml.etree.fromstring(html, _PARSER)
+    except (ValueError, lxml.etree.ParserError, lxml.etree.XMLSyntaxError):
+        return None
+    if doc is None:
         return None
     titles = doc.xpath("//title")
     metas = {
@@ -102,28 +109,34 @@ def _head_facts(url: str, html: str) -> dict[str, Any] | None:
     }
     canonicals = doc.xpath(_CANONICAL_XPATH + "/@href")
     h1 = doc.xpath("//h1")
-    base = (doc.xpath("//base/@href") or [url])[0]
-    host = urlsplit(url).hostname
-    links: set[str] = set()
-    for href in doc.xpath("//a/@href | //area/@href"):
-        try:
-            target = urljoin(urljoin(url, str(base)), str(href).strip())
-            if target.startswith(("http://", "https://")) and urlsplit(target).hostname == host:
-                links.add(normalize_url(target))
-        except ValueError:
-            continue
-    body = doc.find("body")
-    main, _ = locate(doc, None)
-    return {
+    found: dict[str, Any] = {
         "title": _text(titles[0]) if titles else None,
         "description": " ".join(metas["description"].split()) if "description" in metas else None,
         "canonical": str(canonicals[0]).strip() if canonicals else None,
         "robots": " ".join(metas["robots"].lower().split()) if "robots" in metas else None,
         "h1": _text(h1[0]) if h1 else None,
-        "links": links,
-        "body_words": content_words(" ".join(visible_texts(body))) if body is not None else [],
-        "main_words": content_words(" ".join(visible_texts(main))),
+        "base": str((doc.xpath("//base/@href") or [url])[0]),
+        "hrefs": {str(h).strip() for h in doc.xpath("//a/@href | //area/@href")},
     }
+    # the text as main_content.visible_texts reads it, pieces joined by spaces
+    lxml.etree.strip_elements(doc, *_NON_TEXT, with_tail=False)
+    scope = locate(doc, None)[0] if main else doc.find("body")
+    found["words"] = content_words(" ".join(scope.itertext())) if scope is not None else []
+    return found
+
+
+def _internal(url: str, base: str, hrefs: set[str]) -> set[str]:
+    """The internal link targets of ``hrefs`` (resolved against ``base``), normalised as the crawl does."""
+    host = urlsplit(url).hostname
+    found: set[str] = set()
+    for href in hrefs:
+        try:
+            target = urljoin(urljoin(url, base), href)
+            if target.startswith(("http://", "https://")) and urlsplit(target).hostname == host:
+                found.add(normalize_url(target))
+        except ValueError:
+            continue
+    return found
 
 
 def noindex(robots: str | None) -> bool:
@@ -143,17 +156,22 @@ def js_dependence(url: str, html: str | None, source: str | None) -> dict[str, A
     """
     if html is None or source is None:
         return None
-    rendered, sent = _head_facts(url, html), _head_facts(url, source)
+    rendered, sent = _head_facts(url, html, main=True), _head_facts(url, source, main=False)
     if rendered is None or sent is None:
         return None
-    only = sorted(rendered["links"] - sent["links"])
-    main = Counter(rendered["main_words"])
+    only: list[str] = []
+    if rendered["base"] != sent["base"] or not rendered["hrefs"] <= sent["hrefs"]:
+        # most pages: the same hrefs as written against the same base, the same targets (nothing resolved)
+        seen = _internal(url, sent["base"], sent["hrefs"])
+        new = rendered["hrefs"] if rendered["base"] != sent["base"] else rendered["hrefs"] - sent["hrefs"]
+        only = sorted(_internal(url, rendered["base"], new) - seen)
+    main = Counter(rendered["words"])
     total = sum(main.values())
-    seen = sum((main & Counter(sent["body_words"])).values())
+    seen_words = sum((main & Counter(sent["words"])).values())
     found: dict[str, Any] = {
         "links": only[:JS_LINKS_KEPT],
         "link_count": len(only),
-        "text_share": seen * 100 // total if total else None,
+        "text_share": seen_words * 100 // total if total else None,
         "changed": {f: [sent[f], rendered[f]] for f in JS_FIELDS if sent[f] != rendered[f]},
     }
     if noindex(sent["robots"]) != noindex(rendered["robots"]):
