@@ -132,3 +132,18 @@ def test_the_stored_comparison_is_the_one_of_the_two_stored_versions(site: str, 
         stored = {url: json.loads(text)["js"] for url, text, _, _ in read.page_html_facts(reader, commit)}
     assert len(stored) == len(COLUMNS)
     assert all(stored[url] == js_dependence(url, rendered[url], sent[url]) for url in stored)
+
+
+def test_links_written_differently_to_the_same_target_are_not_new() -> None:
+    url = "http://site.test/dir/page"
+    sent = '<html><body><main><p>one two</p><a href="other">o</a><a href="http://elsewhere.test/">x</a></main></body></html>'
+    # the rendered page writes the same target absolutely, adds an external link and a fragment of a known one
+    rendered = (
+        '<html><body><main><p>one two</p><a href="http://site.test/dir/other">o</a>'
+        '<a href="http://third.test/">y</a><a href="/dir/other#part">p</a><a href="/new">n</a></main></body></html>'
+    )
+    found = js_dependence(url, rendered, sent)
+    assert found is not None and found["links"] == ["http://site.test/new"] and found["link_count"] == 1
+    assert found["text_share"] == 50  # "one two o y p n": "one", "two" and "o" were sent, 3 of 6 words
+    # nothing to compare with an empty version
+    assert js_dependence(url, rendered, "") is None and js_dependence(url, "  ", sent) is None
