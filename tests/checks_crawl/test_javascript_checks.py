@@ -17,6 +17,7 @@ from nitpicker_core.archive import open_archive
 from nitpicker_core.plugins import make_plugin_manager
 from nitpicker_core.query import run_query
 from nitpicker_core.registries import query_registry
+from nitpicker_viewer.app import create_app
 
 J = "/js-site"
 EXPECTED: dict[str, set[tuple[str, str]]] = {
@@ -147,3 +148,19 @@ def test_links_written_differently_to_the_same_target_are_not_new() -> None:
     assert found["text_share"] == 50  # "one two o y p n": "one", "two" and "o" were sent, 3 of 6 words
     # nothing to compare with an empty version
     assert js_dependence(url, rendered, "") is None and js_dependence(url, "  ", sent) is None
+
+
+def test_the_viewer_and_the_report_rows_show_the_columns(site: str, archive: Path) -> None:
+    registry = query_registry(make_plugin_manager())
+    with open_archive(archive) as reader:
+        sheet = run_query(registry, reader, "report-pages", {"scope": "targets", "limit": 100})["items"]
+    rows = {r["url"].replace(site, ""): (r["js_links"], r["raw_text_share"], r["js_changed"]) for r in sheet}
+    assert {url: row for url, row in rows.items() if url in COLUMNS} == COLUMNS
+    app = create_app(archive, make_plugin_manager())
+    try:
+        html = app.test_client().get("/pages?set=seo").get_data(as_text=True)
+    finally:
+        app.config["NITPICKER_CLOSE"]()
+    assert "Main text without JavaScript (%)" in html and "Changed by JavaScript" in html
+    assert html.count('<td class="k-text">title, description, h1</td>') == 1
+    assert html.count('<td class="k-text">robots</td>') == 2
