@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import lxml.etree
 import lxml.html
 
+from nitpicker_core.main_content import locate
+from nitpicker_core.main_content import words as content_words
 from nitpicker_core.urls import normalize as normalize_url
 
 _LINK_TAG = re.compile(r"<link\b[^>]*canonical[^>]*>", re.IGNORECASE)
@@ -73,17 +76,124 @@ def nofollow_targets(url: str, html: str) -> list[str]:
     return found
 
 
+#: The fields JavaScript can set or change, in the order ``js_changed`` lists them.
+JS_FIELDS = ("title", "description", "canonical", "robots", "h1")
+#: At most this many rendered-only links are kept per page (their count is always exact).
+JS_LINKS_KEPT = 100
+
+
+def _text(el: Any) -> str:
+    return " ".join(" ".join(el.itertext()).split())
+
+
+_NON_TEXT = ("script", "style", "template", "noscript")  # main_content.NON_TEXT: no visible text
+_PARSER = lxml.etree.HTMLParser()  # plain elements: no lxml.html class lookup for every node
+
+
+def _head_facts(url: str, html: str, main: bool) -> dict[str, Any] | None:
+    """Title, description, canonical, meta robots, first H1, link hrefs as written (with the base they are
+    resolved against) and the words of the main content (``main``) or of the whole body of one HTML
+    document; None when it cannot be parsed."""
+    if not html or not html.strip():
+        return None
+    try:
+        doc = lxml.etree.fromstring(html, _PARSER)
+    except (ValueError, lxml.etree.ParserError, lxml.etree.XMLSyntaxError):
+        return None
+    if doc is None:
+        return None
+    titles = doc.xpath("//title")
+    metas = {
+        str(m.get("name")).strip().lower(): str(m.get("content") or "").strip()
+        for m in reversed(doc.xpath("//meta[@name]"))  # the first of a name wins
+    }
+    canonicals = doc.xpath(_CANONICAL_XPATH + "/@href")
+    h1 = doc.xpath("//h1")
+    found: dict[str, Any] = {
+        "title": _text(titles[0]) if titles else None,
+        "description": " ".join(metas["description"].split()) if "description" in metas else None,
+        "canonical": str(canonicals[0]).strip() if canonicals else None,
+        "robots": " ".join(metas["robots"].lower().split()) if "robots" in metas else None,
+        "h1": _text(h1[0]) if h1 else None,
+        "base": str((doc.xpath("//base/@href") or [url])[0]),
+        "hrefs": {str(h).strip() for h in doc.xpath("//a/@href | //area/@href")},
+    }
+    # the text as main_content.visible_texts reads it, pieces joined by spaces
+    lxml.etree.strip_elements(doc, *_NON_TEXT, with_tail=False)
+    scope = locate(doc, None)[0] if main else doc.find("body")
+    found["words"] = content_words(" ".join(scope.itertext())) if scope is not None else []
+    return found
+
+
+def _internal(url: str, base: str, hrefs: set[str]) -> set[str]:
+    """The internal link targets of ``hrefs`` (resolved against ``base``), normalised as the crawl does."""
+    host = urlsplit(url).hostname
+    found: set[str] = set()
+    for href in hrefs:
+        try:
+            target = urljoin(urljoin(url, base), href)
+            if target.startswith(("http://", "https://")) and urlsplit(target).hostname == host:
+                found.add(normalize_url(target))
+        except ValueError:
+            continue
+    return found
+
+
+def noindex(robots: str | None) -> bool:
+    """Whether a meta robots content keeps the page out of the index (noindex, or none)."""
+    return bool(robots) and bool({"noindex", "none"} & set(str(robots).replace(",", " ").split()))
+
+
+def js_dependence(url: str, html: str | None, source: str | None) -> dict[str, Any] | None:
+    """What the rendered HTML of a page has that the HTML as sent has not; None when either is missing or
+    cannot be parsed.
+
+    ``links``: the internal link targets only in the rendered page (sorted, the first ``JS_LINKS_KEPT``),
+    ``link_count`` how many; ``text_share``: the percent (rounded down) of the rendered main text's words
+    that the body of the HTML as sent already has (None without main text); ``changed``: field → [as sent,
+    rendered] for each of ``JS_FIELDS`` that differs; ``noindex``: [as sent, rendered] when meta robots
+    noindex is in one version only.
+    """
+    if html is None or source is None:
+        return None
+    rendered, sent = _head_facts(url, html, main=True), _head_facts(url, source, main=False)
+    if rendered is None or sent is None:
+        return None
+    only: list[str] = []
+    if rendered["base"] != sent["base"] or not rendered["hrefs"] <= sent["hrefs"]:
+        # most pages: the same hrefs as written against the same base, the same targets (nothing resolved)
+        seen = _internal(url, sent["base"], sent["hrefs"])
+        new = rendered["hrefs"] if rendered["base"] != sent["base"] else rendered["hrefs"] - sent["hrefs"]
+        only = sorted(_internal(url, rendered["base"], new) - seen)
+    main = Counter(rendered["words"])
+    total = sum(main.values())
+    seen_words = sum((main & Counter(sent["words"])).values())
+    found: dict[str, Any] = {
+        "links": only[:JS_LINKS_KEPT],
+        "link_count": len(only),
+        "text_share": seen_words * 100 // total if total else None,
+        "changed": {f: [sent[f], rendered[f]] for f in JS_FIELDS if sent[f] != rendered[f]},
+    }
+    if noindex(sent["robots"]) != noindex(rendered["robots"]):
+        found["noindex"] = [noindex(sent["robots"]), noindex(rendered["robots"])]
+    return found
+
+
 # What is stored, by the name of the checks' reader of the same (``common.html_reader``): of the rendered
 # HTML, and of the HTML as sent.
 RENDERED = {"canonicals": lambda url, html: canonical_elements(html), "nofollow_links": nofollow_targets}
 SENT = {"canonicals_sent": lambda url, html: canonical_elements(html)}
+#: The name of what ``js_dependence`` found, stored only for a rendered page with both versions.
+JS = "js"
 
 
-def derive(url: str, html: str | None, source: str | None) -> str | None:
+def derive(url: str, html: str | None, source: str | None, rendered: bool = True) -> str | None:
     """The facts of a page as stored (JSON: reader name → what it found), None when it has no HTML.
 
     A reader appears only when its HTML is there (the rendered one, or the one sent) and it did not fail;
     a page missing one is read from its stored HTML by the checks, as in an archive without the facts.
+    A rendered page (``rendered``) with both versions also has ``JS``: what JavaScript changed; a page
+    left unrendered (``--render never``) has one version only, and ``JS`` null (nothing to compare).
     """
     facts: dict[str, Any] = {}
     for readers, text in ((RENDERED, html), (SENT, source)):
@@ -94,6 +204,14 @@ def derive(url: str, html: str | None, source: str | None) -> str | None:
                 facts[name] = reader(url, text)
             except Exception:  # noqa: BLE001, S112 - the checks read this one from the HTML and report it
                 continue
+    if not rendered:
+        if facts:
+            facts[JS] = None
+    elif html is not None and source is not None:
+        try:
+            facts[JS] = js_dependence(url, html, source)
+        except Exception:  # noqa: BLE001, S110 - the checks read this one from the HTML
+            pass
     return json.dumps(facts, separators=(",", ":"), ensure_ascii=False) if facts else None
 
 

@@ -34,6 +34,13 @@ _PAGE_SELECT = (
 _HEADING = (
     "(SELECT h.text FROM heading h WHERE h.state_id = ps.id AND h.level = {level} ORDER BY h.ordinal LIMIT 1)"
 )
+_JS = "json_extract(ps.html_facts, '$.js.{key}')"
+_JS_SQL: dict[str, str] = {
+    "js_links": _JS.format(key="link_count"),
+    "raw_text_share": _JS.format(key="text_share"),
+    "js_changed": "CASE WHEN json_type(ps.html_facts, '$.js') = 'object' THEN coalesce((SELECT "
+    "group_concat(key, ', ') FROM json_each(ps.html_facts, '$.js.changed')), '') END",
+}
 _SEO_SQL: dict[str, str] = {
     **{name: f"sf.{name}" for name in seo.FACT_COLUMNS},
     "response_ms": "cp.response_ms",
@@ -50,6 +57,9 @@ _SEO_SQL: dict[str, str] = {
     "meta_robots": "ps.robots",
     "x_robots_tag": "json_extract(ps.headers, '$.\"x-robots-tag\"')",
     "last_modified": "json_extract(ps.headers, '$.\"last-modified\"')",
+    # what JavaScript changed (nitpicker_core.html_facts.js_dependence, stored by the crawl): NULL for a page
+    # with one version (--render never, not HTML) or stored before the comparison was
+    **_JS_SQL,
 }
 #: The SEO columns every page row has, in order (``robots_directives`` is derived from meta_robots and x_robots_tag).
 SEO_COLUMNS: tuple[str, ...] = (*_SEO_SQL, "robots_directives")
@@ -99,6 +109,8 @@ RANGE_COLUMNS: tuple[str, ...] = (
     "title_px",
     "description_length",
     "description_px",
+    "js_links",
+    "raw_text_share",
     *page_facts.NUMBERS,
 )
 _PAGE_JOINS = "LEFT JOIN url d ON d.id = ps.redirect_dest_url_id {seo} WHERE cp.commit_id = ?"
@@ -127,6 +139,8 @@ def _seo_sql(archive: ArchiveReader, name: str, commit: int | None = None) -> st
         return page_facts.value_sql(
             name, commit is not None and page_facts.fact_set(archive, commit) is not None
         )
+    if name in _JS_SQL and not archive.has_column("page_state", "html_facts"):
+        return "NULL"  # format 7 added the stored facts
     table = _ADDED_IN_6.get(name)
     if table is not None and not archive.has_column(table, name):
         return "NULL"

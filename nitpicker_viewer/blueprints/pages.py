@@ -64,6 +64,9 @@ SEO_PAGE_COLUMNS = (
     Col("title_px", "col.title_px", "title_px", "num"),
     Col("description_length", "col.description_length", "description_length", "num"),
     Col("description_px", "col.description_px", "description_px", "num"),
+    Col("js_links", "col.js_links", "js_links", "num"),
+    Col("raw_text_share", "col.raw_text_share", "raw_text_share", "num"),
+    Col("js_changed", "col.js_changed", None),
 )
 # The content column set (`?set=content`): what the duplicate checks found per page (docs/duplicates.md)
 CONTENT_PAGE_COLUMNS = (

@@ -12,6 +12,7 @@ from . import (
     directives,
     duplicates,
     hreflang,
+    javascript,
     links,
     pages,
     pagination,
@@ -34,6 +35,7 @@ CHECKS = [
         *hreflang.CHECKS,
         *pagination.CHECKS,
         *duplicates.CHECKS,
+        *javascript.CHECKS,
     )
 ]
 
@@ -48,3 +50,4 @@ def register_checks(register: Register[Check]) -> None:
 def register_settings(register: RegisterSetting) -> None:
     settings.register(register)
     duplicates.register_settings(register)
+    javascript.register_settings(register)

@@ -156,7 +156,7 @@ def html_facts(ctx: CheckContext, name: str) -> dict[str, Any]:
         # What the crawl stored of each page's HTML (format 7) stands for reading it, page by page: a page
         # stored before, or missing a reader's facts, is read from its HTML below
         unread = set(pages)
-        parsed: dict[str, dict[str, Any]] = {}  # most pages store the very same text: parsed once
+        parsed: dict[str, dict[str, Any]] = memo(ctx, "html_facts_parsed", dict)  # the same text: parsed once
         stored_rows = memo(ctx, "html_facts_stored", lambda: read.page_html_facts(ctx.reader, ctx.commit))
         for url, text, has_html, has_sent in stored_rows:  # read once for both kinds of HTML
             if text is None or url not in pages:
