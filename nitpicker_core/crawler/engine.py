@@ -640,17 +640,7 @@ class Crawler(ResultsMixin):
             )
             self._record(result)
             return False
-        result = ScrapeResult(
-            url=item.url,
-            status=pre.status,
-            status_text=pre.status_text,
-            content_type=pre.content_type,
-            content_length=pre.content_length,
-            headers=dict(pre.headers),
-            redirect_chain=list(pre.redirect_chain),
-            response_ms=pre.response_ms,
-            http_version=pre.http_version,
-        )
+        result = self._from_fetch(item, pre)  # the answer's record, as every no-browser path starts it
         if pre.redirect_chain:
             result.extra["redirect_status"] = pre.redirect_status
         try:
