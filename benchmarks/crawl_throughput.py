@@ -32,6 +32,7 @@ import json
 import os
 import resource
 import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -483,14 +484,17 @@ def main(argv: list[str] | None = None) -> int:
         print_phases(runs)
         if args.previous:
             print("\nthis code against the previous one (--no-image, pages/s and CPU per page):")
-            for k in ks:
-                now = next((r for r in runs if r.label.startswith("b no-image") and r.parallels == k), None)
-                then = next((r for r in runs if r.label == "p previous" and r.parallels == k), None)
-                if now and then and then.rate and now.pages and then.pages:
-                    print(
-                        f"  K={k}: rate {now.rate / then.rate:.2f}, "
-                        f"cpu/page {(now.cpu / now.pages) / (then.cpu / then.pages):.2f}"
-                    )
+            # each round's pair (a K may be given more than once: --parallels 2,2,2 is three rounds)
+            nows = [r for r in runs if r.label.startswith("b no-image")]
+            thens = [r for r in runs if r.label == "p previous"]
+            ratios = []
+            for now, then in zip(nows, thens, strict=False):
+                if then.rate and now.pages and then.pages:
+                    cpu = (now.cpu / now.pages) / (then.cpu / then.pages)
+                    ratios.append(cpu)
+                    print(f"  K={now.parallels}: rate {now.rate / then.rate:.2f}, cpu/page {cpu:.2f}")
+            if len(ratios) > 1:
+                print(f"  cpu/page over the {len(ratios)} rounds: median {statistics.median(ratios):.2f}")
         notes = [(r, note) for r in runs for note in r.notes]
         if notes:
             print("\nnotes:")
