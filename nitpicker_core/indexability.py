@@ -35,9 +35,11 @@ def non_indexable_reason(row: Mapping[str, Any]) -> str | None:
     if says_noindex((row.get("headers") or {}).get("x-robots-tag")):
         return "noindex (X-Robots-Tag)"
     canonical = str(row.get("canonical") or "").strip()
-    if canonical.lower().startswith(
-        ("http://", "https://")
-    ):  # another scheme is invalid: search engines ignore it
+    # Another scheme than http(s), or http: on an https: page, is invalid: search engines ignore it
+    # (canonical-invalid's finding). https: on an http: page is the move to HTTPS: it canonicalises.
+    if canonical.lower().startswith("https://") or (
+        canonical.lower().startswith("http://") and not str(row["url"]).lower().startswith("https://")
+    ):
         try:
             if canonical != row["url"] and normalize(canonical) != normalize(str(row["url"])):
                 return f"canonicalised to {canonical}"

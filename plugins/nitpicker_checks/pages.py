@@ -164,20 +164,28 @@ def _mismatch(kind: str) -> Finder:
 
 
 def canonical_is_invalid(written: str, page_url: str) -> bool:
-    """Whether a canonical, as written, is no absolute http(s) URL on the page's scheme once resolved.
+    """Whether a canonical, as written, is no absolute http(s) URL once resolved, or downgrades an https page.
 
-    Empty, fragment-only, containing white space, unparseable, without a host, or of another scheme
-    (``file:``, ``javascript:``, ``data:``, ``http:`` on an ``https:`` page): search engines ignore it or
-    index the wrong URL. A relative path is resolved against the page, as browsers and crawlers do.
+    Empty, fragment-only, containing white space, unparseable, without a host, of a scheme other than http(s)
+    (``file:``, ``javascript:``, ``data:``), or ``http:`` on an ``https:`` page: search engines ignore it or
+    index the wrong URL. A relative path is resolved against the page, as browsers and crawlers do. An
+    ``https:`` canonical on an ``http:`` page is the move to HTTPS that search engines advise: valid (the page
+    is canonicalised to it).
     """
     value = written.strip()
     if (
         _PLAIN_URL.fullmatch(value)
         and _PLAIN_URL.fullmatch(page_url)
-        and value.partition(":")[0].lower() == page_url.partition(":")[0].lower()
+        and _scheme_allowed(value.partition(":")[0], page_url.partition(":")[0])
     ):
         return False
     return _slow_is_invalid(value, page_url)
+
+
+def _scheme_allowed(canonical: str, page: str) -> bool:
+    """Whether a canonical of scheme ``canonical`` may stand on a page of scheme ``page`` (both http(s))."""
+    canonical, page = canonical.lower(), page.lower()
+    return canonical == page or (canonical == "https" and page == "http")
 
 
 def _slow_is_invalid(value: str, page_url: str) -> bool:
@@ -191,7 +199,9 @@ def _slow_is_invalid(value: str, page_url: str) -> bool:
         parts.port  # noqa: B018 - a port that is no number raises ValueError
     except ValueError:
         return True
-    return parts.scheme.lower() != urlsplit(page_url).scheme.lower() or not parts.hostname
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        return True
+    return not _scheme_allowed(parts.scheme, urlsplit(page_url).scheme)
 
 
 def invalid_canonicals(ctx: CheckContext) -> dict[str, str]:
@@ -406,9 +416,10 @@ CHECKS = [
         "Canonical URL is not a valid URL of the site",
         "indexability",
         "high",
-        "HTML pages whose rel=canonical is no absolute http(s) URL on the page's scheme: file:, javascript: or "
-        "data:, empty or only a fragment, malformed (white space, no host, unparseable) or http: against "
-        "https: (the detail is the value as written). Search engines ignore it or index the wrong URL.",
+        "HTML pages whose rel=canonical is no absolute http(s) URL: file:, javascript: or data:, empty or only "
+        "a fragment, malformed (white space, no host, unparseable), or http: on an https: page (the detail is "
+        "the value as written). Search engines ignore it or index the wrong URL. An https: canonical on an "
+        "http: page is the advised move to HTTPS, not this defect.",
         "Write the page's public absolute URL (or the one it duplicates) on the site's scheme; check the base "
         "URL the site generator is configured with.",
         CANONICAL_HELP,

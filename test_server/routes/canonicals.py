@@ -1,7 +1,7 @@
 """/canonicals/: pages whose rel=canonical is written wrong in each way a site generator gets it wrong.
 
 Invalid (``canonical-invalid``): javascript:, data:, empty, blank, fragment-only, white space in the host,
-no host, an https: canonical on this http: site. Valid: the page's own URL written relative, another page
+no host. Valid: an https: canonical on this http: site (the move to HTTPS search engines advise), the page's own URL written relative, another page
 of the site written absolute (a ``canonical-mismatch`` only), a relative path with a query.
 """
 
