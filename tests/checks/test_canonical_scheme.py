@@ -4,14 +4,19 @@ http: on an https: page is invalid and ignored. The check and the indexability r
 from __future__ import annotations
 
 import pytest
+from nitpicker_checks.pages import canonical_is_invalid
 
 from nitpicker_core import non_indexable_reason
-from nitpicker_checks.pages import canonical_is_invalid
 
 CASES = [
     # page, canonical as written, whether canonical-invalid, the page's indexability reason
     ("http://docs.test/a", "https://docs.test/a", False, "canonicalised to https://docs.test/a"),
-    ("http://docs.test/a", "HTTPS://docs.python.org/3/a", False, "canonicalised to HTTPS://docs.python.org/3/a"),
+    (
+        "http://docs.test/a",
+        "HTTPS://docs.python.org/3/a",
+        False,
+        "canonicalised to HTTPS://docs.python.org/3/a",
+    ),
     ("https://docs.test/a", "http://docs.test/a", True, None),
     ("https://docs.test/a", "https://docs.test/a", False, None),
     ("http://docs.test/a", "http://docs.test/b", False, "canonicalised to http://docs.test/b"),
