@@ -126,13 +126,23 @@ NON_DESCRIPTIVE: dict[str, frozenset[str]] = {
         }
     ),
 }
-_TRIM = re.compile(r"^[\s\W_]+|[\s\W_]+$|\s+(?=\s)")
+# Spaces and punctuation at the ends of a text, brackets aside: "link()" or "[1]" names code or a note, not
+# the phrase "link"
+_ENDS = r"(?:[^\w()\[\]{}]|_)+"
+_TRIM = re.compile(rf"^{_ENDS}|{_ENDS}$|\s+(?=\s)")
+_PAIRS = {"(": ")", "[": "]", "{": "}"}
 _LANGUAGE = re.compile(r"^(?:[a-z]{2,3}|\*)$")
 
 
 def words(text: str) -> str:
-    """An anchor text as compared: case folded, spaces and punctuation at the ends off, inner spaces single."""
-    return _TRIM.sub("", text.casefold())
+    """An anchor text as compared: case folded, spaces and punctuation at the ends off, inner spaces single.
+
+    Brackets stay unless they enclose the whole text: "(more)" is "more", "link()" names code.
+    """
+    folded = _TRIM.sub("", text.casefold())
+    while len(folded) > 1 and _PAIRS.get(folded[0]) == folded[-1]:
+        folded = _TRIM.sub("", folded[1:-1])
+    return folded
 
 
 def register(register: RegisterSetting) -> None:

@@ -49,6 +49,10 @@ def test_canonical_elements_and_those_outside_head() -> None:
         ("詳しくはこちら »", "ja", True),
         ("料金の詳細", "ja", False),
         ("click here", "ja", False),  # the page's language chooses the list
+        ("(more)", "en", True),  # brackets around the whole text go
+        ("[ here ]", "en", True),
+        ("link()", "en", False),  # a function's name in Python's documentation, not the phrase "link"
+        ("more[]", "en", False),
     ],
 )
 def test_non_descriptive_texts_per_language(text: str, lang: str, flagged: bool) -> None:
