@@ -64,8 +64,9 @@ class Check:
     ran on, the check is "not analysed", never 0. ``type`` is one of ``CHECK_TYPES``. ``i18n`` holds
     translations by language code (``{"ja": {"title": …, "description": …, "fix": …}}``); a field a
     translation leaves out falls back to the English one (``text()``). ``link_target``: each finding is
-    a link, its URL the page the link is on and its detail the target written there; issue lists then show
-    each link's anchor text, position and the target's status. ``settings``: the keys of its plugin's
+    a link, its URL the page the link is on and its detail the target written there (or "TEXT → TARGET":
+    the link to TARGET written with TEXT); issue lists then show each link's anchor text, position and the
+    target's status. ``settings``: the keys of its plugin's
     settings (``register_settings``) its findings depend on, read with ``ctx.settings_for(plugin)``; a
     change of one makes the findings stored with a commit stale for this check only. ``page_facts(ctx)``
     (a crawl check's, optional): per-URL values of the pages list's content columns

@@ -332,6 +332,7 @@ CHECKS = [
         22,
         type="opportunity",
         settings=("anchor_texts", "anchor_texts_replace"),
+        link_target=True,
     ),
     _check(
         "link-to-non-canonical",

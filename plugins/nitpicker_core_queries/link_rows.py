@@ -18,6 +18,18 @@ def _position(anchor: read.AnchorPosition) -> str | None:
     return f"{anchor.line}:{anchor.col}" if anchor.col is not None else str(anchor.line)
 
 
+# A finding's detail "TEXT → TARGET" (anchor-text-non-descriptive): the link's text, then its target
+TEXT_AND_TARGET = " → "
+
+
+def _split(detail: str) -> tuple[str | None, str]:
+    """(the anchor text the detail names, or None; the link's target as written)."""
+    if TEXT_AND_TARGET in detail:
+        text, target = detail.rsplit(TEXT_AND_TARGET, 1)
+        return text, target
+    return None, detail
+
+
 def with_links(
     archive: ArchiveReader, commits: dict[str, int | None], items: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
@@ -26,13 +38,14 @@ def with_links(
 
     ``commits`` maps a finding state to the commit its link is read on (a fixed link: the base). A link
     written several times on its page gives its first anchor's text, line and col, every anchor's line:col in
-    ``position`` (the first few, then how many more), and ``anchors`` counts them.
+    ``position`` (the first few, then how many more), and ``anchors`` counts them. A detail "TEXT → TARGET"
+    (a URL has no spaces) is the link to TARGET written with TEXT: only the anchors with that text count.
     """
     by_commit: dict[int, list[dict[str, Any]]] = {}
     for item in items:
         commit = commits.get(item["state"])
         item.update(
-            target=item["detail"],
+            target=_split(item["detail"])[1],
             text=None,
             status=None,
             final_status=None,
@@ -46,13 +59,16 @@ def with_links(
         if commit is not None:
             by_commit.setdefault(commit, []).append(item)
     for commit, chunk in by_commit.items():
-        pairs = sorted({(i["url"], i["detail"]) for i in chunk})
+        pairs = sorted({(i["url"], i["target"]) for i in chunk})
         anchors = read.link_anchors(archive, commit, pairs)
         targets = {
             t: a._asdict() for t, a in read.link_targets(archive, commit, (t for _, t in pairs)).items()
         }
         for item in chunk:
-            found = anchors.get((item["url"], item["detail"])) or []
+            found = anchors.get((item["url"], item["target"])) or []
+            text = _split(item["detail"])[0]
+            if text is not None:
+                found = [a for a in found if (a.text or "").strip() == text] or found
             if found:
                 first = found[0]
                 where = [p for p in (_position(a) for a in found[:POSITIONS]) if p]
@@ -64,7 +80,7 @@ def with_links(
                     position=", ".join(where) + more if where else None,
                     anchors=len(found),
                 )
-            item.update(_answer(targets.get(item["detail"]) or {}))
+            item.update(_answer(targets.get(item["target"]) or {}))
     return items
 
 

@@ -211,3 +211,23 @@ def test_a_malformed_check_setting_is_one_line_before_anything_runs(archive: Pat
     result = run_cli("crawl", "-o", str(tmp_path / "x.nitpicker"), "http://127.0.0.1:1/", cwd=tmp_path)
     assert result.returncode == 1 and "max_depth: expected int" in result.stderr
     assert not (tmp_path / "x.nitpicker").exists()
+
+
+def test_a_non_descriptive_anchor_is_traced_to_its_line(site: str, archive: Path) -> None:
+    from nitpicker_core.query import run_query
+
+    with open_archive(archive) as reader:
+        found = run_query(
+            query_registry(make_plugin_manager()),
+            reader,
+            "issue-urls",
+            {"check": "anchor-text-non-descriptive", "limit": 10},
+        )
+        sent = {item["url"]: reader.source(item["url"]) for item in found["items"]}
+    rows = {(i["url"].replace(site, ""), i["text"], i["target"].replace(site, "")): i for i in found["items"]}
+    assert set(rows) == {(S, "click here", f"{S}a"), (f"{S}ja", "詳しくはこちら", f"{S}a")}
+    for (page, text, _), item in rows.items():
+        # the anchor written with that text (the page's "click here" to /b elsewhere is another link)
+        assert item["anchors"] == 1 and isinstance(item["line"], int) and item["status"] == 200
+        html = sent[site + page]
+        assert html is not None and text in html.splitlines()[item["line"] - 1]
