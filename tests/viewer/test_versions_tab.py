@@ -1,0 +1,213 @@
+"""The page view's "Raw vs rendered" tab on the real crawl of /js-site/ (shared with the JavaScript-dependence
+checks, tests/conftest.py): the two versions' fields side by side with each row's state, the links only one
+version has, the two sources line by line, all of it text; driven in Chromium and checked with axe."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+from nitpicker_core import version_record
+from nitpicker_viewer import versions
+
+J = "/js-site"
+SAME = {field: "same" for field, _ in versions.FIELDS}
+# The exact state of each row, for each scripted page (test_server/routes/js_site.py) and a static one
+STATES = {
+    "static": SAME,
+    "head": {**SAME, "title": "changed", "description": "changed", "h1s": "changed"},
+    "links": {**SAME, "link_count": "changed", "main_words": "changed"},  # + the link and its text "Hidden"
+    "text": {**SAME, "main_words": "changed"},  # "Loading" becomes 60 words
+    "canonical": {**SAME, "canonicals": "changed"},
+    "noindex-added": {**SAME, "robots": "only_rendered"},
+    "noindex-removed": {**SAME, "robots": "only_raw"},
+}
+
+
+@pytest.fixture(scope="module")
+def app(js_site_archive: Path, viewer_over: Any) -> Any:
+    with viewer_over(js_site_archive) as app:
+        yield app
+
+
+def _path(site: str, name: str) -> str:
+    return f"/page?url={quote(f'{site}{J}/{name}', safe='')}"
+
+
+def _rows(html: str) -> dict[str, str]:
+    """The comparison table's rows: field → state, as the page says them."""
+    table = html.split('id="versions-fields"', 1)[1].split("</table>", 1)[0]
+    return dict(re.findall(r'data-field="([a-z_0-9]+)" data-state="([a-z_]+)"', table))
+
+
+@pytest.mark.parametrize("name", sorted(STATES))
+def test_each_row_says_whether_the_versions_agree(app: Any, site: str, name: str) -> None:
+    response = app.test_client().get(_path(site, name))
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    assert 'href="#t-versions"' in html and 'id="t-versions"' in html
+    assert _rows(html) == STATES[name]
+    differs = sum(state != "same" for state in STATES[name].values())
+    assert f'data-differs="{differs}"' in html
+
+
+def test_the_head_page_shows_both_values_and_its_scripts_as_text(app: Any, site: str) -> None:
+    html = app.test_client().get(_path(site, "head")).get_data(as_text=True)
+    title = html.split('data-field="title"', 1)[1].split("</tr>", 1)[0]
+    assert "JavaScript head" in title and "Scripted title" in title and "changed" in title
+    h1 = html.split('data-field="h1s"', 1)[1].split("</tr>", 1)[0]
+    assert "Sent heading" in h1 and "Scripted heading" in h1
+    # the page's scripts are in the line diff as escaped text, never as markup
+    diff = html.split('id="versions-diff"', 1)[1].split("</table>", 1)[0]
+    assert "&lt;script&gt;window.pwned = 1&lt;/script&gt;" in diff
+    assert "<script>" not in diff and "window.pwned" not in diff.replace("&lt;script&gt;window.pwned", "")
+    changed = re.findall(r'data-change="([a-z]+)"', diff)
+    assert "changed" in changed and "equal" in changed
+    # the title line as sent beside the rendered one, on one changed row
+    rows = [unescape(r) for r in re.findall(r'<tr class="v-changed".*?</tr>', diff, re.S)]
+    assert any("<title>JavaScript head</title>" in r and "<title>Scripted title</title>" in r for r in rows)
+
+
+def test_links_only_in_one_version_are_listed_with_their_count(app: Any, site: str) -> None:
+    html = app.test_client().get(_path(site, "links")).get_data(as_text=True)
+    rendered = html.split('id="versions-only-rendered"', 1)[1].split("</section>", 1)[0]
+    assert "(1)" in rendered and f"{site}{J}/hidden" in rendered
+    raw = html.split('id="versions-only-raw"', 1)[1].split("</section>", 1)[0]
+    assert "(0)" in raw and 'data-list="versions-only-raw"' not in raw
+    static = app.test_client().get(_path(site, "static")).get_data(as_text=True)
+    assert 'data-list="versions-only-rendered"' not in static
+
+
+def test_a_page_left_unrendered_says_so(js_site_unrendered: Path, viewer_over: Any, site: str) -> None:
+    with viewer_over(js_site_unrendered) as unrendered:
+        client = unrendered.test_client()
+        html = client.get(_path(site, "head")).get_data(as_text=True)
+        assert 'id="versions-none" data-state="unrendered"' in html
+        assert "This page was not rendered" in html and "--render never" in html
+        assert 'id="versions-fields"' not in html
+        client.get("/lang/ja?next=/")
+        ja = client.get(_path(site, "head")).get_data(as_text=True)
+        assert "送信時とレンダリング後" in ja and "このページはレンダリングされていないため" in ja
+
+
+def test_a_missing_version_is_named_not_compared() -> None:
+    html = "<html><head><title>T</title></head><body><main><p>one</p></main></body></html>"
+    kept = {
+        "html": html,
+        "length": len(html),
+        "truncated": False,
+        "record": version_record("http://a.test/", html),
+    }
+    assert versions.comparison({"unrendered": None, "sent": kept, "rendered": None})["state"] == "no_rendered"
+    omitted = {"unrendered": None, "source_omitted": "over 5000000 bytes", "sent": None, "rendered": kept}
+    assert versions.comparison(omitted) == {"state": "no_sent", "reason": "over 5000000 bytes"}
+    unreadable = {**kept, "record": None}
+    assert (
+        versions.comparison({"unrendered": None, "sent": unreadable, "rendered": kept})["state"]
+        == "unreadable"
+    )
+    assert versions.comparison({"unrendered": None, "sent": kept, "rendered": kept})["identical"] is True
+
+
+def test_the_japanese_tab(app: Any, site: str) -> None:
+    client = app.test_client()
+    client.get("/lang/ja?next=/")
+    html = client.get(_path(site, "noindex-removed")).get_data(as_text=True)
+    assert "送信時とレンダリング後" in html and "送信時のみ" in html and "メタ robots" in html
+
+
+def test_the_comparison_is_bounded_and_says_so() -> None:
+    sent = "\n".join(f"<p>line {i}</p>" for i in range(versions.MAX_LINES + 50))
+    rendered = sent.replace("<p>line 20</p>", "<p>line twenty</p>")
+    answer = {
+        "unrendered": None,
+        "sent": {
+            "html": sent,
+            "length": len(sent),
+            "truncated": False,
+            "record": version_record("http://a.test/", sent),
+        },
+        "rendered": {
+            "html": rendered,
+            "length": len(rendered),
+            "truncated": False,
+            "record": version_record("http://a.test/", rendered),
+        },
+    }
+    found = versions.comparison(answer)
+    assert found["cut"] and found["line_changes"] == 1
+    changes = [row["change"] for row in found["lines"]]
+    # 3 lines of context each side of the change, the rest of the identical lines folded
+    assert (
+        changes
+        == ["equal"] * 3 + ["fold"] + ["equal"] * 3 + ["changed"] + ["equal"] * 3 + ["fold"] + ["equal"] * 3
+    )
+    assert found["lines"][3]["count"] == 14 and found["lines"][-4]["count"] == versions.MAX_LINES - 21 - 6
+    assert found["lines"][7] == {
+        "change": "changed",
+        "a": 21,
+        "left": "<p>line 20</p>",
+        "b": 21,
+        "right": "<p>line twenty</p>",
+    }
+    many = {"items": [], "total": 0, "more": 0}
+    assert versions.only_in([f"http://a.test/{i}" for i in range(250)], []) == {
+        **many,
+        "items": [f"http://a.test/{i}" for i in range(versions.LINKS_SHOWN)],
+        "total": 250,
+        "more": 50,
+    }
+
+
+@pytest.mark.browser
+def test_the_tab_in_chromium_shows_the_comparison_and_runs_nothing_of_the_page(
+    app: Any, serving: Any, browser: Any, site: str
+) -> None:
+    context = browser.new_context(locale="en-US", reduced_motion="reduce")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        with serving(app) as base:
+            page.goto(base + _path(site, "head") + "#t-versions")
+            panel = page.locator("#t-versions")
+            assert (
+                panel.is_visible()
+                and page.locator("#t-versions-tab").get_attribute("aria-selected") == "true"
+            )
+            rows = panel.locator("#versions-fields tbody tr")
+            assert rows.evaluate_all("rs => rs.map(r => [r.dataset.field, r.dataset.state])") == [
+                [field, STATES["head"][field]] for field, _ in versions.FIELDS
+            ]
+            title = panel.locator("#versions-fields tr[data-field=title] td")
+            assert title.all_inner_texts() == ["JavaScript head", "Scripted title", "≠ changed"]
+            # the page's source is text in the viewer: its script element is not there, and it never ran
+            assert panel.locator(".v-code", has_text="window.pwned = 1").count() >= 1
+            assert page.locator("#t-versions script").count() == 0
+            assert page.evaluate("window.pwned") is None
+            page.goto(base + _path(site, "static") + "#t-versions")
+            states = page.locator("#versions-fields tbody tr td.v-state").all_inner_texts()
+            assert states == ["= same"] * len(versions.FIELDS)
+            assert (
+                page.locator("#versions-summary").inner_text()
+                == "Every field below is the same in both versions."
+            )
+            assert page.evaluate("window.pwned") is None
+        assert errors == []
+    finally:
+        context.close()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_tab_has_no_serious_axe_findings(
+    app: Any, serving: Any, browser: Any, axe_serious: Any, site: str, theme: str
+) -> None:
+    paths = [_path(site, name) + "#t-versions" for name in ("head", "links", "noindex-removed")]
+    with serving(app) as base:
+        assert axe_serious(browser, base, paths, theme) == {}
