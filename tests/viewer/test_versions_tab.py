@@ -5,7 +5,6 @@ version has, the two sources line by line, all of it text; driven in Chromium an
 from __future__ import annotations
 
 import re
-from html import unescape
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -68,9 +67,11 @@ def test_the_head_page_shows_both_values_and_its_scripts_as_text(app: Any, site:
     assert "<script>" not in diff and "window.pwned" not in diff.replace("&lt;script&gt;window.pwned", "")
     changed = re.findall(r'data-change="([a-z]+)"', diff)
     assert "changed" in changed and "equal" in changed
-    # the title line as sent beside the rendered one, on one changed row
-    rows = [unescape(r) for r in re.findall(r'<tr class="v-changed".*?</tr>', diff, re.S)]
-    assert any("<title>JavaScript head</title>" in r and "<title>Scripted title</title>" in r for r in rows)
+    # the title line as sent beside the rendered one on one changed row, what differs marked on each side
+    rows = re.findall(r'<tr class="v-changed".*?</tr>', diff, re.S)
+    mark = '&lt;title&gt;<mark class="v-diff-part">{}</mark>&lt;/title&gt;'
+    assert sum(mark.format("JavaScript head") in r and mark.format("Scripted title") in r for r in rows) == 1
+    assert all("<mark" not in r for r in re.findall(r'<tr class="v-equal".*?</tr>', diff, re.S))
 
 
 def test_links_only_in_one_version_are_listed_with_their_count(app: Any, site: str) -> None:
@@ -154,7 +155,10 @@ def test_the_comparison_is_bounded_and_says_so() -> None:
         "left": "<p>line 20</p>",
         "b": 21,
         "right": "<p>line twenty</p>",
+        "left_parts": ("<p>line ", "20", "</p>"),
+        "right_parts": ("<p>line ", "twenty", "</p>"),
     }
+    assert found["aligned"] is True
     many = {"items": [], "total": 0, "more": 0}
     assert versions.only_in([f"http://a.test/{i}" for i in range(250)], []) == {
         **many,
@@ -162,6 +166,23 @@ def test_the_comparison_is_bounded_and_says_so() -> None:
         "total": 250,
         "more": 50,
     }
+
+
+def test_lines_too_slow_to_align_are_paired_by_position() -> None:
+    # rows of repeated lines: difflib takes 5 s to align these (2 minutes with autojunk off)
+    sent = [f"<i>{i % 300}</i>" for i in range(versions.MAX_LINES)]
+    rendered = [f"<i>{(i * 3) % 300}</i>" for i in range(versions.MAX_LINES - 10)]
+    codes, aligned = versions.opcodes(sent, rendered)
+    assert aligned is False
+    rows = list(versions.line_rows(sent, rendered, codes))
+    paired = [row for row in rows if row["change"] != "fold"]
+    assert all(row["a"] == row["b"] for row in paired if row["change"] in ("equal", "changed"))
+    assert [row["a"] for row in paired if row["change"] == "removed"] == list(
+        range(versions.MAX_LINES - 9, versions.MAX_LINES + 1)
+    )
+    assert not any(row["change"] == "inserted" for row in rows)
+    # small inputs align as before
+    assert versions.opcodes(["a", "b"], ["b"]) == ([("delete", 0, 1, 0, 0), ("equal", 1, 2, 0, 1)], True)
 
 
 @pytest.mark.browser
