@@ -74,6 +74,17 @@ def test_the_head_page_shows_both_values_and_its_scripts_as_text(app: Any, site:
     assert all("<mark" not in r for r in re.findall(r'<tr class="v-equal".*?</tr>', diff, re.S))
 
 
+def test_the_query_gives_both_versions_and_their_records(app: Any, site: str) -> None:
+    url = quote(f"{site}{J}/head", safe="")
+    found = app.test_client().get(f"/api/page-versions?url={url}&max_chars=50").get_json()
+    assert found["unrendered"] is None and found["source_omitted"] is None
+    sent, rendered = found["sent"], found["rendered"]
+    assert (sent["record"]["title"], rendered["record"]["title"]) == ("JavaScript head", "Scripted title")
+    assert (sent["record"]["h1s"], rendered["record"]["h1s"]) == (["Sent heading"], ["Scripted heading"])
+    assert sent["truncated"] and len(sent["html"]) == 50 and sent["length"] > 50  # the record read it all
+    assert sent["record"]["main_words"] == rendered["record"]["main_words"] == 62
+
+
 def test_links_only_in_one_version_are_listed_with_their_count(app: Any, site: str) -> None:
     html = app.test_client().get(_path(site, "links")).get_data(as_text=True)
     rendered = html.split('id="versions-only-rendered"', 1)[1].split("</section>", 1)[0]
@@ -91,6 +102,8 @@ def test_a_page_left_unrendered_says_so(js_site_unrendered: Path, viewer_over: A
         assert 'id="versions-none" data-state="unrendered"' in html
         assert "This page was not rendered" in html and "--render never" in html
         assert 'id="versions-fields"' not in html
+        found = client.get(f"/api/page-versions?url={quote(f'{site}{J}/head', safe='')}").get_json()
+        assert found["rendered"] is None and found["unrendered"].startswith("--render never")
         client.get("/lang/ja?next=/")
         ja = client.get(_path(site, "head")).get_data(as_text=True)
         assert "送信時とレンダリング後" in ja and "このページはレンダリングされていないため" in ja
@@ -183,6 +196,17 @@ def test_lines_too_slow_to_align_are_paired_by_position() -> None:
     assert not any(row["change"] == "inserted" for row in rows)
     # small inputs align as before
     assert versions.opcodes(["a", "b"], ["b"]) == ([("delete", 0, 1, 0, 0), ("equal", 1, 2, 0, 1)], True)
+
+
+def test_every_state_field_and_reason_has_its_words() -> None:
+    from nitpicker_viewer import i18n
+
+    keys = {f"versions.field.{field}" for field, _ in versions.FIELDS}
+    keys |= {f"versions.state.{s}" for s in ("same", "changed", "only_rendered", "only_raw")}
+    keys |= {f"versions.line.{c}" for c in ("changed", "removed", "inserted")}
+    keys |= {f"versions.none.{s}" for s in ("unrendered", "no_rendered", "no_sent", "unreadable")}
+    for language in ("en", "ja"):
+        assert sorted(keys - set(i18n.catalog(language))) == [], language
 
 
 @pytest.mark.browser
