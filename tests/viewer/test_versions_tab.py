@@ -53,6 +53,7 @@ def test_each_row_says_whether_the_versions_agree(app: Any, site: str, name: str
     assert _rows(html) == STATES[name]
     differs = sum(state != "same" for state in STATES[name].values())
     assert f'data-differs="{differs}"' in html
+    assert f'<a href="#t-versions">Raw vs rendered ({differs})</a>' in html  # the tab counts them too
 
 
 def test_the_head_page_shows_both_values_and_its_scripts_as_text(app: Any, site: str) -> None:
@@ -101,7 +102,7 @@ def test_a_page_left_unrendered_says_so(js_site_unrendered: Path, viewer_over: A
         html = client.get(_path(site, "head")).get_data(as_text=True)
         assert 'id="versions-none" data-state="unrendered"' in html
         assert "This page was not rendered" in html and "--render never" in html
-        assert 'id="versions-fields"' not in html
+        assert 'id="versions-fields"' not in html and '<a href="#t-versions">Raw vs rendered</a>' in html
         found = client.get(f"/api/page-versions?url={quote(f'{site}{J}/head', safe='')}").get_json()
         assert found["rendered"] is None and found["unrendered"].startswith("--render never")
         client.get("/lang/ja?next=/")
