@@ -129,6 +129,43 @@ def test_a_missing_version_is_named_not_compared() -> None:
     assert versions.comparison({"unrendered": None, "sent": kept, "rendered": kept})["identical"] is True
 
 
+def test_long_pages_are_cut_and_missing_versions_named_in_the_page(tmp_path: Path, viewer_over: Any) -> None:
+    from nitpicker_testing.archives import archive_builder, page
+
+    site = "https://versions.test"
+    body = "\n".join(f"<p>line {i}</p>" for i in range(versions.MAX_LINES + 100))
+    sent_links = "\n".join(f'<a href="/sent/{i}">s</a>' for i in range(250))
+    rendered_links = "\n".join(f'<a href="/rendered/{i}">r</a>' for i in range(210))
+    sent = f"<html><head><title>Long</title></head><body><main>{sent_links}\n{body}</main></body></html>"
+    rendered = (
+        f"<html><head><title>Long</title></head><body><main>{rendered_links}\n{body}</main></body></html>"
+    )
+    path = tmp_path / "versions.nitpicker"
+    with archive_builder(path, roots=[site + "/"]) as build:
+        build.page(page(f"{site}/long", rendered, source=sent))
+        build.page(
+            page(f"{site}/kept", "<html><body><p>x</p></body></html>", extra={"source_omitted": "too large"})
+        )
+        build.page(page(f"{site}/logo.png", content_type="image/png"))
+    with viewer_over(path) as app:
+        client = app.test_client()
+        html = client.get(f"/page?url={quote(site + '/long', safe='')}").get_data(as_text=True)
+        assert 'id="versions-cut"' in html and "Only the first 200000 characters and 3000 lines" in html
+        only_rendered = html.split('id="versions-only-rendered"', 1)[1].split("</section>", 1)[0]
+        assert "(210)" in only_rendered and only_rendered.count('class="url"') == 200
+        assert "… and 10 more." in only_rendered
+        only_raw = html.split('id="versions-only-raw"', 1)[1].split("</section>", 1)[0]
+        assert "(250)" in only_raw and "… and 50 more." in only_raw
+        rows = re.findall(r'data-change="([a-z]+)"', html.split('id="versions-diff"', 1)[1])
+        assert len(rows) < 500 and rows.count("fold") == 1  # 3,000 identical lines folded into one row
+        kept = client.get(f"/page?url={quote(site + '/kept', safe='')}").get_data(as_text=True)
+        assert (
+            'data-state="no_sent"' in kept and "was not kept for this page" in kept and "(too large)" in kept
+        )
+        image = client.get(f"/page?url={quote(site + '/logo.png', safe='')}").get_data(as_text=True)
+        assert 'data-state="no_rendered"' in image and "No rendered HTML was stored" in image
+
+
 def test_the_japanese_tab(app: Any, site: str) -> None:
     client = app.test_client()
     client.get("/lang/ja?next=/")
