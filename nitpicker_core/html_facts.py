@@ -179,6 +179,57 @@ def js_dependence(url: str, html: str | None, source: str | None) -> dict[str, A
     return found
 
 
+#: The fields ``version_record`` gives, in the order the viewer's raw-vs-rendered table shows them.
+VERSION_FIELDS = ("title", "description", "canonicals", "robots", "h1s", "link_count", "main_words")
+
+
+def version_record(url: str, html: str | None) -> dict[str, Any] | None:
+    """What a reader finds in one version of a page (the HTML as sent, or the rendered one), read the same
+    way for both, for showing them side by side; None when there is no HTML or it cannot be parsed.
+
+    ``title``, ``description`` and ``robots`` (the first of each, whitespace collapsed, robots lowercased),
+    ``canonicals`` (every canonical ``<link>``'s href as written) and ``h1s`` (every H1's text), ``links``
+    (every http(s) ``<a href>``/``<area href>`` target, resolved against ``<base>``, normalised as the crawl
+    does, sorted), ``link_count`` (how many) and ``main_words`` (the words of the main content as the
+    duplicate checks find it: ``<main>``, ``role=main``, ``<article>``, else the densest block).
+    """
+    if not html or not html.strip():
+        return None
+    try:
+        doc = lxml.etree.fromstring(html, _PARSER)
+    except (ValueError, lxml.etree.ParserError, lxml.etree.XMLSyntaxError):
+        return None
+    if doc is None:
+        return None
+    titles = doc.xpath("//title")
+    metas = {
+        str(m.get("name")).strip().lower(): str(m.get("content") or "").strip()
+        for m in reversed(doc.xpath("//meta[@name]"))  # the first of a name wins
+    }
+    base = urljoin(url, str((doc.xpath("//base/@href") or [url])[0]))
+    links: set[str] = set()
+    for href in doc.xpath("//a/@href | //area/@href"):
+        try:
+            target = urljoin(base, str(href).strip())
+            if target.startswith(("http://", "https://")):
+                links.add(normalize_url(target))
+        except ValueError:  # an href no request can go to
+            continue
+    found: dict[str, Any] = {
+        "title": _text(titles[0]) if titles else None,
+        "description": " ".join(metas["description"].split()) if "description" in metas else None,
+        "canonicals": [str(h).strip() for h in doc.xpath(_CANONICAL_XPATH + "/@href")],
+        "robots": " ".join(metas["robots"].lower().split()) if "robots" in metas else None,
+        "h1s": [_text(h) for h in doc.xpath("//h1")],
+        "links": sorted(links),
+        "link_count": len(links),
+    }
+    lxml.etree.strip_elements(doc, *_NON_TEXT, with_tail=False)
+    scope = locate(doc, None)[0]
+    found["main_words"] = len(content_words(" ".join(scope.itertext()))) if scope is not None else 0
+    return found
+
+
 # What is stored, by the name of the checks' reader of the same (``common.html_reader``): of the rendered
 # HTML, and of the HTML as sent.
 RENDERED = {"canonicals": lambda url, html: canonical_elements(html), "nofollow_links": nofollow_targets}

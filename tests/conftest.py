@@ -62,6 +62,28 @@ def structured_data_archive(site, tmp_path_factory):
     return analyzed
 
 
+def _crawl_js_site(site: str, work: Any, *flags: str) -> Any:
+    archive = work / "js.nitpicker"
+    result = run_cli(
+        "crawl", "--parallels", "2", *flags, "-o", str(archive), f"{site}/js-site/", cwd=work, timeout=300
+    )
+    assert "complete:" in result.stderr and archive.exists(), result.stderr
+    return archive
+
+
+@pytest.fixture(scope="session")
+def js_site_archive(site, tmp_path_factory):
+    """test_server's /js-site/ crawled in Chromium: the JavaScript-dependence checks' exact findings
+    (tests/checks_crawl/test_javascript_checks.py) and the viewer's raw-vs-rendered tab read it."""
+    return _crawl_js_site(site, tmp_path_factory.mktemp("js-crawl"))
+
+
+@pytest.fixture(scope="session")
+def js_site_unrendered(site, tmp_path_factory):
+    """/js-site/ crawled with --render never: one version of each page, nothing to compare."""
+    return _crawl_js_site(site, tmp_path_factory.mktemp("js-never"), "--render", "never")
+
+
 @pytest.fixture
 def pm():
     """A fresh plugin manager with the built-in plugins and nothing else."""
@@ -96,6 +118,8 @@ SHARED_UNITS = {
     "tests/screenshots/": ("tests/screenshots/",),  # shots
     "tests/diffs/": ("tests/diffs/",),  # change_pair
     "tests/dask/": ("tests/dask/",),  # dask_cluster
+    # js_site_archive and js_site_unrendered: /js-site/ crawled rendered and with --render never
+    "js-site": ("tests/checks_crawl/test_javascript_checks.py", "tests/viewer/test_versions_tab.py"),
     # tests/e2e/conftest.py's crawl(..., shared=True): /recursive/, /scope/blog/ and /error-status/ in two each
     "e2e-shared-crawls": (
         "tests/e2e/test_crawl_basic.py",

@@ -9,7 +9,7 @@ from flask import Blueprint, Response, abort, request
 from nitpicker_core import MenuLink, RegisterBlueprint, hookimpl, priority_of
 from nitpicker_core.content_types import CATEGORIES
 from nitpicker_core.errors import NitpickerError
-from nitpicker_viewer import structured
+from nitpicker_viewer import structured, versions
 from nitpicker_viewer.app import has_query, query, query_at, query_once, render
 from nitpicker_viewer.blueprints.issues import page_issues
 from nitpicker_viewer.tables import Col, Filter, paged_table, status_filter
@@ -240,6 +240,7 @@ def detail() -> str:
     return render(
         "page.html",
         sd_tree=structured_tree(url, violations),
+        versions=page_versions(url),
         title="view.page",
         url=url,
         d=data,
@@ -260,6 +261,13 @@ def structured_tree(url: str, violations: list[dict[str, Any]]) -> dict[str, Any
         return None
     rows = query("analysis", analyzer=structured.ANALYZER, column=structured.CELL, page=url, limit=1)["items"]
     return structured.tree(rows[0]["cells"].get(structured.CELL) if rows else None, violations)
+
+
+def page_versions(url: str) -> dict[str, Any]:
+    """The raw-vs-rendered tab's comparison of the page's HTML as sent and rendered (versions.py)."""
+    if not has_query(versions.QUERY):
+        return versions.comparison(None)
+    return versions.comparison(query_once(versions.QUERY, url=url, max_chars=versions.MAX_CHARS))
 
 
 def page_history(url: str) -> dict[str, Any] | None:

@@ -11,6 +11,7 @@ from nitpicker_core import (
     Query,
     count_totals,
     read,
+    version_record,
 )
 from nitpicker_core.archive import aggregates, digest
 
@@ -130,6 +131,37 @@ def _page_html(archive: ArchiveReader, commit: int, url: str, max_chars: int) ->
     if html is None:
         return {"url": url, "html": None, "length": 0, "truncated": False}
     return {"url": url, "html": html[:max_chars], "length": len(html), "truncated": len(html) > max_chars}
+
+
+def _page_versions(archive: ArchiveReader, commit: int, url: str, max_chars: int) -> dict[str, Any]:
+    _state(archive, commit, url)
+    page = archive.page(url, commit)
+    assert page is not None  # _state found the URL in this commit
+    extra = page.get("extra") or {}
+    unrendered = extra.get("unrendered")
+    versions: dict[str, Any] = {}
+    # an unrendered page's stored HTML is the HTML as sent: one version, nothing to compare
+    texts = {
+        "sent": archive.source(url, commit),
+        "rendered": None if unrendered else archive.html(url, commit),
+    }
+    for kind, html in texts.items():
+        versions[kind] = (
+            None
+            if html is None
+            else {
+                "html": html[:max_chars],
+                "length": len(html),
+                "truncated": len(html) > max_chars,
+                "record": version_record(url, html),
+            }
+        )
+    return {
+        "url": url,
+        "unrendered": unrendered,
+        "source_omitted": extra.get("source_omitted"),
+        **versions,
+    }
 
 
 URL_PARAM = {"url": {"type": "string", "description": "the page's URL exactly as crawled"}}
@@ -252,6 +284,28 @@ QUERIES = [
                 "default": 100000,
                 "minimum": 1,
                 "description": "characters to return",
+            },
+        },
+        required=("url",),
+        order=13,
+    ),
+    Query(
+        "page-versions",
+        "One page's two versions side by side: `sent` (the HTML the server sent) and `rendered` (the HTML "
+        "after the browser ran the page's scripts), each with its `html` truncated to `max_chars`, its "
+        "`length`, `truncated` and the `record` read from the whole of it the same way for both: `title`, "
+        "`description`, `canonicals`, `robots`, `h1s`, `links` (resolved, normalised), `link_count` and "
+        "`main_words`. A version not stored is null: `rendered` for a page left unrendered (`unrendered` "
+        "says why, e.g. --render never), `sent` where it was not kept (`source_omitted` says why) and in "
+        "archives older than format 2.",
+        _page_versions,
+        {
+            **URL_PARAM,
+            "max_chars": {
+                "type": "integer",
+                "default": 200000,
+                "minimum": 1,
+                "description": "characters of each version's HTML to return",
             },
         },
         required=("url",),

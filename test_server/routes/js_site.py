@@ -5,7 +5,8 @@ checks, plugins/nitpicker_checks/javascript.py); the home page and /static need 
 
 - /links: a script appends a link to /hidden (only a rendering crawler finds /hidden).
 - /text: the main text is written by a script (the HTML as sent says "Loading").
-- /head: a script sets the title, the meta description and the H1.
+- /head: a script sets the title, the meta description and the H1 (another sets window.pwned: the viewer's
+  raw-vs-rendered tab shows the source as text, and the page's scripts must not run in the viewer).
 - /canonical: a script points the canonical at /static.
 - /noindex-added: a script adds meta robots noindex; /noindex-removed: a script removes the one sent.
 """
@@ -45,6 +46,7 @@ _BODIES = {
     ),
     "head": (
         f"<main><h1 id='h'>Sent heading</h1><p>{ARTICLE}</p></main>"
+        + _script("window.pwned = 1")  # the viewer shows this page's source as text: it must never run there
         + _script(
             "document.title = 'Scripted title';"
             "document.querySelector('meta[name=description]').setAttribute('content', 'Scripted description');"

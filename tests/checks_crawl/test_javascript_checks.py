@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from archive.archive_testdata import _rewrite
-from checks_crawl.test_crawl_checks import _crawl, _findings
+from checks_crawl.test_crawl_checks import _findings
 from support import run_cli
 
 from nitpicker_core import js_dependence, read
@@ -49,17 +49,13 @@ COLUMNS: dict[str, tuple[Any, ...]] = {
 
 
 @pytest.fixture(scope="module")
-def archive(site: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    workdir = tmp_path_factory.mktemp("js-crawl")
-    _crawl(workdir, "-o", str(workdir / "js.nitpicker"), f"{site}{J}/")
-    return workdir / "js.nitpicker"
+def archive(js_site_archive: Path) -> Path:
+    return js_site_archive  # tests/conftest.py: shared with the viewer's raw-vs-rendered tab
 
 
 @pytest.fixture(scope="module")
-def unrendered(site: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    workdir = tmp_path_factory.mktemp("js-never")
-    _crawl(workdir, "--render", "never", "-o", str(workdir / "never.nitpicker"), f"{site}{J}/")
-    return workdir / "never.nitpicker"
+def unrendered(js_site_unrendered: Path) -> Path:
+    return js_site_unrendered
 
 
 def _pages(archive: Path, origin: str) -> dict[str, tuple[Any, ...]]:
