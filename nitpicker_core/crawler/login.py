@@ -274,11 +274,16 @@ async def scripted_login(
         page = await host.new_page(user_agent)
         if setup.url:
             await _fill_and_submit(page, setup)
+        refused = False
         for result in pm.hook.crawl_login(context=page.context, page=page):
             if asyncio.iscoroutine(result):
+                if refused:  # the login failed already: the others are not run
+                    result.close()
+                    continue
                 result = await result
-            if result is False:
-                raise LoginError(f"the login failed: a crawl_login hook said so (at {_bare(page.url)})")
+            refused = refused or result is False
+        if refused:
+            raise LoginError(f"the login failed: a crawl_login hook said so (at {_bare(page.url)})")
         await _check_success(page, setup)
         return list(await page.context.cookies())
     except LoginError:
