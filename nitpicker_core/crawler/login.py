@@ -149,7 +149,7 @@ def _netscape(path: Path) -> list[dict[str, Any]]:
                 "path": c.path or "/",
                 "expires": float(c.expires) if c.expires else -1,
                 "secure": bool(c.secure),
-                "httpOnly": bool(c.has_nonstandard_attr("HttpOnly")),
+                "httpOnly": c.has_nonstandard_attr(http.cookiejar.HTTPONLY_ATTR),  # type: ignore[attr-defined]
             }
         )
     if not cookies:

@@ -55,7 +55,7 @@ def _texts(root: Path) -> dict[str, bytes]:
         if path.is_file() and path.read_bytes()[:16] == b"SQLite format 3\x00":
             with sqlite3.connect(path) as db:
                 found[f"{path} (dump)"] = "\n".join(db.iterdump()).encode()
-                for table, in db.execute("select name from sqlite_master where type = 'table'"):
+                for (table,) in db.execute("select name from sqlite_master where type = 'table'"):
                     for row in db.execute(f'select * from "{table}"'):
                         for value in row:
                             if isinstance(value, bytes):
@@ -136,7 +136,14 @@ def test_cookies_and_storage_state_get_into_the_gated_area(site, tmp_path, kind,
         flag, name = "--cookies", "cookies.txt"
     else:
         cookies = [
-            {"name": "sid", "value": token, "domain": "localhost", "path": path, "expires": -1, "httpOnly": True},
+            {
+                "name": "sid",
+                "value": token,
+                "domain": "localhost",
+                "path": path,
+                "expires": -1,
+                "httpOnly": True,
+            },
             {"name": "other", "value": stranger, "domain": ".example.org", "path": "/"},
         ]
         data: object = cookies if kind == "json" else {"cookies": cookies, "origins": []}
@@ -178,7 +185,9 @@ def test_wrong_password_is_one_line_exit_1_and_writes_nothing(site, tmp_path):
     _config(tmp_path, site, run, password="file:" + str(tmp_path / "pw.txt"))
     (tmp_path / "pw.txt").write_text("not-the-password-42\n", encoding="utf-8")
     archive = tmp_path / "members.nitpicker"
-    result = run_cli("crawl", f"{site}/login-site/{run}/members/", "-o", str(archive), cwd=tmp_path, timeout=120)
+    result = run_cli(
+        "crawl", f"{site}/login-site/{run}/members/", "-o", str(archive), cwd=tmp_path, timeout=120
+    )
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "the login failed: still on the login page" in lines[0], result.stderr
@@ -205,7 +214,9 @@ def test_bad_cookies_file_is_one_line_exit_1(site, tmp_path, flag, content, says
     given = tmp_path / "given.txt"
     given.write_text(content, encoding="utf-8")
     archive = tmp_path / "out.nitpicker"
-    result = run_cli("crawl", f"{site}/login-site/x/members/", "-o", str(archive), flag, str(given), cwd=tmp_path)
+    result = run_cli(
+        "crawl", f"{site}/login-site/x/members/", "-o", str(archive), flag, str(given), cwd=tmp_path
+    )
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and says in lines[0], result.stderr
