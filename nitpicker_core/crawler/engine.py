@@ -458,8 +458,10 @@ class Crawler(ResultsMixin):
 
     @property
     def resume_command(self) -> str:
-        secrets = bool(self.options.headers) or any(
-            "@" in root.split("://", 1)[-1].split("/", 1)[0] for root in self.options.roots
+        secrets = (
+            bool(self.options.headers)
+            or self.options.login is not None
+            or any("@" in root.split("://", 1)[-1].split("/", 1)[0] for root in self.options.roots)
         )
         return resume_hint(self.output, needs_secrets=secrets)
 

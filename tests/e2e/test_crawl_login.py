@@ -180,6 +180,39 @@ def test_cookies_and_storage_state_get_into_the_gated_area(site, tmp_path, kind,
     assert_nowhere(work, [token, stranger], result.stdout, result.stderr)
 
 
+def test_a_pipeline_run_logged_in_keeps_the_cookie_out_of_its_journal(site, tmp_path):
+    run = _run("pipeline")
+    token, path = _mint(site, run)
+    state = tmp_path / "secrets" / "state.json"
+    state.parent.mkdir()
+    cookie = {"name": "sid", "value": token, "domain": "localhost", "path": path}
+    state.write_text(json.dumps({"cookies": [cookie], "origins": []}), encoding="utf-8")
+    work = tmp_path / "work"
+    work.mkdir()
+    result = run_cli(
+        "pipeline",
+        f"{site}/login-site/{run}/members/",
+        "-o",
+        str(work / "members.nitpicker"),
+        "--journal-dir",
+        str(work / "runs"),
+        "--no-analyze",
+        "--storage-state",
+        str(state),
+        "--no-image",
+        cwd=work,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    journals = list((work / "runs").glob("*.jsonl"))
+    assert journals and "state.json" in journals[0].read_text()  # the journal names the file, not its cookies
+    from nitpicker_core.archive import open_archive
+
+    with open_archive(work / "members.nitpicker") as reader:
+        assert {page["title"] for page in reader.pages() if page["status"]} == MEMBERS
+    assert_nowhere(work, [token], result.stdout, result.stderr)
+
+
 def test_wrong_password_is_one_line_exit_1_and_writes_nothing(site, tmp_path):
     run = _run("wrong")
     _config(tmp_path, site, run, password="file:" + str(tmp_path / "pw.txt"))
