@@ -336,12 +336,12 @@ def login_setup(kw: dict[str, Any]) -> Any:
     hook = bool(app.pm.hook.crawl_login.get_hookimpls())
     cookies: list[dict[str, Any]] = []
     sources = []
-    if kw.get("cookies_file"):
-        cookies += load_cookies(kw["cookies_file"])
-        sources.append(f"{kw['cookies_file'].name} (--cookies)")
+    if kw.get("cookies_file"):  # a Path, or a str from a resumed pipeline run's journal
+        cookies += load_cookies(Path(kw["cookies_file"]))
+        sources.append(f"{Path(kw['cookies_file']).name} (--cookies)")
     if kw.get("storage_state"):
-        cookies += load_storage_state(kw["storage_state"])
-        sources.append(f"{kw['storage_state'].name} (--storage-state)")
+        cookies += load_storage_state(Path(kw["storage_state"]))
+        sources.append(f"{Path(kw['storage_state']).name} (--storage-state)")
     url = table.get("url", "")
     if not cookies and not url and not hook:
         return None
