@@ -56,6 +56,9 @@ NOT_RENDERED = "--render never: read from the HTML the server sent"
 # --render never: progress told at most this often (seconds); a page takes milliseconds, and counting the queue
 # walks every URL found, so counting at each page's start and end cost more than reading the pages
 PARSED_PROGRESS_EVERY = 0.2
+# a logged-in crawl: how often one page is asked again after the session expired under it (each time after a
+# login again, by this page or another; the logins of a whole crawl are bounded by [login] max_renewals)
+PAGE_RELOGINS = 3
 
 
 @dataclass
@@ -576,7 +579,14 @@ class Crawler(ResultsMixin):
                     pre = await asyncio.to_thread(
                         self.fetcher.fetch, url, auth=auth, headers=headers, **whole
                     )
-            if item.in_scope and pre.ok and await self._relogged(url, seen, pre.status, pre.redirect_chain):
+            for _ in range(PAGE_RELOGINS):  # other pages may spend a fresh session before this one is asked
+                if not (
+                    item.in_scope
+                    and pre.ok
+                    and await self._relogged(url, seen, pre.status, pre.redirect_chain)
+                ):
+                    break
+                seen = self.login.generation if self.login is not None else 0
                 pre = await asyncio.to_thread(self.fetcher.fetch, url, auth=auth, headers=headers, **whole)
         except ValueError as exc:  # it redirects to a URL no request can go to (a port out of range…)
             self._error(item, "invalid-url", f"redirects to an invalid URL: {exc}", "preflight")
@@ -649,7 +659,7 @@ class Crawler(ResultsMixin):
 
     async def _relogged(self, url: str, seen: int, status: int | None, chain: list[str]) -> bool:
         """True when the answer showed the session expired and a login again succeeded: ask once more."""
-        if self.login is None or not self.login.expired(url, status, chain):
+        if self.login is None or not self.login.expired(url, status, chain, seen):
             return False
         renewed = await self.login.renew(seen)
         if not renewed and self.login.failed_renewal:
@@ -740,7 +750,7 @@ class Crawler(ResultsMixin):
         timeout = self.options.page_timeout * 3
         host = urlsplit(url).netloc.rpartition("@")[2].lower()
         attempt = 0
-        relogged = False
+        relogged = 0
         while True:
             seen = self.login.generation if self.login is not None else 0
             cookies = (
@@ -770,10 +780,10 @@ class Crawler(ResultsMixin):
                 break
             if (
                 item.in_scope
-                and not relogged
+                and relogged < PAGE_RELOGINS
                 and await self._relogged(url, seen, scraped.status, list(scraped.redirect_chain or ()))
             ):
-                relogged = True  # the session expired between the preflight and the render: once more
+                relogged += 1  # the session expired between the preflight and the render: once more
                 continue
             final = scraped.redirect_chain[-1] if scraped.redirect_chain else url
             if not self.fetcher.pushed_back(

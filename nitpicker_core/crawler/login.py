@@ -45,7 +45,8 @@ __all__ = [
 #: paths of links that would end the session: never followed while logged in ([login] logout overrides)
 DEFAULT_LOGOUT = (r"log-?out", r"sign-?out", r"log_out", r"sign_out", "ログアウト")
 MAX_RENEWALS = 5  # logins again per crawl after the session expired; [login] max_renewals overrides
-LOGIN_TIMEOUT = 30.0  # seconds for the login page to load and the submit to settle
+LOGIN_TIMEOUT = 30.0  # seconds for the login page to load, a field to fill, the button to click
+SUBMIT_SETTLE = 10.0  # seconds for the submitted form's next page to load (a script login loads none)
 
 
 class LoginError(NitpickerError):
@@ -311,16 +312,15 @@ async def _fill_and_submit(page: Any, setup: LoginSetup) -> None:
     button = page.locator(submit).first
     if not await button.count():
         raise LoginError(f"the login page {_bare(setup.url)} has no submit button {submit!r}")
-    before = page.url
-    await button.click(timeout=timeout_ms, no_wait_after=True)
-    deadline = time.monotonic() + LOGIN_TIMEOUT
-    # a form post navigates; a script login may only change the page: wait for the URL to move or the load
-    while page.url == before and time.monotonic() < deadline:
-        await page.wait_for_timeout(100)
-        if setup.success and await page.locator(setup.success).count():
-            break
-        if await page.locator("text=/captcha/i").count() and page.url == before:
-            break
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    # a form post loads a new document (the same URL again for a wrong password); a script login may only
+    # change the page, so no load within SUBMIT_SETTLE seconds is no failure: the success check decides
+    try:
+        async with page.expect_event("load", timeout=SUBMIT_SETTLE * 1000):
+            await button.click(timeout=timeout_ms)
+    except PlaywrightTimeout:
+        pass
     await page.wait_for_load_state("load", timeout=timeout_ms)
 
 
@@ -456,7 +456,6 @@ class LoginSession:
             )
         self.cookies = kept
         self.generation += 1
-        self.logged_in_ok = False
 
     def header(self, url: str) -> str | None:
         return cookie_header(self.cookies, url) if self.cookies else None
@@ -472,14 +471,15 @@ class LoginSession:
 
         return bool(self._pattern.search(unquote(urlsplit(url).path)))
 
-    def expired(self, url: str, status: int | None, chain: list[str]) -> bool:
-        """The answer says the session is gone: a redirect to the login page, or a 401 after 200s."""
+    def expired(self, url: str, status: int | None, chain: list[str], seen: int | None = None) -> bool:
+        """The answer says the session is gone: a redirect to the login page, or a 401 after 200s (or to a
+        request sent with the cookies of an earlier login, ``seen``: another page renewed them meanwhile)."""
         login = self.setup.url
         if login and _same_page(url, login):
             return False
         if login and any(_same_page(hop, login) for hop in chain):
             return True
-        if status == 401 and self.logged_in_ok:
+        if status == 401 and (self.logged_in_ok or (seen is not None and seen != self.generation)):
             return True
         if status == 200:
             self.logged_in_ok = True

@@ -6,7 +6,7 @@ area; a wrong one shows the form again with "Wrong password". Every view of a me
 spends one of the session's views: a run named ``…-n<N>`` gives N views, then the session is gone and the
 page redirects to the login, as an expired session does. ``/login-site/<run>/logout`` ends the session.
 ``POST /login-site/<run>/mint`` hands a test a session of unlimited views (to write a cookies file with).
-``/login-site/<run>/api/`` answers 401 without a session (a session that expires there says so by a 401).
+``/login-site/<run>/api/`` and its pages answer 401 without a session (an expired session shows as a 401 there).
 No page shows the session token or the password.
 """
 
@@ -113,10 +113,14 @@ def member_page(run: str, name: str):  # type: ignore[no-untyped-def]
 
 
 @bp.get("/<run>/api/")
-def api(run: str):  # type: ignore[no-untyped-def]
-    if not _spend(run):
+@bp.get("/<run>/api/<name>")
+def api(run: str, name: str = ""):  # type: ignore[no-untyped-def]
+    if name and name not in MEMBER_PAGES:
+        return page("Not Found", status=404)
+    if not _spend(run):  # no redirect here: a session that is gone shows as a 401
         return Response("log in first", 401, content_type="text/plain")
-    return page("Members API")
+    title = f"Api {name.title()}" if name else "Api"
+    return page(title, links(*((f"/login-site/{run}/api/{other}", other.title()) for other in MEMBER_PAGES)))
 
 
 @bp.get("/<run>/logout")

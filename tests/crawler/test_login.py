@@ -111,6 +111,10 @@ def test_expiry_is_a_redirect_to_the_login_page_or_a_401_after_a_200():
     assert not session.expired(page, 200, [])
     assert session.expired(page, 401, [])  # a 401 where there were 200s
     assert not session.expired("https://example.com/login", 200, [])  # the login page itself
+    fresh = LoginSession(setup, ["example.com"], None, "ua")
+    fresh.generation = 2
+    assert fresh.expired(page, 401, [], seen=1)  # sent with an earlier login's cookies
+    assert not fresh.expired(page, 401, [], seen=2)
 
 
 def test_a_session_without_a_scripted_login_is_not_renewed_and_says_why():

@@ -115,6 +115,31 @@ def test_scripted_login_gets_in_and_renews_the_expired_session(site, tmp_path, r
     assert_nowhere(tmp_path, [PASSWORD], result.stdout, result.stderr)
 
 
+def test_a_401_after_200s_is_an_expired_session_and_renewed(site, tmp_path):
+    run = _run("api", views=4)
+    _config(tmp_path, site, run)
+    result = run_cli(
+        "crawl",
+        f"{site}/login-site/{run}/api/",
+        "-o",
+        str(tmp_path / "api.nitpicker"),
+        "--render",
+        "never",
+        "--json",
+        cwd=tmp_path,
+        env={"SITE_PASSWORD": PASSWORD},
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    from nitpicker_core.archive import open_archive
+
+    with open_archive(tmp_path / "api.nitpicker") as reader:
+        statuses = {page["title"]: page["status"] for page in reader.pages()}
+    assert statuses == {"Api": 200, **{f"Api {name.title()}": 200 for name in MEMBER_PAGES}}
+    renewals = json.loads(result.stdout)["login"]["renewals"]
+    assert renewals >= 1 and _counts(site, run)[f"POST /login-site/{run}/login"] == 1 + renewals
+
+
 def _mint(site: str, run: str) -> tuple[str, str]:
     got = requests.post(f"{site}/login-site/{run}/mint", timeout=10).json()
     return got["token"], got["path"]
