@@ -56,13 +56,13 @@ def _texts(root: Path) -> dict[str, bytes]:
             with sqlite3.connect(path) as db:
                 found[f"{path} (dump)"] = "\n".join(db.iterdump()).encode()
                 for (table,) in db.execute("select name from sqlite_master where type = 'table'"):
-                    for row in db.execute(f'select * from "{table}"'):
-                        for value in row:
+                    for n, row in enumerate(db.execute(f'select * from "{table}"')):
+                        for i, value in enumerate(row):
                             if isinstance(value, bytes):
                                 try:
-                                    found[f"{path} {table} blob"] = zlib.decompress(value)
+                                    found[f"{path} {table} row {n} column {i}"] = zlib.decompress(value)
                                 except zlib.error:
-                                    found[f"{path} {table} blob"] = value
+                                    found[f"{path} {table} row {n} column {i}"] = value
     return found
 
 
@@ -113,6 +113,8 @@ def test_scripted_login_gets_in_and_renews_the_expired_session(site, tmp_path, r
     assert summary["login"]["logout_skipped"] == 1
     assert options["login"]["fields"] == ["password", "username"]
     assert_nowhere(tmp_path, [PASSWORD], result.stdout, result.stderr)
+    with pytest.raises(AssertionError, match="found in"):  # the search does reach the pages' stored HTML
+        assert_nowhere(tmp_path, ["<title>Member Alpha</title>"])
 
 
 def test_a_401_after_200s_is_an_expired_session_and_renewed(site, tmp_path):
