@@ -24,7 +24,10 @@ CONFIG_FILES = ("nitpicker.toml", ".nitpickerrc.json", "pyproject.toml")
 # Tables holding a command's options (file key = the long flag with "_" for "-"); the CLI says which keys
 # each takes (``load_config(commands=…)``) and turns them into the command's defaults; a flag given wins.
 COMMAND_TABLES = ("crawl", "analyze", "report", "pipeline")
-TOP_LEVEL_KEYS = frozenset({"plugins", "diff", *COMMAND_TABLES})
+TOP_LEVEL_KEYS = frozenset({"plugins", "diff", "login", *COMMAND_TABLES})
+# The [login] table: a scripted login before the crawl (docs/guide/login.md). ``fields`` maps a field's name
+# or CSS selector to its value, written as is or as "env:VAR" / "file:PATH" (read when the crawl starts).
+LOGIN_KEYS = ("url", "fields", "submit", "success", "logout", "max_renewals")
 # The [crawl] table: crawl options a site's config file may fix; the CLI flag of the same name wins.
 # key → smallest allowed value (both are whole numbers; "max-pages" is accepted for "max_pages").
 CRAWL_KEYS: dict[str, int] = {"max_pages": 1, "max_depth": 0}
@@ -173,6 +176,15 @@ class Config:
     diff_table: dict[str, Any] = field(default_factory=lambda: dict(DIFF_DEFAULTS))  # [diff], checked
     # the command tables as written (keys with "_"), unknown keys left out; the CLI checks the values
     tables: dict[str, dict[str, Any]] = field(default_factory=dict)
+    login_table: dict[str, Any] = field(default_factory=dict)  # the file's [login] table, checked
+
+    @property
+    def login(self) -> dict[str, Any]:
+        """The file's ``[login]`` table (empty without one); ``SettingsError`` when it is malformed."""
+        error = self.errors.get("") or self.errors.get("login")
+        if error:
+            raise SettingsError(error, "login")
+        return self.login_table
 
     def error_of(self, plugin: str) -> str | None:
         """The one-line error that stops ``plugin``'s settings from being used, if any."""
@@ -227,6 +239,7 @@ class Config:
             dict(self.errors),
             dict(self.diff_table),
             {name: dict(table) for name, table in self.tables.items()},
+            dict(self.login_table),
         )
 
 
@@ -270,6 +283,10 @@ def load_config(
             )
         except UsageError as exc:
             config.errors.setdefault(name, str(exc))
+    try:
+        config.login_table = _login_table(data.get("login", {}), where, config.warnings)
+    except UsageError as exc:
+        config.errors["login"] = str(exc)
     try:
         config.diff_table = _diff_table(data.get("diff", {}), where, config.warnings)
     except UsageError as exc:
@@ -330,6 +347,38 @@ def _crawl_table(table: Any, where: str, warnings: list[str], known: Collection[
                 f"got {shown(value)}"
             )
         values[name] = value
+    return values
+
+
+def _login_table(table: Any, where: str, warnings: list[str]) -> dict[str, Any]:
+    """The [login] table, its types checked; a value is never quoted (a field value may be a password)."""
+    if not isinstance(table, dict):
+        raise UsageError(f"{where}: 'login' must be a table")
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in LOGIN_KEYS:
+            warnings.append(f"{where}: unknown key {shown('login.' + key)}{closest(key, LOGIN_KEYS)}")
+            continue
+        if key == "fields":
+            if not isinstance(value, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+            ):
+                raise UsageError(
+                    f'{where}: login.fields must be a table of strings (name = "value" or "env:VAR")'
+                )
+        elif key == "logout":
+            if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+                raise UsageError(f"{where}: login.logout must be a list of regular expressions")
+            for item in value:
+                _check_pattern(f"{where}: login.logout", item)
+        elif key == "max_renewals":
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 1000:
+                raise UsageError(f"{where}: login.max_renewals must be a whole number from 0 to 1000")
+        elif not isinstance(value, str):
+            raise UsageError(f"{where}: login.{key} must be a string")
+        values[key] = value
+    if values and "url" not in values and values.get("fields"):
+        raise UsageError(f"{where}: login.fields needs login.url (the page holding the form)")
     return values
 
 

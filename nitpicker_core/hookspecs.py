@@ -21,7 +21,7 @@ import pluggy
 if TYPE_CHECKING:
     import click
     from flask import Request
-    from playwright.async_api import Page
+    from playwright.async_api import BrowserContext, Page
 
     from nitpicker_core.analyze.engine import AnalyzeRun
     from nitpicker_core.checks import Check
@@ -138,6 +138,24 @@ def crawl_should_skip(url: str, crawl: CrawlContext) -> str | None:
     Runs in: the crawler, on a worker thread (an implementation may block, e.g. on a fetch). Called:
     once per URL taken from the queue.
     firstresult: the first non-None reason wins; the URL is recorded as skipped with it.
+    """
+
+
+@hookspec
+def crawl_login(context: BrowserContext, page: Page) -> bool | None:
+    """Log the crawl in, for a login the ``[login]`` table's fields and submit selector cannot do.
+
+    :param context: the Playwright ``BrowserContext`` of the login; its cookies after every
+        implementation ran are the crawl's login state (those of the crawl's hosts only).
+    :param page: a ``Page`` of that context: on the ``[login]`` URL after its form was submitted when the
+        table names one, else blank.
+
+    Runs in: the crawler, on its event loop, in a Chromium of its own (also with ``--render never`` and
+    ``--executor dask…``: the cookies travel to the workers with each page). An implementation may
+    return an awaitable, which the crawler awaits; returning ``False`` says the login failed (the crawl
+    ends with one line, exit 1). Called: once before the crawl when a plugin implements it or the config
+    file has a ``[login]`` table, and again each time the session expired (at most ``max_renewals``).
+    Credentials should come from the environment or a file, never from the plugin's code or settings.
     """
 
 

@@ -40,6 +40,7 @@ GUIDES = {
     "nitpicker": "guide/cli.md",
     "plugins": "guide/cli.md",
     "crawl": "guide/crawl.md",
+    "login": "guide/login.md",
     "analyze": "guide/analyze.md",
     "pipeline": "guide/pipeline.md",
     "issues": "guide/issues.md",

@@ -26,6 +26,7 @@ def test_there_are_hooks_for_every_family():
             "crawl_open_archive",
             "crawl_started",
             "crawl_should_skip",
+            "crawl_login",
             "crawl_before_navigate",
             "crawl_scrape",
             "crawl_parse",

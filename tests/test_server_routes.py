@@ -157,3 +157,25 @@ def test_hanging_subresource_does_not_block_shutdown() -> None:
     reader.join(3)
     assert not reader.is_alive()  # the stream ended once the server stopped
     assert time.monotonic() - started < 3
+
+
+def test_login_site_gates_its_members_area_and_expires_sessions(server) -> None:
+    from test_server.routes.login_site import PASSWORD, USER
+
+    site, _ = server
+    base = f"{site}/login-site/routes-n2"
+    assert get(f"{base}/members/").headers["location"].endswith("/login-site/routes-n2/login")
+    assert get(f"{base}/api/").status_code == 401
+    wrong = requests.post(
+        f"{base}/login", data={"username": USER, "password": "nope"}, allow_redirects=False, timeout=5
+    )
+    assert wrong.status_code == 200 and "Wrong password" in wrong.text and "sid" not in wrong.cookies
+    ok = requests.post(
+        f"{base}/login", data={"username": USER, "password": PASSWORD}, allow_redirects=False, timeout=5
+    )
+    assert ok.status_code == 303 and ok.headers["location"].endswith("/members/")
+    sid = {"sid": ok.cookies["sid"]}
+    alpha = get(f"{base}/members/alpha", cookies=sid).text
+    assert "Member Alpha" in alpha and sid["sid"] not in alpha  # no page shows the token
+    assert get(f"{base}/members/bravo", cookies=sid).status_code == 200
+    assert get(f"{base}/members/charlie", cookies=sid).status_code == 302  # two views, then it expired

@@ -241,6 +241,19 @@ def crawl_options(f: Any) -> Any:
             metavar="NAME:VALUE",
             help="NAME:VALUE sent to in-scope URLs only; never stored (repeatable).",
         ),
+        click.option(
+            "--cookies",
+            "cookies_file",
+            type=click.Path(path_type=Path),
+            metavar="FILE",
+            help="Crawl logged in with these cookies: a Netscape cookies.txt or a JSON list of cookies; only those of the crawl's hosts are used, never stored.",
+        ),
+        click.option(
+            "--storage-state",
+            type=click.Path(path_type=Path),
+            metavar="FILE",
+            help="Crawl logged in with the cookies of a Playwright storage state (`nitpicker login URL --save FILE` makes one); never stored.",
+        ),
         click.option("--strict", is_flag=True, help="Exit 1 instead of 2 when only external links failed."),
         click.option("-v", "--verbose", "verbose_here", is_flag=True, help="Same as `nitpicker --verbose`."),
         click.option("-s", "--silent", "silent_here", is_flag=True, help="Same as `nitpicker --silent`."),
@@ -306,6 +319,51 @@ def continue_options(f: Any) -> Any:
     return f
 
 
+def login_setup(kw: dict[str, Any]) -> Any:
+    """How the crawl logs in (--cookies, --storage-state, the config file's [login] table, a crawl_login hook),
+    or None. Secrets are read here (``env:``/``file:``); a file that does not parse is one line."""
+    from nitpicker_core.crawler.login import (
+        DEFAULT_LOGOUT,
+        MAX_RENEWALS,
+        LoginSetup,
+        load_cookies,
+        load_storage_state,
+        resolve_secret,
+    )
+
+    app = get_app()
+    table = app.config().login
+    hook = bool(app.pm.hook.crawl_login.get_hookimpls())
+    cookies: list[dict[str, Any]] = []
+    sources = []
+    if kw.get("cookies_file"):  # a Path, or a str from a resumed pipeline run's journal
+        cookies += load_cookies(Path(kw["cookies_file"]))
+        sources.append(f"{Path(kw['cookies_file']).name} (--cookies)")
+    if kw.get("storage_state"):
+        cookies += load_storage_state(Path(kw["storage_state"]))
+        sources.append(f"{Path(kw['storage_state']).name} (--storage-state)")
+    url = table.get("url", "")
+    if not cookies and not url and not hook:
+        return None
+    if url:
+        _check_url(url)
+    fields = {
+        name: resolve_secret(value, f"login.fields.{name}")
+        for name, value in (table.get("fields") or {}).items()
+    }
+    return LoginSetup(
+        cookies=cookies,
+        source=", ".join(sources),
+        url=url,
+        fields=fields,
+        submit=table.get("submit", ""),
+        success=table.get("success", ""),
+        hook=hook,
+        logout=tuple(table.get("logout", DEFAULT_LOGOUT)),
+        max_renewals=table.get("max_renewals", MAX_RENEWALS),
+    )
+
+
 def build_options(urls: tuple[str, ...], kw: dict[str, Any]) -> Any:
     from nitpicker_core.crawler.options import CrawlOptions
 
@@ -348,6 +406,7 @@ def build_options(urls: tuple[str, ...], kw: dict[str, Any]) -> Any:
         screenshots=kw["screenshots"],
         render=kw.get("render") or "always",
         headers=_headers(kw["headers"]),
+        login=login_setup(kw),
         single=kw["single"],
         strict=kw["strict"],
     ), ([_check_url(u) for u in listed] if listed else None)
@@ -386,7 +445,7 @@ def _continued_options(
     with open_archive(archive) as reader:
         stored = reader.info().get("options") or {}
     known = {f.name for f in fields(CrawlOptions)}
-    values = {k: v for k, v in stored.items() if k in known and k != "headers"}
+    values = {k: v for k, v in stored.items() if k in known and k not in ("headers", "login")}
     given = [_check_url(u) for u in urls]
     if mode == "append":
         if not given:
@@ -402,6 +461,7 @@ def _continued_options(
     if not values.get("roots"):
         raise UsageError(f"{archive.name} records no roots to crawl from")
     values.update(parallels=kw["parallels"], interval=kw["interval"], headers=_headers(kw["headers"]))
+    values["login"] = login_setup(kw)  # given again for each run, as the credentials are: never stored
     # politeness given now holds for this run (the stored one when not given)
     values.update({k: kw[k] for k in ("max_rps",) if kw.get(k) is not None})
     # limits given now apply to this run into the archive (say, a wider --max-pages to go on)
@@ -463,6 +523,24 @@ def _unextracted(stats: Any) -> str:
     )
 
 
+def login_lines(stats: Any) -> list[str]:
+    """A logged-in crawl in a line or two: the cookies used and dropped, logins again, logout links left out."""
+    login = getattr(stats, "login", None) or {}
+    if not login:
+        return []
+    parts = [f"Logged in: {login.get('cookies', 0)} cookie(s) for the crawl's hosts"]
+    if login.get("dropped_cookies"):
+        parts.append(f"{login['dropped_cookies']} cookie(s) of other hosts dropped")
+    if login.get("logout_skipped"):
+        parts.append(f"{login['logout_skipped']} logout link(s) left out")
+    lines = ["; ".join(parts)]
+    if login.get("renewals"):
+        lines.append(f"Logged in again: {login['renewals']} time(s) (the session expired)")
+    if login.get("not_renewed"):
+        lines.append(f"The session expired and was not renewed: {login['not_renewed']}")
+    return lines
+
+
 def _revalidated(counts: dict[str, Any]) -> str:
     """What --update's conditional requests found, in one line."""
     if counts.get("off"):
@@ -495,6 +573,7 @@ def crawl_result(output: Path, stats: Any, facts: dict[str, Any]) -> dict[str, A
         **({"revalidation": stats.revalidation} if stats.revalidation else {}),
         # seconds waited before requests to each host: Retry-After, slowdown, --max-rps, Crawl-delay
         **({"waited": stats.waited} if getattr(stats, "waited", None) else {}),
+        **({"login": stats.login} if getattr(stats, "login", None) else {}),
         **facts,
         "errors": {
             "internal": stats.internal_errors,
@@ -525,6 +604,7 @@ def crawl_summary(output: Path, stats: Any, facts: dict[str, Any]) -> list[str]:
         )
     }
     notes = [note.lstrip("; ") for note in (_left_out(stats), _unextracted(stats)) if note]
+    notes += login_lines(stats)
     return [
         *summary.crawl_lines(crawl, facts),
         *notes,
@@ -558,6 +638,10 @@ def exit_code(stats: Any, strict: bool) -> int:
 
 @hookimpl
 def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
+    from nitpicker_cli.commands.login import register_login
+
+    register_login(cli)
+
     @cli.command("crawl")
     @click.argument("urls", nargs=-1)
     @crawl_options
@@ -633,6 +717,9 @@ def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
                 app.info(line)
         if stats.revalidation:
             app.info(_revalidated(stats.revalidation))
+        if not human:
+            for line in login_lines(stats):
+                app.info(line)
         if stats.internal_errors and mode in ("new", "update", "append"):
             for line in unreachable_roots(output, options.roots):  # why, in the words of the error kind
                 click.echo(f"nitpicker: error: {line}", err=True)

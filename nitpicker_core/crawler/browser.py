@@ -40,18 +40,20 @@ __all__ = [
 ]
 
 
-async def launch(playwright: Any, *, extra_args: list[str] | None = None) -> Any:
-    """Launch headless Chromium with ``find_browser()``'s executable; NitpickerError when there is none."""
+async def launch(playwright: Any, *, extra_args: list[str] | None = None, headless: bool = True) -> Any:
+    """Launch Chromium (headless unless told) with ``find_browser()``'s executable; NitpickerError when there is none."""
     executable = find_browser()
     if executable is None:
         env = os.environ.get("NITPICKER_BROWSER")
         raise NitpickerError(
             f"NITPICKER_BROWSER={env} does not exist or is not executable" if env else NOT_FOUND
         )
-    kwargs: dict[str, Any] = {"headless": True, "args": browser_args(extra_args)}
+    kwargs: dict[str, Any] = {"headless": headless, "args": browser_args(extra_args)}
     own = _playwright_chromium()
     if own and own[0] == executable and not os.environ.get("NITPICKER_BROWSER"):
-        if own[1] == "full":  # only the full build is installed: headless needs the "chromium" channel
+        if (
+            own[1] == "full" and headless
+        ):  # only the full build is installed: headless needs the "chromium" channel
             kwargs["channel"] = "chromium"
     else:
         kwargs["executable_path"] = executable

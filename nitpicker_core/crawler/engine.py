@@ -16,6 +16,7 @@ from nitpicker_core.crawler.errors import PERMANENT_KINDS, DnsBurnList
 from nitpicker_core.crawler.events import EventSink
 from nitpicker_core.crawler.fetch import Fetcher, FetchResult, HostThrottle
 from nitpicker_core.crawler.limits import ArchivedDepths, Limits, record_held
+from nitpicker_core.crawler.login import LoginSession
 from nitpicker_core.crawler.options import CrawlOptions
 from nitpicker_core.crawler.pagination import PaginationPredictor
 from nitpicker_core.crawler.phases import PhaseClock
@@ -55,6 +56,9 @@ NOT_RENDERED = "--render never: read from the HTML the server sent"
 # --render never: progress told at most this often (seconds); a page takes milliseconds, and counting the queue
 # walks every URL found, so counting at each page's start and end cost more than reading the pages
 PARSED_PROGRESS_EVERY = 0.2
+# a logged-in crawl: how often one page is asked again after the session expired under it (each time after a
+# login again, by this page or another; the logins of a whole crawl are bounded by [login] max_renewals)
+PAGE_RELOGINS = 3
 
 
 @dataclass
@@ -76,6 +80,8 @@ class CrawlStats:
     revalidation: dict[str, Any] = field(default_factory=dict)  # --update: conditional requests and 304s
     # seconds this run waited before requests to each host (Retry-After, slowdown, --max-rps, Crawl-delay)
     waited: dict[str, float] = field(default_factory=dict)
+    # a logged-in crawl: cookies used, cookies of other hosts dropped, logins again, logout links left out
+    login: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -171,6 +177,11 @@ class Crawler(ResultsMixin):
         self._parsing = options.render == "never"  # no browser: pages read from the HTML as sent
         self._checked: dict[str, asyncio.Task[Resource | None]] = {}  # --render never: sub-resources asked
         self._progress_at = 0.0  # when progress was last told
+        self.login: LoginSession | None = None  # --cookies, --storage-state, a scripted login
+        if options.login is not None:
+            hosts = {entry.host for entry in self.scope.entries}
+            self.login = LoginSession(options.login, hosts, pm, options.user_agent)
+            self.fetcher.use_login(self.login.header)
 
     # -- lifecycle -------------------------------------------------------------------------------------
     async def run(self) -> CrawlStats:
@@ -186,6 +197,8 @@ class Crawler(ResultsMixin):
         stop.on_first(self._request_stop)
         self._stub_existed = stub_path(self.output).exists()
         try:
+            if self.login is not None:  # a login that fails ends the crawl before anything is written
+                await self.login.start()
             self._open_archive()
             self.pm.hook.crawl_started(crawl=self.crawl)
         except BaseException:
@@ -233,6 +246,8 @@ class Crawler(ResultsMixin):
             await host.close()
             self.stats.seconds = round(time.monotonic() - started, 3)
             self.stats.phases = self.clock.as_dict()
+            if self.login is not None:
+                self.stats.login = self.login.stats()
             if self.crawl.mode == "update":
                 self.stats.revalidation = self.revalidation.as_dict()
             if self._stopping or not self.queue.idle():
@@ -446,8 +461,10 @@ class Crawler(ResultsMixin):
 
     @property
     def resume_command(self) -> str:
-        secrets = bool(self.options.headers) or any(
-            "@" in root.split("://", 1)[-1].split("/", 1)[0] for root in self.options.roots
+        secrets = (
+            bool(self.options.headers)
+            or self.options.login is not None
+            or any("@" in root.split("://", 1)[-1].split("/", 1)[0] for root in self.options.roots)
         )
         return resume_hint(self.output, needs_secrets=secrets)
 
@@ -544,6 +561,7 @@ class Crawler(ResultsMixin):
             {"method": "GET", "body_limit": PARSE_BODY_LIMIT} if self._parsing and not metadata_only else {}
         )
         fetch_started = time.perf_counter()
+        seen = self.login.generation if self.login is not None else 0
         try:
             pre = await asyncio.to_thread(
                 self.fetcher.fetch,
@@ -561,6 +579,15 @@ class Crawler(ResultsMixin):
                     pre = await asyncio.to_thread(
                         self.fetcher.fetch, url, auth=auth, headers=headers, **whole
                     )
+            for _ in range(PAGE_RELOGINS):  # other pages may spend a fresh session before this one is asked
+                if not (
+                    item.in_scope
+                    and pre.ok
+                    and await self._relogged(url, seen, pre.status, pre.redirect_chain)
+                ):
+                    break
+                seen = self.login.generation if self.login is not None else 0
+                pre = await asyncio.to_thread(self.fetcher.fetch, url, auth=auth, headers=headers, **whole)
         except ValueError as exc:  # it redirects to a URL no request can go to (a port out of range…)
             self._error(item, "invalid-url", f"redirects to an invalid URL: {exc}", "preflight")
             return False
@@ -615,12 +642,29 @@ class Crawler(ResultsMixin):
 
     def _skip_reason(self, url: str) -> str | None:
         """Why ``url`` is skipped (the crawler's policy first, then plugins), and robots.txt's Crawl-delay noted."""
-        reason = self.policy.skip_reason(url) or self.pm.hook.crawl_should_skip(url=url, crawl=self.crawl)
+        reason = self.policy.skip_reason(url) or self._logout_reason(url)
+        reason = reason or self.pm.hook.crawl_should_skip(url=url, crawl=self.crawl)
         if not reason:
             delay = self.policy.crawl_delay(url)
             if delay:  # robots.txt Crawl-delay: spaces requests to this host only
                 self.fetcher.throttle.set_interval(*delay)
         return reason
+
+    def _logout_reason(self, url: str) -> str | None:
+        """Logged in, a link of the site's that would log out is left out (it would end the session)."""
+        if self.login is None or not self.scope.same_host(url) or not self.login.is_logout(url):
+            return None
+        self.login.logout_skipped += 1
+        return "excluded (a logout link: the crawl is logged in)"
+
+    async def _relogged(self, url: str, seen: int, status: int | None, chain: list[str]) -> bool:
+        """True when the answer showed the session expired and a login again succeeded: ask once more."""
+        if self.login is None or not self.login.expired(url, status, chain, seen):
+            return False
+        renewed = await self.login.renew(seen)
+        if not renewed and self.login.failed_renewal:
+            log.warning("the session expired and was not renewed: %s", self.login.failed_renewal)
+        return renewed
 
     def _is_root(self, url: str) -> bool:
         return url in self._seeds
@@ -706,13 +750,18 @@ class Crawler(ResultsMixin):
         timeout = self.options.page_timeout * 3
         host = urlsplit(url).netloc.rpartition("@")[2].lower()
         attempt = 0
+        relogged = 0
         while True:
+            seen = self.login.generation if self.login is not None else 0
+            cookies = (
+                self.login.browser_cookies() if self.login is not None and self.scope.same_host(url) else None
+            )
             # the navigation is a request to the host as the preflight is: it waits for its turn (--max-rps,
             # Retry-After, the slowdown); the sub-resources the browser loads do not
             await asyncio.to_thread(self.fetcher.throttle.wait, host)
             if self._remote is not None:  # a Dask worker's Chromium renders it; the rest stays here
                 scraped = await self._remote.render(
-                    url, light=light, credentials=credentials, timeout=timeout
+                    url, light=light, credentials=credentials, timeout=timeout, cookies=cookies
                 )
             else:
                 scraped = await render_page(
@@ -725,9 +774,17 @@ class Crawler(ResultsMixin):
                     credentials=credentials,
                     timeout=timeout,
                     route=self.policy.route_headers,
+                    cookies=cookies,
                 )
             if not isinstance(scraped, ScrapeResult) or self._stopping:
                 break
+            if (
+                item.in_scope
+                and relogged < PAGE_RELOGINS
+                and await self._relogged(url, seen, scraped.status, list(scraped.redirect_chain or ()))
+            ):
+                relogged += 1  # the session expired between the preflight and the render: once more
+                continue
             final = scraped.redirect_chain[-1] if scraped.redirect_chain else url
             if not self.fetcher.pushed_back(
                 final, scraped.status, (scraped.headers or {}).get("retry-after"), attempt

@@ -9,6 +9,7 @@ from __future__ import annotations
 import codecs
 import functools
 import html
+import http.cookiejar
 import re
 import threading
 import time
@@ -244,6 +245,15 @@ class Fetcher:
             "Cache-Control": "no-cache",
             "Pragma": "no-cache",
         }
+        self._cookies: Callable[[str], str | None] | None = None
+
+    def use_login(self, cookie_header: Callable[[str], str | None]) -> None:
+        """Send the login's cookies (``cookie_header(url)``) with every request, and keep no cookie of its own.
+
+        The login state is the one source of cookies: a cookie a page sets meanwhile would outlive a renewal.
+        """
+        self._cookies = cookie_header
+        self._session.cookies.set_policy(_NoCookies())
 
     def close(self) -> None:
         self._session.close()
@@ -377,13 +387,17 @@ class Fetcher:
             self.throttle.wait(_host_key(current))  # waiting for our turn is not the server's time
             self._guard.check()
             same_host = _host_key(current) == origin
+            headers = {**self._headers, **extra} if extra and same_host else self._headers
+            cookie = self._cookies(current) if self._cookies is not None else None
+            if cookie:  # the login's cookies for this hop's host (cookie_header scopes them)
+                headers = {**headers, "Cookie": cookie}
             request = {
                 "method": method,
                 "url": current,
                 "timeout": (min(timeout, left), min(timeout, left)),
                 "allow_redirects": False,
                 "stream": True,
-                "headers": {**self._headers, **extra} if extra and same_host else self._headers,
+                "headers": headers,
                 "auth": auth if same_host else None,  # never leak credentials to other hosts
             }
             started = time.monotonic()
@@ -450,6 +464,16 @@ class Fetcher:
             response_ms=round(response.elapsed.total_seconds() * 1000),
             http_version=_HTTP_VERSIONS.get(getattr(response.raw, "version", 0)),
         )
+
+
+class _NoCookies(http.cookiejar.DefaultCookiePolicy):
+    """A jar policy that neither keeps nor sends a cookie (a logged-in crawl sends the login's own)."""
+
+    def set_ok(self, cookie: Any, request: Any) -> bool:
+        return False
+
+    def return_ok(self, cookie: Any, request: Any) -> bool:
+        return False
 
 
 _HTTP_VERSIONS = {10: "http/1.0", 11: "http/1.1", 20: "h2"}

@@ -5,11 +5,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from nitpicker_core.defaults import FETCH_TIMEOUTS, IMAGE_PRESETS, SCRAPE_TIMEOUTS
 from nitpicker_core.urls import split_credentials
+
+if TYPE_CHECKING:
+    from nitpicker_core.crawler.login import LoginSetup
 
 
 @dataclass
@@ -51,6 +54,8 @@ class CrawlOptions:
     sitemap_seed: bool = True  # the sitemaps' URLs in scope are crawled as well as the roots
     # "always": every in-scope page rendered in Chromium; "never": read from the HTML as sent, no browser
     render: str = "always"
+    # --cookies, --storage-state, the [login] table: cookies and field values are secrets (see for_storage)
+    login: LoginSetup | None = field(default=None, repr=False)
 
     def for_storage(self) -> dict[str, Any]:
         """The options as recorded in the archive: no credentials, no header values."""
@@ -59,6 +64,7 @@ class CrawlOptions:
         data["scope"] = [split_credentials(s)[0] for s in self.scope]
         data["sitemaps"] = [split_credentials(s)[0] for s in self.sitemaps]
         data["headers"] = sorted(self.headers)  # names only: values are often tokens
+        data["login"] = self.login.for_storage() if self.login is not None else None  # never a value
         return data
 
     def scrape_options(self) -> dict[str, Any]:

@@ -56,6 +56,8 @@ class RenderJob:
     timeout: float
     credentials: dict[str, str] | None = field(default=None, repr=False)
     headers: dict[str, str] = field(default_factory=dict, repr=False)
+    # a logged-in crawl's cookies: the login runs on the client, its cookies travel with each job
+    cookies: list[dict[str, Any]] = field(default_factory=list, repr=False)
 
 
 class BrowserWorker(WorkerPlugin):
@@ -121,6 +123,7 @@ class BrowserWorker(WorkerPlugin):
             credentials=job.credentials,
             timeout=job.timeout,
             route=self._router(job.headers),
+            cookies=job.cookies or None,
         )
 
     def _router(self, headers: dict[str, str]) -> Any:
@@ -195,13 +198,19 @@ class DaskRenderer:
         """Nothing to kill here: each worker's Chromium goes with its worker."""
 
     async def render(
-        self, url: str, *, light: bool, credentials: dict[str, str] | None, timeout: float
+        self,
+        url: str,
+        *,
+        light: bool,
+        credentials: dict[str, str] | None,
+        timeout: float,
+        cookies: list[dict[str, Any]] | None = None,
     ) -> ScrapeResult | RenderFailure | None:
         if self.lost is None and self.client.status in ("closing", "closed"):
             self._lose("the Dask client is closed")
         if self.lost is not None:
             raise ClusterLost(self.lost)
-        job = RenderJob(self.name, url, light, timeout, credentials, self._headers)
+        job = RenderJob(self.name, url, light, timeout, credentials, self._headers, list(cookies or ()))
         key = TASK_PREFIX + uuid.uuid4().hex
         future = self.client.submit(render_on_worker, job, key=key, pure=False, retries=TASK_RETRIES)
         try:

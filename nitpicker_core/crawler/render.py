@@ -39,12 +39,14 @@ async def render_page(
     credentials: dict[str, str] | None,
     timeout: float,
     route: Callable[[Any], Awaitable[None]] | None = None,
+    cookies: list[dict[str, Any]] | None = None,
 ) -> ScrapeResult | RenderFailure | None:
     """``crawl_before_navigate`` then ``crawl_scrape`` for ``url`` on the page ``slots`` leases to ``slot``.
 
     None when no plugin scraped the URL. A page that cannot be leased (the browser will not start) raises.
+    ``cookies``: a logged-in crawl's, added to the page's context before it navigates.
     """
-    page = await slots.acquire(slot, credentials)
+    page = await slots.acquire(slot, credentials, cookies)
     healthy = False
     try:
         if route is not None:

@@ -38,7 +38,16 @@ class PageSlots:
         self.host, self.user_agent = host, user_agent
         self._slots: dict[int, _Slot] = {}
 
-    async def acquire(self, worker: int, credentials: dict[str, str] | None) -> Any:
+    async def acquire(
+        self, worker: int, credentials: dict[str, str] | None, cookies: list[dict[str, Any]] | None = None
+    ) -> Any:
+        """The worker's page, its cookies cleared; then ``cookies`` (a login's) added for the URL to come."""
+        page = await self._acquire(worker, credentials)
+        if cookies:
+            await page.context.add_cookies(cookies)
+        return page
+
+    async def _acquire(self, worker: int, credentials: dict[str, str] | None) -> Any:
         key = (credentials["username"], credentials["password"]) if credentials else None
         slot = self._slots.get(worker)
         generation = getattr(self.host, "restarts", 0)

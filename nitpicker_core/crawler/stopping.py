@@ -31,7 +31,9 @@ def resume_hint(output: Any, *, needs_secrets: bool = False) -> str:
 
     command = f"nitpicker crawl --resume {shlex.quote(str(output))}"
     if needs_secrets:  # credentials and --header values are never stored, so they must be given again
-        command += " (give the root URL with its credentials and every --header again)"
+        command += (
+            " (give the root URL with its credentials, every --header, --cookies and --storage-state again)"
+        )
     return command
 
 

@@ -1,0 +1,45 @@
+"""`nitpicker login URL --save FILE`: log in by hand in a visible browser, for `crawl --storage-state FILE`."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import click
+
+from nitpicker_cli.app import get_app
+
+
+def register_login(cli: click.Group) -> None:
+    """Added to the CLI by `crawl`'s register_commands: the login serves the crawl."""
+
+    @cli.command("login")
+    @click.argument("url")
+    @click.option(
+        "--save",
+        type=click.Path(path_type=Path),
+        required=True,
+        metavar="FILE",
+        help="Where to write the storage state (cookies) once you are logged in; readable by you only.",
+    )
+    def login(url: str, save: Path) -> None:
+        """Open URL in a visible Chromium to log in by hand (a CAPTCHA, two factors, a login no script can
+        pass); close the window or press Enter when logged in, and the browser's cookies are saved to FILE
+        for `nitpicker crawl --storage-state FILE`. Needs a display ($DISPLAY or $WAYLAND_DISPLAY)."""
+        from nitpicker_cli.commands.crawl import _check_url
+        from nitpicker_core.crawler.login import NO_DISPLAY, LoginError, has_display, save_login
+        from nitpicker_core.writable import check_file_destination
+
+        app = get_app()
+        _check_url(url)
+        if not has_display():
+            raise LoginError(NO_DISPLAY)
+        check_file_destination(save, save.name)
+        app.info(f"log in in the browser window, then close it or press Enter here; cookies go to {save}")
+
+        async def enter() -> None:
+            await asyncio.to_thread(sys.stdin.readline)
+
+        count = asyncio.run(save_login(url, save, enter))
+        app.info(f"saved {count} cookie(s) to {save}: crawl with --storage-state {save}")
