@@ -1,0 +1,103 @@
+"""`crawl --render auto`: each template's rendered sample decides whether its pages are rendered (/auto-site/).
+
+The mixed site has templates whose scripts change nothing (article: a script; list: none) and templates
+whose scripts build links or change the head; one page has no body at all, one mislabels its charset. The
+test asserts exactly which pages were rendered, the decision stored with each, and that the
+JavaScript-dependence findings are those of `--render always`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from checks_crawl.test_crawl_checks import _findings
+
+from nitpicker_core.archive import open_archive
+
+pytestmark = pytest.mark.browser
+
+A = "/auto-site"
+ARTICLE, LIST, BUILT, HEAD = "article", "list", "built", "head"
+# page → (template, rendered, the decision's reason); the template is None for a page nothing could group
+EXPECTED: dict[str, tuple[str | None, bool, str]] = {
+    "/": ("home", True, "sample of its template: same"),
+    "/article/1": (ARTICLE, True, "sample of its template: same"),
+    "/article/2": (ARTICLE, False, "sample {A}/article/1 same"),
+    "/article/3": (ARTICLE, False, "sample {A}/article/1 same"),
+    "/latin": (ARTICLE, False, "sample {A}/article/1 same"),  # Latin-1 bytes sent as UTF-8
+    "/article/11": (ARTICLE, False, "sample {A}/article/1 same"),  # found only by rendering /built/1
+    "/article/12": (ARTICLE, False, "sample {A}/article/1 same"),
+    "/list/1": (LIST, True, "sample of its template: same"),
+    "/list/2": (LIST, False, "sample {A}/list/1 same"),
+    "/built/1": (BUILT, True, "sample of its template: differs: links +1"),
+    "/built/2": (BUILT, True, "sample {A}/built/1 differs: links +1"),
+    "/head/title": (HEAD, True, "sample of its template: differs: title"),
+    "/head/canonical": (HEAD, True, "sample {A}/head/title differs: title"),
+    "/head/robots": (HEAD, True, "sample {A}/head/title differs: title"),
+    "/empty": (None, True, "the HTML as sent could not be parsed: rendered"),
+}
+JS_CHECKS = ("js-links-rendered-only", "js-text-rendered-only", "js-head-changed", "js-noindex-mismatch")
+JS_FINDINGS = {
+    "js-links-rendered-only": {(f"{A}/built/1", f"{A}/article/11"), (f"{A}/built/2", f"{A}/article/12")},
+    "js-text-rendered-only": set(),
+    "js-head-changed": {
+        (f"{A}/head/title", "title"),
+        (f"{A}/head/canonical", "canonical"),
+        (f"{A}/head/robots", "robots"),
+    },
+    "js-noindex-mismatch": {(f"{A}/head/robots", "noindex only after rendering")},
+}
+
+
+def _decisions(archive: Path, origin: str) -> dict[str, tuple[dict | None, str | None]]:
+    with open_archive(archive) as reader:
+        rows = reader.execute(
+            "SELECT u.url, json_extract(ps.html_facts, '$.render'), ps.unrendered FROM commit_page cp "
+            "JOIN page_state ps ON ps.id = cp.state_id JOIN url u ON u.id = cp.url_id "
+            "WHERE cp.commit_id = ? AND u.url LIKE ? AND ps.content_type LIKE 'text/html%'",
+            (reader.resolve(None), f"{origin}{A}/%"),
+        )
+    return {url.replace(origin + A, ""): (json.loads(d) if d else None, why) for url, d, why in rows}
+
+
+@pytest.fixture
+def auto(crawl, site):
+    return crawl("--render", "auto", "--json", f"{site}{A}/", name="auto", shared=True)
+
+
+def test_auto_renders_the_templates_whose_sample_differs(auto, site):
+    found = _decisions(auto.archive, site)
+    assert set(found) == set(EXPECTED)
+    templates: dict[str | None, set[str]] = {}
+    for path, (template, rendered, reason) in EXPECTED.items():
+        decision, unrendered = found[path]
+        assert decision is not None, path
+        assert decision["mode"] == "auto" and decision["rendered"] is rendered, (path, decision)
+        assert decision["reason"] == reason.format(A=site + A), (path, decision)
+        # the page's record says it was read without a browser, and why, exactly when it was
+        assert unrendered == (None if rendered else f"--render auto: {decision['reason']}"), path
+        templates.setdefault(template, set()).add(decision["template"])
+    # one key per template, told apart from the others; the empty page has none
+    assert templates.pop(None) == {None}
+    assert all(len(keys) == 1 for keys in templates.values()), templates
+    assert len(set().union(*templates.values())) == len(templates)
+    result = json.loads(auto.result.stdout)
+    rendered = sum(1 for _, r, _ in EXPECTED.values() if r)
+    assert (result["rendered"], result["parsed"]) == (rendered, len(EXPECTED) - rendered)
+    assert result["auto"] == {"templates": 5, "samples": 5, "rendered_templates": 2, "degraded": ""}
+    assert (
+        f"({rendered} rendered, {len(EXPECTED) - rendered} read without a browser (auto: 5 templates, 2 rendered)"
+        in (auto.result.stderr)
+    )
+    # the page read from Latin-1 bytes labelled UTF-8 was stored as a browser decodes it
+    assert auto.page(f"{site}{A}/latin")["title"] == "Caf\ufffd"
+
+
+def test_auto_finds_what_always_finds(auto, crawl, site):
+    always = crawl(f"{site}{A}/", name="always", shared=True)
+    assert set(always.pages) == set(auto.pages)
+    got, expected = _findings(auto.archive, site), _findings(always.archive, site)
+    for check in JS_CHECKS:
+        assert got[check] == expected[check] == JS_FINDINGS[check], check
