@@ -31,7 +31,7 @@ from nitpicker_core.defaults import IMAGE_PRESETS, SCRAPE_TIMEOUTS, node_prefix
 from nitpicker_core.errors import ArchiveError, NitpickerError, NotConfigured, UsageError
 from nitpicker_core.hookspecs import hookimpl, hookspec
 from nitpicker_core.html_facts import JS as JS_DEPENDENCE_FACT
-from nitpicker_core.html_facts import canonical_elements, js_dependence, nofollow_targets
+from nitpicker_core.html_facts import canonical_elements, js_dependence, nofollow_targets, render_decision
 from nitpicker_core.html_facts import derive as derive_html_facts
 from nitpicker_core.html_facts import stored as stored_html_facts
 from nitpicker_core.indexability import non_indexable_reason
@@ -211,6 +211,7 @@ __all__ = [
     "canonical_elements",
     "nofollow_targets",
     "js_dependence",
+    "render_decision",
     "JS_DEPENDENCE_FACT",
     "derive_html_facts",
     "stored_html_facts",

@@ -101,3 +101,35 @@ def test_auto_finds_what_always_finds(auto, crawl, site):
     got, expected = _findings(auto.archive, site), _findings(always.archive, site)
     for check in JS_CHECKS:
         assert got[check] == expected[check] == JS_FINDINGS[check], check
+
+
+def test_the_pages_query_and_the_page_detail_show_the_decision(auto, site):
+    from nitpicker_core.plugins import make_plugin_manager
+    from nitpicker_core.query import run_query
+    from nitpicker_core.registries import query_registry
+    from nitpicker_viewer.app import create_app
+
+    pm = make_plugin_manager()
+    with open_archive(auto.archive) as reader:
+        rows = run_query(query_registry(pm), reader, "pages", {"url": f"{site}{A}/", "limit": 100})["items"]
+    column = {row["url"].replace(site + A, ""): row["render_decision"] for row in rows}
+    for path, (_, rendered, reason) in EXPECTED.items():
+        said = "rendered: " if rendered else "read as sent: "
+        assert column[path] == said + reason.format(A=site + A), path
+    app = create_app(auto.archive, pm)
+    try:
+        client = app.test_client()
+        sent = client.get("/page", query_string={"url": f"{site}{A}/list/2"}).get_data(as_text=True)
+        sample = client.get("/page", query_string={"url": f"{site}{A}/built/1"}).get_data(as_text=True)
+        ja = client.get(
+            "/page", query_string={"url": f"{site}{A}/list/2"}, headers={"Accept-Language": "ja"}
+        ).get_data(as_text=True)
+    finally:
+        app.config["NITPICKER_CLOSE"]()
+    assert "<strong>Read from the HTML as sent, without a browser</strong> (--render auto, template" in sent
+    assert f": sample {site}{A}/list/1 same</td>" in sent
+    assert (
+        "<strong>Rendered in the browser</strong>" in sample
+        and "sample of its template: differs: links +1" in sample
+    )
+    assert "<strong>送られた HTML からブラウザーなしで読み取り</strong>" in ja
