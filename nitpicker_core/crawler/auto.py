@@ -27,7 +27,7 @@ import lxml.etree
 import lxml.html
 
 SKELETON_DEPTH = 3  # elements below <body> read for the signature (body's children are depth 1)
-MIN_GROUPS = 20  # templates any site may have before the degradation rule applies
+MIN_GROUPS = 50  # templates any site may have before the degradation rule applies
 GROUP_SHARE = 0.5  # more groups than this share of the pages seen: render every page from then on
 TEXT_SHARE = 90  # a sample whose HTML as sent has under this percent of its rendered main text differs
 _DIGITS = re.compile(r"\d+")
@@ -49,8 +49,8 @@ def template_key(body: bytes) -> str | None:
     def walk(element: Any, depth: int) -> None:
         last = None
         for child in element:
-            if not isinstance(child.tag, str):
-                continue  # a comment, a processing instruction
+            if not isinstance(child.tag, str) or child.tag == "script":
+                continue  # a comment, a processing instruction; scripts are read below
             token = "{}{}#{}.{}".format(
                 depth,
                 child.tag,
@@ -174,6 +174,12 @@ class AutoRender:
         group = self.groups.get(key)
         if group is not None and not group.verdict.done():
             group.verdict.set_result((render, why))
+
+    def failed(self, url: str, kind: str) -> None:
+        """The browser could not render ``url`` (the error's kind): a sample's template is rendered."""
+        decision = self.decisions.get(url)
+        if decision is not None and decision.sample and decision.template is not None:
+            self.settle(decision.template, True, f"sample {url} failed to render ({kind})")
 
     def done(self, url: str, decision: Decision) -> None:
         """The page is finished: a sample that never reached ``rendered`` (it failed) renders its group."""

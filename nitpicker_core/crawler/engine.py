@@ -773,6 +773,8 @@ class Crawler(ResultsMixin):
                 1  # a 429 or 503 with Retry-After (or a 503): rendered again once the host may be asked
             )
         if isinstance(scraped, RenderFailure):
+            if self._auto is not None:  # a sample that failed: its template is rendered, and says why
+                self._auto.failed(item.url, scraped.kind)
             if not scraped.timed_out and not self._stopping and declined_by_browser(pre, scraped.message):
                 # The server answered the preflight and the browser would not show it: that answer is the
                 # fact to record, and what the browser said a page error on it, not a crawl failure

@@ -12,11 +12,18 @@ home page at least), so a template's pages have one structure.
 - head (/head/title, /canonical, /robots): head.js sets the title, adds a canonical, adds meta robots
   noindex, as the page's data attributes say; /head/title links to the other two.
 - /empty: an HTML answer with no body at all (nothing to parse).
+
+/auto-site/failing/<token>/ (apart, so that a crawl of /auto-site/ never meets it): two pages of one
+template; the first browser navigation to either (a request with ``Sec-Fetch-Mode: navigate``, which the
+crawler's own requests do not send) makes that page redirect the browser to itself for good, so that
+template's sample fails to render while the other page renders. The token keeps one test's pages its own.
 """
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, abort
+import threading
+
+from flask import Blueprint, Response, abort, redirect, request
 
 from test_server.routes._html import links, page
 
@@ -124,3 +131,29 @@ def head(name: str):  # type: ignore[no-untyped-def]
 @bp.get("/empty")
 def empty():  # type: ignore[no-untyped-def]
     return Response(b"", content_type="text/html; charset=UTF-8")
+
+
+_looping: dict[str, int] = {}  # token → the page its first browser navigation asked for
+_lock = threading.Lock()
+
+
+@bp.get("/failing/<token>/")
+def failing_home(token: str):  # type: ignore[no-untyped-def]
+    return page(
+        "Failing",
+        "<main><h1>Failing</h1>"
+        + links(*((f"{A}/failing/{token}/page/{n}", str(n)) for n in (1, 2)))
+        + "</main>",
+    )
+
+
+@bp.get("/failing/<token>/page/<int:n>")
+def failing_page(token: str, n: int):  # type: ignore[no-untyped-def]
+    if n not in (1, 2):
+        abort(404)
+    if request.headers.get("Sec-Fetch-Mode") == "navigate":
+        with _lock:
+            looping = _looping.setdefault(token, n) == n
+        if looping:  # the browser gives up after 20 redirects: this template's sample fails to render
+            return redirect(request.path, 302)
+    return page(f"Failing {n}", f'<div class="failing"><h1>Failing {n}</h1><p>{ARTICLE}</p></div>')

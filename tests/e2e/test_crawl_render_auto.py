@@ -133,3 +133,24 @@ def test_the_pages_query_and_the_page_detail_show_the_decision(auto, site):
         and "sample of its template: differs: links +1" in sample
     )
     assert "<strong>送られた HTML からブラウザーなしで読み取り</strong>" in ja
+
+
+def test_a_template_whose_sample_fails_to_render_is_rendered(crawl, site):
+    """One page of the template redirects the browser to itself for good: whichever page is the sample, its
+    failure is recorded, the other page is rendered and says why, and the crawl goes on."""
+    import uuid
+
+    token = uuid.uuid4().hex
+    root = f"{site}{A}/failing/{token}/"
+    done = crawl("--render", "auto", "--json", root, name="failing", ok=(1,))
+    [error] = done.errors
+    assert (error["kind"], error["phase"]) == ("redirect-chain-too-long", "render")
+    failed = error["url"]
+    [other] = {f"{root}page/1", f"{root}page/2"} - {failed}
+    decisions = {path: d for path, (d, _) in _decisions(done.archive, site).items()}
+    assert decisions[f"/failing/{token}/page/{other[-1]}"]["reason"] == (
+        f"sample {failed} failed to render (redirect-chain-too-long)"
+    )
+    assert decisions[f"/failing/{token}/page/{other[-1]}"]["rendered"] is True
+    assert done.page(other)["status"] == 200 and done.page(other)["title"] == f"Failing {other[-1]}"
+    assert json.loads(done.result.stdout)["auto"]["rendered_templates"] == 1
