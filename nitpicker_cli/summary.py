@@ -201,7 +201,8 @@ def rendered_words(
         words += f", {parsed or 0} read without a browser"
     if auto:
         words += (
-            f" (auto: {auto.get('templates', 0)} templates, {auto.get('rendered_templates', 0)} rendered"
+            f" (auto: {auto.get('templates', 0)} template{'' if auto.get('templates') == 1 else 's'}, "
+            f"{auto.get('rendered_templates', 0)} rendered"
             + (f"; {auto['degraded']}" if auto.get("degraded") else "")
             + ")"
         )

@@ -4,8 +4,9 @@ Each template's first page is linked from the home page; its other pages only fr
 first is the template's rendered sample whatever the crawl's parallelism. Every page lists its links (the
 home page at least), so a template's pages have one structure.
 
-- article (/article/N): a script (harmless.js) that changes nothing; /article/1 links to /article/2, /3
-  and /latin (an article sent as UTF-8 whose bytes are Latin-1).
+- article (/article/N): a script (harmless.js) that changes nothing, and a search field without a label
+  (an accessibility defect axe finds, rendered or not); /article/1 links to /article/2, /3 and /latin (an
+  article sent as UTF-8 whose bytes are Latin-1).
 - list (/list/N): no script; /list/1 links to /list/2.
 - built (/built/N): an inline script builds a link to /article/1N (only a rendering crawler finds it);
   /built/1 links to /built/2.
@@ -55,7 +56,7 @@ HOME = (f"{A}/", "Home")  # every page lists its links, so a template's pages ha
 
 def _article(n: str, more: str) -> str:
     return (
-        f'<header class="top"><nav><a href="{A}/">Home</a></nav></header>'
+        f'<header class="top"><nav><a href="{A}/">Home</a></nav><form><input type="text" name="q"></form></header>'
         f"<main><article><h1>Article {n}</h1><p>{ARTICLE}</p>{more}</article></main>"
         f'<footer class="bottom">Footer</footer><script src="{A}/harmless.js"></script>'
     )

@@ -139,3 +139,18 @@ def test_a_site_with_few_templates_never_degrades():
 
     auto = asyncio.run(run())
     assert not auto.degraded
+
+
+def test_the_summary_counts_both_kinds_and_the_templates():
+    from nitpicker_cli.summary import rendered_words
+
+    auto = {"templates": 5, "samples": 5, "rendered_templates": 2, "degraded": ""}
+    assert (
+        rendered_words(9, None, 6, auto)
+        == "9 rendered, 6 read without a browser (auto: 5 templates, 2 rendered)"
+    )
+    one = {"templates": 1, "samples": 1, "rendered_templates": 1, "degraded": "degraded: too many templates"}
+    assert rendered_words(3, None, 0, one) == (
+        "3 rendered, 0 read without a browser (auto: 1 template, 1 rendered; degraded: too many templates)"
+    )
+    assert rendered_words(3, None, 0) == "3 rendered"  # --render always says nothing more

@@ -154,3 +154,54 @@ def test_a_template_whose_sample_fails_to_render_is_rendered(crawl, site):
     assert decisions[f"/failing/{token}/page/{other[-1]}"]["rendered"] is True
     assert done.page(other)["status"] == 200 and done.page(other)["title"] == f"Failing {other[-1]}"
     assert json.loads(done.result.stdout)["auto"]["rendered_templates"] == 1
+
+
+def test_a_page_read_as_sent_still_gets_the_browser_analyzer(auto, site):
+    """axe runs in a browser over the stored HTML: an article read as sent has its sample's defect."""
+    from support import run_cli
+
+    done = run_cli("analyze", str(auto.archive), "--plugin", "axe", cwd=auto.archive.parent, timeout=600)
+    assert done.returncode == 0, done.stderr
+    with open_archive(auto.archive) as reader:
+        found = {(v["url"].replace(site + A, ""), v["rule"]) for v in reader.violations(analyzer="axe")}
+    unlabelled = {path for path, rule in found if rule == "label"}
+    assert unlabelled == {"/article/1", "/article/2", "/article/3", "/article/11", "/article/12", "/latin"}
+    assert not EXPECTED["/article/2"][1] and EXPECTED["/article/1"][1]  # read as sent, and rendered
+
+
+def test_render_auto_from_the_config_file_and_in_pipeline(crawl, site, tmp_path):
+    """`[crawl] render = "auto"` sets it for crawl; pipeline takes --render auto and records it."""
+    from support import run_cli
+
+    (tmp_path / "nitpicker.toml").write_text('[crawl]\nrender = "auto"\n', encoding="utf-8")
+    c = crawl(f"{site}{A}/list/1", "--scope", f"{site}{A}/list/", "--no-image", "--json")
+    result = json.loads(c.result.stdout)
+    assert (result["rendered"], result["parsed"]) == (1, 1)  # the sample, and the page that followed it
+    assert result["auto"] == {"templates": 1, "samples": 1, "rendered_templates": 0, "degraded": ""}
+    assert (
+        c.page(f"{site}{A}/list/2")["extra"]["unrendered"] == f"--render auto: sample {site}{A}/list/1 same"
+    )
+    (tmp_path / "nitpicker.toml").unlink()
+    archive = tmp_path / "pipeline.nitpicker"
+    done = run_cli(
+        "pipeline",
+        f"{site}{A}/list/1",
+        "--scope",
+        f"{site}{A}/list/",
+        "--render",
+        "auto",
+        "--no-analyze",
+        "-o",
+        str(archive),
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    crawled = json.loads(done.stdout)["crawl"]
+    assert (crawled["rendered"], crawled["parsed"], crawled["auto"]["samples"]) == (1, 1, 1)
+    with open_archive(archive) as reader:
+        commit = reader.commits()[0]
+    assert (commit["options"]["render"], commit["stats"]["parsed"], commit["stats"]["auto"]["templates"]) == (
+        "auto",
+        1,
+        1,
+    )
