@@ -141,8 +141,13 @@ class AutoRender:
         self.decisions[url] = decision
         return decision
 
-    def rendered(self, url: str, html_facts: str | None) -> str | None:
-        """A rendered page's facts with its decision added; a sample's comparison settles its group."""
+    def rendered(self, url: str, html_facts: str | None, console: int = 0) -> str | None:
+        """A rendered page's facts with its decision added; a sample's comparison settles its group.
+
+        ``console``: the page's console errors. They are not what the comparison reads (a page read as sent
+        shows the same thing without them), but the pages a sample speaks for are told that theirs were not
+        looked for.
+        """
         decision = self.decisions.pop(url, None)
         if decision is None:
             return html_facts
@@ -156,7 +161,12 @@ class AutoRender:
             else:
                 found = differences(js)
                 said = f"differs: {', '.join(found)}" if found else "same"
-                self.settle(decision.template, bool(found), f"sample {url} {said}")
+                unseen = (
+                    f"; its {console} console error{'' if console == 1 else 's'} not looked for here"
+                    if console and not found
+                    else ""
+                )
+                self.settle(decision.template, bool(found), f"sample {url} {said}{unseen}")
                 decision.reason = f"sample of its template: {said}"
         facts["render"] = decision.as_fact()
         return json.dumps(facts, separators=(",", ":"), ensure_ascii=False)

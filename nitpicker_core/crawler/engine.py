@@ -797,7 +797,8 @@ class Crawler(ResultsMixin):
         if (
             self._auto is not None
         ):  # the decision stored with the page; a sample's comparison settles its template
-            scraped.html_facts = self._auto.rendered(item.url, scraped.html_facts)
+            console = sum(1 for error in scraped.errors if error.step == "console")
+            scraped.html_facts = self._auto.rendered(item.url, scraped.html_facts, console)
         stored_at = time.perf_counter()
         try:
             return self._store_rendered(item, scraped, pre)

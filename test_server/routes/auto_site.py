@@ -4,7 +4,8 @@ Each template's first page is linked from the home page; its other pages only fr
 first is the template's rendered sample whatever the crawl's parallelism. Every page lists its links (the
 home page at least), so a template's pages have one structure.
 
-- article (/article/N): a script (harmless.js) that changes nothing, and a search field without a label
+- article (/article/N): a script (harmless.js) that changes nothing but logs a console error, and a search
+  field without a label
   (an accessibility defect axe finds, rendered or not); /article/1 links to /article/2, /3 and /latin (an
   article sent as UTF-8 whose bytes are Latin-1).
 - list (/list/N): no script; /list/1 links to /list/2.
@@ -32,7 +33,7 @@ bp = Blueprint("auto_site", __name__, url_prefix="/auto-site")
 
 A = "/auto-site"
 ARTICLE = " ".join(f"word{i}" for i in range(60))
-HARMLESS = "window.harmless = (window.harmless || 0) + 1;"
+HARMLESS = "window.harmless = (window.harmless || 0) + 1; console.error('harmless but noisy');"
 HEAD = """var c = document.getElementById('cfg').dataset;
 if (c.title) { document.title = c.title; }
 if (c.canonical) { var l = document.createElement('link'); l.rel = 'canonical'; l.href = c.canonical;
