@@ -53,7 +53,6 @@ RENDER_MODES = ("always", "never", "auto")
 # --render never: a page's body is read up to this many bytes (the limit of the HTML as sent a render keeps)
 PARSE_BODY_LIMIT = 10 * 1024 * 1024
 NOT_RENDERED = "--render never: read from the HTML the server sent"
-AUTO_UNRENDERED = "--render auto: read from the HTML the server sent"
 # --render never: progress told at most this often (seconds); a page takes milliseconds, and counting the queue
 # walks every URL found, so counting at each page's start and end cost more than reading the pages
 PARSED_PROGRESS_EVERY = 0.2
@@ -635,21 +634,21 @@ class Crawler(ResultsMixin):
     def _is_root(self, url: str) -> bool:
         return url in self._seeds
 
-    # -- the parsing path (--render never) --------------------------------------------------------------
+    # -- the parsing path (--render never, auto) ------------------------------------------------------
     async def _auto_page(self, worker: int, item: QueueItem, pre: FetchResult) -> bool:
         """--render auto: the page's template decides; rendered, or read as ``--render never`` reads it."""
         assert self._auto is not None
         key, unreadable = None, ""
         if pre.method != "GET":
-            unreadable = "no body to read: rendered"
+            unreadable = "no body to read"
         elif len(pre.body) > PARSE_BODY_LIMIT:
-            unreadable = f"the body is over the {PARSE_BODY_LIMIT}-byte limit: rendered"
+            unreadable = f"the body is over the {PARSE_BODY_LIMIT}-byte limit"
         else:
             started = time.perf_counter()
             key = await asyncio.to_thread(template_key, pre.body)
             self.clock.add("extraction", time.perf_counter() - started)
             if key is None:
-                unreadable = "the HTML as sent could not be parsed: rendered"
+                unreadable = "the HTML as sent could not be parsed"
         decision: Decision | None = None
         try:
             decision = await self._auto.decide(item.url, key, unreadable)

@@ -44,7 +44,7 @@ EXPECTED: dict[str, tuple[str | None, bool, str]] = {
     "/head/title": (HEAD, True, "sample of its template: differs: title"),
     "/head/canonical": (HEAD, True, "sample {A}/head/title differs: title"),
     "/head/robots": (HEAD, True, "sample {A}/head/title differs: title"),
-    "/empty": (None, True, "the HTML as sent could not be parsed: rendered"),
+    "/empty": (None, True, "the HTML as sent could not be parsed"),
 }
 JS_CHECKS = ("js-links-rendered-only", "js-text-rendered-only", "js-head-changed", "js-noindex-mismatch")
 JS_FINDINGS = {
