@@ -407,7 +407,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", type=Path, help="keep the site, archives and logs in this directory")
     ap.add_argument(
         "--render",
-        choices=("always", "never"),
+        choices=("always", "never", "auto"),
         default="always",
         help="nitpicker's --render for runs b and c (default always)",
     )

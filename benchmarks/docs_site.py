@@ -357,9 +357,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", type=Path, help="keep the site, archives and logs in this folder")
     ap.add_argument(
         "--render",
-        choices=("always", "never"),
+        choices=("always", "never", "auto"),
         default="always",
-        help="nitpicker's --render: never reads every page from the HTML as sent, no browser (default always)",
+        help="nitpicker's --render: never reads every page from the HTML as sent, no browser; auto renders a sample per page template and the templates it shows JavaScript at work in (default always)",
     )
     args = ap.parse_args(argv)
     tools = {t for t in args.tools.split(",") if t}

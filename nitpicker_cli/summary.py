@@ -186,14 +186,26 @@ def changed_lines(changed: dict[str, Any] | None) -> list[str]:
     ]
 
 
-def rendered_words(rendered: int, revalidation: dict[str, Any] | None, parsed: int | None = None) -> str:
-    """How pages were read: "N rendered", the pages read without a browser (--render never) and, for an
-    update, the pages taken over unchanged apart: they were not rendered again (issue 33: an update of an
-    unchanged site said "1171 rendered" when almost nothing was)."""
+def rendered_words(
+    rendered: int,
+    revalidation: dict[str, Any] | None,
+    parsed: int | None = None,
+    auto: dict[str, Any] | None = None,
+) -> str:
+    """How pages were read: "N rendered", the pages read without a browser (--render never, auto: with the
+    templates it found) and, for an update, the pages taken over unchanged apart: they were not rendered
+    again (issue 33: an update of an unchanged site said "1171 rendered" when almost nothing was)."""
     unchanged = int((revalidation or {}).get("unchanged") or 0)
     words = f"{max(0, rendered - unchanged)} rendered"
-    if parsed:
-        words += f", {parsed} read without a browser"
+    if parsed or auto:
+        words += f", {parsed or 0} read without a browser"
+    if auto:
+        words += (
+            f" (auto: {auto.get('templates', 0)} template{'' if auto.get('templates') == 1 else 's'}, "
+            f"{auto.get('rendered_templates', 0)} rendered"
+            + (f"; {auto['degraded']}" if auto.get("degraded") else "")
+            + ")"
+        )
     if unchanged:
         words += f", {unchanged} unchanged (304)"
     return words
@@ -210,7 +222,7 @@ def crawl_lines(crawl: dict[str, Any], facts: dict[str, Any]) -> list[str]:
     lines = [
         f"Crawl {crawl.get('status', 'complete')}: {_plural(pages or 0, 'page')}"
         + (f" of {_plural(internal, 'internal URL')}" if internal is not None else "")
-        + f" ({rendered_words(crawl.get('rendered', 0), crawl.get('revalidation'), crawl.get('parsed'))}, "
+        + f" ({rendered_words(crawl.get('rendered', 0), crawl.get('revalidation'), crawl.get('parsed'), crawl.get('auto'))}, "
         + f"{crawl.get('skipped', 0)} skipped)"
         + (f", {_plural(outside, 'internal URL')} outside the scope checked" if outside else "")
         + (f", {_plural(external, 'external URL')} checked" if external else "")

@@ -31,7 +31,13 @@ from nitpicker_core.defaults import IMAGE_PRESETS, SCRAPE_TIMEOUTS, node_prefix
 from nitpicker_core.errors import ArchiveError, NitpickerError, NotConfigured, UsageError
 from nitpicker_core.hookspecs import hookimpl, hookspec
 from nitpicker_core.html_facts import JS as JS_DEPENDENCE_FACT
-from nitpicker_core.html_facts import canonical_elements, js_dependence, nofollow_targets, version_record
+from nitpicker_core.html_facts import (
+    canonical_elements,
+    js_dependence,
+    nofollow_targets,
+    render_decision,
+    version_record,
+)
 from nitpicker_core.html_facts import derive as derive_html_facts
 from nitpicker_core.html_facts import stored as stored_html_facts
 from nitpicker_core.indexability import non_indexable_reason
@@ -212,6 +218,7 @@ __all__ = [
     "nofollow_targets",
     "js_dependence",
     "version_record",
+    "render_decision",
     "JS_DEPENDENCE_FACT",
     "derive_html_facts",
     "stored_html_facts",

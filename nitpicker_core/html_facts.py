@@ -236,6 +236,19 @@ RENDERED = {"canonicals": lambda url, html: canonical_elements(html), "nofollow_
 SENT = {"canonicals_sent": lambda url, html: canonical_elements(html)}
 #: The name of what ``js_dependence`` found, stored only for a rendered page with both versions.
 JS = "js"
+#: ``--render auto``'s decision for the page (nitpicker_core/crawler/auto.py): mode, template, rendered, reason.
+RENDER = "render"
+
+
+def render_decision(text: str | None) -> dict[str, Any] | None:
+    """The ``--render auto`` decision stored with a page's facts, None for a page crawled in another mode."""
+    if not text:
+        return None
+    try:
+        found = json.loads(text).get(RENDER)
+    except (ValueError, AttributeError):
+        return None
+    return found if isinstance(found, dict) else None
 
 
 def derive(url: str, html: str | None, source: str | None, rendered: bool = True) -> str | None:

@@ -84,6 +84,12 @@ def js_site_unrendered(site, tmp_path_factory):
     return _crawl_js_site(site, tmp_path_factory.mktemp("js-never"), "--render", "never")
 
 
+@pytest.fixture(scope="session")
+def js_site_auto(site, tmp_path_factory):
+    """/js-site/ crawled with --render auto: each scripted page its own template's sample."""
+    return _crawl_js_site(site, tmp_path_factory.mktemp("js-auto"), "--render", "auto")
+
+
 @pytest.fixture
 def pm():
     """A fresh plugin manager with the built-in plugins and nothing else."""

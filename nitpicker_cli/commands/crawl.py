@@ -117,10 +117,10 @@ def crawl_options(f: Any) -> Any:
         ),
         click.option(
             "--render",
-            type=click.Choice(["always", "never"]),
+            type=click.Choice(["always", "never", "auto"]),
             default="always",
             show_default=True,
-            help="always: every page rendered in Chromium; never: every page read from the HTML the server sent, no browser started (a static site, several times faster; links and text made by script are not seen).",
+            help="always: every page rendered in Chromium; never: every page read from the HTML the server sent, no browser started (a static site, several times faster; links and text made by script are not seen); auto: one rendered sample per page template decides whether that template's pages are rendered or read as sent.",
         ),
         click.option(
             "--executor",
@@ -567,6 +567,8 @@ def crawl_result(output: Path, stats: Any, facts: dict[str, Any]) -> dict[str, A
         "seconds": stats.seconds,
         "rendered": stats.rendered,
         "parsed": stats.parsed,
+        # --render auto: templates found, samples rendered, templates rendered, why it degraded (if it did)
+        **({"auto": stats.auto} if getattr(stats, "auto", None) else {}),
         "skipped": stats.skipped,
         # rendered pages stored without title and links: they did not answer the extraction in time
         "unextracted": stats.unextracted,
@@ -601,6 +603,7 @@ def crawl_summary(output: Path, stats: Any, facts: dict[str, Any]) -> list[str]:
             "seconds",
             "revalidation",
             "waited",
+            "auto",
         )
     }
     notes = [note.lstrip("; ") for note in (_left_out(stats), _unextracted(stats)) if note]
@@ -707,7 +710,7 @@ def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
         if not human:
             app.info(
                 f"{stats.status}{_limited(stats)}: {stats.pages} URLs "
-                f"({rendered_words(stats.rendered, stats.revalidation, stats.parsed)}, "
+                f"({rendered_words(stats.rendered, stats.revalidation, stats.parsed, stats.auto)}, "
                 f"{stats.skipped} skipped, {stats.internal_errors} internal / {stats.external_errors} "
                 f"external errors) → {output}{_left_out(stats)}{_unextracted(stats)}"
             )

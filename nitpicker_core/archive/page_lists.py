@@ -40,6 +40,10 @@ _JS_SQL: dict[str, str] = {
     "raw_text_share": _JS.format(key="text_share"),
     "js_changed": "CASE WHEN json_type(ps.html_facts, '$.js') = 'object' THEN coalesce((SELECT "
     "group_concat(key, ', ') FROM json_each(ps.html_facts, '$.js.changed')), '') END",
+    # --render auto: whether the page was rendered and why (nitpicker_core.crawler.auto); NULL in other modes
+    "render_decision": "CASE WHEN json_type(ps.html_facts, '$.render') = 'object' THEN (CASE WHEN "
+    "json_extract(ps.html_facts, '$.render.rendered') THEN 'rendered: ' ELSE 'read as sent: ' END) || "
+    "json_extract(ps.html_facts, '$.render.reason') END",
 }
 _SEO_SQL: dict[str, str] = {
     **{name: f"sf.{name}" for name in seo.FACT_COLUMNS},

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from nitpicker_core.crawler.auto import AutoRender, Decision, template_key
 from nitpicker_core.crawler.errors import PERMANENT_KINDS, DnsBurnList
 from nitpicker_core.crawler.events import EventSink
 from nitpicker_core.crawler.fetch import Fetcher, FetchResult, HostThrottle
@@ -49,7 +50,7 @@ STOP_GRACE_SECONDS = 5.0  # in-flight pages after the first stop request; then t
 REVALIDATING_WORKERS = 8
 # Workers per tab: the extra one preflights (policy, skip hooks, HEAD/GET) the next URL while the tab renders
 PREFLIGHT_AHEAD = 2
-RENDER_MODES = ("always", "never")
+RENDER_MODES = ("always", "never", "auto")
 # --render never: a page's body is read up to this many bytes (the limit of the HTML as sent a render keeps)
 PARSE_BODY_LIMIT = 10 * 1024 * 1024
 NOT_RENDERED = "--render never: read from the HTML the server sent"
@@ -66,7 +67,8 @@ class CrawlStats:
     status: str = "complete"
     pages: int = 0
     rendered: int = 0
-    parsed: int = 0  # pages read from the HTML as sent, without a browser (--render never)
+    parsed: int = 0  # pages read from the HTML as sent, without a browser (--render never, auto)
+    auto: dict[str, Any] = field(default_factory=dict)  # --render auto: templates, samples, degradation
     skipped: int = 0
     internal_errors: int = 0
     external_errors: int = 0
@@ -175,6 +177,9 @@ class Crawler(ResultsMixin):
         self._remote: Any = None  # the DaskRenderer standing for the browser when an executor is given
         self._sitemap_reader: Any = None  # reading the sitemaps, while it does (aborted on a stop)
         self._parsing = options.render == "never"  # no browser: pages read from the HTML as sent
+        # --render auto: pages read as sent unless their template's rendered sample showed JavaScript at work
+        self._auto = AutoRender() if options.render == "auto" else None
+        self._reading = options.render != "always"  # a page's preflight is one GET taking its body
         self._checked: dict[str, asyncio.Task[Resource | None]] = {}  # --render never: sub-resources asked
         self._progress_at = 0.0  # when progress was last told
         self.login: LoginSession | None = None  # --cookies, --storage-state, a scripted login
@@ -221,7 +226,7 @@ class Crawler(ResultsMixin):
             self._prepare_revalidation()
             await self._read_sitemaps()
             # an update that may render nothing starts Chromium only when a page needs it
-            if not self._stopping and not self.revalidation.validators and not self._parsing:
+            if not self._stopping and not self.revalidation.validators and not self._reading:
                 await self._start_browser()
         except BaseException:
             await host.close()
@@ -248,6 +253,8 @@ class Crawler(ResultsMixin):
             self.stats.phases = self.clock.as_dict()
             if self.login is not None:
                 self.stats.login = self.login.stats()
+            if self._auto is not None:
+                self.stats.auto = self._auto.as_dict()
             if self.crawl.mode == "update":
                 self.stats.revalidation = self.revalidation.as_dict()
             if self._stopping or not self.queue.idle():
@@ -477,7 +484,7 @@ class Crawler(ResultsMixin):
         """
         if self.options.interval:
             return tabs
-        if self.revalidation.validators or self._parsing:  # no tab to wait for: a request and a parse each
+        if self.revalidation.validators or self._reading:  # no tab to wait for: a request and a parse each
             return max(tabs * PREFLIGHT_AHEAD, REVALIDATING_WORKERS)
         return tabs * PREFLIGHT_AHEAD
 
@@ -518,7 +525,7 @@ class Crawler(ResultsMixin):
         if not self.progress:
             return
         now = time.monotonic()
-        if self._parsing and not force and now - self._progress_at < PARSED_PROGRESS_EVERY:
+        if self._reading and not force and now - self._progress_at < PARSED_PROGRESS_EVERY:
             return
         self._progress_at = now
         self.progress(self.counts())
@@ -556,9 +563,9 @@ class Crawler(ResultsMixin):
         metadata_only = (
             not item.in_scope or item.metadata_only or (not self.options.recursive and not self._is_root(url))
         )
-        # --render never: a page is read from its body, so one GET takes it whole (no HEAD first)
+        # --render never, auto: a page is read from its body, so one GET takes it whole (no HEAD first)
         whole: dict[str, Any] = (
-            {"method": "GET", "body_limit": PARSE_BODY_LIMIT} if self._parsing and not metadata_only else {}
+            {"method": "GET", "body_limit": PARSE_BODY_LIMIT} if self._reading and not metadata_only else {}
         )
         fetch_started = time.perf_counter()
         seen = self.login.generation if self.login is not None else 0
@@ -618,6 +625,8 @@ class Crawler(ResultsMixin):
             return False
         if self._parsing:
             return await self._parse(item, pre)
+        if self._auto is not None:
+            return await self._auto_page(worker, item, pre)
         return await self._render(worker, item, pre)
 
     async def _unchanged(self, item: QueueItem) -> bool:
@@ -669,8 +678,32 @@ class Crawler(ResultsMixin):
     def _is_root(self, url: str) -> bool:
         return url in self._seeds
 
-    # -- the parsing path (--render never) --------------------------------------------------------------
-    async def _parse(self, item: QueueItem, pre: FetchResult) -> bool:
+    # -- the parsing path (--render never, auto) ------------------------------------------------------
+    async def _auto_page(self, worker: int, item: QueueItem, pre: FetchResult) -> bool:
+        """--render auto: the page's template decides; rendered, or read as ``--render never`` reads it."""
+        assert self._auto is not None
+        key, unreadable = None, ""
+        if pre.method != "GET":
+            unreadable = "no body to read"
+        elif len(pre.body) > PARSE_BODY_LIMIT:
+            unreadable = f"the body is over the {PARSE_BODY_LIMIT}-byte limit"
+        else:
+            started = time.perf_counter()
+            key = await asyncio.to_thread(template_key, pre.body)
+            self.clock.add("extraction", time.perf_counter() - started)
+            if key is None:
+                unreadable = "the HTML as sent could not be parsed"
+        decision: Decision | None = None
+        try:
+            decision = await self._auto.decide(item.url, key, unreadable)
+            if decision.render:
+                return await self._render(worker, item, pre)
+            return await self._parse(item, pre, f"--render auto: {decision.reason}")
+        finally:
+            if decision is not None:
+                self._auto.done(item.url, decision)
+
+    async def _parse(self, item: QueueItem, pre: FetchResult, unrendered: str = NOT_RENDERED) -> bool:
         """Read a page from the HTML the server sent (``crawl_parse``); stored like a rendered page, marked not
         rendered. Returns False: no browser rendered it."""
         started = time.perf_counter()
@@ -697,7 +730,9 @@ class Crawler(ResultsMixin):
         if parsed is None:
             self._error(item, "unknown", "no plugin read this URL", "parse")
             return False
-        parsed.extra["unrendered"] = NOT_RENDERED
+        parsed.extra["unrendered"] = unrendered
+        if self._auto is not None:
+            parsed.html_facts = self._auto.parsed(item.url, parsed.html_facts)
         self.clock.add("extraction", time.perf_counter() - started)
         parsed.received = await self._check_resources(parsed.resources)
         stored_at = time.perf_counter()
@@ -794,6 +829,8 @@ class Crawler(ResultsMixin):
                 1  # a 429 or 503 with Retry-After (or a 503): rendered again once the host may be asked
             )
         if isinstance(scraped, RenderFailure):
+            if self._auto is not None:  # a sample that failed: its template is rendered, and says why
+                self._auto.failed(item.url, scraped.kind)
             if not scraped.timed_out and not self._stopping and declined_by_browser(pre, scraped.message):
                 # The server answered the preflight and the browser would not show it: that answer is the
                 # fact to record, and what the browser said a page error on it, not a crawl failure
@@ -813,6 +850,11 @@ class Crawler(ResultsMixin):
             mark_blocked(scraped)
             self._record(scraped)
             return False
+        if (
+            self._auto is not None
+        ):  # the decision stored with the page; a sample's comparison settles its template
+            console = sum(1 for error in scraped.errors if error.step == "console")
+            scraped.html_facts = self._auto.rendered(item.url, scraped.html_facts, console)
         stored_at = time.perf_counter()
         try:
             return self._store_rendered(item, scraped, pre)

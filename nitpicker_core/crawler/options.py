@@ -52,7 +52,8 @@ class CrawlOptions:
     sitemaps: list[str] = field(default_factory=list)  # --sitemap URLs, read besides those found
     sitemap_discovery: bool = True  # robots.txt Sitemap: lines and /sitemap.xml of each root's origin
     sitemap_seed: bool = True  # the sitemaps' URLs in scope are crawled as well as the roots
-    # "always": every in-scope page rendered in Chromium; "never": read from the HTML as sent, no browser
+    # "always": every in-scope page rendered in Chromium; "never": read from the HTML as sent, no browser;
+    # "auto": rendered when a rendered sample of the page's template differs from its HTML as sent
     render: str = "always"
     # --cookies, --storage-state, the [login] table: cookies and field values are secrets (see for_storage)
     login: LoginSetup | None = field(default=None, repr=False)

@@ -67,6 +67,7 @@ SEO_PAGE_COLUMNS = (
     Col("js_links", "col.js_links", "js_links", "num"),
     Col("raw_text_share", "col.raw_text_share", "raw_text_share", "num"),
     Col("js_changed", "col.js_changed", None),
+    Col("render_decision", "col.render_decision", None),
 )
 # The content column set (`?set=content`): what the duplicate checks found per page (docs/duplicates.md)
 CONTENT_PAGE_COLUMNS = (

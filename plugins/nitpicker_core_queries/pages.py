@@ -11,6 +11,7 @@ from nitpicker_core import (
     Query,
     count_totals,
     read,
+    render_decision,
     version_record,
 )
 from nitpicker_core.archive import aggregates, digest
@@ -122,6 +123,8 @@ def _page_detail(
         "analysis": page_analysis(archive, commit, ids["url_id"]),
         "screenshot": page_screenshot(archive, ids["state_id"]),
         "indexability": read.page_indexability(archive, commit, ids["url_id"]),
+        # --render auto: rendered or read as sent, the template and why (None in the other modes)
+        "render": render_decision(page.get("html_facts")),
     }
 
 

@@ -58,6 +58,11 @@ def unrendered(js_site_unrendered: Path) -> Path:
     return js_site_unrendered
 
 
+@pytest.fixture(scope="module")
+def auto(js_site_auto: Path) -> Path:
+    return js_site_auto
+
+
 def _pages(archive: Path, origin: str) -> dict[str, tuple[Any, ...]]:
     registry = query_registry(make_plugin_manager())
     with open_archive(archive) as reader:
@@ -160,3 +165,23 @@ def test_the_viewer_and_the_report_rows_show_the_columns(site: str, archive: Pat
     assert "Main text without JavaScript (%)" in html and "Changed by JavaScript" in html
     assert html.count('<td class="k-text">title, description, h1</td>') == 1
     assert html.count('<td class="k-text">robots</td>') == 2
+
+
+def test_render_auto_finds_what_rendering_finds(site: str, auto: Path) -> None:
+    """Each scripted page runs its own script (its own template): all rendered, each its template's sample;
+    /hidden has the structure of /static, whose sample showed nothing, and is read as sent."""
+    found = _findings(auto, site)
+    assert {check: found[check] for check in EXPECTED} == EXPECTED
+    columns = _pages(auto, site)
+    assert columns == {**COLUMNS, f"{J}/hidden": (None, None, None)}
+    registry = query_registry(make_plugin_manager())
+    with open_archive(auto) as reader:
+        rows = run_query(registry, reader, "pages", {"url": f"{site}{J}/", "limit": 100})["items"]
+    decisions = {row["url"].replace(site, ""): row["render_decision"] for row in rows}
+    assert decisions.pop(f"{J}/hidden") == f"read as sent: sample {site}{J}/static same"
+    assert decisions.pop(f"{J}/static") == "rendered: sample of its template: same"
+    assert decisions.pop(f"{J}/") == "rendered: sample of its template: same"
+    assert all(
+        d is not None and d.startswith("rendered: sample of its template: differs: ")
+        for d in decisions.values()
+    )

@@ -1,0 +1,207 @@
+"""``--render auto``: a page is rendered only when its template's rendered sample showed what JavaScript changes.
+
+Pages are grouped by a structural signature of the HTML as sent (``template_key``): the body's skeleton (the
+elements down to ``SKELETON_DEPTH``, tag, id and class tokens, digits dropped, a run of alike siblings kept
+once) and the scripts (each external one's path, each inline one's code with its strings and numbers
+dropped). The first page of a group is its sample: it is rendered, and its two versions are compared as the
+JavaScript-dependence checks compare them (``html_facts.js_dependence``). The group's other pages wait for
+that verdict: rendered when the sample differed, read from the HTML as sent (as ``--render never`` reads
+them) when it did not. A group whose sample could not be compared is rendered.
+
+Sites where pages share no template degrade, bounded: once more than ``MIN_GROUPS`` groups exist and they
+are more than ``GROUP_SHARE`` of the pages seen, every page from then on is rendered (samples would cost as
+much as rendering everything).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import lxml.etree
+import lxml.html
+
+SKELETON_DEPTH = 3  # elements below <body> read for the signature (body's children are depth 1)
+MIN_GROUPS = 50  # templates any site may have before the degradation rule applies
+GROUP_SHARE = 0.5  # more groups than this share of the pages seen: render every page from then on
+TEXT_SHARE = 90  # a sample whose HTML as sent has under this percent of its rendered main text differs
+_DIGITS = re.compile(r"\d+")
+_LITERALS = re.compile(r"""(["'`])(?:\\.|(?!\1).)*\1|\d+""", re.S)
+_EXECUTED = {"", "text/javascript", "application/javascript", "module", "text/ecmascript"}
+
+
+def template_key(body: bytes) -> str | None:
+    """A short hash of the structure of the HTML as sent; None when it cannot be parsed as HTML."""
+    try:
+        doc = lxml.html.document_fromstring(body)
+    except (ValueError, lxml.etree.ParserError):
+        return None
+    root = doc.find("body")
+    if root is None:
+        return None
+    parts: list[str] = []
+
+    def walk(element: Any, depth: int) -> None:
+        last = None
+        for child in element:
+            if not isinstance(child.tag, str) or child.tag == "script":
+                continue  # a comment, a processing instruction; scripts are read below
+            token = "{}{}#{}.{}".format(
+                depth,
+                child.tag,
+                _DIGITS.sub("", child.get("id") or ""),
+                " ".join(sorted({_DIGITS.sub("", c) for c in (child.get("class") or "").split()})),
+            )
+            if token != last:  # a run of alike siblings (list items, paragraphs) once
+                parts.append(token)
+            last = token
+            if depth < SKELETON_DEPTH:
+                walk(child, depth + 1)
+
+    walk(root, 1)
+    for script in doc.iter("script"):
+        src = script.get("src")
+        if src:
+            parts.append("src:" + urlsplit(src.strip()).path)
+        elif (script.get("type") or "").strip().lower() in _EXECUTED:
+            parts.append("inline:" + _LITERALS.sub("", script.text or "").strip())
+    return hashlib.sha1("\n".join(parts).encode("utf-8", "replace")).hexdigest()[:10]  # noqa: S324 - a signature
+
+
+def differences(js: dict[str, Any] | None) -> list[str]:
+    """What a sample's comparison (``js_dependence``) found JavaScript changing, in words ("links +3", "title")."""
+    if not js:
+        return []
+    found = []
+    if js.get("link_count"):
+        found.append(f"links +{js['link_count']}")
+    share = js.get("text_share")
+    if share is not None and share < TEXT_SHARE:
+        found.append(f"main text {share}% as sent")
+    found.extend(sorted(js.get("changed") or {}))
+    if js.get("noindex") and "robots" not in found:
+        found.append("robots")
+    return found
+
+
+@dataclass
+class Group:
+    sample: str
+    verdict: asyncio.Future[tuple[bool, str]]
+
+
+@dataclass
+class Decision:
+    render: bool
+    template: str | None
+    reason: str
+    sample: bool = False
+
+    def as_fact(self) -> dict[str, Any]:
+        return {"mode": "auto", "template": self.template, "rendered": self.render, "reason": self.reason}
+
+
+@dataclass
+class AutoRender:
+    """The groups of one crawl and the decisions taken, per URL, until the page is stored."""
+
+    groups: dict[str, Group] = field(default_factory=dict)
+    decisions: dict[str, Decision] = field(default_factory=dict)
+    seen: int = 0
+    degraded: str = ""  # why every page is rendered from some point on
+    samples: int = 0
+
+    async def decide(self, url: str, key: str | None, unreadable: str = "") -> Decision:
+        """Whether ``url`` (of template ``key``) is rendered; waits for its group's sample when one is out."""
+        self.seen += 1
+        if key is None:
+            return self._keep(url, Decision(True, None, unreadable or "the HTML as sent could not be parsed"))
+        if self.degraded:
+            return self._keep(url, Decision(True, key, self.degraded))
+        group = self.groups.get(key)
+        if group is None:
+            if len(self.groups) >= MIN_GROUPS and len(self.groups) + 1 > GROUP_SHARE * self.seen:
+                self.degraded = (
+                    f"degraded: too many templates ({len(self.groups) + 1} in {self.seen} pages), "
+                    "every page rendered from here on"
+                )
+                return self._keep(url, Decision(True, key, self.degraded))
+            self.groups[key] = Group(url, asyncio.get_running_loop().create_future())
+            self.samples += 1
+            return self._keep(url, Decision(True, key, "sample of its template", sample=True))
+        render, why = await asyncio.shield(group.verdict)
+        return self._keep(url, Decision(render, key, why))
+
+    def _keep(self, url: str, decision: Decision) -> Decision:
+        self.decisions[url] = decision
+        return decision
+
+    def rendered(self, url: str, html_facts: str | None, console: int = 0) -> str | None:
+        """A rendered page's facts with its decision added; a sample's comparison settles its group.
+
+        ``console``: the page's console errors. They are not what the comparison reads (a page read as sent
+        shows the same thing without them), but the pages a sample speaks for are told that theirs were not
+        looked for.
+        """
+        decision = self.decisions.pop(url, None)
+        if decision is None:
+            return html_facts
+        facts: dict[str, Any] = json.loads(html_facts) if html_facts else {}
+        if decision.sample and decision.template is not None:
+            js = facts.get("js")
+            if js is None:
+                why = "its HTML as sent and rendered could not be compared"
+                self.settle(decision.template, True, f"sample {url}: {why}")
+                decision.reason = f"sample of its template: {why}"
+            else:
+                found = differences(js)
+                said = f"differs: {', '.join(found)}" if found else "same"
+                unseen = (
+                    f"; its {console} console error{'' if console == 1 else 's'} not looked for here"
+                    if console and not found
+                    else ""
+                )
+                self.settle(decision.template, bool(found), f"sample {url} {said}{unseen}")
+                decision.reason = f"sample of its template: {said}"
+        facts["render"] = decision.as_fact()
+        return json.dumps(facts, separators=(",", ":"), ensure_ascii=False)
+
+    def parsed(self, url: str, html_facts: str | None) -> str | None:
+        """A page read without a browser: its facts with the decision added."""
+        decision = self.decisions.pop(url, None)
+        if decision is None:
+            return html_facts
+        facts: dict[str, Any] = json.loads(html_facts) if html_facts else {}
+        facts["render"] = decision.as_fact()
+        return json.dumps(facts, separators=(",", ":"), ensure_ascii=False)
+
+    def settle(self, key: str, render: bool, why: str) -> None:
+        group = self.groups.get(key)
+        if group is not None and not group.verdict.done():
+            group.verdict.set_result((render, why))
+
+    def failed(self, url: str, kind: str) -> None:
+        """The browser could not render ``url`` (the error's kind): a sample's template is rendered."""
+        decision = self.decisions.get(url)
+        if decision is not None and decision.sample and decision.template is not None:
+            self.settle(decision.template, True, f"sample {url} failed to render ({kind})")
+
+    def done(self, url: str, decision: Decision) -> None:
+        """The page is finished: a sample that never reached ``rendered`` (it failed) renders its group."""
+        self.decisions.pop(url, None)
+        if decision.sample and decision.template is not None:
+            self.settle(decision.template, True, f"sample {url} was not rendered")
+
+    def as_dict(self) -> dict[str, Any]:
+        verdicts = [g.verdict.result() for g in self.groups.values() if g.verdict.done()]
+        return {
+            "templates": len(self.groups),
+            "samples": self.samples,
+            "rendered_templates": sum(1 for render, _ in verdicts if render),
+            "degraded": self.degraded,
+        }
