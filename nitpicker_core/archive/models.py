@@ -25,7 +25,9 @@ from . import times as times_module
 # 7: page_state.html_facts (derived from the page's HTML when it is scraped, outside its hash): what the
 #    canonical and nofollow checks read out of the HTML (nitpicker_core.html_facts); anchor.plain (whether
 #    an anchor's text is plain, for the anchor-text check's filter: linkgraph.link_texts). NULL in older rows
-FORMAT_VERSION = 7
+# 8: the robots_txt table: each origin's robots.txt as the crawl read it, with the commit (status, failure,
+#    body), so what well-known crawlers may fetch can be judged afterwards (nitpicker_core.crawler_access)
+FORMAT_VERSION = 8
 
 # The promoted keys of ScrapeResult.extra and how each is stored: "text", "flag" (0/1, read back as a bool),
 # "int", or "json" (canonical JSON text, the same text json_extract gives from extra).
@@ -325,6 +327,18 @@ class SitemapAlternate(_Base):
         indexes = ((("commit", "url_id"), False),)
 
 
+class RobotsTxt(_Base):
+    # One origin's robots.txt as a crawl read it: the status (None: no answer), the failure and a 200's body
+    commit = pw.ForeignKeyField(Commit, column_name="commit_id", on_delete="CASCADE", index=False)
+    origin = pw.TextField()
+    status = pw.IntegerField(null=True)
+    failure = pw.TextField(null=True)
+    body = pw.TextField(default="")
+
+    class Meta:
+        primary_key = pw.CompositeKey("commit", "origin")
+
+
 class AnalysisCell(_Base):
     # The unique index leads with (commit_id, url_id), so it also serves per-page reads.
     commit = pw.ForeignKeyField(Commit, column_name="commit_id", on_delete="CASCADE", index=False)
@@ -450,6 +464,7 @@ MODELS: tuple[type[pw.Model], ...] = (
     Sitemap,
     SitemapEntry,
     SitemapAlternate,
+    RobotsTxt,
     AnalysisCell,
     Violation,
     AnalyzerError,
