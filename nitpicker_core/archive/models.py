@@ -25,9 +25,10 @@ from . import times as times_module
 # 7: page_state.html_facts (derived from the page's HTML when it is scraped, outside its hash): what the
 #    canonical and nofollow checks read out of the HTML (nitpicker_core.html_facts); anchor.plain (whether
 #    an anchor's text is plain, for the anchor-text check's filter: linkgraph.link_texts). NULL in older rows
-# 8: the robots_txt table: each origin's robots.txt as the crawl read it, with the commit (status, failure,
-#    body), so what well-known crawlers may fetch can be judged afterwards (nitpicker_core.crawler_access)
-FORMAT_VERSION = 8
+#    Later tables without a new format number (a writer creates them on open; readers of an archive without
+#    one read nothing from it): robots_txt, each origin's robots.txt as a crawl read it (status, failure,
+#    body), so what well-known crawlers may fetch is judged afterwards (nitpicker_core.crawler_access)
+FORMAT_VERSION = 7
 
 # The promoted keys of ScrapeResult.extra and how each is stored: "text", "flag" (0/1, read back as a bool),
 # "int", or "json" (canonical JSON text, the same text json_extract gives from extra).

@@ -31,12 +31,12 @@ def store_robots_files(conn: Any, commit_id: int, files: Sequence[RobotsFile]) -
 
 
 def has_robots_files(archive: ArchiveReader) -> bool:
-    """Whether the archive stores robots.txt files at all (format 8 on)."""
+    """Whether the archive has the robots_txt table (a writer creates it on open; older archives lack it)."""
     return bool(archive.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'robots_txt'"))
 
 
 def robots_files(archive: ArchiveReader, commit: int) -> list[RobotsFile]:
-    """The commit's robots.txt files by origin (none before format 8, or with ``--ignore-robots``)."""
+    """The commit's robots.txt files by origin (none with ``--ignore-robots``, or in an archive written before they were kept)."""
     if not has_robots_files(archive):
         return []
     return [

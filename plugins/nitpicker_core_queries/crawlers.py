@@ -31,7 +31,7 @@ QUERIES = [
         "`pages_disallowed` and `pages_unknown` of the commit's pages (internal HTML pages and URLs skipped for "
         "robots.txt) and `everything_blocked` (/ and every page disallowed); `robots_txt` lists the files read "
         "with their status. `agent` gives one crawler with its `disallowed` page URLs. Judged from the "
-        "robots.txt the crawl stored (none with --ignore-robots or in archives before format 8); what a "
+        "robots.txt the crawl stored (none with --ignore-robots or in archives written before robots.txt was kept); what a "
         "crawler that runs no JavaScript sees of each page is the raw_text_share and js_links columns of pages.",
         _crawlers,
         {
