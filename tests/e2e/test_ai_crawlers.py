@@ -86,3 +86,20 @@ def test_a_crawl_that_ignores_robots_txt_judges_nothing(crawl, site):
     assert {row["pages_unknown"] for row in found["crawlers"]} == {4}
     summary = json.loads(run_cli("query", str(crawled.archive), "summary").stdout)
     assert summary["crawlers"] is None
+
+
+def test_an_archive_without_the_robots_txt_table_judges_nothing_and_a_writer_adds_it(crawl, site):
+    from archive.archive_testdata import _rewrite
+
+    crawled = _crawled(crawl, site)
+    _rewrite(crawled.archive, lambda conn: conn.execute("DROP TABLE robots_txt"))
+    found = _query(crawled.archive)
+    assert found["robots_txt"] == [] and {row["site_wide"] for row in found["crawlers"]} == {None}
+    assert json.loads(run_cli("query", str(crawled.archive), "summary").stdout)["crawlers"] is None
+    # the next crawl into it creates the table and stores its robots.txt with its own commit
+    again = crawl(site + SECTION, "--render", "never", "--no-image", name=crawled.archive.stem)
+    assert again.archive == crawled.archive
+    assert [row["token"] for row in _query(again.archive, "--agent", "GPTBot")["crawlers"]] == ["GPTBot"]
+    assert _query(again.archive)["robots_txt"] == [
+        {"url": f"{site}/robots.txt", "status": 200, "failure": None}
+    ]
