@@ -284,12 +284,13 @@ class Crawler(ResultsMixin):
         self.pm.hook.crawl_finished(crawl=self.crawl, stats=self.stats.as_dict())
 
     def _store_robots_files(self) -> None:
-        """The robots.txt files this run read, with the commit (a sink that takes them): what well-known
-        crawlers may fetch is judged from them afterwards (nitpicker_core.crawler_access)."""
+        """The robots.txt files this run read of the site's hosts, with the commit (a sink that takes them): what
+        well-known crawlers may fetch is judged from them afterwards (nitpicker_core.crawler_access)."""
         from nitpicker_core.sinks import robots_sink
 
         sink = robots_sink(self._sink())
-        files = self.policy.robots.files()
+        # the site's own hosts: what the judging reads (an external link's host's robots.txt is not the site's)
+        files = [f for f in self.policy.robots.files() if self.scope.same_host(f.origin + "/")]
         if files and sink is not None and self.sink is not None:
             self.sink.call(sink.put_robots_files, files)
 

@@ -5,14 +5,14 @@ carries one (``Crawl-delay: 2``) for tests that send that user agent. GPTBot, CC
 may fetch nothing at all, ClaudeBot anything but /ai-crawlers/members/ (the crawlers query,
 nitpicker_core/crawler_access.py); no crawl of the tests sends those user agents.
 
-/ai-crawlers/ has four pages: the top, /about, /members/ and /members/page.
+/ai-crawlers/ has four pages: the top, /about (with a link to another host), /members/ and /members/page.
 """
 
 from __future__ import annotations
 
 from flask import Blueprint, Response
 
-from test_server.routes._html import links, page
+from test_server.routes._html import external, links, page
 
 bp = Blueprint("robots", __name__)
 
@@ -58,7 +58,8 @@ def ai_top():  # type: ignore[no-untyped-def]
 
 @bp.get("/ai-crawlers/about")
 def ai_about():  # type: ignore[no-untyped-def]
-    return page("About", "<p>Anyone may read this.</p>")
+    # a link to another host: its robots.txt is not the site's (the crawl keeps only the site's)
+    return page("About", "<p>Anyone may read this.</p>" + links((external("/about"), "Elsewhere")))
 
 
 @bp.get("/ai-crawlers/members/")
