@@ -73,6 +73,8 @@ def test_status_answers_read_as_rfc_9309_says() -> None:
     )
     silent = _rows([RobotsFile(SITE, None, "timeout")])["GPTBot"]
     assert (silent["site_wide"], silent["pages_allowed"], silent["pages_unknown"]) == (None, 0, 4)
+    # nothing judged site-wide: the summary counts no crawler (the summary query then says none)
+    assert blocked_summary(_rows([RobotsFile(SITE, None, "timeout")]).values())["crawlers"] == 0
     unread = _rows([])["GPTBot"]
     assert (unread["site_wide"], unread["pages_unknown"], unread["everything_blocked"]) == (None, 4, False)
 

@@ -81,8 +81,10 @@ def crawler_access(archive: ArchiveReader, commit: int, agent: str | None = None
 
 
 def crawler_summary(archive: ArchiveReader, commit: int) -> dict[str, Any] | None:
-    """The site-wide verdicts in a few numbers (``blocked_summary``); None when no robots.txt was read."""
+    """The site-wide verdicts in a few numbers (``blocked_summary``); None when no start origin's robots.txt
+    was read or answered."""
     files = robots_files(archive, commit)
     if not files:
         return None
-    return blocked_summary(access(files, _roots(archive, commit)))
+    found = blocked_summary(access(files, _roots(archive, commit)))
+    return found if found["crawlers"] else None

@@ -86,6 +86,18 @@ def test_a_crawl_that_ignores_robots_txt_judges_nothing(crawl, site):
     assert {row["pages_unknown"] for row in found["crawlers"]} == {4}
     summary = json.loads(run_cli("query", str(crawled.archive), "summary").stdout)
     assert summary["crawlers"] is None
+    assert "AI crawlers:" not in crawled.result.stderr
+    # the viewer's summary says why it names none
+    from nitpicker_core.plugins import make_plugin_manager
+    from nitpicker_viewer.app import create_app
+
+    app = create_app(crawled.archive, make_plugin_manager())
+    try:
+        html = app.test_client().get("/summary").get_data(as_text=True)
+    finally:
+        app.config["NITPICKER_CLOSE"]()
+    assert 'id="crawlers-none"' in html and 'id="crawlers-ai"' not in html
+    assert "No robots.txt of the start URLs&#39; hosts was read or answered" in html
 
 
 def test_an_archive_without_the_robots_txt_table_judges_nothing_and_a_writer_adds_it(crawl, site):
