@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -80,7 +80,6 @@ class _Rules:
 
     parser: Protego | None
     known: bool = True
-    _groups: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def of(cls, file: RobotsFile) -> _Rules:
