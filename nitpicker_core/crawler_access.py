@@ -24,7 +24,7 @@ __all__ = [
     "RobotsFile",
     "access",
     "blocked_summary",
-    "checked_on",
+    "written_on",
     "crawlers",
     "robots_origin",
 ]
@@ -64,9 +64,9 @@ def crawlers() -> tuple[Crawler, ...]:
     return tuple(Crawler(**row) for row in _data()["crawlers"])
 
 
-def checked_on() -> str:
-    """The date the data file was last checked against the vendors' documentation."""
-    return str(_data()["checked"])
+def written_on() -> str:
+    """The date the data file was written (from the vendors' documentation as known then; not re-checked since)."""
+    return str(_data()["written"])
 
 
 def robots_origin(url: str) -> str:

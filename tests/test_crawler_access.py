@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from nitpicker_core.crawler_access import KINDS, RobotsFile, access, blocked_summary, checked_on, crawlers
+from nitpicker_core.crawler_access import KINDS, RobotsFile, access, blocked_summary, crawlers, written_on
 
 SITE = "https://example.org"
 PAGES = [f"{SITE}/", f"{SITE}/blog/a", f"{SITE}/blog/b", f"{SITE}/shop/"]
@@ -37,7 +37,7 @@ def test_the_data_file_names_each_crawler_once_with_its_vendors_documentation() 
         assert crawler.kind in KINDS and urlsplit(crawler.source).scheme == "https", crawler
         assert crawler.ai == (crawler.kind != "search"), crawler
         assert crawler.renders_js in (True, False, None)
-    assert checked_on() == "2026-12-03"
+    assert written_on() == "2026-12-03"
 
 
 def test_each_crawler_gets_the_group_naming_it_else_the_star_group() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from nitpicker_core.crawler_access import RobotsFile, access, blocked_summary, checked_on
+from nitpicker_core.crawler_access import RobotsFile, access, blocked_summary, written_on
 
 if TYPE_CHECKING:
     from .reader import ArchiveReader
@@ -72,7 +72,7 @@ def crawler_access(archive: ArchiveReader, commit: int, agent: str | None = None
         list_disallowed=agent is not None,
     )
     return {
-        "checked": checked_on(),
+        "written": written_on(),
         "robots_txt": [
             {"url": f"{f.origin}/robots.txt", "status": f.status, "failure": f.failure} for f in files
         ],

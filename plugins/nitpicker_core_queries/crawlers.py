@@ -23,7 +23,7 @@ QUERIES = [
     Query(
         "crawlers",
         "What the site's robots.txt lets each well-known crawler fetch (search engines and AI crawlers, from "
-        "nitpicker's data file with each vendor's documentation as `source`, dated `checked`): per crawler its "
+        "nitpicker's data file with each vendor's documentation as `source`, dated `written`): per crawler its "
         "token, company, kind (search, ai-training, ai-search, ai-assistant, control: a token that only says "
         "whether pages may feed AI), `ai`, `renders_js` (null: not documented), `group` (the robots.txt "
         "user-agent line that applies: its own token, * or none), `site_wide` (may it fetch / of the start "
