@@ -131,6 +131,8 @@ def gather(pm: NitpickerPluginManager, archive: Path, commit: int | None = None)
                 **{side: (totals or {}).get(f"{side}_urls") for side in ("internal", "external")},
                 "outside_scope": internal.get("outside_scope", 0),
             },
+            # robots.txt's site-wide verdict on the well-known crawlers (None: no robots.txt was read)
+            "crawlers": summary.get("crawlers"),
             "errors": _errors(_query(pm, reader, "error-kinds", {"examples": 1}, resolved)),
             "findings": _findings(_query(pm, reader, "issues", {}, resolved)),
             "changed": _changed(_query(pm, reader, "diff", {"explain": 0, "limit": 100000}, resolved)),
@@ -249,6 +251,7 @@ def crawl_lines(crawl: dict[str, Any], facts: dict[str, Any]) -> list[str]:
         else:
             lines.append("Errors: none")
         lines.extend(blocked_lines(totals))
+        lines.extend(crawler_lines(facts.get("crawlers")))
         return lines
     internal_errors, external_errors = crawl.get("internal_errors", 0), crawl.get("external_errors", 0)
     if internal_errors or external_errors:
@@ -277,6 +280,23 @@ def blocked_lines(totals: dict[str, Any]) -> list[str]:
     )
     return [
         f"Blocked: {sides} ({by}): the server refused the crawler, not a broken page (pages --outcome blocked)"
+    ]
+
+
+def crawler_lines(crawlers: dict[str, Any] | None) -> list[str]:
+    """The AI crawlers (and search crawlers) the site's robots.txt blocks site-wide; nothing when none was read."""
+    if not crawlers:
+        return []
+    ai, blocked = crawlers["ai_blocked"], crawlers["blocked"]
+    search = [token for token in blocked if token not in ai]
+    named = f" ({', '.join(ai)})" if ai else ""
+    partly = f", {len(crawlers['ai_partly'])} on some start origins" if crawlers.get("ai_partly") else ""
+    others = crawlers["crawlers"] - crawlers["ai_crawlers"]
+    return [
+        f"AI crawlers: {len(ai)} of {crawlers['ai_crawlers']} blocked site-wide by robots.txt{named}{partly}; "
+        f"search crawlers: {len(search)} of {others}"
+        + (f" ({', '.join(search)})" if search else "")
+        + " (query crawlers)"
     ]
 
 

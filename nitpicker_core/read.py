@@ -107,6 +107,7 @@ from nitpicker_core.archive.resource_lists import (
     resource_referrer_list,
     unused_resource_list,
 )
+from nitpicker_core.archive.robots_files import crawler_access, crawler_summary, robots_files
 from nitpicker_core.archive.rows import (
     CORE_EXTRA_FIELDS,
     PAGE_FIELDS,
@@ -133,6 +134,9 @@ from nitpicker_core.archive.sitemaps import has_sitemaps, sitemap_entries, sitem
 from nitpicker_core.archive.tagged import TAGGED_SORTS, pages_by_jsonld_type, pages_by_tag
 
 __all__ = [
+    "crawler_access",
+    "crawler_summary",
+    "robots_files",
     "has_sitemaps",
     "sitemap_entries",
     "sitemap_list",

@@ -25,9 +25,11 @@ __all__ = [
     "LinkGraph",
     "RevalidatingSink",
     "SinkRefused",
+    "RobotsSink",
     "SitemapSink",
     "check_sink",
     "revalidating",
+    "robots_sink",
     "sitemap_sink",
 ]
 
@@ -141,6 +143,21 @@ class SitemapSink(ArchiveSink, Protocol):
 def sitemap_sink(sink: ArchiveSink) -> SitemapSink | None:
     """``sink`` when it implements the optional ``put_sitemaps``, else None."""
     if callable(getattr(sink, "put_sitemaps", None)):
+        return sink  # type: ignore[return-value]  # the optional member checked above
+    return None
+
+
+class RobotsSink(ArchiveSink, Protocol):
+    """A sink that stores the robots.txt files a crawl read with the commit (optional)."""
+
+    def put_robots_files(self, files: Sequence[Any]) -> None:
+        """Store each origin's robots.txt as read (``crawler_access.RobotsFile``: status, failure, body)."""
+        ...
+
+
+def robots_sink(sink: ArchiveSink) -> RobotsSink | None:
+    """``sink`` when it implements the optional ``put_robots_files``, else None."""
+    if callable(getattr(sink, "put_robots_files", None)):
         return sink  # type: ignore[return-value]  # the optional member checked above
     return None
 

@@ -626,7 +626,10 @@ def _summarize(app: Any, output: Path, stats: Any, human: bool) -> None:
     if human:
         summary.print_lines(crawl_summary(output, stats, facts))
     else:
-        for line in summary.blocked_lines(facts.get("totals") or {}):
+        for line in [
+            *summary.blocked_lines(facts.get("totals") or {}),
+            *summary.crawler_lines(facts.get("crawlers")),
+        ]:
             app.info(line)  # beside the JSON's totals.blocked, as the waits are
         emit_json(crawl_result(output, stats, facts))
 

@@ -440,7 +440,11 @@ def _tell(
             if isinstance(out.get("crawl"), dict) and "urls_recorded" in out["crawl"]:
                 out["crawl"]["pages"] = facts["pages"]
             out.update(
-                totals=facts["totals"], findings=facts["findings"], changed=facts["changed"], next=commands
+                totals=facts["totals"],
+                crawlers=facts["crawlers"],
+                findings=facts["findings"],
+                changed=facts["changed"],
+                next=commands,
             )
         emit_json(out, pretty=True)
         return

@@ -25,6 +25,9 @@ from . import times as times_module
 # 7: page_state.html_facts (derived from the page's HTML when it is scraped, outside its hash): what the
 #    canonical and nofollow checks read out of the HTML (nitpicker_core.html_facts); anchor.plain (whether
 #    an anchor's text is plain, for the anchor-text check's filter: linkgraph.link_texts). NULL in older rows
+#    Later tables without a new format number (a writer creates them on open; readers of an archive without
+#    one read nothing from it): robots_txt, each origin's robots.txt as a crawl read it (status, failure,
+#    body), so what well-known crawlers may fetch is judged afterwards (nitpicker_core.crawler_access)
 FORMAT_VERSION = 7
 
 # The promoted keys of ScrapeResult.extra and how each is stored: "text", "flag" (0/1, read back as a bool),
@@ -325,6 +328,18 @@ class SitemapAlternate(_Base):
         indexes = ((("commit", "url_id"), False),)
 
 
+class RobotsTxt(_Base):
+    # One origin's robots.txt as a crawl read it: the status (None: no answer), the failure and a 200's body
+    commit = pw.ForeignKeyField(Commit, column_name="commit_id", on_delete="CASCADE", index=False)
+    origin = pw.TextField()
+    status = pw.IntegerField(null=True)
+    failure = pw.TextField(null=True)
+    body = pw.TextField(default="")
+
+    class Meta:
+        primary_key = pw.CompositeKey("commit", "origin")
+
+
 class AnalysisCell(_Base):
     # The unique index leads with (commit_id, url_id), so it also serves per-page reads.
     commit = pw.ForeignKeyField(Commit, column_name="commit_id", on_delete="CASCADE", index=False)
@@ -450,6 +465,7 @@ MODELS: tuple[type[pw.Model], ...] = (
     Sitemap,
     SitemapEntry,
     SitemapAlternate,
+    RobotsTxt,
     AnalysisCell,
     Violation,
     AnalyzerError,

@@ -161,6 +161,14 @@ class Pages:
             store_sitemaps(self._store.conn, commit_id, files)
         self._store.touch()
 
+    def put_robots_files(self, commit_id: int, files: Sequence[Any]) -> None:
+        """The robots.txt files the crawl read, with the commit; see archive/robots_files.py."""
+        from nitpicker_core.archive.robots_files import store_robots_files
+
+        with self._store.db.atomic():
+            store_robots_files(self._store.conn, commit_id, files)
+        self._store.touch()
+
     # --- internals ------------------------------------------------------------------------------------
 
     def commit_urls(self, commit_id: int) -> dict[str, bool]:

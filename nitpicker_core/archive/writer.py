@@ -198,6 +198,7 @@ class ArchiveWriter:
     put_crawl_error = via("pages", Pages.put_crawl_error)
     add_inventory_run = via("pages", Pages.add_inventory_run)
     put_sitemaps = via("pages", Pages.put_sitemaps)
+    put_robots_files = via("pages", Pages.put_robots_files)
     commit_urls = via("pages", Pages.commit_urls)
     pending_urls = via("pages", Pages.pending_urls)
     failed_urls = via("pages", Pages.failed_urls)

@@ -287,6 +287,7 @@ class Crawler(ResultsMixin):
 
     def _finish(self) -> None:
         assert self.sink is not None
+        self._store_robots_files()
         self.sink.drain()
         self.fetcher.close()
         self.stats.waited = self.fetcher.throttle.waits()
@@ -303,6 +304,17 @@ class Crawler(ResultsMixin):
         self._whole_commit_stats()
         self._sink().finish(self.stats.status, self.stats.as_dict())
         self.pm.hook.crawl_finished(crawl=self.crawl, stats=self.stats.as_dict())
+
+    def _store_robots_files(self) -> None:
+        """The robots.txt files this run read of the site's hosts, with the commit (a sink that takes them): what
+        well-known crawlers may fetch is judged from them afterwards (nitpicker_core.crawler_access)."""
+        from nitpicker_core.sinks import robots_sink
+
+        sink = robots_sink(self._sink())
+        # the site's own hosts: what the judging reads (an external link's host's robots.txt is not the site's)
+        files = [f for f in self.policy.robots.files() if self.scope.same_host(f.origin + "/")]
+        if files and sink is not None and self.sink is not None:
+            self.sink.call(sink.put_robots_files, files)
 
     def _whole_commit_stats(self) -> None:
         """Counts of the whole commit, earlier runs into it included (--resume, --append), from its rows.

@@ -13,6 +13,7 @@ from protego import Protego
 
 from nitpicker_core.crawler.deadline import DeadlineAdapter, Exchange, Guard
 from nitpicker_core.crawler.errors import classify
+from nitpicker_core.crawler_access import RobotsFile
 
 __all__ = ["ROBOTS_LIMIT", "RobotsCache", "origin_of"]
 
@@ -35,6 +36,8 @@ class _Answer:
     lasting: bool = True
     retry_at: float = 0.0  # a clock time, set by the cache
     wait: float = 0.0  # the pause before ``retry_at``; it doubles while the failure lasts
+    status: int | None = None  # the HTTP status of robots.txt (None: no answer)
+    text: str = ""  # the body of a 200 answer, as parsed
 
 
 class RobotsCache:
@@ -115,15 +118,16 @@ class RobotsCache:
             return self._unreachable(classify(exc))
         if 500 <= status <= 599:
             # RFC 9309 2.3.1.4: the server failed, so nothing is known to be allowed until it answers
-            return _Answer(_DISALLOW_ALL, failure=str(status), lasting=False)
+            return _Answer(_DISALLOW_ALL, failure=str(status), lasting=False, status=status)
         if status != 200:
-            return _Answer(None)  # 4xx (RFC 9309 2.3.1.3) and other odd answers: no rules
+            return _Answer(None, status=status)  # 4xx (RFC 9309 2.3.1.3) and other odd answers: no rules
         if cut:  # a line cut in the middle could read as a broader rule than it is
             body = body[: body.rfind(b"\n") + 1]
+        text = body.decode("utf-8", "replace")
         try:
-            return _Answer(Protego.parse(body.decode("utf-8", "replace")))
+            return _Answer(Protego.parse(text), status=200, text=text)
         except Exception:  # noqa: BLE001 - a robots.txt protego cannot read allows everything
-            return _Answer(None)
+            return _Answer(None, status=200, text=text)
 
     @staticmethod
     def _unreachable(kind: str) -> _Answer:
@@ -190,6 +194,12 @@ class RobotsCache:
             return []
         with self._lock:
             return [str(line) for line in parser.sitemaps]
+
+    def files(self) -> list[RobotsFile]:
+        """Each origin's robots.txt as last read: status, failure and body (what ``crawler_access`` judges)."""
+        with self._lock:
+            answers = sorted(self._answers.items())
+        return [RobotsFile(origin, a.status, a.failure, a.text) for origin, a in answers]
 
     def fetched_origins(self) -> list[str]:
         with self._lock:

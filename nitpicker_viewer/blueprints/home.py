@@ -117,7 +117,27 @@ def summary() -> str:
         types=types,
         fill=fill,
         not_checked=not_checked,
+        blocked_by=", ".join(
+            f"{row['count']} × {row['status']}" for row in data["totals"]["blocked_by_status"]
+        ),
+        crawlers=_crawlers(data.get("crawlers")),
     )
+
+
+def _crawlers(found: dict[str, Any] | None) -> dict[str, Any] | None:
+    """robots.txt's site-wide verdict on the well-known crawlers: the AI ones and the search ones apart."""
+    if found is None:
+        return None
+    search = [token for token in found["blocked"] if token not in found["ai_blocked"]]
+    keep: dict[str, Any] = {"commit": request.args.get("commit")} if request.args.get("commit") else {}
+    return {
+        "ai": found["ai_blocked"],
+        "ai_total": found["ai_crawlers"],
+        "search": search,
+        "search_total": found["crawlers"] - found["ai_crawlers"],
+        "partly": found["ai_partly"],
+        "href": url_for("api.call", name="crawlers", **keep),
+    }
 
 
 def _missing(field: str) -> str | None:

@@ -106,6 +106,10 @@ class FileSink:
         self._flush()
         self.writer.put_sitemaps(self._commit, files)
 
+    def put_robots_files(self, files: Sequence[Any]) -> None:
+        self._flush()
+        self.writer.put_robots_files(self._commit, files)
+
     def commit_stats(self) -> Mapping[str, Any]:
         self._flush()
         return self.writer.commit_stats(self._commit)

@@ -9,6 +9,7 @@ from . import (
     analyzer_errors,
     archive_info,
     changes,
+    crawlers,
     findings,
     headings,
     history,
@@ -38,6 +39,7 @@ MODULES = (
     screenshots,
     changes,
     sitemaps,
+    crawlers,
 )
 
 

@@ -35,7 +35,13 @@ def _summary(archive: ArchiveReader, commit: int) -> dict[str, Any]:
     if "internal" not in found["status"]:  # stored by a nitpicker that did not split statuses by side
         found = {"commit": commit, **digest.summary(archive.execute, commit)}
     # the named counts every front door shows, derived here once (nitpicker_core.counts defines them)
-    return {**found, "totals": count_totals(found), "definitions": dict(COUNT_DEFINITIONS)}
+    return {
+        **found,
+        "totals": count_totals(found),
+        "definitions": dict(COUNT_DEFINITIONS),
+        # robots.txt's site-wide verdict on the well-known crawlers (the crawlers query has each one)
+        "crawlers": read.crawler_summary(archive, commit),
+    }
 
 
 def _pages(
@@ -177,7 +183,9 @@ QUERIES = [
         "failures broken down by error kind; URLs never requested counted apart as not_checked), content "
         "types by category and metadata fill rates of internal HTML pages; `totals` names the counts every "
         "front door shows (urls, internal_urls, external_urls, pages, 2xx…5xx, failed, skipped, "
-        "not_checked) and `definitions` says what each one means.",
+        "not_checked) and `definitions` says what each one means; `crawlers` names the well-known crawlers "
+        "robots.txt blocks site-wide, AI crawlers apart (null when no robots.txt was read; the crawlers query "
+        "has each one).",
         _summary,
         order=10,
     ),

@@ -302,7 +302,10 @@ def render_charts(report: ReportContext, lang: str) -> str:
     out = []
     summary = report.query("summary")
     totals = summary["totals"]
-    statuses = [(k, float(totals.get(k) or 0)) for k in ("2xx", "3xx", "4xx", "5xx", "failed", "skipped")]
+    # blocked: the server refused the crawler (401, 403, 429, 999, a bot challenge); in its 4xx bar too
+    statuses = [
+        (k, float(totals.get(k) or 0)) for k in ("2xx", "3xx", "4xx", "5xx", "failed", "skipped", "blocked")
+    ]
     out.append(f'<h3 id="chart-status">{escape(text(lang, "status_codes"))}</h3>')
     out.append(bar_chart("status-chart", text(lang, "status_codes"), statuses))
     # the HTML pages the `pages` query lists with --strict, counted by SQLite (not read row by row)

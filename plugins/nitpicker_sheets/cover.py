@@ -100,6 +100,8 @@ def _totals(report: ReportContext, answer: Mapping[str, Any]) -> Iterator[list[A
         ("skipped", "Skipped"),
     ):
         yield ["Totals", item, totals[key]]
+    # the server refused the crawler (401, 403, 429, 999, a bot challenge): apart from the broken, by status
+    yield ["Totals", "Blocked", Cell(totals["blocked"], blocked_note(totals))]
     checks = [r for r in answer["items"] if r["state"] == "ok"]
     yield ["Totals", "Checks with findings", sum(1 for r in checks if r["findings"])]
     yield ["Totals", "Findings", sum(r["findings"] or 0 for r in checks)]
@@ -109,6 +111,19 @@ def _totals(report: ReportContext, answer: Mapping[str, Any]) -> Iterator[list[A
     for priority in PRIORITIES:
         found = [r for r in checks if r["priority"] == priority and r["findings"]]
         yield ["Checks with findings by priority", priority, len(found)]
+
+
+def blocked_note(totals: Mapping[str, Any]) -> str:
+    """The blocked URLs by status and side, as the crawl's summary says them: "1 × 403, 2 × 429 (3 internal)"."""
+    if not totals.get("blocked"):
+        return ""
+    by = ", ".join(f"{row['count']} × {row['status']}" for row in totals.get("blocked_by_status") or [])
+    sides = ", ".join(
+        f"{totals[side]['blocked']} {side}"
+        for side in ("internal", "external")
+        if totals[side].get("blocked")
+    )
+    return f"{by} ({sides}): the server refused the crawler, not a broken page"
 
 
 def _changes(answer: Mapping[str, Any]) -> Iterator[list[Any]]:
@@ -142,6 +157,7 @@ DEFINED = (
     ("external_urls", "External URLs"),
     ("status_class", "2xx, 3xx, 4xx, 5xx"),
     ("failed", "Failed"),
+    ("blocked", "Blocked"),
     ("skipped", "Skipped"),
     ("findings", "Findings"),
     ("share", "% of URLs"),

@@ -53,6 +53,14 @@ CONTENT_FIELDS: tuple[tuple[str, str], ...] = (
     ("Closest Similarity Match", "near_similarity"),
 )
 CONTENT_COLUMNS = tuple(label for label, _ in CONTENT_FIELDS)
+# What JavaScript changed of a rendered page (the pages query's js_links, raw_text_share and js_changed,
+# docs/javascript.md): what a crawler that runs no JavaScript misses; empty for a page with one version
+JS_FIELDS: tuple[tuple[str, str], ...] = (
+    ("Links Only After JavaScript", "js_links"),
+    ("Main Text Without JavaScript (%)", "raw_text_share"),
+    ("Changed by JavaScript", "js_changed"),
+)
+JS_COLUMNS = tuple(label for label, _ in JS_FIELDS)
 PAGE_LIST_COLUMNS = (
     "Title",
     "Full Title",
@@ -84,6 +92,7 @@ PAGE_LIST_COLUMNS = (
     "og:type",
     "og:image",
     *SEO_COLUMNS,
+    *JS_COLUMNS,
     *CONTENT_COLUMNS,
 )
 LINKS_COLUMNS = (
@@ -245,6 +254,7 @@ def page_list_rows(reader: ArchiveReader, commit: int, report: ReportContext) ->
             p["og_type"],
             p["og_image"],
             *_seo_values(p),
+            *(p.get(key) for _label, key in JS_FIELDS),
             *(p.get(key) for _label, key in CONTENT_FIELDS),
             *_analysis_values(p, keys),
         ]

@@ -143,6 +143,10 @@ def summary_rows(reader: ArchiveReader, commit: int, report: ReportContext) -> I
     for name in ("redirect_hops", "skipped", "failed", "not_checked"):
         count = status.get(name, 0)  # not_checked: absent from a summary stored by an older nitpicker
         yield ["Status", name.replace("_", " "), count, _share(count, total)]
+    # answered, so in their status rows too, but no broken page: the server refused the crawler
+    yield ["Status", "blocked", totals["blocked"], _share(totals["blocked"], total)]
+    for row in totals["blocked_by_status"]:
+        yield ["Blocked by status", str(row["status"]), row["count"], _share(row["count"], total)]
     for row in status["failed_by_kind"]:
         yield ["Failed by kind", row["kind"], row["count"], _share(row["count"], total)]
     for row in s["content_types"]:
@@ -150,6 +154,22 @@ def summary_rows(reader: ArchiveReader, commit: int, report: ReportContext) -> I
             yield ["Content type", row["category"], row["count"], _share(row["count"], total)]
     for row in s["metadata_fill"]:
         yield ["Metadata filled (internal HTML)", row["field"], row["filled"], row["rate"]]
+    crawlers = s.get("crawlers")  # None: no robots.txt was read (--ignore-robots, an older archive)
+    if crawlers is not None:
+        section = "Blocked site-wide by robots.txt"
+        search = [token for token in crawlers["blocked"] if token not in crawlers["ai_blocked"]]
+        ai, others = crawlers["ai_crawlers"], crawlers["crawlers"] - crawlers["ai_crawlers"]
+        for item, of, blocked in (
+            ("AI crawlers", ai, crawlers["ai_blocked"]),
+            ("search crawlers", others, search),
+        ):
+            # the tokens as the note; the share of the well-known crawlers of that kind
+            yield [
+                section,
+                f"{item} (of {of})",
+                Cell(len(blocked), ", ".join(blocked)),
+                _share(len(blocked), of),
+            ]
 
 
 def _share(count: int, total: int) -> float | None:

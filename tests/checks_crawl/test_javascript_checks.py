@@ -185,3 +185,20 @@ def test_render_auto_finds_what_rendering_finds(site: str, auto: Path) -> None:
         d is not None and d.startswith("rendered: sample of its template: differs: ")
         for d in decisions.values()
     )
+
+
+def test_the_page_list_sheet_has_the_javascript_columns(site: str, archive: Path, tmp_path: Path) -> None:
+    import csv
+
+    result = run_cli("report", str(archive), "--csv", "out", "--only", "Page List", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    with (tmp_path / "out" / "page-list.csv").open(encoding="utf-8-sig", newline="") as handle:
+        header, *rows = list(csv.reader(handle))
+    labels = ("Links Only After JavaScript", "Main Text Without JavaScript (%)", "Changed by JavaScript")
+    at = header.index(labels[0])
+    assert tuple(header[at : at + 3]) == labels and header[at - 1] == "Last Modified"
+    found = {row[header.index("URL")].replace(site, ""): tuple(row[at : at + 3]) for row in rows}
+    # the CSV writes numbers as text, and an empty cell for none
+    assert found == {
+        url: (str(links), str(share), changed) for url, (links, share, changed) in COLUMNS.items()
+    }

@@ -61,6 +61,9 @@ def test_pipeline_ends_with_a_summary_for_people(runs):
         r"Crawl complete: 3 pages of \d+ internal URLs \(3 rendered, 0 skipped\)(, \d+ external URLs? "
         r"checked)? in \d+ s\n"
         r"Errors: none\n"
+        # the test site's robots.txt (test_server/routes/robots.py) shuts three AI tokens out
+        r"AI crawlers: 3 of 24 blocked site-wide by robots\.txt \(Google-Extended, GPTBot, CCBot\); "
+        r"search crawlers: 0 of 6 \(query crawlers\)\n"
         r"Analyzed 3 pages with 1 analyzer \(markup\): \d+ violations, 0 analyzer errors\n"
         r"Findings: .+\n"
         r"Changed: nothing to compare with \(the archive's first commit\)\n"

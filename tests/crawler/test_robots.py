@@ -65,3 +65,25 @@ def test_non_200_robots_allows_all() -> None:
         assert robots.failure(f"{base}/") is None  # "no robots.txt" is an answer, not a failure
     finally:
         server.shutdown()
+
+
+def test_files_keep_what_each_origin_answered(site: str) -> None:  # type: ignore[no-untyped-def]
+    from test_server.routes.robots import ROBOTS_TXT
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    app = Flask("no-robots")  # every path, /robots.txt included, is a 404
+    server, base = serve(app=app)
+    try:
+        robots = RobotsCache("Nitpicker/0.1.0", timeout=2)
+        for origin in (site, base, f"http://127.0.0.1:{port}"):
+            robots.allowed(f"{origin}/page")
+        files = {f.origin: (f.status, f.failure, f.text) for f in robots.files()}
+        assert files == {
+            site: (200, None, ROBOTS_TXT),
+            base: (404, None, ""),
+            f"http://127.0.0.1:{port}": (None, "connection-refused", ""),
+        }
+    finally:
+        server.shutdown()

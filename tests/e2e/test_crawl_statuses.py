@@ -194,3 +194,30 @@ def test_blocked_answers_are_an_outcome_of_their_own_in_the_pages_and_the_summar
     assert (
         "Blocked: 3 internal (1 × 401, 1 × 403, 1 × 429)" in statuses.result.stderr + statuses.result.stdout
     )
+
+
+def test_the_report_counts_blocked_answers_apart_on_the_cover_and_the_summary(statuses, site, tmp_path):
+    import json
+
+    from openpyxl import load_workbook
+    from support import run_cli
+
+    result = run_cli("report", str(statuses.archive), "--xlsx", "out.xlsx", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    book = load_workbook(tmp_path / "out.xlsx")
+    cover = {(r[0].value, r[1].value): r[2] for r in book["Cover"].iter_rows(min_row=2)}
+    blocked = cover[("Totals", "Blocked")]
+    assert blocked.value == 3
+    assert blocked.comment.text == (
+        "1 × 401, 1 × 403, 1 × 429 (3 internal): the server refused the crawler, not a broken page"
+    )
+    summary = {(r[0], r[1]): r[2:] for r in book["Summary"].iter_rows(min_row=2, values_only=True)}
+    total = json.loads(run_cli("query", str(statuses.archive), "summary").stdout)["status"]["total"]
+    assert summary[("Status", "blocked")] == (3, round(3 / total, 4))
+    assert {item: v[0] for (section, item), v in summary.items() if section == "Blocked by status"} == {
+        "401": 1,
+        "403": 1,
+        "429": 1,
+    }
+    appendix = {(r[0], r[1]): r[2] for r in book["Appendix"].iter_rows(min_row=2, values_only=True)}
+    assert appendix[("What the numbers mean", "Blocked")].startswith("URLs whose server refused the crawler")

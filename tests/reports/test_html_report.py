@@ -451,3 +451,15 @@ def test_a_bad_logo_or_accent_is_one_line(demo, tmp_path, make, args, message):
     assert done.returncode == 1
     assert done.stderr.strip().splitlines() == [f"nitpicker: error: {message}"]
     assert not (tmp_path / "r.pdf").exists()
+
+
+def test_the_status_chart_counts_the_summarys_totals_blocked_apart(demo, report_html):
+    from nitpicker_core import query_registry, run_query
+    from nitpicker_core.archive import open_archive
+    from nitpicker_core.plugins import make_plugin_manager
+
+    with open_archive(demo["archive"]) as reader:
+        totals = run_query(query_registry(make_plugin_manager()), reader, "summary", {}, None)["totals"]
+    tree = lxml_html.fromstring(report_html.read_bytes())
+    keys = ("2xx", "3xx", "4xx", "5xx", "failed", "skipped", "blocked")
+    assert _bars(tree.xpath("//*[@id='status-chart']")[0]) == {k: totals[k] for k in keys}

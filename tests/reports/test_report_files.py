@@ -39,7 +39,7 @@ def test_xlsx_has_every_sheet_with_header_freeze_formats_notes(report_archive, s
     assert (
         header[:4] == ["Title", "Full Title", "URL", "Protocol"]
         and header[-1] == "Linkcount: anchors"
-        and len(header) == 68  # 39, the 23 SEO columns and the 6 content columns
+        and len(header) == 71  # 39, the 23 SEO columns, the 3 JavaScript columns and the 6 content columns
     )
     assert pages[1][0].font.b
     assert pages.freeze_panes == "B2"

@@ -28,9 +28,10 @@ ALL_SHEETS = [
     "Resources Relational Table",
     "Appendix",
 ]
-# Summary: URLs internal/external, then pages (internal only: "pages" has one meaning), statuses, types, fill rates
+# Summary: URLs internal/external, then pages (internal only: "pages" has one meaning), statuses (blocked
+# among them: none here), types, fill rates, the AI and search crawlers robots.txt blocks site-wide
 ROWS = {
-    "Summary": 26,
+    "Summary": 29,
     "Page List": 4,
     "Links": 5,
     "Discrepancies": 4,
@@ -124,7 +125,7 @@ def test_values_read_back_through_gspread(written, site):
         pages[0][:5] == ["Title", "Full Title", "URL", "Protocol", "Domain"]
         and pages[0][-1] == "Linkcount: anchors"
     )
-    assert len(pages[0]) == 68  # 39, the 23 SEO columns and the 6 content columns
+    assert len(pages[0]) == 71  # 39, the 23 SEO columns, the 3 JavaScript columns and the 6 content columns
     rows = {r[2]: dict(zip(pages[0], r, strict=False)) for r in pages[1:]}
     assert list(rows) == [home, alpha, beta, missing]
     assert rows[alpha]["Title"] == "Alpha" and rows[alpha]["Full Title"] == "Alpha | Report Home"
@@ -225,6 +226,12 @@ def test_values_read_back_through_gspread(written, site):
         "1",
         "0.1667",
     ] in summary  # a number; the column shows it as a percentage and ["URLs", "internal", "5", ""] in summary
+    assert ["Status", "blocked", "0", "0"] in summary and not [
+        r for r in summary if r[0] == "Blocked by status"
+    ]
+    # the test site's robots.txt shuts out Google-Extended, GPTBot and CCBot (test_server/routes/robots.py)
+    assert ["Blocked site-wide by robots.txt", "AI crawlers (of 24)", "3", "0.125"] in summary
+    assert ["Blocked site-wide by robots.txt", "search crawlers (of 6)", "0", "0"] in summary
 
 
 def test_notes_links_and_formatting_are_stored(written, site):

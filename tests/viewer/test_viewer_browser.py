@@ -235,3 +235,45 @@ def test_sandbox_keeps_the_crawled_script_out(served, site, watched):
 def test_axe_finds_no_serious_violation(browser, served, site, theme, axe_serious):
     found = axe_serious(browser, served, (*ROOT_PATHS, *detail_paths(site)[:2]), theme)
     assert found == {}, json.dumps(found, indent=1)
+
+
+def test_summary_counts_blocked_urls_apart_and_names_the_crawlers_robots_txt_blocks(
+    served, site, viewer_archive, watched
+):
+    from support import run_cli
+
+    totals = json.loads(run_cli("query", str(viewer_archive), "summary").stdout)["totals"]
+    blocked, by = (
+        totals["blocked"],
+        ", ".join(f"{r['count']} × {r['status']}" for r in totals["blocked_by_status"]),
+    )
+    assert blocked >= 1 and "× 403" in by  # /error-status/forbidden at least
+    page = watched.page
+    page.goto(served + "/summary")
+    assert page.locator("#card-blocked .card-value").inner_text() == f"{blocked:,}"
+    assert page.locator("#blocked-note").inner_text() == (
+        f"{blocked} URLs answered but refused the crawler ({by}): counted in their status too, never as broken pages."
+    )
+    # the test site's robots.txt (test_server/routes/robots.py) shuts out three AI tokens, no search engine
+    assert page.locator("#crawlers-ai").inner_text() == (
+        "AI crawlers: 3 of 24 blocked site-wide by robots.txt: Google-Extended, GPTBot, CCBot"
+    )
+    assert (
+        page.locator("#crawlers-search").inner_text()
+        == "Search crawlers: 0 of 6 blocked site-wide by robots.txt"
+    )
+    assert page.locator("#crawlers-partly").count() == 0
+    assert "Blocked" in page.locator("#definitions").inner_text()
+    # the card leads to the blocked URLs, the 403 among them
+    page.locator("#card-blocked").click()
+    page.wait_for_url("**/pages?**outcome=blocked**")
+    table = page.locator("main table.data").first.inner_text()
+    assert f"{site}/error-status/forbidden" in table
+    assert page.locator("main table.data").first.locator("tbody tr").count() == blocked
+    page.goto(served + "/summary")
+    page.get_by_role("link", name="日本語").click()
+    assert page.locator("#crawlers-ai").inner_text() == (
+        "AI クローラー: 24 件中 3 件を robots.txt がサイト全体でブロック: Google-Extended, GPTBot, CCBot"
+    )
+    page.get_by_role("link", name="English").click()
+    watched.clean()
