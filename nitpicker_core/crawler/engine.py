@@ -76,6 +76,8 @@ class CrawlStats:
     revalidation: dict[str, Any] = field(default_factory=dict)  # --update: conditional requests and 304s
     # seconds this run waited before requests to each host (Retry-After, slowdown, --max-rps, Crawl-delay)
     waited: dict[str, float] = field(default_factory=dict)
+    # hosts whose DNS lookup failed in an earlier run of the commit → URLs of this run not asked for it
+    dns_failed_before: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -268,6 +270,7 @@ class Crawler(ResultsMixin):
         self.sink.drain()
         self.fetcher.close()
         self.stats.waited = self.fetcher.throttle.waits()
+        self.stats.dns_failed_before = dict(self.dns.skipped_before)
         try:
             self.sink.close()
         except BaseException:
@@ -320,8 +323,12 @@ class Crawler(ResultsMixin):
         if mode == "append":  # former external pages now in scope are crawled again, fully
             done = {url: r for url, r in done.items() if r or not self.scope.is_internal(url)}
         retry: list[str] = []
+        failed = archive.failed_urls() if mode in ("resume", "append", "retry-failed") else {}
+        for url, kind in failed.items():  # the DNS burn list lives in the commit: not looked up again
+            if kind == "dns":
+                self.dns.carry(urlsplit(url).hostname or "")
         if mode == "retry-failed":  # permanent kinds stay failed, so repeated retries converge
-            retry = [url for url, kind in archive.failed_urls().items() if kind not in PERMANENT_KINDS]
+            retry = [url for url, kind in failed.items() if kind not in PERMANENT_KINDS]
             done = {url: r for url, r in done.items() if url not in set(retry)}
         for url, rendered in done.items():
             self.queue.add_done(url, rendered=rendered)
