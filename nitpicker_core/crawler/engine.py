@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from nitpicker_core.content_types import binary_body
 from nitpicker_core.crawler.errors import PERMANENT_KINDS, DnsBurnList
 from nitpicker_core.crawler.events import EventSink
 from nitpicker_core.crawler.fetch import Fetcher, FetchResult, HostThrottle
@@ -27,6 +28,7 @@ from nitpicker_core.crawler.results import (
     ResultsMixin,
     declined_by_browser,
     mark_blocked,
+    not_a_page,
     unrenderable,
 )
 from nitpicker_core.crawler.revalidation import Revalidation
@@ -650,6 +652,9 @@ class Crawler(ResultsMixin):
         result = self._from_fetch(item, pre)  # the answer's record, as every no-browser path starts it
         if pre.redirect_chain:
             result.extra["redirect_status"] = pre.redirect_status
+        if binary_body(pre.body):  # no HTML to read: the answer is the record
+            self._store_rendered(item, not_a_page(result), pre, rendered=False)
+            return False
         try:
             parsed = await asyncio.to_thread(
                 self.pm.hook.crawl_parse, result=result, body=pre.body, crawl=self.crawl
@@ -763,6 +768,8 @@ class Crawler(ResultsMixin):
             mark_blocked(scraped)
             self._record(scraped)
             return False
+        if binary_body(scraped.source if scraped.source is not None else scraped.html):
+            scraped = not_a_page(scraped)
         stored_at = time.perf_counter()
         try:
             return self._store_rendered(item, scraped, pre)

@@ -44,6 +44,33 @@ def unrenderable(pre: FetchResult, has_credentials: bool) -> str | None:
     return None
 
 
+def not_a_page(result: ScrapeResult) -> ScrapeResult:
+    """The record of a body that is no text sent as HTML (``binary_body``): the answer, and why nothing of it is
+    read. What a browser or parser made of the bytes (a DOM of noise, links, findings by the thousand) is not
+    kept; only how the page was reached stays."""
+    return ScrapeResult(
+        url=result.url,
+        status=result.status,
+        status_text=result.status_text,
+        content_type=result.content_type,
+        content_length=result.content_length,
+        headers=dict(result.headers),
+        redirect_chain=list(result.redirect_chain),
+        is_external=result.is_external,
+        metadata={"title": ""},
+        extra={
+            **{k: result.extra[k] for k in ("redirect_status", "client_redirect") if k in result.extra},
+            "unrendered": f"a binary body served as {result.content_type}: not read as a page",
+        },
+        anchors=[],
+        headings=[],
+        images=[],
+        response_ms=result.response_ms,
+        load_ms=result.load_ms,
+        http_version=result.http_version,
+    )
+
+
 def mark_blocked(result: ScrapeResult) -> None:
     """``extra.blocked`` on an answer meaning "a bot wall or auth stopped us" (401, 403, 429, challenges)."""
     if is_blocked_status(result.status, result.headers, (result.html or "")[:65536]):
