@@ -27,6 +27,10 @@ BODYLESS_STATUSES = frozenset({204, 205, 304})
 _DECLINED_RE = re.compile(r"net::ERR_[A-Z0-9_]+|Download is starting")
 
 
+# ``extra`` keys saying how a rendered URL reached its page: the redirect's facts, not the destination's
+REACHED_BY = ("redirect_status", "client_redirect")
+
+
 def unrenderable(pre: FetchResult, has_credentials: bool) -> str | None:
     """Why Chromium would not show the answer the preflight got (None when it would).
 
@@ -59,7 +63,7 @@ def not_a_page(result: ScrapeResult) -> ScrapeResult:
         is_external=result.is_external,
         metadata={"title": ""},
         extra={
-            **{k: result.extra[k] for k in ("redirect_status", "client_redirect") if k in result.extra},
+            **{k: result.extra[k] for k in REACHED_BY if k in result.extra},
             "unrendered": f"a binary body served as {result.content_type}: not read as a page",
         },
         anchors=[],
@@ -136,6 +140,8 @@ class ResultsMixin:
                     redirect_chain=list(result.redirect_chain),
                     is_external=item.external,
                     is_target=False,
+                    # a move by script or meta refresh is this URL's, as the chain is
+                    extra={k: True for k in ("client_redirect",) if result.extra.get(k)},
                     anchors=[],
                     images=[],
                 )
@@ -159,6 +165,9 @@ class ResultsMixin:
                 "is_external": not self.scope.is_internal(final),
                 "is_target": True,
                 "anchors": self._stored_anchors(result.anchors),
+                # how the page was reached belongs to the redirect (recorded above), never to the page: the
+                # destination's state is the same whichever way, and whether, a redirect led to it first
+                "extra": {k: v for k, v in result.extra.items() if final == url or k not in REACHED_BY},
             }
         )
         mark_blocked(destination)
