@@ -107,6 +107,8 @@ class ResultsMixin:
     _claimed: dict[str, str]
     _captured: dict[str, Resource]
     _linked: set[str]
+    # guessed pages read in full that no page links to yet: stored (and their links followed) once one does
+    _held: dict[str, tuple[QueueItem, ScrapeResult, FetchResult, bool]]
     _outside_depth: dict[str, int]
     _stopping: bool
     _seeds: set[str]
@@ -121,8 +123,16 @@ class ResultsMixin:
     def _store_rendered(
         self, item: QueueItem, result: ScrapeResult, pre: FetchResult, *, rendered: bool = True
     ) -> bool:
-        """Store a page read in full (rendered, or with ``rendered=False`` parsed from the HTML as sent)."""
+        """Store a page read in full (rendered, or with ``rendered=False`` parsed from the HTML as sent).
+
+        A guess no page links to is held back instead: a pagination guess is no page of the site until the site
+        links to it (a calendar answering any month number answers the guesser's 2024/13 too), so it is
+        stored, and its links followed, only when a page links to it — never, if none does.
+        """
         url = item.url
+        if self._is_guess(item):
+            self._held[url] = (item, result, pre, rendered)
+            return rendered
         final = normalize(result.redirect_chain[-1]) if result.redirect_chain else url
         for resource in result.received:
             self.sink.emit("crawl_resource_received", resource=resource, referrer_url=final)
@@ -243,6 +253,10 @@ class ResultsMixin:
                 page_url, [(item.url, item.in_scope) for item in found], self.scope
             )
         fresh = self.queue.add(found)
+        for item in found:  # guesses this page links to are pages of the site now
+            held = self._held.pop(item.url, None)
+            if held is not None:
+                self._store_rendered(*held[:3], rendered=held[3])
         if self.queue.guessed(page_url):
             return  # a page reached only by a guess: its links are followed, but never guessed from
         links = [item.url for item in fresh if item.in_scope]
