@@ -36,7 +36,7 @@ from nitpicker_core.crawler.slots import PageSlots
 from nitpicker_core.crawler.stopping import PageAbandoned, StopSignals, resume_hint
 from nitpicker_core.indexing import Indexer
 from nitpicker_core.layout import stub_path
-from nitpicker_core.records import Anchor, CrawlContext, Resource, ScrapeResult
+from nitpicker_core.records import Anchor, CrawlContext, PageError, Resource, ScrapeResult
 from nitpicker_core.sinks import ArchiveSink, check_sink, revalidating
 from nitpicker_core.urls import looks_like_html, normalize, split_credentials
 
@@ -676,6 +676,49 @@ class Crawler(ResultsMixin):
             self.clock.add("links", time.perf_counter() - stored_at)
         return False
 
+    async def _read_as_sent(self, item: QueueItem, scraped: ScrapeResult) -> None:
+        """A rendered page that answered no extraction (its main thread busy, or its renderer starved by another
+        tab's 100,000-link page) gets its title, links, headings and JSON-LD from its HTML as the server sends
+        it, read as ``--render never`` reads a page; its page error says so (step ``extract-from-source``)
+        instead of the page being stored without them. The browser cannot hand the body over then: the
+        renderer that keeps it is the one not answering, so it is asked for once more."""
+        final = scraped.redirect_chain[-1] if scraped.redirect_chain else item.url
+        inside = item.in_scope
+        try:
+            got = await asyncio.to_thread(
+                self.fetcher.fetch,
+                final,
+                method="GET",
+                body_limit=PARSE_BODY_LIMIT,
+                auth=self.scope.credentials_for(final) if inside else None,
+                headers=self.options.headers if inside else None,
+            )
+            if not got.ok or got.content_type not in HTML_TYPES or len(got.body) > PARSE_BODY_LIMIT:
+                return
+            scratch = ScrapeResult(url=final, headers=dict(got.headers))
+            sent = await asyncio.to_thread(
+                self.pm.hook.crawl_parse, result=scratch, body=got.body, crawl=self.crawl
+            )
+        except Exception:  # noqa: BLE001 - a stop cut it, or the reader failed: the page keeps its page error
+            return
+        if sent is None or not isinstance(sent, ScrapeResult):
+            return
+        scraped.metadata, scraped.anchors, scraped.headings, scraped.jsonld = (
+            sent.metadata,
+            sent.anchors,
+            sent.headings,
+            sent.jsonld,
+        )
+        scraped.errors = [
+            PageError(
+                step="extract-from-source",
+                message="the page did not answer in time: title, links and headings read from the HTML as sent",
+            )
+            if error.step == "extract"
+            else error
+            for error in scraped.errors
+        ]
+
     async def _check_resources(self, urls: list[str]) -> list[Resource]:
         """The sub-resources a page's HTML names, each asked once per crawl (HEAD): what a browser would load."""
         for url in urls:
@@ -771,6 +814,8 @@ class Crawler(ResultsMixin):
             return False
         if binary_body(scraped.source if scraped.source is not None else scraped.html):
             scraped = not_a_page(scraped)
+        elif any(error.step == "extract" for error in scraped.errors) and not scraped.anchors:
+            await self._read_as_sent(item, scraped)
         stored_at = time.perf_counter()
         try:
             return self._store_rendered(item, scraped, pre)
