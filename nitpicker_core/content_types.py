@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import codecs
+
 #: The types a page's HTML comes as: what the crawler renders and analyzers read.
 HTML_TYPES: frozenset[str] = frozenset({"text/html", "application/xhtml+xml"})
 
@@ -146,3 +148,35 @@ def sql_filter(column: str, category: str) -> tuple[str, list[str]]:
     if category not in CATEGORIES:
         raise ValueError(f"unknown content-type category {category!r}")
     return f"{sql_case(column)} = ?", [category]
+
+
+# What is read of a body to tell text from bytes that are no text (a misconfigured server's archive or image
+# sent as text/html): no text has a NUL in it, and barely any control characters beyond whitespace and ESC
+# (ISO-2022-JP's shifts); random bytes have a NUL every 256 and about 10% control characters.
+BINARY_SAMPLE = 8192
+_TEXT_CONTROLS = frozenset("\t\n\r\f\x1b")
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def binary_body(body: bytes | str | None) -> bool:
+    """True when a body sent as text is not text: a NUL or over 5% control characters in its first 8 KiB.
+
+    ``body`` is the bytes as sent (UTF-16 and UTF-32 read by their byte order mark) or the text a browser
+    decoded; any single-byte or multibyte encoding of real text passes.
+    """
+    if not body:
+        return False
+    if isinstance(body, bytes):
+        head = body[: BINARY_SAMPLE * 4]
+        codec = next((name for bom, name in _BOMS if head.startswith(bom)), "latin-1")
+        body = head.decode(codec, errors="replace")
+    text = body[:BINARY_SAMPLE]
+    if "\x00" in text:
+        return True
+    controls = sum(1 for char in text if char < " " and char not in _TEXT_CONTROLS)
+    return controls * 20 > len(text)

@@ -541,6 +541,17 @@ def login_lines(stats: Any) -> list[str]:
     return lines
 
 
+def _dns_failed_before(stats: Any) -> str:
+    """URLs a continued crawl did not ask for: their host's DNS lookup failed in an earlier run of the commit."""
+    hosts = getattr(stats, "dns_failed_before", None) or {}
+    if not hosts:
+        return ""
+    return (
+        f"; {sum(hosts.values())} URL(s) not asked: the DNS lookup of their host failed in an earlier run "
+        f"({', '.join(sorted(hosts))})"
+    )
+
+
 def _revalidated(counts: dict[str, Any]) -> str:
     """What --update's conditional requests found, in one line."""
     if counts.get("off"):
@@ -581,6 +592,7 @@ def crawl_result(output: Path, stats: Any, facts: dict[str, Any]) -> dict[str, A
             "internal": stats.internal_errors,
             "external": stats.external_errors,
             "by_kind": facts["errors"],
+            **({"dns_failed_before": stats.dns_failed_before} if stats.dns_failed_before else {}),
         },
         "not_crawled": {"max_pages": left["--max-pages"], "max_depth": left["--max-depth"]},
         "next": next_commands(output, analyzed=False),
@@ -606,7 +618,11 @@ def crawl_summary(output: Path, stats: Any, facts: dict[str, Any]) -> list[str]:
             "auto",
         )
     }
-    notes = [note.lstrip("; ") for note in (_left_out(stats), _unextracted(stats)) if note]
+    notes = [
+        note.lstrip("; ")
+        for note in (_left_out(stats), _unextracted(stats), _dns_failed_before(stats))
+        if note
+    ]
     notes += login_lines(stats)
     return [
         *summary.crawl_lines(crawl, facts),
@@ -717,6 +733,8 @@ def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
                 f"{stats.skipped} skipped, {stats.internal_errors} internal / {stats.external_errors} "
                 f"external errors) → {output}{_left_out(stats)}{_unextracted(stats)}"
             )
+            if stats.dns_failed_before:
+                app.info(_dns_failed_before(stats).lstrip("; "))
         _explain_scope(app, stats)
         if not human:
             for line in waited_lines(stats.waited):

@@ -108,11 +108,26 @@ class Pages:
         self._store.touch()
 
     def _resource_rows(self, commit_id: int, pairs: Sequence[tuple[Resource, str | None]]) -> None:
-        """The rows of ``pairs`` (resource, referrer), inside the caller's transaction; later ones win.
+        """The rows of ``pairs`` (resource, referrer), inside the caller's transaction; later ones win, but a
+        304 never replaces an answer: it is a browser revalidating the copy it has (no type, no length), which
+        a page rendered after the first that used the file gets.
 
         The referrer is not stored here: which pages referenced a resource is what their states list."""
-        prepared = [(r, *prepare_resource(r)) for r, _ in pairs]
         ids = self._store.url_ids([r.url for r, _ in pairs])
+        answered = {r.url for r, _ in pairs if r.status != 304}
+        revalidated = {ids[r.url] for r, _ in pairs if r.status == 304 and r.url not in answered}
+        if revalidated:
+            known = self._store.lookup(
+                "SELECT url_id, 1 FROM commit_resource WHERE url_id IN ({marks}) AND commit_id = "
+                + str(int(commit_id)),
+                revalidated,
+            )
+            pairs = [
+                (r, ref)
+                for r, ref in pairs
+                if r.status != 304 or not (r.url in answered or ids[r.url] in known)
+            ]
+        prepared = [(r, *prepare_resource(r)) for r, _ in pairs]
         self._store.conn.executemany(
             "INSERT OR IGNORE INTO resource_state (hash, url_id, status, status_text, content_type, "
             "content_length, compression, cdn, headers, is_external) VALUES (?,?,?,?,?,?,?,?,?,?)",

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from nitpicker_core.content_types import binary_body
 from nitpicker_core.crawler.auto import AutoRender, Decision, template_key
 from nitpicker_core.crawler.errors import PERMANENT_KINDS, DnsBurnList
 from nitpicker_core.crawler.events import EventSink
@@ -29,6 +30,7 @@ from nitpicker_core.crawler.results import (
     ResultsMixin,
     declined_by_browser,
     mark_blocked,
+    not_a_page,
     unrenderable,
 )
 from nitpicker_core.crawler.revalidation import Revalidation
@@ -36,7 +38,7 @@ from nitpicker_core.crawler.slots import PageSlots
 from nitpicker_core.crawler.stopping import PageAbandoned, StopSignals, resume_hint
 from nitpicker_core.indexing import Indexer
 from nitpicker_core.layout import stub_path
-from nitpicker_core.records import Anchor, CrawlContext, Resource, ScrapeResult
+from nitpicker_core.records import Anchor, CrawlContext, PageError, Resource, ScrapeResult
 from nitpicker_core.sinks import ArchiveSink, check_sink, revalidating
 from nitpicker_core.urls import looks_like_html, normalize, split_credentials
 
@@ -84,6 +86,8 @@ class CrawlStats:
     waited: dict[str, float] = field(default_factory=dict)
     # a logged-in crawl: cookies used, cookies of other hosts dropped, logins again, logout links left out
     login: dict[str, Any] = field(default_factory=dict)
+    # hosts whose DNS lookup failed in an earlier run of the commit → URLs of this run not asked for it
+    dns_failed_before: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -157,6 +161,7 @@ class Crawler(ResultsMixin):
         self.stats.limits = self.queue.limit_stats()
         self.crawl.options.update(options.scrape_options())
         self._linked: set[str] = set()  # URLs some page really links to (a prediction of one is no guess)
+        self._held: dict[str, Any] = {}  # guessed pages read, stored once a page links to them
         self._outside_depth: dict[str, int] = {}  # out-of-scope pages crawled under --max-excluded-depth
         self._claimed: dict[str, str] = {}  # rendered destination → the URL that rendered it
         self._captured: dict[str, Resource] = {}  # 2xx non-HTML sub-resources seen while rendering
@@ -291,6 +296,7 @@ class Crawler(ResultsMixin):
         self.sink.drain()
         self.fetcher.close()
         self.stats.waited = self.fetcher.throttle.waits()
+        self.stats.dns_failed_before = dict(self.dns.skipped_before)
         try:
             self.sink.close()
         except BaseException:
@@ -354,8 +360,12 @@ class Crawler(ResultsMixin):
         if mode == "append":  # former external pages now in scope are crawled again, fully
             done = {url: r for url, r in done.items() if r or not self.scope.is_internal(url)}
         retry: list[str] = []
+        failed = archive.failed_urls() if mode in ("resume", "append", "retry-failed") else {}
+        for url, kind in failed.items():  # the DNS burn list lives in the commit: not looked up again
+            if kind == "dns":
+                self.dns.carry(urlsplit(url).hostname or "")
         if mode == "retry-failed":  # permanent kinds stay failed, so repeated retries converge
-            retry = [url for url, kind in archive.failed_urls().items() if kind not in PERMANENT_KINDS]
+            retry = [url for url, kind in failed.items() if kind not in PERMANENT_KINDS]
             done = {url: r for url, r in done.items() if url not in set(retry)}
         for url, rendered in done.items():
             self.queue.add_done(url, rendered=rendered)
@@ -732,6 +742,9 @@ class Crawler(ResultsMixin):
         result = self._from_fetch(item, pre)  # the answer's record, as every no-browser path starts it
         if pre.redirect_chain:
             result.extra["redirect_status"] = pre.redirect_status
+        if binary_body(pre.body):  # no HTML to read: the answer is the record
+            self._store_rendered(item, not_a_page(result), pre, rendered=False)
+            return False
         try:
             parsed = await asyncio.to_thread(
                 self.pm.hook.crawl_parse, result=result, body=pre.body, crawl=self.crawl
@@ -753,6 +766,49 @@ class Crawler(ResultsMixin):
         finally:
             self.clock.add("links", time.perf_counter() - stored_at)
         return False
+
+    async def _read_as_sent(self, item: QueueItem, scraped: ScrapeResult) -> None:
+        """A rendered page that answered no extraction (its main thread busy, or its renderer starved by another
+        tab's 100,000-link page) gets its title, links, headings and JSON-LD from its HTML as the server sends
+        it, read as ``--render never`` reads a page; its page error says so (step ``extract-from-source``)
+        instead of the page being stored without them. The browser cannot hand the body over then: the
+        renderer that keeps it is the one not answering, so it is asked for once more."""
+        final = scraped.redirect_chain[-1] if scraped.redirect_chain else item.url
+        inside = item.in_scope
+        try:
+            got = await asyncio.to_thread(
+                self.fetcher.fetch,
+                final,
+                method="GET",
+                body_limit=PARSE_BODY_LIMIT,
+                auth=self.scope.credentials_for(final) if inside else None,
+                headers=self.options.headers if inside else None,
+            )
+            if not got.ok or got.content_type not in HTML_TYPES or len(got.body) > PARSE_BODY_LIMIT:
+                return
+            scratch = ScrapeResult(url=final, headers=dict(got.headers))
+            sent = await asyncio.to_thread(
+                self.pm.hook.crawl_parse, result=scratch, body=got.body, crawl=self.crawl
+            )
+        except Exception:  # noqa: BLE001 - a stop cut it, or the reader failed: the page keeps its page error
+            return
+        if sent is None or not isinstance(sent, ScrapeResult):
+            return
+        scraped.metadata, scraped.anchors, scraped.headings, scraped.jsonld = (
+            sent.metadata,
+            sent.anchors,
+            sent.headings,
+            sent.jsonld,
+        )
+        scraped.errors = [
+            PageError(
+                step="extract-from-source",
+                message="the page did not answer in time: title, links and headings read from the HTML as sent",
+            )
+            if error.step == "extract"
+            else error
+            for error in scraped.errors
+        ]
 
     async def _check_resources(self, urls: list[str]) -> list[Resource]:
         """The sub-resources a page's HTML names, each asked once per crawl (HEAD): what a browser would load."""
@@ -862,6 +918,10 @@ class Crawler(ResultsMixin):
             mark_blocked(scraped)
             self._record(scraped)
             return False
+        if binary_body(scraped.source if scraped.source is not None else scraped.html):
+            scraped = not_a_page(scraped)
+        elif any(error.step == "extract" for error in scraped.errors) and not scraped.anchors:
+            await self._read_as_sent(item, scraped)
         if (
             self._auto is not None
         ):  # the decision stored with the page; a sample's comparison settles its template

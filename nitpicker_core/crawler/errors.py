@@ -248,18 +248,38 @@ class DnsBurnList:
     """Hosts whose DNS lookup definitely failed and which never answered during this crawl.
 
     A host that answered once is never burned afterwards (its failure must be something else), and
-    transient resolver failures (``dns-transient``) never burn anything.
+    transient resolver failures (``dns-transient``) never burn anything. A continued crawl (``--resume``,
+    ``--append``, ``--retry-failed``) starts with the hosts its commit already holds a ``dns`` failure of
+    (``carry``): those are not looked up again either, and ``skipped_before`` counts the URLs left so.
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._burned: set[str] = set()
         self._answered: set[str] = set()
+        self._before: set[str] = set()  # burned by an earlier run of the commit
+        self.skipped_before: dict[str, int] = {}  # host burned before → URLs of this run not asked
+
+    def carry(self, host: str) -> None:
+        """Burn a host an earlier run of the commit failed to look up."""
+        with self._lock:
+            self._burned.add(host.lower())
+            self._before.add(host.lower())
+
+    def skip(self, host: str) -> str:
+        """The error message of a URL of a burned host, which is not asked (counted when burned before)."""
+        host = host.lower()
+        with self._lock:
+            if host not in self._before:
+                return f"DNS lookup of {host} failed earlier"
+            self.skipped_before[host] = self.skipped_before.get(host, 0) + 1
+        return f"DNS lookup of {host} failed in an earlier run: not asked again"
 
     def mark_answered(self, host: str) -> None:
         with self._lock:
             self._answered.add(host.lower())
             self._burned.discard(host.lower())
+            self._before.discard(host.lower())
 
     def record_failure(self, host: str, kind: str) -> bool:
         """Remember a failure; True when the host is burned now."""

@@ -234,7 +234,7 @@ class Fetcher:
         self.max_redirects = max_redirects
         self.max_retry_after = max_retry_after
         self.throttle = throttle or HostThrottle()
-        self.dns_burn = dns_burn or DnsBurnList()
+        self.dns_burn = dns_burn if dns_burn is not None else DnsBurnList()  # an empty one is falsy
         self._session = session or requests.Session()
         DeadlineAdapter.mount_on(self._session, pool_size)
         self._guard = Guard()
@@ -288,9 +288,7 @@ class Fetcher:
         auth = auth or embedded
         host = urlsplit(bare).hostname or ""
         if self.dns_burn.is_burned(host):
-            return FetchResult(
-                bare, bare, error_kind="dns", error_message=f"DNS lookup of {host} failed earlier"
-            )
+            return FetchResult(bare, bare, error_kind="dns", error_message=self.dns_burn.skip(host))
         method = method.upper()
         attempt = 0
         middlebox = False

@@ -27,6 +27,10 @@ BODYLESS_STATUSES = frozenset({204, 205, 304})
 _DECLINED_RE = re.compile(r"net::ERR_[A-Z0-9_]+|Download is starting")
 
 
+# ``extra`` keys saying how a rendered URL reached its page: the redirect's facts, not the destination's
+REACHED_BY = ("redirect_status", "client_redirect")
+
+
 def unrenderable(pre: FetchResult, has_credentials: bool) -> str | None:
     """Why Chromium would not show the answer the preflight got (None when it would).
 
@@ -42,6 +46,33 @@ def unrenderable(pre: FetchResult, has_credentials: bool) -> str | None:
     if pre.status == 401 and "www-authenticate" in pre.headers and not has_credentials:
         return "an authentication challenge, and no credentials for this URL"
     return None
+
+
+def not_a_page(result: ScrapeResult) -> ScrapeResult:
+    """The record of a body that is no text sent as HTML (``binary_body``): the answer, and why nothing of it is
+    read. What a browser or parser made of the bytes (a DOM of noise, links, findings by the thousand) is not
+    kept; only how the page was reached stays."""
+    return ScrapeResult(
+        url=result.url,
+        status=result.status,
+        status_text=result.status_text,
+        content_type=result.content_type,
+        content_length=result.content_length,
+        headers=dict(result.headers),
+        redirect_chain=list(result.redirect_chain),
+        is_external=result.is_external,
+        metadata={"title": ""},
+        extra={
+            **{k: result.extra[k] for k in REACHED_BY if k in result.extra},
+            "unrendered": f"a binary body served as {result.content_type}: not read as a page",
+        },
+        anchors=[],
+        headings=[],
+        images=[],
+        response_ms=result.response_ms,
+        load_ms=result.load_ms,
+        http_version=result.http_version,
+    )
 
 
 def mark_blocked(result: ScrapeResult) -> None:
@@ -76,6 +107,8 @@ class ResultsMixin:
     _claimed: dict[str, str]
     _captured: dict[str, Resource]
     _linked: set[str]
+    # guessed pages read in full that no page links to yet: stored (and their links followed) once one does
+    _held: dict[str, tuple[QueueItem, ScrapeResult, FetchResult, bool]]
     _outside_depth: dict[str, int]
     _stopping: bool
     _seeds: set[str]
@@ -90,8 +123,16 @@ class ResultsMixin:
     def _store_rendered(
         self, item: QueueItem, result: ScrapeResult, pre: FetchResult, *, rendered: bool = True
     ) -> bool:
-        """Store a page read in full (rendered, or with ``rendered=False`` parsed from the HTML as sent)."""
+        """Store a page read in full (rendered, or with ``rendered=False`` parsed from the HTML as sent).
+
+        A guess no page links to is held back instead: a pagination guess is no page of the site until the site
+        links to it (a calendar answering any month number answers the guesser's 2024/13 too), so it is
+        stored, and its links followed, only when a page links to it — never, if none does.
+        """
         url = item.url
+        if self._is_guess(item):
+            self._held[url] = (item, result, pre, rendered)
+            return rendered
         final = normalize(result.redirect_chain[-1]) if result.redirect_chain else url
         for resource in result.received:
             self.sink.emit("crawl_resource_received", resource=resource, referrer_url=final)
@@ -109,6 +150,8 @@ class ResultsMixin:
                     redirect_chain=list(result.redirect_chain),
                     is_external=item.external,
                     is_target=False,
+                    # a move by script or meta refresh is this URL's, as the chain is
+                    extra={k: True for k in ("client_redirect",) if result.extra.get(k)},
                     anchors=[],
                     images=[],
                 )
@@ -132,6 +175,9 @@ class ResultsMixin:
                 "is_external": not self.scope.is_internal(final),
                 "is_target": True,
                 "anchors": self._stored_anchors(result.anchors),
+                # how the page was reached belongs to the redirect (recorded above), never to the page: the
+                # destination's state is the same whichever way, and whether, a redirect led to it first
+                "extra": {k: v for k, v in result.extra.items() if final == url or k not in REACHED_BY},
             }
         )
         mark_blocked(destination)
@@ -207,6 +253,10 @@ class ResultsMixin:
                 page_url, [(item.url, item.in_scope) for item in found], self.scope
             )
         fresh = self.queue.add(found)
+        for item in found:  # guesses this page links to are pages of the site now
+            held = self._held.pop(item.url, None)
+            if held is not None:
+                self._store_rendered(*held[:3], rendered=held[3])
         if self.queue.guessed(page_url):
             return  # a page reached only by a guess: its links are followed, but never guessed from
         links = [item.url for item in fresh if item.in_scope]

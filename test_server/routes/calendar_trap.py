@@ -39,3 +39,25 @@ def month(year: str, month: str):  # type: ignore[no-untyped-def]
     nav = [(month_path(*before), "Previous month")] if before[0] >= 1 else []
     nav.append((month_path(*after), "Next month"))
     return page(f"{y}-{m:02d}", f"<h1>{y}-{m:02d}</h1><p>No events.</p>{links(*nav)}")
+
+
+@bp.get("/loose/")
+def loose_index():  # type: ignore[no-untyped-def]
+    return page(
+        "Loose Calendar", links(("/cal/loose/2024/11", "November"), ("/cal/loose/2024/12", "December"))
+    )
+
+
+@bp.get("/loose/<int:year>/<month>")
+def loose_month(year: int, month: str):  # type: ignore[no-untyped-def]
+    # a calendar script that answers any month number (13, 37) with an empty month: only a guesser asks for
+    # one, since the pages link from December to the next January
+    if not (month.isascii() and month.isdigit() and len(month) == 2 and int(month) >= 1 and year >= 1):
+        abort(404)
+    y, m = year, int(month)
+    before = (y, m - 1) if 1 < m <= 12 else (y - 1, 12)
+    after = (y, m + 1) if m < 12 else (y + 1, 1)
+    nav = [
+        (f"/cal/loose/{y:04d}/{mm:02d}", text) for (y, mm), text in ((before, "Previous"), (after, "Next"))
+    ]
+    return page(f"{y}-{m:02d}", f"<h1>{y}-{m:02d}</h1><p>No events.</p>{links(*nav)}")

@@ -6,7 +6,7 @@ import time
 
 from flask import Blueprint, Response, current_app, request
 
-from test_server.routes._html import page
+from test_server.routes._html import links, page
 
 bp = Blueprint("stress", __name__)
 
@@ -101,3 +101,34 @@ def shift_jis():  # type: ignore[no-untyped-def]
         "<body><p>これはシフトJISのページです。</p></body></html>\n"
     )
     return Response(html.encode("shift_jis"), content_type="text/html")
+
+
+@bp.get("/many-links/")
+def many_links():  # type: ignore[no-untyped-def]
+    # 100,000 links on one page (fragments of itself: nothing more to crawl), for a tab busy extracting them
+    anchors = "".join(f'<a href="#s{i}">Section {i}</a>\n' for i in range(100_000))
+    return page("Many Links", anchors)
+
+
+@bp.get("/many-links/small-<int:n>")
+def many_links_small(n: int):  # type: ignore[no-untyped-def]
+    return page(f"Small {n}", links(("/many-links/", "Back")))
+
+
+@bp.get("/busy/")
+def busy():  # type: ignore[no-untyped-def]
+    # Its own script keeps the page's main thread busy for a minute after DOMContentLoaded: the page answers no
+    # extraction (as a tab starved by another tab's 100,000-link page did), while its HTML came whole
+    seconds = min(float(request.args.get("seconds", "60")), 120.0)
+    script = (
+        "<script>addEventListener('DOMContentLoaded', () => setTimeout(() => {"
+        f"const end = Date.now() + {seconds * 1000:.0f}; while (Date.now() < end) {{}}"
+        "}, 0));</script>"
+    )
+    body = "<h1>Busy</h1>" + links(("/busy/next", "Next"), ("/about", "About"))
+    return page("Busy Page", body, head=script)
+
+
+@bp.get("/busy/next")
+def busy_next():  # type: ignore[no-untyped-def]
+    return page("After Busy")

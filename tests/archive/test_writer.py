@@ -294,3 +294,26 @@ def test_never_analyze_or_optimize() -> None:
         text = path.read_text()
         assert not re.search(r"\bANALYZE\b", text, re.IGNORECASE), path
         assert not re.search(r"PRAGMA\s+optimize", text, re.IGNORECASE), path
+
+
+def test_a_304_never_replaces_a_resource_answer(tmp_path: Path) -> None:
+    """A 304 is a browser revalidating its copy (no type, no length): kept only when nothing else came."""
+    target = tmp_path / "site.nitpicker"
+    w = ArchiveWriter.open(target)
+    c = w.begin_commit()
+    logo, icon = "https://example.org/logo.png", "https://example.org/icon.png"
+    full = Resource(logo, 200, content_type="image/png", content_length=70)
+    w.put_resource(c, full, "https://example.org/")
+    w.put_resource(c, Resource(logo, 304), "https://example.org/about")  # a later page
+    w.put_resource(c, Resource(icon, 304), "https://example.org/")  # only ever revalidated: kept
+    w.put_resources(c, [(Resource(icon, 304), None), (Resource(icon, 200, content_type="image/png"), None)])
+    w.finish_commit(c)
+    w.write()
+    w.close()
+    with open_archive(target) as r:
+        assert {x["url"]: (x["status"], x["content_type"]) for x in r.resources()} == {
+            logo: (200, "image/png"),
+            icon: (200, "image/png"),
+        }
+        # the logo's 304 was not stored at all (the icon's was, while it was all there was)
+        assert r.execute("SELECT COUNT(*) FROM resource_state WHERE status = 304")[0][0] == 1

@@ -258,3 +258,15 @@ def test_a_503_is_asked_again_and_a_429_without_retry_after_is_the_answer() -> N
         "http://slow.example/x"
     )
     assert result.status == 429 and throttle.delay_for("slow.example") <= 60
+
+
+def test_a_host_burned_by_an_earlier_run_is_counted_and_said() -> None:
+    burn = DnsBurnList()
+    burn.carry("Gone.invalid")
+    fetcher = Fetcher(UA, dns_burn=burn)
+    assert fetcher.dns_burn is burn  # an empty list is falsy: it was once replaced by a new one
+    results = [fetcher.fetch(f"http://gone.invalid/{n}") for n in range(2)]
+    assert {r.error_message for r in results} == {
+        "DNS lookup of gone.invalid failed in an earlier run: not asked again"
+    }
+    assert burn.skipped_before == {"gone.invalid": 2}

@@ -130,3 +130,19 @@ def test_a_malformed_link_fails_nothing_but_itself(crawl, site):
     summary = json.loads(c.result.stdout)  # every rendered page gave its title and links in time: 0 say so
     assert (summary["rendered"], summary["unextracted"]) == (2, 0)
     assert "http://[::1" in hrefs and "http://[::1/x" in hrefs and f"{site}/malformed-links/next" in hrefs
+
+
+def test_a_page_answering_no_extraction_keeps_its_title_and_links_from_the_html_sent(crawl, site):
+    # its own script keeps the page busy past every extraction bound (issue 33: a page lost its title and links
+    # while another tab processed a 100,000-link page); what the server sent is read instead, and said
+    c = crawl(f"{site}/busy/", "--no-image", "--scope", f"{site}/busy/")
+    busy = c.page(f"{site}/busy/")
+    assert busy["title"] == "Busy Page"
+    assert [a["href"] for a in c.anchors[f"{site}/busy/"]] == [f"{site}/busy/next", f"{site}/about"]
+    assert c.page(f"{site}/busy/next")["title"] == "After Busy"  # its links were followed
+    from nitpicker_core.archive import open_archive
+
+    with open_archive(c.archive) as reader:
+        steps = [e["step"] for e in reader.page_errors(f"{site}/busy/")]
+    assert steps == ["extract-from-source"]
+    assert "stored without title and links" not in c.result.stderr

@@ -130,3 +130,31 @@ def test_resume_of_a_complete_crawl_is_refused(about, cli, tmp_path):
     assert result.returncode == 1
     assert result.stderr.strip() == "nitpicker: error: site.nitpicker has no interrupted crawl to resume"
     assert about.read_bytes() == before and not (tmp_path / "site.nitpicker.stub").exists()
+
+
+def test_a_host_whose_dns_failed_is_not_asked_again_by_append(crawl, site, cli, tmp_path):
+    # the DNS burn list lives in the archive, not in one run: the stored dns failure burns the host for
+    # --append (and --resume, --retry-failed), which does not look it up again and says so (issue 33)
+    c = crawl(f"{site}/dns-burn/first/", "--no-image", ok=(2,))
+    assert [(e["url"], e["kind"]) for e in c.errors] == [("http://gone.dns-burn.invalid/one", "dns")]
+    assert "earlier" not in c.errors[0]["message"]  # really looked up
+    result = cli(
+        "crawl",
+        "--append",
+        str(c.archive),
+        f"{site}/dns-burn/second/",
+        "--no-image",
+        "--json",
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert result.returncode == 2, result.stderr
+    with open_archive(c.archive) as reader:
+        errors = {e["url"]: (e["kind"], e["message"]) for e in reader.crawl_errors()}
+    assert errors["http://gone.dns-burn.invalid/two"] == (
+        "dns",
+        "DNS lookup of gone.dns-burn.invalid failed in an earlier run: not asked again",
+    )
+    line = "1 URL(s) not asked: the DNS lookup of their host failed in an earlier run (gone.dns-burn.invalid)"
+    assert line in result.stderr
+    assert json.loads(result.stdout)["errors"]["dns_failed_before"] == {"gone.dns-burn.invalid": 1}

@@ -179,3 +179,16 @@ def test_depth_survives_a_kill_and_resume(crawl, site, tmp_path):
     months, skipped = _depth_outcome(archive)
     assert months == ["2023/10", "2023/11", "2023/12", "2024/01", "2024/02", "2024/03", "2024/04"]
     assert skipped == {"2023/09": "deeper than --max-depth 4", "2024/05": "deeper than --max-depth 4"}
+
+
+def test_guessed_pages_no_page_links_to_are_not_recorded(crawl, site):
+    # A calendar answering any month number (2024/13 is an empty month) whose pages link December to the next
+    # January, and whose index links November and December: the guesser's 2024/13 answered, and was recorded
+    # as a page no page links to, reported isolated (issue 33: 473 of 507 calendar pages were made-up
+    # months). A guess is kept only once a page links to it.
+    crawled = crawl("--max-depth", "2", "--no-image", "--parallels", "2", f"{site}/cal/loose/", name="loose")
+    months = {u.split("/cal/loose/")[1]: p for u, p in crawled.pages.items() if "/cal/loose/" in u}
+    fetched = sorted(m for m, p in months.items() if p["scraped"] and not p["is_skipped"])
+    assert fetched == ["", "2024/10", "2024/11", "2024/12", "2025/01"]
+    assert sorted(m for m, p in months.items() if p["is_skipped"]) == ["2024/09", "2025/02"]  # depth 3
+    assert sorted(months) == ["", "2024/09", "2024/10", "2024/11", "2024/12", "2025/01", "2025/02"]

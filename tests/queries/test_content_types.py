@@ -108,3 +108,24 @@ def test_summary_categories_match_page_filters(crawled, nitpicker_query):
         assert nitpicker_query(crawled, "pages", category=category, limit="1")["total"] == counts[category], (
             category
         )
+
+
+def test_a_binary_body_is_told_from_text_in_any_encoding() -> None:
+    import random
+
+    from nitpicker_core.content_types import binary_body
+
+    blob = random.Random(1).randbytes(8192)
+    text = "<!DOCTYPE html><title>Ça</title><p>日本語のテキスト、naïve façade\tand\r\nlines</p>" * 40
+    assert binary_body(blob) and binary_body(blob.decode("latin-1"))  # as sent, or as a browser decoded it
+    assert binary_body(b"<html>" + bytes(range(1, 32)) * 20)  # no NUL, but a fifth control characters
+    for encoded in (
+        text.encode("utf-8"),
+        text.encode("utf-16"),
+        text.encode("utf-32"),
+        text.encode("shift_jis", "replace"),
+        text.encode("iso-2022-jp", "replace"),
+        text.encode("euc-jp", "replace"),
+    ):
+        assert not binary_body(encoded), encoded[:20]
+    assert not binary_body(text) and not binary_body(b"") and not binary_body(None)
