@@ -168,6 +168,12 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         if verbose:
             traceback.print_exc()
+        from nitpicker_core.errors import no_room
+
+        why = no_room(exc)  # a full disk outside the archive writer (which names its archive itself)
+        if why is not None:
+            click.echo(f"nitpicker: error: {why} ({type(exc).__name__}: {exc})", err=True)
+            return 1
         click.echo(
             f"nitpicker: internal error: {type(exc).__name__}: {exc} (run with --verbose for details)",
             err=True,
