@@ -90,3 +90,46 @@ def out_of_space(exc: BaseException, name: str) -> OutOfSpace | None:
         f"{why} while writing {name}; nothing was lost: {name} holds what it held before this write "
         "(an interrupted crawl continues with `crawl --resume`); make room and run the command again"
     )
+
+
+# SQLite steps a statement this many virtual-machine instructions between calls of ``let_signals_in``
+SIGNAL_STEPS = 10_000
+_SQLITE_INTERRUPT = 9
+_signalled: list[int] = []  # the signals ``interrupt`` was called for in this command
+
+
+def interrupt(signum: int, frame: object = None) -> None:
+    """A signal handler: Ctrl-C, SIGTERM and SIGHUP raise KeyboardInterrupt, and are remembered.
+
+    Remembered because SQLite swallows the KeyboardInterrupt of a handler that ran inside a statement (in
+    ``let_signals_in`` or a Python SQL function): the statement only fails, and the error it fails with is
+    known for what it is by ``interrupted``.
+    """
+    _signalled.append(signum)
+    raise KeyboardInterrupt
+
+
+def forget_signals() -> None:
+    """A new command starts: no signal came yet."""
+    _signalled.clear()
+
+
+def interrupted() -> bool:
+    """Whether ``interrupt`` was called for a signal since ``forget_signals``."""
+    return bool(_signalled)
+
+
+def let_signals_in() -> int:
+    """SQLite's progress handler (``watch_signals``): calling Python lets a pending signal's handler run.
+
+    Python runs a signal's handler between bytecodes, never inside SQLite: without this a long statement
+    held Ctrl-C and SIGTERM until it ended (640 s in the probe). The handler's KeyboardInterrupt aborts the
+    statement, and so does an interrupt already taken (a caller that went on after the first abort); a
+    handler that only asks for a stop (a crawl's) lets it go on.
+    """
+    return 1 if _signalled else 0
+
+
+def watch_signals(conn: sqlite3.Connection) -> None:
+    """Let signals interrupt the long statements of ``conn`` (``let_signals_in``)."""
+    conn.set_progress_handler(let_signals_in, SIGNAL_STEPS)

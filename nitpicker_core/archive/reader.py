@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from nitpicker_core.errors import ArchiveError
+from nitpicker_core.errors import ArchiveError, watch_signals
 from nitpicker_core.layout import stub_path
 from nitpicker_core.records import BOOLEAN_METADATA
 from nitpicker_core.serp import pixel_width
@@ -69,6 +69,7 @@ class ArchiveReader:
         try:
             self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
             self._conn.row_factory = sqlite3.Row
+            watch_signals(self._conn)  # Ctrl-C and SIGTERM stop a long statement
             # a title's or description's width in a search result, for the page list to show, sort and filter
             self._conn.create_function("serp_px", 2, pixel_width, deterministic=True)
             self.format_version = self._check()

@@ -14,7 +14,7 @@ from typing import Any, cast
 
 import peewee as pw
 
-from nitpicker_core.errors import ArchiveError, NitpickerError, out_of_space
+from nitpicker_core.errors import ArchiveError, NitpickerError, out_of_space, watch_signals
 from nitpicker_core.layout import stub_path
 from nitpicker_core.writable import check_file_destination
 
@@ -182,6 +182,7 @@ class ArchiveWriter:
         db = _Database(str(db_path), pragmas=PRAGMAS, lock_type="IMMEDIATE")
         try:
             db.connect()
+            watch_signals(db.connection())  # Ctrl-C and SIGTERM stop a long statement
             if fresh:
                 with db.atomic():
                     create_schema(db)
