@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -161,6 +162,12 @@ class ArchiveReader:
         self.close()
 
     # --- generic --------------------------------------------------------------------------------------
+
+    def interrupt(self) -> None:
+        """Abort the statement another thread runs on this reader now, if any (it fails as "interrupted");
+        safe from any thread."""
+        with contextlib.suppress(sqlite3.ProgrammingError):  # closed meanwhile: nothing runs
+            self._conn.interrupt()
 
     def execute(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
         return self._conn.execute(sql, params).fetchall()
