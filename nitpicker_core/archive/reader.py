@@ -22,6 +22,9 @@ from . import counts, files, manifest, referrers, times
 from .lock import live_pid
 from .models import PROMOTED, PROMOTED_NAMES, promoted_from_extra_sql
 
+# a page state that is gone: an error status, or fetched (not skipped, not a placeholder) with no status
+GONE_SQL = "{s}.status >= 400 OR ({s}.status IS NULL AND {s}.scraped = 1 AND {s}.is_skipped = 0)"
+
 _PAGE_SELECT = (
     "SELECT u.url, ps.*, d.url AS redirect_dest, {first} AS first_seen_at, {last} AS last_crawled_at, "
     'cp."order" FROM commit_page cp JOIN url u ON u.id = cp.url_id JOIN page_state ps ON ps.id = cp.state_id '
@@ -469,6 +472,21 @@ class ArchiveReader:
                 (b, a),
             ),
         }
+
+    def gone(self, a: int | str | None, b: int | str | None) -> list[str]:
+        """Pages of both commits that answered at ``a`` (2xx/3xx) and are gone at ``b``: an error status
+        (404, 410, 5xx) or a failed fetch. A deleted page: "gone", not "modified"."""
+        ca, cb = self.resolve(a), self.resolve(b)
+        return [
+            r[0]
+            for r in self._conn.execute(
+                "SELECT u.url FROM commit_page x JOIN commit_page y ON y.url_id = x.url_id AND y.commit_id = ? "
+                "JOIN page_state sx ON sx.id = x.state_id JOIN page_state sy ON sy.id = y.state_id "
+                "JOIN url u ON u.id = x.url_id WHERE x.commit_id = ? AND x.state_id <> y.state_id "
+                f"AND sx.status BETWEEN 200 AND 399 AND ({GONE_SQL.format(s='sy')}) ORDER BY u.url",
+                (cb, ca),
+            )
+        ]
 
     def changed_fields(self, url: str, a: int | str | None, b: int | str | None) -> dict[str, list[Any]]:
         """Which page fields differ for ``url`` between two commits: {field: [old, new]}."""
