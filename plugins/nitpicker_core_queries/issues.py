@@ -26,7 +26,7 @@ from nitpicker_core import (
     query_registry,
     url_share,
 )
-from nitpicker_core.archive import aggregates, findings_store
+from nitpicker_core.archive import aggregates, findings_store, pagediff
 
 from .common import PAGING, page_of
 from .defects import DefectKey, key_of, lifecycle
@@ -121,6 +121,17 @@ class Lifecycle:
                 removed = self.reader.diff(self.base, self.commit)["removed"]
                 self._gone = frozenset([*self.reader.gone(self.base, self.commit), *removed])
         return self._gone
+
+    def gone_url(self, url: str) -> frozenset[str]:
+        """``url`` alone when it is one of ``gone_urls`` (two page reads, not the whole diff)."""
+        if self._gone is not None or self.base is None or self.base == self.commit:
+            return self.gone_urls() & {url}
+        before, now = self.reader.page(url, self.base), self.reader.page(url, self.commit)
+        return (
+            frozenset([url])
+            if before is not None and (now is None or pagediff.is_gone(before, now))
+            else frozenset()
+        )
 
     def token(self, check: Check, commit: int) -> str | None:
         return None if self._tokens is None else self._tokens.of(check, commit)
@@ -533,7 +544,11 @@ def _issue_urls(
 ) -> dict[str, Any]:
     life = Lifecycle(pm, archive, commit, base)
     sources = life.find(check)
-    gone = life.gone_urls()
+    # only the lists with fixed findings tell the gone ones apart; one page's list asks about that page alone
+    if state not in ("fixed", GONE, "all"):
+        gone: frozenset[str] = frozenset()
+    else:
+        gone = life.gone_urls() if url is None else life.gone_url(url)
 
     def listed(state: str | None, limit: int, offset: int) -> dict[str, Any]:
         if len(sources) > 1:
