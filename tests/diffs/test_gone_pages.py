@@ -70,3 +70,25 @@ def test_the_issues_text_names_the_findings_gone_with_their_pages(pair: dict[str
     gone = "Gone with their pages (an error now, or no longer crawled) since commit 1: 9 findings of 9 checks"
     assert gone in shown.stdout.splitlines(), shown.stdout
     assert f"{pair['root']}b" not in shown.stdout.split("Fixed since commit 1")[1].split("Gone with")[0]
+
+
+def test_the_viewer_shows_the_gone_page_and_its_findings(pair: dict[str, Any]) -> None:
+    from urllib.parse import quote
+
+    from nitpicker_viewer.app import create_app
+
+    b = pair["root"] + "b"
+    app = create_app(pair["archive"], make_plugin_manager())
+    try:
+        client = app.test_client()
+        diff = client.get("/diff")
+        assert diff.status_code == 200
+        assert (
+            'id="diff-gone"' in diff.text and b in diff.text.split('id="diff-gone"')[1].split("</section>")[0]
+        )
+        page = client.get(f"/page?url={quote(b, safe='')}")  # its issues, the gone ones among them
+        assert page.status_code == 200, page.text[-2000:]
+        gone = client.get("/issue?check=missing-x-frame-options&state=gone")
+        assert gone.status_code == 200 and b in gone.text
+    finally:
+        app.config["NITPICKER_CLOSE"]()
