@@ -10,7 +10,12 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-HEADINGS = {"new": "New", "fixed": "Fixed", "regressed": "Regressed (fixed before, back now)"}
+HEADINGS = {
+    "new": "New",
+    "fixed": "Fixed",
+    "gone": "Gone with their pages (an error now, or no longer crawled)",
+    "regressed": "Regressed (fixed before, back now)",
+}
 DETAIL_CHARS = 80
 
 
@@ -54,7 +59,7 @@ def change_lines(
         return []
     name = str(archive)
     lines: list[str] = []
-    for change in ("new", "fixed", "regressed"):
+    for change in ("new", "fixed", "gone", "regressed"):
         part = changes.get(change) or {}
         if not part.get("findings"):
             continue
@@ -62,7 +67,7 @@ def change_lines(
             f"{HEADINGS[change]} since commit {changes['base']}: {part['findings']} findings of "
             f"{part['checks']} checks"
         )
-        state = "fixed" if change == "fixed" else "new"
+        state = change if change in ("fixed", "gone") else "new"
         rows: list[dict[str, Any]] = []  # one per line: its checks, priority and where
         lines_of: dict[tuple[str, str], dict[str, Any]] = {}  # (the check whose pages, priority) → its line
         for item in part["items"]:

@@ -79,7 +79,7 @@ def collect(
                 commit,
             )
             for entry in page["items"]:
-                if entry["state"] == "fixed":  # gone from the site: nothing to report
+                if entry["state"] in ("fixed", "gone"):  # no longer on the site: nothing to report
                     continue
                 # link checks' rows carry their anchor's line:col (issue-urls); other findings have none
                 line, col = entry.get("line"), entry.get("col")

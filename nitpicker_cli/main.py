@@ -101,12 +101,17 @@ def register_commands(pm: NitpickerPluginManager, cli: click.Group) -> None:
 def _sigterm_interrupts() -> None:
     """SIGTERM and SIGHUP end any command the way Ctrl-C does (cleanly, exit 130); commands may own them later.
 
-    A signal already ignored (SIGHUP under ``nohup``) stays ignored."""
+    Their handler (and Ctrl-C's) is ``errors.interrupt``: KeyboardInterrupt, remembered, so a signal that
+    aborted an SQLite statement is told from an error. A signal already ignored (SIGHUP under ``nohup``)
+    stays ignored."""
+    from nitpicker_core.errors import forget_signals, interrupt
+
+    forget_signals()
     if threading.current_thread() is not threading.main_thread():
         return
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        if signal.getsignal(sig) == signal.SIG_DFL:
-            signal.signal(sig, signal.default_int_handler)
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) in (signal.SIG_DFL, signal.default_int_handler):
+            signal.signal(sig, interrupt)
 
 
 def _version() -> str:
@@ -125,11 +130,20 @@ def main(argv: list[str] | None = None) -> int:
     if args == ["--version"]:  # what the version option prints, before any plugin is loaded
         click.echo(f"nitpicker, version {_version()}")
         return 0
-    from nitpicker_cli.app import App
-    from nitpicker_core.errors import NitpickerError
-    from nitpicker_core.plugins import make_plugin_manager
+    from nitpicker_core.errors import forget_signals
 
     _sigterm_interrupts()
+    try:
+        return _main(args)
+    finally:
+        forget_signals()  # a signal of this command aborts none of the next one's statements (tests run many)
+
+
+def _main(args: list[str]) -> int:
+    from nitpicker_cli.app import App
+    from nitpicker_core.errors import NitpickerError, interrupted
+    from nitpicker_core.plugins import make_plugin_manager
+
     verbose = "-v" in args or "--verbose" in args
     if verbose:  # before plugins load, so a failing plugin's traceback is shown (the group keeps this level)
         logging.basicConfig(
@@ -155,6 +169,9 @@ def main(argv: list[str] | None = None) -> int:
         click.echo(f"nitpicker: error: {message}", err=True)
         return 1
     except NitpickerError as exc:
+        if interrupted():  # a signal's handler aborted an SQLite statement the error came from
+            click.echo("nitpicker: interrupted", err=True)
+            return 130
         if exc.exit_code == 0:  # an outcome that ends the command early but is no failure (nothing to resume)
             click.echo(f"nitpicker: {exc}", err=True)
             return 0
@@ -168,6 +185,15 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         if verbose:
             traceback.print_exc()
+        from nitpicker_core.errors import no_room
+
+        if interrupted():  # a signal's handler aborted an SQLite statement (errors.let_signals_in)
+            click.echo("nitpicker: interrupted", err=True)
+            return 130
+        why = no_room(exc)  # a full disk outside the archive writer (which names its archive itself)
+        if why is not None:
+            click.echo(f"nitpicker: error: {why} ({type(exc).__name__}: {exc})", err=True)
+            return 1
         click.echo(
             f"nitpicker: internal error: {type(exc).__name__}: {exc} (run with --verbose for details)",
             err=True,

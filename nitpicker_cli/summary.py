@@ -99,7 +99,7 @@ def _changed(found: Any) -> dict[str, Any] | None:
         return None
     return {
         "base": found["base"],
-        **{key: len(found.get(key) or []) for key in ("added", "removed", "modified")},
+        **{key: len(found.get(key) or []) for key in ("added", "removed", "gone", "modified")},
     }
 
 
@@ -182,9 +182,10 @@ def findings_lines(findings: dict[str, Any] | None, archive: str | Path | None =
 def changed_lines(changed: dict[str, Any] | None) -> list[str]:
     if changed is None:
         return ["Changed: nothing to compare with (the archive's first commit)"]
+    gone = f"{changed['gone']} gone (an error now) · " if changed.get("gone") else ""
     return [
         f"Changed since commit {changed['base']}: {changed['added']} added · {changed['removed']} removed · "
-        f"{changed['modified']} modified"
+        f"{gone}{changed['modified']} modified"
     ]
 
 

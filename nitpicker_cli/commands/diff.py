@@ -83,5 +83,8 @@ def register_commands(cli: click.Group) -> None:
                 result.update(pagediff.page_diff(old, new, url))
             else:
                 changes = pagediff.compare(old, new)
-                result.update(changes, changes=pagediff.explain(old, new, changes["modified"][:explain]))
+                result.update(
+                    changes,
+                    changes=pagediff.explain(old, new, (changes["gone"] + changes["modified"])[:explain]),
+                )
         emit_json(result, pretty=True)

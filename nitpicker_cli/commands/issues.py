@@ -26,7 +26,9 @@ def _number(value: Any) -> str:
 
 def render_table(answer: dict[str, Any]) -> str:
     """The issues answer as a plain-text table, most severe first; checks without findings are left out."""
-    rows = [r for r in answer["items"] if r["findings"] or r["fixed"] or r["state"] == "error"]
+    rows = [
+        r for r in answer["items"] if r["findings"] or r["fixed"] or r.get("gone") or r["state"] == "error"
+    ]
     # an analyzer that never ran on the commit is one line per analyzer, not one per rule
     unanalysed = sorted(
         {
@@ -40,7 +42,8 @@ def render_table(answer: dict[str, Any]) -> str:
     lines = [f"commit {answer['commit']}" + (f" against base {base}" if base is not None else "")]
     if answer.get("base_note"):
         lines.append(f"note: {answer['base_note']}")
-    header = ("PRIORITY", "TYPE", "CHECK", "FINDINGS", "NEW", "FIXED", "URLS", "% OF URLS", "TITLE")
+    # GONE: the base's findings that vanished with their page (an error now, or no longer crawled)
+    header = ("PRIORITY", "TYPE", "CHECK", "FINDINGS", "NEW", "FIXED", "GONE", "URLS", "% OF URLS", "TITLE")
     table = [header] + [
         (
             r["priority"],
@@ -53,6 +56,7 @@ def render_table(answer: dict[str, Any]) -> str:
             else _number(r["findings"]),
             _number(r["new"]),
             _number(r["fixed"]),
+            _number(r.get("gone")),
             _number(r["urls"]),
             "–" if r.get("share") is None else f"{r['share']}%",
             r["title"],

@@ -169,7 +169,7 @@ def _headers(delta: dict[str, Any]) -> dict[str, Any] | None:
 def summarize(delta: dict[str, Any]) -> list[dict[str, Any]]:
     """The changes of a modified page's ``page_diff`` in words, the most telling first (status, redirect,
     content type, then titles and other fields, links and other sets, headers, the content itself)."""
-    if delta.get("status") != "modified":
+    if delta.get("status") not in ("modified", "gone"):
         return []
     fields: dict[str, list[Any]] = delta.get("fields") or {}
     said = _status(fields)

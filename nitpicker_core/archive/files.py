@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
-from nitpicker_core.errors import ArchiveError
+from nitpicker_core.errors import ArchiveError, watch_signals
 
 from .models import FORMAT_VERSION, REFERRER_VIEW
 
@@ -301,6 +301,7 @@ def check_db(db_path: Path, name: str, *, immutable: bool) -> int:
     flags = "mode=ro&immutable=1" if immutable else "mode=ro"
     try:
         conn = sqlite3.connect(f"file:{db_path}?{flags}", uri=True)
+        watch_signals(conn)
     except sqlite3.Error:
         raise ArchiveError(f"{name} is not a nitpicker archive (archive.db cannot be opened)") from None
     try:

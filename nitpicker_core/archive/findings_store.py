@@ -362,6 +362,10 @@ def store(
         stored = _store(conn, reader, commit, results, tokens)
     except Exception:  # noqa: BLE001 - the archive stays right without them; readers compute in memory
         log.warning("findings of commit %s not stored", commit, exc_info=True)
+        if (
+            not conn.in_transaction
+        ):  # SQLite ended the transaction itself (a full disk): the writer's to report
+            raise
         conn.execute("ROLLBACK TO findings")
         stored = 0
     conn.execute("RELEASE findings")

@@ -160,6 +160,10 @@ def store_safely(
         stored = store(conn, commit, token, facts)
     except Exception:  # noqa: BLE001 - a plugin's values: the archive stays right without them
         log.warning("page facts of commit %s not stored", commit, exc_info=True)
+        if (
+            not conn.in_transaction
+        ):  # SQLite ended the transaction itself (a full disk): the writer's to report
+            raise
         conn.execute("ROLLBACK TO page_facts")
         stored = 0
     conn.execute("RELEASE page_facts")

@@ -69,15 +69,41 @@ def parent_side(new: Side) -> Side | None:
 
 
 def compare(old: Side, new: Side) -> dict[str, Any]:
-    """Page URLs ``added``, ``removed``, ``modified`` and the same for ``resources``, by URL.
+    """Page URLs ``added``, ``removed``, ``gone`` (``is_gone``: answered before, an error now), ``modified``
+    (the others that changed) and ``added``/``removed``/``modified`` for ``resources``, by URL.
 
     Within one archive equal state ids mean equal content; across two archives, equal state hashes.
     """
     if old.reader is new.reader:
-        return old.reader.diff(old.commit, new.commit)
+        return split_gone(old.reader.diff(old.commit, new.commit), old.reader.gone(old.commit, new.commit))
     pages = _by_hash(old.reader.row_hashes(old.commit), new.reader.row_hashes(new.commit))
     resources = _by_hash(*({r["url"]: r["hash"] for r in s.reader.resources(s.commit)} for s in (old, new)))
-    return {**pages, "resources": resources}
+    gone = [
+        url
+        for url in pages["modified"]
+        if is_gone(old.reader.page(url, old.commit), new.reader.page(url, new.commit))
+    ]
+    return split_gone({**pages, "resources": resources}, gone)
+
+
+def split_gone(changes: dict[str, Any], gone: Iterable[str]) -> dict[str, Any]:
+    """``changes`` with the ``gone`` pages out of ``modified`` and in a list of their own."""
+    gone = set(gone)
+    out = dict(changes)
+    out["gone"] = sorted(url for url in changes.get("modified", ()) if url in gone)
+    out["modified"] = [url for url in changes.get("modified", ()) if url not in gone]
+    return out
+
+
+def is_gone(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
+    """Whether a page that answered (2xx/3xx) in row ``a`` is gone in row ``b``: an error status (404, 410,
+    5xx) or a fetch that failed (no status)."""
+    if a is None or b is None or not isinstance(a.get("status"), int) or not 200 <= a["status"] < 400:
+        return False
+    status = b.get("status")
+    if status is None:
+        return bool(b.get("scraped", True)) and not b.get("is_skipped")
+    return int(status) >= 400
 
 
 def _by_hash(a: dict[str, str], b: dict[str, str]) -> dict[str, list[str]]:
@@ -89,7 +115,8 @@ def _by_hash(a: dict[str, str], b: dict[str, str]) -> dict[str, list[str]]:
 
 
 def page_diff(old: Side, new: Side, url: str) -> dict[str, Any]:
-    """What changed in ``url`` from ``old`` to ``new``: ``status`` (added, removed, modified, unchanged),
+    """What changed in ``url`` from ``old`` to ``new``: ``status`` (added, removed, gone — answered before, an
+    error status or a failed fetch now —, modified, unchanged),
     ``changed`` (the names below that differ) and, per changed name, the difference:
 
     - a field of the page's row: ``[old, new]``;
@@ -115,7 +142,7 @@ def page_diff(old: Side, new: Side, url: str) -> dict[str, Any]:
     for key in sorted((a.keys() | b.keys()) - _NOT_CONTENT - set(_MAPPINGS)):
         if a.get(key) != b.get(key):
             fields[key] = [a.get(key), b.get(key)]
-    result.update(status="modified", fields=fields)
+    result.update(status="gone" if is_gone(a, b) else "modified", fields=fields)
     changed = list(fields)
     for key in _MAPPINGS:
         noisy = _noisy_header if key == "headers" else _never

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -12,7 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from nitpicker_core.errors import ArchiveError
+from nitpicker_core.errors import ArchiveError, watch_signals
 from nitpicker_core.layout import stub_path
 from nitpicker_core.records import BOOLEAN_METADATA
 from nitpicker_core.serp import pixel_width
@@ -20,6 +21,9 @@ from nitpicker_core.serp import pixel_width
 from . import counts, files, manifest, referrers, times
 from .lock import live_pid
 from .models import PROMOTED, PROMOTED_NAMES, promoted_from_extra_sql
+
+# a page state that is gone: an error status, or fetched (not skipped, not a placeholder) with no status
+GONE_SQL = "{s}.status >= 400 OR ({s}.status IS NULL AND {s}.scraped = 1 AND {s}.is_skipped = 0)"
 
 _PAGE_SELECT = (
     "SELECT u.url, ps.*, d.url AS redirect_dest, {first} AS first_seen_at, {last} AS last_crawled_at, "
@@ -69,6 +73,7 @@ class ArchiveReader:
         try:
             self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
             self._conn.row_factory = sqlite3.Row
+            watch_signals(self._conn)  # Ctrl-C and SIGTERM stop a long statement
             # a title's or description's width in a search result, for the page list to show, sort and filter
             self._conn.create_function("serp_px", 2, pixel_width, deterministic=True)
             self.format_version = self._check()
@@ -160,6 +165,12 @@ class ArchiveReader:
         self.close()
 
     # --- generic --------------------------------------------------------------------------------------
+
+    def interrupt(self) -> None:
+        """Abort the statement another thread runs on this reader now, if any (it fails as "interrupted");
+        safe from any thread."""
+        with contextlib.suppress(sqlite3.ProgrammingError):  # closed meanwhile: nothing runs
+            self._conn.interrupt()
 
     def execute(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
         return self._conn.execute(sql, params).fetchall()
@@ -461,6 +472,21 @@ class ArchiveReader:
                 (b, a),
             ),
         }
+
+    def gone(self, a: int | str | None, b: int | str | None) -> list[str]:
+        """Pages of both commits that answered at ``a`` (2xx/3xx) and are gone at ``b``: an error status
+        (404, 410, 5xx) or a failed fetch. A deleted page: "gone", not "modified"."""
+        ca, cb = self.resolve(a), self.resolve(b)
+        return [
+            r[0]
+            for r in self._conn.execute(
+                "SELECT u.url FROM commit_page x JOIN commit_page y ON y.url_id = x.url_id AND y.commit_id = ? "
+                "JOIN page_state sx ON sx.id = x.state_id JOIN page_state sy ON sy.id = y.state_id "
+                "JOIN url u ON u.id = x.url_id WHERE x.commit_id = ? AND x.state_id <> y.state_id "
+                f"AND sx.status BETWEEN 200 AND 399 AND ({GONE_SQL.format(s='sy')}) ORDER BY u.url",
+                (cb, ca),
+            )
+        ]
 
     def changed_fields(self, url: str, a: int | str | None, b: int | str | None) -> dict[str, list[Any]]:
         """Which page fields differ for ``url`` between two commits: {field: [old, new]}."""

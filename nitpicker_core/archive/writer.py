@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.metadata
+import inspect
 import json
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping
@@ -12,7 +14,7 @@ from typing import Any, cast
 
 import peewee as pw
 
-from nitpicker_core.errors import ArchiveError, NitpickerError
+from nitpicker_core.errors import ArchiveError, NitpickerError, out_of_space, watch_signals
 from nitpicker_core.layout import stub_path
 from nitpicker_core.writable import check_file_destination
 
@@ -36,6 +38,38 @@ PRAGMAS = {
 }
 STATUSES = ("running", "interrupted", "complete")
 _HEAD = object()
+
+
+class _Database(pw.SqliteDatabase):
+    """The writer's database: a rollback after SQLite already rolled back (on a full disk, SQLite ends the
+    transaction itself) does nothing, so the error that ended it is the one raised, not "cannot rollback -
+    no transaction is active" or "no such savepoint"."""
+
+    def rollback(self) -> None:
+        if self.connection().in_transaction:
+            super().rollback()
+
+    def execute_sql(self, sql: str, params: Any = None, *args: Any, **kwargs: Any) -> Any:
+        if sql.startswith("ROLLBACK TO SAVEPOINT") and not self.connection().in_transaction:
+            return None
+        return super().execute_sql(sql, params, *args, **kwargs)
+
+
+def _room_checked(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` of the writer with a write that found no room (a full disk) raised as one clear
+    ``OutOfSpace`` naming the archive instead of the driver's error."""
+
+    @functools.wraps(method)
+    def checked(self: ArchiveWriter, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except Exception as exc:
+            clear = out_of_space(exc, self.target.name)
+            if clear is None:
+                raise
+            raise clear from exc
+
+    return checked
 
 
 class NothingToResume(NitpickerError):
@@ -85,6 +119,16 @@ class ArchiveWriter:
     @classmethod
     def open(cls, target: Path | str, *, is_external: Callable[[str], bool] | None = None) -> ArchiveWriter:
         target = Path(target).absolute()
+        try:
+            return cls._open(target, is_external)
+        except Exception as exc:
+            clear = out_of_space(exc, target.name)
+            if clear is None:
+                raise
+            raise clear from exc
+
+    @classmethod
+    def _open(cls, target: Path, is_external: Callable[[str], bool] | None) -> ArchiveWriter:
         name = target.name
         if target.is_dir():
             raise ArchiveError(f"{name} is a directory, not an archive file")
@@ -135,9 +179,10 @@ class ArchiveWriter:
 
     @staticmethod
     def _connect(db_path: Path, name: str, *, fresh: bool) -> pw.SqliteDatabase:
-        db = pw.SqliteDatabase(str(db_path), pragmas=PRAGMAS, lock_type="IMMEDIATE")
+        db = _Database(str(db_path), pragmas=PRAGMAS, lock_type="IMMEDIATE")
         try:
             db.connect()
+            watch_signals(db.connection())  # Ctrl-C and SIGTERM stop a long statement
             if fresh:
                 with db.atomic():
                     create_schema(db)
@@ -444,3 +489,27 @@ class ArchiveWriter:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _check_room_everywhere() -> None:
+    """Every method of the writer that may write (its own and those ``via`` a collaborator) reports a full
+    disk as one clear line naming the archive."""
+    for name, member in list(vars(ArchiveWriter).items()):
+        if name.startswith("__") or name in ("open", "_open", "_connect"):
+            continue
+        if isinstance(member, via):
+            part, method = member.part, member.name
+            setattr(ArchiveWriter, name, _room_checked(_delegate(part, method)))
+        elif inspect.isfunction(member):
+            setattr(ArchiveWriter, name, _room_checked(member))
+
+
+def _delegate(part: str, method: str) -> Callable[..., Any]:
+    def delegated(self: ArchiveWriter, *args: Any, **kwargs: Any) -> Any:
+        return getattr(getattr(self, part), method)(*args, **kwargs)
+
+    delegated.__name__ = method
+    return delegated
+
+
+_check_room_everywhere()

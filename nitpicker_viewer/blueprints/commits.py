@@ -53,7 +53,11 @@ def diff() -> str:
     data = query("diff", base=request.args.get("base"), limit=DIFF_LIMIT, explain=DIFF_EXPLAIN)
     changes = data.get("changes") or {}
     # pages that became error pages or redirects (or came back) first: the changes that break something
-    first = sorted(data["modified"][:DIFF_EXPLAIN], key=lambda url: not _telling(changes.get(url)))
+    # (a page gone since the base, an error now, is explained with them, first)
+    gone = data.get("gone") or []
+    first = gone[:DIFF_EXPLAIN] + sorted(
+        data["modified"][: max(DIFF_EXPLAIN - len(gone), 0)], key=lambda url: not _telling(changes.get(url))
+    )
     return render(
         "diff.html",
         title="view.diff",
@@ -61,6 +65,7 @@ def diff() -> str:
         limit=DIFF_LIMIT,
         explained=DIFF_EXPLAIN,
         first=first,
+        rest=data["modified"][max(DIFF_EXPLAIN - len(gone), 0) :],
         page_diff_href=page_diff_href,
     )
 

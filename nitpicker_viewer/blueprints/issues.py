@@ -15,7 +15,7 @@ from nitpicker_viewer.tables import Col, Filter, paged_table
 
 issues = Blueprint("issues", __name__, template_folder="../templates")
 
-STATES = ("new", "persisting", "fixed")
+STATES = ("new", "persisting", "fixed", "gone")  # gone: vanished with its page (an error now)
 # which rows the overview lists: with findings (the default), every check, or only those with new, fixed or
 # regressed findings against the base (what got worse, what got better)
 SHOW = (
@@ -79,7 +79,7 @@ def categorised(rows: list[dict[str, Any]]) -> list[Category]:
 
 def _shown(row: dict[str, Any]) -> bool:
     """A row worth a look: it finds something now, fixed something since the base, or failed."""
-    return row["state"] == "error" or bool(row["findings"]) or bool(row["fixed"])
+    return row["state"] == "error" or bool(row["findings"]) or bool(row["fixed"]) or bool(row.get("gone"))
 
 
 def _analyzer(row: dict[str, Any]) -> str | None:

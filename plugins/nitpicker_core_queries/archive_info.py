@@ -40,6 +40,7 @@ def _diff(
                 "commit": commit,
                 "added": [],
                 "removed": [],
+                "gone": [],
                 "modified": [],
                 "changes": {},
                 "resources": {"added": [], "removed": [], "modified": []},
@@ -50,15 +51,17 @@ def _diff(
         base = archive.resolve(base)
         changes = digest.diff_urls(archive.execute, base, commit)
     result: dict[str, Any] = {"base": base, "commit": commit}
-    for key in ("added", "removed", "modified"):
+    # a page that answered at the base and answers an error now is gone, not modified
+    changes = pagediff.split_gone(changes, archive.gone(base, commit))
+    for key in ("added", "removed", "gone", "modified"):
         urls = sorted(changes[key])
         result[key] = urls[:limit]
         result[f"{key}_total"] = len(urls)
     resources = archive.diff(base, commit)["resources"]
     result["resources"] = {key: urls[:limit] for key, urls in resources.items()}
     old, new = pagediff.Side(archive, base), pagediff.Side(archive, commit)
-    # what changed in each modified page (the first ``explain`` of them): fields, links, images, resources…
-    result["changes"] = pagediff.explain(old, new, result["modified"][:explain])
+    # what changed in each gone and modified page (the first ``explain`` of them): fields, links, images, resources…
+    result["changes"] = pagediff.explain(old, new, (result["gone"] + result["modified"])[:explain])
     return result
 
 
@@ -77,7 +80,7 @@ def _page_diff(
     result = pagediff.page_diff(old, new, url)
     if html:
         compiled = pagediff.patterns(normalize or ())
-        modified = result["status"] == "modified"
+        modified = result["status"] in ("modified", "gone")
         result["html_diff"] = pagediff.html_diff(old, new, url, compiled) if modified else None
     return result
 
@@ -96,7 +99,8 @@ QUERIES = [
     ),
     Query(
         "diff",
-        "URLs added, removed and modified between a base commit (default: the parent) and the commit, "
+        "URLs added, removed, gone (answered on the base, an error status or a failed fetch now: a deleted "
+        "page) and modified between a base commit (default: the parent) and the commit, "
         "with what changed in each modified page (fields old and new; links, images, resources, JSON-LD, "
         "tags and headings added and removed) and the resources added, removed and modified.",
         _diff,

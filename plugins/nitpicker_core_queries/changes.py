@@ -1,4 +1,4 @@
-"""The `issue-changes` query: the new, fixed and regressed findings against a base, by check, with their URLs.
+"""The `issue-changes` query: the new, fixed, gone (with their page) and regressed findings against a base, by check, with their URLs.
 
 What an update changed, named: the terminal summary, `nitpicker issues --base` and the viewer's home list it
 from here. Built on the `issues` and `issue-urls` answers, so its counts are theirs.
@@ -15,7 +15,7 @@ from .issues import _BASE, _issue_urls, _issues
 if TYPE_CHECKING:
     from nitpicker_core import ArchiveReader, NitpickerPluginManager
 
-CHANGES = ("new", "fixed", "regressed")
+CHANGES = ("new", "fixed", "gone", "regressed")  # gone: vanished with their page (an error now)
 # A check's URLs are read in full up to here to see whether it sits on the same pages as a check listed
 # before it (ten security headers missing on the same two added pages are one story, not ten)
 SAME_PAGES_UP_TO = 200
@@ -113,7 +113,8 @@ def issue_changes(
 QUERIES = [
     Query(
         "issue-changes",
-        "What changed against the base, named: the new, fixed and regressed findings by check (most severe "
+        "What changed against the base, named: the new, fixed, gone (vanished with their page: an error "
+        "status now, or no longer crawled) and regressed findings by check (most severe "
         "first, then most findings), each check with its count, its first `urls` findings (URL and detail) "
         "and how many more; `same_as` names an earlier check found on exactly the same pages. On a commit "
         "without a base nothing is listed (every finding is new).",

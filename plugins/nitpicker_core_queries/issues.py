@@ -26,7 +26,7 @@ from nitpicker_core import (
     query_registry,
     url_share,
 )
-from nitpicker_core.archive import aggregates, findings_store
+from nitpicker_core.archive import aggregates, findings_store, pagediff
 
 from .common import PAGING, page_of
 from .defects import DefectKey, key_of, lifecycle
@@ -36,6 +36,10 @@ if TYPE_CHECKING:
     from nitpicker_core import ArchiveReader, NitpickerPluginManager
 
 STATES = ("new", "persisting", "fixed")
+# fixed findings on a page gone since the base (an error now, or no longer crawled) are "gone", not fixed
+GONE = "gone"
+_ORDER = (*STATES, GONE)
+MAX_GONE_SCAN = 1_000_000  # a check's fixed findings read whole to tell the gone ones from the fixed
 # What issue-urls lists by default: the commit's findings (the number `issues` shows); fixed ones on request.
 CURRENT = ("new", "persisting")
 
@@ -101,10 +105,33 @@ class Lifecycle:
         self._config = config_of(pm)  # the settings checks read (Check.settings): the run's, else defaults
         self._contexts: dict[int, CheckContext] = {}
         self._outcomes: dict[tuple[str, int], Outcome] = {}
+        self._gone: frozenset[str] | None = None
         # findings stored with the commits (when their tokens still match) are read, not recomputed
         self.stored = findings_store.Stored(reader)
         codes = indexing.code_versions(pm, self.checks) if self.stored.available else {}
         self._tokens = findings_store.Tokens(reader, codes) if self.stored.available else None
+
+    def gone_urls(self) -> frozenset[str]:
+        """The base's pages that are gone at the commit: an error status or a failed fetch now (a deleted
+        page), or no longer in the crawl. Their vanished findings are "gone with the page", not "fixed"."""
+        if self._gone is None:
+            if self.base is None or self.base == self.commit:
+                self._gone = frozenset()
+            else:
+                removed = self.reader.diff(self.base, self.commit)["removed"]
+                self._gone = frozenset([*self.reader.gone(self.base, self.commit), *removed])
+        return self._gone
+
+    def gone_url(self, url: str) -> frozenset[str]:
+        """``url`` alone when it is one of ``gone_urls`` (two page reads, not the whole diff)."""
+        if self._gone is not None or self.base is None or self.base == self.commit:
+            return self.gone_urls() & {url}
+        before, now = self.reader.page(url, self.base), self.reader.page(url, self.commit)
+        return (
+            frozenset([url])
+            if before is not None and (now is None or pagediff.is_gone(before, now))
+            else frozenset()
+        )
 
     def token(self, check: Check, commit: int) -> str | None:
         return None if self._tokens is None else self._tokens.of(check, commit)
@@ -376,6 +403,10 @@ def _row(
 ) -> dict[str, Any]:
     lead = group[0]
     counts = _merged(life, group)
+    gone = _gone(life, group, counts)
+    counts = {**counts, "gone": gone}
+    if gone:
+        counts["fixed"] -= gone
     notes = [f"{c.analyzer} {changed[c.analyzer]}: {BASE_NOTE}" for c in group if c.analyzer in changed]
     # a merged row still compares what its other sources found: a defect only this analyzer finds is new
     absent = "what only it finds counts as new" if len(group) > 1 else "nothing to compare"
@@ -401,6 +432,28 @@ def _row(
             "help_url": lead.help_url,
         },
     }
+
+
+def _gone(life: Lifecycle, group: list[Check], counts: dict[str, Any]) -> int | None:
+    """Of the row's fixed findings (a merged row: URLs), those on pages gone since the base (``gone_urls``):
+    they vanished with their page, nothing was fixed."""
+    if counts.get("fixed") is None:
+        return None
+    urls = life.gone_urls() if counts["fixed"] else frozenset()
+    if not urls:
+        return 0
+    then: set[Finding] = set()
+    now: set[Finding] = set()
+    for check in group:
+        before = life.outcome(check, life.base).found if life.base is not None else None
+        if before is None:
+            continue
+        then |= before
+        now |= life.outcome(check, life.commit).found or set()
+    if len(group) == 1:
+        return sum(1 for f in then - now if f.url in urls)
+    still = {f.url for f in now}
+    return len({f.url for f in then if f.url in urls and f.url not in still})
 
 
 def _found_by(group: list[Check], counts: dict[str, Any]) -> list[str]:
@@ -491,13 +544,39 @@ def _issue_urls(
 ) -> dict[str, Any]:
     life = Lifecycle(pm, archive, commit, base)
     sources = life.find(check)
-    if len(sources) > 1:
-        result = _merged_urls(life, sources, state, url, limit, offset)
+    # only the lists with fixed findings tell the gone ones apart; one page's list asks about that page alone
+    if state not in ("fixed", GONE, "all"):
+        gone: frozenset[str] = frozenset()
     else:
-        result = _source_urls(life, sources[0], state, url, limit, offset)
+        gone = life.gone_urls() if url is None else life.gone_url(url)
+
+    def listed(state: str | None, limit: int, offset: int) -> dict[str, Any]:
+        if len(sources) > 1:
+            return _merged_urls(life, sources, state, url, limit, offset)
+        return _source_urls(life, sources[0], state, url, limit, offset)
+
+    if gone and state in ("fixed", "gone", "all"):
+        # the fixed findings on pages gone since the base are "gone": every one read, then paged here
+        whole = listed(state if state == "all" else "fixed", MAX_GONE_SCAN, 0)
+        for item in whole["items"]:
+            if item["state"] == "fixed" and item["url"] in gone:
+                item["state"] = "gone"
+        items = [item for item in whole["items"] if state == "all" or item["state"] == state]
+        items.sort(key=lambda r: (_ORDER.index(r["state"]), r["url"], r["detail"]))
+        result = {
+            "check_state": whole["check_state"],
+            **page_of(items[offset : offset + limit], len(items), limit, offset),
+        }
+    elif state == "gone":
+        result = listed("fixed", 0, 0)
+        result.update(page_of([], 0, limit, offset))
+    else:
+        result = listed(state, limit, offset)
     if all(c.link_target for c in sources):
         then = None if life.base is None or life.base == life.commit else life.base
-        with_links(archive, {"new": commit, "persisting": commit, "fixed": then}, result["items"])
+        with_links(
+            archive, {"new": commit, "persisting": commit, "fixed": then, "gone": then}, result["items"]
+        )
     return {"check": check, "commit": commit, "base": life.base, **result}
 
 
@@ -673,8 +752,9 @@ QUERIES = [
         "issues",
         "Every registered check with its findings on the commit, most severe first: priority, type (issue, "
         "warning, opportunity), category, affected URLs and their `share` (% of URLs: of the internal URLs "
-        "counted in `share_of`), and how many findings are new, fixed, persisting (and regressed: fixed before the "
-        "base, back now) against the base; checks finding the same defect are one row with their sources. "
+        "counted in `share_of`), and how many findings are new, fixed, persisting, gone (vanished with their "
+        "page: an error status now, or no longer crawled) and regressed (fixed before the base, back now) "
+        "against the base; checks finding the same defect are one row with their sources. "
         "An analyzer check on a commit that analyzer never ran on is not_analysed (findings null), not 0.",
         _issues,
         {
@@ -687,8 +767,8 @@ QUERIES = [
             "category": {"type": "string", "description": "only this category (links, metadata, …)"},
             "state": {
                 "type": "string",
-                "enum": [*STATES, "regressed"],
-                "description": "only checks with findings in this state",
+                "enum": [*STATES, GONE, "regressed"],
+                "description": "only checks with findings in this state (gone: vanished with their page)",
             },
             "lang": {
                 "type": "string",
@@ -702,7 +782,7 @@ QUERIES = [
         "issue-urls",
         "The findings of one check (or of one shared defect) on the commit with their URL, detail and state "
         "against the base (new or persisting: as many as `issues` counts), new first; `state` fixed lists the "
-        "base's findings gone since, `all` every state. A shared defect is one row per defect (an image, an "
+        "base's findings fixed since, gone those that vanished with their page, `all` every state. A shared defect is one row per defect (an image, an "
         "id, a page) with the checks that found it in `sources`; a link check's rows add the target, the "
         "anchor's text and line:col, and the target's status (or error kind).",
         _issue_urls,
@@ -711,8 +791,9 @@ QUERIES = [
             **_BASE,
             "state": {
                 "type": "string",
-                "enum": [*STATES, "all"],
-                "description": "only findings in this state (default: new and persisting, the commit's own)",
+                "enum": [*STATES, GONE, "all"],
+                "description": "only findings in this state (default: new and persisting, the commit's own; "
+                "gone: the base's findings on pages that are gone since, an error now or no longer crawled)",
             },
             "url": {"type": "string", "description": "only the findings on this exact URL"},
             **PAGING,

@@ -67,6 +67,9 @@ class _Gate:
     users: int = 0
 
 
+CLOSE_WAIT = 5.0  # seconds close_all waits for a call still using an archive
+
+
 class ArchiveManager:
     def __init__(self, opener: Callable[[Path], Any] = open_archive, wait: float = WAIT) -> None:
         self._opener = opener
@@ -177,14 +180,27 @@ class ArchiveManager:
                 self._release(entry)
         return out
 
+    def interrupt_all(self) -> None:
+        """Abort the statement each open archive runs now, if any (its call fails with an error)."""
+        with self._lock:
+            entries = list(self._entries.values())
+        for entry in entries:
+            entry.reader.interrupt()
+
     def close_all(self) -> None:
         with self._lock:
             entries, self._entries = list(self._entries.values()), {}
         for entry in entries:
+            # a call that was interrupted ends in moments; one that runs on is not waited for long
+            if not entry.lock.acquire(timeout=CLOSE_WAIT):
+                log.warning("%s is still busy with a call; left open", entry.reader.name)
+                continue
             try:
                 entry.reader.close()
             except Exception:  # closing must go on for the others
                 log.exception("closing %s failed", entry.reader.name)
+            finally:
+                entry.lock.release()
         if entries:
             log.info("closed %d archive(s)", len(entries))
 

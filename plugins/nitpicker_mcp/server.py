@@ -52,7 +52,10 @@ def build_server(toolbox: Toolbox) -> Server[Any]:
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         try:
-            texts, structured = await anyio.to_thread.run_sync(call, params.name, params.arguments)
+            # abandoned when the server stops (its input closed): the call's statement is interrupted
+            texts, structured = await anyio.to_thread.run_sync(
+                call, params.name, params.arguments, abandon_on_cancel=True
+            )
         except Exception as exc:
             message = error_message(exc)
             log.info("tool %s failed: %s", params.name, message)
@@ -70,6 +73,29 @@ def build_server(toolbox: Toolbox) -> Server[Any]:
     )
 
 
+async def _until_input_closes(
+    server: Server[Any], toolbox: Toolbox, read_stream: Any, write_stream: Any
+) -> None:
+    """``server.run`` until the client closes the server's input, then at once: the SDK's own loop waits for
+    the calls still running, and a call that never ends (a query over an endless recursive view) kept the
+    server alive after its client had gone. Those calls' statements are interrupted and their tasks
+    cancelled."""
+    send, receive = anyio.create_memory_object_stream[Any](0)
+    async with anyio.create_task_group() as group:
+
+        async def forward() -> None:
+            async with send:
+                async for message in read_stream:
+                    await send.send(message)
+            log.info("input closed: stopping")
+            toolbox.interrupt()  # what still runs is for nobody
+            group.cancel_scope.cancel()
+
+        group.start_soon(forward)
+        await server.run(receive, write_stream, server.create_initialization_options())
+        group.cancel_scope.cancel()
+
+
 def serve(toolbox: Toolbox) -> None:
     """Serve over stdin/stdout until the client closes stdin; every archive is closed on the way out."""
     server = build_server(toolbox)
@@ -78,7 +104,7 @@ def serve(toolbox: Toolbox) -> None:
         # stdio_server claims fd 1 for the protocol first; anything else printed goes to stderr.
         async with stdio_server() as (read_stream, write_stream):
             with contextlib.redirect_stdout(sys.stderr):
-                await server.run(read_stream, write_stream, server.create_initialization_options())
+                await _until_input_closes(server, toolbox, read_stream, write_stream)
 
     log.info("nitpicker MCP server: %d tools", len(toolbox.tools))
     try:

@@ -147,6 +147,10 @@ class Toolbox:
         with self.archives.use(archive) as reader:
             return run_query(self.registry, reader, query, args, commit)
 
+    def interrupt(self) -> None:
+        """Abort every statement the calls run now (each call then fails)."""
+        self.archives.interrupt_all()
+
     def close(self) -> None:
         self.archives.close_all()
 

@@ -12,7 +12,7 @@ import pytest
 from archive_testdata import page, snapshot
 
 from nitpicker_core.archive import FORMAT_VERSION, ArchiveWriter, files, open_archive, stub_path
-from nitpicker_core.errors import ArchiveError
+from nitpicker_core.errors import ArchiveError, OutOfSpace
 
 
 def make_archive(target: Path, n: int = 10) -> None:
@@ -223,7 +223,9 @@ def test_write_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(files, "_add_member", broken)
-    with pytest.raises(OSError):
+    with pytest.raises(
+        OutOfSpace, match="^no space left on device while writing site.nitpicker; nothing was lost"
+    ):
         w.write()
     assert target.read_bytes() == old
     assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == ["site.nitpicker"]

@@ -117,6 +117,7 @@ def test_the_table_lists_checks_with_findings_by_priority(archive, env):
         "FINDINGS",
         "NEW",
         "FIXED",
+        "GONE",
         "URLS",
         "%",
         "OF",
@@ -125,11 +126,11 @@ def test_the_table_lists_checks_with_findings_by_priority(archive, env):
     ]
     error_row = next(line for line in lines if " test-error-page " in line)
     long_row = next(line for line in lines if " test-long-url " in line)
-    assert error_row.split()[:7] == ["high", "issue", "test-error-page", "2", "0", "0", "2"]
-    assert long_row.split()[:7] == ["low", "issue", "test-long-url", "1", "0", "0", "1"]
+    assert error_row.split()[:8] == ["high", "issue", "test-error-page", "2", "0", "0", "0", "2"]
+    assert long_row.split()[:8] == ["low", "issue", "test-long-url", "1", "0", "0", "0", "1"]
     # % of URLs: the URLs as a share of the internal URLs, said once under the table
     internal = int(re.search(r"^% of URLs: of the (\d+) internal URLs", result.stdout, re.M).group(1))
-    assert error_row.split()[7] == f"{round(100 * 2 / internal, 1)}%"
+    assert error_row.split()[8] == f"{round(100 * 2 / internal, 1)}%"
     assert lines.index(error_row) < lines.index(long_row)
 
 

@@ -359,8 +359,10 @@ def test_paging_and_unknown_check_ids(ask):
     assert len(rest["items"]) == 1 and rest["next_offset"] is None
     with pytest.raises(UsageError, match=r"^no check 'error-pages'; closest: error-page(, [a-z/-]+)*$"):
         ask("issue-urls", check="error-pages")
-    with pytest.raises(UsageError, match=r"^parameter 'state' must be one of new, persisting, fixed, all"):
-        ask("issue-urls", check="error-page", state="gone")
+    with pytest.raises(
+        UsageError, match=r"^parameter 'state' must be one of new, persisting, fixed, gone, all"
+    ):
+        ask("issue-urls", check="error-page", state="vanished")
 
 
 def test_a_finding_fingerprint_survives_recrawl_of_an_unchanged_site(ask):
