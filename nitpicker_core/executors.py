@@ -145,7 +145,58 @@ def _connected(spec: ExecutorSpec) -> Iterator[Any]:
             client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
         except TimeoutError:
             raise UsageError(f"--executor {spec}: the Dask scheduler has no workers") from None
+        check_workers(client, spec)
         yield client
+
+
+# Sent by value (compiled here, in a module no worker has): it must run where nitpicker cannot be imported.
+_PROBE = """
+def nitpicker_probe():
+    try:
+        import nitpicker_core
+    except Exception as exc:
+        return None, type(exc).__name__ + ": " + str(exc)
+    return getattr(nitpicker_core, "__version__", "?"), ""
+"""
+
+
+def _probe() -> Callable[[], tuple[str | None, str]]:
+    namespace: dict[str, Any] = {"__name__": "__nitpicker_probe__"}
+    exec(compile(_PROBE, "<nitpicker worker probe>", "exec"), namespace)  # noqa: S102 - our own constant
+    probe: Callable[[], tuple[str | None, str]] = namespace["nitpicker_probe"]
+    return probe
+
+
+def check_workers(client: Any, spec: ExecutorSpec) -> None:
+    """Refuse, in one line naming them, the workers where nitpicker is not importable or of another version.
+
+    Asked of every worker connected now, before anything is sent to them: a worker without nitpicker would
+    otherwise fail each task with a ModuleNotFoundError that names no worker.
+    """
+    from nitpicker_core import __version__
+
+    answers = client.run(_probe(), on_error="return")
+    missing, other = [], []
+    for address, answer in sorted(answers.items()):
+        if isinstance(answer, BaseException):
+            missing.append(f"{address} ({type(answer).__name__}: {answer})")
+        elif answer[0] is None:
+            missing.append(address)
+        elif answer[0] != __version__:
+            other.append(f"{address} ({answer[0]})")
+    problems = []
+    if missing:
+        problems.append(
+            f"nitpicker is not installed on the Dask worker{'s' if len(missing) > 1 else ''} "
+            + ", ".join(missing)
+        )
+    if other:
+        problems.append(
+            f"the Dask worker{'s' if len(other) > 1 else ''} {', '.join(other)} "
+            f"{'run' if len(other) > 1 else 'runs'} another nitpicker version than this one ({__version__})"
+        )
+    if problems:
+        raise UsageError(f"--executor {spec}: " + "; ".join(problems))
 
 
 def dask_setup(worker: Any) -> None:

@@ -180,15 +180,24 @@ class DaskRenderer:
 
     async def start(self) -> None:
         if not self._started:
-            await asyncio.to_thread(self.client.register_plugin, self._plugin, self.name)
+            try:
+                await asyncio.to_thread(self.client.register_plugin, self._plugin, self.name)
+            except Exception:
+                # the workers where it was set up started a Chromium: stop them (and keep the plugin from
+                # workers that join later) before the crawl ends
+                await self._unregister()
+                raise
             self._started = True
+
+    async def _unregister(self) -> None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(
+                asyncio.to_thread(self.client.unregister_worker_plugin, self.name), CLOSE_TIMEOUT
+            )
 
     async def close(self) -> None:
         if self._started and self.lost is None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(
-                    asyncio.to_thread(self.client.unregister_worker_plugin, self.name), CLOSE_TIMEOUT
-                )
+            await self._unregister()
         self._started = False
 
     def kill_now(self) -> None:

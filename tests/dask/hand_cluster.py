@@ -19,7 +19,7 @@ import sys
 
 class NoNitpicker:
     def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0].startswith("nitpicker"):
+        if name.split(".")[0].startswith(BLOCKED_PREFIX):
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
         return None
 
@@ -53,8 +53,11 @@ class HandCluster:
 
 
 @contextlib.contextmanager
-def hand_cluster(*, workers: int = 1, without_nitpicker: int = 0) -> Iterator[HandCluster]:
-    """``workers`` ordinary workers plus ``without_nitpicker`` on which nitpicker is not importable."""
+def hand_cluster(
+    *, workers: int = 1, without_nitpicker: int = 0, blocked: str = "nitpicker"
+) -> Iterator[HandCluster]:
+    """``workers`` ordinary workers plus ``without_nitpicker`` on which the packages whose names start with
+    ``blocked`` (nitpicker's, by default) are not importable."""
     from distributed import Client
 
     port = free_port()
@@ -72,7 +75,9 @@ def hand_cluster(*, workers: int = 1, without_nitpicker: int = 0) -> Iterator[Ha
     ]
     # no nanny: the worker runs in this very process, where nitpicker's imports fail
     started += [
-        subprocess.Popen([sys.executable, "-c", BLOCKED, *flags, "--no-nanny"], **quiet)  # type: ignore[call-overload]
+        subprocess.Popen(
+            [sys.executable, "-c", f"BLOCKED_PREFIX = {blocked!r}\n" + BLOCKED, *flags, "--no-nanny"], **quiet
+        )  # type: ignore[call-overload]
         for _ in range(without_nitpicker)
     ]
     client = None

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hand_cluster import hand_cluster
 from support import RunningCli, run_cli, server_hits, wait_until
 
 from nitpicker_core.archive import open_archive
@@ -223,3 +224,81 @@ def test_executor_refusals_are_one_line(site: str, tmp_path: Path) -> None:
         bad = run_cli(command, "--executor", "dask-lokal", f"{site}/recursive/", cwd=tmp_path)
         assert bad.returncode != 0
         assert "expected local, dask-local[:N] or dask://HOST:PORT" in _one_error_line(bad.stderr), command
+
+
+def _browsers(client: Any, workers: list[str]) -> dict[str, list[str]]:
+    """The Chromium processes under each of ``workers`` (a lambda: pickled by value)."""
+    return client.run(
+        lambda: [
+            p.name()
+            for p in __import__("psutil").Process().children(recursive=True)
+            if "chrom" in p.name().lower()
+        ],
+        workers=workers,
+    )
+
+
+def test_a_worker_without_nitpicker_is_refused_up_front_by_its_address(site: str, tmp_path: Path) -> None:
+    with hand_cluster(workers=1, without_nitpicker=1) as cluster:
+        pids = cluster.client.run(os.getpid)
+        lacking = next(address for address, pid in pids.items() if pid == cluster.workers[-1].pid)
+        good = [address for address in pids if address != lacking]
+        archive = tmp_path / "refused.nitpicker"
+        cli = run_cli(
+            "crawl",
+            "-o",
+            str(archive),
+            "--no-image",
+            "--executor",
+            cluster.executor,
+            f"{site}/recursive/",
+            cwd=tmp_path,
+            timeout=300,
+        )
+        assert cli.returncode == 1, cli.stderr
+        line = _one_error_line(
+            cli.stderr.replace(f"connecting to the Dask scheduler {cluster.executor}\n", "")
+        )
+        assert line == (
+            f"nitpicker: error: --executor {cluster.executor}: nitpicker is not installed on the Dask worker "
+            f"{lacking}"
+        ), cli.stderr
+        assert not archive.exists()
+        # the worker that has nitpicker was never left with a browser of the refused crawl
+        assert _browsers(cluster.client, good) == {good[0]: []}
+        assert not [
+            name
+            for plugins in cluster.client.run(lambda dask_worker: list(dask_worker.plugins)).values()
+            for name in plugins
+            if name.startswith("nitpicker-")
+        ]
+
+
+def test_a_worker_that_cannot_start_its_browser_leaves_no_chromium_on_the_others(
+    site: str, tmp_path: Path
+) -> None:
+    # nitpicker is there (the check up front passes) but Playwright is not: the browser plugin's setup fails
+    with hand_cluster(workers=1, without_nitpicker=1, blocked="playwright") as cluster:
+        pids = cluster.client.run(os.getpid)
+        good = [address for address, pid in pids.items() if pid != cluster.workers[-1].pid]
+        cli = run_cli(
+            "crawl",
+            "--no-image",
+            "--executor",
+            cluster.executor,
+            f"{site}/recursive/",
+            cwd=tmp_path,
+            timeout=300,
+        )
+        assert cli.returncode != 0, cli.stderr
+        assert "Traceback" not in cli.stderr
+        # the browser the other worker started for the crawl is stopped with it
+        wait_until(
+            lambda: _browsers(cluster.client, good) == {good[0]: []}, "no Chromium on the good worker", 120
+        )
+        assert not [
+            name
+            for plugins in cluster.client.run(lambda dask_worker: list(dask_worker.plugins)).values()
+            for name in plugins
+            if name.startswith("nitpicker-")
+        ]
