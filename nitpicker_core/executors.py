@@ -173,8 +173,12 @@ def check_workers(client: Any, spec: ExecutorSpec) -> None:
     Asked of every worker connected now, before anything is sent to them: a worker without nitpicker would
     otherwise fail each task with a ModuleNotFoundError that names no worker.
     """
-    from nitpicker_core import __version__
+    from importlib.metadata import PackageNotFoundError, version
 
+    try:  # as nitpicker_core.ours has it (importing that package here would load the crawler)
+        ours = version("nitpicker")
+    except PackageNotFoundError:
+        ours = "0.0.0"
     answers = client.run(_probe(), on_error="return")
     missing, other = [], []
     for address, answer in sorted(answers.items()):
@@ -182,7 +186,7 @@ def check_workers(client: Any, spec: ExecutorSpec) -> None:
             missing.append(f"{address} ({type(answer).__name__}: {answer})")
         elif answer[0] is None:
             missing.append(address)
-        elif answer[0] != __version__:
+        elif answer[0] != ours:
             other.append(f"{address} ({answer[0]})")
     problems = []
     if missing:
@@ -193,7 +197,7 @@ def check_workers(client: Any, spec: ExecutorSpec) -> None:
     if other:
         problems.append(
             f"the Dask worker{'s' if len(other) > 1 else ''} {', '.join(other)} "
-            f"{'run' if len(other) > 1 else 'runs'} another nitpicker version than this one ({__version__})"
+            f"{'run' if len(other) > 1 else 'runs'} another nitpicker version than this one ({ours})"
         )
     if problems:
         raise UsageError(f"--executor {spec}: " + "; ".join(problems))
