@@ -175,7 +175,7 @@ def check_workers(client: Any, spec: ExecutorSpec) -> None:
     """
     from importlib.metadata import PackageNotFoundError, version
 
-    try:  # as nitpicker_core.ours has it (importing that package here would load the crawler)
+    try:  # as nitpicker_core.__version__ has it (importing that package here would load the crawler)
         ours = version("nitpicker")
     except PackageNotFoundError:
         ours = "0.0.0"
