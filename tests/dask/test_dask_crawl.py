@@ -302,3 +302,42 @@ def test_a_worker_that_cannot_start_its_browser_leaves_no_chromium_on_the_others
             for name in plugins
             if name.startswith("nitpicker-")
         ]
+
+
+def test_a_scheduler_that_dies_is_said_after_the_progress_display_with_the_executor_to_resume_on(
+    site: str, tmp_path: Path
+) -> None:
+    from cli_terminal.pty_terminal import Terminal
+
+    gate = f"{site}/dask-gate/scheduler-dies"
+    try:
+        with hand_cluster(workers=1) as cluster:
+            term = Terminal(
+                "crawl",
+                "-o",
+                "dies.nitpicker",
+                "--no-image",
+                "--executor",
+                cluster.executor,
+                f"{gate}/",
+                cwd=tmp_path,
+            )
+            term.wait_for(r"Crawling:.* [1-9]\d* in progress")  # the live display is drawing
+            wait_until(
+                lambda: _get(f"{gate}/waiting")["waiting"] >= 1 or term.proc.poll() is not None,
+                "a render held on the worker",
+                300,
+            )
+            cluster.kill_scheduler()
+            code = term.wait(timeout=240)
+    finally:
+        _open_gate(gate)
+    assert code == 130, term.text[-3000:]
+    fragments = term.fragments()
+    gone = [i for i, f in enumerate(fragments) if "the Dask cluster is gone" in f]
+    drawn = [i for i, f in enumerate(fragments) if f.startswith("Crawling:")]
+    assert gone and drawn, fragments[-20:]
+    assert drawn[-1] < gone[0], fragments[-20:]  # the reason comes after the display's last drawing
+    resume = f"nitpicker crawl --resume dies.nitpicker --executor {cluster.executor}"
+    assert f"nitpicker: interrupted; resume with: {resume}" in fragments, fragments[-20:]
+    assert "Traceback" not in term.text
