@@ -204,16 +204,39 @@ def check_workers(client: Any, spec: ExecutorSpec) -> None:
 
 
 def dask_setup(worker: Any) -> None:
-    """Preload of the ``dask-local`` worker processes: a Ctrl-C is the command's to handle.
+    """Preload of the ``dask-local`` worker processes: a Ctrl-C is the command's to handle, and a worker that
+    is closing says nothing.
 
     A terminal's Ctrl-C reaches the whole foreground process group, these workers too; ignoring it here
     lets the pages in flight finish in the stop's grace (as the local crawler's Chromium does in a
     session of its own), and spares the terminal their tracebacks. They still end with the command:
     a Dask worker process exits when its parent is gone.
+
+    The workers write to the command's terminal. While they run, Dask's errors there are real ones; once a
+    worker closes (the command is done with the cluster), what fails is the teardown itself: on a loaded
+    machine the scheduler may be gone before a worker, whose heartbeats then fail with tracebacks.
     """
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    quiet = _QuietWhileClosing(worker)
+    for handler in {*logging.getLogger("distributed").handlers, *logging.getLogger().handlers}:
+        handler.addFilter(quiet)
+
+
+class _QuietWhileClosing(logging.Filter):
+    """Drops Dask's log records once ``worker`` is closing (only then)."""
+
+    CLOSING = frozenset({"closing", "closing_gracefully", "closed"})
+
+    def __init__(self, worker: Any) -> None:
+        super().__init__()
+        self.worker = worker
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not record.name.startswith("distributed"):
+            return True
+        return getattr(getattr(self.worker, "status", None), "name", "") not in self.CLOSING
 
 
 @contextlib.contextmanager

@@ -341,3 +341,56 @@ def test_a_scheduler_that_dies_is_said_after_the_progress_display_with_the_execu
     resume = f"nitpicker crawl --resume dies.nitpicker --executor {cluster.executor}"
     assert f"nitpicker: interrupted; resume with: {resume}" in fragments, fragments[-20:]
     assert "Traceback" not in term.text
+
+
+# A dask-local cluster whose worker's heartbeat fails while the worker closes, as a loaded machine makes it
+# (the scheduler stops answering before its workers are gone): the plugin's teardown, run during the worker's
+# close, sends one heartbeat to a server that answers it with a connection error.
+CLOSING_HEARTBEAT = """
+from distributed import WorkerPlugin
+from distributed.core import Server, rpc
+
+from nitpicker_core.executors import dask_client, parse_executor
+
+
+async def closing(comm=None, **kwargs):
+    raise OSError("the scheduler is closing")
+
+
+class HangUp(WorkerPlugin):
+    async def teardown(self, worker):
+        server = Server({"heartbeat_worker": closing})
+        await server.listen("tcp://127.0.0.1:0")
+        worker.scheduler = rpc(server.address)
+        await worker.heartbeat()  # logs "Failed to communicate with scheduler during heartbeat." and its traceback
+        print("heartbeat failed", flush=True)
+
+
+with dask_client(parse_executor("dask-local:1")) as client:
+    client.register_plugin(HangUp(), name="hang-up")
+print("closed", flush=True)
+"""
+
+
+def test_a_heartbeat_failing_while_dask_local_workers_close_prints_nothing(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", CLOSING_HEARTBEAT],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["heartbeat failed", "closed"], done.stdout + done.stderr
+    assert done.stderr == ""
+
+
+def test_a_dask_local_crawl_ends_without_distributeds_noise(site: str, tmp_path: Path) -> None:
+    crawled = run_cli(
+        "crawl", "--no-image", "--executor", "dask-local:2", f"{site}/recursive/", cwd=tmp_path, timeout=300
+    )
+    assert crawled.returncode == 0, crawled.stderr
+    said = [line for line in crawled.stderr.splitlines() if not line.startswith("nitpicker: warning:")]
+    # what the command says, and nothing from Dask's workers or scheduler as the cluster shuts down
+    assert len(said) == 2 and said[0].startswith("starting a Dask cluster"), crawled.stderr
+    assert said[1].startswith("complete: 5 URLs"), crawled.stderr
