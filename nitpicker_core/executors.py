@@ -145,20 +145,98 @@ def _connected(spec: ExecutorSpec) -> Iterator[Any]:
             client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
         except TimeoutError:
             raise UsageError(f"--executor {spec}: the Dask scheduler has no workers") from None
+        check_workers(client, spec)
         yield client
 
 
+# Sent by value (compiled here, in a module no worker has): it must run where nitpicker cannot be imported.
+_PROBE = """
+def nitpicker_probe():
+    try:
+        import nitpicker_core
+    except Exception as exc:
+        return None, type(exc).__name__ + ": " + str(exc)
+    return getattr(nitpicker_core, "__version__", "?"), ""
+"""
+
+
+def _probe() -> Callable[[], tuple[str | None, str]]:
+    namespace: dict[str, Any] = {"__name__": "__nitpicker_probe__"}
+    exec(compile(_PROBE, "<nitpicker worker probe>", "exec"), namespace)  # noqa: S102 - our own constant
+    probe: Callable[[], tuple[str | None, str]] = namespace["nitpicker_probe"]
+    return probe
+
+
+def check_workers(client: Any, spec: ExecutorSpec) -> None:
+    """Refuse, in one line naming them, the workers where nitpicker is not importable or of another version.
+
+    Asked of every worker connected now, before anything is sent to them: a worker without nitpicker would
+    otherwise fail each task with a ModuleNotFoundError that names no worker.
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:  # as nitpicker_core.__version__ has it (importing that package here would load the crawler)
+        ours = version("nitpicker")
+    except PackageNotFoundError:
+        ours = "0.0.0"
+    answers = client.run(_probe(), on_error="return")
+    missing, other = [], []
+    for address, answer in sorted(answers.items()):
+        if isinstance(answer, BaseException):
+            missing.append(f"{address} ({type(answer).__name__}: {answer})")
+        elif answer[0] is None:
+            missing.append(address)
+        elif answer[0] != ours:
+            other.append(f"{address} ({answer[0]})")
+    problems = []
+    if missing:
+        problems.append(
+            f"nitpicker is not installed on the Dask worker{'s' if len(missing) > 1 else ''} "
+            + ", ".join(missing)
+        )
+    if other:
+        problems.append(
+            f"the Dask worker{'s' if len(other) > 1 else ''} {', '.join(other)} "
+            f"{'run' if len(other) > 1 else 'runs'} another nitpicker version than this one ({ours})"
+        )
+    if problems:
+        raise UsageError(f"--executor {spec}: " + "; ".join(problems))
+
+
 def dask_setup(worker: Any) -> None:
-    """Preload of the ``dask-local`` worker processes: a Ctrl-C is the command's to handle.
+    """Preload of the ``dask-local`` worker processes: a Ctrl-C is the command's to handle, and a worker that
+    is closing says nothing.
 
     A terminal's Ctrl-C reaches the whole foreground process group, these workers too; ignoring it here
     lets the pages in flight finish in the stop's grace (as the local crawler's Chromium does in a
     session of its own), and spares the terminal their tracebacks. They still end with the command:
     a Dask worker process exits when its parent is gone.
+
+    The workers write to the command's terminal. While they run, Dask's errors there are real ones; once a
+    worker closes (the command is done with the cluster), what fails is the teardown itself: on a loaded
+    machine the scheduler may be gone before a worker, whose heartbeats then fail with tracebacks.
     """
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    quiet = _QuietWhileClosing(worker)
+    for handler in {*logging.getLogger("distributed").handlers, *logging.getLogger().handlers}:
+        handler.addFilter(quiet)
+
+
+class _QuietWhileClosing(logging.Filter):
+    """Drops Dask's log records once ``worker`` is closing (only then)."""
+
+    CLOSING = frozenset({"closing", "closing_gracefully", "closed"})
+
+    def __init__(self, worker: Any) -> None:
+        super().__init__()
+        self.worker = worker
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not record.name.startswith("distributed"):
+            return True
+        return getattr(getattr(self.worker, "status", None), "name", "") not in self.CLOSING
 
 
 @contextlib.contextmanager

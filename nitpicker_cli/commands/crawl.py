@@ -721,10 +721,13 @@ def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
                     stop_message=_say,
                     revalidate=not kw["full"],
                     executor=client,
+                    executor_flag=str(executor) if executor.distributed else None,
                 )
                 progress.watch(crawler.counts)
                 with progress, progress.errors_counted(app.pm):
                     stats = asyncio.run(crawler.run())
+                if crawler.cluster_lost:  # once the live display is stopped, so that nothing draws over it
+                    _say(crawler.cluster_lost)
         human = for_people(kw["as_json"])
         if not human:
             app.info(

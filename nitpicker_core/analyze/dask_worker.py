@@ -10,13 +10,14 @@ is killed, a fresh instance takes the next page and the client has the worker re
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import pickle
 import threading
 import traceback
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -104,7 +105,6 @@ class AnalyzerPlugin(WorkerPlugin):
         self.name, self.spec = name, spec
 
     def setup(self, worker: Any) -> None:
-        os.environ.update(self.spec.env)
         self.address = worker.address
         self.lock = threading.Lock()
         self.instance: _Instance | None = None
@@ -116,6 +116,10 @@ class AnalyzerPlugin(WorkerPlugin):
         await asyncio.to_thread(self.close)
 
     def close(self) -> None:
+        with client_environment(self.spec.env):
+            self._close()
+
+    def _close(self) -> None:
         instance, self.instance = self.instance, None
         if instance is not None and instance.failure is None:
             try:
@@ -191,7 +195,9 @@ class AnalyzerPlugin(WorkerPlugin):
 
     def page(self, task: Task, shipped: Blob | None, timeout: float) -> tuple[Any, str, str, bool]:
         """(Outcome or NEED_HTML, worker address, where its HTML came from, whether to restart this worker)."""
-        with self.lock:  # one page at a time per analyzer instance, whatever the worker's thread count
+        # one page at a time per analyzer instance, whatever the worker's thread count; the client's
+        # NITPICKER_* variables only while it runs (the worker serves other runs and clients afterwards)
+        with self.lock, client_environment(self.spec.env):
             have, html = self._html(task, shipped)
             if not have:
                 return NEED_HTML, self.address, "shipped", False
@@ -227,6 +233,39 @@ class AnalyzerPlugin(WorkerPlugin):
     def _from(self) -> str:
         """Where this worker reads HTML: ``archive`` (the path) or ``shipped`` (with each page)."""
         return self.html_from or "shipped"  # undecided: every page it got came with its HTML
+
+
+_environment_lock = threading.Lock()
+_environment_users = 0
+_environment_saved: dict[str, str | None] = {}
+
+
+@contextlib.contextmanager
+def client_environment(env: dict[str, str]) -> Iterator[None]:
+    """The client's ``NITPICKER_*`` variables set in this worker process while the block runs, then put back.
+
+    The environment is the process's: blocks of several threads (or runs) overlap, and the worker's own values
+    come back when the last of them ends.
+    """
+    global _environment_users
+    with _environment_lock:
+        for key in env:
+            if key not in _environment_saved:
+                _environment_saved[key] = os.environ.get(key)
+        os.environ.update(env)
+        _environment_users += 1
+    try:
+        yield
+    finally:
+        with _environment_lock:
+            _environment_users -= 1
+            if not _environment_users:
+                for key, value in _environment_saved.items():
+                    if value is None:
+                        os.environ.pop(key, None)
+                    else:
+                        os.environ[key] = value
+                _environment_saved.clear()
 
 
 def each_page(plugin: str, task: tuple[Any, ...], shipped: Blob | None, timeout: float) -> tuple[Any, ...]:

@@ -112,9 +112,16 @@ class Crawler(ResultsMixin):
         stop_message: Any = None,
         revalidate: bool = True,
         executor: Any = None,
+        executor_flag: str | None = None,
     ) -> None:
         self.pm, self.options, self.output = pm, options, output
         self._executor = executor  # a connected distributed.Client: pages render on its workers
+        self.executor_flag = (
+            executor_flag  # ``--executor`` as given (dask://HOST:PORT…): the resume repeats it
+        )
+        self.cluster_lost: str | None = (
+            None  # why the Dask cluster went away, for the caller to say at the end
+        )
         self.list_urls = list_urls
         self.inventory = inventory
         self.progress = progress
@@ -473,11 +480,13 @@ class Crawler(ResultsMixin):
         self.policy.abort()
 
     def _cluster_lost(self, why: str) -> None:
-        """The Dask cluster went away: like a stop request, minus the grace (nothing is left to render)."""
-        if not self._stopping and self.stop_message:
-            self.stop_message(
-                f"the Dask cluster is gone ({why}); the crawl is resumable: {self.resume_command}"
-            )
+        """The Dask cluster went away: like a stop request, minus the grace (nothing is left to render).
+
+        Not said here: a live progress display would draw over the line. The caller says ``cluster_lost``
+        once its display is stopped.
+        """
+        if not self._stopping and self.cluster_lost is None:
+            self.cluster_lost = f"the Dask cluster is gone ({why})"
         self._stopping = True
 
     def _kill_browser(self) -> None:
@@ -495,7 +504,7 @@ class Crawler(ResultsMixin):
             or self.options.login is not None
             or any("@" in root.split("://", 1)[-1].split("/", 1)[0] for root in self.options.roots)
         )
-        return resume_hint(self.output, needs_secrets=secrets)
+        return resume_hint(self.output, needs_secrets=secrets, executor=self.executor_flag)
 
     # -- workers ---------------------------------------------------------------------------------------
     def _worker_count(self, tabs: int) -> int:

@@ -27,6 +27,7 @@ from nitpicker_core.crawler.options import CrawlOptions
 from nitpicker_core.crawler.policy import CrawlPolicy
 from nitpicker_core.crawler.render import RenderFailure, render_page
 from nitpicker_core.crawler.stopping import PageAbandoned
+from nitpicker_core.errors import NitpickerError
 from nitpicker_core.plugins import make_plugin_manager
 from nitpicker_core.records import CrawlContext, ScrapeResult
 from nitpicker_core.registries import setting_registry
@@ -183,15 +184,29 @@ class DaskRenderer:
 
     async def start(self) -> None:
         if not self._started:
-            await asyncio.to_thread(self.client.register_plugin, self._plugin, self.name)
+            try:
+                await asyncio.to_thread(self.client.register_plugin, self._plugin, self.name)
+            except Exception as exc:
+                # the workers where it was set up started a Chromium: stop them (and keep the plugin from
+                # workers that join later) before the crawl ends
+                await self._unregister()
+                if self.client.status not in ("running", "newly-created"):
+                    raise
+                why = " ".join(f"{type(exc).__name__}: {exc}".split())
+                raise NitpickerError(
+                    f"the crawl's browser could not be set up on the Dask workers ({why})"
+                ) from None
             self._started = True
+
+    async def _unregister(self) -> None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(
+                asyncio.to_thread(self.client.unregister_worker_plugin, self.name), CLOSE_TIMEOUT
+            )
 
     async def close(self) -> None:
         if self._started and self.lost is None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(
-                    asyncio.to_thread(self.client.unregister_worker_plugin, self.name), CLOSE_TIMEOUT
-                )
+            await self._unregister()
         self._started = False
 
     def kill_now(self) -> None:

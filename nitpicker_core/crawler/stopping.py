@@ -25,11 +25,13 @@ class PageAbandoned(Exception):  # noqa: N818 - an outcome, not a failure
     """
 
 
-def resume_hint(output: Any, *, needs_secrets: bool = False) -> str:
-    """The exact command that finishes an interrupted crawl of ``output``."""
+def resume_hint(output: Any, *, needs_secrets: bool = False, executor: str | None = None) -> str:
+    """The exact command that finishes an interrupted crawl of ``output`` (on ``executor`` when one was given)."""
     import shlex
 
     command = f"nitpicker crawl --resume {shlex.quote(str(output))}"
+    if executor:
+        command += f" --executor {shlex.quote(executor)}"
     if needs_secrets:  # credentials and --header values are never stored, so they must be given again
         command += (
             " (give the root URL with its credentials, every --header, --cookies and --storage-state again)"

@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 from archives import SITE, build_archive, page_html
+from hand_cluster import hand_cluster
 from plugin_dists import make_dist
 from support import BUILTIN_PLUGINS, RunningCli, run_cli, wait_until
 
@@ -389,3 +390,33 @@ def test_a_cluster_that_goes_away_interrupts_the_run_and_the_next_run_finishes_i
     assert (summary.pages, summary.cached, summary.errors) == (4, 3, 0)  # what came back before is kept
     assert [url for _, url in log_lines(log, "start")][-1:] == [SITE + "/zgate"]
     assert len(log_lines(log, "start")) == 5 and len(stored(archive, "slowprobe")["cells"]) == 8
+
+
+def _nitpicker_environment(client: Any) -> dict[str, dict[str, str]]:
+    """Each worker's NITPICKER_* variables (a lambda: pickled by value, the workers cannot import this module)."""
+    return client.run(
+        lambda: {k: v for k, v in __import__("os").environ.items() if k.startswith("NITPICKER_")}
+    )
+
+
+def test_the_clients_nitpicker_variables_are_not_left_on_the_workers(tmp_path: Path) -> None:
+    archive = build_archive(tmp_path / "a.nitpicker", findings_site())
+    with hand_cluster(workers=1) as cluster:
+        before = _nitpicker_environment(cluster.client)
+        result = run_cli(
+            "analyze",
+            "--executor",
+            cluster.executor,
+            "--plugin",
+            "markup",
+            "--json",
+            str(archive),
+            cwd=tmp_path,
+            env={"NITPICKER_TEST_MARK": "the-client-only", "NITPICKER_FINDINGS": "1"},
+            timeout=300,
+        )
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout)["analyzers"]["markup"]["mode"] == "dask"
+        after = _nitpicker_environment(cluster.client)
+    assert after == before  # the workers' own environment, as it was before the run
+    assert all("NITPICKER_TEST_MARK" not in env for env in after.values())

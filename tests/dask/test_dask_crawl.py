@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hand_cluster import hand_cluster
 from support import RunningCli, run_cli, server_hits, wait_until
 
 from nitpicker_core.archive import open_archive
@@ -223,3 +224,179 @@ def test_executor_refusals_are_one_line(site: str, tmp_path: Path) -> None:
         bad = run_cli(command, "--executor", "dask-lokal", f"{site}/recursive/", cwd=tmp_path)
         assert bad.returncode != 0
         assert "expected local, dask-local[:N] or dask://HOST:PORT" in _one_error_line(bad.stderr), command
+
+
+def _browsers(client: Any, workers: list[str]) -> dict[str, list[str]]:
+    """The Chromium processes under each of ``workers`` (a lambda: pickled by value)."""
+    return client.run(
+        lambda: [
+            p.name()
+            for p in __import__("psutil").Process().children(recursive=True)
+            if "chrom" in p.name().lower()
+        ],
+        workers=workers,
+    )
+
+
+def test_a_worker_without_nitpicker_is_refused_up_front_by_its_address(site: str, tmp_path: Path) -> None:
+    with hand_cluster(workers=1, without_nitpicker=1) as cluster:
+        pids = cluster.client.run(os.getpid)
+        lacking = next(address for address, pid in pids.items() if pid == cluster.workers[-1].pid)
+        good = [address for address in pids if address != lacking]
+        archive = tmp_path / "refused.nitpicker"
+        cli = run_cli(
+            "crawl",
+            "-o",
+            str(archive),
+            "--no-image",
+            "--executor",
+            cluster.executor,
+            f"{site}/recursive/",
+            cwd=tmp_path,
+            timeout=300,
+        )
+        assert cli.returncode == 1, cli.stderr
+        line = _one_error_line(
+            cli.stderr.replace(f"connecting to the Dask scheduler {cluster.executor}\n", "")
+        )
+        assert line == (
+            f"nitpicker: error: --executor {cluster.executor}: nitpicker is not installed on the Dask worker "
+            f"{lacking}"
+        ), cli.stderr
+        assert not archive.exists()
+        # the worker that has nitpicker was never left with a browser of the refused crawl
+        assert _browsers(cluster.client, good) == {good[0]: []}
+        assert not [
+            name
+            for plugins in cluster.client.run(lambda dask_worker: list(dask_worker.plugins)).values()
+            for name in plugins
+            if name.startswith("nitpicker-")
+        ]
+
+
+def test_a_worker_that_cannot_start_its_browser_leaves_no_chromium_on_the_others(
+    site: str, tmp_path: Path
+) -> None:
+    # nitpicker is there (the check up front passes) but Playwright is not: the browser plugin's setup fails
+    with hand_cluster(workers=1, without_nitpicker=1, blocked="playwright") as cluster:
+        pids = cluster.client.run(os.getpid)
+        good = [address for address, pid in pids.items() if pid != cluster.workers[-1].pid]
+        cli = run_cli(
+            "crawl",
+            "--no-image",
+            "--executor",
+            cluster.executor,
+            f"{site}/recursive/",
+            cwd=tmp_path,
+            timeout=300,
+        )
+        assert cli.returncode == 1, cli.stderr
+        line = _one_error_line(
+            cli.stderr.replace(f"connecting to the Dask scheduler {cluster.executor}\n", "")
+        )
+        assert line == (
+            "nitpicker: error: the crawl's browser could not be set up on the Dask workers "
+            "(ModuleNotFoundError: No module named 'playwright')"
+        ), cli.stderr
+        # the browser the other worker started for the crawl is stopped with it
+        wait_until(
+            lambda: _browsers(cluster.client, good) == {good[0]: []}, "no Chromium on the good worker", 120
+        )
+        assert not [
+            name
+            for plugins in cluster.client.run(lambda dask_worker: list(dask_worker.plugins)).values()
+            for name in plugins
+            if name.startswith("nitpicker-")
+        ]
+
+
+def test_a_scheduler_that_dies_is_said_after_the_progress_display_with_the_executor_to_resume_on(
+    site: str, tmp_path: Path
+) -> None:
+    from cli_terminal.pty_terminal import Terminal
+
+    gate = f"{site}/dask-gate/scheduler-dies"
+    try:
+        with hand_cluster(workers=1) as cluster:
+            term = Terminal(
+                "crawl",
+                "-o",
+                "dies.nitpicker",
+                "--no-image",
+                "--executor",
+                cluster.executor,
+                f"{gate}/",
+                cwd=tmp_path,
+            )
+            term.wait_for(r"Crawling:.* [1-9]\d* in progress")  # the live display is drawing
+            wait_until(
+                lambda: _get(f"{gate}/waiting")["waiting"] >= 1 or term.proc.poll() is not None,
+                "a render held on the worker",
+                300,
+            )
+            cluster.kill_scheduler()
+            code = term.wait(timeout=240)
+    finally:
+        _open_gate(gate)
+    assert code == 130, term.text[-3000:]
+    fragments = term.fragments()
+    gone = [i for i, f in enumerate(fragments) if "the Dask cluster is gone" in f]
+    drawn = [i for i, f in enumerate(fragments) if f.startswith("Crawling:")]
+    assert gone and drawn, fragments[-20:]
+    assert drawn[-1] < gone[0], fragments[-20:]  # the reason comes after the display's last drawing
+    resume = f"nitpicker crawl --resume dies.nitpicker --executor {cluster.executor}"
+    assert f"nitpicker: interrupted; resume with: {resume}" in fragments, fragments[-20:]
+    assert "Traceback" not in term.text
+
+
+# A dask-local cluster whose worker's heartbeat fails while the worker closes, as a loaded machine makes it
+# (the scheduler stops answering before its workers are gone): the plugin's teardown, run during the worker's
+# close, sends one heartbeat to a server that answers it with a connection error.
+CLOSING_HEARTBEAT = """
+from distributed import WorkerPlugin
+from distributed.core import Server, rpc
+
+from nitpicker_core.executors import dask_client, parse_executor
+
+
+async def closing(comm=None, **kwargs):
+    raise OSError("the scheduler is closing")
+
+
+class HangUp(WorkerPlugin):
+    async def teardown(self, worker):
+        server = Server({"heartbeat_worker": closing})
+        await server.listen("tcp://127.0.0.1:0")
+        worker.scheduler = rpc(server.address)
+        await worker.heartbeat()  # logs "Failed to communicate with scheduler during heartbeat." and its traceback
+        print("heartbeat failed", flush=True)
+
+
+with dask_client(parse_executor("dask-local:1")) as client:
+    client.register_plugin(HangUp(), name="hang-up")
+print("closed", flush=True)
+"""
+
+
+def test_a_heartbeat_failing_while_dask_local_workers_close_prints_nothing(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", CLOSING_HEARTBEAT],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["heartbeat failed", "closed"], done.stdout + done.stderr
+    assert done.stderr == ""
+
+
+def test_a_dask_local_crawl_ends_without_distributeds_noise(site: str, tmp_path: Path) -> None:
+    crawled = run_cli(
+        "crawl", "--no-image", "--executor", "dask-local:2", f"{site}/recursive/", cwd=tmp_path, timeout=300
+    )
+    assert crawled.returncode == 0, crawled.stderr
+    said = [line for line in crawled.stderr.splitlines() if not line.startswith("nitpicker: warning:")]
+    # what the command says, and nothing from Dask's workers or scheduler as the cluster shuts down
+    assert len(said) == 2 and said[0].startswith("starting a Dask cluster"), crawled.stderr
+    assert said[1].startswith("complete: 5 URLs"), crawled.stderr
