@@ -90,23 +90,33 @@ _NON_TEXT = ("script", "style", "template", "noscript")  # main_content.NON_TEXT
 _PARSER = lxml.etree.HTMLParser()  # plain elements: no lxml.html class lookup for every node
 
 
+def _parse(html: str | None) -> Any:
+    """One HTML document's root as plain lxml elements, or None when there is nothing to parse."""
+    if not html or not html.strip():
+        return None
+    try:
+        return lxml.etree.fromstring(html, _PARSER)
+    except (ValueError, lxml.etree.ParserError, lxml.etree.XMLSyntaxError):
+        return None
+
+
+def _metas(doc: Any) -> dict[str, str]:
+    """Each ``<meta name>``'s content by its lowercased name; the first of a name wins."""
+    return {
+        str(m.get("name")).strip().lower(): str(m.get("content") or "").strip()
+        for m in reversed(doc.xpath("//meta[@name]"))
+    }
+
+
 def _head_facts(url: str, html: str, main: bool) -> dict[str, Any] | None:
     """Title, description, canonical, meta robots, first H1, link hrefs as written (with the base they are
     resolved against) and the words of the main content (``main``) or of the whole body of one HTML
     document; None when it cannot be parsed."""
-    if not html or not html.strip():
-        return None
-    try:
-        doc = lxml.etree.fromstring(html, _PARSER)
-    except (ValueError, lxml.etree.ParserError, lxml.etree.XMLSyntaxError):
-        return None
+    doc = _parse(html)
     if doc is None:
         return None
     titles = doc.xpath("//title")
-    metas = {
-        str(m.get("name")).strip().lower(): str(m.get("content") or "").strip()
-        for m in reversed(doc.xpath("//meta[@name]"))  # the first of a name wins
-    }
+    metas = _metas(doc)
     canonicals = doc.xpath(_CANONICAL_XPATH + "/@href")
     h1 = doc.xpath("//h1")
     found: dict[str, Any] = {
@@ -193,19 +203,11 @@ def version_record(url: str, html: str | None) -> dict[str, Any] | None:
     does, sorted), ``link_count`` (how many) and ``main_words`` (the words of the main content as the
     duplicate checks find it: ``<main>``, ``role=main``, ``<article>``, else the densest block).
     """
-    if not html or not html.strip():
-        return None
-    try:
-        doc = lxml.etree.fromstring(html, _PARSER)
-    except (ValueError, lxml.etree.ParserError, lxml.etree.XMLSyntaxError):
-        return None
+    doc = _parse(html)
     if doc is None:
         return None
     titles = doc.xpath("//title")
-    metas = {
-        str(m.get("name")).strip().lower(): str(m.get("content") or "").strip()
-        for m in reversed(doc.xpath("//meta[@name]"))  # the first of a name wins
-    }
+    metas = _metas(doc)
     base = urljoin(url, str((doc.xpath("//base/@href") or [url])[0]))
     links: set[str] = set()
     for href in doc.xpath("//a/@href | //area/@href"):
