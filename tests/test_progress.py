@@ -223,7 +223,10 @@ def test_a_crawl_summary_and_its_json_say_the_same_as_the_queries(tmp_path):
         diff = run_query(query_registry(pm), reader, "diff", {})
         issues = run_query(query_registry(pm), reader, "issues", {})["items"]
     facts = gather(pm, archive)
-    assert facts["changed"] == {"base": 1, **{k: len(diff[k]) for k in ("added", "removed", "modified")}}
+    assert facts["changed"] == {
+        "base": 1,
+        **{k: len(diff[k]) for k in ("added", "removed", "gone", "modified")},
+    }
     assert facts["findings"]["since"] == {
         "base": 1,
         "new": sum(i["new"] or 0 for i in issues),

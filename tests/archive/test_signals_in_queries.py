@@ -52,6 +52,11 @@ def _archive(target: Path) -> None:
     w.close()
 
 
+def _default_signals() -> None:
+    for sig in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
 def test_a_long_query_stops_on_a_signal(tmp_path: Path, sig: signal.Signals) -> None:
     target = tmp_path / "site.nitpicker"
@@ -68,6 +73,9 @@ def test_a_long_query_stops_on_a_signal(tmp_path: Path, sig: signal.Signals) -> 
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # at their defaults, as in a terminal: a suite started in the background of a script (as CI may be)
+        # has SIGINT ignored, and nohup SIGHUP, and a child inherits that
+        preexec_fn=_default_signals,
     )
     try:
         started = threading.Event()

@@ -159,7 +159,12 @@ def test_pages_and_urls_agree_on_every_front_door(doors):
     # the viewer: the summary's cards and the lists they lead to
     summary = _html(doors, "/summary")
     cards = dict(re.findall(r'id="card-([a-z-]+)"[^>]*><span class="card-value">([\d,]+)<', summary))
-    assert cards == {"pages": str(pages), "internal-urls": str(internal), "external-urls": str(external)}
+    assert cards == {
+        "pages": str(pages),
+        "internal-urls": str(internal),
+        "external-urls": str(external),
+        "blocked": str(totals["blocked"]),
+    }
     assert _listed(doors, "/pages?strict=1") == pages
     assert _listed(doors, "/pages?every_type=1") == internal
     assert _listed(doors, "/pages?every_type=1&external=1") == totals["urls"]

@@ -398,5 +398,6 @@ def test_a_dask_local_crawl_ends_without_distributeds_noise(site: str, tmp_path:
     assert crawled.returncode == 0, crawled.stderr
     said = [line for line in crawled.stderr.splitlines() if not line.startswith("nitpicker: warning:")]
     # what the command says, and nothing from Dask's workers or scheduler as the cluster shuts down
-    assert len(said) == 2 and said[0].startswith("starting a Dask cluster"), crawled.stderr
+    assert len(said) == 3 and said[0].startswith("starting a Dask cluster"), crawled.stderr
     assert said[1].startswith("complete: 5 URLs"), crawled.stderr
+    assert said[2].startswith("AI crawlers: "), crawled.stderr  # the summary's robots.txt line

@@ -149,7 +149,7 @@ def test_summary_numbers_lead_to_lists_of_that_many(client):
         filled, total = (int(row.xpath(f"string(td[{i}])").replace(",", "")) for i in (1, 2))
         assert shown_total(doc(client, unescape(row.xpath("th/a/@href")[0]))) == total - filled
     cards = page.xpath("//ul[@class='cards']//a/@href")
-    assert len(cards) == 3 and all(get(client, unescape(href)) for href in cards)
+    assert len(cards) == 4 and all(get(client, unescape(href)) for href in cards)
 
 
 def test_search_finds_urls_and_titles_ignoring_case(client):

@@ -69,6 +69,7 @@ def test_page_detail_is_grouped_in_panels_each_named_by_a_section_link(tclient):
         "#t-analysis",
         "#t-history",
         "#t-screenshot",
+        "#t-versions",
         "#t-source",
     ]
     for href in links:  # without scripts every panel is shown (no hidden attribute) and its link jumps to it
