@@ -159,6 +159,7 @@ def time_checks(archive: Path, runs: int, top: int, findings_out: Path | None) -
         head = max(c["id"] for c in reader.commits() if c["status"] == "complete")
         pages = reader.execute("SELECT count(*) FROM commit_page WHERE commit_id = ?", [head])[0][0]
         base = baseline(reader, head, runs)
+        reader.map_for_scans()  # as index_commit reads the commit (after the baseline, which does not)
         ctx = CheckContext(reader, head, queries)
         times: list[tuple[float, float, str, int, str | None]] = []
         found: dict[str, set[Finding]] = {}

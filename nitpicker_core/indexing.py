@@ -153,6 +153,7 @@ def _index(writer: ArchiveWriter, commit_id: int, analyzer: str | None, pm: Any)
         checks = [c for c in registry if (c.analyzer == analyzer if analyzer else not c.analyzer)]
         # the live working directory, read-only: it holds what the writer committed a moment ago
         with ArchiveReader(writer.stub) as reader:
+            reader.map_for_scans()
             ctx = CheckContext(reader, commit_id, query_registry(pm), config_of(pm))
             tokens = findings_store.Tokens(reader, codes)
             results: list[findings_store.Result] = []

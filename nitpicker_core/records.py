@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 # The flattened metadata columns of a page, in the order they appear in tables and reports.
 # URL-valued ones are made absolute by the crawler against <base href> and the page URL.
@@ -243,12 +243,14 @@ class CrawlContext:
         return self.mode == "resume"
 
 
-@dataclass(frozen=True, order=True)
-class Finding:
+class Finding(NamedTuple):
     """One occurrence of a check's defect: the page and what on it (normalised, so it survives a re-crawl).
 
     ``detail`` is the link target, the element, the value; never a generated id, nonce or line/column
     position, which would make an unchanged finding look new after a re-crawl.
+
+    A named tuple: a commit of 100,000 pages makes about a million of them, and a tuple is made and hashed at
+    C speed (a third less time than a frozen dataclass, measured).
     """
 
     url: str

@@ -189,9 +189,11 @@ def page_html(
         f"JOIN page_state ps ON ps.id = cp.state_id JOIN blob b ON b.sha256 = ps.{column} "
         "WHERE cp.commit_id = ? AND ps.is_external = 0 AND ps.is_skipped = 0 AND ps.outside_scope IS NULL"
     )
-    for url, codec, data in reader.tuples(sql, [commit]):
-        if only is not None and url not in only:
-            continue  # not decompressed
+    params: list[Any] = [commit]
+    if only is not None:  # the others' blobs are not even read
+        sql += " AND u.url IN (SELECT value FROM json_each(?))"
+        params.append(json.dumps(list(only), ensure_ascii=False))
+    for url, codec, data in reader.tuples(sql, params):
         yield url, (zlib.decompress(data) if codec == "zlib" else bytes(data)).decode("utf-8")
 
 

@@ -46,6 +46,8 @@ _FIELDS = (
     "viewport",
     "lang",
     "headers",
+    "canonical",
+    "canonical_href",
 )
 
 

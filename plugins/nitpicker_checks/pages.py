@@ -24,7 +24,6 @@ SNIPPET_HELP = "https://developers.google.com/search/docs/appearance/snippet"
 STATUS_HELP = "https://developer.mozilla.org/en-US/docs/Web/HTTP/Status"
 CANONICAL_HELP = "https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls"
 # The canonical as resolved (a column) and as written (kept by the scrape only where the two differ).
-_CANONICALS = ("url", "canonical", "canonical_href")
 _SPACE = re.compile(r"\s")
 # An http(s) URL with an ASCII host name, maybe a port of four digits at most, and no white space: what
 # ``_slow_is_invalid`` finds valid on a page of the same scheme, told at a regular expression's cost (the
@@ -81,32 +80,37 @@ def _empty(field: str) -> Finder:
     return find
 
 
-# The element whose absence or emptiness a field's check tells apart (the scrape stores "" for both).
+# The element whose absence or emptiness a field's check tells apart (the scrape stores "" for both), and a
+# text without which the HTML cannot hold it (most such pages have none: no parse needed to say "missing").
 _ELEMENTS = {
-    "title": "//head/title | //title",
-    "description": "//meta[translate(@name, 'DESCRIPTION', 'description') = 'description']",
+    "title": ("//head/title | //title", "<title"),
+    "description": ("//meta[translate(@name, 'DESCRIPTION', 'description') = 'description']", "description"),
 }
 
 
-def _which(ctx: CheckContext, url: str, field: str) -> str:
+def _which(html: str | None, field: str) -> str:
     """ "missing" when the stored HTML has no such element, "empty" when it has one; "" without stored HTML."""
-    html = ctx.reader.html(url, ctx.commit)
     if not html or not html.strip():
         return ""
+    xpath, needle = _ELEMENTS[field]
+    if needle not in html.lower():
+        return "missing"
     try:
         doc = lxml.html.document_fromstring(html)
     except (ValueError, lxml.etree.ParserError):
         return ""
-    return "empty" if doc.xpath(_ELEMENTS[field]) else "missing"
+    return "empty" if doc.xpath(xpath) else "missing"
 
 
 def _absent(field: str) -> Finder:
     """Pages whose title or description is missing or empty, told apart in the detail (read from the HTML)."""
 
     def find(ctx: CheckContext) -> Iterator[Finding]:
-        for row in content_pages(ctx):
-            if not (row.get(field) or "").strip():
-                yield Finding(row["url"], _which(ctx, row["url"], field))
+        urls = [row["url"] for row in content_pages(ctx) if not (row.get(field) or "").strip()]
+        # those pages' HTML in one query (a query per page was most of the check on a large commit)
+        stored = dict(read.page_html(ctx.reader, ctx.commit, only=set(urls))) if urls else {}
+        for url in urls:
+            yield Finding(url, _which(stored.get(url), field))
 
     return find
 
@@ -208,12 +212,13 @@ def invalid_canonicals(ctx: CheckContext) -> dict[str, str]:
     """Content pages whose canonical is invalid, with the value as written (the resolved one on old commits)."""
 
     def load() -> dict[str, str]:
-        pages = content_urls(ctx)
         found = {}
-        for row in read.page_rows(ctx.reader, ctx.commit, _CANONICALS, present=_CANONICALS[1:]):
+        for row in content_pages(ctx):  # the rows hold the canonicals: no second pass over the commit
             url, canonical, written = row["url"], row["canonical"], row["canonical_href"]
+            if canonical is None and written is None:
+                continue
             value = canonical if written is None else written
-            if url in pages and canonical_is_invalid(str(value or ""), url):
+            if canonical_is_invalid(str(value or ""), url):
                 found[url] = value.strip() if str(value or "").strip() else f'href="{value or ""}"'
         return found
 

@@ -21,22 +21,39 @@ def _frames_denied(row: dict[str, Any]) -> bool:
     return "frame-ancestors" in headers(row).get("content-security-policy", "").lower()
 
 
-def _page_headers(ctx: CheckContext) -> list[tuple[str, dict[str, str], dict[str, Any]]]:
-    """(URL, response headers, row) of each content page: the header checks' loop, decoded once for all."""
-    return memo(ctx, "page_headers", lambda: [(row["url"], headers(row), row) for row in content_pages(ctx)])
+# The response headers the header checks ask for, with whether browsers heed them over plain HTTP and what
+# else stands for them (HSTS is ignored on http:, CSP frame-ancestors supersedes X-Frame-Options).
+_HEADER_RULES: dict[str, tuple[bool, Callable[[dict[str, Any]], bool] | None]] = {}
+
+
+def _without(ctx: CheckContext) -> dict[str, list[str]]:
+    """For each header of ``_HEADER_RULES``, the content pages answered without it: one pass for all of them."""
+
+    def load() -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {name: [] for name in _HEADER_RULES}
+        rules = list(_HEADER_RULES.items())
+        for row in content_pages(ctx):
+            url, sent = row["url"], headers(row)
+            https = url.startswith("https://")
+            for name, (https_only, satisfied) in rules:
+                if https_only and not https:
+                    continue  # browsers ignore HSTS sent over plain HTTP
+                if not sent.get(name, "").strip() and not (satisfied and satisfied(row)):
+                    found[name].append(url)
+        return found
+
+    return memo(ctx, "pages_without_headers", load)
 
 
 def _missing(
     name: str, *, https_only: bool = False, satisfied: Callable[[dict[str, Any]], bool] | None = None
 ) -> Callable[[CheckContext], Iterator[Finding]]:
     label = "-".join(part.capitalize() for part in name.split("-"))
+    _HEADER_RULES[name] = (https_only, satisfied)
 
     def find(ctx: CheckContext) -> Iterator[Finding]:
-        for url, sent, row in _page_headers(ctx):
-            if https_only and not url.startswith("https://"):
-                continue  # browsers ignore HSTS sent over plain HTTP
-            if not sent.get(name, "").strip() and not (satisfied and satisfied(row)):
-                yield Finding(url, label)
+        for url in _without(ctx).get(name, ()):
+            yield Finding(url, label)
 
     return find
 
@@ -77,6 +94,7 @@ def _images(flag: str) -> Callable[[CheckContext], Iterator[Finding]]:
 
 def _header_check(name: str, priority: str, order: int, why: str, value: str, **options: Any) -> Check:
     label = "-".join(part.capitalize() for part in name.split("-"))
+    finder = _missing(name, **options)  # registers the header for the one pass of all header checks
     return Check(
         f"missing-{name}",
         f"Pages without {label}",
@@ -85,7 +103,7 @@ def _header_check(name: str, priority: str, order: int, why: str, value: str, **
         f"HTML pages (2xx) answered without the {label} header: {why}",
         f"Send {label}: {value} from the server or CDN for every page.",
         HEADERS_HELP + label,
-        lambda ctx: unique(_missing(name, **options)(ctx)),
+        lambda ctx: unique(finder(ctx)),
         order=order,
         type="warning",
     )
