@@ -170,6 +170,7 @@ class Crawler(ResultsMixin):
         self._linked: set[str] = set()  # URLs some page really links to (a prediction of one is no guess)
         self._held: dict[str, Any] = {}  # guessed pages read, stored once a page links to them
         self._outside_depth: dict[str, int] = {}  # out-of-scope pages crawled under --max-excluded-depth
+        self._where: dict[str, tuple[bool, bool]] = {}  # URL → (in the scope, on its hosts): asked per link
         self._claimed: dict[str, str] = {}  # rendered destination → the URL that rendered it
         self._captured: dict[str, Resource] = {}  # 2xx non-HTML sub-resources seen while rendering
         self._stopping = False

@@ -110,6 +110,7 @@ class ResultsMixin:
     # guessed pages read in full that no page links to yet: stored (and their links followed) once one does
     _held: dict[str, tuple[QueueItem, ScrapeResult, FetchResult, bool]]
     _outside_depth: dict[str, int]
+    _where: dict[str, tuple[bool, bool]]
     _stopping: bool
     _seeds: set[str]
     _start_links_seen: StartLinks | None = None
@@ -216,7 +217,8 @@ class ResultsMixin:
                 href = normalized(anchor.href, self.options.disable_queries)
             except ValueError:  # no request can go there (a bad port): the link is kept as written
                 href = anchor.href.strip()
-            kept.append(dataclasses.replace(anchor, href=href))  # raw_href, line, col travel with it
+            # raw_href, line, col travel with it; most hrefs are normalized already (no copy then)
+            kept.append(anchor if href == anchor.href else dataclasses.replace(anchor, href=href))
         return kept
 
     def _follow(self, page_url: str, result: ScrapeResult) -> None:
@@ -455,8 +457,13 @@ class ResultsMixin:
     def _placed(self, url: str, *, metadata_only: bool | None = None, **fields: Any) -> QueueItem:
         """A queue item for ``url`` where the scope puts it: in scope (crawled), on the crawl's own host but
         outside the scope (internal, checked only) or on another host (external, checked only)."""
-        internal = self.scope.is_internal(url)
-        outside = not internal and self.scope.same_host(url)
+        where = self._where.get(url)
+        if where is None:  # a site's navigation links come back on every page
+            if len(self._where) >= 100_000:  # bounded: a million-page crawl would keep every URL twice
+                self._where.clear()
+            internal = self.scope.is_internal(url)
+            where = self._where[url] = (internal, not internal and self.scope.same_host(url))
+        internal, outside = where
         return QueueItem(
             url,
             external=not internal and not outside,

@@ -93,10 +93,15 @@ def _which(html: str | None, field: str) -> str:
     if not html or not html.strip():
         return ""
     xpath, needle = _ELEMENTS[field]
-    if needle not in html.lower():
+    lowered = html.lower()
+    # the document's title and its description live in <head>: a long page's body is not parsed for them
+    # (a <title> of an inline SVG in the body is no page title either)
+    end = lowered.find("</head>")
+    head = html[: end + len("</head>")] if end >= 0 else html
+    if needle not in (lowered[: len(head)]):
         return "missing"
     try:
-        doc = lxml.html.document_fromstring(html)
+        doc = lxml.html.document_fromstring(head)
     except (ValueError, lxml.etree.ParserError):
         return ""
     return "empty" if doc.xpath(xpath) else "missing"
