@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
+import threading
 from pathlib import Path
 
 import click
@@ -21,12 +23,12 @@ def register_login(cli: click.Group) -> None:
         type=click.Path(path_type=Path),
         required=True,
         metavar="FILE",
-        help="Where to write the storage state (cookies) once you are logged in; readable by you only.",
+        help="Where to write the storage state (cookies and localStorage) once you are logged in; readable by you only.",
     )
     def login(url: str, save: Path) -> None:
         """Open URL in a visible Chromium to log in by hand (a CAPTCHA, two factors, a login no script can
-        pass); close the window or press Enter when logged in, and the browser's cookies are saved to FILE
-        for `nitpicker crawl --storage-state FILE`. Needs a display ($DISPLAY or $WAYLAND_DISPLAY)."""
+        pass); close the window or press Enter when logged in, and the browser's cookies and localStorage are
+        saved to FILE for `nitpicker crawl --storage-state FILE`. Needs a display ($DISPLAY or $WAYLAND_DISPLAY)."""
         from nitpicker_cli.commands.crawl import _check_url
         from nitpicker_core.crawler.login import NO_DISPLAY, LoginError, has_display, save_login
         from nitpicker_core.writable import check_file_destination
@@ -39,7 +41,20 @@ def register_login(cli: click.Group) -> None:
         app.info(f"log in in the browser window, then close it or press Enter here; cookies go to {save}")
 
         async def enter() -> None:
-            await asyncio.to_thread(sys.stdin.readline)
+            """Enter pressed in the terminal. The end of the input is no Enter (``< /dev/null``, no terminal):
+            then only closing the window ends the login. Read in a daemon thread: one still waiting for a line
+            once the window was closed must not keep the command from exiting."""
+            loop = asyncio.get_running_loop()
+            pressed: asyncio.Future[None] = loop.create_future()
+
+            def read() -> None:
+                line = sys.stdin.readline() if sys.stdin is not None else ""
+                if line:
+                    with contextlib.suppress(RuntimeError):  # the loop is gone: the window was closed first
+                        loop.call_soon_threadsafe(lambda: pressed.done() or pressed.set_result(None))
+
+            threading.Thread(target=read, name="nitpicker-login-enter", daemon=True).start()
+            await pressed
 
         count = asyncio.run(save_login(url, save, enter))
         app.info(f"saved {count} cookie(s) to {save}: crawl with --storage-state {save}")
