@@ -47,11 +47,15 @@ def register_login(cli: click.Group) -> None:
             loop = asyncio.get_running_loop()
             pressed: asyncio.Future[None] = loop.create_future()
 
+            def press() -> None:
+                if not pressed.done():
+                    pressed.set_result(None)
+
             def read() -> None:
                 line = sys.stdin.readline() if sys.stdin is not None else ""
                 if line:
                     with contextlib.suppress(RuntimeError):  # the loop is gone: the window was closed first
-                        loop.call_soon_threadsafe(lambda: pressed.done() or pressed.set_result(None))
+                        loop.call_soon_threadsafe(press)
 
             threading.Thread(target=read, name="nitpicker-login-enter", daemon=True).start()
             await pressed

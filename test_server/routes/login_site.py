@@ -9,8 +9,8 @@ page redirects to the login, as an expired session does. ``/login-site/<run>/log
 ``/login-site/<run>/api/`` and its pages answer 401 without a session (an expired session shows as a 401 there).
 ``/login-site/<run>/app/`` is a single-page app whose login is a token in ``localStorage`` (a storage state's
 ``origins``): its script sends the token to ``…/app-data`` and writes the links that answer lists; it also frames
-``…/app-frame`` from the other host name (127.0.0.1), which asks ``…/frame-data`` only when a token is in *its*
-localStorage. No page shows the session token or the password.
+``…/app-frame`` from the other host name (127.0.0.1), whose script asks ``…/frame-seen``, and ``…/frame-data``
+only when a token is in *its* localStorage. No page shows the session token or the password.
 
 robots.txt and sitemaps live at an origin's root, where the shared site serves its own: ``gated_origin_app()``
 is a site of its own behind the same kind of cookie gate, for them (see its docstring).
@@ -195,17 +195,20 @@ def app_item(run: str, name: str):  # type: ignore[no-untyped-def]
 
 @bp.get("/<run>/app-frame")
 def app_frame(run: str):  # type: ignore[no-untyped-def]
-    # a token in this origin's localStorage would load …/frame-data (in the frame's load, so before the page's)
+    # …/frame-seen says the frame's script ran (in a browser); a token in this origin's localStorage would
+    # load …/frame-data too. Both in the frame's load, so before the page's.
+    load = "document.write('<script src=\"/login-site/%s/%s\"><\\/script>');"
     script = (
-        '<script>if (localStorage.getItem("token")) '
-        f"document.write('<script src=\"/login-site/{run}/frame-data\"><\\/script>');</script>"
+        f"<script>{load % (run, 'frame-seen')}\n"
+        f'if (localStorage.getItem("token")) {load % (run, "frame-data")}</script>'
     )
     return page("Another Site", script)
 
 
+@bp.get("/<run>/frame-seen")
 @bp.get("/<run>/frame-data")
-def frame_data(run: str):  # type: ignore[no-untyped-def]
-    return Response("/* a token reached the other site */", content_type="text/javascript")
+def frame_script(run: str):  # type: ignore[no-untyped-def]
+    return Response("/* counted by the server */", content_type="text/javascript")
 
 
 def gated_origin_app() -> Flask:
