@@ -529,9 +529,9 @@ def test_login_command_saves_the_session_a_person_logged_in_with(site, tmp_path,
 
 
 def test_hook_crawl_login(bare_pm, site):
-    """A plugin logs in by itself (no [login] URL): its context's cookies are the login state."""
+    """A plugin logs in by itself (no [login] URL): its context's cookies and localStorage are the login state."""
     from nitpicker_core import hookimpl
-    from nitpicker_core.crawler.login import LoginSetup, scripted_login
+    from nitpicker_core.crawler.login import LoginSetup, scripted_login, scripted_login_state
 
     run = _run("hook")
 
@@ -543,10 +543,12 @@ def test_hook_crawl_login(bare_pm, site):
             await page.fill('[name="password"]', PASSWORD)
             await page.click("#sign-in")
             await page.wait_for_url("**/members/")
+            await page.evaluate("localStorage.setItem('token', 'kept-by-the-app')")  # a single-page app's
 
     bare_pm.add_plugin(Login(), "login")
-    cookies = asyncio.run(scripted_login(LoginSetup(hook=True), bare_pm, "Nitpicker-test"))
+    cookies, origins = asyncio.run(scripted_login_state(LoginSetup(hook=True), bare_pm, "Nitpicker-test"))
     assert [c["name"] for c in cookies] == ["sid"]
+    assert origins == [{"origin": site, "localStorage": [{"name": "token", "value": "kept-by-the-app"}]}]
     assert requests.get(
         f"{site}/login-site/{run}/members/alpha", cookies={"sid": cookies[0]["value"]}, timeout=10
     ).text.count("Member Alpha")
