@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sys
 import threading
 from pathlib import Path
@@ -42,8 +43,9 @@ def register_login(cli: click.Group) -> None:
 
         async def enter() -> None:
             """Enter pressed in the terminal. The end of the input is no Enter (``< /dev/null``, no terminal):
-            then only closing the window ends the login. Read in a daemon thread: one still waiting for a line
-            once the window was closed must not keep the command from exiting."""
+            then only closing the window ends the login. Read in a daemon thread, from the file descriptor:
+            a thread still waiting for a line once the window was closed must neither keep the command from
+            exiting nor hold the lock of ``sys.stdin`` that the interpreter takes as it exits."""
             loop = asyncio.get_running_loop()
             pressed: asyncio.Future[None] = loop.create_future()
 
@@ -52,10 +54,21 @@ def register_login(cli: click.Group) -> None:
                     pressed.set_result(None)
 
             def read() -> None:
-                line = sys.stdin.readline() if sys.stdin is not None else ""
-                if line:
-                    with contextlib.suppress(RuntimeError):  # the loop is gone: the window was closed first
-                        loop.call_soon_threadsafe(press)
+                try:
+                    fd = sys.stdin.fileno()
+                except (AttributeError, OSError, ValueError):
+                    return  # no input to read at all
+                while True:
+                    try:
+                        chunk = os.read(fd, 1024)
+                    except OSError:
+                        return
+                    if not chunk:
+                        return
+                    if b"\n" in chunk:
+                        break
+                with contextlib.suppress(RuntimeError):  # the loop is gone: the window was closed first
+                    loop.call_soon_threadsafe(press)
 
             threading.Thread(target=read, name="nitpicker-login-enter", daemon=True).start()
             await pressed
