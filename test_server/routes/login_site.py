@@ -8,9 +8,9 @@ page redirects to the login, as an expired session does. ``/login-site/<run>/log
 ``POST /login-site/<run>/mint`` hands a test a session of unlimited views (to write a cookies file with).
 ``/login-site/<run>/api/`` and its pages answer 401 without a session (an expired session shows as a 401 there).
 ``/login-site/<run>/app/`` is a single-page app whose login is a token in ``localStorage`` (a storage state's
-``origins``): its script sends the token to ``…/app-data`` and writes the links that answer lists; it also frames
-``…/app-frame`` from the other host name (127.0.0.1), whose script asks ``…/frame-seen``, and ``…/frame-data``
-only when a token is in *its* localStorage. No page shows the session token or the password.
+``origins``): its script sends the token to ``…/app-data`` and writes the links that answer lists. With
+``?frame-port=N`` it also frames ``…/app-frame`` of ``localhost:N`` (another origin: a second server), whose
+script asks ``…/frame-seen``, and ``…/frame-data`` only when a token is in *its* localStorage. No page shows the session token or the password.
 
 robots.txt and sitemaps live at an origin's root, where the shared site serves its own: ``gated_origin_app()``
 is a site of its own behind the same kind of cookie gate, for them (see its docstring).
@@ -25,7 +25,7 @@ import threading
 from flask import Blueprint, Flask, Response, redirect, request
 from werkzeug.wrappers import Response as BaseResponse
 
-from test_server.routes._html import external, links, page
+from test_server.routes._html import links, page
 
 bp = Blueprint("login_site", __name__, url_prefix="/login-site")
 USER = "alice"
@@ -174,7 +174,11 @@ if (token) {
 
 @bp.get("/<run>/app/")
 def app_page(run: str):  # type: ignore[no-untyped-def]
-    frame = f'<iframe src="{external(f"/login-site/{run}/app-frame")}" title="another site"></iframe>'
+    # ?frame-port=N frames …/app-frame of localhost:N: another origin, but the same site (a site has no port),
+    # so its localStorage is its own, not the partitioned, often refused storage of a third party's frame
+    port = request.args.get("frame-port", "")
+    src = f"http://localhost:{int(port)}/login-site/{run}/app-frame" if port.isdigit() else ""
+    frame = f'<iframe src="{src}" title="another site"></iframe>' if src else ""
     return page("App", frame + _APP_SCRIPT % {"data": f"/login-site/{run}/app-data"})
 
 

@@ -85,7 +85,7 @@ def test_a_storage_state_s_local_storage_is_read_per_origin(tmp_path):
 @pytest.mark.parametrize(
     ("origins", "says"),
     [
-        ('{"origin": "file:///x", "localStorage": []}', "origin 1 is not an http(s) origin"),
+        ('{"origin": "file:///x", "localStorage": []}', r"origin 1 is not an http\(s\) origin"),
         ('{"localStorage": []}', "origin 1 has no origin or localStorage list"),
         ('{"origin": "https://e.com", "localStorage": [{"value": "v-4242"}]}', "has no name or value"),
     ],

@@ -302,22 +302,34 @@ def test_bad_cookies_file_is_one_line_exit_1(site, tmp_path, flag, content, says
     assert not archive.exists() and not Path(f"{archive}.stub").exists()
 
 
-def test_a_storage_state_s_local_storage_logs_an_app_in_and_another_site_s_is_not_used(site, tmp_path):
+@pytest.fixture
+def second_site():
+    """test_server again on a port of its own: localhost there is another origin of the same site name."""
+    from test_server import serve
+
+    server, base = serve()
+    yield base
+    server.shutdown()
+
+
+def test_a_storage_state_s_local_storage_logs_an_app_in_and_another_site_s_is_not_used(
+    site, second_site, tmp_path
+):
     """/login-site/<run>/app/ shows its links only to a token in localStorage; the state also holds one for
-    127.0.0.1 (another host, framed by the app), which must not reach that frame."""
+    localhost on another port (another site for the crawl), framed by the app, which must not reach it."""
     run = _run("app")
     token, _ = _mint(site, run)
-    other = site.replace("//localhost:", "//127.0.0.1:")
     item = [{"name": "token", "value": token}]
     state = tmp_path / "secrets" / "state.json"
     state.parent.mkdir()
-    origins = [{"origin": site, "localStorage": item}, {"origin": other, "localStorage": item}]
+    origins = [{"origin": site, "localStorage": item}, {"origin": second_site, "localStorage": item}]
     state.write_text(json.dumps({"cookies": [], "origins": origins}), encoding="utf-8")
     work = tmp_path / "work"
     work.mkdir()
+    port = second_site.rsplit(":", 1)[1]
     result = run_cli(
         "crawl",
-        f"{site}/login-site/{run}/app/",
+        f"{site}/login-site/{run}/app/?frame-port={port}",
         "-o",
         str(work / "app.nitpicker"),
         "--storage-state",
@@ -333,15 +345,15 @@ def test_a_storage_state_s_local_storage_logs_an_app_in_and_another_site_s_is_no
     with open_archive(work / "app.nitpicker") as reader:
         titles = {page["title"] for page in reader.pages() if page["status"]}
     assert {"App", *(f"App {name.title()}" for name in APP_PAGES)} <= titles, titles
+    assert _counts(site, run).get(f"GET /login-site/{run}/app-data", 0) >= 1  # the app sent its token
+    # the other origin's frame ran its script in the browser, and found no token in its localStorage
+    framed = _counts(second_site, run)
+    assert framed.get(f"GET /login-site/{run}/frame-seen", 0) >= 1, framed
+    assert not framed.get(f"GET /login-site/{run}/frame-data"), framed
     summary = json.loads(result.stdout)["login"]
     assert (summary["origins"], summary["dropped_origins"]) == (1, 1)
     warned = [line for line in result.stderr.splitlines() if "origin(s) of other sites" in line]
-    assert len(warned) == 1 and other in warned[0] and "is not used" in warned[0], result.stderr
-    counts = _counts(site, run)
-    assert counts.get(f"GET /login-site/{run}/app-data", 0) >= 1  # the app sent its token
-    # the other host's frame ran its script in the browser, and found no token in its localStorage
-    assert counts.get(f"GET /login-site/{run}/frame-seen", 0) >= 1, counts
-    assert not counts.get(f"GET /login-site/{run}/frame-data"), counts
+    assert len(warned) == 1 and second_site in warned[0] and "is not used" in warned[0], result.stderr
     assert_nowhere(work, [token], result.stdout, result.stderr)
 
 
