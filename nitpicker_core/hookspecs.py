@@ -145,13 +145,14 @@ def crawl_should_skip(url: str, crawl: CrawlContext) -> str | None:
 def crawl_login(context: BrowserContext, page: Page) -> bool | None:
     """Log the crawl in, for a login the ``[login]`` table's fields and submit selector cannot do.
 
-    :param context: the Playwright ``BrowserContext`` of the login; its cookies after every
-        implementation ran are the crawl's login state (those of the crawl's hosts only).
+    :param context: the Playwright ``BrowserContext`` of the login; its cookies and its origins'
+        ``localStorage`` after every implementation ran are the crawl's login state (those of the
+        crawl's hosts only).
     :param page: a ``Page`` of that context: on the ``[login]`` URL after its form was submitted when the
         table names one, else blank.
 
     Runs in: the crawler, on its event loop, in a Chromium of its own (also with ``--render never`` and
-    ``--executor dask…``: the cookies travel to the workers with each page). An implementation may
+    ``--executor dask…``: the cookies and localStorage travel to the workers with each page). An implementation may
     return an awaitable, which the crawler awaits; returning ``False`` says the login failed (the crawl
     ends with one line, exit 1). Called: once before the crawl when a plugin implements it or the config
     file has a ``[login]`` table, and again each time the session expired (at most ``max_renewals``).

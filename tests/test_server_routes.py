@@ -179,3 +179,23 @@ def test_login_site_gates_its_members_area_and_expires_sessions(server) -> None:
     assert "Member Alpha" in alpha and sid["sid"] not in alpha  # no page shows the token
     assert get(f"{base}/members/bravo", cookies=sid).status_code == 200
     assert get(f"{base}/members/charlie", cookies=sid).status_code == 302  # two views, then it expired
+
+
+def test_login_site_app_shows_its_data_to_a_token_and_gated_origin_gates_robots_txt(server) -> None:
+    from test_server.routes.login_site import gated_origin_app
+
+    site, _ = server
+    base = f"{site}/login-site/routes-app"
+    token = requests.post(f"{base}/mint", timeout=5).json()["token"]
+    assert get(f"{base}/app-data").status_code == 401
+    data = get(f"{base}/app-data", headers={"Authorization": f"Bearer {token}"}).json()
+    assert data[0] == ["/login-site/routes-app/app/alpha", "Alpha"]
+    assert token not in get(f"{base}/app/").text  # the token lives in localStorage only
+
+    gated = gated_origin_app().test_client()
+    assert gated.get("/robots.txt").headers["location"] == "/login"
+    minted = gated.post("/mint").json
+    assert minted is not None
+    gated.set_cookie("sid", minted["token"])
+    assert "Sitemap: http://localhost/maps/moved.xml" in gated.get("/robots.txt").text
+    assert gated.get("/maps/moved.xml").headers["location"] == "/maps/members.xml"

@@ -252,7 +252,7 @@ def crawl_options(f: Any) -> Any:
             "--storage-state",
             type=click.Path(path_type=Path),
             metavar="FILE",
-            help="Crawl logged in with the cookies of a Playwright storage state (`nitpicker login URL --save FILE` makes one); never stored.",
+            help="Crawl logged in with a Playwright storage state, its cookies and its origins' localStorage (`nitpicker login URL --save FILE` makes one); only the site's are used, never stored.",
         ),
         click.option("--strict", is_flag=True, help="Exit 1 instead of 2 when only external links failed."),
         click.option("-v", "--verbose", "verbose_here", is_flag=True, help="Same as `nitpicker --verbose`."),
@@ -327,7 +327,7 @@ def login_setup(kw: dict[str, Any]) -> Any:
         MAX_RENEWALS,
         LoginSetup,
         load_cookies,
-        load_storage_state,
+        read_storage_state,
         resolve_secret,
     )
 
@@ -335,15 +335,17 @@ def login_setup(kw: dict[str, Any]) -> Any:
     table = app.config().login
     hook = bool(app.pm.hook.crawl_login.get_hookimpls())
     cookies: list[dict[str, Any]] = []
+    origins: list[dict[str, Any]] = []
     sources = []
     if kw.get("cookies_file"):  # a Path, or a str from a resumed pipeline run's journal
         cookies += load_cookies(Path(kw["cookies_file"]))
         sources.append(f"{Path(kw['cookies_file']).name} (--cookies)")
     if kw.get("storage_state"):
-        cookies += load_storage_state(Path(kw["storage_state"]))
+        state_cookies, origins = read_storage_state(Path(kw["storage_state"]))
+        cookies += state_cookies
         sources.append(f"{Path(kw['storage_state']).name} (--storage-state)")
     url = table.get("url", "")
-    if not cookies and not url and not hook:
+    if not cookies and not origins and not url and not hook:
         return None
     if url:
         _check_url(url)
@@ -353,6 +355,7 @@ def login_setup(kw: dict[str, Any]) -> Any:
     }
     return LoginSetup(
         cookies=cookies,
+        origins=origins,
         source=", ".join(sources),
         url=url,
         fields=fields,
@@ -529,6 +532,8 @@ def login_lines(stats: Any) -> list[str]:
     if not login:
         return []
     parts = [f"Logged in: {login.get('cookies', 0)} cookie(s) for the crawl's hosts"]
+    if login.get("origins"):
+        parts[0] += f" and the localStorage of {login['origins']} origin(s)"
     if login.get("dropped_cookies"):
         parts.append(f"{login['dropped_cookies']} cookie(s) of other hosts dropped")
     if login.get("logout_skipped"):

@@ -198,8 +198,14 @@ class Crawler(ResultsMixin):
         self.login: LoginSession | None = None  # --cookies, --storage-state, a scripted login
         if options.login is not None:
             hosts = {entry.host for entry in self.scope.entries}
-            self.login = LoginSession(options.login, hosts, pm, options.user_agent)
-            self.fetcher.use_login(self.login.header)
+            self.login = LoginSession(options.login, hosts, pm, options.user_agent, own=self.scope.same_host)
+            self.fetcher.use_login(self._login_cookie)
+            self.policy.robots.use_login(self._login_cookie)  # a robots.txt behind the login is the members'
+
+    def _login_cookie(self, url: str) -> str | None:
+        """The login's ``Cookie`` header for a request of the crawler's own: to the site's own hosts only (a
+        cookie of ``localhost`` or ``.example.com`` would match other ports and hosts too)."""
+        return self.login.header(url) if self.login is not None and self.scope.same_host(url) else None
 
     # -- lifecycle -------------------------------------------------------------------------------------
     async def run(self) -> CrawlStats:
@@ -413,6 +419,7 @@ class Crawler(ResultsMixin):
             fetchable=scope.same_host,
             credentials=scope.credentials_for,
             headers=lambda url: options.headers if scope.is_internal(url) else None,
+            cookies=self._login_cookie if self.login is not None else None,
             disable_queries=options.disable_queries,
         )
         self._sitemap_reader = reader
@@ -866,15 +873,20 @@ class Crawler(ResultsMixin):
         relogged = 0
         while True:
             seen = self.login.generation if self.login is not None else 0
-            cookies = (
-                self.login.browser_cookies() if self.login is not None and self.scope.same_host(url) else None
-            )
+            logged_in = self.login is not None and self.scope.same_host(url)
+            cookies = self.login.browser_cookies() if self.login is not None and logged_in else None
+            storage = self.login.browser_storage() if self.login is not None and logged_in else None
             # the navigation is a request to the host as the preflight is: it waits for its turn (--max-rps,
             # Retry-After, the slowdown); the sub-resources the browser loads do not
             await asyncio.to_thread(self.fetcher.throttle.wait, host)
             if self._remote is not None:  # a Dask worker's Chromium renders it; the rest stays here
                 scraped = await self._remote.render(
-                    url, light=light, credentials=credentials, timeout=timeout, cookies=cookies
+                    url,
+                    light=light,
+                    credentials=credentials,
+                    timeout=timeout,
+                    cookies=cookies,
+                    storage=storage,
                 )
             else:
                 scraped = await render_page(
@@ -888,6 +900,7 @@ class Crawler(ResultsMixin):
                     timeout=timeout,
                     route=self.policy.route_headers,
                     cookies=cookies,
+                    storage=storage,
                 )
             if not isinstance(scraped, ScrapeResult) or self._stopping:
                 break

@@ -6,8 +6,11 @@ the summary; ``LoginSetup.for_storage`` says what was used (a file's name, the l
 how many cookies) and nothing that would log anyone in.
 
 Cookies apply to the crawl's own hosts only (the others are dropped when the state is loaded) and go both
-to the browser (each page's context, before it navigates) and to the preflights (a ``Cookie`` header built
-here, since ``http.cookiejar`` will not send a cookie to a dotless host such as ``localhost``).
+to the browser (each page's context, before it navigates) and to nitpicker's own requests to the site's hosts
+(preflights, robots.txt, sitemaps: a ``Cookie`` header built here, since ``http.cookiejar`` will not send a
+cookie to a dotless host such as ``localhost``). A storage state's (or a scripted login's) ``localStorage``
+goes to the browser only, for the site's own origins: a context's init script writes it before any script of
+the page runs.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import asyncio
 import contextlib
 import http.cookiejar
 import json
+import logging
 import os
 import re
 import time
@@ -25,11 +29,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import requests
+
 from nitpicker_core.errors import NitpickerError
 
 __all__ = [
     "DEFAULT_LOGOUT",
     "NO_DISPLAY",
+    "CookieSession",
     "has_display",
     "save_login",
     "LoginError",
@@ -38,9 +45,14 @@ __all__ = [
     "cookie_header",
     "load_cookies",
     "load_storage_state",
+    "read_storage_state",
     "resolve_secret",
     "scope_cookies",
+    "scope_origins",
+    "storage_script",
 ]
+
+log = logging.getLogger(__name__)
 
 #: paths of links that would end the session: never followed while logged in ([login] logout overrides)
 DEFAULT_LOGOUT = (r"log-?out", r"sign-?out", r"log_out", r"sign_out", "ログアウト")
@@ -63,6 +75,8 @@ class LoginSetup:
     """
 
     cookies: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    # a storage state's localStorage: [{"origin": "https://h", "localStorage": [{"name", "value"}…]}…]
+    origins: list[dict[str, Any]] = field(default_factory=list, repr=False)
     source: str = ""  # "cookies.txt (--cookies)": what the cookies came from, for the summary
     url: str = ""
     fields: dict[str, str] = field(default_factory=dict, repr=False)
@@ -82,6 +96,7 @@ class LoginSetup:
         return {
             "source": self.source,
             "cookies": len(self.cookies),
+            "origins": len(self.origins),
             "url": self.url,
             "fields": sorted(self.fields),
             "submit": self.submit,
@@ -162,6 +177,11 @@ def _netscape(path: Path) -> list[dict[str, Any]]:
 
 def load_storage_state(path: Path) -> list[dict[str, Any]]:
     """The cookies of a Playwright storage state (``context.storage_state(path=…)``)."""
+    return read_storage_state(path)[0]
+
+
+def read_storage_state(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The cookies and the origins' ``localStorage`` of a Playwright storage state; one of them may be empty."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -170,7 +190,37 @@ def load_storage_state(path: Path) -> list[dict[str, Any]]:
         raise LoginError(f"--storage-state: {path.name} is not valid JSON") from None
     if not isinstance(data, dict) or not isinstance(data.get("cookies"), list):
         raise LoginError(f"--storage-state: {path.name} is not a Playwright storage state (no cookies list)")
-    return _checked(data["cookies"], f"--storage-state: {path.name}")
+    where = f"--storage-state: {path.name}"
+    origins = _checked_origins(data.get("origins") or [], where)
+    if not data["cookies"] and origins:  # a login kept in localStorage only (a token): no cookie needed
+        return [], origins
+    if not data["cookies"]:
+        raise LoginError(f"{where} holds no cookies and no localStorage")
+    return _checked(data["cookies"], where), origins
+
+
+def _checked_origins(data: Any, where: str) -> list[dict[str, Any]]:
+    """Playwright's ``origins``: each an http(s) origin and its localStorage items (those with none left out)."""
+    if not isinstance(data, list):
+        raise LoginError(f"{where}: origins is not a list")
+    origins = []
+    for i, item in enumerate(data, 1):
+        origin = item.get("origin") if isinstance(item, dict) else None
+        items = item.get("localStorage", []) if isinstance(item, dict) else None
+        if not isinstance(origin, str) or not isinstance(items, list):
+            raise LoginError(f"{where}: origin {i} has no origin or localStorage list")
+        parts = urlsplit(origin)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise LoginError(f"{where}: origin {i} is not an http(s) origin")
+        pairs = []
+        for entry in items:
+            if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or "value" not in entry:
+                raise LoginError(f"{where}: a localStorage item of origin {i} has no name or value")
+            pairs.append({"name": entry["name"], "value": str(entry["value"])})
+        if pairs:
+            # the origin as a page's location.origin says it: the init script compares the two
+            origins.append({"origin": f"{parts.scheme}://{parts.netloc.lower()}", "localStorage": pairs})
+    return origins
 
 
 def _checked(data: Any, where: str) -> list[dict[str, Any]]:
@@ -221,6 +271,54 @@ def scope_cookies(cookies: list[dict[str, Any]], hosts: Iterable[str]) -> tuple[
     return kept, len(cookies) - len(kept)
 
 
+def scope_origins(
+    origins: list[dict[str, Any]], own: Callable[[str], bool]
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The origins ``own(url)`` says are the site's, and the other origins (their names only, for a warning)."""
+    kept = [o for o in origins if own(o["origin"] + "/")]
+    return kept, [o["origin"] for o in origins if o not in kept]
+
+
+def storage_script(origins: list[dict[str, Any]]) -> str:
+    """A context init script writing each origin's localStorage items before the page's own scripts run.
+
+    It runs in every document of the context (frames included) and writes to the one whose origin it is only;
+    a document that may not use localStorage (a sandboxed frame) is left alone.
+    """
+    state = {o["origin"]: [[i["name"], i["value"]] for i in o["localStorage"]] for o in origins}
+    # JSON is a JavaScript literal; the script is no HTML, so nothing in a value can end it early
+    return (
+        "(state => { const items = state[location.origin]; if (!items) return;"
+        " try { for (const [name, value] of items) localStorage.setItem(name, value); } catch (e) {} })"
+        f"({json.dumps(state)});"
+    )
+
+
+class CookieSession(requests.Session):
+    """A requests session that sends a logged-in crawl's cookies (``cookie_for(url)``, None: none) on every
+    request, each redirect hop included, and keeps no cookie a server sets: the login state is the one source,
+    as for the fetcher's own requests. Without ``use_login`` it is a plain session."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cookie_for: Callable[[str], str | None] | None = None
+
+    def use_login(self, cookie_for: Callable[[str], str | None]) -> None:
+        from nitpicker_core.crawler.fetch import _NoCookies
+
+        self.cookie_for = cookie_for
+        self.cookies.set_policy(_NoCookies())
+
+    def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:  # type: ignore[override]
+        if self.cookie_for is not None:
+            # requests moves a Cookie header along a redirect to whatever host comes next: decided per hop
+            request.headers.pop("Cookie", None)
+            cookie = self.cookie_for(request.url or "")
+            if cookie:
+                request.headers["Cookie"] = cookie
+        return super().send(request, **kwargs)
+
+
 def cookie_header(cookies: list[dict[str, Any]], url: str, now: float | None = None) -> str | None:
     """The ``Cookie`` header a browser would send to ``url`` with these cookies, or None."""
     parts = urlsplit(url)
@@ -267,6 +365,14 @@ async def scripted_login(
     setup: LoginSetup, pm: Any, user_agent: str, host_factory: Callable[[], Any] | None = None
 ) -> list[dict[str, Any]]:
     """Log in in a Chromium of its own; the context's cookies after it, or ``LoginError`` (one line, no value)."""
+    return (await scripted_login_state(setup, pm, user_agent, host_factory))[0]
+
+
+async def scripted_login_state(
+    setup: LoginSetup, pm: Any, user_agent: str, host_factory: Callable[[], Any] | None = None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Log in in a Chromium of its own: the context's cookies and its origins' localStorage after it (a token
+    a ``crawl_login`` hook's single-page app keeps there), or ``LoginError`` (one line, no value)."""
     from nitpicker_core.crawler.browser import BrowserHost
 
     host = (host_factory or BrowserHost)()
@@ -286,7 +392,10 @@ async def scripted_login(
         if refused:
             raise LoginError(f"the login failed: a crawl_login hook said so (at {_bare(page.url)})")
         await _check_success(page, setup)
-        return list(await page.context.cookies())
+        state = await page.context.storage_state()
+        web = [o for o in state.get("origins") or [] if str(o.get("origin", "")).startswith("http")]
+        origins = _checked_origins(web, "the login's storage state")
+        return list(await page.context.cookies()), origins
     except LoginError:
         raise
     except NitpickerError:
@@ -402,6 +511,7 @@ async def save_login(url: str, save: Path, done: Callable[[], Any]) -> int:
             await page.goto(url)
             entered = asyncio.ensure_future(done())
             await asyncio.wait({closed, entered}, return_when=asyncio.FIRST_COMPLETED)
+            entered.cancel()
             keeper.cancel()
             with contextlib.suppress(Exception):
                 state.update(await context.storage_state())
@@ -420,11 +530,21 @@ async def save_login(url: str, save: Path, done: Callable[[], Any]) -> int:
 class LoginSession:
     """The crawl's live login state: the cookies now, who renews them, and how often they were renewed."""
 
-    def __init__(self, setup: LoginSetup, hosts: Iterable[str], pm: Any, user_agent: str) -> None:
+    def __init__(
+        self,
+        setup: LoginSetup,
+        hosts: Iterable[str],
+        pm: Any,
+        user_agent: str,
+        own: Callable[[str], bool] | None = None,
+    ) -> None:
         self.setup, self.pm, self.user_agent = setup, pm, user_agent
         self.hosts = sorted({h for h in hosts if h})
         self.cookies, dropped = scope_cookies(setup.cookies, self.hosts)
         self.dropped = setup.dropped + dropped
+        # an origin is the site's when ``own`` says so (the crawl's host and port), else by its host name
+        self._own = own or (lambda url: (urlsplit(url).hostname or "") in self.hosts)
+        self.origins, self.foreign_origins = scope_origins(setup.origins, self._own)
         self.generation = 0
         self.renewals = 0
         self.failed_renewal = ""  # why the session could not be renewed, once it could not
@@ -438,16 +558,28 @@ class LoginSession:
 
     async def start(self) -> None:
         """Log in once before the crawl when scripted; ``LoginError`` when it fails or gives no cookie."""
-        if self.setup.cookies and not self.cookies and not self.setup.scripted:
+        given = len(self.setup.cookies) + len(self.setup.origins)
+        if given and not self.cookies and not self.origins and not self.setup.scripted:
+            what = f"{len(self.setup.cookies)} cookie(s)"
+            if self.setup.origins:
+                what += f" and {len(self.setup.origins)} origin(s) with localStorage"
             raise LoginError(
-                f"none of the {len(self.setup.cookies)} cookie(s) of {self.setup.source or 'the login'} is for "
+                f"none of the {what} of {self.setup.source or 'the login'} is for "
                 f"the crawl's hosts ({', '.join(self.hosts)}): a file of another site?"
+            )
+        if self.foreign_origins:  # what a browser would never give this site: said once, not used
+            shown = ", ".join(self.foreign_origins[:3]) + (" …" if len(self.foreign_origins) > 3 else "")
+            log.warning(
+                "the localStorage of %d origin(s) of other sites in %s is not used: %s",
+                len(self.foreign_origins),
+                self.setup.source or "the login",
+                shown,
             )
         if self.setup.scripted:
             await self._login()
 
     async def _login(self) -> None:
-        got = await scripted_login(self.setup, self.pm, self.user_agent)
+        got, origins = await scripted_login_state(self.setup, self.pm, self.user_agent)
         kept, dropped = scope_cookies(got, self.hosts)
         if not kept:
             raise LoginError(
@@ -455,6 +587,8 @@ class LoginSession:
                 f"({', '.join(self.hosts)}); {len(got)} cookie(s) of other hosts"
             )
         self.cookies = kept
+        # the login's localStorage replaces a file's; a login that keeps none there leaves the file's in place
+        self.origins = scope_origins(origins, self._own)[0] or self.origins
         self.generation += 1
 
     def header(self, url: str) -> str | None:
@@ -462,6 +596,10 @@ class LoginSession:
 
     def browser_cookies(self) -> list[dict[str, Any]]:
         return for_browser(self.cookies)
+
+    def browser_storage(self) -> list[dict[str, Any]]:
+        """The site's origins' localStorage, for each page's context (``storage_script``)."""
+        return self.origins
 
     def is_logout(self, url: str) -> bool:
         """A link that would end the session (its path matches a logout pattern)."""
@@ -508,6 +646,8 @@ class LoginSession:
         return {
             "cookies": len(self.cookies),
             "dropped_cookies": self.dropped,
+            "origins": len(self.origins),
+            "dropped_origins": len(self.foreign_origins),
             "renewals": self.renewals,
             "logout_skipped": self.logout_skipped,
             **({"not_renewed": self.failed_renewal} if self.failed_renewal else {}),

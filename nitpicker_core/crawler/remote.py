@@ -57,8 +57,9 @@ class RenderJob:
     timeout: float
     credentials: dict[str, str] | None = field(default=None, repr=False)
     headers: dict[str, str] = field(default_factory=dict, repr=False)
-    # a logged-in crawl's cookies: the login runs on the client, its cookies travel with each job
+    # a logged-in crawl's cookies and localStorage: the login runs on the client, its state travels with each job
     cookies: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    storage: list[dict[str, Any]] = field(default_factory=list, repr=False)
 
 
 class BrowserWorker(WorkerPlugin):
@@ -125,6 +126,7 @@ class BrowserWorker(WorkerPlugin):
             timeout=job.timeout,
             route=self._router(job.headers),
             cookies=job.cookies or None,
+            storage=job.storage or None,
         )
 
     def _router(self, headers: dict[str, str]) -> Any:
@@ -220,12 +222,22 @@ class DaskRenderer:
         credentials: dict[str, str] | None,
         timeout: float,
         cookies: list[dict[str, Any]] | None = None,
+        storage: list[dict[str, Any]] | None = None,
     ) -> ScrapeResult | RenderFailure | None:
         if self.lost is None and self.client.status in ("closing", "closed"):
             self._lose("the Dask client is closed")
         if self.lost is not None:
             raise ClusterLost(self.lost)
-        job = RenderJob(self.name, url, light, timeout, credentials, self._headers, list(cookies or ()))
+        job = RenderJob(
+            self.name,
+            url,
+            light,
+            timeout,
+            credentials,
+            self._headers,
+            list(cookies or ()),
+            list(storage or ()),
+        )
         key = TASK_PREFIX + uuid.uuid4().hex
         future = self.client.submit(render_on_worker, job, key=key, pure=False, retries=TASK_RETRIES)
         try:

@@ -40,13 +40,15 @@ async def render_page(
     timeout: float,
     route: Callable[[Any], Awaitable[None]] | None = None,
     cookies: list[dict[str, Any]] | None = None,
+    storage: list[dict[str, Any]] | None = None,
 ) -> ScrapeResult | RenderFailure | None:
     """``crawl_before_navigate`` then ``crawl_scrape`` for ``url`` on the page ``slots`` leases to ``slot``.
 
     None when no plugin scraped the URL. A page that cannot be leased (the browser will not start) raises.
-    ``cookies``: a logged-in crawl's, added to the page's context before it navigates.
+    ``cookies``: a logged-in crawl's, added to the page's context before it navigates; ``storage``: its origins'
+    localStorage, written in the page's documents of those origins before their scripts run.
     """
-    page = await slots.acquire(slot, credentials, cookies)
+    page = await slots.acquire(slot, credentials, cookies, storage)
     healthy = False
     try:
         if route is not None:

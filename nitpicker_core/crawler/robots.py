@@ -13,6 +13,7 @@ from protego import Protego
 
 from nitpicker_core.crawler.deadline import DeadlineAdapter, Exchange, Guard
 from nitpicker_core.crawler.errors import classify
+from nitpicker_core.crawler.login import CookieSession
 from nitpicker_core.crawler_access import RobotsFile
 
 __all__ = ["ROBOTS_LIMIT", "RobotsCache", "origin_of"]
@@ -65,13 +66,20 @@ class RobotsCache:
         self.enabled = enabled
         self.retry_after = retry_after
         self._clock = clock
-        self._session = session or requests.Session()
+        self._session = session or CookieSession()
         self._session.max_redirects = 10  # RFC 9309 2.3.1.2: follow at least five
         DeadlineAdapter.mount_on(self._session)
         self._guard = Guard()
         self._answers: dict[str, _Answer] = {}
         self._origin_locks: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
+
+    def use_login(self, cookie_for: Callable[[str], str | None]) -> None:
+        """Ask for robots.txt logged in (``cookie_for(url)``: the ``Cookie`` header for that URL, or None): on
+        a site behind a login, the robots.txt its members get is the one the crawl obeys and reads sitemaps from."""
+        if not isinstance(self._session, CookieSession):
+            raise TypeError("a logged-in robots.txt needs the cache's own session")
+        self._session.use_login(cookie_for)
 
     def abort(self) -> None:
         """Cut a robots.txt fetch in flight; later fetches raise ``FetchAborted`` (known answers stay)."""

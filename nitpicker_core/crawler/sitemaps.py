@@ -12,6 +12,7 @@ import requests
 
 from nitpicker_core.crawler.deadline import DeadlineAdapter, Exchange, Guard
 from nitpicker_core.crawler.errors import classify
+from nitpicker_core.crawler.login import CookieSession
 from nitpicker_core.crawler.options import CrawlOptions
 from nitpicker_core.crawler.robots import RobotsCache, origin_of
 from nitpicker_core.sitemaps.parse import Parsed, SitemapParser
@@ -71,7 +72,7 @@ class SitemapReader:
 
     ``fetchable(url)`` says whether a sitemap may be fetched (the crawl's own hosts); one that may not is
     recorded as unreachable, unfetched. ``credentials(url)`` and ``headers(url)`` give what the crawl
-    sends that URL (in scope only). A missing ``/sitemap.xml`` (a 4xx, or a 200 that is no sitemap at all,
+    sends that URL (in scope only); ``cookies(url)`` a logged-in crawl's ``Cookie`` header, on every hop. A missing ``/sitemap.xml`` (a 4xx, or a 200 that is no sitemap at all,
     such as the home page a site answers every unknown URL with) is no finding: it is only a guess.
     """
 
@@ -82,6 +83,7 @@ class SitemapReader:
         fetchable: Callable[[str], bool],
         credentials: Callable[[str], tuple[str, str] | None] = lambda url: None,
         headers: Callable[[str], dict[str, str] | None] = lambda url: None,
+        cookies: Callable[[str], str | None] | None = None,
         disable_queries: bool = False,
         timeout: float = FETCH_SECONDS,
         total: float = TOTAL_SECONDS,
@@ -92,7 +94,11 @@ class SitemapReader:
         self._fetchable, self._credentials, self._headers = fetchable, credentials, headers
         self._disable_queries = disable_queries
         self.timeout, self.total, self.max_files = timeout, total, max_files
-        self._session = session or requests.Session()
+        self._session = session or CookieSession()
+        if cookies is not None:
+            if not isinstance(self._session, CookieSession):
+                raise TypeError("logged-in sitemaps need the reader's own session")
+            self._session.use_login(cookies)
         self._session.max_redirects = 10
         DeadlineAdapter.mount_on(self._session)
         self._guard = Guard()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from nitpicker_core.crawler.browser import DEFAULT_VIEWPORT
@@ -19,6 +19,7 @@ class _Slot:
     page: Any
     credentials: tuple[str, str] | None
     generation: int
+    storage: list[dict[str, Any]] = field(default_factory=list, repr=False)  # its init script's localStorage
     uses: int = 0
     reset: asyncio.Task[bool] | None = (
         None  # the clean-up after its last URL, running while the crawl goes on
@@ -31,7 +32,8 @@ class PageSlots:
     A new context per URL starts a renderer process and re-downloads every stylesheet and script; a page
     per worker avoids both. Between URLs the cookies are cleared and the viewport is reset (started when a
     URL is done, so the round trips overlap the worker's bookkeeping and its next preflight); after a
-    failure, a browser restart, a change of credentials or ``MAX_USES`` URLs the worker gets a fresh context.
+    failure, a browser restart, a change of credentials or of the login's localStorage, or ``MAX_USES`` URLs
+    the worker gets a fresh context (an init script, which writes the localStorage, cannot be taken back).
     """
 
     def __init__(self, host: Any, user_agent: str) -> None:
@@ -39,20 +41,28 @@ class PageSlots:
         self._slots: dict[int, _Slot] = {}
 
     async def acquire(
-        self, worker: int, credentials: dict[str, str] | None, cookies: list[dict[str, Any]] | None = None
+        self,
+        worker: int,
+        credentials: dict[str, str] | None,
+        cookies: list[dict[str, Any]] | None = None,
+        storage: list[dict[str, Any]] | None = None,
     ) -> Any:
-        """The worker's page, its cookies cleared; then ``cookies`` (a login's) added for the URL to come."""
-        page = await self._acquire(worker, credentials)
+        """The worker's page, its cookies cleared; then ``cookies`` (a login's) added for the URL to come, in a
+        context whose documents of the ``storage`` origins find their localStorage items (a login's) set."""
+        page = await self._acquire(worker, credentials, storage or [])
         if cookies:
             await page.context.add_cookies(cookies)
         return page
 
-    async def _acquire(self, worker: int, credentials: dict[str, str] | None) -> Any:
+    async def _acquire(
+        self, worker: int, credentials: dict[str, str] | None, storage: list[dict[str, Any]]
+    ) -> Any:
         key = (credentials["username"], credentials["password"]) if credentials else None
         slot = self._slots.get(worker)
         generation = getattr(self.host, "restarts", 0)
         if slot is not None and (
             slot.credentials != key
+            or slot.storage != storage
             or slot.generation != generation
             or slot.uses >= MAX_USES
             or slot.page.is_closed()
@@ -66,7 +76,16 @@ class PageSlots:
                 slot = None
         if slot is None:
             page = await self.host.new_page(self.user_agent, http_credentials=credentials)
-            slot = self._slots[worker] = _Slot(page, key, getattr(self.host, "restarts", 0))
+            if storage:
+                from nitpicker_core.crawler.login import storage_script
+
+                try:
+                    await page.context.add_init_script(script=storage_script(storage))
+                except BaseException:
+                    with contextlib.suppress(Exception):
+                        await self.host.close_page(page)
+                    raise
+            slot = self._slots[worker] = _Slot(page, key, getattr(self.host, "restarts", 0), storage)
         slot.uses += 1
         return slot.page
 

@@ -7,7 +7,13 @@ spends one of the session's views: a run named ``…-n<N>`` gives N views, then 
 page redirects to the login, as an expired session does. ``/login-site/<run>/logout`` ends the session.
 ``POST /login-site/<run>/mint`` hands a test a session of unlimited views (to write a cookies file with).
 ``/login-site/<run>/api/`` and its pages answer 401 without a session (an expired session shows as a 401 there).
-No page shows the session token or the password.
+``/login-site/<run>/app/`` is a single-page app whose login is a token in ``localStorage`` (a storage state's
+``origins``): its script sends the token to ``…/app-data`` and writes the links that answer lists. With
+``?frame-port=N`` it also frames ``…/app-frame`` of ``localhost:N`` (another origin: a second server), whose
+script asks ``…/frame-seen``, and ``…/frame-data`` only when a token is in *its* localStorage. No page shows the session token or the password.
+
+robots.txt and sitemaps live at an origin's root, where the shared site serves its own: ``gated_origin_app()``
+is a site of its own behind the same kind of cookie gate, for them (see its docstring).
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ import re
 import secrets
 import threading
 
-from flask import Blueprint, Response, redirect, request
+from flask import Blueprint, Flask, Response, redirect, request
 from werkzeug.wrappers import Response as BaseResponse
 
 from test_server.routes._html import links, page
@@ -128,3 +134,158 @@ def logout(run: str):  # type: ignore[no-untyped-def]
     with _lock:
         _sessions.pop(request.cookies.get("sid", ""), None)
     return redirect(f"/login-site/{run}/login", code=302)
+
+
+APP_PAGES = ("alpha", "bravo", "charlie")  # what the app lists once its token is accepted
+
+
+def _token_run(token: str) -> str | None:
+    with _lock:
+        session = _sessions.get(token)
+    return str(session["run"]) if session is not None else None
+
+
+# The app reads the token and asks for its data synchronously, so the links are in the document before its
+# load event, whatever the crawler waits for; the token never appears in a page or a URL.
+_APP_SCRIPT = """
+<script>
+const token = localStorage.getItem("token");
+if (token) {
+  const xhr = new XMLHttpRequest();
+  xhr.open("GET", "%(data)s", false);
+  xhr.setRequestHeader("Authorization", "Bearer " + token);
+  xhr.send();
+  if (xhr.status === 200) {
+    const list = document.createElement("ul");
+    for (const [href, text] of JSON.parse(xhr.responseText)) {
+      const a = document.createElement("a");
+      a.href = href;
+      a.textContent = text;
+      list.appendChild(document.createElement("li")).appendChild(a);
+    }
+    document.body.appendChild(list);
+  }
+} else {
+  document.body.appendChild(document.createTextNode("Log in first"));
+}
+</script>
+"""
+
+
+@bp.get("/<run>/app/")
+def app_page(run: str):  # type: ignore[no-untyped-def]
+    # ?frame-port=N frames …/app-frame of localhost:N: another origin, but the same site (a site has no port),
+    # so its localStorage is its own, not the partitioned, often refused storage of a third party's frame
+    port = request.args.get("frame-port", "")
+    src = f"http://localhost:{int(port)}/login-site/{run}/app-frame" if port.isdigit() else ""
+    frame = f'<iframe src="{src}" title="another site"></iframe>' if src else ""
+    return page("App", frame + _APP_SCRIPT % {"data": f"/login-site/{run}/app-data"})
+
+
+@bp.get("/<run>/app-data")
+def app_data(run: str):  # type: ignore[no-untyped-def]
+    token = request.headers.get("Authorization", "").removeprefix("Bearer ")
+    if _token_run(token) != run:
+        return Response("log in first", 401, content_type="text/plain")
+    return [[f"/login-site/{run}/app/{name}", name.title()] for name in APP_PAGES]
+
+
+@bp.get("/<run>/app/<name>")
+def app_item(run: str, name: str):  # type: ignore[no-untyped-def]
+    if name not in APP_PAGES:
+        return page("Not Found", status=404)
+    return page(f"App {name.title()}", links((f"/login-site/{run}/app/", "App")))
+
+
+@bp.get("/<run>/app-frame")
+def app_frame(run: str):  # type: ignore[no-untyped-def]
+    # …/frame-seen says the frame's script ran (in a browser); a token in this origin's localStorage would
+    # load …/frame-data too. Both in the frame's load, so before the page's.
+    load = "document.write('<script src=\"/login-site/%s/%s\"><\\/script>');"
+    script = (
+        f"<script>{load % (run, 'frame-seen')}\n"
+        f'if (localStorage.getItem("token")) {load % (run, "frame-data")}</script>'
+    )
+    return page("Another Site", script)
+
+
+@bp.get("/<run>/frame-seen")
+@bp.get("/<run>/frame-data")
+def frame_script(run: str):  # type: ignore[no-untyped-def]
+    return Response("/* counted by the server */", content_type="text/javascript")
+
+
+def gated_origin_app() -> Flask:
+    """A site whose every page, its robots.txt and its sitemaps included, is behind a cookie gate.
+
+    ``POST /mint`` hands a test a session token (the ``sid`` cookie, path ``/``). Logged in, ``/robots.txt``
+    names ``/maps/moved.xml`` in a ``Sitemap:`` line, which redirects (301, same host) to ``/maps/members.xml``,
+    which lists ``/members/from-robots``, and ``/sitemap.xml`` lists ``/members/from-default``; no page links
+    to either. ``/away`` redirects to the other site. Without the session every URL
+    redirects to ``/login`` (a page, as such a site answers), so robots.txt and the sitemaps say nothing.
+    ``/members/`` links to ``app.config["OUTSIDE"]``: another site, which must never get the cookie.
+    ``app.extensions["requests"]`` holds ``(method, path, whether a sid cookie came)`` of every request.
+    """
+    app = Flask("gated-origin")
+    app.extensions["stop_event"] = threading.Event()
+    seen: list[tuple[str, str, bool]] = []
+    tokens: set[str] = set()
+    app.extensions["requests"] = seen
+    app.config["OUTSIDE"] = ""
+
+    def logged_in() -> bool:
+        return request.cookies.get("sid", "") in tokens
+
+    @app.before_request
+    def _gate():  # type: ignore[no-untyped-def]
+        seen.append((request.method, request.path, "sid" in request.cookies))
+        if request.path not in ("/login", "/mint") and not logged_in():
+            return redirect("/login", code=302)
+        return None
+
+    @app.post("/mint")
+    def mint():  # type: ignore[no-untyped-def]
+        token = secrets.token_hex(16)
+        tokens.add(token)
+        return {"token": token, "path": "/"}
+
+    @app.get("/login")
+    def login():  # type: ignore[no-untyped-def]
+        return page("Log In", '<form method="post"><input name="password" type="password"></form>')
+
+    @app.get("/robots.txt")
+    def robots_txt():  # type: ignore[no-untyped-def]
+        text = f"User-agent: *\nDisallow: /private/\nSitemap: {request.host_url}maps/moved.xml\n"
+        return Response(text, content_type="text/plain")
+
+    def urlset(*paths: str) -> Response:
+        entries = "".join(f"<url><loc>{request.host_url.rstrip('/')}{path}</loc></url>" for path in paths)
+        xml = f'<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{entries}</urlset>'
+        return Response(xml, content_type="application/xml")
+
+    @app.get("/maps/moved.xml")
+    def moved():  # type: ignore[no-untyped-def]
+        return redirect("/maps/members.xml", code=301)
+
+    @app.get("/away")
+    def away():  # type: ignore[no-untyped-def]
+        return redirect(f"{app.config['OUTSIDE']}/members/", code=302)
+
+    @app.get("/maps/members.xml")
+    def from_robots():  # type: ignore[no-untyped-def]
+        return urlset("/members/from-robots")
+
+    @app.get("/sitemap.xml")
+    def default_sitemap():  # type: ignore[no-untyped-def]
+        return urlset("/members/from-default")
+
+    @app.get("/members/")
+    def members():  # type: ignore[no-untyped-def]
+        outside = str(app.config["OUTSIDE"])
+        return page("Members", links(*([(f"{outside}/members/", "Another site")] if outside else [])))
+
+    @app.get("/members/<name>")
+    def member(name: str):  # type: ignore[no-untyped-def]
+        return page(f"Member {name}", links(("/members/", "Members")))
+
+    return app

@@ -16,8 +16,11 @@ from nitpicker_core.crawler.login import (
     cookie_header,
     load_cookies,
     load_storage_state,
+    read_storage_state,
     resolve_secret,
     scope_cookies,
+    scope_origins,
+    storage_script,
 )
 from nitpicker_core.crawler.options import CrawlOptions
 
@@ -59,6 +62,70 @@ def test_json_cookies_and_storage_states_are_read(tmp_path):
     assert got[1]["sameSite"] == "Lax"
     (tmp_path / "s.json").write_text(json.dumps({"cookies": listed, "origins": []}), encoding="utf-8")
     assert [c["name"] for c in load_storage_state(tmp_path / "s.json")] == ["a", "b"]
+
+
+def test_a_storage_state_s_local_storage_is_read_per_origin(tmp_path):
+    origins = [
+        {"origin": "https://WWW.Example.com", "localStorage": [{"name": "token", "value": "t-1"}]},
+        {"origin": "https://empty.example.com", "localStorage": []},  # nothing to write there
+        {"origin": "http://localhost:8000", "localStorage": [{"name": "n", "value": 2}]},
+    ]
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"cookies": [], "origins": origins}), encoding="utf-8")
+    cookies, got = read_storage_state(path)
+    assert cookies == []  # a login kept in localStorage only needs no cookie
+    assert got == [
+        {"origin": "https://www.example.com", "localStorage": [{"name": "token", "value": "t-1"}]},
+        {"origin": "http://localhost:8000", "localStorage": [{"name": "n", "value": "2"}]},
+    ]
+    kept, other = scope_origins(got, lambda url: url.startswith("https://www.example.com/"))
+    assert [o["origin"] for o in kept] == ["https://www.example.com"] and other == ["http://localhost:8000"]
+
+
+@pytest.mark.parametrize(
+    ("origins", "says"),
+    [
+        ('{"origin": "file:///x", "localStorage": []}', r"origin 1 is not an http\(s\) origin"),
+        ('{"localStorage": []}', "origin 1 has no origin or localStorage list"),
+        ('{"origin": "https://e.com", "localStorage": [{"value": "v-4242"}]}', "has no name or value"),
+    ],
+)
+def test_a_storage_state_with_bad_origins_is_one_line_without_values(tmp_path, origins, says):
+    path = tmp_path / "s.json"
+    path.write_text(f'{{"cookies": [], "origins": [{origins}]}}', encoding="utf-8")
+    with pytest.raises(LoginError, match=says) as raised:
+        read_storage_state(path)
+    assert "4242" not in str(raised.value)
+
+
+def test_the_storage_script_writes_each_origin_s_items_in_that_origin_only():
+    script = storage_script(
+        [{"origin": "https://e.com", "localStorage": [{"name": "k", "value": 'quote " and </script>'}]}]
+    )
+    state = json.loads(script[script.index("({") + 1 : script.rindex(");")])
+    assert state == {"https://e.com": [["k", 'quote " and </script>']]}
+    assert "state[location.origin]" in script
+
+
+def test_a_session_keeps_the_site_s_origins_and_says_which_are_not(caplog):
+    item = [{"name": "token", "value": "t"}]
+    setup = LoginSetup(
+        origins=[
+            {"origin": "http://e.com:8080", "localStorage": item},
+            {"origin": "http://e.com", "localStorage": item},
+        ],
+        source="s.json (--storage-state)",
+    )
+    # the crawl's scope says which origin is the site's: the same host on another port is another site
+    session = LoginSession(setup, ["e.com"], None, "ua", own=lambda url: url.startswith("http://e.com:8080/"))
+    assert [o["origin"] for o in session.browser_storage()] == ["http://e.com:8080"]
+    with caplog.at_level("WARNING"):
+        asyncio.run(session.start())
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert warned == [
+        "the localStorage of 1 origin(s) of other sites in s.json (--storage-state) is not used: http://e.com"
+    ]
+    assert session.stats()["origins"] == 1 and session.stats()["dropped_origins"] == 1
 
 
 @pytest.mark.parametrize(
@@ -152,6 +219,17 @@ def test_secrets_stay_out_of_reprs_and_stored_options():
 
     job = RenderJob("p", "https://example.com/", False, 1.0, cookies=setup.cookies)
     assert "cookie-value-77" not in repr(job)
+    origins = [{"origin": "https://example.com", "localStorage": [{"name": "t", "value": "token-value-77"}]}]
+    stateful = LoginSetup(origins=origins, source="s.json (--storage-state)")
+    job = RenderJob("p", "https://example.com/", False, 1.0, storage=origins)
+    stored = json.dumps(CrawlOptions(roots=["https://example.com/"], login=stateful).for_storage())
+    for text in (
+        repr(stateful),
+        repr(job),
+        stored,
+        repr(LoginSession(stateful, ["example.com"], None, "ua")),
+    ):
+        assert "token-value-77" not in text
 
 
 def test_field_values_come_from_the_environment_or_a_file(tmp_path, monkeypatch):

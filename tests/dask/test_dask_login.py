@@ -1,4 +1,5 @@
-"""A logged-in crawl on Dask workers: the login runs on the client, its cookies travel with each page."""
+"""A logged-in crawl on Dask workers: the login runs on the client, its cookies and localStorage travel with
+each page (no file path: a worker may be another machine)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import requests
 from support import run_cli
 
 from nitpicker_core.archive import open_archive
-from test_server.routes.login_site import MEMBER_PAGES, PASSWORD, USER
+from test_server.routes.login_site import APP_PAGES, MEMBER_PAGES, PASSWORD, USER
 
 MEMBERS = {f"Member {name.title()}" for name in MEMBER_PAGES} | {"Members"}
 
@@ -49,3 +50,36 @@ def test_a_scripted_login_renews_on_the_cluster_and_no_secret_reaches_its_logs(
     counts = requests.get(f"{site}/__counts?by=method", timeout=10).json()
     assert login["renewals"] >= 1 and counts[f"POST /login-site/{run}/login"] == 1 + login["renewals"]
     assert PASSWORD not in result.stdout + result.stderr
+
+
+def test_a_storage_state_s_local_storage_reaches_the_workers(
+    site: str, dask_cluster: Any, tmp_path: Path
+) -> None:
+    run = f"dask-app-{uuid.uuid4().hex[:8]}"
+    token = requests.post(f"{site}/login-site/{run}/mint", timeout=10).json()["token"]
+    state = tmp_path / "secrets" / "state.json"
+    state.parent.mkdir()
+    origin = {"origin": site, "localStorage": [{"name": "token", "value": token}]}
+    state.write_text(json.dumps({"cookies": [], "origins": [origin]}), encoding="utf-8")
+    work = tmp_path / "work"
+    work.mkdir()
+    address = "dask://" + str(dask_cluster.scheduler.address).removeprefix("tcp://")
+    result = run_cli(
+        "--verbose",
+        "crawl",
+        f"{site}/login-site/{run}/app/",
+        "-o",
+        str(work / "app.nitpicker"),
+        "--storage-state",
+        str(state),
+        "--executor",
+        address,
+        "--no-image",
+        cwd=work,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    with open_archive(work / "app.nitpicker") as reader:
+        titles = {page["title"] for page in reader.pages() if page["status"]}
+    assert {"App", *(f"App {name.title()}" for name in APP_PAGES)} <= titles, titles
+    assert token not in result.stdout + result.stderr
