@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -51,15 +52,19 @@ def canonical_elements(html: str | None) -> Elements | None:
     return tuple(every), tuple(outside)
 
 
-def nofollow_targets(url: str, html: str) -> list[str]:
-    """The internal URLs a page's links with rel=nofollow point to, normalised, in document order."""
+def nofollow_targets(url: str, html: str, doc: Any = None) -> list[str]:
+    """The internal URLs a page's links with rel=nofollow point to, normalised, in document order.
+
+    ``doc``: ``html`` parsed already by ``lxml.html`` (a page read without a browser), not parsed again.
+    """
     found: list[str] = []
     if not html or "nofollow" not in html.lower():  # most pages: no parse
         return found
-    try:
-        doc = lxml.html.document_fromstring(html)
-    except (ValueError, lxml.etree.ParserError):
-        return found
+    if doc is None:
+        try:
+            doc = lxml.html.document_fromstring(html)
+        except (ValueError, lxml.etree.ParserError):
+            return found
     base = (doc.xpath("//base/@href") or [url])[0]
     host = urlsplit(url).hostname
     for el in doc.xpath("//a[@href and @rel] | //area[@href and @rel]"):
@@ -234,8 +239,12 @@ def version_record(url: str, html: str | None) -> dict[str, Any] | None:
 
 # What is stored, by the name of the checks' reader of the same (``common.html_reader``): of the rendered
 # HTML, and of the HTML as sent.
-RENDERED = {"canonicals": lambda url, html: canonical_elements(html), "nofollow_links": nofollow_targets}
-SENT = {"canonicals_sent": lambda url, html: canonical_elements(html)}
+RENDERED: dict[str, Callable[[str, str], Any]] = {
+    "canonicals": lambda url, html: canonical_elements(html),
+    "nofollow_links": nofollow_targets,
+}
+SENT: dict[str, Callable[[str, str], Any]] = {"canonicals_sent": lambda url, html: canonical_elements(html)}
+_SENT_OF = {"canonicals_sent": "canonicals"}  # what a reader of the sent HTML reads of the rendered one
 #: The name of what ``js_dependence`` found, stored only for a rendered page with both versions.
 JS = "js"
 #: ``--render auto``'s decision for the page (nitpicker_core/crawler/auto.py): mode, template, rendered, reason.
@@ -253,7 +262,9 @@ def render_decision(text: str | None) -> dict[str, Any] | None:
     return found if isinstance(found, dict) else None
 
 
-def derive(url: str, html: str | None, source: str | None, rendered: bool = True) -> str | None:
+def derive(
+    url: str, html: str | None, source: str | None, rendered: bool = True, doc: Any = None
+) -> str | None:
     """The facts of a page as stored (JSON: reader name → what it found), None when it has no HTML.
 
     A reader appears only when its HTML is there (the rendered one, or the one sent) and it did not fail;
@@ -266,8 +277,14 @@ def derive(url: str, html: str | None, source: str | None, rendered: bool = True
         if text is None:
             continue
         for name, reader in readers.items():
+            if text is html and name in _SENT_OF:  # a page read as sent: one HTML, read once
+                if _SENT_OF[name] in facts:
+                    facts[name] = facts[_SENT_OF[name]]
+                continue
             try:
-                facts[name] = reader(url, text)
+                facts[name] = (
+                    reader(url, text) if name != "nofollow_links" else nofollow_targets(url, text, doc)
+                )
             except Exception:  # noqa: BLE001, S112 - the checks read this one from the HTML and report it
                 continue
     if not rendered:

@@ -345,8 +345,8 @@ def crawl_scrape(url: str, page: Page, crawl: CrawlContext, render: str) -> Awai
 @hookimpl(trylast=True)
 def crawl_parse(result: ScrapeResult, body: bytes, crawl: CrawlContext) -> ScrapeResult:
     """The default reader of a page left unrendered: the lxml parse of the HTML as sent (parse.py)."""
-    parsed = parse.parse(result, body, crawl.options)
+    parsed, doc = parse.parse_document(result, body, crawl.options)
     # the canonical and nofollow facts the checks read, as a rendered page's (no page's HTML read again);
-    # one version only, so nothing JavaScript changed to compare
-    parsed.html_facts = derive_html_facts(parsed.url, parsed.html, parsed.source, rendered=False)
+    # one version only, so nothing JavaScript changed to compare, and the document parsed above read again
+    parsed.html_facts = derive_html_facts(parsed.url, parsed.html, parsed.source, rendered=False, doc=doc)
     return parsed

@@ -356,6 +356,12 @@ def _probe(doc: _Document) -> dict[str, Any]:
 
 def parse(result: ScrapeResult, body: bytes, options: dict[str, Any]) -> ScrapeResult:
     """Fill ``result`` (status and headers already there) from ``body``, the HTML the server sent."""
+    return parse_document(result, body, options)[0]
+
+
+def parse_document(result: ScrapeResult, body: bytes, options: dict[str, Any]) -> tuple[ScrapeResult, Any]:
+    """``parse``, with the lxml document it read (None when the HTML could not be parsed), for readers of the
+    same HTML that would parse it again."""
     encoding = encoding_of(body, result.headers.get("content-type", "")) or "utf-8"
     text = source.decode(body, encoding)
     result.source = text
@@ -367,7 +373,7 @@ def parse(result: ScrapeResult, body: bytes, options: dict[str, Any]) -> ScrapeR
     except (lxml.etree.ParserError, ValueError) as exc:
         result.errors.append(PageError(step="parse", message=f"the HTML could not be parsed: {exc}"))
         result.metadata, result.anchors, result.headings = {"title": ""}, [], []
-        return result
+        return result, None
     doc = _Document(root, final)
     metadata, extra = _metadata(doc, encoding)
     result.metadata = metadata_from(metadata)
@@ -390,4 +396,4 @@ def parse(result: ScrapeResult, body: bytes, options: dict[str, Any]) -> ScrapeR
         result.images = _images(doc, list(options.get("image_presets") or IMAGE_PRESETS))
     result.resources = _resources(doc)
     result.word_count = _words(doc)
-    return result
+    return result, root
