@@ -389,11 +389,15 @@ def test_a_cluster_that_goes_away_interrupts_the_run_and_the_next_run_finishes_i
     assert len(log_lines(log, "start")) == 5 and len(stored(archive, "slowprobe")["cells"]) == 8
 
 
-def test_a_pipeline_whose_cluster_dies_during_analyze_says_why_and_how_to_resume(dist, site, tmp_path) -> None:
+def test_a_pipeline_whose_cluster_dies_during_analyze_says_why_and_how_to_resume(
+    dist, site, tmp_path
+) -> None:
     gate = f"{site}/dask-gate/pipeline-analyze"
     _open_gate(gate)  # its pages render at once; all of them hold in slowprobe ("gate" in their URL)
     log = tmp_path / "log"
-    (tmp_path / "nitpicker.toml").write_text(f'[plugins.slowprobe]\nlog = "{log}"\ngate = "{tmp_path / "gate"}"\n')
+    (tmp_path / "nitpicker.toml").write_text(
+        f'[plugins.slowprobe]\nlog = "{log}"\ngate = "{tmp_path / "gate"}"\n'
+    )
     with hand_cluster(workers=1, env=_with_path(dist)) as cluster:
         cli = RunningCli(
             "pipeline",
@@ -410,7 +414,9 @@ def test_a_pipeline_whose_cluster_dies_during_analyze_says_why_and_how_to_resume
             env={"NITPICKER_LOAD_PLUGINS": ",".join(sorted(PLUGINS)), **_with_path(dist)},
         )
         wait_until(
-            lambda: cli.proc.poll() is not None or log_lines(log, "start"), "a page analyzed on the worker", 300
+            lambda: cli.proc.poll() is not None or log_lines(log, "start"),
+            "a page analyzed on the worker",
+            300,
         )
         assert cli.proc.poll() is None, cli.stderr
         cluster.kill_scheduler()
@@ -421,7 +427,11 @@ def test_a_pipeline_whose_cluster_dies_during_analyze_says_why_and_how_to_resume
     assert said == [GONE, f"nitpicker: interrupted; resume with: {resume}"], cli.stderr
     events = [json.loads(line) for line in journal.read_text().splitlines()]
     failed = next(e for e in events if e["event"] == "stage_failed")
-    assert (failed["stage"], failed["reason"], f"nitpicker: {failed['message']}") == ("analyze", "interrupted", GONE)
+    assert (failed["stage"], failed["reason"], f"nitpicker: {failed['message']}") == (
+        "analyze",
+        "interrupted",
+        GONE,
+    )
     assert events[-1]["event"] == "run_finished" and events[-1]["exit_code"] == 130
 
 

@@ -302,16 +302,17 @@ def _signals_by_default() -> None:
     signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
-def test_a_dask_local_worker_without_nitpicker_is_refused_up_front_by_its_address(
-    site: str, tmp_path: Path
-) -> None:
+def _crawl_with_workers_without_nitpicker(
+    started: list[str], site: str, tmp_path: Path
+) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """``crawl --executor dask-local:1`` started as ``python STARTED…``, its workers unable to import nitpicker."""
     custom = tmp_path / "custom"
     custom.mkdir()
     (custom / "sitecustomize.py").write_text(WORKERS_WITHOUT_NITPICKER)
     path = os.pathsep.join(filter(None, [str(custom), os.environ.get("PYTHONPATH")]))
     archive = tmp_path / "refused.nitpicker"
     cli = subprocess.run(
-        [sys.executable, "-c", CLI, "crawl", "-o", str(archive), "--no-image", "--executor", "dask-local:1"]
+        [sys.executable, *started, "crawl", "-o", str(archive), "--no-image", "--executor", "dask-local:1"]
         + [f"{site}/recursive/"],
         cwd=tmp_path,
         env=dict(os.environ, PYTHONPATH=path),
@@ -320,6 +321,13 @@ def test_a_dask_local_worker_without_nitpicker_is_refused_up_front_by_its_addres
         timeout=300,
         preexec_fn=_signals_by_default,
     )
+    return cli, archive
+
+
+def test_a_dask_local_worker_without_nitpicker_is_refused_up_front_by_its_address(
+    site: str, tmp_path: Path
+) -> None:
+    cli, archive = _crawl_with_workers_without_nitpicker(["-c", CLI], site, tmp_path)
     assert cli.returncode == 1, cli.stderr
     line = _one_error_line(
         cli.stderr.replace("starting a Dask cluster of 1 worker processes on 127.0.0.1\n", "")
@@ -329,6 +337,21 @@ def test_a_dask_local_worker_without_nitpicker_is_refused_up_front_by_its_addres
         r"tcp://127\.0\.0\.1:\d+",
         line,
     ), cli.stderr
+    assert not archive.exists()
+
+
+def test_dask_local_workers_that_die_before_they_start_are_one_line_of_nitpickers(
+    site: str, tmp_path: Path
+) -> None:
+    # run as a module (a console script alike), the command's main module is imported again in each worker
+    # process before Dask runs there: without nitpicker the workers die at once, printing their traceback
+    cli, archive = _crawl_with_workers_without_nitpicker(["-m", "nitpicker_cli.main"], site, tmp_path)
+    assert cli.returncode == 1, cli.stderr
+    said = [line for line in cli.stderr.splitlines() if line.startswith("nitpicker: ")]
+    assert said == [
+        "nitpicker: error: --executor dask-local:1: the Dask worker processes did not start "
+        "(RuntimeError: Nanny failed to start.)"
+    ], cli.stderr
     assert not archive.exists()
 
 
