@@ -119,19 +119,27 @@ def _connected(spec: ExecutorSpec) -> Iterator[Any]:
     if spec.kind == "dask-local":
         # Worker processes inherit the environment; keep their own Dask chatter out of the user's terminal
         os.environ.setdefault("DASK_DISTRIBUTED__LOGGING__DISTRIBUTED", "error")
-        cluster = LocalCluster(
-            n_workers=spec.workers or DEFAULT_LOCAL_WORKERS,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            # no dashboard; the scheduler's HTTP health routes on a free loopback port (its default is :8787,
-            # which two clusters at once would fight over)
-            scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
-            silence_logs=logging.ERROR,
-            preload=[__name__],  # dask_setup below, in each worker process
-        )
+        try:
+            cluster = LocalCluster(
+                n_workers=spec.workers or DEFAULT_LOCAL_WORKERS,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                # no dashboard; the scheduler's HTTP health routes on a free loopback port (its default is
+                # :8787, which two clusters at once would fight over)
+                scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
+                silence_logs=logging.ERROR,
+                preload=[_LOCAL_PRELOAD],  # dask_setup below, in each worker process that can import it
+            )
+        except Exception as exc:
+            # e.g. a worker process that cannot import this command's main module, which multiprocessing
+            # imports again in it before Dask runs there (its own traceback is already on the terminal)
+            why = " ".join(f"{type(exc).__name__}: {exc}".split())
+            raise UsageError(f"--executor {spec}: the Dask worker processes did not start ({why})") from exc
         try:
             with Client(cluster) as client:
+                # the workers may not import what this process does (another interpreter, another path)
+                check_workers(client, spec)
                 yield client
         finally:
             cluster.close()
@@ -148,6 +156,19 @@ def _connected(spec: ExecutorSpec) -> Iterator[Any]:
         check_workers(client, spec)
         yield client
 
+
+# The dask-local workers' preload, given as the text of a script (Dask runs such a preload as a file): a
+# preload naming this module would fail the worker's start where nitpicker cannot be imported, and the
+# cluster's start with it, in an ImportError naming no worker; this one starts the worker, and
+# check_workers then names it.
+_LOCAL_PRELOAD = """
+def dask_setup(worker):
+    try:
+        from nitpicker_core.executors import dask_setup as nitpicker_setup
+    except ImportError:
+        return
+    nitpicker_setup(worker)
+"""
 
 # Sent by value (compiled here, in a module no worker has): it must run where nitpicker cannot be imported.
 _PROBE = """

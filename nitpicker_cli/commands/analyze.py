@@ -219,8 +219,13 @@ def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
                     executor=client,
                 )
         except ClusterLost as exc:  # interrupted, as on Ctrl-C: what was recorded stays for the next run
-            app.warn(f"{exc.reason}; run the same command again to finish (pages done are kept)")
-            raise
+            # said as `crawl` says it, once the progress display is gone: why, then how to go on (exit 130)
+            click.echo(f"nitpicker: {exc.reason}", err=True)
+            click.echo(
+                "nitpicker: interrupted; run the same command again to finish (the pages done are kept)",
+                err=True,
+            )
+            sys.exit(130)
         summary = run.summary()
         human = for_people(as_json)
         if not human:

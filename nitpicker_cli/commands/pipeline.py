@@ -480,6 +480,19 @@ def _check_destinations(
         check_destination_paths(destination, report["options"], report.get("shown"))
 
 
+def _resume(journal: Path, executor: Any, options: Any) -> str:
+    """The command that resumes the run of ``journal``: on the same ``--executor``, which is not stored."""
+    from nitpicker_core.crawler.stopping import given_secrets, resume_hint
+
+    return resume_hint(
+        journal,
+        # the journal keeps where a login comes from (--cookies, --storage-state, the config file)
+        needs_secrets=given_secrets(options, login_kept=True),
+        executor=str(executor) if executor.distributed else None,
+        command="pipeline",
+    )
+
+
 @hookimpl
 def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
     @cli.command("pipeline", cls=DestinationHelp, epilog=exit_codes.epilog())
@@ -616,7 +629,14 @@ def register_commands(cli: click.Group, pm: NitpickerPluginManager) -> None:
             for line in unreachable_roots(output, options.roots):  # why the site could not be crawled
                 click.echo(f"nitpicker: error: {line}", err=True)
         for name, stage in result["stages"].items():
-            if stage.get("state") == "failed":
+            if stage.get("state") == "failed" and stage.get("reason") == "interrupted":
+                # as `crawl` says it, after the live display: why (a Dask cluster gone…), then how to go on
+                click.echo(f"nitpicker: {stage['message']}", err=True)
+                click.echo(
+                    f"nitpicker: interrupted; resume with: {_resume(journal_path, executor, options)}",
+                    err=True,
+                )
+            elif stage.get("state") == "failed":
                 click.echo(
                     f"nitpicker: error: {name} failed ({stage['reason']}, {stage['class']}): "
                     f"{stage['message']}",

@@ -120,10 +120,11 @@ class Cluster:
 
     def _gone(self, exc: BaseException) -> ClusterLost:
         """The error that ends the run; the client stops trying to reconnect (it would wait 30 s for nothing)."""
-        why = getattr(exc, "reason", None) or f"{type(exc).__name__}: {exc}"
+        # in the words a crawl uses (remote.DaskRenderer): Dask's message first, then its reason
+        why = getattr(exc, "msg", None) or getattr(exc, "reason", None) or f"{type(exc).__name__}: {exc}"
         with contextlib.suppress(Exception):
             self.client.close(timeout=5)
-        return ClusterLost(f"the Dask cluster went away ({' '.join(str(why).split())})")
+        return ClusterLost(f"the Dask cluster is gone ({' '.join(str(why).split())})")
 
     def _restart(self, worker: str) -> None:
         """Replace the worker whose page went over time (its thread cannot be stopped); best effort."""

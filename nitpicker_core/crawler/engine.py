@@ -35,7 +35,7 @@ from nitpicker_core.crawler.results import (
 )
 from nitpicker_core.crawler.revalidation import Revalidation
 from nitpicker_core.crawler.slots import PageSlots
-from nitpicker_core.crawler.stopping import PageAbandoned, StopSignals, resume_hint
+from nitpicker_core.crawler.stopping import PageAbandoned, StopSignals, given_secrets, resume_hint
 from nitpicker_core.indexing import Indexer
 from nitpicker_core.layout import stub_path
 from nitpicker_core.records import Anchor, CrawlContext, PageError, Resource, ScrapeResult
@@ -507,12 +507,9 @@ class Crawler(ResultsMixin):
 
     @property
     def resume_command(self) -> str:
-        secrets = (
-            bool(self.options.headers)
-            or self.options.login is not None
-            or any("@" in root.split("://", 1)[-1].split("/", 1)[0] for root in self.options.roots)
+        return resume_hint(
+            self.output, needs_secrets=given_secrets(self.options), executor=self.executor_flag
         )
-        return resume_hint(self.output, needs_secrets=secrets, executor=self.executor_flag)
 
     # -- workers ---------------------------------------------------------------------------------------
     def _worker_count(self, tabs: int) -> int:

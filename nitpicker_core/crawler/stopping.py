@@ -11,7 +11,7 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
-__all__ = ["PageAbandoned", "StopSignals", "resume_hint"]
+__all__ = ["PageAbandoned", "StopSignals", "given_secrets", "resume_hint"]
 
 # SIGHUP (the terminal closed, an ssh session dropped) stops like SIGTERM, unless it is ignored (nohup)
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -25,18 +25,36 @@ class PageAbandoned(Exception):  # noqa: N818 - an outcome, not a failure
     """
 
 
-def resume_hint(output: Any, *, needs_secrets: bool = False, executor: str | None = None) -> str:
-    """The exact command that finishes an interrupted crawl of ``output`` (on ``executor`` when one was given)."""
+def resume_hint(
+    output: Any, *, needs_secrets: bool = False, executor: str | None = None, command: str = "crawl"
+) -> str:
+    """The exact command that finishes an interrupted crawl of ``output`` (on ``executor`` when one was given).
+
+    ``command``: ``pipeline``, whose ``--resume`` takes the run's journal as ``output``.
+    """
     import shlex
 
-    command = f"nitpicker crawl --resume {shlex.quote(str(output))}"
+    hint = f"nitpicker {command} --resume {shlex.quote(str(output))}"
     if executor:
-        command += f" --executor {shlex.quote(executor)}"
+        hint += f" --executor {shlex.quote(executor)}"
     if needs_secrets:  # credentials and --header values are never stored, so they must be given again
-        command += (
+        hint += (
             " (give the root URL with its credentials, every --header, --cookies and --storage-state again)"
         )
-    return command
+    return hint
+
+
+def given_secrets(options: Any, *, login_kept: bool = False) -> bool:
+    """Whether the crawl of ``options`` had what is never stored: root credentials, --header values, a login.
+
+    ``login_kept``: the command keeps where its login comes from (a pipeline's journal), so it need not be
+    given again.
+    """
+    return (
+        bool(options.headers)
+        or (options.login is not None and not login_kept)
+        or any("@" in root.split("://", 1)[-1].split("/", 1)[0] for root in options.roots)
+    )
 
 
 class StopSignals:

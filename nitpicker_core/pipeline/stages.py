@@ -181,8 +181,9 @@ class CrawlStage(Stage):
             stats = asyncio.run(crawler.run())
         finally:
             ctx.pm.unregister(observer)
-        if stats.status == "interrupted":
-            raise StageFailed("interrupted", "the crawl was interrupted; resume the run to finish it")
+        if stats.status == "interrupted":  # why, when it was not a stop request: the Dask cluster is gone
+            why = crawler.cluster_lost or "the crawl was interrupted; resume the run to finish it"
+            raise StageFailed("interrupted", why)
         if stats.rendered == 0 and stats.parsed == 0 and stats.internal_errors:
             kinds = ", ".join(sorted(stats.errors_by_kind)) or "error"
             reason = "timeout" if "timeout" in kinds else "network"
@@ -264,15 +265,22 @@ class AnalyzeStage(Stage):
             }
         names = list(stale_analyzers(ctx, commit)) or list(wanted)
         on_cluster = {"executor": ctx.executor} if ctx.executor is not None else {}
-        run = analyze(
-            ctx.pm,
-            ctx.config,
-            ctx.archive,
-            names,
-            commit,
-            progress=_Observer(ctx).analyze_progress,
-            **on_cluster,
-        )
+        try:
+            run = analyze(
+                ctx.pm,
+                ctx.config,
+                ctx.archive,
+                names,
+                commit,
+                progress=_Observer(ctx).analyze_progress,
+                **on_cluster,
+            )
+        except KeyboardInterrupt as exc:
+            from nitpicker_core.analyze.dask_pool import ClusterLost
+
+            if isinstance(exc, ClusterLost):  # an interrupted stage, said with its reason (not a Ctrl-C)
+                raise StageFailed("interrupted", exc.reason) from None
+            raise
         summary = run.summary()
         failed = [name for name, s in run.summaries.items() if s.failed_everywhere]
         return {

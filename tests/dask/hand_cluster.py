@@ -54,15 +54,24 @@ class HandCluster:
 
 @contextlib.contextmanager
 def hand_cluster(
-    *, workers: int = 1, without_nitpicker: int = 0, blocked: str = "nitpicker"
+    *,
+    workers: int = 1,
+    without_nitpicker: int = 0,
+    blocked: str = "nitpicker",
+    env: dict[str, str] | None = None,
 ) -> Iterator[HandCluster]:
     """``workers`` ordinary workers plus ``without_nitpicker`` on which the packages whose names start with
-    ``blocked`` (nitpicker's, by default) are not importable."""
+    ``blocked`` (nitpicker's, by default) are not importable; ``env`` is added to their environment."""
     from distributed import Client
 
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "start_new_session": True}
+    quiet = {
+        "stdout": subprocess.DEVNULL,
+        "stderr": subprocess.DEVNULL,
+        "start_new_session": True,
+        "env": dict(os.environ, **(env or {})),
+    }
     scheduler = subprocess.Popen(
         [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port)]
         + ["--no-dashboard"],

@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 import threading
+import urllib.request
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -374,11 +375,7 @@ def test_a_cluster_that_goes_away_interrupts_the_run_and_the_next_run_finishes_i
         os.killpg(scheduler.pid, signal.SIGKILL)
         assert cli.wait() == 130, cli.stderr
         said = [line for line in cli.lines if line.startswith("nitpicker: ")]
-        assert said == [
-            "nitpicker: warning: the Dask cluster went away (scheduler-connection-lost); run the same "
-            "command again to finish (pages done are kept)",
-            "nitpicker: aborted",
-        ], cli.stderr  # as Ctrl-C
+        assert said == [GONE, ANALYZE_AGAIN], cli.stderr  # the reason as a crawl says it, then what to do
     finally:
         for process in (worker, scheduler):
             if process.poll() is None:
@@ -390,6 +387,64 @@ def test_a_cluster_that_goes_away_interrupts_the_run_and_the_next_run_finishes_i
     assert (summary.pages, summary.cached, summary.errors) == (4, 3, 0)  # what came back before is kept
     assert [url for _, url in log_lines(log, "start")][-1:] == [SITE + "/zgate"]
     assert len(log_lines(log, "start")) == 5 and len(stored(archive, "slowprobe")["cells"]) == 8
+
+
+def test_a_pipeline_whose_cluster_dies_during_analyze_says_why_and_how_to_resume(
+    dist, site, tmp_path
+) -> None:
+    gate = f"{site}/dask-gate/pipeline-analyze"
+    _open_gate(gate)  # its pages render at once; all of them hold in slowprobe ("gate" in their URL)
+    log = tmp_path / "log"
+    (tmp_path / "nitpicker.toml").write_text(
+        f'[plugins.slowprobe]\nlog = "{log}"\ngate = "{tmp_path / "gate"}"\n'
+    )
+    with hand_cluster(workers=1, env=_with_path(dist)) as cluster:
+        cli = RunningCli(
+            "pipeline",
+            "-o",
+            "g.nitpicker",
+            "--render",
+            "never",
+            "--plugin",
+            "slowprobe",
+            "--executor",
+            cluster.executor,
+            f"{gate}/",
+            cwd=tmp_path,
+            env={"NITPICKER_LOAD_PLUGINS": ",".join(sorted(PLUGINS)), **_with_path(dist)},
+        )
+        wait_until(
+            lambda: cli.proc.poll() is not None or log_lines(log, "start"),
+            "a page analyzed on the worker",
+            300,
+        )
+        assert cli.proc.poll() is None, cli.stderr
+        cluster.kill_scheduler()
+        assert cli.wait() == 130, cli.stderr
+    (journal,) = (tmp_path / "g.nitpicker.runs").glob("*.jsonl")
+    resume = f"nitpicker pipeline --resume g.nitpicker.runs/{journal.name} --executor {cluster.executor}"
+    said = [line for line in cli.lines if line.startswith("nitpicker: ")]
+    assert said == [GONE, f"nitpicker: interrupted; resume with: {resume}"], cli.stderr
+    events = [json.loads(line) for line in journal.read_text().splitlines()]
+    failed = next(e for e in events if e["event"] == "stage_failed")
+    assert (failed["stage"], failed["reason"], f"nitpicker: {failed['message']}") == (
+        "analyze",
+        "interrupted",
+        GONE,
+    )
+    assert events[-1]["event"] == "run_finished" and events[-1]["exit_code"] == 130
+
+
+def _open_gate(gate: str) -> None:
+    urllib.request.urlopen(urllib.request.Request(f"{gate}/open", method="POST"), timeout=30).close()
+
+
+# what crawl, analyze and pipeline say when the Dask scheduler they worked with is killed
+GONE = (
+    "nitpicker: the Dask cluster is gone (Client lost the connection to the scheduler. Please check your "
+    "connection and re-run your work.)"
+)
+ANALYZE_AGAIN = "nitpicker: interrupted; run the same command again to finish (the pages done are kept)"
 
 
 def _nitpicker_environment(client: Any) -> dict[str, dict[str, str]]:

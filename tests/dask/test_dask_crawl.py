@@ -11,6 +11,7 @@ import asyncio
 import hashlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -274,6 +275,86 @@ def test_a_worker_without_nitpicker_is_refused_up_front_by_its_address(site: str
         ]
 
 
+# A sitecustomize for the command's environment: nitpicker cannot be imported in the processes multiprocessing
+# spawns (a dask-local cluster's workers), as when they start from another interpreter than the command's; the
+# command itself imports it as usual.
+WORKERS_WITHOUT_NITPICKER = """
+import sys
+
+if "--multiprocessing-fork" in sys.argv:
+    class NoNitpicker:
+        def find_spec(self, name, path=None, target=None):
+            if name.split(".")[0].startswith("nitpicker"):
+                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+            return None
+
+    sys.meta_path.insert(0, NoNitpicker())
+"""
+
+# The command run by ``python -c``: a spawned process imports the parent's main module again (a console
+# script or ``-m nitpicker_cli.main`` would import nitpicker there before any worker starts), ``-c`` has none
+CLI = "import sys; from nitpicker_cli.main import main; sys.exit(main(sys.argv[1:]))"
+
+
+def _signals_by_default() -> None:
+    """``preexec_fn``: SIGINT and SIGHUP at their defaults in the child, as a terminal starts a command."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
+def _crawl_with_workers_without_nitpicker(
+    started: list[str], site: str, tmp_path: Path
+) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """``crawl --executor dask-local:1`` started as ``python STARTED…``, its workers unable to import nitpicker."""
+    custom = tmp_path / "custom"
+    custom.mkdir()
+    (custom / "sitecustomize.py").write_text(WORKERS_WITHOUT_NITPICKER)
+    path = os.pathsep.join(filter(None, [str(custom), os.environ.get("PYTHONPATH")]))
+    archive = tmp_path / "refused.nitpicker"
+    cli = subprocess.run(
+        [sys.executable, *started, "crawl", "-o", str(archive), "--no-image", "--executor", "dask-local:1"]
+        + [f"{site}/recursive/"],
+        cwd=tmp_path,
+        env=dict(os.environ, PYTHONPATH=path),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=_signals_by_default,
+    )
+    return cli, archive
+
+
+def test_a_dask_local_worker_without_nitpicker_is_refused_up_front_by_its_address(
+    site: str, tmp_path: Path
+) -> None:
+    cli, archive = _crawl_with_workers_without_nitpicker(["-c", CLI], site, tmp_path)
+    assert cli.returncode == 1, cli.stderr
+    line = _one_error_line(
+        cli.stderr.replace("starting a Dask cluster of 1 worker processes on 127.0.0.1\n", "")
+    )
+    assert re.fullmatch(
+        r"nitpicker: error: --executor dask-local:1: nitpicker is not installed on the Dask worker "
+        r"tcp://127\.0\.0\.1:\d+",
+        line,
+    ), cli.stderr
+    assert not archive.exists()
+
+
+def test_dask_local_workers_that_die_before_they_start_are_one_line_of_nitpickers(
+    site: str, tmp_path: Path
+) -> None:
+    # run as a module (a console script alike), the command's main module is imported again in each worker
+    # process before Dask runs there: without nitpicker the workers die at once, printing their traceback
+    cli, archive = _crawl_with_workers_without_nitpicker(["-m", "nitpicker_cli.main"], site, tmp_path)
+    assert cli.returncode == 1, cli.stderr
+    said = [line for line in cli.stderr.splitlines() if line.startswith("nitpicker: ")]
+    assert said == [
+        "nitpicker: error: --executor dask-local:1: the Dask worker processes did not start "
+        "(RuntimeError: Nanny failed to start.)"
+    ], cli.stderr
+    assert not archive.exists()
+
+
 def test_a_worker_that_cannot_start_its_browser_leaves_no_chromium_on_the_others(
     site: str, tmp_path: Path
 ) -> None:
@@ -347,6 +428,52 @@ def test_a_scheduler_that_dies_is_said_after_the_progress_display_with_the_execu
     resume = f"nitpicker crawl --resume dies.nitpicker --executor {cluster.executor}"
     assert f"nitpicker: interrupted; resume with: {resume}" in fragments, fragments[-20:]
     assert "Traceback" not in term.text
+
+
+def test_a_pipeline_whose_scheduler_dies_says_so_after_the_display_with_the_executor_to_resume_on(
+    site: str, tmp_path: Path
+) -> None:
+    from cli_terminal.pty_terminal import Terminal
+
+    gate = f"{site}/dask-gate/pipeline-scheduler-dies"
+    try:
+        with hand_cluster(workers=1) as cluster:
+            term = Terminal(
+                "pipeline",
+                "-o",
+                "dies.nitpicker",
+                "--no-analyze",
+                "--no-image",
+                "--executor",
+                cluster.executor,
+                f"{gate}/",
+                cwd=tmp_path,
+            )
+            term.wait_for(r"Crawling:.* [1-9]\d* in progress")  # the live display is drawing
+            wait_until(
+                lambda: _get(f"{gate}/waiting")["waiting"] >= 1 or term.proc.poll() is not None,
+                "a render held on the worker",
+                300,
+            )
+            cluster.kill_scheduler()
+            code = term.wait(timeout=240)
+    finally:
+        _open_gate(gate)
+    assert code == 130, term.text[-3000:]
+    fragments = term.fragments()
+    gone = [i for i, f in enumerate(fragments) if f.startswith("nitpicker: the Dask cluster is gone (")]
+    drawn = [i for i, f in enumerate(fragments) if f.startswith("Crawling:")]
+    assert len(gone) == 1 and drawn, fragments[-20:]
+    assert drawn[-1] < gone[0], fragments[-20:]  # the reason comes after the display's last drawing
+    (journal,) = (tmp_path / "dies.nitpicker.runs").glob("*.jsonl")
+    resume = f"nitpicker pipeline --resume dies.nitpicker.runs/{journal.name} --executor {cluster.executor}"
+    assert fragments[gone[0] + 1] == f"nitpicker: interrupted; resume with: {resume}", fragments[-20:]
+    assert "Traceback" not in term.text and not [f for f in fragments if f.startswith("nitpicker: error")]
+    events = [json.loads(line) for line in journal.read_text().splitlines()]
+    failed = next(e for e in events if e["event"] == "stage_failed")
+    assert (failed["stage"], failed["reason"]) == ("crawl", "interrupted")
+    assert f"nitpicker: {failed['message']}" == fragments[gone[0]]  # the journal says the same
+    assert events[-1]["event"] == "run_finished" and events[-1]["exit_code"] == 130
 
 
 # A dask-local cluster whose worker's heartbeat fails while the worker closes, as a loaded machine makes it
