@@ -356,8 +356,9 @@ def _probe(doc: _Document) -> dict[str, Any]:
 
 def parse(result: ScrapeResult, body: bytes, options: dict[str, Any]) -> ScrapeResult:
     """Fill ``result`` (status and headers already there) from ``body``, the HTML the server sent."""
-    encoding = encoding_of(body, result.headers.get("content-type", "")) or "utf-8"
-    text = source.decode(body, encoding)
+    declared = encoding_of(body, result.headers.get("content-type", ""))
+    text = source.decode_sent(body, declared)  # as a browser decodes it: what was declared wins
+    encoding = declared or "utf-8"
     result.source = text
     result.html = text  # what analyzers read as the page: without a browser, the HTML as sent
     final = result.redirect_chain[-1] if result.redirect_chain else result.url
