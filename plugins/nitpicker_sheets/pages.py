@@ -278,11 +278,13 @@ def _seo_values(p: dict[str, Any]) -> list[Any]:
 
 def _rendering(p: dict[str, Any]) -> tuple[bool, str | None]:
     """(rendered, why): --render auto's stored decision, else whether a rendered HTML was stored and why not
-    (no reason for a page rendered as every page is, with --render always: an empty cell)."""
+    (no reason for a page rendered as every page is, with --render always: an empty cell). The mode is
+    written without its dashes ("render auto: …"): a cell starting with "-" reads as a formula, and the CSV
+    writer would quote it."""
     if p.get("render_rendered") is not None:
-        return bool(p["render_rendered"]), f"--render auto: {p.get('render_reason') or ''}"
+        return bool(p["render_rendered"]), f"render auto: {p.get('render_reason') or ''}"
     unrendered = p.get("unrendered")
-    return not unrendered and bool(p.get("has_html")), unrendered or None
+    return not unrendered and bool(p.get("has_html")), unrendered.removeprefix("--") if unrendered else None
 
 
 def _remarks(p: dict[str, Any]) -> str:

@@ -223,19 +223,19 @@ def test_the_page_list_sheet_says_whether_each_page_was_rendered_and_why(
     site: str, archive: Path, unrendered: Path, auto: Path, tmp_path: Path
 ) -> None:
     assert _sheet_rendering(archive, site, tmp_path / "always") == dict.fromkeys(COLUMNS, ("TRUE", ""))
-    never = "--render never: read from the HTML the server sent"
+    never = "render never: read from the HTML the server sent"
     assert _sheet_rendering(unrendered, site, tmp_path / "never") == {
         url: ("FALSE", never) for url in COLUMNS if url != f"{J}/hidden"
     }
     found = _sheet_rendering(auto, site, tmp_path / "auto")
     assert set(found) == set(COLUMNS)
-    assert found.pop(f"{J}/hidden") == ("FALSE", f"--render auto: sample {site}{J}/static same")
+    assert found.pop(f"{J}/hidden") == ("FALSE", f"render auto: sample {site}{J}/static same")
     assert (
         found.pop(f"{J}/static")
         == found.pop(f"{J}/")
-        == ("TRUE", "--render auto: sample of its template: same")
+        == ("TRUE", "render auto: sample of its template: same")
     )
     assert all(
-        rendered == "TRUE" and why.startswith("--render auto: sample of its template: differs: ")
+        rendered == "TRUE" and why.startswith("render auto: sample of its template: differs: ")
         for rendered, why in found.values()
     ), found

@@ -170,7 +170,7 @@ def test_the_page_list_sheet_says_whether_each_page_was_rendered_and_why(auto, s
         if url.startswith(site + A + "/"):
             found[url.replace(site + A, "")] = (values["Rendered"], values["Rendering Reason"])
     assert found == {
-        path: (rendered, "--render auto: " + reason.format(A=site + A))
+        path: (rendered, "render auto: " + reason.format(A=site + A))
         for path, (_, rendered, reason) in EXPECTED.items()
     }
 
