@@ -22,11 +22,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ArchiveSink",
+    "AutoRenderSink",
     "LinkGraph",
     "RevalidatingSink",
     "SinkRefused",
     "RobotsSink",
     "SitemapSink",
+    "auto_render_sink",
     "check_sink",
     "revalidating",
     "robots_sink",
@@ -143,6 +145,24 @@ class SitemapSink(ArchiveSink, Protocol):
 def sitemap_sink(sink: ArchiveSink) -> SitemapSink | None:
     """``sink`` when it implements the optional ``put_sitemaps``, else None."""
     if callable(getattr(sink, "put_sitemaps", None)):
+        return sink  # type: ignore[return-value]  # the optional member checked above
+    return None
+
+
+class AutoRenderSink(ArchiveSink, Protocol):
+    """A sink that tells a continued ``--render auto`` crawl the decisions its commit holds (optional:
+    without it, a resumed crawl samples each template again)."""
+
+    def render_decisions(self) -> Iterable[tuple[str, Mapping[str, Any]]]:
+        """Each page of the commit stored with a ``--render auto`` decision: (URL, its ``render`` fact: mode,
+        template, rendered, reason and, for a sample, the verdict it settled), in crawl order. Asked once,
+        before anything is fetched, only when the crawl continues a commit."""
+        ...
+
+
+def auto_render_sink(sink: ArchiveSink) -> AutoRenderSink | None:
+    """``sink`` when it implements the optional ``render_decisions``, else None."""
+    if callable(getattr(sink, "render_decisions", None)):
         return sink  # type: ignore[return-value]  # the optional member checked above
     return None
 

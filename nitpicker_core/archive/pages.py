@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import zlib
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -194,6 +195,18 @@ class Pages:
             (commit_id,),
         )
         return {url: bool(rendered) for url, rendered in rows}
+
+    def render_decisions(self, commit_id: int) -> list[tuple[str, dict[str, Any]]]:
+        """Pages of the commit stored with a ``--render auto`` decision (html_facts' ``render``), with it, in
+        crawl order: what a resumed crawl takes its templates' verdicts from (crawler/auto.py)."""
+        rows = self._store.conn.execute(
+            "SELECT u.url, json_extract(s.html_facts, '$.render') FROM commit_page c "
+            "JOIN page_state s ON s.id = c.state_id JOIN url u ON u.id = c.url_id "
+            "WHERE c.commit_id = ? AND json_type(s.html_facts, '$.render') = 'object' "
+            'ORDER BY c."order", u.id',
+            (commit_id,),
+        )
+        return [(url, json.loads(fact)) for url, fact in rows]
 
     def pending_urls(self, commit_id: int) -> list[str]:
         """URLs the commit knows of but never fetched (link targets), in the order they were found."""

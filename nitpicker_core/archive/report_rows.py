@@ -111,6 +111,18 @@ _META = (
 )
 
 
+def _rendering(archive: ArchiveReader) -> str:
+    """Whether the page was rendered and why (or why not): ``--render auto``'s stored decision (rendered,
+    reason: nitpicker_core.crawler.auto), else the reason a page was read without a browser (``unrendered``)
+    and whether a rendered HTML was stored."""
+    has_facts = archive.has_column("page_state", "html_facts")  # format 7 added the stored facts
+    auto = "json_extract(ps.html_facts, '$.render.{}')" if has_facts else "NULL"
+    return (
+        f"{auto.format('rendered')} AS render_rendered, {auto.format('reason')} AS render_reason, "
+        f"{field_sql(archive, 'unrendered')} AS unrendered, ps.html_sha256 IS NOT NULL AS has_html"
+    )
+
+
 def _keys(
     archive: ArchiveReader, commit: int, scope: str, after: str, limit: int, extra: str = ""
 ) -> list[Any]:
@@ -132,7 +144,9 @@ def report_pages(
     archive: ArchiveReader, commit: int, scope: str = "targets", after: str = "", limit: int = 500
 ) -> dict[str, Any]:
     """Page rows of ``scope``: metadata, link counts with the bad links, redirect sources, referrers, cells
-    and the SEO and content columns of the page list (page_lists.SEO_COLUMNS, CONTENT_COLUMNS)."""
+    and the SEO and content columns of the page list (page_lists.SEO_COLUMNS, CONTENT_COLUMNS); how the
+    page was read: ``render_rendered`` and ``render_reason`` (``--render auto``'s decision, else null),
+    ``unrendered`` (why no browser rendered it) and ``has_html``."""
     keys = _keys(archive, commit, scope, after, limit)
     if not keys:
         return _batch(keys, [], limit)
@@ -146,7 +160,7 @@ def report_pages(
         f"ps.is_skipped, ps.skip_reason, {field_sql(archive, 'alternate')} AS alternate, "
         f"COALESCE(ps.error_kind, e.kind) AS error_kind, {meta}, "
         f"{_links(digest.anchor_columns(archive.execute))} AS links, "
-        f"{_REDIRECT_FROM}, {_REFERRERS}, {_CELLS}, {seo_select(archive, commit)} "
+        f"{_REDIRECT_FROM}, {_REFERRERS}, {_CELLS}, {_rendering(archive)}, {seo_select(archive, commit)} "
         f"FROM k JOIN page_state ps ON ps.id = k.state_id LEFT JOIN e ON e.url_id = k.url_id "
         f"JOIN commit_page cp ON cp.commit_id = :c AND cp.url_id = k.url_id "
         f"{seo_join(archive, commit, 'k.url_id')} ORDER BY k.url"

@@ -246,6 +246,7 @@ class ArchiveWriter:
     put_robots_files = via("pages", Pages.put_robots_files)
     commit_urls = via("pages", Pages.commit_urls)
     pending_urls = via("pages", Pages.pending_urls)
+    render_decisions = via("pages", Pages.render_decisions)
     failed_urls = via("pages", Pages.failed_urls)
     base_of = via("revalidator", Revalidator.base_of)
     validators = via("revalidator", Revalidator.validators)

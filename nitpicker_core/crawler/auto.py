@@ -11,6 +11,10 @@ them) when it did not. A group whose sample could not be compared is rendered.
 Sites where pages share no template degrade, bounded: once more than ``MIN_GROUPS`` groups exist and they
 are more than ``GROUP_SHARE`` of the pages seen, every page from then on is rendered (samples would cost as
 much as rendering everything).
+
+A continued commit (``--resume`` and the other modes that go on with one) keeps its groups: each stored
+sample's fact holds its group's verdict (``verdict``), read back by ``restore`` before anything is fetched,
+so a template settled before the interruption is never sampled again, and a degraded crawl stays degraded.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import asyncio
 import hashlib
 import json
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -33,6 +38,8 @@ TEXT_SHARE = 90  # a sample whose HTML as sent has under this percent of its ren
 _DIGITS = re.compile(r"\d+")
 _LITERALS = re.compile(r"""(["'`])(?:\\.|(?!\1).)*\1|\d+""", re.S)
 _EXECUTED = {"", "text/javascript", "application/javascript", "module", "text/ecmascript"}
+SAMPLE = "sample of its template"  # how a sample's own reason starts
+DEGRADED = "degraded: "  # how the reason of a page rendered by the degradation rule starts
 
 
 def template_key(body: bytes) -> str | None:
@@ -101,9 +108,38 @@ class Decision:
     template: str | None
     reason: str
     sample: bool = False
+    verdict: tuple[bool, str] | None = None  # a sample's: what its comparison settled for its group
 
     def as_fact(self) -> dict[str, Any]:
-        return {"mode": "auto", "template": self.template, "rendered": self.render, "reason": self.reason}
+        fact: dict[str, Any] = {
+            "mode": "auto",
+            "template": self.template,
+            "rendered": self.render,
+            "reason": self.reason,
+        }
+        if self.verdict is not None:  # what a resumed crawl reads back (AutoRender.restore)
+            fact["verdict"] = {"render": self.verdict[0], "reason": self.verdict[1]}
+        return fact
+
+
+def stored_verdict(url: str, fact: Mapping[str, Any]) -> tuple[bool, str] | None:
+    """The verdict a stored sample's fact settled for its group; None for a page that was no sample.
+
+    A fact stored before samples kept their verdict is read from the sample's own reason (a group whose
+    sample was the same loses only the console-error note of its pages' reasons).
+    """
+    verdict = fact.get("verdict")
+    if isinstance(verdict, Mapping) and isinstance(verdict.get("reason"), str):
+        return bool(verdict.get("render")), verdict["reason"]
+    reason = fact.get("reason")
+    if not isinstance(reason, str) or not reason.startswith(SAMPLE + ": "):
+        return None
+    said = reason[len(SAMPLE) + 2 :]
+    if said == "same":
+        return False, f"sample {url} same"
+    if said.startswith(("differs: ", "failed to render")):
+        return True, f"sample {url} {said}"
+    return True, f"sample {url}: {said}"
 
 
 @dataclass
@@ -127,13 +163,13 @@ class AutoRender:
         if group is None:
             if len(self.groups) >= MIN_GROUPS and len(self.groups) + 1 > GROUP_SHARE * self.seen:
                 self.degraded = (
-                    f"degraded: too many templates ({len(self.groups) + 1} in {self.seen} pages), "
+                    f"{DEGRADED}too many templates ({len(self.groups) + 1} in {self.seen} pages), "
                     "every page rendered from here on"
                 )
                 return self._keep(url, Decision(True, key, self.degraded))
             self.groups[key] = Group(url, asyncio.get_running_loop().create_future())
             self.samples += 1
-            return self._keep(url, Decision(True, key, "sample of its template", sample=True))
+            return self._keep(url, Decision(True, key, SAMPLE, sample=True))
         render, why = await asyncio.shield(group.verdict)
         return self._keep(url, Decision(render, key, why))
 
@@ -156,8 +192,8 @@ class AutoRender:
             js = facts.get("js")
             if js is None:
                 why = "its HTML as sent and rendered could not be compared"
-                self.settle(decision.template, True, f"sample {url}: {why}")
-                decision.reason = f"sample of its template: {why}"
+                verdict = (True, f"sample {url}: {why}")
+                decision.reason = f"{SAMPLE}: {why}"
             else:
                 found = differences(js)
                 said = f"differs: {', '.join(found)}" if found else "same"
@@ -166,8 +202,10 @@ class AutoRender:
                     if console and not found
                     else ""
                 )
-                self.settle(decision.template, bool(found), f"sample {url} {said}{unseen}")
-                decision.reason = f"sample of its template: {said}"
+                verdict = (bool(found), f"sample {url} {said}{unseen}")
+                decision.reason = f"{SAMPLE}: {said}"
+            decision.verdict = verdict
+            self.settle(decision.template, *verdict)
         facts["render"] = decision.as_fact()
         return json.dumps(facts, separators=(",", ":"), ensure_ascii=False)
 
@@ -185,17 +223,50 @@ class AutoRender:
         if group is not None and not group.verdict.done():
             group.verdict.set_result((render, why))
 
-    def failed(self, url: str, kind: str) -> None:
-        """The browser could not render ``url`` (the error's kind): a sample's template is rendered."""
-        decision = self.decisions.get(url)
-        if decision is not None and decision.sample and decision.template is not None:
-            self.settle(decision.template, True, f"sample {url} failed to render ({kind})")
+    def failed(self, url: str, kind: str) -> str | None:
+        """The browser could not render ``url`` (the error's kind): a sample's template is rendered.
+
+        Returns the facts for the page's record (its decision, and a sample's verdict), so that the failure
+        is stored with its decision and a resumed crawl does not sample that template again.
+        """
+        decision = self.decisions.pop(url, None)
+        if decision is None:
+            return None
+        if decision.sample and decision.template is not None:
+            verdict = (True, f"sample {url} failed to render ({kind})")
+            decision.verdict, decision.reason = verdict, f"{SAMPLE}: failed to render ({kind})"
+            self.settle(decision.template, *verdict)
+        return json.dumps({"render": decision.as_fact()}, separators=(",", ":"), ensure_ascii=False)
 
     def done(self, url: str, decision: Decision) -> None:
         """The page is finished: a sample that never reached ``rendered`` (it failed) renders its group."""
         self.decisions.pop(url, None)
         if decision.sample and decision.template is not None:
             self.settle(decision.template, True, f"sample {url} was not rendered")
+
+    def restore(self, stored: Iterable[tuple[str, Mapping[str, Any]]]) -> None:
+        """Take over the decisions a continued commit already stored (URL, its ``render`` fact), in crawl order.
+
+        Each stored sample's template keeps the verdict it settled, so no page of it is a sample again;
+        the pages count towards the degradation rule, and a crawl that had degraded stays so. A template
+        whose sample was never stored (the crawl stopped while it rendered) is sampled again.
+        """
+        loop = asyncio.get_running_loop()
+        for url, fact in stored:
+            if fact.get("mode") != "auto":
+                continue
+            self.seen += 1
+            reason = fact.get("reason")
+            if not self.degraded and isinstance(reason, str) and reason.startswith(DEGRADED):
+                self.degraded = reason
+            template = fact.get("template")
+            verdict = stored_verdict(url, fact)
+            if not isinstance(template, str) or verdict is None or template in self.groups:
+                continue
+            settled: asyncio.Future[tuple[bool, str]] = loop.create_future()
+            settled.set_result(verdict)
+            self.groups[template] = Group(url, settled)
+            self.samples += 1
 
     def as_dict(self) -> dict[str, Any]:
         verdicts = [g.verdict.result() for g in self.groups.values() if g.verdict.done()]

@@ -39,7 +39,7 @@ from nitpicker_core.crawler.stopping import PageAbandoned, StopSignals, given_se
 from nitpicker_core.indexing import Indexer
 from nitpicker_core.layout import stub_path
 from nitpicker_core.records import Anchor, CrawlContext, PageError, Resource, ScrapeResult
-from nitpicker_core.sinks import ArchiveSink, check_sink, revalidating
+from nitpicker_core.sinks import ArchiveSink, auto_render_sink, check_sink, revalidating
 from nitpicker_core.urls import looks_like_html, normalize, split_credentials
 
 if TYPE_CHECKING:
@@ -242,6 +242,7 @@ class Crawler(ResultsMixin):
         self.slots = PageSlots(host, self.options.user_agent)
         try:
             self._seed()
+            self._restore_auto()
             self._prepare_revalidation()
             await self._read_sitemaps()
             # an update that may render nothing starts Chromium only when a page needs it
@@ -403,6 +404,17 @@ class Crawler(ResultsMixin):
             counts = {"listed": len(items), "new": len(fresh), "known": len(items) - len(fresh)}
             assert self.sink is not None  # set when run() starts
             self.sink.call(archive.put_inventory_run, hashlib.sha256(self.inventory).hexdigest(), counts)
+
+    def _restore_auto(self) -> None:
+        """--render auto continuing a commit: the templates its stored samples settled keep their verdicts."""
+        if self._auto is None or self.crawl.mode in ("new", "update"):
+            return
+        sink = auto_render_sink(self._sink())
+        if sink is None:  # a sink that cannot tell: its templates are sampled again
+            return
+        if self.sink is not None:  # the sink is asked nothing while a write is queued (--inventory's run)
+            self.sink.drain()
+        self._auto.restore(sink.render_decisions())
 
     async def _read_sitemaps(self) -> None:
         """The crawl's sitemaps, read once per run of a commit: stored with it (a sink that takes them) and,
@@ -718,6 +730,10 @@ class Crawler(ResultsMixin):
     async def _auto_page(self, worker: int, item: QueueItem, pre: FetchResult) -> bool:
         """--render auto: the page's template decides; rendered, or read as ``--render never`` reads it."""
         assert self._auto is not None
+        if pre.method == "GET" and len(pre.body) <= PARSE_BODY_LIMIT and binary_body(pre.body):
+            # bytes that are no text: whatever a browser made of them is no page (not_a_page), so none is
+            # started for it, and no template made of it
+            return await self._parse(item, pre)
         key, unreadable = None, ""
         if pre.method != "GET":
             unreadable = "no body to read"
@@ -917,15 +933,17 @@ class Crawler(ResultsMixin):
                 1  # a 429 or 503 with Retry-After (or a 503): rendered again once the host may be asked
             )
         if isinstance(scraped, RenderFailure):
-            if self._auto is not None:  # a sample that failed: its template is rendered, and says why
-                self._auto.failed(item.url, scraped.kind)
+            # --render auto: the failure is stored with its decision; a failed sample's template is rendered
+            facts = self._auto.failed(item.url, scraped.kind) if self._auto is not None else None
             if not scraped.timed_out and not self._stopping and declined_by_browser(pre, scraped.message):
                 # The server answered the preflight and the browser would not show it: that answer is the
                 # fact to record, and what the browser said a page error on it, not a crawl failure
                 html_like = pre.content_type in HTML_TYPES
-                self._record(await self._answered(item, pre, html_like, browser_said=scraped.message))
+                answered = await self._answered(item, pre, html_like, browser_said=scraped.message)
+                answered.html_facts = answered.html_facts or facts
+                self._record(answered)
                 return False
-            self._error(item, scraped.kind, scraped.message, "render")
+            self._error(item, scraped.kind, scraped.message, "render", facts=facts)
             return False
         if scraped is None:
             self._error(item, "unknown", "no plugin scraped this URL", "render")

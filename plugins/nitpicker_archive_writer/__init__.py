@@ -74,6 +74,10 @@ class FileSink:
                 links[page["url"]] = [a["href"] for a in reader.anchors(page["url"], self._commit)]
         return links, redirects
 
+    def render_decisions(self) -> Iterable[tuple[str, Mapping[str, Any]]]:
+        self._flush()
+        return self.writer.render_decisions(self._commit)
+
     def base_validators(self) -> Mapping[str, Mapping[str, str]]:
         return self.writer.validators(self._base) if self._base is not None else {}
 

@@ -362,8 +362,9 @@ def parse(result: ScrapeResult, body: bytes, options: dict[str, Any]) -> ScrapeR
 def parse_document(result: ScrapeResult, body: bytes, options: dict[str, Any]) -> tuple[ScrapeResult, Any]:
     """``parse``, with the lxml document it read (None when the HTML could not be parsed), for readers of the
     same HTML that would parse it again."""
-    encoding = encoding_of(body, result.headers.get("content-type", "")) or "utf-8"
-    text = source.decode(body, encoding)
+    declared = encoding_of(body, result.headers.get("content-type", ""))
+    text = source.decode_sent(body, declared)  # as a browser decodes it: what was declared wins
+    encoding = declared or "utf-8"
     result.source = text
     result.html = text  # what analyzers read as the page: without a browser, the HTML as sent
     final = result.redirect_chain[-1] if result.redirect_chain else result.url

@@ -35,6 +35,30 @@ def decode(body: bytes, encoding: str | None) -> str:
     return body.decode(codec, errors="replace")
 
 
+# Labels a browser decodes as windows-1252 (the WHATWG Encoding Standard), by Python's codec names: a page
+# labelled ISO-8859-1 with a byte 0x80 shows a euro sign, not a control character
+_AS_WINDOWS_1252 = frozenset({"ascii", "iso8859-1"})
+
+
+def decode_sent(body: bytes, encoding: str | None) -> str:
+    """The bytes the server sent, as a browser decodes them: in ``encoding``, the one it picks (a byte order
+    mark, the Content-Type charset, a meta charset: ``parse.encoding_of``), even where the bytes would read as
+    UTF-8 (UTF-8 labelled windows-1252 shows as mojibake in a browser, and so here); with none declared, as
+    ``decode`` reads them (UTF-8 when they are that). Unlike ``decode``'s, these bytes were never re-encoded
+    by a browser: what was declared is what they are in."""
+    if encoding is None:
+        return decode(body, None)
+    try:
+        codec = codecs.lookup(encoding.strip()).name
+    except LookupError:
+        return decode(body, None)
+    if codec in _AS_WINDOWS_1252:
+        codec = "cp1252"
+    if codec == "utf-8":
+        return body.decode("utf-8-sig", errors="replace")  # the browser drops a byte order mark; so do we
+    return body.decode(codec, errors="replace")
+
+
 class _Positions(HTMLParser):
     """Start-tag positions of every <a>/<area> with an href, by href as written, in document order."""
 

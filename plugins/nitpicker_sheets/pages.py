@@ -61,6 +61,10 @@ JS_FIELDS: tuple[tuple[str, str], ...] = (
     ("Changed by JavaScript", "js_changed"),
 )
 JS_COLUMNS = tuple(label for label, _ in JS_FIELDS)
+# Whether the browser rendered the page and why (docs/javascript.md#render-auto): --render auto's decision,
+# or why a page was read from the HTML as sent (--render never, a 204, a download…); why the JavaScript
+# columns are empty for a page read as sent
+RENDER_COLUMNS = ("Rendered", "Rendering Reason")
 PAGE_LIST_COLUMNS = (
     "Title",
     "Full Title",
@@ -93,6 +97,7 @@ PAGE_LIST_COLUMNS = (
     "og:image",
     *SEO_COLUMNS,
     *JS_COLUMNS,
+    *RENDER_COLUMNS,
     *CONTENT_COLUMNS,
 )
 LINKS_COLUMNS = (
@@ -255,6 +260,7 @@ def page_list_rows(reader: ArchiveReader, commit: int, report: ReportContext) ->
             p["og_image"],
             *_seo_values(p),
             *(p.get(key) for _label, key in JS_FIELDS),
+            *_rendering(p),
             *(p.get(key) for _label, key in CONTENT_FIELDS),
             *_analysis_values(p, keys),
         ]
@@ -268,6 +274,17 @@ def _seo_values(p: dict[str, Any]) -> list[Any]:
             value = None if value is None else "Indexable" if value else "Non-Indexable"
         out.append(value)
     return out
+
+
+def _rendering(p: dict[str, Any]) -> tuple[bool, str | None]:
+    """(rendered, why): --render auto's stored decision, else whether a rendered HTML was stored and why not
+    (no reason for a page rendered as every page is, with --render always: an empty cell). The mode is
+    written without its dashes ("render auto: …"): a cell starting with "-" reads as a formula, and the CSV
+    writer would quote it."""
+    if p.get("render_rendered") is not None:
+        return bool(p["render_rendered"]), f"render auto: {p.get('render_reason') or ''}"
+    unrendered = p.get("unrendered")
+    return not unrendered and bool(p.get("has_html")), unrendered.removeprefix("--") if unrendered else None
 
 
 def _remarks(p: dict[str, Any]) -> str:

@@ -50,7 +50,9 @@ QUERIES = [
         "report-pages",
         "Page rows for reports, in URL order, keyset-paginated (`after`, `next_after`): "
         "metadata, link counts with the bad links (href as written), redirect sources, inbound anchors of other "
-        "pages (`referrers`) and the page's links to itself (`self_links`), and analyzer cells. "
+        "pages (`referrers`) and the page's links to itself (`self_links`), analyzer cells, and how the page was "
+        "read (`render_rendered`, `render_reason`: --render auto's decision; `unrendered`: why no browser rendered "
+        "it; `has_html`). "
         "scope: targets (internal HTML in scope), rows (every URL but redirect sources), html.",
         _page_rows,
         {

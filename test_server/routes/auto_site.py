@@ -15,6 +15,11 @@ home page at least), so a template's pages have one structure.
   noindex, as the page's data attributes say; /head/title links to the other two.
 - /empty: an HTML answer with no body at all (nothing to parse).
 
+/auto-site/run/<token>/ is the same site under a test's own prefix, for a crawl to interrupt: every page but
+the home page and each template's first one (its sample) answers only once ``/auto-site/run/<token>/open``
+was posted, so a crawl stopped before that has stored the samples and none of the pages that follow them;
+``/auto-site/run/<token>/navigations`` tells how many times a browser navigated to each of its pages.
+
 /auto-site/failing/<token>/ (apart, so that a crawl of /auto-site/ never meets it): two pages of one
 template; the first browser navigation to either (a request with ``Sec-Fetch-Mode: navigate``, which the
 crawler's own requests do not send) makes that page redirect the browser to itself for good, so that
@@ -24,8 +29,9 @@ template's sample fails to render while the other page renders. The token keeps 
 from __future__ import annotations
 
 import threading
+from collections import Counter
 
-from flask import Blueprint, Response, abort, redirect, request
+from flask import Blueprint, Response, abort, current_app, redirect, request
 
 from test_server.routes._html import links, page
 
@@ -52,86 +58,155 @@ HEAD_DATA = {
 }
 
 
-HOME = (f"{A}/", "Home")  # every page lists its links, so a template's pages have the same structure
+_opened: set[str] = set()  # the tokens of /run/<token>/ whose gate is open
+_navigated: dict[str, Counter[str]] = {}  # token → page (under its prefix) → browser navigations to it
+_gate = threading.Condition()
 
 
-def _article(n: str, more: str) -> str:
+def _root(token: str | None) -> str:
+    return A if token is None else f"{A}/run/{token}"
+
+
+def _home(token: str | None) -> tuple[str, str]:
+    # every page lists its links (the home page at least), so a template's pages have the same structure
+    return (f"{_root(token)}/", "Home")
+
+
+def _arrived(token: str | None, follower: bool) -> None:
+    """/run/<token>/: the browser's navigations counted, and a page following its sample held at the gate."""
+    if token is None:
+        return
+    if request.headers.get("Sec-Fetch-Mode") == "navigate":
+        with _gate:
+            _navigated.setdefault(token, Counter())[request.path.removeprefix(_root(token))] += 1
+    if follower:
+        stop = current_app.extensions["stop_event"]
+        with _gate:  # bounded: a test that never opens the gate must not hang the server's shutdown
+            _gate.wait_for(lambda: token in _opened or stop.is_set(), timeout=300)
+
+
+@bp.post("/run/<token>/open")
+def open_gate(token: str):  # type: ignore[no-untyped-def]
+    with _gate:
+        _opened.add(token)
+        _gate.notify_all()
+    return {"opened": token}
+
+
+@bp.get("/run/<token>/navigations")
+def navigations(token: str):  # type: ignore[no-untyped-def]
+    with _gate:
+        return dict(_navigated.get(token, Counter()))
+
+
+def _article(n: str, more: str, token: str | None) -> str:
+    root = _root(token)
     return (
-        f'<header class="top"><nav><a href="{A}/">Home</a></nav><form><input type="text" name="q"></form></header>'
+        f'<header class="top"><nav><a href="{root}/">Home</a></nav><form><input type="text" name="q"></form></header>'
         f"<main><article><h1>Article {n}</h1><p>{ARTICLE}</p>{more}</article></main>"
-        f'<footer class="bottom">Footer</footer><script src="{A}/harmless.js"></script>'
+        f'<footer class="bottom">Footer</footer><script src="{root}/harmless.js"></script>'
     )
 
 
 @bp.get("/")
-def home():  # type: ignore[no-untyped-def]
+@bp.get("/run/<token>/")
+def home(token: str | None = None):  # type: ignore[no-untyped-def]
+    _arrived(token, False)
     first = ("article/1", "list/1", "built/1", "head/title", "empty")
-    return page("Auto", "<main><h1>Auto</h1>" + links(*((f"{A}/{p}", p) for p in first)) + "</main>")
+    root = _root(token)
+    return page("Auto", "<main><h1>Auto</h1>" + links(*((f"{root}/{p}", p) for p in first)) + "</main>")
 
 
 @bp.get("/harmless.js")
-def harmless():  # type: ignore[no-untyped-def]
+@bp.get("/run/<token>/harmless.js")
+def harmless(token: str | None = None):  # type: ignore[no-untyped-def]
     return Response(HARMLESS, content_type="text/javascript")
 
 
 @bp.get("/head.js")
-def head_js():  # type: ignore[no-untyped-def]
+@bp.get("/run/<token>/head.js")
+def head_js(token: str | None = None):  # type: ignore[no-untyped-def]
     return Response(HEAD, content_type="text/javascript")
 
 
 @bp.get("/article/<int:n>")
-def article(n: int):  # type: ignore[no-untyped-def]
+@bp.get("/run/<token>/article/<int:n>")
+def article(n: int, token: str | None = None):  # type: ignore[no-untyped-def]
     if n not in (1, 2, 3, 11, 12):
         abort(404)  # numbered URLs the crawl guesses (pagination) are not pages
+    _arrived(token, n != 1)
+    root = _root(token)
     more = links(
-        *(((f"{A}/article/2", "2"), (f"{A}/article/3", "3"), (f"{A}/latin", "latin")) if n == 1 else ()), HOME
+        *(
+            ((f"{root}/article/2", "2"), (f"{root}/article/3", "3"), (f"{root}/latin", "latin"))
+            if n == 1
+            else ()
+        ),
+        _home(token),
     )
-    return page(f"Article {n}", _article(str(n), more))
+    return page(f"Article {n}", _article(str(n), more, token))
 
 
 @bp.get("/latin")
-def latin():  # type: ignore[no-untyped-def]
+@bp.get("/run/<token>/latin")
+def latin(token: str | None = None):  # type: ignore[no-untyped-def]
+    _arrived(token, True)
     html = "<!DOCTYPE html>\n<html lang='fr'><head><title>Café</title></head><body>" + _article(
-        "café", links(HOME)
+        "café", links(_home(token)), token
     )
     return Response(html.encode("latin-1") + b"</body></html>", content_type="text/html; charset=UTF-8")
 
 
 @bp.get("/list/<int:n>")
-def listing(n: int):  # type: ignore[no-untyped-def]
+@bp.get("/run/<token>/list/<int:n>")
+def listing(n: int, token: str | None = None):  # type: ignore[no-untyped-def]
     if n not in (1, 2):
         abort(404)
-    more = links(*(((f"{A}/list/2", "next"),) if n == 1 else ()), HOME)
+    _arrived(token, n != 1)
+    more = links(*(((f"{_root(token)}/list/2", "next"),) if n == 1 else ()), _home(token))
     return page(f"List {n}", f'<div class="list"><h1>List {n}</h1><p>{ARTICLE}</p>{more}</div>')
 
 
 @bp.get("/built/<int:n>")
-def built(n: int):  # type: ignore[no-untyped-def]
+@bp.get("/run/<token>/built/<int:n>")
+def built(n: int, token: str | None = None):  # type: ignore[no-untyped-def]
     if n not in (1, 2):
         abort(404)
-    more = links(*(((f"{A}/built/2", "next"),) if n == 1 else ()), HOME)
+    _arrived(token, n != 1)
+    root = _root(token)
+    more = links(*(((f"{root}/built/2", "next"),) if n == 1 else ()), _home(token))
     body = (
         f"<main><h1>Built {n}</h1><p>{ARTICLE}</p>{more}"
-        f'<p id="more" data-target="{A}/article/1{n}"></p></main><script>{BUILD}</script>'
+        f'<p id="more" data-target="{root}/article/1{n}"></p></main><script>{BUILD}</script>'
     )
     return page(f"Built {n}", body)
 
 
 @bp.get("/head/<name>")
-def head(name: str):  # type: ignore[no-untyped-def]
+@bp.get("/run/<token>/head/<name>")
+def head(name: str, token: str | None = None):  # type: ignore[no-untyped-def]
     if name not in HEAD_DATA:
         abort(404)
-    others = ((f"{A}/head/canonical", "canonical"), (f"{A}/head/robots", "robots")) if name == "title" else ()
-    more = links(*others, HOME)
+    _arrived(token, name != "title")
+    root = _root(token)
+    others = (
+        ((f"{root}/head/canonical", "canonical"), (f"{root}/head/robots", "robots"))
+        if name == "title"
+        else ()
+    )
+    more = links(*others, _home(token))
+    data = HEAD_DATA[name].replace(f'"{A}/', f'"{root}/')  # the canonical under the run's prefix
     body = (
-        f'<main><h1>Head</h1><p>{ARTICLE}</p><div id="cfg" {HEAD_DATA[name]}>{more}</div></main>'
-        f'<script src="{A}/head.js"></script>'
+        f'<main><h1>Head</h1><p>{ARTICLE}</p><div id="cfg" {data}>{more}</div></main>'
+        f'<script src="{root}/head.js"></script>'
     )
     return page(f"Head {name}", body)
 
 
 @bp.get("/empty")
-def empty():  # type: ignore[no-untyped-def]
+@bp.get("/run/<token>/empty")
+def empty(token: str | None = None):  # type: ignore[no-untyped-def]
+    _arrived(token, False)
     return Response(b"", content_type="text/html; charset=UTF-8")
 
 

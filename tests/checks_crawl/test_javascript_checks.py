@@ -202,3 +202,40 @@ def test_the_page_list_sheet_has_the_javascript_columns(site: str, archive: Path
     assert found == {
         url: (str(links), str(share), changed) for url, (links, share, changed) in COLUMNS.items()
     }
+
+
+def _sheet_rendering(archive: Path, origin: str, workdir: Path) -> dict[str, tuple[str, str]]:
+    """The Page List CSV's Rendered and Rendering Reason of each /js-site/ page, as the report writes them."""
+    import csv
+
+    workdir.mkdir()
+    result = run_cli("report", str(archive), "--csv", "out", "--only", "Page List", cwd=workdir)
+    assert result.returncode == 0, result.stderr
+    with (workdir / "out" / "page-list.csv").open(encoding="utf-8-sig", newline="") as handle:
+        header, *rows = list(csv.reader(handle))
+    at = header.index("Rendered")
+    assert header[at - 1 : at + 2] == ["Changed by JavaScript", "Rendered", "Rendering Reason"]
+    url = header.index("URL")
+    return {row[url].replace(origin, ""): (row[at], row[at + 1]) for row in rows if f"{J}/" in row[url]}
+
+
+def test_the_page_list_sheet_says_whether_each_page_was_rendered_and_why(
+    site: str, archive: Path, unrendered: Path, auto: Path, tmp_path: Path
+) -> None:
+    assert _sheet_rendering(archive, site, tmp_path / "always") == dict.fromkeys(COLUMNS, ("TRUE", ""))
+    never = "render never: read from the HTML the server sent"
+    assert _sheet_rendering(unrendered, site, tmp_path / "never") == {
+        url: ("FALSE", never) for url in COLUMNS if url != f"{J}/hidden"
+    }
+    found = _sheet_rendering(auto, site, tmp_path / "auto")
+    assert set(found) == set(COLUMNS)
+    assert found.pop(f"{J}/hidden") == ("FALSE", f"render auto: sample {site}{J}/static same")
+    assert (
+        found.pop(f"{J}/static")
+        == found.pop(f"{J}/")
+        == ("TRUE", "render auto: sample of its template: same")
+    )
+    assert all(
+        rendered == "TRUE" and why.startswith("render auto: sample of its template: differs: ")
+        for rendered, why in found.values()
+    ), found

@@ -5,7 +5,14 @@ from __future__ import annotations
 import asyncio
 import json
 
-from nitpicker_core.crawler.auto import MIN_GROUPS, AutoRender, differences, template_key
+from nitpicker_core.crawler.auto import (
+    MIN_GROUPS,
+    AutoRender,
+    Decision,
+    differences,
+    stored_verdict,
+    template_key,
+)
 
 
 def _html(body: str, head: str = "") -> bytes:
@@ -75,6 +82,7 @@ def test_a_group_waits_for_its_sample_then_follows_it():
             "template": "k",
             "rendered": True,
             "reason": "sample of its template: differs: links +2",
+            "verdict": {"render": True, "reason": "sample http://s/a differs: links +2"},
         }
     ]
     assert later == [
@@ -154,3 +162,136 @@ def test_the_summary_counts_both_kinds_and_the_templates():
         "3 rendered, 0 read without a browser (auto: 1 template, 1 rendered; degraded: too many templates)"
     )
     assert rendered_words(3, None, 0) == "3 rendered"  # --render always says nothing more
+
+
+async def _crawl(auto: AutoRender, pages: list[tuple[str, str | None, dict | None, int]]) -> dict[str, dict]:
+    """Pages through ``auto`` one after the other, (URL, key, the sample's comparison, its console errors):
+    each page's ``render`` fact, as the crawl stores it."""
+    stored = {}
+    for url, key, js, console in pages:
+        decision = await auto.decide(url, key)
+        facts = auto.rendered(url, _facts(js), console) if decision.render else auto.parsed(url, None)
+        auto.done(url, decision)
+        stored[url] = json.loads(facts or "{}")["render"]
+    return stored
+
+
+SAME = {"link_count": 0, "text_share": 100, "changed": {}}
+
+
+def test_a_sample_keeps_what_it_settled_for_its_group():
+    stored = asyncio.run(_crawl(AutoRender(), [("http://s/a", "k", SAME, 2), ("http://s/b", "k", None, 0)]))
+    assert stored["http://s/a"]["verdict"] == {
+        "render": False,
+        "reason": "sample http://s/a same; its 2 console errors not looked for here",
+    }
+    assert "verdict" not in stored["http://s/b"]  # no sample: nothing settled by it
+
+
+def test_a_resumed_crawl_takes_over_the_stored_verdicts_and_samples_nothing_again():
+    before = [
+        ("http://s/a1", "a", SAME, 1),
+        ("http://s/b1", "b", {"link_count": 2, "text_share": 100, "changed": {}}, 0),
+        ("http://s/a2", "a", None, 0),
+    ]
+    after = [("http://s/a3", "a", None, 0), ("http://s/b2", "b", None, 0)]
+
+    async def run() -> tuple[AutoRender, AutoRender, dict, list[Decision]]:
+        whole = AutoRender()  # the uninterrupted crawl
+        stored = await _crawl(whole, before)
+        expected = await _crawl(whole, after)
+        resumed = AutoRender()
+        resumed.restore(stored.items())
+        decisions = [await resumed.decide(url, key) for url, key, _, _ in after]
+        return whole, resumed, expected, decisions
+
+    whole, resumed, expected, decisions = asyncio.run(run())
+    assert not any(d.sample for d in decisions)
+    assert [(d.render, d.reason) for d in decisions] == [
+        (expected[url]["rendered"], expected[url]["reason"]) for url, _, _, _ in after
+    ]
+    assert [(d.render, d.reason) for d in decisions] == [
+        (False, "sample http://s/a1 same; its 1 console error not looked for here"),
+        (True, "sample http://s/b1 differs: links +2"),
+    ]
+    # the commit's templates and samples, as the uninterrupted crawl counts them
+    assert (
+        resumed.as_dict()
+        == whole.as_dict()
+        == {
+            "templates": 2,
+            "samples": 2,
+            "rendered_templates": 1,
+            "degraded": "",
+        }
+    )
+    assert resumed.seen == len(before) + len(after)  # the stored pages count towards the degradation rule
+
+
+def test_a_verdict_stored_before_samples_kept_it_is_read_from_the_samples_reason():
+    url = "http://s/a"
+    old = {"mode": "auto", "template": "k", "rendered": True}
+    read = [
+        stored_verdict(url, {**old, "reason": "sample of its template: same"}),
+        stored_verdict(url, {**old, "reason": "sample of its template: differs: links +1, title"}),
+        stored_verdict(url, {**old, "reason": "sample of its template: failed to render (timeout)"}),
+        stored_verdict(
+            url,
+            {**old, "reason": "sample of its template: its HTML as sent and rendered could not be compared"},
+        ),
+        stored_verdict(url, {**old, "reason": "sample http://s/x same"}),  # a page that followed one
+        stored_verdict(url, {**old, "reason": "the HTML as sent could not be parsed"}),
+    ]
+    assert read == [
+        (False, "sample http://s/a same"),
+        (True, "sample http://s/a differs: links +1, title"),
+        (True, "sample http://s/a failed to render (timeout)"),
+        (True, "sample http://s/a: its HTML as sent and rendered could not be compared"),
+        None,
+        None,
+    ]
+
+
+def test_a_failed_sample_is_stored_with_its_decision_and_a_resume_renders_its_template():
+    async def run() -> tuple[str | None, Decision]:
+        auto = AutoRender()
+        decision = await auto.decide("http://s/a", "k")
+        facts = auto.failed("http://s/a", "timeout")
+        auto.done("http://s/a", decision)
+        resumed = AutoRender()
+        resumed.restore([("http://s/a", json.loads(facts or "{}")["render"])])
+        return facts, await resumed.decide("http://s/b", "k")
+
+    facts, later = asyncio.run(run())
+    assert json.loads(facts or "{}")["render"] == {
+        "mode": "auto",
+        "template": "k",
+        "rendered": True,
+        "reason": "sample of its template: failed to render (timeout)",
+        "verdict": {"render": True, "reason": "sample http://s/a failed to render (timeout)"},
+    }
+    assert (later.sample, later.render, later.reason) == (
+        False,
+        True,
+        "sample http://s/a failed to render (timeout)",
+    )
+
+
+def test_a_degraded_crawl_stays_degraded_when_resumed():
+    async def run() -> tuple[AutoRender, list]:
+        first = AutoRender()
+        stored = []
+        for n in range(MIN_GROUPS + 3):
+            url = f"http://s/{n}"
+            decision = await first.decide(url, f"key{n}")
+            facts = first.rendered(url, _facts(SAME))
+            first.done(url, decision)
+            stored.append((url, json.loads(facts or "{}")["render"]))
+        resumed = AutoRender()
+        resumed.restore(stored)
+        return resumed, [await resumed.decide("http://s/new", "another"), first.degraded]
+
+    resumed, (decision, degraded) = asyncio.run(run())
+    assert degraded and resumed.degraded == degraded
+    assert (decision.sample, decision.render, decision.reason) == (False, True, degraded)
+    assert resumed.samples == MIN_GROUPS

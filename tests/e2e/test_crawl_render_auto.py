@@ -59,15 +59,32 @@ JS_FINDINGS = {
 }
 
 
-def _decisions(archive: Path, origin: str) -> dict[str, tuple[dict | None, str | None]]:
+def _decisions(archive: Path, origin: str, root: str = A) -> dict[str, tuple[dict | None, str | None]]:
     with open_archive(archive) as reader:
         rows = reader.execute(
             "SELECT u.url, json_extract(ps.html_facts, '$.render'), ps.unrendered FROM commit_page cp "
             "JOIN page_state ps ON ps.id = cp.state_id JOIN url u ON u.id = cp.url_id "
             "WHERE cp.commit_id = ? AND u.url LIKE ? AND ps.content_type LIKE 'text/html%'",
-            (reader.resolve(None), f"{origin}{A}/%"),
+            (reader.resolve(None), f"{origin}{root}/%"),
         )
-    return {url.replace(origin + A, ""): (json.loads(d) if d else None, why) for url, d, why in rows}
+    return {url.replace(origin + root, ""): (json.loads(d) if d else None, why) for url, d, why in rows}
+
+
+def _assert_expected(found: dict[str, tuple[dict | None, str | None]], origin: str, root: str = A) -> None:
+    """Each page's stored decision is EXPECTED's, its template told apart from the others' (the empty page has
+    none), and its record says it was read without a browser, and why, exactly when it was."""
+    assert set(found) == set(EXPECTED)
+    templates: dict[str | None, set[str]] = {}
+    for path, (template, rendered, reason) in EXPECTED.items():
+        decision, unrendered = found[path]
+        assert decision is not None, path
+        assert decision["mode"] == "auto" and decision["rendered"] is rendered, (path, decision)
+        assert decision["reason"] == reason.format(A=origin + root), (path, decision)
+        assert unrendered == (None if rendered else f"--render auto: {decision['reason']}"), path
+        templates.setdefault(template, set()).add(decision["template"])
+    assert templates.pop(None) == {None}
+    assert all(len(keys) == 1 for keys in templates.values()), templates
+    assert len(set().union(*templates.values())) == len(templates)
 
 
 @pytest.fixture
@@ -76,21 +93,7 @@ def auto(crawl, site):
 
 
 def test_auto_renders_the_templates_whose_sample_differs(auto, site):
-    found = _decisions(auto.archive, site)
-    assert set(found) == set(EXPECTED)
-    templates: dict[str | None, set[str]] = {}
-    for path, (template, rendered, reason) in EXPECTED.items():
-        decision, unrendered = found[path]
-        assert decision is not None, path
-        assert decision["mode"] == "auto" and decision["rendered"] is rendered, (path, decision)
-        assert decision["reason"] == reason.format(A=site + A), (path, decision)
-        # the page's record says it was read without a browser, and why, exactly when it was
-        assert unrendered == (None if rendered else f"--render auto: {decision['reason']}"), path
-        templates.setdefault(template, set()).add(decision["template"])
-    # one key per template, told apart from the others; the empty page has none
-    assert templates.pop(None) == {None}
-    assert all(len(keys) == 1 for keys in templates.values()), templates
-    assert len(set().union(*templates.values())) == len(templates)
+    _assert_expected(_decisions(auto.archive, site), site)
     result = json.loads(auto.result.stdout)
     rendered = sum(1 for _, r, _ in EXPECTED.values() if r)
     assert (result["rendered"], result["parsed"]) == (rendered, len(EXPECTED) - rendered)
@@ -151,6 +154,27 @@ def test_the_pages_query_and_the_page_detail_show_the_decision(auto, site):
     assert "<strong>送られた HTML からブラウザーなしで読み取り</strong>" in ja
 
 
+def test_the_page_list_sheet_says_whether_each_page_was_rendered_and_why(auto, site, tmp_path):
+    """The report's Page List (xlsx) has each page's decision: Rendered (a boolean) and its reason."""
+    from openpyxl import load_workbook
+    from support import run_cli
+
+    done = run_cli("report", str(auto.archive), "--xlsx", "out.xlsx", "--only", "Page List", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    sheet = load_workbook(tmp_path / "out.xlsx")["Page List"]
+    header, *rows = ([cell.value for cell in row] for row in sheet.iter_rows())
+    found = {}
+    for row in rows:
+        values = dict(zip(header, row, strict=True))
+        url = values["URL"].split('"')[1]  # =HYPERLINK("url","url")
+        if url.startswith(site + A + "/"):
+            found[url.replace(site + A, "")] = (values["Rendered"], values["Rendering Reason"])
+    assert found == {
+        path: (rendered, "render auto: " + reason.format(A=site + A))
+        for path, (_, rendered, reason) in EXPECTED.items()
+    }
+
+
 def test_a_template_whose_sample_fails_to_render_is_rendered(crawl, site):
     """One page of the template redirects the browser to itself for good: whichever page is the sample, its
     failure is recorded, the other page is rendered and says why, and the crawl goes on."""
@@ -170,6 +194,73 @@ def test_a_template_whose_sample_fails_to_render_is_rendered(crawl, site):
     assert decisions[f"/failing/{token}/page/{other[-1]}"]["rendered"] is True
     assert done.page(other)["status"] == 200 and done.page(other)["title"] == f"Failing {other[-1]}"
     assert json.loads(done.result.stdout)["auto"]["rendered_templates"] == 1
+    # the failure is stored with the sample's decision and what it settled (a resumed crawl reads it back)
+    with open_archive(done.archive) as reader:
+        [(fact,)] = reader.execute(
+            "SELECT json_extract(ps.html_facts, '$.render') FROM commit_page cp JOIN page_state ps "
+            "ON ps.id = cp.state_id JOIN url u ON u.id = cp.url_id WHERE cp.commit_id = ? AND u.url = ?",
+            (reader.resolve(None), failed),
+        )
+    assert json.loads(fact) == {
+        "mode": "auto",
+        "template": decisions[f"/failing/{token}/page/{other[-1]}"]["template"],
+        "rendered": True,
+        "reason": "sample of its template: failed to render (redirect-chain-too-long)",
+        "verdict": {"render": True, "reason": f"sample {failed} failed to render (redirect-chain-too-long)"},
+    }
+
+
+def test_a_resumed_crawl_samples_no_template_again(site, tmp_path):
+    """Stopped once each template's sample is stored (the site holds back every page that follows one), then
+    resumed: the templates keep the verdicts their samples settled, no page is a sample again or rendered
+    twice, and every decision is the uninterrupted crawl's."""
+    import signal
+    import sqlite3
+    import urllib.request
+    import uuid
+
+    from support import RunningCli, run_cli, wait_until
+
+    root = f"{A}/run/{uuid.uuid4().hex}"
+    archive = tmp_path / "stopped.nitpicker"
+    db = tmp_path / "stopped.nitpicker.stub" / "archive.db"
+
+    def stored() -> set[str]:
+        if not db.exists():
+            return set()
+        try:
+            with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30) as conn:
+                rows = conn.execute(
+                    "SELECT u.url FROM commit_page cp JOIN page_state ps ON ps.id = cp.state_id "
+                    "JOIN url u ON u.id = cp.url_id WHERE json_type(ps.html_facts, '$.render') = 'object'"
+                ).fetchall()
+        except sqlite3.Error:  # created but not initialised yet
+            return set()
+        return {url.replace(site + root, "") for (url,) in rows}
+
+    running = RunningCli(
+        "crawl", "-o", str(archive), "--render", "auto", "--parallels", "2", f"{site}{root}/", cwd=tmp_path
+    )
+    samples = {"/", "/article/1", "/list/1", "/built/1", "/head/title", "/empty"}
+    wait_until(
+        lambda: stored() >= samples or running.proc.poll() is not None, "each template's sample stored", 300
+    )
+    assert stored() == samples, running.stderr  # every other page waits at the site's gate
+    running.signal(signal.SIGTERM)
+    assert running.wait(timeout=120) == 130, running.stderr
+    with urllib.request.urlopen(urllib.request.Request(f"{site}{root}/open", method="POST"), timeout=30):
+        pass
+    resumed = run_cli("crawl", "--resume", str(archive), "--json", cwd=tmp_path, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    _assert_expected(_decisions(archive, site, root), site, root)
+    result = json.loads(resumed.stdout)
+    rendered = {path for path, (_, r, _) in EXPECTED.items() if r}
+    assert (result["rendered"], result["parsed"]) == (len(rendered), len(EXPECTED) - len(rendered))
+    # the commit's templates, as the uninterrupted crawl counts them
+    assert result["auto"] == {"templates": 5, "samples": 5, "rendered_templates": 2, "degraded": ""}
+    with urllib.request.urlopen(f"{site}{root}/navigations", timeout=30) as answer:
+        navigated = json.load(answer)
+    assert navigated == dict.fromkeys(rendered, 1)  # each rendered page once, no second sample
 
 
 def test_a_page_read_as_sent_still_gets_the_browser_analyzer(auto, site):
@@ -221,3 +312,61 @@ def test_render_auto_from_the_config_file_and_in_pipeline(crawl, site, tmp_path)
         1,
         1,
     )
+
+
+def test_bad_input_ends_as_a_recorded_state_with_its_reason(crawl, site):
+    """/auto-site/bad/: a page too big to read a template from, HTML no parser makes a document of, bytes
+    that are no text and a mislabelled charset each end recorded, with the reason, and the crawl completes."""
+    from test_server.routes.auto_bad import B
+
+    done = crawl("--render", "auto", "--json", f"{site}{B}/", name="bad")
+    decisions = _decisions(done.archive, site, B)
+    same = f"sample {site}{B}/plain/1 same"
+    assert {
+        path: (d["rendered"], d["template"] is None, d["reason"]) for path, (d, _) in decisions.items() if d
+    } == {
+        "/": (True, False, "sample of its template: same"),
+        "/plain/1": (True, False, "sample of its template: same"),
+        "/plain/2": (False, False, same),
+        "/mojibake": (False, False, same),
+        "/huge": (True, True, "the body is over the 10485760-byte limit"),
+        "/comment": (True, True, "the HTML as sent could not be parsed"),
+    }
+    # bytes that are no text are no page: recorded from the answer, without a browser
+    assert decisions["/binary"] == (None, "a binary body served as text/html: not read as a page")
+    assert done.errors == []
+    assert {url.replace(site + B, ""): page["status"] for url, page in done.pages.items() if B in url} == {
+        path: 200 for path in ("/", "/plain/1", "/plain/2", "/mojibake", "/huge", "/comment", "/binary")
+    }
+    # read as sent, the page labelled windows-1252 shows what a browser shows: the header wins over the meta
+    assert done.page(f"{site}{B}/mojibake")["title"] == "Caf\u00c3\u00a9"
+    assert done.page(f"{site}{B}/huge")["title"] == "Huge"  # rendered whole
+    result = json.loads(done.result.stdout)
+    assert result["auto"] == {"templates": 2, "samples": 2, "rendered_templates": 0, "degraded": ""}
+
+
+def test_a_site_of_pages_that_share_no_template_degrades_to_rendering_bounded(crawl, site):
+    """/auto-site/varied/: every page a template of its own. Once there are more than 50 templates, and more
+    than half as many as pages, every page is rendered without a sample: 50 samples, each page rendered once."""
+    from nitpicker_core.crawler.auto import MIN_GROUPS
+    from test_server.routes.auto_bad import VARIED, V
+
+    done = crawl("--render", "auto", "--json", f"{site}{V}/", name="varied")
+    decisions = [d for d, _ in _decisions(done.archive, site, V).values()]
+    assert len(decisions) == VARIED + 1 and all(d is not None and d["rendered"] for d in decisions)
+    degraded = (
+        f"degraded: too many templates ({MIN_GROUPS + 1} in {MIN_GROUPS + 1} pages), "
+        "every page rendered from here on"
+    )
+    reasons = [d["reason"] for d in decisions if d is not None]
+    assert reasons.count("sample of its template: same") == MIN_GROUPS
+    assert reasons.count(degraded) == VARIED + 1 - MIN_GROUPS
+    result = json.loads(done.result.stdout)
+    assert (result["rendered"], result["parsed"]) == (VARIED + 1, 0)
+    assert result["auto"] == {
+        "templates": MIN_GROUPS,
+        "samples": MIN_GROUPS,
+        "rendered_templates": 0,
+        "degraded": degraded,
+    }
+    assert f"(auto: {MIN_GROUPS} templates, 0 rendered; {degraded})" in done.result.stderr

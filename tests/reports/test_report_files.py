@@ -39,7 +39,7 @@ def test_xlsx_has_every_sheet_with_header_freeze_formats_notes(report_archive, s
     assert (
         header[:4] == ["Title", "Full Title", "URL", "Protocol"]
         and header[-1] == "Linkcount: anchors"
-        and len(header) == 71  # 39, the 23 SEO columns, the 3 JavaScript columns and the 6 content columns
+        and len(header) == 73  # 39, the 23 SEO, 3 JavaScript, 2 rendering and 6 content columns
     )
     assert pages[1][0].font.b
     assert pages.freeze_panes == "B2"
@@ -50,6 +50,8 @@ def test_xlsx_has_every_sheet_with_header_freeze_formats_notes(report_archive, s
     )
     assert alpha_row["URL"] == f'=HYPERLINK("{alpha}","{alpha}")'
     assert alpha_row["noindex"] is False and alpha_row["description"] is None
+    # rendered by the browser (--render always): no reason to give
+    assert alpha_row["Rendered"] is True and alpha_row["Rendering Reason"] is None
     assert pages.cell(3, header.index("Redirect From") + 1).comment.text == site + "/report-site/old"
     assert pages.cell(3, 1).comment.text == "Full title:\nAlpha | Report Home"
     assert round(pages.column_dimensions["A"].width, 1) == round(260 / 7, 1)

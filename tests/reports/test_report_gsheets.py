@@ -125,7 +125,7 @@ def test_values_read_back_through_gspread(written, site):
         pages[0][:5] == ["Title", "Full Title", "URL", "Protocol", "Domain"]
         and pages[0][-1] == "Linkcount: anchors"
     )
-    assert len(pages[0]) == 71  # 39, the 23 SEO columns, the 3 JavaScript columns and the 6 content columns
+    assert len(pages[0]) == 73  # 39, the 23 SEO, 3 JavaScript, 2 rendering and 6 content columns
     rows = {r[2]: dict(zip(pages[0], r, strict=False)) for r in pages[1:]}
     assert list(rows) == [home, alpha, beta, missing]
     assert rows[alpha]["Title"] == "Alpha" and rows[alpha]["Full Title"] == "Alpha | Report Home"

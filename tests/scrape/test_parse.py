@@ -45,6 +45,28 @@ def test_charset_from_the_header_and_from_meta():
     assert read.metadata["title"] == "caf\u00e9" and read.metadata["charset"] == "windows-1252"
 
 
+def test_a_declared_charset_wins_over_bytes_that_would_read_as_utf8():
+    """The bytes as sent are decoded as a browser decodes them: UTF-8 bytes the header labels windows-1252
+    show as mojibake ("CafÃ©") in Chromium, the header winning over the meta, and so here (issue 32)."""
+    utf8 = '<html><head><meta charset="UTF-8"><title>Caf\u00e9</title></head><body>x</body></html>'.encode()
+    assert (
+        _read(utf8, **{"content-type": "text/html; charset=windows-1252"}).metadata["title"]
+        == "Caf\u00c3\u00a9"
+    )
+    # ISO-8859-1 is windows-1252 to a browser (the WHATWG Encoding Standard): 0x80 is the euro sign
+    assert (
+        _read(b"<title>\x80</title>", **{"content-type": "text/html; charset=ISO-8859-1"}).metadata["title"]
+        == "\u20ac"
+    )
+    # the meta decides where the header says nothing; nothing declared, UTF-8 is read as UTF-8
+    assert _read(utf8).metadata["title"] == "Caf\u00e9"
+    assert _read(b"<title>Caf\xc3\xa9</title>").metadata["title"] == "Caf\u00e9"
+    # a byte order mark wins over both, and is not part of the text
+    bom = b"\xef\xbb\xbf<title>Caf\xc3\xa9</title>"
+    read = _read(bom, **{"content-type": "text/html; charset=windows-1252"})
+    assert read.metadata["title"] == "Caf\u00e9" and not read.source.startswith("\ufeff")
+
+
 def test_what_is_not_html_is_recorded_not_raised():
     read = _read(b"")
     assert read.anchors == [] and read.metadata["title"] == "" and read.errors[0].step == "parse"
