@@ -166,6 +166,8 @@ LONG_FIRST = (
     "tests/e2e/test_kill_campaign.py",
     "tests/dask/",
     "tests/e2e/test_crawl_stop.py",
+    "tests/e2e/test_crawl_render_auto.py",
+    "tests/e2e/test_crawl_login.py",
     "tests/viewer/seo/test_seo_views_browser.py",
     "tests/e2e/test_crawl_edges.py",
     "tests/queries/",
