@@ -22,7 +22,7 @@ bp = Blueprint("stable_site", __name__, url_prefix="/stable-site")
 
 PAGES = ("", "p1", "p2", "p3", "plain")
 LAZY_DELAY = 0.15  # seconds the server takes for each image below the fold
-TIMER_MS = 400  # the timer's image is added this long after `load`: after the page settled
+TIMER_MS = 5000  # the timer adds its image this long after `load` (a carousel's next slide): after the read
 
 
 def _png(width: int, height: int) -> bytes:
@@ -33,7 +33,12 @@ def _png(width: int, height: int) -> bytes:
 
     rows = b"".join(b"\x00" + b"\x80" * width for _ in range(height))
     header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
 
 
 PNG_1X1 = _png(1, 1)
@@ -73,12 +78,12 @@ def _page(name: str) -> Response:
     )
     body = (
         '<img src="/stable-site/logo.png" alt="logo" width="40" height="40">'
-        '<img src="/stable-site/wide.png" srcset="/stable-site/narrow.png 300w, /stable-site/wide.png 1200w"'
+        '<img src="/stable-site/wide.png" srcset="/stable-site/narrow.png 400w, /stable-site/wide.png 1200w"'
         ' sizes="100vw" alt="responsive" width="40" height="40">'
         '<picture><source media="(max-width: 600px)" srcset="/stable-site/art-small.png">'
         '<img src="/stable-site/art-large.png" alt="art" width="40" height="40"></picture>'
         '<nav hidden><img src="/stable-site/menu.png" loading="lazy" alt="menu"></nav>'
-        f"<h1>Stable {title}</h1><p>Static text of {title}.</p><div id=\"added\"></div>"
+        f'<h1>Stable {title}</h1><p>Static text of {title}.</p><div id="added"></div>'
         + links(*((f"/stable-site/{other}", f"Page {other or 'home'}") for other in PAGES))
         + f'<div style="height: 4000px"></div>{lazy}{scripts}'
     )
@@ -119,5 +124,6 @@ def wide():  # type: ignore[no-untyped-def]
 
 @bp.get("/lazy-<name>-<int:i>.png")
 def lazy(name: str, i: int):  # type: ignore[no-untyped-def]
-    current_app.extensions["stop_event"].wait(LAZY_DELAY)  # a slow file: its answer comes while the page is read
+    # a slow file: its answer comes while the page is being read
+    current_app.extensions["stop_event"].wait(LAZY_DELAY)
     return _file(PNG_1X1, "image/png")
