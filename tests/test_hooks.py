@@ -245,7 +245,8 @@ def test_hook_crawl_parse(bare_pm):
         ("i.png", SITE + "/docs/i.png", " Picture ", 1280),
         ("i.png", SITE + "/docs/i.png", " Picture ", 320),
     ]
-    assert result.resources == [SITE + "/docs/site.css", SITE + "/docs/i.png"]  # no icon: a browser asks none
+    # the favicon too: a rendered page's is asked by the crawler, whenever Chromium would have fetched it
+    assert result.resources == [SITE + "/docs/site.css", SITE + "/favicon.ico", SITE + "/docs/i.png"]
 
     class Mine:
         @hookimpl

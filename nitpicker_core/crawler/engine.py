@@ -848,6 +848,15 @@ class Crawler(ResultsMixin):
         answers = await asyncio.gather(*(self._checked[url] for url in urls))
         return [answer for answer in answers if answer is not None]
 
+    async def _answer_named(self, scraped: ScrapeResult) -> None:
+        """A rendered page's resources the browser gave no answer for (its favicons: Chromium fetches them on
+        its own time, if at all, after the page was read) are asked as ``--render never`` asks a page's: once per
+        crawl, so whether the page has them never depends on when the browser got round to it."""
+        answered = {resource.url for resource in scraped.received}
+        named = [url for url in scraped.resources if url not in answered]
+        if named:
+            scraped.received = [*scraped.received, *await self._check_resources(named)]
+
     async def _check_resource(self, url: str) -> Resource | None:
         try:
             got = await asyncio.to_thread(self.fetcher.fetch, url)
@@ -960,6 +969,7 @@ class Crawler(ResultsMixin):
             scraped = not_a_page(scraped)
         elif any(error.step == "extract" for error in scraped.errors) and not scraped.anchors:
             await self._read_as_sent(item, scraped)
+        await self._answer_named(scraped)
         if (
             self._auto is not None
         ):  # the decision stored with the page; a sample's comparison settles its template

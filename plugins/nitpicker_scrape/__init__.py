@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -48,17 +49,24 @@ EXTRACT_PATIENCE = 6  # the last extract attempt may take this many times the DO
 # isolated world Playwright injects on first use after every navigation, 100-400 ms a page (measured)
 _DOM_JS = """const doctype = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : "";
   const html = doctype + (document.documentElement ? document.documentElement.outerHTML : "");"""
-# One round trip for all the page tells: the extract, the framework probe and the DOM
+# One round trip for all the page tells: the extract, the framework probe, the DOM and the favicons it names.
+# The images of the DOM as read are marked (images.READ_MARK), so the images recorded are that DOM's: one a
+# timer adds while the page is being read is in neither its HTML nor its images
 READ_JS = f"""() => {{
   const extract = ({EXTRACT_JS.strip()});
   const probe = ({tags.PROBE_JS});
   {_DOM_JS}
-  return {{...extract(), probe: probe(), html}};
+  try {{
+    Object.defineProperty(window, {images.READ_MARK}, {{value: new WeakSet(document.images), configurable: true}});
+  }} catch {{}}  // a page that locked its window: its images are all of them then
+  const icons = [...document.querySelectorAll('link[rel~="icon" i][href]')].map((el) => el.href);
+  return {{...extract(), probe: probe(), html, icons}};
 }}"""
 LIGHT_JS = f"""() => {{
   {_DOM_JS}
   return {{html, title: document.title}};
 }}"""
+_HTTP = re.compile(r"https?:", re.IGNORECASE)
 #: ``ScrapeResult.extra`` key of the seconds each scrape phase took; the crawler takes it out before storing
 PHASES_KEY = "phase_seconds"
 
@@ -72,12 +80,18 @@ async def _bounded(awaitable: Awaitable[T], seconds: float, default: D) -> T | D
 
 
 class _Recorder(PageListener):
-    """Listens to one page: sub-resource responses, main-frame documents, console errors, dialogs."""
+    """Listens to one page: sub-resource requests and responses, main-frame documents, console errors, dialogs.
+
+    What the page asks for after it was read (``mark_read``) is its own only when it is one of that DOM's
+    images (``kept``): a lazy image the scroll loads, the file a device preset picks. A request a timer makes
+    later, and the favicon Chromium fetches on its own, come or not depending on how long the images took.
+    """
 
     def __init__(self, page: Page) -> None:
         super().__init__(
             page,
             {
+                "request": self._on_request,
                 "response": self._on_response,
                 "console": self._on_console,
                 "pageerror": self._on_pageerror,
@@ -87,6 +101,27 @@ class _Recorder(PageListener):
         self.resources: dict[str, Any] = {}
         self.documents: list[Any] = []
         self.errors: list[PageError] = []
+        self._about: list[str] = []  # the URL each error is about ("" for none), one for one with ``errors``
+        self._asked: set[str] = set()  # sub-resource URLs asked for before the page was read
+        self._read = False
+        self.late: set[str] = set()  # … and those first asked for after it
+        self._kinds: dict[str, set[str]] = {}  # URL → the resource types it was asked as
+        self._hops: dict[str, str] = {}  # a redirect's next URL → the URL that redirected there
+
+    def _on_request(self, request: Any) -> None:
+        url = request.url
+        if url.startswith("data:") or (
+            request.is_navigation_request() and request.frame is self.page.main_frame
+        ):
+            return
+        key = strip_fragment(url)
+        self._kinds.setdefault(key, set()).add(request.resource_type)
+        if request.redirected_from is not None:  # a hop of a redirect: asked for because its first URL was
+            self._hops.setdefault(key, strip_fragment(request.redirected_from.url))
+        if not self._read:
+            self._asked.add(key)
+        elif key not in self._asked:
+            self.late.add(key)
 
     def _on_response(self, response: Any) -> None:
         url = response.url
@@ -100,17 +135,46 @@ class _Recorder(PageListener):
         if key not in self.resources:
             self.resources[key] = to_resource(response)
 
-    def _error(self, message: str) -> None:
+    def mark_read(self) -> None:
+        """The page was read: what it asks for from now on is late."""
+        self._read = True
+
+    def kept(self, shown: set[str], icons: set[str]) -> tuple[dict[str, Any], list[PageError]]:
+        """The responses and errors of the page as read: late requests only for ``shown`` (the URLs its images
+        showed at any preset), and none of Chromium's own fetches of the favicons ``icons``."""
+        dropped = {url for url in self.late if self._origin(url) not in shown}
+        dropped |= {url for url in icons if self._kinds.get(url, {"other"}) <= {"other"}}
+        resources = {url: res for url, res in self.resources.items() if url not in dropped}
+        errors = [
+            error for error, about in zip(self.errors, self._about, strict=True) if about not in dropped
+        ]
+        return resources, errors
+
+    def note(self, error: PageError, about: str = "") -> None:
+        """An error of the page; ``about``: the URL it is about, when it is one of its requests'."""
+        self.errors.append(error)
+        self._about.append(about)
+
+    def _origin(self, url: str) -> str:
+        """The URL a request was first made for, before the redirects that led to ``url``."""
+        seen = {url}
+        while url in self._hops and self._hops[url] not in seen:
+            url = self._hops[url]
+            seen.add(url)
+        return url
+
+    def _error(self, message: str, about: str = "") -> None:
         if len(self.errors) < MAX_CONSOLE_ERRORS:
-            self.errors.append(PageError(step="console", message=message))
+            self.note(PageError(step="console", message=message), about)
 
     def _on_console(self, message: Any) -> None:
         if message.type != "error":
             return
+        about = strip_fragment(str((message.location or {}).get("url") or ""))
         # Chromium's own favicon probe is invisible to the page yet logs its 404: not the page's error
-        if urlsplit(str((message.location or {}).get("url") or "")).path == "/favicon.ico":
+        if urlsplit(about).path == "/favicon.ico":
             return
-        self._error(message.text)
+        self._error(message.text, about)
 
     def _on_pageerror(self, error: Any) -> None:
         name = getattr(error, "name", "") or ""
@@ -180,9 +244,7 @@ async def _follow_client_redirects(
             )
         except Exception as exc:  # noqa: BLE001 - the edge exists even when its target is broken
             chain += chain_edges(chain[-1] if chain else url, [strip_fragment(refresh[1])])
-            recorder.errors.append(
-                PageError(step="refresh", message=str(exc).splitlines()[0] if str(exc) else "")
-            )
+            recorder.note(PageError(step="refresh", message=str(exc).splitlines()[0] if str(exc) else ""))
             break
         if landed is None:
             break
@@ -257,6 +319,7 @@ async def scrape(url: str, page: Page, options: dict[str, Any], *, full: bool = 
             )
         if not extracted:
             result.errors.append(PageError(step="extract", message="the page did not answer in time"))
+        recorder.mark_read()
         result.html = extracted.get("html") or await _bounded(page.content(), timeouts["dom"], None)
         _apply_extract(result, extracted)
         body = early_body if final is response and early_body is not None else final.body()
@@ -269,15 +332,32 @@ async def scrape(url: str, page: Page, options: dict[str, Any], *, full: bool = 
         )
         laps.lap("extraction")
         if options.get("image", True):
+
+            async def answered(stall: float) -> list[str]:
+                # the lazy images the scroll started and the files a preset picked have answered: their
+                # responses are recorded and their sizes known, however long a loaded machine took; one still
+                # coming in after the stall (a file that never ends) is not waited for again
+                await in_flight.none_of(images.IMAGE_KINDS, stall, time.monotonic() + timeouts["preset"])
+                coming = {strip_fragment(request.url) for request in in_flight.pending}
+                return [url for url in recorder.resources if url not in coming]
+
             found, errors = await images.capture(
-                page, list(options.get("image_presets") or IMAGE_PRESETS), preset_timeout=timeouts["preset"]
+                page,
+                list(options.get("image_presets") or IMAGE_PRESETS),
+                preset_timeout=timeouts["preset"],
+                answered=answered,
             )
             result.images = found
             result.errors += errors
             laps.lap("images")
-        result.received = list(recorder.resources.values())
-        result.resources = list(recorder.resources)
-        result.errors = recorder.errors + result.errors
+        shown = {strip_fragment(image.current_src) for image in result.images or () if image.current_src}
+        icons = [strip_fragment(str(icon)) for icon in extracted.get("icons") or () if _HTTP.match(str(icon))]
+        kept, errors = recorder.kept(shown, set(icons))
+        result.received = list(kept.values())
+        # the favicons the page names are its resources whether or not Chromium fetched them by now: the
+        # crawler asks them itself (once per crawl), as it does a page read without a browser
+        result.resources = list(dict.fromkeys([*kept, *icons]))
+        result.errors = errors + result.errors
     return result
 
 

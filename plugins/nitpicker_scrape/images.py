@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import Image, PageError
@@ -22,6 +23,9 @@ PRESETS: dict[str, tuple[int, int]] = {
     "desktop-hd": (1920, 1),
     "mobile-large": (414, 3),
 }
+#: waits (no image request in flight for a preset, at most ``stall`` seconds without progress) and returns the
+#: URLs of the page's requests that have answered in full
+Answered = Callable[[float], Awaitable[list[str]]]
 MAX_SCROLL_STEPS = 200
 SCROLL_STEP_MS = 60
 
@@ -30,44 +34,64 @@ LAZY_SELECTOR = (
     'img[loading="lazy" i], iframe[loading="lazy" i], [data-src], [data-srcset], [data-lazy], [data-lazy-src], '
     '[data-original], [data-bg], [class*="lazy" i]'
 )
+# Two frames: the one that lays out what changed (a scroll position, a viewport width) and queues the observers'
+# callbacks, and the next, by which they have run (and started their images). A busy machine draws its frames late,
+# and a step that went on without them would leave lazy images behind that a calm one loads: a frame is waited for
+# up to FRAME_PATIENCE_MS, and only a page whose frames did not come in that time is stepped at the step's cap
+FRAMES_JS = """(() => {
+  let cap = null;
+  return (patience, stepMs) => new Promise((r) => {
+    const timer = setTimeout(() => { cap = stepMs; r(); }, cap ?? patience);
+    requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(timer); r(); }));
+  });
+})()"""
+FRAME_PATIENCE_MS = 2000
 # Step through the page one viewport at a time so IntersectionObserver-based loaders fire (two frames a step), then
 # the end; a page without lazy candidates is not scrolled at all (its images load on their own): returns whether
 # it scrolled
-SCROLL_JS = """async ([maxSteps, stepMs, lazy]) => {
+SCROLL_JS = f"""async ([maxSteps, stepMs, lazy, patience]) => {{
   if (!document.querySelector(lazy)) return false;
   const height = () => Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0);
-  // after each step, two frames: the one that lays out the new position and queues the observers' callbacks,
-  // and the next, by which they have run (and started their images); stepMs caps a step when frames stall
-  const frames = () => new Promise((r) => {
-    const cap = setTimeout(r, stepMs);
-    requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(cap); r(); }));
-  });
-  for (let i = 0, y = 0; i < maxSteps && y < height(); i++, y += window.innerHeight) {
+  const frames = {FRAMES_JS};
+  for (let i = 0, y = 0; i < maxSteps && y < height(); i++, y += window.innerHeight) {{
     window.scrollTo(0, y);
-    await frames();
-  }
+    await frames(patience, stepMs);
+  }}
   window.scrollTo(0, height());
-  await frames();
+  await frames(patience, stepMs);
   return true;
-}"""
+}}"""
 
-WAIT_IMAGES_JS = """async (ms) => {
-  const pending = [...document.images].filter((img) => !img.complete);
-  const settle = (img) => new Promise((r) => { img.addEventListener("load", r, {once: true}); img.addEventListener("error", r, {once: true}); });
-  await Promise.race([Promise.all(pending.map(settle)), new Promise((r) => setTimeout(r, ms))]);
-  return pending.filter((img) => !img.complete).length;
-}"""
-# One round trip per preset: scroll when there is lazy content, wait for the images (bounded), read them
-CAPTURE_JS = f"""async ([maxSteps, stepMs, lazy, waitMs]) => {{
+#: The property (a Symbol, out of the page's way) under which the extract marks the images of the DOM it read
+READ_MARK = 'Symbol.for("nitpicker.read")'
+# Before a preset is read: the scroll for lazy content, or else, on a page with a srcset or a <picture>, the frames
+# that lay the new width out (the file they pick is chosen then); returns whether it scrolled
+PREPARE_JS = f"""async ([maxSteps, stepMs, lazy, patience]) => {{
   const scroll = ({SCROLL_JS});
-  const wait = ({WAIT_IMAGES_JS});
-  const collect = ({IMAGES_JS.strip()});
-  const scrolled = await scroll([maxSteps, stepMs, lazy]);
-  await wait(waitMs);
-  const found = collect();
+  if (await scroll([maxSteps, stepMs, lazy, patience])) return true;
+  if (document.querySelector("img[srcset], picture > source")) await ({FRAMES_JS})(patience, stepMs);
+  return false;
+}}"""
+# The images of the DOM as read whose file has answered and that have not taken it in yet are waited for (load or
+# error, bounded); one whose file was never asked (a lazy image nobody scrolled to, one in a hidden menu) is
+# recorded as it is, not waited for. Then they are read, and the page scrolled back to its top
+COLLECT_JS = f"""async ([answered, waitMs, scrolled]) => {{
+  const read = window[{READ_MARK}];
+  const asked = answered === null ? null : new Set(answered);
+  const key = (url) => url.split("#")[0];
+  const pending = [...document.images].filter((img) => (!read || read.has(img)) && !img.complete
+    && (asked === null || asked.has(key(img.currentSrc || img.src))));
+  const settle = (img) => new Promise((r) => {{
+    img.addEventListener("load", r, {{once: true}}); img.addEventListener("error", r, {{once: true}});
+    if (img.complete) r();
+  }});
+  await Promise.race([Promise.all(pending.map(settle)), new Promise((r) => setTimeout(r, waitMs))]);
+  const found = ({IMAGES_JS.strip()})();
   if (scrolled) window.scrollTo(0, 0);
   return found;
 }}"""
+#: resource types whose requests a preset waits for: what ``<img>`` and ``<picture>`` ask
+IMAGE_KINDS = frozenset({"image"})
 
 
 def viewport_for(width: int) -> ViewportSize:
@@ -96,20 +120,33 @@ def _image(raw: dict[str, Any], width: int) -> Image:
     )
 
 
-async def capture_preset(page: Page, name: str, image_wait: float) -> list[Image]:
-    """Every ``<img>`` of the page as seen with preset ``name``."""
+async def capture_preset(
+    page: Page, name: str, image_wait: float, answered: Answered | None = None
+) -> list[Image]:
+    """Every ``<img>`` of the page (of the DOM as read) as seen with preset ``name``.
+
+    ``answered(stall)``, when given, waits until no image request of the page is in flight (giving up once none
+    started or ended for ``stall`` seconds) and returns the URLs that have answered: the images waited for.
+    Without it every image not complete is waited for, ``image_wait`` seconds at most."""
     if name not in PRESETS:
         raise ValueError(f"unknown device preset {name!r} (known: {', '.join(PRESETS)})")
     width, _dpr = PRESETS[name]
     await page.set_viewport_size(viewport_for(width))
-    raw = await page.evaluate(
-        CAPTURE_JS, [MAX_SCROLL_STEPS, SCROLL_STEP_MS, LAZY_SELECTOR, int(image_wait * 1000)]
+    scrolled = await page.evaluate(
+        PREPARE_JS, [MAX_SCROLL_STEPS, SCROLL_STEP_MS, LAZY_SELECTOR, FRAME_PATIENCE_MS]
     )
+    urls = None if answered is None else sorted(await answered(image_wait))
+    raw = await page.evaluate(COLLECT_JS, [urls, int(image_wait * 1000), bool(scrolled)])
     return [_image(item, width) for item in raw or []]
 
 
 async def capture(
-    page: Page, presets: list[str], *, preset_timeout: float, image_wait: float = 3.0
+    page: Page,
+    presets: list[str],
+    *,
+    preset_timeout: float,
+    image_wait: float = 3.0,
+    answered: Answered | None = None,
 ) -> tuple[list[Image], list[PageError]]:
     """Images of every preset; a preset that fails or overruns becomes a PageError, the others still count."""
     images: list[Image] = []
@@ -117,7 +154,7 @@ async def capture(
     for name in presets:
         try:
             images += await asyncio.wait_for(
-                capture_preset(page, name, min(image_wait, preset_timeout / 2)), preset_timeout
+                capture_preset(page, name, min(image_wait, preset_timeout / 2), answered), preset_timeout
             )
         except TimeoutError:
             errors.append(PageError(step=f"images:{name}", message=f"timed out after {preset_timeout:g} s"))

@@ -49,8 +49,9 @@ _RESOURCES: tuple[tuple[str, str], ...] = (
     ("//video[@poster]", "poster"),
     ("//input[@src][translate(@type, 'IMAGE', 'image') = 'image']", "src"),
 )
-# (headless Chromium asks for no icon and no manifest of a page)
-_LOADED_RELS = frozenset({"stylesheet", "preload", "modulepreload"})
+# The favicons too: a rendered page's are asked by the crawler, as here (Chromium asks for them on its own time,
+# if at all); no manifest (headless Chromium asks none)
+_LOADED_RELS = frozenset({"stylesheet", "preload", "modulepreload", "icon"})
 
 
 def encoding_of(body: bytes, content_type: str) -> str | None:

@@ -170,6 +170,25 @@ class InFlight(PageListener):
             self._extend(QUIET_SECONDS if follow_up else TRAIL_QUIET_SECONDS)
         self._changed.set()
 
+    async def none_of(self, kinds: frozenset[str], stall: float, deadline: float) -> bool:
+        """Wait until no request of the resource types ``kinds`` is in flight; False when none of them started or
+        ended for ``stall`` seconds (a request that hangs), or ``deadline`` (monotonic) came first.
+
+        A wait that gives up only when nothing moves lasts as long as a loaded machine needs, and no longer
+        than ``stall`` for a request that never ends."""
+        moved = time.monotonic()
+        while True:
+            now = time.monotonic()
+            left = min(deadline, moved + stall) - now
+            if left <= 0:
+                return False
+            self._changed.clear()  # set only by the page's events, which run on this loop: nothing slips by
+            if not any(request.resource_type in kinds for request in self.pending):
+                return True
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), left)
+                moved = time.monotonic()
+
     async def quiet(self, deadline: float) -> bool:
         """Wait until nothing is in flight and every window has passed; False when ``deadline`` (monotonic) came first.
 

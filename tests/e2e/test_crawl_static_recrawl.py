@@ -29,6 +29,7 @@ def test_an_unchanged_static_site_recrawled_is_unchanged_and_its_files_keep_thei
                 "image/png",
                 len(PNG_1X1),
             ), commit
-            assert len(files) == 1 + 8 * 3 and {r["status"] for r in files.values()} == {200}, commit
+            # the logo, three lazy images a page and the favicon every page names (asked by the crawler)
+            assert len(files) == 1 + 8 * 3 + 1 and {r["status"] for r in files.values()} == {200}, commit
     assert (changes["added"], changes["removed"], changes["modified"]) == ([], [], [])
     assert changes["resources"] == {"added": [], "removed": [], "modified": []}
