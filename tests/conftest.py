@@ -168,6 +168,7 @@ LONG_FIRST = (
     "tests/e2e/test_crawl_stop.py",
     "tests/e2e/test_crawl_render_auto.py",
     "tests/e2e/test_crawl_login.py",
+    "tests/e2e/test_crawl_stable_recrawl.py",
     "tests/viewer/seo/test_seo_views_browser.py",
     "tests/e2e/test_crawl_edges.py",
     "tests/queries/",
