@@ -74,6 +74,13 @@ def cases(head: int, first: int) -> list[tuple[str, str, dict[str, Any]]]:
             {"check": "missing-content-security-policy", "offset": 50000},
         ),
         ("issue-urls broken-link new", "issue-urls", {"check": "broken-link", "state": "new"}),
+        # an element check: each row's page read and scanned for the line:col of its element (element_rows)
+        ("issue-urls canonical-missing, page 1 (line:col)", "issue-urls", {"check": "canonical-missing"}),
+        (
+            "issue-urls canonical-missing, offset 50000 (line:col)",
+            "issue-urls",
+            {"check": "canonical-missing", "offset": 50000},
+        ),
         ("issue-urls title-duplicate fixed", "issue-urls", {"check": "title-duplicate", "state": "fixed"}),
     ]
 

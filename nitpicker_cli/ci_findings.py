@@ -81,7 +81,7 @@ def collect(
             for entry in page["items"]:
                 if entry["state"] in ("fixed", "gone"):  # no longer on the site: nothing to report
                     continue
-                # link checks' rows carry their anchor's line:col (issue-urls); other findings have none
+                # link checks' rows carry their anchor's line:col (issue-urls), element checks' the element's
                 line, col = entry.get("line"), entry.get("col")
                 found.append(
                     Item(

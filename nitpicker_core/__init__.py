@@ -28,7 +28,13 @@ from nitpicker_core.counts import DEFINITIONS as COUNT_DEFINITIONS
 from nitpicker_core.counts import share as url_share
 from nitpicker_core.counts import totals as count_totals
 from nitpicker_core.defaults import IMAGE_PRESETS, SCRAPE_TIMEOUTS, node_prefix
+from nitpicker_core.elements import RENDERED as RENDERED_HTML
+from nitpicker_core.elements import SENT as SENT_HTML
+from nitpicker_core.elements import PageElements, Where
+from nitpicker_core.elements import Tag as ElementTag
+from nitpicker_core.elements import scan as scan_elements
 from nitpicker_core.errors import ArchiveError, NitpickerError, NotConfigured, UsageError
+from nitpicker_core.heading_text import heading_text
 from nitpicker_core.hookspecs import hookimpl, hookspec
 from nitpicker_core.html_facts import JS as JS_DEPENDENCE_FACT
 from nitpicker_core.html_facts import (
@@ -214,6 +220,13 @@ __all__ = [
     "page_alternates",
     "sitemap_alternates",
     "normalize_url",
+    "RENDERED_HTML",
+    "SENT_HTML",
+    "ElementTag",
+    "PageElements",
+    "Where",
+    "scan_elements",
+    "heading_text",
     "canonical_elements",
     "nofollow_targets",
     "js_dependence",
