@@ -34,7 +34,6 @@ from nitpicker_core.elements import PageElements, Where
 from nitpicker_core.elements import Tag as ElementTag
 from nitpicker_core.elements import scan as scan_elements
 from nitpicker_core.errors import ArchiveError, NitpickerError, NotConfigured, UsageError
-from nitpicker_core.heading_text import heading_text
 from nitpicker_core.hookspecs import hookimpl, hookspec
 from nitpicker_core.html_facts import JS as JS_DEPENDENCE_FACT
 from nitpicker_core.html_facts import (
@@ -51,6 +50,7 @@ from nitpicker_core.main_content import compile_selector as compile_main_content
 from nitpicker_core.main_content import locate as locate_main_content
 from nitpicker_core.main_content import main_text, visible_texts
 from nitpicker_core.main_content import words as content_words
+from nitpicker_core.permalink import heading_text
 from nitpicker_core.query import check_commit, describe, query_registry, run_query, validate_params
 from nitpicker_core.records import (
     METADATA_FIELDS,

@@ -17,9 +17,9 @@ from urllib.parse import urljoin, urlsplit
 import lxml.etree
 import lxml.html
 
-from nitpicker_core.heading_text import heading_text
 from nitpicker_core.main_content import locate
 from nitpicker_core.main_content import words as content_words
+from nitpicker_core.permalink import heading_text
 from nitpicker_core.urls import normalize as normalize_url
 
 _LINK_TAG = re.compile(r"<link\b[^>]*canonical[^>]*>", re.IGNORECASE)

@@ -8,6 +8,7 @@ nothing twice. Nothing is read for the other pages of the commit.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -22,16 +23,20 @@ _KEPT = 512  # scans kept, by HTML hash (the same bytes in any archive): a few p
 _SCANS: OrderedDict[str, PageElements | None] = OrderedDict()
 
 
+_LOCK = threading.Lock()  # the viewer answers from several threads
+
+
 def _scanned(archive: ArchiveReader, sha256: str) -> PageElements | None:
-    key = sha256
-    if key in _SCANS:
-        _SCANS.move_to_end(key)
-        return _SCANS[key]
+    with _LOCK:
+        if sha256 in _SCANS:
+            _SCANS.move_to_end(sha256)
+            return _SCANS[sha256]
     text = archive.html_by_sha256(sha256)
     found = scan_elements(text) if text else None
-    _SCANS[key] = found
-    while len(_SCANS) > _KEPT:
-        _SCANS.popitem(last=False)
+    with _LOCK:
+        _SCANS[sha256] = found
+        while len(_SCANS) > _KEPT:
+            _SCANS.popitem(last=False)
     return found
 
 

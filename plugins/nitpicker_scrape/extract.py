@@ -48,7 +48,7 @@ def anchors_from(raw: list[dict[str, Any]]) -> list[Anchor]:
 def headings_from(raw: list[dict[str, Any]]) -> list[Heading]:
     """h1–h6 in document order; anything that is not one is dropped. Each item's ``text`` is the heading's
     whole text, ``links`` the texts of its fragment links: its permalink anchor ("¶") is left out here, for
-    the rendered page and the HTML as sent alike (``nitpicker_core.heading_text``)."""
+    the rendered page and the HTML as sent alike (``nitpicker_core.permalink``)."""
     headings = []
     for item in raw:
         level = item.get("level")
