@@ -20,8 +20,14 @@ Locate = Callable[[Finding], Where | None]
 Pick = Callable[[PageElements], Sequence[ElementTag]]
 
 
-def _rendered(pick: Pick) -> Locate:
-    return lambda finding: Where(RENDERED_HTML, pick)
+def _rendered(pick: Pick, head: bool = True) -> Locate:
+    """A locator of the rendered HTML's elements ``pick`` finds (in <head> first: ``Where.head``)."""
+    return lambda finding: Where(RENDERED_HTML, pick, head)
+
+
+def _head(pick: Pick) -> Where:
+    """The rendered HTML's element that belongs in <head> (or is the <html>, the <head>, the <body>)."""
+    return Where(RENDERED_HTML, pick, head=True)
 
 
 def _meta_or_head(name: str, attr: str = "name") -> Pick:
@@ -33,8 +39,8 @@ def _absent(element: Pick, container: str) -> Locate:
 
     def locate(finding: Finding) -> Where:
         if finding.detail == "empty":
-            return Where(RENDERED_HTML, lambda page: element(page)[:1] or page.first(container))
-        return Where(RENDERED_HTML, lambda page: page.first(container))
+            return _head(lambda page: element(page)[:1] or page.first(container))
+        return _head(lambda page: page.first(container))
 
     return locate
 
@@ -44,7 +50,7 @@ def _canonicals(page: PageElements) -> list[ElementTag]:
 
 
 def _first_canonical(finding: Finding) -> Where:
-    return Where(RENDERED_HTML, lambda page: _canonicals(page)[:1])
+    return _head(lambda page: _canonicals(page)[:1])
 
 
 def _canonical_written(finding: Finding) -> Where:
@@ -58,7 +64,7 @@ def _canonical_written(finding: Finding) -> Where:
         same = [t for t in tags if (t.get("href") or "").strip() == wanted.strip()]
         return same or tags[:1]
 
-    return Where(RENDERED_HTML, pick)
+    return _head(pick)
 
 
 def _canonical_conflict(finding: Finding) -> Where | None:
@@ -98,11 +104,13 @@ def _noindex(page: PageElements) -> list[ElementTag]:
 
 def _meta_robots_said(finding: Finding) -> Where | None:
     """nofollow-page: the meta robots when the detail says it is one of where nofollow is said."""
-    return Where(RENDERED_HTML, _robots) if "meta robots:" in finding.detail else None
+    return _head(_robots) if "meta robots:" in finding.detail else None
 
 
 def _js_noindex(finding: Finding) -> Where:
-    return Where(SENT_HTML if finding.detail == "noindex only as sent" else RENDERED_HTML, _noindex)
+    return Where(
+        SENT_HTML if finding.detail == "noindex only as sent" else RENDERED_HTML, _noindex, head=True
+    )
 
 
 def _hreflang(page: PageElements) -> list[ElementTag]:
@@ -111,7 +119,7 @@ def _hreflang(page: PageElements) -> list[ElementTag]:
 
 def _hreflang_code(finding: Finding) -> Where:
     code = finding.detail.removeprefix('hreflang="').removesuffix('"')
-    return Where(RENDERED_HTML, lambda page: [t for t in _hreflang(page) if t.get("hreflang") == code])
+    return _head(lambda page: [t for t in _hreflang(page) if t.get("hreflang") == code])
 
 
 def _hreflang_url(finding: Finding) -> Where:
@@ -122,7 +130,7 @@ def _hreflang_url(finding: Finding) -> Where:
         written = [t for t in same if (t.get("href") or "").strip() == href.strip()]
         return written or page.pointing_to(same, finding.url, href)
 
-    return Where(RENDERED_HTML, pick)
+    return _head(pick)
 
 
 def _hreflang_to(target_of: Callable[[str], str]) -> Locate:
@@ -130,16 +138,14 @@ def _hreflang_to(target_of: Callable[[str], str]) -> Locate:
 
     def locate(finding: Finding) -> Where:
         target = target_of(finding.detail)
-        return Where(RENDERED_HTML, lambda page: page.pointing_to(_hreflang(page), finding.url, target))
+        return _head(lambda page: page.pointing_to(_hreflang(page), finding.url, target))
 
     return locate
 
 
 def _hreflang_duplicate(finding: Finding) -> Where:
     code = finding.detail.partition(": ")[0]
-    return Where(
-        RENDERED_HTML, lambda page: [t for t in _hreflang(page) if (t.get("hreflang") or "").lower() == code]
-    )
+    return _head(lambda page: [t for t in _hreflang(page) if (t.get("hreflang") or "").lower() == code])
 
 
 def _pagination(page: PageElements, kind: str) -> list[ElementTag]:
@@ -153,31 +159,35 @@ def _pagination_to(finding: Finding) -> Where | None:
     if kind not in ("next", "prev"):
         return None
     target = rest.split(" (", 1)[0]
-    return Where(RENDERED_HTML, lambda page: page.pointing_to(_pagination(page, kind), finding.url, target))
+    return _head(lambda page: page.pointing_to(_pagination(page, kind), finding.url, target))
+
+
+def _pagination_links(kind: str, to: str = "") -> Pick:
+    """The page's rel=``kind`` links (those naming ``to`` when given)."""
+    if to:
+        return lambda page: page.pointing_to(_pagination(page, kind), to, to)
+    return lambda page: _pagination(page, kind)
 
 
 def _pagination_sequence(finding: Finding) -> Where | None:
     """pagination-sequence-error, by the detail's wording (plugins/nitpicker_checks/pagination.py)."""
     detail, url = finding.detail, finding.url
     for kind in ("next", "prev"):
-        if detail.startswith(f"several {kind} links: ") or detail == f"{kind} points to the page itself":
-            if detail.endswith("itself"):
-                return Where(
-                    RENDERED_HTML, lambda page, k=kind: page.pointing_to(_pagination(page, k), url, url)
-                )
-            return Where(RENDERED_HTML, lambda page, k=kind: _pagination(page, k))
+        if detail.startswith(f"several {kind} links: "):
+            return _head(_pagination_links(kind))
+        if detail == f"{kind} points to the page itself":
+            return _head(_pagination_links(kind, url))
     if detail.startswith("next and prev name the same page: "):
         target = detail.removeprefix("next and prev name the same page: ")
-        return Where(
-            RENDERED_HTML,
-            lambda page: page.pointing_to(_pagination(page, "next") + _pagination(page, "prev"), url, target),
+        return _head(
+            lambda page: page.pointing_to(_pagination(page, "next") + _pagination(page, "prev"), url, target)
         )
     if detail == "the next links lead back to this page":
-        return Where(RENDERED_HTML, lambda page: _pagination(page, "next"))
+        return _head(lambda page: _pagination(page, "next"))
     kind, _, rest = detail.partition(" ")
     if kind in ("next", "prev") and " has " in rest:
         target = rest.split(" has ", 1)[0]
-        return Where(RENDERED_HTML, lambda page: page.pointing_to(_pagination(page, kind), url, target))
+        return _head(lambda page: page.pointing_to(_pagination(page, kind), url, target))
     return None
 
 
@@ -187,7 +197,7 @@ def _hidden_page(finding: Finding) -> Where | None:
         return _first_canonical(finding)
     if finding.detail.startswith("noindex ("):
         return None  # "noindex (X-Robots-Tag)": a response header, no element
-    return Where(RENDERED_HTML, _noindex)
+    return _head(_noindex)
 
 
 def _jsonld(page: PageElements) -> list[ElementTag]:
@@ -252,8 +262,8 @@ LOCATORS: dict[str, Locate] = {
     "og-title-mismatch": _rendered(lambda page: page.meta("og:title", "property")[:1]),
     "og-description-mismatch": _rendered(lambda page: page.meta("og:description", "property")[:1]),
     "h1-missing": _rendered(lambda page: page.first("body")),
-    "h1-multiple": _rendered(lambda page: page.named("h1")),
-    "jsonld-parse-error": _rendered(_jsonld),
+    "h1-multiple": _rendered(lambda page: page.named("h1"), head=False),
+    "jsonld-parse-error": _rendered(_jsonld, head=False),
     "canonical-invalid": _canonical_written,
     "canonical-mismatch": _first_canonical,
     "canonical-missing": _rendered(lambda page: page.first("head")),

@@ -13,31 +13,55 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from nitpicker_core import RENDERED_HTML, SENT_HTML, Finding, PageElements, Where, read, scan_elements
+from nitpicker_core import (
+    RENDERED_HTML,
+    SENT_HTML,
+    ElementTag,
+    Finding,
+    PageElements,
+    Where,
+    read,
+    scan_elements,
+)
 
 if TYPE_CHECKING:
     from nitpicker_core import ArchiveReader
 
 POSITIONS = 5  # line:col of at most this many elements of one finding in a row; the rest are counted
-_KEPT = 512  # scans kept, by HTML hash (the same bytes in any archive): a few pages of rows of every check
-_SCANS: OrderedDict[str, PageElements | None] = OrderedDict()
-
-
+_KEPT = 512  # scans kept, by HTML hash (the same bytes in any archive) and extent: a few pages of rows
+_SCANS: OrderedDict[tuple[str, bool], PageElements | None] = OrderedDict()
 _LOCK = threading.Lock()  # the viewer answers from several threads
 
 
-def _scanned(archive: ArchiveReader, sha256: str) -> PageElements | None:
+def _scanned(archive: ArchiveReader, sha256: str, head_only: bool) -> PageElements | None:
+    """The page's elements, its head's only (``head_only``) unless the whole page was scanned already."""
     with _LOCK:
-        if sha256 in _SCANS:
-            _SCANS.move_to_end(sha256)
-            return _SCANS[sha256]
+        for key in ((sha256, False), (sha256, True)) if head_only else ((sha256, False),):
+            if key in _SCANS:
+                _SCANS.move_to_end(key)
+                return _SCANS[key]
     text = archive.html_by_sha256(sha256)
-    found = scan_elements(text) if text else None
+    found = scan_elements(text, head_only) if text else None
     with _LOCK:
-        _SCANS[sha256] = found
+        _SCANS[(sha256, head_only)] = found
         while len(_SCANS) > _KEPT:
             _SCANS.popitem(last=False)
     return found
+
+
+def _located(archive: ArchiveReader, sha256: str, where: Where) -> list[ElementTag]:
+    """The elements ``where`` picks in the stored HTML ``sha256``: in its head first when they belong there."""
+    for head_only in (True, False) if where.head else (False,):
+        page = _scanned(archive, sha256, head_only)
+        if page is None:
+            return []
+        try:
+            tags = list(where.find(page))
+        except Exception:  # noqa: BLE001 - plugin code: a finding without a line, never a failed list
+            return []
+        if tags or page.complete:
+            return tags
+    return []
 
 
 def _empty(item: dict[str, Any]) -> None:
@@ -80,13 +104,7 @@ def with_elements(
             sha = stored.sent if where.html == SENT_HTML else stored.rendered
             if sha is None:
                 continue
-            page = _scanned(archive, sha)
-            if page is None:
-                continue
-            try:
-                tags = list(where.find(page))
-            except Exception:  # noqa: BLE001 - plugin code, as above
-                continue
+            tags = _located(archive, sha, where)
             if not tags:
                 continue
             first = tags[0]

@@ -57,6 +57,20 @@ def test_the_scan_finds_start_tags_where_the_tokenizer_does() -> None:
     assert page.pointing_to(page.links("canonical"), "https://s.test/dir/p", "https://s.test/a")
 
 
+def test_a_head_scan_stops_at_the_first_element_of_the_body() -> None:
+    doc = SENT.format(title="T", canonical="/t", body="<img src=a.png><link rel=canonical href=/b>")
+    head = scan_elements(doc, head_only=True)
+    assert [t.name for t in head.tags] == ["html", "head", "meta", "title", "link", "body"]
+    assert not head.complete and head.first("body")[0].line == 8
+    whole = scan_elements(doc)
+    assert whole.complete and [t.name for t in whole.tags][-2:] == ["img", "link"]
+    # no <body> written: the first body element ends the head
+    assert [t.name for t in scan_elements("<title>x</title><h1>y</h1><img>", head_only=True).tags] == [
+        "title",
+        "h1",
+    ]
+
+
 def test_the_scan_stays_linear_on_a_large_page() -> None:
     import time
 
