@@ -340,6 +340,7 @@ def main() -> None:
     )
     parser.add_argument("--top", type=int, default=10, help="with --checks: how many of the slowest to list")
     parser.add_argument("--findings-out", type=Path, help="with --checks: write every check's findings here")
+    parser.add_argument("--only", help="run only the cases whose label contains this text (e.g. line:col)")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--params", default="{}", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -379,6 +380,8 @@ def main() -> None:
             f"{'case':42} {'cold query':>11} {'(unpack)':>9} {'warm p50':>9} {'warm p95':>9} {'p95/base':>9}"
         )
         for label, name, params in cases(head, first):
+            if args.only and args.only not in label:
+                continue
             c = cold(archive, name, params)
             times = warm(reader, registry, name, params, args.runs)
             p50, p95 = statistics.median(times), sorted(times)[max(0, int(len(times) * 0.95) - 1)]

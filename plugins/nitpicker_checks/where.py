@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 
-from nitpicker_core import RENDERED_HTML, SENT_HTML, ElementTag, Finding, PageElements, Where
+from nitpicker_core import RENDERED_HTML, SENT_HTML, ElementTag, Finding, PageElements, Where, scan_elements
 
 Locate = Callable[[Finding], Where | None]
 Pick = Callable[[PageElements], Sequence[ElementTag]]
@@ -215,12 +215,26 @@ def _jsonld(page: PageElements) -> list[ElementTag]:
 
 
 def _sourced(*names: str, attr: str = "src") -> Locate:
-    """The elements among ``names`` whose ``attr`` resolves to the detail (an image, a loaded resource)."""
+    """The elements among ``names`` whose ``attr`` resolves to the detail (an image, a loaded resource).
 
-    def locate(finding: Finding) -> Where:
+    A merged defect's row found by an analyzer alone has its markup as the detail (``<img src="…">``): the
+    element whose ``attr`` is written as there.
+    """
+
+    def locate(finding: Finding) -> Where | None:
+        detail = finding.detail.strip()
+        written = None
+        if detail.startswith("<"):
+            tags = [t for t in scan_elements(detail).tags if t.name in names]
+            written = tags[0].get(attr) if tags else None
+            if written is None:
+                return None
+
         def pick(page: PageElements) -> list[ElementTag]:
             tags = [t for t in page.tags if t.name in names]
-            return page.pointing_to(tags, finding.url, finding.detail, attr)
+            if written is not None:
+                return [t for t in tags if t.get(attr) == written]
+            return page.pointing_to(tags, finding.url, detail, attr)
 
         return Where(RENDERED_HTML, pick)
 

@@ -208,3 +208,19 @@ def test_only_the_pages_of_the_rows_asked_for_are_read(archive: Path) -> None:
     assert len(element_rows._SCANS) == 5  # of the 41 pages with a long title
     again = _rows(archive, "title-too-long", limit=5)
     assert again == rows and len(element_rows._SCANS) == 5  # scanned once
+
+
+def test_an_image_is_found_by_its_resolved_source_or_by_the_markup_an_analyzer_quoted() -> None:
+    from nitpicker_checks.where import LOCATORS
+
+    from nitpicker_core import Finding
+
+    page = scan_elements(
+        SENT.format(title="T", canonical="/t", body='<img src="a.png">\n<img src="/img/b.png">')
+    )
+    crawl = LOCATORS["image-alt-missing"](Finding(SITE + "/dir/p", SITE + "/img/b.png"))
+    assert crawl is not None and [(t.line, t.col) for t in crawl.find(page)] == [(11, 1)]
+    # markup's row of the merged image-alt defect: its detail is the element as written
+    quoted = LOCATORS["image-alt-missing"](Finding(SITE + "/dir/p", '<img src="a.png" >'))
+    assert quoted is not None and [(t.line, t.col) for t in quoted.find(page)] == [(10, 1)]
+    assert LOCATORS["image-alt-missing"](Finding(SITE + "/dir/p", "<p>no image</p>")) is None
