@@ -27,6 +27,7 @@ class Item:
     fingerprint: str
     line: int | None = None
     col: int | None = None
+    html: str | None = None  # the stored HTML the line is in (an element's: "rendered" or "sent")
 
     def where(self) -> str:
         return f"{self.url}:{self.line}:{self.col}" if self.line else self.url
@@ -81,7 +82,7 @@ def collect(
             for entry in page["items"]:
                 if entry["state"] in ("fixed", "gone"):  # no longer on the site: nothing to report
                     continue
-                # link checks' rows carry their anchor's line:col (issue-urls); other findings have none
+                # link checks' rows carry their anchor's line:col (issue-urls), element checks' the element's
                 line, col = entry.get("line"), entry.get("col")
                 found.append(
                     Item(
@@ -92,6 +93,7 @@ def collect(
                         entry["fingerprint"],
                         line,
                         col,
+                        entry.get("html"),
                     )
                 )
             offset = page.get("next_offset")

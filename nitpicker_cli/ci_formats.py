@@ -202,6 +202,8 @@ def _result(found: Findings, row: dict[str, Any], rule_index: int, item: Item) -
         "check": item.check,
         "detail": item.detail,
     }
+    if item.line and item.html:  # an element's line: in the rendered HTML, or in the HTML as sent
+        properties["html"] = item.html
     result: dict[str, Any] = {
         "ruleId": row["id"],
         "ruleIndex": rule_index,

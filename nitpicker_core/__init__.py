@@ -28,6 +28,11 @@ from nitpicker_core.counts import DEFINITIONS as COUNT_DEFINITIONS
 from nitpicker_core.counts import share as url_share
 from nitpicker_core.counts import totals as count_totals
 from nitpicker_core.defaults import IMAGE_PRESETS, SCRAPE_TIMEOUTS, node_prefix
+from nitpicker_core.elements import RENDERED as RENDERED_HTML
+from nitpicker_core.elements import SENT as SENT_HTML
+from nitpicker_core.elements import PageElements, Where
+from nitpicker_core.elements import Tag as ElementTag
+from nitpicker_core.elements import scan as scan_elements
 from nitpicker_core.errors import ArchiveError, NitpickerError, NotConfigured, UsageError
 from nitpicker_core.hookspecs import hookimpl, hookspec
 from nitpicker_core.html_facts import JS as JS_DEPENDENCE_FACT
@@ -45,6 +50,7 @@ from nitpicker_core.main_content import compile_selector as compile_main_content
 from nitpicker_core.main_content import locate as locate_main_content
 from nitpicker_core.main_content import main_text, visible_texts
 from nitpicker_core.main_content import words as content_words
+from nitpicker_core.permalink import heading_text
 from nitpicker_core.query import check_commit, describe, query_registry, run_query, validate_params
 from nitpicker_core.records import (
     METADATA_FIELDS,
@@ -214,6 +220,13 @@ __all__ = [
     "page_alternates",
     "sitemap_alternates",
     "normalize_url",
+    "RENDERED_HTML",
+    "SENT_HTML",
+    "ElementTag",
+    "PageElements",
+    "Where",
+    "scan_elements",
+    "heading_text",
     "canonical_elements",
     "nofollow_targets",
     "js_dependence",

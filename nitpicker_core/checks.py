@@ -15,6 +15,7 @@ from nitpicker_core.records import Finding
 
 if TYPE_CHECKING:
     from nitpicker_core.check_context import CheckContext
+    from nitpicker_core.elements import Where
 
 __all__ = [
     "CHECK_TYPES",
@@ -72,6 +73,10 @@ class Check:
     (a crawl check's, optional): per-URL values of the pages list's content columns
     (``nitpicker_core.archive.page_facts.COLUMNS``) the check computed with its findings, URL → {column:
     value}; stored with the commit beside its findings, so the columns and the findings agree.
+    ``element(finding)`` (optional): where on its page the element a finding is about stands, a
+    ``nitpicker_core.Where`` (which stored HTML, and how to pick the element there) or None when that finding
+    is about no element; issue lists then give each finding the line:col of that element, looked up when a
+    page of findings is asked for.
     """
 
     id: str
@@ -90,6 +95,7 @@ class Check:
     link_target: bool = False
     settings: tuple[str, ...] = ()
     page_facts: Callable[[CheckContext], Mapping[str, Mapping[str, Any]]] | None = None
+    element: Callable[[Finding], Where | None] | None = field(default=None, hash=False, compare=False)
 
     def text(self, name: str, language: str = "en") -> str:
         """The check's ``title``, ``description`` or ``fix`` in ``language``, English where not translated."""

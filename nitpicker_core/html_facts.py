@@ -20,6 +20,7 @@ import lxml.html
 
 from nitpicker_core.main_content import locate
 from nitpicker_core.main_content import words as content_words
+from nitpicker_core.permalink import heading_text
 from nitpicker_core.urls import normalize as normalize_url
 
 _LINK_TAG = re.compile(r"<link\b[^>]*canonical[^>]*>", re.IGNORECASE)
@@ -91,6 +92,11 @@ def _text(el: Any) -> str:
     return " ".join(" ".join(el.itertext()).split())
 
 
+def _heading(el: Any) -> str:
+    """A heading's text as the scrape stores it: its permalink anchor ("¶") left out (``heading_text``)."""
+    return heading_text(_text(el), [_text(a) for a in el.xpath('.//a[starts-with(@href, "#")]')])
+
+
 _NON_TEXT = ("script", "style", "template", "noscript")  # main_content.NON_TEXT: no visible text
 _PARSER = lxml.etree.HTMLParser()  # plain elements: no lxml.html class lookup for every node
 
@@ -129,7 +135,7 @@ def _head_facts(url: str, html: str, main: bool) -> dict[str, Any] | None:
         "description": " ".join(metas["description"].split()) if "description" in metas else None,
         "canonical": str(canonicals[0]).strip() if canonicals else None,
         "robots": " ".join(metas["robots"].lower().split()) if "robots" in metas else None,
-        "h1": _text(h1[0]) if h1 else None,
+        "h1": _heading(h1[0]) if h1 else None,
         "base": str((doc.xpath("//base/@href") or [url])[0]),
         "hrefs": {str(h).strip() for h in doc.xpath("//a/@href | //area/@href")},
     }
@@ -227,7 +233,7 @@ def version_record(url: str, html: str | None) -> dict[str, Any] | None:
         "description": " ".join(metas["description"].split()) if "description" in metas else None,
         "canonicals": [str(h).strip() for h in doc.xpath(_CANONICAL_XPATH + "/@href")],
         "robots": " ".join(metas["robots"].lower().split()) if "robots" in metas else None,
-        "h1s": [_text(h) for h in doc.xpath("//h1")],
+        "h1s": [_heading(h) for h in doc.xpath("//h1")],
         "links": sorted(links),
         "link_count": len(links),
     }

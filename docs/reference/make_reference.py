@@ -43,6 +43,13 @@ def _plugin_manager() -> Any:
     return make_plugin_manager()
 
 
+def _line(check: Any) -> str:
+    """What gives a crawl check's findings their line:col in `issue-urls` (docs/guide/issues.md)."""
+    if check.link_target:
+        return "anchor"
+    return "element" if check.element is not None else "—"
+
+
 def checks_catalogue() -> str:
     """One table per source (the crawl, then each analyzer by name), checks by id."""
     from nitpicker_core.registries import check_registry
@@ -53,8 +60,20 @@ def checks_catalogue() -> str:
     for source in sorted({check.analyzer for check in checks}):
         group = sorted((c for c in checks if c.analyzer == source), key=lambda c: c.id)
         parts.append(f"### {source or 'crawl'} ({len(group)})")
-        rows = ["| check | priority | type | category | title |", "| --- | --- | --- | --- | --- |"]
-        rows += [f"| `{c.id}` | {c.priority} | {c.type} | {c.category} | {_cell(c.title)} |" for c in group]
+        if source:
+            rows = ["| check | priority | type | category | title |", "| --- | --- | --- | --- | --- |"]
+            rows += [
+                f"| `{c.id}` | {c.priority} | {c.type} | {c.category} | {_cell(c.title)} |" for c in group
+            ]
+        else:  # where issue-urls puts a crawl finding: an anchor's line:col, an element's, or none
+            rows = [
+                "| check | priority | type | category | line | title |",
+                "| --- | --- | --- | --- | --- | --- |",
+            ]
+            rows += [
+                f"| `{c.id}` | {c.priority} | {c.type} | {c.category} | {_line(c)} | {_cell(c.title)} |"
+                for c in group
+            ]
         parts.append("\n".join(rows))
     parts.append(end("checks"))
     return "\n\n".join(parts)

@@ -246,6 +246,31 @@ def link_anchors(
     return found
 
 
+class PageHtml(NamedTuple):
+    """The stored HTML of a page in a commit, by content hash: rendered, and as sent (None when not kept)."""
+
+    url: str
+    rendered: str | None
+    sent: str | None
+
+
+def page_html_hashes(archive: ArchiveReader, commit: int, urls: Iterable[str]) -> dict[str, PageHtml]:
+    """The hashes of the stored HTML of each of ``urls`` in the commit (read with ``html_by_sha256``), found by
+    URL: a page of an issue list reads its pages' HTML, never the commit's."""
+    sent = "ps.source_sha256" if archive.has_column("page_state", "source_sha256") else "NULL"
+    # CROSS JOIN keeps the URLs asked for as the outer loop: left to itself the planner walks every page of the
+    # commit and looks each up in the list (290 ms for 100 URLs of a 20,000-page commit; 0.4 ms so)
+    sql = (
+        f"SELECT u.url, ps.html_sha256, {sent} FROM json_each(?) j CROSS JOIN url u ON u.url = j.value "
+        "CROSS JOIN commit_page cp ON cp.commit_id = ? AND cp.url_id = u.id "
+        "CROSS JOIN page_state ps ON ps.id = cp.state_id"
+    )
+    return {
+        r[0]: PageHtml(r[0], r[1], r[2])
+        for r in stream(archive, sql, [json.dumps(sorted(set(urls))), commit])
+    }
+
+
 # The target's own answer, and where it redirects to, the answer at the end (the crawler stores the final
 # destination); the error kind from the state or else the commit's crawl errors.
 _TARGETS = (

@@ -162,10 +162,19 @@ FINDING_COLUMNS = (
     Col("detail", "col.detail"),
     Col("sources", "col.found_by", None, "list"),
 )
+# a check about an element of the page: where that element is, and in which stored HTML (rendered, sent)
+LOCATED_COLUMNS = (
+    *FINDING_COLUMNS[:3],
+    Col("position", "col.line"),
+    Col("html", "col.line_html"),
+    FINDING_COLUMNS[3],
+)
 
 
 def _columns(row: dict[str, Any] | None) -> tuple[Col, ...]:
-    return LINK_COLUMNS if row is not None and row.get("link") else FINDING_COLUMNS
+    if row is not None and row.get("link"):
+        return LINK_COLUMNS
+    return LOCATED_COLUMNS if row is not None and row.get("located") else FINDING_COLUMNS
 
 
 @issues.get("/issue")
@@ -211,7 +220,7 @@ def _on_page(url: str, base: str | None) -> list[tuple[str, int, str, tuple[str,
         if not _shown(row) or row["state"] == "error":
             continue
         for item in query_once(
-            "issue-urls", check=row["id"], base=base, url=url, state="all", limit=SCAN_PAGE
+            "issue-urls", check=row["id"], base=base, url=url, state="all", limit=SCAN_PAGE, lines=False
         )["items"]:
             found.append(
                 (

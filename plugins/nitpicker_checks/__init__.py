@@ -19,12 +19,13 @@ from . import (
     security,
     settings,
     sitemaps,
+    where,
 )
 
 # check id -> {language: {title, description, fix}}, from messages/<lang>.json
 TRANSLATIONS = load_translations(Path(__file__).with_name("messages"))
 CHECKS = [
-    replace(check, i18n=TRANSLATIONS.get(check.id, {}))
+    replace(check, i18n=TRANSLATIONS.get(check.id, {}), element=where.LOCATORS.get(check.id))
     for check in (
         *links.CHECKS,
         *directives.CHECKS,

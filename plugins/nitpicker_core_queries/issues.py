@@ -30,6 +30,7 @@ from nitpicker_core.archive import aggregates, findings_store, pagediff
 
 from .common import PAGING, page_of
 from .defects import DefectKey, key_of, lifecycle
+from .element_rows import with_elements
 from .link_rows import with_links
 
 if TYPE_CHECKING:
@@ -423,6 +424,7 @@ def _row(
         "sources": [c.id for c in group],
         "found_by": _found_by(group, counts),
         "link": all(c.link_target for c in group),
+        "located": not all(c.link_target for c in group) and _locator(group) is not None,
         **{k: v for k, v in counts.items() if k != "sources"},
         "source_counts": counts.get("sources"),
         "base_note": "; ".join(notes) if notes else None,
@@ -541,6 +543,7 @@ def _issue_urls(
     url: str | None = None,
     limit: int = 100,
     offset: int = 0,
+    lines: bool = True,
 ) -> dict[str, Any]:
     life = Lifecycle(pm, archive, commit, base)
     sources = life.find(check)
@@ -572,12 +575,19 @@ def _issue_urls(
         result.update(page_of([], 0, limit, offset))
     else:
         result = listed(state, limit, offset)
+    then = None if life.base is None or life.base == life.commit else life.base
+    commits = {"new": commit, "persisting": commit, "fixed": then, "gone": then}
+    locate = _locator(sources)
     if all(c.link_target for c in sources):
-        then = None if life.base is None or life.base == life.commit else life.base
-        with_links(
-            archive, {"new": commit, "persisting": commit, "fixed": then, "gone": then}, result["items"]
-        )
+        with_links(archive, commits, result["items"])
+    elif locate is not None and lines:
+        with_elements(archive, commits, result["items"], locate)
     return {"check": check, "commit": commit, "base": life.base, **result}
+
+
+def _locator(group: list[Check]) -> Any:
+    """How to find the element of a row's findings: its first source's that says (``Check.element``)."""
+    return next((c.element for c in group if c.element is not None), None)
 
 
 def _merged_urls(
@@ -754,7 +764,8 @@ QUERIES = [
         "warning, opportunity), category, affected URLs and their `share` (% of URLs: of the internal URLs "
         "counted in `share_of`), and how many findings are new, fixed, persisting, gone (vanished with their "
         "page: an error status now, or no longer crawled) and regressed (fixed before the base, back now) "
-        "against the base; checks finding the same defect are one row with their sources. "
+        "against the base; checks finding the same defect are one row with their sources; `link` and "
+        "`located` say whether issue-urls gives its findings a line:col (a link's anchor, the element). "
         "An analyzer check on a commit that analyzer never ran on is not_analysed (findings null), not 0.",
         _issues,
         {
@@ -784,7 +795,11 @@ QUERIES = [
         "against the base (new or persisting: as many as `issues` counts), new first; `state` fixed lists the "
         "base's findings fixed since, gone those that vanished with their page, `all` every state. A shared defect is one row per defect (an image, an "
         "id, a page) with the checks that found it in `sources`; a link check's rows add the target, the "
-        "anchor's text and line:col, and the target's status (or error kind).",
+        "anchor's text and line:col, and the target's status (or error kind); the rows of a check about an "
+        "element of the page (`located` in `issues`: title, description, H1, canonical, meta robots, "
+        "hreflang, pagination, images…) add that element's `line`/`col` in the stored HTML the finding was "
+        "made from (`html`: rendered or sent), every such element's line:col in `position`, and the tag "
+        "(`element`; where a missing one belongs, e.g. head, for a finding about its absence).",
         _issue_urls,
         {
             "check": {"type": "string", "description": "check id (e.g. broken-link, axe/image-alt)"},
@@ -796,6 +811,12 @@ QUERIES = [
                 "gone: the base's findings on pages that are gone since, an error now or no longer crawled)",
             },
             "url": {"type": "string", "description": "only the findings on this exact URL"},
+            "lines": {
+                "type": "boolean",
+                "default": True,
+                "description": "an element check's rows with their element's line:col (each row's page read "
+                "and scanned); false leaves them out, for lists that show no line",
+            },
             **PAGING,
         },
         required=("check",),

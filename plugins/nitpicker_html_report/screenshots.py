@@ -41,7 +41,7 @@ def ranked_pages(report: ReportContext, lang: str) -> list[tuple[str, str, int]]
     for row in found(report, lang):
         if read >= BUDGET:
             break
-        params: dict[str, Any] = {"check": row["id"], "limit": min(PER_CHECK, BUDGET - read)}
+        params: dict[str, Any] = {"check": row["id"], "limit": min(PER_CHECK, BUDGET - read), "lines": False}
         params.update({k: v for k, v in issue_params(report, lang).items() if k == "base"})
         try:
             items = report.run("issue-urls", **params)["items"]

@@ -48,7 +48,7 @@ def found(report: ReportContext, lang: str) -> list[dict[str, Any]]:
 
 
 def examples(report: ReportContext, check: str, limit: int, state: str | None = None) -> dict[str, Any]:
-    params: dict[str, Any] = {"check": check, "limit": max(1, limit)}
+    params: dict[str, Any] = {"check": check, "limit": max(1, limit), "lines": False}  # the report shows none
     if report.options.get("compare"):
         params["base"] = str(report.options["compare"])
     if state:

@@ -68,8 +68,10 @@
     if (!text) { const img = el.querySelector("img[alt]"); text = img ? img.getAttribute("alt").trim() : (el.getAttribute("alt") || el.getAttribute("title") || ""); }
     anchors.push({ href, text, raw: el.getAttribute("href") });
   }
+  // the texts of each heading's fragment links too: extract.py leaves its permalink ("¶") out, as without a browser
+  const squeeze = (el) => (el.textContent || "").replace(/\s+/g, " ").trim();
   const headings = [...document.querySelectorAll("h1, h2, h3, h4, h5, h6")]
-    .map((el) => ({ level: Number(el.tagName[1]), text: (el.textContent || "").replace(/\s+/g, " ").trim() }));
+    .map((el) => ({ level: Number(el.tagName[1]), text: squeeze(el), links: [...el.querySelectorAll('a[href^="#"]')].map(squeeze) }));
   const scripts = [...document.querySelectorAll('script[type="application/ld+json" i], script[type="speculationrules" i]')]
     .map((el) => ({ kind: el.type.toLowerCase() === "speculationrules" ? "speculationrules" : "jsonld", raw: el.textContent || "" }));
   const refresh = meta('meta[http-equiv="refresh" i]');

@@ -7,7 +7,7 @@ import re
 from importlib.resources import files
 from typing import Any
 
-from nitpicker_core import METADATA_FIELDS, Anchor, Heading, JsonLd, join_url
+from nitpicker_core import METADATA_FIELDS, Anchor, Heading, JsonLd, heading_text, join_url
 
 EXTRACT_JS = (files(__package__) / "extract.js").read_text(encoding="utf-8")
 IMAGES_JS = (files(__package__) / "images.js").read_text(encoding="utf-8")
@@ -46,12 +46,16 @@ def anchors_from(raw: list[dict[str, Any]]) -> list[Anchor]:
 
 
 def headings_from(raw: list[dict[str, Any]]) -> list[Heading]:
-    """h1–h6 in document order; anything that is not one is dropped."""
+    """h1–h6 in document order; anything that is not one is dropped. Each item's ``text`` is the heading's
+    whole text, ``links`` the texts of its fragment links: its permalink anchor ("¶") is left out here, for
+    the rendered page and the HTML as sent alike (``nitpicker_core.permalink``)."""
     headings = []
     for item in raw:
         level = item.get("level")
         if isinstance(level, int) and 1 <= level <= 6:
-            headings.append(Heading(level=level, text=str(item.get("text") or "")))
+            links = item.get("links")
+            texts = [str(t) for t in links] if isinstance(links, list) else []
+            headings.append(Heading(level=level, text=heading_text(str(item.get("text") or ""), texts)))
     return headings
 
 

@@ -282,8 +282,14 @@ def _anchors(doc: _Document, places: _Places) -> list[dict[str, Any]]:
 
 
 def _headings(doc: _Document) -> list[dict[str, Any]]:
+    # what extract.js gives for the rendered page: the whole text and the fragment links' (headings_from
+    # leaves the permalink out)
     return [
-        {"level": int(el.tag[1]), "text": _text(el.text_content())}
+        {
+            "level": int(el.tag[1]),
+            "text": _text(el.text_content()),
+            "links": [_text(a.text_content()) for a in el.xpath('.//a[starts-with(@href, "#")]')],
+        }
         for el in doc.root.iter("h1", "h2", "h3", "h4", "h5", "h6")
     ]
 

@@ -62,7 +62,8 @@ def finding_cells(item: Mapping[str, Any]) -> list[Any]:
 
 def _findings(report: ReportContext, check: str, base: dict[str, Any]) -> Iterator[dict[str, Any]]:
     """Every current finding of one check in (URL, detail) order: its new and persisting ones merged."""
-    streams = [report.stream("issue-urls", check=check, state=state, **base) for state in STATES]
+    # the sheet shows no line: no page is read for one
+    streams = [report.stream("issue-urls", check=check, state=state, lines=False, **base) for state in STATES]
     return heapq.merge(*streams, key=lambda item: (item["url"], item["detail"]))
 
 

@@ -42,6 +42,23 @@ DOC_POSITIONS = [
 ]
 DOC_HEADINGS = [(1, "Docs home"), (2, "Second"), (3, "Third level"), (4, "Added by script")]
 
+# Headings as documentation generators write them: a permalink anchor inside (Sphinx's "¶" after the text,
+# a "#" before it as Hugo and GitHub write it, Docusaurus's zero-width space), and a fragment link of words.
+SPHINX = """<!DOCTYPE html>
+<html lang="en">
+<head><meta charset="UTF-8"><title>Installation &#8212; Docs</title></head>
+<body>
+<section id="installation">
+<h1>Installation<a class="headerlink" href="#installation" title="Link to this heading">¶</a></h1>
+<h2 id="pip"><a class="anchor" href="#pip" aria-hidden="true">#</a> With   pip</h2>
+<h2>Upgrading<a href="#upgrading" class="hash-link" aria-label="Direct link to Upgrading">​</a></h2>
+<h2>See <a href="#reference">the reference</a></h2>
+</section>
+</body>
+</html>
+"""
+SPHINX_HEADINGS = [(1, "Installation"), (2, "With pip"), (2, "Upgrading"), (2, "See the reference")]
+
 LATIN1 = (
     "<!DOCTYPE html>\n<html><head><title>Caf\xe9</title></head>\n<body><h1>Caf\xe9 cr\xe8me</h1>\n"
     '<a href="guide.html">guide</a></body></html>\n'
@@ -86,3 +103,8 @@ def latin1():  # type: ignore[no-untyped-def]
 @bp.get("/keeps/big")
 def big():  # type: ignore[no-untyped-def]
     return page("Big", "<h1>Big</h1>" + "<p>" + "x" * 5000 + "</p>" + '<a href="guide.html">guide</a>')
+
+
+@bp.get("/keeps/sphinx.html")
+def sphinx():  # type: ignore[no-untyped-def]
+    return Response(SPHINX, content_type="text/html; charset=UTF-8")

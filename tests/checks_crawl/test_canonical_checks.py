@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from checks_crawl.test_crawl_checks import _crawl, _findings
+from checks_crawl.test_crawl_checks import _crawl, _findings, _located
 
 S = "/canonical-site/"
 CANONICALISED = ("copy", "scripted", "to-blocked", "to-gone", "to-lonely", "to-noindex", "to-redirect")
@@ -47,10 +49,15 @@ EXPECTED: dict[str, set[tuple[str, str]]] = {
 
 
 @pytest.fixture(scope="module")
-def crawled(site: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[tuple[str, str]]]:
+def archive(site: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     workdir = tmp_path_factory.mktemp("canonical-crawl")
     _crawl(workdir, "-o", str(workdir / "canonicals.nitpicker"), f"{site}{S}")
-    return _findings(workdir / "canonicals.nitpicker", site)
+    return workdir / "canonicals.nitpicker"
+
+
+@pytest.fixture(scope="module")
+def crawled(site: str, archive: Path) -> dict[str, set[tuple[str, str]]]:
+    return _findings(archive, site)
 
 
 @pytest.mark.parametrize("check_id", sorted(EXPECTED))
@@ -58,3 +65,34 @@ def test_each_canonical_check_finds_exactly_the_defects_of_the_site(
     crawled: dict[str, set[tuple[str, str]]], check_id: str
 ) -> None:
     assert crawled[check_id] == EXPECTED[check_id]
+
+
+# Where the canonical findings are (test_server/routes/_html.py's page): in the rendered HTML <head> ends line 1,
+# the charset and the title are lines 2 and 3, a canonical of the head line 4 (a second one 5); in the HTML as
+# sent the head's own lines come first (doctype, <html>, <head>), /in-body's canonical on the body's line 8.
+LINES: dict[str, dict[tuple[str, str], tuple[str | None, str | None]]] = {
+    "canonical-mismatch": {(f"{S}copy", f"{S}self"): ("4:1", "rendered")},
+    "canonical-missing": {(f"{S}missing", ""): ("1:32", "rendered")},  # the <head>
+    "canonical-self": {
+        (f"{S}self", ""): ("4:1", "rendered"),
+        (f"{S}header-only", ""): (None, None),  # the HTTP Link header's: no element
+        # written in the body: line 6 of the rendered HTML, 8 of the HTML as sent (canonical-outside-head)
+        (f"{S}in-body", ""): ("6:54", "rendered"),
+    },
+    "canonical-invalid": {(f"{S}js", "javascript:void(0)"): ("4:1", "rendered")},
+    "canonical-target-not-indexable": {(f"{S}to-gone", f"{S}gone: 404"): ("4:1", "rendered")},
+    "canonical-conflict": {
+        (f"{S}two", f"HTML + HTML as sent: {S}two | HTML + HTML as sent: {S}copy"): ("4:1, 5:1", "rendered"),
+        # the one element the script rewrote: where it is in the rendered HTML
+        (f"{S}scripted", f"HTML: {S}copy | HTML as sent: {S}scripted"): ("4:1", "rendered"),
+    },
+    "canonical-outside-head": {(f"{S}in-body", f"{S}in-body"): ("8:54", "sent")},
+    "canonical-not-linked": {(f"{S}lonely", ""): (None, None)},  # a URL other pages name
+}
+
+
+@pytest.mark.parametrize("check_id", sorted(LINES))
+def test_canonical_findings_are_traced_to_their_link_element(site: str, archive: Path, check_id: str) -> None:
+    located = _located(archive, site, check_id)
+    for key, where in LINES[check_id].items():
+        assert located[key] == where

@@ -13,6 +13,7 @@ from support import run_cli
 from nitpicker_core import PRIORITIES, Check, CheckContext, PageError, Resource
 from nitpicker_core.archive import open_archive
 from nitpicker_core.plugins import make_plugin_manager
+from nitpicker_core.query import run_query
 from nitpicker_core.registries import check_registry, query_registry
 from nitpicker_testing.archives import archive_builder, page
 
@@ -159,6 +160,31 @@ def _findings(
         }
 
 
+def _located(archive: Path, origin: str, check: str) -> dict[tuple[str, str], tuple[str | None, str | None]]:
+    """(page, detail) → (``position``, ``html``) of a check's current findings in `issue-urls`, origins
+    shortened; each line:col is checked to be where a start tag begins in the stored HTML the row names, the
+    first that of its ``element``."""
+    with open_archive(archive) as reader:
+        found = run_query(
+            query_registry(make_plugin_manager()), reader, "issue-urls", {"check": check, "limit": 1000}
+        )
+        rows = {}
+        for item in found["items"]:
+            key = (item["url"].replace(origin, ""), item["detail"].replace(origin, ""))
+            rows[key] = (item.get("position"), item.get("html"))
+            if item.get("position") is None:  # no element: no line (an element check's row says null)
+                assert item.get("line") is item.get("col") is item.get("element") is None, item
+                continue
+            stored = reader.source(item["url"]) if item["html"] == "sent" else reader.html(item["url"])
+            lines = (stored or "").replace("\r\n", "\n").replace("\r", "\n").split("\n")
+            spots = [tuple(map(int, spot.split(":"))) for spot in item["position"].split(", ")]
+            assert spots[0] == (item["line"], item["col"]), item
+            for n, (line, col) in enumerate(spots):
+                tag = lines[line - 1][col - 1 :].lower()
+                assert tag.startswith(f"<{item['element']}" if n == 0 else "<"), (item, tag[:40])
+    return rows
+
+
 def _crawl(workdir: Path, *args: str) -> None:
     result = run_cli("crawl", "--parallels", "2", *args, cwd=workdir, timeout=300)
     # the loop fails internally (exit 1) and the refused port externally: defects of the site, not of the crawl
@@ -182,6 +208,53 @@ def test_each_check_finds_exactly_the_defects_of_the_site(
     crawled: dict[str, set[tuple[str, str]]], check_id: str
 ) -> None:
     assert crawled[check_id] == EXPECTED[check_id]
+
+
+# Where a few findings of each family are: line:col in the rendered HTML, which a browser serialises again
+# without the white space before <head> (<head> ends line 1). A page's own head elements are on line 2
+# (charset, viewport, title, description), what a page adds to its head on line 3, <body> on 4, the h1 on 5,
+# the rest of the body on 6 (test_server/routes/checks_site.py).
+LINES: dict[str, dict[tuple[str, str], str]] = {
+    "title-too-long": {("/checks-site/long-title", LONG_TITLE): "2:91"},
+    # missing: where it belongs, the <head>; empty: the <title> itself
+    "title-missing": {
+        ("/checks-site/untitled", "missing"): "1:32",
+        ("/checks-site/empty-title", "empty"): "2:91",
+    },
+    "description-missing": {
+        ("/checks-site/no-description", "missing"): "1:32",
+        ("/checks-site/empty-description", "empty"): "3:1",
+    },
+    "description-too-long": {("/checks-site/long-description", " ".join(["word"] * 50)): "2:122"},
+    "viewport-missing": {("/checks-site/bare", ""): "1:22"},  # <html> has no lang there: a shorter line
+    "lang-missing": {("/checks-site/bare", ""): "1:16"},
+    "og-description-mismatch": {("/checks-site/social", "Social description"): "3:50"},
+    "h1-missing": {("/checks-site/no-h1", ""): "4:1"},  # where an h1 belongs: the <body>
+    "h1-multiple": {("/checks-site/two-h1", "First | Second"): "5:1, 6:1"},
+    "jsonld-parse-error": {  # the second script, the one that does not parse
+        ("/checks-site/jsonld", "Expecting property name enclosed in double quotes"): "3:97"
+    },
+    "image-alt-missing": {("/checks-site/images", "/checks-site/img/no-alt.png"): "6:72"},
+    "canonical-mismatch": {("/checks-site/canonical", "/checks-site/ok"): "3:1"},
+    "noindex-linked": {("/checks-site/hidden", ""): "3:1"},  # its meta robots
+    # every canonical-missing finding has the head's line; a check about no element has none
+    "missing-content-security-policy": {("/checks-site/bare", "Content-Security-Policy"): ""},
+}
+
+
+@pytest.mark.parametrize("check_id", sorted(LINES))
+def test_findings_are_traced_to_the_line_of_their_element(site: str, archive: Path, check_id: str) -> None:
+    located = _located(archive, site, check_id)
+    for key, position in LINES[check_id].items():
+        assert located[key] == ((position, "rendered") if position else (None, None))
+
+
+def test_every_finding_of_an_element_check_has_a_line(site: str, archive: Path) -> None:
+    located = _located(archive, site, "canonical-missing")
+    assert len(located) == len(EXPECTED["canonical-missing"])
+    # the head: after <html lang="en">, or after <html> on /bare
+    assert located.pop(("/checks-site/bare", "")) == ("1:22", "rendered")
+    assert set(located.values()) == {("1:32", "rendered")}
 
 
 def test_a_recrawl_of_the_unchanged_site_finds_the_same_findings(

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from checks_crawl.test_crawl_checks import _crawl, _findings
+from checks_crawl.test_crawl_checks import _crawl, _findings, _located
 from flask import Flask, Response
 from support import run_cli
 
@@ -231,3 +231,24 @@ def test_a_non_descriptive_anchor_is_traced_to_its_line(site: str, archive: Path
         assert item["anchors"] == 1 and isinstance(item["line"], int) and item["status"] == 200
         html = sent[site + page]
         assert html is not None and text in html.splitlines()[item["line"] - 1]
+
+
+# The meta robots in the rendered HTML: <head> ends line 1, the charset and the title lines 2 and 3, the meta 4.
+ROBOTS_LINES: dict[str, dict[tuple[str, str], tuple[str | None, str | None]]] = {
+    "nofollow-page": {
+        (f"{S}meta-nofollow", "meta robots: nofollow"): ("4:1", "rendered"),
+        (f"{S}header-nofollow", "X-Robots-Tag: nofollow"): (None, None),
+    },
+    "robots-directives-conflict": {
+        (f"{S}conflict", "meta robots: index, follow | X-Robots-Tag: noindex"): ("4:1", "rendered")
+    },
+    # noindex by its X-Robots-Tag: its meta robots says index, and is not where the noindex is
+    "noindex-linked": {(f"{S}conflict", ""): (None, None)},
+}
+
+
+@pytest.mark.parametrize("check_id", sorted(ROBOTS_LINES))
+def test_robots_findings_are_traced_to_their_meta_element(site: str, archive: Path, check_id: str) -> None:
+    located = _located(archive, site, check_id)
+    for key, where in ROBOTS_LINES[check_id].items():
+        assert located[key] == where

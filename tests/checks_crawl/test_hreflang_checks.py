@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from checks_crawl.test_crawl_checks import _crawl, _findings
+from checks_crawl.test_crawl_checks import _crawl, _findings, _located
 from nitpicker_checks.pagination import looping
 
 from nitpicker_core import link_header_alternates, page_alternates, sitemap_alternates
@@ -78,6 +78,46 @@ def test_each_check_finds_exactly_the_defects_of_the_site(
     crawled: dict[str, set[tuple[str, str]]], check_id: str
 ) -> None:
     assert crawled[check_id] == EXPECTED[check_id]
+
+
+# Where the findings are in the rendered HTML (test_server/routes/hreflang_site.py): <head> ends line 1, the
+# charset and the title are lines 2 and 3, the page's <link>s one a line from line 4 in the order written.
+LINES: dict[str, dict[tuple[str, str], tuple[str | None, str | None]]] = {
+    "hreflang-invalid-code": {
+        (f"{H}/bad", 'hreflang=""'): ("5:1", "rendered"),
+        (f"{H}/bad", 'hreflang="en_US"'): ("6:1", "rendered"),
+        (f"{H}/header", 'hreflang="qq-bogus-tag-x"'): (None, None),  # the HTTP Link header's
+        (f"{H}/sm-de", 'hreflang="en_GB"'): (None, None),  # the sitemap's
+    },
+    "hreflang-invalid-url": {(f"{H}/bad", "fr: javascript:alert(1)"): ("7:1", "rendered")},
+    "hreflang-missing-return": {(f"{H}/en", f"{H}/de"): ("6:1", "rendered")},
+    "hreflang-target-non-indexable": {(f"{H}/en", f"{H}/gone (404)"): ("9:1", "rendered")},
+    # the set that lacks it: its alternates, where the missing one belongs
+    "hreflang-missing-self": {(f"{H}/noself", ""): ("4:1, 5:1", "rendered")},
+    "hreflang-missing-x-default": {(f"{H}/de", ""): ("4:1", "rendered"), (f"{H}/sm-de", ""): (None, None)},
+    "hreflang-duplicate-code": {(f"{H}/dup", f"fr: {H}/fr | {H}/fr-ca"): ("5:1, 6:1", "rendered")},
+    "hreflang-inconsistent-code": {(f"{H}/en", f"{H}/de: de here, de-at there"): ("6:1", "rendered")},
+    "pagination-target-not-200": {(f"{P}/list-4", f"next: {P}/gone (404)"): ("5:1", "rendered")},
+    "pagination-target-not-linked": {(f"{P}/list-3", f"next: {P}/list-4"): ("5:1", "rendered")},
+    "pagination-sequence-error": {
+        (f"{P}/list-3", f"next {P}/list-4 has prev {P}/list-2"): ("5:1", "rendered"),
+        (f"{P}/list-4", f"prev {P}/list-2 has next {P}/list-3"): ("4:1", "rendered"),
+        (f"{P}/loop-a", f"next and prev name the same page: {P}/loop-b"): ("4:1, 5:1", "rendered"),
+        (f"{P}/loop-a", "the next links lead back to this page"): ("4:1", "rendered"),
+        (f"{P}/self", "next points to the page itself"): ("4:1", "rendered"),
+    },
+    "pagination-canonicalised-or-noindex": {
+        (f"{P}/header-2", "noindex"): ("4:1", "rendered"),  # its meta robots
+        (f"{P}/list-4", f"canonicalised to {P}/list-1"): ("6:1", "rendered"),  # its canonical <link>
+    },
+}
+
+
+@pytest.mark.parametrize("check_id", sorted(LINES))
+def test_findings_are_traced_to_their_link_element(site: str, archive: Path, check_id: str) -> None:
+    located = _located(archive, site, check_id)
+    for key, where in LINES[check_id].items():
+        assert located[key] == where
 
 
 def test_no_other_check_of_the_families_is_left_untested(crawled: dict[str, set[tuple[str, str]]]) -> None:

@@ -182,9 +182,14 @@ def test_sarif_validates_and_carries_rules_levels_locations_and_fingerprints(arc
     assert missing["partialFingerprints"] == {ci_formats.FINGERPRINT: expected}
     assert expected == fingerprint("broken-link", Finding("http://site.test/", "http://site.test/missing"))
     page = next(r for (rule, _), r in results.items() if rule == "description-missing")
+    # an element check: where the missing description belongs, the <head>, in the HTML it was read from
+    assert page["locations"][0]["physicalLocation"]["region"] == {"startLine": 1, "startColumn": 32}
+    assert page["properties"]["html"] == "rendered"
+    policy = next(r for (rule, _), r in results.items() if rule == "missing-referrer-policy")
     assert (
-        "region" not in page["locations"][0]["physicalLocation"]
-    )  # not a link: the page itself, no position
+        "region" not in policy["locations"][0]["physicalLocation"]
+    )  # a header: the page itself, no position
+    assert "html" not in policy["properties"]
     # the same finding on the first commit has the same fingerprint, and no state without a base
     first = validate_sarif(issues(archive, "--format", "sarif", "--commit", "1").stdout)["runs"][0]["results"]
     same = next(r for r in first if r["properties"]["detail"] == "http://site.test/missing")

@@ -72,3 +72,15 @@ def test_what_is_not_html_is_recorded_not_raised():
     assert read.anchors == [] and read.metadata["title"] == "" and read.errors[0].step == "parse"
     binary = _read(bytes(range(256)) * 4)
     assert binary.anchors == [] and binary.headings == []
+
+
+def test_headings_leave_their_permalink_anchor_out_as_in_the_rendered_page():
+    from nitpicker_core import js_dependence, version_record
+    from test_server.routes.keeps_more import SPHINX, SPHINX_HEADINGS
+
+    read = _read(SPHINX.encode())
+    assert [(h.level, h.text) for h in read.headings] == SPHINX_HEADINGS  # test_scrape.py: the same rendered
+    # the H1 of the raw-vs-rendered record and of the JavaScript comparison: the same rule
+    assert version_record(URL, SPHINX)["h1s"] == ["Installation"]
+    permalink = '<a class="headerlink" href="#installation" title="Link to this heading">\u00b6</a>'
+    assert "h1" not in js_dependence(URL, SPHINX.replace(permalink, ""), SPHINX)["changed"]

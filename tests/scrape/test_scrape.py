@@ -376,6 +376,14 @@ def test_sent_html_hrefs_as_written_positions_and_headings(site):
     assert "source_omitted" not in result.extra
 
 
+def test_rendered_headings_leave_their_permalink_anchor_out(site):
+    from test_server.routes.keeps_more import SPHINX_HEADINGS
+
+    result = site.render("/keeps/sphinx.html")
+    # what the raw reader finds in the same page (test_parse.py): one rule, applied where both end
+    assert [(h.level, h.text) for h in result.headings] == SPHINX_HEADINGS
+
+
 def test_sent_html_is_decoded_as_the_browser_decoded_it(site):
     result = site.render("/keeps/latin1")
     assert "<h1>Caf\xe9 cr\xe8me</h1>" in result.source and "\ufffd" not in result.source

@@ -415,6 +415,28 @@ def test_issue_url_headers_name_their_columns_in_every_language_and_in_the_expor
     rows = list(csv.reader(io.StringIO(exported)))
     assert rows[0] == ["Source page", "State", "Link target", "Anchor text", "Status", "Line:col"]
     assert rows[1] == [f"{SITE}/", "new", f"{SITE}/missing", "/missing", "404", ""]
+    # an element check: where its element is, and in which stored HTML (a missing description: the <head>)
+    assert headers(html(issues_client, "/issue?check=description-missing"), "issue-urls") == [
+        "Page",
+        "State",
+        "Detail",
+        "Line:col",
+        "In HTML",
+        "Found by",
+    ]
+    assert headers(html(issues_client, "/issue?check=description-missing", **ja), "issue-urls")[3:5] == [
+        "行:列",
+        "行のあるHTML",
+    ]
+    located = issues_client.get("/issue?check=description-missing&export=csv").get_data(as_text=True)
+    assert list(csv.reader(io.StringIO(located)))[1] == [
+        f"{SITE}/",
+        "persisting",
+        "missing",
+        "1:17",
+        "rendered",
+        "description-missing",
+    ]
     merged = list(
         csv.reader(
             io.StringIO(issues_client.get("/issue?check=duplicate-id&export=csv").get_data(as_text=True))
