@@ -62,6 +62,49 @@ def stored(archive: Path) -> Any:
         ]
 
 
+def build_small(target: Path, pages: int, work: Path) -> dict[str, Any]:
+    """An archive of ``gen_site.py``'s content pages (2-4 KB of HTML each), stored as rendered pages."""
+    import subprocess
+
+    from crawl_throughput import BENCH
+
+    from nitpicker_core.archive import ArchiveWriter
+    from nitpicker_core.records import ScrapeResult
+
+    site = work / "site"
+    subprocess.run(
+        [sys.executable, str(BENCH / "gen_site.py"), "--pages", str(pages), "--out", str(site)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    writer = ArchiveWriter.open(target)
+    commit = writer.begin_commit()
+    total = 0
+    for i in range(pages):
+        path = f"s{i % 10}/page-{i}.html"
+        html = (site / path).read_text()
+        total += len(html.encode())
+        result = ScrapeResult(
+            url=f"http://127.0.0.1:8000/{path}",
+            status=200,
+            status_text="OK",
+            content_type="text/html",
+            content_length=len(html),
+            metadata={"title": f"Page {i}"},
+            html=html,
+        )
+        writer.put_pages(commit, [result])
+    writer.finish_commit(commit, "complete")
+    writer.write()
+    writer.close(remove_stub=True)
+    shutil.rmtree(site)
+    return {
+        "pages": pages,
+        "html_mb": round(total / 1e6, 1),
+        "archive_mb": round(target.stat().st_size / 1e6, 1),
+    }
+
+
 def load() -> float:
     return round(os.getloadavg()[0], 1)
 
@@ -168,6 +211,12 @@ def main() -> None:
         help="dask-local (default), hand, or tcp://HOST:PORT; repeat to alternate several with local",
     )
     parser.add_argument("--workers", type=int, default=2, help="workers of a dask-local or hand cluster")
+    parser.add_argument(
+        "--site",
+        choices=["synthetic", "gen_site"],
+        default="synthetic",
+        help="synthetic: 30-80 KB pages (analyze_throughput.py); gen_site: gen_site.py's 2-4 KB pages",
+    )
     args = parser.parse_args()
     kinds = args.cluster or ["dask-local"]
 
@@ -180,7 +229,11 @@ def main() -> None:
     os.environ.setdefault("NITPICKER_TAR_CACHE_DIR", str(work / "unpacked"))  # gone with the run's files
     try:
         pristine = work / "pristine.nitpicker"
-        print(json.dumps({"archive": analyze_throughput.build(pristine, args.pages)}), flush=True)
+        if args.site == "gen_site":
+            built = build_small(pristine, args.pages, work)
+        else:
+            built = analyze_throughput.build(pristine, args.pages)
+        print(json.dumps({"archive": built}), flush=True)
         pm = make_plugin_manager()
         config = load_config(pm, data={})
         with contextlib.ExitStack() as stack:
