@@ -92,26 +92,22 @@ class Cluster:
             for future in finished:
                 batch = running.pop(future)
                 result = self._result(future, batch)
-                if isinstance(result, Outcome):  # the batch failed as a whole
-                    if len(batch) > 1 and result.error and result.error.startswith(KILLED):
-                        for task in batch:  # only the page that kills workers is to be an error
-                            submit([task])
-                        continue
+                if isinstance(result, Outcome) and len(batch) > 1 and (result.error or "").startswith(KILLED):
+                    batches.alone.extend(batch)  # one page a task: only the page that kills workers fails
+                elif isinstance(result, Outcome):  # the batch failed as a whole
                     for task in batch:
                         yield result._replace(url=task.url)
                 elif result.need_html:
                     ship = True  # from now on every page carries its HTML: any worker may be this one
                     self.stats["html"][result.worker] = "shipped"
                     submit(batch)
-                    continue
                 else:
                     self.stats["html"][result.worker] = result.html_from
                     done = len(result.outcomes)
                     batches.measured(done, result.seconds)
                     if result.restart:
                         self._restart(result.worker)
-                    if done < len(batch):  # the pages after one that went over time: again, elsewhere
-                        submit(batch[done:])
+                    batches.again(batch[done:])  # the pages after one that went over time
                     for outcome in result.outcomes:
                         yield pickle.loads(outcome)  # noqa: S301 - the cluster's own answer, as Dask's are
                 for batch in batches.fill(len(running)):
@@ -172,10 +168,17 @@ class Batches:
         self.tasks = iter(tasks)
         self.slots = IN_FLIGHT_PER_THREAD * threads
         self.ahead: collections.deque[Task] = collections.deque()
+        # pages of a batch that killed workers, sent one a task, first: Dask blames every task a dying
+        # worker holds, so they go out no faster than the other batches (a burst would share the blame)
+        self.alone: collections.deque[Task] = collections.deque()
         self.pages, self.seconds = 0, 0.0
 
     def measured(self, pages: int, seconds: float) -> None:
         self.pages, self.seconds = self.pages + pages, self.seconds + seconds
+
+    def again(self, tasks: list[Task]) -> None:
+        """Pages that came back undone: they go out next."""
+        self.ahead.extendleft(reversed(tasks))
 
     def size(self) -> int:
         """Pages for the next batch."""
@@ -194,6 +197,9 @@ class Batches:
     def fill(self, running: int) -> Iterator[list[Task]]:
         """Batches for the free slots, ``running`` tasks being in flight."""
         for _ in range(self.slots - running):
+            if self.alone:
+                yield [self.alone.popleft()]
+                continue
             size = self.size()
             if not self.ahead:
                 return
