@@ -12,6 +12,10 @@ pipeline shares one; its start is timed on its own):
                operator starts a cluster (``--executor dask://HOST:PORT``)
   tcp://H:P    a scheduler already running there, with its workers
 
+``--site gen_site`` analyzes ``gen_site.py``'s 2-4 KB pages instead (``NITPICKER_BENCH_DIR`` names the folder
+of ``gen_site.py`` when it is not ``../shared/bench``); ``--unbatched`` also runs each cluster with one page a
+Dask task, as analyze did before it sent pages in batches (labelled ``CLUSTER/1``).
+
 Prints pages/s of each run with the 1-minute load average around it, the workers' CPU milliseconds per page,
 this process's (the client's: the engine, the writer, Dask's client; a LocalCluster's scheduler too) and a
 separate scheduler's, the workers' memory (RSS) after each run, and from Dask's task stream how busy the
@@ -21,6 +25,7 @@ stored exactly the same cells, findings and errors.
 
     python benchmarks/dask_analyze.py                    # 300 pages, 3 rounds, dask-local
     python benchmarks/dask_analyze.py --cluster hand --cluster dask-local --rounds 2
+    python benchmarks/dask_analyze.py --cluster hand --unbatched --site gen_site
     python benchmarks/dask_analyze.py --pages 100 --rounds 1
 """
 
@@ -217,11 +222,17 @@ def main() -> None:
         default="synthetic",
         help="synthetic: 30-80 KB pages (analyze_throughput.py); gen_site: gen_site.py's 2-4 KB pages",
     )
+    parser.add_argument(
+        "--unbatched",
+        action="store_true",
+        help="also run each cluster with one page a task (as before batching), labelled CLUSTER/1",
+    )
     args = parser.parse_args()
     kinds = args.cluster or ["dask-local"]
 
     import analyze_throughput
 
+    from nitpicker_core.analyze import dask_pool
     from nitpicker_core.config import load_config
     from nitpicker_core.plugins import make_plugin_manager
 
@@ -244,15 +255,22 @@ def main() -> None:
                 start_s = round(time.perf_counter() - started, 2)
                 nthreads = sorted(clients[kind].nthreads().values())
                 print(json.dumps({"cluster": kind, "start_s": start_s, "threads": nthreads}), flush=True)
-            ratios: dict[str, list[float]] = {kind: [] for kind in kinds}
+            runs: list[tuple[str, Any, int]] = [("local", None, 0)]
+            for kind, client in clients.items():
+                runs.append((kind, client, dask_pool.MAX_BATCH))
+                if args.unbatched:
+                    runs.append((f"{kind}/1", client, 1))
+            labels = [label for label, _, _ in runs[1:]]
+            ratios: dict[str, list[float]] = {label: [] for label in labels}
             same = True
             for n in range(args.rounds):
-                order: list[tuple[str, Any]] = [("local", None), *clients.items()]
+                order = list(runs)
                 if n % 2:
                     order.reverse()  # neither one always runs first on a warmer (or busier) machine
                 result: dict[str, Any] = {"round": n + 1}
                 kept: dict[str, Any] = {}
-                for label, client in order:
+                for label, client, batch in order:
+                    dask_pool.MAX_BATCH = batch or dask_pool.MAX_BATCH  # the client's choice only
                     copy = Path(shutil.copy(pristine, work / f"run-{n}.nitpicker"))
                     result[label] = timed(pm, config, copy, args.pages, client)
                     if client is not None:
@@ -261,11 +279,11 @@ def main() -> None:
                         ]
                     kept[label] = stored(copy)
                     copy.unlink()
-                same = same and all(kept[kind] == kept["local"] for kind in kinds)
+                same = same and all(kept[label] == kept["local"] for label in labels)
                 ratio = {}
-                for kind in kinds:
-                    ratios[kind].append(result[kind]["pages_per_s"] / result["local"]["pages_per_s"])
-                    ratio[kind] = round(ratios[kind][-1], 3)
+                for label in labels:
+                    ratios[label].append(result[label]["pages_per_s"] / result["local"]["pages_per_s"])
+                    ratio[label] = round(ratios[label][-1], 3)
                 result["ratio"] = ratio
                 print(json.dumps(result), flush=True)
         print(
