@@ -12,9 +12,9 @@ pipeline shares one; its start is timed on its own):
                operator starts a cluster (``--executor dask://HOST:PORT``)
   tcp://H:P    a scheduler already running there, with its workers
 
-``--site gen_site`` analyzes ``gen_site.py``'s 2-4 KB pages instead (``NITPICKER_BENCH_DIR`` names the folder
-of ``gen_site.py`` when it is not ``../shared/bench``); ``--unbatched`` also runs each cluster with one page a
-Dask task, as analyze did before it sent pages in batches (labelled ``CLUSTER/1``).
+``--site gen_site`` analyzes ``gen_site.py``'s pages instead (about 8 KB of HTML each; ``NITPICKER_BENCH_DIR``
+names the folder of ``gen_site.py`` when it is not ``../shared/bench``); ``--unbatched`` also runs each cluster
+with one page a Dask task, as analyze did before it sent pages in batches (labelled ``CLUSTER/1``).
 
 Prints pages/s of each run with the 1-minute load average around it, the workers' CPU milliseconds per page,
 this process's (the client's: the engine, the writer, Dask's client; a LocalCluster's scheduler too) and a
@@ -68,7 +68,7 @@ def stored(archive: Path) -> Any:
 
 
 def build_small(target: Path, pages: int, work: Path) -> dict[str, Any]:
-    """An archive of ``gen_site.py``'s content pages (2-4 KB of HTML each), stored as rendered pages."""
+    """An archive of ``gen_site.py``'s content pages (about 8 KB of HTML each), stored as rendered pages."""
     import subprocess
 
     from crawl_throughput import BENCH
@@ -220,7 +220,7 @@ def main() -> None:
         "--site",
         choices=["synthetic", "gen_site"],
         default="synthetic",
-        help="synthetic: 30-80 KB pages (analyze_throughput.py); gen_site: gen_site.py's 2-4 KB pages",
+        help="synthetic: 30-80 KB pages (analyze_throughput.py); gen_site: gen_site.py's pages (about 8 KB of HTML)",
     )
     parser.add_argument(
         "--unbatched",
