@@ -156,9 +156,9 @@ class Cluster:
 class Batches:
     """The pages of one analyzer run cut into batches, one Dask task each.
 
-    A task costs Dask's scheduler, the client and the worker some milliseconds of CPU of their own (10-20 ms
-    on a loaded 2-core machine), and a round trip before the worker gets more work: for pages analyzed in a
-    few milliseconds that was most of the time. A batch holds about ``TASK_SECONDS`` of each_page (as
+    A task costs Dask's scheduler, the client and the worker some milliseconds of CPU of their own (5-8 ms
+    together on a loaded 2-core machine), and the worker waits 7-9 ms between two tasks: for pages analyzed
+    in a few milliseconds that was most of the time (docs/scale.md). A batch holds about ``TASK_SECONDS`` of each_page (as
     measured on the pages done so far; one page until a batch has come back) and never more than a fair
     share of the pages left (``IN_FLIGHT_PER_THREAD`` batches per worker thread), so a slow analyzer keeps
     one page a task and the last pages are spread over every worker.
