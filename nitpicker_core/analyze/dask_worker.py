@@ -15,11 +15,12 @@ import logging
 import os
 import pickle
 import threading
+import time
 import traceback
 import zlib
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from distributed import WorkerPlugin, get_worker
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SHIP_ENV = "NITPICKER_DASK_SHIP_HTML"  # "1": workers act as if they could not read the archive path
-NEED_HTML = "need-html"  # a worker's answer to a page sent without its HTML that it cannot read itself
 MISSING = ("missing", b"")  # what the client ships for a page whose HTML the archive lacks
 
 
@@ -82,6 +82,18 @@ class _Thread:
 
 def _stop() -> None:
     return None
+
+
+@dataclass
+class Batch:
+    """What a worker sends back for a batch of pages."""
+
+    worker: str  # its address
+    html_from: str  # where it reads HTML: "archive" (the path) or "shipped" (with each page)
+    outcomes: list[bytes] = field(default_factory=list)  # pickled Outcomes of the first pages, in order
+    seconds: float = 0.0  # spent in each_page over those pages (not in the analyzer's setup)
+    restart: bool = False  # the last page went over time: restart this worker, send the rest again
+    need_html: bool = False  # this worker cannot read the archive: nothing ran, send the batch with its HTML
 
 
 @dataclass
@@ -193,42 +205,60 @@ class AnalyzerPlugin(WorkerPlugin):
         self.reader = reader
         return True
 
-    def page(self, task: Task, shipped: Blob | None, timeout: float) -> tuple[Any, str, str, bool]:
-        """(Outcome or NEED_HTML, worker address, where its HTML came from, whether to restart this worker)."""
-        # one page at a time per analyzer instance, whatever the worker's thread count; the client's
+    def pages(self, tasks: list[Task], shipped: list[Blob] | None, timeout: float) -> Batch:
+        """The batch's pages in order, until one goes over ``timeout``: the pages after it come back
+        undone (the client sends them again once this worker is restarted)."""
+        # one batch at a time per analyzer instance, whatever the worker's thread count; the client's
         # NITPICKER_* variables only while it runs (the worker serves other runs and clients afterwards)
         with self.lock, client_environment(self.spec.env):
-            have, html = self._html(task, shipped)
-            if not have:
-                return NEED_HTML, self.address, "shipped", False
-            instance = self._instance()
-            if instance.failure is not None:
-                message, trace = instance.failure
-                return Outcome(task.url, None, message, traceback=trace), self.address, self._from(), False
-            try:
-                outcome = instance.thread.call(
-                    lambda: pool.call_each_page(
-                        instance.analyzer,
-                        instance.settings,
-                        task.url,
-                        html,
-                        task.metadata,
-                        task.html_kind,
-                        self.reader.html_by_sha256 if self.reader is not None else None,
-                    ),
-                    timeout,
-                )
-            except TimeoutError:
-                # the page goes on on its thread; a fresh instance takes the next page, the client restarts us
-                self.instance = None
-                self._kill_started()
-                timed_out = Outcome(task.url, None, pool.timeout_message(timeout), timed_out=True)
-                return timed_out, self.address, self._from(), True
-            try:
-                pickle.dumps(outcome)
-            except Exception as exc:  # an unpicklable report: this page's error, as in the local pool
-                outcome = Outcome(task.url, None, f"report cannot be sent: {type(exc).__name__}: {exc}")
-            return outcome, self.address, self._from(), False
+            batch = Batch(self.address, "shipped")
+            for n, task in enumerate(tasks):
+                have, html = self._html(task, shipped[n] if shipped is not None else None)
+                if not have:  # decided on the first page: nothing of this batch ran
+                    return Batch(self.address, "shipped", need_html=True)
+                instance = self._instance()
+                started = time.perf_counter()
+                outcome, timed_out = self._page(instance, task, html, timeout)
+                batch.seconds += time.perf_counter() - started
+                try:
+                    # pickled here, once: a report that cannot be is this page's error (as in the local
+                    # pool), and Dask sends the bytes as they are instead of pickling the report again
+                    batch.outcomes.append(pickle.dumps(outcome))
+                except Exception as exc:
+                    why = f"report cannot be sent: {type(exc).__name__}: {exc}"
+                    batch.outcomes.append(pickle.dumps(Outcome(task.url, None, why)))
+                if timed_out:
+                    batch.restart = True
+                    break
+            batch.html_from = self._from()
+            return batch
+
+    def _page(
+        self, instance: _Instance, task: Task, html: str | None, timeout: float
+    ) -> tuple[Outcome, bool]:
+        """(the page's outcome, whether it went over time)."""
+        if instance.failure is not None:
+            message, trace = instance.failure
+            return Outcome(task.url, None, message, traceback=trace), False
+        try:
+            outcome: Outcome = instance.thread.call(
+                lambda: pool.call_each_page(
+                    instance.analyzer,
+                    instance.settings,
+                    task.url,
+                    html,
+                    task.metadata,
+                    task.html_kind,
+                    self.reader.html_by_sha256 if self.reader is not None else None,
+                ),
+                timeout,
+            )
+        except TimeoutError:
+            # the page goes on on its thread; a fresh instance takes the next page, the client restarts us
+            self.instance = None
+            self._kill_started()
+            return Outcome(task.url, None, pool.timeout_message(timeout), timed_out=True), True
+        return outcome, False
 
     def _from(self) -> str:
         """Where this worker reads HTML: ``archive`` (the path) or ``shipped`` (with each page)."""
@@ -268,8 +298,10 @@ def client_environment(env: dict[str, str]) -> Iterator[None]:
                 _environment_saved.clear()
 
 
-def each_page(plugin: str, task: tuple[Any, ...], shipped: Blob | None, timeout: float) -> tuple[Any, ...]:
-    """The Dask task: one page through the worker's instance of the analyzer registered as ``plugin``."""
+def each_batch(
+    plugin: str, tasks: list[tuple[Any, ...]], shipped: list[Blob] | None, timeout: float
+) -> Batch:
+    """The Dask task: a batch of pages through the worker's instance of the analyzer registered as ``plugin``."""
     holder = get_worker().plugins[plugin]
     assert isinstance(holder, AnalyzerPlugin)
-    return holder.page(Task(*task), shipped, timeout)
+    return holder.pages([Task(*task) for task in tasks], shipped, timeout)

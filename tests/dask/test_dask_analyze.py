@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import shutil
 import signal
 import socket
@@ -16,6 +17,7 @@ import subprocess
 import sys
 import threading
 import urllib.request
+import zlib
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,14 +30,17 @@ from plugin_dists import make_dist
 from support import BUILTIN_PLUGINS, RunningCli, run_cli, wait_until
 
 from nitpicker_core import ScrapeResult
-from nitpicker_core.analyze import analyze
+from nitpicker_core.analyze import analyze, dask_pool
+from nitpicker_core.analyze.dask_pool import Batches
+from nitpicker_core.analyze.pool import Task, WorkerSpec
 from nitpicker_core.archive import open_archive
 from nitpicker_core.config import load_config
 from nitpicker_core.executors import dask_client, parse_executor
 from nitpicker_core.plugins import make_plugin_manager
 
 # A test analyzer loaded by name on the workers: logs each page it starts (and, in the recording process,
-# each page recorded), holds "gate" pages until a file exists, hangs on "hang" pages, raises on "boom" pages.
+# each page recorded), holds "gate" pages until a file exists, hangs on "hang" pages, raises on "boom" pages,
+# kills its worker process on "die" pages.
 SOURCE = """
 import os
 import time
@@ -69,6 +74,8 @@ class SlowProbe(Analyzer):
             time.sleep(600)  # the scenario: a page that never finishes (the pool must time it out)
         if "boom" in page.url:
             raise ValueError("boom page")
+        if "die" in page.url:
+            os._exit(1)  # the scenario: a page that kills its worker process every time
         return PageReport({"length": len(page.html), "pid": os.getpid()}, [Violation("seen", "seen", "info")])
 
 
@@ -475,3 +482,104 @@ def test_the_clients_nitpicker_variables_are_not_left_on_the_workers(tmp_path: P
         after = _nitpicker_environment(cluster.client)
     assert after == before  # the workers' own environment, as it was before the run
     assert all("NITPICKER_TEST_MARK" not in env for env in after.values())
+
+
+def test_pages_go_in_batches_of_a_quarter_second_and_of_a_fair_share_of_what_is_left() -> None:
+    tasks = [Task(f"{SITE}/p{i}", f"sha{i}", {}) for i in range(100)]
+    batches = Batches(tasks, threads=2)  # 2 batches in flight per thread: 4 slots
+    sent = list(batches.fill(0))
+    assert [len(b) for b in sent] == [1, 1, 1, 1]  # nothing measured yet: a page a task
+    batches.measured(4, 0.04)  # 10 ms a page: 25 pages make a quarter second
+    sent += list(batches.fill(3))
+    assert len(sent[-1]) == 24  # a quarter of the 96 pages left, less than 25
+    sent += list(batches.fill(3))
+    assert len(sent[-1]) == 18  # a quarter of 72
+    batches.measured(42, 42 * 1.0)  # pages of a second: one a task again
+    sent += list(batches.fill(0))
+    assert [len(b) for b in sent[-4:]] == [1, 1, 1, 1]
+    while batch := next(batches.fill(3), None):
+        sent.append(batch)
+    assert [t for batch in sent for t in batch] == tasks  # each page once, in order
+    many = Batches([Task(f"{SITE}/p{i}", f"sha{i}", {}) for i in range(1000)], threads=2)
+    many.measured(1, 0.0)  # too fast to time
+    assert [len(b) for b in many.fill(0)] == [dask_pool.MAX_BATCH] * 4
+
+
+def test_fast_pages_go_to_the_workers_in_batches_each_recorded_once(pm, cluster, tmp_path) -> None:
+    names = [f"p{i:02}" for i in range(60)]
+    archive = build_archive(tmp_path / "a.nitpicker", probe_site(*names))
+    log = tmp_path / "log"
+    run = analyze(pm, probe_config(pm, log), archive, ["slowprobe"], executor=cluster)
+    summary = run.summaries["slowprobe"]
+    assert (summary.pages, summary.errors, summary.violations) == (60, 0, 60)
+    assert run.stats["executor"]["tasks"] <= 30  # a task a page before: Dask's own cost for each page
+    cells = stored(archive, "slowprobe")["cells"]
+    assert Counter(c["url"] for c in cells if c["column"] == "length") == {SITE + "/" + n: 1 for n in names}
+    assert sorted(url for _, url in log_lines(log, "start")) == [SITE + "/" + n for n in names]
+
+
+def test_a_page_over_time_ends_its_batch_on_the_worker(pm, cluster, tmp_path) -> None:
+    from nitpicker_core.analyze.dask_worker import AnalyzerPlugin, each_batch
+
+    log = tmp_path / "log"
+    config = probe_config(pm, log)
+    spec = WorkerSpec(tuple(pm.enabled_names()), "slowprobe", "slowprobe", dict(config.values), "", {})
+    name = "nitpicker-analyze-test-batch"
+    cluster.register_plugin(AnalyzerPlugin(name, spec), name=name)
+    html = [("zlib", zlib.compress(f"<p>{n}</p>".encode())) for n in ("one", "hang", "two")]
+    tasks = [tuple(Task(f"{SITE}/{n}", "sha", {})) for n in ("one", "hang", "two")]
+    batch = None
+    try:
+        batch = cluster.submit(each_batch, name, tasks, html, 3.0, pure=False).result(timeout=300)
+        assert batch.restart and not batch.need_html and batch.html_from == "shipped"
+        first, late = (pickle.loads(outcome) for outcome in batch.outcomes)  # "two" did not run
+        assert (first.url, first.error, late.url, late.timed_out) == (
+            f"{SITE}/one",
+            None,
+            f"{SITE}/hang",
+            True,
+        )
+        assert [url for _, url in log_lines(log, "start")] == [f"{SITE}/one", f"{SITE}/hang"]
+    finally:
+        cluster.unregister_worker_plugin(name)
+        # the hung page's thread goes with its worker
+        cluster.restart_workers([batch.worker] if batch else list(cluster.nthreads()), raise_for_error=False)
+
+
+def test_a_page_over_time_among_fast_ones_is_the_only_error_and_every_page_is_recorded_once(
+    pm, cluster, tmp_path
+) -> None:
+    names = [*(f"p{i:02}" for i in range(20)), "q-hang", *(f"r{i:02}" for i in range(10))]
+    archive = build_archive(tmp_path / "a.nitpicker", probe_site(*names))
+    run = analyze(pm, probe_config(pm, tmp_path / "log"), archive, ["slowprobe"], timeout=3, executor=cluster)
+    summary = run.summaries["slowprobe"]
+    assert (summary.pages, summary.errors, summary.timeouts, summary.violations) == (31, 1, 1, 30)
+    assert run.stats["executor"]["worker_restarts"] == 1
+    cells = stored(archive, "slowprobe")["cells"]
+    recorded = Counter(c["url"] for c in cells if c["column"] == "length")
+    assert recorded == {SITE + "/" + n: 1 for n in names if n != "q-hang"}
+
+
+def _allowed_failures(client: Any, value: int) -> None:
+    def change(dask_scheduler: Any) -> None:  # nested: pickled by value (the scheduler cannot import tests)
+        dask_scheduler.allowed_failures = value
+
+    client.run_on_scheduler(change)
+
+
+def test_a_page_that_kills_every_worker_is_the_only_error_of_its_batch(
+    pm, dist, tmp_path, monkeypatch
+) -> None:
+    names = [*(f"p{i:02}" for i in range(20)), "q-die", *(f"r{i:02}" for i in range(10))]
+    archive = build_archive(tmp_path / "a.nitpicker", probe_site(*names))
+    # one worker, one task at a time: Dask blames every task a dying worker holds, here only the killer's
+    monkeypatch.setattr(dask_pool, "IN_FLIGHT_PER_THREAD", 1)
+    with hand_cluster(workers=1, env=_with_path(dist)) as cluster:
+        _allowed_failures(cluster.client, 0)  # a task fails at its first dead worker: a quicker test
+        config = probe_config(pm, tmp_path / "log")
+        run = analyze(pm, config, archive, ["slowprobe"], executor=cluster.client)
+    summary = run.summaries["slowprobe"]
+    assert (summary.pages, summary.errors, summary.violations) == (31, 1, 30)
+    (error,) = stored(archive, "slowprobe")["errors"]
+    assert error["url"] == SITE + "/q-die" and error["message"].startswith("worker exited on every attempt")
+    assert run.stats["executor"]["tasks"] > 31  # the killer's batch went out again a page a task
