@@ -442,6 +442,10 @@ def xvfb_display():
     """A virtual X display for `nitpicker login`'s visible browser; Xvfb tells its number once it is ready."""
     xvfb = shutil.which("Xvfb")
     if xvfb is None:
+        # bin/setup '[test]' installs it: on CI (which runs that setup) its absence is a missing install step,
+        # not a reason to leave the visible-login path untested
+        if os.environ.get("CI"):
+            pytest.fail("Xvfb is not installed although bin/setup '[test]' ran: the install step is missing")
         pytest.skip("Xvfb is not installed (`bin/setup '[test]'` installs it)")
     reading, writing = os.pipe()
     proc = subprocess.Popen(
