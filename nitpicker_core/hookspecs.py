@@ -217,8 +217,10 @@ def crawl_parse(result: ScrapeResult, body: bytes, crawl: CrawlContext) -> Scrap
     :param body: the response body, as many bytes as the server sent (up to the source limit).
     :param crawl: the crawl context.
 
-    Runs in: the crawler, on a worker thread (no browser exists: parse, do not fetch). Called: once per
-    in-scope HTML page the crawl does not render.
+    Runs in: one of the crawl's worker processes, which load the plugins by entry-point name (``crawl`` is a
+    copy there: what the hook puts in ``crawl.state`` stays in that process); on a worker thread of the
+    crawler for the first pages, and for every page when an implementation is not loadable by name. No
+    browser exists: parse, do not fetch. Called: once per in-scope HTML page the crawl does not render.
     firstresult: the built-in lxml reader (in the ``scrape`` plugin) is a ``trylast`` implementation.
     """
 

@@ -21,9 +21,10 @@ from nitpicker_core.crawler.limits import ArchivedDepths, Limits, record_held
 from nitpicker_core.crawler.login import LoginSession
 from nitpicker_core.crawler.options import CrawlOptions
 from nitpicker_core.crawler.pagination import PaginationPredictor
-from nitpicker_core.crawler.phases import PhaseClock
+from nitpicker_core.crawler.phases import EXTRACTION_IN_PROCESSES, PhaseClock
 from nitpicker_core.crawler.policy import CrawlPolicy
 from nitpicker_core.crawler.queue import QueueCounts, QueueItem, UrlQueue
+from nitpicker_core.crawler.reading import PageReaders
 from nitpicker_core.crawler.render import RenderFailure, render_page
 from nitpicker_core.crawler.results import (
     HTML_TYPES,
@@ -194,6 +195,8 @@ class Crawler(ResultsMixin):
         self._auto = AutoRender() if options.render == "auto" else None
         self._reading = options.render != "always"  # a page's preflight is one GET taking its body
         self._checked: dict[str, asyncio.Task[Resource | None]] = {}  # --render never: sub-resources asked
+        # --render never, auto: pages read from their HTML, on worker processes once there are enough of them
+        self._readers = PageReaders(pm, self.crawl, options.parallels)
         self._progress_at = 0.0  # when progress was last told
         self.login: LoginSession | None = None  # --cookies, --storage-state, a scripted login
         if options.login is not None:
@@ -269,6 +272,7 @@ class Crawler(ResultsMixin):
             self.stats.browser_restarts = getattr(host, "restarts", 0)
             await self.slots.close()
             await host.close()
+            self._readers.close()
             self.stats.seconds = round(time.monotonic() - started, 3)
             self.stats.phases = self.clock.as_dict()
             if self.login is not None:
@@ -776,9 +780,7 @@ class Crawler(ResultsMixin):
             self._store_rendered(item, not_a_page(result), pre, rendered=False)
             return False
         try:
-            parsed = await asyncio.to_thread(
-                self.pm.hook.crawl_parse, result=result, body=pre.body, crawl=self.crawl
-            )
+            parsed, elsewhere = await self._readers.read(result, pre.body)
         except Exception as exc:  # a reader's bug on one page must not end the crawl
             self._error(item, "unknown", f"{type(exc).__name__}: {exc}", "parse")
             return False
@@ -788,7 +790,8 @@ class Crawler(ResultsMixin):
         parsed.extra["unrendered"] = unrendered
         if self._auto is not None:
             parsed.html_facts = self._auto.parsed(item.url, parsed.html_facts)
-        self.clock.add("extraction", time.perf_counter() - started)
+        # a worker process's page is counted apart: its wall time is not this process's CPU
+        self.clock.add(EXTRACTION_IN_PROCESSES if elsewhere else "extraction", time.perf_counter() - started)
         parsed.received = await self._check_resources(parsed.resources)
         stored_at = time.perf_counter()
         try:

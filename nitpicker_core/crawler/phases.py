@@ -7,6 +7,8 @@ from typing import Any
 
 #: ``ScrapeResult.extra`` key under which a scrape reports its own phases (seconds by name); not stored
 SCRAPE_PHASES_KEY = "phase_seconds"
+#: pages read from their HTML on the crawl's worker processes (``reading.py``): wall time, not this process's CPU
+EXTRACTION_IN_PROCESSES = "extraction in worker processes"
 #: the phases in the order a page goes through them; "render other" is the page lease and the hooks around
 #: the scrape, "links" the records and the queueing of what the page links to (on the event loop), "archive
 #: write" runs on the writer thread (in parallel with the pages)
@@ -15,6 +17,7 @@ ORDER = (
     "navigation",
     "settle",
     "extraction",
+    EXTRACTION_IN_PROCESSES,
     "images",
     "render other",
     "links",

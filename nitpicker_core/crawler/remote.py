@@ -22,15 +22,13 @@ from distributed.client import FutureCancelledError
 from distributed.diagnostics.plugin import WorkerPlugin
 from distributed.scheduler import KilledWorker
 
-from nitpicker_core.config import Config
 from nitpicker_core.crawler.options import CrawlOptions
 from nitpicker_core.crawler.policy import CrawlPolicy
+from nitpicker_core.crawler.reading import for_workers, worker_plugin_manager
 from nitpicker_core.crawler.render import RenderFailure, render_page
 from nitpicker_core.crawler.stopping import PageAbandoned
 from nitpicker_core.errors import NitpickerError
-from nitpicker_core.plugins import make_plugin_manager
 from nitpicker_core.records import CrawlContext, ScrapeResult
-from nitpicker_core.registries import setting_registry
 
 if TYPE_CHECKING:
     from nitpicker_core.plugins import NitpickerPluginManager
@@ -86,7 +84,7 @@ class BrowserWorker(WorkerPlugin):
         from nitpicker_core.crawler.browser import BrowserHost
         from nitpicker_core.crawler.slots import PageSlots
 
-        self.pm = _worker_plugin_manager(self.plugin_names, self.config_values)
+        self.pm = worker_plugin_manager(self.plugin_names, self.config_values)
         self._policy: Any = None
         self.host = BrowserHost()
         self.slots = PageSlots(self.host, self.user_agent)
@@ -139,13 +137,6 @@ class BrowserWorker(WorkerPlugin):
         return self._policy.route_headers
 
 
-def _worker_plugin_manager(names: tuple[str, ...], values: dict[str, Any]) -> Any:
-    """The crawl's plugins, loaded by entry-point name and configured with the command's settings."""
-    pm = make_plugin_manager(allow=set(names), deny=set())
-    pm.configure_plugins(Config(setting_registry(pm), dict(values)))
-    return pm
-
-
 def render_on_worker(job: RenderJob) -> ScrapeResult | RenderFailure | None:
     """The Dask task: render ``job`` with the worker's BrowserWorker of this crawl."""
     plugin = get_worker().plugins.get(job.plugin)
@@ -175,7 +166,7 @@ class DaskRenderer:
             self.name,
             tuple(pm.enabled_names()),
             dict(config.values) if config is not None else {},
-            _for_workers(crawl),
+            for_workers(crawl),
             options.user_agent,
             _without_credentials(scope),
         )
@@ -280,13 +271,6 @@ async def _settled(future: Any) -> Any:
     if not ok:
         raise value
     return value
-
-
-def _for_workers(crawl: CrawlContext) -> CrawlContext:
-    """The crawl context as the scrape hooks on a worker see it (a copy; ``state`` starts empty there)."""
-    return dataclasses.replace(
-        crawl, options=dict(crawl.options), environment=dict(crawl.environment), state={}
-    )
 
 
 def _without_credentials(scope: Any) -> Any:

@@ -40,7 +40,7 @@ def _records(crawled, url: str) -> dict:
             js = stored.pop("js")
             assert (
                 js is None
-                if crawled.archive.stem == "never"
+                if crawled.archive.stem != "always"
                 else js["changed"] == {} and js["link_count"] == 0
             )
         return {
@@ -127,3 +127,39 @@ def test_render_never_from_the_config_file_and_in_pipeline(crawl, site, tmp_path
         4,
         "never",
     )
+
+
+def test_pages_read_on_worker_processes_equal_those_read_on_a_thread(crawl, site):
+    """`crawl_parse` on the crawl's worker processes (every page, from the first) stores what it stores when it
+    runs on a thread of the crawler; the commit's phases say where each page was read."""
+    from nitpicker_core.archive import open_archive
+    from nitpicker_core.crawler.phases import EXTRACTION_IN_PROCESSES
+
+    args = (*(site + section for section in SECTIONS), "--exclude", SCRIPTED, "--render", "never")
+    workers = crawl(
+        *args,
+        name="workers",
+        ok=(1,),
+        env={"NITPICKER_PARSE_PROCESSES": "2", "NITPICKER_PARSE_PROCESSES_AFTER": "0"},
+    )
+    thread = crawl(*args, name="thread", ok=(1,), env={"NITPICKER_PARSE_PROCESSES": "0"})
+    phases = {}
+    for crawled in (workers, thread):
+        with open_archive(crawled.archive) as reader:
+            stats = reader.commits()[0]["stats"]
+        phases[crawled.archive.stem] = stats["phases"]
+        parsed = stats["parsed"]
+    assert parsed >= 25
+    assert phases["workers"][EXTRACTION_IN_PROCESSES]["count"] == parsed
+    assert "extraction" not in phases["workers"]
+    assert phases["thread"]["extraction"]["count"] == parsed
+    assert EXTRACTION_IN_PROCESSES not in phases["thread"]
+    assert set(workers.pages) == set(thread.pages)
+    for url, page in thread.pages.items():
+        other = workers.page(url)
+        assert {k: v for k, v in other.items() if k not in PER_CRAWL} == {
+            k: v for k, v in page.items() if k not in PER_CRAWL
+        }, url
+        assert workers.anchors[url] == thread.anchors[url], url
+        if page.get("html_sha256"):
+            assert _records(workers, url) == _records(thread, url), url
