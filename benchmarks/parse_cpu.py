@@ -119,7 +119,8 @@ class Steps:
 STEPS = (
     ("decode", "parse", "encoding_of"),
     ("decode", "source", "decode_sent"),
-    ("parse", "lxml.html", "document_fromstring"),
+    ("parse", "lxml.html", "document_fromstring"),  # the page's before, the canonical reader's head always
+    ("parse", "parse", "_fromstring"),
     ("document", "parse", "_Document"),
     ("metadata", "parse", "_metadata"),
     ("anchors: places", "parse", "_Places"),
