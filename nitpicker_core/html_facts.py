@@ -24,6 +24,9 @@ from nitpicker_core.permalink import heading_text
 from nitpicker_core.urls import normalize as normalize_url
 
 _LINK_TAG = re.compile(r"<link\b[^>]*canonical[^>]*>", re.IGNORECASE)
+# "nofollow" in any case of its ASCII letters: where html.lower() has it (no other character lowers to one of
+# them), found without making a lowercased copy of the page
+_NOFOLLOW = re.compile("[nN][oO][fF][oO][lL][lL][oO][wW]")
 _CANONICAL_XPATH = "//link[contains(concat(' ', normalize-space(translate(@rel, 'CANONIL', 'canonil')), ' '), ' canonical ')]"
 
 Elements = tuple[tuple[str, ...], tuple[str, ...]]
@@ -59,7 +62,7 @@ def nofollow_targets(url: str, html: str, doc: Any = None) -> list[str]:
     ``doc``: ``html`` parsed already by ``lxml.html`` (a page read without a browser), not parsed again.
     """
     found: list[str] = []
-    if not html or "nofollow" not in html.lower():  # most pages: no parse
+    if not html or not _NOFOLLOW.search(html):  # most pages: no parse
         return found
     if doc is None:
         try:
