@@ -98,7 +98,10 @@ def join(base: str, ref: str) -> str:
         path, _, query = before_fragment.partition("?")
         if not path.startswith("/"):
             path = "/" + path if b.netloc and not b.path else b.path[: b.path.rfind("/") + 1] + path
-        return urlunsplit((b.scheme, b.netloc, remove_dot_segments(path), query, fragment))
+        path = remove_dot_segments(path)
+        if b.scheme and b.netloc and path.startswith("/"):  # urlunsplit's result, put together directly
+            return f"{b.scheme}://{b.netloc}{path}{'?' if query else ''}{query}{'#' if fragment else ''}{fragment}"
+        return urlunsplit((b.scheme, b.netloc, path, query, fragment))
     return _join(base, ref)
 
 
