@@ -24,6 +24,9 @@ from nitpicker_core.permalink import heading_text
 from nitpicker_core.urls import normalize as normalize_url
 
 _LINK_TAG = re.compile(r"<link\b[^>]*canonical[^>]*>", re.IGNORECASE)
+# "nofollow" in any case of its ASCII letters: where html.lower() has it (no other character lowers to one of
+# them), found without making a lowercased copy of the page
+_NOFOLLOW = re.compile("[nN][oO][fF][oO][lL][lL][oO][wW]")
 _CANONICAL_XPATH = "//link[contains(concat(' ', normalize-space(translate(@rel, 'CANONIL', 'canonil')), ' '), ' canonical ')]"
 
 Elements = tuple[tuple[str, ...], tuple[str, ...]]
@@ -59,16 +62,20 @@ def nofollow_targets(url: str, html: str, doc: Any = None) -> list[str]:
     ``doc``: ``html`` parsed already by ``lxml.html`` (a page read without a browser), not parsed again.
     """
     found: list[str] = []
-    if not html or "nofollow" not in html.lower():  # most pages: no parse
+    if not html or not _NOFOLLOW.search(html):  # most pages: no parse
         return found
     if doc is None:
         try:
             doc = lxml.html.document_fromstring(html)
         except (ValueError, lxml.etree.ParserError):
             return found
-    base = (doc.xpath("//base/@href") or [url])[0]
+    # what //base/@href and //a[@href and @rel] | //area[@href and @rel] find, in one walk over the links
+    # (an XPath query walks the whole document: most of the time of reading one)
+    base = next((el.get("href") for el in doc.iter("base") if el.get("href") is not None), url)
     host = urlsplit(url).hostname
-    for el in doc.xpath("//a[@href and @rel] | //area[@href and @rel]"):
+    for el in doc.iter("a", "area"):
+        if el.get("href") is None or el.get("rel") is None:
+            continue
         rel = str(el.get("rel") or "").lower().split()
         if "nofollow" not in rel:
             continue

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import string
 from urllib.parse import urlsplit, urlunsplit
 
@@ -40,6 +41,13 @@ def normalize_escapes(text: str) -> str:
 
 def remove_dot_segments(path: str) -> str:
     """RFC 3986 §5.2.4: ``.`` and ``..`` segments resolved; every other segment, empty ones too, kept."""
+    if "/." not in path and not path.startswith("."):
+        return path  # no segment starts with a dot, so none is one: every segment kept as it is
+    return _remove_dot_segments(path)
+
+
+@functools.lru_cache(maxsize=4096)  # the same "../" links on every page of a directory
+def _remove_dot_segments(path: str) -> str:
     out: list[str] = []
     while path:
         if path.startswith("../"):
@@ -62,12 +70,43 @@ def remove_dot_segments(path: str) -> str:
     return "".join(out)
 
 
+def _plain_path_ref(ref: str) -> bool:
+    """Whether ``ref`` is a path (absolute or relative, maybe with a query and a fragment) that ``urlsplit``
+    reads as written: no scheme, no authority, nothing it strips or removes; most links are one."""
+    return (
+        ref[:1] > " "  # nor empty, nor led by what urlsplit strips
+        and ref[0] not in "?#"
+        and ":" not in ref
+        and ref[:2] != "//"
+        and "\t" not in ref
+        and "\n" not in ref
+        and "\r" not in ref
+    )
+
+
 def join(base: str, ref: str) -> str:
     """``ref`` resolved against ``base`` as RFC 3986 §5.2 says (its non-strict reading, as browsers do).
 
     Unlike ``urllib.parse.urljoin``, empty path segments survive: ``e//f`` against ``http://a/b/`` is
     ``http://a/b/e//f``.
     """
+    if _plain_path_ref(ref):
+        # what the general case below does for such a reference, without splitting it with urlsplit
+        # (a page's links are resolved one by one: this is most of the time of reading one)
+        b = urlsplit(base)
+        before_fragment, _, fragment = ref.partition("#")
+        path, _, query = before_fragment.partition("?")
+        if not path.startswith("/"):
+            path = "/" + path if b.netloc and not b.path else b.path[: b.path.rfind("/") + 1] + path
+        path = remove_dot_segments(path)
+        if b.scheme and b.netloc and path.startswith("/"):  # urlunsplit's result, put together directly
+            return f"{b.scheme}://{b.netloc}{path}{'?' if query else ''}{query}{'#' if fragment else ''}{fragment}"
+        return urlunsplit((b.scheme, b.netloc, path, query, fragment))
+    return _join(base, ref)
+
+
+def _join(base: str, ref: str) -> str:
+    """``join`` for any reference."""
     r, b = urlsplit(ref), urlsplit(base)
     before_fragment = ref.partition("#")[0]
     after_scheme = before_fragment[len(r.scheme) + 1 :] if r.scheme else before_fragment

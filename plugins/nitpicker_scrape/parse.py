@@ -10,25 +10,26 @@ from __future__ import annotations
 
 import bisect
 import codecs
+import itertools
 import re
+import threading
 from collections.abc import Iterable
 from typing import Any
 
 import lxml.etree
 import lxml.html
 
-from nitpicker_core import IMAGE_PRESETS, Image, PageError, ScrapeResult, join_url
+from nitpicker_core import IMAGE_PRESETS, Anchor, Image, PageError, ScrapeResult, join_url
 
 from . import source, tags
-from .extract import anchors_from, headings_from, jsonld_from, metadata_from
+from .extract import headings_from, jsonld_from, metadata_from
 from .images import PRESETS
 from .network import guess_cdn
 
 __all__ = ["parse"]
 
 # Content a browser with scripting on does not parse into elements, or keeps out of the document's tree
-_INERT = "//template | //noscript"
-_SPACE = re.compile(r"\s+")
+_INERT = ("template", "noscript")
 _URL_NOISE = re.compile(r"[\t\n\r]")  # the URL parser drops tabs and newlines anywhere in a URL
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 _HTTP_EQUIV_CHARSET = re.compile(r"charset=([^;]+)", re.I)
@@ -36,19 +37,26 @@ _REL_SPLIT = re.compile(r"[\t\n\f\r ]+")
 _WORD = re.compile(r"\w+(?:['’.]\w+)*")
 _ANCHOR_TAG = re.compile(r"<(?:a|area)(?=[\s/>])", re.I)
 _COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
-# Sub-resources a browser loads from the markup alone: (XPath, attribute)
-_RESOURCES: tuple[tuple[str, str], ...] = (
-    ("//link[@href]", "href"),  # kept only for the rels below
-    ("//script[@src]", "src"),
-    ("//img[@src]", "src"),
-    ("//iframe[@src]", "src"),
-    ("//frame[@src]", "src"),
-    ("//embed[@src]", "src"),
-    ("//object[@data]", "data"),
-    ("//video[@src] | //audio[@src] | //source[@src] | //track[@src]", "src"),
-    ("//video[@poster]", "poster"),
-    ("//input[@src][translate(@type, 'IMAGE', 'image') = 'image']", "src"),
-)
+_HTTP = re.compile(r"^https?:", re.I)
+# Sub-resources a browser loads from the markup alone, in the order they are listed (all the links first,
+# then the scripts, ...; each kind in document order): tag → (attribute, its kind's place in the order).
+# Found in one walk over those elements rather than an XPath query per kind (each one walks the whole tree)
+_RESOURCES: dict[str, tuple[tuple[str, int], ...]] = {
+    "link": (("href", 0),),  # kept only for the rels below
+    "script": (("src", 1),),
+    "img": (("src", 2),),
+    "iframe": (("src", 3),),
+    "frame": (("src", 4),),
+    "embed": (("src", 5),),
+    "object": (("data", 6),),
+    "video": (("src", 7), ("poster", 8)),
+    "audio": (("src", 7),),
+    "source": (("src", 7),),
+    "track": (("src", 7),),
+    "input": (("src", 9),),  # of type image only (any case of its ASCII letters, as XPath's translate)
+}
+_RESOURCE_KINDS = 10
+_IMAGE_TYPE = str.maketrans("IMAGE", "image")
 # The favicons too: a rendered page's are asked by the crawler, as here (Chromium asks for them on its own time,
 # if at all); no manifest (headless Chromium asks none)
 _LOADED_RELS = frozenset({"stylesheet", "preload", "modulepreload", "icon"})
@@ -70,7 +78,45 @@ def encoding_of(body: bytes, content_type: str) -> str | None:
 
 
 def _text(value: str | None) -> str:
-    return _SPACE.sub(" ", value or "").strip()
+    # what re.sub(r"\s+", " ", value).strip() gives (str.split's whitespace is the regex's \s), a tenth the time
+    return " ".join((value or "").split())
+
+
+def _content(el: Any) -> str:
+    """``el.text_content()`` (XPath's ``string()``: the text of every descendant, comments left out) without
+    XPath: an XPath call lets go of the GIL and takes it back, which under threads costs a switch interval
+    each time; most links hold one text and no element, read without iterating."""
+    if not len(el):  # no child: no comment either, so the text is all
+        return el.text or ""
+    return "".join(el.itertext())
+
+
+def _drop_tree(el: Any) -> None:
+    """``lxml.html``'s ``drop_tree`` on a plain element: out of the tree, its tail kept where it stood."""
+    parent = el.getparent()
+    if el.tail:
+        previous = el.getprevious()
+        if previous is None:
+            parent.text = (parent.text or "") + el.tail
+        else:
+            previous.tail = (previous.tail or "") + el.tail
+    parent.remove(el)
+
+
+# Plain elements (no lxml.html class lookup, a Python call for every element the reader touches), one
+# parser per thread (a parser shared by threads parses one document at a time)
+_PARSERS = threading.local()
+
+
+def _fromstring(text: str) -> Any:
+    """``lxml.html.document_fromstring`` of ``text``, the same tree made of plain ``lxml.etree`` elements."""
+    parser = getattr(_PARSERS, "parser", None)
+    if parser is None:
+        parser = _PARSERS.parser = lxml.etree.HTMLParser()
+    root = lxml.etree.fromstring(text, parser)
+    if root is None:
+        raise lxml.etree.ParserError("Document is empty")
+    return root
 
 
 def _attr(el: Any, name: str) -> str | None:
@@ -85,32 +131,43 @@ class _Document:
     def __init__(self, root: Any, url: str) -> None:
         self.root = root
         self.url = url
-        for el in root.xpath(_INERT):
-            el.drop_tree()
-        base = next(iter(root.xpath("//base[@href]")), None)
+        for el in list(root.iter(*_INERT)):
+            _drop_tree(el)
+        base = next((el for el in root.iter("base") if el.get("href") is not None), None)
         self.base = join_url(url, _URL_NOISE.sub("", base.get("href").strip())) if base is not None else url
         self.has_base = base is not None
-        self._metas = root.xpath("//meta")
-        self._links = root.xpath("//link[@rel][@href]")
+        self._metas = list(root.iter("meta"))
+        self._links = [el for el in root.iter("link") if el.get("rel") is not None and el.get("href") is not None]
+        self._joined: dict[str, str] = {}  # value as written → absolute (a page names the same URLs often)
+        self._by: dict[str, dict[str, Any]] = {}  # attribute → its lowercased value → the first such <meta>
 
     def absolute(self, value: str | None) -> str | None:
         """``value`` resolved against the document's base, as ``el.href`` or ``new URL(v, baseURI)`` do."""
         if not value:
             return value
-        try:
-            return join_url(self.base, _URL_NOISE.sub("", value.strip()))
-        except ValueError:
-            return value
+        joined = self._joined.get(value)
+        if joined is None:
+            try:
+                joined = join_url(self.base, _URL_NOISE.sub("", value.strip()))
+            except ValueError:
+                joined = value
+            self._joined[value] = joined
+        return joined
 
     def meta(self, attribute: str, value: str) -> str | None:
         """The content of the first ``<meta attribute=value>`` (any case), "" without content, None when none."""
-        value = value.lower()
-        for el in self._metas:
-            found = _attr(el, attribute)
-            if found is not None and found.lower() == value:
-                content = el.get("content")
-                return content if content is not None else ""
-        return None
+        by = self._by.get(attribute)
+        if by is None:
+            by = self._by[attribute] = {}
+            for el in self._metas:
+                found = _attr(el, attribute)
+                if found is not None:
+                    by.setdefault(found.lower(), el)
+        el = by.get(value.lower())
+        if el is None:
+            return None
+        content = el.get("content")
+        return content if content is not None else ""
 
     def metas_starting(self, attribute: str, prefix: str) -> dict[str, str | None]:
         found: dict[str, str | None] = {}
@@ -137,14 +194,14 @@ def _metadata(doc: _Document, encoding: str) -> tuple[dict[str, Any], dict[str, 
 
     robots = by_name("robots")
     flags = [flag.strip() for flag in (robots or "").lower().split(",")]
-    titles = doc.root.xpath("//title[not(ancestor::svg)]")
-    charset_el = next(iter(doc.root.xpath("//meta[@charset]")), None)
+    title = next((el for el in doc.root.iter("title") if next(el.iterancestors("svg"), None) is None), None)
+    charset_el = next((el for el in doc._metas if el.get("charset") is not None), None)
     http_equiv = doc.meta("http-equiv", "content-type")
     declared = _HTTP_EQUIV_CHARSET.search(http_equiv) if http_equiv else None
     html_el = doc.root
     publisher = by_name("publisher")
     m = {
-        "title": _text(titles[0].text_content()) if titles else "",
+        "title": _text(_content(title)) if title is not None else "",
         "description": by_name("description") or "",
         "keywords": by_name("keywords") or "",
         "lang": html_el.get("lang") or "",
@@ -234,50 +291,64 @@ class _Places:
         self.text = text
         self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
         self.cursor = 0
-        comments = [(m.start(), m.end()) for m in _COMMENT.finditer(text)]
-        self._comment_starts = [start for start, _ in comments]
-        self._comments = comments
+        # every tag outside comments, found once: a tag is never cut by a line's end (a newline ends the
+        # line, and none is in a tag's name), so those in a line are those a search of that line finds
+        tags = [m.span() for m in _ANCHOR_TAG.finditer(text)]
+        if "<!--" in text:
+            comments = [m.span() for m in _COMMENT.finditer(text)]
+            comment_starts = [start for start, _ in comments]
 
-    def _commented(self, at: int) -> bool:
-        i = bisect.bisect_right(self._comment_starts, at) - 1
-        return i >= 0 and at < self._comments[i][1]
+            def commented(at: int) -> bool:
+                i = bisect.bisect_right(comment_starts, at) - 1
+                return i >= 0 and at < comments[i][1]
 
-    def _next(self, start: int, end: int) -> re.Match[str] | None:
-        for found in _ANCHOR_TAG.finditer(self.text, start, end):
-            if not self._commented(found.start()):
-                return found
-        return None
+            tags = [(start, end) for start, end in tags if not commented(start)]
+        self._tag_starts = [start for start, _ in tags]
+        self._tag_ends = [end for _, end in tags]
+
+    def _next(self, start: int, end: int) -> int | None:
+        """The index of the first tag starting in [start, end)."""
+        i = bisect.bisect_left(self._tag_starts, start)
+        return i if i < len(self._tag_starts) and self._tag_ends[i] <= end else None
 
     def place(self, line: int | None) -> tuple[int, int] | None:
         if not line or line > len(self.starts):
             return None
         ends = self.starts[line] if line < len(self.starts) else len(self.text)
-        found = self._next(max(self.cursor, self.starts[line - 1]), ends)
+        begins = self.starts[line - 1]
+        found = self._next(begins if begins > self.cursor else self.cursor, ends)
         if found is None:  # the tag began on an earlier line than libxml2 reports
             found = self._next(self.cursor, ends)
         if found is None:
             return None
-        self.cursor = found.end()
-        at = bisect.bisect_right(self.starts, found.start())
-        return at, found.start() - self.starts[at - 1] + 1
+        start = self._tag_starts[found]
+        self.cursor = self._tag_ends[found]
+        at = bisect.bisect_right(self.starts, start)
+        return at, start - self.starts[at - 1] + 1
 
 
-def _anchors(doc: _Document, places: _Places) -> list[dict[str, Any]]:
+def _anchors(doc: _Document, places: _Places) -> list[Anchor]:
+    """The records ``extract.anchors_from`` makes of what extract.js finds, made here directly (no dict per
+    anchor to read back), each with its place in the source."""
     found = []
-    drawn = set(doc.root.xpath("//svg//a"))  # an SVG link is no anchor (its href is no string in a browser)
-    for el in doc.root.xpath("//a | //area"):
+    # an SVG link is no anchor (its href is no string in a browser)
+    drawn = {el for svg in doc.root.iter("svg") for el in svg.iter("a")}
+    for el in doc.root.iter("a", "area"):
         where = places.place(el.sourceline)  # every tag in order, so the ones left out are stepped over
-        if el in drawn or el.get("href") is None:
-            continue
         written = el.get("href")
-        href = doc.absolute(written) if written else doc.base
-        if not href or not re.match(r"^https?:", href, re.I):
+        if written is None or (drawn and el in drawn):
             continue
-        text = _text(el.get("aria-label") or el.text_content())
+        href = doc.absolute(written) if written else doc.base
+        if not href or not _HTTP.match(href):
+            continue
+        text = _text(el.get("aria-label") or _content(el))
         if not text:
-            img = next(iter(el.xpath(".//img[@alt]")), None)
+            img = next((img for img in el.iter("img") if img.get("alt") is not None), None)
             text = img.get("alt").strip() if img is not None else (el.get("alt") or el.get("title") or "")
-        found.append({"href": href, "text": text, "raw": written, "at": where})
+        url, _, fragment = href.partition("#")
+        if url:
+            line, col = where if where is not None else (None, None)
+            found.append(Anchor(href=url, text=text, fragment=fragment, raw_href=written, line=line, col=col))
     return found
 
 
@@ -287,8 +358,8 @@ def _headings(doc: _Document) -> list[dict[str, Any]]:
     return [
         {
             "level": int(el.tag[1]),
-            "text": _text(el.text_content()),
-            "links": [_text(a.text_content()) for a in el.xpath('.//a[starts-with(@href, "#")]')],
+            "text": _text(_content(el)),
+            "links": [_text(_content(a)) for a in el.iter("a") if (a.get("href") or "").startswith("#")],
         }
         for el in doc.root.iter("h1", "h2", "h3", "h4", "h5", "h6")
     ]
@@ -310,8 +381,15 @@ def _words(doc: _Document) -> int | None:
     body = doc.root.find("body")
     if body is None:
         return None
-    lxml.etree.strip_elements(body, "script", "style", with_tail=False)
-    return len(_WORD.findall(" ".join(body.itertext())))
+    # strip_elements(body, "script", "style", with_tail=False) and the words of " ".join(body.itertext()):
+    # each piece itertext gives is a run of adjacent text nodes, and the parser makes no two adjacent, but
+    # strip_elements does (the text before a script and its tail); dropped with their tails joined to the
+    # text before instead, the text nodes are the pieces, and one XPath query finds them all (itertext
+    # makes an element object for every node: most of the time of reading a page's words)
+    for el in list(body.iter("script", "style")):
+        _drop_tree(el)
+    texts = body.xpath(".//text()", smart_strings=False)
+    return _WORD.subn("", " ".join(texts))[1]  # the count of findall's words, no list of them
 
 
 def _images(doc: _Document, presets: Iterable[str]) -> list[Image]:
@@ -337,14 +415,22 @@ def _images(doc: _Document, presets: Iterable[str]) -> list[Image]:
 
 
 def _resources(doc: _Document) -> list[str]:
-    urls: dict[str, None] = {}
-    for path, attribute in _RESOURCES:
-        for el in doc.root.xpath(path):
-            if el.tag == "link" and not _LOADED_RELS & set(_REL_SPLIT.split(el.get("rel", "").lower())):
+    kinds: list[list[str]] = [[] for _ in range(_RESOURCE_KINDS)]
+    for el in doc.root.iter(*_RESOURCES):
+        for attribute, kind in _RESOURCES[el.tag]:
+            value = el.get(attribute)
+            if value is None:
                 continue
-            url = doc.absolute(el.get(attribute))
-            if url and re.match(r"^https?:", url, re.I):
-                urls.setdefault(url.split("#", 1)[0])
+            if kind == 0 and not _LOADED_RELS & set(_REL_SPLIT.split(el.get("rel", "").lower())):
+                continue
+            if kind == 9 and (el.get("type") or "").translate(_IMAGE_TYPE) != "image":
+                continue
+            kinds[kind].append(value)
+    urls: dict[str, None] = {}
+    for value in itertools.chain.from_iterable(kinds):
+        url = doc.absolute(value)
+        if url and _HTTP.match(url):
+            urls.setdefault(url.split("#", 1)[0])
     return list(urls)
 
 
@@ -377,7 +463,7 @@ def parse_document(result: ScrapeResult, body: bytes, options: dict[str, Any]) -
     final = result.redirect_chain[-1] if result.redirect_chain else result.url
     lines = text.replace("\r\n", "\n").replace("\r", "\n")  # as the HTML tokenizer and validators count
     try:
-        root = lxml.html.document_fromstring(lines)
+        root = _fromstring(lines)
     except (lxml.etree.ParserError, ValueError) as exc:
         result.errors.append(PageError(step="parse", message=f"the HTML could not be parsed: {exc}"))
         result.metadata, result.anchors, result.headings = {"title": ""}, [], []
@@ -389,14 +475,7 @@ def parse_document(result: ScrapeResult, body: bytes, options: dict[str, Any]) -
     refresh = doc.meta("http-equiv", "refresh")
     if refresh:
         result.extra["refresh"] = refresh
-    found = _anchors(doc, _Places(lines))
-    result.anchors = anchors_from(found)
-    # anchors_from keeps every item with an href, in order: the places go with them one to one
-    for anchor, item in zip(
-        result.anchors, (i for i in found if str(i["href"]).partition("#")[0]), strict=True
-    ):
-        if item["at"] is not None:
-            anchor.line, anchor.col = item["at"]
+    result.anchors = _anchors(doc, _Places(lines))
     result.headings = headings_from(_headings(doc))
     result.jsonld = jsonld_from(_scripts(doc))
     result.tags = tags.detect(text, _probe(doc), result.headers, guess_cdn(result.headers))

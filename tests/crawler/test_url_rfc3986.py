@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from nitpicker_core import url_syntax
 from nitpicker_core.urls import join, normalize, remove_dot_segments
 
 WAYBACK = "https://web.archive.org/web/20060524042422/https://www.python.org/windows/pythonwin/"
@@ -114,3 +115,24 @@ def test_dot_segments_cancel_exactly(head: list[str], tail: list[str], extra: st
     plain = normalize(_url([*head, *tail]))
     assert normalize(_url([*head, ".", *tail])) == plain
     assert normalize(_url([*head, extra, "..", *tail])) == plain
+
+
+# The references join reads without urlsplit (a plain path) and those it hands to the general case alike
+url_text = st.text(alphabet="ab/.?#:%[]@ \t\n\x00é", max_size=12)
+bases = st.sampled_from(
+    ["http://a/b/c/d;p?q", "http://a", "https://h/x/", "http://a/b//c/d#f", "file:///t/u", "http://[::1]/p/q"]
+)
+
+
+@given(bases, url_text)
+def test_join_of_a_plain_path_is_the_general_join(base: str, ref: str) -> None:
+    try:
+        expected = url_syntax._join(base, ref)
+    except ValueError:
+        return  # a reference urlsplit refuses is never a plain path
+    assert join(base, ref) == expected
+
+
+@given(st.text(alphabet="ab/.", max_size=14))
+def test_removing_dot_segments_of_a_path_without_them_keeps_it(path: str) -> None:
+    assert remove_dot_segments(path) == url_syntax._remove_dot_segments.__wrapped__(path)
