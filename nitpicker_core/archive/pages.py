@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import zlib
 from collections.abc import Iterable, Sequence
@@ -38,6 +39,8 @@ _PLACEHOLDER_INSERT = (
     "VALUES (?, ?, ?, ?, NULL, NULL)"
 )
 ZLIB_LEVEL = 6
+# Anchor texts come back on every page of a site (its navigation): each text's length is worked out once
+_plain_length = functools.lru_cache(maxsize=1 << 14)(plain_length)
 
 
 class Pages:
@@ -73,8 +76,9 @@ class Pages:
         batch = list(results)
         with self._store.db.atomic():
             self._store.changing(commit_id)
-            if resources:
-                self._resource_rows(commit_id, resources)
+            pairs = self._unstored(commit_id, list(resources))
+            if pairs:
+                self._resource_rows(commit_id, pairs)
             for start in range(0, len(batch), ROW_CHUNK):
                 self._put_chunk(commit_id, batch[start : start + ROW_CHUNK], at)
         self._store.touch()
@@ -102,11 +106,38 @@ class Pages:
         self.put_resources(commit_id, [(resource, referrer_url)])
 
     def put_resources(self, commit_id: int, items: Iterable[tuple[Resource, str | None]]) -> None:
-        pairs = list(items)
+        pairs = self._unstored(commit_id, list(items))
+        if not pairs:  # every one stored as it is already: no transaction to open and close
+            self._store.touch()
+            return
         with self._store.db.atomic():
             self._store.changing(commit_id)
             self._resource_rows(commit_id, pairs)
         self._store.touch()
+
+    def _unstored(
+        self, commit_id: int, pairs: list[tuple[Resource, str | None]]
+    ) -> list[tuple[Resource, str | None]]:
+        """``pairs`` but the resources the commit holds as they are already, which writing again changes nothing.
+
+        Every page names the site's few style sheets and scripts, all stored when the first page named them.
+        Only a URL named once in ``pairs``, and known to the store, can be left out: with more, each state the
+        URL goes through keeps its row, as it did. Read outside a transaction: this thread is the only writer.
+        """
+        cache = self._store.url_cache
+        counts: dict[str, int] = {}  # not a Counter: a call has one pair, mostly, and a Counter costs more
+        for r, _ in pairs:
+            counts[r.url] = counts.get(r.url, 0) + 1
+        known = {cache[r.url]: r for r, _ in pairs if counts[r.url] == 1 and r.url in cache}
+        if not known:
+            return pairs
+        stored = self._store.lookup(
+            "SELECT c.url_id, s.hash FROM commit_resource c JOIN resource_state s ON s.id = c.state_id "
+            "WHERE c.url_id IN ({marks}) AND c.commit_id = " + str(int(commit_id)),
+            known,
+        )
+        same = {r.url for url_id, r in known.items() if stored.get(url_id) == prepare_resource(r)[0]}
+        return [(r, referrer) for r, referrer in pairs if r.url not in same] if same else pairs
 
     def _resource_rows(self, commit_id: int, pairs: Sequence[tuple[Resource, str | None]]) -> None:
         """The rows of ``pairs`` (resource, referrer), inside the caller's transaction; later ones win, but a
@@ -320,12 +351,13 @@ class Pages:
         members = self._members_of(commit_id)
         members.update(ids[p.url] for p in prepared)
         wanted: dict[str, bool] = {}
+        is_external = self._store.is_external
         for p in prepared:
-            for target, *_ in p.anchors:
+            # a page names each of its targets many times (a docs page: 300 anchors, 40 URLs), and the
+            # commit holds most of them already
+            for target in dict.fromkeys([a[0] for a in p.anchors]):
                 if target not in wanted and ids[target] not in members:
-                    wanted[target] = (
-                        bool(self._store.is_external(target)) if self._store.is_external else False
-                    )
+                    wanted[target] = bool(is_external(target)) if is_external else False
         if wanted:
             self._placeholders(commit_id, wanted, at)
 
@@ -348,7 +380,7 @@ class Pages:
         new = [p for h, p in unique.items() if h not in state_ids]
         urls = {p.url for p in prepared}
         for p in prepared:  # every anchor target needs an id, also for states that already exist
-            urls.update(a[0] for a in p.anchors)
+            urls.update([a[0] for a in p.anchors])
             urls.update(p.resources)
             if p.redirect_dest:
                 urls.add(p.redirect_dest)
@@ -394,9 +426,10 @@ class Pages:
             "INSERT INTO anchor (state_id, ordinal, target_url_id, fragment, text, raw_href, line, col, plain) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                (state_ids[p.hash], n, ids[t], *rest, plain_length(rest[1]))
+                (state_id, n, ids[a[0]], *a[1:], _plain_length(a[2]))
                 for p in new
-                for n, (t, *rest) in enumerate(p.anchors)
+                for state_id in (state_ids[p.hash],)
+                for n, a in enumerate(p.anchors)
             ],
         )
         conn.executemany(
