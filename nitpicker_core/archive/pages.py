@@ -277,8 +277,27 @@ class Pages:
         self._next_order[commit_id] = start + count
         return start
 
-    def _previous(self, commit_id: int, url: str, table: str) -> list[tuple[Any, ...]]:
-        """The anchors, images or headings of ``url``'s current state in this commit (for a degraded scrape)."""
+    def _held(self, commit_id: int, url: str) -> tuple[int, dict[str, bool]] | None:
+        """``url``'s current state in this commit, with which of its anchors, headings and images it has rows.
+
+        One statement for the three: the URL a degraded record asks after is a link target mostly (an
+        external link the crawl does not fetch), whose placeholder state has none of them."""
+        row = self._store.conn.execute(
+            "SELECT cp.state_id, EXISTS (SELECT 1 FROM anchor WHERE state_id = cp.state_id), "
+            "EXISTS (SELECT 1 FROM heading WHERE state_id = cp.state_id), "
+            "EXISTS (SELECT 1 FROM image WHERE state_id = cp.state_id) "
+            "FROM commit_page cp JOIN url u ON u.id = cp.url_id WHERE cp.commit_id = ? AND u.url = ?",
+            (commit_id, url),
+        ).fetchone()
+        if row is None:
+            return None
+        return row[0], {"anchor": bool(row[1]), "heading": bool(row[2]), "image": bool(row[3])}
+
+    def _previous(self, held: tuple[int, dict[str, bool]] | None, table: str) -> list[tuple[Any, ...]]:
+        """The anchors, images or headings of a URL's current state ``held`` in this commit (for a degraded
+        scrape)."""
+        if held is None or not held[1][table]:
+            return []
         if table == "anchor":
             sql = (
                 "SELECT t.url, a.fragment, a.text, a.raw_href, a.line, a.col FROM anchor a "
@@ -291,12 +310,7 @@ class Pages:
                 "SELECT src, current_src, alt, width, height, natural_width, natural_height, is_lazy, "
                 "viewport_width, markup FROM image WHERE state_id = ? ORDER BY ordinal"
             )
-        row = self._store.conn.execute(
-            "SELECT cp.state_id FROM commit_page cp JOIN url u ON u.id = cp.url_id "
-            "WHERE cp.commit_id = ? AND u.url = ?",
-            (commit_id, url),
-        ).fetchone()
-        return [tuple(r) for r in self._store.conn.execute(sql, (row[0],))] if row else []
+        return [tuple(r) for r in self._store.conn.execute(sql, (held[0],))]
 
     def _prepare_all(self, commit_id: int, results: Sequence[ScrapeResult]) -> list[PreparedPage]:
         latest: dict[str, PreparedPage] = {}
@@ -304,12 +318,15 @@ class Pages:
         for result in results:
             anchors = images = headings = None
             prev = latest.get(result.url)
+            held = None
+            if prev is None and (result.anchors is None or result.images is None):
+                held = self._held(commit_id, result.url)
             if result.anchors is None:
-                anchors = prev.anchors if prev else self._previous(commit_id, result.url, "anchor")
+                anchors = prev.anchors if prev else self._previous(held, "anchor")
                 if result.headings is None:  # the page could not be read: it keeps what it had
-                    headings = prev.headings if prev else self._previous(commit_id, result.url, "heading")
+                    headings = prev.headings if prev else self._previous(held, "heading")
             if result.images is None:
-                images = prev.images if prev else self._previous(commit_id, result.url, "image")
+                images = prev.images if prev else self._previous(held, "image")
             prepared = latest[result.url] = prepare_page(result, anchors, images, headings)
             out.append(prepared)
         return out
