@@ -17,6 +17,8 @@ from .logical import as_set, logical_headers, logical_sha256
 from .models import PROMOTED
 
 _META_SET = frozenset(METADATA_FIELDS)
+_NO_META = (None,) * len(METADATA_FIELDS)  # _meta_value of each field's None
+_NO_PROMOTED = (None,) * len(PROMOTED)  # _promoted_value of each key's None
 
 
 @dataclass(slots=True)
@@ -144,7 +146,9 @@ def _prepare(
     for key, value in result.metadata.items():
         if key not in _META_SET:
             extra.setdefault(key, value)  # unknown metadata is kept, in the JSON column
-    meta = tuple(_meta_value(n, result.metadata.get(n)) for n in METADATA_FIELDS)
+    metadata = result.metadata
+    # a link target's record (a URL checked, or left unchecked) has no metadata: forty Nones, built once
+    meta = tuple(_meta_value(n, metadata.get(n)) for n in METADATA_FIELDS) if metadata else _NO_META
     html_sha = _sha256(result.html)
     # Without a browser the page's HTML is the HTML as sent (one text twice): hashed, and normalised, once
     same_source = result.source is not None and result.source == result.html
@@ -155,7 +159,11 @@ def _prepare(
     # The hash sees extra whole, as before format 5 moved the core's keys into columns: an unchanged page
     # keeps its state across the upgrade. The stored extra keeps only plugins' keys.
     hashed_extra = canonical_json(extra)
-    promoted = tuple(_promoted_value(kind, extra.pop(name, None)) for name, kind in PROMOTED)
+    promoted = (
+        tuple(_promoted_value(kind, extra.pop(name, None)) for name, kind in PROMOTED)
+        if extra
+        else _NO_PROMOTED
+    )
     extra_json = canonical_json(extra)
     fields = (
         result.status,

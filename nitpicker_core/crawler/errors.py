@@ -261,8 +261,8 @@ def is_blocked_status(
         # str.lower() of a page with one character beyond ASCII walks the Unicode tables for all of them; the
         # bytes' lower() is as good for these ASCII texts: beyond ASCII only the Kelvin sign lower-cases to a
         # letter ("k"), and İ to "i" followed by a combining dot, which ends no text here
-        lowered = snippet.encode("utf-8", "replace").lower()
-        if not any(text in lowered for text in _BOT_WALL_BYTES) and b"akamai" not in lowered:
+        low_bytes = snippet.encode("utf-8", "replace").lower()
+        if not any(text in low_bytes for text in _BOT_WALL_BYTES) and b"akamai" not in low_bytes:
             return False
     body = snippet.lower()
     return any(text in body for text in _BOT_WALL_TEXTS) or (
