@@ -6,10 +6,14 @@ import hashlib
 import json
 from typing import Any
 
+# What json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str) builds on every
+# call, built once: the same encoder (and text), without a new one for each of the many small values of a page
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
 
 def canonical_json(value: Any) -> str:
     """JSON with sorted keys and no whitespace, so equal content always gives equal text."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return _CANONICAL.encode(value)
 
 
 def sha256_text(text: str) -> str:

@@ -77,6 +77,25 @@ _TAG = re.compile(r"<(?:meta|input)\b[^>]*>", re.IGNORECASE)
 _NAME = re.compile(r"""\bname\s*=\s*["']?([^"'\s>]+)""", re.IGNORECASE)
 _TOKEN_VALUE = re.compile(r"""(\b(?:content|value)\s*=\s*)("[^"]*"|'[^']*'|[^\s>]+)""", re.IGNORECASE)
 _NONCE_ATTR = re.compile(r"""(\snonce\s*=\s*)("[^"]*"|'[^']*'|[^\s>]+)""", re.IGNORECASE)
+# What the lower-cased HTML must contain for either substitution to change it: "nonce" for a nonce attribute,
+# and for a token's tag a part of every name in CSRF_NAMES. Most pages have none, and lower-casing the page
+# and four substring searches cost a fraction of the two case-insensitive scans of the whole page.
+_TOKEN_PARTS = (b"csrf", b"xsrf", b"token", b"nonce")
+_KELVIN = (
+    "\u212a"  # KELVIN SIGN: lower-cased, "k"; the only character beyond ASCII whose lower case is in a part
+)
+
+
+def _lowered(html: str) -> bytes | None:
+    """``html`` in UTF-8 with its ASCII letters lower-cased, None when a part could hide beyond ASCII.
+
+    Bytes, not ``str.lower()``: that walks the Unicode tables for every character of a page holding a single
+    one beyond ASCII (a docs page's ¶), ten times slower than the scans it is to spare. No character beyond
+    ASCII but the Kelvin sign lower-cases to a letter of the parts (İ gives "i", in none), and none matches
+    one of "nonce" case-insensitively."""
+    if not html.isascii() and _KELVIN in html:
+        return None
+    return html.encode("utf-8", "replace").lower()
 
 
 def _cookie_name(value: str) -> str:
@@ -109,8 +128,12 @@ def _blank_token(match: re.Match[str]) -> str:
 
 def normalize_html(html: str) -> str:
     """``html`` with the per-render values the project knows blanked: script nonces and anti-forgery tokens."""
-    html = _NONCE_ATTR.sub(r'\1""', html)
-    return _TAG.sub(_blank_token, html)
+    lowered = _lowered(html)
+    if lowered is None or b"nonce" in lowered:
+        html = _NONCE_ATTR.sub(r'\1""', html)
+    if lowered is None or any(part in lowered for part in _TOKEN_PARTS):
+        html = _TAG.sub(_blank_token, html)
+    return html
 
 
 def logical_sha256(html: str | None, sha256: str | None) -> str | None:

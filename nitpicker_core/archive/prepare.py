@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -10,12 +11,14 @@ from typing import Any
 from nitpicker_core.content_types import normalize_content_type
 from nitpicker_core.records import BOOLEAN_METADATA, METADATA_FIELDS, Resource, ScrapeResult
 
-from .hashing import canonical_json, content_hash
+from .hashing import canonical_json, content_hash, sha256_text
 from .logical import VOLATILE_HEADERS as VOLATILE_HEADERS  # where pagediff and older callers find it
 from .logical import as_set, logical_headers, logical_sha256
 from .models import PROMOTED
 
 _META_SET = frozenset(METADATA_FIELDS)
+_NO_META = (None,) * len(METADATA_FIELDS)  # _meta_value of each field's None
+_NO_PROMOTED = (None,) * len(PROMOTED)  # _promoted_value of each key's None
 
 
 @dataclass(slots=True)
@@ -92,9 +95,7 @@ def _sha256(text: str | None) -> str | None:
     return hashlib.sha256(text.encode("utf-8")).hexdigest() if text is not None else None
 
 
-def _hashed_anchor(anchor: tuple[Any, ...]) -> tuple[Any, ...]:
-    # Without what format 2 added, an anchor hashes as it always did: unchanged pages keep their state hash
-    return anchor[:3] if anchor[3:] == (None, None, None) else anchor
+_NO_PLACE = (None, None, None)  # an anchor without what format 2 added (raw href, line, col)
 
 
 def prepare_page(
@@ -104,6 +105,18 @@ def prepare_page(
     headings: list[tuple[int, str]] | None = None,
 ) -> PreparedPage:
     """``anchors``/``images``/``headings`` override the result's own lists (a degraded scrape inherits them)."""
+    page, payload = _prepare(result, anchors, images, headings)
+    page.hash = content_hash(payload)
+    return page
+
+
+def _prepare(
+    result: ScrapeResult,
+    anchors: list[tuple[Any, ...]] | None,
+    images: list[tuple[Any, ...]] | None,
+    headings: list[tuple[int, str]] | None,
+) -> tuple[PreparedPage, dict[str, Any]]:
+    """``prepare_page``'s page without its hash, and the payload its hash is taken of."""
     if anchors is None:
         anchors = [
             (a.href, a.fragment or "", a.text or "", a.raw_href, a.line, a.col) for a in result.anchors or ()
@@ -133,16 +146,24 @@ def prepare_page(
     for key, value in result.metadata.items():
         if key not in _META_SET:
             extra.setdefault(key, value)  # unknown metadata is kept, in the JSON column
-    meta = tuple(_meta_value(n, result.metadata.get(n)) for n in METADATA_FIELDS)
+    metadata = result.metadata
+    # a link target's record (a URL checked, or left unchecked) has no metadata: forty Nones, built once
+    meta = tuple(_meta_value(n, metadata.get(n)) for n in METADATA_FIELDS) if metadata else _NO_META
     html_sha = _sha256(result.html)
-    source_sha = _sha256(result.source)
+    # Without a browser the page's HTML is the HTML as sent (one text twice): hashed, and normalised, once
+    same_source = result.source is not None and result.source == result.html
+    source_sha = html_sha if same_source else _sha256(result.source)
     dest = redirect_dest(result)
     ctype = normalize_content_type(result.content_type)
     headers = canonical_json(result.headers or {})
     # The hash sees extra whole, as before format 5 moved the core's keys into columns: an unchanged page
     # keeps its state across the upgrade. The stored extra keeps only plugins' keys.
     hashed_extra = canonical_json(extra)
-    promoted = tuple(_promoted_value(kind, extra.pop(name, None)) for name, kind in PROMOTED)
+    promoted = (
+        tuple(_promoted_value(kind, extra.pop(name, None)) for name, kind in PROMOTED)
+        if extra
+        else _NO_PROMOTED
+    )
     extra_json = canonical_json(extra)
     fields = (
         result.status,
@@ -180,19 +201,21 @@ def prepare_page(
     # What the hash sees is the page's logical content: volatile headers out, per-render nonces out of the
     # HTML, and the lists whose order is a race (network responses, images per device preset, detected
     # technologies) as sets. The stored rows keep everything as it came.
+    logical_html = logical_sha256(result.html, html_sha)
     hashed_fields = (
         *fields[:4],
         canonical_json(stable_headers(result.headers)),
         *fields[5:EXTRA_AT],
         hashed_extra,
         *fields[EXTRA_AT + 1 : HTML_AT],
-        logical_sha256(result.html, html_sha),
+        logical_html,
         *meta,
     )
     payload: dict[str, Any] = {
         "url": result.url,
         "fields": hashed_fields,
-        "anchors": [_hashed_anchor(a) for a in anchors],
+        # Without what format 2 added, an anchor hashes as it always did: unchanged pages keep their state hash
+        "anchors": [a[:3] if a[3:] == _NO_PLACE else a for a in anchors],
         "images": as_set(images),
         "resources": sorted(set(resources)),
         "jsonld": jsonld,
@@ -201,12 +224,12 @@ def prepare_page(
     }
     # Added by format 2, hashed only when present, so a state without them keeps the hash it had in format 1
     if source_sha is not None:
-        payload["source_sha256"] = logical_sha256(result.source, source_sha)
+        payload["source_sha256"] = logical_html if same_source else logical_sha256(result.source, source_sha)
     if headings:
         payload["headings"] = headings
-    return PreparedPage(
+    page = PreparedPage(
         url=result.url,
-        hash=content_hash(payload),
+        hash="",
         fields=fields,
         redirect_dest=dest,
         html=result.html,
@@ -221,18 +244,80 @@ def prepare_page(
         tags=tags,
         errors=errors,
     )
+    return page, payload
 
 
 def placeholder(url: str, is_external: bool) -> PreparedPage:
-    """A URL known only as a link target: not scraped, not a target, no children."""
-    result = ScrapeResult(
+    """A URL known only as a link target: not scraped, not a target, no children.
+
+    A crawl stores thousands (every link target before it is checked), and they differ in their URL alone: the
+    hashed text is the one of ``prepare_page`` with the URL put in its place, the rest prepared once."""
+    before, after, fields = _placeholder_template(bool(is_external))
+    text = before + canonical_json(url) + after
+    return PreparedPage(
+        url=url, hash=sha256_text(text), fields=fields, redirect_dest=None, html=None, html_sha256=None
+    )
+
+
+def _placeholder_result(url: str, is_external: bool) -> ScrapeResult:
+    return ScrapeResult(
         url=url, is_external=is_external, is_target=False, scraped=False, anchors=[], images=[]
     )
-    return prepare_page(result)
+
+
+@functools.cache
+def _placeholder_template(is_external: bool) -> tuple[str, str, tuple[Any, ...]]:
+    """The hashed text of a placeholder around its URL (before, after) and its fields, which no URL changes."""
+    page, payload = _prepare(_placeholder_result(_MARK, is_external), None, None, None)
+    before, mark, after = canonical_json(payload).partition(canonical_json(_MARK))
+    if not mark or _MARK in page.fields or canonical_json(_MARK) in after:
+        raise AssertionError("a placeholder's URL is expected once in its hashed text, and nowhere else")
+    return before, after, page.fields
+
+
+_MARK = "\x00the placeholder's URL\x00"  # no URL holds a NUL
 
 
 def prepare_resource(resource: Resource) -> tuple[str, tuple[Any, ...]]:
     """The content hash and the resource_state values after (hash, url_id)."""
+    key = _resource_key(resource)
+    known = _PREPARED_RESOURCES.get(key) if key is not None else None
+    if known is None:
+        known = _prepare_resource(resource)
+        if key is not None:
+            if len(_PREPARED_RESOURCES) >= 4096:
+                _PREPARED_RESOURCES.clear()
+            _PREPARED_RESOURCES[key] = known
+    return known
+
+
+# A crawl's pages name the same few resources, each answered once: prepared once per content
+_PREPARED_RESOURCES: dict[tuple[Any, ...], tuple[str, tuple[Any, ...]]] = {}
+
+
+def _resource_key(resource: Resource) -> tuple[Any, ...] | None:
+    """What ``_prepare_resource`` reads of ``resource``, with the types that change its JSON (1, 1.0 and True
+    are equal keys, not equal text); None for headers that are not all text."""
+    items = tuple((resource.headers or {}).items())
+    if not all(type(name) is str and type(value) is str for name, value in items):
+        return None
+    status, length = resource.status, resource.content_length
+    return (
+        resource.url,
+        status,
+        type(status),
+        resource.status_text or "",
+        resource.content_type,
+        length,
+        type(length),
+        resource.compression or "",
+        resource.cdn or "",
+        bool(resource.is_external),
+        items,
+    )
+
+
+def _prepare_resource(resource: Resource) -> tuple[str, tuple[Any, ...]]:
     values = (
         resource.status,
         resource.status_text or "",

@@ -236,6 +236,7 @@ class ArchiveWriter:
 
     put_page = via("pages", Pages.put_page)
     put_pages = via("pages", Pages.put_pages)
+    put_records = via("pages", Pages.put_records)
     put_placeholder = via("pages", Pages.put_placeholder)
     put_skipped = via("pages", Pages.put_skipped)
     put_resource = via("pages", Pages.put_resource)

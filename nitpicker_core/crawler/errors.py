@@ -236,6 +236,8 @@ _BOT_WALL_TEXTS = (
     "/_sec/cp_challenge",
     "please enable js and disable any ad blocker",
 )
+_BOT_WALL_BYTES = tuple(text.encode() for text in _BOT_WALL_TEXTS)
+_KELVIN = "\u212a"
 _AKAMAI_DENIED = re.compile(r"access denied.*akamai", re.S)
 _BOT_WALL_HEADERS = ("cf-mitigated", "x-datadome", "x-amzn-waf-action", "x-sucuri-block", "x-px-blocked")
 
@@ -254,7 +256,15 @@ def is_blocked_status(
     # Challenge pages come as 503 (Cloudflare, DDoS-Guard) or even 200 with a JS interstitial
     if status not in (200, 202, 503):
         return False
-    body = body_snippet[:65536].lower()
+    snippet = body_snippet[:65536]
+    if snippet.isascii() or _KELVIN not in snippet:
+        # str.lower() of a page with one character beyond ASCII walks the Unicode tables for all of them; the
+        # bytes' lower() is as good for these ASCII texts: beyond ASCII only the Kelvin sign lower-cases to a
+        # letter ("k"), and İ to "i" followed by a combining dot, which ends no text here
+        low_bytes = snippet.encode("utf-8", "replace").lower()
+        if not any(text in low_bytes for text in _BOT_WALL_BYTES) and b"akamai" not in low_bytes:
+            return False
+    body = snippet.lower()
     return any(text in body for text in _BOT_WALL_TEXTS) or (
         "akamai" in body and _AKAMAI_DENIED.search(body) is not None
     )

@@ -401,19 +401,38 @@ class UrlQueue:
     def counts(self) -> QueueCounts:
         """Found counts never go down: a pagination guess counts once a page links to it or it was fetched,
         so one that turns out not to exist (and is forgotten) was never counted."""
+        # One pass over the URLs, without the sets of each kind: the progress line asks several times a second
         with self._lock:
-            found = {k: i for k, i in self._items.items() if not i.predicted or k in self._done}
-            internal = {k for k, i in found.items() if not i.external}
-            outside = {k for k, i in found.items() if i.outside_scope}
-            guesses = sum(1 for p in (*self._levels.values(), self._checks) for i in p if i.url not in found)
+            done, rendered, items = self._done, self._rendered, self._items
+            internal_found = internal_done = internal_rendered = external_found = external_done = 0
+            outside_found = outside_done = 0
+            for key, item in items.items():
+                is_done = key in done
+                if item.predicted and not is_done:
+                    continue  # a guess nothing linked to yet
+                if item.external:
+                    external_found += 1
+                    external_done += is_done
+                else:
+                    internal_found += 1
+                    internal_done += is_done
+                    internal_rendered += key in rendered
+                if item.outside_scope:
+                    outside_found += 1
+                    outside_done += is_done
+            pending = 0
+            for queued in (*self._levels.values(), self._checks):
+                for entry in queued:
+                    known = items.get(entry.url)
+                    pending += known is not None and (not known.predicted or entry.url in done)
             return QueueCounts(
-                internal_done=len(self._done & internal),
-                internal_rendered=len(self._rendered & internal),
-                internal_found=len(internal),
-                external_done=len((self._done & found.keys()) - internal),
-                external_found=len(found) - len(internal),
-                pending=sum(len(p) for p in self._levels.values()) + len(self._checks) - guesses,
+                internal_done=internal_done,
+                internal_rendered=internal_rendered,
+                internal_found=internal_found,
+                external_done=external_done,
+                external_found=external_found,
+                pending=pending,
                 in_progress=len(self._in_progress),
-                outside_done=len(self._done & outside),
-                outside_found=len(outside),
+                outside_done=outside_done,
+                outside_found=outside_found,
             )

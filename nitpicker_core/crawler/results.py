@@ -212,11 +212,15 @@ class ResultsMixin:
         if anchors is None:
             return None
         kept = []
+        hrefs: dict[str, str] = {}  # a page names each URL many times (its navigation, its index)
         for anchor in anchors:
-            try:
-                href = normalized(anchor.href, self.options.disable_queries)
-            except ValueError:  # no request can go there (a bad port): the link is kept as written
-                href = anchor.href.strip()
+            href = hrefs.get(anchor.href)
+            if href is None:
+                try:
+                    href = normalized(anchor.href, self.options.disable_queries)
+                except ValueError:  # no request can go there (a bad port): the link is kept as written
+                    href = anchor.href.strip()
+                hrefs[anchor.href] = href
             # raw_href, line, col travel with it; most hrefs are normalized already (no copy then)
             kept.append(anchor if href == anchor.href else dataclasses.replace(anchor, href=href))
         return kept
@@ -229,11 +233,13 @@ class ResultsMixin:
         if depth is None:  # a redirect's destination, recorded on the way, sits at its source's depth
             depth = self.queue.depth(self._claimed.get(page_url, page_url)) or 0
         below = depth + 1
-        for anchor in result.anchors or []:
+        # each link once: a second anchor to the same href makes the same item, which the queue and the
+        # sets below take as they took the first (a docs page has 300 anchors, to 40 URLs)
+        for href in dict.fromkeys(anchor.href for anchor in result.anchors or ()):
             try:
-                target = normalized(anchor.href, self.options.disable_queries)
+                target = normalized(href, self.options.disable_queries)
             except ValueError:  # queued as written, to be recorded as an invalid link and never fetched
-                target = anchor.href.strip()
+                target = href.strip()
                 if target.lower().startswith(("http://", "https://")):
                     found.append(QueueItem(target, external=True, metadata_only=True, referrer=page_url))
                 continue

@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 __all__ = ["FileSink", "crawl_open_archive"]
 
 
+RECORDS_HELD = 256  # records of URLs not fetched kept for one transaction at most
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
@@ -40,15 +43,24 @@ class FileSink:
         # A page's sub-resources arrive before the page itself: they are kept here and stored in the page's
         # transaction (one commit per page, not one per resource); any other call stores them first
         self._resources: list[tuple[Resource, str | None]] = []
+        # Records of URLs not fetched (an external link under --no-fetch-external: thousands a crawl) are
+        # stored together, in one transaction before the next page's or any other call's
+        self._records: list[tuple[ScrapeResult, str]] = []
 
     @property
     def commit(self) -> int:
         return self._commit
 
     def _flush(self) -> None:
+        self._flush_records()
         if self._resources:
             pending, self._resources = self._resources, []
             self.writer.put_resources(self._commit, pending)
+
+    def _flush_records(self) -> None:
+        if self._records:
+            records, self._records = self._records, []
+            self.writer.put_records(self._commit, records)
 
     def done_urls(self) -> Mapping[str, bool]:
         self._flush()
@@ -88,6 +100,12 @@ class FileSink:
         return self.writer.put_unchanged(self._commit, self._base, url, at=_now())
 
     def put_page(self, result: ScrapeResult) -> None:
+        if not result.scraped:
+            self._records.append((result, _now()))
+            if len(self._records) >= RECORDS_HELD:
+                self._flush_records()
+            return
+        self._flush_records()
         pending, self._resources = self._resources, []
         self.writer.put_page(self._commit, result, crawled_at=_now(), resources=pending)
 

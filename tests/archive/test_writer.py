@@ -296,6 +296,36 @@ def test_never_analyze_or_optimize() -> None:
         assert not re.search(r"PRAGMA\s+optimize", text, re.IGNORECASE), path
 
 
+def test_a_resource_named_again_keeps_its_row_and_a_changed_one_replaces_it(tmp_path: Path) -> None:
+    """Every page names the site's style sheet: stored once, unchanged after; a change, and back, are kept."""
+    target = tmp_path / "site.nitpicker"
+    w = ArchiveWriter.open(target)
+    c = w.begin_commit()
+    css = "https://example.org/site.css"
+    first, second = Resource(css, 200, content_length=10), Resource(css, 200, content_length=20)
+    states = []
+    for resource in (first, first, second, second, first):
+        w.put_resource(c, resource, "https://example.org/")
+        states.append(
+            w.pages._store.conn.execute(
+                "SELECT s.content_length FROM commit_resource r JOIN resource_state s ON s.id = r.state_id "
+                "WHERE r.commit_id = ?",
+                (c,),
+            ).fetchall()
+        )
+    assert states == [[(10,)], [(10,)], [(20,)], [(20,)], [(10,)]]
+    w.finish_commit(c)
+    d = w.begin_commit()  # the next commit stores it too, though its state is in the archive already
+    w.put_resource(d, first, "https://example.org/")
+    w.finish_commit(d)
+    w.write()
+    w.close()
+    with open_archive(target) as r:
+        assert r.execute("SELECT COUNT(*) FROM resource_state")[0][0] == 2
+        rows = r.execute("SELECT commit_id FROM commit_resource ORDER BY commit_id")
+        assert [tuple(row) for row in rows] == [(c,), (d,)]
+
+
 def test_a_304_never_replaces_a_resource_answer(tmp_path: Path) -> None:
     """A 304 is a browser revalidating its copy (no type, no length): kept only when nothing else came."""
     target = tmp_path / "site.nitpicker"

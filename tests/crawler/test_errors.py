@@ -135,6 +135,15 @@ def test_is_blocked_status() -> None:
     assert is_blocked_status(202, {"x-amzn-waf-action": "challenge"}, "")
 
 
+def test_a_bot_wall_is_found_in_any_case_beyond_ascii_too() -> None:
+    """Pages with characters beyond ASCII (a docs page's ¶) are read as lower case as any other."""
+    assert is_blocked_status(200, {}, "<p>¶</p><title>JUST A MOMENT...</title>")
+    assert is_blocked_status(503, {}, "ü ACCESS DENIED, reference from Akamai")
+    # KELVIN SIGN lower-cases to "k": "bloc\u212aer" reads as "blocker"
+    assert is_blocked_status(200, {}, "ü Please enable JS and disable any ad bloc\u212aer")
+    assert not is_blocked_status(200, {}, "<p>¶ İ \u212a, a page</p><p>Akamai, access</p>")
+
+
 def test_dns_burn_list() -> None:
     burn = DnsBurnList()
     assert not burn.record_failure("flaky.example", "dns-transient")
