@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import signal
 import sys
@@ -202,7 +203,11 @@ def _main(args: list[str]) -> int:
 
 
 def run() -> None:
-    sys.exit(main())
+    code = main()
+    # The interpreter's exit would walk every object still alive in several full collections (0.1 s after
+    # a small crawl, 0.4 s after 500 pages); the command has closed what it opened, so the exit skips them
+    gc.freeze()
+    sys.exit(code)
 
 
 if __name__ == "__main__":
