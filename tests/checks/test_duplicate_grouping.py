@@ -10,7 +10,9 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from nitpicker_checks.duplicates import (
+    LSH_MARGIN,
     MIN_WORDS,
     NUM_PERM,
     Near,
@@ -187,6 +189,22 @@ def test_sketches_agree_in_about_the_share_of_shingles_in_common() -> None:
         agree = float(np.mean(sketcher.sketch(base) == sketcher.sketch(other)))
         assert abs(agree - jaccard(base, other)) < 0.1, changed
     assert np.array_equal(sketcher.sketch(base), _Sketcher(256).sketch(base))  # the same in every run
+
+
+def test_the_sketches_and_bands_are_those_datasketch_made_before() -> None:
+    # the grouping used datasketch 2 until issue 32: the same sketches and bands propose the same pairs
+    datasketch = pytest.importorskip("datasketch")
+    from datasketch.lsh import _optimal_param
+
+    sketcher = _Sketcher(NUM_PERM)
+    for seed in range(20):
+        shingles = signature(_text(seed, n=50 + 40 * seed)).shingles
+        theirs = datasketch.MinHash(num_perm=NUM_PERM, hashfunc=int)
+        theirs.update_batch(shingles.tolist())
+        assert np.array_equal(sketcher.sketch(shingles), theirs.hashvalues)
+    for similarity in range(1, 101):
+        threshold = max(0.05, similarity / 100 - LSH_MARGIN)
+        assert _bands(threshold, NUM_PERM) == _optimal_param(threshold, NUM_PERM, 0.5, 0.5), similarity
 
 
 def test_loading_the_checks_imports_no_numpy_and_grouping_no_scipy() -> None:
