@@ -25,8 +25,9 @@ first, as ``bin/setup`` does (these machines set PYTHONDONTWRITEBYTECODE).
 
 ``--site URL`` crawls URL with ``--render never --no-fetch-external --no-image --parallels 4`` (and
 ``--site-flags``) with each tree in turn, and splits the child's CPU at two points the child notes itself: the
-start (interpreter, imports, plugins, options: until ``Crawler.run`` begins) and the end (from
-``Crawler._finish`` to the process's exit: the crawl checks, writing the file, the summary, the exit).
+start (interpreter, imports, plugins, options: until ``Crawler.run`` begins) and the end (from the archive
+writer's ``FileSink.finish`` to the process's exit: closing the commit and its link aggregates, the crawl
+checks, writing the file, the summary, the exit; not the pages still queued for the writer before it).
 """
 
 from __future__ import annotations
@@ -150,19 +151,20 @@ def crawl_once(tree: Path, url: str, work: Path, label: str, counter: list[int])
     return wall, cpu, float(summary["seconds"]), min(REQUESTS) - start
 
 
-# Runs the CLI in the child, noting its CPU seconds when the crawl begins and when it starts to finish
+# Runs the CLI in the child, noting its CPU seconds when the crawl begins and when the writer starts to finish
 PHASES = """
 import json, os, runpy, sys, time
 import nitpicker_core.crawler.engine as engine
+import nitpicker_archive_writer as writer
 marks = {}
-run, finish = engine.Crawler.run, engine.Crawler._finish
+run, finish = engine.Crawler.run, writer.FileSink.finish
 async def noted_run(self):
     marks.setdefault("run", time.process_time())
     return await run(self)
-def noted_finish(self):
+def noted_finish(self, *args, **kwargs):
     marks.setdefault("finish", time.process_time())
-    return finish(self)
-engine.Crawler.run, engine.Crawler._finish = noted_run, noted_finish
+    return finish(self, *args, **kwargs)
+engine.Crawler.run, writer.FileSink.finish = noted_run, noted_finish
 import atexit
 atexit.register(lambda: print(json.dumps(marks), file=sys.stderr))
 sys.argv = ["nitpicker", *sys.argv[1:]]
