@@ -277,8 +277,8 @@ def main() -> None:
                     for label, tree in trees.items():
                         crawls[label].append(crawl_once(tree, url, work, label, counter))
         print()
-        for label, runs in crawls.items():
-            wall, cpu, own, first = (median([r[i] for r in runs]) for i in range(4))
+        for label, crawled in crawls.items():
+            wall, cpu, own, first = (median([r[i] for r in crawled]) for i in range(4))
             print(
                 f"3-page crawl ({label:6})  {wall:6.2f} s wall {cpu:6.2f} s CPU   first request after "
                 f"{first:5.2f} s, the crawl's own seconds {own:5.2f} (median of {args.crawls})"
@@ -300,10 +300,10 @@ def main() -> None:
                         site_crawl(tree, args.site, args.site_flags.split(), Path(tmp), label)
                     )
         print()
-        for label, runs in sites.items():
-            start, end, whole = (median([r[i] for r in runs]) for i in range(3))
+        for label, measured in sites.items():
+            start, end, whole = (median([r[i] for r in measured]) for i in range(3))
             print(
-                f"{args.site} ({label:6}) {runs[0][3]} pages: start {start:5.2f} s CPU, end {end:5.2f} s CPU, "
+                f"{args.site} ({label:6}) {measured[0][3]} pages: start {start:5.2f} s CPU, end {end:5.2f} s CPU, "
                 f"whole {whole:6.2f} s CPU (median of {args.site_rounds})"
             )
 
