@@ -20,6 +20,14 @@ first, as ``bin/setup`` does (these machines set PYTHONDONTWRITEBYTECODE).
     .venv/bin/python benchmarks/cli_start.py                           # 10 rounds of --version, 5 crawls
     .venv/bin/python benchmarks/cli_start.py --baseline-tree /tmp/before
     .venv/bin/python benchmarks/cli_start.py --imports                 # also the slowest top-level imports
+    .venv/bin/python benchmarks/cli_start.py --rounds 0 --crawls 0 --site http://127.0.0.1:8766/index.html \
+        --site-rounds 3 --baseline-tree /tmp/before                   # a site's crawl: its start and its end
+
+``--site URL`` crawls URL with ``--render never --no-fetch-external --no-image --parallels 4`` (and
+``--site-flags``) with each tree in turn, and splits the child's CPU at two points the child notes itself: the
+start (interpreter, imports, plugins, options: until ``Crawler.run`` begins) and the end (from the archive
+writer's ``FileSink.finish`` to the process's exit: closing the commit and its link aggregates, the crawl
+checks, writing the file, the summary, the exit; not the pages still queued for the writer before it).
 """
 
 from __future__ import annotations
@@ -143,6 +151,46 @@ def crawl_once(tree: Path, url: str, work: Path, label: str, counter: list[int])
     return wall, cpu, float(summary["seconds"]), min(REQUESTS) - start
 
 
+# Runs the CLI in the child, noting its CPU seconds when the crawl begins and when the writer starts to finish
+PHASES = """
+import json, os, runpy, sys, time
+import nitpicker_core.crawler.engine as engine
+import nitpicker_archive_writer as writer
+marks = {}
+run, finish = engine.Crawler.run, writer.FileSink.finish
+async def noted_run(self):
+    marks.setdefault("run", time.process_time())
+    return await run(self)
+def noted_finish(self, *args, **kwargs):
+    marks.setdefault("finish", time.process_time())
+    return finish(self, *args, **kwargs)
+engine.Crawler.run, writer.FileSink.finish = noted_run, noted_finish
+import atexit
+atexit.register(lambda: print(json.dumps(marks), file=sys.stderr))
+sys.argv = ["nitpicker", *sys.argv[1:]]
+runpy.run_module("nitpicker_cli.main", run_name="__main__", alter_sys=True)
+"""
+
+
+def site_crawl(
+    tree: Path, url: str, flags: list[str], work: Path, label: str
+) -> tuple[float, float, float, int]:
+    """Start CPU, end CPU, whole CPU and pages of one crawl of ``url`` with ``tree``'s code."""
+    output = work / f"{label}.nitpicker"
+    output.unlink(missing_ok=True)
+    argv = [sys.executable, "-c", PHASES, "crawl", url, "-o", str(output), "--json", "--render", "never"]
+    argv += ["--no-fetch-external", "--no-image", "--parallels", "4", *flags]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(argv, capture_output=True, text=True, env=tree_env(tree), cwd=work, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # exit codes 1 and 2 are the site's errors: the summary is printed all the same
+    if not done.stdout.strip():
+        raise SystemExit(f"the crawl with {tree} failed: {done.stderr.strip()[-500:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    marks = json.loads(done.stderr.strip().splitlines()[-1])
+    return marks["run"], cpu - marks["finish"], cpu, int(json.loads(done.stdout)["pages"])
+
+
 def slowest_imports(tree: Path, count: int = 12) -> list[tuple[int, str]]:
     """The top-level imports of a CLI start with their cumulative microseconds, slowest first."""
     run = subprocess.run(
@@ -172,6 +220,11 @@ def main() -> None:
     parser.add_argument("--tree", type=Path, default=ROOT, help="the checkout measured (default: this one)")
     parser.add_argument("--baseline-tree", type=Path, help="another checkout, measured alternately")
     parser.add_argument("--imports", action="store_true", help="list the slowest top-level imports too")
+    parser.add_argument("--site", help="also crawl this URL (--render never) and split its start and end CPU")
+    parser.add_argument("--site-rounds", type=int, default=3, help="crawls of --site per tree (default 3)")
+    parser.add_argument(
+        "--site-flags", default="", help="more crawl options for --site, e.g. '--max-pages 20'"
+    )
     args = parser.parse_args()
     trees = {"this": args.tree.resolve()}
     if args.baseline_tree:
@@ -224,8 +277,8 @@ def main() -> None:
                     for label, tree in trees.items():
                         crawls[label].append(crawl_once(tree, url, work, label, counter))
         print()
-        for label, runs in crawls.items():
-            wall, cpu, own, first = (median([r[i] for r in runs]) for i in range(4))
+        for label, crawled in crawls.items():
+            wall, cpu, own, first = (median([r[i] for r in crawled]) for i in range(4))
             print(
                 f"3-page crawl ({label:6})  {wall:6.2f} s wall {cpu:6.2f} s CPU   first request after "
                 f"{first:5.2f} s, the crawl's own seconds {own:5.2f} (median of {args.crawls})"
@@ -236,6 +289,22 @@ def main() -> None:
             print(
                 f"crawl after / before            {ratios[0]:7.2f} (wall) {ratios[1]:5.2f} (CPU) "
                 f"{ratios[2]:5.2f} (until the first request)"
+            )
+
+    if args.site:
+        with tempfile.TemporaryDirectory(prefix="cli-start-site-") as tmp:
+            sites: dict[str, list[tuple[float, float, float, int]]] = {label: [] for label in trees}
+            for _ in range(args.site_rounds):
+                for label, tree in trees.items():
+                    sites[label].append(
+                        site_crawl(tree, args.site, args.site_flags.split(), Path(tmp), label)
+                    )
+        print()
+        for label, measured in sites.items():
+            start, end, whole = (median([r[i] for r in measured]) for i in range(3))
+            print(
+                f"{args.site} ({label:6}) {measured[0][3]} pages: start {start:5.2f} s CPU, end {end:5.2f} s CPU, "
+                f"whole {whole:6.2f} s CPU (median of {args.site_rounds})"
             )
 
     shutil.rmtree(cache, ignore_errors=True)

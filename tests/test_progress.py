@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -347,3 +348,42 @@ def test_summary_says_the_waits_per_host_and_the_blocked_urls():
     }
     assert blocked_lines(totals)[0].startswith("Blocked: 2 internal, 1 external (2 × 403, 1 × 429)")
     assert blocked_lines({"blocked": 0}) == []
+
+
+@pytest.mark.parametrize(
+    "env",
+    [{}, {"FORCE_COLOR": "1"}, {"FORCE_COLOR": ""}, {"TTY_COMPATIBLE": "1"}, {"TTY_COMPATIBLE": "0"}],
+)
+def test_rich_is_asked_wherever_it_might_see_a_terminal(monkeypatch, env) -> None:
+    from rich.console import Console
+
+    from nitpicker_cli.progress import _Live, _may_be_terminal
+
+    for name in ("FORCE_COLOR", "TTY_COMPATIBLE"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    # stderr is pytest's capture here, no TTY: where nitpicker does not ask, rich would have said no
+    if not _may_be_terminal():
+        assert not Console(stderr=True).is_terminal
+    assert _Live(silent=False).enabled == Console(stderr=True).is_terminal
+    assert not _Live(silent=True).enabled
+
+
+def test_a_crawl_without_a_terminal_imports_no_rich() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from nitpicker_cli.progress import Progress\n"
+        "with Progress(4) as p: p.update(None)\n"
+        "print(p.enabled, sorted(m for m in sys.modules if m.split('.')[0] == 'rich'))"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
+    root = Path(__file__).resolve().parents[1]
+    env["PYTHONPATH"] = os.pathsep.join([str(root), str(root / "plugins")])
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False []"

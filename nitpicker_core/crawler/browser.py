@@ -10,9 +10,6 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import async_playwright
-
 from nitpicker_core.crawler.chromium import (  # re-exported: where launchers look them up
     DEBIAN_CHROMIUM,
     NOT_FOUND,
@@ -158,6 +155,9 @@ class BrowserHost:
         if self._browser is not None and not self._dead and self._browser.is_connected():
             return self._browser
         if self._playwright is None:
+            # Playwright on first use (~0.1 s of imports): a crawl that renders nothing never loads it
+            from playwright.async_api import async_playwright
+
             with _own_session():
                 self._playwright = await async_playwright().start()
         if self._browser is not None:  # it crashed or lost its pipe: drop what belonged to it
@@ -200,6 +200,8 @@ class BrowserHost:
             options["extra_http_headers"] = extra_headers
         if http_credentials:
             options["http_credentials"] = http_credentials
+        from playwright.async_api import Error as PlaywrightError
+
         for attempt in range(2):
             async with self._lock:
                 browser = await self._ensure_browser()

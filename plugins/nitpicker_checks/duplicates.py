@@ -2,30 +2,35 @@
 
 Per page (``signature``, a pure function of the page's main-content text: it runs wherever the text is, no
 state of the crawl's process): the word count, a digest of the words and the set of word shingles. Per
-commit, once (``group``): exact duplicates by digest; near duplicates by MinHash + LSH (datasketch) over one
-page of each digest, each candidate pair confirmed by the exact Jaccard similarity of the two shingle sets,
-so no pair is compared unless LSH proposes it.
+commit, once (``group``): exact duplicates by digest; near duplicates by MinHash + LSH (``_Sketcher``,
+``_bands``) over one page of each digest, each candidate pair confirmed by the exact Jaccard similarity of the
+two shingle sets, so no pair is compared unless LSH proposes it.
+
+numpy is imported on first use: loading the plugins (every command does) does not pay for it.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import math
 import zlib
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from nitpicker_core import CheckContext, Finding, RegisterSetting, UsageError, content_words, main_text, read
 
 from .common import content_pages, family, memo
 
+if TYPE_CHECKING:
+    import numpy as np
+
 PLUGIN = "checks"
 SHINGLE = 3  # words per shingle: a changed word changes the three shingles it is in
 NUM_PERM = 64  # enough for LSH to propose pairs: the similarity reported is the exact one
-_MIX = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit multiplier (the golden ratio's), to mix word hashes
+_MIX = 0x9E3779B97F4A7C15  # odd 64-bit multiplier (the golden ratio's), to mix word hashes
 LSH_MARGIN = 0.25  # LSH proposes pairs from this far below the threshold: a pair it misses is a lost finding
 DEFAULT_SIMILARITY = 90  # percent
 DEFAULT_LOW_WORDS = 200  # the usual audit tools' "low content" line
@@ -48,6 +53,8 @@ class Signature:
 def signature(text: str) -> Signature:
     """The signature of a main-content text (case folded, words only: markup and spacing do not count; each
     Han, Hiragana or Katakana character is a word, ``nitpicker_core.main_content.words``)."""
+    import numpy as np
+
     words = content_words(text.casefold())
     digest = hashlib.blake2b(" ".join(words).encode(), digest_size=12).hexdigest()
     if not words:
@@ -58,13 +65,16 @@ def signature(text: str) -> Signature:
     if len(words) < SHINGLE:
         hashed = np.concatenate([hashed, np.zeros(SHINGLE - len(words), dtype=np.uint64)])
     mixed = np.zeros(len(hashed) - SHINGLE + 1, dtype=np.uint64)
+    mix = np.uint64(_MIX)
     for k in range(SHINGLE):
-        mixed = (mixed ^ hashed[k : len(hashed) - SHINGLE + 1 + k]) * _MIX  # wraps modulo 2**64
+        mixed = (mixed ^ hashed[k : len(hashed) - SHINGLE + 1 + k]) * mix  # wraps modulo 2**64
     return Signature(len(words), digest, np.unique((mixed >> np.uint64(32)).astype(np.uint32)))
 
 
 def jaccard(a: np.ndarray, b: np.ndarray) -> float:
     """The Jaccard similarity of two sorted sets of distinct shingle hashes."""
+    import numpy as np
+
     if not a.size and not b.size:
         return 1.0
     shared = np.intersect1d(a, b, assume_unique=True).size
@@ -88,6 +98,88 @@ class Groups:
     candidates: int = 0  # pairs LSH proposed (each confirmed by its exact similarity)
 
 
+def _gauss_legendre(n: int) -> list[tuple[float, float]]:
+    """The ``n`` nodes and weights of Gauss-Legendre quadrature on [-1, 1] (Newton's method on P_n)."""
+    rule = []
+    for i in range(1, n + 1):
+        x = math.cos(math.pi * (i - 0.25) / (n + 0.5))  # close to the i-th root: Newton converges at once
+        for _ in range(100):
+            p, previous = 1.0, 0.0  # P_k(x) and P_{k-1}(x), by the three-term recurrence up to P_n
+            for k in range(1, n + 1):
+                p, previous = ((2 * k - 1) * x * p - (k - 1) * previous) / k, p
+            slope = n * (x * p - previous) / (x * x - 1)
+            step = p / slope
+            x -= step
+            if abs(step) < 1e-15:
+                break
+        rule.append((x, 2 / ((1 - x * x) * slope * slope)))
+    return rule
+
+
+@functools.lru_cache(maxsize=64)
+def _bands(threshold: float, num_perm: int) -> tuple[int, int]:
+    """The LSH bands for a threshold: (bands, rows per band), at most ``num_perm`` rows in all.
+
+    Two sketches of similarity s share a band with probability P(s) = 1 - (1 - s**rows)**bands; the pair
+    chosen makes the area of proposals below the threshold (false positives) plus the area of misses above
+    it (false negatives) the smallest, both weighed alike. P is a polynomial of degree rows x bands <=
+    num_perm, so Gauss-Legendre with num_perm // 2 + 1 nodes integrates it exactly (rounding aside). Plain
+    Python: numpy's polynomial module alone took longer to import than this takes to run.
+    """
+    rule = _gauss_legendre(num_perm // 2 + 1)
+
+    def on(low: float, high: float) -> list[tuple[float, float]]:  # the rule moved from [-1, 1]
+        half = (high - low) / 2
+        return [(low + half * (x + 1), w * half) for x, w in rule]
+
+    below, above = on(0.0, threshold), on(threshold, 1.0)
+    best: tuple[float, int, int] | None = None
+    for bands in range(1, num_perm + 1):
+        for rows in range(1, num_perm // bands + 1):
+            false_positive = sum(w * (1 - (1 - s**rows) ** bands) for s, w in below)
+            false_negative = sum(w * (1 - s**rows) ** bands for s, w in above)
+            error = false_positive + false_negative
+            if best is None or error < best[0]:
+                best = (error, bands, rows)
+    assert best is not None  # num_perm >= 1
+    return best[1], best[2]
+
+
+class _Sketcher:
+    """MinHash sketches of shingle sets: ``num_perm`` random affine permutations of 32-bit values (odd
+    multipliers: each is a bijection), after one avalanche mix of the shingle hashes, the minimum of each.
+
+    The permutations are drawn as datasketch 2 draws them for its default seed and 32-bit scheme, whose
+    sketches these were until issue 32: the same sketches, so the LSH proposes the same pairs and finds the
+    same near duplicates as before (a pair LSH misses, 0.3 % of those at the threshold, is missed alike).
+    """
+
+    def __init__(self, num_perm: int) -> None:
+        import numpy as np
+
+        draw = np.random.RandomState(1)
+        self.multipliers = draw.randint(0, 1 << 31, num_perm, dtype=np.uint32) * np.uint32(2) + np.uint32(1)
+        self.offsets = draw.randint(0, 1 << 32, num_perm, dtype=np.uint32)
+        self.empty = np.full(num_perm, 0xFFFFFFFF, dtype=np.uint32)
+
+    def sketch(self, shingles: np.ndarray) -> np.ndarray:
+        import numpy as np
+
+        if not shingles.size:
+            return self.empty
+        h = shingles.astype(np.uint32)  # the 32-bit finalizer of MurmurHash3: every bit moves every other
+        h ^= h >> np.uint32(16)
+        h *= np.uint32(0x85EBCA6B)
+        h ^= h >> np.uint32(13)
+        h *= np.uint32(0xC2B2AE35)
+        h ^= h >> np.uint32(16)
+        found = self.empty.copy()
+        for start in range(0, h.size, 4096):  # a page of 100,000 shingles holds 1.6 MB at a time, not 26
+            chunk = h[start : start + 4096, None] * self.multipliers + self.offsets  # wraps modulo 2**32
+            np.minimum(found, chunk.min(axis=0), out=found)
+        return found
+
+
 def group(signatures: Mapping[str, Signature], threshold: float, num_perm: int = NUM_PERM) -> Groups:
     """Exact and near duplicates among ``signatures`` (URL -> signature); ``threshold`` a fraction (0.9).
 
@@ -101,35 +193,35 @@ def group(signatures: Mapping[str, Signature], threshold: float, num_perm: int =
     exact = {
         url: [o for o in urls if o != url] for urls in by_digest.values() if len(urls) > 1 for url in urls
     }
-    # datasketch imports scipy (1-3 s on a loaded 2-core machine): only a commit being checked pays for it,
-    # not every command that loads the plugins
-    from datasketch import MinHash, MinHashLSH
-
+    words = {url: s.words for url, s in signatures.items()}
+    if len(by_digest) < 2:  # no pair to propose (a small or canonicalised site): numpy is not even imported
+        return Groups(exact, {}, words, 0)
     # near duplicates between digests: one page stands for each, pairs proposed by LSH, confirmed exactly
-    lsh = MinHashLSH(threshold=max(0.05, threshold - LSH_MARGIN), num_perm=num_perm)
+    bands, rows = _bands(max(0.05, threshold - LSH_MARGIN), num_perm)
+    tables: list[dict[bytes, list[str]]] = [{} for _ in range(bands)]
+    sketcher = _Sketcher(num_perm)
     partners: dict[str, list[tuple[float, str]]] = defaultdict(list)
     candidates = 0
-    keys = list(by_digest)
-    # the shingles are hashes already (int: no second hash); one set of permutations for every sketch
-    sketches = MinHash.generator(
-        (signatures[by_digest[key][0]].shingles.tolist() for key in keys), num_perm=num_perm, hashfunc=int
-    )
-    for key, sketch in zip(keys, sketches, strict=True):
+    for key in by_digest:
         shingles = signatures[by_digest[key][0]].shingles
-        for other in lsh.query(sketch):  # earlier digests: each pair once
+        sketch = sketcher.sketch(shingles)
+        proposed: set[str] = set()
+        for band, table in enumerate(tables):
+            bucket = table.setdefault(sketch[band * rows : (band + 1) * rows].tobytes(), [])
+            proposed.update(bucket)  # earlier digests: each pair once
+            bucket.append(key)
+        for other in proposed:
             candidates += 1
             similarity = jaccard(shingles, signatures[by_digest[other][0]].shingles)
             if similarity >= threshold:
                 partners[key].append((similarity, other))
                 partners[other].append((similarity, key))
-        lsh.insert(key, sketch)
     near = {}
     for key, found in partners.items():
         count = sum(len(by_digest[other]) for _, other in found)
         similarity, other = min(found, key=lambda item: (-item[0], by_digest[item[1]][0]))
         for url in by_digest[key]:
             near[url] = Near(by_digest[other][0], similarity, count)
-    words = {url: s.words for url, s in signatures.items()}
     return Groups(exact, near, words, candidates)
 
 

@@ -90,13 +90,19 @@ _ELEMENTS = {
 
 def _which(html: str | None, field: str) -> str:
     """ "missing" when the stored HTML has no such element, "empty" when it has one; "" without stored HTML."""
-    if not html or not html.strip():
+    if not html or html.isspace():  # what strip() would leave empty, without copying a long page
         return ""
     xpath, needle = _ELEMENTS[field]
-    lowered = html.lower()
     # the document's title and its description live in <head>: a long page's body is not parsed for them
-    # (a <title> of an inline SVG in the body is no page title either)
-    end = lowered.find("</head>")
+    # (a <title> of an inline SVG in the body is no page title either), nor lowercased: a growing prefix
+    # is, until it holds the first </head> (case folding is per character, so the prefix's is the whole's)
+    size = 16384
+    while True:
+        lowered = html[:size].lower()
+        end = lowered.find("</head>")
+        if end >= 0 or size >= len(html):
+            break
+        size *= 4
     head = html[: end + len("</head>")] if end >= 0 else html
     if needle not in (lowered[: len(head)]):
         return "missing"

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import os
 import pickle
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
+import pytest
 from nitpicker_checks.duplicates import (
+    LSH_MARGIN,
     MIN_WORDS,
+    NUM_PERM,
     Near,
+    _bands,
+    _Sketcher,
     group,
     jaccard,
     low_words_setting,
@@ -17,6 +26,8 @@ from nitpicker_checks.duplicates import (
 )
 
 from nitpicker_core import content_words, main_text
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _text(seed: int, n: int = 300, changed: int = 0, vocabulary: int = 5000) -> str:
@@ -146,3 +157,68 @@ def test_content_low_counts_japanese_characters_against_the_setting() -> None:
     long = "内容が十分にあるページです。" * 20  # 13 characters a sentence: 260 words
     assert signature(short).words == 120 < limit <= signature(long).words == 260
     assert signature(short + " plus some English words").words == 124
+
+
+def test_the_bands_make_the_fewest_missed_and_extra_proposals() -> None:
+    # checked against a plain midpoint sum over 20,000 steps, for thresholds the similarity setting gives
+    def error(threshold: float, bands: int, rows: int) -> float:
+        steps = 20_000
+        total = 0.0
+        for i in range(steps):
+            s = (i + 0.5) / steps
+            shared = 1 - (1 - s**rows) ** bands
+            total += (shared if s < threshold else 1 - shared) / steps
+        return total
+
+    for threshold in (0.05, 0.35, 0.65, 0.75):
+        bands, rows = _bands(threshold, NUM_PERM)
+        assert bands * rows <= NUM_PERM
+        best = min(error(threshold, b, r) for b in range(1, 65) for r in range(1, 64 // b + 1))
+        assert error(threshold, bands, rows) <= best + 1e-4
+    assert _bands(0.65, NUM_PERM) == (
+        9,
+        7,
+    )  # the default 90 % less the margin: 99.7 % of pairs at 90 % proposed
+
+
+def test_sketches_agree_in_about_the_share_of_shingles_in_common() -> None:
+    sketcher = _Sketcher(256)
+    base = signature(_text(7, n=2000, vocabulary=100_000)).shingles
+    for changed in (0, 40, 200, 600):
+        other = signature(_text(7, n=2000, changed=changed, vocabulary=100_000)).shingles
+        agree = float(np.mean(sketcher.sketch(base) == sketcher.sketch(other)))
+        assert abs(agree - jaccard(base, other)) < 0.1, changed
+    assert np.array_equal(sketcher.sketch(base), _Sketcher(256).sketch(base))  # the same in every run
+
+
+def test_the_sketches_and_bands_are_those_datasketch_made_before() -> None:
+    # the grouping used datasketch 2 until issue 32: the same sketches and bands propose the same pairs
+    datasketch = pytest.importorskip("datasketch")
+    from datasketch.lsh import _optimal_param
+
+    sketcher = _Sketcher(NUM_PERM)
+    for seed in range(20):
+        shingles = signature(_text(seed, n=50 + 40 * seed)).shingles
+        theirs = datasketch.MinHash(num_perm=NUM_PERM, hashfunc=int)
+        theirs.update_batch(shingles.tolist())
+        assert np.array_equal(sketcher.sketch(shingles), theirs.hashvalues)
+    for similarity in range(1, 101):
+        threshold = max(0.05, similarity / 100 - LSH_MARGIN)
+        assert _bands(threshold, NUM_PERM) == _optimal_param(threshold, NUM_PERM, 0.5, 0.5), similarity
+
+
+def test_loading_the_checks_imports_no_numpy_and_grouping_no_scipy() -> None:
+    # numpy costs every command ~0.1 s, scipy (what datasketch imported) a crawl's end ~0.7 s
+    code = (
+        "import sys, nitpicker_checks\n"
+        "assert 'numpy' not in sys.modules, 'numpy'\n"
+        "from nitpicker_checks.duplicates import group, signature\n"
+        "words = ' '.join(f'w{i}' for i in range(50))\n"
+        "found = group({'/a': signature(words), '/b': signature(words + ' x'), '/c': signature('a b')}, 0.9)\n"
+        "assert set(found.near) == {'/a', '/b'}, found\n"
+        "print(sorted(m for m in ('scipy', 'datasketch') if m in sys.modules))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "plugins")])}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
