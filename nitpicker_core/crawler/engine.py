@@ -43,6 +43,8 @@ from nitpicker_core.sinks import ArchiveSink, auto_render_sink, check_sink, reva
 from nitpicker_core.urls import looks_like_html, normalize, split_credentials
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable
+
     from nitpicker_core.plugins import NitpickerPluginManager
 
 log = logging.getLogger(__name__)
@@ -59,6 +61,9 @@ NOT_RENDERED = "--render never: read from the HTML the server sent"
 # --render never: progress told at most this often (seconds); a page takes milliseconds, and counting the queue
 # walks every URL found, so counting at each page's start and end cost more than reading the pages
 PARSED_PROGRESS_EVERY = 0.2
+# --render auto: pages at most waiting for their template's sample while spare workers go on fetching, keying
+# and reading the pages after them (each keeps its body, up to PARSE_BODY_LIMIT, and what was read of it)
+AUTO_PARKED = 64
 # a logged-in crawl: how often one page is asked again after the session expired under it (each time after a
 # login again, by this page or another; the logins of a whole crawl are bounded by [login] max_renewals)
 PAGE_RELOGINS = 3
@@ -192,6 +197,10 @@ class Crawler(ResultsMixin):
         self._parsing = options.render == "never"  # no browser: pages read from the HTML as sent
         # --render auto: pages read as sent unless their template's rendered sample showed JavaScript at work
         self._auto = AutoRender() if options.render == "auto" else None
+        self._wanted = 0  # workers the crawl runs with; a page waiting for its template's sample has a spare
+        self._alive = 0
+        self._parked = 0  # pages waiting for their template's sample
+        self._spares: set[asyncio.Task[None]] = set()
         self._reading = options.render != "always"  # a page's preflight is one GET taking its body
         self._checked: dict[str, asyncio.Task[Resource | None]] = {}  # --render never: sub-resources asked
         self._progress_at = 0.0  # when progress was last told
@@ -240,15 +249,18 @@ class Crawler(ResultsMixin):
         self._host = host
         stop.on_second(self._kill_browser)
         self.slots = PageSlots(host, self.options.user_agent)
+        warming: asyncio.Task[None] | None = None
         try:
             self._seed()
             self._restore_auto()
             self._prepare_revalidation()
+            warming = self._warm_up()
             await self._read_sitemaps()
             # an update that may render nothing starts Chromium only when a page needs it
             if not self._stopping and not self.revalidation.validators and not self._reading:
                 await self._start_browser()
         except BaseException:
+            await self._cold(warming)
             await host.close()
             self._abandon()
             if owned:
@@ -258,15 +270,21 @@ class Crawler(ResultsMixin):
             count = max(1, self.options.parallels)
             for tab in range(count):
                 self._tabs.put_nowait(tab)
-            workers = [asyncio.create_task(self._worker(i)) for i in range(self._worker_count(count))]
+            self._wanted = self._worker_count(count)
+            workers = [asyncio.create_task(self._run_worker(i)) for i in range(self._wanted)]
             await asyncio.gather(*workers)
+            while self._spares:
+                await asyncio.gather(*self._spares)
             self._tell_progress(force=True)
         except asyncio.CancelledError:
             self._stopping = True
+            for spare in self._spares:
+                spare.cancel()
         finally:
             if self._grace is not None:
                 self._grace.cancel()
             self.stats.browser_restarts = getattr(host, "restarts", 0)
+            await self._cold(warming)
             await self.slots.close()
             await host.close()
             self.stats.seconds = round(time.monotonic() - started, 3)
@@ -451,6 +469,38 @@ class Crawler(ResultsMixin):
             urls = [url for url in seed_urls(files, scope.is_internal) if url not in self._seeds]
             self.queue.add([self._placed(url, metadata_only=False) for url in urls])
 
+    def _warm_up(self) -> asyncio.Task[None] | None:
+        """--render auto: Chromium starts, and the tabs' pages open, while robots.txt, the sitemaps and the first
+        pages are fetched. The first page is a template's sample, and nothing else is known until it is rendered:
+        a start when it asks would put the launch on every page's path. Not for an update that may render
+        nothing, nor for a Dask cluster's browsers."""
+        if self._auto is None or self._remote is not None or self.revalidation.validators or self._stopping:
+            return None
+        return asyncio.create_task(self._warm(), name="nitpicker-warm-up")
+
+    async def _warm(self) -> None:
+        try:
+            await self._start_browser()
+            if self.login is not None:  # a login's pages have its localStorage script: opened when needed
+                return
+            seed = min(self._seeds, default=None)  # the crawl's root: the usual first sample
+            credentials = (
+                self._credentials(seed) if seed is not None and self.scope.is_internal(seed) else None
+            )
+            await self.slots.warm(0, credentials)  # the first sample's tab first
+            await asyncio.gather(
+                *(self.slots.warm(tab, credentials) for tab in range(1, max(1, self.options.parallels)))
+            )
+        except Exception:  # noqa: BLE001 - the first render starts it again, and that one says what failed
+            log.debug("starting the browser ahead failed", exc_info=True)
+
+    async def _cold(self, warming: asyncio.Task[None] | None) -> None:
+        """The warm-up, if still running, stopped before the browser closes."""
+        if warming is not None and not warming.done():
+            warming.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await warming
+
     async def _start_browser(self) -> None:
         async with self._browser_lock:
             if not self._browser_started:
@@ -536,8 +586,27 @@ class Crawler(ResultsMixin):
             return max(tabs * PREFLIGHT_AHEAD, REVALIDATING_WORKERS)
         return tabs * PREFLIGHT_AHEAD
 
+    async def _run_worker(self, index: int) -> None:
+        self._alive += 1
+        try:
+            await self._worker(index)
+        finally:
+            self._alive -= 1
+
+    def _park(self) -> None:
+        """A page waits for its template's sample: a spare worker takes the next URLs meanwhile (at most
+        AUTO_PARKED pages wait so)."""
+        self._parked += 1
+        if self._stopping or self._parked > AUTO_PARKED or self._alive - self._parked >= self._wanted:
+            return
+        spare = asyncio.create_task(self._run_worker(self._wanted + len(self._spares)))
+        self._spares.add(spare)
+        spare.add_done_callback(self._spares.discard)
+
     async def _worker(self, index: int) -> None:
         while not self._stopping:
+            if self._alive - self._parked > self._wanted:
+                return  # the pages that waited go on: as many workers as the crawl runs with take URLs
             item = self.queue.pop()
             if item is not None:  # "in progress" moves when a page starts, not only when one ends
                 self._tell_progress()
@@ -746,18 +815,52 @@ class Crawler(ResultsMixin):
             if key is None:
                 unreadable = "the HTML as sent could not be parsed"
         decision: Decision | None = None
+        ahead: asyncio.Future[ScrapeResult | None] | None = None
+        waits = key is not None and self._auto.pending(key)
         try:
-            decision = await self._auto.decide(item.url, key, unreadable)
+            if waits:
+                # its template's sample is rendering: read as sent meanwhile, what a verdict of "same" keeps
+                ahead = asyncio.ensure_future(self._parse_ahead(item, pre))
+                self._park()
+                try:
+                    decision = await self._auto.decide(item.url, key, unreadable)
+                finally:
+                    self._parked -= 1
+            else:
+                decision = await self._auto.decide(item.url, key, unreadable)
             if decision.render:
                 return await self._render(worker, item, pre)
-            return await self._parse(item, pre, f"--render auto: {decision.reason}")
+            reading, ahead = ahead, None
+            return await self._parse(item, pre, f"--render auto: {decision.reason}", reading)
         finally:
+            if ahead is not None:  # rendered, or stopped: what was read ahead is not kept
+                ahead.cancel()
+                ahead.add_done_callback(lambda done: done.cancelled() or done.exception())
             if decision is not None:
                 self._auto.done(item.url, decision)
 
-    async def _parse(self, item: QueueItem, pre: FetchResult, unrendered: str = NOT_RENDERED) -> bool:
+    async def _parse_ahead(self, item: QueueItem, pre: FetchResult) -> ScrapeResult | None:
+        return await asyncio.to_thread(
+            self.pm.hook.crawl_parse, result=self._as_sent(item, pre), body=pre.body, crawl=self.crawl
+        )
+
+    def _as_sent(self, item: QueueItem, pre: FetchResult) -> ScrapeResult:
+        """The answer's record, as every no-browser path starts it."""
+        result = self._from_fetch(item, pre)
+        if pre.redirect_chain:
+            result.extra["redirect_status"] = pre.redirect_status
+        return result
+
+    async def _parse(
+        self,
+        item: QueueItem,
+        pre: FetchResult,
+        unrendered: str = NOT_RENDERED,
+        ahead: Awaitable[ScrapeResult | None] | None = None,
+    ) -> bool:
         """Read a page from the HTML the server sent (``crawl_parse``); stored like a rendered page, marked not
-        rendered. Returns False: no browser rendered it."""
+        rendered. Returns False: no browser rendered it. ``ahead``: its reading, already started (``_as_sent``
+        then ``crawl_parse``, on a body that is HTML within the limit)."""
         started = time.perf_counter()
         if pre.method != "GET" or len(pre.body) > PARSE_BODY_LIMIT:
             # a HEAD answered (a server that sent no body to take), or more than a page's HTML is kept for
@@ -769,16 +872,16 @@ class Crawler(ResultsMixin):
             )
             self._record(result)
             return False
-        result = self._from_fetch(item, pre)  # the answer's record, as every no-browser path starts it
-        if pre.redirect_chain:
-            result.extra["redirect_status"] = pre.redirect_status
-        if binary_body(pre.body):  # no HTML to read: the answer is the record
-            self._store_rendered(item, not_a_page(result), pre, rendered=False)
-            return False
-        try:
-            parsed = await asyncio.to_thread(
+        if ahead is None:
+            result = self._as_sent(item, pre)
+            if binary_body(pre.body):  # no HTML to read: the answer is the record
+                self._store_rendered(item, not_a_page(result), pre, rendered=False)
+                return False
+            ahead = asyncio.to_thread(
                 self.pm.hook.crawl_parse, result=result, body=pre.body, crawl=self.crawl
             )
+        try:
+            parsed = await ahead
         except Exception as exc:  # a reader's bug on one page must not end the crawl
             self._error(item, "unknown", f"{type(exc).__name__}: {exc}", "parse")
             return False
