@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import shutil
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -201,6 +203,9 @@ class Crawler(ResultsMixin):
         self._alive = 0
         self._parked = 0  # pages waiting for their template's sample
         self._spares: set[asyncio.Task[None]] = set()
+        # their reading ahead has a thread of its own: in the shared pool it would hold up the fetches and the
+        # next samples' renders, the work that ends the wait
+        self._ahead_pool: ThreadPoolExecutor | None = None
         self._reading = options.render != "always"  # a page's preflight is one GET taking its body
         self._checked: dict[str, asyncio.Task[Resource | None]] = {}  # --render never: sub-resources asked
         self._progress_at = 0.0  # when progress was last told
@@ -285,6 +290,8 @@ class Crawler(ResultsMixin):
                 self._grace.cancel()
             self.stats.browser_restarts = getattr(host, "restarts", 0)
             await self._cold(warming)
+            if self._ahead_pool is not None:
+                self._ahead_pool.shutdown(wait=False, cancel_futures=True)
             await self.slots.close()
             await host.close()
             self.stats.seconds = round(time.monotonic() - started, 3)
@@ -840,9 +847,12 @@ class Crawler(ResultsMixin):
                 self._auto.done(item.url, decision)
 
     async def _parse_ahead(self, item: QueueItem, pre: FetchResult) -> ScrapeResult | None:
-        return await asyncio.to_thread(
+        if self._ahead_pool is None:
+            self._ahead_pool = ThreadPoolExecutor(1, thread_name_prefix="nitpicker-ahead")
+        read = functools.partial(
             self.pm.hook.crawl_parse, result=self._as_sent(item, pre), body=pre.body, crawl=self.crawl
         )
+        return await asyncio.get_running_loop().run_in_executor(self._ahead_pool, read)
 
     def _as_sent(self, item: QueueItem, pre: FetchResult) -> ScrapeResult:
         """The answer's record, as every no-browser path starts it."""
