@@ -604,7 +604,12 @@ class Crawler(ResultsMixin):
         """A page waits for its template's sample: a spare worker takes the next URLs meanwhile (at most
         AUTO_PARKED pages wait so)."""
         self._parked += 1
-        if self._stopping or self._parked > AUTO_PARKED or self._alive - self._parked >= self._wanted:
+        if (
+            self._stopping
+            or self.options.interval  # --interval spaces the requests of as many workers as there are tabs
+            or self._parked > AUTO_PARKED
+            or self._alive - self._parked >= self._wanted
+        ):
             return
         spare = asyncio.create_task(self._run_worker(self._wanted + len(self._spares)))
         self._spares.add(spare)
