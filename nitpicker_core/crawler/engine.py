@@ -206,7 +206,6 @@ class Crawler(ResultsMixin):
         # their reading ahead has a thread of its own: in the shared pool it would hold up the fetches and the
         # next samples' renders, the work that ends the wait
         self._ahead_pool: ThreadPoolExecutor | None = None
-        self._rendered_once = asyncio.Event()  # a page was rendered: the browser can open the other tabs
         self._reading = options.render != "always"  # a page's preflight is one GET taking its body
         self._checked: dict[str, asyncio.Task[Resource | None]] = {}  # --render never: sub-resources asked
         self._progress_at = 0.0  # when progress was last told
@@ -496,9 +495,6 @@ class Crawler(ResultsMixin):
                 self._credentials(seed) if seed is not None and self.scope.is_internal(seed) else None
             )
             await self.slots.warm(0, credentials)  # the first sample's tab first
-            # the others once it is rendered, while the pages it links to are fetched: opened during its
-            # render, they would slow down the one render every page waits for
-            await self._rendered_once.wait()
             await asyncio.gather(
                 *(self.slots.warm(tab, credentials) for tab in range(1, max(1, self.options.parallels)))
             )
@@ -1006,7 +1002,6 @@ class Crawler(ResultsMixin):
             return await self._render_in(tab, item, pre, light)
         finally:
             self._tabs.put_nowait(tab)
-            self._rendered_once.set()
 
     async def _render_in(self, worker: int, item: QueueItem, pre: FetchResult, light: bool) -> bool:
         url = item.url
