@@ -1018,7 +1018,10 @@ class Crawler(ResultsMixin):
             storage = self.login.browser_storage() if self.login is not None and logged_in else None
             # the navigation is a request to the host as the preflight is: it waits for its turn (--max-rps,
             # Retry-After, the slowdown); the sub-resources the browser loads do not
-            await asyncio.to_thread(self.fetcher.throttle.wait, host)
+            # mostly its turn is now: asked on the loop, as a thread from the shared pool would wait behind
+            # the fetches (--render auto's samples, which every page of their template waits for)
+            if not self.fetcher.throttle.take_now(host):
+                await asyncio.to_thread(self.fetcher.throttle.wait, host)
             if self._remote is not None:  # a Dask worker's Chromium renders it; the rest stays here
                 scraped = await self._remote.render(
                     url,
