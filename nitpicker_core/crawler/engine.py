@@ -276,7 +276,7 @@ class Crawler(ResultsMixin):
             for tab in range(count):
                 self._tabs.put_nowait(tab)
             self._wanted = self._worker_count(count)
-            workers = [asyncio.create_task(self._run_worker(i)) for i in range(self._wanted)]
+            workers = [self._spawn_worker(i) for i in range(self._wanted)]
             await asyncio.gather(*workers)
             while self._spares:
                 await asyncio.gather(*self._spares)
@@ -593,8 +593,11 @@ class Crawler(ResultsMixin):
             return max(tabs * PREFLIGHT_AHEAD, REVALIDATING_WORKERS)
         return tabs * PREFLIGHT_AHEAD
 
+    def _spawn_worker(self, index: int) -> asyncio.Task[None]:
+        self._alive += 1  # counted from now: a page that waits next knows this worker is coming
+        return asyncio.create_task(self._run_worker(index))
+
     async def _run_worker(self, index: int) -> None:
-        self._alive += 1
         try:
             await self._worker(index)
         finally:
@@ -611,7 +614,7 @@ class Crawler(ResultsMixin):
             or self._alive - self._parked >= self._wanted
         ):
             return
-        spare = asyncio.create_task(self._run_worker(self._wanted + len(self._spares)))
+        spare = self._spawn_worker(self._wanted + len(self._spares))
         self._spares.add(spare)
         spare.add_done_callback(self._spares.discard)
 
