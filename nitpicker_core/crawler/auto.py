@@ -152,11 +152,6 @@ class AutoRender:
     degraded: str = ""  # why every page is rendered from some point on
     samples: int = 0
 
-    def pending(self, key: str) -> bool:
-        """Whether a page of template ``key`` would wait in ``decide`` for its group's sample now."""
-        group = self.groups.get(key)
-        return not self.degraded and group is not None and not group.verdict.done()
-
     async def decide(self, url: str, key: str | None, unreadable: str = "") -> Decision:
         """Whether ``url`` (of template ``key``) is rendered; waits for its group's sample when one is out."""
         self.seen += 1

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 import shutil
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,8 +43,6 @@ from nitpicker_core.sinks import ArchiveSink, auto_render_sink, check_sink, reva
 from nitpicker_core.urls import looks_like_html, normalize, split_credentials
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable
-
     from nitpicker_core.plugins import NitpickerPluginManager
 
 log = logging.getLogger(__name__)
@@ -63,9 +59,6 @@ NOT_RENDERED = "--render never: read from the HTML the server sent"
 # --render never: progress told at most this often (seconds); a page takes milliseconds, and counting the queue
 # walks every URL found, so counting at each page's start and end cost more than reading the pages
 PARSED_PROGRESS_EVERY = 0.2
-# --render auto: pages at most waiting for their template's sample while spare workers go on fetching, keying
-# and reading the pages after them (each keeps its body, up to PARSE_BODY_LIMIT, and what was read of it)
-AUTO_PARKED = 64
 # a logged-in crawl: how often one page is asked again after the session expired under it (each time after a
 # login again, by this page or another; the logins of a whole crawl are bounded by [login] max_renewals)
 PAGE_RELOGINS = 3
@@ -199,13 +192,6 @@ class Crawler(ResultsMixin):
         self._parsing = options.render == "never"  # no browser: pages read from the HTML as sent
         # --render auto: pages read as sent unless their template's rendered sample showed JavaScript at work
         self._auto = AutoRender() if options.render == "auto" else None
-        self._wanted = 0  # workers the crawl runs with; a page waiting for its template's sample has a spare
-        self._alive = 0
-        self._parked = 0  # pages waiting for their template's sample
-        self._spares: set[asyncio.Task[None]] = set()
-        # their reading ahead has a thread of its own: in the shared pool it would hold up the fetches and the
-        # next samples' renders, the work that ends the wait
-        self._ahead_pool: ThreadPoolExecutor | None = None
         self._reading = options.render != "always"  # a page's preflight is one GET taking its body
         self._checked: dict[str, asyncio.Task[Resource | None]] = {}  # --render never: sub-resources asked
         self._progress_at = 0.0  # when progress was last told
@@ -275,23 +261,16 @@ class Crawler(ResultsMixin):
             count = max(1, self.options.parallels)
             for tab in range(count):
                 self._tabs.put_nowait(tab)
-            self._wanted = self._worker_count(count)
-            workers = [self._spawn_worker(i) for i in range(self._wanted)]
+            workers = [asyncio.create_task(self._worker(i)) for i in range(self._worker_count(count))]
             await asyncio.gather(*workers)
-            while self._spares:
-                await asyncio.gather(*self._spares)
             self._tell_progress(force=True)
         except asyncio.CancelledError:
             self._stopping = True
-            for spare in self._spares:
-                spare.cancel()
         finally:
             if self._grace is not None:
                 self._grace.cancel()
             self.stats.browser_restarts = getattr(host, "restarts", 0)
             await self._cold(warming)
-            if self._ahead_pool is not None:
-                self._ahead_pool.shutdown(wait=False, cancel_futures=True)
             await self.slots.close()
             await host.close()
             self.stats.seconds = round(time.monotonic() - started, 3)
@@ -593,35 +572,8 @@ class Crawler(ResultsMixin):
             return max(tabs * PREFLIGHT_AHEAD, REVALIDATING_WORKERS)
         return tabs * PREFLIGHT_AHEAD
 
-    def _spawn_worker(self, index: int) -> asyncio.Task[None]:
-        self._alive += 1  # counted from now: a page that waits next knows this worker is coming
-        return asyncio.create_task(self._run_worker(index))
-
-    async def _run_worker(self, index: int) -> None:
-        try:
-            await self._worker(index)
-        finally:
-            self._alive -= 1
-
-    def _park(self) -> None:
-        """A page waits for its template's sample: a spare worker takes the next URLs meanwhile (at most
-        AUTO_PARKED pages wait so)."""
-        self._parked += 1
-        if (
-            self._stopping
-            or self.options.interval  # --interval spaces the requests of as many workers as there are tabs
-            or self._parked > AUTO_PARKED
-            or self._alive - self._parked >= self._wanted
-        ):
-            return
-        spare = self._spawn_worker(self._wanted + len(self._spares))
-        self._spares.add(spare)
-        spare.add_done_callback(self._spares.discard)
-
     async def _worker(self, index: int) -> None:
         while not self._stopping:
-            if self._alive - self._parked > self._wanted:
-                return  # the pages that waited go on: as many workers as the crawl runs with take URLs
             item = self.queue.pop()
             if item is not None:  # "in progress" moves when a page starts, not only when one ends
                 self._tell_progress()
@@ -830,55 +782,18 @@ class Crawler(ResultsMixin):
             if key is None:
                 unreadable = "the HTML as sent could not be parsed"
         decision: Decision | None = None
-        ahead: asyncio.Future[ScrapeResult | None] | None = None
-        waits = key is not None and self._auto.pending(key)
         try:
-            if waits:
-                # its template's sample is rendering: read as sent meanwhile, what a verdict of "same" keeps
-                ahead = asyncio.ensure_future(self._parse_ahead(item, pre))
-                self._park()
-                try:
-                    decision = await self._auto.decide(item.url, key, unreadable)
-                finally:
-                    self._parked -= 1
-            else:
-                decision = await self._auto.decide(item.url, key, unreadable)
+            decision = await self._auto.decide(item.url, key, unreadable)
             if decision.render:
                 return await self._render(worker, item, pre)
-            reading, ahead = ahead, None
-            return await self._parse(item, pre, f"--render auto: {decision.reason}", reading)
+            return await self._parse(item, pre, f"--render auto: {decision.reason}")
         finally:
-            if ahead is not None:  # rendered, or stopped: what was read ahead is not kept
-                ahead.cancel()
-                ahead.add_done_callback(lambda done: done.cancelled() or done.exception())
             if decision is not None:
                 self._auto.done(item.url, decision)
 
-    async def _parse_ahead(self, item: QueueItem, pre: FetchResult) -> ScrapeResult | None:
-        if self._ahead_pool is None:
-            self._ahead_pool = ThreadPoolExecutor(1, thread_name_prefix="nitpicker-ahead")
-        read = functools.partial(
-            self.pm.hook.crawl_parse, result=self._as_sent(item, pre), body=pre.body, crawl=self.crawl
-        )
-        return await asyncio.get_running_loop().run_in_executor(self._ahead_pool, read)
-
-    def _as_sent(self, item: QueueItem, pre: FetchResult) -> ScrapeResult:
-        """The answer's record, as every no-browser path starts it."""
-        result = self._from_fetch(item, pre)
-        if pre.redirect_chain:
-            result.extra["redirect_status"] = pre.redirect_status
-        return result
-
-    async def _parse(
-        self,
-        item: QueueItem,
-        pre: FetchResult,
-        unrendered: str = NOT_RENDERED,
-        ahead: Awaitable[ScrapeResult | None] | None = None,
-    ) -> bool:
+    async def _parse(self, item: QueueItem, pre: FetchResult, unrendered: str = NOT_RENDERED) -> bool:
         """Read a page from the HTML the server sent (``crawl_parse``); stored like a rendered page, marked not
-        rendered. Returns False: no browser rendered it. ``ahead``: its reading, already started (``_as_sent``
-        then ``crawl_parse``, on a body that is HTML within the limit)."""
+        rendered. Returns False: no browser rendered it."""
         started = time.perf_counter()
         if pre.method != "GET" or len(pre.body) > PARSE_BODY_LIMIT:
             # a HEAD answered (a server that sent no body to take), or more than a page's HTML is kept for
@@ -890,16 +805,16 @@ class Crawler(ResultsMixin):
             )
             self._record(result)
             return False
-        if ahead is None:
-            result = self._as_sent(item, pre)
-            if binary_body(pre.body):  # no HTML to read: the answer is the record
-                self._store_rendered(item, not_a_page(result), pre, rendered=False)
-                return False
-            ahead = asyncio.to_thread(
+        result = self._from_fetch(item, pre)  # the answer's record, as every no-browser path starts it
+        if pre.redirect_chain:
+            result.extra["redirect_status"] = pre.redirect_status
+        if binary_body(pre.body):  # no HTML to read: the answer is the record
+            self._store_rendered(item, not_a_page(result), pre, rendered=False)
+            return False
+        try:
+            parsed = await asyncio.to_thread(
                 self.pm.hook.crawl_parse, result=result, body=pre.body, crawl=self.crawl
             )
-        try:
-            parsed = await ahead
         except Exception as exc:  # a reader's bug on one page must not end the crawl
             self._error(item, "unknown", f"{type(exc).__name__}: {exc}", "parse")
             return False
@@ -1021,8 +936,8 @@ class Crawler(ResultsMixin):
             storage = self.login.browser_storage() if self.login is not None and logged_in else None
             # the navigation is a request to the host as the preflight is: it waits for its turn (--max-rps,
             # Retry-After, the slowdown); the sub-resources the browser loads do not
-            # mostly its turn is now: asked on the loop, as a thread from the shared pool would wait behind
-            # the fetches (--render auto's samples, which every page of their template waits for)
+            # mostly its turn is now: asked on the loop, as a thread of the shared pool may wait behind the
+            # fetches (--render auto's samples, which every page of their template waits for)
             if not self.fetcher.throttle.take_now(host):
                 await asyncio.to_thread(self.fetcher.throttle.wait, host)
             if self._remote is not None:  # a Dask worker's Chromium renders it; the rest stays here
