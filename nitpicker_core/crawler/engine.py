@@ -243,15 +243,18 @@ class Crawler(ResultsMixin):
         self._host = host
         stop.on_second(self._kill_browser)
         self.slots = PageSlots(host, self.options.user_agent)
+        warming: asyncio.Task[None] | None = None
         try:
             self._seed()
             self._restore_auto()
             self._prepare_revalidation()
+            warming = self._warm_up()
             await self._read_sitemaps()
             # an update that may render nothing starts Chromium only when a page needs it
             if not self._stopping and not self.revalidation.validators and not self._reading:
                 await self._start_browser()
         except BaseException:
+            await self._cold(warming)
             await host.close()
             self._abandon()
             if owned:
@@ -270,6 +273,7 @@ class Crawler(ResultsMixin):
             if self._grace is not None:
                 self._grace.cancel()
             self.stats.browser_restarts = getattr(host, "restarts", 0)
+            await self._cold(warming)
             await self.slots.close()
             await host.close()
             self._readers.close()
@@ -454,6 +458,38 @@ class Crawler(ResultsMixin):
         if options.sitemap_seed and options.recursive:
             urls = [url for url in seed_urls(files, scope.is_internal) if url not in self._seeds]
             self.queue.add([self._placed(url, metadata_only=False) for url in urls])
+
+    def _warm_up(self) -> asyncio.Task[None] | None:
+        """--render auto: Chromium starts, and the tabs' pages open, while robots.txt, the sitemaps and the first
+        pages are fetched. The first page is a template's sample, and nothing else is known until it is rendered:
+        a start when it asks would put the launch on every page's path. Not for an update that may render
+        nothing, nor for a Dask cluster's browsers."""
+        if self._auto is None or self._remote is not None or self.revalidation.validators or self._stopping:
+            return None
+        return asyncio.create_task(self._warm(), name="nitpicker-warm-up")
+
+    async def _warm(self) -> None:
+        try:
+            await self._start_browser()
+            if self.login is not None:  # a login's pages have its localStorage script: opened when needed
+                return
+            seed = min(self._seeds, default=None)  # the crawl's root: the usual first sample
+            credentials = (
+                self._credentials(seed) if seed is not None and self.scope.is_internal(seed) else None
+            )
+            await self.slots.warm(0, credentials)  # the first sample's tab first
+            await asyncio.gather(
+                *(self.slots.warm(tab, credentials) for tab in range(1, max(1, self.options.parallels)))
+            )
+        except Exception:  # noqa: BLE001 - the first render starts it again, and that one says what failed
+            log.debug("starting the browser ahead failed", exc_info=True)
+
+    async def _cold(self, warming: asyncio.Task[None] | None) -> None:
+        """The warm-up, if still running, stopped before the browser closes."""
+        if warming is not None and not warming.done():
+            warming.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await warming
 
     async def _start_browser(self) -> None:
         async with self._browser_lock:
@@ -903,7 +939,10 @@ class Crawler(ResultsMixin):
             storage = self.login.browser_storage() if self.login is not None and logged_in else None
             # the navigation is a request to the host as the preflight is: it waits for its turn (--max-rps,
             # Retry-After, the slowdown); the sub-resources the browser loads do not
-            await asyncio.to_thread(self.fetcher.throttle.wait, host)
+            # mostly its turn is now: asked on the loop, as a thread of the shared pool may wait behind the
+            # fetches (--render auto's samples, which every page of their template waits for)
+            if not self.fetcher.throttle.take_now(host):
+                await asyncio.to_thread(self.fetcher.throttle.wait, host)
             if self._remote is not None:  # a Dask worker's Chromium renders it; the rest stays here
                 scraped = await self._remote.render(
                     url,

@@ -199,6 +199,18 @@ class HostThrottle:
             self._sleep(delay)
         return max(0.0, delay)
 
+    def take_now(self, host: str) -> bool:
+        """Take the next slot for ``host`` when it is now (what ``wait`` does then, without a thread to sleep
+        in); False when it is later, taking nothing: ``wait`` takes it."""
+        if self._released.is_set():
+            return True
+        with self._lock:
+            slot = self._slot(host)
+            if slot > self._clock():
+                return False
+            self._last[host] = slot
+            return True
+
     def waits(self) -> dict[str, float]:
         """Seconds waited per host (over 0.05 s), for the crawl's stats."""
         with self._lock:

@@ -24,6 +24,7 @@ class _Slot:
     reset: asyncio.Task[bool] | None = (
         None  # the clean-up after its last URL, running while the crawl goes on
     )
+    fresh: bool = False  # opened ahead of its first URL (``warm``): nothing to clean up yet
 
 
 class PageSlots:
@@ -39,6 +40,9 @@ class PageSlots:
     def __init__(self, host: Any, user_agent: str) -> None:
         self.host, self.user_agent = host, user_agent
         self._slots: dict[int, _Slot] = {}
+        # a worker's page is opened by one caller at a time: ``warm`` may still be opening it when the worker's
+        # first URL comes
+        self._opening: dict[int, asyncio.Lock] = {}
 
     async def acquire(
         self,
@@ -49,7 +53,8 @@ class PageSlots:
     ) -> Any:
         """The worker's page, its cookies cleared; then ``cookies`` (a login's) added for the URL to come, in a
         context whose documents of the ``storage`` origins find their localStorage items (a login's) set."""
-        page = await self._acquire(worker, credentials, storage or [])
+        async with self._opening.setdefault(worker, asyncio.Lock()):
+            page = await self._acquire(worker, credentials, storage or [])
         if cookies:
             await page.context.add_cookies(cookies)
         return page
@@ -69,7 +74,9 @@ class PageSlots:
         ):
             await self._drop(worker)
             slot = None
-        if slot is not None:
+        if slot is not None and slot.fresh:
+            slot.fresh = False
+        elif slot is not None:
             reset, slot.reset = slot.reset, None
             if not await (reset if reset is not None else _reset(slot.page)):
                 await self._drop(worker)  # the page died between URLs: start over with a fresh one
@@ -89,6 +96,17 @@ class PageSlots:
         slot.uses += 1
         return slot.page
 
+    async def warm(self, worker: int, credentials: dict[str, str] | None) -> None:
+        """Open the worker's page before its first URL comes (a new context starts a renderer: a few hundred ms
+        that URL then does not wait for); nothing when the worker has one. Its first ``acquire`` takes it
+        as it takes any page, dropping it if that URL needs other credentials."""
+        async with self._opening.setdefault(worker, asyncio.Lock()):
+            if worker in self._slots:
+                return
+            page = await self.host.new_page(self.user_agent, http_credentials=credentials)
+            key = (credentials["username"], credentials["password"]) if credentials else None
+            self._slots[worker] = _Slot(page, key, getattr(self.host, "restarts", 0), fresh=True)
+
     async def release(self, worker: int, healthy: bool) -> None:
         """Keep the page for the worker's next URL, or close it when the URL failed or hung."""
         if not healthy:
@@ -107,8 +125,8 @@ class PageSlots:
                 await self.host.close_page(slot.page)
 
     async def close(self) -> None:
-        for worker in list(self._slots):
-            await self._drop(worker)
+        # at once: each context's close is a round trip to a browser that tears a renderer down meanwhile
+        await asyncio.gather(*(self._drop(worker) for worker in list(self._slots)))
 
 
 async def _reset(page: Any) -> bool:

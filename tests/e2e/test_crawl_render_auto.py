@@ -370,3 +370,52 @@ def test_a_site_of_pages_that_share_no_template_degrades_to_rendering_bounded(cr
         "degraded": degraded,
     }
     assert f"(auto: {MIN_GROUPS} templates, 0 rendered; {degraded})" in done.result.stderr
+
+
+def test_the_browser_starts_while_the_first_page_is_still_coming(site, tmp_path):
+    """The first page is its template's sample, and nothing else is known until it is rendered: Chromium starts
+    with the crawl, not once that page has come. The site holds the first page back until the browser is up."""
+    import urllib.request
+    import uuid
+
+    from support import RunningCli, server_hits, wait_until
+
+    from nitpicker_core.crawler.browser import MARKER_SWITCH, _proc_table
+
+    run = uuid.uuid4().hex
+    gate, first = f"/progress-gate/{run}", f"/progress-gate/{run}/alpha"  # alpha answers once opened
+    running = RunningCli(
+        "crawl", "-o", str(tmp_path / "early.nitpicker"), "--render", "auto", "--no-image", "--json",
+        "--no-fetch-external", f"{site}{first}", cwd=tmp_path,
+    )  # fmt: skip
+
+    def browser_up() -> bool:
+        table = _proc_table()
+        for pid, (_, cmdline) in table.items():
+            if MARKER_SWITCH not in cmdline:
+                continue
+            seen: set[int] = set()
+            while pid in table and pid not in seen:  # up its ancestors: a Chromium of this crawl's?
+                if pid == running.proc.pid:
+                    return True
+                seen.add(pid)
+                pid = table[pid][0]
+        return False
+
+    try:
+        wait_until(
+            lambda: server_hits(site, first) >= 1 or running.proc.poll() is not None, "the first page asked"
+        )
+        wait_until(lambda: browser_up() or running.proc.poll() is not None, "a Chromium of the crawl's", 120)
+        assert running.proc.poll() is None, (
+            f"no Chromium while the first page was held back: {running.stderr}"
+        )
+    finally:
+        with urllib.request.urlopen(
+            urllib.request.Request(f"{site}{gate}/open?n=5", method="POST"), timeout=30
+        ):
+            pass
+    assert running.wait(timeout=300) == 0, running.stderr
+    assert running.proc.stdout is not None
+    result = json.loads(running.proc.stdout.read())
+    assert (result["rendered"], result["auto"]["samples"]) == (1, 1)  # alpha, its sample, in that browser
