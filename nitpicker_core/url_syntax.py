@@ -18,6 +18,8 @@ def normalize_escapes(text: str) -> str:
     A stray ``%`` is left as written (browsers send it so); an escape right after one stays encoded when
     decoding it would spell a new escape (``%%41b`` is not ``%Ab``), so normalising twice changes nothing.
     """
+    if "%" not in text:  # no escape to change (most URLs): the walk below would copy it as it is
+        return text
     out: list[str] = []
     completes = 0  # how many more hex digits would turn the last stray "%" into an escape
     i = 0
