@@ -244,7 +244,8 @@ class BrowserHost:
             await self._shutdown()
 
     async def _shutdown(self) -> None:
-        await asyncio.gather(*(self._close_context(context) for context in list(self._contexts)))
+        for context in list(self._contexts):
+            await self._close_context(context)
         if self._browser is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._browser.close(), CLOSE_TIMEOUT)

@@ -125,8 +125,8 @@ class PageSlots:
                 await self.host.close_page(slot.page)
 
     async def close(self) -> None:
-        # at once: each context's close is a round trip to a browser that tears a renderer down meanwhile
-        await asyncio.gather(*(self._drop(worker) for worker in list(self._slots)))
+        for worker in list(self._slots):
+            await self._drop(worker)
 
 
 async def _reset(page: Any) -> bool:
