@@ -137,7 +137,9 @@ class _Document:
         self.base = join_url(url, _URL_NOISE.sub("", base.get("href").strip())) if base is not None else url
         self.has_base = base is not None
         self._metas = list(root.iter("meta"))
-        self._links = [el for el in root.iter("link") if el.get("rel") is not None and el.get("href") is not None]
+        self._links = [
+            el for el in root.iter("link") if el.get("rel") is not None and el.get("href") is not None
+        ]
         self._joined: dict[str, str] = {}  # value as written → absolute (a page names the same URLs often)
         self._by: dict[str, dict[str, Any]] = {}  # attribute → its lowercased value → the first such <meta>
 
