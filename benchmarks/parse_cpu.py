@@ -198,6 +198,9 @@ def main() -> int:
     if not args.folder.is_dir():
         print(f"parse_cpu: no folder {args.folder} (apt-get install -y python3.11-doc)", file=sys.stderr)
         return 2
+    if args.compare and not args.compare.is_file():
+        print(f"parse_cpu: no saved output {args.compare} (make it with --save first)", file=sys.stderr)
+        return 2
     from nitpicker_scrape import crawl_parse, parse, source
 
     docs = pages(args.folder, args.limit)
