@@ -12,6 +12,10 @@ anchors and their places, headings, tags, words, resources, images, JSON-LD, the
 own time without the steps it calls; "other" is what the steps leave over. The timers cost a little, so
 that round's total is shown apart from the figure.
 
+``--contention`` measures the reader under threads instead: one thread reads the pages over and over while
+the main thread sleeps 0.5 ms 2,000 times, as a thread waiting on I/O does; shown, how late the main thread
+gets the GIL back (the median and the 90th percentile) and how many pages the reading thread read meanwhile.
+
 ``--save FILE`` pickles every page's output (every ScrapeResult field, html_facts among them) and
 ``--compare FILE`` exits 1 when any page's output differs from the saved one, listing the first
 differences: save before a change, compare after, and the change is shown to read every page the same.
@@ -29,6 +33,7 @@ import functools
 import pickle
 import statistics
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -158,6 +163,38 @@ def timed_steps(steps: Steps) -> Iterator[None]:
             setattr(module, attribute, original)
 
 
+def contention(crawl_parse: Callable[..., ScrapeResult], docs: list[tuple[str, bytes]], crawl: Any) -> None:
+    """The main thread's wake-ups while another thread reads pages: how late, and how many pages read."""
+    stop = threading.Event()
+    done = [0]
+
+    def reader() -> None:
+        while not stop.is_set():
+            for url, body in docs:
+                if stop.is_set():
+                    break
+                crawl_parse(result=fresh(url, body), body=body, crawl=crawl)
+                done[0] += 1
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    time.sleep(0.5)
+    late = []
+    started, counted = time.perf_counter(), done[0]
+    for _ in range(2000):
+        asleep = time.perf_counter()
+        time.sleep(0.0005)
+        late.append(time.perf_counter() - asleep - 0.0005)
+    wall, pages = time.perf_counter() - started, done[0] - counted
+    stop.set()
+    thread.join()
+    late.sort()
+    print(
+        f"2000 wake-ups of the main thread in {wall:.2f} s: late by {statistics.median(late) * 1000:.2f} ms "
+        f"(median), {late[1800] * 1000:.2f} ms (90th percentile); {pages} pages read meanwhile"
+    )
+
+
 def differences(before: dict[str, Any], after: dict[str, Any], limit: int = 20) -> list[str]:
     """The first ``limit`` differences between two saved runs, page by page and field by field."""
     found: list[str] = []
@@ -192,11 +229,15 @@ def main() -> int:
     parser.add_argument(
         "--images", action="store_true", help="read images too (the docs crawl is --no-image)"
     )
+    parser.add_argument("--contention", action="store_true", help="the reader in a thread, the GIL's waits")
     parser.add_argument("--save", type=Path, help="pickle every page's output to FILE")
     parser.add_argument("--compare", type=Path, help="exit 1 when any page's output differs from FILE's")
     args = parser.parse_args()
     if not args.folder.is_dir():
         print(f"parse_cpu: no folder {args.folder} (apt-get install -y python3.11-doc)", file=sys.stderr)
+        return 2
+    if args.compare and not args.compare.is_file():
+        print(f"parse_cpu: no saved output {args.compare} (make it with --save first)", file=sys.stderr)
         return 2
     from nitpicker_scrape import crawl_parse, parse, source
 
@@ -228,6 +269,9 @@ def main() -> int:
             print(f"identical to {args.compare}: {len(outputs)} pages")
 
     run_parse(crawl_parse, docs[:20], crawl)  # warm: imports, regex caches
+    if args.contention:
+        contention(crawl_parse, docs, crawl)
+        return 0
     ours, floor = [], []
     for i in range(args.rounds):
         if i % 2:

@@ -84,3 +84,61 @@ def test_headings_leave_their_permalink_anchor_out_as_in_the_rendered_page():
     assert version_record(URL, SPHINX)["h1s"] == ["Installation"]
     permalink = '<a class="headerlink" href="#installation" title="Link to this heading">\u00b6</a>'
     assert "h1" not in js_dependence(URL, SPHINX.replace(permalink, ""), SPHINX)["changed"]
+
+
+def test_anchor_text_is_every_descendant_text_and_svg_links_are_none():
+    read = _read(
+        b'<html><body><a href="one">one <!-- a comment --><b>bold<!--x--></b> <i><s>deep</s></i>\n tail</a>'
+        b'<svg><g><a href="drawn">in svg</a></g></svg><!-- <a href="hidden"> -->'
+        b'<a href="alt"><img src="i.png" alt=" Alt "></a><a href="title" title="Title"></a>'
+        b'<a href="label" aria-label=" Aria  label ">text</a><a href="empty-label" aria-label="">kept</a>'
+        b"</body></html>"
+    )
+    assert [(a.raw_href, a.text) for a in read.anchors] == [
+        ("one", "one bold deep tail"),
+        ("alt", "Alt"),
+        ("title", "Title"),
+        ("label", "Aria label"),
+        ("empty-label", "kept"),
+    ]
+    expected = copy.deepcopy(read.anchors)
+    for anchor in expected:
+        anchor.line = anchor.col = None
+    source.place_anchors(read.source, expected)  # html.parser's places: past the SVG and the comment
+    assert [(a.line, a.col) for a in read.anchors] == [(a.line, a.col) for a in expected]
+    assert [(a.line, a.col) for a in read.anchors][:2] == [(1, 13), (2, 80)]
+
+
+def test_words_of_text_a_script_or_noscript_split_are_one():
+    # the text on both sides of a script (or of an inert noscript) is one piece of text, as itertext reads
+    # it once they are stripped: "fore" and "aft" make one word, "sep arate" two
+    read = _read(
+        b"<html><body><p>fore<script>var x = 1</script>aft <b>sep</b> arate<style>p {}</style>"
+        b"<noscript>no</noscript>more</p></body></html>"
+    )
+    assert read.word_count == 3
+
+
+def test_resources_are_listed_kind_by_kind_each_in_document_order():
+    read = _read(
+        b'<html><head><link rel="icon" href="/fav.ico"><script src="/late.js"></script></head><body>'
+        b'<img src="/a.png"><video src="/v.mp4" poster="/p.jpg"><source src="/s.webm"></video>'
+        b'<link rel="Stylesheet" href="/s.css#x"><link rel="next" href="/next">'
+        b'<input type="ImAgE" src="/in.png"><input type="text" src="/no.png"><object data="/o.pdf"></object>'
+        b'<img src="/a.png"></body></html>'
+    )
+    assert [r.removeprefix("http://site.test") for r in read.resources] == [
+        "/fav.ico", "/s.css", "/late.js", "/a.png", "/o.pdf", "/v.mp4", "/s.webm", "/p.jpg", "/in.png"
+    ]  # fmt: skip
+
+
+def test_tag_ids_only_where_they_count():
+    from nitpicker_scrape import tags
+
+    def ids(html: str, scripts: str) -> list[str]:
+        return [t.external_id for t in tags.detect(html, {"scripts": scripts}, {})]
+
+    assert ids("<p>GTM-ABCD1 G-ABCDEF12 UA-1234-5</p>", "") == ["GTM-ABCD1", "UA-1234-5"]
+    assert ids("<p></p>", "gtag('G-ABCDEF12'); ga('UA-1234-5')") == ["G-ABCDEF12", "UA-1234-5"]
+    assert ids("A-1234-5 in the page", "... U") == ["UA-1234-5"]  # an id where scripts and page meet
+    assert ids("nothing here", "nor here") == []
