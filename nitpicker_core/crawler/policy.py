@@ -29,9 +29,10 @@ class CrawlPolicy:
         self.headers = dict(options.headers)
         self._routed: weakref.WeakSet[Any] = weakref.WeakSet()
 
-    def skip_reason(self, url: str) -> str | None:
-        """``blocked by robots.txt`` or ``excluded`` for ``url``, else None. May fetch robots.txt: blocks."""
-        if not self.robots.allowed(url):
+    def skip_reason(self, url: str, robots: bool = True) -> str | None:
+        """``blocked by robots.txt`` or ``excluded`` for ``url``, else None. May fetch robots.txt: blocks.
+        ``robots=False`` for a URL nothing will be asked of: its host's robots.txt is neither read nor obeyed."""
+        if robots and not self.robots.allowed(url):
             failure = self.robots.failure(
                 url
             )  # a 5xx robots.txt disallows everything until it answers (RFC 9309)
