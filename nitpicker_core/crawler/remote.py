@@ -81,6 +81,10 @@ class BrowserWorker(WorkerPlugin):
         self.crawl, self.user_agent, self.scope = crawl, user_agent, scope
 
     def setup(self, worker: Any = None) -> None:
+        # BrowserHost imports Playwright when it first starts a browser; here it is imported now, so a worker
+        # without it fails the plugin's setup, which the crawl reports before any page, not a page at a time
+        import playwright.async_api  # noqa: F401
+
         from nitpicker_core.crawler.browser import BrowserHost
         from nitpicker_core.crawler.slots import PageSlots
 
