@@ -124,7 +124,6 @@ class PageReaders:
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
         self._ready: asyncio.Future[Any] | None = None
         self._read = 0  # pages read so far, wherever
-        self.in_processes = 0  # of which on the worker processes
 
     async def read(self, result: ScrapeResult, body: bytes) -> tuple[ScrapeResult | None, bool]:
         """The page read from ``body``, and whether a worker process read it."""
@@ -144,7 +143,6 @@ class PageReaders:
                     # a worker died (or another page found so and shut the pool down): this page on a thread
                     self._lost(f"{type(exc).__name__}: {exc}")
                 else:
-                    self.in_processes += 1
                     return parsed, True
         parsed = await asyncio.to_thread(self.pm.hook.crawl_parse, result=result, body=body, crawl=self.crawl)
         return parsed, False
