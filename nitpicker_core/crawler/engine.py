@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from nitpicker_core.content_types import binary_body
-from nitpicker_core.crawler.auto import AutoRender, Decision, template_key
+from nitpicker_core.crawler.auto import AutoRender, Decision
 from nitpicker_core.crawler.errors import PERMANENT_KINDS, DnsBurnList
 from nitpicker_core.crawler.events import EventSink
 from nitpicker_core.crawler.fetch import Fetcher, FetchResult, HostThrottle
@@ -24,7 +24,7 @@ from nitpicker_core.crawler.pagination import PaginationPredictor
 from nitpicker_core.crawler.phases import EXTRACTION_IN_PROCESSES, PhaseClock
 from nitpicker_core.crawler.policy import CrawlPolicy
 from nitpicker_core.crawler.queue import QueueCounts, QueueItem, UrlQueue
-from nitpicker_core.crawler.reading import PageReaders
+from nitpicker_core.crawler.reading import PageReaders, ReadAhead
 from nitpicker_core.crawler.render import RenderFailure, render_page
 from nitpicker_core.crawler.results import (
     HTML_TYPES,
@@ -782,15 +782,15 @@ class Crawler(ResultsMixin):
             # bytes that are no text: whatever a browser made of them is no page (not_a_page), so none is
             # started for it, and no template made of it
             return await self._parse(item, pre)
-        key, unreadable = None, ""
+        key, unreadable, ahead = None, "", None
         if pre.method != "GET":
             unreadable = "no body to read"
         elif len(pre.body) > PARSE_BODY_LIMIT:
             unreadable = f"the body is over the {PARSE_BODY_LIMIT}-byte limit"
         else:
-            started = time.perf_counter()
-            key = await asyncio.to_thread(template_key, pre.body)
-            self.clock.add("extraction", time.perf_counter() - started)
+            # read while the template's sample may still be rendering: a verdict to read it finds it read
+            ahead = await self._readers.read_keyed(self._fetched(item, pre), pre.body)
+            key = ahead.key
             if key is None:
                 unreadable = "the HTML as sent could not be parsed"
         decision: Decision | None = None
@@ -798,14 +798,20 @@ class Crawler(ResultsMixin):
             decision = await self._auto.decide(item.url, key, unreadable)
             if decision.render:
                 return await self._render(worker, item, pre)
-            return await self._parse(item, pre, f"--render auto: {decision.reason}")
+            return await self._parse(item, pre, f"--render auto: {decision.reason}", ahead)
         finally:
             if decision is not None:
                 self._auto.done(item.url, decision)
 
-    async def _parse(self, item: QueueItem, pre: FetchResult, unrendered: str = NOT_RENDERED) -> bool:
+    async def _parse(
+        self,
+        item: QueueItem,
+        pre: FetchResult,
+        unrendered: str = NOT_RENDERED,
+        ahead: ReadAhead | None = None,
+    ) -> bool:
         """Read a page from the HTML the server sent (``crawl_parse``); stored like a rendered page, marked not
-        rendered. Returns False: no browser rendered it."""
+        rendered. Returns False: no browser rendered it. ``ahead``: the page already read (``auto``)."""
         started = time.perf_counter()
         if pre.method != "GET" or len(pre.body) > PARSE_BODY_LIMIT:
             # a HEAD answered (a server that sent no body to take), or more than a page's HTML is kept for
@@ -817,17 +823,21 @@ class Crawler(ResultsMixin):
             )
             self._record(result)
             return False
-        result = self._from_fetch(item, pre)  # the answer's record, as every no-browser path starts it
-        if pre.redirect_chain:
-            result.extra["redirect_status"] = pre.redirect_status
-        if binary_body(pre.body):  # no HTML to read: the answer is the record
+        result = ahead.result if ahead is not None else self._fetched(item, pre)
+        if ahead is None and binary_body(pre.body):  # no HTML to read: the answer is the record (auto: asked)
             self._store_rendered(item, not_a_page(result), pre, rendered=False)
             return False
-        try:
-            parsed, elsewhere = await self._readers.read(result, pre.body)
-        except Exception as exc:  # a reader's bug on one page must not end the crawl
-            self._error(item, "unknown", f"{type(exc).__name__}: {exc}", "parse")
-            return False
+        if ahead is not None:
+            parsed, elsewhere, started = ahead.parsed, ahead.elsewhere, time.perf_counter() - ahead.seconds
+            if ahead.error is not None:  # a reader's bug on one page must not end the crawl
+                self._error(item, "unknown", ahead.error, "parse")
+                return False
+        else:
+            try:
+                parsed, elsewhere = await self._readers.read(result, pre.body)
+            except Exception as exc:  # a reader's bug on one page must not end the crawl
+                self._error(item, "unknown", f"{type(exc).__name__}: {exc}", "parse")
+                return False
         if parsed is None:
             self._error(item, "unknown", "no plugin read this URL", "parse")
             return False
@@ -843,6 +853,13 @@ class Crawler(ResultsMixin):
         finally:
             self.clock.add("links", time.perf_counter() - stored_at)
         return False
+
+    def _fetched(self, item: QueueItem, pre: FetchResult) -> ScrapeResult:
+        """The answer's record, as every no-browser path starts it."""
+        result = self._from_fetch(item, pre)
+        if pre.redirect_chain:
+            result.extra["redirect_status"] = pre.redirect_status
+        return result
 
     async def _read_as_sent(self, item: QueueItem, scraped: ScrapeResult) -> None:
         """A rendered page that answered no extraction (its main thread busy, or its renderer starved by another

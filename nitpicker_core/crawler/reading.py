@@ -24,9 +24,11 @@ import logging
 import multiprocessing
 import os
 import signal
+import time
 from typing import Any
 
 from nitpicker_core.config import Config
+from nitpicker_core.crawler.auto import template_key
 from nitpicker_core.plugins import make_plugin_manager
 from nitpicker_core.records import CrawlContext, ScrapeResult
 from nitpicker_core.registries import setting_registry
@@ -111,6 +113,34 @@ def _parse(result: ScrapeResult, body: bytes) -> ScrapeResult | None:
     return parsed
 
 
+def _keyed(result: ScrapeResult, body: bytes) -> tuple[str | None, ScrapeResult | None, str | None]:
+    """``--render auto``'s read of a page on a worker process: see ``key_and_read``."""
+    return key_and_read(_parse, result, body)
+
+
+def key_and_read(
+    parse: Any, result: ScrapeResult, body: bytes
+) -> tuple[str | None, ScrapeResult | None, str | None]:
+    """A page's template key, the page as ``parse(result, body)`` read it, and the reader's error in words."""
+    key = template_key(body)
+    try:
+        return key, parse(result, body), None
+    except Exception as exc:  # noqa: BLE001 - the key stands; the page's read error is the crawler's to record
+        return key, None, f"{type(exc).__name__}: {exc}"
+
+
+@dataclasses.dataclass
+class ReadAhead:
+    """A page read before its template's verdict (``--render auto``): used when the verdict is to read it."""
+
+    result: ScrapeResult  # the fetched record it was read from
+    key: str | None  # its template key; None when the HTML as sent cannot be parsed
+    parsed: ScrapeResult | None
+    error: str | None  # the reader's exception, in words
+    elsewhere: bool  # read on a worker process
+    seconds: float  # wall time of the read
+
+
 class PageReaders:
     """``crawl_parse`` for the crawler: on worker processes once they are up, on a thread until then."""
 
@@ -127,6 +157,19 @@ class PageReaders:
 
     async def read(self, result: ScrapeResult, body: bytes) -> tuple[ScrapeResult | None, bool]:
         """The page read from ``body``, and whether a worker process read it."""
+        parsed, elsewhere = await self._run(_parse, result, body)
+        return parsed, elsewhere
+
+    async def read_keyed(self, result: ScrapeResult, body: bytes) -> ReadAhead:
+        """The page's template key and the page read, in one job: an ``auto`` crawl reads a page while its
+        template's sample renders, off the crawler's process (the key is an lxml parse too), and keeps the read
+        for a verdict to read it; a verdict to render it throws the read away."""
+        started = time.perf_counter()
+        (key, parsed, error), elsewhere = await self._run(_keyed, result, body)
+        return ReadAhead(result, key, parsed, error, elsewhere, time.perf_counter() - started)
+
+    async def _run(self, job: Any, result: ScrapeResult, body: bytes) -> tuple[Any, bool]:
+        """``job(result, body)`` on a worker process once they are up, else on a thread; and which it was."""
         self._read += 1
         if self.processes and self._pool is None and self._read > self.after:
             self._start()
@@ -138,14 +181,23 @@ class PageReaders:
         if pool is not None and ready is not None and ready.done() and not ready.cancelled():
             if ready.exception() is None:
                 try:
-                    parsed = await asyncio.wrap_future(pool.submit(_parse, result, body))
+                    answer = await asyncio.wrap_future(pool.submit(job, result, body))
                 except (concurrent.futures.process.BrokenProcessPool, RuntimeError) as exc:
                     # a worker died (or another page found so and shut the pool down): this page on a thread
                     self._lost(f"{type(exc).__name__}: {exc}")
                 else:
-                    return parsed, True
-        parsed = await asyncio.to_thread(self.pm.hook.crawl_parse, result=result, body=body, crawl=self.crawl)
-        return parsed, False
+                    return answer, True
+        return await asyncio.to_thread(self._here, job, result, body), False
+
+    def _here(self, job: Any, result: ScrapeResult, body: bytes) -> Any:
+        """``job`` in this process, with the crawl's own plugins."""
+        if job is _keyed:
+            return key_and_read(self._parse_here, result, body)
+        return self._parse_here(result, body)
+
+    def _parse_here(self, result: ScrapeResult, body: bytes) -> ScrapeResult | None:
+        parsed: ScrapeResult | None = self.pm.hook.crawl_parse(result=result, body=body, crawl=self.crawl)
+        return parsed
 
     def _start(self) -> None:
         config = getattr(self.pm, "config", None)
