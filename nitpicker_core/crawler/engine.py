@@ -53,6 +53,9 @@ STOP_GRACE_SECONDS = 5.0  # in-flight pages after the first stop request; then t
 REVALIDATING_WORKERS = 8
 # Workers per tab: the extra one preflights (policy, skip hooks, HEAD/GET) the next URL while the tab renders
 PREFLIGHT_AHEAD = 2
+# --render auto: pages that may wait for their template's verdict (its sample rendering) while other workers go
+# on fetching and reading the next URLs; the requests at once stay those of the usual workers
+VERDICT_WAITERS = 64
 RENDER_MODES = ("always", "never", "auto")
 # --render never: a page's body is read up to this many bytes (the limit of the HTML as sent a render keeps)
 PARSE_BODY_LIMIT = 10 * 1024 * 1024
@@ -198,6 +201,10 @@ class Crawler(ResultsMixin):
         self._checked: dict[str, asyncio.Task[Resource | None]] = {}  # --render never: sub-resources asked
         # --render never, auto: pages read from their HTML, on worker processes once there are enough of them
         self._readers = PageReaders(pm, self.crawl, options.parallels)
+        self._waiting = 0  # --render auto: pages waiting for their template's verdict
+        self._spares: set[asyncio.Task[None]] = set()  # workers started for them (VERDICT_WAITERS at most)
+        self._workers = 0  # the usual workers: as many requests at once (``_requests``)
+        self._requests: asyncio.Semaphore | None = None
         self._progress_at = 0.0  # when progress was last told
         self.login: LoginSession | None = None  # --cookies, --storage-state, a scripted login
         if options.login is not None:
@@ -265,12 +272,19 @@ class Crawler(ResultsMixin):
             count = max(1, self.options.parallels)
             for tab in range(count):
                 self._tabs.put_nowait(tab)
-            workers = [asyncio.create_task(self._worker(i)) for i in range(self._worker_count(count))]
+            self._workers = self._worker_count(count)
+            self._requests = asyncio.Semaphore(self._workers)
+            workers = [asyncio.create_task(self._worker(i)) for i in range(self._workers)]
             await asyncio.gather(*workers)
+            while self._spares:  # workers started while pages waited for a verdict
+                await asyncio.gather(*list(self._spares))
             self._tell_progress(force=True)
         except asyncio.CancelledError:
             self._stopping = True
         finally:
+            for spare in list(self._spares):
+                spare.cancel()
+            await asyncio.gather(*self._spares, return_exceptions=True)
             if self._grace is not None:
                 self._grace.cancel()
             self.stats.browser_restarts = getattr(host, "restarts", 0)
@@ -580,8 +594,18 @@ class Crawler(ResultsMixin):
             return max(tabs * PREFLIGHT_AHEAD, REVALIDATING_WORKERS)
         return tabs * PREFLIGHT_AHEAD
 
-    async def _worker(self, index: int) -> None:
+    def _spare_worker(self) -> None:
+        """A page waits for its template's verdict: another worker takes the next URLs meanwhile."""
+        if self._stopping or self.options.interval or len(self._spares) >= VERDICT_WAITERS:
+            return
+        spare = asyncio.create_task(self._worker(self._workers + len(self._spares), spare=True))
+        self._spares.add(spare)
+        spare.add_done_callback(self._spares.discard)
+
+    async def _worker(self, index: int, spare: bool = False) -> None:
         while not self._stopping:
+            if spare and not self._waiting:  # no page waits for a verdict any more: the usual workers suffice
+                return
             item = self.queue.pop()
             if item is not None:  # "in progress" moves when a page starts, not only when one ends
                 self._tell_progress()
@@ -664,6 +688,8 @@ class Crawler(ResultsMixin):
         )
         fetch_started = time.perf_counter()
         seen = self.login.generation if self.login is not None else 0
+        assert self._requests is not None  # set when run() starts the workers
+        await self._requests.acquire()  # as many requests at once as the usual workers, with spares too
         try:
             pre = await asyncio.to_thread(
                 self.fetcher.fetch,
@@ -694,6 +720,7 @@ class Crawler(ResultsMixin):
             self._error(item, "invalid-url", f"redirects to an invalid URL: {exc}", "preflight")
             return False
         finally:
+            self._requests.release()
             self.clock.add("preflight", time.perf_counter() - fetch_started)
         if not pre.ok and not pre.needs_browser:
             return self._failed(item, pre)
@@ -794,8 +821,17 @@ class Crawler(ResultsMixin):
             if key is None:
                 unreadable = "the HTML as sent could not be parsed"
         decision: Decision | None = None
+        group = self._auto.groups.get(key) if key is not None else None
+        waits = group is not None and not group.verdict.done()
         try:
-            decision = await self._auto.decide(item.url, key, unreadable)
+            if waits:
+                self._waiting += 1
+                self._spare_worker()
+            try:
+                decision = await self._auto.decide(item.url, key, unreadable)
+            finally:
+                if waits:
+                    self._waiting -= 1
             if decision.render:
                 return await self._render(worker, item, pre)
             return await self._parse(item, pre, f"--render auto: {decision.reason}", ahead)
