@@ -661,7 +661,11 @@ class Crawler(ResultsMixin):
         # a link out of the site that is only recorded (--no-fetch-external) asks nothing of its host, so its
         # robots.txt is not read: on the docs site that was 327 hosts' robots.txt, most of the crawl's wall time
         unasked = item.external and not self.options.fetch_external
-        reason = await asyncio.to_thread(self._skip_reason, url, not unasked)
+        if unasked and not self.pm.hook.crawl_should_skip.get_hookimpls():
+            # nothing that may block: the excludes' globs alone (thousands of such links, a thread hop each)
+            reason = self._skip_reason(url, robots=False)
+        else:
+            reason = await asyncio.to_thread(self._skip_reason, url, not unasked)
         if reason:
             if not self._is_guess(item):
                 assert self.sink is not None  # set when run() starts
