@@ -11,7 +11,6 @@ from nitpicker_core import (
     Query,
     count_totals,
     read,
-    render_decision,
     version_record,
 )
 from nitpicker_core.archive import aggregates, digest
@@ -130,7 +129,7 @@ def _page_detail(
         "screenshot": page_screenshot(archive, ids["state_id"]),
         "indexability": read.page_indexability(archive, commit, ids["url_id"]),
         # --render auto: rendered or read as sent, the template and why (None in the other modes)
-        "render": render_decision(page.get("html_facts")),
+        "render": read.page_render_decision(archive, commit, ids["url_id"]),
     }
 
 

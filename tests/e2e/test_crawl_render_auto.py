@@ -62,7 +62,7 @@ JS_FINDINGS = {
 def _decisions(archive: Path, origin: str, root: str = A) -> dict[str, tuple[dict | None, str | None]]:
     with open_archive(archive) as reader:
         rows = reader.execute(
-            "SELECT u.url, json_extract(ps.html_facts, '$.render'), ps.unrendered FROM commit_page cp "
+            "SELECT u.url, cp.render_decision, ps.unrendered FROM commit_page cp "
             "JOIN page_state ps ON ps.id = cp.state_id JOIN url u ON u.id = cp.url_id "
             "WHERE cp.commit_id = ? AND u.url LIKE ? AND ps.content_type LIKE 'text/html%'",
             (reader.resolve(None), f"{origin}{root}/%"),
@@ -197,8 +197,8 @@ def test_a_template_whose_sample_fails_to_render_is_rendered(crawl, site):
     # the failure is stored with the sample's decision and what it settled (a resumed crawl reads it back)
     with open_archive(done.archive) as reader:
         [(fact,)] = reader.execute(
-            "SELECT json_extract(ps.html_facts, '$.render') FROM commit_page cp JOIN page_state ps "
-            "ON ps.id = cp.state_id JOIN url u ON u.id = cp.url_id WHERE cp.commit_id = ? AND u.url = ?",
+            "SELECT cp.render_decision FROM commit_page cp JOIN url u ON u.id = cp.url_id "
+            "WHERE cp.commit_id = ? AND u.url = ?",
             (reader.resolve(None), failed),
         )
     assert json.loads(fact) == {
@@ -231,8 +231,8 @@ def test_a_resumed_crawl_samples_no_template_again(site, tmp_path):
         try:
             with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30) as conn:
                 rows = conn.execute(
-                    "SELECT u.url FROM commit_page cp JOIN page_state ps ON ps.id = cp.state_id "
-                    "JOIN url u ON u.id = cp.url_id WHERE json_type(ps.html_facts, '$.render') = 'object'"
+                    "SELECT u.url FROM commit_page cp JOIN url u ON u.id = cp.url_id "
+                    "WHERE cp.render_decision IS NOT NULL"
                 ).fetchall()
         except sqlite3.Error:  # created but not initialised yet
             return set()
