@@ -11,9 +11,9 @@ from nitpicker_core.robots_directives import parse_directives
 from nitpicker_core.serp import DESCRIPTION_PX, TITLE_PX
 
 from . import aggregates, digest, page_facts, seo, times
-from .models import FORMAT7_DECISION
 from .link_lists import flags
 from .lists import order_by, paged, status_class_sql
+from .models import FORMAT7_DECISION
 
 if TYPE_CHECKING:
     from .reader import ArchiveReader
