@@ -260,12 +260,14 @@ SENT: dict[str, Callable[[str, str], Any]] = {"canonicals_sent": lambda url, htm
 _SENT_OF = {"canonicals_sent": "canonicals"}  # what a reader of the sent HTML reads of the rendered one
 #: The name of what ``js_dependence`` found, stored only for a rendered page with both versions.
 JS = "js"
-#: ``--render auto``'s decision for the page (nitpicker_core/crawler/auto.py): mode, template, rendered, reason.
+#: Where archive format 7 kept ``--render auto``'s decision (nitpicker_core/crawler/auto.py) in a page's
+#: facts; a crawl now stores it with the commit (``ScrapeResult.render_decision``; read it with
+#: ``read.page_render_decision``), as the state is shared by every commit that found the same content.
 RENDER = "render"
 
 
 def render_decision(text: str | None) -> dict[str, Any] | None:
-    """The ``--render auto`` decision stored with a page's facts, None for a page crawled in another mode."""
+    """The ``--render auto`` decision a format-7 crawl stored in a page's facts, None without one."""
     if not text:
         return None
     try:

@@ -80,6 +80,7 @@ from nitpicker_core.archive.page_lists import (
     page_ids,
     page_indexability,
     page_list,
+    page_render_decision,
 )
 from nitpicker_core.archive.page_lists import (
     RANGE_COLUMNS as PAGE_RANGE_COLUMNS,
@@ -166,6 +167,7 @@ __all__ = [
     "inbound_links",
     "page_detail_rows",
     "page_ids",
+    "page_render_decision",
     "page_histogram",
     "page_indexability",
     "page_list",

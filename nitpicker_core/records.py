@@ -203,6 +203,9 @@ class ScrapeResult:
     response_ms: int | None = None
     load_ms: int | None = None
     http_version: str | None = None
+    # ``--render auto``'s decision for the page in this crawl (JSON text: nitpicker_core.crawler.auto), stored
+    # with the commit (commit_page.render_decision): another crawl reaching the same state decides anew.
+    render_decision: str | None = None
 
 
 @dataclass

@@ -154,9 +154,11 @@ class AutoRenderSink(ArchiveSink, Protocol):
     without it, a resumed crawl samples each template again)."""
 
     def render_decisions(self) -> Iterable[tuple[str, Mapping[str, Any]]]:
-        """Each page of the commit stored with a ``--render auto`` decision: (URL, its ``render`` fact: mode,
-        template, rendered, reason and, for a sample, the verdict it settled), in crawl order. Asked once,
-        before anything is fetched, only when the crawl continues a commit."""
+        """Each page of the commit stored with a ``--render auto`` decision: (URL, the decision its record
+        brought, ``ScrapeResult.render_decision``, parsed: mode, template, rendered, reason and, for a sample,
+        the verdict it settled), in crawl order. The commit's own decisions only: not those of another commit
+        that stored the same page content. Asked once, before anything is fetched, only when the crawl
+        continues a commit."""
         ...
 
 

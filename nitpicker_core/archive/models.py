@@ -25,10 +25,15 @@ from . import times as times_module
 # 7: page_state.html_facts (derived from the page's HTML when it is scraped, outside its hash): what the
 #    canonical and nofollow checks read out of the HTML (nitpicker_core.html_facts); anchor.plain (whether
 #    an anchor's text is plain, for the anchor-text check's filter: linkgraph.link_texts). NULL in older rows
-#    Later tables without a new format number (a writer creates them on open; readers of an archive without
+# 8: commit_page.render_decision: ``--render auto``'s decision for the page (JSON: mode, template, rendered,
+#    reason, a sample's verdict), with the commit that took it. Format 7 kept it in page_state.html_facts
+#    (key ``render``), which a later commit reaching the same state showed as its own (and a state first
+#    stored by another mode never got): the upgrade copies each format-7 decision to the rows of the
+#    commits that showed it, and a reader of an unupgraded format-7 file reads it from html_facts as before
+# Later tables without a new format number (a writer creates them on open; readers of an archive without
 #    one read nothing from it): robots_txt, each origin's robots.txt as a crawl read it (status, failure,
 #    body), so what well-known crawlers may fetch is judged afterwards (nitpicker_core.crawler_access)
-FORMAT_VERSION = 7
+FORMAT_VERSION = 8
 
 # The promoted keys of ScrapeResult.extra and how each is stored: "text", "flag" (0/1, read back as a bool),
 # "int", or "json" (canonical JSON text, the same text json_extract gives from extra).
@@ -238,6 +243,9 @@ class CommitPage(_Base):
     response_ms = pw.IntegerField(null=True)
     load_ms = pw.IntegerField(null=True)
     http_version = pw.TextField(null=True)
+    # --render auto's decision for the page in this crawl (format 8; nitpicker_core.crawler.auto), NULL in
+    # the other modes and for a page an update took over unchanged (this crawl decided nothing for it)
+    render_decision = pw.TextField(null=True)
 
     class Meta:
         primary_key = pw.CompositeKey("commit", "url_id")
@@ -513,7 +521,10 @@ ADDED_COLUMNS: dict[int, tuple[tuple[str, str, str], ...]] = {
         ("commit_page", "http_version", "TEXT"),
     ),
     7: (("page_state", "html_facts", "TEXT"), ("anchor", "plain", "INTEGER")),
+    8: (("commit_page", "render_decision", "TEXT"),),
 }
+#: Format 7's place of a page's ``--render auto`` decision: its state's facts (see format 8 above).
+FORMAT7_DECISION = "CASE WHEN json_type({ps}.html_facts, '$.render') = 'object' THEN json_extract({ps}.html_facts, '$.render') END"
 
 
 def promoted_from_extra_sql(extra: str = "extra") -> str:
@@ -531,11 +542,23 @@ def _promote(conn: Any) -> None:
     conn.execute(f"UPDATE page_state SET {sets}, extra = json_remove(extra, {keys}) WHERE extra != '{{}}'")
 
 
+def _move_decisions(conn: Any) -> None:
+    """Each format-7 decision to the commit_page rows of its state (format 7 to 8): what every reader
+    showed for those commits, so they read as before. The states keep it in html_facts, where no reader of a
+    format-8 file looks for it (rewriting every state of a large archive would buy nothing)."""
+    conn.execute(
+        "UPDATE commit_page SET render_decision = (SELECT "
+        + FORMAT7_DECISION.format(ps="ps")
+        + " FROM page_state ps WHERE ps.id = commit_page.state_id) WHERE state_id IN "
+        "(SELECT id FROM page_state WHERE json_type(html_facts, '$.render') = 'object')"
+    )
+
+
 def upgrade_schema(db: pw.SqliteDatabase) -> bool:
     """Bring an older archive to FORMAT_VERSION in place (the writer only); True when anything changed."""
     conn = db.connection()
     changed = False
-    promote = False
+    promote = decisions = False
     for version in sorted(ADDED_COLUMNS):
         for table, column, sql_type in ADDED_COLUMNS[version]:
             have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
@@ -543,8 +566,11 @@ def upgrade_schema(db: pw.SqliteDatabase) -> bool:
                 conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {sql_type}")
                 changed = True
                 promote = promote or version == 5
+                decisions = decisions or version == 8
     if promote:
         _promote(conn)
+    if decisions:
+        _move_decisions(conn)
     tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if any(m._meta.table_name not in tables for m in MODELS):
         with db.bind_ctx(MODELS):

@@ -13,6 +13,7 @@ from nitpicker_core.serp import DESCRIPTION_PX, TITLE_PX
 from . import aggregates, digest, page_facts, seo, times
 from .link_lists import flags
 from .lists import order_by, paged, status_class_sql
+from .models import FORMAT7_DECISION
 
 if TYPE_CHECKING:
     from .reader import ArchiveReader
@@ -40,11 +41,12 @@ _JS_SQL: dict[str, str] = {
     "raw_text_share": _JS.format(key="text_share"),
     "js_changed": "CASE WHEN json_type(ps.html_facts, '$.js') = 'object' THEN coalesce((SELECT "
     "group_concat(key, ', ') FROM json_each(ps.html_facts, '$.js.changed')), '') END",
-    # --render auto: whether the page was rendered and why (nitpicker_core.crawler.auto); NULL in other modes
-    "render_decision": "CASE WHEN json_type(ps.html_facts, '$.render') = 'object' THEN (CASE WHEN "
-    "json_extract(ps.html_facts, '$.render.rendered') THEN 'rendered: ' ELSE 'read as sent: ' END) || "
-    "json_extract(ps.html_facts, '$.render.reason') END",
 }
+# --render auto: whether the page was rendered and why (nitpicker_core.crawler.auto); NULL in other modes
+_DECIDED = (
+    "CASE WHEN {d} IS NOT NULL THEN (CASE WHEN json_extract({d}, '$.rendered') THEN 'rendered: ' "
+    "ELSE 'read as sent: ' END) || json_extract({d}, '$.reason') END"
+)
 _SEO_SQL: dict[str, str] = {
     **{name: f"sf.{name}" for name in seo.FACT_COLUMNS},
     "response_ms": "cp.response_ms",
@@ -64,6 +66,7 @@ _SEO_SQL: dict[str, str] = {
     # what JavaScript changed (nitpicker_core.html_facts.js_dependence, stored by the crawl): NULL for a page
     # with one version (--render never, not HTML) or stored before the comparison was
     **_JS_SQL,
+    "render_decision": _DECIDED.format(d="cp.render_decision"),
 }
 #: The SEO columns every page row has, in order (``robots_directives`` is derived from meta_robots and x_robots_tag).
 SEO_COLUMNS: tuple[str, ...] = (*_SEO_SQL, "robots_directives")
@@ -126,6 +129,29 @@ _PAGE_FROM_BY_URL = (
 )
 
 
+def render_decision_sql(archive: ArchiveReader) -> str:
+    """SQL of a page's ``--render auto`` decision in the commit (JSON text, NULL in the other modes), over
+    ``cp`` (commit_page) and ``ps`` (page_state): the commit's own (format 8); a format-7 file not upgraded
+    kept it in the page's state (html_facts' ``render``), read as it always was; older ones have none."""
+    if archive.has_column("commit_page", "render_decision"):
+        return "cp.render_decision"
+    if archive.has_column("page_state", "html_facts"):
+        return FORMAT7_DECISION.format(ps="ps")
+    return "NULL"
+
+
+def page_render_decision(archive: ArchiveReader, commit: int, url_id: int) -> dict[str, Any] | None:
+    """The ``--render auto`` decision the commit took for the page (mode, template, rendered, reason), None
+    when it took none (another mode, a page an update took over unchanged)."""
+    rows = archive.execute(
+        f"SELECT {render_decision_sql(archive)} FROM commit_page cp JOIN page_state ps ON ps.id = cp.state_id "
+        "WHERE cp.commit_id = ? AND cp.url_id = ?",
+        (commit, url_id),
+    )
+    found = json.loads(rows[0][0]) if rows and rows[0][0] else None
+    return found if isinstance(found, dict) else None
+
+
 def seo_join(archive: ArchiveReader, commit: int, url_id: str) -> str:
     """A LEFT JOIN of the commit's SEO facts as ``sf`` on the URL id SQL ``url_id``: the stored aggregates'
     rows, or (a commit without them) the reader's temporary table, computed now if need be; then the
@@ -143,6 +169,8 @@ def _seo_sql(archive: ArchiveReader, name: str, commit: int | None = None) -> st
         return page_facts.value_sql(
             name, commit is not None and page_facts.fact_set(archive, commit) is not None
         )
+    if name == "render_decision":
+        return _DECIDED.format(d=render_decision_sql(archive))
     if name in _JS_SQL and not archive.has_column("page_state", "html_facts"):
         return "NULL"  # format 7 added the stored facts
     table = _ADDED_IN_6.get(name)

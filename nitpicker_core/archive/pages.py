@@ -20,13 +20,15 @@ _STATE_INSERT = (
     f"INSERT OR IGNORE INTO page_state ({', '.join(PAGE_STATE_COLUMNS)}) "
     f"VALUES ({', '.join('?' * len(PAGE_STATE_COLUMNS))})"
 )
+# The decision goes with the record that wins (a record stored again in the commit brings its own, or none)
 _PAGE_UPSERT = (
     'INSERT INTO commit_page (commit_id, url_id, state_id, first_seen_at, last_crawled_at, "order", '
-    "response_ms, load_ms, http_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "response_ms, load_ms, http_version, render_decision) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
     "ON CONFLICT (commit_id, url_id) DO UPDATE SET "
     "state_id = excluded.state_id, last_crawled_at = excluded.last_crawled_at, "
     '"order" = COALESCE(commit_page."order", excluded."order"), response_ms = excluded.response_ms, '
-    "load_ms = excluded.load_ms, http_version = excluded.http_version"
+    "load_ms = excluded.load_ms, http_version = excluded.http_version, "
+    "render_decision = excluded.render_decision"
 )
 # A state stored before format 6 learns its word count from the first crawl that counts it, one stored
 # before format 7 its HTML facts (one statement for both: it runs for every page crawled)
@@ -242,13 +244,11 @@ class Pages:
         return {url: bool(rendered) for url, rendered in rows}
 
     def render_decisions(self, commit_id: int) -> list[tuple[str, dict[str, Any]]]:
-        """Pages of the commit stored with a ``--render auto`` decision (html_facts' ``render``), with it, in
-        crawl order: what a resumed crawl takes its templates' verdicts from (crawler/auto.py)."""
+        """Pages of the commit stored with a ``--render auto`` decision (commit_page.render_decision), with it,
+        in crawl order: what a resumed crawl takes its templates' verdicts from (crawler/auto.py)."""
         rows = self._store.conn.execute(
-            "SELECT u.url, json_extract(s.html_facts, '$.render') FROM commit_page c "
-            "JOIN page_state s ON s.id = c.state_id JOIN url u ON u.id = c.url_id "
-            "WHERE c.commit_id = ? AND json_type(s.html_facts, '$.render') = 'object' "
-            'ORDER BY c."order", u.id',
+            "SELECT u.url, c.render_decision FROM commit_page c JOIN url u ON u.id = c.url_id "
+            'WHERE c.commit_id = ? AND c.render_decision IS NOT NULL ORDER BY c."order", u.id',
             (commit_id,),
         )
         return [(url, json.loads(fact)) for url, fact in rows]
@@ -367,6 +367,7 @@ class Pages:
                     r.response_ms,
                     r.load_ms,
                     r.http_version,
+                    r.render_decision,
                 )
                 for n, (p, r) in enumerate(zip(prepared, results, strict=True))
             ],

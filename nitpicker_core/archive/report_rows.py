@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import digest, referrers
 from .cells import COLUMNS_ONLY
-from .page_lists import seo_join, seo_select, seo_shape
+from .page_lists import render_decision_sql, seo_join, seo_select, seo_shape
 from .rows import field_sql
 
 if TYPE_CHECKING:
@@ -115,8 +115,8 @@ def _rendering(archive: ArchiveReader) -> str:
     """Whether the page was rendered and why (or why not): ``--render auto``'s stored decision (rendered,
     reason: nitpicker_core.crawler.auto), else the reason a page was read without a browser (``unrendered``)
     and whether a rendered HTML was stored."""
-    has_facts = archive.has_column("page_state", "html_facts")  # format 7 added the stored facts
-    auto = "json_extract(ps.html_facts, '$.render.{}')" if has_facts else "NULL"
+    decided = render_decision_sql(archive)
+    auto = f"json_extract({decided}, '$.{{}}')"
     return (
         f"{auto.format('rendered')} AS render_rendered, {auto.format('reason')} AS render_reason, "
         f"{field_sql(archive, 'unrendered')} AS unrendered, ps.html_sha256 IS NOT NULL AS has_html"

@@ -73,7 +73,8 @@ class Revalidator:
                 'INSERT INTO commit_page (commit_id, url_id, state_id, first_seen_at, last_crawled_at, "order") '
                 "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (commit_id, url_id) DO UPDATE SET "
                 "state_id = excluded.state_id, last_crawled_at = excluded.last_crawled_at, "
-                '"order" = COALESCE(commit_page."order", excluded."order")',
+                # nothing was decided for it (--render auto): the state is the base commit's
+                '"order" = COALESCE(commit_page."order", excluded."order"), render_decision = NULL',
                 (commit_id, url_id, state_id, when, when, self._pages._order_start(commit_id, 1)),
             )
             self._pages._members_of(commit_id).add(url_id)

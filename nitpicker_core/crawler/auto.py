@@ -12,9 +12,14 @@ Sites where pages share no template degrade, bounded: once more than ``MIN_GROUP
 are more than ``GROUP_SHARE`` of the pages seen, every page from then on is rendered (samples would cost as
 much as rendering everything).
 
+Each page's decision (``Decision.as_fact``: mode, template, rendered, reason) is stored with the commit's row
+of the page (``ScrapeResult.render_decision``, commit_page.render_decision), not with its content-addressed
+state: another crawl reaching the same state took its own decision, or none.
+
 A continued commit (``--resume`` and the other modes that go on with one) keeps its groups: each stored
-sample's fact holds its group's verdict (``verdict``), read back by ``restore`` before anything is fetched,
-so a template settled before the interruption is never sampled again, and a degraded crawl stays degraded.
+sample's decision holds its group's verdict (``verdict``), read back by ``restore`` before anything is
+fetched, so a template settled before the interruption is never sampled again, and a degraded crawl stays
+degraded.
 """
 
 from __future__ import annotations
@@ -121,6 +126,10 @@ class Decision:
             fact["verdict"] = {"render": self.verdict[0], "reason": self.verdict[1]}
         return fact
 
+    def as_json(self) -> str:
+        """The decision as stored with the commit's row of the page (commit_page.render_decision)."""
+        return json.dumps(self.as_fact(), separators=(",", ":"), ensure_ascii=False)
+
 
 def stored_verdict(url: str, fact: Mapping[str, Any]) -> tuple[bool, str] | None:
     """The verdict a stored sample's fact settled for its group; None for a page that was no sample.
@@ -178,7 +187,8 @@ class AutoRender:
         return decision
 
     def rendered(self, url: str, html_facts: str | None, console: int = 0) -> str | None:
-        """A rendered page's facts with its decision added; a sample's comparison settles its group.
+        """A rendered page's decision (JSON, None when it had none); a sample's comparison (its ``html_facts``'
+        ``js``) settles its group.
 
         ``console``: the page's console errors. They are not what the comparison reads (a page read as sent
         shows the same thing without them), but the pages a sample speaks for are told that theirs were not
@@ -186,10 +196,9 @@ class AutoRender:
         """
         decision = self.decisions.pop(url, None)
         if decision is None:
-            return html_facts
-        facts: dict[str, Any] = json.loads(html_facts) if html_facts else {}
+            return None
         if decision.sample and decision.template is not None:
-            js = facts.get("js")
+            js = (json.loads(html_facts) if html_facts else {}).get("js")
             if js is None:
                 why = "its HTML as sent and rendered could not be compared"
                 verdict = (True, f"sample {url}: {why}")
@@ -206,17 +215,12 @@ class AutoRender:
                 decision.reason = f"{SAMPLE}: {said}"
             decision.verdict = verdict
             self.settle(decision.template, *verdict)
-        facts["render"] = decision.as_fact()
-        return json.dumps(facts, separators=(",", ":"), ensure_ascii=False)
+        return decision.as_json()
 
-    def parsed(self, url: str, html_facts: str | None) -> str | None:
-        """A page read without a browser: its facts with the decision added."""
+    def parsed(self, url: str) -> str | None:
+        """A page read without a browser: its decision (JSON, None when it had none)."""
         decision = self.decisions.pop(url, None)
-        if decision is None:
-            return html_facts
-        facts: dict[str, Any] = json.loads(html_facts) if html_facts else {}
-        facts["render"] = decision.as_fact()
-        return json.dumps(facts, separators=(",", ":"), ensure_ascii=False)
+        return None if decision is None else decision.as_json()
 
     def settle(self, key: str, render: bool, why: str) -> None:
         group = self.groups.get(key)
@@ -226,8 +230,8 @@ class AutoRender:
     def failed(self, url: str, kind: str) -> str | None:
         """The browser could not render ``url`` (the error's kind): a sample's template is rendered.
 
-        Returns the facts for the page's record (its decision, and a sample's verdict), so that the failure
-        is stored with its decision and a resumed crawl does not sample that template again.
+        Returns the decision for the page's record (JSON, with a sample's verdict), so that the failure is
+        stored with its decision and a resumed crawl does not sample that template again.
         """
         decision = self.decisions.pop(url, None)
         if decision is None:
@@ -236,7 +240,7 @@ class AutoRender:
             verdict = (True, f"sample {url} failed to render ({kind})")
             decision.verdict, decision.reason = verdict, f"{SAMPLE}: failed to render ({kind})"
             self.settle(decision.template, *verdict)
-        return json.dumps({"render": decision.as_fact()}, separators=(",", ":"), ensure_ascii=False)
+        return decision.as_json()
 
     def done(self, url: str, decision: Decision) -> None:
         """The page is finished: a sample that never reached ``rendered`` (it failed) renders its group."""
@@ -245,7 +249,7 @@ class AutoRender:
             self.settle(decision.template, True, f"sample {url} was not rendered")
 
     def restore(self, stored: Iterable[tuple[str, Mapping[str, Any]]]) -> None:
-        """Take over the decisions a continued commit already stored (URL, its ``render`` fact), in crawl order.
+        """Take over the decisions a continued commit already stored (URL, its decision), in crawl order.
 
         Each stored sample's template keeps the verdict it settled, so no page of it is a sample again;
         the pages count towards the degradation rule, and a crawl that had degraded stays so. A template

@@ -883,7 +883,7 @@ class Crawler(ResultsMixin):
             return False
         parsed.extra["unrendered"] = unrendered
         if self._auto is not None:
-            parsed.html_facts = self._auto.parsed(item.url, parsed.html_facts)
+            parsed.render_decision = self._auto.parsed(item.url)
         # a worker process's page is counted apart: its wall time is not this process's CPU
         self.clock.add(EXTRACTION_IN_PROCESSES if elsewhere else "extraction", time.perf_counter() - started)
         parsed.received = await self._check_resources(parsed.resources)
@@ -1051,16 +1051,16 @@ class Crawler(ResultsMixin):
             )
         if isinstance(scraped, RenderFailure):
             # --render auto: the failure is stored with its decision; a failed sample's template is rendered
-            facts = self._auto.failed(item.url, scraped.kind) if self._auto is not None else None
+            decided = self._auto.failed(item.url, scraped.kind) if self._auto is not None else None
             if not scraped.timed_out and not self._stopping and declined_by_browser(pre, scraped.message):
                 # The server answered the preflight and the browser would not show it: that answer is the
                 # fact to record, and what the browser said a page error on it, not a crawl failure
                 html_like = pre.content_type in HTML_TYPES
                 answered = await self._answered(item, pre, html_like, browser_said=scraped.message)
-                answered.html_facts = answered.html_facts or facts
+                answered.render_decision = decided
                 self._record(answered)
                 return False
-            self._error(item, scraped.kind, scraped.message, "render", facts=facts)
+            self._error(item, scraped.kind, scraped.message, "render", decided=decided)
             return False
         if scraped is None:
             self._error(item, "unknown", "no plugin scraped this URL", "render")
@@ -1082,7 +1082,7 @@ class Crawler(ResultsMixin):
             self._auto is not None
         ):  # the decision stored with the page; a sample's comparison settles its template
             console = sum(1 for error in scraped.errors if error.step == "console")
-            scraped.html_facts = self._auto.rendered(item.url, scraped.html_facts, console)
+            scraped.render_decision = self._auto.rendered(item.url, scraped.html_facts, console)
         stored_at = time.perf_counter()
         try:
             return self._store_rendered(item, scraped, pre)

@@ -438,8 +438,10 @@ class ResultsMixin:
         """A predicted URL that no page links to: if it fails, it is forgotten without trace."""
         return item.predicted and item.url not in self._linked
 
-    def _error(self, item: QueueItem, kind: str, message: str, phase: str, facts: str | None = None) -> None:
-        """Record ``item``'s hard failure; ``facts``: what the record keeps besides (--render auto's decision)."""
+    def _error(
+        self, item: QueueItem, kind: str, message: str, phase: str, decided: str | None = None
+    ) -> None:
+        """Record ``item``'s hard failure; ``decided``: --render auto's decision, stored with it."""
         if self._stopping:  # cut short by the stop (aborted fetch, closed page): pending, not failed
             raise PageAbandoned(item.url)
         if self._is_guess(item):
@@ -458,7 +460,7 @@ class ResultsMixin:
                 is_external=item.external,
                 is_target=not item.external,
                 extra={"error_kind": kind, "permanent": kind in PERMANENT_KINDS},
-                html_facts=facts,
+                render_decision=decided,
             )
         )
 

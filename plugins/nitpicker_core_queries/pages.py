@@ -11,7 +11,6 @@ from nitpicker_core import (
     Query,
     count_totals,
     read,
-    render_decision,
     version_record,
 )
 from nitpicker_core.archive import aggregates, digest
@@ -130,7 +129,7 @@ def _page_detail(
         "screenshot": page_screenshot(archive, ids["state_id"]),
         "indexability": read.page_indexability(archive, commit, ids["url_id"]),
         # --render auto: rendered or read as sent, the template and why (None in the other modes)
-        "render": render_decision(page.get("html_facts")),
+        "render": read.page_render_decision(archive, commit, ids["url_id"]),
     }
 
 
@@ -264,7 +263,9 @@ QUERIES = [
         "`indexable` (true, false, or null when the URL was not judged: never requested, skipped by a crawl "
         "rule, external) and the `reason` it is not, as the `pages` list's `indexable` and "
         "`indexability_reason` say (noindex, noindex (X-Robots-Tag), canonicalised to URL, redirects to URL, "
-        "the 4xx/5xx status, failed: KIND, blocked by robots.txt, not HTML (TYPE)).",
+        "the 4xx/5xx status, failed: KIND, blocked by robots.txt, not HTML (TYPE)); and `render`: the "
+        "`--render auto` decision this commit took for the page (`mode`, `template`, `rendered`, `reason`; a "
+        "sample's `verdict`), null when it took none (another mode, a page an update took over unchanged).",
         _page_detail,
         {
             **URL_PARAM,

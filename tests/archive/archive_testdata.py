@@ -70,8 +70,28 @@ def snapshot(*dirs: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
     return out
 
 
+def _as_format7(conn: sqlite3.Connection) -> None:
+    """Format 7 kept ``--render auto``'s decision in the page's state (html_facts' ``render``), set by the
+    first record that stored the state (a later commit's record filled nothing in): format 8 keeps it with
+    each commit's row."""
+    conn.execute(
+        "UPDATE page_state SET html_facts = json_set(coalesce(html_facts, '{}'), '$.render', "
+        "json((SELECT cp.render_decision FROM commit_page cp WHERE cp.state_id = page_state.id "
+        'ORDER BY cp.commit_id, cp."order" LIMIT 1))) WHERE (SELECT cp.render_decision FROM commit_page cp '
+        'WHERE cp.state_id = page_state.id ORDER BY cp.commit_id, cp."order" LIMIT 1) IS NOT NULL'
+    )
+    conn.execute("ALTER TABLE commit_page DROP COLUMN render_decision")
+    conn.execute("UPDATE info SET value = '7' WHERE key = 'format_version'")
+
+
+def downgrade_to_format7(target: Path) -> None:
+    """Rewrite ``target`` in place as format 7 wrote it: each decision in the state its commit stored first."""
+    _rewrite(target, _as_format7)
+
+
 def _as_format5(conn: sqlite3.Connection) -> None:
     """Format 5 and older had no word count, no timing of a crawl's requests and no sitemap alternates."""
+    _as_format7(conn)
     conn.execute("DROP TABLE IF EXISTS sitemap_alternate")
     conn.execute("ALTER TABLE page_state DROP COLUMN word_count")
     for name in ("response_ms", "load_ms", "http_version"):

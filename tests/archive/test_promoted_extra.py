@@ -56,7 +56,7 @@ def test_new_archives_keep_the_core_keys_in_columns_and_plugins_keys_in_extra(tm
     target = tmp_path / "site.nitpicker"
     commit = crawl(target)
     with open_archive(target) as r:
-        assert r.format_version == FORMAT_VERSION == 7
+        assert r.format_version == FORMAT_VERSION == 8
         stored = r.execute(
             "SELECT ps.extra, ps.blocked, ps.large_images FROM page_state ps JOIN url u ON u.id = ps.url_id "
             "WHERE u.url = ?",

@@ -30,7 +30,7 @@ def test_round_trip(tmp_path: Path) -> None:
     build(target, pages)
     assert not stub_path(target).exists()  # written and complete: the working directory is gone
     with open_archive(target) as r:
-        assert r.format_version == FORMAT_VERSION == 7
+        assert r.format_version == FORMAT_VERSION == 8
         info = r.info()
         assert info["created_by"].startswith("nitpicker ") and info["format_version"] == FORMAT_VERSION
         assert [c["status"] for c in r.commits()] == ["complete"]

@@ -73,7 +73,7 @@ def test_a_group_waits_for_its_sample_then_follows_it():
         stored = json.loads(auto.rendered("http://s/a", _facts({"link_count": 2, "changed": {}})) or "")
         auto.done("http://s/a", sample)
         later = await waiting
-        return [stored["render"]], [later.render, later.reason, auto.as_dict()]
+        return [stored], [later.render, later.reason, auto.as_dict()]
 
     stored, later = asyncio.run(run())
     assert stored == [
@@ -166,13 +166,13 @@ def test_the_summary_counts_both_kinds_and_the_templates():
 
 async def _crawl(auto: AutoRender, pages: list[tuple[str, str | None, dict | None, int]]) -> dict[str, dict]:
     """Pages through ``auto`` one after the other, (URL, key, the sample's comparison, its console errors):
-    each page's ``render`` fact, as the crawl stores it."""
+    each page's decision, as the crawl stores it."""
     stored = {}
     for url, key, js, console in pages:
         decision = await auto.decide(url, key)
-        facts = auto.rendered(url, _facts(js), console) if decision.render else auto.parsed(url, None)
+        decided = auto.rendered(url, _facts(js), console) if decision.render else auto.parsed(url)
         auto.done(url, decision)
-        stored[url] = json.loads(facts or "{}")["render"]
+        stored[url] = json.loads(decided or "{}")
     return stored
 
 
@@ -256,14 +256,14 @@ def test_a_failed_sample_is_stored_with_its_decision_and_a_resume_renders_its_te
     async def run() -> tuple[str | None, Decision]:
         auto = AutoRender()
         decision = await auto.decide("http://s/a", "k")
-        facts = auto.failed("http://s/a", "timeout")
+        decided = auto.failed("http://s/a", "timeout")
         auto.done("http://s/a", decision)
         resumed = AutoRender()
-        resumed.restore([("http://s/a", json.loads(facts or "{}")["render"])])
-        return facts, await resumed.decide("http://s/b", "k")
+        resumed.restore([("http://s/a", json.loads(decided or "{}"))])
+        return decided, await resumed.decide("http://s/b", "k")
 
-    facts, later = asyncio.run(run())
-    assert json.loads(facts or "{}")["render"] == {
+    decided, later = asyncio.run(run())
+    assert json.loads(decided or "{}") == {
         "mode": "auto",
         "template": "k",
         "rendered": True,
@@ -284,9 +284,9 @@ def test_a_degraded_crawl_stays_degraded_when_resumed():
         for n in range(MIN_GROUPS + 3):
             url = f"http://s/{n}"
             decision = await first.decide(url, f"key{n}")
-            facts = first.rendered(url, _facts(SAME))
+            decided = first.rendered(url, _facts(SAME))
             first.done(url, decision)
-            stored.append((url, json.loads(facts or "{}")["render"]))
+            stored.append((url, json.loads(decided or "{}")))
         resumed = AutoRender()
         resumed.restore(stored)
         return resumed, [await resumed.decide("http://s/new", "another"), first.degraded]

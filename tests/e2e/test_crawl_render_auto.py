@@ -62,7 +62,7 @@ JS_FINDINGS = {
 def _decisions(archive: Path, origin: str, root: str = A) -> dict[str, tuple[dict | None, str | None]]:
     with open_archive(archive) as reader:
         rows = reader.execute(
-            "SELECT u.url, json_extract(ps.html_facts, '$.render'), ps.unrendered FROM commit_page cp "
+            "SELECT u.url, cp.render_decision, ps.unrendered FROM commit_page cp "
             "JOIN page_state ps ON ps.id = cp.state_id JOIN url u ON u.id = cp.url_id "
             "WHERE cp.commit_id = ? AND u.url LIKE ? AND ps.content_type LIKE 'text/html%'",
             (reader.resolve(None), f"{origin}{root}/%"),
@@ -197,8 +197,8 @@ def test_a_template_whose_sample_fails_to_render_is_rendered(crawl, site):
     # the failure is stored with the sample's decision and what it settled (a resumed crawl reads it back)
     with open_archive(done.archive) as reader:
         [(fact,)] = reader.execute(
-            "SELECT json_extract(ps.html_facts, '$.render') FROM commit_page cp JOIN page_state ps "
-            "ON ps.id = cp.state_id JOIN url u ON u.id = cp.url_id WHERE cp.commit_id = ? AND u.url = ?",
+            "SELECT cp.render_decision FROM commit_page cp JOIN url u ON u.id = cp.url_id "
+            "WHERE cp.commit_id = ? AND u.url = ?",
             (reader.resolve(None), failed),
         )
     assert json.loads(fact) == {
@@ -231,8 +231,8 @@ def test_a_resumed_crawl_samples_no_template_again(site, tmp_path):
         try:
             with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30) as conn:
                 rows = conn.execute(
-                    "SELECT u.url FROM commit_page cp JOIN page_state ps ON ps.id = cp.state_id "
-                    "JOIN url u ON u.id = cp.url_id WHERE json_type(ps.html_facts, '$.render') = 'object'"
+                    "SELECT u.url FROM commit_page cp JOIN url u ON u.id = cp.url_id "
+                    "WHERE cp.render_decision IS NOT NULL"
                 ).fetchall()
         except sqlite3.Error:  # created but not initialised yet
             return set()
@@ -419,3 +419,64 @@ def test_the_browser_starts_while_the_first_page_is_still_coming(site, tmp_path)
     assert running.proc.stdout is not None
     result = json.loads(running.proc.stdout.read())
     assert (result["rendered"], result["auto"]["samples"]) == (1, 1)  # alpha, its sample, in that browser
+
+
+def _commit_decisions(archive: Path, commit: int, url: str) -> dict[str, object]:
+    """``url``'s decision in ``commit`` as each reader shows it: the pages query's column, the page detail,
+    the report rows and what a resumed crawl would take over (the writer's ``render_decisions``)."""
+    from nitpicker_core import read
+    from nitpicker_core.archive.writer import ArchiveWriter
+    from nitpicker_core.plugins import make_plugin_manager
+    from nitpicker_core.query import run_query
+    from nitpicker_core.registries import query_registry
+
+    registry = query_registry(make_plugin_manager())
+    with open_archive(archive) as reader:
+        [row] = run_query(registry, reader, "pages", {"url": url, "limit": 10}, commit=commit)["items"]
+        detail = run_query(registry, reader, "page-detail", {"url": url}, commit=commit)["render"]
+        [report] = [r for r in read.report_pages(reader, commit)["items"] if r["url"] == url]
+    with ArchiveWriter.open(archive) as writer:
+        resumed = dict(writer.render_decisions(commit)).get(url)
+    return {
+        "pages": row["render_decision"],
+        "detail": None if detail is None else (detail["rendered"], detail["reason"]),
+        "report": (report["render_rendered"], report["render_reason"]),
+        "resume": None if resumed is None else (resumed["rendered"], resumed["reason"]),
+    }
+
+
+def _shown(rendered: bool, reason: str) -> dict[str, object]:
+    return {
+        "pages": ("rendered: " if rendered else "read as sent: ") + reason,
+        "detail": (rendered, reason),
+        "report": (int(rendered), reason),
+        "resume": (rendered, reason),
+    }
+
+
+NOT_AUTO = {"pages": None, "detail": None, "report": (None, None), "resume": None}
+
+
+@pytest.mark.parametrize("modes", [("auto", "always"), ("always", "auto")])
+def test_each_commit_shows_the_decision_it_made_itself(site, tmp_path, modes):
+    """A page's state is shared by the commits that found it unchanged, but the decision is the crawl's: a
+    second crawl into the archive with --render always shows none for the sample the auto crawl before it
+    rendered (the same state), and an auto crawl after a --render always one shows its sample's decision."""
+    from support import run_cli
+
+    first, second = f"{site}{A}/list/1", f"{site}{A}/list/2"
+    scope = ("--scope", f"{site}{A}/list/", "--no-image", "--no-fetch-external", "--parallels", "2")
+    archive = tmp_path / "twice.nitpicker"
+    for mode in modes:
+        done = run_cli("crawl", "-o", str(archive), "--render", mode, *scope, first, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    for commit, mode in enumerate(modes, 1):
+        found = {url: _commit_decisions(archive, commit, url) for url in (first, second)}
+        if mode == "auto":
+            expected = {
+                first: _shown(True, "sample of its template: same"),
+                second: _shown(False, f"sample {first} same"),
+            }
+        else:
+            expected = {first: NOT_AUTO, second: NOT_AUTO}
+        assert found == expected, (commit, mode)

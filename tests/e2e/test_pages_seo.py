@@ -147,7 +147,7 @@ def test_an_archive_of_format_5_reads_without_the_new_columns_and_is_upgraded_by
         crawl(f"{site}{S}", name="seo", ok=(2,)).archive == archive
     )  # a second generation in the same archive
     with open_archive(archive) as reader:
-        assert reader.format_version == 7
+        assert reader.format_version == 8
         head = reader.resolve(None)
         diff = reader.diff(head - 1, head)
     assert diff.get("modified", []) == []  # the word count joins the stored state without changing it

@@ -6,6 +6,7 @@ Every count here is the server's own (/generations/<site>/__hits): what the upda
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 from nitpicker_core import hookimpl
@@ -195,3 +196,33 @@ def test_a_pipeline_run_on_an_archive_of_the_site_revalidates_and_full_renders_a
     full = pipeline("--full")
     assert full["commit"] == 3 and not full.get("revalidation")
     assert set(_delta(after, gsite.hits(), "200")) >= set(PAGES)  # every page fetched and rendered again
+
+
+def test_an_auto_update_decides_for_what_it_fetched_and_nothing_for_what_it_took_over(gsite, recrawl) -> None:
+    """--render auto: a page the update takes over (304) keeps its state, not the base commit's decision (the
+    update took none for it); the page it fetched has the decision it took, and the base commit keeps its."""
+    archive = recrawl(gsite.root, "--render", "auto")
+    gsite.change("p3")
+    recrawl(gsite.root)  # the stored options: auto again
+    changed = gsite.url("p3")
+
+    def decided(reader: Any, commit: int) -> dict[str, dict[str, Any] | None]:
+        rows = reader.execute(
+            "SELECT u.url, cp.render_decision FROM commit_page cp JOIN url u ON u.id = cp.url_id "
+            "JOIN page_state ps ON ps.id = cp.state_id WHERE cp.commit_id = ? AND ps.scraped = 1 "
+            "AND ps.status = 200 AND ps.content_type LIKE 'text/html%'",
+            [commit],
+        )
+        return {url: json.loads(d) if d else None for url, d in rows}
+
+    with open_archive(archive) as reader:
+        first, second = decided(reader, 1), decided(reader, 2)
+    assert len(first) == len(second) == len(PAGES)
+    assert all(d is not None and d["mode"] == "auto" for d in first.values())
+    assert _stats(archive, 2)["revalidation"] == {"conditional": 31, "unchanged": 30, "changed": 1}
+    assert {url for url, d in second.items() if d is None} == set(second) - {changed}
+    # the one page fetched is the first of its template this commit: its sample, rendered
+    assert second[changed] is not None and (second[changed]["rendered"], second[changed]["reason"]) == (
+        True,
+        "sample of its template: same",
+    )
