@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+from click.core import ParameterSource
 
 from nitpicker_cli.app import get_app
 from nitpicker_cli.options import CHECK_SETTING_PLUGINS, list_flags, setting_flags, setting_options
@@ -464,6 +465,7 @@ def _continued_options(
     if not values.get("roots"):
         raise UsageError(f"{archive.name} records no roots to crawl from")
     values.update(parallels=kw["parallels"], interval=kw["interval"], headers=_headers(kw["headers"]))
+    _continued_render(archive, mode, values, kw)
     values["login"] = login_setup(kw)  # given again for each run, as the credentials are: never stored
     # politeness given now holds for this run (the stored one when not given)
     values.update({k: kw[k] for k in ("max_rps",) if kw.get(k) is not None})
@@ -480,6 +482,23 @@ def _continued_options(
         if not list_urls:
             raise UsageError(f"{kw['inventory'].name} lists no URL")
     return options, list_urls
+
+
+def _continued_render(archive: Path, mode: str, values: dict[str, Any], kw: dict[str, Any]) -> None:
+    """``--render`` given to a run that continues an archive: an update's new commit is crawled in that mode;
+    a run that goes on with the same commit keeps the commit's, and another given is refused."""
+    given = click.get_current_context().get_parameter_source("render") is not ParameterSource.DEFAULT
+    if not given:
+        return
+    stored = values.get("render") or "always"  # archives from before --render were rendered
+    if mode == "update":
+        values["render"] = kw["render"]
+    elif kw["render"] != stored:
+        raise UsageError(
+            f"{archive.name}'s crawl was made with --render {stored}; --{mode} goes on with "
+            f"it in that mode (leave --render out, or crawl --update ARCHIVE --render {kw['render']} for a new "
+            "commit)"
+        )
 
 
 def _left_counts(stats: Any) -> dict[str, int]:
