@@ -162,12 +162,16 @@ def non_descriptive(ctx: CheckContext) -> Iterator[Finding]:
     pages = content_urls(ctx)
     longest = max((len(text) for texts in lists.values() for text in texts), default=0)
     phrases = {text for texts in lists.values() for text in texts}
+    compared: dict[str, str] = {}  # a site repeats its link texts (navigation): each compared form made once
     for link in read.link_texts(ctx.reader, ctx.commit, partial(_may_be_short, longest=longest), phrases):
         if link.source not in pages:
             continue
         page = stored.get(link.source)
         lang = (page.lang if page else "").split("-", 1)[0].lower()
-        if words(link.text) in lists.get(lang, lists["en"]):
+        said = compared.get(link.text)
+        if said is None:
+            said = compared[link.text] = words(link.text)
+        if said in lists.get(lang, lists["en"]):
             yield Finding(link.source, f"{link.text.strip()} → {link.target}")
 
 
