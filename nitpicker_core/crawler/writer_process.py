@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from nitpicker_core.crawler.reading import for_workers, worker_plugin_manager
+from nitpicker_core.errors import NitpickerError
 from nitpicker_core.records import CrawlContext
 
 log = logging.getLogger(__name__)
@@ -48,8 +49,8 @@ EVENT, CALL, ASK, DIRECT, QUIT = "e", "c", "a", "d", "q"
 _PROTOCOL = 5
 
 
-class WriterDied(RuntimeError):
-    """The archive writer's process ended before the crawl did."""
+class WriterDied(NitpickerError):
+    """The archive writer's process ended before the crawl did (killed, out of memory)."""
 
 
 def wanted() -> bool:
@@ -318,10 +319,14 @@ class WriterProcess:
         if process is not None:
             process.join(5)
         code = process.exitcode if process is not None else None
+        how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
         with self._lock:
             if self._quitting and not self._pending:
                 return
-            self.dead = WriterDied(f"the archive writer process ended unexpectedly (exit code {code})")
+            self.dead = WriterDied(
+                f"the archive writer process ended unexpectedly ({how}); what it stored is kept in "
+                f"{self.crawl.output.name}'s working directory, and `nitpicker crawl --resume` goes on from it"
+            )
             if self.error is None:
                 self.error = self.dead
             pending, self._pending = list(self._pending), collections.deque()
