@@ -14,7 +14,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
-from nitpicker_core.crawler.phases import PhaseClock
+from nitpicker_core.crawler.phases import ARCHIVE_WRITE_IN_PROCESS, PhaseClock
 from nitpicker_core.records import ScrapeResult
 from nitpicker_core.sinks import ArchiveSink
 
@@ -117,7 +117,9 @@ class EventSink:
         self._error: BaseException | None = None
         if writer is not None:
             if clock is not None:
-                writer.on_time = lambda seconds, pages: clock.add("archive write", seconds, count=pages)
+                writer.on_time = lambda seconds, pages: clock.add(
+                    ARCHIVE_WRITE_IN_PROCESS, seconds, count=pages
+                )
             return
         self._thread = threading.Thread(target=self._run, name="nitpicker-writer", daemon=True)
         self._thread.start()

@@ -31,6 +31,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from nitpicker_core.archive.files import TEST_KILL_ALSO_ENV, TEST_KILL_ENV
 from nitpicker_core.crawler.reading import for_workers, worker_plugin_manager
 from nitpicker_core.errors import NitpickerError
 from nitpicker_core.records import CrawlContext
@@ -43,6 +44,9 @@ ENV = "NITPICKER_WRITER_PROCESS"
 OPTIONAL = ("base_validators", "put_unchanged", "put_sitemaps", "render_decisions", "put_robots_files")
 #: answers the child sends at once at most (it answers sooner when nothing more waits in the pipe)
 ANSWER_BATCH = 64
+#: messages sent and not answered yet at most: the crawl waits for the child past them (as for a full writer
+#: thread's queue), so a child slower than the crawl does not take its memory
+MAX_PENDING = 2000
 #: kinds of message: an event; a call, whose failure stops the writes (and what follows is not done); an
 #: awaited call, answered; a call made directly on the sink by the crawler, always done and answered; the end
 EVENT, CALL, ASK, DIRECT, QUIT = "e", "c", "a", "d", "q"
@@ -97,7 +101,7 @@ def _plain(value: Any) -> Any:
 
 
 def _child(
-    conn: Any, names: tuple[str, ...], values: dict[str, Any], env: dict[str, str], crawl: Any
+    conn: Any, names: tuple[str, ...], values: dict[str, Any], env: dict[str, str], crawl: Any, crawler: int
 ) -> None:
     from nitpicker_core.crawler.events import store_event
     from nitpicker_core.indexing import Indexer
@@ -107,6 +111,10 @@ def _child(
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_IGN)
     os.environ.update(env)
+    if os.environ.get(
+        TEST_KILL_ENV
+    ):  # a test's kill at a point of the writes kills the crawl, as on a thread
+        os.environ[TEST_KILL_ALSO_ENV] = str(crawler)
     try:
         pm = worker_plugin_manager(names, values)
     except BaseException as exc:  # noqa: BLE001 - told to the crawler, which keeps the writer on a thread
@@ -128,16 +136,14 @@ def _child(
         conn.send_bytes(pickle.dumps(("failed", _portable(exc)), protocol=_PROTOCOL))
         return
     conn.send_bytes(pickle.dumps(answer, protocol=_PROTOCOL))
+    inbox: queue.SimpleQueue[bytes] = queue.SimpleQueue()
+    threading.Thread(target=_take, args=(conn, inbox), name="nitpicker-writer-take", daemon=True).start()
     failed: BaseException | None = None
     answers: list[tuple[int, bool, Any]] = []
-    last, seconds, pages = 0, 0.0, 0
+    last, done, seconds, pages = 0, 0, 0.0, 0
     while True:
-        try:
-            seq, kind, name, payload = pickle.loads(conn.recv_bytes())
-        except EOFError:
-            # the crawler is gone (killed): what was stored stays, as a killed crawl leaves it
-            os._exit(0)
-        last = seq
+        seq, kind, name, payload = pickle.loads(inbox.get())
+        last, done = seq, done + 1
         if kind == QUIT:
             conn.send_bytes(pickle.dumps((last, answers, seconds, pages), protocol=_PROTOCOL))
             return
@@ -161,9 +167,21 @@ def _child(
                 if kind != DIRECT:
                     failed = exc
                 answers.append((seq, False, _portable(exc)))
-        if len(answers) >= ANSWER_BATCH or kind in (ASK, DIRECT) or not conn.poll():
+        # answered in batches: each answer wakes a thread of the crawler, whose GIL is the crawl's bottleneck
+        if done >= ANSWER_BATCH or kind in (ASK, DIRECT) or inbox.empty():
             conn.send_bytes(pickle.dumps((last, answers, seconds, pages), protocol=_PROTOCOL))
-            answers, seconds, pages = [], 0.0, 0
+            answers, done, seconds, pages = [], 0, 0.0, 0
+
+
+def _take(conn: Any, inbox: queue.SimpleQueue[bytes]) -> None:
+    """The child's reading thread: messages taken as they come (the crawler's sends never wait on a write)."""
+    while True:
+        try:
+            inbox.put(conn.recv_bytes())
+        except (EOFError, OSError):
+            # the crawler is gone (killed): this process ends at once, as the writer thread ends with the
+            # crawler's process; what was stored stays (SQLite's WAL), and the archive's lock is let go
+            os._exit(0)
 
 
 class _Pending:
@@ -186,7 +204,7 @@ class WriterProcess:
         self._seq = 0
         self._pending: collections.deque[_Pending] = collections.deque()
         self._lock = threading.Condition()
-        self._outbox: queue.Queue[bytes | None] = queue.Queue(maxsize=2000)
+        self._outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self._process: Any = None
         self._conn: Any = None
         self._stopped = False
@@ -208,7 +226,14 @@ class WriterProcess:
             mine, theirs = context.Pipe()
             process = context.Process(
                 target=_child,
-                args=(theirs, tuple(self.pm.enabled_names()), values, env, for_workers(self.crawl)),
+                args=(
+                    theirs,
+                    tuple(self.pm.enabled_names()),
+                    values,
+                    env,
+                    for_workers(self.crawl),
+                    os.getpid(),
+                ),
                 name="nitpicker-archive-writer",
                 daemon=True,
             )
@@ -249,9 +274,13 @@ class WriterProcess:
                 # pickled once, here: a later change of the caller's objects changes nothing sent
                 data = pickle.dumps((self._seq, kind, name, payload), protocol=_PROTOCOL)
                 with self._lock:
-                    self._pending.append(_Pending(self._seq, kind, done))
-                # not under ``_lock``: a full outbox waits for the child, whose answers the receiver takes
-                self._outbox.put(data)
+                    while len(self._pending) >= MAX_PENDING and self.dead is None:
+                        self._lock.wait()
+                    fail = self.dead  # it died meanwhile: nobody would answer
+                    if fail is None:
+                        self._pending.append(_Pending(self._seq, kind, done))
+                if fail is None:
+                    self._outbox.put(data)
         if fail is not None and done is not None:
             done(False, fail)
 
@@ -292,7 +321,7 @@ class WriterProcess:
             except (EOFError, OSError):
                 self._lost()
                 return
-            if self.on_time is not None and (seconds or pages):
+            if self.on_time is not None and (seconds or pages):  # the child's time: not this process's CPU
                 self.on_time(seconds, pages)
             answered = dict((seq, (ok, value)) for seq, ok, value in answers)
             while True:
@@ -335,8 +364,7 @@ class WriterProcess:
             if item.done is not None:
                 with contextlib.suppress(BaseException):
                     item.done(False, self.dead)
-        with contextlib.suppress(queue.Full):
-            self._outbox.put_nowait(None)
+        self._outbox.put(None)
 
     def drain(self) -> None:
         """Wait until the child has answered everything sent (or is gone)."""
@@ -354,8 +382,7 @@ class WriterProcess:
             self.post(QUIT, "", None)
             self.drain()
         self._stopped = True
-        with contextlib.suppress(queue.Full):
-            self._outbox.put_nowait(None)
+        self._outbox.put(None)
         self._process.join(30)
         if self._process.is_alive():
             self._process.kill()
