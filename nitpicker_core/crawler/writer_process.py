@@ -18,6 +18,7 @@ a killed crawl leaves it (SQLite's WAL keeps what was stored; ``--resume`` goes 
 
 from __future__ import annotations
 
+import atexit
 import collections
 import contextlib
 import logging
@@ -32,6 +33,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from nitpicker_core.archive.files import TEST_KILL_ALSO_ENV, TEST_KILL_ENV
+from nitpicker_core.archive.lock import hold_for
 from nitpicker_core.crawler.reading import for_workers, worker_plugin_manager
 from nitpicker_core.errors import NitpickerError
 from nitpicker_core.records import CrawlContext
@@ -111,10 +113,10 @@ def _child(
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_IGN)
     os.environ.update(env)
-    if os.environ.get(
-        TEST_KILL_ENV
-    ):  # a test's kill at a point of the writes kills the crawl, as on a thread
+    # a test's kill at a point of the writes kills the crawl too, as when it wrote on a thread
+    if os.environ.get(TEST_KILL_ENV):
         os.environ[TEST_KILL_ALSO_ENV] = str(crawler)
+    hold_for(crawler)  # the archive's lock names the crawler: killed, it lets the archive go at once
     try:
         pm = worker_plugin_manager(names, values)
     except BaseException as exc:  # noqa: BLE001 - told to the crawler, which keeps the writer on a thread
@@ -257,6 +259,9 @@ class WriterProcess:
                 return None
             raise value
         self._process, self._conn = process, mine
+        # a child still running when this process exits (an error path that skipped the sink's end) is killed:
+        # it ignores SIGTERM, which multiprocessing's exit would send it and then wait for
+        atexit.register(self.kill_now)
         threading.Thread(target=self._send, name="nitpicker-writer-send", daemon=True).start()
         threading.Thread(target=self._receive, name="nitpicker-writer-receive", daemon=True).start()
         commit, optional = value
@@ -386,14 +391,15 @@ class WriterProcess:
         self._process.join(30)
         if self._process.is_alive():
             self._process.kill()
+        atexit.unregister(self.kill_now)
         with contextlib.suppress(OSError):
             self._conn.close()
 
     def kill_now(self) -> None:
         """The crawler ends now (a second Ctrl-C): the child too, as the writer thread would with the process."""
-        if self._process is not None and self._process.pid is not None:
-            with contextlib.suppress(OSError):
-                os.kill(self._process.pid, signal.SIGKILL)
+        with contextlib.suppress(Exception):  # not started, or already gone and reaped
+            if self._process is not None and self._process.is_alive():
+                self._process.kill()
 
 
 class RemoteSink:
