@@ -32,6 +32,8 @@ def _stored(archive: Path) -> dict:
     with open_archive(archive) as reader:
         commit = reader.commits()[0]
         stats = {k: v for k, v in commit["stats"].items() if k not in ("seconds", "phases", "waited")}
+        if "scope" in stats.get("start_links", {}):  # in the order the roots' pages came back
+            stats["start_links"]["scope"] = sorted(stats["start_links"]["scope"])
         pages = {
             page["url"]: {k: v for k, v in page.items() if k not in PER_CRAWL} for page in reader.pages()
         }
