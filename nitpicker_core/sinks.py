@@ -5,7 +5,7 @@ calls exactly the methods below; no other channel (``crawl.state``, attributes o
 read. The built-in archive writer returns one over a ``.nitpicker`` file; a third party may return its own
 (a database, a message queue) and receives the same calls.
 
-Where: by default the sink lives in the crawler's archive writer process (``crawl_open_archive`` is called
+Where: with ``--render never`` and ``auto`` the sink lives in the crawler's archive writer process (``crawl_open_archive`` is called
 there, ``crawler/writer_process.py``), and every method runs there on one thread, in the crawler's order:
 arguments and answers are pickled across. Otherwise (``NITPICKER_WRITER_PROCESS=0``, a plugin of the
 crawler's process only) the ``put_*`` methods run on the crawler's single writer thread, in the order the

@@ -301,7 +301,7 @@ class Crawler(ResultsMixin):
         """The archive sink from ``crawl_open_archive``, kept by the crawler; none means no crawl at all."""
         from nitpicker_core.crawler import writer_process
 
-        if writer_process.wanted() and writer_process.child_can_host(self.pm):
+        if writer_process.wanted(self.options.render) and writer_process.child_can_host(self.pm):
             writer = writer_process.WriterProcess(self.pm, self.crawl)
             started = writer.open()  # the sink's refusal (nothing to resume…) is raised as from the hook
             if started is not None:

@@ -61,7 +61,8 @@ def _stored(archive: Path) -> dict:
 
 def test_a_crawl_stores_in_the_writer_process_what_the_writer_thread_stores(crawl, site):
     args = (*(site + section for section in SECTIONS), "--exclude", "/structured-data/scripted")
-    process = _stored(crawl(*args, name="process", ok=(1,)).archive)
+    # rendered, for every kind of event (the writer process is the default of the modes without a browser only)
+    process = _stored(crawl(*args, name="process", ok=(1,), env={"NITPICKER_WRITER_PROCESS": "1"}).archive)
     thread = _stored(crawl(*args, name="thread", ok=(1,), env={"NITPICKER_WRITER_PROCESS": "0"}).archive)
     # where the events were stored: the child's phase in one commit, the thread's in the other, as many
     phases = process.pop("phases"), thread.pop("phases")
@@ -103,6 +104,7 @@ def _holders(path: Path) -> list[int]:
 
 
 def test_a_writer_process_killed_mid_crawl_ends_the_crawl_in_one_line_and_resume_finishes_it(site, tmp_path):
+    """A default `--render never` crawl stores in a writer process; killed, the crawl says so and stops."""
     archive = tmp_path / "killed.nitpicker"
     db = archive.with_name("killed.nitpicker.stub") / "archive.db"
     args = (
