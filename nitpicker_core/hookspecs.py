@@ -109,11 +109,12 @@ def crawl_open_archive(crawl: CrawlContext, indexer: Indexer) -> ArchiveSink | N
     returns its own sink replaces it.
 
     With ``--render never`` and ``auto`` the hook, and every call of the sink after it, run in the crawler's
-    archive writer process: a child of the crawler that loads the crawl's plugins by entry-point name with its settings (``crawl`` there is a copy whose
-    ``state`` starts empty) and takes the calls in the crawler's order, so that storing runs on another core than
-    the crawl. A plugin registered in the crawler's process only, with a hook other than the ``crawl_*`` ones
-    (checks, settings), or ``NITPICKER_WRITER_PROCESS=0``, keeps them in the crawler's process, as does a child
-    that cannot start (``=1`` uses the process with ``--render always`` too).
+    archive writer process: a child of the crawler that loads the crawl's plugins by entry-point name with its
+    settings (``crawl`` there is a copy whose ``state`` starts empty) and takes the calls in the crawler's
+    order, so that storing runs on another core than the crawl. A plugin registered in the crawler's process
+    only, with a hook other than the ``crawl_*`` ones (checks, settings), or ``NITPICKER_WRITER_PROCESS=0``,
+    keeps them in the crawler's process, as does a child that cannot start (``=1`` uses the process with
+    ``--render always`` too).
 
     Runs in: the archive writer process (else the crawler's main process). Called: once per crawl, first,
     before ``crawl_started``.
