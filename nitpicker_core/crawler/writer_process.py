@@ -269,13 +269,12 @@ class WriterProcess:
             theirs.close()
             answer = pickle.loads(mine.recv_bytes())
         except Exception as exc:  # noqa: BLE001 - no process to be had: the writer thread stores the crawl
-            log.warning(
-                "the archive writer process did not start (%s: %s); writing on a thread",
-                type(exc).__name__,
-                exc,
-            )
+            why = f"{type(exc).__name__}: {exc}"
             with contextlib.suppress(Exception):
+                process.join(5)
+                why = why if process.exitcode is None else f"it ended with exit code {process.exitcode}"
                 process.kill()
+            log.warning("the archive writer process did not start (%s); writing on a thread", why)
             return None
         what, value = answer
         if what != "open":
