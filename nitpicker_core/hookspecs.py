@@ -108,7 +108,16 @@ def crawl_open_archive(crawl: CrawlContext, indexer: Indexer) -> ArchiveSink | N
     anything is fetched. The built-in archive writer is a ``trylast`` implementation, so a plugin that
     returns its own sink replaces it.
 
-    Runs in: the crawler (main process). Called: once per crawl, first, before ``crawl_started``.
+    With ``--render never`` and ``auto`` the hook, and every call of the sink after it, run in the crawler's
+    archive writer process: a child of the crawler that loads the crawl's plugins by entry-point name with its
+    settings (``crawl`` there is a copy whose ``state`` starts empty) and takes the calls in the crawler's
+    order, so that storing runs on another core than the crawl. A plugin registered in the crawler's process
+    only, with a hook other than the ``crawl_*`` ones (checks, settings), or ``NITPICKER_WRITER_PROCESS=0``,
+    keeps them in the crawler's process, as does a child that cannot start (``=1`` uses the process with
+    ``--render always`` too).
+
+    Runs in: the archive writer process (else the crawler's main process). Called: once per crawl, first,
+    before ``crawl_started``.
     firstresult: the first sink returned is the one used.
     """
 
@@ -249,7 +258,8 @@ def crawl_page_scraped(result: ScrapeResult, crawl: CrawlContext) -> None:
     :param result: everything learned about the URL.
     :param crawl: the crawl context.
 
-    Runs in: the crawler's single writer task. Called: once per fetched URL.
+    Runs in: the crawler's process, on the one thread that announces stored events, in their order.
+    Called: once per fetched URL.
     """
 
 
@@ -261,7 +271,8 @@ def crawl_page_unchanged(url: str, crawl: CrawlContext) -> None:
         stored it before this hook runs).
     :param crawl: the crawl context.
 
-    Runs in: the crawler's writer task. Called: once per page a conditional request found unchanged.
+    Runs in: the crawler's process, on the one thread that announces stored events, in their order.
+    Called: once per page a conditional request found unchanged.
     """
 
 
@@ -275,7 +286,8 @@ def crawl_page_skipped(url: str, reason: str, crawl: CrawlContext, is_external: 
     :param is_external: whether the URL is on another host (a skipped link to another site is external
         like any other; one of the crawl's own hosts outside the scope is internal).
 
-    Runs in: the crawler's writer task. Called: once per skipped URL.
+    Runs in: the crawler's process, on the one thread that announces stored events, in their order.
+    Called: once per skipped URL.
     """
 
 
@@ -287,7 +299,8 @@ def crawl_resource_received(resource: Resource, referrer_url: str, crawl: CrawlC
     :param referrer_url: the page that requested it.
     :param crawl: the crawl context.
 
-    Runs in: the crawler's writer task. Called: once per response per page.
+    Runs in: the crawler's process, on the one thread that announces stored events, in their order.
+    Called: once per response per page.
     """
 
 
@@ -299,7 +312,8 @@ def crawl_error(url: str, error: CrawlErrorRecord, crawl: CrawlContext) -> None:
     :param error: kind, message and phase of the failure.
     :param crawl: the crawl context.
 
-    Runs in: the crawler's writer task. Called: once per failed URL (after retries).
+    Runs in: the crawler's process, on the one thread that announces stored events, in their order.
+    Called: once per failed URL (after retries).
     """
 
 

@@ -5,9 +5,13 @@ calls exactly the methods below; no other channel (``crawl.state``, attributes o
 read. The built-in archive writer returns one over a ``.nitpicker`` file; a third party may return its own
 (a database, a message queue) and receives the same calls.
 
-Threads: the ``put_*`` methods run on the crawler's single writer thread, in the order the events
-happened; every other method runs on the crawler's event-loop thread, never while a ``put_*`` call of
-the same crawl is queued (the crawler drains the writer first).
+Where: with ``--render never`` and ``auto`` the sink lives in the crawler's archive writer process
+(``crawl_open_archive`` is called there, ``crawler/writer_process.py``), and every method runs there on one
+thread, in the crawler's order: arguments and answers are pickled across. Otherwise
+(``NITPICKER_WRITER_PROCESS=0``, a plugin of the crawler's process only) the ``put_*`` methods run on the
+crawler's single writer thread, in the order the events happened, and every other method on the crawler's
+event-loop thread, never while a ``put_*`` call of the same crawl is queued (the crawler drains the writer
+first).
 """
 
 from __future__ import annotations

@@ -42,11 +42,17 @@ extraction_count = 0
 # Test-only: set to a point's name (after-finish, after-analysis, during-write) to make the writing process SIGKILL itself
 # there, so tests can prove every state a kill leaves behind is recovered. Never set it otherwise.
 TEST_KILL_ENV = "NITPICKER_TEST_KILL_AT"
+#: Test-only, with the above: a process to SIGKILL first (the crawl's, when this is its archive writer process:
+#: the crawl is killed at that point, as when it wrote on a thread of its own)
+TEST_KILL_ALSO_ENV = "NITPICKER_TEST_KILL_ALSO"
 
 
 def kill_point_for_tests(point: str) -> None:
     """SIGKILL this process at ``point`` when the test-only environment variable names it."""
     if os.environ.get(TEST_KILL_ENV) == point:
+        also = os.environ.get(TEST_KILL_ALSO_ENV, "")
+        if also.isdigit():
+            os.kill(int(also), signal.SIGKILL)
         os.kill(os.getpid(), signal.SIGKILL)
 
 

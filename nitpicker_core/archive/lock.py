@@ -15,6 +15,23 @@ PID_FILE = "pid"
 # A lock dir without a readable pid may be a holder between mkdir and writing its pid; give it this long.
 PIDLESS_GRACE_SECONDS = 5.0
 
+_holder: int | None = None  # the process this one's locks are held for (see ``hold_for``)
+
+
+def hold_for(pid: int) -> None:
+    """Locks this process takes from now on name ``pid`` as their holder.
+
+    A crawl's archive writer process holds the archive for its crawler: when the crawler is killed the lock
+    is free at once, as when the crawler wrote it itself, though the writer ends a moment later (it ends when
+    it finds the crawler gone; its transactions are SQLite's, whole or not at all).
+    """
+    global _holder
+    _holder = pid
+
+
+def _me() -> int:
+    return _holder if _holder is not None else os.getpid()
+
 
 def pid_alive(pid: int) -> bool:
     if pid <= 0:
@@ -25,7 +42,10 @@ def pid_alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True  # exists, owned by someone else
-    return True
+    try:  # a zombie (ended, not yet reaped by its parent) holds nothing
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):  # no /proc here
+        return True
 
 
 def read_pid(lock_dir: Path) -> int | None:
@@ -69,7 +89,7 @@ class StubLock:
             return
         self.held = False
         # Only remove the lock if it is still ours (a takeover elsewhere must not be undone).
-        if read_pid(self.path) == os.getpid():
+        if read_pid(self.path) == _me():
             shutil.rmtree(self.path, ignore_errors=True)
 
     def _try_mkdir(self) -> bool:
@@ -78,7 +98,7 @@ class StubLock:
         except FileExistsError:
             return False
         tmp = self.path / f"{PID_FILE}.{os.getpid()}.tmp"
-        tmp.write_text(f"{os.getpid()}\n")
+        tmp.write_text(f"{_me()}\n")
         os.replace(tmp, self.path / PID_FILE)  # readers never see a half-written pid
         self.held = True
         return True

@@ -185,6 +185,7 @@ class Crawler(ResultsMixin):
         self._host: Any = None
         self._browser_factory = browser_factory
         self.sink: EventSink | None = None
+        self._writer: Any = None  # the archive writer's child process, when the sink lives there
         self.clock = PhaseClock()
         self._revalidate = revalidate  # False: --update --full renders every page again
         self.revalidation = Revalidation()
@@ -241,7 +242,7 @@ class Crawler(ResultsMixin):
             if owned:
                 stop.remove()
             raise
-        self.sink = EventSink(self.pm, self.crawl, self._sink(), clock=self.clock)
+        self.sink = EventSink(self.pm, self.crawl, self._sink(), clock=self.clock, writer=self._writer)
         if self._executor is not None:
             from nitpicker_core.crawler.remote import DaskRenderer
 
@@ -312,6 +313,18 @@ class Crawler(ResultsMixin):
 
     def _open_archive(self) -> None:
         """The archive sink from ``crawl_open_archive``, kept by the crawler; none means no crawl at all."""
+        from nitpicker_core.crawler import writer_process
+
+        if writer_process.wanted(self.options.render) and writer_process.child_can_host(self.pm):
+            writer = writer_process.WriterProcess(self.pm, self.crawl)
+            started = writer.open()  # the sink's refusal (nothing to resume…) is raised as from the hook
+            if started is not None:
+                self._writer = writer
+                self.archive = writer_process.RemoteSink(writer, *started)
+                self.crawl.commit = self.archive.commit
+                if self._stop is not None:  # a second Ctrl-C ends this process now: the writer's too
+                    self._stop.on_second(writer.kill_now)
+                return
         opened = self.pm.hook.crawl_open_archive(crawl=self.crawl, indexer=Indexer(self.pm))
         try:
             self.archive = check_sink(opened)
@@ -358,7 +371,7 @@ class Crawler(ResultsMixin):
         # the site's own hosts: what the judging reads (an external link's host's robots.txt is not the site's)
         files = [f for f in self.policy.robots.files() if self.scope.same_host(f.origin + "/")]
         if files and sink is not None and self.sink is not None:
-            self.sink.call(sink.put_robots_files, files)
+            self.sink.call("put_robots_files", files)
 
     def _whole_commit_stats(self) -> None:
         """Counts of the whole commit, earlier runs into it included (--resume, --append), from its rows.
@@ -426,7 +439,7 @@ class Crawler(ResultsMixin):
 
             counts = {"listed": len(items), "new": len(fresh), "known": len(items) - len(fresh)}
             assert self.sink is not None  # set when run() starts
-            self.sink.call(archive.put_inventory_run, hashlib.sha256(self.inventory).hexdigest(), counts)
+            self.sink.call("put_inventory_run", hashlib.sha256(self.inventory).hexdigest(), counts)
 
     def _restore_auto(self) -> None:
         """--render auto continuing a commit: the templates its stored samples settled keep their verdicts."""
@@ -469,7 +482,7 @@ class Crawler(ResultsMixin):
             return
         sink = sitemap_sink(self._sink())
         if files and sink is not None and self.sink is not None:
-            self.sink.call(sink.put_sitemaps, files)
+            self.sink.call("put_sitemaps", files)
         if options.sitemap_seed and options.recursive:
             urls = [url for url in seed_urls(files, scope.is_internal) if url not in self._seeds]
             self.queue.add([self._placed(url, metadata_only=False) for url in urls])
@@ -760,13 +773,12 @@ class Crawler(ResultsMixin):
         sink = revalidating(self._sink())
         assert sink is not None and self.sink is not None  # validators come only from such a sink
 
-        def take_over() -> list[str] | None:
-            links = sink.put_unchanged(item.url)
+        def announce(links: list[str] | None) -> list[str] | None:
             if links is not None:
                 self.pm.hook.crawl_page_unchanged(url=item.url, crawl=self.crawl)
             return links
 
-        links = await self.sink.ask(take_over)
+        links = await self.sink.ask("put_unchanged", item.url, then=announce)
         if links is None:
             return False
         self.revalidation.unchanged += 1

@@ -9,9 +9,11 @@ from typing import Any
 SCRAPE_PHASES_KEY = "phase_seconds"
 #: pages read from their HTML on the crawl's worker processes (``reading.py``): wall time, not this process's CPU
 EXTRACTION_IN_PROCESSES = "extraction in worker processes"
+#: events stored by the archive writer's child process (``writer_process.py``): its time, not this process's
+ARCHIVE_WRITE_IN_PROCESS = "archive write in the writer process"
 #: the phases in the order a page goes through them; "render other" is the page lease and the hooks around
 #: the scrape, "links" the records and the queueing of what the page links to (on the event loop), "archive
-#: write" runs on the writer thread (in parallel with the pages)
+#: write" runs on the writer thread (in parallel with the pages), or in the writer process
 ORDER = (
     "preflight",
     "navigation",
@@ -22,6 +24,7 @@ ORDER = (
     "render other",
     "links",
     "archive write",
+    ARCHIVE_WRITE_IN_PROCESS,
 )
 
 

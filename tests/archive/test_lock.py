@@ -128,3 +128,25 @@ def test_reader_sees_live_stub_and_writer_pid(tmp_path: Path) -> None:
         (tmp_path / "release").touch()
         proc.communicate(timeout=30)
     assert live_pid(stub) is None
+
+
+def test_a_lock_whose_holder_ended_unreaped_is_taken_over(tmp_path):
+    """A holder that ended but whose parent has not reaped it yet (a zombie) holds nothing: the archive writer
+    process of a killed crawl is one until its parent notices."""
+    from nitpicker_core.archive.lock import LOCK_DIR, PID_FILE, StubLock
+
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])  # not waited for: a zombie once it ends
+
+    def state() -> str:
+        return Path(f"/proc/{ended.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+
+    try:
+        wait_until(lambda: state() == "Z", "the child to end")
+        stub = tmp_path / "x.nitpicker.stub"
+        (stub / LOCK_DIR).mkdir(parents=True)
+        (stub / LOCK_DIR / PID_FILE).write_text(f"{ended.pid}\n")
+        lock = StubLock(stub, "x.nitpicker")
+        lock.acquire()
+        assert lock.held and (stub / LOCK_DIR / PID_FILE).read_text().strip() == str(os.getpid())
+    finally:
+        ended.wait()

@@ -226,3 +226,23 @@ def test_an_auto_update_decides_for_what_it_fetched_and_nothing_for_what_it_took
         True,
         "sample of its template: same",
     )
+
+
+def test_an_update_read_without_a_browser_takes_unchanged_pages_over_in_the_writer_process(
+    gsite, recrawl, tmp_path
+) -> None:
+    """`--render never` stores in the archive writer process: a 304's page is taken over there (the sink's
+    ``put_unchanged``, awaited by the page, and its link targets sent back), and no writer thread runs."""
+    from nitpicker_core.crawler.phases import ARCHIVE_WRITE_IN_PROCESS
+
+    archive = recrawl(gsite.root, "--render", "never")
+    recrawl(gsite.root, "--render", "never")
+    assert ARCHIVE_WRITE_IN_PROCESS in _stats(archive, 1)["phases"]
+    stats = _stats(archive, 2)
+    # every page found through the links put_unchanged sent back: each one asked for once, all unchanged
+    assert stats["revalidation"] == {"conditional": 31, "unchanged": 31, "changed": 0}
+    assert "archive write" not in stats["phases"]
+    with open_archive(archive) as reader:
+        pages = {p["url"]: p for p in reader.pages(2, scraped=True)}
+        assert len(pages) == 31 and pages[gsite.url("p7")]["title"] == "Generations p7"
+        assert reader.diff(1, 2)["modified"] == []
