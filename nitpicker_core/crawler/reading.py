@@ -24,9 +24,11 @@ import logging
 import multiprocessing
 import os
 import signal
+import threading
 import time
 from typing import Any
 
+from nitpicker_core.archive.lock import pid_alive
 from nitpicker_core.config import Config
 from nitpicker_core.crawler.auto import template_key
 from nitpicker_core.plugins import make_plugin_manager
@@ -42,6 +44,8 @@ PROCESSES_ENV = "NITPICKER_PARSE_PROCESSES"
 #: the environment variable that sets ``START_AFTER``; 0 starts the workers with the first page, which waits
 #: for them (every page is then read on a worker process)
 AFTER_ENV = "NITPICKER_PARSE_PROCESSES_AFTER"
+#: how often a reader checks that the crawler is still there (seconds)
+WATCH_EVERY = 0.5
 
 _worker_pm: Any = None
 _worker_crawl: CrawlContext | None = None
@@ -94,8 +98,20 @@ def _after() -> int:
         return START_AFTER
 
 
-def _init(names: tuple[str, ...], values: dict[str, Any], env: dict[str, str], crawl: CrawlContext) -> None:
+def _watch(crawler: int) -> None:
+    """End this reader once the crawler is gone: killed (SIGKILL, a second Ctrl-C), it never says so, and the
+    queue a reader waits on stays open (every reader holds its pipe), so the reader would wait for good,
+    holding the crawler's stdout and stderr."""
+    while pid_alive(crawler):
+        time.sleep(WATCH_EVERY)
+    os._exit(0)
+
+
+def _init(
+    names: tuple[str, ...], values: dict[str, Any], env: dict[str, str], crawl: CrawlContext, crawler: int
+) -> None:
     global _worker_pm, _worker_crawl
+    threading.Thread(target=_watch, args=(crawler,), name="nitpicker-crawler-watch", daemon=True).start()
     # a Ctrl-C in the terminal reaches the whole process group: the crawler decides when its workers stop
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.environ.update(env)
@@ -208,7 +224,7 @@ class PageReaders:
                 self.processes,
                 mp_context=multiprocessing.get_context("forkserver"),
                 initializer=_init,
-                initargs=(tuple(self.pm.enabled_names()), values, env, for_workers(self.crawl)),
+                initargs=(tuple(self.pm.enabled_names()), values, env, for_workers(self.crawl), os.getpid()),
             )
             ready = [asyncio.wrap_future(self._pool.submit(_ready)) for _ in range(self.processes)]
         except Exception as exc:  # noqa: BLE001 - no process to be had: the thread reads every page
