@@ -110,8 +110,10 @@ def _let_others_run() -> None:
     The old reader let go at every XPath call (every anchor), which starved the reading thread instead: a
     few times a page keeps the others' waits near a millisecond (``benchmarks/parse_cpu.py --contention``:
     1.2 ms at the 90th percentile against 5 ms without, 0.7 ms with the old reader, which read a quarter
-    of the pages in the same time)."""
-    time.sleep(0)
+    of the pages in the same time). On the main thread (a page-reading worker process, where no other thread
+    waits for the GIL) it would only hand the core to other processes: there it does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        time.sleep(0)
 
 
 # Plain elements (no lxml.html class lookup, a Python call for every element the reader touches), one
