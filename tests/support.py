@@ -215,6 +215,28 @@ def server_hits(site: str, path: str) -> int:
         return int(json.load(response).get(path, 0))
 
 
+def stub_count(archive: Path, sql: str) -> int:
+    """A count read from the live working database of ``archive`` (0 while it does not exist yet)."""
+    import sqlite3
+
+    db = archive.with_name(archive.name + ".stub") / "archive.db"
+    if not db.exists():
+        return 0
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
+        try:
+            return int(conn.execute(sql).fetchone()[0])
+        finally:
+            conn.close()
+    except sqlite3.Error:  # created but not initialised yet
+        return 0
+
+
+def crawled_pages(archive: Path) -> int:
+    """Pages a running crawl of ``archive`` has stored so far."""
+    return stub_count(archive, "SELECT COUNT(*) FROM commit_page WHERE last_crawled_at IS NOT NULL")
+
+
 def wait_until(condition: object, what: str, timeout: float = 120.0) -> None:
     """Poll ``condition()`` until it is true; fail naming ``what`` after a generous deadline."""
     import time

@@ -13,7 +13,7 @@ import signal
 from pathlib import Path
 
 import pytest
-from support import RunningCli, wait_until
+from support import RunningCli, crawled_pages, wait_until
 
 from nitpicker_core.archive.lock import pid_alive
 
@@ -37,23 +37,6 @@ def _descendants(root: int) -> set[int]:
     return found
 
 
-def _stored_pages(archive: Path) -> int:
-    import sqlite3
-
-    db = archive.with_name(archive.name + ".stub") / "archive.db"
-    if not db.exists():
-        return 0
-    try:
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
-        try:
-            sql = "SELECT COUNT(*) FROM commit_page WHERE last_crawled_at IS NOT NULL"
-            return int(conn.execute(sql).fetchone()[0])
-        finally:
-            conn.close()
-    except sqlite3.Error:  # created but not initialised yet
-        return 0
-
-
 @pytest.mark.parametrize("how", ["sigkill", "second-stop"])
 def test_a_killed_crawler_leaves_no_process_behind(site, tmp_path, how):
     archive = tmp_path / "killed.nitpicker"
@@ -61,7 +44,7 @@ def test_a_killed_crawler_leaves_no_process_behind(site, tmp_path, how):
         "crawl", "-o", str(archive), f"{site}/stopping/campaign/", "--render", "never", "--parallels", "2",
         cwd=tmp_path, env={"NITPICKER_PARSE_PROCESSES_AFTER": "0"},  # the readers start with the first page
     )  # fmt: skip
-    wait_until(lambda: _stored_pages(archive) >= 3 or running.proc.poll() is not None, "3 pages stored")
+    wait_until(lambda: crawled_pages(archive) >= 3 or running.proc.poll() is not None, "3 pages stored")
     assert running.proc.poll() is None, running.stderr  # the campaign's pages come slowly: far from the end
     children = _descendants(running.proc.pid)
     # the forkserver, the writer and the two readers (read through the forkserver)

@@ -9,11 +9,10 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sqlite3
 from pathlib import Path
 
 import pytest
-from support import RunningCli, run_cli, wait_until
+from support import RunningCli, crawled_pages, run_cli, wait_until
 
 from nitpicker_core.archive import open_archive
 from nitpicker_core.crawler.phases import ARCHIVE_WRITE_IN_PROCESS
@@ -74,21 +73,6 @@ def test_a_crawl_stores_in_the_writer_process_what_the_writer_thread_stores(craw
         assert process[key] == thread[key], key
 
 
-def _crawled_pages(archive: Path) -> int:
-    db = archive.with_name(archive.name + ".stub") / "archive.db"
-    if not db.exists():
-        return 0
-    try:
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
-        try:
-            sql = "SELECT COUNT(*) FROM commit_page WHERE last_crawled_at IS NOT NULL"
-            return int(conn.execute(sql).fetchone()[0])
-        finally:
-            conn.close()
-    except sqlite3.Error:  # created but not initialised yet
-        return 0
-
-
 def _holders(path: Path) -> list[int]:
     """The processes that hold ``path`` open (the writer child holds the working database)."""
     found = []
@@ -118,7 +102,7 @@ def test_a_writer_process_killed_mid_crawl_ends_the_crawl_in_one_line_and_resume
         "1",
     )
     running = RunningCli(*args, cwd=tmp_path)
-    wait_until(lambda: _crawled_pages(archive) >= 3 or running.proc.poll() is not None, "3 pages stored")
+    wait_until(lambda: crawled_pages(archive) >= 3 or running.proc.poll() is not None, "3 pages stored")
     assert running.proc.poll() is None, running.stderr  # the campaign's pages come slowly: far from the end
     writers = [pid for pid in _holders(db) if pid != running.proc.pid]
     assert len(writers) == 1 and running.proc.pid not in _holders(db)  # the crawler leaves the archive to it

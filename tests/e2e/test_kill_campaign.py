@@ -10,12 +10,11 @@ from __future__ import annotations
 import random
 import shutil
 import signal
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support import RunningCli, run_cli, run_cli_subprocess, wait_until
+from support import RunningCli, crawled_pages, run_cli, run_cli_subprocess, stub_count, wait_until
 
 from nitpicker_core.archive import open_archive
 from test_server.routes.stopping import campaign_urls
@@ -23,25 +22,6 @@ from test_server.routes.stopping import campaign_urls
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 SEED = 20261201
 CRAWL_KILLS = 3
-
-
-def stub_count(archive: Path, sql: str) -> int:
-    """A count read from the live working database of ``archive`` (0 while it does not exist yet)."""
-    db = archive.with_name(archive.name + ".stub") / "archive.db"
-    if not db.exists():
-        return 0
-    try:
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
-        try:
-            return int(conn.execute(sql).fetchone()[0])
-        finally:
-            conn.close()
-    except sqlite3.Error:  # created but not initialised yet
-        return 0
-
-
-def crawled_pages(archive: Path) -> int:
-    return stub_count(archive, "SELECT COUNT(*) FROM commit_page WHERE last_crawled_at IS NOT NULL")
 
 
 def content(archive: Path) -> dict[str, Any]:
