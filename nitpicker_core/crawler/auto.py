@@ -182,6 +182,11 @@ class AutoRender:
         render, why = await asyncio.shield(group.verdict)
         return self._keep(url, Decision(render, key, why))
 
+    def waits(self, key: str | None) -> bool:
+        """Whether a page of template ``key`` would wait in ``decide``: its group's sample is still out."""
+        group = self.groups.get(key) if key is not None and not self.degraded else None
+        return group is not None and not group.verdict.done()
+
     def _keep(self, url: str, decision: Decision) -> Decision:
         self.decisions[url] = decision
         return decision

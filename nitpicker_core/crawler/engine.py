@@ -837,8 +837,7 @@ class Crawler(ResultsMixin):
             if key is None:
                 unreadable = "the HTML as sent could not be parsed"
         decision: Decision | None = None
-        group = self._auto.groups.get(key) if key is not None else None
-        waits = group is not None and not group.verdict.done()
+        waits = self._auto.waits(key)
         try:
             if waits:
                 self._waiting += 1

@@ -10,31 +10,14 @@ from __future__ import annotations
 
 import os
 import signal
-from pathlib import Path
 
 import pytest
 from support import RunningCli, crawled_pages, wait_until
 
+from nitpicker_core.analyze.pool import descendants
 from nitpicker_core.archive.lock import pid_alive
 
 pytestmark = pytest.mark.browser
-
-
-def _descendants(root: int) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):  # gone meanwhile
-                continue
-            children.setdefault(ppid, []).append(int(entry.name))
-    found, todo = set(), [root]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.add(child)
-            todo.append(child)
-    return found
 
 
 @pytest.mark.parametrize("how", ["sigkill", "second-stop"])
@@ -46,7 +29,7 @@ def test_a_killed_crawler_leaves_no_process_behind(site, tmp_path, how):
     )  # fmt: skip
     wait_until(lambda: crawled_pages(archive) >= 3 or running.proc.poll() is not None, "3 pages stored")
     assert running.proc.poll() is None, running.stderr  # the campaign's pages come slowly: far from the end
-    children = _descendants(running.proc.pid)
+    children = descendants(running.proc.pid)
     # the forkserver, the writer and the two readers (read through the forkserver)
     assert len(children) >= 4, children
     if how == "sigkill":
