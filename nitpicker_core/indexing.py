@@ -12,8 +12,7 @@ from __future__ import annotations
 import gc
 import json
 import logging
-import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _dist_version
@@ -39,34 +38,23 @@ class Indexer:
     def __init__(self, pm: Any) -> None:
         self.pm = pm
 
-    def commit(
-        self, writer: ArchiveWriter, commit_id: int, *, meanwhile: Callable[[], object] | None = None
-    ) -> int:
-        """Store the crawl checks' findings on the completed commit; how many checks were stored.
-
-        ``meanwhile``: the writer's work to do while the checks run (``index_commit``)."""
-        return index_commit(writer, commit_id, self.pm, meanwhile=meanwhile)
+    def commit(self, writer: ArchiveWriter, commit_id: int) -> int:
+        """Store the crawl checks' findings on the completed commit; how many checks were stored."""
+        return index_commit(writer, commit_id, self.pm)
 
     def analysis(self, writer: ArchiveWriter, commit_id: int, analyzer: str) -> int:
         """Store ``analyzer``'s checks' findings after its run on the commit completed."""
         return index_analysis(writer, commit_id, analyzer, self.pm)
 
 
-def index_commit(
-    writer: ArchiveWriter, commit_id: int, pm: Any, *, meanwhile: Callable[[], object] | None = None
-) -> int:
-    """Run and store the commit's crawl checks (those of no analyzer); how many checks were stored.
-
-    ``meanwhile``, work on the writer's connection (the link aggregates of the commit just completed), runs
-    on the calling thread while the checks read the commit on another; the findings are stored after both
-    ended. Its failure is raised (nothing stored); the checks' never is.
-    """
-    return _index(writer, commit_id, None, pm, meanwhile)
+def index_commit(writer: ArchiveWriter, commit_id: int, pm: Any) -> int:
+    """Run and store the commit's crawl checks (those of no analyzer); how many checks were stored."""
+    return _index(writer, commit_id, None, pm)
 
 
 def index_analysis(writer: ArchiveWriter, commit_id: int, analyzer: str, pm: Any) -> int:
     """Run and store ``analyzer``'s checks on the commit; how many checks were stored."""
-    return _index(writer, commit_id, analyzer, pm, None)
+    return _index(writer, commit_id, analyzer, pm)
 
 
 def _core_version() -> str:
@@ -155,100 +143,29 @@ def _page_facts(
         return []
 
 
-class _Checks:
-    """One commit's checks run through ``reader``, then stored by the writer (``store``, on its own thread)."""
-
-    def __init__(self, reader: ArchiveReader, commit_id: int, analyzer: str | None, pm: Any) -> None:
-        self.reader, self.commit_id, self.pm = reader, commit_id, pm
-        registry = check_registry(pm)
-        self.tokens = findings_store.Tokens(reader, code_versions(pm, registry))
-        self.checks = [c for c in registry if (c.analyzer == analyzer if analyzer else not c.analyzer)]
-        self.results: list[findings_store.Result] = []
-        self.facts: list[tuple[str, Mapping[str, Mapping[str, Any]]]] = []
-        self.failed = False
-        self.stopped = False  # set from the writer's thread: the checks end after the one running
-
-    def run(self) -> None:
-        """Never raises: a failure is ``failed`` (and logged)."""
-        try:
-            self.reader.map_for_scans()
-            ctx = CheckContext(self.reader, self.commit_id, query_registry(self.pm), config_of(self.pm))
-            with collector_paused():
-                for check in self.checks:
-                    if self.stopped:
-                        raise RuntimeError("stopped")
-                    wanted = self.tokens.of(check, self.commit_id)
-                    if wanted is not None:  # an unfinished commit or run: nothing worth storing
-                        self.results.append((check, wanted, *evaluate(check, ctx)))
-                        if check.page_facts is not None and self.results[-1][3] is None:
-                            self.facts += _page_facts(check, ctx, wanted)
-        except Exception:  # noqa: BLE001 - plugin code and a second reader: the commit itself is already safe
-            log.warning("findings of commit %s not stored", self.commit_id, exc_info=True)
-            self.failed = True
-
-    def store(self, writer: ArchiveWriter) -> int:
-        if self.failed:
-            return 0
-        try:
-            return writer.store_findings(self.commit_id, self.reader, self.results, self.tokens, self.facts)
-        except Exception:  # noqa: BLE001 - as in run
-            log.warning("findings of commit %s not stored", self.commit_id, exc_info=True)
-            return 0
-
-
-def _index(
-    writer: ArchiveWriter,
-    commit_id: int,
-    analyzer: str | None,
-    pm: Any,
-    meanwhile: Callable[[], object] | None,
-) -> int:
-    """Never raises (but ``meanwhile``'s own exception): the archive stays right without stored findings;
-    readers compute them in memory."""
+def _index(writer: ArchiveWriter, commit_id: int, analyzer: str | None, pm: Any) -> int:
+    """Never raises: the archive stays right without stored findings; readers compute them in memory."""
     if not findings_store.enabled():
-        if meanwhile is not None:
-            meanwhile()
         return 0
     try:
+        registry = check_registry(pm)
+        codes = code_versions(pm, registry)
+        checks = [c for c in registry if (c.analyzer == analyzer if analyzer else not c.analyzer)]
         # the live working directory, read-only: it holds what the writer committed a moment ago
-        reader = ArchiveReader(writer.stub)
-    except Exception:  # noqa: BLE001 - as in _Checks.run
+        with ArchiveReader(writer.stub) as reader:
+            reader.map_for_scans()
+            ctx = CheckContext(reader, commit_id, query_registry(pm), config_of(pm))
+            tokens = findings_store.Tokens(reader, codes)
+            results: list[findings_store.Result] = []
+            facts: list[tuple[str, Mapping[str, Mapping[str, Any]]]] = []
+            with collector_paused():
+                for check in checks:
+                    wanted = tokens.of(check, commit_id)
+                    if wanted is not None:  # an unfinished commit or run: nothing worth storing
+                        results.append((check, wanted, *evaluate(check, ctx)))
+                        if check.page_facts is not None and results[-1][3] is None:
+                            facts += _page_facts(check, ctx, wanted)
+            return writer.store_findings(commit_id, reader, results, tokens, facts)
+    except Exception:  # noqa: BLE001 - plugin code and a second reader: the commit itself is already safe
         log.warning("findings of commit %s not stored", commit_id, exc_info=True)
-        if meanwhile is not None:
-            meanwhile()
         return 0
-    with reader:
-        try:
-            checks = _Checks(reader, commit_id, analyzer, pm)
-        except Exception:  # noqa: BLE001 - as in _Checks.run (a plugin's malformed settings, say)
-            log.warning("findings of commit %s not stored", commit_id, exc_info=True)
-            if meanwhile is not None:
-                meanwhile()
-            return 0
-        if meanwhile is None:
-            checks.run()
-        else:
-            _alongside(checks, reader, meanwhile)
-        return checks.store(writer)
-
-
-def _alongside(checks: _Checks, reader: ArchiveReader, meanwhile: Callable[[], object]) -> None:
-    """Run the checks on a thread of their own while ``meanwhile`` runs on this one (the writer's).
-
-    The checks read one snapshot, taken before ``meanwhile`` starts: the commit as it was, whatever
-    ``meanwhile`` writes (the link aggregates, which the queries compute the same without). Mostly Python
-    against SQLite (which lets go of the GIL) on the other side, the two share the process's two cores.
-    ``meanwhile``'s exception (Ctrl-C too) stops the checks after the one running and is raised once they
-    ended; nothing is stored then.
-    """
-    with reader.snapshot():
-        thread = threading.Thread(target=checks.run, name="nitpicker-checks", daemon=True)
-        thread.start()
-        try:
-            meanwhile()
-        except BaseException:
-            checks.stopped = True
-            reader.interrupt()
-            raise
-        finally:
-            thread.join()

@@ -180,19 +180,6 @@ class ArchiveReader:
         """
         self._conn.execute(f"PRAGMA mmap_size = {int(size)}")
 
-    @contextlib.contextmanager
-    def snapshot(self) -> Iterator[None]:
-        """Every read in the block sees the database as it was when the block began (one read transaction of
-        a live stub's WAL), whatever its writer commits meanwhile: a pass that reads one state throughout."""
-        if not self._conn.in_transaction:
-            self._conn.execute("BEGIN")
-        self._conn.execute("SELECT 1 FROM info LIMIT 1")  # a WAL snapshot starts with the first read
-        try:
-            yield
-        finally:
-            with contextlib.suppress(sqlite3.ProgrammingError):  # closed meanwhile
-                self._conn.commit()  # the connection's temporary tables alone were written
-
     def execute(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
         return self._conn.execute(sql, params).fetchall()
 

@@ -371,17 +371,9 @@ class ArchiveWriter:
         return counts.merge(before, run, status, self.commit_stats(commit_id))
 
     def finish_commit(
-        self,
-        commit_id: int,
-        status: str = "complete",
-        stats: Mapping[str, Any] | None = None,
-        *,
-        aggregate: bool = True,
+        self, commit_id: int, status: str = "complete", stats: Mapping[str, Any] | None = None
     ) -> None:
-        """Close this run into the commit; its stats become the whole commit's (see ``commit_stats``).
-
-        A complete commit's link aggregates are built then, unless ``aggregate`` is false: the caller builds
-        them (``build_aggregates``) before writing the file, as a killed writer's recovery would."""
+        """Close this run into the commit; its stats become the whole commit's (see ``commit_stats``)."""
         if status not in ("complete", "interrupted"):
             raise ValueError(f"finish_commit status must be complete or interrupted, not {status!r}")
         self.commit_status(commit_id)
@@ -408,7 +400,7 @@ class ArchiveWriter:
                     )
         self._touch()
         files.kill_point_for_tests("after-finish")
-        if status == "complete" and aggregate:  # the checks' findings are indexing's (no plugins here)
+        if status == "complete":  # the link aggregates; the checks' findings are indexing's (no plugins here)
             self.build_aggregates(commit_id)
 
     def build_aggregates(self, commit_id: int) -> float:

@@ -141,13 +141,9 @@ class FileSink:
         if self.writer.closed:
             return
         self._flush()
+        self.writer.finish_commit(self._commit, status, stats)
         if status == "complete" and self._indexer is not None:
-            # the checks read the completed commit on a thread while this one builds its link aggregates
-            self.writer.finish_commit(self._commit, status, stats, aggregate=False)
-            commit = self._commit
-            self._indexer.commit(self.writer, commit, meanwhile=lambda: self.writer.build_aggregates(commit))
-        else:
-            self.writer.finish_commit(self._commit, status, stats)
+            self._indexer.commit(self.writer, self._commit)
         self.writer.write()
         self.writer.close(remove_stub=status == "complete")
 
