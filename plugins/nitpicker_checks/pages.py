@@ -7,8 +7,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from nitpicker_core import Check, CheckContext, Finding, read
-from nitpicker_core.html_facts import ABSENT, absence
+from nitpicker_core import ABSENT_FACT, Check, CheckContext, Finding, read
+from nitpicker_core import head_field_absence as absence
 
 from .common import content_pages, content_urls, memo, rows, stored_fact, unique, without_positions
 from .links import broken_targets, linked_targets
@@ -84,7 +84,7 @@ def _absent(field: str) -> Finder:
 
     def find(ctx: CheckContext) -> Iterator[Finding]:
         urls = [row["url"] for row in content_pages(ctx) if not (row.get(field) or "").strip()]
-        found = stored_fact(ctx, ABSENT)
+        found = stored_fact(ctx, ABSENT_FACT)
         unread = {url for url in urls if field not in found.get(url, ())}
         # the other pages' HTML in one query (a query per page was most of the check on a large commit)
         stored = dict(read.page_html(ctx.reader, ctx.commit, only=unread)) if unread else {}
