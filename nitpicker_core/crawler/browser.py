@@ -244,8 +244,7 @@ class BrowserHost:
             await self._shutdown()
 
     async def _shutdown(self) -> None:
-        for context in list(self._contexts):
-            await self._close_context(context)
+        await asyncio.gather(*(self._close_context(context) for context in list(self._contexts)))
         if self._browser is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._browser.close(), CLOSE_TIMEOUT)

@@ -125,8 +125,8 @@ class PageSlots:
                 await self.host.close_page(slot.page)
 
     async def close(self) -> None:
-        for worker in list(self._slots):
-            await self._drop(worker)
+        # together: each close is a round trip to the browser, and the crawl's end waited for them in turn
+        await asyncio.gather(*(self._drop(worker) for worker in list(self._slots)))
 
 
 async def _reset(page: Any) -> bool:
