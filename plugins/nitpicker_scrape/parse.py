@@ -20,7 +20,7 @@ from typing import Any
 import lxml.etree
 import lxml.html
 
-from nitpicker_core import IMAGE_PRESETS, Anchor, Image, PageError, ScrapeResult, join_url
+from nitpicker_core import IMAGE_PRESETS, Anchor, Image, PageError, ScrapeResult, UrlJoiner, join_url
 
 from . import source, tags
 from .extract import headings_from, jsonld_from, metadata_from
@@ -154,6 +154,7 @@ class _Document:
             el for el in root.iter("link") if el.get("rel") is not None and el.get("href") is not None
         ]
         self._joined: dict[str, str] = {}  # value as written → absolute (a page names the same URLs often)
+        self._join = UrlJoiner(self.base)
         self._by: dict[str, dict[str, Any]] = {}  # attribute → its lowercased value → the first such <meta>
 
     def absolute(self, value: str | None) -> str | None:
@@ -163,7 +164,7 @@ class _Document:
         joined = self._joined.get(value)
         if joined is None:
             try:
-                joined = join_url(self.base, _URL_NOISE.sub("", value.strip()))
+                joined = self._join(_URL_NOISE.sub("", value.strip()))
             except ValueError:
                 joined = value
             self._joined[value] = joined
