@@ -196,7 +196,10 @@ class _Document:
         joined = self._joined.get(value)
         if joined is None:
             try:
-                joined = self._join(_URL_NOISE.sub("", value.strip()))
+                ref = value.strip()
+                if "\t" in ref or "\n" in ref or "\r" in ref:  # rare: no regex call for the others
+                    ref = _URL_NOISE.sub("", ref)
+                joined = self._join(ref)
             except ValueError:
                 joined = value
             self._joined[value] = joined
