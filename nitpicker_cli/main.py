@@ -130,6 +130,9 @@ def main(argv: list[str] | None = None) -> int:
     if args == ["--version"]:  # what the version option prints, before any plugin is loaded
         click.echo(f"nitpicker, version {_version()}")
         return 0
+    from nitpicker_cli.forkserver import start_early
+
+    start_early(args)  # first: its imports run on another core while this process makes its own
     from nitpicker_core.errors import forget_signals
 
     _sigterm_interrupts()

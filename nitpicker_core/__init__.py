@@ -35,7 +35,9 @@ from nitpicker_core.elements import Tag as ElementTag
 from nitpicker_core.elements import scan as scan_elements
 from nitpicker_core.errors import ArchiveError, NitpickerError, NotConfigured, UsageError
 from nitpicker_core.hookspecs import hookimpl, hookspec
+from nitpicker_core.html_facts import ABSENT as ABSENT_FACT
 from nitpicker_core.html_facts import JS as JS_DEPENDENCE_FACT
+from nitpicker_core.html_facts import absence as head_field_absence
 from nitpicker_core.html_facts import (
     canonical_elements,
     js_dependence,
@@ -236,6 +238,8 @@ __all__ = [
     "render_decision",
     "JS_DEPENDENCE_FACT",
     "derive_html_facts",
+    "head_field_absence",
+    "ABSENT_FACT",
     "stored_html_facts",
     "non_indexable_reason",
     "compile_main_content_selector",

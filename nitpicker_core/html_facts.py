@@ -1,4 +1,5 @@
-"""What the canonical and nofollow checks read out of a page's HTML, found once where the page is scraped.
+"""What the canonical, nofollow, JavaScript and missing-title checks read out of a page's HTML, found once where
+the page is scraped.
 
 The crawl stores these facts with the page's state (``page_state.html_facts``, format 7) so that checking a
 commit does not decompress and search every page's stored HTML again; an archive written before has none,
@@ -11,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -30,6 +31,41 @@ _NOFOLLOW = re.compile("[nN][oO][fF][oO][lL][lL][oO][wW]")
 _CANONICAL_XPATH = "//link[contains(concat(' ', normalize-space(translate(@rel, 'CANONIL', 'canonil')), ' '), ' canonical ')]"
 
 Elements = tuple[tuple[str, ...], tuple[str, ...]]
+
+# The element whose absence or emptiness a field's check tells apart (the scrape stores "" for both), and a
+# text without which the HTML cannot hold it (most such pages have none: no parse needed to say "missing").
+ABSENCE_ELEMENTS = {
+    "title": ("//head/title | //title", "<title"),
+    "description": ("//meta[translate(@name, 'DESCRIPTION', 'description') = 'description']", "description"),
+}
+#: The fields ``absence`` tells about, as the page's metadata names them.
+ABSENCE_FIELDS = tuple(ABSENCE_ELEMENTS)
+
+
+def absence(html: str | None, field: str) -> str:
+    """Of a page whose ``field`` (title, description) is empty: "missing" when its HTML has no such element,
+    "empty" when it has one; "" without HTML."""
+    if not html or html.isspace():  # what strip() would leave empty, without copying a long page
+        return ""
+    xpath, needle = ABSENCE_ELEMENTS[field]
+    # the document's title and its description live in <head>: a long page's body is not parsed for them
+    # (a <title> of an inline SVG in the body is no page title either), nor lowercased: a growing prefix
+    # is, until it holds the first </head> (case folding is per character, so the prefix's is the whole's)
+    size = 16384
+    while True:
+        lowered = html[:size].lower()
+        end = lowered.find("</head>")
+        if end >= 0 or size >= len(html):
+            break
+        size *= 4
+    head = html[: end + len("</head>")] if end >= 0 else html
+    if needle not in (lowered[: len(head)]):
+        return "missing"
+    try:
+        doc = lxml.html.document_fromstring(head)
+    except (ValueError, lxml.etree.ParserError):
+        return ""
+    return "empty" if doc.xpath(xpath) else "missing"
 
 
 def canonical_elements(html: str | None) -> Elements | None:
@@ -260,6 +296,9 @@ SENT: dict[str, Callable[[str, str], Any]] = {"canonicals_sent": lambda url, htm
 _SENT_OF = {"canonicals_sent": "canonicals"}  # what a reader of the sent HTML reads of the rendered one
 #: The name of what ``js_dependence`` found, stored only for a rendered page with both versions.
 JS = "js"
+#: The name of what ``absence`` found of the page's empty fields (field → "missing", "empty" or ""), stored
+#: only for a page with an empty title or description: the others' checks never ask.
+ABSENT = "absent"
 #: Where archive format 7 kept ``--render auto``'s decision (nitpicker_core/crawler/auto.py) in a page's
 #: facts; a crawl now stores it with the commit (``ScrapeResult.render_decision``; read it with
 #: ``read.page_render_decision``), as the state is shared by every commit that found the same content.
@@ -278,7 +317,12 @@ def render_decision(text: str | None) -> dict[str, Any] | None:
 
 
 def derive(
-    url: str, html: str | None, source: str | None, rendered: bool = True, doc: Any = None
+    url: str,
+    html: str | None,
+    source: str | None,
+    rendered: bool = True,
+    doc: Any = None,
+    metadata: Mapping[str, Any] | None = None,
 ) -> str | None:
     """The facts of a page as stored (JSON: reader name → what it found), None when it has no HTML.
 
@@ -286,6 +330,9 @@ def derive(
     a page missing one is read from its stored HTML by the checks, as in an archive without the facts.
     A rendered page (``rendered``) with both versions also has ``JS``: what JavaScript changed; a page
     left unrendered (``--render never``) has one version only, and ``JS`` null (nothing to compare).
+    Given the page's ``metadata`` as scraped, a page whose title or description is empty also has
+    ``ABSENT``: whether the rendered HTML lacks that element or has it empty (``absence``); a page with
+    both has nothing more (no cost where most pages are).
     """
     facts: dict[str, Any] = {}
     for readers, text in ((RENDERED, html), (SENT, source)):
@@ -308,6 +355,13 @@ def derive(
     elif html is not None and source is not None:
         try:
             facts[JS] = js_dependence(url, html, source)
+        except Exception:  # noqa: BLE001, S110 - the checks read this one from the HTML
+            pass
+    if metadata is not None and html is not None:
+        empty = [f for f in ABSENCE_FIELDS if not str(metadata.get(f) or "").strip()]
+        try:
+            if empty:
+                facts[ABSENT] = {f: absence(html, f) for f in empty}
         except Exception:  # noqa: BLE001, S110 - the checks read this one from the HTML
             pass
     return json.dumps(facts, separators=(",", ":"), ensure_ascii=False) if facts else None

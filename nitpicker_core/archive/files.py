@@ -623,6 +623,49 @@ def _cached_unpack(fh: BinaryIO, key: str, name: str) -> tuple[Path, int] | None
     return final, held
 
 
+def file_state(path: Path) -> tuple[int, int, int, int] | None:
+    """What changes when ``path`` is written to or replaced (device, inode, size, mtime); None: no such file."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def adopt_unpacked(archive: Path, db: Path) -> bool:
+    """Move ``db``, the closed database ``archive`` was just written from (unchanged since), into the unpack
+    cache as ``archive``'s entry: the next reader of the file (a crawl's summary) finds it unpacked instead of
+    unpacking a copy of the same bytes. The entry is what an unpack would make (this user's directory, marker
+    and database, keyed by the file as written), so the cache's trust rules hold for it.
+
+    False, ``db`` left where it is, when the cache is off or not this user's alone, holds an entry for the
+    file already, or is on another file system (a rename, never a copy: a copy costs what the unpack does).
+    """
+    if cache_disabled():
+        return False
+    root = _trusted_root()
+    if root is None:
+        return False
+    try:
+        key = cache_key(archive)
+        final = root / key
+        if os.path.lexists(final):
+            return False
+        work = Path(tempfile.mkdtemp(prefix=f"{key}.tmp-", dir=root))
+    except (OSError, ArchiveError):
+        return False
+    try:
+        os.rename(db, work / DB_NAME)
+        (work / READY_MARKER).write_text("ok\n")
+        os.rename(work, final)
+    except OSError as exc:
+        log.debug("unpack cache %s did not take %s (%s)", root, archive.name, exc.strerror or exc)
+        shutil.rmtree(work, ignore_errors=True)
+        return False
+    _prune(root, keep=final)
+    return True
+
+
 # --- pruning the cache ----------------------------------------------------------------------------------
 # Each reader holds a shared flock on its entry's marker and touches it (the entry's last use). After each new
 # unpack the cache is pruned: entries unused for CACHE_MAX_DAYS, then the least recently used while the cache

@@ -112,6 +112,8 @@ class ArchiveWriter:
         self.recovery = Recovery(self._store, target, stub)
         self.prune = Prune(self._store, self.analyses, self.recovery.count_finished)
         self.aggregate_seconds: dict[int, float] = {}
+        # the database's file_state when write() last tarred it (None: a snapshot was tarred, or nothing)
+        self._tarred: tuple[int, int, int, int] | None = None
         self.closed = False
         # True when open() found finished work a dead writer never wrote, and wrote the file for it
         self.recovered = False
@@ -457,14 +459,21 @@ class ArchiveWriter:
                 files.write_tar(snapshot, self.target)
             finally:
                 snapshot.unlink(missing_ok=True)
+            self._tarred = None
         else:
+            before = files.file_state(self.stub / files.DB_NAME)
             files.write_tar(self.stub / files.DB_NAME, self.target)
+            self._tarred = before
         self.recovery.mark_written(finished)
         self._store.dirty = False
         return self.target
 
-    def close(self, remove_stub: bool | None = None) -> None:
-        """Close and unlock. By default the stub goes only when everything is written and complete."""
+    def close(self, remove_stub: bool | None = None, *, keep_unpacked: bool = False) -> None:
+        """Close and unlock. By default the stub goes only when everything is written and complete.
+
+        ``keep_unpacked``: a removed stub's database, when it is what the file was last written from and
+        nothing changed since, moves into the unpack cache as the file's unpacked copy (``files.adopt_unpacked``)
+        for a reader to come (a crawl's summary), instead of being deleted."""
         if self.closed:
             return
         if remove_stub is None:
@@ -477,6 +486,14 @@ class ArchiveWriter:
         self._db.close()
         self.closed = True
         if remove_stub:
+            db = self.stub / files.DB_NAME
+            if (
+                keep_unpacked
+                and not self._store.dirty
+                and self._tarred is not None
+                and files.file_state(db) == self._tarred
+            ):
+                files.adopt_unpacked(self.target, db)
             for path in self.stub.glob(files.DB_NAME + "*"):
                 path.unlink(missing_ok=True)
         self._lock.release()

@@ -197,7 +197,7 @@ class Crawler(ResultsMixin):
         self._parsing = options.render == "never"  # no browser: pages read from the HTML as sent
         # --render auto: pages read as sent unless their template's rendered sample showed JavaScript at work
         self._auto = AutoRender() if options.render == "auto" else None
-        self._rendered_once = asyncio.Event()  # a page was rendered: --render auto opens the other tabs then
+        self._rendered_once = asyncio.Event()  # a page was rendered: the warm-up opens the other tabs then
         self._reading = options.render != "always"  # a page's preflight is one GET taking its body
         self._checked: dict[str, asyncio.Task[Resource | None]] = {}  # --render never: sub-resources asked
         # --render never, auto: pages read from their HTML, on worker processes once there are enough of them
@@ -488,11 +488,13 @@ class Crawler(ResultsMixin):
             self.queue.add([self._placed(url, metadata_only=False) for url in urls])
 
     def _warm_up(self) -> asyncio.Task[None] | None:
-        """--render auto: Chromium starts, and the tabs' pages open, while robots.txt, the sitemaps and the first
-        pages are fetched. The first page is a template's sample, and nothing else is known until it is rendered:
-        a start when it asks would put the launch on every page's path. Not for an update that may render
-        nothing, nor for a Dask cluster's browsers."""
-        if self._auto is None or self._remote is not None or self.revalidation.validators or self._stopping:
+        """Chromium starts, and the tabs' pages open, while robots.txt, the sitemaps and the first pages are
+        fetched. --render always: the launch came after the sitemaps, which a large site's take seconds to
+        read. --render auto: the first page is a template's sample, and nothing else is known until it is
+        rendered: a start when it asks would put the launch on every page's path. Not for --render never (no
+        browser), an update that may render nothing, nor a Dask cluster's browsers."""
+        never = self._reading and self._auto is None
+        if never or self._remote is not None or self.revalidation.validators or self._stopping:
             return None
         return asyncio.create_task(self._warm(), name="nitpicker-warm-up")
 

@@ -134,11 +134,12 @@ class ResultsMixin:
         if self._is_guess(item):
             self._held[url] = (item, result, pre, rendered)
             return rendered
-        final = normalize(result.redirect_chain[-1]) if result.redirect_chain else url
+        final = normalized(result.redirect_chain[-1]) if result.redirect_chain else url
         for resource in result.received:
             self.sink.emit("crawl_resource_received", resource=resource, referrer_url=final)
             if resource.status and 200 <= resource.status < 300 and resource.content_type not in HTML_TYPES:
-                self._captured.setdefault(normalize(resource.url), resource)
+                # the site's stylesheets and scripts come back on every page: normalized once each
+                self._captured.setdefault(normalized(resource.url), resource)
         if final != url:
             # the source keeps only the edge; the destination is rendered once, by whoever reached it first
             status = (
@@ -339,7 +340,7 @@ class ResultsMixin:
     def _refuse_invalid(self, item: QueueItem) -> bool:
         """Record a URL no request can go to (a port out of range…) as an ``invalid-url`` error; never fetch it."""
         try:
-            normalize(item.url)
+            normalized(item.url)  # the queue's URLs were normalized on the way in: most are remembered
         except ValueError as exc:
             self._error(item, "invalid-url", str(exc), "link")
             return True
@@ -489,7 +490,9 @@ class ResultsMixin:
         Pages ``--max-excluded-depth`` let the crawl render are crawled pages, without the mark.
         """
         url = result.url
-        if self.scope.is_internal(url) or not self.scope.same_host(url):
+        where = self._where.get(url)  # where _placed put it, most often: the scope asked once a URL
+        internal, outside = where if where is not None else (self.scope.is_internal(url), None)
+        if internal or not (outside if outside is not None else self.scope.same_host(url)):
             return result
         result.is_external = False
         if url not in self._outside_depth:

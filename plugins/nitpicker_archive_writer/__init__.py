@@ -145,7 +145,8 @@ class FileSink:
         if status == "complete" and self._indexer is not None:
             self._indexer.commit(self.writer, self._commit)
         self.writer.write()
-        self.writer.close(remove_stub=status == "complete")
+        # the crawl's summary reads the file next: the database just written is its unpacked copy already
+        self.writer.close(remove_stub=status == "complete", keep_unpacked=True)
 
     def abandon(self) -> None:
         self.writer.close(remove_stub=False)  # a no-op when already closed

@@ -193,6 +193,27 @@ def html_facts(ctx: CheckContext, name: str) -> dict[str, Any]:
     return found
 
 
+def stored_fact(ctx: CheckContext, name: str) -> dict[str, Any]:
+    """What the crawl stored as ``name`` in the facts of each page whose rendered HTML is stored (URL → value;
+    ``nitpicker_core.html_facts``): pages stored without it are left out, for the caller to read their HTML."""
+
+    def load() -> dict[str, Any]:
+        parsed: dict[str, dict[str, Any]] = memo(ctx, "html_facts_parsed", dict)  # shared with html_facts
+        stored_rows = memo(ctx, "html_facts_stored", lambda: read.page_html_facts(ctx.reader, ctx.commit))
+        found: dict[str, Any] = {}
+        for url, text, has_html, _ in stored_rows:
+            if text is None or not has_html:
+                continue
+            stored = parsed.get(text)
+            if stored is None:
+                stored = parsed[text] = stored_html_facts(text)
+            if name in stored:
+                found[url] = stored[name]
+        return found
+
+    return memo(ctx, f"stored_fact:{name}", load)  # type: ignore[no-any-return]
+
+
 def final(ctx: CheckContext, url: str) -> dict[str, Any] | None:
     """The row a URL leads to, its redirects followed (None when it was never recorded or redirects in a circle)."""
     ends: dict[str, dict[str, Any] | None] = memo(ctx, "final", dict)

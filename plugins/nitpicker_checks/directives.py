@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -162,16 +161,22 @@ def non_descriptive(ctx: CheckContext) -> Iterator[Finding]:
     pages = content_urls(ctx)
     longest = max((len(text) for texts in lists.values() for text in texts), default=0)
     phrases = {text for texts in lists.values() for text in texts}
-    compared: dict[str, str] = {}  # a site repeats its link texts (navigation): each compared form made once
-    for link in read.link_texts(ctx.reader, ctx.commit, partial(_may_be_short, longest=longest), phrases):
+    compared: dict[str, str | None] = {}  # a site repeats its link texts (navigation): each compared once
+
+    def any_phrase(text: str) -> bool:
+        # a text that is no phrase of any language is left out before its link is made (most of them);
+        # its page's language picks among the phrases below
+        if text not in compared:
+            said = words(text) if _may_be_short(text, longest) else None
+            compared[text] = said if said in phrases else None
+        return compared[text] is not None
+
+    for link in read.link_texts(ctx.reader, ctx.commit, any_phrase, phrases):
         if link.source not in pages:
             continue
         page = stored.get(link.source)
         lang = (page.lang if page else "").split("-", 1)[0].lower()
-        said = compared.get(link.text)
-        if said is None:
-            said = compared[link.text] = words(link.text)
-        if said in lists.get(lang, lists["en"]):
+        if compared[link.text] in lists.get(lang, lists["en"]):
             yield Finding(link.source, f"{link.text.strip()} → {link.target}")
 
 

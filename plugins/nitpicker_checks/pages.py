@@ -7,12 +7,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-import lxml.etree
-import lxml.html
+from nitpicker_core import ABSENT_FACT, Check, CheckContext, Finding, read
+from nitpicker_core import head_field_absence as absence
 
-from nitpicker_core import Check, CheckContext, Finding, read
-
-from .common import content_pages, content_urls, memo, rows, unique, without_positions
+from .common import content_pages, content_urls, memo, rows, stored_fact, unique, without_positions
 from .links import broken_targets, linked_targets
 
 Finder = Callable[[CheckContext], Iterator[Finding]]
@@ -80,48 +78,18 @@ def _empty(field: str) -> Finder:
     return find
 
 
-# The element whose absence or emptiness a field's check tells apart (the scrape stores "" for both), and a
-# text without which the HTML cannot hold it (most such pages have none: no parse needed to say "missing").
-_ELEMENTS = {
-    "title": ("//head/title | //title", "<title"),
-    "description": ("//meta[translate(@name, 'DESCRIPTION', 'description') = 'description']", "description"),
-}
-
-
-def _which(html: str | None, field: str) -> str:
-    """ "missing" when the stored HTML has no such element, "empty" when it has one; "" without stored HTML."""
-    if not html or html.isspace():  # what strip() would leave empty, without copying a long page
-        return ""
-    xpath, needle = _ELEMENTS[field]
-    # the document's title and its description live in <head>: a long page's body is not parsed for them
-    # (a <title> of an inline SVG in the body is no page title either), nor lowercased: a growing prefix
-    # is, until it holds the first </head> (case folding is per character, so the prefix's is the whole's)
-    size = 16384
-    while True:
-        lowered = html[:size].lower()
-        end = lowered.find("</head>")
-        if end >= 0 or size >= len(html):
-            break
-        size *= 4
-    head = html[: end + len("</head>")] if end >= 0 else html
-    if needle not in (lowered[: len(head)]):
-        return "missing"
-    try:
-        doc = lxml.html.document_fromstring(head)
-    except (ValueError, lxml.etree.ParserError):
-        return ""
-    return "empty" if doc.xpath(xpath) else "missing"
-
-
 def _absent(field: str) -> Finder:
-    """Pages whose title or description is missing or empty, told apart in the detail (read from the HTML)."""
+    """Pages whose title or description is missing or empty, told apart in the detail: as the crawl found it
+    in the page's HTML (``html_facts.ABSENT``), else read from the stored HTML (an archive written before)."""
 
     def find(ctx: CheckContext) -> Iterator[Finding]:
         urls = [row["url"] for row in content_pages(ctx) if not (row.get(field) or "").strip()]
-        # those pages' HTML in one query (a query per page was most of the check on a large commit)
-        stored = dict(read.page_html(ctx.reader, ctx.commit, only=set(urls))) if urls else {}
+        found = stored_fact(ctx, ABSENT_FACT)
+        unread = {url for url in urls if field not in found.get(url, ())}
+        # the other pages' HTML in one query (a query per page was most of the check on a large commit)
+        stored = dict(read.page_html(ctx.reader, ctx.commit, only=unread)) if unread else {}
         for url in urls:
-            yield Finding(url, _which(stored.get(url), field))
+            yield Finding(url, absence(stored.get(url), field) if url in unread else found[url][field])
 
     return find
 

@@ -324,9 +324,11 @@ async def scrape(url: str, page: Page, options: dict[str, Any], *, full: bool = 
         _apply_extract(result, extracted)
         body = early_body if final is response and early_body is not None else final.body()
         await _keep_source(result, body, extracted.get("encoding"), timeouts["dom"])
-        # what the canonical, nofollow and JavaScript-dependence checks read out of the HTML, found here
-        # once: checking a commit then reads no page's HTML again
-        result.html_facts = derive_html_facts(result.url, result.html, result.source)
+        # what the canonical, nofollow, JavaScript-dependence and missing-title checks read out of the HTML,
+        # found here once: checking a commit then reads no page's HTML again
+        result.html_facts = derive_html_facts(
+            result.url, result.html, result.source, metadata=result.metadata
+        )
         result.tags = tags.detect(
             result.html or "", extracted.get("probe") or {}, result.headers, guess_cdn(result.headers)
         )
@@ -426,7 +428,10 @@ def crawl_scrape(url: str, page: Page, crawl: CrawlContext, render: str) -> Awai
 def crawl_parse(result: ScrapeResult, body: bytes, crawl: CrawlContext) -> ScrapeResult:
     """The default reader of a page left unrendered: the lxml parse of the HTML as sent (parse.py)."""
     parsed, doc = parse.parse_document(result, body, crawl.options)
-    # the canonical and nofollow facts the checks read, as a rendered page's (no page's HTML read again);
+    # the canonical, nofollow and missing-title facts the checks read, as a rendered page's (no page's HTML
+    # read again);
     # one version only, so nothing JavaScript changed to compare, and the document parsed above read again
-    parsed.html_facts = derive_html_facts(parsed.url, parsed.html, parsed.source, rendered=False, doc=doc)
+    parsed.html_facts = derive_html_facts(
+        parsed.url, parsed.html, parsed.source, rendered=False, doc=doc, metadata=parsed.metadata
+    )
     return parsed

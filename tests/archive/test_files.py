@@ -13,6 +13,8 @@ from archive_testdata import page, snapshot
 
 from nitpicker_core.archive import FORMAT_VERSION, ArchiveWriter, files, open_archive, stub_path
 from nitpicker_core.errors import ArchiveError, OutOfSpace
+from nitpicker_testing.archives import SITE, archive_builder
+from nitpicker_testing.archives import page as built_page
 
 
 def make_archive(target: Path, n: int = 10) -> None:
@@ -431,3 +433,45 @@ def test_a_flipped_bit_anywhere_in_the_database_is_refused(tmp_path: Path, cache
         _tar_with(older, {"archive.db": tar.extractfile("archive.db").read()})  # type: ignore[union-attr]
     with open_archive(older) as r:
         assert len(r.row_hashes()) == 41
+
+
+def test_a_crawl_leaves_the_database_it_wrote_as_the_file_s_unpack(tmp_path: Path, cache_dir: Path) -> None:
+    # A crawl's summary reads the file right after writing it: the database the file was written from is
+    # moved into the cache as its entry, not unpacked again from the file
+    target = tmp_path / "crawl.nitpicker"
+    with archive_builder(target) as build:
+        build.page(built_page(SITE + "/", title="Home"))
+    (entry,) = cache_dir.iterdir()
+    assert entry.name == files.cache_key(target) and files._trusted_entry(entry)
+    with tarfile.open(target) as tar:
+        member = tar.extractfile("archive.db")
+        assert member is not None and member.read() == (entry / "archive.db").read_bytes()
+    assert not stub_path(target).exists()
+    before = files.extraction_count
+    with open_archive(target) as r:
+        assert [p["url"] for p in r.pages(r.resolve())] == [SITE + "/"]
+    assert files.extraction_count == before
+
+
+def test_a_database_changed_since_the_file_was_written_is_never_left_as_its_unpack(
+    tmp_path: Path, cache_dir: Path
+) -> None:
+    target = tmp_path / "site.nitpicker"
+    make_archive(target)  # a writer that never asks for it leaves nothing either
+    assert not cache_dir.exists() or not list(cache_dir.iterdir())
+    w = ArchiveWriter.open(target)
+    w.set_info("note", "after")  # the file lags behind the database now
+    w.write()
+    w.set_info("note", "later still")
+    w.close(remove_stub=True, keep_unpacked=True)
+    assert not cache_dir.exists() or not list(cache_dir.iterdir())
+
+
+def test_no_unpack_is_left_when_the_cache_is_off(
+    tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NITPICKER_DISABLE_TAR_CACHE", "1")
+    target = tmp_path / "crawl.nitpicker"
+    with archive_builder(target) as build:
+        build.page(built_page(SITE + "/", title="Home"))
+    assert not cache_dir.exists() and not stub_path(target).exists()

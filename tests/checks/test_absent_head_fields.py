@@ -5,14 +5,15 @@ from __future__ import annotations
 import lxml.etree
 import lxml.html
 import pytest
-from nitpicker_checks.pages import _ELEMENTS, _which
+
+from nitpicker_core.html_facts import ABSENCE_ELEMENTS, absence
 
 
 def _whole_page_lowered(html: str | None, field: str) -> str:
     """The rule as it was first written: the whole page lowercased to find its </head>."""
     if not html or not html.strip():
         return ""
-    xpath, needle = _ELEMENTS[field]
+    xpath, needle = ABSENCE_ELEMENTS[field]
     lowered = html.lower()
     end = lowered.find("</head>")
     head = html[: end + len("</head>")] if end >= 0 else html
@@ -47,11 +48,11 @@ PAGES = [
 @pytest.mark.parametrize("index", range(len(PAGES)))
 def test_the_head_prefix_gives_what_the_whole_page_gave(index: int, field: str) -> None:
     html = PAGES[index]
-    assert _which(html, field) == _whole_page_lowered(html, field)
+    assert absence(html, field) == _whole_page_lowered(html, field)
 
 
 def test_missing_and_empty_are_told_apart() -> None:
-    assert _which("<html><head><title></title></head>" + BODY, "title") == "empty"
-    assert _which("<html><head></head>" + BODY, "title") == "missing"
-    assert _which("<html><head><meta name=DESCRIPTION></head>" + BODY, "description") == "empty"
-    assert _which("<html><head></head>" + BODY, "description") == "missing"
+    assert absence("<html><head><title></title></head>" + BODY, "title") == "empty"
+    assert absence("<html><head></head>" + BODY, "title") == "missing"
+    assert absence("<html><head><meta name=DESCRIPTION></head>" + BODY, "description") == "empty"
+    assert absence("<html><head></head>" + BODY, "description") == "missing"

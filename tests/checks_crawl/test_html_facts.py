@@ -3,12 +3,14 @@ checks only, and each reader sees every content page with stored HTML."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from nitpicker_checks import common
 
-from nitpicker_core import Finding, derive_html_facts
+from nitpicker_core import Finding, derive_html_facts, read
 from nitpicker_core.archive import open_archive
 from nitpicker_core.check_context import CheckContext
 from nitpicker_core.indexing import evaluate
@@ -117,3 +119,94 @@ def test_the_stored_facts_stand_for_the_html_page_by_page(tmp_path: Path) -> Non
         Finding(SITE + "/b", SITE + "/sub/page"),
         Finding(SITE + "/b", SITE + "/a"),
     }
+
+
+# Pages for title-missing and description-missing: each field present, empty, missing, or in a body's SVG only
+ABSENCE_PAGES = {
+    "/full": '<html><head><title>Full</title><meta name="description" content="About"></head><body></body></html>',
+    "/empty": '<html><head><title> </title><meta name="Description" content=""></head><body></body></html>',
+    "/bare": "<html><head></head><body><svg><title>icon</title></svg></body></html>",
+}
+
+
+def _metadata(html: str) -> dict[str, str]:
+    """The title and description as the scrape stores them ("" for a missing or an empty one)."""
+    return {
+        "title": "Full" if "<title>Full" in html else "",
+        "description": "About" if 'content="About"' in html else "",
+    }
+
+
+def test_the_crawl_stores_whether_an_empty_title_or_description_is_missing_only_where_one_is_empty() -> None:
+    facts = {
+        suffix: json.loads(derive_html_facts(SITE + suffix, html, html, metadata=_metadata(html)) or "{}")
+        for suffix, html in ABSENCE_PAGES.items()
+    }
+    assert "absent" not in facts["/full"]  # a page with both (most pages) costs nothing more
+    assert facts["/empty"]["absent"] == {"title": "empty", "description": "empty"}
+    assert facts["/bare"]["absent"] == {"title": "missing", "description": "missing"}
+    # without the page's metadata (a caller of before), nothing is said
+    assert "absent" not in json.loads(derive_html_facts(SITE + "/bare", ABSENCE_PAGES["/bare"], None) or "{}")
+
+
+def _absence_archive(path: Path, facts_of: dict[str, str | None]) -> None:
+    with archive_builder(path, roots=[SITE + "/"]) as build:
+        for suffix, html in ABSENCE_PAGES.items():
+            url, metadata = SITE + suffix, _metadata(html)
+            facts = (
+                derive_html_facts(url, html, None, metadata=metadata)
+                if suffix not in facts_of
+                else facts_of[suffix]
+            )
+            build.page(page(url, html, metadata=metadata, html_facts=facts))
+
+
+def _absence_findings(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[dict[str, set[Finding]], set[str]]:
+    """The two checks' findings, and the URLs whose HTML they read."""
+    asked: set[str] = set()
+    page_html = read.page_html
+
+    def reading(reader: Any, commit: int, sent: bool = False, only: Any = None) -> Any:
+        asked.update(only or ())
+        return page_html(reader, commit, sent, only=only)
+
+    pm = make_plugin_manager()
+    with open_archive(path) as reader, monkeypatch.context() as patch:
+        patch.setattr(read, "page_html", reading)
+        ctx = CheckContext(reader, reader.resolve(), query_registry(pm))
+        checks = [c for c in check_registry(pm) if c.id in ("title-missing", "description-missing")]
+        return {c.id: evaluate(c, ctx)[0] for c in checks}, asked
+
+
+def test_title_and_description_missing_read_what_the_crawl_stored_instead_of_the_html(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stored, read_too = tmp_path / "stored.nitpicker", tmp_path / "read.nitpicker"
+    _absence_archive(stored, {})
+    _absence_archive(read_too, {suffix: None for suffix in ABSENCE_PAGES})  # stored before the facts were
+    with_facts, asked = _absence_findings(stored, monkeypatch)
+    from_html, asked_before = _absence_findings(read_too, monkeypatch)
+    assert (
+        with_facts
+        == from_html
+        == {
+            "title-missing": {Finding(SITE + "/empty", "empty"), Finding(SITE + "/bare", "missing")},
+            "description-missing": {Finding(SITE + "/empty", "empty"), Finding(SITE + "/bare", "missing")},
+        }
+    )
+    assert asked == set() and asked_before == {SITE + "/empty", SITE + "/bare"}
+
+
+def test_a_page_stored_without_the_absence_fact_is_read_from_its_html(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a fact that says what the HTML does not is what the checks report (so it is read); a page whose facts
+    # lack it (the canonical ones only) is read from its HTML
+    path = tmp_path / "mixed.nitpicker"
+    told = '{"canonicals":[[],[]],"nofollow_links":[],"absent":{"title":"empty","description":"empty"}}'
+    _absence_archive(path, {"/bare": told, "/empty": '{"canonicals":[[],[]],"nofollow_links":[]}'})
+    found, asked = _absence_findings(path, monkeypatch)
+    assert found["title-missing"] == {Finding(SITE + "/empty", "empty"), Finding(SITE + "/bare", "empty")}
+    assert asked == {SITE + "/empty"}
