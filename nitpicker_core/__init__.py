@@ -87,6 +87,7 @@ from nitpicker_core.types import (
     Sheet,
     Violation,
 )
+from nitpicker_core.urls import UrlJoiner
 from nitpicker_core.urls import join as join_url
 from nitpicker_core.urls import normalize as normalize_url
 from nitpicker_core.writable import NotWritable, check_directory_destination, check_file_destination
@@ -217,6 +218,7 @@ __all__ = [
     "hookimpl",
     "hookspec",
     "join_url",
+    "UrlJoiner",
     "Alternate",
     "link_header_alternates",
     "page_alternates",

@@ -110,7 +110,7 @@ def nofollow_targets(url: str, html: str, doc: Any = None) -> list[str]:
     base = next((el.get("href") for el in doc.iter("base") if el.get("href") is not None), url)
     host = urlsplit(url).hostname
     for el in doc.iter("a", "area"):
-        if el.get("href") is None or el.get("rel") is None:
+        if el.get("rel") is None or el.get("href") is None:  # most links have no rel: one lookup
             continue
         rel = str(el.get("rel") or "").lower().split()
         if "nofollow" not in rel:

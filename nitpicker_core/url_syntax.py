@@ -6,7 +6,7 @@ import functools
 import string
 from urllib.parse import urlsplit, urlunsplit
 
-__all__ = ["join", "normalize_escapes", "remove_dot_segments"]
+__all__ = ["UrlJoiner", "join", "normalize_escapes", "remove_dot_segments"]
 
 _UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")  # RFC 3986 §2.3
 _HEX = frozenset(string.hexdigits)
@@ -127,3 +127,43 @@ def _join(base: str, ref: str) -> str:
     else:
         path = b.path[: b.path.rfind("/") + 1] + r.path
     return urlunsplit((b.scheme, b.netloc, remove_dot_segments(path), r.query, r.fragment))
+
+
+class UrlJoiner:
+    """``join`` against one base, for the many references of one page, each reference resolved once.
+
+    A page's links to one document differ mostly by their fragments (``os.html#os.getcwd``, ``os.html#os.sep``):
+    the part before the fragment is resolved once and the fragment put after it, as RFC 3986 §5.2.2 does (the
+    fragment is always the reference's own). Raises ValueError where ``join`` does.
+    """
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self._joined: dict[str, str | ValueError] = {}  # reference (before its fragment) → its join
+
+    def __call__(self, ref: str) -> str:
+        apart = _fragment_apart(ref)
+        rest, fragment = apart if apart is not None else (ref, "")
+        joined = self._joined.get(rest)
+        if joined is None:
+            try:
+                joined = join(self.base, rest)
+            except ValueError as exc:
+                joined = exc
+            self._joined[rest] = joined
+        if isinstance(joined, ValueError):
+            raise joined.with_traceback(None)
+        return f"{joined}#{fragment}" if fragment else joined
+
+
+def _fragment_apart(ref: str) -> tuple[str, str] | None:
+    """``ref`` without its fragment, and the fragment, when ``join(base, ref)`` is the first's join with
+    ``#fragment`` after it (nothing for an empty fragment) whatever the base; None when ``urlsplit`` might read
+    the whole reference otherwise than its parts: only a plain path or no path before the ``#`` qualifies,
+    with a fragment ``urlsplit`` keeps as written (none of the tabs and newlines it removes)."""
+    rest, sign, fragment = ref.partition("#")
+    if not sign or (rest and not _plain_path_ref(rest)):
+        return None
+    if "\t" in fragment or "\n" in fragment or "\r" in fragment:
+        return None
+    return rest, fragment

@@ -8,12 +8,13 @@ from urllib.parse import SplitResult, quote, unquote, unquote_plus, urlsplit, ur
 
 from wcmatch import glob
 
-from nitpicker_core.url_syntax import join, normalize_escapes, remove_dot_segments
+from nitpicker_core.url_syntax import UrlJoiner, join, normalize_escapes, remove_dot_segments
 
 __all__ = [
     "Excludes",
     "Scope",
     "ScopeEntry",
+    "UrlJoiner",
     "fragment_of",
     "join",
     "looks_like_html",

@@ -20,6 +20,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import dataclasses
+import gc
 import logging
 import multiprocessing
 import os
@@ -117,6 +118,9 @@ def _init(
     os.environ.update(env)
     _worker_pm = worker_plugin_manager(names, values)
     _worker_crawl = crawl
+    # what is loaded now lives as long as the reader: the collector's full passes (a few in a crawl, each walking
+    # every object) leave it out, as the pages' objects come and go
+    gc.freeze()
 
 
 def _ready() -> int:

@@ -20,7 +20,7 @@ from typing import Any
 import lxml.etree
 import lxml.html
 
-from nitpicker_core import IMAGE_PRESETS, Anchor, Image, PageError, ScrapeResult, join_url
+from nitpicker_core import IMAGE_PRESETS, Anchor, Image, PageError, ScrapeResult, UrlJoiner, join_url
 
 from . import source, tags
 from .extract import headings_from, jsonld_from, metadata_from
@@ -31,11 +31,21 @@ __all__ = ["parse"]
 
 # Content a browser with scripting on does not parse into elements, or keeps out of the document's tree
 _INERT = ("template", "noscript")
+# The elements the reader looks at, found in one walk over the tree (each walk visits every element: a tenth
+# of the time of reading a docs page, once per kind of element). Those read together are found together in
+# document order: tag → its group (else its own tag)
+_GROUPS = {
+    **dict.fromkeys(_INERT, "inert"),
+    **dict.fromkeys(("a", "area"), "a"),
+    **dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), "h"),
+    **dict.fromkeys(("video", "audio", "source", "track"), "media"),
+}
 _URL_NOISE = re.compile(r"[\t\n\r]")  # the URL parser drops tabs and newlines anywhere in a URL
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 _HTTP_EQUIV_CHARSET = re.compile(r"charset=([^;]+)", re.I)
 _REL_SPLIT = re.compile(r"[\t\n\f\r ]+")
 _WORD = re.compile(r"\w+(?:['’.]\w+)*")
+_TEXTS = lxml.etree.XPath(".//text()", smart_strings=False)  # compiled once, not on every page
 _ANCHOR_TAG = re.compile(r"<(?:a|area)(?=[\s/>])", re.I)
 _COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
 _HTTP = re.compile(r"^https?:", re.I)
@@ -57,6 +67,8 @@ _RESOURCES: dict[str, tuple[tuple[str, int], ...]] = {
     "input": (("src", 9),),  # of type image only (any case of its ASCII letters, as XPath's translate)
 }
 _RESOURCE_KINDS = 10
+_RESOURCE_GROUPS = tuple(dict.fromkeys(_GROUPS.get(tag, tag) for tag in _RESOURCES))
+_WANTED = tuple(dict.fromkeys((*_GROUPS, *_RESOURCES, "base", "meta", "title", "svg", "style")))
 _IMAGE_TYPE = str.maketrans("IMAGE", "image")
 # The favicons too: a rendered page's are asked by the crawler, as here (Chromium asks for them on its own time,
 # if at all); no manifest (headless Chromium asks none)
@@ -144,17 +156,38 @@ class _Document:
     def __init__(self, root: Any, url: str) -> None:
         self.root = root
         self.url = url
-        for el in list(root.iter(*_INERT)):
-            _drop_tree(el)
-        base = next((el for el in root.iter("base") if el.get("href") is not None), None)
+        self._found: dict[str, list[Any]] = {}  # group (or tag) → its elements, in document order
+        for el in root.iter(*_WANTED):
+            group = _GROUPS.get(el.tag, el.tag)
+            found = self._found.get(group)
+            if found is None:
+                self._found[group] = [el]
+            else:
+                found.append(el)
+        inert = self._found.pop("inert", None)
+        if inert:
+            gone = {el for top in inert for el in top.iter()}
+            self._found = {
+                group: [el for el in found if el not in gone] for group, found in self._found.items()
+            }
+            for el in inert:
+                _drop_tree(el)
+        base = next((el for el in self.all("base") if el.get("href") is not None), None)
         self.base = join_url(url, _URL_NOISE.sub("", base.get("href").strip())) if base is not None else url
         self.has_base = base is not None
-        self._metas = list(root.iter("meta"))
+        self._metas = self.all("meta")
         self._links = [
-            el for el in root.iter("link") if el.get("rel") is not None and el.get("href") is not None
+            el for el in self.all("link") if el.get("rel") is not None and el.get("href") is not None
         ]
         self._joined: dict[str, str] = {}  # value as written → absolute (a page names the same URLs often)
+        self._join = UrlJoiner(self.base)
         self._by: dict[str, dict[str, Any]] = {}  # attribute → its lowercased value → the first such <meta>
+
+    def all(self, *groups: str) -> list[Any]:
+        """The elements of ``groups`` (a tag, or a group of ``_GROUPS``), each group's in document order."""
+        if len(groups) == 1:
+            return self._found.get(groups[0], [])
+        return [el for group in groups for el in self._found.get(group, ())]
 
     def absolute(self, value: str | None) -> str | None:
         """``value`` resolved against the document's base, as ``el.href`` or ``new URL(v, baseURI)`` do."""
@@ -163,7 +196,10 @@ class _Document:
         joined = self._joined.get(value)
         if joined is None:
             try:
-                joined = join_url(self.base, _URL_NOISE.sub("", value.strip()))
+                ref = value.strip()
+                if "\t" in ref or "\n" in ref or "\r" in ref:  # rare: no regex call for the others
+                    ref = _URL_NOISE.sub("", ref)
+                joined = self._join(ref)
             except ValueError:
                 joined = value
             self._joined[value] = joined
@@ -209,7 +245,7 @@ def _metadata(doc: _Document, encoding: str) -> tuple[dict[str, Any], dict[str, 
 
     robots = by_name("robots")
     flags = [flag.strip() for flag in (robots or "").lower().split(",")]
-    title = next((el for el in doc.root.iter("title") if next(el.iterancestors("svg"), None) is None), None)
+    title = next((el for el in doc.all("title") if next(el.iterancestors("svg"), None) is None), None)
     charset_el = next((el for el in doc._metas if el.get("charset") is not None), None)
     http_equiv = doc.meta("http-equiv", "content-type")
     declared = _HTTP_EQUIV_CHARSET.search(http_equiv) if http_equiv else None
@@ -347,8 +383,8 @@ def _anchors(doc: _Document, places: _Places) -> list[Anchor]:
     anchor to read back), each with its place in the source."""
     found = []
     # an SVG link is no anchor (its href is no string in a browser)
-    drawn = {el for svg in doc.root.iter("svg") for el in svg.iter("a")}
-    for n, el in enumerate(doc.root.iter("a", "area"), 1):
+    drawn = {el for svg in doc.all("svg") for el in svg.iter("a")}
+    for n, el in enumerate(doc.all("a"), 1):
         if not n % 128:
             _let_others_run()
         where = places.place(el.sourceline)  # every tag in order, so the ones left out are stepped over
@@ -378,13 +414,13 @@ def _headings(doc: _Document) -> list[dict[str, Any]]:
             "text": _text(_content(el)),
             "links": [_text(_content(a)) for a in el.iter("a") if (a.get("href") or "").startswith("#")],
         }
-        for el in doc.root.iter("h1", "h2", "h3", "h4", "h5", "h6")
+        for el in doc.all("h")
     ]
 
 
 def _scripts(doc: _Document) -> list[dict[str, Any]]:
     found = []
-    for el in doc.root.iter("script"):
+    for el in doc.all("script"):
         kind = (el.get("type") or "").lower()
         if kind in ("application/ld+json", "speculationrules"):
             found.append(
@@ -403,16 +439,25 @@ def _words(doc: _Document) -> int | None:
     # strip_elements does (the text before a script and its tail); dropped with their tails joined to the
     # text before instead, the text nodes are the pieces, and one XPath query finds them all (itertext
     # makes an element object for every node: most of the time of reading a page's words)
-    for el in list(body.iter("script", "style")):
-        _drop_tree(el)
-    texts = body.xpath(".//text()", smart_strings=False)
-    return _WORD.subn("", " ".join(texts))[1]  # the count of findall's words, no list of them
+    for el in doc.all("script", "style"):
+        if body in el.iterancestors("body"):
+            _drop_tree(el)
+    return _count_words(" ".join(_TEXTS(body)))
+
+
+def _count_words(text: str) -> int:
+    """``len(_WORD.findall(text))`` in two thirds of the time: no word spans whitespace, and a piece between
+    whitespace made of word characters only is one word (``str.isalnum`` is the regex's ``\\w`` but for "_"),
+    counted without the regex, which reads the other pieces only."""
+    pieces = text.split()
+    others = list(itertools.filterfalse(str.isalnum, pieces))
+    return len(pieces) - len(others) + _WORD.subn("", " ".join(others))[1]  # subn: no list of the words
 
 
 def _images(doc: _Document, presets: Iterable[str]) -> list[Image]:
     """Each ``<img>`` as written, once per preset as the rendered capture does; no layout, so no sizes."""
     written = []
-    for el in doc.root.iter("img"):
+    for el in doc.all("img"):
         src = el.get("src") or ""
         first = (el.get("srcset") or "").strip().split(",")[0].strip().split(" ")[0]
         written.append(
@@ -433,7 +478,7 @@ def _images(doc: _Document, presets: Iterable[str]) -> list[Image]:
 
 def _resources(doc: _Document) -> list[str]:
     kinds: list[list[str]] = [[] for _ in range(_RESOURCE_KINDS)]
-    for el in doc.root.iter(*_RESOURCES):
+    for el in doc.all(*_RESOURCE_GROUPS):
         for attribute, kind in _RESOURCES[el.tag]:
             value = el.get(attribute)
             if value is None:
@@ -458,8 +503,7 @@ def _probe(doc: _Document) -> dict[str, Any]:
             el.get("content") or "" for el in doc._metas if (_attr(el, "name") or "").lower() == "generator"
         ],
         "scripts": "\n".join(
-            (doc.absolute(el.get("src")) or "") + "\n" + (el.text or "")[:100000]
-            for el in doc.root.iter("script")
+            (doc.absolute(el.get("src")) or "") + "\n" + (el.text or "")[:100000] for el in doc.all("script")
         ),
     }
 
@@ -478,7 +522,8 @@ def parse_document(result: ScrapeResult, body: bytes, options: dict[str, Any]) -
     result.source = text
     result.html = text  # what analyzers read as the page: without a browser, the HTML as sent
     final = result.redirect_chain[-1] if result.redirect_chain else result.url
-    lines = text.replace("\r\n", "\n").replace("\r", "\n")  # as the HTML tokenizer and validators count
+    # as the HTML tokenizer and validators count lines (most pages have no "\r": no copies of them)
+    lines = text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
     try:
         root = _fromstring(lines)
     except (lxml.etree.ParserError, ValueError) as exc:

@@ -133,6 +133,26 @@ def test_join_of_a_plain_path_is_the_general_join(base: str, ref: str) -> None:
     assert join(base, ref) == expected
 
 
+@given(
+    bases,
+    st.lists(url_text, max_size=8),
+    st.lists(st.text(alphabet="ab:?# \t\x00\x01é", max_size=4), max_size=4),
+)
+def test_a_joiner_joins_as_join(base: str, refs: list[str], fragments: list[str]) -> None:
+    """One joiner for many references, some the same before their fragment (resolved once, then reused)."""
+    joiner = url_syntax.UrlJoiner(base)
+    for ref in refs + [f"{ref}#{fragment}" for ref in refs for fragment in fragments]:
+        try:
+            expected: str | type[ValueError] = join(base, ref)
+        except ValueError:
+            expected = ValueError
+        try:
+            got: str | type[ValueError] = joiner(ref)
+        except ValueError:
+            got = ValueError
+        assert got == expected, ref
+
+
 @given(st.text(alphabet="ab/.", max_size=14))
 def test_removing_dot_segments_of_a_path_without_them_keeps_it(path: str) -> None:
     assert remove_dot_segments(path) == url_syntax._remove_dot_segments.__wrapped__(path)

@@ -142,3 +142,32 @@ def test_tag_ids_only_where_they_count():
     assert ids("<p></p>", "gtag('G-ABCDEF12'); ga('UA-1234-5')") == ["G-ABCDEF12", "UA-1234-5"]
     assert ids("A-1234-5 in the page", "... U") == ["UA-1234-5"]  # an id where scripts and page meet
     assert ids("nothing here", "nor here") == []
+
+
+def test_what_a_template_or_noscript_holds_is_read_as_nothing():
+    """Every kind of element the reader looks at (found in one walk over the page) is left out where a browser
+    keeps it out of the document: in a template, or a noscript (scripting on)."""
+    inert = (
+        b'<base href="/elsewhere/"><meta name="description" content="no"><link rel="canonical" href="/no">'
+        b'<title>No</title><script type="application/ld+json">{"@type": "No"}</script><h1>No</h1>'
+        b'<a href="no">no</a><img src="no.png"><iframe src="no.html"></iframe><video src="no.mp4"></video>'
+    )
+    read = _read(
+        b"<html><head><title>Yes</title></head><body><template>"
+        + inert
+        + b"</template><noscript>"
+        + inert
+        + b'</noscript><h2>Yes</h2><a href="yes">yes</a><iframe src="yes.html"></iframe></body></html>'
+    )
+    assert read.metadata["title"] == "Yes" and read.metadata["description"] == ""
+    assert read.metadata["canonical"] is None and read.metadata["base_href"] == ""
+    assert [(h.level, h.text) for h in read.headings] == [(2, "Yes")]
+    assert [a.href for a in read.anchors] == ["http://site.test/dir/yes"]
+    assert read.jsonld == [] and read.resources == ["http://site.test/dir/yes.html"]
+    assert read.word_count == 2
+
+
+def test_words_are_counted_as_the_word_pattern_finds_them():
+    text = "don't e.g. snake_case 3.14 ’quoted’ end. (paren) a.b.c x..y _ -- caf\u00e9 \u4e2d\u6587 "
+    read = _read(f"<html><body><p>{text}</p><p>{text}</p></body></html>".encode())
+    assert read.word_count == 2 * len(parse._WORD.findall(text)) == 2 * 13
