@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import http.server
 import importlib.metadata
 import io
 import os
 import signal
 import subprocess
 import sys
+import threading
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -443,3 +445,23 @@ def structured_data_env(tmp: Path) -> dict[str, str]:
         (info / "entry_points.txt").write_text("[nitpicker]\nstructured-data = nitpicker_structured_data\n")
         paths.insert(0, str(tmp))
     return {"PYTHONPATH": os.pathsep.join(p for p in paths if p)}
+
+
+@contextlib.contextmanager
+def serving(handler: type[http.server.BaseHTTPRequestHandler], state: dict[str, Any]) -> Iterator[str]:
+    """A threaded HTTP server on 127.0.0.1 with ``handler`` (which reads ``self.server.state``): its base URL.
+
+    ``state["release"]``, an Event when present, is set before the server stops, so that a request still held
+    lets go.
+    """
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.state = state  # type: ignore[attr-defined]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        release = state.get("release")
+        if release is not None:
+            release.set()
+        server.shutdown()
+        server.server_close()

@@ -22,29 +22,18 @@ def _page(anchors: list[Anchor] | None) -> ScrapeResult:
     )
 
 
+PLACED = Anchor(
+    href="http://example.test/b.html", text="b", fragment="top", raw_href="b.html#top", line=3, col=9
+)
+
+
 @pytest.mark.parametrize(
     "anchors",
     [
         [
-            Anchor(
-                href="http://example.test/b.html",
-                text="b",
-                fragment="top",
-                raw_href="b.html#top",
-                line=3,
-                col=9,
-            ),
-            Anchor(
-                href="http://example.test/c.html", text="", raw_href=None
-            ),  # made by script: no place, no href
-            Anchor(
-                href="http://example.test/b.html",
-                text="b",
-                fragment="top",
-                raw_href="b.html#top",
-                line=3,
-                col=9,
-            ),
+            PLACED,
+            Anchor(href="http://example.test/c.html", text="", raw_href=None),  # made by script: no place
+            PLACED,  # the same link again: duplicates are kept
         ],
         [],
         None,

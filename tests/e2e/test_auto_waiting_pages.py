@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from support import run_cli
+from support import run_cli, serving
 
 pytestmark = pytest.mark.browser
 
@@ -63,20 +63,11 @@ class _Holding(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def holding_site() -> Iterator[tuple[str, dict]]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Holding)
-    state = {
-        "lock": threading.Lock(),
-        "asked": [],
-        "all_pages": threading.Event(),
-        "released_by": None,
-        "sample": None,
-    }
-    server.state = state  # type: ignore[attr-defined]
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}", state
-    state["all_pages"].set()  # a request still held lets go
-    server.shutdown()
-    server.server_close()
+    pages = threading.Event()
+    state = {"lock": threading.Lock(), "asked": [], "all_pages": pages, "released_by": None, "sample": None}
+    state["release"] = pages  # a request still held lets go when the server stops
+    with serving(_Holding, state) as site:
+        yield site, state
 
 
 def test_pages_waiting_for_a_verdict_leave_the_crawl_going(holding_site, tmp_path):

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support import run_cli
+from support import run_cli, serving
 
 from nitpicker_core.analyze.pool import descendants
 
@@ -74,13 +74,9 @@ class _Holding(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def holding_site() -> Iterator[tuple[str, dict]]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Holding)
     state = {"released_by": None, "polled": threading.Event()}
-    server.state = state  # type: ignore[attr-defined]
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}", state
-    server.shutdown()
-    server.server_close()
+    with serving(_Holding, state) as site:
+        yield site, state
 
 
 def test_the_browser_starts_while_the_sitemaps_are_read(holding_site, tmp_path):
