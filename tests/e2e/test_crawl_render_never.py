@@ -143,16 +143,19 @@ def test_pages_read_on_worker_processes_equal_those_read_on_a_thread(crawl, site
         env={"NITPICKER_PARSE_PROCESSES": "2", "NITPICKER_PARSE_PROCESSES_AFTER": "0"},
     )
     thread = crawl(*args, name="thread", ok=(1,), env={"NITPICKER_PARSE_PROCESSES": "0"})
-    phases = {}
+    phases, parsed = {}, {}
     for crawled in (workers, thread):
         with open_archive(crawled.archive) as reader:
             stats = reader.commits()[0]["stats"]
         phases[crawled.archive.stem] = stats["phases"]
-        parsed = stats["parsed"]
-    assert parsed >= 25
-    assert phases["workers"][EXTRACTION_IN_PROCESSES]["count"] == parsed
+        parsed[crawled.archive.stem] = stats["parsed"]
+    assert parsed["workers"] == parsed["thread"] >= 25
+    # A page is read as often as it is fetched: once, unless a redirect lands on it while its own URL is being
+    # read (the checks site's /ok is the end of three redirects), a race a loaded machine runs into. The read
+    # that comes second is not stored: the pages read are never fewer than the pages stored.
+    assert phases["workers"][EXTRACTION_IN_PROCESSES]["count"] >= parsed["workers"]
     assert "extraction" not in phases["workers"]
-    assert phases["thread"]["extraction"]["count"] == parsed
+    assert phases["thread"]["extraction"]["count"] >= parsed["thread"]
     assert EXTRACTION_IN_PROCESSES not in phases["thread"]
     assert set(workers.pages) == set(thread.pages)
     for url, page in thread.pages.items():
