@@ -27,7 +27,8 @@ log = logging.getLogger(__name__)
 COMMANDS = ("crawl", "pipeline")
 #: the render modes that do
 MODES = ("never", "auto")
-#: what the crawl's children import besides the plugins (``writer_process._preload`` names the same)
+#: what the crawl's children import besides the plugins: ``writer_process.CHILD_MODULES``, named here without
+#: importing the core (which would delay the server's start by the imports it is to overlap)
 CORE_MODULES = ("nitpicker_core.crawler.reading", "nitpicker_core.crawler.writer_process")
 _DISTRIBUTION = "nitpicker"
 

@@ -53,6 +53,9 @@ MAX_PENDING = 2000
 #: kinds of message: an event; a call, whose failure stops the writes (and what follows is not done); an
 #: awaited call, answered; a call made directly on the sink by the crawler, always done and answered; the end
 EVENT, CALL, ASK, DIRECT, QUIT = "e", "c", "a", "d", "q"
+#: what the crawl's children (this writer, the page readers) import besides the plugins: the forkserver preloads
+#: them (``nitpicker_cli.forkserver`` names the same without importing this, to start the server sooner)
+CHILD_MODULES = ("nitpicker_core.crawler.reading", "nitpicker_core.crawler.writer_process")
 _PROTOCOL = 5
 
 
@@ -203,7 +206,7 @@ def _preload(context: Any, pm: Any) -> None:
     a machine the crawl keeps busy); forked from a server that has them, each loads its plugin manager in
     milliseconds. No effect once the forkserver runs.
     """
-    modules = {"nitpicker_core.crawler.reading", "nitpicker_core.crawler.writer_process"}
+    modules = set(CHILD_MODULES)
     for name in pm.enabled_names():
         info = pm.infos.get(name)
         if info is not None and info.module:

@@ -429,8 +429,8 @@ def crawl_parse(result: ScrapeResult, body: bytes, crawl: CrawlContext) -> Scrap
     """The default reader of a page left unrendered: the lxml parse of the HTML as sent (parse.py)."""
     parsed, doc = parse.parse_document(result, body, crawl.options)
     # the canonical, nofollow and missing-title facts the checks read, as a rendered page's (no page's HTML
-    # read again);
-    # one version only, so nothing JavaScript changed to compare, and the document parsed above read again
+    # read again); one version only, so nothing JavaScript changed to compare, and the document parsed above
+    # read again
     parsed.html_facts = derive_html_facts(
         parsed.url, parsed.html, parsed.source, rendered=False, doc=doc, metadata=parsed.metadata
     )

@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from nitpicker_cli.forkserver import builtin_modules, wanted
+from nitpicker_cli.forkserver import CORE_MODULES, builtin_modules, wanted
+from nitpicker_core.crawler.writer_process import CHILD_MODULES
 
 
 @pytest.mark.parametrize(
@@ -31,6 +32,7 @@ def test_preloads_the_builtin_plugins_by_name():
     modules = builtin_modules()
     assert {"nitpicker_scrape", "nitpicker_archive_writer", "nitpicker_core.crawler.reading"} <= set(modules)
     assert "nitpicker_core.crawler.writer_process" in modules
+    assert set(CORE_MODULES) == set(CHILD_MODULES)  # what the crawl itself would preload, named twice
 
 
 def test_started_before_the_project_is_imported():
