@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import re
 
 #: The types a page's HTML comes as: what the crawler renders and analyzers read.
 HTML_TYPES: frozenset[str] = frozenset({"text/html", "application/xhtml+xml"})
@@ -154,7 +155,9 @@ def sql_filter(column: str, category: str) -> tuple[str, list[str]]:
 # sent as text/html): no text has a NUL in it, and barely any control characters beyond whitespace and ESC
 # (ISO-2022-JP's shifts); random bytes have a NUL every 256 and about 10% control characters.
 BINARY_SAMPLE = 8192
-_TEXT_CONTROLS = frozenset("\t\n\r\f\x1b")
+# the control characters no text has many of: below a space, but for \t \n \r \f and ESC (counted by a
+# regular expression at C speed; a Python loop over 8 KiB took 0.17 ms a page)
+_CONTROLS = re.compile("[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f]")
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32"),
     (codecs.BOM_UTF32_BE, "utf-32"),
@@ -178,5 +181,4 @@ def binary_body(body: bytes | str | None) -> bool:
     text = body[:BINARY_SAMPLE]
     if "\x00" in text:
         return True
-    controls = sum(1 for char in text if char < " " and char not in _TEXT_CONTROLS)
-    return controls * 20 > len(text)
+    return len(_CONTROLS.findall(text)) * 20 > len(text)

@@ -8,6 +8,8 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from nitpicker_core.urls import Scope
+
 # The flattened metadata columns of a page, in the order they appear in tables and reports.
 # URL-valued ones are made absolute by the crawler against <base href> and the page URL.
 METADATA_FIELDS: tuple[str, ...] = (
@@ -271,6 +273,18 @@ class CrawlContext:
     @property
     def resume(self) -> bool:
         return self.mode == "resume"
+
+    def is_external(self, url: str) -> bool:
+        """Whether ``url`` lies outside the scope the crawl's roots and ``--scope`` values draw (``options["scope"]``).
+
+        What the archive writer marks a link target with until the crawler's own record of it comes: a target the
+        crawl does not fetch (``--no-fetch-external``) is then stored once, not once as a provisional internal
+        URL and again as what it is. URLs a ``--list`` crawl adds to its scope read as outside here.
+        """
+        scope = self.__dict__.get("_scope")
+        if scope is None:
+            scope = self.__dict__["_scope"] = Scope(list(self.roots), list(self.options.get("scope") or ()))
+        return not scope.is_internal(url)
 
 
 class Finding(NamedTuple):

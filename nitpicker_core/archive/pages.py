@@ -95,8 +95,9 @@ class Pages:
         rows each), where a transaction of its own costs each of them more than its rows."""
         with self._store.db.atomic():
             self._store.changing(commit_id)
-            for result, crawled_at in records:
-                self._put_chunk(commit_id, [result], times.to_ms(crawled_at))
+            for start in range(0, len(records), ROW_CHUNK):
+                part = records[start : start + ROW_CHUNK]
+                self._put_chunk(commit_id, [r for r, _ in part], [times.to_ms(at) for _, at in part])
         self._store.touch()
 
     def put_placeholder(self, commit_id: int, url: str, is_external: bool = False) -> None:
@@ -345,7 +346,9 @@ class Pages:
             out.append(prepared)
         return out
 
-    def _put_chunk(self, commit_id: int, results: Sequence[ScrapeResult], at: int) -> None:
+    def _put_chunk(self, commit_id: int, results: Sequence[ScrapeResult], at: int | Sequence[int]) -> None:
+        """Store ``results`` in order, each as at ``at`` (one time for all, or one each)."""
+        ats = [at] * len(results) if isinstance(at, int) else list(at)
         prepared = self._prepare_all(commit_id, results)
         state_ids = self._store_states(prepared)
         shots = [
@@ -361,15 +364,15 @@ class Pages:
                     commit_id,
                     ids[p.url],
                     state_ids[p.hash],
-                    at,
-                    at,
+                    when,
+                    when,
                     first + n,
                     r.response_ms,
                     r.load_ms,
                     r.http_version,
                     r.render_decision,
                 )
-                for n, (p, r) in enumerate(zip(prepared, results, strict=True))
+                for n, (p, r, when) in enumerate(zip(prepared, results, ats, strict=True))
             ],
         )
         derived = [
@@ -383,16 +386,17 @@ class Pages:
         # resource in a commit is derived from it (the commit_resource_referrer view).
         members = self._members_of(commit_id)
         members.update(ids[p.url] for p in prepared)
-        wanted: dict[str, bool] = {}
+        wanted: dict[int, dict[str, bool]] = {}  # known since when: the time of the page naming them first
         is_external = self._store.is_external
-        for p in prepared:
+        for p, when in zip(prepared, ats, strict=True):
             # a page names each of its targets many times (a docs page: 300 anchors, 40 URLs), and the
             # commit holds most of them already
             for target in dict.fromkeys([a[0] for a in p.anchors]):
-                if target not in wanted and ids[target] not in members:
-                    wanted[target] = bool(is_external(target)) if is_external else False
-        if wanted:
-            self._placeholders(commit_id, wanted, at)
+                if ids[target] not in members and not any(target in found for found in wanted.values()):
+                    external = bool(is_external(target)) if is_external else False
+                    wanted.setdefault(when, {})[target] = external
+        for when, found in wanted.items():
+            self._placeholders(commit_id, found, when)
 
     def _placeholders(self, commit_id: int, urls: dict[str, bool], at: int) -> None:
         members = self._members_of(commit_id)

@@ -17,6 +17,7 @@ from nitpicker_core.crawler.chromium import (  # re-exported: where launchers lo
     _playwright_registry,
     browser_args,
     find_browser,
+    launch_args,
 )
 from nitpicker_core.errors import NitpickerError
 
@@ -45,7 +46,7 @@ async def launch(playwright: Any, *, extra_args: list[str] | None = None, headle
         raise NitpickerError(
             f"NITPICKER_BROWSER={env} does not exist or is not executable" if env else NOT_FOUND
         )
-    kwargs: dict[str, Any] = {"headless": headless, "args": browser_args(extra_args)}
+    kwargs: dict[str, Any] = {"headless": headless, "args": launch_args(extra_args)}
     own = _playwright_chromium()
     if own and own[0] == executable and not os.environ.get("NITPICKER_BROWSER"):
         if (

@@ -50,6 +50,8 @@ ANSWER_BATCH = 64
 #: messages sent and not answered yet at most: the crawl waits for the child past them (as for a full writer
 #: thread's queue), so a child slower than the crawl does not take its memory
 MAX_PENDING = 2000
+#: messages the crawler writes to the pipe at once at most (those waiting when it writes)
+SEND_BATCH = 256
 #: kinds of message: an event; a call, whose failure stops the writes (and what follows is not done); an
 #: awaited call, answered; a call made directly on the sink by the crawler, always done and answered; the end
 EVENT, CALL, ASK, DIRECT, QUIT = "e", "c", "a", "d", "q"
@@ -192,7 +194,9 @@ def _take(conn: Any, inbox: queue.SimpleQueue[bytes]) -> None:
     """The child's reading thread: messages taken as they come (the crawler's sends never wait on a write)."""
     while True:
         try:
-            inbox.put(conn.recv_bytes())
+            batch = pickle.loads(conn.recv_bytes())
+            for data in batch:
+                inbox.put(data)
         except (EOFError, OSError):
             # the crawler is gone (killed): this process ends at once, as the writer thread ends with the
             # crawler's process; what was stored stays (SQLite's WAL), and the archive's lock is let go
@@ -336,15 +340,24 @@ class WriterProcess:
     def _send(self) -> None:
         broken = False
         while True:
-            data = self._outbox.get()
-            if data is None:
+            # the messages waiting go together: one write, and one wake-up of the child's reading thread, for
+            # many (a crawl sends a message for each link target it does not fetch and each page's stylesheet)
+            batch = [self._outbox.get()]
+            while batch[-1] is not None and len(batch) < SEND_BATCH:
+                try:
+                    batch.append(self._outbox.get_nowait())
+                except queue.Empty:
+                    break
+            end = batch[-1] is None
+            if end:
+                batch.pop()
+            if batch and not broken:  # once broken, taken and dropped: a caller waiting for room goes on
+                try:
+                    self._conn.send_bytes(pickle.dumps(batch, protocol=_PROTOCOL))
+                except (OSError, ValueError):  # the child is gone: the receiving thread says so
+                    broken = True
+            if end:
                 return
-            if broken:  # taken and dropped: a caller waiting for room in the outbox goes on
-                continue
-            try:
-                self._conn.send_bytes(data)
-            except (OSError, ValueError):  # the child is gone: the receiving thread says so
-                broken = True
 
     # -- receiving ---------------------------------------------------------------------------------
     def _receive(self) -> None:

@@ -155,7 +155,7 @@ class FileSink:
 @hookimpl(trylast=True)
 def crawl_open_archive(crawl: CrawlContext, indexer: Indexer) -> FileSink:
     """Open (or continue) the commit ``crawl.mode`` asks for in ``crawl.output``."""
-    writer = ArchiveWriter.open(crawl.output)
+    writer = ArchiveWriter.open(crawl.output, is_external=crawl.is_external)
     try:
         # the tools that made the commit
         environment = crawl_environment(crawl.environment, browser=find_browser())

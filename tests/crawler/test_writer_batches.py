@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from nitpicker_archive_writer import FileSink
+from pathlib import Path
+
+from nitpicker_archive_writer import FileSink, crawl_open_archive
 
 from nitpicker_core.archive import ArchiveWriter, open_archive
-from nitpicker_core.records import CrawlErrorRecord, Resource, ScrapeResult
+from nitpicker_core.records import Anchor, CrawlContext, CrawlErrorRecord, Resource, ScrapeResult
 
 PAGE = "http://h/"
 
@@ -89,3 +91,53 @@ def test_records_of_urls_not_fetched_share_a_transaction_and_store_as_one_by_one
 
     assert rows(target) == rows(tmp_path / "one.nitpicker")
     assert len(rows(target)[0]) == 6
+
+
+def test_a_link_target_not_fetched_is_stored_once_when_the_writer_knows_the_scope(tmp_path) -> None:
+    """A page's external link targets are placeholders marked external (the crawl's scope), so the crawler's
+    record of each (not fetched) is the state its placeholder has: one state a URL, not two. Without the scope
+    every placeholder says internal and each record adds a second state."""
+    links = [f"http://other.test/{n}" for n in range(5)]
+    page = ScrapeResult(
+        url=PAGE,
+        status=200,
+        content_type="text/html",
+        html="<title>h</title>",
+        anchors=[Anchor(href=u, text=f"link {n}") for n, u in enumerate(links)],
+        images=[],
+    )
+
+    def states(opened: bool) -> tuple[int, list[tuple[str, int]]]:
+        target = tmp_path / f"{opened}.nitpicker"
+        if opened:  # as a crawl opens it: the archive writer's hook, with the crawl's scope
+            sink = crawl_open_archive(crawl=CrawlContext(output=target, roots=[PAGE]), indexer=None)
+        else:
+            writer = ArchiveWriter.open(target)
+            sink = FileSink(writer, writer.begin_commit())
+        sink.put_page(page)
+        for url in links:
+            sink.put_page(ScrapeResult(url=url, is_external=True, is_target=False, scraped=False))
+        sink.finish("complete", {})
+        with open_archive(target) as reader:
+            count = reader.execute("SELECT COUNT(*) FROM page_state")[0][0]
+            pages = sorted((p["url"], p["is_external"]) for p in reader.pages(1))
+        return count, pages
+
+    known, pages = states(True)
+    unknown, same_pages = states(False)
+    assert pages == same_pages == sorted([(PAGE, 0), *((u, 1) for u in links)])
+    assert known == 1 + len(links)
+    assert unknown == 1 + 2 * len(links)
+
+
+def test_the_crawl_context_tells_external_urls_by_its_roots_and_scope() -> None:
+    crawl = CrawlContext(
+        output=Path("x.nitpicker"),
+        roots=["http://h/docs/index.html"],
+        options={"scope": ["http://other.test/blog/"]},
+    )
+    assert not crawl.is_external("http://h/docs/a/b.html")
+    assert not crawl.is_external("http://other.test/blog/post")
+    assert crawl.is_external("http://h/elsewhere.html")
+    assert crawl.is_external("http://other.test/")
+    assert crawl.is_external("https://third.test/docs/")

@@ -129,3 +129,15 @@ def test_a_binary_body_is_told_from_text_in_any_encoding() -> None:
     ):
         assert not binary_body(encoded), encoded[:20]
     assert not binary_body(text) and not binary_body(b"") and not binary_body(None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=200))
+def test_a_body_is_binary_exactly_when_a_twentieth_of_it_are_controls_other_than_whitespace_and_esc(
+    text: str,
+) -> None:
+    from nitpicker_core.content_types import binary_body
+
+    whitespace = "\t\n\r\f\x1b"
+    controls = sum(1 for char in text if char < " " and char not in whitespace)
+    assert binary_body(text) == (bool(text) and ("\x00" in text or controls * 20 > len(text)))

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from nitpicker_core.crawler import browser as browser_mod
+from nitpicker_core.crawler import chromium
 from nitpicker_core.crawler.browser import BrowserHost, browser_args, find_browser, launch
 from nitpicker_core.errors import NitpickerError
 from test_server import serve
@@ -114,6 +115,46 @@ def test_launch_without_browser_is_a_one_line_error(tmp_path, monkeypatch):
 def test_browser_args_from_env(monkeypatch):
     monkeypatch.setenv("NITPICKER_BROWSER_ARGS", "--lang=ja '--window-size=800,600'")
     assert browser_args(["--x"]) == ["--lang=ja", "--window-size=800,600", "--x"]
+
+
+def test_launch_switches_off_the_omnibox_popups_and_keeps_playwrights_features(monkeypatch):
+    """Chromium reads only the last --disable-features: the launch passes one, Playwright's list and the unused
+    features together with any the user names in NITPICKER_BROWSER_ARGS."""
+    defaults = chromium.playwright_disabled_features()
+    assert defaults and "PaintHolding" in defaults  # read from the installed Playwright
+    monkeypatch.setenv("NITPICKER_BROWSER_ARGS", "--disable-features=Mine,PaintHolding --lang=ja")
+    args = chromium.launch_args(["--x"])
+    assert args[:2] == ["--lang=ja", "--x"]
+    assert args[2:] == ["--disable-features=" + ",".join([*defaults, *chromium.UNUSED_FEATURES, "Mine"])]
+    monkeypatch.setattr(chromium, "playwright_disabled_features", lambda: None)
+    assert chromium.launch_args(["--x"]) == ["--disable-features=Mine,PaintHolding", "--lang=ja", "--x"]
+
+
+def test_a_context_opens_no_omnibox_popup(base):
+    """Every browser context is a window, where Chromium 15x builds the omnibox popup's WebUI pages (0.8 s of CPU
+    a window): the crawl's browser has none."""
+    from playwright.async_api import async_playwright
+
+    async def main() -> list[str]:
+        async with async_playwright() as playwright:
+            browser = await launch(playwright, extra_args=[LOOPBACK_ONLY])
+            try:
+                for _ in range(2):
+                    page = await (await browser.new_context()).new_page()
+                    await page.goto(f"{base}/")
+                session = await browser.new_browser_cdp_session()
+                # the popups are built once a window is up (within 0.1 s here, without the switch): a while for one
+                deadline = time.monotonic() + 2
+                while True:
+                    targets = (await session.send("Target.getTargets"))["targetInfos"]
+                    urls = [t["url"] for t in targets if t["type"] != "page"]
+                    if urls or time.monotonic() > deadline:
+                        return urls
+                    await asyncio.sleep(0.2)
+            finally:
+                await browser.close()
+
+    assert not [url for url in asyncio.run(main()) if "omnibox" in url]
 
 
 def test_pages_are_isolated_and_everything_is_reaped(base):
