@@ -98,7 +98,9 @@ def crawl_open_archive(crawl: CrawlContext, indexer: Indexer) -> ArchiveSink | N
 
     :param crawl: the crawl context: ``output``, ``roots``, ``options``, ``kind`` and ``mode`` (``new``,
         ``update``, ``resume``, ``append``, ``inventory``, ``retry-failed``) say which commit to open or
-        continue. Raise ``NitpickerError`` to refuse (say, nothing to resume).
+        continue. Raise ``NitpickerError`` to refuse (say, nothing to resume). ``crawl.is_external(url)``
+        tells a URL outside the scope the roots and ``--scope`` draw: the built-in writer marks each link
+        target with it until the crawler's record of the target comes.
     :param indexer: a ``nitpicker_core.indexing.Indexer`` over the crawl's own plugins: a sink over a
         ``.nitpicker`` ``ArchiveWriter`` calls ``indexer.commit(writer, commit)`` when the commit completes,
         before writing the file, to store the checks' findings with it. Other sinks ignore it.
