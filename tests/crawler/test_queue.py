@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import threading
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from nitpicker_core.crawler import queue as queue_module
 from nitpicker_core.crawler.queue import Limits, QueueItem, UrlQueue
+from nitpicker_core.urls import normalize
 
 
 def _drain(queue: UrlQueue) -> list[str]:
@@ -239,3 +242,26 @@ def test_a_real_link_makes_a_guess_a_page() -> None:
     assert queue.guessed("http://h/p/3")
     queue.add(["http://h/p/3"])
     assert not queue.guessed("http://h/p/3")
+
+
+def test_a_url_is_normalized_once_however_it_is_asked_again(monkeypatch) -> None:
+    """The crawler asks again of the URLs it normalized (a page's stored anchors, the queue's keys), and some
+    calls leave ``disable_queries`` out: each distinct URL costs one ``normalize``, an invalid one each time."""
+    calls: list[str] = []
+
+    def counting(url: str, disable_queries: bool = False) -> str:
+        calls.append(url)
+        return normalize(url, disable_queries=disable_queries)
+
+    monkeypatch.setattr(queue_module, "normalize", counting)
+    monkeypatch.setattr(queue_module, "_normalized", {})
+    raw = "HTTP://Example.COM:80/a/./b/../c.html#top"
+    once = queue_module.normalized(raw, False)
+    assert once == normalize(raw) == "http://example.com/a/c.html"
+    assert queue_module.normalized(once, False) == queue_module.normalized(once) == once
+    assert queue_module.normalized(raw) == once
+    assert calls == [raw]
+    for _ in range(2):
+        with pytest.raises(ValueError):
+            queue_module.normalized("http://example.com:99999/")
+    assert calls == [raw, "http://example.com:99999/", "http://example.com:99999/"]
