@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from itertools import starmap
 from operator import attrgetter
@@ -281,10 +282,11 @@ class CrawlContext:
         crawl does not fetch (``--no-fetch-external``) is then stored once, not once as a provisional internal
         URL and again as what it is. URLs a ``--list`` crawl adds to its scope read as outside here.
         """
-        scope = self.__dict__.get("_scope")
-        if scope is None:
-            scope = self.__dict__["_scope"] = Scope(list(self.roots), list(self.options.get("scope") or ()))
-        return not scope.is_internal(url)
+        return not self._scope.is_internal(url)
+
+    @functools.cached_property
+    def _scope(self) -> Scope:
+        return Scope(list(self.roots), list(self.options.get("scope") or ()))
 
 
 class Finding(NamedTuple):
