@@ -11,6 +11,9 @@ served by ``http.server``'s file handler on 127.0.0.1 (with a listen backlog of 
   linkinator  ``linkinator http://127.0.0.1:PORT/ --recurse --concurrency K --retry-errors`` with every other
               origin skipped (it recurses only below the start URL as a string prefix, so it starts at ``/``)
 
+  floor       ``python_floor.py http://127.0.0.1:PORT/index.html --parallels K``: fetch, parse and follow in
+              Python and nothing else (no archive, no checks), the floor any Python crawler stands on
+
 runs alternating for ``--rounds``. Each tool's answers are compared with what the files say: HTML pages
 reachable from index.html, broken anchor targets (with their source pages), and for nitpicker also the
 duplicated titles (``duplicates``) and the orphans (``crawl --inventory`` of every HTML file, then
@@ -51,7 +54,8 @@ CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "nitpic
 LINKCHECKER = CACHE / "linkchecker-venv" / "bin" / "linkchecker"
 LINKINATOR = CACHE / "linkinator" / "node_modules" / ".bin" / "linkinator"
 LOOPBACK_ONLY = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1, EXCLUDE localhost"
-TOOLS = ("nitpicker", "linkchecker", "linkinator")
+FLOOR = Path(__file__).resolve().parent / "python_floor.py"
+TOOLS = ("nitpicker", "linkchecker", "linkinator", "floor")
 
 
 @dataclass
@@ -285,6 +289,24 @@ def run_linkinator(origin: str, k: int, work: Path, run: Run) -> None:
         run.notes.append(f"{errors} internal links BROKEN without a status (connection errors, not 404s)")
 
 
+def run_floor(origin: str, k: int, work: Path, run: Run) -> None:
+    out = work / f"floor-{run.round}.json"
+    cmd = [sys.executable, str(FLOOR), f"{origin}/index.html", "--parallels", str(k)]
+    timed(cmd, work / f"floor-{run.round}.log", run, stdout=out)
+    try:
+        found = json.loads(out.read_text())
+    except ValueError as exc:
+        run.notes.append(
+            f"no usable output (exit {run.exit_code}; {exc}): {tail(work / f'floor-{run.round}.log')}"
+        )
+        return
+    run.pages = {p for p in (files.path_of(url, origin) for url in found["pages"]) if p}
+    for url, sources in found["broken"].items():
+        path = files.path_of(url, origin)
+        if path:
+            run.broken[path] = {p for p in (files.path_of(u, origin) for u in sources) if p}
+
+
 def tail(log: Path) -> str:
     lines = log.read_text(errors="replace").strip().splitlines() if log.exists() else []
     return lines[-1][:300] if lines else "(empty log)"
@@ -360,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
         "--parallels",
         type=int,
         default=4,
-        help="K: nitpicker --parallels, linkchecker --threads, linkinator --concurrency (default 4)",
+        help="K: nitpicker --parallels, linkchecker --threads, linkinator --concurrency, floor --parallels (default 4)",
     )
     ap.add_argument("--tools", default=",".join(TOOLS), help=f"comma-separated, from {','.join(TOOLS)}")
     ap.add_argument(
@@ -416,6 +438,8 @@ def main(argv: list[str] | None = None) -> int:
                     run_nitpicker(origin, args.parallels, work, run, args.render)
                 elif tool == "linkchecker":
                     run_linkchecker(origin, args.parallels, work, run)
+                elif tool == "floor":
+                    run_floor(origin, args.parallels, work, run)
                 else:
                     run_linkinator(origin, args.parallels, work, run)
                 runs.append(run)
