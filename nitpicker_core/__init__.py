@@ -102,6 +102,7 @@ if TYPE_CHECKING:
     )
     from nitpicker_core.archive.reader import ArchiveReader
     from nitpicker_core.config import Config, config_of
+    from nitpicker_core.crawler.auto import template_key_of
     from nitpicker_core.crawler.browser import BrowserHost, kill_marked
     from nitpicker_core.crawler.chromium import browser_args, find_browser
     from nitpicker_core.plugins import NitpickerPluginManager
@@ -122,6 +123,7 @@ _LAZY = {
     "config_of": "nitpicker_core.config",
     "NitpickerPluginManager": "nitpicker_core.plugins",
     "ReportContext": "nitpicker_core.report",
+    "template_key_of": "nitpicker_core.crawler.auto",
 }
 
 
@@ -219,6 +221,7 @@ __all__ = [
     "hookspec",
     "join_url",
     "UrlJoiner",
+    "template_key_of",
     "Alternate",
     "link_header_alternates",
     "page_alternates",

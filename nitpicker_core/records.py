@@ -221,6 +221,10 @@ class ScrapeResult:
     # ``--render auto``'s decision for the page in this crawl (JSON text: nitpicker_core.crawler.auto), stored
     # with the commit (commit_page.render_decision): another crawl reaching the same state decides anew.
     render_decision: str | None = None
+    # The page's template signature (``nitpicker_core.template_key_of``) when the reader of its HTML as sent
+    # computed it from the tree it parsed (a ``crawl_parse`` of a ``--render auto`` crawl): auto then parses
+    # no page a second time to group it. Not stored (the decision names the template).
+    template: str | None = None
 
     def __getstate__(self) -> dict[str, Any]:
         # the anchors as one tuple of their rows, made without a Python call per anchor (their __reduce__ is

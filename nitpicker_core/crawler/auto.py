@@ -53,6 +53,16 @@ def template_key(body: bytes) -> str | None:
         doc = lxml.html.document_fromstring(body)
     except (ValueError, lxml.etree.ParserError):
         return None
+    return template_key_of(doc)
+
+
+def template_key_of(doc: Any) -> str | None:
+    """``template_key`` of a page already parsed: ``doc`` is the document element lxml made of the HTML as sent
+    (``lxml.html`` or ``lxml.etree``'s HTML parser, before anything was taken out of it); None without a body.
+
+    A reader of pages that parses them anyway sets ``ScrapeResult.template`` with it, and ``--render auto``
+    then parses no page a second time for its template.
+    """
     root = doc.find("body")
     if root is None:
         return None

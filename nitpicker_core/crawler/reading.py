@@ -141,12 +141,17 @@ def _keyed(result: ScrapeResult, body: bytes) -> tuple[str | None, ScrapeResult 
 def key_and_read(
     parse: Any, result: ScrapeResult, body: bytes
 ) -> tuple[str | None, ScrapeResult | None, str | None]:
-    """A page's template key, the page as ``parse(result, body)`` read it, and the reader's error in words."""
-    key = template_key(body)
+    """A page's template key, the page as ``parse(result, body)`` read it, and the reader's error in words.
+
+    The key is the one the reader set (``ScrapeResult.template``, from the tree it parsed); a reader that sets
+    none, or fails, leaves it to ``template_key``, which parses the page again.
+    """
     try:
-        return key, parse(result, body), None
+        parsed = parse(result, body)
     except Exception as exc:  # noqa: BLE001 - the key stands; the page's read error is the crawler's to record
-        return key, None, f"{type(exc).__name__}: {exc}"
+        return template_key(body), None, f"{type(exc).__name__}: {exc}"
+    key = parsed.template if isinstance(parsed, ScrapeResult) else None
+    return key or template_key(body), parsed, None
 
 
 @dataclasses.dataclass

@@ -427,7 +427,9 @@ def crawl_scrape(url: str, page: Page, crawl: CrawlContext, render: str) -> Awai
 @hookimpl(trylast=True)
 def crawl_parse(result: ScrapeResult, body: bytes, crawl: CrawlContext) -> ScrapeResult:
     """The default reader of a page left unrendered: the lxml parse of the HTML as sent (parse.py)."""
-    parsed, doc = parse.parse_document(result, body, crawl.options)
+    parsed, doc = parse.parse_document(
+        result, body, crawl.options, template=crawl.options.get("render") == "auto"
+    )
     # the canonical, nofollow and missing-title facts the checks read, as a rendered page's (no page's HTML
     # read again); one version only, so nothing JavaScript changed to compare, and the document parsed above
     # read again

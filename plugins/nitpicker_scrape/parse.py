@@ -20,7 +20,16 @@ from typing import Any
 import lxml.etree
 import lxml.html
 
-from nitpicker_core import IMAGE_PRESETS, Anchor, Image, PageError, ScrapeResult, UrlJoiner, join_url
+from nitpicker_core import (
+    IMAGE_PRESETS,
+    Anchor,
+    Image,
+    PageError,
+    ScrapeResult,
+    UrlJoiner,
+    join_url,
+    template_key_of,
+)
 
 from . import source, tags
 from .extract import headings_from, jsonld_from, metadata_from
@@ -513,9 +522,12 @@ def parse(result: ScrapeResult, body: bytes, options: dict[str, Any]) -> ScrapeR
     return parse_document(result, body, options)[0]
 
 
-def parse_document(result: ScrapeResult, body: bytes, options: dict[str, Any]) -> tuple[ScrapeResult, Any]:
+def parse_document(
+    result: ScrapeResult, body: bytes, options: dict[str, Any], *, template: bool = False
+) -> tuple[ScrapeResult, Any]:
     """``parse``, with the lxml document it read (None when the HTML could not be parsed), for readers of the
-    same HTML that would parse it again."""
+    same HTML that would parse it again. ``template``: set ``result.template`` from that document too (what
+    ``--render auto`` groups pages by), before anything is taken out of it."""
     declared = encoding_of(body, result.headers.get("content-type", ""))
     text = source.decode_sent(body, declared)  # as a browser decodes it: what was declared wins
     encoding = declared or "utf-8"
@@ -530,6 +542,8 @@ def parse_document(result: ScrapeResult, body: bytes, options: dict[str, Any]) -
         result.errors.append(PageError(step="parse", message=f"the HTML could not be parsed: {exc}"))
         result.metadata, result.anchors, result.headings = {"title": ""}, [], []
         return result, None
+    if template:
+        result.template = template_key_of(root)
     doc = _Document(root, final)
     metadata, extra = _metadata(doc, encoding)
     result.metadata = metadata_from(metadata)

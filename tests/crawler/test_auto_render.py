@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
+import nitpicker_scrape
+
+from nitpicker_core import CrawlContext, ScrapeResult
+from nitpicker_core.crawler import reading
 from nitpicker_core.crawler.auto import (
     MIN_GROUPS,
     AutoRender,
@@ -295,3 +300,69 @@ def test_a_degraded_crawl_stays_degraded_when_resumed():
     assert degraded and resumed.degraded == degraded
     assert (decision.sample, decision.render, decision.reason) == (False, True, degraded)
     assert resumed.samples == MIN_GROUPS
+
+
+# -- the template key from the reader's own parse ------------------------------------------------------------
+KEYED = [
+    _html("<main id='post-12' class='a b3'>\r\n<p>1</p><p>2</p></main><script>var a = 'x';</script>"),
+    '<html><head><meta charset="shift_jis"></head><body><div class="\u65e5\u672c">x</div></body></html>'.encode(
+        "shift_jis"
+    ),
+    '<html><head><meta charset="iso-8859-1"></head><body><div class="caf\u00e9">x</div></body></html>'.encode(
+        "latin-1"
+    ),
+    b"\xef\xbb\xbf<html><body><nav><ul><li>a</li><li>b</li></ul></nav></body></html>",
+    b"<p>no body tag</p><script src='/s.js?v=3'></script>",
+    # what the reader takes out of the tree (an inert template, a noscript) is in the key: it is read first
+    b"<html><body><template><div class='t'></div></template><noscript><a href='x'>y</a></noscript>"
+    b"<!-- c --><div>x</div></body></html>",
+    b"<html><frameset><frame src='a'></frameset></html>",
+]
+
+
+def _parse_page(body: bytes, render: str) -> ScrapeResult:
+    crawl = CrawlContext(
+        output=Path("unused.nitpicker"), roots=["http://site.test/"], options={"render": render}
+    )
+    result = ScrapeResult(url="http://site.test/page", headers={"content-type": "text/html"})
+    parsed = nitpicker_scrape.crawl_parse(result=result, body=body, crawl=crawl)
+    assert isinstance(parsed, ScrapeResult)
+    return parsed
+
+
+def test_the_built_in_reader_of_an_auto_crawl_keys_a_page_as_template_key_does():
+    for body in KEYED:
+        assert _parse_page(body, "auto").template == template_key(body), body
+        assert _parse_page(body, "never").template is None  # no key asked for: no walk of the tree
+    assert _parse_page(b"", "auto").template is None  # nothing parsed, no key
+
+
+def test_an_auto_read_parses_a_page_once_when_its_reader_keys_it(monkeypatch):
+    asked: list[bytes] = []
+
+    def counted(body: bytes) -> str | None:
+        asked.append(body)
+        return template_key(body)
+
+    monkeypatch.setattr(reading, "template_key", counted)
+    body = KEYED[0]
+    result = ScrapeResult(url="http://site.test/page", headers={"content-type": "text/html"})
+
+    def keyed(result: ScrapeResult, body: bytes) -> ScrapeResult:
+        return _parse_page(body, "auto")
+
+    key, parsed, error = reading.key_and_read(keyed, result, body)
+    assert (key, error, asked) == (template_key(body), None, []) and parsed is not None
+    # a reader that sets no key (another plugin's, an older one): the page is parsed again for it
+    key, parsed, error = reading.key_and_read(lambda result, body: _parse_page(body, "never"), result, body)
+    assert (key, error, asked) == (template_key(body), None, [body]) and parsed is not None
+
+    # a reader that fails: the key still groups the page, and the failure is told in words
+    def broken(result: ScrapeResult, body: bytes) -> ScrapeResult:
+        raise RuntimeError("reader bug")
+
+    assert reading.key_and_read(broken, result, body) == (
+        template_key(body),
+        None,
+        "RuntimeError: reader bug",
+    )
