@@ -231,7 +231,9 @@ def crawl_parse(result: ScrapeResult, body: bytes, crawl: CrawlContext) -> Scrap
     Runs in: one of the crawl's worker processes, which load the plugins by entry-point name (``crawl`` is a
     copy there: what the hook puts in ``crawl.state`` stays in that process); on a worker thread of the
     crawler for the first pages, and for every page when an implementation is not loadable by name. No
-    browser exists: parse, do not fetch. Called: once per in-scope HTML page the crawl does not render.
+    browser exists: parse, do not fetch. Called: once per in-scope HTML page the crawl does not render; with
+    ``--render auto``, once per page while its template's verdict is awaited (the read of a page then rendered is
+    dropped), and a reader that sets ``result.template`` (``template_key_of``) spares auto a second parse.
     firstresult: the built-in lxml reader (in the ``scrape`` plugin) is a ``trylast`` implementation.
     """
 
