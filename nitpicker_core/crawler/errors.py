@@ -220,15 +220,19 @@ def classify(error: BaseException | str) -> str:
 
 
 # Looked for in the lower-cased body, each as plain text (a substring search of 64 kB takes microseconds; one
-# regular expression of all of them took over a millisecond a page, and a case-insensitive one ten times that)
+# regular expression of all of them took over a millisecond a page, and a case-insensitive one ten times that).
+# Only what a challenge or block page has: what a service puts in every page it serves is no wall (Cloudflare's
+# JavaScript detections load /cdn-cgi/challenge-platform/scripts/jsd/, Imperva's script is
+# /_Incapsula_Resource?SWJIYLWA=), nor are the words of a page's own loading placeholder.
 _BOT_WALL_TEXTS = (
-    "just a moment...",
+    "<title>just a moment...",  # Cloudflare's challenge page
     "cf-chl",
-    "challenge-platform",
+    "_cf_chl_opt",
+    "/cdn-cgi/challenge-platform/h/",  # the challenge's own script (…/orchestrate/chl_page/…)
     "attention required! | cloudflare",
     "cf-browser-verification",
     "px-captcha",
-    "_incapsula_resource",
+    "_incapsula_resource?cwudnsai",  # Imperva's block page frames it
     "incapsula incident",
     "sucuri website firewall",
     "ddos-guard",

@@ -135,6 +135,28 @@ def test_is_blocked_status() -> None:
     assert is_blocked_status(202, {"x-amzn-waf-action": "challenge"}, "")
 
 
+def test_what_bot_protection_puts_in_every_page_is_no_bot_wall() -> None:
+    """Cloudflare's JavaScript detections and Imperva add a script to every page they serve, and a loading
+    placeholder may say "Just a moment...": such a 200 page is a page. Their challenge and block pages are
+    walls (the test site's /bot-walls/ serves both kinds, crawled in tests/e2e/test_crawl_bot_walls.py)."""
+    jsd = "<script>var a=document.createElement('script');a.src='/cdn-cgi/challenge-platform/scripts/jsd/main.js';"
+    assert not is_blocked_status(
+        200, {"Server": "cloudflare"}, f"<title>Shoes</title><h1>Shoes</h1>{jsd}</script>"
+    )
+    imperva = '<script src="/_Incapsula_Resource?SWJIYLWA=719d34d31c8e3a6e6fffd425f7e032f3&ns=1"></script>'
+    assert not is_blocked_status(200, {}, f"<title>Boots</title>{imperva}")
+    assert not is_blocked_status(200, {}, "<title>Sandals</title><p>Just a moment... checking the stock.</p>")
+    chl = "<script>window._cf_chl_opt={cType: 'managed'};</script>"
+    assert is_blocked_status(200, {}, f"<title>Shop</title>{chl}")
+    assert is_blocked_status(200, {}, "<title>Just a moment...</title><noscript>Enable JavaScript</noscript>")
+    assert is_blocked_status(
+        200,
+        {},
+        '<iframe src="/_Incapsula_Resource?CWUDNSAI=24&incident_id=1-2">Request unsuccessful.</iframe>',
+    )
+    assert is_blocked_status(200, {}, "<p>Request unsuccessful. Incapsula incident ID: 123-456</p>")
+
+
 def test_a_bot_wall_is_found_in_any_case_beyond_ascii_too() -> None:
     """Pages with characters beyond ASCII (a docs page's ¶) are read as lower case as any other."""
     assert is_blocked_status(200, {}, "<p>¶</p><title>JUST A MOMENT...</title>")
