@@ -225,10 +225,13 @@ def classify(error: BaseException | str) -> str:
 # JavaScript detections load /cdn-cgi/challenge-platform/scripts/jsd/, Imperva's script is
 # /_Incapsula_Resource?SWJIYLWA=), nor are the words of a page's own loading placeholder.
 _BOT_WALL_TEXTS = (
-    "<title>just a moment...",  # Cloudflare's challenge page
-    "cf-chl",
+    # Cloudflare's challenge page: its title, its options, its form's tokens and its script (…/orchestrate/…; a
+    # Turnstile widget of an ordinary form frames …/challenge-platform/h/b/turnstile/, its field "cf-chl-widget-…")
+    "<title>just a moment...",
     "_cf_chl_opt",
-    "/cdn-cgi/challenge-platform/h/",  # the challenge's own script (…/orchestrate/chl_page/…)
+    "__cf_chl_",
+    "challenge-platform/h/b/orchestrate",
+    "challenge-platform/h/g/orchestrate",
     "attention required! | cloudflare",
     "cf-browser-verification",
     "px-captcha",

@@ -4,8 +4,9 @@ challenge and block pages those services answer instead of the page.
 Cloudflare's JavaScript detections add a script from ``/cdn-cgi/challenge-platform/scripts/jsd/`` to every
 page; its challenge ("Just a moment...") loads ``/cdn-cgi/challenge-platform/h/…/orchestrate/``. Imperva
 (Incapsula) adds ``/_Incapsula_Resource?SWJIYLWA=…`` to every page; its block page frames
-``/_Incapsula_Resource?CWUDNSAI=…`` and names an incident. A loading placeholder can say "Just a moment..."
-in an ordinary page's text. The pages answer 200, as a JavaScript interstitial does.
+``/_Incapsula_Resource?CWUDNSAI=…`` and names an incident. A Turnstile widget in an ordinary form frames
+``…/challenge-platform/h/b/turnstile/…``. A loading placeholder can say "Just a moment..." in an ordinary
+page's text. The pages answer 200, as a JavaScript interstitial does.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ def top():  # type: ignore[no-untyped-def]
             ("/bot-walls/cloudflare-page", "Shoes"),
             ("/bot-walls/imperva-page", "Boots"),
             ("/bot-walls/loading-page", "Sandals"),
+            ("/bot-walls/turnstile-form", "Contact"),
             ("/bot-walls/cloudflare-challenge", "Challenged"),
             ("/bot-walls/imperva-block", "Refused"),
         ),
@@ -58,6 +60,20 @@ def imperva_page():  # type: ignore[no-untyped-def]
 @bp.get("/bot-walls/loading-page")
 def loading_page():  # type: ignore[no-untyped-def]
     return page("Sandals", "<h1>Sandals</h1><p id='stock'>Just a moment... checking the stock.</p>")
+
+
+@bp.get("/bot-walls/turnstile-form")
+def turnstile_form():  # type: ignore[no-untyped-def]
+    # a Turnstile widget as its script leaves it in the page (its frame is on challenges.cloudflare.com, here on
+    # this server: the tests send nothing beyond 127.0.0.1)
+    return page(
+        "Contact",
+        '<h1>Contact</h1><form method="post"><textarea name="message"></textarea><div class="cf-turnstile">'
+        '<iframe src="/cdn-cgi/challenge-platform/h/b/turnstile/if/ov2/av0/rcv0'
+        '/0/abc12/0x4AAAAAAA/auto/normal" title="Widget containing a Cloudflare security challenge"></iframe>'
+        '<input type="hidden" name="cf-turnstile-response" id="cf-chl-widget-abc12_response"></div>'
+        "<button>Send</button></form>",
+    )
 
 
 @bp.get("/bot-walls/cloudflare-challenge")

@@ -146,6 +146,16 @@ def test_what_bot_protection_puts_in_every_page_is_no_bot_wall() -> None:
     imperva = '<script src="/_Incapsula_Resource?SWJIYLWA=719d34d31c8e3a6e6fffd425f7e032f3&ns=1"></script>'
     assert not is_blocked_status(200, {}, f"<title>Boots</title>{imperva}")
     assert not is_blocked_status(200, {}, "<title>Sandals</title><p>Just a moment... checking the stock.</p>")
+    # a Turnstile widget in an ordinary form, as rendered: Cloudflare's frame and its hidden field
+    turnstile = (
+        '<form><div class="cf-turnstile"><iframe src="https://challenges.cloudflare.com/cdn-cgi/challenge-platform'
+        '/h/b/turnstile/if/ov2/av0/rcv0/0/abc12/0x4AAAAAAA/auto/normal"></iframe><input type="hidden" '
+        'name="cf-turnstile-response" id="cf-chl-widget-abc12_response"></div></form>'
+    )
+    assert not is_blocked_status(200, {}, f"<title>Contact</title>{turnstile}")
+    assert is_blocked_status(
+        200, {}, '<form id="challenge-form" action="/shop?__cf_chl_f_tk=abc" method="POST">'
+    )
     chl = "<script>window._cf_chl_opt={cType: 'managed'};</script>"
     assert is_blocked_status(200, {}, f"<title>Shop</title>{chl}")
     assert is_blocked_status(200, {}, "<title>Just a moment...</title><noscript>Enable JavaScript</noscript>")

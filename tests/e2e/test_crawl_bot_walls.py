@@ -8,7 +8,12 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-PAGES = ("/bot-walls/cloudflare-page", "/bot-walls/imperva-page", "/bot-walls/loading-page")
+PAGES = (
+    "/bot-walls/cloudflare-page",
+    "/bot-walls/imperva-page",
+    "/bot-walls/loading-page",
+    "/bot-walls/turnstile-form",
+)
 WALLS = ("/bot-walls/cloudflare-challenge", "/bot-walls/imperva-block")
 
 
