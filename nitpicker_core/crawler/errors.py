@@ -246,7 +246,9 @@ _BOT_WALL_TEXTS = (
 _BOT_WALL_BYTES = tuple(text.encode() for text in _BOT_WALL_TEXTS)
 _KELVIN = "\u212a"
 _AKAMAI_DENIED = re.compile(r"access denied.*akamai", re.S)
-_BOT_WALL_HEADERS = ("cf-mitigated", "x-datadome", "x-amzn-waf-action", "x-sucuri-block", "x-px-blocked")
+# Headers a service sends with its challenge or block only (DataDome's X-DataDome comes with every answer of a site
+# it protects: its blocks are 403s, or carry X-DD-B)
+_BOT_WALL_HEADERS = ("cf-mitigated", "x-dd-b", "x-amzn-waf-action", "x-sucuri-block", "x-px-blocked")
 
 
 def is_blocked_status(

@@ -5,7 +5,8 @@ Cloudflare's JavaScript detections add a script from ``/cdn-cgi/challenge-platfo
 page; its challenge ("Just a moment...") loads ``/cdn-cgi/challenge-platform/h/…/orchestrate/``. Imperva
 (Incapsula) adds ``/_Incapsula_Resource?SWJIYLWA=…`` to every page; its block page frames
 ``/_Incapsula_Resource?CWUDNSAI=…`` and names an incident. A Turnstile widget in an ordinary form frames
-``…/challenge-platform/h/b/turnstile/…``. A loading placeholder can say "Just a moment..." in an ordinary
+``…/challenge-platform/h/b/turnstile/…``. DataDome sends ``X-DataDome: protected`` with every answer of a site it
+protects. A loading placeholder can say "Just a moment..." in an ordinary
 page's text. The pages answer 200, as a JavaScript interstitial does.
 """
 
@@ -41,6 +42,7 @@ def top():  # type: ignore[no-untyped-def]
             ("/bot-walls/imperva-page", "Boots"),
             ("/bot-walls/loading-page", "Sandals"),
             ("/bot-walls/turnstile-form", "Contact"),
+            ("/bot-walls/datadome-page", "Socks"),
             ("/bot-walls/cloudflare-challenge", "Challenged"),
             ("/bot-walls/imperva-block", "Refused"),
         ),
@@ -60,6 +62,14 @@ def imperva_page():  # type: ignore[no-untyped-def]
 @bp.get("/bot-walls/loading-page")
 def loading_page():  # type: ignore[no-untyped-def]
     return page("Sandals", "<h1>Sandals</h1><p id='stock'>Just a moment... checking the stock.</p>")
+
+
+@bp.get("/bot-walls/datadome-page")
+def datadome_page():  # type: ignore[no-untyped-def]
+    answer = page("Socks", "<h1>Socks</h1><p>Our socks, for every shoe.</p>")
+    answer.headers["X-DataDome"] = "protected"  # with every answer of a site DataDome protects
+    answer.headers["X-DataDome-CID"] = "AHrlqAAAAAMA1b2c3d4e5f6"
+    return answer
 
 
 @bp.get("/bot-walls/turnstile-form")

@@ -165,6 +165,12 @@ def test_what_bot_protection_puts_in_every_page_is_no_bot_wall() -> None:
         '<iframe src="/_Incapsula_Resource?CWUDNSAI=24&incident_id=1-2">Request unsuccessful.</iframe>',
     )
     assert is_blocked_status(200, {}, "<p>Request unsuccessful. Incapsula incident ID: 123-456</p>")
+    # DataDome names itself on every answer of a site it protects; its block is a 403, or says X-DD-B
+    assert not is_blocked_status(
+        200, {"X-DataDome": "protected", "X-DataDome-CID": "abc"}, "<title>Shop</title>"
+    )
+    assert is_blocked_status(403, {"X-DataDome": "protected"}, "")
+    assert is_blocked_status(200, {"X-DataDome": "protected", "X-DD-B": "1"}, '{"url": "captcha"}')
 
 
 def test_a_bot_wall_is_found_in_any_case_beyond_ascii_too() -> None:

@@ -13,6 +13,7 @@ PAGES = (
     "/bot-walls/imperva-page",
     "/bot-walls/loading-page",
     "/bot-walls/turnstile-form",
+    "/bot-walls/datadome-page",
 )
 WALLS = ("/bot-walls/cloudflare-challenge", "/bot-walls/imperva-block")
 
