@@ -245,7 +245,11 @@ _BOT_WALL_TEXTS = (
 )
 _BOT_WALL_BYTES = tuple(text.encode() for text in _BOT_WALL_TEXTS)
 _KELVIN = "\u212a"
-_AKAMAI_DENIED = re.compile(r"access denied.*akamai", re.S)
+# Akamai's error page: "Access Denied" as its title or heading, and a reference on errors.edgesuite.net (a page
+# that says both words in its text is about them)
+_AKAMAI_DENIED = re.compile(r"<(title|h1)>\s*access denied\s*</\1>")
+_AKAMAI = ("akamai", "edgesuite")
+_SCANNED = _BOT_WALL_BYTES + tuple(name.encode() for name in _AKAMAI)
 # Headers a service sends with its challenge or block only (DataDome's X-DataDome comes with every answer of a site
 # it protects: its blocks are 403s, or carry X-DD-B)
 _BOT_WALL_HEADERS = ("cf-mitigated", "x-dd-b", "x-amzn-waf-action", "x-sucuri-block", "x-px-blocked")
@@ -271,11 +275,11 @@ def is_blocked_status(
         # bytes' lower() is as good for these ASCII texts: beyond ASCII only the Kelvin sign lower-cases to a
         # letter ("k"), and İ to "i" followed by a combining dot, which ends no text here
         low_bytes = snippet.encode("utf-8", "replace").lower()
-        if not any(text in low_bytes for text in _BOT_WALL_BYTES) and b"akamai" not in low_bytes:
+        if not any(text in low_bytes for text in _SCANNED):
             return False
     body = snippet.lower()
     return any(text in body for text in _BOT_WALL_TEXTS) or (
-        "akamai" in body and _AKAMAI_DENIED.search(body) is not None
+        any(name in body for name in _AKAMAI) and _AKAMAI_DENIED.search(body) is not None
     )
 
 

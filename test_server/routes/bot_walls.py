@@ -6,7 +6,7 @@ page; its challenge ("Just a moment...") loads ``/cdn-cgi/challenge-platform/h/�
 (Incapsula) adds ``/_Incapsula_Resource?SWJIYLWA=…`` to every page; its block page frames
 ``/_Incapsula_Resource?CWUDNSAI=…`` and names an incident. A Turnstile widget in an ordinary form frames
 ``…/challenge-platform/h/b/turnstile/…``. DataDome sends ``X-DataDome: protected`` with every answer of a site it
-protects. A loading placeholder can say "Just a moment..." in an ordinary
+protects. A page about Akamai's "Access denied" errors is no such error page. A loading placeholder can say "Just a moment..." in an ordinary
 page's text. The pages answer 200, as a JavaScript interstitial does.
 """
 
@@ -43,6 +43,7 @@ def top():  # type: ignore[no-untyped-def]
             ("/bot-walls/loading-page", "Sandals"),
             ("/bot-walls/turnstile-form", "Contact"),
             ("/bot-walls/datadome-page", "Socks"),
+            ("/bot-walls/akamai-article", "Fixing 403s"),
             ("/bot-walls/cloudflare-challenge", "Challenged"),
             ("/bot-walls/imperva-block", "Refused"),
         ),
@@ -62,6 +63,14 @@ def imperva_page():  # type: ignore[no-untyped-def]
 @bp.get("/bot-walls/loading-page")
 def loading_page():  # type: ignore[no-untyped-def]
     return page("Sandals", "<h1>Sandals</h1><p id='stock'>Just a moment... checking the stock.</p>")
+
+
+@bp.get("/bot-walls/akamai-article")
+def akamai_article():  # type: ignore[no-untyped-def]
+    return page(
+        "Fixing 403s",
+        "<h1>Fixing 403s</h1><p>Access denied errors came from a rule on Akamai's edge; we changed it.</p>",
+    )
 
 
 @bp.get("/bot-walls/datadome-page")

@@ -171,12 +171,21 @@ def test_what_bot_protection_puts_in_every_page_is_no_bot_wall() -> None:
     )
     assert is_blocked_status(403, {"X-DataDome": "protected"}, "")
     assert is_blocked_status(200, {"X-DataDome": "protected", "X-DD-B": "1"}, '{"url": "captcha"}')
+    # a page about a CDN's errors is no CDN's error page; Akamai's says "Access Denied" in its title or heading
+    article = "<title>Fixing 403s</title><p>Access denied errors came from a rule on Akamai's edge.</p>"
+    assert not is_blocked_status(200, {}, article)
+    akamai = (
+        "<HTML><HEAD>\n<TITLE>Access Denied</TITLE>\n</HEAD><BODY>\n<H1>Access Denied</H1>\n \nYou don't have "
+        "permission to access this server.<P>\nReference&#32;&#35;18&#46;5f3c<P>https&#58;&#47;&#47;errors&#46;"
+        "edgesuite&#46;net&#47;18&#46;5f3c</P>\n</BODY>\n</HTML>"
+    )
+    assert is_blocked_status(200, {}, akamai) and is_blocked_status(503, {}, akamai)
 
 
 def test_a_bot_wall_is_found_in_any_case_beyond_ascii_too() -> None:
     """Pages with characters beyond ASCII (a docs page's ¶) are read as lower case as any other."""
     assert is_blocked_status(200, {}, "<p>¶</p><title>JUST A MOMENT...</title>")
-    assert is_blocked_status(503, {}, "ü ACCESS DENIED, reference from Akamai")
+    assert is_blocked_status(503, {}, "ü <TITLE>ACCESS DENIED</TITLE> reference from Akamai")
     # KELVIN SIGN lower-cases to "k": "bloc\u212aer" reads as "blocker"
     assert is_blocked_status(200, {}, "ü Please enable JS and disable any ad bloc\u212aer")
     assert not is_blocked_status(200, {}, "<p>¶ İ \u212a, a page</p><p>Akamai, access</p>")

@@ -14,6 +14,7 @@ PAGES = (
     "/bot-walls/loading-page",
     "/bot-walls/turnstile-form",
     "/bot-walls/datadome-page",
+    "/bot-walls/akamai-article",
 )
 WALLS = ("/bot-walls/cloudflare-challenge", "/bot-walls/imperva-block")
 
