@@ -387,12 +387,14 @@ class Pages:
         members = self._members_of(commit_id)
         members.update(ids[p.url] for p in prepared)
         wanted: dict[int, dict[str, bool]] = {}  # known since when: the time of the page naming them first
+        named: set[str] = set()  # the targets in ``wanted``, whatever their time
         is_external = self._store.is_external
         for p, when in zip(prepared, ats, strict=True):
             # a page names each of its targets many times (a docs page: 300 anchors, 40 URLs), and the
             # commit holds most of them already
             for target in dict.fromkeys([a[0] for a in p.anchors]):
-                if ids[target] not in members and not any(target in found for found in wanted.values()):
+                if target not in named and ids[target] not in members:
+                    named.add(target)
                     external = bool(is_external(target)) if is_external else False
                     wanted.setdefault(when, {})[target] = external
         for when, found in wanted.items():
